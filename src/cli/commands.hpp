@@ -1,0 +1,22 @@
+#pragma once
+// The `slurmtune` subcommands. Each takes the arguments after its name and returns the
+// process exit status; errors are thrown and reported once, by main().
+#include <string>
+#include <vector>
+
+namespace slurmtune::cli {
+
+using Args = std::vector<std::string>;
+
+/// Exit statuses shared by every subcommand (documented in doc/cli.md).
+enum ExitStatus : int {
+  kSuccess = 0,
+  kFailure = 1,  ///< bad input, failed run
+  kUsage = 2,    ///< bad command line
+};
+
+int validate_command(const Args& args);
+int replay_command(const Args& args);
+int simulate_command(const Args& args);
+
+}  // namespace slurmtune::cli

@@ -1,0 +1,71 @@
+// slurmtune: hyperparameter optimization inside a Slurm allocation.
+#include <boost/program_options/errors.hpp>
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "slurmtune/version.hpp"
+
+namespace {
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const slurmtune::cli::Args&);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"validate", "check a study file and print the resolved study", slurmtune::cli::validate_command},
+    {"replay", "feed recorded events to the study's scheduler, print its decisions",
+     slurmtune::cli::replay_command},
+    {"simulate", "run the study in virtual time against a synthetic objective",
+     slurmtune::cli::simulate_command},
+};
+
+void print_usage(std::ostream& out) {
+  out << "usage: slurmtune <command> [options]\n\ncommands:\n";
+  for (const auto& c : kSubcommands) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
+  out << "\n'slurmtune <command> --help' describes a command; 'slurmtune --version' prints the "
+         "version.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace slurmtune::cli;
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return kUsage;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--version" || first == "-V") {
+    std::cout << "slurmtune " << slurmtune::kVersion << '\n';
+    return kSuccess;
+  }
+  if (first == "--help" || first == "-h" || first == "help") {
+    print_usage(std::cout);
+    return kSuccess;
+  }
+  for (const auto& c : kSubcommands) {
+    if (c.name != first) continue;
+    const Args args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const boost::program_options::error& e) {
+      std::cerr << "slurmtune " << c.name << ": " << e.what() << " (see 'slurmtune " << c.name
+                << " --help')\n";
+      return kUsage;
+    } catch (const slurmtune::Error& e) {
+      std::cerr << "slurmtune " << c.name << ": error: " << e.what() << '\n';
+      return kFailure;
+    } catch (const std::exception& e) {
+      std::cerr << "slurmtune " << c.name << ": internal error: " << e.what() << '\n';
+      return kFailure;
+    }
+  }
+  std::cerr << "slurmtune: unknown command '" << first << "'\n\n";
+  print_usage(std::cerr);
+  return kUsage;
+}

@@ -1,0 +1,108 @@
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "config/study_file.hpp"
+#include "core/param_value.hpp"
+#include "core/replay.hpp"
+#include "core/simulation.hpp"
+
+namespace slurmtune::cli {
+namespace {
+
+std::string best_text(const std::optional<double>& best) {
+  return best ? core::format_double(*best) : "-";
+}
+
+class ProgressPrinter final : public core::SimulationObserver {
+ public:
+  ProgressPrinter(const core::StudySpec& study, std::uint64_t max_trials)
+      : study_(study), max_trials_(max_trials) {}
+  void progress(const core::SimulationProgress& p) override {
+    std::printf("[t=%.1fs] started %llu/%llu  running %llu  paused %llu  completed %llu  "
+                "stopped %llu  reports %llu  best %s %s\n",
+                p.time_s, static_cast<unsigned long long>(p.started),
+                static_cast<unsigned long long>(max_trials_),
+                static_cast<unsigned long long>(p.running), static_cast<unsigned long long>(p.paused),
+                static_cast<unsigned long long>(p.completed),
+                static_cast<unsigned long long>(p.stopped),
+                static_cast<unsigned long long>(p.reports), study_.metric.c_str(),
+                best_text(p.best_value).c_str());
+  }
+
+ private:
+  const core::StudySpec& study_;
+  std::uint64_t max_trials_;
+};
+
+void print_summary(const core::StudySpec& study, const core::SimulationSummary& s,
+                   std::size_t workers, double wall_s) {
+  const auto& f = s.final;
+  std::cout << "\nsimulated study '" << study.name << "' with " << workers << " workers ("
+            << core::scheduler_keyword(study.scheduler.type) << ", sampler "
+            << core::sampler_keyword(study.sampler) << ", objective " << study.simulate.objective
+            << ")\n"
+            << "  trials     started " << f.started << ", completed " << f.completed
+            << ", stopped " << f.stopped << ", reports " << f.reports << '\n'
+            << "  makespan   " << core::format_double(s.makespan_s) << " s virtual, utilisation "
+            << core::format_double(s.utilisation) << '\n';
+  if (s.best_trial)
+    std::cout << "  best       " << study.metric << " = " << best_text(f.best_value)
+              << " (trial " << *s.best_trial << ", " << study.scheduler.resource << " "
+              << core::json_number(s.best_step) << ")\n"
+              << "  config     " << study.space.to_json(s.best_config) << '\n';
+  if (study.simulate.target || s.time_to_target_s)
+    std::cout << "  target     "
+              << (s.time_to_target_s ? "reached at " + core::format_double(*s.time_to_target_s) + " s"
+                                     : std::string("not reached"))
+              << '\n';
+  std::cout << "  wall time  " << core::format_double(wall_s) << " s\n";
+}
+
+void print_json(const core::StudySpec& study, const core::SimulationSummary& s, double wall_s) {
+  const auto& f = s.final;
+  std::cout << "{\"study\":" << core::json_quote(study.name) << ",\"started\":" << f.started
+            << ",\"completed\":" << f.completed << ",\"stopped\":" << f.stopped
+            << ",\"reports\":" << f.reports << ",\"makespan_s\":" << core::json_number(s.makespan_s)
+            << ",\"utilisation\":" << core::json_number(s.utilisation)
+            << ",\"best_value\":" << (f.best_value ? core::json_number(*f.best_value) : "null")
+            << ",\"best_trial\":" << (s.best_trial ? std::to_string(*s.best_trial) : "null")
+            << ",\"best_config\":" << (s.best_trial ? study.space.to_json(s.best_config) : "null")
+            << ",\"time_to_target_s\":"
+            << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
+            << ",\"wall_s\":" << core::json_number(wall_s) << "}\n";
+}
+
+}  // namespace
+
+int simulate_command(const Args& args) {
+  po::options_description options("simulate options");
+  options.add_options()("study", po::value<std::string>()->required(), "study file (TOML)")(
+      "workers,w", po::value<std::size_t>()->default_value(4), "simulated workers")(
+      "max-trials,n", po::value<std::uint64_t>(), "override [study] max_trials")(
+      "target", po::value<double>(), "override [simulate] target")(
+      "json", "print the summary as one JSON object instead of text")(
+      "quiet,q", "no progress lines");
+  po::positional_options_description positional;
+  positional.add("study", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "slurmtune simulate STUDY.toml [--workers N]", options, positional, vm))
+    return kSuccess;
+  const auto study = config::load_study_file(vm["study"].as<std::string>());
+  core::SimulationOptions sim;
+  sim.workers = vm["workers"].as<std::size_t>();
+  if (vm.count("max-trials")) sim.max_trials = vm["max-trials"].as<std::uint64_t>();
+  if (vm.count("target")) sim.target = vm["target"].as<double>();
+  const bool quiet = vm.count("quiet") || vm.count("json");
+  ProgressPrinter printer(study, sim.max_trials.value_or(study.max_trials));
+  const auto start = std::chrono::steady_clock::now();
+  const auto summary = core::simulate_study(study, sim, quiet ? nullptr : &printer);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (vm.count("json")) print_json(study, summary, wall_s);
+  else print_summary(study, summary, sim.workers, wall_s);
+  return kSuccess;
+}
+
+}  // namespace slurmtune::cli

@@ -1,0 +1,123 @@
+#include <cmath>
+
+#include "config/section_readers.hpp"
+#include "config/study_file.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+using core::SchedulerType;
+using core::Semantics;
+
+constexpr std::size_t kMaxRungs = 64;  // rung membership is a 64-bit mask per trial
+
+void read_positive(TableReader& r, std::string_view key, double& into) {
+  if (const auto v = r.number(key)) {
+    if (!(*v > 0) || !std::isfinite(*v)) r.fail(key, "must be a positive number");
+    into = *v;
+  }
+}
+
+void read_reduction_factor(TableReader& r, core::SchedulerSpec& s, bool integer) {
+  if (const auto v = r.number("reduction_factor")) {
+    if (!(*v > 1) || !std::isfinite(*v))
+      r.fail("reduction_factor", "must be greater than 1 (2, 3 and 4 are usual)");
+    if (integer && *v != std::floor(*v))
+      r.fail("reduction_factor", "must be an integer with semantics = \"optuna\"");
+    s.reduction_factor = *v;
+  }
+}
+
+void read_milestones(TableReader& r, core::SchedulerSpec& s) {
+  const auto marks = r.numbers("milestones");
+  if (!marks) return;
+  if (marks->empty()) r.fail("milestones", "must list at least one rung, e.g. [1, 3, 9]");
+  if (marks->size() > kMaxRungs) r.fail("milestones", "supports at most 64 rungs");
+  for (std::size_t i = 0; i < marks->size(); ++i) {
+    if (!((*marks)[i] > 0)) r.fail("milestones", "must be positive");
+    if (i > 0 && !((*marks)[i] > (*marks)[i - 1])) r.fail("milestones", "must be increasing");
+  }
+  s.milestones = *marks;
+}
+
+void read_optional_int(TableReader& r, std::string_view key, std::int64_t& into, std::int64_t least) {
+  if (const auto v = r.integer(key)) {
+    if (*v < least) r.fail(key, "must be at least " + std::to_string(least));
+    into = *v;
+  }
+}
+
+// Optuna's min_resource / max_resource: a positive integer or "auto".
+std::optional<std::int64_t> read_resource(TableReader& r, std::string_view key,
+                                          std::optional<std::int64_t> fallback) {
+  const toml::node* n = r.node(key);
+  if (!n) return fallback;
+  if (n->is_string() && *n->value<std::string>() == "auto") return std::nullopt;
+  if (!n->is_integer() || *n->value<std::int64_t>() < 1)
+    r.fail(key, "must be a positive integer or \"auto\"");
+  return n->value<std::int64_t>();
+}
+
+void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
+  read_positive(r, "grace_period", s.grace_period);
+  read_reduction_factor(r, s, false);
+  if (s.type == SchedulerType::Asha || s.type == SchedulerType::AshaPromotion) read_milestones(r, s);
+  if (s.type == SchedulerType::Asha) {
+    if (const auto b = r.integer("brackets")) {
+      if (*b < 1) r.fail("brackets", "must be at least 1");
+      s.brackets = static_cast<int>(*b);
+    }
+    if (const auto stop = r.boolean("stop_last_trials")) s.stop_last_trials = *stop;
+  }
+  if (s.grace_period > s.max_t)
+    r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +
+                               core::format_double(s.max_t) + "); lower it or raise max_t");
+  if (!s.milestones.empty()) {
+    if (s.brackets != 1) r.fail("brackets", "must be 1 when milestones are given");
+    return;
+  }
+  const auto rungs = core::geometric_milestones(s.grace_period, s.reduction_factor, s.max_t);
+  if (rungs.size() > kMaxRungs)
+    r.fail("reduction_factor", "makes more than 64 rungs between grace_period and max_t");
+  if (s.brackets > static_cast<int>(rungs.size()))
+    r.fail("brackets", "(" + std::to_string(s.brackets) + ") exceeds the number of rungs (" +
+                           std::to_string(rungs.size()) + "); every bracket needs a rung");
+}
+
+}  // namespace
+
+void read_scheduler(TableReader r, core::SchedulerSpec& s) {
+  const auto type = r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median"});
+  s.type = type ? *core::scheduler_type_from_keyword(*type) : SchedulerType::Fifo;
+  const bool has_semantics = s.type == SchedulerType::Asha || s.type == SchedulerType::Hyperband;
+  if (has_semantics) {
+    if (const auto sem = r.keyword("semantics", {"ray", "optuna"}))
+      s.semantics = *sem == "optuna" ? Semantics::Optuna : Semantics::Ray;
+  }
+  if (const auto res = r.string("resource")) s.resource = *res;
+  read_positive(r, "max_t", s.max_t);
+  s.reduction_factor = s.type == SchedulerType::Hyperband ? 3 : 4;
+  if (s.semantics == Semantics::Optuna) {
+    read_reduction_factor(r, s, true);
+    s.min_resource = read_resource(r, "min_resource", s.type == SchedulerType::Hyperband
+                                                          ? std::optional<std::int64_t>{1}
+                                                          : std::nullopt);
+    if (s.type == SchedulerType::Hyperband) {
+      s.max_resource = read_resource(r, "max_resource", std::nullopt);
+      if (!s.min_resource) r.fail("min_resource", "must be an integer for hyperband");
+      if (s.max_resource && *s.max_resource < *s.min_resource)
+        r.fail("max_resource", "must be >= min_resource");
+    } else {
+      read_optional_int(r, "min_early_stopping_rate", s.min_early_stopping_rate, 0);
+    }
+    read_optional_int(r, "bootstrap_count", s.bootstrap_count, 0);
+  } else if (s.type == SchedulerType::Median) {
+    read_positive(r, "grace_period", s.grace_period);
+    read_optional_int(r, "min_samples_required", s.min_samples_required, 1);
+  } else if (s.type != SchedulerType::Fifo) {
+    read_ray_family(r, s);
+  }
+  r.finish();
+}
+
+}  // namespace slurmtune::config

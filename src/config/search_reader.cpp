@@ -1,0 +1,129 @@
+#include <algorithm>
+#include <cmath>
+
+#include "config/section_readers.hpp"
+#include "config/study_file.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+using core::DomainKind;
+using core::ParamValue;
+
+[[noreturn]] void fail(const TableReader& r, const toml::node& at, std::string_view name,
+                       const std::string& problem) {
+  r.fail_at(at, name, problem);
+}
+
+std::optional<ParamValue> scalar(const toml::node& n) {
+  if (n.is_boolean()) return ParamValue{*n.value<bool>()};
+  if (n.is_integer()) return ParamValue{*n.value<std::int64_t>()};
+  if (n.is_floating_point()) return ParamValue{*n.value<double>()};
+  if (n.is_string()) return ParamValue{*n.value<std::string>()};
+  return std::nullopt;
+}
+
+core::Domain listed_domain(const TableReader& r, DomainKind kind, const toml::node& body,
+                           std::string_view name) {
+  const toml::array* array = body.as_array();
+  const std::string word(core::domain_keyword(kind));
+  if (!array)
+    fail(r, body, name, word + " takes an array of values, e.g. { " + word + " = [32, 64] }");
+  core::Domain d{kind, 0, 0, 0, {}};
+  for (const auto& element : *array) {
+    const auto v = scalar(element);
+    if (!v) fail(r, element, name, word + " values must be numbers, strings or booleans");
+    d.values.push_back(*v);
+  }
+  return d;
+}
+
+core::Domain ranged_domain(const TableReader& r, DomainKind kind, const toml::node& body,
+                           std::string_view name) {
+  const std::string word(core::domain_keyword(kind));
+  const bool quantized = kind == DomainKind::QUniform || kind == DomainKind::QLogUniform ||
+                         kind == DomainKind::QRandInt;
+  const std::string shape = quantized ? "[low, high, q]" : "[low, high]";
+  const toml::array* array = body.as_array();
+  if (!array || array->size() != (quantized ? 3U : 2U))
+    fail(r, body, name, word + " takes " + shape + ", e.g. { " + word + " = " +
+                            (quantized ? "[0, 10, 2]" : "[1, 100]") + " }");
+  std::vector<double> v;
+  for (const auto& element : *array) {
+    if (!element.is_number()) fail(r, element, name, word + " bounds must be numbers");
+    v.push_back(element.is_integer() ? static_cast<double>(*element.value<std::int64_t>())
+                                     : *element.value<double>());
+  }
+  return core::Domain{kind, v[0], v[1], quantized ? v[2] : 0.0, {}};
+}
+
+core::Domain read_domain(const TableReader& r, const toml::node& value, std::string_view name) {
+  if (const auto constant = scalar(value))
+    return core::Domain{DomainKind::Constant, 0, 0, 0, {*constant}};
+  if (value.is_array())
+    fail(r, value, name, "a bare array is ambiguous; write { choice = [...] } to sample one "
+                         "value or { grid = [...] } to try every value");
+  const toml::table* table = value.as_table();
+  if (!table || table->size() != 1)
+    fail(r, value, name, "expected one domain, e.g. { uniform = [0, 1] }, { choice = [\"a\", \"b\"] } "
+                         "or a constant");
+  const auto entry = table->begin();  // toml++ iterators yield proxies: keep the iterator
+  const toml::key& key = entry->first;
+  const toml::node& body = entry->second;
+  const auto kind = core::domain_kind_from_keyword(key.str());
+  if (!kind) {
+    std::vector<std::string> words;
+    for (const auto k : {"uniform", "loguniform", "quniform", "qloguniform", "randint", "qrandint",
+                         "lograndint", "choice", "grid", "constant"})
+      words.emplace_back(k);
+    const std::string hint = closest_word(key.str(), words);
+    fail(r, body, name, "unknown domain '" + std::string(key.str()) + "'" +
+                            (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                            " (domains: uniform, loguniform, quniform, qloguniform, randint, "
+                            "qrandint, lograndint, choice, grid, constant)");
+  }
+  if (*kind == DomainKind::Constant) {
+    const auto v = scalar(body);
+    if (!v) fail(r, body, name, "constant takes a number, string or boolean");
+    return core::Domain{DomainKind::Constant, 0, 0, 0, {*v}};
+  }
+  if (*kind == DomainKind::Choice || *kind == DomainKind::Grid)
+    return listed_domain(r, *kind, body, name);
+  return ranged_domain(r, *kind, body, name);
+}
+
+}  // namespace
+
+core::SearchSpace read_search_space(const toml::table& table, const std::string& source,
+                                    core::SamplerKind sampler) {
+  TableReader r(table, "search", source);
+  // toml++ keeps keys sorted; the file's order is the order users expect to see.
+  std::vector<std::pair<toml::source_position, std::string>> order;
+  for (const auto& [key, value] : table) order.emplace_back(key.source().begin, std::string(key.str()));
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+  });
+  std::vector<core::Parameter> params;
+  for (const auto& [position, name] : order) {
+    const toml::node& value = *table.get(name);
+    core::Domain domain = read_domain(r, value, name);
+    if (const auto why = domain.problem())
+      fail(r, value, name, std::string(core::domain_keyword(domain.kind)) + " " + *why);
+    params.push_back(core::Parameter{name, std::move(domain)});
+  }
+  if (params.empty())
+    throw StudyFileError(source + ": [search] declares no parameter; add one, e.g. "
+                         "lr = { loguniform = [1e-4, 1e-1] }");
+  core::SearchSpace space(std::move(params));
+  if (sampler == core::SamplerKind::Grid) {
+    for (const auto& p : space.parameters())
+      if (p.domain.is_sampled() && p.domain.kind != DomainKind::Choice)
+        fail(r, *table.get(p.name), p.name,
+             "sampler \"grid\" enumerates every configuration, but this parameter is " +
+                 std::string(core::domain_keyword(p.domain.kind)) +
+                 "; make it a grid or choice, or use sampler \"random\" or \"halton\"");
+  }
+  return space;
+}
+
+}  // namespace slurmtune::config

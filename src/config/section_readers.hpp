@@ -1,0 +1,21 @@
+#pragma once
+// Readers of the study file's larger tables, one file each.
+#include <toml++/toml.h>
+
+#include <string>
+
+#include "config/table_reader.hpp"
+#include "core/sampler.hpp"
+#include "core/scheduler_spec.hpp"
+#include "core/search_space.hpp"
+
+namespace slurmtune::config {
+
+/// `[search]`: parameters in the order the file declares them.
+core::SearchSpace read_search_space(const toml::table& table, const std::string& source,
+                                    core::SamplerKind sampler);
+
+/// `[scheduler]`: the keys valid for the chosen type and semantics, with defaults.
+void read_scheduler(TableReader reader, core::SchedulerSpec& spec);
+
+}  // namespace slurmtune::config

@@ -1,0 +1,170 @@
+#include "config/study_file.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "config/section_readers.hpp"
+#include "config/table_reader.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+using core::Mode;
+using core::SchedulerType;
+using core::Semantics;
+
+const toml::table& table_or_empty(const toml::table& root, std::string_view name,
+                                  const std::string& source) {
+  static const toml::table empty;
+  const toml::node* n = root.get(name);
+  if (!n) return empty;
+  if (const toml::table* t = n->as_table()) return *t;
+  const auto& begin = n->source().begin;
+  throw StudyFileError(source + ":" + std::to_string(begin.line) + ":" +
+                       std::to_string(begin.column) + ": '" + std::string(name) +
+                       "' must be a table; write it as [" + std::string(name) + "]");
+}
+
+void require_positive(TableReader& r, std::string_view key, double value) {
+  if (!(value > 0) || !std::isfinite(value))
+    r.fail(key, "must be a positive number, got " + core::format_double(value));
+}
+
+void read_study(TableReader r, core::StudySpec& study) {
+  const auto name = r.string("name");
+  if (!name || name->empty()) r.fail("name", "is required, e.g. name = \"mlp-digits\"");
+  study.name = *name;
+  const auto metric = r.string("metric");
+  if (!metric || metric->empty())
+    r.fail("metric", "is required: the metric trials report and schedulers judge, e.g. "
+                     "metric = \"val_loss\"");
+  study.metric = *metric;
+  study.metrics = {study.metric};
+  if (const auto extra = r.strings("metrics"))
+    for (const auto& m : *extra)
+      if (std::find(study.metrics.begin(), study.metrics.end(), m) == study.metrics.end())
+        study.metrics.push_back(m);
+  if (const auto mode = r.keyword("mode", {"min", "max"}))
+    study.mode = *mode == "max" ? Mode::Max : Mode::Min;
+  if (const auto seed = r.integer("seed")) {
+    if (*seed < 0) r.fail("seed", "must be >= 0");
+    study.seed = static_cast<std::uint64_t>(*seed);
+  }
+  if (const auto n = r.integer("max_trials")) {
+    if (*n < 1) r.fail("max_trials", "must be at least 1");
+    study.max_trials = static_cast<std::uint64_t>(*n);
+  }
+  if (const auto budget = r.number("time_budget_s")) {
+    require_positive(r, "time_budget_s", *budget);
+    study.time_budget_s = budget;
+  }
+  study.metric_threshold = r.number("metric_threshold");
+  if (const auto sampler = r.keyword("sampler", {"random", "halton", "grid"}))
+    study.sampler = *core::sampler_kind_from_keyword(*sampler);
+  r.finish();
+}
+
+void read_trial(TableReader r, core::StudySpec& study) {
+  if (const auto command = r.strings("command")) {
+    if (command->empty()) r.fail("command", "must name a program, e.g. [\"python3\", \"train.py\"]");
+    study.trial.command = *command;
+  }
+  if (const auto n = r.integer("max_failures")) {
+    if (*n < 0) r.fail("max_failures", "must be >= 0");
+    study.trial.max_failures = *n;
+  }
+  r.finish();
+  // Every {placeholder} must name a parameter: a typo would otherwise reach argv.
+  for (const auto& arg : study.trial.command) {
+    for (std::size_t open = arg.find('{'); open != std::string::npos;
+         open = arg.find('{', open + 1)) {
+      if (open + 1 < arg.size() && arg[open + 1] == '{') { ++open; continue; }  // "{{" escape
+      const std::size_t close = arg.find('}', open);
+      if (close == std::string::npos) r.fail("command", "argument \"" + arg + "\" has an unclosed '{'");
+      const std::string name = arg.substr(open + 1, close - open - 1);
+      if (!study.space.index_of(name) && name != "trial_id" && name != "trial_dir")
+        r.fail("command", "placeholder {" + name + "} names no parameter of [search]");
+    }
+  }
+}
+
+void read_resources(TableReader r, core::StudySpec& study) {
+  auto& res = study.resources;
+  const auto positive = [&r](std::string_view key, std::int64_t& into, std::int64_t least) {
+    if (const auto v = r.integer(key)) {
+      if (*v < least) r.fail(key, "must be at least " + std::to_string(least));
+      into = *v;
+    }
+  };
+  positive("nodes", res.nodes, 1);
+  positive("ntasks_per_node", res.ntasks_per_node, 1);
+  positive("cpus_per_task", res.cpus_per_task, 1);
+  positive("gpus_per_task", res.gpus_per_task, 0);
+  std::int64_t max_concurrent = 0;
+  if (r.has("max_concurrent")) {
+    positive("max_concurrent", max_concurrent, 1);
+    res.max_concurrent = max_concurrent;
+  }
+  r.finish();
+}
+
+void read_simulate(TableReader r, core::StudySpec& study) {
+  auto& sim = study.simulate;
+  if (const auto o = r.keyword("objective", {"bowl", "rastrigin"})) sim.objective = *o;
+  if (const auto t = r.number("step_time_s")) {
+    require_positive(r, "step_time_s", *t);
+    sim.step_time_s = *t;
+  }
+  if (const auto n = r.number("noise")) {
+    if (!(*n >= 0)) r.fail("noise", "must be >= 0");
+    sim.noise = *n;
+  }
+  sim.target = r.number("target");
+  r.finish();
+}
+
+}  // namespace
+
+core::StudySpec parse_study(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    const auto& begin = e.source().begin;
+    throw StudyFileError(source + ":" + std::to_string(begin.line) + ":" +
+                         std::to_string(begin.column) + ": not valid TOML: " +
+                         std::string(e.description()));
+  }
+  TableReader top(root, "top level", source);
+  core::StudySpec study;
+  study.path = source;
+  if (!root.contains("study"))
+    throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
+  for (const auto name : {"study", "search", "scheduler", "trial", "resources", "simulate"})
+    top.node(name);
+  top.finish();
+  read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
+  if (!root.contains("search"))
+    throw StudyFileError(source + ":1:1: missing the [search] table; declare the "
+                         "hyperparameters, e.g. lr = { loguniform = [1e-4, 1e-1] }");
+  study.space = read_search_space(table_or_empty(root, "search", source), source, study.sampler);
+  read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
+                 study.scheduler);
+  read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
+  read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
+                 study);
+  read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
+  return study;
+}
+
+core::StudySpec load_study_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw StudyFileError(path + ": cannot open the study file (does it exist?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_study(text.str(), path);
+}
+
+}  // namespace slurmtune::config

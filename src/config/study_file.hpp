@@ -1,0 +1,27 @@
+#pragma once
+// Reading and validating study files (TOML). Every error names the file, the line and
+// column, and the key, and says how to fix it; see doc/study-file.md for every key.
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "core/study_spec.hpp"
+
+namespace slurmtune::config {
+
+/// A study file is wrong. what() is "FILE:LINE:COL: [table] key: problem; fix".
+class StudyFileError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// Reads and validates the study file at `path`.
+core::StudySpec load_study_file(const std::string& path);
+
+/// Parses study-file text; `source` names it in error messages.
+core::StudySpec parse_study(std::string_view text, const std::string& source);
+
+/// The resolved study (defaults filled in) as TOML, as `slurmtune validate` prints it.
+std::string to_toml(const core::StudySpec& study);
+
+}  // namespace slurmtune::config

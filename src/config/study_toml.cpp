@@ -1,0 +1,135 @@
+// The resolved study as TOML (`slurmtune validate`), built with toml++ so quoting and
+// number formatting follow the TOML spec.
+#include <toml++/toml.h>
+
+#include <sstream>
+
+#include "config/study_file.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+void insert_value(toml::array& array, const core::ParamValue& v) {
+  std::visit([&array](const auto& x) { array.push_back(x); }, v);
+}
+
+toml::table domain_table(const core::Domain& d) {
+  toml::table t;
+  t.is_inline(true);
+  const std::string word(core::domain_keyword(d.kind));
+  if (d.kind == core::DomainKind::Constant) {
+    std::visit([&](const auto& x) { t.insert(word, x); }, d.values.front());
+    return t;
+  }
+  toml::array values;
+  if (d.kind == core::DomainKind::Choice || d.kind == core::DomainKind::Grid) {
+    for (const auto& v : d.values) insert_value(values, v);
+  } else if (d.is_integer()) {
+    values.push_back(static_cast<std::int64_t>(d.low));
+    values.push_back(static_cast<std::int64_t>(d.high));
+    if (d.q > 0) values.push_back(static_cast<std::int64_t>(d.q));
+  } else {
+    values.push_back(d.low);
+    values.push_back(d.high);
+    if (d.q > 0) values.push_back(d.q);
+  }
+  t.insert(word, std::move(values));
+  return t;
+}
+
+void insert_or_auto(toml::table& t, std::string_view key, std::optional<std::int64_t> v) {
+  if (v) t.insert(key, *v); else t.insert(key, "auto");
+}
+
+toml::table scheduler_table(const core::SchedulerSpec& s) {
+  toml::table t{{"type", std::string(core::scheduler_keyword(s.type))},
+                {"resource", s.resource},
+                {"max_t", s.max_t}};
+  const bool optuna = s.semantics == core::Semantics::Optuna;
+  const bool halving = s.type == core::SchedulerType::Asha || s.type == core::SchedulerType::Hyperband;
+  if (halving) t.insert("semantics", optuna ? "optuna" : "ray");
+  if (s.type == core::SchedulerType::Fifo) return t;
+  if (s.type == core::SchedulerType::Median) {
+    t.insert("grace_period", s.grace_period);
+    t.insert("min_samples_required", s.min_samples_required);
+    return t;
+  }
+  t.insert("reduction_factor", s.reduction_factor);
+  if (optuna) {
+    insert_or_auto(t, "min_resource", s.min_resource);
+    if (s.type == core::SchedulerType::Hyperband) insert_or_auto(t, "max_resource", s.max_resource);
+    else t.insert("min_early_stopping_rate", s.min_early_stopping_rate);
+    t.insert("bootstrap_count", s.bootstrap_count);
+    return t;
+  }
+  t.insert("grace_period", s.grace_period);
+  if (s.type == core::SchedulerType::Asha) {
+    t.insert("brackets", s.brackets);
+    t.insert("stop_last_trials", s.stop_last_trials);
+  }
+  if (!s.milestones.empty()) {
+    toml::array marks;
+    for (const double m : s.milestones) marks.push_back(m);
+    t.insert("milestones", std::move(marks));
+  }
+  return t;
+}
+
+toml::table study_table(const core::StudySpec& study) {
+  toml::array metrics;
+  for (const auto& m : study.metrics) metrics.push_back(m);
+  toml::table t{{"name", study.name},
+                {"metric", study.metric},
+                {"metrics", std::move(metrics)},
+                {"mode", study.mode == core::Mode::Min ? "min" : "max"},
+                {"seed", static_cast<std::int64_t>(study.seed)},
+                {"max_trials", static_cast<std::int64_t>(study.max_trials)},
+                {"sampler", std::string(core::sampler_keyword(study.sampler))}};
+  if (study.time_budget_s) t.insert("time_budget_s", *study.time_budget_s);
+  if (study.metric_threshold) t.insert("metric_threshold", *study.metric_threshold);
+  return t;
+}
+
+toml::table trial_table(const core::StudySpec& study) {
+  toml::array command;
+  for (const auto& arg : study.trial.command) command.push_back(arg);
+  toml::table t{{"max_failures", study.trial.max_failures}};
+  if (!study.trial.command.empty()) t.insert("command", std::move(command));
+  return t;
+}
+
+toml::table resources_table(const core::ResourceSpec& r) {
+  toml::table t{{"nodes", r.nodes},
+                {"ntasks_per_node", r.ntasks_per_node},
+                {"cpus_per_task", r.cpus_per_task},
+                {"gpus_per_task", r.gpus_per_task}};
+  if (r.max_concurrent) t.insert("max_concurrent", *r.max_concurrent);
+  return t;
+}
+
+toml::table simulate_table(const core::SimulationSpec& s) {
+  toml::table t{{"objective", s.objective}, {"step_time_s", s.step_time_s}, {"noise", s.noise}};
+  if (s.target) t.insert("target", *s.target);
+  return t;
+}
+
+}  // namespace
+
+std::string to_toml(const core::StudySpec& study) {
+  toml::table search;
+  for (const auto& p : study.space.parameters()) search.insert(p.name, domain_table(p.domain));
+  const toml::table root{{"study", study_table(study)},
+                         {"search", std::move(search)},
+                         {"scheduler", scheduler_table(study.scheduler)},
+                         {"trial", trial_table(study)},
+                         {"resources", resources_table(study.resources)},
+                         {"simulate", simulate_table(study.simulate)}};
+  std::ostringstream out;
+  // Shortest round-trip floats: 0.1, not 0.10000000000000001.
+  out << toml::toml_formatter{root, toml::toml_formatter::default_flags |
+                                        toml::format_flags::relaxed_float_precision}
+      << '\n';
+  return out.str();
+}
+
+}  // namespace slurmtune::config

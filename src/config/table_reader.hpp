@@ -1,0 +1,60 @@
+#pragma once
+// Typed, located access to one TOML table. Every getter marks its key as known; finish()
+// rejects the keys nobody asked for, so "unknown key" errors follow the schema the code
+// actually reads (a key valid for one scheduler type is unknown for another).
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slurmtune::config {
+
+class TableReader {
+ public:
+  /// `name` is the table's header as the user wrote it ("study", "scheduler").
+  TableReader(const toml::table& table, std::string name, std::string source);
+
+  bool has(std::string_view key) const;
+  std::optional<std::string> string(std::string_view key);
+  std::optional<std::int64_t> integer(std::string_view key);
+  std::optional<double> number(std::string_view key);  ///< integer or float
+  std::optional<bool> boolean(std::string_view key);
+  std::optional<std::vector<std::string>> strings(std::string_view key);
+  std::optional<std::vector<double>> numbers(std::string_view key);
+  /// One of `words`, or nullopt when absent.
+  std::optional<std::string> keyword(std::string_view key,
+                                     const std::vector<std::string_view>& words);
+  /// The raw node (marks the key known); nullptr when absent.
+  const toml::node* node(std::string_view key);
+
+  /// Throws for the first key no getter asked for, with a did-you-mean hint.
+  void finish() const;
+
+  /// "FILE:LINE:COL" of a node.
+  std::string where(const toml::node& node) const;
+  /// Throws StudyFileError "FILE:LINE:COL: [table] key: problem".
+  [[noreturn]] void fail(std::string_view key, const std::string& problem) const;
+  [[noreturn]] void fail_at(const toml::node& at, std::string_view key,
+                            const std::string& problem) const;
+
+  const std::string& name() const { return name_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  const toml::table& table_;
+  std::string name_;
+  std::string source_;
+  std::set<std::string, std::less<>> known_;
+};
+
+/// The word in `candidates` closest to `word` (edit distance <= 2), or empty.
+std::string closest_word(std::string_view word, const std::vector<std::string>& candidates);
+
+/// Describes a TOML node's type as users read it: string, integer, float, boolean, ...
+std::string toml_type_name(const toml::node& node);
+
+}  // namespace slurmtune::config

@@ -1,0 +1,154 @@
+#include "core/json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  JsonValue document() {
+    JsonValue v = value(0);
+    skip_space();
+    if (pos_ != text_.size()) fail("unexpected text after the JSON value");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError("invalid JSON at column " + std::to_string(pos_ + 1) + ": " + what);
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\r' || text_[pos_] == '\n'))
+      ++pos_;
+  }
+  bool consume(std::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  JsonValue value(int depth) {
+    if (depth > 64) fail("nesting deeper than 64 levels");
+    skip_space();
+    if (pos_ >= text_.size()) fail("unexpected end of text");
+    const char c = text_[pos_];
+    if (c == '{') return JsonValue{object(depth)};
+    if (c == '[') return JsonValue{array(depth)};
+    if (c == '"') return JsonValue{string()};
+    if (consume("true")) return JsonValue{true};
+    if (consume("false")) return JsonValue{false};
+    if (consume("null")) return JsonValue{nullptr};
+    if (consume("NaN")) return JsonValue{std::numeric_limits<double>::quiet_NaN()};
+    if (consume("Infinity")) return JsonValue{std::numeric_limits<double>::infinity()};
+    if (consume("-Infinity")) return JsonValue{-std::numeric_limits<double>::infinity()};
+    return JsonValue{number()};
+  }
+  double number() {
+    const std::size_t start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    while (pos_ < text_.size() && std::string_view("0123456789.eE+-").find(text_[pos_]) !=
+                                      std::string_view::npos)
+      ++pos_;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+    if (ec != std::errc() || end != text_.data() + pos_ || start == pos_) {
+      pos_ = start;
+      fail("expected a value");
+    }
+    return v;
+  }
+  std::string string() {
+    ++pos_;  // opening quote
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      char c = text_[pos_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= text_.size()) break;
+      c = text_[pos_++];
+      switch (c) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': out += unicode_escape(); break;
+        default: out += c;
+      }
+    }
+    if (pos_ >= text_.size()) fail("unterminated string");
+    ++pos_;  // closing quote
+    return out;
+  }
+  std::string unicode_escape() {
+    if (pos_ + 4 > text_.size()) fail("truncated \\u escape");
+    unsigned code = 0;
+    const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16);
+    if (ec != std::errc() || end != text_.data() + pos_ + 4) fail("bad \\u escape");
+    pos_ += 4;
+    std::string out;  // UTF-8 encode (surrogate pairs are kept as two code points)
+    if (code < 0x80) {
+      out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      out += static_cast<char>(0xC0 | (code >> 6));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      out += static_cast<char>(0xE0 | (code >> 12));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    }
+    return out;
+  }
+  JsonArray array(int depth) {
+    ++pos_;
+    JsonArray out;
+    skip_space();
+    if (consume("]")) return out;
+    while (true) {
+      out.push_back(value(depth + 1));
+      skip_space();
+      if (consume("]")) return out;
+      if (!consume(",")) fail("expected ',' or ']' in an array");
+    }
+  }
+  JsonObject object(int depth) {
+    ++pos_;
+    JsonObject out;
+    skip_space();
+    if (consume("}")) return out;
+    while (true) {
+      skip_space();
+      if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a quoted key");
+      std::string key = string();
+      skip_space();
+      if (!consume(":")) fail("expected ':' after key \"" + key + "\"");
+      out.insert_or_assign(std::move(key), value(depth + 1));
+      skip_space();
+      if (consume("}")) return out;
+      if (!consume(",")) fail("expected ',' or '}' in an object");
+    }
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string_view JsonValue::type_name() const {
+  static constexpr std::string_view names[] = {"null", "bool", "number", "string", "array", "object"};
+  return names[data.index()];
+}
+
+JsonValue parse_json(std::string_view text) { return Parser(text).document(); }
+
+}  // namespace slurmtune::core

@@ -1,0 +1,31 @@
+#pragma once
+// A small JSON reader for line-oriented inputs (replay event logs). It accepts what
+// Python's json module writes, including the non-standard NaN, Infinity and -Infinity,
+// which no JSON package in Debian 12 parses. Errors say at which byte the text breaks.
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace slurmtune::core {
+
+struct JsonValue;
+using JsonObject = std::map<std::string, JsonValue, std::less<>>;
+using JsonArray = std::vector<JsonValue>;
+
+struct JsonValue {
+  std::variant<std::nullptr_t, bool, double, std::string, JsonArray, JsonObject> data;
+
+  bool is_number() const { return std::holds_alternative<double>(data); }
+  bool is_string() const { return std::holds_alternative<std::string>(data); }
+  bool is_object() const { return std::holds_alternative<JsonObject>(data); }
+  /// Name of the held type: null, bool, number, string, array, object.
+  std::string_view type_name() const;
+};
+
+/// Parses one JSON document; throws InputError("... at column N: ...") on bad text.
+JsonValue parse_json(std::string_view text);
+
+}  // namespace slurmtune::core

@@ -1,0 +1,28 @@
+#pragma once
+// The value of one hyperparameter in one trial.
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace slurmtune::core {
+
+/// A sampled hyperparameter: bool, integer, real or string (categorical).
+using ParamValue = std::variant<bool, std::int64_t, double, std::string>;
+
+/// Text as it is substituted into a trial's argv: shortest round-trip form for reals,
+/// `true`/`false` for bools, the string itself for strings.
+std::string to_text(const ParamValue& value);
+
+/// JSON literal (strings quoted and escaped; non-finite reals as NaN/Infinity like Python).
+std::string to_json(const ParamValue& value);
+
+/// Name of the value's type as the study file spells it: bool, integer, float, string.
+std::string_view type_name(const ParamValue& value);
+
+/// Shortest text that reads back as the same double (std::to_chars).
+std::string format_double(double value);
+
+/// JSON string literal with escapes.
+std::string json_quote(std::string_view text);
+
+}  // namespace slurmtune::core

@@ -1,0 +1,85 @@
+#pragma once
+// The scheduler interface every driver uses: the simulator, `slurmtune replay`, and the
+// coordinator of `slurmtune run`. Time never enters a scheduler: it sees trials, steps
+// (the study's resource: epochs, iterations, samples) and metric values only, so each
+// decision is a deterministic function of the sequence of calls.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace slurmtune::core {
+
+using TrialId = std::uint64_t;
+
+enum class Mode { Min, Max };
+
+enum class Decision { Continue, Stop, Pause };
+std::string_view to_string(Decision decision);
+
+enum class TrialEnd { Completed, Stopped, Failed };
+std::string_view to_string(TrialEnd end);
+std::optional<TrialEnd> trial_end_from_string(std::string_view word);
+
+/// What a scheduler answers to one report.
+struct ReportOutcome {
+  Decision decision = Decision::Continue;
+  std::optional<int> rung;          ///< index of the rung judged (0 = lowest), if any
+  std::optional<double> milestone;  ///< that rung's resource value
+  std::optional<double> cutoff;     ///< the value the report was compared with (user units)
+};
+
+/// Work for a free worker.
+struct Job {
+  enum class Kind { Start, Resume };
+  Kind kind = Kind::Start;
+  TrialId trial = 0;  ///< the trial to resume (Kind::Resume only)
+  double until = 0;   ///< the resource at which the scheduler expects to judge it next
+};
+
+/// The last observation of a trial, passed when it ends.
+struct Observation {
+  double step = 0;
+  double value = 0;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(Mode mode) : mode_(mode) {}
+  virtual ~Scheduler() = default;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// A new trial exists. `bracket` forces its bracket (replay of recorded decisions);
+  /// otherwise the scheduler chooses one, deterministically from the seed and the id.
+  virtual void add_trial(TrialId trial, std::optional<int> bracket) = 0;
+  /// The trial reached `step` with metric `value` (user units; NaN and ±inf allowed).
+  virtual ReportOutcome report(TrialId trial, double step, double value) = 0;
+  /// The trial ended. `last` is its last report when known.
+  virtual void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) = 0;
+  /// Next job for a free worker: resume a paused trial, or start a new one when
+  /// `may_start_new`; nullopt when there is nothing to do now.
+  virtual std::optional<Job> next_job(bool may_start_new);
+  /// No further trials will be added (max_trials or the time budget is reached).
+  virtual void close_admissions() {}
+  /// Paused trials the scheduler has decided never to resume; each is returned once.
+  virtual std::vector<TrialId> take_dropped() { return {}; }
+  /// Bracket of a known trial (0 for single-bracket schedulers).
+  virtual int bracket_of(TrialId /*trial*/) const { return 0; }
+  /// Resource at which a trial has run its full course.
+  virtual double max_resource() const = 0;
+
+  Mode mode() const { return mode_; }
+
+ protected:
+  /// Internal score: larger is better whatever the study's mode.
+  double score(double value) const { return mode_ == Mode::Min ? -value : value; }
+  /// Back from score to the user's units.
+  double unscore(double s) const { return mode_ == Mode::Min ? -s : s; }
+
+ private:
+  Mode mode_;
+};
+
+}  // namespace slurmtune::core

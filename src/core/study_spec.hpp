@@ -1,0 +1,57 @@
+#pragma once
+// The resolved study: everything a study file says, with defaults filled in. Parsing
+// and validation live in src/config; this is the plain value every module passes around.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sampler.hpp"
+#include "core/scheduler.hpp"
+#include "core/scheduler_spec.hpp"
+#include "core/search_space.hpp"
+
+namespace slurmtune::core {
+
+/// `[trial]`: how a trial runs (used by `slurmtune run`).
+struct TrialSpec {
+  std::vector<std::string> command;  ///< argv template with {param} placeholders
+  std::int64_t max_failures = 0;     ///< retries of a failed trial
+};
+
+/// `[resources]`: what one trial gets and how many run at once.
+struct ResourceSpec {
+  std::int64_t nodes = 1;
+  std::int64_t ntasks_per_node = 1;
+  std::int64_t cpus_per_task = 1;
+  std::int64_t gpus_per_task = 0;
+  std::optional<std::int64_t> max_concurrent;  ///< nullopt: as many as fit
+};
+
+/// `[simulate]`: the synthetic objective `slurmtune simulate` evaluates.
+struct SimulationSpec {
+  std::string objective = "bowl";  ///< bowl | rastrigin
+  double step_time_s = 1.0;        ///< mean virtual seconds per step
+  double noise = 0.01;             ///< standard deviation of per-report noise
+  std::optional<double> target;    ///< value whose first reach is timed
+};
+
+struct StudySpec {
+  std::string path;  ///< where the study file was read from ("<string>" if not a file)
+  std::string name;
+  std::string metric;                ///< the metric schedulers judge
+  std::vector<std::string> metrics;  ///< every metric column (metric first)
+  Mode mode = Mode::Min;
+  std::uint64_t seed = 0;
+  std::uint64_t max_trials = 100;
+  std::optional<double> time_budget_s;
+  std::optional<double> metric_threshold;  ///< stop the study once a trial reaches it
+  SamplerKind sampler = SamplerKind::Random;
+  SearchSpace space;
+  SchedulerSpec scheduler;
+  TrialSpec trial;
+  ResourceSpec resources;
+  SimulationSpec simulate;
+};
+
+}  // namespace slurmtune::core

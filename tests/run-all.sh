@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs slurmtune's whole test suite: `bash tests/run-all.sh`.
+# BUILD_DIR (default build) and JOBS (default: number of cores) may be overridden.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tests/setup-debian.sh
+build=${BUILD_DIR:-build}
+jobs=${JOBS:-$(nproc)}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
+      -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600

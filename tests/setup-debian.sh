@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package slurmtune's build, tests and examples need. Idempotent and
+# non-interactive: packages already present are skipped, so a second run does nothing.
+# Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config
+  libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libbenchmark-dev
+  # Python checks of scheduler semantics against numpy and the real Optuna
+  python3 python3-numpy python3-optuna
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-debian: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+echo "setup-debian: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
