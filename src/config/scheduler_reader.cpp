@@ -111,6 +111,13 @@ void read_scheduler(TableReader r, core::SchedulerSpec& s) {
       read_optional_int(r, "min_early_stopping_rate", s.min_early_stopping_rate, 0);
     }
     read_optional_int(r, "bootstrap_count", s.bootstrap_count, 0);
+    // Optuna refuses this combination too: with "auto" no trial could ever be promoted
+    // before the resource is known, so the bootstrap would prune everything.
+    const bool automatic = s.type == SchedulerType::Hyperband ? !s.max_resource : !s.min_resource;
+    if (s.bootstrap_count > 0 && automatic)
+      r.fail("bootstrap_count", std::string("cannot be used with ") +
+                                    (s.type == SchedulerType::Hyperband ? "max_resource" : "min_resource") +
+                                    " = \"auto\"; give the resource as an integer or set bootstrap_count = 0");
   } else if (s.type == SchedulerType::Median) {
     read_positive(r, "grace_period", s.grace_period);
     read_optional_int(r, "min_samples_required", s.min_samples_required, 1);

@@ -105,7 +105,11 @@ ReportOutcome AshaScheduler::judge(TrialState& trial, double step, double s) {
   for (std::size_t k = rungs.size(); k-- > 0;) {
     Rung& rung = rungs[k];
     const std::uint64_t bit = std::uint64_t{1} << k;
-    if (step < rung.milestone || (trial.recorded & bit)) continue;
+    const bool holds = (trial.recorded & bit) != 0;
+    // Ray: with stop_last_trials off, a trial already judged at the highest rung it has
+    // reached is not sent back to judge skipped lower rungs.
+    if (step >= rung.milestone && holds && !stop_last_trials_) break;
+    if (step < rung.milestone || holds) continue;
     ReportOutcome outcome{Decision::Continue, static_cast<int>(k), rung.milestone, {}};
     if (!rung.values.empty() || rung.nan_count > 0) {
       const double c = cutoff(rung);

@@ -95,7 +95,8 @@ ReportOutcome OptunaSuccessiveHalvingScheduler::report(TrialId trial, double ste
 
 void OptunaSuccessiveHalvingScheduler::end_trial(TrialId trial, TrialEnd how,
                                                  std::optional<Observation> last) {
-  if (how == TrialEnd::Completed && last)
+  // Optuna records a trial that finishes with NaN as FAIL: it does not size the rungs.
+  if (how == TrialEnd::Completed && last && !std::isnan(last->value))
     longest_completed_ = std::max(longest_completed_, static_cast<std::int64_t>(last->step));
   passed_.erase(trial);
 }
@@ -169,7 +170,8 @@ ReportOutcome OptunaHyperbandScheduler::report(TrialId trial, double step, doubl
 
 void OptunaHyperbandScheduler::end_trial(TrialId trial, TrialEnd how,
                                          std::optional<Observation> last) {
-  if (how == TrialEnd::Completed && last)
+  // Optuna records a trial that finishes with NaN as FAIL: it does not size the rungs.
+  if (how == TrialEnd::Completed && last && !std::isnan(last->value))
     longest_completed_ = std::max(longest_completed_, static_cast<std::int64_t>(last->step));
   trials_.erase(trial);
 }

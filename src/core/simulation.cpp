@@ -48,12 +48,12 @@ class Simulator {
     for (std::size_t w = 0; w < workers_; ++w) idle_.push_back(w);
     assign_idle(0.0);
     while (!events_.empty()) {
-      const StepDone event = events_.top();
-      events_.pop();
-      if (spec_.time_budget_s && event.time_s > *spec_.time_budget_s) {
+      if (spec_.time_budget_s && events_.top().time_s > *spec_.time_budget_s) {
         stop_everything(*spec_.time_budget_s);
         break;
       }
+      const StepDone event = events_.top();
+      events_.pop();
       handle_step(event);
       now_ = event.time_s;
       if (halted_) {

@@ -1,0 +1,114 @@
+// Cost of one scheduler decision with N trials already in the rung being judged.
+//   build/tests/bench/bench_scheduler --benchmark_counters_tabular=true
+// Each iteration adds a trial and reports it at the first milestone: the rung grows by
+// one, so N is the rung's size to within the iteration count.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/asha_promotion_scheduler.hpp"
+#include "core/asha_scheduler.hpp"
+#include "core/median_stopping_scheduler.hpp"
+#include "core/optuna_pruners.hpp"
+#include "core/random.hpp"
+
+using namespace slurmtune::core;
+
+namespace {
+
+SchedulerSpec asha_spec() {
+  SchedulerSpec s;
+  s.type = SchedulerType::Asha;
+  s.grace_period = 1;
+  s.reduction_factor = 3;
+  s.max_t = 81;
+  return s;
+}
+
+template <class Make>
+void decisions_at_rung_size(benchmark::State& state, Make make) {
+  const auto n = static_cast<TrialId>(state.range(0));
+  auto scheduler = make();
+  Xoshiro256 rng(1);
+  for (TrialId t = 0; t < n; ++t) {
+    scheduler->add_trial(t, std::nullopt);
+    scheduler->report(t, 1, rng.uniform01());
+  }
+  TrialId next = n;
+  for (auto _ : state) {
+    scheduler->add_trial(next, std::nullopt);
+    benchmark::DoNotOptimize(scheduler->report(next, 1, rng.uniform01()));
+    ++next;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_AshaRayDecision(benchmark::State& state) {
+  decisions_at_rung_size(state, [] { return std::make_unique<AshaScheduler>(asha_spec(), Mode::Min, 1); });
+}
+
+void BM_AshaOptunaDecision(benchmark::State& state) {
+  decisions_at_rung_size(state, [] {
+    auto s = asha_spec();
+    s.semantics = Semantics::Optuna;
+    s.min_resource = 1;
+    return std::make_unique<OptunaSuccessiveHalvingScheduler>(s, Mode::Min);
+  });
+}
+
+void BM_MedianDecision(benchmark::State& state) {
+  decisions_at_rung_size(state, [] {
+    auto s = asha_spec();
+    s.min_samples_required = 3;
+    s.grace_period = 0;
+    return std::make_unique<MedianStoppingScheduler>(s, Mode::Min);
+  });
+}
+
+// ASHA promotion: a report pauses the trial, then a free worker asks for the next job.
+void BM_AshaPromotionReportAndNextJob(benchmark::State& state) {
+  const auto n = static_cast<TrialId>(state.range(0));
+  auto spec = asha_spec();
+  AshaPromotionScheduler s(spec, Mode::Min);
+  Xoshiro256 rng(2);
+  for (TrialId t = 0; t < n; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, rng.uniform01());
+  }
+  TrialId next = n;
+  for (auto _ : state) {
+    s.add_trial(next, std::nullopt);
+    s.report(next, 1, rng.uniform01());
+    benchmark::DoNotOptimize(s.next_job(true));
+    ++next;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// What Ray Tune and Optuna do per decision: a percentile over every value in the rung
+// (numpy copies the rung and partitions it). Shown for comparison only.
+void BM_RescanPercentileBaseline(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::vector<double> rung(n);
+  Xoshiro256 rng(3);
+  for (auto& v : rung) v = rng.uniform01();
+  for (auto _ : state) {
+    std::vector<double> copy = rung;
+    const auto k = copy.begin() + static_cast<std::ptrdiff_t>(2 * (n - 1) / 3);
+    std::nth_element(copy.begin(), k, copy.end());
+    benchmark::DoNotOptimize(*k);
+    rung.push_back(rng.uniform01());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+BENCHMARK(BM_AshaRayDecision)->Arg(1000)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_AshaOptunaDecision)->Arg(1000)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_MedianDecision)->Arg(1000)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_AshaPromotionReportAndNextJob)->Arg(1000)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_RescanPercentileBaseline)->Arg(1000)->Arg(100000)->Arg(1000000)->Iterations(200);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,185 @@
+#define BOOST_TEST_MODULE config_study_file
+#include <boost/test/unit_test.hpp>
+
+#include "config/study_file.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::core;
+
+namespace {
+const std::string kHeader = "[study]\nname = \"s\"\nmetric = \"loss\"\n";
+
+// The error message for `text`, or "" when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    config::parse_study(text, "study.toml");
+  } catch (const config::StudyFileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  const bool found = haystack.find(needle) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("message was: " << haystack);
+  return found;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(reads_the_documented_example) {
+  const auto s = config::parse_study(R"(
+[study]
+name = "mlp-digits"
+metric = "val_loss"
+mode = "min"
+seed = 7
+max_trials = 200
+
+[search]
+lr = { loguniform = [1e-4, 1e-1] }
+batch_size = { choice = [32, 64, 128, 256] }
+hidden = { randint = [16, 256] }
+optimizer = { choice = ["sgd", "adam"] }
+warmup_epochs = { grid = [0, 2, 5] }
+dropout = 0.1
+
+[scheduler]
+type = "asha"
+resource = "epoch"
+grace_period = 1
+max_t = 81
+reduction_factor = 3
+brackets = 1
+)", "study.toml");
+  BOOST_TEST(s.name == "mlp-digits");
+  BOOST_TEST((s.mode == Mode::Min));
+  BOOST_TEST(s.seed == 7U);
+  BOOST_TEST(s.max_trials == 200U);
+  BOOST_TEST(s.space.size() == 6U);
+  // The file's order, not toml++'s sorted order.
+  BOOST_TEST(s.space.parameters()[0].name == "lr");
+  BOOST_TEST(s.space.parameters()[4].name == "warmup_epochs");
+  BOOST_TEST((s.space.parameters()[5].domain.kind == DomainKind::Constant));
+  BOOST_TEST((s.scheduler.type == SchedulerType::Asha));
+  BOOST_TEST(s.scheduler.max_t == 81.0);
+  BOOST_TEST(s.scheduler.reduction_factor == 3.0);
+  BOOST_TEST(s.scheduler.resource == "epoch");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_key_names_file_line_column_and_a_suggestion) {
+  const auto e = error_of(kHeader + "max_trails = 5\n[search]\nx = 1\n");
+  BOOST_TEST(contains(e, "study.toml:4:1: [study] unknown key 'max_trails'; did you mean 'max_trials'?"));
+}
+
+BOOST_AUTO_TEST_CASE(a_key_of_another_scheduler_type_is_unknown) {
+  const auto e = error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"fifo\"\ngrace_period = 2\n");
+  BOOST_TEST(contains(e, "study.toml:8:1: [scheduler] unknown key 'grace_period'"));
+}
+
+BOOST_AUTO_TEST_CASE(a_wrong_type_names_the_expected_type) {
+  BOOST_TEST(contains(error_of(kHeader + "seed = \"seven\"\n[search]\nx = 1\n"),
+                      "study.toml:4:8: [study] seed: expected an integer, found a string"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[scheduler]\nmax_t = \"a\"\n"),
+                      "[scheduler] max_t: expected a number, found a string"));
+}
+
+BOOST_AUTO_TEST_CASE(low_not_below_high_is_refused_with_the_fix) {
+  const auto e = error_of(kHeader + "[search]\nlr = { uniform = [0.5, 0.1] }\n");
+  BOOST_TEST(contains(e, "study.toml:5:6: [search] lr: uniform has low (0.5) >= high (0.1)"));
+  BOOST_TEST(contains(e, "the lower bound comes first"));
+}
+
+BOOST_AUTO_TEST_CASE(a_non_positive_log_bound_is_refused) {
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nlr = { loguniform = [0, 0.1] }\n"),
+                      "[search] lr: loguniform is on a log scale but its lower bound 0.0 is not positive"));
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_choice_is_refused) {
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nopt = { choice = [] }\n"),
+                      "[search] opt: choice is empty"));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_scheduler_lists_the_known_ones) {
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"pbt\"\n"),
+                      "study.toml:7:8: [scheduler] type: \"pbt\" is not one of \"fifo\", \"asha\""));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_domain_suggests_the_closest) {
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nlr = { logunifrom = [1, 2] }\n"),
+                      "unknown domain 'logunifrom'; did you mean 'loguniform'?"));
+}
+
+BOOST_AUTO_TEST_CASE(ambiguous_and_malformed_domains_are_explained) {
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = [1, 2]\n"), "a bare array is ambiguous"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [1] }\n"), "uniform takes [low, high]"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { quniform = [0, 1] }\n"), "quniform takes [low, high, q]"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [0, 1], choice = [1] }\n"), "expected one domain"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { randint = [0.5, 3] }\n"), "needs integer bounds"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { choice = [[1]] }\n"), "choice values must be numbers"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_tables_and_fields_are_named) {
+  BOOST_TEST(contains(error_of("[search]\nx = 1\n"), "missing the [study] table"));
+  BOOST_TEST(contains(error_of(kHeader), "missing the [search] table"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\n"), "[search] declares no parameter"));
+  BOOST_TEST(contains(error_of("[study]\nmetric = \"l\"\n[search]\nx = 1\n"), "[study] name: is required"));
+  BOOST_TEST(contains(error_of("[study]\nname = \"n\"\n[search]\nx = 1\n"), "[study] metric: is required"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[sheduler]\n"), "unknown key 'sheduler'; did you mean 'scheduler'?"));
+}
+
+BOOST_AUTO_TEST_CASE(invalid_toml_reports_the_parser_position) {
+  BOOST_TEST(contains(error_of("[study\nname = 1\n"), "study.toml:1:"));
+  BOOST_TEST(contains(error_of("[study\nname = 1\n"), "not valid TOML"));
+}
+
+BOOST_AUTO_TEST_CASE(impossible_schedules_are_refused) {
+  const std::string base = kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"asha\"\n";
+  BOOST_TEST(contains(error_of(base + "grace_period = 100\nmax_t = 10\n"), "grace_period: (100.0) exceeds max_t (10.0)"));
+  BOOST_TEST(contains(error_of(base + "reduction_factor = 1\n"), "reduction_factor: must be greater than 1"));
+  BOOST_TEST(contains(error_of(base + "max_t = 9\nreduction_factor = 3\nbrackets = 4\n"), "brackets: (4) exceeds the number of rungs (3)"));
+  BOOST_TEST(contains(error_of(base + "milestones = [3, 1]\n"), "milestones: must be increasing"));
+  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nreduction_factor = 2.5\n"), "must be an integer with semantics"));
+  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nbrackets = 2\n"), "unknown key 'brackets'"));
+}
+
+BOOST_AUTO_TEST_CASE(the_grid_sampler_refuses_continuous_parameters) {
+  BOOST_TEST(contains(error_of("[study]\nname = \"s\"\nmetric = \"l\"\nsampler = \"grid\"\n[search]\nlr = { uniform = [0, 1] }\n"),
+                      "study.toml:6:6: [search] lr: sampler \"grid\" enumerates every configuration"));
+}
+
+BOOST_AUTO_TEST_CASE(trial_command_placeholders_must_name_parameters) {
+  const std::string base = kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\n";
+  BOOST_TEST(error_of(base + "command = [\"train\", \"--lr={lr}\", \"{trial_dir}/log\"]\n").empty());
+  BOOST_TEST(contains(error_of(base + "command = [\"train\", \"--lr={learning_rate}\"]\n"),
+                      "placeholder {learning_rate} names no parameter of [search]"));
+  BOOST_TEST(contains(error_of(base + "command = []\n"), "[trial] command: must name a program"));
+}
+
+BOOST_AUTO_TEST_CASE(optuna_semantics_reads_optuna_parameters) {
+  const auto s = config::parse_study(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"hyperband\"\n"
+                                     "semantics = \"optuna\"\nmin_resource = 2\nmax_resource = \"auto\"\n",
+                                     "study.toml");
+  BOOST_TEST((s.scheduler.semantics == Semantics::Optuna));
+  BOOST_TEST(*s.scheduler.min_resource == 2);
+  BOOST_TEST(!s.scheduler.max_resource);
+  BOOST_TEST(s.scheduler.reduction_factor == 3.0);
+}
+
+BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_identically) {
+  const auto first = config::parse_study(kHeader + "mode = \"max\"\n[search]\nlr = { loguniform = [1e-4, 0.1] }\n"
+                                         "n = { qrandint = [0, 10, 2] }\nopt = { choice = [\"a\", true, 3] }\n"
+                                         "[scheduler]\ntype = \"median\"\n", "a.toml");
+  const std::string text = config::to_toml(first);
+  const auto second = config::parse_study(text, "b.toml");
+  BOOST_TEST(config::to_toml(second) == text);
+  BOOST_TEST(second.space.parameters()[1].domain.describe() == "qrandint [0.0, 10.0, 2.0]");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_is_named) {
+  try {
+    config::load_study_file("/nonexistent/study.toml");
+    BOOST_ERROR("loaded a missing file");
+  } catch (const config::StudyFileError& e) {
+    BOOST_TEST(contains(e.what(), "/nonexistent/study.toml: cannot open"));
+  }
+}

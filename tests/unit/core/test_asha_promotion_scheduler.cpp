@@ -1,0 +1,90 @@
+#define BOOST_TEST_MODULE core_asha_promotion_scheduler
+#include <boost/test/unit_test.hpp>
+
+#include "core/asha_promotion_scheduler.hpp"
+#include "scheduler_fixture.hpp"
+
+using namespace slurmtune::core;
+using namespace slurmtune::core::testing;
+
+namespace {
+AshaPromotionScheduler make() {
+  return AshaPromotionScheduler(spec(SchedulerType::AshaPromotion, 1, 3, 9), Mode::Max);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(starts_new_trials_while_nothing_is_promotable) {
+  auto s = make();
+  const auto job = s.next_job(true);
+  BOOST_TEST((job->kind == Job::Kind::Start));
+  BOOST_TEST(job->until == 1.0);
+  BOOST_TEST(!s.next_job(false));
+}
+
+BOOST_AUTO_TEST_CASE(pauses_at_each_rung_and_promotes_the_top_third) {
+  auto s = make();
+  for (TrialId t = 0; t < 3; ++t) {
+    s.add_trial(t, std::nullopt);
+    BOOST_TEST(s.report(t, 0.5, 0.0).decision == Decision::Continue);
+    const auto o = s.report(t, 1, static_cast<double>(t + 1));
+    BOOST_TEST(o.decision == Decision::Pause);
+    BOOST_TEST(*o.rung == 0);
+  }
+  // Rung 0 = {1, 2, 3}: floor(3/3) = 1 promotion slot, taken by trial 2.
+  auto job = s.next_job(true);
+  BOOST_TEST((job->kind == Job::Kind::Resume));
+  BOOST_TEST(job->trial == 2U);
+  BOOST_TEST(job->until == 3.0);
+  // Trial 1 is second: not in the top third of three.
+  BOOST_TEST((s.next_job(true)->kind == Job::Kind::Start));
+  BOOST_TEST(!s.next_job(false));
+  // Three more trials, all worse than trial 1: six in the rung, two slots.
+  for (TrialId t = 3; t < 6; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, 0.0);
+  }
+  job = s.next_job(false);
+  BOOST_TEST(job->trial == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(prefers_the_highest_rung_with_a_promotable_trial) {
+  auto s = make();
+  for (TrialId t = 0; t < 9; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, static_cast<double>(t));
+  }
+  // Promote trials 8, 7, 6 out of rung 0 and pause them at rung 1 (budget 3).
+  for (int k = 0; k < 3; ++k) {
+    const auto job = s.next_job(false);
+    BOOST_REQUIRE(job);
+    BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision == Decision::Pause);
+  }
+  const auto job = s.next_job(false);
+  BOOST_TEST(job->trial == 8U);  // rung 1's best goes first
+  BOOST_TEST(job->until == 9.0);
+  // The top rung completes the trial.
+  BOOST_TEST(s.report(8, 9, 8.0).decision == Decision::Stop);
+}
+
+BOOST_AUTO_TEST_CASE(ties_promote_the_earlier_trial) {
+  auto s = make();
+  for (TrialId t = 0; t < 3; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, 1.0);
+  }
+  BOOST_TEST(s.next_job(false)->trial == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(drops_paused_trials_only_when_the_study_is_quiescent) {
+  auto s = make();
+  for (TrialId t = 0; t < 3; ++t) s.add_trial(t, std::nullopt);
+  s.report(0, 1, 1.0);
+  s.report(1, 1, 2.0);
+  s.close_admissions();
+  BOOST_TEST(s.take_dropped().empty());  // trial 2 still runs and could lift trial 1
+  s.end_trial(2, TrialEnd::Failed, std::nullopt);
+  // Rung {1, 2}: floor(2/3) = 0 slots; nothing runs, nothing can arrive.
+  const auto dropped = s.take_dropped();
+  BOOST_TEST((dropped == std::vector<TrialId>{0, 1}));
+  BOOST_TEST(s.take_dropped().empty());
+}

@@ -1,0 +1,76 @@
+#define BOOST_TEST_MODULE core_replay
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/replay.hpp"
+#include "core/scheduler_spec.hpp"
+#include "scheduler_fixture.hpp"
+
+using namespace slurmtune::core;
+
+namespace {
+std::string replay(const std::string& events, Mode mode = Mode::Min) {
+  const auto scheduler = make_scheduler(testing::spec(SchedulerType::Asha, 1, 3, 9), mode, 0, "t");
+  std::istringstream in(events);
+  std::ostringstream out;
+  replay_events(*scheduler, in, out, "events.jsonl");
+  return out.str();
+}
+
+std::string error_of(const std::string& events) {
+  try {
+    replay(events);
+  } catch (const slurmtune::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(prints_one_decision_line_per_report) {
+  const std::string out = replay(
+      "{\"type\":\"start\",\"trial\":0}\n"
+      "# comments and blank lines are skipped\n"
+      "\n"
+      "{\"type\":\"report\",\"trial\":0,\"step\":1,\"value\":0.5}\n"
+      "{\"type\":\"start\",\"trial\":1}\n"
+      "{\"type\":\"report\",\"trial\":1,\"step\":1,\"value\":0.9}\n"
+      "{\"type\":\"report\",\"trial\":1,\"step\":2,\"value\":NaN}\n"
+      "{\"type\":\"end\",\"trial\":1,\"state\":\"stopped\"}\n");
+  BOOST_TEST(out ==
+             "{\"trial\":0,\"step\":1,\"decision\":\"continue\",\"rung\":0,\"milestone\":1}\n"
+             "{\"trial\":1,\"step\":1,\"decision\":\"stop\",\"rung\":0,\"milestone\":1,\"cutoff\":0.5}\n"
+             "{\"trial\":1,\"step\":2,\"decision\":\"continue\"}\n");
+}
+
+BOOST_AUTO_TEST_CASE(writes_non_finite_cutoffs_as_python_does) {
+  const std::string out = replay(
+      "{\"type\":\"start\",\"trial\":0}\n"
+      "{\"type\":\"report\",\"trial\":0,\"step\":1,\"value\":-Infinity}\n"
+      "{\"type\":\"start\",\"trial\":1}\n"
+      "{\"type\":\"report\",\"trial\":1,\"step\":1,\"value\":1.5}\n");
+  BOOST_TEST(out.find("\"cutoff\":NaN") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_line_names_its_line_number) {
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{oops}\n").find("events.jsonl:2: invalid JSON") == 0U);
+  BOOST_TEST(error_of("[1]\n").find("events.jsonl:1: expected a JSON object") == 0U);
+  BOOST_TEST(error_of("{\"type\":\"jump\",\"trial\":0}\n").find("unknown event type \"jump\"") != std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\"}\n").find("missing field \"trial\"") != std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":-1}\n").find("non-negative integer") != std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{\"type\":\"report\",\"trial\":0,\"step\":\"a\",\"value\":1}\n")
+                 .find("events.jsonl:2: field \"step\" must be a number, not string") == 0U);
+  BOOST_TEST(error_of("{\"type\":\"report\",\"trial\":4,\"step\":1,\"value\":1}\n")
+                 .find("events.jsonl:1: trial 4 reported before it was started") == 0U);
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{\"type\":\"end\",\"trial\":0,\"state\":\"gone\"}\n")
+                 .find("events.jsonl:2: field \"state\"") == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(json_numbers_drop_the_fraction_of_integral_values) {
+  BOOST_TEST(json_number(3.0) == "3");
+  BOOST_TEST(json_number(0.25) == "0.25");
+  BOOST_TEST(json_number(-HUGE_VAL) == "-Infinity");
+}

@@ -1,0 +1,137 @@
+#define BOOST_TEST_MODULE core_simulation
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+
+#include "core/simulation.hpp"
+
+using namespace slurmtune::core;
+
+namespace {
+StudySpec study(SchedulerType type, std::uint64_t trials = 300) {
+  StudySpec s;
+  s.name = "sim";
+  s.metric = "loss";
+  s.seed = 11;
+  s.max_trials = trials;
+  s.space = SearchSpace({
+      Parameter{"lr", Domain{DomainKind::LogUniform, 1e-4, 1e-1, 0, {}}},
+      Parameter{"opt", Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}}}},
+      Parameter{"width", Domain{DomainKind::RandInt, 16, 256, 0, {}}},
+  });
+  s.scheduler.type = type;
+  s.scheduler.max_t = 27;
+  s.scheduler.grace_period = 1;
+  s.scheduler.reduction_factor = 3;
+  return s;
+}
+
+// Counts every lifecycle event and checks that each trial ends exactly once.
+struct Ledger final : SimulationObserver {
+  std::map<TrialId, int> ends;
+  std::uint64_t started = 0, reports = 0, resumed = 0, paused = 0;
+  void trial_started(TrialId, const Configuration&, int, double) override { ++started; }
+  void trial_resumed(TrialId, double) override { ++resumed; }
+  void reported(TrialId, double, double, const ReportOutcome& o, double) override {
+    ++reports;
+    paused += o.decision == Decision::Pause;
+  }
+  void trial_ended(TrialId t, TrialEnd, double) override { ++ends[t]; }
+};
+
+SimulationSummary run(const StudySpec& s, std::size_t workers, Ledger* ledger = nullptr) {
+  SimulationOptions options;
+  options.workers = workers;
+  return simulate_study(s, options, ledger);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_scheduler_accounts_for_every_trial) {
+  for (const auto type : {SchedulerType::Fifo, SchedulerType::Asha, SchedulerType::AshaPromotion,
+                          SchedulerType::Hyperband, SchedulerType::Median}) {
+    BOOST_TEST_CONTEXT(scheduler_keyword(type)) {
+      Ledger ledger;
+      const auto s = run(study(type), 8, &ledger);
+      BOOST_TEST(s.final.started == 300U);
+      BOOST_TEST(s.final.running == 0U);
+      BOOST_TEST(s.final.paused == 0U);
+      BOOST_TEST(s.final.completed + s.final.stopped == 300U);
+      BOOST_TEST(ledger.ends.size() == 300U);
+      for (const auto& [trial, count] : ledger.ends) BOOST_REQUIRE_EQUAL(count, 1);
+      BOOST_TEST(ledger.reports == s.final.reports);
+      BOOST_TEST(s.best_trial.has_value());
+      BOOST_TEST((s.utilisation > 0.0 && s.utilisation <= 1.0 + 1e-9));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fifo_runs_every_trial_to_max_t) {
+  const auto s = run(study(SchedulerType::Fifo, 20), 4);
+  BOOST_TEST(s.final.completed == 20U);
+  BOOST_TEST(s.final.reports == 20U * 27U);
+}
+
+BOOST_AUTO_TEST_CASE(asha_stops_most_trials_early) {
+  const auto s = run(study(SchedulerType::Asha, 1000), 16);
+  BOOST_TEST(s.final.stopped > 500U);
+  BOOST_TEST(s.final.reports < 1000U * 27U / 4);
+}
+
+BOOST_AUTO_TEST_CASE(the_same_seed_gives_the_same_run) {
+  for (const auto type : {SchedulerType::Asha, SchedulerType::Hyperband}) {
+    const auto a = run(study(type), 8), b = run(study(type), 8);
+    BOOST_TEST(a.final.reports == b.final.reports);
+    BOOST_TEST(*a.best_trial == *b.best_trial);
+    BOOST_TEST(*a.final.best_value == *b.final.best_value);
+    BOOST_TEST(a.makespan_s == b.makespan_s);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_worker_is_always_busy) {
+  const auto s = run(study(SchedulerType::Asha, 50), 1);
+  BOOST_TEST(s.utilisation == 1.0, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(the_time_budget_stops_running_trials) {
+  auto spec = study(SchedulerType::Fifo, 1000);
+  spec.time_budget_s = 50;
+  const auto s = run(spec, 4);
+  BOOST_TEST(s.makespan_s <= 50.0);
+  BOOST_TEST(s.final.started < 1000U);
+  BOOST_TEST(s.final.stopped > 0U);
+  BOOST_TEST(s.final.completed + s.final.stopped == s.final.started);
+}
+
+BOOST_AUTO_TEST_CASE(the_metric_threshold_ends_the_study) {
+  auto spec = study(SchedulerType::Asha, 100000);
+  spec.metric_threshold = 0.3;
+  const auto s = run(spec, 4);
+  BOOST_TEST(*s.final.best_value <= 0.3);
+  BOOST_TEST(s.final.started < 100000U);
+}
+
+BOOST_AUTO_TEST_CASE(the_target_time_is_when_the_target_is_first_reached) {
+  auto spec = study(SchedulerType::Asha, 200);
+  spec.simulate.target = 0.5;
+  const auto s = run(spec, 4);
+  BOOST_TEST(s.time_to_target_s.has_value());
+  BOOST_TEST(*s.time_to_target_s <= s.makespan_s);
+}
+
+BOOST_AUTO_TEST_CASE(the_grid_sampler_runs_each_point_once) {
+  auto spec = study(SchedulerType::Fifo, 1000);
+  spec.sampler = SamplerKind::Grid;
+  spec.space = SearchSpace({
+      Parameter{"a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},
+      Parameter{"b", Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"x"}, ParamValue{"y"}}}},
+  });
+  BOOST_TEST(run(spec, 2).final.started == 6U);
+}
+
+BOOST_AUTO_TEST_CASE(max_mode_reports_an_accuracy_like_score) {
+  auto spec = study(SchedulerType::Asha, 100);
+  spec.mode = Mode::Max;
+  const auto s = run(spec, 4);
+  BOOST_TEST(*s.final.best_value > 0.5);
+  BOOST_TEST(*s.final.best_value < 1.0);
+}
