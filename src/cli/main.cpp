@@ -17,7 +17,8 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"validate", "check a study file and print the resolved study", slurmtune::cli::validate_command},
+    {"validate", "check a study file and print the resolved study",
+     slurmtune::cli::validate_command},
     {"replay", "feed recorded events to the study's scheduler, print its decisions",
      slurmtune::cli::replay_command},
     {"simulate", "run the study in virtual time against a synthetic objective",
@@ -26,7 +27,8 @@ constexpr Subcommand kSubcommands[] = {
 
 void print_usage(std::ostream& out) {
   out << "usage: slurmtune <command> [options]\n\ncommands:\n";
-  for (const auto& c : kSubcommands) out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
+  for (const auto& c : kSubcommands)
+    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << '\n';
   out << "\n'slurmtune <command> --help' describes a command; 'slurmtune --version' prints the "
          "version.\n";
 }

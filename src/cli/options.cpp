@@ -6,8 +6,7 @@ namespace slurmtune::cli {
 
 bool parse_options(const Args& args, const std::string& synopsis,
                    const po::options_description& visible,
-                   const po::positional_options_description& positional,
-                   po::variables_map& vm) {
+                   const po::positional_options_description& positional, po::variables_map& vm) {
   po::options_description all;
   all.add(visible);
   all.add_options()("help,h", "show this help");

@@ -13,7 +13,6 @@ namespace po = boost::program_options;
 /// false when --help was given.
 bool parse_options(const Args& args, const std::string& synopsis,
                    const po::options_description& visible,
-                   const po::positional_options_description& positional,
-                   po::variables_map& vm);
+                   const po::positional_options_description& positional, po::variables_map& vm);
 
 }  // namespace slurmtune::cli

@@ -20,15 +20,14 @@ class ProgressPrinter final : public core::SimulationObserver {
   ProgressPrinter(const core::StudySpec& study, std::uint64_t max_trials)
       : study_(study), max_trials_(max_trials) {}
   void progress(const core::SimulationProgress& p) override {
-    std::printf("[t=%.1fs] started %llu/%llu  running %llu  paused %llu  completed %llu  "
-                "stopped %llu  reports %llu  best %s %s\n",
-                p.time_s, static_cast<unsigned long long>(p.started),
-                static_cast<unsigned long long>(max_trials_),
-                static_cast<unsigned long long>(p.running), static_cast<unsigned long long>(p.paused),
-                static_cast<unsigned long long>(p.completed),
-                static_cast<unsigned long long>(p.stopped),
-                static_cast<unsigned long long>(p.reports), study_.metric.c_str(),
-                best_text(p.best_value).c_str());
+    std::printf(
+        "[t=%.1fs] started %llu/%llu  running %llu  paused %llu  completed %llu  "
+        "stopped %llu  reports %llu  best %s %s\n",
+        p.time_s, static_cast<unsigned long long>(p.started),
+        static_cast<unsigned long long>(max_trials_), static_cast<unsigned long long>(p.running),
+        static_cast<unsigned long long>(p.paused), static_cast<unsigned long long>(p.completed),
+        static_cast<unsigned long long>(p.stopped), static_cast<unsigned long long>(p.reports),
+        study_.metric.c_str(), best_text(p.best_value).c_str());
   }
 
  private:
@@ -43,19 +42,20 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
             << core::scheduler_keyword(study.scheduler.type) << ", sampler "
             << core::sampler_keyword(study.sampler) << ", objective " << study.simulate.objective
             << ")\n"
-            << "  trials     started " << f.started << ", completed " << f.completed
-            << ", stopped " << f.stopped << ", reports " << f.reports << '\n'
+            << "  trials     started " << f.started << ", completed " << f.completed << ", stopped "
+            << f.stopped << ", reports " << f.reports << '\n'
             << "  makespan   " << core::format_double(s.makespan_s) << " s virtual, utilisation "
             << core::format_double(s.utilisation) << '\n';
   if (s.best_trial)
-    std::cout << "  best       " << study.metric << " = " << best_text(f.best_value)
-              << " (trial " << *s.best_trial << ", " << study.scheduler.resource << " "
+    std::cout << "  best       " << study.metric << " = " << best_text(f.best_value) << " (trial "
+              << *s.best_trial << ", " << study.scheduler.resource << " "
               << core::json_number(s.best_step) << ")\n"
               << "  config     " << study.space.to_json(s.best_config) << '\n';
   if (study.simulate.target || s.time_to_target_s)
     std::cout << "  target     "
-              << (s.time_to_target_s ? "reached at " + core::format_double(*s.time_to_target_s) + " s"
-                                     : std::string("not reached"))
+              << (s.time_to_target_s
+                      ? "reached at " + core::format_double(*s.time_to_target_s) + " s"
+                      : std::string("not reached"))
               << '\n';
   std::cout << "  wall time  " << core::format_double(wall_s) << " s\n";
 }
@@ -82,8 +82,8 @@ int simulate_command(const Args& args) {
       "workers,w", po::value<std::size_t>()->default_value(4), "simulated workers")(
       "max-trials,n", po::value<std::uint64_t>(), "override [study] max_trials")(
       "target", po::value<double>(), "override [simulate] target")(
-      "json", "print the summary as one JSON object instead of text")(
-      "quiet,q", "no progress lines");
+      "json", "print the summary as one JSON object instead of text")("quiet,q",
+                                                                      "no progress lines");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -100,8 +100,10 @@ int simulate_command(const Args& args) {
   const auto summary = core::simulate_study(study, sim, quiet ? nullptr : &printer);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (vm.count("json")) print_json(study, summary, wall_s);
-  else print_summary(study, summary, sim.workers, wall_s);
+  if (vm.count("json"))
+    print_json(study, summary, wall_s);
+  else
+    print_summary(study, summary, sim.workers, wall_s);
   return kSuccess;
 }
 

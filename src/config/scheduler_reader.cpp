@@ -40,7 +40,8 @@ void read_milestones(TableReader& r, core::SchedulerSpec& s) {
   s.milestones = *marks;
 }
 
-void read_optional_int(TableReader& r, std::string_view key, std::int64_t& into, std::int64_t least) {
+void read_optional_int(TableReader& r, std::string_view key, std::int64_t& into,
+                       std::int64_t least) {
   if (const auto v = r.integer(key)) {
     if (*v < least) r.fail(key, "must be at least " + std::to_string(least));
     into = *v;
@@ -61,7 +62,8 @@ std::optional<std::int64_t> read_resource(TableReader& r, std::string_view key,
 void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   read_positive(r, "grace_period", s.grace_period);
   read_reduction_factor(r, s, false);
-  if (s.type == SchedulerType::Asha || s.type == SchedulerType::AshaPromotion) read_milestones(r, s);
+  if (s.type == SchedulerType::Asha || s.type == SchedulerType::AshaPromotion)
+    read_milestones(r, s);
   if (s.type == SchedulerType::Asha) {
     if (const auto b = r.integer("brackets")) {
       if (*b < 1) r.fail("brackets", "must be at least 1");
@@ -99,9 +101,9 @@ void read_scheduler(TableReader r, core::SchedulerSpec& s) {
   s.reduction_factor = s.type == SchedulerType::Hyperband ? 3 : 4;
   if (s.semantics == Semantics::Optuna) {
     read_reduction_factor(r, s, true);
-    s.min_resource = read_resource(r, "min_resource", s.type == SchedulerType::Hyperband
-                                                          ? std::optional<std::int64_t>{1}
-                                                          : std::nullopt);
+    s.min_resource = read_resource(
+        r, "min_resource",
+        s.type == SchedulerType::Hyperband ? std::optional<std::int64_t>{1} : std::nullopt);
     if (s.type == SchedulerType::Hyperband) {
       s.max_resource = read_resource(r, "max_resource", std::nullopt);
       if (!s.min_resource) r.fail("min_resource", "must be an integer for hyperband");
@@ -115,9 +117,10 @@ void read_scheduler(TableReader r, core::SchedulerSpec& s) {
     // before the resource is known, so the bootstrap would prune everything.
     const bool automatic = s.type == SchedulerType::Hyperband ? !s.max_resource : !s.min_resource;
     if (s.bootstrap_count > 0 && automatic)
-      r.fail("bootstrap_count", std::string("cannot be used with ") +
-                                    (s.type == SchedulerType::Hyperband ? "max_resource" : "min_resource") +
-                                    " = \"auto\"; give the resource as an integer or set bootstrap_count = 0");
+      r.fail("bootstrap_count",
+             std::string("cannot be used with ") +
+                 (s.type == SchedulerType::Hyperband ? "max_resource" : "min_resource") +
+                 " = \"auto\"; give the resource as an integer or set bootstrap_count = 0");
   } else if (s.type == SchedulerType::Median) {
     read_positive(r, "grace_period", s.grace_period);
     read_optional_int(r, "min_samples_required", s.min_samples_required, 1);

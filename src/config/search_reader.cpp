@@ -46,8 +46,9 @@ core::Domain ranged_domain(const TableReader& r, DomainKind kind, const toml::no
   const std::string shape = quantized ? "[low, high, q]" : "[low, high]";
   const toml::array* array = body.as_array();
   if (!array || array->size() != (quantized ? 3U : 2U))
-    fail(r, body, name, word + " takes " + shape + ", e.g. { " + word + " = " +
-                            (quantized ? "[0, 10, 2]" : "[1, 100]") + " }");
+    fail(r, body, name,
+         word + " takes " + shape + ", e.g. { " + word + " = " +
+             (quantized ? "[0, 10, 2]" : "[1, 100]") + " }");
   std::vector<double> v;
   for (const auto& element : *array) {
     if (!element.is_number()) fail(r, element, name, word + " bounds must be numbers");
@@ -61,12 +62,14 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
   if (const auto constant = scalar(value))
     return core::Domain{DomainKind::Constant, 0, 0, 0, {*constant}};
   if (value.is_array())
-    fail(r, value, name, "a bare array is ambiguous; write { choice = [...] } to sample one "
-                         "value or { grid = [...] } to try every value");
+    fail(r, value, name,
+         "a bare array is ambiguous; write { choice = [...] } to sample one "
+         "value or { grid = [...] } to try every value");
   const toml::table* table = value.as_table();
   if (!table || table->size() != 1)
-    fail(r, value, name, "expected one domain, e.g. { uniform = [0, 1] }, { choice = [\"a\", \"b\"] } "
-                         "or a constant");
+    fail(r, value, name,
+         "expected one domain, e.g. { uniform = [0, 1] }, { choice = [\"a\", \"b\"] } "
+         "or a constant");
   const auto entry = table->begin();  // toml++ iterators yield proxies: keep the iterator
   const toml::key& key = entry->first;
   const toml::node& body = entry->second;
@@ -77,10 +80,11 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
                          "lograndint", "choice", "grid", "constant"})
       words.emplace_back(k);
     const std::string hint = closest_word(key.str(), words);
-    fail(r, body, name, "unknown domain '" + std::string(key.str()) + "'" +
-                            (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                            " (domains: uniform, loguniform, quniform, qloguniform, randint, "
-                            "qrandint, lograndint, choice, grid, constant)");
+    fail(r, body, name,
+         "unknown domain '" + std::string(key.str()) + "'" +
+             (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+             " (domains: uniform, loguniform, quniform, qloguniform, randint, "
+             "qrandint, lograndint, choice, grid, constant)");
   }
   if (*kind == DomainKind::Constant) {
     const auto v = scalar(body);
@@ -99,9 +103,11 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
   TableReader r(table, "search", source);
   // toml++ keeps keys sorted; the file's order is the order users expect to see.
   std::vector<std::pair<toml::source_position, std::string>> order;
-  for (const auto& [key, value] : table) order.emplace_back(key.source().begin, std::string(key.str()));
+  for (const auto& [key, value] : table)
+    order.emplace_back(key.source().begin, std::string(key.str()));
   std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+    return a.first.line != b.first.line ? a.first.line < b.first.line
+                                        : a.first.column < b.first.column;
   });
   std::vector<core::Parameter> params;
   for (const auto& [position, name] : order) {
@@ -112,7 +118,8 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
     params.push_back(core::Parameter{name, std::move(domain)});
   }
   if (params.empty())
-    throw StudyFileError(source + ": [search] declares no parameter; add one, e.g. "
+    throw StudyFileError(source +
+                         ": [search] declares no parameter; add one, e.g. "
                          "lr = { loguniform = [1e-4, 1e-1] }");
   core::SearchSpace space(std::move(params));
   if (sampler == core::SamplerKind::Grid) {

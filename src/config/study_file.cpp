@@ -38,8 +38,9 @@ void read_study(TableReader r, core::StudySpec& study) {
   study.name = *name;
   const auto metric = r.string("metric");
   if (!metric || metric->empty())
-    r.fail("metric", "is required: the metric trials report and schedulers judge, e.g. "
-                     "metric = \"val_loss\"");
+    r.fail("metric",
+           "is required: the metric trials report and schedulers judge, e.g. "
+           "metric = \"val_loss\"");
   study.metric = *metric;
   study.metrics = {study.metric};
   if (const auto extra = r.strings("metrics"))
@@ -68,7 +69,8 @@ void read_study(TableReader r, core::StudySpec& study) {
 
 void read_trial(TableReader r, core::StudySpec& study) {
   if (const auto command = r.strings("command")) {
-    if (command->empty()) r.fail("command", "must name a program, e.g. [\"python3\", \"train.py\"]");
+    if (command->empty())
+      r.fail("command", "must name a program, e.g. [\"python3\", \"train.py\"]");
     study.trial.command = *command;
   }
   if (const auto n = r.integer("max_failures")) {
@@ -80,9 +82,13 @@ void read_trial(TableReader r, core::StudySpec& study) {
   for (const auto& arg : study.trial.command) {
     for (std::size_t open = arg.find('{'); open != std::string::npos;
          open = arg.find('{', open + 1)) {
-      if (open + 1 < arg.size() && arg[open + 1] == '{') { ++open; continue; }  // "{{" escape
+      if (open + 1 < arg.size() && arg[open + 1] == '{') {
+        ++open;
+        continue;
+      }  // "{{" escape
       const std::size_t close = arg.find('}', open);
-      if (close == std::string::npos) r.fail("command", "argument \"" + arg + "\" has an unclosed '{'");
+      if (close == std::string::npos)
+        r.fail("command", "argument \"" + arg + "\" has an unclosed '{'");
       const std::string name = arg.substr(open + 1, close - open - 1);
       if (!study.space.index_of(name) && name != "trial_id" && name != "trial_dir")
         r.fail("command", "placeholder {" + name + "} names no parameter of [search]");
@@ -134,8 +140,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   } catch (const toml::parse_error& e) {
     const auto& begin = e.source().begin;
     throw StudyFileError(source + ":" + std::to_string(begin.line) + ":" +
-                         std::to_string(begin.column) + ": not valid TOML: " +
-                         std::string(e.description()));
+                         std::to_string(begin.column) +
+                         ": not valid TOML: " + std::string(e.description()));
   }
   TableReader top(root, "top level", source);
   core::StudySpec study;
@@ -147,7 +153,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   top.finish();
   read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
   if (!root.contains("search"))
-    throw StudyFileError(source + ":1:1: missing the [search] table; declare the "
+    throw StudyFileError(source +
+                         ":1:1: missing the [search] table; declare the "
                          "hyperparameters, e.g. lr = { loguniform = [1e-4, 1e-1] }");
   study.space = read_search_space(table_or_empty(root, "search", source), source, study.sampler);
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),

@@ -23,7 +23,8 @@ toml::table domain_table(const core::Domain& d) {
   }
   toml::array values;
   if (d.kind == core::DomainKind::Choice || d.kind == core::DomainKind::Grid) {
-    for (const auto& v : d.values) insert_value(values, v);
+    for (const auto& v : d.values)
+      insert_value(values, v);
   } else if (d.is_integer()) {
     values.push_back(static_cast<std::int64_t>(d.low));
     values.push_back(static_cast<std::int64_t>(d.high));
@@ -38,7 +39,10 @@ toml::table domain_table(const core::Domain& d) {
 }
 
 void insert_or_auto(toml::table& t, std::string_view key, std::optional<std::int64_t> v) {
-  if (v) t.insert(key, *v); else t.insert(key, "auto");
+  if (v)
+    t.insert(key, *v);
+  else
+    t.insert(key, "auto");
 }
 
 toml::table scheduler_table(const core::SchedulerSpec& s) {
@@ -46,7 +50,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
                 {"resource", s.resource},
                 {"max_t", s.max_t}};
   const bool optuna = s.semantics == core::Semantics::Optuna;
-  const bool halving = s.type == core::SchedulerType::Asha || s.type == core::SchedulerType::Hyperband;
+  const bool halving =
+      s.type == core::SchedulerType::Asha || s.type == core::SchedulerType::Hyperband;
   if (halving) t.insert("semantics", optuna ? "optuna" : "ray");
   if (s.type == core::SchedulerType::Fifo) return t;
   if (s.type == core::SchedulerType::Median) {
@@ -57,8 +62,10 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   t.insert("reduction_factor", s.reduction_factor);
   if (optuna) {
     insert_or_auto(t, "min_resource", s.min_resource);
-    if (s.type == core::SchedulerType::Hyperband) insert_or_auto(t, "max_resource", s.max_resource);
-    else t.insert("min_early_stopping_rate", s.min_early_stopping_rate);
+    if (s.type == core::SchedulerType::Hyperband)
+      insert_or_auto(t, "max_resource", s.max_resource);
+    else
+      t.insert("min_early_stopping_rate", s.min_early_stopping_rate);
     t.insert("bootstrap_count", s.bootstrap_count);
     return t;
   }
@@ -69,7 +76,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   }
   if (!s.milestones.empty()) {
     toml::array marks;
-    for (const double m : s.milestones) marks.push_back(m);
+    for (const double m : s.milestones)
+      marks.push_back(m);
     t.insert("milestones", std::move(marks));
   }
   return t;
@@ -77,7 +85,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
 
 toml::table study_table(const core::StudySpec& study) {
   toml::array metrics;
-  for (const auto& m : study.metrics) metrics.push_back(m);
+  for (const auto& m : study.metrics)
+    metrics.push_back(m);
   toml::table t{{"name", study.name},
                 {"metric", study.metric},
                 {"metrics", std::move(metrics)},
@@ -92,7 +101,8 @@ toml::table study_table(const core::StudySpec& study) {
 
 toml::table trial_table(const core::StudySpec& study) {
   toml::array command;
-  for (const auto& arg : study.trial.command) command.push_back(arg);
+  for (const auto& arg : study.trial.command)
+    command.push_back(arg);
   toml::table t{{"max_failures", study.trial.max_failures}};
   if (!study.trial.command.empty()) t.insert("command", std::move(command));
   return t;
@@ -117,7 +127,8 @@ toml::table simulate_table(const core::SimulationSpec& s) {
 
 std::string to_toml(const core::StudySpec& study) {
   toml::table search;
-  for (const auto& p : study.space.parameters()) search.insert(p.name, domain_table(p.domain));
+  for (const auto& p : study.space.parameters())
+    search.insert(p.name, domain_table(p.domain));
   const toml::table root{{"study", study_table(study)},
                          {"search", std::move(search)},
                          {"scheduler", scheduler_table(study.scheduler)},

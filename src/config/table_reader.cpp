@@ -39,13 +39,20 @@ std::string closest_word(std::string_view word, const std::vector<std::string>& 
 
 std::string toml_type_name(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date/time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date/time";
   }
 }
 
@@ -70,7 +77,9 @@ void TableReader::fail(std::string_view key, const std::string& problem) const {
                        ": " + problem);
 }
 
-bool TableReader::has(std::string_view key) const { return table_.contains(key); }
+bool TableReader::has(std::string_view key) const {
+  return table_.contains(key);
+}
 
 const toml::node* TableReader::node(std::string_view key) {
   known_.emplace(key);
@@ -101,8 +110,7 @@ std::optional<double> TableReader::number(std::string_view key) {
 std::optional<bool> TableReader::boolean(std::string_view key) {
   const toml::node* n = node(key);
   if (!n) return std::nullopt;
-  if (!n->is_boolean())
-    fail_at(*n, key, "expected true or false, found " + toml_type_name(*n));
+  if (!n->is_boolean()) fail_at(*n, key, "expected true or false, found " + toml_type_name(*n));
   return n->value<bool>();
 }
 
@@ -141,7 +149,8 @@ std::optional<std::string> TableReader::keyword(std::string_view key,
   if (!word) return std::nullopt;
   if (std::find(words.begin(), words.end(), *word) != words.end()) return word;
   std::string list;
-  for (const auto w : words) list += (list.empty() ? "\"" : ", \"") + std::string(w) + "\"";
+  for (const auto w : words)
+    list += (list.empty() ? "\"" : ", \"") + std::string(w) + "\"";
   fail(key, "\"" + *word + "\" is not one of " + list);
 }
 
@@ -151,7 +160,8 @@ void TableReader::finish() const {
     std::vector<std::string> candidates(known_.begin(), known_.end());
     const std::string hint = closest_word(key.str(), candidates);
     std::string known_list;
-    for (const auto& k : known_) known_list += (known_list.empty() ? "" : ", ") + k;
+    for (const auto& k : known_)
+      known_list += (known_list.empty() ? "" : ", ") + k;
     const auto& begin = key.source().begin;
     throw StudyFileError(source_ + ":" + std::to_string(begin.line) + ":" +
                          std::to_string(begin.column) + ": [" + name_ + "] unknown key '" +

@@ -15,7 +15,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
                       : spec.milestones),
       reduction_factor_(spec.reduction_factor) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
-  for (const double m : milestones_) rungs_.push_back(Rung{m, {}, {}});
+  for (const double m : milestones_)
+    rungs_.push_back(Rung{m, {}, {}});
 }
 
 AshaPromotionScheduler::Key AshaPromotionScheduler::key_of(TrialId trial, double score) {

@@ -37,7 +37,7 @@ class AshaPromotionScheduler final : public Scheduler {
     std::priority_queue<Key> unpromoted;  // lazily cleaned of trials that ended
   };
   struct TrialState {
-    int rung = -1;       // highest rung reached
+    int rung = -1;  // highest rung reached
     bool paused = false;
     bool alive = true;
   };

@@ -32,12 +32,13 @@ AshaScheduler::AshaScheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t
   if (!spec.milestones.empty() && spec.brackets != 1)
     throw InputError("scheduler: explicit milestones define one bracket; set brackets = 1");
   for (int s = 0; s < spec.brackets; ++s) {
-    const auto marks = spec.milestones.empty()
-                           ? geometric_milestones(spec.grace_period, spec.reduction_factor,
-                                                  spec.max_t, s)
-                           : spec.milestones;
+    const auto marks =
+        spec.milestones.empty()
+            ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t, s)
+            : spec.milestones;
     std::vector<Rung> rungs;
-    for (const double m : marks) rungs.push_back(Rung{m, {}, 0});
+    for (const double m : marks)
+      rungs.push_back(Rung{m, {}, 0});
     brackets_.push_back(std::move(rungs));
   }
   // Ray draws bracket b with probability proportional to e^(number of rungs of b),
@@ -48,7 +49,8 @@ AshaScheduler::AshaScheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t
     total += std::exp(static_cast<double>(rungs.size()) - most);
     bracket_weights_.push_back(total);
   }
-  for (auto& w : bracket_weights_) w /= total;
+  for (auto& w : bracket_weights_)
+    w /= total;
 }
 
 std::vector<double> AshaScheduler::milestones(int bracket) const {
@@ -62,9 +64,9 @@ void AshaScheduler::add_trial(TrialId trial, std::optional<int> bracket) {
   int chosen = 0;
   if (bracket) {
     if (*bracket < 0 || *bracket >= static_cast<int>(brackets_.size()))
-      throw InputError("trial " + std::to_string(trial) + ": bracket " +
-                       std::to_string(*bracket) + " does not exist (the scheduler has " +
-                       std::to_string(brackets_.size()) + ")");
+      throw InputError("trial " + std::to_string(trial) + ": bracket " + std::to_string(*bracket) +
+                       " does not exist (the scheduler has " + std::to_string(brackets_.size()) +
+                       ")");
     chosen = *bracket;
   } else if (brackets_.size() > 1) {
     const double u = Xoshiro256(derive_seed(seed_, kBracketStream, trial)).uniform01();
@@ -116,7 +118,10 @@ ReportOutcome AshaScheduler::judge(TrialState& trial, double step, double s) {
       outcome.cutoff = unscore(c);
       if (s < c) outcome.decision = Decision::Stop;
     }
-    if (std::isnan(s)) ++rung.nan_count; else rung.values.insert(s);
+    if (std::isnan(s))
+      ++rung.nan_count;
+    else
+      rung.values.insert(s);
     trial.recorded |= bit;
     return outcome;
   }

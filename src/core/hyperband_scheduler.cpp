@@ -24,8 +24,8 @@ double HyperbandScheduler::rung_budget(int s, int i) const {
 }
 
 void HyperbandScheduler::open_bracket() {
-  const int s = brackets_.empty() ? s_max_
-                                  : (brackets_.back().s == 0 ? s_max_ : brackets_.back().s - 1);
+  const int s =
+      brackets_.empty() ? s_max_ : (brackets_.back().s == 0 ? s_max_ : brackets_.back().s - 1);
   Bracket b;
   b.s = s;
   b.target = bracket_size(s);
@@ -37,7 +37,8 @@ void HyperbandScheduler::add_trial(TrialId trial, std::optional<int> bracket) {
   if (bracket) {
     // Replay: the recorded bracket, opening brackets up to it if needed.
     if (*bracket < 0) throw InputError("trial " + std::to_string(trial) + ": bracket must be >= 0");
-    while (static_cast<int>(brackets_.size()) <= *bracket) open_bracket();
+    while (static_cast<int>(brackets_.size()) <= *bracket)
+      open_bracket();
     index = *bracket;
   } else {
     if (brackets_.empty() || brackets_.back().full) open_bracket();
@@ -114,9 +115,10 @@ std::optional<Job> HyperbandScheduler::next_job(bool may_start_new) {
     return job;
   }
   if (!may_start_new) return std::nullopt;
-  const int s = (brackets_.empty() || brackets_.back().full)
-                    ? (brackets_.empty() || brackets_.back().s == 0 ? s_max_ : brackets_.back().s - 1)
-                    : brackets_.back().s;
+  const int s =
+      (brackets_.empty() || brackets_.back().full)
+          ? (brackets_.empty() || brackets_.back().s == 0 ? s_max_ : brackets_.back().s - 1)
+          : brackets_.back().s;
   return Job{Job::Kind::Start, 0, rung_budget(s, 0)};
 }
 

@@ -38,7 +38,7 @@ class HyperbandScheduler final : public Scheduler {
     std::size_t members = 0;  // trials added so far
     bool full = false;
     int rung = 0;
-    std::size_t running = 0;  // members working toward the current rung
+    std::size_t running = 0;                          // members working toward the current rung
     std::vector<std::pair<double, TrialId>> arrived;  // (score, trial) at the current rung
   };
   struct TrialState {

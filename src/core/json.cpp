@@ -53,8 +53,8 @@ class Parser {
   double number() {
     const std::size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    while (pos_ < text_.size() && std::string_view("0123456789.eE+-").find(text_[pos_]) !=
-                                      std::string_view::npos)
+    while (pos_ < text_.size() &&
+           std::string_view("0123456789.eE+-").find(text_[pos_]) != std::string_view::npos)
       ++pos_;
     double v = 0;
     const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
@@ -76,13 +76,26 @@ class Parser {
       if (pos_ >= text_.size()) break;
       c = text_[pos_++];
       switch (c) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': out += unicode_escape(); break;
-        default: out += c;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'u':
+          out += unicode_escape();
+          break;
+        default:
+          out += c;
       }
     }
     if (pos_ >= text_.size()) fail("unterminated string");
@@ -145,10 +158,13 @@ class Parser {
 }  // namespace
 
 std::string_view JsonValue::type_name() const {
-  static constexpr std::string_view names[] = {"null", "bool", "number", "string", "array", "object"};
+  static constexpr std::string_view names[] = {"null",   "bool",  "number",
+                                               "string", "array", "object"};
   return names[data.index()];
 }
 
-JsonValue parse_json(std::string_view text) { return Parser(text).document(); }
+JsonValue parse_json(std::string_view text) {
+  return Parser(text).document();
+}
 
 }  // namespace slurmtune::core

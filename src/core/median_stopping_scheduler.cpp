@@ -44,7 +44,10 @@ ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double
     outcome.milestone = step;
     if (state.best < median && step > grace_period_) outcome.decision = Decision::Stop;
   }
-  if (std::isnan(mean)) ++bucket.nan_count; else bucket.means.insert(mean);
+  if (std::isnan(mean))
+    ++bucket.nan_count;
+  else
+    bucket.means.insert(mean);
   return outcome;
 }
 

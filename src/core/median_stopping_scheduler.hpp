@@ -26,7 +26,7 @@ class MedianStoppingScheduler final : public Scheduler {
     std::size_t nan_count = 0;
   };
   struct TrialState {
-    double sum = 0;          // scores reported at steps >= grace_period
+    double sum = 0;  // scores reported at steps >= grace_period
     std::size_t count = 0;
     double best = -HUGE_VAL;  // best score of any report (NaN ignored)
   };

@@ -13,13 +13,15 @@ std::uint32_t crc32(std::string_view bytes) {
     std::array<std::uint32_t, 256> t{};
     for (std::uint32_t i = 0; i < 256; ++i) {
       std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
       t[i] = c;
     }
     return t;
   }();
   std::uint32_t crc = 0xFFFFFFFFU;
-  for (const char ch : bytes) crc = table[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
+  for (const char ch : bytes)
+    crc = table[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
   return crc ^ 0xFFFFFFFFU;
 }
 
@@ -49,7 +51,8 @@ ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
       outcome.decision = Decision::Stop;
       return outcome;
     }
-    if (rungs_.size() <= static_cast<std::size_t>(passed)) rungs_.resize(static_cast<std::size_t>(passed) + 1);
+    if (rungs_.size() <= static_cast<std::size_t>(passed))
+      rungs_.resize(static_cast<std::size_t>(passed) + 1);
     auto& rung = rungs_[static_cast<std::size_t>(passed)];
     rung.insert(score);  // the trial's own value competes
     const auto n = static_cast<std::int64_t>(rung.size());
@@ -119,9 +122,11 @@ void OptunaHyperbandScheduler::try_initialise() {
     if (longest_completed_ < 0) return;
     max_resource_ = longest_completed_ + 1;  // Optuna: max(completed last steps) + 1
   }
-  const auto n_brackets = static_cast<std::int64_t>(
-      std::floor(std::log(static_cast<double>(*max_resource_) / static_cast<double>(min_resource_)) /
-                 std::log(static_cast<double>(rf_)))) + 1;
+  const auto n_brackets =
+      static_cast<std::int64_t>(std::floor(
+          std::log(static_cast<double>(*max_resource_) / static_cast<double>(min_resource_)) /
+          std::log(static_cast<double>(rf_)))) +
+      1;
   std::uint64_t total = 0;
   for (std::int64_t b = 0; b < n_brackets; ++b) {
     const std::int64_t s = n_brackets - 1 - b;

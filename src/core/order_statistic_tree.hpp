@@ -4,6 +4,7 @@
 // there is no erase. Wide nodes (64 keys) keep the tree 4 levels deep at a million keys,
 // which is what makes a decision cost a handful of cache misses rather than ~20 (a
 // binary tree) or a scan of every trial (Ray Tune, Optuna).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -48,7 +49,8 @@ class OrderStatisticTree {
     for (int level = height_; level > 0; --level) {
       const Inner& in = inners_[node];
       std::uint32_t i = 0;
-      while (k >= in.count[i]) k -= in.count[i++];
+      while (k >= in.count[i])
+        k -= in.count[i++];
       node = in.child[i];
     }
     return leaves_[node].keys[k];
@@ -92,7 +94,10 @@ class OrderStatisticTree {
     std::uint32_t lo = 1, hi = in.n;  // first child i >= 1 with !before(low[i], key)
     while (lo < hi) {
       const std::uint32_t mid = (lo + hi) / 2;
-      if (before(in.low[mid], key)) lo = mid + 1; else hi = mid;
+      if (before(in.low[mid], key))
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo - 1;
   }
@@ -104,14 +109,18 @@ class OrderStatisticTree {
     for (int level = height_; level > 0; --level) {
       const Inner& in = inners_[node];
       const std::uint32_t i = route(in, key, before);
-      for (std::uint32_t j = 0; j < i; ++j) below += in.count[j];
+      for (std::uint32_t j = 0; j < i; ++j)
+        below += in.count[j];
       node = in.child[i];
     }
     const Leaf& leaf = leaves_[node];
     std::uint32_t lo = 0, hi = leaf.n;
     while (lo < hi) {
       const std::uint32_t mid = (lo + hi) / 2;
-      if (before(leaf.keys[mid], key)) lo = mid + 1; else hi = mid;
+      if (before(leaf.keys[mid], key))
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return below + lo;
   }
@@ -136,19 +145,18 @@ class OrderStatisticTree {
       Leaf& left = leaves_[node];
       Leaf& fresh = leaves_[right];
       const std::uint32_t half = kLeafCapacity / 2;
-      for (std::uint32_t j = half; j < kLeafCapacity; ++j) fresh.keys[j - half] = left.keys[j];
+      for (std::uint32_t j = half; j < kLeafCapacity; ++j)
+        fresh.keys[j - half] = left.keys[j];
       fresh.n = kLeafCapacity - half;
       left.n = half;
       if (!less_(key, fresh.keys[0])) target = right;
       split = Split{fresh.keys[0], right, fresh.n};
     }
     Leaf& leaf = leaves_[target];
-    std::uint32_t pos = leaf.n;
-    while (pos > 0 && less_(key, leaf.keys[pos - 1])) {
-      leaf.keys[pos] = leaf.keys[pos - 1];
-      --pos;
-    }
-    leaf.keys[pos] = key;
+    const auto end = leaf.keys.begin() + leaf.n;
+    const auto pos = std::upper_bound(leaf.keys.begin(), end, key, less_);
+    std::copy_backward(pos, end, end + 1);
+    *pos = key;
     ++leaf.n;
     if (split) {
       split->low = leaves_[split->node].keys[0];
@@ -175,9 +183,13 @@ class OrderStatisticTree {
     }
     fresh.n = kInnerCapacity - half;
     left.n = half;
-    if (at <= half) place(left, at, entry); else place(fresh, at - half, entry);
+    if (at <= half)
+      place(left, at, entry);
+    else
+      place(fresh, at - half, entry);
     std::size_t total = 0;
-    for (std::uint32_t j = 0; j < fresh.n; ++j) total += fresh.count[j];
+    for (std::uint32_t j = 0; j < fresh.n; ++j)
+      total += fresh.count[j];
     return Split{fresh.low[0], right, total};
   }
 

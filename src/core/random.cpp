@@ -3,7 +3,9 @@
 namespace slurmtune::core {
 namespace {
 __extension__ typedef unsigned __int128 u128;  // GCC/Clang builtin, exact 64x64->128 product
-constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 Xoshiro256::Xoshiro256(std::uint64_t seed) noexcept {

@@ -67,8 +67,7 @@ bool apply(Scheduler& scheduler, const JsonObject& event, std::ostream& out) {
     const JsonValue* state = field(event, "state");
     if (!state || !state->is_string()) throw InputError("missing string field \"state\"");
     const auto end = trial_end_from_string(std::get<std::string>(state->data));
-    if (!end)
-      throw InputError("field \"state\" must be \"completed\", \"stopped\" or \"failed\"");
+    if (!end) throw InputError("field \"state\" must be \"completed\", \"stopped\" or \"failed\"");
     std::optional<Observation> last;
     if (field(event, "step") || field(event, "value"))
       last = Observation{number_field(event, "step", true), number_field(event, "value", true)};

@@ -11,7 +11,7 @@
 namespace slurmtune::core {
 namespace {
 
-constexpr std::uint64_t kPointStream = 0x73616d706c6572ULL;    // "sampler"
+constexpr std::uint64_t kPointStream = 0x73616d706c6572ULL;   // "sampler"
 constexpr std::uint64_t kScrambleStream = 0x68616c746f6eULL;  // "halton"
 
 std::vector<std::uint32_t> first_primes(std::size_t count) {
@@ -20,22 +20,30 @@ std::vector<std::uint32_t> first_primes(std::size_t count) {
     bool prime = true;
     for (const auto p : primes) {
       if (p * p > n) break;
-      if (n % p == 0) { prime = false; break; }
+      if (n % p == 0) {
+        prime = false;
+        break;
+      }
     }
     if (prime) primes.push_back(n);
   }
   return primes;
 }
 
-std::size_t axis_size(const Domain& d) { return d.values.size(); }
+std::size_t axis_size(const Domain& d) {
+  return d.values.size();
+}
 
 }  // namespace
 
 std::string_view sampler_keyword(SamplerKind kind) {
   switch (kind) {
-    case SamplerKind::Random: return "random";
-    case SamplerKind::Halton: return "halton";
-    case SamplerKind::Grid: return "grid";
+    case SamplerKind::Random:
+      return "random";
+    case SamplerKind::Halton:
+      return "halton";
+    case SamplerKind::Grid:
+      return "grid";
   }
   return "?";
 }
@@ -48,7 +56,8 @@ std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word) {
 
 void RandomPointSampler::point(std::uint64_t index, std::vector<double>& point) const {
   Xoshiro256 rng(derive_seed(seed_, kPointStream, index));
-  for (auto& x : point) x = rng.uniform01();
+  for (auto& x : point)
+    x = rng.uniform01();
 }
 
 HaltonPointSampler::HaltonPointSampler(std::size_t dimensions, std::uint64_t seed) {
@@ -57,7 +66,8 @@ HaltonPointSampler::HaltonPointSampler(std::size_t dimensions, std::uint64_t see
     Axis axis{primes[j], {}};
     // Enough digits that base^digits exceeds 2^53: further digits cannot change a double.
     std::size_t digits = 0;
-    for (double scale = 1.0; scale < 0x1.0p53; scale *= primes[j]) ++digits;
+    for (double scale = 1.0; scale < 0x1.0p53; scale *= primes[j])
+      ++digits;
     Xoshiro256 rng(derive_seed(seed, kScrambleStream, j));
     for (std::size_t k = 0; k < digits; ++k) {
       std::vector<std::uint32_t> perm(axis.base);
@@ -93,8 +103,8 @@ ConfigSampler::ConfigSampler(SearchSpace space, SamplerKind kind, std::uint64_t 
     const bool walk = p.domain.kind == DomainKind::Grid ||
                       (kind == SamplerKind::Grid && p.domain.kind == DomainKind::Choice);
     if (kind == SamplerKind::Grid && p.domain.is_sampled() && !walk)
-      throw InputError("sampler \"grid\" enumerates every configuration, but parameter '" +
-                       p.name + "' is " + std::string(domain_keyword(p.domain.kind)) +
+      throw InputError("sampler \"grid\" enumerates every configuration, but parameter '" + p.name +
+                       "' is " + std::string(domain_keyword(p.domain.kind)) +
                        "; make it a grid or choice, or use sampler \"random\" or \"halton\"");
     enumerated_.push_back(walk);
     if (walk) {

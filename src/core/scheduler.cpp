@@ -4,18 +4,24 @@ namespace slurmtune::core {
 
 std::string_view to_string(Decision decision) {
   switch (decision) {
-    case Decision::Continue: return "continue";
-    case Decision::Stop: return "stop";
-    case Decision::Pause: return "pause";
+    case Decision::Continue:
+      return "continue";
+    case Decision::Stop:
+      return "stop";
+    case Decision::Pause:
+      return "pause";
   }
   return "?";
 }
 
 std::string_view to_string(TrialEnd end) {
   switch (end) {
-    case TrialEnd::Completed: return "completed";
-    case TrialEnd::Stopped: return "stopped";
-    case TrialEnd::Failed: return "failed";
+    case TrialEnd::Completed:
+      return "completed";
+    case TrialEnd::Stopped:
+      return "stopped";
+    case TrialEnd::Failed:
+      return "failed";
   }
   return "?";
 }

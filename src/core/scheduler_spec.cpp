@@ -43,19 +43,22 @@ std::vector<double> geometric_milestones(double grace, double rf, double max_t, 
   return out;
 }
 
-std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode,
-                                          std::uint64_t seed, const std::string& study_name) {
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed,
+                                          const std::string& study_name) {
   const bool optuna = spec.semantics == Semantics::Optuna;
   switch (spec.type) {
-    case SchedulerType::Fifo: return std::make_unique<FifoScheduler>(spec.max_t, mode);
+    case SchedulerType::Fifo:
+      return std::make_unique<FifoScheduler>(spec.max_t, mode);
     case SchedulerType::Asha:
       if (optuna) return std::make_unique<OptunaSuccessiveHalvingScheduler>(spec, mode);
       return std::make_unique<AshaScheduler>(spec, mode, seed);
-    case SchedulerType::AshaPromotion: return std::make_unique<AshaPromotionScheduler>(spec, mode);
+    case SchedulerType::AshaPromotion:
+      return std::make_unique<AshaPromotionScheduler>(spec, mode);
     case SchedulerType::Hyperband:
       if (optuna) return std::make_unique<OptunaHyperbandScheduler>(spec, mode, study_name);
       return std::make_unique<HyperbandScheduler>(spec, mode);
-    case SchedulerType::Median: return std::make_unique<MedianStoppingScheduler>(spec, mode);
+    case SchedulerType::Median:
+      return std::make_unique<MedianStoppingScheduler>(spec, mode);
   }
   throw UsageError("make_scheduler: unknown scheduler type");
 }

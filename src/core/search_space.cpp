@@ -25,7 +25,9 @@ constexpr std::array<std::pair<DomainKind, std::string_view>, 10> kKeywords{{
 }};
 
 // Rounds to the nearest multiple of q, ties to even, like numpy.round(v / q) * q.
-double quantize(double value, double q) { return std::nearbyint(value / q) * q; }
+double quantize(double value, double q) {
+  return std::nearbyint(value / q) * q;
+}
 
 double lerp_log(double low, double high, double u) {
   return std::exp(std::log(low) + u * (std::log(high) - std::log(low)));
@@ -69,10 +71,14 @@ bool Domain::is_log() const {
 
 ParamValue Domain::from_unit(double u) const {
   switch (kind) {
-    case DomainKind::Uniform: return low + u * (high - low);
-    case DomainKind::LogUniform: return lerp_log(low, high, u);
-    case DomainKind::QUniform: return quantize(low + u * (high - low), q);
-    case DomainKind::QLogUniform: return quantize(lerp_log(low, high, u), q);
+    case DomainKind::Uniform:
+      return low + u * (high - low);
+    case DomainKind::LogUniform:
+      return lerp_log(low, high, u);
+    case DomainKind::QUniform:
+      return quantize(low + u * (high - low), q);
+    case DomainKind::QLogUniform:
+      return quantize(lerp_log(low, high, u), q);
     case DomainKind::RandInt: {
       const double span = high - low;
       const auto offset = std::min(std::floor(u * span), span - 1.0);
@@ -93,7 +99,8 @@ ParamValue Domain::from_unit(double u) const {
       return values[index];
     }
     case DomainKind::Grid:
-    case DomainKind::Constant: return values.front();
+    case DomainKind::Constant:
+      return values.front();
   }
   throw UsageError("unknown domain kind");
 }
@@ -106,15 +113,16 @@ double Domain::to_unit(const ParamValue& value) const {
       const auto index = static_cast<double>(it - values.begin());
       return (index + 0.5) / static_cast<double>(values.size());
     }
-    case DomainKind::Constant: return 0.5;
-    default: return std::clamp(unit_of_number(*this, as_number(value)), 0.0, 1.0);
+    case DomainKind::Constant:
+      return 0.5;
+    default:
+      return std::clamp(unit_of_number(*this, as_number(value)), 0.0, 1.0);
   }
 }
 
 std::optional<std::string> Domain::problem() const {
   if (kind == DomainKind::Choice || kind == DomainKind::Grid) {
-    if (values.empty())
-      return "is empty; list at least one value, e.g. [32, 64]";
+    if (values.empty()) return "is empty; list at least one value, e.g. [32, 64]";
     return std::nullopt;
   }
   if (kind == DomainKind::Constant) return std::nullopt;
@@ -182,8 +190,8 @@ std::uint64_t SearchSpace::grid_size() const {
 std::string SearchSpace::to_json(const Configuration& config) const {
   std::string text = "{";
   for (std::size_t i = 0; i < parameters_.size() && i < config.values.size(); ++i)
-    text += (i ? ", " : "") + json_quote(parameters_[i].name) + ": " +
-            core::to_json(config.values[i]);
+    text +=
+        (i ? ", " : "") + json_quote(parameters_[i].name) + ": " + core::to_json(config.values[i]);
   return text + "}";
 }
 

@@ -38,14 +38,16 @@ class Simulator {
         busy_since_(options.workers, 0.0),
         running_trial_(options.workers, 0) {
     if (workers_ == 0) throw InputError("simulate: --workers must be at least 1");
-    if (spec.sampler == SamplerKind::Grid) max_trials_ = std::min(max_trials_, sampler_.grid_size());
+    if (spec.sampler == SamplerKind::Grid)
+      max_trials_ = std::min(max_trials_, sampler_.grid_size());
     progress_every_ = options.progress_every ? options.progress_every
                                              : std::max<std::uint64_t>(1, max_trials_ / 10);
     trials_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(max_trials_, 1u << 24)));
   }
 
   SimulationSummary run() {
-    for (std::size_t w = 0; w < workers_; ++w) idle_.push_back(w);
+    for (std::size_t w = 0; w < workers_; ++w)
+      idle_.push_back(w);
     assign_idle(0.0);
     while (!events_.empty()) {
       if (spec_.time_budget_s && events_.top().time_s > *spec_.time_budget_s) {
@@ -155,15 +157,16 @@ class Simulator {
 
   void note_best(TrialId trial, double step, double value, double time_s) {
     if (std::isnan(value)) return;
-    const bool better = !progress_.best_value ||
-                        (spec_.mode == Mode::Min ? value < *progress_.best_value
-                                                 : value > *progress_.best_value);
+    const bool better =
+        !progress_.best_value ||
+        (spec_.mode == Mode::Min ? value < *progress_.best_value : value > *progress_.best_value);
     if (better) {
       progress_.best_value = value;
       best_trial_ = trial;
       best_step_ = step;
     }
-    const bool reached = target_ && (spec_.mode == Mode::Min ? value <= *target_ : value >= *target_);
+    const bool reached =
+        target_ && (spec_.mode == Mode::Min ? value <= *target_ : value >= *target_);
     if (reached && !time_to_target_) time_to_target_ = time_s;
     if (spec_.metric_threshold && !halted_ &&
         (spec_.mode == Mode::Min ? value <= *spec_.metric_threshold

@@ -25,9 +25,9 @@ class SyntheticObjective {
  public:
   /// Per-configuration constants, computed once per trial.
   struct Curve {
-    double floor;         ///< L_inf
-    double alpha;         ///< learning speed
-    double step_time_s;   ///< virtual seconds per step
+    double floor;        ///< L_inf
+    double alpha;        ///< learning speed
+    double step_time_s;  ///< virtual seconds per step
   };
 
   SyntheticObjective(const SearchSpace& space, const SimulationSpec& spec, Mode mode,

@@ -21,13 +21,14 @@ int main(int argc, char** argv) {
   auto study = config::load_study_file(path);
   std::printf("%-16s %10s %8s %12s %10s %12s\n", "scheduler", "trials", "workers", "reports",
               "median_s", "trials/s");
-  for (const auto type : {core::SchedulerType::Asha, core::SchedulerType::AshaPromotion,
-                          core::SchedulerType::Hyperband, core::SchedulerType::Median,
-                          core::SchedulerType::Fifo}) {
+  for (const auto type :
+       {core::SchedulerType::Asha, core::SchedulerType::AshaPromotion,
+        core::SchedulerType::Hyperband, core::SchedulerType::Median, core::SchedulerType::Fifo}) {
     study.scheduler.type = type;
     // FIFO and the median rule run far more steps per trial; keep their runs comparable
     // in wall time by simulating a tenth of the trials.
-    const bool long_trials = type == core::SchedulerType::Fifo || type == core::SchedulerType::Median;
+    const bool long_trials =
+        type == core::SchedulerType::Fifo || type == core::SchedulerType::Median;
     core::SimulationOptions options;
     options.workers = workers;
     options.max_trials = long_trials ? trials / 10 : trials;
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();
       const auto summary = core::simulate_study(study, options, nullptr);
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      times.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       reports = summary.final.reports;
     }
     std::sort(times.begin(), times.end());

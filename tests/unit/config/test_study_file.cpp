@@ -50,7 +50,8 @@ grace_period = 1
 max_t = 81
 reduction_factor = 3
 brackets = 1
-)", "study.toml");
+)",
+                                     "study.toml");
   BOOST_TEST(s.name == "mlp-digits");
   BOOST_TEST((s.mode == Mode::Min));
   BOOST_TEST(s.seed == 7U);
@@ -68,11 +69,13 @@ brackets = 1
 
 BOOST_AUTO_TEST_CASE(an_unknown_key_names_file_line_column_and_a_suggestion) {
   const auto e = error_of(kHeader + "max_trails = 5\n[search]\nx = 1\n");
-  BOOST_TEST(contains(e, "study.toml:4:1: [study] unknown key 'max_trails'; did you mean 'max_trials'?"));
+  BOOST_TEST(
+      contains(e, "study.toml:4:1: [study] unknown key 'max_trails'; did you mean 'max_trials'?"));
 }
 
 BOOST_AUTO_TEST_CASE(a_key_of_another_scheduler_type_is_unknown) {
-  const auto e = error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"fifo\"\ngrace_period = 2\n");
+  const auto e =
+      error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"fifo\"\ngrace_period = 2\n");
   BOOST_TEST(contains(e, "study.toml:8:1: [scheduler] unknown key 'grace_period'"));
 }
 
@@ -90,8 +93,9 @@ BOOST_AUTO_TEST_CASE(low_not_below_high_is_refused_with_the_fix) {
 }
 
 BOOST_AUTO_TEST_CASE(a_non_positive_log_bound_is_refused) {
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nlr = { loguniform = [0, 0.1] }\n"),
-                      "[search] lr: loguniform is on a log scale but its lower bound 0.0 is not positive"));
+  BOOST_TEST(contains(
+      error_of(kHeader + "[search]\nlr = { loguniform = [0, 0.1] }\n"),
+      "[search] lr: loguniform is on a log scale but its lower bound 0.0 is not positive"));
 }
 
 BOOST_AUTO_TEST_CASE(an_empty_choice_is_refused) {
@@ -100,8 +104,9 @@ BOOST_AUTO_TEST_CASE(an_empty_choice_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_scheduler_lists_the_known_ones) {
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"pbt\"\n"),
-                      "study.toml:7:8: [scheduler] type: \"pbt\" is not one of \"fifo\", \"asha\""));
+  BOOST_TEST(
+      contains(error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"pbt\"\n"),
+               "study.toml:7:8: [scheduler] type: \"pbt\" is not one of \"fifo\", \"asha\""));
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_domain_suggests_the_closest) {
@@ -111,20 +116,28 @@ BOOST_AUTO_TEST_CASE(an_unknown_domain_suggests_the_closest) {
 
 BOOST_AUTO_TEST_CASE(ambiguous_and_malformed_domains_are_explained) {
   BOOST_TEST(contains(error_of(kHeader + "[search]\nx = [1, 2]\n"), "a bare array is ambiguous"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [1] }\n"), "uniform takes [low, high]"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { quniform = [0, 1] }\n"), "quniform takes [low, high, q]"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [0, 1], choice = [1] }\n"), "expected one domain"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { randint = [0.5, 3] }\n"), "needs integer bounds"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { choice = [[1]] }\n"), "choice values must be numbers"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [1] }\n"),
+                      "uniform takes [low, high]"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { quniform = [0, 1] }\n"),
+                      "quniform takes [low, high, q]"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { uniform = [0, 1], choice = [1] }\n"),
+                      "expected one domain"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { randint = [0.5, 3] }\n"),
+                      "needs integer bounds"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = { choice = [[1]] }\n"),
+                      "choice values must be numbers"));
 }
 
 BOOST_AUTO_TEST_CASE(missing_tables_and_fields_are_named) {
   BOOST_TEST(contains(error_of("[search]\nx = 1\n"), "missing the [study] table"));
   BOOST_TEST(contains(error_of(kHeader), "missing the [search] table"));
   BOOST_TEST(contains(error_of(kHeader + "[search]\n"), "[search] declares no parameter"));
-  BOOST_TEST(contains(error_of("[study]\nmetric = \"l\"\n[search]\nx = 1\n"), "[study] name: is required"));
-  BOOST_TEST(contains(error_of("[study]\nname = \"n\"\n[search]\nx = 1\n"), "[study] metric: is required"));
-  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[sheduler]\n"), "unknown key 'sheduler'; did you mean 'scheduler'?"));
+  BOOST_TEST(contains(error_of("[study]\nmetric = \"l\"\n[search]\nx = 1\n"),
+                      "[study] name: is required"));
+  BOOST_TEST(contains(error_of("[study]\nname = \"n\"\n[search]\nx = 1\n"),
+                      "[study] metric: is required"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[sheduler]\n"),
+                      "unknown key 'sheduler'; did you mean 'scheduler'?"));
 }
 
 BOOST_AUTO_TEST_CASE(invalid_toml_reports_the_parser_position) {
@@ -134,31 +147,41 @@ BOOST_AUTO_TEST_CASE(invalid_toml_reports_the_parser_position) {
 
 BOOST_AUTO_TEST_CASE(impossible_schedules_are_refused) {
   const std::string base = kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"asha\"\n";
-  BOOST_TEST(contains(error_of(base + "grace_period = 100\nmax_t = 10\n"), "grace_period: (100.0) exceeds max_t (10.0)"));
-  BOOST_TEST(contains(error_of(base + "reduction_factor = 1\n"), "reduction_factor: must be greater than 1"));
-  BOOST_TEST(contains(error_of(base + "max_t = 9\nreduction_factor = 3\nbrackets = 4\n"), "brackets: (4) exceeds the number of rungs (3)"));
+  BOOST_TEST(contains(error_of(base + "grace_period = 100\nmax_t = 10\n"),
+                      "grace_period: (100.0) exceeds max_t (10.0)"));
+  BOOST_TEST(contains(error_of(base + "reduction_factor = 1\n"),
+                      "reduction_factor: must be greater than 1"));
+  BOOST_TEST(contains(error_of(base + "max_t = 9\nreduction_factor = 3\nbrackets = 4\n"),
+                      "brackets: (4) exceeds the number of rungs (3)"));
   BOOST_TEST(contains(error_of(base + "milestones = [3, 1]\n"), "milestones: must be increasing"));
-  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nreduction_factor = 2.5\n"), "must be an integer with semantics"));
-  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nbrackets = 2\n"), "unknown key 'brackets'"));
+  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nreduction_factor = 2.5\n"),
+                      "must be an integer with semantics"));
+  BOOST_TEST(contains(error_of(base + "semantics = \"optuna\"\nbrackets = 2\n"),
+                      "unknown key 'brackets'"));
 }
 
 BOOST_AUTO_TEST_CASE(the_grid_sampler_refuses_continuous_parameters) {
-  BOOST_TEST(contains(error_of("[study]\nname = \"s\"\nmetric = \"l\"\nsampler = \"grid\"\n[search]\nlr = { uniform = [0, 1] }\n"),
-                      "study.toml:6:6: [search] lr: sampler \"grid\" enumerates every configuration"));
+  BOOST_TEST(
+      contains(error_of("[study]\nname = \"s\"\nmetric = \"l\"\nsampler = \"grid\"\n[search]\nlr = "
+                        "{ uniform = [0, 1] }\n"),
+               "study.toml:6:6: [search] lr: sampler \"grid\" enumerates every configuration"));
 }
 
 BOOST_AUTO_TEST_CASE(trial_command_placeholders_must_name_parameters) {
   const std::string base = kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\n";
-  BOOST_TEST(error_of(base + "command = [\"train\", \"--lr={lr}\", \"{trial_dir}/log\"]\n").empty());
+  BOOST_TEST(
+      error_of(base + "command = [\"train\", \"--lr={lr}\", \"{trial_dir}/log\"]\n").empty());
   BOOST_TEST(contains(error_of(base + "command = [\"train\", \"--lr={learning_rate}\"]\n"),
                       "placeholder {learning_rate} names no parameter of [search]"));
   BOOST_TEST(contains(error_of(base + "command = []\n"), "[trial] command: must name a program"));
 }
 
 BOOST_AUTO_TEST_CASE(optuna_semantics_reads_optuna_parameters) {
-  const auto s = config::parse_study(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"hyperband\"\n"
-                                     "semantics = \"optuna\"\nmin_resource = 2\nmax_resource = \"auto\"\n",
-                                     "study.toml");
+  const auto s =
+      config::parse_study(kHeader +
+                              "[search]\nx = 1\n[scheduler]\ntype = \"hyperband\"\n"
+                              "semantics = \"optuna\"\nmin_resource = 2\nmax_resource = \"auto\"\n",
+                          "study.toml");
   BOOST_TEST((s.scheduler.semantics == Semantics::Optuna));
   BOOST_TEST(*s.scheduler.min_resource == 2);
   BOOST_TEST(!s.scheduler.max_resource);
@@ -166,9 +189,12 @@ BOOST_AUTO_TEST_CASE(optuna_semantics_reads_optuna_parameters) {
 }
 
 BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_identically) {
-  const auto first = config::parse_study(kHeader + "mode = \"max\"\n[search]\nlr = { loguniform = [1e-4, 0.1] }\n"
-                                         "n = { qrandint = [0, 10, 2] }\nopt = { choice = [\"a\", true, 3] }\n"
-                                         "[scheduler]\ntype = \"median\"\n", "a.toml");
+  const auto first =
+      config::parse_study(kHeader +
+                              "mode = \"max\"\n[search]\nlr = { loguniform = [1e-4, 0.1] }\n"
+                              "n = { qrandint = [0, 10, 2] }\nopt = { choice = [\"a\", true, 3] }\n"
+                              "[scheduler]\ntype = \"median\"\n",
+                          "a.toml");
   const std::string text = config::to_toml(first);
   const auto second = config::parse_study(text, "b.toml");
   BOOST_TEST(config::to_toml(second) == text);

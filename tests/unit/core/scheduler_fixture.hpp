@@ -7,7 +7,9 @@
 
 namespace slurmtune::core {
 // Lets Boost.Test print decisions in failure messages.
-inline std::ostream& operator<<(std::ostream& out, Decision d) { return out << to_string(d); }
+inline std::ostream& operator<<(std::ostream& out, Decision d) {
+  return out << to_string(d);
+}
 }  // namespace slurmtune::core
 
 namespace slurmtune::core::testing {

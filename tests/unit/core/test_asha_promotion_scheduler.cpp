@@ -57,7 +57,8 @@ BOOST_AUTO_TEST_CASE(prefers_the_highest_rung_with_a_promotable_trial) {
   for (int k = 0; k < 3; ++k) {
     const auto job = s.next_job(false);
     BOOST_REQUIRE(job);
-    BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision == Decision::Pause);
+    BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision ==
+               Decision::Pause);
   }
   const auto job = s.next_job(false);
   BOOST_TEST(job->trial == 8U);  // rung 1's best goes first
@@ -77,7 +78,8 @@ BOOST_AUTO_TEST_CASE(ties_promote_the_earlier_trial) {
 
 BOOST_AUTO_TEST_CASE(drops_paused_trials_only_when_the_study_is_quiescent) {
   auto s = make();
-  for (TrialId t = 0; t < 3; ++t) s.add_trial(t, std::nullopt);
+  for (TrialId t = 0; t < 3; ++t)
+    s.add_trial(t, std::nullopt);
   s.report(0, 1, 1.0);
   s.report(1, 1, 2.0);
   s.close_admissions();

@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE core_asha_scheduler
-#include <boost/test/unit_test.hpp>
-
 #include <array>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 
 #include "core/asha_scheduler.hpp"
@@ -52,7 +51,8 @@ BOOST_AUTO_TEST_CASE(stops_a_trial_strictly_below_the_hand_computed_cutoff) {
 
 BOOST_AUTO_TEST_CASE(min_mode_compares_losses_the_other_way) {
   auto s = make(Mode::Min);
-  for (TrialId t = 0; t < 3; ++t) start_and_report(s, t, 1, static_cast<double>(t + 1));
+  for (TrialId t = 0; t < 3; ++t)
+    start_and_report(s, t, 1, static_cast<double>(t + 1));
   // Losses {1, 2, 3} -> scores {-3, -2, -1}: cutoff score -1.667, i.e. loss 1.667.
   auto o = start_and_report(s, 3, 1, 1.7);
   BOOST_TEST(*o.cutoff == 5.0 / 3, tt::tolerance(1e-12));

@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE core_hyperband_scheduler
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 
 #include "core/hyperband_scheduler.hpp"
 #include "scheduler_fixture.hpp"
@@ -16,7 +15,7 @@ HyperbandScheduler make() {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(bracket_sizes_and_budgets_follow_li_et_al) {
-  const auto s = make();  // s_max = 2
+  const auto s = make();                // s_max = 2
   BOOST_TEST(s.bracket_size(2) == 9U);  // ceil(3/3 * 9)
   BOOST_TEST(s.bracket_size(1) == 5U);  // ceil(3/2 * 3)
   BOOST_TEST(s.bracket_size(0) == 3U);  // ceil(3/1 * 1)
@@ -58,11 +57,14 @@ BOOST_AUTO_TEST_CASE(halves_a_bracket_only_when_every_trial_reached_the_rung) {
 
 BOOST_AUTO_TEST_CASE(the_last_rung_runs_to_max_t) {
   auto s = make();
-  for (TrialId t = 0; t < 9; ++t) s.add_trial(t, std::nullopt);
-  for (TrialId t = 0; t < 9; ++t) s.report(t, 1, static_cast<double>(t));
+  for (TrialId t = 0; t < 9; ++t)
+    s.add_trial(t, std::nullopt);
+  for (TrialId t = 0; t < 9; ++t)
+    s.report(t, 1, static_cast<double>(t));
   for (int k = 0; k < 3; ++k) {
     const auto job = s.next_job(false);
-    BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision == Decision::Pause);
+    BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision ==
+               Decision::Pause);
   }
   const auto job = s.next_job(false);
   BOOST_TEST(job->trial == 8U);
@@ -73,8 +75,10 @@ BOOST_AUTO_TEST_CASE(the_last_rung_runs_to_max_t) {
 
 BOOST_AUTO_TEST_CASE(a_failed_trial_does_not_hold_up_its_bracket) {
   auto s = make();
-  for (TrialId t = 0; t < 9; ++t) s.add_trial(t, std::nullopt);
-  for (TrialId t = 0; t < 8; ++t) s.report(t, 1, static_cast<double>(t));
+  for (TrialId t = 0; t < 9; ++t)
+    s.add_trial(t, std::nullopt);
+  for (TrialId t = 0; t < 8; ++t)
+    s.report(t, 1, static_cast<double>(t));
   s.end_trial(8, TrialEnd::Failed, std::nullopt);
   // Eight arrived: keep floor(8/3) = 2.
   BOOST_TEST(s.next_job(false)->trial == 7U);

@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_json
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 #include "core/error.hpp"
@@ -42,5 +41,6 @@ BOOST_AUTO_TEST_CASE(names_the_column_of_bad_text) {
 }
 
 BOOST_AUTO_TEST_CASE(refuses_absurd_nesting) {
-  BOOST_CHECK_THROW(parse_json(std::string(100, '[') + std::string(100, ']')), slurmtune::InputError);
+  BOOST_CHECK_THROW(parse_json(std::string(100, '[') + std::string(100, ']')),
+                    slurmtune::InputError);
 }

@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_median_stopping_scheduler
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 #include "core/median_stopping_scheduler.hpp"
@@ -17,7 +16,8 @@ MedianStoppingScheduler make(Mode mode = Mode::Max) {
 }
 void run_constant(Scheduler& s, TrialId t, double value, int steps) {
   s.add_trial(t, std::nullopt);
-  for (int step = 1; step <= steps; ++step) s.report(t, step, value);
+  for (int step = 1; step <= steps; ++step)
+    s.report(t, step, value);
 }
 }  // namespace
 
@@ -48,7 +48,8 @@ BOOST_AUTO_TEST_CASE(continues_with_too_few_other_trials) {
 
 BOOST_AUTO_TEST_CASE(an_even_number_of_trials_averages_the_middle_pair) {
   auto s = make(Mode::Min);
-  for (TrialId t = 0; t < 4; ++t) run_constant(s, t, static_cast<double>(t + 1), 2);
+  for (TrialId t = 0; t < 4; ++t)
+    run_constant(s, t, static_cast<double>(t + 1), 2);
   s.add_trial(9, std::nullopt);
   s.report(9, 1, 2.4);
   // Losses {1, 2, 3, 4}: median 2.5; the best loss 2.4 beats it.

@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_optuna_pruners
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 #include "core/optuna_pruners.hpp"
@@ -112,13 +111,15 @@ BOOST_AUTO_TEST_CASE(hyperband_assigns_brackets_by_crc32_of_study_and_trial) {
   std::uint64_t total = 0;
   for (std::int64_t b = 0; b < n; ++b) {
     const std::int64_t e = n - 1 - b;
-    total += static_cast<std::uint64_t>(std::ceil(double(n) * std::pow(3.0, double(e)) / double(e + 1)));
+    total +=
+        static_cast<std::uint64_t>(std::ceil(double(n) * std::pow(3.0, double(e)) / double(e + 1)));
     cumulative.push_back(total);
   }
   for (TrialId t = 0; t < 50; ++t) {
     const auto h = crc32("mlp_" + std::to_string(t)) % total;
     int expected = 0;
-    while (h >= cumulative[static_cast<std::size_t>(expected)]) ++expected;
+    while (h >= cumulative[static_cast<std::size_t>(expected)])
+      ++expected;
     BOOST_REQUIRE_EQUAL(s.bracket_of(t), expected);
   }
 }

@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE core_order_statistic_tree
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -69,7 +68,8 @@ BOOST_AUTO_TEST_CASE(orders_pair_keys_lexicographically) {
 
 BOOST_AUTO_TEST_CASE(keeps_infinities_in_order) {
   OrderStatisticTree<double> tree;
-  for (const double v : {1.0, HUGE_VAL, -HUGE_VAL, 0.0}) tree.insert(v);
+  for (const double v : {1.0, HUGE_VAL, -HUGE_VAL, 0.0})
+    tree.insert(v);
   BOOST_TEST(tree.kth(0) == -HUGE_VAL);
   BOOST_TEST(tree.kth(3) == HUGE_VAL);
   BOOST_TEST(tree.count_less(HUGE_VAL) == 3U);

@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE core_random
-#include <boost/test/unit_test.hpp>
-
 #include <array>
+#include <boost/test/unit_test.hpp>
 
 #include "core/random.hpp"
 
@@ -47,7 +46,8 @@ BOOST_AUTO_TEST_CASE(below_is_unbiased_over_a_small_range) {
     BOOST_REQUIRE(v < 6);
     ++counts[v];
   }
-  for (const int c : counts) BOOST_TEST(std::abs(c - 10000) < 500);
+  for (const int c : counts)
+    BOOST_TEST(std::abs(c - 10000) < 500);
 }
 
 BOOST_AUTO_TEST_CASE(derived_seeds_differ_by_stream_and_index) {

@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_replay
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <sstream>
 
@@ -40,10 +39,11 @@ BOOST_AUTO_TEST_CASE(prints_one_decision_line_per_report) {
       "{\"type\":\"report\",\"trial\":1,\"step\":1,\"value\":0.9}\n"
       "{\"type\":\"report\",\"trial\":1,\"step\":2,\"value\":NaN}\n"
       "{\"type\":\"end\",\"trial\":1,\"state\":\"stopped\"}\n");
-  BOOST_TEST(out ==
-             "{\"trial\":0,\"step\":1,\"decision\":\"continue\",\"rung\":0,\"milestone\":1}\n"
-             "{\"trial\":1,\"step\":1,\"decision\":\"stop\",\"rung\":0,\"milestone\":1,\"cutoff\":0.5}\n"
-             "{\"trial\":1,\"step\":2,\"decision\":\"continue\"}\n");
+  BOOST_TEST(
+      out ==
+      "{\"trial\":0,\"step\":1,\"decision\":\"continue\",\"rung\":0,\"milestone\":1}\n"
+      "{\"trial\":1,\"step\":1,\"decision\":\"stop\",\"rung\":0,\"milestone\":1,\"cutoff\":0.5}\n"
+      "{\"trial\":1,\"step\":2,\"decision\":\"continue\"}\n");
 }
 
 BOOST_AUTO_TEST_CASE(writes_non_finite_cutoffs_as_python_does) {
@@ -56,17 +56,25 @@ BOOST_AUTO_TEST_CASE(writes_non_finite_cutoffs_as_python_does) {
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_line_names_its_line_number) {
-  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{oops}\n").find("events.jsonl:2: invalid JSON") == 0U);
+  BOOST_TEST(
+      error_of("{\"type\":\"start\",\"trial\":0}\n{oops}\n").find("events.jsonl:2: invalid JSON") ==
+      0U);
   BOOST_TEST(error_of("[1]\n").find("events.jsonl:1: expected a JSON object") == 0U);
-  BOOST_TEST(error_of("{\"type\":\"jump\",\"trial\":0}\n").find("unknown event type \"jump\"") != std::string::npos);
-  BOOST_TEST(error_of("{\"type\":\"start\"}\n").find("missing field \"trial\"") != std::string::npos);
-  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":-1}\n").find("non-negative integer") != std::string::npos);
-  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{\"type\":\"report\",\"trial\":0,\"step\":\"a\",\"value\":1}\n")
+  BOOST_TEST(error_of("{\"type\":\"jump\",\"trial\":0}\n").find("unknown event type \"jump\"") !=
+             std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\"}\n").find("missing field \"trial\"") !=
+             std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":-1}\n").find("non-negative integer") !=
+             std::string::npos);
+  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{\"type\":\"report\",\"trial\":0,\"step\":"
+                      "\"a\",\"value\":1}\n")
                  .find("events.jsonl:2: field \"step\" must be a number, not string") == 0U);
   BOOST_TEST(error_of("{\"type\":\"report\",\"trial\":4,\"step\":1,\"value\":1}\n")
                  .find("events.jsonl:1: trial 4 reported before it was started") == 0U);
-  BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0}\n{\"type\":\"end\",\"trial\":0,\"state\":\"gone\"}\n")
-                 .find("events.jsonl:2: field \"state\"") == 0U);
+  BOOST_TEST(
+      error_of(
+          "{\"type\":\"start\",\"trial\":0}\n{\"type\":\"end\",\"trial\":0,\"state\":\"gone\"}\n")
+          .find("events.jsonl:2: field \"state\"") == 0U);
 }
 
 BOOST_AUTO_TEST_CASE(json_numbers_drop_the_fraction_of_integral_values) {

@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE core_sampler
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <set>
 
 #include "core/error.hpp"
@@ -13,11 +12,14 @@ namespace {
 SearchSpace example_space() {
   return SearchSpace({
       Parameter{"lr", Domain{DomainKind::LogUniform, 1e-4, 1e-1, 0, {}}},
-      Parameter{"batch_size", Domain{DomainKind::Choice, 0, 0, 0,
-                                     {ParamValue{32L}, ParamValue{64L}, ParamValue{128L}}}},
+      Parameter{
+          "batch_size",
+          Domain{
+              DomainKind::Choice, 0, 0, 0, {ParamValue{32L}, ParamValue{64L}, ParamValue{128L}}}},
       Parameter{"hidden", Domain{DomainKind::RandInt, 16, 256, 0, {}}},
-      Parameter{"warmup", Domain{DomainKind::Grid, 0, 0, 0,
-                                 {ParamValue{0L}, ParamValue{2L}, ParamValue{5L}}}},
+      Parameter{
+          "warmup",
+          Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{0L}, ParamValue{2L}, ParamValue{5L}}}},
   });
 }
 
@@ -36,21 +38,25 @@ double strata_covered(const UnitPointSampler& sampler, std::size_t n) {
 BOOST_AUTO_TEST_CASE(the_same_seed_gives_the_same_configurations) {
   for (const auto kind : {SamplerKind::Random, SamplerKind::Halton}) {
     const ConfigSampler a(example_space(), kind, 7), b(example_space(), kind, 7);
-    for (std::uint64_t i = 0; i < 200; ++i) BOOST_REQUIRE(a.sample(i) == b.sample(i));
+    for (std::uint64_t i = 0; i < 200; ++i)
+      BOOST_REQUIRE(a.sample(i) == b.sample(i));
   }
 }
 
 BOOST_AUTO_TEST_CASE(sampling_is_a_pure_function_of_the_trial_index) {
   const ConfigSampler s(example_space(), SamplerKind::Random, 7);
   const auto later = s.sample(150);
-  for (std::uint64_t i = 0; i < 150; ++i) s.sample(i);
+  for (std::uint64_t i = 0; i < 150; ++i)
+    s.sample(i);
   BOOST_TEST((s.sample(150) == later));
 }
 
 BOOST_AUTO_TEST_CASE(different_seeds_give_different_configurations) {
-  const ConfigSampler a(example_space(), SamplerKind::Random, 7), b(example_space(), SamplerKind::Random, 8);
+  const ConfigSampler a(example_space(), SamplerKind::Random, 7),
+      b(example_space(), SamplerKind::Random, 8);
   int same = 0;
-  for (std::uint64_t i = 0; i < 100; ++i) same += a.sample(i) == b.sample(i);
+  for (std::uint64_t i = 0; i < 100; ++i)
+    same += a.sample(i) == b.sample(i);
   BOOST_TEST(same == 0);
 }
 
@@ -75,13 +81,16 @@ BOOST_AUTO_TEST_CASE(grid_axes_cycle_through_every_point_in_turn) {
 BOOST_AUTO_TEST_CASE(grid_sampler_enumerates_the_full_cross_product_once) {
   const SearchSpace space({
       Parameter{"a", Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}}}},
-      Parameter{"b", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{"x"}, ParamValue{"y"}, ParamValue{"z"}}}},
+      Parameter{
+          "b",
+          Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{"x"}, ParamValue{"y"}, ParamValue{"z"}}}},
       Parameter{"c", Domain{DomainKind::Constant, 0, 0, 0, {ParamValue{true}}}},
   });
   const ConfigSampler s(space, SamplerKind::Grid, 0);
   BOOST_TEST(s.grid_size() == 6U);
   std::set<std::string> seen;
-  for (std::uint64_t i = 0; i < 6; ++i) seen.insert(space.to_json(s.sample(i)));
+  for (std::uint64_t i = 0; i < 6; ++i)
+    seen.insert(space.to_json(s.sample(i)));
   BOOST_TEST(seen.size() == 6U);
 }
 
@@ -116,6 +125,7 @@ BOOST_AUTO_TEST_CASE(halton_points_stay_in_the_unit_cube) {
   std::vector<double> p(8);
   for (std::uint64_t i = 0; i < 5000; ++i) {
     halton.point(i, p);
-    for (const double x : p) BOOST_REQUIRE((x >= 0.0 && x < 1.0));
+    for (const double x : p)
+      BOOST_REQUIRE((x >= 0.0 && x < 1.0));
   }
 }

@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_search_space
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <set>
 
@@ -46,7 +45,8 @@ BOOST_AUTO_TEST_CASE(quantized_reals_are_multiples_of_q) {
 BOOST_AUTO_TEST_CASE(randint_excludes_the_upper_bound_and_reaches_every_integer) {
   const auto d = ranged(DomainKind::RandInt, 16, 20);
   std::set<std::int64_t> seen;
-  for (int i = 0; i < 1000; ++i) seen.insert(std::get<std::int64_t>(d.from_unit(i / 1000.0)));
+  for (int i = 0; i < 1000; ++i)
+    seen.insert(std::get<std::int64_t>(d.from_unit(i / 1000.0)));
   BOOST_TEST((seen == std::set<std::int64_t>{16, 17, 18, 19}));
   BOOST_TEST(std::get<std::int64_t>(d.from_unit(std::nextafter(1.0, 0.0))) == 19);
 }
@@ -54,7 +54,8 @@ BOOST_AUTO_TEST_CASE(randint_excludes_the_upper_bound_and_reaches_every_integer)
 BOOST_AUTO_TEST_CASE(qrandint_includes_the_upper_bound_in_steps_of_q) {
   const auto d = ranged(DomainKind::QRandInt, 0, 10, 5);
   std::set<std::int64_t> seen;
-  for (int i = 0; i < 300; ++i) seen.insert(std::get<std::int64_t>(d.from_unit(i / 300.0)));
+  for (int i = 0; i < 300; ++i)
+    seen.insert(std::get<std::int64_t>(d.from_unit(i / 300.0)));
   BOOST_TEST((seen == std::set<std::int64_t>{0, 5, 10}));
 }
 
@@ -67,7 +68,8 @@ BOOST_AUTO_TEST_CASE(lograndint_stays_within_its_bounds) {
 }
 
 BOOST_AUTO_TEST_CASE(choice_picks_every_value_with_equal_share) {
-  const Domain d{DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{true}}};
+  const Domain d{
+      DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{true}}};
   BOOST_TEST(std::get<std::string>(d.from_unit(0.1)) == "sgd");
   BOOST_TEST(std::get<std::string>(d.from_unit(0.5)) == "adam");
   BOOST_TEST(std::get<bool>(d.from_unit(0.9)));
@@ -75,18 +77,23 @@ BOOST_AUTO_TEST_CASE(choice_picks_every_value_with_equal_share) {
 }
 
 BOOST_AUTO_TEST_CASE(to_unit_inverts_from_unit_for_numeric_domains) {
-  for (const auto& d : {ranged(DomainKind::Uniform, -1, 1), ranged(DomainKind::LogUniform, 1e-3, 10)}) {
+  for (const auto& d :
+       {ranged(DomainKind::Uniform, -1, 1), ranged(DomainKind::LogUniform, 1e-3, 10)}) {
     for (const double u : {0.0, 0.3, 0.8})
       BOOST_TEST(d.to_unit(d.from_unit(u)) == u, boost::test_tools::tolerance(1e-9));
   }
 }
 
 BOOST_AUTO_TEST_CASE(impossible_domains_explain_the_fix) {
-  BOOST_TEST(ranged(DomainKind::Uniform, 1, 1).problem()->find("low (1.0) >= high (1.0)") != std::string::npos);
-  BOOST_TEST(ranged(DomainKind::LogUniform, 0, 1).problem()->find("not positive") != std::string::npos);
+  BOOST_TEST(ranged(DomainKind::Uniform, 1, 1).problem()->find("low (1.0) >= high (1.0)") !=
+             std::string::npos);
+  BOOST_TEST(ranged(DomainKind::LogUniform, 0, 1).problem()->find("not positive") !=
+             std::string::npos);
   BOOST_TEST(ranged(DomainKind::QUniform, 0, 1, 0).problem()->find("quantum") != std::string::npos);
-  BOOST_TEST(ranged(DomainKind::RandInt, 0.5, 3).problem()->find("integer bounds") != std::string::npos);
-  BOOST_TEST((Domain{DomainKind::Choice, 0, 0, 0, {}}.problem()->find("empty") != std::string::npos));
+  BOOST_TEST(ranged(DomainKind::RandInt, 0.5, 3).problem()->find("integer bounds") !=
+             std::string::npos);
+  BOOST_TEST(
+      (Domain{DomainKind::Choice, 0, 0, 0, {}}.problem()->find("empty") != std::string::npos));
   BOOST_TEST(!ranged(DomainKind::Uniform, 0, 1).problem());
   BOOST_CHECK_THROW(SearchSpace({Parameter{"x", ranged(DomainKind::Uniform, 2, 1)}}),
                     slurmtune::InputError);
@@ -94,7 +101,8 @@ BOOST_AUTO_TEST_CASE(impossible_domains_explain_the_fix) {
 
 BOOST_AUTO_TEST_CASE(grid_size_multiplies_grid_axes_only) {
   const SearchSpace space({
-      Parameter{"a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},
+      Parameter{
+          "a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},
       Parameter{"b", ranged(DomainKind::Uniform, 0, 1)},
       Parameter{"c", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{"x"}, ParamValue{"y"}}}},
       Parameter{"d", Domain{DomainKind::Constant, 0, 0, 0, {ParamValue{0.5}}}},

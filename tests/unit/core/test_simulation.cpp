@@ -1,6 +1,5 @@
 #define BOOST_TEST_MODULE core_simulation
 #include <boost/test/unit_test.hpp>
-
 #include <map>
 
 #include "core/simulation.hpp"
@@ -16,7 +15,8 @@ StudySpec study(SchedulerType type, std::uint64_t trials = 300) {
   s.max_trials = trials;
   s.space = SearchSpace({
       Parameter{"lr", Domain{DomainKind::LogUniform, 1e-4, 1e-1, 0, {}}},
-      Parameter{"opt", Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}}}},
+      Parameter{"opt",
+                Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}}}},
       Parameter{"width", Domain{DomainKind::RandInt, 16, 256, 0, {}}},
   });
   s.scheduler.type = type;
@@ -57,7 +57,8 @@ BOOST_AUTO_TEST_CASE(every_scheduler_accounts_for_every_trial) {
       BOOST_TEST(s.final.paused == 0U);
       BOOST_TEST(s.final.completed + s.final.stopped == 300U);
       BOOST_TEST(ledger.ends.size() == 300U);
-      for (const auto& [trial, count] : ledger.ends) BOOST_REQUIRE_EQUAL(count, 1);
+      for (const auto& [trial, count] : ledger.ends)
+        BOOST_REQUIRE_EQUAL(count, 1);
       BOOST_TEST(ledger.reports == s.final.reports);
       BOOST_TEST(s.best_trial.has_value());
       BOOST_TEST((s.utilisation > 0.0 && s.utilisation <= 1.0 + 1e-9));
@@ -122,7 +123,8 @@ BOOST_AUTO_TEST_CASE(the_grid_sampler_runs_each_point_once) {
   auto spec = study(SchedulerType::Fifo, 1000);
   spec.sampler = SamplerKind::Grid;
   spec.space = SearchSpace({
-      Parameter{"a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},
+      Parameter{
+          "a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},
       Parameter{"b", Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"x"}, ParamValue{"y"}}}},
   });
   BOOST_TEST(run(spec, 2).final.started == 6U);
