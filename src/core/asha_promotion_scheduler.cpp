@@ -31,8 +31,7 @@ void AshaPromotionScheduler::add_trial(TrialId trial, std::optional<int>) {
 
 ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double value) {
   const auto it = trials_.find(trial);
-  if (it == trials_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == trials_.end()) throw_unknown_trial(trial);
   TrialState& state = it->second;
   // The highest rung this step reaches; rungs jumped over in one report are not entered.
   int reached = state.rung;

@@ -79,8 +79,7 @@ void AshaScheduler::add_trial(TrialId trial, std::optional<int> bracket) {
 
 AshaScheduler::TrialState& AshaScheduler::state_of(TrialId trial) {
   const auto it = trials_.find(trial);
-  if (it == trials_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == trials_.end()) throw_unknown_trial(trial);
   return it->second;
 }
 

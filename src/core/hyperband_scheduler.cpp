@@ -58,8 +58,7 @@ int HyperbandScheduler::bracket_of(TrialId trial) const {
 
 ReportOutcome HyperbandScheduler::report(TrialId trial, double step, double value) {
   const auto it = trials_.find(trial);
-  if (it == trials_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == trials_.end()) throw_unknown_trial(trial);
   if (!it->second.running) return ReportOutcome{};
   Bracket& b = brackets_[static_cast<std::size_t>(it->second.bracket)];
   const double budget = rung_budget(b.s, b.rung);

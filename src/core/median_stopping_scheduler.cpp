@@ -25,8 +25,7 @@ double MedianStoppingScheduler::median_of(const StepBucket& bucket) const {
 
 ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double value) {
   const auto it = trials_.find(trial);
-  if (it == trials_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == trials_.end()) throw_unknown_trial(trial);
   TrialState& state = it->second;
   const double s = score(value);
   if (!std::isnan(s)) state.best = std::max(state.best, s);

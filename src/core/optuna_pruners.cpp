@@ -86,8 +86,7 @@ void OptunaSuccessiveHalvingScheduler::add_trial(TrialId trial, std::optional<in
 
 ReportOutcome OptunaSuccessiveHalvingScheduler::report(TrialId trial, double step, double value) {
   const auto it = passed_.find(trial);
-  if (it == passed_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == passed_.end()) throw_unknown_trial(trial);
   if (!min_resource_) {
     // "auto": max(last step of the longest completed trial // 100, 1), fixed once known.
     if (longest_completed_ < 0) return ReportOutcome{};
@@ -161,8 +160,7 @@ void OptunaHyperbandScheduler::add_trial(TrialId trial, std::optional<int> brack
 
 ReportOutcome OptunaHyperbandScheduler::report(TrialId trial, double step, double value) {
   const auto it = trials_.find(trial);
-  if (it == trials_.end())
-    throw InputError("trial " + std::to_string(trial) + " reported before it was started");
+  if (it == trials_.end()) throw_unknown_trial(trial);
   try_initialise();
   if (ladders_.empty()) return ReportOutcome{};  // max_resource "auto": nothing completed yet
   const int bracket = bracket_of(trial);

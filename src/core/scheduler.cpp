@@ -1,5 +1,9 @@
 #include "core/scheduler.hpp"
 
+#include <string>
+
+#include "core/error.hpp"
+
 namespace slurmtune::core {
 
 std::string_view to_string(Decision decision) {
@@ -30,6 +34,10 @@ std::optional<TrialEnd> trial_end_from_string(std::string_view word) {
   for (const auto end : {TrialEnd::Completed, TrialEnd::Stopped, TrialEnd::Failed})
     if (to_string(end) == word) return end;
   return std::nullopt;
+}
+
+void Scheduler::throw_unknown_trial(TrialId trial) {
+  throw InputError("trial " + std::to_string(trial) + " reported before it was started");
 }
 
 std::optional<Job> Scheduler::next_job(bool may_start_new) {

@@ -77,6 +77,8 @@ class Scheduler {
   double score(double value) const { return mode_ == Mode::Min ? -value : value; }
   /// Back from score to the user's units.
   double unscore(double s) const { return mode_ == Mode::Min ? -s : s; }
+  /// A report or event named a trial that add_trial never saw: bad input (a replay log).
+  [[noreturn]] static void throw_unknown_trial(TrialId trial);
 
  private:
   Mode mode_;
