@@ -18,5 +18,8 @@ enum ExitStatus : int {
 int validate_command(const Args& args);
 int replay_command(const Args& args);
 int simulate_command(const Args& args);
+int status_command(const Args& args);
+int best_command(const Args& args);
+int export_command(const Args& args);
 
 }  // namespace slurmtune::cli

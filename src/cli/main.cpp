@@ -23,6 +23,11 @@ constexpr Subcommand kSubcommands[] = {
      slurmtune::cli::replay_command},
     {"simulate", "run the study in virtual time against a synthetic objective",
      slurmtune::cli::simulate_command},
+    {"status", "a study file at a glance (counts, best trial, rungs, trials)",
+     slurmtune::cli::status_command},
+    {"best", "the best configuration of a study file (TOML, JSON or flags)",
+     slurmtune::cli::best_command},
+    {"export", "a table of a study file as CSV or JSON lines", slurmtune::cli::export_command},
 };
 
 void print_usage(std::ostream& out) {

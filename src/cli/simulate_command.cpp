@@ -7,6 +7,7 @@
 #include "core/param_value.hpp"
 #include "core/replay.hpp"
 #include "core/simulation.hpp"
+#include "store/simulation_recorder.hpp"
 
 namespace slurmtune::cli {
 namespace {
@@ -82,8 +83,10 @@ int simulate_command(const Args& args) {
       "workers,w", po::value<std::size_t>()->default_value(4), "simulated workers")(
       "max-trials,n", po::value<std::uint64_t>(), "override [study] max_trials")(
       "target", po::value<double>(), "override [simulate] target")(
-      "json", "print the summary as one JSON object instead of text")("quiet,q",
-                                                                      "no progress lines");
+      "json", "print the summary as one JSON object instead of text")(
+      "output,o", po::value<std::string>(), "record the study in this HDF5 study file")(
+      "flush-interval", po::value<double>()->default_value(1.0),
+      "with --output: seconds between flushes of the study file")("quiet,q", "no progress lines");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -96,8 +99,20 @@ int simulate_command(const Args& args) {
   if (vm.count("target")) sim.target = vm["target"].as<double>();
   const bool quiet = vm.count("quiet") || vm.count("json");
   ProgressPrinter printer(study, sim.max_trials.value_or(study.max_trials));
+  core::SimulationObserver* observer = quiet ? nullptr : &printer;
+  std::unique_ptr<store::StudyWriter> writer;
+  std::unique_ptr<store::SimulationRecorder> recorder;
+  if (vm.count("output")) {
+    store::WriterOptions writer_options;
+    writer_options.virtual_clock = true;
+    writer_options.flush_interval_s = vm["flush-interval"].as<double>();
+    writer = store::StudyWriter::create(vm["output"].as<std::string>(), study, writer_options);
+    recorder = std::make_unique<store::SimulationRecorder>(*writer, observer);
+    observer = recorder.get();
+  }
   const auto start = std::chrono::steady_clock::now();
-  const auto summary = core::simulate_study(study, sim, quiet ? nullptr : &printer);
+  const auto summary = core::simulate_study(study, sim, observer);
+  if (writer) writer->flush();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (vm.count("json"))

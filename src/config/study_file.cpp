@@ -41,12 +41,22 @@ void read_study(TableReader r, core::StudySpec& study) {
     r.fail("metric",
            "is required: the metric trials report and schedulers judge, e.g. "
            "metric = \"val_loss\"");
+  // seq, trial, step and time are the fixed columns of the HDF5 study file's /metrics.
+  const auto check_metric_name = [&r](std::string_view key, const std::string& m) {
+    for (const std::string reserved : {"seq", "trial", "step", "time"})
+      if (m == reserved)
+        r.fail(key, "'" + reserved + "' is reserved (seq, trial, step, time); rename the metric");
+    if (m.empty()) r.fail(key, "metric names must not be empty");
+  };
+  check_metric_name("metric", *metric);
   study.metric = *metric;
   study.metrics = {study.metric};
   if (const auto extra = r.strings("metrics"))
-    for (const auto& m : *extra)
+    for (const auto& m : *extra) {
+      check_metric_name("metrics", m);
       if (std::find(study.metrics.begin(), study.metrics.end(), m) == study.metrics.end())
         study.metrics.push_back(m);
+    }
   if (const auto mode = r.keyword("mode", {"min", "max"}))
     study.mode = *mode == "max" ? Mode::Max : Mode::Min;
   if (const auto seed = r.integer("seed")) {
@@ -146,6 +156,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   TableReader top(root, "top level", source);
   core::StudySpec study;
   study.path = source;
+  study.text = std::string(text);
   if (!root.contains("study"))
     throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
   for (const auto name : {"study", "search", "scheduler", "trial", "resources", "simulate"})

@@ -1,6 +1,7 @@
 #pragma once
 // Reading and validating study files (TOML). Every error names the file, the line and
 // column, and the key, and says how to fix it; see doc/study-file.md for every key.
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,9 @@ core::StudySpec parse_study(std::string_view text, const std::string& source);
 
 /// The resolved study (defaults filled in) as TOML, as `slurmtune validate` prints it.
 std::string to_toml(const core::StudySpec& study);
+
+/// The resolved study as "table.key" -> TOML text of its value ("search.lr" ->
+/// "{ loguniform = [ 0.0001, 0.1 ] }"), for comparing two studies key by key.
+std::map<std::string, std::string> flatten_study(const core::StudySpec& study);
 
 }  // namespace slurmtune::config

@@ -123,24 +123,41 @@ toml::table simulate_table(const core::SimulationSpec& s) {
   return t;
 }
 
-}  // namespace
-
-std::string to_toml(const core::StudySpec& study) {
+toml::table resolved_table(const core::StudySpec& study) {
   toml::table search;
   for (const auto& p : study.space.parameters())
     search.insert(p.name, domain_table(p.domain));
-  const toml::table root{{"study", study_table(study)},
-                         {"search", std::move(search)},
-                         {"scheduler", scheduler_table(study.scheduler)},
-                         {"trial", trial_table(study)},
-                         {"resources", resources_table(study.resources)},
-                         {"simulate", simulate_table(study.simulate)}};
+  return toml::table{{"study", study_table(study)},
+                     {"search", std::move(search)},
+                     {"scheduler", scheduler_table(study.scheduler)},
+                     {"trial", trial_table(study)},
+                     {"resources", resources_table(study.resources)},
+                     {"simulate", simulate_table(study.simulate)}};
+}
+
+}  // namespace
+
+std::string to_toml(const core::StudySpec& study) {
+  const toml::table root = resolved_table(study);
   std::ostringstream out;
   // Shortest round-trip floats: 0.1, not 0.10000000000000001.
   out << toml::toml_formatter{root, toml::toml_formatter::default_flags |
                                         toml::format_flags::relaxed_float_precision}
       << '\n';
   return out.str();
+}
+
+std::map<std::string, std::string> flatten_study(const core::StudySpec& study) {
+  std::map<std::string, std::string> out;
+  for (const auto& [table_name, table] : resolved_table(study)) {
+    for (const auto& [key, value] : *table.as_table()) {
+      std::ostringstream text;
+      text << toml::toml_formatter{
+          value, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision};
+      out.emplace(std::string(table_name.str()) + "." + std::string(key.str()), text.str());
+    }
+  }
+  return out;
 }
 
 }  // namespace slurmtune::config

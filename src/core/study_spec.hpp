@@ -38,6 +38,7 @@ struct SimulationSpec {
 
 struct StudySpec {
   std::string path;  ///< where the study file was read from ("<string>" if not a file)
+  std::string text;  ///< the study file as written (kept verbatim in the HDF5 study file)
   std::string name;
   std::string metric;                ///< the metric schedulers judge
   std::vector<std::string> metrics;  ///< every metric column (metric first)

@@ -1,0 +1,57 @@
+#include <fstream>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "cli/study_tables.hpp"
+
+namespace slurmtune::cli {
+
+int export_command(const Args& args) {
+  po::options_description options("export options");
+  options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
+      "table,t", po::value<std::string>()->default_value("trials"),
+      "trials | metrics | events | checkpoints")(
+      "format,f", po::value<std::string>()->default_value("csv"), "csv | json (JSON lines)")(
+      "output,o", po::value<std::string>(), "write to this file instead of stdout");
+  po::positional_options_description positional;
+  positional.add("study-file", 1);
+  po::variables_map vm;
+  if (!parse_options(args,
+                     "slurmtune export STUDY.h5 --table trials|metrics|events|checkpoints "
+                     "--format csv|json [-o FILE]",
+                     options, positional, vm))
+    return kSuccess;
+  const auto table = vm["table"].as<std::string>();
+  const auto format_name = vm["format"].as<std::string>();
+  if (format_name != "csv" && format_name != "json")
+    throw po::error("--format must be csv or json, not '" + format_name + "'");
+  if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints")
+    throw po::error("--table must be trials, metrics, events or checkpoints, not '" + table + "'");
+  const store::StudyReader reader(vm["study-file"].as<std::string>());
+  std::ofstream file;
+  if (vm.count("output")) {
+    file.open(vm["output"].as<std::string>());
+    if (!file) throw InputError(vm["output"].as<std::string>() + ": cannot write");
+  }
+  std::ostream& out = vm.count("output") ? file : std::cout;
+  const TableFormat format = format_name == "csv" ? TableFormat::Csv : TableFormat::JsonLines;
+  if (table == "trials") {
+    TableWriter w(out, format, trial_columns(reader.spec()));
+    for (const auto& t : reader.trials())
+      w.row(trial_cells(t));
+  } else if (table == "metrics") {
+    TableWriter w(out, format, metric_columns(reader.spec()));
+    reader.for_each_metric([&w](const store::MetricRecord& m) { w.row(metric_cells(m)); });
+  } else if (table == "events") {
+    TableWriter w(out, format, event_columns());
+    for (const auto& e : reader.events())
+      w.row(event_cells(e));
+  } else {
+    TableWriter w(out, format, checkpoint_columns());
+    for (const auto& c : reader.checkpoints())
+      w.row(checkpoint_cells(c));
+  }
+  return kSuccess;
+}
+
+}  // namespace slurmtune::cli

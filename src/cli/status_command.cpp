@@ -1,0 +1,156 @@
+// `slurmtune status`: a study at a glance, in the spirit of Ray Tune's status table.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli/options.hpp"
+#include "cli/study_tables.hpp"
+#include "core/param_value.hpp"
+#include "core/replay.hpp"
+
+namespace slurmtune::cli {
+namespace {
+
+std::string short_number(double v) {
+  if (std::isnan(v)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+std::string rtrim(std::string text) {
+  text.erase(text.find_last_not_of(' ') + 1);
+  return text;
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+struct RungCount {
+  std::uint64_t judged = 0, stopped = 0, paused = 0;
+};
+
+void print_rungs(std::ostream& out, const store::StudyReader& reader) {
+  std::map<std::pair<int, double>, RungCount> rungs;
+  for (const auto& e : reader.events()) {
+    if (e.rung < 0) continue;
+    auto& r = rungs[{e.rung, e.milestone}];
+    ++r.judged;
+    r.stopped += e.kind == store::EventKind::Stop;
+    r.paused += e.kind == store::EventKind::Pause;
+  }
+  if (rungs.empty()) return;
+  out << "Rung occupancy (" << reader.spec().scheduler.resource << "):\n";
+  for (const auto& [key, r] : rungs)
+    out << "  rung " << key.first << " @ " << core::json_number(key.second) << ": " << r.judged
+        << " judged, " << r.stopped << " stopped, " << r.paused << " paused\n";
+}
+
+void print_trials(std::ostream& out, const store::StudyReader& reader,
+                  const std::vector<store::TrialRecord>& trials, std::size_t limit) {
+  const auto& spec = reader.spec();
+  std::vector<const store::TrialRecord*> order;
+  for (const auto& t : trials)
+    order.push_back(&t);
+  // Running trials first, then by best value: what a user watching a study wants.
+  const bool minimise = spec.mode == core::Mode::Min;
+  std::stable_sort(order.begin(), order.end(), [minimise](const auto* a, const auto* b) {
+    const bool ra = a->status == store::TrialStatus::Running,
+               rb = b->status == store::TrialStatus::Running;
+    if (ra != rb) return ra;
+    if (std::isnan(a->best_value) != std::isnan(b->best_value)) return std::isnan(b->best_value);
+    return minimise ? a->best_value < b->best_value : a->best_value > b->best_value;
+  });
+  const std::size_t shown = std::min(limit, order.size());
+  out << "Trials (" << shown << " of " << trials.size()
+      << (shown < trials.size() ? ", running first then best; --all shows every trial" : "")
+      << "):\n";
+  std::string header = pad("trial", 8) + pad("status", 11) + pad(spec.scheduler.resource, 9) +
+                       pad("last", 12) + pad("best", 12);
+  for (const auto& p : spec.space.parameters())
+    header += pad(p.name, 14);
+  out << "  " << rtrim(header) << '\n';
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& t = *order[i];
+    std::string line = pad(std::to_string(t.id), 8) +
+                       pad(store::trial_status_names()[static_cast<std::size_t>(t.status)], 11) +
+                       pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
+                       pad(short_number(t.best_value), 12);
+    for (const auto& v : t.config.values) {
+      const Cell c = param_cell(v);
+      line += pad(
+          std::holds_alternative<double>(c) ? short_number(std::get<double>(c)) : cell_text(c), 14);
+    }
+    out << "  " << rtrim(line) << '\n';
+  }
+}
+
+void print_status(std::ostream& out, const std::string& path, std::size_t limit) {
+  const store::StudyReader reader(path);
+  const auto& spec = reader.spec();
+  const auto trials = reader.trials();
+  std::array<std::uint64_t, 6> counts{};
+  for (const auto& t : trials)
+    ++counts[static_cast<std::size_t>(t.status)];
+  out << "== Status: " << spec.name << " ==\n"
+      << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
+      << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
+      << " on " << reader.attribute("host") << ")\n"
+      << "Metric " << spec.metric << " (" << (spec.mode == core::Mode::Min ? "min" : "max")
+      << "), scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", "
+      << reader.metric_rows() << " reports\n"
+      << "Trials " << trials.size() << ":";
+  for (std::size_t s = 0; s < counts.size(); ++s)
+    out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
+        << (s + 1 < counts.size() ? "," : "\n");
+  if (const auto* best = best_trial(trials, spec.mode)) {
+    out << "Best trial " << best->id << ": " << spec.metric << " = "
+        << short_number(best->best_value) << " at " << spec.scheduler.resource << " "
+        << short_number(best->best_step) << "\n  " << spec.space.to_json(best->config) << '\n';
+  }
+  print_rungs(out, reader);
+  print_trials(out, reader, trials, limit);
+}
+
+}  // namespace
+
+int status_command(const Args& args) {
+  po::options_description options("status options");
+  options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
+      "watch,w", po::value<double>()->implicit_value(2.0),
+      "redraw every SECONDS (default 2) until interrupted")(
+      "all,a", "list every trial (default: the first 20)")("iterations", po::value<std::size_t>(),
+                                                           "with --watch: stop after N redraws");
+  po::positional_options_description positional;
+  positional.add("study-file", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "slurmtune status STUDY.h5 [--watch [SECONDS]] [--all]", options,
+                     positional, vm))
+    return kSuccess;
+  const auto path = vm["study-file"].as<std::string>();
+  const std::size_t limit = vm.count("all") ? SIZE_MAX : 20;
+  if (!vm.count("watch")) {
+    print_status(std::cout, path, limit);
+    return kSuccess;
+  }
+  const auto period = std::chrono::duration<double>(vm["watch"].as<double>());
+  const std::size_t iterations =
+      vm.count("iterations") ? vm["iterations"].as<std::size_t>() : SIZE_MAX;
+  for (std::size_t i = 0; i < iterations; ++i) {
+    std::ostringstream frame;  // drawn in one write, so the terminal never shows half a frame
+    print_status(frame, path, limit);
+    std::cout << "\x1b[H\x1b[2J" << frame.str() << std::flush;
+    if (i + 1 < iterations) std::this_thread::sleep_for(period);
+  }
+  return kSuccess;
+}
+
+}  // namespace slurmtune::cli

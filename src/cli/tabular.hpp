@@ -1,0 +1,31 @@
+#pragma once
+// Rows out of a study file as CSV or JSON lines (`slurmtune export`), and the cell
+// formatting `status` shares with it.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace slurmtune::cli {
+
+/// One cell: an integer, a real (NaN allowed), or text.
+using Cell = std::variant<std::int64_t, std::uint64_t, double, std::string>;
+
+enum class TableFormat { Csv, JsonLines };
+
+class TableWriter {
+ public:
+  TableWriter(std::ostream& out, TableFormat format, std::vector<std::string> columns);
+  void row(const std::vector<Cell>& cells);
+
+ private:
+  std::ostream& out_;
+  TableFormat format_;
+  std::vector<std::string> columns_;
+};
+
+/// A cell as text: reals in shortest round-trip form, NaN as "NaN".
+std::string cell_text(const Cell& cell);
+
+}  // namespace slurmtune::cli

@@ -1,0 +1,74 @@
+#pragma once
+// A thin RAII layer over the HDF5 C API. Every hid_t has exactly one owner (`Hid`),
+// whose destructor releases it and never throws (a failed release is logged). Every C
+// call that can fail goes through check(), which turns HDF5's error stack into the
+// exception text, so a failure reads "HDF5: H5Dwrite: ... (file, dataset)" rather than
+// a bare -1.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace slurmtune::store {
+
+/// An HDF5 call failed; what() carries the library's error stack.
+class Hdf5Error : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Owner of one HDF5 identifier of any kind (file, group, dataset, dataspace,
+/// datatype, property list, attribute).
+class Hid {
+ public:
+  Hid() = default;
+  explicit Hid(hid_t id) : id_(id) {}
+  Hid(Hid&& other) noexcept : id_(other.release()) {}
+  Hid& operator=(Hid&& other) noexcept;
+  Hid(const Hid&) = delete;
+  Hid& operator=(const Hid&) = delete;
+  ~Hid() { reset(); }
+
+  hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }  // NOLINT: pass straight to C calls
+  bool valid() const { return id_ >= 0; }
+  hid_t release() noexcept;
+  void reset() noexcept;
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+/// Silences HDF5's automatic error printing for this process; errors are collected
+/// from the stack instead. Idempotent.
+void quiet_hdf5_errors();
+
+/// Returns `id` owned, or throws Hdf5Error naming `what` with the error stack.
+Hid check(hid_t id, std::string_view what);
+/// Throws Hdf5Error naming `what` when `status` < 0.
+void check_status(herr_t status, std::string_view what);
+/// The current error stack as one line ("H5Dopen2(): unable to open ...; ...").
+std::string error_stack_text();
+
+// ---- attributes -------------------------------------------------------------
+void write_string_attribute(hid_t object, const std::string& name, const std::string& value);
+void write_int_attribute(hid_t object, const std::string& name, std::int64_t value);
+void write_double_attribute(hid_t object, const std::string& name, double value);
+void write_strings_attribute(hid_t object, const std::string& name,
+                             const std::vector<std::string>& values);
+std::optional<std::string> read_string_attribute(hid_t object, const std::string& name);
+std::optional<std::int64_t> read_int_attribute(hid_t object, const std::string& name);
+std::vector<std::string> read_strings_attribute(hid_t object, const std::string& name);
+
+// ---- types ------------------------------------------------------------------
+/// Fixed-length, null-padded UTF-8 string type of `size` bytes.
+Hid fixed_string_type(std::size_t size);
+/// Enumeration over uint8 with the given member names (values 0, 1, ...).
+Hid enum_type(const std::vector<std::string>& names);
+
+}  // namespace slurmtune::store

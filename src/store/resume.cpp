@@ -1,0 +1,122 @@
+#include "store/resume.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "config/study_file.hpp"
+#include "core/scheduler_spec.hpp"
+
+namespace slurmtune::store {
+namespace {
+
+// Keys that only bound or describe how the study runs from now on; changing them cannot
+// make the rebuilt scheduler disagree with what it decided before.
+bool is_safe_key(const std::string& key) {
+  for (const std::string prefix : {"trial.", "resources.", "simulate."})
+    if (key.starts_with(prefix)) return true;
+  return key == "study.max_trials" || key == "study.time_budget_s" ||
+         key == "study.metric_threshold";
+}
+
+std::optional<core::Observation> observation(const EventRecord& e) {
+  if (std::isnan(e.step)) return std::nullopt;
+  return core::Observation{e.step, e.value};
+}
+
+// Applies one recorded lifecycle event to the scheduler.
+void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::string& path) {
+  switch (e.kind) {
+    case EventKind::Start:
+      scheduler.add_trial(e.trial, std::nullopt);
+      break;
+    case EventKind::Resume: {
+      // The original run got this resumption from next_job(); asking again moves the
+      // scheduler's promotion queue exactly as it moved then.
+      const auto job = scheduler.next_job(false);
+      if (!job || job->kind != core::Job::Kind::Resume || job->trial != e.trial)
+        throw InputError(path + ": replaying seq " + std::to_string(e.seq) + ": the scheduler " +
+                         "would not resume trial " + std::to_string(e.trial) +
+                         " here; the file was written by a different scheduler version");
+      break;
+    }
+    case EventKind::Completed:
+      scheduler.end_trial(e.trial, core::TrialEnd::Completed, observation(e));
+      break;
+    case EventKind::Stopped:
+      scheduler.end_trial(e.trial, core::TrialEnd::Stopped, observation(e));
+      break;
+    case EventKind::Failed:
+      scheduler.end_trial(e.trial, core::TrialEnd::Failed, observation(e));
+      break;
+    default:
+      break;  // decisions are outcomes of reports, not inputs
+  }
+}
+
+}  // namespace
+
+std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
+                                             const core::StudySpec& now) {
+  const auto before = config::flatten_study(recorded);
+  const auto after = config::flatten_study(now);
+  std::vector<StudyDifference> out;
+  for (const auto& [key, value] : before) {
+    const auto it = after.find(key);
+    const std::string current = it == after.end() ? "(absent)" : it->second;
+    if (current != value) out.push_back({key, value, current, is_safe_key(key)});
+  }
+  for (const auto& [key, value] : after)
+    if (!before.contains(key)) out.push_back({key, "(absent)", value, is_safe_key(key)});
+  return out;
+}
+
+ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
+                         const ResumeOptions& options) {
+  const auto differences = compare_studies(reader.spec(), now);
+  std::string refused;
+  for (const auto& d : differences) {
+    if (d.safe && options.allow_safe_changes) continue;
+    refused += "\n  " + d.key + ": " + d.recorded + " recorded, " + d.now + " now" +
+               (d.safe ? " (safe to change: pass --allow-changes)"
+                       : " (cannot change: past decisions depend on it; start a new study)");
+  }
+  if (!refused.empty())
+    throw InputError(now.path + " does not match the study recorded in " + reader.path() + ":" +
+                     refused);
+
+  ResumeState state;
+  const auto& spec = reader.spec();
+  state.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
+  state.trials = reader.trials();
+  const auto events = reader.events();
+  std::size_t next_event = 0;
+  std::uint64_t last_seq = 0;
+  bool any = false;
+  const auto apply_events_before = [&](std::uint64_t seq) {
+    while (next_event < events.size() && events[next_event].seq < seq) {
+      replay_event(*state.scheduler, events[next_event], reader.path());
+      last_seq = events[next_event].seq;
+      any = true;
+      ++next_event;
+    }
+  };
+  reader.for_each_metric([&](const MetricRecord& m) {
+    apply_events_before(m.seq);
+    state.scheduler->report(m.trial, m.step, m.values.empty() ? NAN : m.values[0]);
+    ++state.reports_replayed;
+    last_seq = m.seq;
+    any = true;
+  });
+  apply_events_before(UINT64_MAX);
+  state.next_seq = any ? last_seq + 1 : 0;
+  for (const auto& t : state.trials)
+    if (t.status == TrialStatus::Running || t.status == TrialStatus::Paused ||
+        t.status == TrialStatus::Pending)
+      state.unfinished.push_back(t.id);
+  for (const core::TrialId id : state.scheduler->take_dropped())
+    if (id < state.trials.size() && state.trials[id].status == TrialStatus::Paused)
+      state.dropped.push_back(id);
+  return state;
+}
+
+}  // namespace slurmtune::store

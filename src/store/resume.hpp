@@ -1,0 +1,47 @@
+#pragma once
+// Resuming a study from its study file: check that the study file given now still
+// describes the recorded study, then rebuild the scheduler by replaying every recorded
+// start, report and end in their original order. Samplers keep no state (a
+// configuration is a function of the trial index), so the rebuilt study makes exactly
+// the decisions the uninterrupted one would have made.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/scheduler.hpp"
+#include "core/study_spec.hpp"
+#include "store/study_reader.hpp"
+
+namespace slurmtune::store {
+
+/// One key that differs between the recorded study and the one given now.
+struct StudyDifference {
+  std::string key;       ///< "search.lr", "study.max_trials"
+  std::string recorded;  ///< TOML text, or "(absent)"
+  std::string now;
+  bool safe;  ///< changing it cannot alter past decisions (max_trials, budgets, [trial], ...)
+};
+
+/// Keys of the two resolved studies that differ.
+std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
+                                             const core::StudySpec& now);
+
+struct ResumeOptions {
+  bool allow_safe_changes = false;  ///< accept differences marked safe
+};
+
+struct ResumeState {
+  std::unique_ptr<core::Scheduler> scheduler;
+  std::vector<TrialRecord> trials;  ///< every recorded trial, by id
+  std::uint64_t next_seq = 0;       ///< first sequence number for new rows
+  std::uint64_t reports_replayed = 0;
+  std::vector<core::TrialId> unfinished;  ///< running or paused when the file was last written
+  std::vector<core::TrialId> dropped;     ///< paused trials the scheduler gave up on meanwhile
+};
+
+/// Checks `now` against the recorded study (throws InputError listing every difference
+/// that is not allowed) and rebuilds the study's state.
+ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
+                         const ResumeOptions& options);
+
+}  // namespace slurmtune::store

@@ -1,0 +1,165 @@
+#include "store/schema.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace slurmtune::store {
+
+const std::vector<std::string>& trial_status_names() {
+  static const std::vector<std::string> names = {"pending",   "running", "paused",
+                                                 "completed", "stopped", "failed"};
+  return names;
+}
+
+const std::vector<std::string>& event_kind_names() {
+  static const std::vector<std::string> names = {"start", "resume",    "continue", "pause",
+                                                 "stop",  "completed", "stopped",  "failed"};
+  return names;
+}
+
+ParamColumn param_column(const core::Domain& d) {
+  using core::DomainKind;
+  if (d.kind != DomainKind::Choice && d.kind != DomainKind::Grid && d.kind != DomainKind::Constant)
+    return ParamColumn{
+        d.is_integer() ? ParamColumn::Kind::Integer : ParamColumn::Kind::Real, {}, 0};
+  const auto all = [&d](auto predicate) {
+    return std::all_of(d.values.begin(), d.values.end(), predicate);
+  };
+  const auto is = [](std::size_t index) {
+    return [index](const core::ParamValue& v) { return v.index() == index; };
+  };
+  if (all(is(0))) return ParamColumn{ParamColumn::Kind::Bool, {"FALSE", "TRUE"}, 0};
+  if (all(is(1))) return ParamColumn{ParamColumn::Kind::Integer, {}, 0};
+  if (all([](const auto& v) { return v.index() == 1 || v.index() == 2; }))
+    return ParamColumn{ParamColumn::Kind::Real, {}, 0};
+  std::vector<std::string> texts;
+  for (const auto& v : d.values)
+    texts.push_back(core::to_text(v));
+  const std::set<std::string> distinct(texts.begin(), texts.end());
+  const bool enumerable = all(is(3)) && texts.size() <= 255 && distinct.size() == texts.size() &&
+                          !distinct.contains("");
+  if (enumerable) return ParamColumn{ParamColumn::Kind::Category, texts, 0};
+  std::size_t longest = 1;
+  for (const auto& t : texts)
+    longest = std::max(longest, t.size());
+  return ParamColumn{ParamColumn::Kind::Text, {}, longest};
+}
+
+StudyLayout::StudyLayout(const core::StudySpec& spec) {
+  t.id = trials.add("id", FieldKind::U64);
+  t.status = trials.add("status", FieldKind::Enum8, 0, trial_status_names());
+  t.bracket = trials.add("bracket", FieldKind::I32);
+  t.rung = trials.add("rung", FieldKind::I32);
+  t.retries = trials.add("retries", FieldKind::I32);
+  t.start_time = trials.add("start_time", FieldKind::F64);
+  t.end_time = trials.add("end_time", FieldKind::F64);
+  t.last_step = trials.add("last_step", FieldKind::F64);
+  t.last_value = trials.add("last_value", FieldKind::F64);
+  t.best_value = trials.add("best_value", FieldKind::F64);
+  t.best_step = trials.add("best_step", FieldKind::F64);
+  t.reports = trials.add("reports", FieldKind::U64);
+  t.nodes = trials.add("nodes", FieldKind::FixedString, 64);
+  t.error = trials.add("error", FieldKind::FixedString, 512);
+  t.first_param = trials.fields().size();
+  for (const auto& p : spec.space.parameters()) {
+    const ParamColumn column = param_column(p.domain);
+    const std::string name = "config/" + p.name;
+    switch (column.kind) {
+      case ParamColumn::Kind::Real:
+        trials.add(name, FieldKind::F64);
+        break;
+      case ParamColumn::Kind::Integer:
+        trials.add(name, FieldKind::I64);
+        break;
+      case ParamColumn::Kind::Bool:
+      case ParamColumn::Kind::Category:
+        trials.add(name, FieldKind::Enum8, 0, column.categories);
+        break;
+      case ParamColumn::Kind::Text:
+        trials.add(name, FieldKind::FixedString, column.text_size);
+        break;
+    }
+    params.push_back(column);
+  }
+
+  m.seq = metrics.add("seq", FieldKind::U64);
+  m.trial = metrics.add("trial", FieldKind::U64);
+  m.step = metrics.add("step", FieldKind::F64);
+  m.time = metrics.add("time", FieldKind::F64);
+  m.first_metric = metrics.fields().size();
+  for (const auto& name : spec.metrics)
+    metrics.add(name, FieldKind::F64);
+
+  e.seq = events.add("seq", FieldKind::U64);
+  e.time = events.add("time", FieldKind::F64);
+  e.trial = events.add("trial", FieldKind::U64);
+  e.kind = events.add("kind", FieldKind::Enum8, 0, event_kind_names());
+  e.rung = events.add("rung", FieldKind::I32);
+  e.step = events.add("step", FieldKind::F64);
+  e.milestone = events.add("milestone", FieldKind::F64);
+  e.value = events.add("value", FieldKind::F64);
+  e.cutoff = events.add("cutoff", FieldKind::F64);
+
+  c.trial = checkpoints.add("trial", FieldKind::U64);
+  c.step = checkpoints.add("step", FieldKind::F64);
+  c.time = checkpoints.add("time", FieldKind::F64);
+  c.size = checkpoints.add("size", FieldKind::U64);
+  c.path = checkpoints.add("path", FieldKind::FixedString, 256);
+
+  s.started = sessions.add("started", FieldKind::F64);
+  s.host = sessions.add("host", FieldKind::FixedString, 64);
+  s.slurm_job_id = sessions.add("slurm_job_id", FieldKind::FixedString, 32);
+  s.version = sessions.add("version", FieldKind::FixedString, 16);
+  s.first_seq = sessions.add("first_seq", FieldKind::U64);
+}
+
+void put_param(const StudyLayout& layout, std::byte* row, std::size_t param,
+               const core::ParamValue& value) {
+  const std::size_t field = layout.t.first_param + param;
+  const ParamColumn& column = layout.params[param];
+  switch (column.kind) {
+    case ParamColumn::Kind::Real:
+      layout.trials.put_f64(row, field,
+                            std::holds_alternative<double>(value)
+                                ? std::get<double>(value)
+                                : static_cast<double>(std::get<std::int64_t>(value)));
+      break;
+    case ParamColumn::Kind::Integer:
+      layout.trials.put_i64(row, field, std::get<std::int64_t>(value));
+      break;
+    case ParamColumn::Kind::Bool:
+      layout.trials.put_enum(row, field, std::get<bool>(value) ? 1 : 0);
+      break;
+    case ParamColumn::Kind::Category: {
+      const auto& names = column.categories;
+      const auto it = std::find(names.begin(), names.end(), std::get<std::string>(value));
+      layout.trials.put_enum(row, field, static_cast<std::uint8_t>(it - names.begin()));
+      break;
+    }
+    case ParamColumn::Kind::Text:
+      layout.trials.put_string(row, field, core::to_text(value));
+      break;
+  }
+}
+
+core::ParamValue get_param(const StudyLayout& layout, const std::byte* row, std::size_t param) {
+  const std::size_t field = layout.t.first_param + param;
+  const ParamColumn& column = layout.params[param];
+  switch (column.kind) {
+    case ParamColumn::Kind::Real:
+      return layout.trials.get<double>(row, field);
+    case ParamColumn::Kind::Integer:
+      return layout.trials.get<std::int64_t>(row, field);
+    case ParamColumn::Kind::Bool:
+      return layout.trials.get<std::uint8_t>(row, field) != 0;
+    case ParamColumn::Kind::Category: {
+      const auto index = layout.trials.get<std::uint8_t>(row, field);
+      return index < column.categories.size() ? column.categories[index] : std::string("?");
+    }
+    case ParamColumn::Kind::Text:
+      return layout.trials.get_string(row, field);
+  }
+  return std::string("?");
+}
+
+}  // namespace slurmtune::store

@@ -1,0 +1,76 @@
+#pragma once
+// The study file's layout, version 1 (doc/hdf5-layout.md is the public description).
+// The schema version is independent of slurmtune's version: it changes only when a
+// reader of the previous schema could no longer read the file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/search_space.hpp"
+#include "core/study_spec.hpp"
+#include "store/row_layout.hpp"
+
+namespace slurmtune::store {
+
+inline constexpr const char* kFormatName = "slurmtune-study";
+inline constexpr std::int64_t kSchemaVersion = 1;
+
+/// Reserved column names of /metrics; a metric may not use them.
+inline const std::vector<std::string> kReservedMetricNames = {"seq", "trial", "step", "time"};
+
+enum class TrialStatus : std::uint8_t { Pending, Running, Paused, Completed, Stopped, Failed };
+const std::vector<std::string>& trial_status_names();
+
+/// What an /events row records: the start of a trial, a scheduler decision at a rung,
+/// the end of a trial.
+enum class EventKind : std::uint8_t {
+  Start,      ///< a new trial began
+  Resume,     ///< a paused trial was resumed (promotion)
+  Continue,   ///< judged at a rung and kept
+  Pause,      ///< paused at a rung (promotion schedulers)
+  Stop,       ///< the scheduler stopped it
+  Completed,  ///< the trial ended having run its course
+  Stopped,    ///< the trial ended early (stopped, dropped, budget)
+  Failed,     ///< the trial ended with an error
+};
+const std::vector<std::string>& event_kind_names();
+
+/// How one hyperparameter is stored in /trials (column "config/<name>").
+struct ParamColumn {
+  enum class Kind { Real, Integer, Bool, Category, Text } kind;
+  std::vector<std::string> categories;  ///< Category: enum member names
+  std::size_t text_size = 0;            ///< Text: fixed string length
+};
+ParamColumn param_column(const core::Domain& domain);
+
+/// Row layouts of every dataset plus the field indices the writer and reader use.
+struct StudyLayout {
+  explicit StudyLayout(const core::StudySpec& spec);
+
+  RowLayout trials, metrics, events, checkpoints, sessions;
+  std::vector<ParamColumn> params;
+
+  struct {
+    std::size_t id, status, bracket, rung, retries, start_time, end_time, last_step, last_value,
+        best_value, best_step, reports, nodes, error, first_param;
+  } t;
+  struct {
+    std::size_t seq, trial, step, time, first_metric;
+  } m;
+  struct {
+    std::size_t seq, time, trial, kind, rung, step, milestone, value, cutoff;
+  } e;
+  struct {
+    std::size_t trial, step, time, size, path;
+  } c;
+  struct {
+    std::size_t started, host, slurm_job_id, version, first_seq;
+  } s;
+};
+
+/// Writes a parameter value into its /trials column and reads it back.
+void put_param(const StudyLayout& layout, std::byte* row, std::size_t param,
+               const core::ParamValue& value);
+core::ParamValue get_param(const StudyLayout& layout, const std::byte* row, std::size_t param);
+
+}  // namespace slurmtune::store

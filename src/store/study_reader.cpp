@@ -1,0 +1,181 @@
+#include "store/study_reader.hpp"
+
+#include <filesystem>
+
+#include "config/study_file.hpp"
+
+namespace slurmtune::store {
+namespace {
+
+Hid open_for_reading(const std::string& path) {
+  quiet_hdf5_errors();
+  if (!std::filesystem::exists(path)) throw StudyFileFormatError(path + ": no such file");
+  const htri_t hdf5 = H5Fis_hdf5(path.c_str());
+  H5Eclear2(H5E_DEFAULT);
+  if (hdf5 <= 0)
+    throw StudyFileFormatError(path +
+                               ": not an HDF5 file (no HDF5 signature); a study file is "
+                               "what `slurmtune run` or `slurmtune simulate -o` writes");
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+  if (file < 0) {
+    const std::string stack = error_stack_text();
+    if (stack.find("truncated") != std::string::npos)
+      throw StudyFileFormatError(path + ": the file is truncated (" + stack +
+                                 "); it was cut short by a full disk or an incomplete copy. "
+                                 "Restore it from the original location");
+    throw StudyFileFormatError(path + ": HDF5 cannot open it for reading (" + stack +
+                               "); a file written without SWMR support is not a study file");
+  }
+  return Hid(file);
+}
+
+}  // namespace
+
+StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_reading(path)) {
+  const auto format = read_string_attribute(file_, "format");
+  if (!format || *format != kFormatName)
+    throw StudyFileFormatError(path +
+                               ": an HDF5 file, but not a slurmtune study file (its root "
+                               "has no format = \"slurmtune-study\" attribute)");
+  const auto version = read_int_attribute(file_, "schema_version");
+  if (!version)
+    throw StudyFileFormatError(path + ": a slurmtune study file without a schema_version");
+  schema_version_ = *version;
+  if (schema_version_ > kSchemaVersion)
+    throw StudyFileFormatError(
+        path + ": written with study-file schema " + std::to_string(schema_version_) +
+        " by slurmtune " + attribute("slurmtune_version") + "; this slurmtune reads schema " +
+        std::to_string(kSchemaVersion) + " and older. Use a newer slurmtune");
+  try {
+    spec_ = config::parse_study(attribute("study_file"), path + " (embedded study file)");
+  } catch (const InputError& e) {
+    throw StudyFileFormatError(path + ": its embedded study file does not parse: " + e.what());
+  }
+  layout_ = std::make_unique<StudyLayout>(spec_);
+}
+
+std::string StudyReader::attribute(const std::string& name) const {
+  if (const auto text = read_string_attribute(file_, name)) return *text;
+  if (const auto number = read_int_attribute(file_, name)) return std::to_string(*number);
+  return "";
+}
+
+Hid StudyReader::dataset(const char* name) const {
+  const hid_t id = H5Dopen2(file_, name, H5P_DEFAULT);
+  if (id < 0)
+    throw StudyFileFormatError(path_ + ": the study file has no /" + std::string(name) +
+                               " dataset (" + error_stack_text() + ")");
+  return Hid(id);
+}
+
+std::vector<TrialRecord> StudyReader::trials() const {
+  const Hid d = dataset("trials");
+  const std::uint64_t n = table_rows(d);
+  const auto& l = layout_->trials;
+  const auto& t = layout_->t;
+  const auto bytes = read_table_rows(d, l, 0, n);
+  std::vector<TrialRecord> out(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::byte* row = bytes.data() + i * l.row_size();
+    TrialRecord& r = out[i];
+    r.id = l.get<std::uint64_t>(row, t.id);
+    r.status = static_cast<TrialStatus>(l.get<std::uint8_t>(row, t.status));
+    r.bracket = l.get<std::int32_t>(row, t.bracket);
+    r.rung = l.get<std::int32_t>(row, t.rung);
+    r.retries = l.get<std::int32_t>(row, t.retries);
+    r.start_time = l.get<double>(row, t.start_time);
+    r.end_time = l.get<double>(row, t.end_time);
+    r.last_step = l.get<double>(row, t.last_step);
+    r.last_value = l.get<double>(row, t.last_value);
+    r.best_value = l.get<double>(row, t.best_value);
+    r.best_step = l.get<double>(row, t.best_step);
+    r.reports = l.get<std::uint64_t>(row, t.reports);
+    r.nodes = l.get_string(row, t.nodes);
+    r.error = l.get_string(row, t.error);
+    for (std::size_t p = 0; p < layout_->params.size(); ++p)
+      r.config.values.push_back(get_param(*layout_, row, p));
+  }
+  return out;
+}
+
+std::uint64_t StudyReader::metric_rows() const {
+  return table_rows(dataset("metrics"));
+}
+
+void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
+                                  std::uint64_t chunk_rows) const {
+  const Hid d = dataset("metrics");
+  const std::uint64_t n = table_rows(d);
+  const auto& l = layout_->metrics;
+  const auto& m = layout_->m;
+  const std::size_t metrics = spec_.metrics.size();
+  MetricRecord r;
+  r.values.resize(metrics);
+  for (std::uint64_t first = 0; first < n; first += chunk_rows) {
+    const std::uint64_t count = std::min(chunk_rows, n - first);
+    const auto bytes = read_table_rows(d, l, first, count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::byte* row = bytes.data() + i * l.row_size();
+      r.seq = l.get<std::uint64_t>(row, m.seq);
+      r.trial = l.get<std::uint64_t>(row, m.trial);
+      r.step = l.get<double>(row, m.step);
+      r.time = l.get<double>(row, m.time);
+      for (std::size_t k = 0; k < metrics; ++k)
+        r.values[k] = l.get<double>(row, m.first_metric + k);
+      sink(r);
+    }
+  }
+}
+
+std::vector<EventRecord> StudyReader::events() const {
+  const Hid d = dataset("events");
+  const std::uint64_t n = table_rows(d);
+  const auto& l = layout_->events;
+  const auto& e = layout_->e;
+  const auto bytes = read_table_rows(d, l, 0, n);
+  std::vector<EventRecord> out(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::byte* row = bytes.data() + i * l.row_size();
+    out[i] = EventRecord{
+        l.get<std::uint64_t>(row, e.seq), l.get<std::uint64_t>(row, e.trial),
+        l.get<double>(row, e.time),       static_cast<EventKind>(l.get<std::uint8_t>(row, e.kind)),
+        l.get<std::int32_t>(row, e.rung), l.get<double>(row, e.step),
+        l.get<double>(row, e.milestone),  l.get<double>(row, e.value),
+        l.get<double>(row, e.cutoff)};
+  }
+  return out;
+}
+
+std::vector<CheckpointRecord> StudyReader::checkpoints() const {
+  const Hid d = dataset("checkpoints");
+  const std::uint64_t n = table_rows(d);
+  const auto& l = layout_->checkpoints;
+  const auto& c = layout_->c;
+  const auto bytes = read_table_rows(d, l, 0, n);
+  std::vector<CheckpointRecord> out(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::byte* row = bytes.data() + i * l.row_size();
+    out[i] = CheckpointRecord{l.get<std::uint64_t>(row, c.trial), l.get<double>(row, c.step),
+                              l.get<double>(row, c.time), l.get<std::uint64_t>(row, c.size),
+                              l.get_string(row, c.path)};
+  }
+  return out;
+}
+
+std::vector<SessionRecord> StudyReader::sessions() const {
+  const Hid d = dataset("sessions");
+  const std::uint64_t n = table_rows(d);
+  const auto& l = layout_->sessions;
+  const auto& s = layout_->s;
+  const auto bytes = read_table_rows(d, l, 0, n);
+  std::vector<SessionRecord> out(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::byte* row = bytes.data() + i * l.row_size();
+    out[i] = SessionRecord{l.get<double>(row, s.started), l.get_string(row, s.host),
+                           l.get_string(row, s.slurm_job_id), l.get_string(row, s.version),
+                           l.get<std::uint64_t>(row, s.first_seq)};
+  }
+  return out;
+}
+
+}  // namespace slurmtune::store

@@ -1,0 +1,94 @@
+#pragma once
+// Reading a study file: `slurmtune status/best/export`, resume, and anything else that
+// must not disturb a running writer. Files are opened in SWMR-read mode, which works on
+// a file being written, on a cleanly closed file, and on a file whose writer crashed.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/study_spec.hpp"
+#include "store/hdf5.hpp"
+#include "store/schema.hpp"
+#include "store/tables.hpp"
+
+namespace slurmtune::store {
+
+/// The file is not a readable slurmtune study file (not HDF5, not a study, truncated,
+/// newer schema). what() says which and what to do.
+class StudyFileFormatError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+struct TrialRecord {
+  std::uint64_t id = 0;
+  TrialStatus status = TrialStatus::Pending;
+  int bracket = 0, rung = -1, retries = 0;
+  double start_time = 0, end_time = 0, last_step = 0, last_value = 0, best_value = 0, best_step = 0;
+  std::uint64_t reports = 0;
+  std::string nodes, error;
+  core::Configuration config;
+};
+
+struct MetricRecord {
+  std::uint64_t seq = 0, trial = 0;
+  double step = 0, time = 0;
+  std::vector<double> values;  ///< one per declared metric
+};
+
+struct EventRecord {
+  std::uint64_t seq = 0, trial = 0;
+  double time = 0;
+  EventKind kind = EventKind::Start;
+  int rung = -1;
+  double step = 0, milestone = 0, value = 0, cutoff = 0;
+};
+
+struct CheckpointRecord {
+  std::uint64_t trial = 0;
+  double step = 0, time = 0;
+  std::uint64_t size = 0;
+  std::string path;
+};
+
+struct SessionRecord {
+  double started = 0;
+  std::string host, slurm_job_id, version;
+  std::uint64_t first_seq = 0;
+};
+
+class StudyReader {
+ public:
+  /// Opens and validates `path` (SWMR read).
+  explicit StudyReader(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  /// The study file that created this study, as recorded in the file.
+  const core::StudySpec& spec() const { return spec_; }
+  const StudyLayout& layout() const { return *layout_; }
+  std::int64_t schema_version() const { return schema_version_; }
+  /// Root attribute as text ("" when absent).
+  std::string attribute(const std::string& name) const;
+
+  std::vector<TrialRecord> trials() const;
+  std::uint64_t metric_rows() const;
+  /// Calls `sink` for every metric row in file order, reading `chunk_rows` at a time.
+  void for_each_metric(const std::function<void(const MetricRecord&)>& sink,
+                       std::uint64_t chunk_rows = 262144) const;
+  std::vector<EventRecord> events() const;
+  std::vector<CheckpointRecord> checkpoints() const;
+  std::vector<SessionRecord> sessions() const;
+
+ private:
+  Hid dataset(const char* name) const;
+
+  std::string path_;
+  Hid file_;
+  std::int64_t schema_version_ = 0;
+  core::StudySpec spec_;
+  std::unique_ptr<StudyLayout> layout_;
+};
+
+}  // namespace slurmtune::store

@@ -1,0 +1,334 @@
+#include "store/study_writer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <limits>
+
+#include "slurmtune/version.hpp"
+
+namespace slurmtune::store {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string iso8601_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+Hid swmr_file_access() {
+  Hid fapl = check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate");
+  check_status(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+               "H5Pset_libver_bounds");
+  return fapl;
+}
+
+}  // namespace
+
+double unix_time_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+StudyWriter::StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options,
+                         bool fresh)
+    : file_(std::move(file)),
+      layout_(spec),
+      mode_(spec.mode),
+      metric_names_(spec.metrics),
+      options_(options),
+      last_flush_(std::chrono::steady_clock::now()) {
+  if (fresh) write_root_attributes(spec);
+  open_tables(fresh);
+}
+
+std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
+                                                 const core::StudySpec& spec,
+                                                 const WriterOptions& options) {
+  quiet_hdf5_errors();
+  if (std::filesystem::exists(path))
+    throw InputError(path +
+                     ": already exists; slurmtune never overwrites a study file. "
+                     "Resume it, or choose another path");
+  const Hid fapl = swmr_file_access();
+  Hid file = check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), "H5Fcreate " + path);
+  auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, true));
+  // From here on HDF5 1.10 cannot create objects: the layout above is complete.
+  check_status(H5Fstart_swmr_write(writer->file_), "H5Fstart_swmr_write " + path);
+  writer->append_session();
+  writer->flush();
+  return writer;
+}
+
+std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
+                                                 const core::StudySpec& spec,
+                                                 const WriterOptions& options,
+                                                 WriterPosition position) {
+  quiet_hdf5_errors();
+  const Hid fapl = swmr_file_access();
+  // A writer killed while in SWMR mode leaves the file marked "open for writing";
+  // this is what `h5clear -s` does, and the caller asked to resume this very file.
+  hbool_t clear = 1;
+  check_status(H5Pset(fapl, "clear_status_flags", &clear), "H5Pset clear_status_flags");
+  Hid file = check(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), "H5Fopen " + path);
+  auto writer =
+      std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, false));
+  writer->seq_ = position.next_seq;
+  check_status(H5Fstart_swmr_write(writer->file_), "H5Fstart_swmr_write " + path);
+  writer->append_session();
+  writer->flush();
+  return writer;
+}
+
+StudyWriter::~StudyWriter() {
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slurmtune: warning: final flush of the study file failed: %s\n",
+                 e.what());
+  }
+}
+
+void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
+  write_string_attribute(file_, "format", kFormatName);
+  write_int_attribute(file_, "schema_version", kSchemaVersion);
+  write_string_attribute(file_, "slurmtune_version", kVersion);
+  write_string_attribute(file_, "study_name", spec.name);
+  write_string_attribute(file_, "created", iso8601_now());
+  write_string_attribute(file_, "metric", spec.metric);
+  write_strings_attribute(file_, "metrics", spec.metrics);
+  write_string_attribute(file_, "mode", spec.mode == core::Mode::Min ? "min" : "max");
+  write_int_attribute(file_, "seed", static_cast<std::int64_t>(spec.seed));
+  write_string_attribute(file_, "study_file", spec.text);
+  write_string_attribute(file_, "study_file_path", spec.path);
+  write_string_attribute(file_, "clock", options_.virtual_clock ? "virtual" : "unix");
+  write_string_attribute(file_, "host", host_name());
+  write_string_attribute(file_, "slurm_job_id", env_or_empty("SLURM_JOB_ID"));
+}
+
+void StudyWriter::open_tables(bool fresh) {
+  const auto table = [&](const char* name, const RowLayout& layout, DatasetOptions options) {
+    Hid dataset = fresh
+                      ? create_table(file_, name, layout, options)
+                      : check(H5Dopen2(file_, name, H5P_DEFAULT), std::string("H5Dopen2 ") + name);
+    const std::uint64_t rows = fresh ? 0 : table_rows(dataset);
+    return std::pair<Hid, std::uint64_t>{std::move(dataset), rows};
+  };
+  // Chunk sizes: a chunk is the unit of compression and of SWMR visibility; these keep
+  // chunks between 64 KiB and 1 MiB for typical rows.
+  auto [t, t_rows] = table("trials", layout_.trials, {1024, 4});
+  const std::vector<std::byte> existing =
+      fresh ? std::vector<std::byte>{} : read_table_rows(t, layout_.trials, 0, t_rows);
+  trials_ = std::make_unique<UpdateTable>(std::move(t), layout_.trials, t_rows);
+  auto [m, m_rows] = table("metrics", layout_.metrics, {16384, options_.metrics_deflate});
+  metrics_ = std::make_unique<AppendTable>(std::move(m), layout_.metrics, m_rows);
+  flushed_metric_rows_ = m_rows;
+  auto [e, e_rows] = table("events", layout_.events, {8192, 4});
+  events_ = std::make_unique<AppendTable>(std::move(e), layout_.events, e_rows);
+  auto [c, c_rows] = table("checkpoints", layout_.checkpoints, {1024, 4});
+  checkpoints_ = std::make_unique<AppendTable>(std::move(c), layout_.checkpoints, c_rows);
+  auto [x, x_rows] = table("sessions", layout_.sessions, {64, -1});
+  sessions_ = std::make_unique<AppendTable>(std::move(x), layout_.sessions, x_rows);
+  // Trials that had not ended stay live in memory so their rows can still be updated.
+  const std::size_t size = layout_.trials.row_size();
+  for (std::uint64_t i = 0; i < t_rows; ++i) {
+    const std::byte* row = existing.data() + i * size;
+    const auto status =
+        static_cast<TrialStatus>(layout_.trials.get<std::uint8_t>(row, layout_.t.status));
+    if (status == TrialStatus::Pending || status == TrialStatus::Running ||
+        status == TrialStatus::Paused)
+      trials_->adopt(i, std::vector<std::byte>(row, row + size));
+  }
+}
+
+void StudyWriter::append_session() {
+  std::byte* row = sessions_->new_row();
+  const auto& l = layout_.sessions;
+  l.put_f64(row, layout_.s.started, unix_time_s());
+  l.put_string(row, layout_.s.host, host_name());
+  l.put_string(row, layout_.s.slurm_job_id, env_or_empty("SLURM_JOB_ID"));
+  l.put_string(row, layout_.s.version, kVersion);
+  l.put_u64(row, layout_.s.first_seq, seq_);
+}
+
+std::byte* StudyWriter::live_row(core::TrialId trial) {
+  if (!trials_->is_live(trial))
+    throw UsageError("study file: trial " + std::to_string(trial) +
+                     " is not running (never started, or already ended)");
+  return trials_->row(trial);
+}
+
+bool StudyWriter::better(double a, double b) const {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  return mode_ == core::Mode::Min ? a < b : a > b;
+}
+
+void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
+                        const core::ReportOutcome* outcome, double step, double value) {
+  std::byte* row = events_->new_row();
+  const auto& l = layout_.events;
+  l.put_u64(row, layout_.e.seq, seq_++);
+  l.put_f64(row, layout_.e.time, time);
+  l.put_u64(row, layout_.e.trial, trial);
+  l.put_enum(row, layout_.e.kind, static_cast<std::uint8_t>(kind));
+  l.put_i32(row, layout_.e.rung, outcome && outcome->rung ? *outcome->rung : -1);
+  l.put_f64(row, layout_.e.step, step);
+  l.put_f64(row, layout_.e.milestone, outcome && outcome->milestone ? *outcome->milestone : kNaN);
+  l.put_f64(row, layout_.e.value, value);
+  l.put_f64(row, layout_.e.cutoff, outcome && outcome->cutoff ? *outcome->cutoff : kNaN);
+}
+
+void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
+                                double time) {
+  if (trials_->is_live(trial))
+    throw UsageError("study file: trial " + std::to_string(trial) + " started twice");
+  std::byte* row = trials_->row(trial);
+  const auto& l = layout_.trials;
+  l.put_u64(row, layout_.t.id, trial);
+  l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Running));
+  l.put_i32(row, layout_.t.bracket, bracket);
+  l.put_i32(row, layout_.t.rung, -1);
+  l.put_f64(row, layout_.t.start_time, time);
+  for (const std::size_t f : {layout_.t.end_time, layout_.t.last_step, layout_.t.last_value,
+                              layout_.t.best_value, layout_.t.best_step})
+    l.put_f64(row, f, kNaN);
+  for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p)
+    put_param(layout_, row, p, config.values[p]);
+  event(trial, EventKind::Start, time, nullptr, kNaN, kNaN);
+  flush_if_due();
+}
+
+void StudyWriter::trial_resumed(core::TrialId trial, double time) {
+  std::byte* row = live_row(trial);
+  layout_.trials.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Running));
+  event(trial, EventKind::Resume, time, nullptr,
+        layout_.trials.get<double>(row, layout_.t.last_step), kNaN);
+  flush_if_due();
+}
+
+void StudyWriter::report(core::TrialId trial, double step, double time,
+                         std::span<const double> values, const core::ReportOutcome& outcome) {
+  std::byte* row = live_row(trial);
+  const double value = values.empty() ? kNaN : values[0];
+  std::byte* m = metrics_->new_row();
+  const auto& ml = layout_.metrics;
+  ml.put_u64(m, layout_.m.seq, seq_++);
+  ml.put_u64(m, layout_.m.trial, trial);
+  ml.put_f64(m, layout_.m.step, step);
+  ml.put_f64(m, layout_.m.time, time);
+  for (std::size_t i = 0; i < metric_names_.size(); ++i)
+    ml.put_f64(m, layout_.m.first_metric + i, i < values.size() ? values[i] : kNaN);
+
+  const auto& tl = layout_.trials;
+  tl.put_f64(row, layout_.t.last_step, step);
+  tl.put_f64(row, layout_.t.last_value, value);
+  tl.put_u64(row, layout_.t.reports, tl.get<std::uint64_t>(row, layout_.t.reports) + 1);
+  if (better(value, tl.get<double>(row, layout_.t.best_value))) {
+    tl.put_f64(row, layout_.t.best_value, value);
+    tl.put_f64(row, layout_.t.best_step, step);
+  }
+  if (outcome.rung) tl.put_i32(row, layout_.t.rung, *outcome.rung);
+  // Only decisions worth explaining become events: a judgement at a rung, or anything
+  // but a plain "continue".
+  if (outcome.rung || outcome.decision != core::Decision::Continue) {
+    const EventKind kind = outcome.decision == core::Decision::Stop    ? EventKind::Stop
+                           : outcome.decision == core::Decision::Pause ? EventKind::Pause
+                                                                       : EventKind::Continue;
+    event(trial, kind, time, &outcome, step, value);
+    if (kind == EventKind::Pause)
+      tl.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));
+  }
+  flush_if_due();
+}
+
+void StudyWriter::report_named(core::TrialId trial, double step, double time,
+                               const std::vector<std::pair<std::string, double>>& metrics,
+                               const core::ReportOutcome& outcome) {
+  std::vector<double> values(metric_names_.size(), kNaN);
+  for (const auto& [name, value] : metrics) {
+    const auto it = std::find(metric_names_.begin(), metric_names_.end(), name);
+    if (it == metric_names_.end())
+      throw InputError("trial " + std::to_string(trial) + " reported metric '" + name +
+                       "', which the study does not declare; add it to [study] metrics");
+    values[static_cast<std::size_t>(it - metric_names_.begin())] = value;
+  }
+  report(trial, step, time, values, outcome);
+}
+
+void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double time,
+                              const std::string& error) {
+  std::byte* row = live_row(trial);
+  const auto& l = layout_.trials;
+  const TrialStatus status = how == core::TrialEnd::Completed ? TrialStatus::Completed
+                             : how == core::TrialEnd::Stopped ? TrialStatus::Stopped
+                                                              : TrialStatus::Failed;
+  l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(status));
+  l.put_f64(row, layout_.t.end_time, time);
+  if (!error.empty()) l.put_string(row, layout_.t.error, error);
+  const EventKind kind = how == core::TrialEnd::Completed ? EventKind::Completed
+                         : how == core::TrialEnd::Stopped ? EventKind::Stopped
+                                                          : EventKind::Failed;
+  event(trial, kind, time, nullptr, l.get<double>(row, layout_.t.last_step),
+        l.get<double>(row, layout_.t.last_value));
+  trials_->retire(trial);
+  flush_if_due();
+}
+
+void StudyWriter::set_nodes(core::TrialId trial, const std::string& nodes) {
+  layout_.trials.put_string(live_row(trial), layout_.t.nodes, nodes);
+}
+
+void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
+                             const std::string& relative_path, std::uint64_t bytes) {
+  std::byte* row = checkpoints_->new_row();
+  const auto& l = layout_.checkpoints;
+  l.put_u64(row, layout_.c.trial, trial);
+  l.put_f64(row, layout_.c.step, step);
+  l.put_f64(row, layout_.c.time, time);
+  l.put_u64(row, layout_.c.size, bytes);
+  l.put_string(row, layout_.c.path, relative_path);
+  flush_if_due();
+}
+
+bool StudyWriter::flush_if_due() {
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
+    return false;
+  flush();
+  return true;
+}
+
+void StudyWriter::flush() {
+  // Appended rows first, then trial rows: a reader never sees a trial's final status
+  // before the reports that led to it.
+  metrics_->flush();
+  events_->flush();
+  checkpoints_->flush();
+  sessions_->flush();
+  trials_->flush();
+  flushed_metric_rows_ = metrics_->rows();
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace slurmtune::store

@@ -1,0 +1,101 @@
+#pragma once
+// The single writer of a study file. One process (the coordinator, or `slurmtune
+// simulate`) owns the file; it creates the whole layout, then switches to HDF5's
+// single-writer/multiple-reader mode so `slurmtune status` and h5py can read while
+// the study runs. Rows are buffered and flushed at least every flush_interval_s: after
+// a crash or `kill -9` the file opens (SWMR read, or after a resume) and holds every
+// row flushed before it.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/scheduler.hpp"
+#include "core/study_spec.hpp"
+#include "store/hdf5.hpp"
+#include "store/schema.hpp"
+#include "store/tables.hpp"
+
+namespace slurmtune::store {
+
+struct WriterOptions {
+  double flush_interval_s = 1.0;  ///< buffered rows reach the file at least this often
+  int metrics_deflate = -1;       ///< deflate level of /metrics (-1: none, see performance.md)
+  bool virtual_clock = false;     ///< times are simulated seconds, not Unix time
+};
+
+/// Where a writer resumes: the next sequence number (the study-wide order of rows).
+struct WriterPosition {
+  std::uint64_t next_seq = 0;
+};
+
+class StudyWriter {
+ public:
+  /// Creates `path`; refuses to touch an existing file.
+  static std::unique_ptr<StudyWriter> create(const std::string& path, const core::StudySpec& spec,
+                                             const WriterOptions& options);
+  /// Opens an existing study file for appending (resume). The caller has checked that
+  /// it belongs to `spec` (see resume.hpp). Clears the "open for writing" flags a
+  /// crashed writer leaves behind.
+  static std::unique_ptr<StudyWriter> reopen(const std::string& path, const core::StudySpec& spec,
+                                             const WriterOptions& options, WriterPosition position);
+
+  ~StudyWriter();  // flushes; logs instead of throwing
+  StudyWriter(const StudyWriter&) = delete;
+  StudyWriter& operator=(const StudyWriter&) = delete;
+
+  void trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
+                     double time);
+  void trial_resumed(core::TrialId trial, double time);
+  /// One report. `values` holds one value per declared metric (spec.metrics order; NaN
+  /// where the report has none); values[0] is the metric the scheduler judged.
+  void report(core::TrialId trial, double step, double time, std::span<const double> values,
+              const core::ReportOutcome& outcome);
+  /// Same with named metrics; an undeclared name throws InputError naming it.
+  void report_named(core::TrialId trial, double step, double time,
+                    const std::vector<std::pair<std::string, double>>& metrics,
+                    const core::ReportOutcome& outcome);
+  void trial_ended(core::TrialId trial, core::TrialEnd how, double time,
+                   const std::string& error = {});
+  void set_nodes(core::TrialId trial, const std::string& nodes);
+  void checkpoint(core::TrialId trial, double step, double time, const std::string& relative_path,
+                  std::uint64_t bytes);
+
+  /// Flushes when flush_interval_s has passed since the last flush; true if it did.
+  bool flush_if_due();
+  /// Writes every buffered row and flushes the file.
+  void flush();
+
+  const StudyLayout& layout() const { return layout_; }
+  std::uint64_t metric_rows() const { return metrics_->rows(); }
+  std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
+
+ private:
+  StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
+  void open_tables(bool fresh);
+  void write_root_attributes(const core::StudySpec& spec);
+  void append_session();
+  void event(core::TrialId trial, EventKind kind, double time, const core::ReportOutcome* outcome,
+             double step, double value);
+  std::byte* live_row(core::TrialId trial);
+  bool better(double a, double b) const;
+
+  Hid file_;
+  StudyLayout layout_;
+  core::Mode mode_;
+  std::vector<std::string> metric_names_;
+  WriterOptions options_;
+  std::uint64_t seq_ = 0;
+  std::unique_ptr<UpdateTable> trials_;
+  std::unique_ptr<AppendTable> metrics_, events_, checkpoints_, sessions_;
+  std::chrono::steady_clock::time_point last_flush_;
+  std::uint64_t flushed_metric_rows_ = 0;
+};
+
+/// Current time as the study file records it: seconds since the Unix epoch.
+double unix_time_s();
+
+}  // namespace slurmtune::store
