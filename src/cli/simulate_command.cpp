@@ -92,13 +92,14 @@ int simulate_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "slurmtune simulate STUDY.toml [--workers N]", options, positional, vm))
     return kSuccess;
-  const auto study = config::load_study_file(vm["study"].as<std::string>());
+  auto study = config::load_study_file(vm["study"].as<std::string>());
   core::SimulationOptions sim;
   sim.workers = vm["workers"].as<std::size_t>();
-  if (vm.count("max-trials")) sim.max_trials = vm["max-trials"].as<std::uint64_t>();
-  if (vm.count("target")) sim.target = vm["target"].as<double>();
+  // Overrides go into the study itself, so a recorded study file says what really ran.
+  if (vm.count("max-trials")) study.max_trials = vm["max-trials"].as<std::uint64_t>();
+  if (vm.count("target")) study.simulate.target = vm["target"].as<double>();
   const bool quiet = vm.count("quiet") || vm.count("json");
-  ProgressPrinter printer(study, sim.max_trials.value_or(study.max_trials));
+  ProgressPrinter printer(study, study.max_trials);
   core::SimulationObserver* observer = quiet ? nullptr : &printer;
   std::unique_ptr<store::StudyWriter> writer;
   std::unique_ptr<store::SimulationRecorder> recorder;

@@ -138,12 +138,19 @@ toml::table resolved_table(const core::StudySpec& study) {
 }  // namespace
 
 std::string to_toml(const core::StudySpec& study) {
-  const toml::table root = resolved_table(study);
+  // toml++ keeps table keys sorted, but the order of [search] is meaningful (it is the
+  // order in which parameters take sampler coordinates), so that table is written here,
+  // one formatted domain per line, and the rest by toml++.
+  constexpr auto flags =
+      toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision;
+  toml::table root = resolved_table(study);
+  root.erase("search");
   std::ostringstream out;
-  // Shortest round-trip floats: 0.1, not 0.10000000000000001.
-  out << toml::toml_formatter{root, toml::toml_formatter::default_flags |
-                                        toml::format_flags::relaxed_float_precision}
-      << '\n';
+  out << toml::toml_formatter{root, flags} << "\n\n[search]\n";
+  for (const auto& p : study.space.parameters()) {
+    const toml::table single{{p.name, domain_table(p.domain)}};
+    out << toml::toml_formatter{single, flags} << '\n';
+  }
   return out.str();
 }
 

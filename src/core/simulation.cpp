@@ -78,8 +78,7 @@ class Simulator {
     while (!idle_.empty()) {
       const bool admit = may_start_new(time_s);
       if (!admit && !closed_) {
-        closed_ = true;
-        scheduler_->close_admissions();
+        close_admissions(time_s);
         collect_dropped(time_s);
       }
       const auto job = scheduler_->next_job(admit);
@@ -104,6 +103,12 @@ class Simulator {
       if (job->kind == Job::Kind::Start && progress_.started % progress_every_ == 0)
         observer_->progress(snapshot(time_s));
     }
+  }
+
+  void close_admissions(double time_s) {
+    closed_ = true;
+    scheduler_->close_admissions();
+    observer_->admissions_closed(time_s);
   }
 
   void schedule_step(std::size_t worker, double time_s) {
@@ -185,10 +190,7 @@ class Simulator {
       const double value = objective_.value(trials_[trial].curve, trial, trials_[trial].step);
       end_trial(trial, TrialEnd::Stopped, value, time_s);
     }
-    if (!closed_) {
-      closed_ = true;
-      scheduler_->close_admissions();
-    }
+    if (!closed_) close_admissions(time_s);
     collect_dropped(time_s);
   }
 

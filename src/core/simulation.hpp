@@ -50,6 +50,8 @@ class SimulationObserver {
   virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
                         double /*time_s*/) {}
   virtual void trial_ended(TrialId, TrialEnd, double /*time_s*/) {}
+  /// No further trial will start (max_trials, budget or threshold reached).
+  virtual void admissions_closed(double /*time_s*/) {}
   virtual void progress(const SimulationProgress&) {}
 };
 

@@ -48,8 +48,54 @@ void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::s
     case EventKind::Failed:
       scheduler.end_trial(e.trial, core::TrialEnd::Failed, observation(e));
       break;
+    case EventKind::Closed:
+      scheduler.close_admissions();
+      break;
     default:
       break;  // decisions are outcomes of reports, not inputs
+  }
+}
+
+// Trial statuses from the committed events: the trial table may have been flushed a
+// moment after them by a writer that then died.
+void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state) {
+  std::vector<TrialStatus> status(state.trials.size(), TrialStatus::Pending);
+  std::uint64_t started = 0;
+  for (const auto& e : events) {
+    if (e.kind == EventKind::Closed) continue;
+    if (e.trial >= status.size()) status.resize(e.trial + 1, TrialStatus::Pending);
+    switch (e.kind) {
+      case EventKind::Start:
+        started = std::max(started, e.trial + 1);
+        [[fallthrough]];
+      case EventKind::Resume:
+        status[e.trial] = TrialStatus::Running;
+        break;
+      case EventKind::Pause:
+        status[e.trial] = TrialStatus::Paused;
+        break;
+      case EventKind::Completed:
+        status[e.trial] = TrialStatus::Completed;
+        break;
+      case EventKind::Stopped:
+        status[e.trial] = TrialStatus::Stopped;
+        break;
+      case EventKind::Failed:
+        status[e.trial] = TrialStatus::Failed;
+        break;
+      default:
+        break;
+    }
+  }
+  // Trials whose start never became durable did not happen.
+  status.resize(started);
+  state.trials.resize(std::min<std::size_t>(state.trials.size(), started));
+  for (std::size_t id = 0; id < status.size(); ++id) {
+    if (id < state.trials.size()) state.trials[id].status = status[id];
+    const bool unfinished = status[id] == TrialStatus::Running || status[id] == TrialStatus::Paused;
+    if (!unfinished) continue;
+    state.unfinished.push_back(id);
+    state.live.emplace_back(id, status[id]);
   }
 }
 
@@ -108,11 +154,8 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
     any = true;
   });
   apply_events_before(UINT64_MAX);
-  state.next_seq = any ? last_seq + 1 : 0;
-  for (const auto& t : state.trials)
-    if (t.status == TrialStatus::Running || t.status == TrialStatus::Paused ||
-        t.status == TrialStatus::Pending)
-      state.unfinished.push_back(t.id);
+  state.next_seq = std::max(any ? last_seq + 1 : 0, reader.committed().next_seq);
+  derive_statuses(events, state);
   for (const core::TrialId id : state.scheduler->take_dropped())
     if (id < state.trials.size() && state.trials[id].status == TrialStatus::Paused)
       state.dropped.push_back(id);

@@ -35,8 +35,11 @@ struct ResumeState {
   std::vector<TrialRecord> trials;  ///< every recorded trial, by id
   std::uint64_t next_seq = 0;       ///< first sequence number for new rows
   std::uint64_t reports_replayed = 0;
-  std::vector<core::TrialId> unfinished;  ///< running or paused when the file was last written
-  std::vector<core::TrialId> dropped;     ///< paused trials the scheduler gave up on meanwhile
+  std::vector<core::TrialId> unfinished;  ///< running or paused at the last complete flush
+  /// Status of every trial as the committed events say (trial rows can run ahead of them
+  /// when a writer died mid-flush); `trials[i].status` holds the same.
+  std::vector<std::pair<core::TrialId, TrialStatus>> live;
+  std::vector<core::TrialId> dropped;  ///< paused trials the scheduler gave up on meanwhile
 };
 
 /// Checks `now` against the recorded study (throws InputError listing every difference

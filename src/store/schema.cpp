@@ -21,28 +21,28 @@ ParamColumn param_column(const core::Domain& d) {
   using core::DomainKind;
   if (d.kind != DomainKind::Choice && d.kind != DomainKind::Grid && d.kind != DomainKind::Constant)
     return ParamColumn{
-        d.is_integer() ? ParamColumn::Kind::Integer : ParamColumn::Kind::Real, {}, 0};
+        d.is_integer() ? ParamColumn::Kind::Integer : ParamColumn::Kind::Real, {}, 0, {}};
   const auto all = [&d](auto predicate) {
     return std::all_of(d.values.begin(), d.values.end(), predicate);
   };
   const auto is = [](std::size_t index) {
     return [index](const core::ParamValue& v) { return v.index() == index; };
   };
-  if (all(is(0))) return ParamColumn{ParamColumn::Kind::Bool, {"FALSE", "TRUE"}, 0};
-  if (all(is(1))) return ParamColumn{ParamColumn::Kind::Integer, {}, 0};
+  if (all(is(0))) return ParamColumn{ParamColumn::Kind::Bool, {"FALSE", "TRUE"}, 0, {}};
+  if (all(is(1))) return ParamColumn{ParamColumn::Kind::Integer, {}, 0, {}};
   if (all([](const auto& v) { return v.index() == 1 || v.index() == 2; }))
-    return ParamColumn{ParamColumn::Kind::Real, {}, 0};
+    return ParamColumn{ParamColumn::Kind::Real, {}, 0, {}};
   std::vector<std::string> texts;
   for (const auto& v : d.values)
     texts.push_back(core::to_text(v));
   const std::set<std::string> distinct(texts.begin(), texts.end());
   const bool enumerable = all(is(3)) && texts.size() <= 255 && distinct.size() == texts.size() &&
                           !distinct.contains("");
-  if (enumerable) return ParamColumn{ParamColumn::Kind::Category, texts, 0};
+  if (enumerable) return ParamColumn{ParamColumn::Kind::Category, texts, 0, {}};
   std::size_t longest = 1;
   for (const auto& t : texts)
     longest = std::max(longest, t.size());
-  return ParamColumn{ParamColumn::Kind::Text, {}, longest};
+  return ParamColumn{ParamColumn::Kind::Text, {}, longest, d.values};
 }
 
 StudyLayout::StudyLayout(const core::StudySpec& spec) {
@@ -111,6 +111,14 @@ StudyLayout::StudyLayout(const core::StudySpec& spec) {
   s.slurm_job_id = sessions.add("slurm_job_id", FieldKind::FixedString, 32);
   s.version = sessions.add("version", FieldKind::FixedString, 16);
   s.first_seq = sessions.add("first_seq", FieldKind::U64);
+
+  k.next_seq = commit.add("next_seq", FieldKind::U64);
+  k.trials = commit.add("trials", FieldKind::U64);
+  k.metrics = commit.add("metrics", FieldKind::U64);
+  k.events = commit.add("events", FieldKind::U64);
+  k.checkpoints = commit.add("checkpoints", FieldKind::U64);
+  k.sessions = commit.add("sessions", FieldKind::U64);
+  k.time = commit.add("time", FieldKind::F64);
 }
 
 void put_param(const StudyLayout& layout, std::byte* row, std::size_t param,
@@ -156,8 +164,13 @@ core::ParamValue get_param(const StudyLayout& layout, const std::byte* row, std:
       const auto index = layout.trials.get<std::uint8_t>(row, field);
       return index < column.categories.size() ? column.categories[index] : std::string("?");
     }
-    case ParamColumn::Kind::Text:
-      return layout.trials.get_string(row, field);
+    case ParamColumn::Kind::Text: {
+      // Mixed-type choices are stored as text; the domain says what type each value had.
+      const std::string text = layout.trials.get_string(row, field);
+      for (const auto& v : column.values)
+        if (core::to_text(v) == text) return v;
+      return text;
+    }
   }
   return std::string("?");
 }

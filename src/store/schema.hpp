@@ -32,14 +32,16 @@ enum class EventKind : std::uint8_t {
   Completed,  ///< the trial ended having run its course
   Stopped,    ///< the trial ended early (stopped, dropped, budget)
   Failed,     ///< the trial ended with an error
+  Closed,     ///< no further trial will start (trial column unused); schedulers react to it
 };
 const std::vector<std::string>& event_kind_names();
 
 /// How one hyperparameter is stored in /trials (column "config/<name>").
 struct ParamColumn {
   enum class Kind { Real, Integer, Bool, Category, Text } kind;
-  std::vector<std::string> categories;  ///< Category: enum member names
-  std::size_t text_size = 0;            ///< Text: fixed string length
+  std::vector<std::string> categories;   ///< Category: enum member names
+  std::size_t text_size = 0;             ///< Text: fixed string length
+  std::vector<core::ParamValue> values;  ///< Text: the domain's values, to restore their types
 };
 ParamColumn param_column(const core::Domain& domain);
 
@@ -47,7 +49,7 @@ ParamColumn param_column(const core::Domain& domain);
 struct StudyLayout {
   explicit StudyLayout(const core::StudySpec& spec);
 
-  RowLayout trials, metrics, events, checkpoints, sessions;
+  RowLayout trials, metrics, events, checkpoints, sessions, commit;
   std::vector<ParamColumn> params;
 
   struct {
@@ -66,6 +68,12 @@ struct StudyLayout {
   struct {
     std::size_t started, host, slurm_job_id, version, first_seq;
   } s;
+  // /commit: one row, rewritten after every flush. Rows beyond these counts were
+  // written by a flush that did not finish (the writer died in it): readers and resume
+  // ignore them, and a resumed writer overwrites them.
+  struct {
+    std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
+  } k;
 };
 
 /// Writes a parameter value into its /trials column and reads it back.

@@ -29,6 +29,10 @@ class SimulationRecorder final : public core::SimulationObserver {
     writer_.trial_ended(t, how, time_s);
     if (next_) next_->trial_ended(t, how, time_s);
   }
+  void admissions_closed(double time_s) override {
+    writer_.admissions_closed(time_s);
+    if (next_) next_->admissions_closed(time_s);
+  }
   void progress(const core::SimulationProgress& p) override {
     if (next_) next_->progress(p);
   }

@@ -1,5 +1,6 @@
 #include "store/study_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "config/study_file.hpp"
@@ -47,11 +48,30 @@ StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_
         " by slurmtune " + attribute("slurmtune_version") + "; this slurmtune reads schema " +
         std::to_string(kSchemaVersion) + " and older. Use a newer slurmtune");
   try {
-    spec_ = config::parse_study(attribute("study_file"), path + " (embedded study file)");
+    spec_ = config::parse_study(attribute("resolved_study"), path + " (resolved study)");
+    spec_.text = attribute("study_file");
+    spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {
     throw StudyFileFormatError(path + ": its embedded study file does not parse: " + e.what());
   }
   layout_ = std::make_unique<StudyLayout>(spec_);
+  read_commit();
+}
+
+void StudyReader::read_commit() {
+  const Hid d = dataset("commit");
+  table_rows(d);  // refresh: pick up the writer's latest commit
+  const auto row = read_table_rows(d, layout_->commit, 0, 1);
+  const auto& l = layout_->commit;
+  const auto& k = layout_->k;
+  const auto get = [&](std::size_t field) { return l.get<std::uint64_t>(row.data(), field); };
+  committed_ = CommittedCounts{get(k.next_seq),
+                               get(k.trials),
+                               get(k.metrics),
+                               get(k.events),
+                               get(k.checkpoints),
+                               get(k.sessions),
+                               l.get<double>(row.data(), k.time)};
 }
 
 std::string StudyReader::attribute(const std::string& name) const {
@@ -70,7 +90,7 @@ Hid StudyReader::dataset(const char* name) const {
 
 std::vector<TrialRecord> StudyReader::trials() const {
   const Hid d = dataset("trials");
-  const std::uint64_t n = table_rows(d);
+  const std::uint64_t n = std::min(committed_.trials, table_rows(d));
   const auto& l = layout_->trials;
   const auto& t = layout_->t;
   const auto bytes = read_table_rows(d, l, 0, n);
@@ -105,7 +125,7 @@ std::uint64_t StudyReader::metric_rows() const {
 void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
                                   std::uint64_t chunk_rows) const {
   const Hid d = dataset("metrics");
-  const std::uint64_t n = table_rows(d);
+  const std::uint64_t n = std::min(committed_.metrics, table_rows(d));
   const auto& l = layout_->metrics;
   const auto& m = layout_->m;
   const std::size_t metrics = spec_.metrics.size();
@@ -129,7 +149,7 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
 
 std::vector<EventRecord> StudyReader::events() const {
   const Hid d = dataset("events");
-  const std::uint64_t n = table_rows(d);
+  const std::uint64_t n = std::min(committed_.events, table_rows(d));
   const auto& l = layout_->events;
   const auto& e = layout_->e;
   const auto bytes = read_table_rows(d, l, 0, n);
@@ -148,7 +168,7 @@ std::vector<EventRecord> StudyReader::events() const {
 
 std::vector<CheckpointRecord> StudyReader::checkpoints() const {
   const Hid d = dataset("checkpoints");
-  const std::uint64_t n = table_rows(d);
+  const std::uint64_t n = std::min(committed_.checkpoints, table_rows(d));
   const auto& l = layout_->checkpoints;
   const auto& c = layout_->c;
   const auto bytes = read_table_rows(d, l, 0, n);
@@ -164,7 +184,7 @@ std::vector<CheckpointRecord> StudyReader::checkpoints() const {
 
 std::vector<SessionRecord> StudyReader::sessions() const {
   const Hid d = dataset("sessions");
-  const std::uint64_t n = table_rows(d);
+  const std::uint64_t n = std::min(committed_.sessions, table_rows(d));
   const auto& l = layout_->sessions;
   const auto& s = layout_->s;
   const auto bytes = read_table_rows(d, l, 0, n);

@@ -59,6 +59,13 @@ struct SessionRecord {
   std::uint64_t first_seq = 0;
 };
 
+/// Row counts of the last complete flush (/commit). Rows beyond them belong to a flush
+/// the writer did not finish and are not read.
+struct CommittedCounts {
+  std::uint64_t next_seq = 0, trials = 0, metrics = 0, events = 0, checkpoints = 0, sessions = 0;
+  double time = 0;  ///< Unix time of that flush
+};
+
 class StudyReader {
  public:
   /// Opens and validates `path` (SWMR read).
@@ -72,6 +79,7 @@ class StudyReader {
   /// Root attribute as text ("" when absent).
   std::string attribute(const std::string& name) const;
 
+  const CommittedCounts& committed() const { return committed_; }
   std::vector<TrialRecord> trials() const;
   std::uint64_t metric_rows() const;
   /// Calls `sink` for every metric row in file order, reading `chunk_rows` at a time.
@@ -83,12 +91,14 @@ class StudyReader {
 
  private:
   Hid dataset(const char* name) const;
+  void read_commit();
 
   std::string path_;
   Hid file_;
   std::int64_t schema_version_ = 0;
   core::StudySpec spec_;
   std::unique_ptr<StudyLayout> layout_;
+  CommittedCounts committed_;
 };
 
 }  // namespace slurmtune::store

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "config/study_file.hpp"
 #include "slurmtune/version.hpp"
 
 namespace slurmtune::store {
@@ -91,9 +92,13 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
   hbool_t clear = 1;
   check_status(H5Pset(fapl, "clear_status_flags", &clear), "H5Pset clear_status_flags");
   Hid file = check(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), "H5Fopen " + path);
+  // A SWMR writer does not keep the superblock's end-of-allocation up to date; after a
+  // crash it lags behind objects that were written (`h5clear --increment` does this).
+  check_status(H5Fincrement_filesize(file, 0), "H5Fincrement_filesize " + path);
   auto writer =
       std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, false));
   writer->seq_ = position.next_seq;
+  writer->adopt_live_trials(position);
   check_status(H5Fstart_swmr_write(writer->file_), "H5Fstart_swmr_write " + path);
   writer->append_session();
   writer->flush();
@@ -120,6 +125,9 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
   write_string_attribute(file_, "mode", spec.mode == core::Mode::Min ? "min" : "max");
   write_int_attribute(file_, "seed", static_cast<std::int64_t>(spec.seed));
   write_string_attribute(file_, "study_file", spec.text);
+  // What actually ran, defaults and command-line overrides included: resume compares
+  // against this, not against the text above.
+  write_string_attribute(file_, "resolved_study", config::to_toml(spec));
   write_string_attribute(file_, "study_file_path", spec.path);
   write_string_attribute(file_, "clock", options_.virtual_clock ? "virtual" : "unix");
   write_string_attribute(file_, "host", host_name());
@@ -127,38 +135,64 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
 }
 
 void StudyWriter::open_tables(bool fresh) {
+  // A resumed writer continues after the last complete flush: rows a dying writer left
+  // beyond it are overwritten.
+  std::vector<std::byte> committed(layout_.commit.row_size());
+  if (fresh) {
+    commit_ = create_single_row(file_, "commit", layout_.commit);
+  } else {
+    commit_ = check(H5Dopen2(file_, "commit", H5P_DEFAULT), "H5Dopen2 commit");
+    committed = read_table_rows(commit_, layout_.commit, 0, 1);
+  }
+  const auto count = [&](std::size_t field) {
+    return layout_.commit.get<std::uint64_t>(committed.data(), field);
+  };
   const auto table = [&](const char* name, const RowLayout& layout, DatasetOptions options) {
-    Hid dataset = fresh
-                      ? create_table(file_, name, layout, options)
-                      : check(H5Dopen2(file_, name, H5P_DEFAULT), std::string("H5Dopen2 ") + name);
-    const std::uint64_t rows = fresh ? 0 : table_rows(dataset);
-    return std::pair<Hid, std::uint64_t>{std::move(dataset), rows};
+    return fresh ? create_table(file_, name, layout, options)
+                 : check(H5Dopen2(file_, name, H5P_DEFAULT), std::string("H5Dopen2 ") + name);
   };
   // Chunk sizes: a chunk is the unit of compression and of SWMR visibility; these keep
   // chunks between 64 KiB and 1 MiB for typical rows.
-  auto [t, t_rows] = table("trials", layout_.trials, {1024, 4});
-  const std::vector<std::byte> existing =
-      fresh ? std::vector<std::byte>{} : read_table_rows(t, layout_.trials, 0, t_rows);
-  trials_ = std::make_unique<UpdateTable>(std::move(t), layout_.trials, t_rows);
-  auto [m, m_rows] = table("metrics", layout_.metrics, {16384, options_.metrics_deflate});
-  metrics_ = std::make_unique<AppendTable>(std::move(m), layout_.metrics, m_rows);
-  flushed_metric_rows_ = m_rows;
-  auto [e, e_rows] = table("events", layout_.events, {8192, 4});
-  events_ = std::make_unique<AppendTable>(std::move(e), layout_.events, e_rows);
-  auto [c, c_rows] = table("checkpoints", layout_.checkpoints, {1024, 4});
-  checkpoints_ = std::make_unique<AppendTable>(std::move(c), layout_.checkpoints, c_rows);
-  auto [x, x_rows] = table("sessions", layout_.sessions, {64, -1});
-  sessions_ = std::make_unique<AppendTable>(std::move(x), layout_.sessions, x_rows);
-  // Trials that had not ended stay live in memory so their rows can still be updated.
-  const std::size_t size = layout_.trials.row_size();
-  for (std::uint64_t i = 0; i < t_rows; ++i) {
-    const std::byte* row = existing.data() + i * size;
-    const auto status =
-        static_cast<TrialStatus>(layout_.trials.get<std::uint8_t>(row, layout_.t.status));
-    if (status == TrialStatus::Pending || status == TrialStatus::Running ||
-        status == TrialStatus::Paused)
-      trials_->adopt(i, std::vector<std::byte>(row, row + size));
+  Hid t = table("trials", layout_.trials, {1024, 4});
+  const std::uint64_t trial_extent = fresh ? 0 : table_rows(t);
+  trials_ = std::make_unique<UpdateTable>(std::move(t), layout_.trials, trial_extent);
+  metrics_ = std::make_unique<AppendTable>(
+      table("metrics", layout_.metrics, {16384, options_.metrics_deflate}), layout_.metrics,
+      count(layout_.k.metrics));
+  flushed_metric_rows_ = metrics_->rows();
+  events_ = std::make_unique<AppendTable>(table("events", layout_.events, {8192, 4}),
+                                          layout_.events, count(layout_.k.events));
+  checkpoints_ = std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {1024, 4}),
+                                               layout_.checkpoints, count(layout_.k.checkpoints));
+  sessions_ = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
+                                            layout_.sessions, count(layout_.k.sessions));
+}
+
+void StudyWriter::adopt_live_trials(const WriterPosition& position) {
+  // Their rows are read back and rewritten with the status the replay derived: a
+  // dying writer may have left a row ahead of the committed events.
+  const Hid dataset = check(H5Dopen2(file_, "trials", H5P_DEFAULT), "H5Dopen2 trials");
+  const std::uint64_t extent = table_rows(dataset);
+  for (const auto& [trial, status] : position.live) {
+    std::vector<std::byte> row = trial < extent ? read_table_rows(dataset, layout_.trials, trial, 1)
+                                                : std::vector<std::byte>(layout_.trials.row_size());
+    trials_->adopt(trial, std::move(row));
+    layout_.trials.put_enum(trials_->row(trial), layout_.t.status,
+                            static_cast<std::uint8_t>(status));
   }
+}
+
+void StudyWriter::write_commit() {
+  std::vector<std::byte> row(layout_.commit.row_size());
+  const auto& l = layout_.commit;
+  l.put_u64(row.data(), layout_.k.next_seq, seq_);
+  l.put_u64(row.data(), layout_.k.trials, trials_->rows());
+  l.put_u64(row.data(), layout_.k.metrics, metrics_->rows());
+  l.put_u64(row.data(), layout_.k.events, events_->rows());
+  l.put_u64(row.data(), layout_.k.checkpoints, checkpoints_->rows());
+  l.put_u64(row.data(), layout_.k.sessions, sessions_->rows());
+  l.put_f64(row.data(), layout_.k.time, unix_time_s());
+  write_single_row(commit_, l, row.data());
 }
 
 void StudyWriter::append_session() {
@@ -295,6 +329,11 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
   flush_if_due();
 }
 
+void StudyWriter::admissions_closed(double time) {
+  event(0, EventKind::Closed, time, nullptr, kNaN, kNaN);
+  flush_if_due();
+}
+
 void StudyWriter::set_nodes(core::TrialId trial, const std::string& nodes) {
   layout_.trials.put_string(live_row(trial), layout_.t.nodes, nodes);
 }
@@ -327,6 +366,9 @@ void StudyWriter::flush() {
   checkpoints_->flush();
   sessions_->flush();
   trials_->flush();
+  // Last: the commit row makes everything above count. A writer killed before this
+  // line leaves the previous commit in place, and with it a consistent study.
+  write_commit();
   flushed_metric_rows_ = metrics_->rows();
   last_flush_ = std::chrono::steady_clock::now();
 }

@@ -20,6 +20,20 @@ Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
                "H5Dcreate2 " + name);
 }
 
+Hid create_single_row(hid_t file, const std::string& name, const RowLayout& layout) {
+  const hsize_t one = 1;
+  const Hid space = check(H5Screate_simple(1, &one, nullptr), "H5Screate_simple");
+  const Hid type = layout.compound_type();
+  return check(H5Dcreate2(file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               "H5Dcreate2 " + name);
+}
+
+void write_single_row(hid_t dataset, const RowLayout& layout, const std::byte* row) {
+  const Hid type = layout.compound_type();
+  check_status(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, row), "H5Dwrite commit");
+  check_status(H5Dflush(dataset), "H5Dflush commit");
+}
+
 std::uint64_t table_rows(hid_t dataset) {
   H5Drefresh(dataset);  // SWMR readers: pick up the writer's latest extent (no-op otherwise)
   H5Eclear2(H5E_DEFAULT);

@@ -21,6 +21,10 @@ struct DatasetOptions {
 /// Creates an empty extendable dataset of `layout` rows.
 Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
                  const DatasetOptions& options);
+/// Creates a dataset of exactly one row (rewritten in place, e.g. /commit).
+Hid create_single_row(hid_t file, const std::string& name, const RowLayout& layout);
+/// Overwrites row 0 of `dataset` and flushes it.
+void write_single_row(hid_t dataset, const RowLayout& layout, const std::byte* row);
 /// Number of rows a dataset holds (after refreshing it for SWMR readers).
 std::uint64_t table_rows(hid_t dataset);
 /// Reads rows [first, first + count) as `layout` rows (fields matched by name).

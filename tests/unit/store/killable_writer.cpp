@@ -1,0 +1,49 @@
+// Test helper: records a long simulated study into a study file, flushing every
+// FLUSH_S seconds, and prints "flushed N" on stdout whenever N metric rows have become
+// durable. The kill tests run it, SIGKILL it at a random moment, and check that the
+// file opens and holds at least the last N announced.
+//   killable_writer STUDY.toml OUT.h5 [FLUSH_S]
+#include <cstdio>
+#include <string>
+
+#include "config/study_file.hpp"
+#include "core/simulation.hpp"
+#include "store/simulation_recorder.hpp"
+
+using namespace slurmtune;
+
+namespace {
+class Announcer final : public core::SimulationObserver {
+ public:
+  explicit Announcer(const store::StudyWriter& writer) : writer_(writer) {}
+  void reported(core::TrialId, double, double, const core::ReportOutcome&, double) override {
+    if (writer_.flushed_metric_rows() == last_) return;
+    last_ = writer_.flushed_metric_rows();
+    std::printf("flushed %llu\n", static_cast<unsigned long long>(last_));
+    std::fflush(stdout);
+  }
+
+ private:
+  const store::StudyWriter& writer_;
+  std::uint64_t last_ = 0;
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: killable_writer STUDY.toml OUT.h5 [FLUSH_S]\n");
+    return 2;
+  }
+  auto spec = config::load_study_file(argv[1]);
+  spec.max_trials = 100000000;  // runs until killed
+  store::WriterOptions options;
+  options.virtual_clock = true;
+  options.flush_interval_s = argc > 3 ? std::stod(argv[3]) : 0.01;
+  auto writer = store::StudyWriter::create(argv[2], spec, options);
+  Announcer announcer(*writer);
+  store::SimulationRecorder recorder(*writer, &announcer);
+  core::SimulationOptions sim;
+  sim.workers = 64;
+  core::simulate_study(spec, sim, &recorder);
+  return 0;
+}

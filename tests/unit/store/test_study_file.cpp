@@ -1,0 +1,401 @@
+#define BOOST_TEST_MODULE store_study_file
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "config/study_file.hpp"
+#include "core/simulation.hpp"
+#include "store/resume.hpp"
+#include "store/simulation_recorder.hpp"
+#include "store/study_reader.hpp"
+#include "store/study_writer.hpp"
+
+using namespace slurmtune;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kStudy = R"(
+[study]
+name = "store-test"
+metric = "loss"
+metrics = ["accuracy"]
+seed = 3
+max_trials = 400
+[search]
+lr = { loguniform = [1e-4, 1e-1] }
+width = { randint = [16, 256] }
+opt = { choice = ["sgd", "adam"] }
+bn = { choice = [true, false] }
+mix = { choice = ["a", 2, 3.5] }
+[scheduler]
+type = "asha"
+grace_period = 1
+max_t = 27
+reduction_factor = 3
+)";
+
+// A fresh directory per test case, removed afterwards.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("slurmtune-test-" + std::to_string(getpid()) + "-" +
+                                        std::to_string(std::random_device{}()));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+core::StudySpec spec(const std::string& extra = "") {
+  return config::parse_study(std::string(kStudy) + extra, "study.toml");
+}
+
+// Records a whole simulated study (deterministic) into `path`.
+core::SimulationSummary simulate_into(const std::string& path, const core::StudySpec& s,
+                                      double flush_interval_s = 1.0) {
+  store::WriterOptions options;
+  options.virtual_clock = true;
+  options.flush_interval_s = flush_interval_s;
+  auto writer = store::StudyWriter::create(path, s, options);
+  store::SimulationRecorder recorder(*writer);
+  core::SimulationOptions sim;
+  sim.workers = 8;
+  return core::simulate_study(s, sim, &recorder);
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    store::StudyReader reader(path);
+  } catch (const store::StudyFileFormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return true;
+  BOOST_TEST_MESSAGE("message was: " << text);
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
+  TempDir dir;
+  const auto s = spec();
+  const auto summary = simulate_into(dir.file("s.h5"), s);
+  const store::StudyReader reader(dir.file("s.h5"));
+  BOOST_TEST(reader.spec().name == "store-test");
+  BOOST_TEST(reader.attribute("format") == "slurmtune-study");
+  BOOST_TEST(reader.schema_version() == 1);
+  BOOST_TEST(reader.attribute("study_file") == std::string(kStudy));
+  const auto trials = reader.trials();
+  BOOST_TEST(trials.size() == 400U);
+  std::uint64_t reports = 0, completed = 0;
+  for (const auto& t : trials) {
+    reports += t.reports;
+    completed += t.status == store::TrialStatus::Completed;
+    BOOST_REQUIRE(
+        (t.status == store::TrialStatus::Completed || t.status == store::TrialStatus::Stopped));
+  }
+  BOOST_TEST(reports == summary.final.reports);
+  BOOST_TEST(completed == summary.final.completed);
+  BOOST_TEST(reader.metric_rows() == summary.final.reports);
+  // Configurations are stored with their types and read back identically.
+  const core::ConfigSampler sampler(s.space, s.sampler, s.seed);
+  for (const core::TrialId id : {0UL, 17UL, 399UL})
+    BOOST_TEST(s.space.to_json(trials[id].config) == s.space.to_json(sampler.sample(id)));
+  // The undeclared second metric column exists and holds NaN for simulated reports.
+  std::uint64_t seen = 0;
+  reader.for_each_metric([&](const store::MetricRecord& m) {
+    BOOST_REQUIRE(m.values.size() == 2U);
+    BOOST_REQUIRE(std::isnan(m.values[1]));
+    ++seen;
+  });
+  BOOST_TEST(seen == summary.final.reports);
+  BOOST_TEST(reader.sessions().size() == 1U);
+  BOOST_TEST(!reader.events().empty());
+}
+
+BOOST_AUTO_TEST_CASE(parameter_columns_keep_their_types) {
+  const store::StudyLayout layout(spec());
+  using Kind = store::ParamColumn::Kind;
+  BOOST_TEST((layout.params[0].kind == Kind::Real));
+  BOOST_TEST((layout.params[1].kind == Kind::Integer));
+  BOOST_TEST((layout.params[2].kind == Kind::Category));
+  BOOST_TEST((layout.params[3].kind == Kind::Bool));
+  BOOST_TEST((layout.params[4].kind == Kind::Text));
+}
+
+BOOST_AUTO_TEST_CASE(never_overwrites_an_existing_file) {
+  TempDir dir;
+  const std::string path = dir.file("x.h5");
+  std::ofstream(path) << "precious";
+  BOOST_CHECK_THROW(store::StudyWriter::create(path, spec(), {}), InputError);
+  std::ifstream in(path);
+  std::string text;
+  in >> text;
+  BOOST_TEST(text == "precious");
+}
+
+BOOST_AUTO_TEST_CASE(an_undeclared_metric_is_refused_by_name) {
+  TempDir dir;
+  auto writer = store::StudyWriter::create(dir.file("m.h5"), spec(), {});
+  writer->trial_started(
+      0, core::Configuration{{0.01, std::int64_t{32}, std::string("sgd"), true, std::string("a")}},
+      0, 0);
+  writer->report_named(0, 1, 0, {{"loss", 0.5}, {"accuracy", 0.8}}, {});
+  try {
+    writer->report_named(0, 2, 0, {{"val_acc", 0.5}}, {});
+    BOOST_ERROR("accepted an undeclared metric");
+  } catch (const InputError& e) {
+    BOOST_TEST(contains(e.what(), "reported metric 'val_acc', which the study does not declare"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_files_get_clear_errors) {
+  TempDir dir;
+  std::ofstream(dir.file("text.h5")) << "hello, not hdf5\n";
+  BOOST_TEST(contains(error_of(dir.file("text.h5")), "not an HDF5 file"));
+  BOOST_TEST(contains(error_of(dir.file("missing.h5")), "no such file"));
+
+  store::quiet_hdf5_errors();
+  {
+    store::Hid plain(
+        H5Fcreate(dir.file("plain.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  }
+  BOOST_TEST(contains(error_of(dir.file("plain.h5")), "not a slurmtune study file"));
+
+  simulate_into(dir.file("good.h5"), spec());
+  const auto size = fs::file_size(dir.file("good.h5"));
+  fs::copy_file(dir.file("good.h5"), dir.file("cut.h5"));
+  fs::resize_file(dir.file("cut.h5"), size / 2);
+  BOOST_TEST(contains(error_of(dir.file("cut.h5")), "truncated"));
+
+  fs::copy_file(dir.file("good.h5"), dir.file("newer.h5"));
+  {
+    store::Hid file(H5Fopen(dir.file("newer.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    BOOST_REQUIRE(file.valid());
+    store::write_int_attribute(file, "schema_version", 99);
+  }
+  BOOST_TEST(contains(error_of(dir.file("newer.h5")), "written with study-file schema 99"));
+}
+
+BOOST_AUTO_TEST_CASE(compare_studies_separates_safe_from_unsafe_changes) {
+  const auto before = spec();
+  auto after = spec();
+  after.max_trials = 800;
+  after.scheduler.reduction_factor = 4;
+  const auto diffs = store::compare_studies(before, after);
+  BOOST_REQUIRE(diffs.size() == 2U);
+  for (const auto& d : diffs) {
+    if (d.key == "study.max_trials")
+      BOOST_TEST(d.safe);
+    else
+      BOOST_TEST((d.key == "scheduler.reduction_factor" && !d.safe));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(resume_refuses_a_changed_search_space_and_says_what_changed) {
+  TempDir dir;
+  simulate_into(dir.file("r.h5"), spec());
+  const store::StudyReader reader(dir.file("r.h5"));
+  auto changed = config::parse_study(std::string(kStudy) + "\n", "new.toml");
+  changed.space =
+      config::parse_study(
+          "[study]\nname='x'\nmetric='loss'\n[search]\nlr = { loguniform = [1e-5, 1e-1] }\n", "x")
+          .space;
+  try {
+    store::resume_study(reader, changed, {});
+    BOOST_ERROR("resumed a different search space");
+  } catch (const InputError& e) {
+    BOOST_TEST(contains(e.what(),
+                        "search.lr: { loguniform = [ 0.0001, 0.1 ] } recorded, { loguniform = [ "
+                        "1e-05, 0.1 ] } now"));
+    BOOST_TEST(
+        contains(e.what(), "search.width: { randint = [ 16, 256 ] } recorded, (absent) now"));
+  }
+  auto larger = spec();
+  larger.max_trials = 1000;
+  BOOST_CHECK_THROW(store::resume_study(reader, larger, {}), InputError);
+  BOOST_CHECK_NO_THROW(store::resume_study(reader, larger, {true}));
+}
+
+// The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
+// of the study exactly as the uninterrupted run did.
+BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
+  for (const char* scheduler : {"asha", "asha_promotion", "hyperband", "median"}) {
+    BOOST_TEST_CONTEXT(scheduler) {
+      TempDir dir;
+      auto s = spec("");
+      s.scheduler.type = *core::scheduler_type_from_keyword(scheduler);
+      s.max_trials = 150;
+      simulate_into(dir.file("full.h5"), s);
+      const store::StudyReader full(dir.file("full.h5"));
+      // Every operation of the full run in sequence order, with each report's recorded
+      // decision (from the event that follows it, if any).
+      struct Op {
+        std::uint64_t seq;
+        const store::EventRecord* event;
+        store::MetricRecord report;
+      };
+      std::vector<Op> ops;
+      const auto events = full.events();
+      std::size_t e = 0;
+      full.for_each_metric([&](const store::MetricRecord& m) {
+        while (e < events.size() && events[e].seq < m.seq)
+          ops.push_back({events[e].seq, &events[e], {}}), ++e;
+        ops.push_back({m.seq, nullptr, m});
+      });
+      while (e < events.size())
+        ops.push_back({events[e].seq, &events[e], {}}), ++e;
+      const auto decision_after = [&](std::size_t i) {
+        if (i + 1 < ops.size() && ops[i + 1].event &&
+            ops[i + 1].event->trial == ops[i].report.trial) {
+          const auto kind = ops[i + 1].event->kind;
+          if (kind == store::EventKind::Stop) return core::Decision::Stop;
+          if (kind == store::EventKind::Pause) return core::Decision::Pause;
+        }
+        return core::Decision::Continue;
+      };
+      // Cut the run a third of the way: write that prefix into its own file.
+      const std::size_t cut = ops.size() / 3;
+      {
+        auto writer = store::StudyWriter::create(dir.file("prefix.h5"), s, {});
+        const core::ConfigSampler sampler(s.space, s.sampler, s.seed);
+        auto twin = core::make_scheduler(s.scheduler, s.mode, s.seed, s.name);
+        for (std::size_t i = 0; i < cut; ++i) {
+          const Op& op = ops[i];
+          if (!op.event) {
+            const auto outcome = twin->report(op.report.trial, op.report.step, op.report.values[0]);
+            writer->report(op.report.trial, op.report.step, 0, op.report.values, outcome);
+            continue;
+          }
+          const auto& ev = *op.event;
+          if (ev.kind == store::EventKind::Start) {
+            twin->add_trial(ev.trial, std::nullopt);
+            writer->trial_started(ev.trial, sampler.sample(ev.trial), twin->bracket_of(ev.trial),
+                                  0);
+          } else if (ev.kind == store::EventKind::Resume) {
+            twin->next_job(false);
+            writer->trial_resumed(ev.trial, 0);
+          } else if (ev.kind == store::EventKind::Closed) {
+            twin->close_admissions();
+            writer->admissions_closed(0);
+          } else if (ev.kind >= store::EventKind::Completed) {
+            const auto how = ev.kind == store::EventKind::Completed ? core::TrialEnd::Completed
+                             : ev.kind == store::EventKind::Stopped ? core::TrialEnd::Stopped
+                                                                    : core::TrialEnd::Failed;
+            twin->end_trial(ev.trial, how, core::Observation{ev.step, ev.value});
+            twin->take_dropped();
+            writer->trial_ended(ev.trial, how, 0);
+          }
+        }
+      }
+      const store::StudyReader prefix(dir.file("prefix.h5"));
+      auto state = store::resume_study(prefix, s, {});
+      std::size_t checked = 0;
+      for (std::size_t i = cut; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        if (!op.event) {
+          const auto outcome =
+              state.scheduler->report(op.report.trial, op.report.step, op.report.values[0]);
+          BOOST_REQUIRE_MESSAGE(outcome.decision == decision_after(i),
+                                "seq " << op.seq << " trial " << op.report.trial);
+          ++checked;
+          continue;
+        }
+        const auto& ev = *op.event;
+        if (ev.kind == store::EventKind::Start) state.scheduler->add_trial(ev.trial, std::nullopt);
+        if (ev.kind == store::EventKind::Closed) state.scheduler->close_admissions();
+        if (ev.kind == store::EventKind::Resume) {
+          const auto job = state.scheduler->next_job(false);
+          BOOST_REQUIRE(job);
+          BOOST_REQUIRE(job->trial == ev.trial);
+        }
+        if (ev.kind == store::EventKind::Completed || ev.kind == store::EventKind::Stopped ||
+            ev.kind == store::EventKind::Failed) {
+          state.scheduler->end_trial(
+              ev.trial,
+              ev.kind == store::EventKind::Completed ? core::TrialEnd::Completed
+              : ev.kind == store::EventKind::Stopped ? core::TrialEnd::Stopped
+                                                     : core::TrialEnd::Failed,
+              core::Observation{ev.step, ev.value});
+          state.scheduler->take_dropped();
+        }
+      }
+      BOOST_TEST(checked > 100U);
+    }
+  }
+}
+
+// Runs the killable_writer helper, SIGKILLs it after `delay`, and returns the number of
+// metric rows it announced as durable (flushed) before it died.
+namespace {
+std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds delay) {
+  int out[2];
+  BOOST_REQUIRE(pipe(out) == 0);
+  const pid_t child = fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {  // a separate program, as a real coordinator would be
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    execl(KILLABLE_WRITER, KILLABLE_WRITER, EXAMPLE_STUDY, path.c_str(), "0.01",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  const auto deadline = std::chrono::steady_clock::now() + delay;
+  std::string text;
+  char buffer[4096];
+  while (std::chrono::steady_clock::now() < deadline) {
+    const ssize_t n = read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  for (ssize_t n; (n = read(out[0], buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  close(out[0]);
+  const auto last = text.rfind("flushed ");
+  return last == std::string::npos ? 0 : std::stoull(text.substr(last + 8));
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
+  TempDir dir;
+  auto s = config::load_study_file(EXAMPLE_STUDY);
+  s.max_trials = 100000000;  // what killable_writer runs
+  std::mt19937 rng(42);
+  for (int round = 0; round < 5; ++round) {
+    const std::string path = dir.file("killed" + std::to_string(round) + ".h5");
+    const std::uint64_t durable = run_and_kill(
+        path, std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 600)(rng)));
+    BOOST_TEST_CONTEXT("round " << round << ", " << durable << " rows announced") {
+      BOOST_TEST(durable > 0U);
+      store::WriterPosition position;
+      {
+        const store::StudyReader reader(path);  // opens despite the crash
+        BOOST_TEST(reader.metric_rows() >= durable);
+        const auto state = store::resume_study(reader, s, {});
+        BOOST_TEST(state.reports_replayed >= durable);
+        BOOST_TEST(!state.unfinished.empty());
+        position = {state.next_seq, state.live};
+      }  // a writer cannot open the file while this process still reads it
+      // Reopening for writing clears the crashed writer's flags; after a clean close
+      // the file opens even without SWMR.
+      store::StudyWriter::reopen(path, s, {}, position).reset();
+      store::Hid plain(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+      BOOST_TEST(plain.valid());
+    }
+  }
+}
