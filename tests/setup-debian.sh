@@ -8,8 +8,9 @@ packages=(
   # build
   build-essential cmake pkg-config
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libbenchmark-dev
-  # Python checks of scheduler semantics against numpy and the real Optuna
-  python3 python3-numpy python3-optuna
+  libhdf5-dev hdf5-tools
+  # Python: scheduler semantics against numpy and the real Optuna; the analysis module
+  python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
 )
 
 missing=()

@@ -123,6 +123,7 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
   write_string_attribute(file_, "metric", spec.metric);
   write_strings_attribute(file_, "metrics", spec.metrics);
   write_string_attribute(file_, "mode", spec.mode == core::Mode::Min ? "min" : "max");
+  write_string_attribute(file_, "resource", spec.scheduler.resource);
   write_int_attribute(file_, "seed", static_cast<std::int64_t>(spec.seed));
   write_string_attribute(file_, "study_file", spec.text);
   // What actually ran, defaults and command-line overrides included: resume compares

@@ -2,9 +2,13 @@
 // FLUSH_S seconds, and prints "flushed N" on stdout whenever N metric rows have become
 // durable. The kill tests run it, SIGKILL it at a random moment, and check that the
 // file opens and holds at least the last N announced.
-//   killable_writer STUDY.toml OUT.h5 [FLUSH_S]
+//   killable_writer STUDY.toml OUT.h5 [FLUSH_S] [REPORTS_PER_S]
+// REPORTS_PER_S paces the writer (0, the default: as fast as it can), so that a test
+// reading along sees a file of a manageable size.
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "config/study_file.hpp"
 #include "core/simulation.hpp"
@@ -15,8 +19,14 @@ using namespace slurmtune;
 namespace {
 class Announcer final : public core::SimulationObserver {
  public:
-  explicit Announcer(const store::StudyWriter& writer) : writer_(writer) {}
+  Announcer(const store::StudyWriter& writer, double reports_per_s)
+      : writer_(writer), reports_per_s_(reports_per_s) {}
   void reported(core::TrialId, double, double, const core::ReportOutcome&, double) override {
+    if (reports_per_s_ > 0 && ++reports_ % 100 == 0) {
+      const auto due =
+          start_ + std::chrono::duration<double>(static_cast<double>(reports_) / reports_per_s_);
+      std::this_thread::sleep_until(due);
+    }
     if (writer_.flushed_metric_rows() == last_) return;
     last_ = writer_.flushed_metric_rows();
     std::printf("flushed %llu\n", static_cast<unsigned long long>(last_));
@@ -25,6 +35,9 @@ class Announcer final : public core::SimulationObserver {
 
  private:
   const store::StudyWriter& writer_;
+  double reports_per_s_;
+  std::uint64_t reports_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::uint64_t last_ = 0;
 };
 }  // namespace
@@ -40,7 +53,7 @@ int main(int argc, char** argv) {
   options.virtual_clock = true;
   options.flush_interval_s = argc > 3 ? std::stod(argv[3]) : 0.01;
   auto writer = store::StudyWriter::create(argv[2], spec, options);
-  Announcer announcer(*writer);
+  Announcer announcer(*writer, argc > 4 ? std::stod(argv[4]) : 0.0);
   store::SimulationRecorder recorder(*writer, &announcer);
   core::SimulationOptions sim;
   sim.workers = 64;

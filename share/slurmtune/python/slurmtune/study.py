@@ -1,0 +1,184 @@
+"""Post-hoc analysis of a slurmtune study file (HDF5, schema 1).
+
+    from slurmtune.study import Study
+    s = Study("mlp-digits.h5")
+    s.trials          # one row per trial: status, bracket, rung, times, best value, config/*
+    s.metrics         # one row per report: trial, step, time, one column per metric
+    s.best_trial      # the row of the best trial
+    s.best_config     # its configuration as a dict
+    s.history         # scheduler decisions and lifecycle events (why each trial stopped)
+    s.plot_curves("curves.png")
+
+The file is opened in HDF5's SWMR-read mode, so it can be read while ``slurmtune run``
+is still writing it, and after a writer crashed. Only rows of the last complete flush
+(the ``/commit`` row) are read, so every table is consistent with every other.
+Requires Debian's python3-h5py and python3-pandas (and python3-matplotlib for plots),
+which Debian's interpreter ``/usr/bin/python3`` sees.
+"""
+from __future__ import annotations
+
+import h5py
+import numpy as np
+import pandas as pd
+
+FORMAT = "slurmtune-study"
+SCHEMA_VERSION = 1
+
+__all__ = ["Study", "StudyFileError"]
+
+
+class StudyFileError(Exception):
+    """The file is not a readable slurmtune study file."""
+
+
+def _text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _decode_frame(array: np.ndarray) -> pd.DataFrame:
+    """Structured array -> DataFrame with enums as categories and byte strings as str."""
+    frame = pd.DataFrame(array)
+    for name in array.dtype.names:
+        enum = h5py.check_enum_dtype(array.dtype[name])
+        if enum:
+            labels = {value: label for label, value in enum.items()}
+            if set(labels.values()) == {"FALSE", "TRUE"}:
+                frame[name] = frame[name].map(lambda v: labels[v] == "TRUE")
+            else:
+                frame[name] = pd.Categorical(frame[name].map(labels),
+                                             categories=[labels[k] for k in sorted(labels)])
+        elif array.dtype[name].kind == "S":
+            frame[name] = frame[name].map(_text)
+    return frame
+
+
+class Study:
+    """A study file, read consistently as of its last complete flush."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        try:
+            self._file = h5py.File(self.path, "r", swmr=True)
+        except OSError as error:
+            raise StudyFileError(f"{self.path}: cannot open as an HDF5 study file: {error}") from None
+        attrs = self._file.attrs
+        if _text(attrs.get("format", "")) != FORMAT:
+            raise StudyFileError(f"{self.path}: an HDF5 file, but not a slurmtune study file")
+        self.schema_version = int(attrs["schema_version"])
+        if self.schema_version > SCHEMA_VERSION:
+            raise StudyFileError(
+                f"{self.path}: written with study-file schema {self.schema_version}; this module "
+                f"reads schema {SCHEMA_VERSION} and older")
+        self.name = _text(attrs["study_name"])
+        self.metric = _text(attrs["metric"])
+        self.mode = _text(attrs["mode"])
+        self.attrs = {key: (_text(v) if isinstance(v, (bytes, str)) else v) for key, v in attrs.items()}
+        self.refresh()
+
+    def refresh(self):
+        """Re-reads the tables as of the writer's latest complete flush."""
+        commit = self._file["commit"]
+        commit.refresh()
+        self.committed = {name: int(commit[0][name]) for name in commit.dtype.names if name != "time"}
+        self._cache = {}
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._cache:
+            dataset = self._file[name]
+            dataset.refresh()
+            rows = min(self.committed[name], dataset.shape[0])
+            self._cache[name] = _decode_frame(dataset[:rows])
+        return self._cache[name]
+
+    @property
+    def trials(self) -> pd.DataFrame:
+        """One row per trial, indexed by trial id; parameters in ``config/<name>`` columns."""
+        return self._table("trials").set_index("id", drop=False)
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """One row per report, in the order they arrived."""
+        return self._table("metrics")
+
+    @property
+    def events(self) -> pd.DataFrame:
+        return self._table("events")
+
+    @property
+    def checkpoints(self) -> pd.DataFrame:
+        return self._table("checkpoints")
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """Every scheduler decision at a rung and every trial's end: the story of each stop
+        and promotion (kind, rung, milestone, the trial's value and the cutoff it met)."""
+        events = self.events
+        return events[events["kind"] != "start"].reset_index(drop=True)
+
+    @property
+    def config_columns(self):
+        return [c for c in self._table("trials").columns if c.startswith("config/")]
+
+    @property
+    def best_trial(self) -> pd.Series:
+        """The trial with the best value of the study's metric at any report."""
+        trials = self.trials.dropna(subset=["best_value"])
+        if trials.empty:
+            raise ValueError(f"{self.path}: no trial has reported {self.metric} yet")
+        index = trials["best_value"].idxmin() if self.mode == "min" else trials["best_value"].idxmax()
+        return trials.loc[index]
+
+    @property
+    def best_config(self) -> dict:
+        best = self.best_trial
+        config = {}
+        for column in self.config_columns:
+            value = best[column]
+            config[column[len("config/"):]] = value.item() if hasattr(value, "item") else value
+        return config
+
+    def curve(self, trial: int) -> pd.DataFrame:
+        """The reports of one trial (step, time and every metric)."""
+        metrics = self.metrics
+        return metrics[metrics["trial"] == trial].reset_index(drop=True)
+
+    def plot_curves(self, path, metric=None, trials=None, top=20):
+        """Learning curves (metric against step) of the `top` best trials, or of `trials`,
+        written as an image to `path`. Returns the path."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        metric = metric or self.metric
+        if trials is None:
+            ranked = self.trials.dropna(subset=["best_value"]).sort_values(
+                "best_value", ascending=self.mode == "min")
+            trials = list(ranked["id"][:top])
+        figure, axes = plt.subplots(figsize=(8, 5))
+        metrics = self.metrics
+        for trial in trials:
+            rows = metrics[metrics["trial"] == trial]
+            axes.plot(rows["step"], rows[metric], label=f"trial {trial}", linewidth=1)
+        axes.set_xlabel(self.attrs.get("resource", "step"))
+        axes.set_ylabel(metric)
+        axes.set_title(f"{self.name}: {len(trials)} learning curves")
+        if len(trials) <= 10:
+            axes.legend(fontsize="small")
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        return path
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"Study({self.path!r}: {self.name}, {self.committed['trials']} trials, "
+                f"{self.committed['metrics']} reports, {self.metric} {self.mode})")
+

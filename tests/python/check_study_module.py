@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The Python analysis module (share/slurmtune/python/slurmtune/study.py) on study files
+the C++ writer produced: a finished simulated study, and one read while the writer is
+still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "share", "slurmtune", "python"))
+from slurmtune.study import Study, StudyFileError  # noqa: E402
+
+
+def check_finished_study(slurmtune, study_toml, workdir):
+    path = os.path.join(workdir, "finished.h5")
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "-q", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    summary = json.loads(subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "--json"],
+                                        check=True, capture_output=True, text=True).stdout)
+    s = Study(path)
+    assert s.name == summary["study"]
+    assert len(s.trials) == summary["started"], (len(s.trials), summary)
+    assert len(s.metrics) == summary["reports"]
+    counts = s.trials["status"].value_counts()
+    assert counts["completed"] == summary["completed"] and counts["stopped"] == summary["stopped"]
+    assert set(s.trials["config/optimizer"]) <= {"sgd", "adam"}
+    assert s.trials["config/hidden"].between(16, 255).all()
+    # The best configuration agrees with `slurmtune best` and the simulator's summary.
+    best_cli = json.loads(subprocess.run([slurmtune, "best", path, "--format", "json"], check=True,
+                                         capture_output=True, text=True).stdout)
+    assert s.best_config == best_cli == summary["best_config"], (s.best_config, best_cli)
+    assert abs(s.best_trial["best_value"] - summary["best_value"]) < 1e-12
+    # Every report of a trial is in its curve, in step order.
+    curve = s.curve(int(s.best_trial["id"]))
+    assert len(curve) == s.best_trial["reports"] and curve["step"].is_monotonic_increasing
+    # The history explains every early stop: a "stop" decision with its cutoff.
+    history = s.history
+    stops = history[(history["kind"] == "stop") & (history["rung"] >= 0)]  # not "reached max_t"
+    stopped_early = s.trials[(s.trials["status"] == "stopped")]
+    assert set(stops["trial"]) == set(stopped_early["id"])
+    assert (stops["value"] > stops["cutoff"]).all()  # val_loss is minimised: worse is larger
+    png = s.plot_curves(os.path.join(workdir, "curves.png"))
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.getsize(png) > 5000
+    # And the export agrees row for row.
+    csv = subprocess.run([slurmtune, "export", path, "--table", "metrics"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert len(csv) == len(s.metrics) + 1
+    print(f"finished study: {len(s.trials)} trials, {len(s.metrics)} reports, best {s.best_config}")
+
+
+def check_reading_while_writing(killable_writer, study_toml, workdir):
+    path = os.path.join(workdir, "live.h5")
+    writer = subprocess.Popen([killable_writer, study_toml, path, "0.05", "20000"], stdout=subprocess.PIPE)
+    try:
+        while "flushed" not in writer.stdout.readline().decode():
+            pass
+        seen = []
+        with Study(path) as s:
+            for _ in range(15):
+                s.refresh()
+                trials, metrics, events = s.trials, s.metrics, s.events
+                # One consistent snapshot: every report and event belongs to a known trial.
+                assert metrics["trial"].max() < len(trials)
+                assert events[events["kind"] == "start"]["trial"].max() < len(trials)
+                assert len(metrics) == s.committed["metrics"]
+                seen.append(len(metrics))
+                time.sleep(0.1)
+        assert seen == sorted(seen) and seen[-1] > seen[0], seen
+        print(f"read while writing: {len(seen)} snapshots, reports {seen[0]} -> {seen[-1]}")
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+
+
+def check_bad_files(workdir):
+    text = os.path.join(workdir, "text.h5")
+    with open(text, "w") as f:
+        f.write("not hdf5")
+    for bad in (text, os.path.join(workdir, "missing.h5")):
+        try:
+            Study(bad)
+        except StudyFileError as error:
+            assert bad in str(error)
+        else:
+            raise AssertionError(f"{bad} opened")
+    print("bad files: refused with the path in the message")
+
+
+def main():
+    slurmtune, killable_writer, study_toml = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as workdir:
+        check_finished_study(slurmtune, study_toml, workdir)
+        check_reading_while_writing(killable_writer, study_toml, workdir)
+        check_bad_files(workdir)
+
+
+if __name__ == "__main__":
+    main()
