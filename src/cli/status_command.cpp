@@ -80,10 +80,11 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
   out << "  " << rtrim(header) << '\n';
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& t = *order[i];
-    std::string line = pad(std::to_string(t.id), 8) +
-                       pad(store::trial_status_names()[static_cast<std::size_t>(t.status)], 11) +
-                       pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
-                       pad(short_number(t.best_value), 12);
+    std::string line =
+        pad(std::to_string(t.id), 8) +
+        pad(enum_name(store::trial_status_names(), static_cast<std::size_t>(t.status)), 11) +
+        pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
+        pad(short_number(t.best_value), 12);
     for (const auto& v : t.config.values) {
       const Cell c = param_cell(v);
       line += pad(

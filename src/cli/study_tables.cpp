@@ -4,6 +4,10 @@
 
 namespace slurmtune::cli {
 
+std::string enum_name(const std::vector<std::string>& names, std::size_t value) {
+  return value < names.size() ? names[value] : "unknown(" + std::to_string(value) + ")";
+}
+
 Cell param_cell(const core::ParamValue& value) {
   if (const auto* b = std::get_if<bool>(&value)) return std::string(*b ? "true" : "false");
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
@@ -21,20 +25,21 @@ std::vector<std::string> trial_columns(const core::StudySpec& spec) {
 }
 
 std::vector<Cell> trial_cells(const store::TrialRecord& t) {
-  std::vector<Cell> cells = {t.id,
-                             store::trial_status_names()[static_cast<std::size_t>(t.status)],
-                             std::int64_t{t.bracket},
-                             std::int64_t{t.rung},
-                             std::int64_t{t.retries},
-                             t.start_time,
-                             t.end_time,
-                             t.last_step,
-                             t.last_value,
-                             t.best_value,
-                             t.best_step,
-                             t.reports,
-                             t.nodes,
-                             t.error};
+  std::vector<Cell> cells = {
+      t.id,
+      enum_name(store::trial_status_names(), static_cast<std::size_t>(t.status)),
+      std::int64_t{t.bracket},
+      std::int64_t{t.rung},
+      std::int64_t{t.retries},
+      t.start_time,
+      t.end_time,
+      t.last_step,
+      t.last_value,
+      t.best_value,
+      t.best_step,
+      t.reports,
+      t.nodes,
+      t.error};
   for (const auto& v : t.config.values)
     cells.push_back(param_cell(v));
   return cells;
@@ -61,7 +66,7 @@ std::vector<Cell> event_cells(const store::EventRecord& e) {
   return {e.seq,
           e.time,
           e.trial,
-          store::event_kind_names()[static_cast<std::size_t>(e.kind)],
+          enum_name(store::event_kind_names(), static_cast<std::size_t>(e.kind)),
           std::int64_t{e.rung},
           e.step,
           e.milestone,

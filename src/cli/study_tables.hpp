@@ -17,6 +17,10 @@ std::vector<Cell> event_cells(const store::EventRecord& e);
 std::vector<std::string> checkpoint_columns();
 std::vector<Cell> checkpoint_cells(const store::CheckpointRecord& c);
 
+/// The name of an enum value read from a file; "unknown(N)" for a value this version
+/// does not know rather than an out-of-range read.
+std::string enum_name(const std::vector<std::string>& names, std::size_t value);
+
 /// A parameter value as a cell (numbers stay numbers).
 Cell param_cell(const core::ParamValue& value);
 

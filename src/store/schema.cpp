@@ -12,8 +12,8 @@ const std::vector<std::string>& trial_status_names() {
 }
 
 const std::vector<std::string>& event_kind_names() {
-  static const std::vector<std::string> names = {"start", "resume",    "continue", "pause",
-                                                 "stop",  "completed", "stopped",  "failed"};
+  static const std::vector<std::string> names = {
+      "start", "resume", "continue", "pause", "stop", "completed", "stopped", "failed", "closed"};
   return names;
 }
 
