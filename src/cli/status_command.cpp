@@ -100,7 +100,8 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
   const auto trials = reader.trials();
   std::array<std::uint64_t, 6> counts{};
   for (const auto& t : trials)
-    ++counts[static_cast<std::size_t>(t.status)];
+    if (static_cast<std::size_t>(t.status) < counts.size())
+      ++counts[static_cast<std::size_t>(t.status)];
   out << "== Status: " << spec.name << " ==\n"
       << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
       << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
