@@ -88,16 +88,25 @@ Hid StudyReader::dataset(const char* name) const {
   return Hid(id);
 }
 
+// Reads rows [0, committed) of dataset `name` and decodes each with `decode`.
+template <class Record, class Decode>
+std::vector<Record> StudyReader::read_all(const char* name, std::uint64_t committed,
+                                          const RowLayout& layout, Decode decode) const {
+  const Hid d = dataset(name);
+  const std::uint64_t n = std::min(committed, table_rows(d));
+  const auto bytes = read_table_rows(d, layout, 0, n);
+  std::vector<Record> out;
+  out.reserve(n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    out.push_back(decode(bytes.data() + i * layout.row_size()));
+  return out;
+}
+
 std::vector<TrialRecord> StudyReader::trials() const {
-  const Hid d = dataset("trials");
-  const std::uint64_t n = std::min(committed_.trials, table_rows(d));
   const auto& l = layout_->trials;
   const auto& t = layout_->t;
-  const auto bytes = read_table_rows(d, l, 0, n);
-  std::vector<TrialRecord> out(n);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::byte* row = bytes.data() + i * l.row_size();
-    TrialRecord& r = out[i];
+  return read_all<TrialRecord>("trials", committed_.trials, l, [&](const std::byte* row) {
+    TrialRecord r;
     r.id = l.get<std::uint64_t>(row, t.id);
     r.status = static_cast<TrialStatus>(l.get<std::uint8_t>(row, t.status));
     r.bracket = l.get<std::int32_t>(row, t.bracket);
@@ -114,12 +123,12 @@ std::vector<TrialRecord> StudyReader::trials() const {
     r.error = l.get_string(row, t.error);
     for (std::size_t p = 0; p < layout_->params.size(); ++p)
       r.config.values.push_back(get_param(*layout_, row, p));
-  }
-  return out;
+    return r;
+  });
 }
 
 std::uint64_t StudyReader::metric_rows() const {
-  return table_rows(dataset("metrics"));
+  return committed_.metrics;
 }
 
 void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
@@ -131,6 +140,7 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
   const std::size_t metrics = spec_.metrics.size();
   MetricRecord r;
   r.values.resize(metrics);
+  // In chunks, so ten million rows need a few megabytes, not a gigabyte.
   for (std::uint64_t first = 0; first < n; first += chunk_rows) {
     const std::uint64_t count = std::min(chunk_rows, n - first);
     const auto bytes = read_table_rows(d, l, first, count);
@@ -148,54 +158,37 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
 }
 
 std::vector<EventRecord> StudyReader::events() const {
-  const Hid d = dataset("events");
-  const std::uint64_t n = std::min(committed_.events, table_rows(d));
   const auto& l = layout_->events;
   const auto& e = layout_->e;
-  const auto bytes = read_table_rows(d, l, 0, n);
-  std::vector<EventRecord> out(n);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::byte* row = bytes.data() + i * l.row_size();
-    out[i] = EventRecord{
+  return read_all<EventRecord>("events", committed_.events, l, [&](const std::byte* row) {
+    return EventRecord{
         l.get<std::uint64_t>(row, e.seq), l.get<std::uint64_t>(row, e.trial),
         l.get<double>(row, e.time),       static_cast<EventKind>(l.get<std::uint8_t>(row, e.kind)),
         l.get<std::int32_t>(row, e.rung), l.get<double>(row, e.step),
         l.get<double>(row, e.milestone),  l.get<double>(row, e.value),
         l.get<double>(row, e.cutoff)};
-  }
-  return out;
+  });
 }
 
 std::vector<CheckpointRecord> StudyReader::checkpoints() const {
-  const Hid d = dataset("checkpoints");
-  const std::uint64_t n = std::min(committed_.checkpoints, table_rows(d));
   const auto& l = layout_->checkpoints;
   const auto& c = layout_->c;
-  const auto bytes = read_table_rows(d, l, 0, n);
-  std::vector<CheckpointRecord> out(n);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::byte* row = bytes.data() + i * l.row_size();
-    out[i] = CheckpointRecord{l.get<std::uint64_t>(row, c.trial), l.get<double>(row, c.step),
-                              l.get<double>(row, c.time), l.get<std::uint64_t>(row, c.size),
-                              l.get_string(row, c.path)};
-  }
-  return out;
+  return read_all<CheckpointRecord>(
+      "checkpoints", committed_.checkpoints, l, [&](const std::byte* row) {
+        return CheckpointRecord{l.get<std::uint64_t>(row, c.trial), l.get<double>(row, c.step),
+                                l.get<double>(row, c.time), l.get<std::uint64_t>(row, c.size),
+                                l.get_string(row, c.path)};
+      });
 }
 
 std::vector<SessionRecord> StudyReader::sessions() const {
-  const Hid d = dataset("sessions");
-  const std::uint64_t n = std::min(committed_.sessions, table_rows(d));
   const auto& l = layout_->sessions;
   const auto& s = layout_->s;
-  const auto bytes = read_table_rows(d, l, 0, n);
-  std::vector<SessionRecord> out(n);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::byte* row = bytes.data() + i * l.row_size();
-    out[i] = SessionRecord{l.get<double>(row, s.started), l.get_string(row, s.host),
-                           l.get_string(row, s.slurm_job_id), l.get_string(row, s.version),
-                           l.get<std::uint64_t>(row, s.first_seq)};
-  }
-  return out;
+  return read_all<SessionRecord>("sessions", committed_.sessions, l, [&](const std::byte* row) {
+    return SessionRecord{l.get<double>(row, s.started), l.get_string(row, s.host),
+                         l.get_string(row, s.slurm_job_id), l.get_string(row, s.version),
+                         l.get<std::uint64_t>(row, s.first_seq)};
+  });
 }
 
 }  // namespace slurmtune::store

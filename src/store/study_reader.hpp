@@ -92,6 +92,9 @@ class StudyReader {
  private:
   Hid dataset(const char* name) const;
   void read_commit();
+  template <class Record, class Decode>
+  std::vector<Record> read_all(const char* name, std::uint64_t committed, const RowLayout& layout,
+                               Decode decode) const;
 
   std::string path_;
   Hid file_;
