@@ -20,7 +20,10 @@ log() { echo "local-cluster: $*" >&2; }
 start_munge() {
   if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then return; fi
   mkdir -p /run/munge && chown munge:munge /run/munge
-  [ -f /etc/munge/munge.key ] || { log "no /etc/munge/munge.key (install munge)"; exit 1; }
+  if [ ! -f /etc/munge/munge.key ]; then  # normally made by the package's postinst
+    mungekey --create --keyfile=/etc/munge/munge.key && chown munge:munge /etc/munge/munge.key &&
+      chmod 0400 /etc/munge/munge.key || { log "cannot create /etc/munge/munge.key"; exit 1; }
+  fi
   su -s /bin/sh munge -c munged
   for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && return; sleep 0.1; done
   log "munged did not come up"; exit 1
