@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (const auto& host : slurmtune::core::expand_hostlist(argv[1])) std::printf("%s\n", host.c_str());
+    for (const auto& host : slurmtune::core::expand_hostlist(argv[1]))
+      std::printf("%s\n", host.c_str());
   } catch (const slurmtune::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
