@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -13,12 +14,28 @@ namespace {
                    ": " + what);
 }
 
-std::uint64_t parse_number(std::string_view text, std::string_view whole, std::size_t at) {
+// The whole of `text` as a non-negative integer, or nullopt.
+std::optional<std::uint64_t> whole_number(std::string_view text) {
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    fail(whole, at, "expected a number, found \"" + std::string(text) + "\"");
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return v;
+}
+
+// Calls visit(item, offset) for every comma-separated item of `text`, empty ones included.
+template <class Visit>
+void for_each_item(std::string_view text, Visit visit) {
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    visit(text.substr(start, comma - start), start);
+    start = comma + 1;
+  }
+}
+
+std::uint64_t parse_number(std::string_view text, std::string_view whole, std::size_t at) {
+  const auto v = whole_number(text);
+  if (!v) fail(whole, at, "expected a number, found \"" + std::string(text) + "\"");
+  return *v;
 }
 
 std::string padded(std::uint64_t v, std::size_t width) {
@@ -31,24 +48,20 @@ std::string padded(std::uint64_t v, std::size_t width) {
 std::vector<std::string> expand_ranges(std::string_view body, std::string_view whole,
                                        std::size_t at) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= body.size()) {
-    const std::size_t comma = std::min(body.find(',', start), body.size());
-    const std::string_view item = body.substr(start, comma - start);
+  for_each_item(body, [&](std::string_view item, std::size_t offset) {
     const std::size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
-      parse_number(item, whole, at + start);
+      parse_number(item, whole, at + offset);
       out.emplace_back(item);
-    } else {
-      const std::string_view lo = item.substr(0, dash), hi = item.substr(dash + 1);
-      const auto a = parse_number(lo, whole, at + start), b = parse_number(hi, whole, at + start);
-      if (a > b) fail(whole, at + start, "range " + std::string(item) + " runs backwards");
-      if (b - a > 1000000) fail(whole, at + start, "range " + std::string(item) + " is too large");
-      for (std::uint64_t v = a; v <= b; ++v)
-        out.push_back(padded(v, lo.size()));
+      return;
     }
-    start = comma + 1;
-  }
+    const std::string_view lo = item.substr(0, dash), hi = item.substr(dash + 1);
+    const auto a = parse_number(lo, whole, at + offset), b = parse_number(hi, whole, at + offset);
+    if (a > b) fail(whole, at + offset, "range " + std::string(item) + " runs backwards");
+    if (b - a > 1000000) fail(whole, at + offset, "range " + std::string(item) + " is too large");
+    for (std::uint64_t v = a; v <= b; ++v)
+      out.push_back(padded(v, lo.size()));
+  });
   return out;
 }
 
@@ -160,30 +173,20 @@ std::string compress_hostlist(const std::vector<std::string>& hosts) {
 
 std::vector<std::int64_t> expand_counts(std::string_view counts) {
   std::vector<std::int64_t> out;
-  std::size_t start = 0;
-  while (start <= counts.size()) {
-    const std::size_t comma = std::min(counts.find(',', start), counts.size());
-    const std::string_view item = counts.substr(start, comma - start);
-    const std::size_t paren = item.find("(x");
-    const auto number = [&](std::string_view text) {
-      std::int64_t v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0)
-        throw InputError("per-node counts \"" + std::string(counts) + "\": bad item \"" +
-                         std::string(item) + "\" (expected N or N(xM))");
-      return v;
+  for_each_item(counts, [&](std::string_view item, std::size_t) {
+    const auto bad = [&] {
+      return InputError("per-node counts \"" + std::string(counts) + "\": bad item \"" +
+                        std::string(item) + "\" (expected N or N(xM))");
     };
-    if (paren == std::string_view::npos) {
-      out.push_back(number(item));
-    } else {
-      if (item.back() != ')')
-        throw InputError("per-node counts \"" + std::string(counts) + "\": unclosed \"(x\"");
-      const auto value = number(item.substr(0, paren));
-      const auto repeat = number(item.substr(paren + 2, item.size() - paren - 3));
-      out.insert(out.end(), static_cast<std::size_t>(repeat), value);
-    }
-    start = comma + 1;
-  }
+    const std::size_t paren = item.find("(x");
+    const auto value = whole_number(item.substr(0, paren));
+    std::optional<std::uint64_t> repeat = 1;
+    if (paren != std::string_view::npos)
+      repeat = item.ends_with(')') ? whole_number(item.substr(paren + 2, item.size() - paren - 3))
+                                   : std::nullopt;
+    if (!value || !repeat || *repeat > 1000000) throw bad();
+    out.insert(out.end(), static_cast<std::size_t>(*repeat), static_cast<std::int64_t>(*value));
+  });
   return out;
 }
 

@@ -44,13 +44,11 @@ std::uint64_t table_rows(hid_t dataset) {
 }
 
 namespace {
-void write_rows(hid_t dataset, const RowLayout& layout, hsize_t first, hsize_t count,
-                const std::byte* data) {
+void write_rows(hid_t dataset, hid_t type, hsize_t first, hsize_t count, const std::byte* data) {
   const Hid file_space = check(H5Dget_space(dataset), "H5Dget_space");
   check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &first, nullptr, &count, nullptr),
                "H5Sselect_hyperslab");
   const Hid memory_space = check(H5Screate_simple(1, &count, nullptr), "H5Screate_simple");
-  const Hid type = layout.compound_type();
   check_status(H5Dwrite(dataset, type, memory_space, file_space, H5P_DEFAULT, data), "H5Dwrite");
 }
 }  // namespace
@@ -71,7 +69,10 @@ std::vector<std::byte> read_table_rows(hid_t dataset, const RowLayout& layout, s
 }
 
 AppendTable::AppendTable(Hid dataset, RowLayout layout, std::uint64_t existing_rows)
-    : dataset_(std::move(dataset)), layout_(std::move(layout)), flushed_(existing_rows) {}
+    : dataset_(std::move(dataset)),
+      layout_(std::move(layout)),
+      type_(layout_.compound_type()),
+      flushed_(existing_rows) {}
 
 std::byte* AppendTable::new_row() {
   const std::size_t size = layout_.row_size();
@@ -84,7 +85,7 @@ void AppendTable::flush() {
   if (n == 0) return;
   const hsize_t extent = flushed_ + n;
   check_status(H5Dset_extent(dataset_, &extent), "H5Dset_extent");
-  write_rows(dataset_, layout_, flushed_, n, buffer_.data());
+  write_rows(dataset_, type_, flushed_, n, buffer_.data());
   check_status(H5Dflush(dataset_), "H5Dflush");
   flushed_ += n;
   buffer_.clear();
@@ -93,6 +94,7 @@ void AppendTable::flush() {
 UpdateTable::UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_rows)
     : dataset_(std::move(dataset)),
       layout_(std::move(layout)),
+      type_(layout_.compound_type()),
       rows_(existing_rows),
       extent_(existing_rows) {}
 
@@ -142,7 +144,7 @@ void UpdateTable::flush() {
       ++next;
       ++it;
     }
-    write_rows(dataset_, layout_, first, next - first, run.data());
+    write_rows(dataset_, type_, first, next - first, run.data());
   }
   check_status(H5Dflush(dataset_), "H5Dflush");
   dirty_count_ = 0;

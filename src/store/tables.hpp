@@ -47,6 +47,7 @@ class AppendTable {
  private:
   Hid dataset_;
   RowLayout layout_;
+  Hid type_;  // the compound type, built once: flushes write with it every second
   std::uint64_t flushed_;
   std::vector<std::byte> buffer_;
 };
@@ -78,6 +79,7 @@ class UpdateTable {
   };
   Hid dataset_;
   RowLayout layout_;
+  Hid type_;              // the compound type, built once: a flush may write many runs of rows
   std::uint64_t rows_;    // highest row index + 1 known
   std::uint64_t extent_;  // rows in the file
   std::map<std::uint64_t, LiveRow> live_;
