@@ -39,20 +39,13 @@ void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::s
                          " here; the file was written by a different scheduler version");
       break;
     }
-    case EventKind::Completed:
-      scheduler.end_trial(e.trial, core::TrialEnd::Completed, observation(e));
-      break;
-    case EventKind::Stopped:
-      scheduler.end_trial(e.trial, core::TrialEnd::Stopped, observation(e));
-      break;
-    case EventKind::Failed:
-      scheduler.end_trial(e.trial, core::TrialEnd::Failed, observation(e));
-      break;
     case EventKind::Closed:
       scheduler.close_admissions();
       break;
     default:
-      break;  // decisions are outcomes of reports, not inputs
+      // Ends of trials; decisions are outcomes of reports, not inputs.
+      if (const auto how = trial_end_of(e.kind)) scheduler.end_trial(e.trial, *how, observation(e));
+      break;
   }
 }
 
@@ -74,16 +67,8 @@ void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state)
       case EventKind::Pause:
         status[e.trial] = TrialStatus::Paused;
         break;
-      case EventKind::Completed:
-        status[e.trial] = TrialStatus::Completed;
-        break;
-      case EventKind::Stopped:
-        status[e.trial] = TrialStatus::Stopped;
-        break;
-      case EventKind::Failed:
-        status[e.trial] = TrialStatus::Failed;
-        break;
       default:
+        if (const auto how = trial_end_of(e.kind)) status[e.trial] = end_status(*how);
         break;
     }
   }

@@ -17,6 +17,43 @@ const std::vector<std::string>& event_kind_names() {
   return names;
 }
 
+TrialStatus end_status(core::TrialEnd how) {
+  switch (how) {
+    case core::TrialEnd::Completed:
+      return TrialStatus::Completed;
+    case core::TrialEnd::Stopped:
+      return TrialStatus::Stopped;
+    case core::TrialEnd::Failed:
+      break;
+  }
+  return TrialStatus::Failed;
+}
+
+EventKind end_event(core::TrialEnd how) {
+  switch (how) {
+    case core::TrialEnd::Completed:
+      return EventKind::Completed;
+    case core::TrialEnd::Stopped:
+      return EventKind::Stopped;
+    case core::TrialEnd::Failed:
+      break;
+  }
+  return EventKind::Failed;
+}
+
+std::optional<core::TrialEnd> trial_end_of(EventKind kind) {
+  switch (kind) {
+    case EventKind::Completed:
+      return core::TrialEnd::Completed;
+    case EventKind::Stopped:
+      return core::TrialEnd::Stopped;
+    case EventKind::Failed:
+      return core::TrialEnd::Failed;
+    default:
+      return std::nullopt;
+  }
+}
+
 ParamColumn param_column(const core::Domain& d) {
   using core::DomainKind;
   if (d.kind != DomainKind::Choice && d.kind != DomainKind::Grid && d.kind != DomainKind::Constant)

@@ -3,9 +3,11 @@
 // The schema version is independent of slurmtune's version: it changes only when a
 // reader of the previous schema could no longer read the file.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/scheduler.hpp"
 #include "core/search_space.hpp"
 #include "core/study_spec.hpp"
 #include "store/row_layout.hpp"
@@ -35,6 +37,11 @@ enum class EventKind : std::uint8_t {
   Closed,     ///< no further trial will start (trial column unused); schedulers react to it
 };
 const std::vector<std::string>& event_kind_names();
+
+/// The status and the /events kind of a trial that ended `how`, and the way back.
+TrialStatus end_status(core::TrialEnd how);
+EventKind end_event(core::TrialEnd how);
+std::optional<core::TrialEnd> trial_end_of(EventKind kind);
 
 /// How one hyperparameter is stored in /trials (column "config/<name>").
 struct ParamColumn {

@@ -315,15 +315,11 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
                               const std::string& error) {
   std::byte* row = live_row(trial);
   const auto& l = layout_.trials;
-  const TrialStatus status = how == core::TrialEnd::Completed ? TrialStatus::Completed
-                             : how == core::TrialEnd::Stopped ? TrialStatus::Stopped
-                                                              : TrialStatus::Failed;
+  const TrialStatus status = end_status(how);
   l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(status));
   l.put_f64(row, layout_.t.end_time, time);
   if (!error.empty()) l.put_string(row, layout_.t.error, error);
-  const EventKind kind = how == core::TrialEnd::Completed ? EventKind::Completed
-                         : how == core::TrialEnd::Stopped ? EventKind::Stopped
-                                                          : EventKind::Failed;
+  const EventKind kind = end_event(how);
   event(trial, kind, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
   trials_->retire(trial);

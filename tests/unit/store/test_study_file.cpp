@@ -289,13 +289,10 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
           } else if (ev.kind == store::EventKind::Closed) {
             twin->close_admissions();
             writer->admissions_closed(0);
-          } else if (ev.kind >= store::EventKind::Completed) {
-            const auto how = ev.kind == store::EventKind::Completed ? core::TrialEnd::Completed
-                             : ev.kind == store::EventKind::Stopped ? core::TrialEnd::Stopped
-                                                                    : core::TrialEnd::Failed;
-            twin->end_trial(ev.trial, how, core::Observation{ev.step, ev.value});
+          } else if (const auto how = store::trial_end_of(ev.kind)) {
+            twin->end_trial(ev.trial, *how, core::Observation{ev.step, ev.value});
             twin->take_dropped();
-            writer->trial_ended(ev.trial, how, 0);
+            writer->trial_ended(ev.trial, *how, 0);
           }
         }
       }
@@ -320,14 +317,8 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
           BOOST_REQUIRE(job);
           BOOST_REQUIRE(job->trial == ev.trial);
         }
-        if (ev.kind == store::EventKind::Completed || ev.kind == store::EventKind::Stopped ||
-            ev.kind == store::EventKind::Failed) {
-          state.scheduler->end_trial(
-              ev.trial,
-              ev.kind == store::EventKind::Completed ? core::TrialEnd::Completed
-              : ev.kind == store::EventKind::Stopped ? core::TrialEnd::Stopped
-                                                     : core::TrialEnd::Failed,
-              core::Observation{ev.step, ev.value});
+        if (const auto how = store::trial_end_of(ev.kind)) {
+          state.scheduler->end_trial(ev.trial, *how, core::Observation{ev.step, ev.value});
           state.scheduler->take_dropped();
         }
       }
