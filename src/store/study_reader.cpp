@@ -60,7 +60,7 @@ StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_
 
 void StudyReader::read_commit() {
   const Hid d = dataset("commit");
-  table_rows(d);  // refresh: pick up the writer's latest commit
+  refresh_dataset(d);  // pick up the writer's latest commit
   const auto row = read_table_rows(d, layout_->commit, 0, 1);
   const auto& l = layout_->commit;
   const auto& k = layout_->k;

@@ -172,12 +172,8 @@ void StudyWriter::open_tables(bool fresh) {
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {
   // Their rows are read back and rewritten with the status the replay derived: a
   // dying writer may have left a row ahead of the committed events.
-  const Hid dataset = check(H5Dopen2(file_, "trials", H5P_DEFAULT), "H5Dopen2 trials");
-  const std::uint64_t extent = table_rows(dataset);
   for (const auto& [trial, status] : position.live) {
-    std::vector<std::byte> row = trial < extent ? read_table_rows(dataset, layout_.trials, trial, 1)
-                                                : std::vector<std::byte>(layout_.trials.row_size());
-    trials_->adopt(trial, std::move(row));
+    trials_->adopt(trial);
     layout_.trials.put_enum(trials_->row(trial), layout_.t.status,
                             static_cast<std::uint8_t>(status));
   }

@@ -34,9 +34,13 @@ void write_single_row(hid_t dataset, const RowLayout& layout, const std::byte* r
   check_status(H5Dflush(dataset), "H5Dflush commit");
 }
 
+void refresh_dataset(hid_t dataset) {
+  // Fails harmlessly on a file not opened for SWMR reading; there is nothing to refresh.
+  if (H5Drefresh(dataset) < 0) H5Eclear2(H5E_DEFAULT);
+}
+
 std::uint64_t table_rows(hid_t dataset) {
-  H5Drefresh(dataset);  // SWMR readers: pick up the writer's latest extent (no-op otherwise)
-  H5Eclear2(H5E_DEFAULT);
+  refresh_dataset(dataset);
   const Hid space = check(H5Dget_space(dataset), "H5Dget_space");
   hsize_t n = 0;
   check_status(H5Sget_simple_extent_dims(space, &n, nullptr), "H5Sget_simple_extent_dims");
@@ -109,7 +113,9 @@ std::byte* UpdateTable::row(std::uint64_t index) {
   return it->second.bytes.data();
 }
 
-void UpdateTable::adopt(std::uint64_t index, std::vector<std::byte> bytes) {
+void UpdateTable::adopt(std::uint64_t index) {
+  std::vector<std::byte> bytes = index < extent_ ? read_table_rows(dataset_, layout_, index, 1)
+                                                 : std::vector<std::byte>(layout_.row_size());
   live_[index] = LiveRow{std::move(bytes), false, false};
   rows_ = std::max(rows_, index + 1);
 }

@@ -25,6 +25,9 @@ Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
 Hid create_single_row(hid_t file, const std::string& name, const RowLayout& layout);
 /// Overwrites row 0 of `dataset` and flushes it.
 void write_single_row(hid_t dataset, const RowLayout& layout, const std::byte* row);
+/// Makes a SWMR reader see the writer's latest extent and data of `dataset` (a no-op
+/// for a file not being written).
+void refresh_dataset(hid_t dataset);
 /// Number of rows a dataset holds (after refreshing it for SWMR readers).
 std::uint64_t table_rows(hid_t dataset);
 /// Reads rows [first, first + count) as `layout` rows (fields matched by name).
@@ -61,8 +64,9 @@ class UpdateTable {
 
   /// The live row of `index` for modification (zeroed when new); marks it dirty.
   std::byte* row(std::uint64_t index);
-  /// Adopts a row read back from the file (resume), without marking it dirty.
-  void adopt(std::uint64_t index, std::vector<std::byte> bytes);
+  /// Makes the row of `index` live again (resume): read back from the file when the
+  /// file has it, zeroed otherwise; not marked dirty.
+  void adopt(std::uint64_t index);
   bool is_live(std::uint64_t index) const { return live_.contains(index); }
   /// The row is final: written at the next flush, then dropped from memory.
   void retire(std::uint64_t index);
