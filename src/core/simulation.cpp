@@ -32,8 +32,7 @@ class Simulator {
         sampler_(spec.space, spec.sampler, spec.seed),
         objective_(sampler_.space(), spec.simulate, spec.mode, spec.seed),
         scheduler_(make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name)),
-        max_trials_(options.max_trials.value_or(spec.max_trials)),
-        target_(options.target ? options.target : spec.simulate.target),
+        max_trials_(spec.max_trials),
         workers_(options.workers),
         busy_since_(options.workers, 0.0),
         running_trial_(options.workers, 0) {
@@ -170,8 +169,8 @@ class Simulator {
       best_trial_ = trial;
       best_step_ = step;
     }
-    const bool reached =
-        target_ && (spec_.mode == Mode::Min ? value <= *target_ : value >= *target_);
+    const auto& target = spec_.simulate.target;
+    const bool reached = target && (spec_.mode == Mode::Min ? value <= *target : value >= *target);
     if (reached && !time_to_target_) time_to_target_ = time_s;
     if (spec_.metric_threshold && !halted_ &&
         (spec_.mode == Mode::Min ? value <= *spec_.metric_threshold
@@ -219,7 +218,6 @@ class Simulator {
   SyntheticObjective objective_;
   std::unique_ptr<Scheduler> scheduler_;
   std::uint64_t max_trials_;
-  std::optional<double> target_;
   std::size_t workers_;
   std::uint64_t progress_every_ = 1;
   std::vector<double> busy_since_;

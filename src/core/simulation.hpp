@@ -15,9 +15,7 @@ namespace slurmtune::core {
 
 struct SimulationOptions {
   std::size_t workers = 4;
-  std::optional<std::uint64_t> max_trials;  ///< overrides the study's max_trials
-  std::optional<double> target;             ///< overrides [simulate] target
-  std::size_t progress_every = 0;           ///< trials between progress callbacks (0: 10 %)
+  std::size_t progress_every = 0;  ///< trials between progress callbacks (0: 10 %)
 };
 
 struct SimulationProgress {

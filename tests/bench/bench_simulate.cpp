@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
         type == core::SchedulerType::Fifo || type == core::SchedulerType::Median;
     core::SimulationOptions options;
     options.workers = workers;
-    options.max_trials = long_trials ? trials / 10 : trials;
+    study.max_trials = long_trials ? trials / 10 : trials;
     std::vector<double> times;
     std::uint64_t reports = 0;
     for (int r = 0; r < repeats; ++r) {
@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
     const double median = times[times.size() / 2];
     std::printf("%-16s %10llu %8zu %12llu %10.3f %12.0f\n",
                 std::string(core::scheduler_keyword(type)).c_str(),
-                static_cast<unsigned long long>(*options.max_trials), workers,
+                static_cast<unsigned long long>(study.max_trials), workers,
                 static_cast<unsigned long long>(reports), median,
-                static_cast<double>(*options.max_trials) / median);
+                static_cast<double>(study.max_trials) / median);
   }
 }
