@@ -21,9 +21,7 @@ const toml::table& table_or_empty(const toml::table& root, std::string_view name
   const toml::node* n = root.get(name);
   if (!n) return empty;
   if (const toml::table* t = n->as_table()) return *t;
-  const auto& begin = n->source().begin;
-  throw StudyFileError(source + ":" + std::to_string(begin.line) + ":" +
-                       std::to_string(begin.column) + ": '" + std::string(name) +
+  throw StudyFileError(location(source, n->source()) + ": '" + std::string(name) +
                        "' must be a table; write it as [" + std::string(name) + "]");
 }
 
@@ -148,9 +146,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    const auto& begin = e.source().begin;
-    throw StudyFileError(source + ":" + std::to_string(begin.line) + ":" +
-                         std::to_string(begin.column) +
+    throw StudyFileError(location(source, e.source()) +
                          ": not valid TOML: " + std::string(e.description()));
   }
   TableReader top(root, "top level", source);

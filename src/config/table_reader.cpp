@@ -59,9 +59,13 @@ std::string toml_type_name(const toml::node& node) {
 TableReader::TableReader(const toml::table& table, std::string name, std::string source)
     : table_(table), name_(std::move(name)), source_(std::move(source)) {}
 
+std::string location(const std::string& source, const toml::source_region& region) {
+  return source + ":" + std::to_string(region.begin.line) + ":" +
+         std::to_string(region.begin.column);
+}
+
 std::string TableReader::where(const toml::node& node) const {
-  const auto& begin = node.source().begin;
-  return source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column);
+  return location(source_, node.source());
 }
 
 void TableReader::fail_at(const toml::node& at, std::string_view key,
@@ -70,11 +74,8 @@ void TableReader::fail_at(const toml::node& at, std::string_view key,
 }
 
 void TableReader::fail(std::string_view key, const std::string& problem) const {
-  if (const toml::node* n = table_.get(key)) fail_at(*n, key, problem);
-  const auto& begin = table_.source().begin;
-  throw StudyFileError(source_ + ":" + std::to_string(begin.line) + ":" +
-                       std::to_string(begin.column) + ": [" + name_ + "] " + std::string(key) +
-                       ": " + problem);
+  // Point at the key when it is there, else at the table that lacks it.
+  fail_at(table_.get(key) ? *table_.get(key) : table_, key, problem);
 }
 
 bool TableReader::has(std::string_view key) const {
@@ -162,9 +163,7 @@ void TableReader::finish() const {
     std::string known_list;
     for (const auto& k : known_)
       known_list += (known_list.empty() ? "" : ", ") + k;
-    const auto& begin = key.source().begin;
-    throw StudyFileError(source_ + ":" + std::to_string(begin.line) + ":" +
-                         std::to_string(begin.column) + ": [" + name_ + "] unknown key '" +
+    throw StudyFileError(location(source_, key.source()) + ": [" + name_ + "] unknown key '" +
                          std::string(key.str()) + "'" +
                          (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
                          " (known keys here: " + known_list + ")");

@@ -54,6 +54,9 @@ class TableReader {
 /// The word in `candidates` closest to `word` (edit distance <= 2), or empty.
 std::string closest_word(std::string_view word, const std::vector<std::string>& candidates);
 
+/// "SOURCE:LINE:COLUMN" of the start of a region of the study file.
+std::string location(const std::string& source, const toml::source_region& region);
+
 /// Describes a TOML node's type as users read it: string, integer, float, boolean, ...
 std::string toml_type_name(const toml::node& node);
 
