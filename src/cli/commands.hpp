@@ -13,6 +13,9 @@ enum ExitStatus : int {
   kSuccess = 0,
   kFailure = 1,  ///< bad input, failed run
   kUsage = 2,    ///< bad command line
+  kStop = 3,     ///< report: the study says stop
+  kPause = 4,    ///< report: the study says pause (checkpoint and exit)
+  // run: 75 (runtime::kMoreWorkLeft) when stopped early with work left
 };
 
 int validate_command(const Args& args);
@@ -21,5 +24,7 @@ int simulate_command(const Args& args);
 int status_command(const Args& args);
 int best_command(const Args& args);
 int export_command(const Args& args);
+int run_command(const Args& args);
+int report_command(const Args& args);
 
 }  // namespace slurmtune::cli

@@ -17,6 +17,10 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
+    {"run", "run the study: launch trials, judge their reports, record everything",
+     slurmtune::cli::run_command},
+    {"report", "report metrics from a trial (shell client); exit 0 continue, 3 stop, 4 pause",
+     slurmtune::cli::report_command},
     {"validate", "check a study file and print the resolved study",
      slurmtune::cli::validate_command},
     {"replay", "feed recorded events to the study's scheduler, print its decisions",

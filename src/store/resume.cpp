@@ -55,7 +55,11 @@ void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state)
   std::vector<TrialStatus> status(state.trials.size(), TrialStatus::Pending);
   std::uint64_t started = 0;
   for (const auto& e : events) {
-    if (e.kind == EventKind::Closed) continue;
+    if (e.kind == EventKind::Closed) {
+      state.admissions_closed = true;
+      continue;
+    }
+    if (e.kind == EventKind::Retry) ++state.retries[e.trial];
     if (e.trial >= status.size()) status.resize(e.trial + 1, TrialStatus::Pending);
     switch (e.kind) {
       case EventKind::Start:
@@ -134,6 +138,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   reader.for_each_metric([&](const MetricRecord& m) {
     apply_events_before(m.seq);
     state.scheduler->report(m.trial, m.step, m.values.empty() ? NAN : m.values[0]);
+    state.last_step[m.trial] = m.step;
     ++state.reports_replayed;
     last_seq = m.seq;
     any = true;

@@ -4,6 +4,7 @@
 // start, report and end in their original order. Samplers keep no state (a
 // configuration is a function of the trial index), so the rebuilt study makes exactly
 // the decisions the uninterrupted one would have made.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +40,10 @@ struct ResumeState {
   /// Status of every trial as the committed events say (trial rows can run ahead of them
   /// when a writer died mid-flush); `trials[i].status` holds the same.
   std::vector<std::pair<core::TrialId, TrialStatus>> live;
-  std::vector<core::TrialId> dropped;  ///< paused trials the scheduler gave up on meanwhile
+  std::vector<core::TrialId> dropped;         ///< paused trials the scheduler gave up on meanwhile
+  std::map<core::TrialId, double> last_step;  ///< last replayed report per trial
+  std::map<core::TrialId, std::uint64_t> retries;  ///< failed attempts per trial
+  bool admissions_closed = false;                  ///< a Closed event was replayed
 };
 
 /// Checks `now` against the recorded study (throws InputError listing every difference

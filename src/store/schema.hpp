@@ -35,6 +35,7 @@ enum class EventKind : std::uint8_t {
   Stopped,    ///< the trial ended early (stopped, dropped, budget)
   Failed,     ///< the trial ended with an error
   Closed,     ///< no further trial will start (trial column unused); schedulers react to it
+  Retry,      ///< an attempt failed; the trial runs again (the scheduler is not told)
 };
 const std::vector<std::string>& event_kind_names();
 

@@ -322,6 +322,16 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
   flush_if_due();
 }
 
+void StudyWriter::trial_retried(core::TrialId trial, double time, const std::string& error) {
+  std::byte* row = live_row(trial);
+  const auto& l = layout_.trials;
+  l.put_i32(row, layout_.t.retries, l.get<std::int32_t>(row, layout_.t.retries) + 1);
+  l.put_string(row, layout_.t.error, error);
+  event(trial, EventKind::Retry, time, nullptr, l.get<double>(row, layout_.t.last_step),
+        l.get<double>(row, layout_.t.last_value));
+  flush_if_due();
+}
+
 void StudyWriter::admissions_closed(double time) {
   event(0, EventKind::Closed, time, nullptr, kNaN, kNaN);
   flush_if_due();

@@ -63,6 +63,8 @@ class StudyWriter {
                     const core::ReportOutcome& outcome);
   void trial_ended(core::TrialId trial, core::TrialEnd how, double time,
                    const std::string& error = {});
+  /// An attempt failed and the trial will run again: counts the retry, keeps the error.
+  void trial_retried(core::TrialId trial, double time, const std::string& error);
   /// No further trial will start; recorded because schedulers act on it (Hyperband
   /// halves a partial bracket), so a resume must replay it at the same point.
   void admissions_closed(double time);

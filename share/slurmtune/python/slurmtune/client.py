@@ -1,0 +1,239 @@
+"""Report client for trials run by ``slurmtune run`` (standard library only).
+
+A trial script reports after every step and learns whether to go on::
+
+    from slurmtune import client
+
+    lr = client.params()["lr"]
+    start = client.load_checkpoint_step()          # your own resume logic
+    for epoch in range(1, 101):
+        loss = train_one_epoch(lr)
+        if client.should_checkpoint():             # (after the previous report)
+            ...
+        client.report(step=epoch, val_loss=loss)   # raises TrialStopped on stop/pause
+
+``TrialStopped`` derives from ``SystemExit`` with status 0: left uncaught, the script
+ends cleanly, which is what the study asked for. Catch it to save a checkpoint first
+(``e.checkpoint`` says whether the trial may be resumed and needs one).
+
+Everything comes from the environment ``slurmtune run`` sets (SLURMTUNE_ADDR,
+SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_TRIAL_DIR, SLURMTUNE_PARAMS,
+SLURMTUNE_CHECKPOINT). Only trial rank 0 reports; other ranks call ``ask()``.
+The wire format is doc/protocol.md.
+"""
+
+import json
+import os
+import socket
+import stat
+import struct
+
+__all__ = [
+    "ClientError", "CoordinatorLost", "TrialStopped", "Client", "connect", "report", "ask",
+    "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint",
+    "should_checkpoint", "checkpoint_saved", "finish",
+]
+
+_MAGIC = b"ST"
+_VERSION = 1
+_HELLO, _WELCOME, _REPORT, _DECISION, _ASK, _CHECKPOINT, _BYE, _ERROR = range(1, 9)
+_HEADER = struct.Struct(">2sBBI")
+_MAX_PAYLOAD = 64 * 1024
+
+
+class ClientError(RuntimeError):
+    """The coordinator refused a message, or the environment is not a trial's."""
+
+
+class CoordinatorLost(ClientError):
+    """The coordinator went away; exit, a resumed study restarts this trial."""
+
+
+class TrialStopped(SystemExit):
+    """The study said stop (or pause): end the trial. Exits with status 0 if uncaught."""
+
+    def __init__(self, decision, step, checkpoint):
+        super().__init__(0)
+        self.decision = decision      # "stop" or "pause"
+        self.step = step
+        self.checkpoint = checkpoint  # True: save a checkpoint, the trial may resume
+
+    def __str__(self):
+        return "trial told to %s at step %s" % (self.decision, self.step)
+
+
+def _env(name):
+    value = os.environ.get(name)
+    if not value:
+        raise ClientError("%s is not set: this program must be started by 'slurmtune run'" % name)
+    return value
+
+
+def _read_token(path):
+    info = os.stat(path)
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ClientError("%s: token file must be readable by its owner only (chmod 600 %s)"
+                          % (path, path))
+    if info.st_uid != os.getuid():
+        raise ClientError("%s: token file belongs to another user" % path)
+    with open(path) as f:
+        return f.read().strip()
+
+
+def _rank():
+    for name in ("SLURMTUNE_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                 "SLURM_PROCID"):
+        if os.environ.get(name):
+            return int(os.environ[name])
+    return 0
+
+
+class Client:
+    """One authenticated connection to the coordinator."""
+
+    def __init__(self):
+        host, _, port = _env("SLURMTUNE_ADDR").rpartition(":")
+        token = _read_token(_env("SLURMTUNE_TOKEN_FILE"))
+        self.rank = _rank()
+        try:
+            self._sock = socket.create_connection((host, int(port)))
+        except OSError as e:
+            raise CoordinatorLost("cannot connect to the coordinator at %s:%s: %s"
+                                  % (host, port, e)) from None
+        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._buffer = b""
+        self._checkpoint_wanted = False
+        self._finished = False
+        hello = {"token": token, "trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank}
+        if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
+            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
+        welcome = self._exchange(_HELLO, hello, _WELCOME)
+        self.trial_id = welcome["trial"]
+        self.attempt = welcome.get("attempt", 0)
+        self.params = welcome.get("params", {})
+        self.trial_dir = welcome["trial_dir"]
+        self.resume_checkpoint = welcome.get("checkpoint")
+
+    def _send(self, kind, body):
+        payload = json.dumps(body).encode()
+        if len(payload) > _MAX_PAYLOAD:
+            raise ClientError("message of %d bytes exceeds the protocol's 64 KiB" % len(payload))
+        try:
+            self._sock.sendall(_HEADER.pack(_MAGIC, _VERSION, kind, len(payload)) + payload)
+        except OSError as e:
+            raise CoordinatorLost("lost the coordinator: %s" % e) from None
+
+    def _receive(self):
+        while True:
+            if len(self._buffer) >= _HEADER.size:
+                magic, version, kind, length = _HEADER.unpack_from(self._buffer)
+                if magic != _MAGIC or version != _VERSION or length > _MAX_PAYLOAD:
+                    raise ClientError("malformed frame from the coordinator")
+                end = _HEADER.size + length
+                if len(self._buffer) >= end:
+                    body = json.loads(self._buffer[_HEADER.size:end])
+                    self._buffer = self._buffer[end:]
+                    return kind, body
+            try:
+                chunk = self._sock.recv(65536)
+            except OSError as e:
+                raise CoordinatorLost("lost the coordinator: %s" % e) from None
+            if not chunk:
+                raise CoordinatorLost("lost the coordinator (connection closed)")
+            self._buffer += chunk
+
+    def _exchange(self, kind, body, expected):
+        self._send(kind, body)
+        reply_kind, reply = self._receive()
+        if reply_kind == _ERROR:
+            raise ClientError("the coordinator refused: %s" % reply.get("error"))
+        if reply_kind != expected:
+            raise ClientError("expected message %d, got %d" % (expected, reply_kind))
+        return reply
+
+    def _decide(self, kind, body, step):
+        reply = self._exchange(kind, body, _DECISION)
+        self._checkpoint_wanted = bool(reply.get("checkpoint"))
+        decision = reply["decision"]
+        if decision != "continue":
+            raise TrialStopped(decision, step, self._checkpoint_wanted)
+        return decision
+
+    def report(self, step, **metrics):
+        """Reports metrics at ``step``; returns "continue" or raises TrialStopped."""
+        values = {name: (None if value is None else float(value)) for name, value in metrics.items()}
+        return self._decide(_REPORT, {"step": float(step), "metrics": values}, step)
+
+    def ask(self):
+        """The trial's current decision, for ranks that do not report."""
+        return self._decide(_ASK, {}, None)
+
+    def should_checkpoint(self):
+        return self._checkpoint_wanted
+
+    def checkpoint_saved(self, step, path):
+        """Indexes a checkpoint file (inside the trial's folder) in the study file."""
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        self._send(_CHECKPOINT, {"step": float(step), "path": os.path.abspath(path), "size": size})
+
+    def finish(self, ok=True, error=""):
+        """Says how the trial ended; a failed trial is retried up to max_failures times."""
+        if not self._finished:
+            self._finished = True
+            self._send(_BYE, {"status": "completed" if ok else "failed", "error": error})
+
+    def close(self):
+        self._sock.close()
+
+
+_client = None
+
+
+def connect():
+    """The process-wide client, connected on first use."""
+    global _client
+    if _client is None:
+        _client = Client()
+    return _client
+
+
+def report(step, **metrics):
+    return connect().report(step, **metrics)
+
+
+def ask():
+    return connect().ask()
+
+
+def params():
+    """The trial's hyperparameters (from the environment: no connection needed)."""
+    return json.loads(_env("SLURMTUNE_PARAMS"))
+
+
+def trial_id():
+    return int(_env("SLURMTUNE_TRIAL_ID"))
+
+
+def trial_dir():
+    return _env("SLURMTUNE_TRIAL_DIR")
+
+
+checkpoint_dir = trial_dir
+
+
+def resume_checkpoint():
+    """Path of the checkpoint to resume from, or None."""
+    return os.environ.get("SLURMTUNE_CHECKPOINT") or None
+
+
+def should_checkpoint():
+    return _client is not None and _client.should_checkpoint()
+
+
+def checkpoint_saved(step, path):
+    connect().checkpoint_saved(step, path)
+
+
+def finish(ok=True, error=""):
+    if _client is not None:
+        _client.finish(ok, error)

@@ -1,0 +1,266 @@
+#include "slurmtune/client.hpp"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "core/json.hpp"
+#include "core/param_value.hpp"
+#include "runtime/protocol.hpp"
+#include "runtime/secret.hpp"
+#include "runtime/unique_fd.hpp"
+
+namespace slurmtune {
+namespace {
+
+using runtime::MessageType;
+
+std::string env_or(const char* name, const std::string& fallback = {}) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+
+std::string required_env(const char* name) {
+  const std::string value = env_or(name);
+  if (value.empty())
+    throw ClientError(std::string(name) +
+                      " is not set: this program must be started by 'slurmtune run'");
+  return value;
+}
+
+int detect_rank() {
+  for (const char* name :
+       {"SLURMTUNE_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const std::string v = env_or(name); !v.empty()) return std::atoi(v.c_str());
+  return 0;
+}
+
+runtime::UniqueFd connect_to(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos)
+    throw ClientError("SLURMTUNE_ADDR='" + address + "' is not HOST:PORT");
+  const std::string host = address.substr(0, colon), port = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    throw ClientError("cannot resolve the coordinator " + address + ": " + gai_strerror(rc));
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owner(found, ::freeaddrinfo);
+  std::string error = "no address";
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    runtime::UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0));
+    if (!fd) continue;
+    if (::connect(fd.get(), a->ai_addr, a->ai_addrlen) == 0) {
+      const int one = 1;
+      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      return fd;
+    }
+    error = std::strerror(errno);
+  }
+  throw CoordinatorLost("cannot connect to the coordinator at " + address + ": " + error);
+}
+
+const core::JsonValue* find(const core::JsonObject& o, std::string_view key) {
+  const auto it = o.find(key);
+  return it == o.end() ? nullptr : &it->second;
+}
+
+Decision decision_of(const core::JsonObject& body) {
+  const auto* d = find(body, "decision");
+  const std::string word = d && d->is_string() ? std::get<std::string>(d->data) : "";
+  if (word == "continue") return Decision::Continue;
+  if (word == "stop") return Decision::Stop;
+  if (word == "pause") return Decision::Pause;
+  throw ClientError("the coordinator sent an unknown decision '" + word + "'");
+}
+
+}  // namespace
+
+struct Client::State {
+  runtime::UniqueFd fd;
+  runtime::FrameDecoder decoder;
+  std::uint64_t trial = 0, attempt = 0;
+  int rank = 0;
+  std::string trial_dir, checkpoint;
+  core::JsonObject params;
+  bool checkpoint_wanted = false, finished = false;
+
+  void send(MessageType type, const std::string& payload) {
+    const std::string frame = runtime::encode_frame(type, payload);
+    std::size_t sent = 0;
+    while (sent < frame.size()) {
+      const ssize_t n = ::send(fd.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw CoordinatorLost(std::string("lost the coordinator: ") + std::strerror(errno));
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+
+  core::JsonObject receive(MessageType expected) {
+    char buffer[65536];
+    for (;;) {
+      if (auto frame = decoder.next()) {
+        const auto body = runtime::payload_object(*frame);
+        if (frame->type == MessageType::Error) {
+          const auto* e = find(body, "error");
+          throw ClientError("the coordinator refused: " +
+                            (e && e->is_string() ? std::get<std::string>(e->data) : "?"));
+        }
+        if (frame->type != expected)
+          throw ClientError("expected " + std::string(runtime::to_string(expected)) + ", got " +
+                            std::string(runtime::to_string(frame->type)));
+        return body;
+      }
+      const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw CoordinatorLost("lost the coordinator (connection closed)");
+      decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    }
+  }
+
+  Decision exchange(MessageType type, const std::string& payload) {
+    send(type, payload);
+    const auto body = receive(MessageType::Decision);
+    const auto* c = find(body, "checkpoint");
+    checkpoint_wanted = c && std::holds_alternative<bool>(c->data) && std::get<bool>(c->data);
+    return decision_of(body);
+  }
+};
+
+Client::Client(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+Client::~Client() {
+  if (!state_ || state_->finished) return;
+  try {
+    finish(true);
+  } catch (const std::exception&) {
+    // The coordinator is gone; nothing left to tell it.
+  }
+}
+
+Client Client::from_environment() {
+  auto state = std::make_unique<State>();
+  const std::string address = required_env("SLURMTUNE_ADDR");
+  const std::string token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
+  const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
+  state->rank = detect_rank();
+  state->fd = connect_to(address);
+  std::string hello = "{\"token\": " + core::json_quote(token) + ", \"trial\": " + trial +
+                      ", \"rank\": " + std::to_string(state->rank);
+  const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
+  if (!job.empty() && !step.empty())
+    hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
+  hello += "}";
+  try {
+    state->send(MessageType::Hello, hello);
+    const auto welcome = state->receive(MessageType::Welcome);
+    state->trial = static_cast<std::uint64_t>(std::get<double>(welcome.at("trial").data));
+    state->attempt = static_cast<std::uint64_t>(std::get<double>(welcome.at("attempt").data));
+    state->trial_dir = std::get<std::string>(welcome.at("trial_dir").data);
+    if (const auto* c = find(welcome, "checkpoint"); c && c->is_string())
+      state->checkpoint = std::get<std::string>(c->data);
+    if (const auto* p = find(welcome, "params"); p && p->is_object())
+      state->params = std::get<core::JsonObject>(p->data);
+  } catch (const slurmtune::Error& e) {
+    throw ClientError(std::string("bad reply from the coordinator: ") + e.what());
+  } catch (const std::out_of_range&) {
+    throw ClientError("bad WELCOME from the coordinator (missing fields)");
+  } catch (const std::bad_variant_access&) {
+    throw ClientError("bad WELCOME from the coordinator (wrong field types)");
+  }
+  return Client(std::move(state));
+}
+
+Decision Client::report(double step, const std::map<std::string, double>& metrics) {
+  std::string body = "{\"step\": " + core::format_double(step) + ", \"metrics\": {";
+  bool first = true;
+  for (const auto& [name, value] : metrics) {
+    body += (first ? "" : ", ") + core::json_quote(name) + ": " + core::to_json(value);
+    first = false;
+  }
+  body += "}}";
+  return state_->exchange(MessageType::Report, body);
+}
+
+Decision Client::ask() {
+  return state_->exchange(MessageType::Ask, "{}");
+}
+
+bool Client::should_checkpoint() const {
+  return state_->checkpoint_wanted;
+}
+
+void Client::checkpoint_saved(double step, const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  const std::string body = "{\"step\": " + core::format_double(step) +
+                           ", \"path\": " + core::json_quote(path) +
+                           ", \"size\": " + std::to_string(ec ? 0 : size) + "}";
+  state_->send(MessageType::Checkpoint, body);
+}
+
+void Client::finish(bool ok, const std::string& error) {
+  state_->finished = true;
+  state_->send(MessageType::Bye, std::string("{\"status\": \"") + (ok ? "completed" : "failed") +
+                                     "\", \"error\": " + core::json_quote(error) + "}");
+}
+
+std::uint64_t Client::trial_id() const {
+  return state_->trial;
+}
+std::uint64_t Client::attempt() const {
+  return state_->attempt;
+}
+int Client::rank() const {
+  return state_->rank;
+}
+const std::string& Client::trial_dir() const {
+  return state_->trial_dir;
+}
+const std::string& Client::resume_checkpoint() const {
+  return state_->checkpoint;
+}
+
+template <class T>
+T Client::param(const std::string& name) const {
+  const auto* v = find(state_->params, name);
+  if (!v) throw ClientError("trial has no parameter '" + name + "'");
+  const auto wrong = [&](const char* wanted) {
+    return ClientError("parameter '" + name + "' is a " + std::string(v->type_name()) + ", not " +
+                       wanted);
+  };
+  if constexpr (std::is_same_v<T, double>) {
+    if (!v->is_number()) throw wrong("a number");
+    return std::get<double>(v->data);
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    if (!v->is_number()) throw wrong("an integer");
+    const double d = std::get<double>(v->data);
+    if (d != std::trunc(d)) throw wrong("an integer");
+    return static_cast<std::int64_t>(d);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!std::holds_alternative<bool>(v->data)) throw wrong("a bool");
+    return std::get<bool>(v->data);
+  } else {
+    if (!v->is_string()) throw wrong("a string");
+    return std::get<std::string>(v->data);
+  }
+}
+
+template double Client::param<double>(const std::string&) const;
+template std::int64_t Client::param<std::int64_t>(const std::string&) const;
+template bool Client::param<bool>(const std::string&) const;
+template std::string Client::param<std::string>(const std::string&) const;
+
+}  // namespace slurmtune

@@ -1,0 +1,54 @@
+#pragma once
+// Which nodes of the allocation are free, and how much of each. Every trial asks for
+// the same shape (nodes x cpus x gpus per node); the ledger hands out disjoint
+// resources, so each trial's job step (its own MPI world) never shares a core or a GPU
+// with another trial's.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slurmtune::core {
+
+struct NodeCapacity {
+  std::string name;
+  std::int64_t cpus = 0;
+  std::int64_t gpus = 0;
+};
+
+/// What one trial needs on each of its nodes.
+struct SlotRequest {
+  std::int64_t nodes = 1;
+  std::int64_t cpus_per_node = 1;
+  std::int64_t gpus_per_node = 0;
+};
+
+class ResourceLedger {
+ public:
+  explicit ResourceLedger(std::vector<NodeCapacity> nodes);
+
+  /// Throws InputError explaining why when no state of the allocation could ever hold
+  /// `request` (too many nodes, a node too small): the study could never start.
+  void check_fits(const SlotRequest& request) const;
+  /// Reserves resources for one trial: node indices in ascending order, or nullopt when
+  /// they are not free now. Best fit: the fullest nodes that still fit are used first,
+  /// which keeps whole nodes free for multi-node trials.
+  std::optional<std::vector<std::size_t>> acquire(const SlotRequest& request);
+  /// Returns what acquire() gave.
+  void release(const std::vector<std::size_t>& nodes, const SlotRequest& request);
+
+  /// How many trials of this shape fit in the empty allocation.
+  std::size_t capacity(const SlotRequest& request) const;
+  const std::vector<NodeCapacity>& nodes() const { return nodes_; }
+  std::int64_t free_cpus(std::size_t node) const { return free_[node].cpus; }
+  /// Comma-free Slurm hostlist of node indices ("n[1-2]").
+  std::string hostlist(const std::vector<std::size_t>& nodes) const;
+
+ private:
+  bool node_fits(const NodeCapacity& free, const SlotRequest& request) const;
+
+  std::vector<NodeCapacity> nodes_;
+  std::vector<NodeCapacity> free_;
+};
+
+}  // namespace slurmtune::core

@@ -1,0 +1,40 @@
+#pragma once
+// One trial attempt the coordinator is running: its process (srun, mpirun or the
+// program itself), its resources, and what its clients have said.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/study_controller.hpp"
+#include "runtime/child_process.hpp"
+#include "runtime/control_server.hpp"
+#include "runtime/launcher.hpp"
+
+namespace slurmtune::runtime {
+
+struct ActiveTrial {
+  using TimePoint = std::chrono::steady_clock::time_point;
+
+  core::TrialId trial = 0;
+  std::uint64_t attempt = 0;
+  core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
+  std::string dir, stderr_path, checkpoint, params_json;
+  std::uintmax_t stderr_offset = 0;  // where this attempt's stderr begins
+  Placement placement;
+  ChildProcess process;
+  TimePoint started;
+  std::optional<ConnectionId> reporter;  // the connection of trial rank 0
+  std::string slurm_step;                // "JOBID.STEPID" once a client said it
+  bool bye_failed = false, lost_connection = false;
+  std::string bye_error;
+  std::optional<TimePoint> terminate_at, kill_at;
+
+  /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
+  std::string stderr_tail() const;
+  /// SIGKILL to the process group, and to the Slurm step when its id is known (killing
+  /// srun alone may leave the step's tasks running until Slurm notices).
+  void hard_kill(const std::string& scancel) const;
+};
+
+}  // namespace slurmtune::runtime

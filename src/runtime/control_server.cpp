@@ -1,0 +1,235 @@
+#include "runtime/control_server.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/param_value.hpp"
+#include "runtime/log.hpp"
+#include "runtime/secret.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+UniqueFd listen_on(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
+    throw Error("control plane: cannot resolve listen address '" + host + "': " + gai_strerror(rc));
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owner(found, ::freeaddrinfo);
+  std::string last_error = "no address";
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd) continue;
+    const int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.get(), a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd.get(), 1024) == 0)
+      return fd;
+    last_error = std::strerror(errno);
+  }
+  throw Error("control plane: cannot listen on " + host + ":" + service + ": " + last_error);
+}
+
+std::uint16_t bound_port(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    throw_errno("getsockname");
+  const auto* sa = reinterpret_cast<const sockaddr*>(&address);
+  if (sa->sa_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port);
+  return ntohs(reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+}
+
+std::string peer_name(const sockaddr_storage& address) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  std::uint16_t port = 0;
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    port = ntohs(in6->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+std::string error_payload(const std::string& reason) {
+  return "{\"error\": " + core::json_quote(reason) + "}";
+}
+
+}  // namespace
+
+ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::string token,
+                             const ControlServerOptions& options)
+    : loop_(loop),
+      handler_(handler),
+      token_(std::move(token)),
+      hello_timeout_s_(options.hello_timeout_s),
+      listener_(listen_on(options.listen_host, options.port)),
+      port_(bound_port(listener_.get())) {
+  loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
+}
+
+ControlServer::~ControlServer() {
+  for (auto& [id, c] : connections_)
+    loop_.remove(c.fd.get());
+  loop_.remove(listener_.get());
+}
+
+void ControlServer::accept_all() {
+  for (;;) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,
+                          SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      log_line(std::string("control plane: accept failed: ") + std::strerror(errno));
+      return;  // EMFILE and the like: try again at the next readiness
+    }
+    const int one = 1;
+    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const ConnectionId id = next_id_++;
+    Connection& c = connections_[id];
+    c.fd = std::move(fd);
+    c.peer = peer_name(address);
+    c.since = std::chrono::steady_clock::now();
+    ++stats_.accepted;
+    loop_.add(c.fd.get(), EPOLLIN | EPOLLRDHUP, [this, id](std::uint32_t events) {
+      if (events & EPOLLOUT) on_writable(id);
+      if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(id);
+    });
+  }
+}
+
+void ControlServer::on_readable(ConnectionId id) {
+  std::array<char, 65536> buffer;
+  for (;;) {
+    const auto it = connections_.find(id);
+    if (it == connections_.end()) return;
+    Connection& c = it->second;
+    const ssize_t n = ::recv(c.fd.get(), buffer.data(), buffer.size(), 0);
+    if (n == 0) return drop(id, "connection closed by the client", c.authenticated);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      if (errno == EINTR) continue;
+      return drop(id, std::string("receive failed: ") + std::strerror(errno), c.authenticated);
+    }
+    try {
+      c.decoder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+      while (const auto frame = c.decoder.next()) {
+        ++stats_.frames;
+        handle(id, c, *frame);
+        if (!connections_.contains(id)) return;
+      }
+    } catch (const ProtocolError& e) {
+      return refuse(id, e.what());
+    }
+  }
+}
+
+void ControlServer::handle(ConnectionId id, Connection& c, const Frame& frame) {
+  if (!c.authenticated) return authenticate(id, c, frame);
+  if (frame.type == MessageType::Hello) throw ProtocolError("HELLO sent twice on one connection");
+  const auto reply = handler_.on_message(id, frame.type, payload_object(frame));
+  if (reply) {
+    c.outbox += encode_frame(MessageType::Decision, *reply);
+    flush(id, c);
+  }
+}
+
+void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& frame) {
+  if (frame.type != MessageType::Hello)
+    throw ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
+  const auto hello = payload_object(frame);
+  const auto token = hello.find("token");
+  if (token == hello.end() || !token->second.is_string() ||
+      !tokens_equal(std::get<std::string>(token->second.data), token_))
+    throw ProtocolError("wrong or missing token");
+  c.authenticated = true;
+  ++stats_.authenticated;
+  c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello));
+  flush(id, c);
+}
+
+void ControlServer::refuse(ConnectionId id, const std::string& reason) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  Connection& c = it->second;
+  ++stats_.refused;
+  log_line("control plane: closing connection from " + c.peer + ": " + reason);
+  // Best effort, without blocking: the peer learns why, if it still listens.
+  const std::string frame = encode_frame(MessageType::Error, error_payload(reason));
+  [[maybe_unused]] const ssize_t sent =
+      ::send(c.fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  drop(id, reason, c.authenticated);
+}
+
+void ControlServer::send(ConnectionId id, MessageType type, const std::string& payload) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  it->second.outbox += encode_frame(type, payload);
+  flush(id, it->second);
+}
+
+void ControlServer::close(ConnectionId id, const std::string& reason) {
+  refuse(id, reason);
+}
+
+void ControlServer::flush(ConnectionId id, Connection& c) {
+  while (!c.outbox.empty()) {
+    const ssize_t n = ::send(c.fd.get(), c.outbox.data(), c.outbox.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (!c.want_write) loop_.modify(c.fd.get(), EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+        c.want_write = true;
+        return;
+      }
+      return drop(id, std::string("send failed: ") + std::strerror(errno), c.authenticated);
+    }
+    c.outbox.erase(0, static_cast<std::size_t>(n));
+  }
+  if (c.want_write) loop_.modify(c.fd.get(), EPOLLIN | EPOLLRDHUP);
+  c.want_write = false;
+}
+
+void ControlServer::on_writable(ConnectionId id) {
+  const auto it = connections_.find(id);
+  if (it != connections_.end()) flush(id, it->second);
+}
+
+void ControlServer::expire_silent() {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<ConnectionId> silent;
+  for (const auto& [id, c] : connections_)
+    if (!c.authenticated && std::chrono::duration<double>(now - c.since).count() > hello_timeout_s_)
+      silent.push_back(id);
+  for (const ConnectionId id : silent)
+    refuse(id, "no HELLO within " + core::format_double(hello_timeout_s_) + " s");
+}
+
+void ControlServer::drop(ConnectionId id, const std::string& reason, bool tell_handler) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  loop_.remove(it->second.fd.get());
+  connections_.erase(it);
+  if (tell_handler) handler_.on_closed(id, reason);
+}
+
+}  // namespace slurmtune::runtime

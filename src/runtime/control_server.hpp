@@ -1,0 +1,94 @@
+#pragma once
+// The coordinator's end of the control plane: a TCP listener and its connections, all
+// on the coordinator's event loop. It owns authentication: a connection's first frame
+// must be HELLO with the study's token (compared in constant time) within the hello
+// timeout; anything else -- garbage bytes, an oversized frame, an unknown type, a wrong
+// token, silence -- closes that connection with a log line, and the study never sees it.
+// Authenticated messages go to the ControlHandler.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/json.hpp"
+#include "runtime/event_loop.hpp"
+#include "runtime/protocol.hpp"
+#include "runtime/unique_fd.hpp"
+
+namespace slurmtune::runtime {
+
+using ConnectionId = std::uint64_t;
+
+/// What the coordinator does with authenticated messages. Throwing ProtocolError from
+/// any of these sends ERROR with its text and closes the connection.
+class ControlHandler {
+ public:
+  virtual ~ControlHandler() = default;
+  /// HELLO passed the token check: returns the WELCOME payload.
+  virtual std::string on_hello(ConnectionId id, const core::JsonObject& hello) = 0;
+  /// Any later message; returns the reply (a DECISION), if the message has one.
+  virtual std::optional<std::string> on_message(ConnectionId id, MessageType type,
+                                                const core::JsonObject& body) = 0;
+  /// An authenticated connection ended (the peer closed it, or the server did).
+  virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
+};
+
+struct ControlServerOptions {
+  std::string listen_host = "0.0.0.0";  ///< interface to bind
+  std::uint16_t port = 0;               ///< 0: any free port
+  double hello_timeout_s = 10;          ///< unauthenticated connections are closed after this
+};
+
+struct ControlServerStats {
+  std::uint64_t accepted = 0, authenticated = 0, refused = 0, frames = 0;
+};
+
+class ControlServer {
+ public:
+  ControlServer(EventLoop& loop, ControlHandler& handler, std::string token,
+                const ControlServerOptions& options);
+  ~ControlServer();
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  /// Closes connections that have not said HELLO within the timeout; call periodically.
+  void expire_silent();
+  /// Sends one frame to an authenticated connection (a decision made later, ERROR).
+  void send(ConnectionId id, MessageType type, const std::string& payload);
+  void close(ConnectionId id, const std::string& reason);
+  const ControlServerStats& stats() const { return stats_; }
+
+ private:
+  struct Connection {
+    UniqueFd fd;
+    std::string peer;
+    FrameDecoder decoder;
+    std::string outbox;
+    bool authenticated = false;
+    bool want_write = false;  // EPOLLOUT armed: the outbox did not fit the socket
+    std::chrono::steady_clock::time_point since;
+  };
+
+  void accept_all();
+  void on_readable(ConnectionId id);
+  void on_writable(ConnectionId id);
+  void handle(ConnectionId id, Connection& c, const Frame& frame);
+  void authenticate(ConnectionId id, Connection& c, const Frame& frame);
+  void refuse(ConnectionId id, const std::string& reason);
+  void flush(ConnectionId id, Connection& c);
+  void drop(ConnectionId id, const std::string& reason, bool tell_handler);
+
+  EventLoop& loop_;
+  ControlHandler& handler_;
+  std::string token_;
+  double hello_timeout_s_;
+  UniqueFd listener_;
+  std::uint16_t port_ = 0;
+  ConnectionId next_id_ = 1;
+  std::map<ConnectionId, Connection> connections_;
+  ControlServerStats stats_;
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,319 @@
+#include "runtime/coordinator.hpp"
+
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/param_value.hpp"
+#include "core/trial_command.hpp"
+#include "runtime/active_trial.hpp"
+#include "runtime/log.hpp"
+#include "runtime/secret.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+// Writes the controller's decisions to the study file and the log.
+class Coordinator::Recorder final : public core::StudyObserver {
+ public:
+  explicit Recorder(store::StudyWriter& writer) : writer_(writer) {}
+  void trial_started(core::TrialId t, const core::Configuration& c, int bracket) override {
+    writer_.trial_started(t, c, bracket, store::unix_time_s());
+  }
+  void trial_resumed(core::TrialId t) override { writer_.trial_resumed(t, store::unix_time_s()); }
+  void trial_retried(core::TrialId t, const std::string& error) override {
+    writer_.trial_retried(t, store::unix_time_s(), error);
+    log_line("trial " + std::to_string(t) + " failed (" + first_line(error) + "); retrying");
+  }
+  void trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) override {
+    writer_.trial_ended(t, how, store::unix_time_s(), error);
+    log_line("trial " + std::to_string(t) + " " + std::string(core::to_string(how)) +
+             (error.empty() ? "" : ": " + first_line(error)));
+  }
+  void admissions_closed() override {
+    writer_.admissions_closed(store::unix_time_s());
+    log_line("no further trials will start");
+  }
+
+ private:
+  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+  store::StudyWriter& writer_;
+};
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+std::string trials_dir_of(const std::string& output) {
+  fs::path p = fs::absolute(output);
+  p.replace_extension(".trials");
+  return p.string();
+}
+
+}  // namespace
+
+Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
+    : spec_(spec),
+      options_(std::move(options)),
+      study_dir_(fs::absolute(options_.output).parent_path().string()),
+      trials_dir_(trials_dir_of(options_.output)),
+      token_file_(trials_dir_ + "/token"),
+      started_at_(Clock::now()),
+      last_progress_(started_at_) {
+  if (spec_.trial.command.empty())
+    throw InputError(spec_.path +
+                     ": [trial] command is required by 'slurmtune run' (the "
+                     "program each trial runs, e.g. [\"python3\", \"train.py\", \"--lr={lr}\"])");
+  preflight();
+  launcher_ = make_launcher(spec_.resources, options_.launch);
+  fs::create_directories(trials_dir_);
+  fs::permissions(trials_dir_, fs::perms::owner_all);
+  // A fresh token every session: processes of an earlier session cannot report into it.
+  fs::remove(token_file_);
+  const std::string token = generate_token();
+  write_token_file(token_file_, token);
+
+  study_ = open_study(spec_, options_.output, options_.allow_changes,
+                      store::WriterOptions{options_.flush_interval_s, 1, false});
+  recorder_ = std::make_unique<Recorder>(*study_.writer);
+  controller_ = std::make_unique<core::StudyController>(
+      spec_, std::move(study_.scheduler), *recorder_, study_.resumed ? &*study_.resumed : nullptr);
+
+  signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+  std::signal(SIGPIPE, SIG_IGN);
+  loop_.add(signals_.get(), EPOLLIN, [this](std::uint32_t) {
+    signalfd_siginfo info{};
+    while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
+      if (info.ssi_signo == SIGCHLD)
+        reap_children();
+      else
+        begin_shutdown(static_cast<int>(info.ssi_signo));
+    }
+  });
+  server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
+  address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
+             std::to_string(server_->port());
+
+  log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
+           options_.output +
+           (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
+                           : ""));
+  log_line(launcher_->describe());
+  log_line("control plane on " + address_ + ", token in " + token_file_);
+}
+
+Coordinator::~Coordinator() = default;
+
+// A command template whose program is missing would fail every trial; say so at once.
+void Coordinator::preflight() const {
+  const std::string& program = spec_.trial.command.front();
+  if (program.find('{') != std::string::npos || program.find('/') != std::string::npos) return;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (::access((fs::path(dir.empty() ? "." : dir) / program).c_str(), X_OK) == 0) return;
+  throw InputError(spec_.path + ": [trial] command: program '" + program +
+                   "' is not on PATH; give its full path or load its module first");
+}
+
+double Coordinator::elapsed_s() const {
+  return std::chrono::duration<double>(Clock::now() - started_at_).count();
+}
+
+int Coordinator::run() {
+  fill_slots();
+  while (!(active_.empty() && (controller_->shutting_down() || done_))) {
+    loop_.run_once(100);
+    tick();
+  }
+  study_.writer->flush();
+  print_progress(true);
+  const bool more = controller_->shutting_down() && controller_->more_work_left();
+  if (more)
+    log_line("stopped early with work left: exit status " + std::to_string(kMoreWorkLeft) +
+             "; run the same command again to resume");
+  return more ? kMoreWorkLeft : 0;
+}
+
+void Coordinator::tick() {
+  server_->expire_silent();
+  controller_->check_budget(elapsed_s());
+  if (!controller_->halt_reason().empty() && !halt_announced_) {
+    halt_announced_ = true;
+    log_line(controller_->halt_reason() + ": stopping running trials");
+    for (auto& [id, t] : active_)
+      schedule_stop(*t, options_.stop_grace_s);
+  }
+  enforce_deadlines();
+  study_.writer->flush_if_due();
+  if (std::chrono::duration<double>(Clock::now() - last_progress_).count() >=
+      options_.progress_interval_s)
+    print_progress(false);
+  fill_slots();
+}
+
+void Coordinator::fill_slots() {
+  if (controller_->shutting_down()) return;
+  const auto& limit = spec_.resources.max_concurrent;
+  while (!limit || static_cast<std::int64_t>(active_.size()) < *limit) {
+    auto placement = launcher_->reserve();
+    if (!placement) break;
+    auto launch = controller_->next_launch(elapsed_s());
+    if (!launch) {
+      launcher_->release(*placement);
+      break;
+    }
+    start_trial(*launch, std::move(*placement));
+  }
+  // With every slot free and nothing to launch, nothing can happen any more.
+  if (active_.empty()) done_ = true;
+}
+
+void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placement) {
+  const core::TrialId id = launch.trial;
+  auto t = std::make_unique<ActiveTrial>();
+  t->trial = id;
+  t->attempt = launch.attempt;
+  t->kind = launch.kind;
+  t->dir = trials_dir_ + "/trial-" + std::to_string(id);
+  t->stderr_path = t->dir + "/stderr.log";
+  fs::create_directories(t->dir);
+  t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
+  const auto checkpoint = study_.checkpoints.find(id);
+  if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start)
+    t->checkpoint = (fs::path(study_dir_) / checkpoint->second).string();
+  t->params_json = spec_.space.to_json(launch.config);
+
+  TrialProcessSpec process;
+  process.trial = id;
+  process.attempt = launch.attempt;
+  process.argv = core::expand_command(spec_.trial.command, spec_.space, launch.config, id, t->dir);
+  process.env = {{"SLURMTUNE_ADDR", address_},
+                 {"SLURMTUNE_TOKEN_FILE", token_file_},
+                 {"SLURMTUNE_TRIAL_ID", std::to_string(id)},
+                 {"SLURMTUNE_TRIAL_DIR", t->dir},
+                 {"SLURMTUNE_ATTEMPT", std::to_string(launch.attempt)},
+                 {"SLURMTUNE_PARAMS", t->params_json},
+                 {"SLURMTUNE_STUDY", spec_.name},
+                 {"SLURMTUNE_CHECKPOINT", t->checkpoint}};
+  process.stdout_path = t->dir + "/stdout.log";
+  process.stderr_path = t->stderr_path;
+  t->placement = std::move(placement);
+  t->started = Clock::now();
+  try {
+    t->process = launcher_->start(t->placement, process);
+  } catch (const Error& e) {
+    launcher_->release(t->placement);
+    log_line("trial " + std::to_string(id) + ": " + e.what());
+    controller_->trial_exited(id, false, e.what());
+    return;
+  }
+  study_.writer->set_nodes(id, t->placement.hostlist);
+  log_line("trial " + std::to_string(id) + " " + std::string(core::to_string(launch.kind)) +
+           (launch.attempt ? " (attempt " + std::to_string(launch.attempt + 1) + ")" : "") +
+           " on " + t->placement.hostlist + ": " + t->params_json);
+  active_.emplace(id, std::move(t));
+}
+
+void Coordinator::reap_children() {
+  std::vector<core::TrialId> ended;
+  for (auto& [id, t] : active_)
+    if (t->process.poll()) ended.push_back(id);
+  for (const core::TrialId id : ended)
+    finish_trial(id);
+}
+
+void Coordinator::finish_trial(core::TrialId id) {
+  const auto it = active_.find(id);
+  ActiveTrial& t = *it->second;
+  const ExitStatus status = *t.process.status();
+  const bool clean = status.success() && !t.bye_failed;
+  std::string error;
+  if (!clean) {
+    error = t.bye_failed ? "trial reported failure: " + t.bye_error + "; " : "";
+    error += status.describe();
+    if (t.lost_connection && !status.success()) error += " after losing its connection";
+    const std::string tail = t.stderr_tail();
+    if (!tail.empty()) error += "\n" + tail;
+  }
+  controller_->trial_exited(id, clean, error);
+  launcher_->release(t.placement);
+  for (auto c = connections_.begin(); c != connections_.end();)
+    c = c->second == id ? connections_.erase(c) : std::next(c);
+  active_.erase(it);
+}
+
+void Coordinator::schedule_stop(ActiveTrial& t, double grace_s) {
+  const auto at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(grace_s));
+  if (!t.terminate_at || at < *t.terminate_at) t.terminate_at = at;
+}
+
+void Coordinator::enforce_deadlines() {
+  const auto now = Clock::now();
+  for (auto& [id, t] : active_) {
+    if (t->kill_at && now >= *t->kill_at) {
+      log_line("trial " + std::to_string(id) + " ignored SIGTERM; sending SIGKILL");
+      t->hard_kill("scancel");
+      t->kill_at.reset();
+    } else if (t->terminate_at && now >= *t->terminate_at) {
+      t->process.signal_group(SIGTERM);
+      t->terminate_at.reset();
+      t->kill_at = now + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(options_.kill_grace_s));
+    }
+  }
+}
+
+void Coordinator::begin_shutdown(int signal) {
+  ++shutdown_signals_;
+  const char* name = sigabbrev_np(signal);
+  if (shutdown_signals_ > 1) {
+    log_line(std::string("SIG") + (name ? name : "?") + " again: terminating running trials now");
+    for (auto& [id, t] : active_)
+      schedule_stop(*t, 0);
+    return;
+  }
+  log_line(std::string("SIG") + (name ? name : "?") + ": no further launches; " +
+           std::to_string(active_.size()) + " running trial(s) will checkpoint and stop within " +
+           core::format_double(options_.shutdown_grace_s) + " s");
+  controller_->begin_shutdown();
+  for (auto& [id, t] : active_)
+    schedule_stop(*t, options_.shutdown_grace_s);
+  study_.writer->flush();
+}
+
+void Coordinator::print_progress(bool final) {
+  const auto now = Clock::now();
+  const double window = std::chrono::duration<double>(now - last_progress_).count();
+  const auto& c = controller_->counts();
+  const double rate =
+      window > 0 ? static_cast<double>(c.reports - reports_at_last_progress_) / window : 0;
+  std::ostringstream line;
+  line << (final ? "summary: " : "progress: ") << "running " << c.running << ", paused " << c.paused
+       << ", completed " << c.completed << ", stopped " << c.stopped << ", failed " << c.failed
+       << " (retries " << c.retries << "), " << c.started << "/" << spec_.max_trials << " started, "
+       << c.reports << " reports";
+  if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
+  if (const auto& best = controller_->best())
+    line << "; best " << spec_.metric << " " << core::format_double(best->value) << " (trial "
+         << best->trial << ", step " << core::format_double(best->step) << ")";
+  log_line(line.str());
+  if (final && controller_->best())
+    log_line("best configuration: " +
+             spec_.space.to_json(controller_->config_of(controller_->best()->trial)));
+  last_progress_ = now;
+  reports_at_last_progress_ = c.reports;
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,92 @@
+#pragma once
+// `slurmtune run`: one process that owns the study file (single writer), the sampler
+// and the scheduler (through core::StudyController), the control plane and the trial
+// processes, all on one epoll loop. Nothing else to start: no head node, no database.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/study_controller.hpp"
+#include "core/study_spec.hpp"
+#include "runtime/control_server.hpp"
+#include "runtime/event_loop.hpp"
+#include "runtime/launcher.hpp"
+#include "runtime/study_session.hpp"
+
+namespace slurmtune::runtime {
+
+/// Exit status of `slurmtune run` when it stopped early (SIGTERM/SIGUSR1) and the
+/// study has work left: run it again (sbatch templates requeue) to resume. EX_TEMPFAIL.
+inline constexpr int kMoreWorkLeft = 75;
+
+struct RunOptions {
+  std::string output;          ///< the HDF5 study file
+  bool allow_changes = false;  ///< resume despite safe differences in the study file
+  LaunchOptions launch;
+  ControlServerOptions control;
+  std::string advertise_host;  ///< host name trials connect to (default: this host's name)
+  double progress_interval_s = 30;
+  double stop_grace_s = 30;      ///< told to stop -> SIGTERM after this
+  double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
+  double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1 to us -> trials get SIGTERM after this
+  double flush_interval_s = 1;
+};
+
+struct ActiveTrial;
+
+class Coordinator final : public ControlHandler {
+ public:
+  Coordinator(const core::StudySpec& spec, RunOptions options);
+  ~Coordinator() override;
+  /// Runs the study to its end, or until a shutdown signal; returns the exit status
+  /// (0, or kMoreWorkLeft).
+  int run();
+
+ private:
+  class Recorder;
+  using Clock = std::chrono::steady_clock;
+
+  // trial lifecycle (coordinator.cpp)
+  void fill_slots();
+  void start_trial(const core::TrialLaunch& launch, Placement placement);
+  void reap_children();
+  void finish_trial(core::TrialId trial);
+  void enforce_deadlines();
+  void schedule_stop(ActiveTrial& t, double grace_s);
+  void begin_shutdown(int signal);
+  void tick();
+  void print_progress(bool final);
+  void preflight() const;
+  double elapsed_s() const;
+
+  // control plane (coordinator_messages.cpp)
+  std::string on_hello(ConnectionId id, const core::JsonObject& hello) override;
+  std::optional<std::string> on_message(ConnectionId id, MessageType type,
+                                        const core::JsonObject& body) override;
+  void on_closed(ConnectionId id, const std::string& reason) override;
+  std::string on_report(ActiveTrial& t, ConnectionId id, const core::JsonObject& body);
+  void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
+  ActiveTrial& trial_of(ConnectionId id);
+
+  const core::StudySpec& spec_;
+  RunOptions options_;
+  std::string study_dir_, trials_dir_, token_file_, address_;
+  OpenedStudy study_;
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<core::StudyController> controller_;
+  std::unique_ptr<Launcher> launcher_;
+  EventLoop loop_;
+  UniqueFd signals_;
+  std::unique_ptr<ControlServer> server_;
+  std::map<core::TrialId, std::unique_ptr<ActiveTrial>> active_;
+  std::map<ConnectionId, core::TrialId> connections_;
+  Clock::time_point started_at_, last_progress_;
+  std::uint64_t reports_at_last_progress_ = 0;
+  int shutdown_signals_ = 0;
+  bool done_ = false;
+  bool halt_announced_ = false;
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,165 @@
+// The coordinator's side of the control-plane conversation (doc/protocol.md): HELLO
+// binds a connection to a running trial, REPORT goes to the study controller and the
+// study file, ASK returns the trial's current instruction, CHECKPOINT is indexed, BYE
+// records how the trial ended.
+#include <cmath>
+#include <filesystem>
+
+#include "core/param_value.hpp"
+#include "runtime/active_trial.hpp"
+#include "runtime/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "store/study_writer.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+const core::JsonValue* field(const core::JsonObject& body, std::string_view name) {
+  const auto it = body.find(name);
+  return it == body.end() ? nullptr : &it->second;
+}
+
+double number(const core::JsonObject& body, std::string_view name, std::string_view message) {
+  const auto* v = field(body, name);
+  if (!v || !v->is_number())
+    throw ProtocolError(std::string(message) + ": '" + std::string(name) + "' must be a number");
+  return std::get<double>(v->data);
+}
+
+std::string text(const core::JsonObject& body, std::string_view name) {
+  const auto* v = field(body, name);
+  return v && v->is_string() ? std::get<std::string>(v->data) : std::string();
+}
+
+std::string decision_payload(core::Instruction instruction, const core::ReportOutcome* outcome,
+                             bool duplicate) {
+  std::string out = "{\"decision\": \"";
+  out += core::decision_word(instruction);
+  out += "\", \"instruction\": \"";
+  out += core::to_string(instruction);
+  out += '"';
+  // Checkpoint before leaving when the trial may run again (a pause, a shutdown), and
+  // at every rung it passes: a retry or a promotion then starts from there.
+  const bool checkpoint = instruction == core::Instruction::Pause ||
+                          instruction == core::Instruction::Suspend ||
+                          (instruction == core::Instruction::Continue && outcome && outcome->rung);
+  out += checkpoint ? ", \"checkpoint\": true" : ", \"checkpoint\": false";
+  if (outcome && outcome->rung) out += ", \"rung\": " + std::to_string(*outcome->rung);
+  if (outcome && outcome->cutoff) out += ", \"cutoff\": " + core::format_double(*outcome->cutoff);
+  if (duplicate) out += ", \"duplicate\": true";
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
+ActiveTrial& Coordinator::trial_of(ConnectionId id) {
+  const auto c = connections_.find(id);
+  const auto t = c == connections_.end() ? active_.end() : active_.find(c->second);
+  if (t == active_.end()) throw ProtocolError("this trial has ended");
+  return *t->second;
+}
+
+std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello) {
+  const double trial_number = number(hello, "trial", "HELLO");
+  const auto trial = static_cast<core::TrialId>(trial_number);
+  const auto it = active_.find(trial);
+  if (trial_number < 0 || it == active_.end())
+    throw ProtocolError("trial " + core::format_double(trial_number) +
+                        " is not running in this study (a process of an earlier attempt?)");
+  ActiveTrial& t = *it->second;
+  const auto* rank = field(hello, "rank");
+  const bool reporter = !rank || (rank->is_number() && std::get<double>(rank->data) == 0);
+  if (reporter) t.reporter = id;
+  if (const std::string step = text(hello, "slurm_step"); !step.empty()) t.slurm_step = step;
+  connections_[id] = trial;
+  std::string welcome =
+      "{\"trial\": " + std::to_string(trial) + ", \"attempt\": " + std::to_string(t.attempt) +
+      ", \"params\": " + t.params_json + ", \"trial_dir\": " + core::json_quote(t.dir) +
+      ", \"checkpoint\": " + (t.checkpoint.empty() ? "null" : core::json_quote(t.checkpoint)) +
+      ", \"metric\": " + core::json_quote(spec_.metric) + "}";
+  return welcome;
+}
+
+std::optional<std::string> Coordinator::on_message(ConnectionId id, MessageType type,
+                                                   const core::JsonObject& body) {
+  ActiveTrial& t = trial_of(id);
+  switch (type) {
+    case MessageType::Report:
+      if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
+      return on_report(t, id, body);
+    case MessageType::Ask:
+      return decision_payload(controller_->instruction(t.trial), nullptr, false);
+    case MessageType::Checkpoint:
+      on_checkpoint(t, body);
+      return std::nullopt;
+    case MessageType::Bye:
+      if (text(body, "status") == "failed") {
+        t.bye_failed = true;
+        t.bye_error = text(body, "error");
+      }
+      return std::nullopt;
+    default:
+      throw ProtocolError("a client may not send " + std::string(to_string(type)));
+  }
+}
+
+std::string Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
+  const double step = number(body, "step", "REPORT");
+  const auto* metrics = field(body, "metrics");
+  if (!metrics || !metrics->is_object())
+    throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
+  std::vector<std::pair<std::string, double>> values;
+  double judged = NAN;
+  for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
+    if (!value.is_number() && !std::holds_alternative<std::nullptr_t>(value.data))
+      throw ProtocolError("REPORT: metric '" + name + "' is a " + std::string(value.type_name()) +
+                          ", not a number");
+    if (std::find(spec_.metrics.begin(), spec_.metrics.end(), name) == spec_.metrics.end())
+      throw ProtocolError("REPORT: metric '" + name +
+                          "' is not declared in the study file ([study] metrics)");
+    const double v = value.is_number() ? std::get<double>(value.data) : NAN;
+    if (name == spec_.metric) judged = v;
+    values.emplace_back(name, v);
+  }
+  const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
+  if (!verdict.duplicate)
+    study_.writer->report_named(t.trial, step, store::unix_time_s(), values, verdict.outcome);
+  if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
+    log_line(
+        "trial " + std::to_string(t.trial) + " told to " +
+        std::string(core::to_string(verdict.instruction)) + " at step " +
+        core::format_double(step) + " (" + spec_.metric + " " + core::format_double(judged) +
+        (verdict.outcome.cutoff ? ", cutoff " + core::format_double(*verdict.outcome.cutoff) : "") +
+        ")");
+    schedule_stop(t,
+                  controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
+  }
+  return decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate);
+}
+
+void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
+  const double step = number(body, "step", "CHECKPOINT");
+  const std::string path = text(body, "path");
+  if (path.empty()) throw ProtocolError("CHECKPOINT: 'path' must be a non-empty string");
+  const fs::path absolute = fs::path(path).is_absolute() ? fs::path(path) : fs::path(t.dir) / path;
+  const fs::path relative = absolute.lexically_normal().lexically_relative(study_dir_);
+  if (relative.empty() || *relative.begin() == "..")
+    throw ProtocolError("CHECKPOINT: '" + path + "' is outside the study's folder " + study_dir_);
+  const auto* size = field(body, "size");
+  const std::uint64_t bytes =
+      size && size->is_number() ? static_cast<std::uint64_t>(std::get<double>(size->data)) : 0;
+  study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative.string(), bytes);
+  study_.checkpoints[t.trial] = relative.string();
+}
+
+void Coordinator::on_closed(ConnectionId id, const std::string&) {
+  const auto c = connections_.find(id);
+  if (c == connections_.end()) return;
+  const auto t = active_.find(c->second);
+  if (t != active_.end() && t->second->reporter == id) t->second->lost_connection = true;
+  connections_.erase(c);
+}
+
+}  // namespace slurmtune::runtime

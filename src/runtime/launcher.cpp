@@ -1,0 +1,200 @@
+#include "runtime/launcher.hpp"
+
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "core/hostlist.hpp"
+
+extern char** environ;
+
+namespace slurmtune::runtime {
+namespace {
+
+class LocalLauncher final : public Launcher {
+ public:
+  LocalLauncher(std::int64_t slots, const core::SlotRequest& request, std::string mpirun,
+                std::int64_t ranks)
+      : Launcher(core::ResourceLedger({core::NodeCapacity{"localhost", slots, 0}}), request),
+        slots_(slots),
+        mpirun_(std::move(mpirun)),
+        ranks_(ranks) {}
+
+  std::string describe() const override {
+    return "local launcher: " + std::to_string(slots_) + " slot(s), " + std::to_string(capacity()) +
+           " trial(s) at once" +
+           (ranks_ > 1 ? ", " + mpirun_ + " -np " + std::to_string(ranks_) + " per trial" : "");
+  }
+
+  std::vector<std::string> wrap(const Placement&,
+                                const std::vector<std::string>& argv) const override {
+    if (ranks_ <= 1) return argv;
+    std::vector<std::string> out = {mpirun_, "-np", std::to_string(ranks_)};
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+ private:
+  std::int64_t slots_;
+  std::string mpirun_;
+  std::int64_t ranks_;
+};
+
+class SlurmLauncher final : public Launcher {
+ public:
+  SlurmLauncher(SlurmAllocation allocation, const core::ResourceSpec& resources,
+                const LaunchOptions& options)
+      : Launcher(
+            core::ResourceLedger(allocation.nodes),
+            core::SlotRequest{resources.nodes, resources.ntasks_per_node * resources.cpus_per_task,
+                              resources.ntasks_per_node * resources.gpus_per_task}),
+        job_id_(std::move(allocation.job_id)),
+        resources_(resources),
+        options_(options) {}
+
+  std::string describe() const override {
+    std::int64_t cpus = 0;
+    std::vector<std::string> names;
+    for (const auto& node : ledger().nodes()) {
+      cpus += node.cpus;
+      names.push_back(node.name);
+    }
+    return "slurm launcher: job " + job_id_ + ", " + std::to_string(names.size()) + " node(s) " +
+           core::compress_hostlist(names) + ", " + std::to_string(cpus) + " CPU(s), " +
+           std::to_string(capacity()) + " trial(s) at once";
+  }
+
+  std::vector<std::string> wrap(const Placement& placement,
+                                const std::vector<std::string>& argv) const override {
+    const auto& r = resources_;
+    std::vector<std::string> out = {
+        options_.srun,
+        "--exact",
+        "--nodes=" + std::to_string(r.nodes),
+        "--ntasks=" + std::to_string(r.nodes * r.ntasks_per_node),
+        "--ntasks-per-node=" + std::to_string(r.ntasks_per_node),
+        "--cpus-per-task=" + std::to_string(r.cpus_per_task),
+        "--nodelist=" + placement.hostlist,
+        "--kill-on-bad-exit=1",
+    };
+    if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
+    if (options_.mpi != "none") out.push_back("--mpi=" + options_.mpi);
+    out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
+    out.push_back("--");
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+ private:
+  std::string job_id_;
+  core::ResourceSpec resources_;
+  LaunchOptions options_;
+};
+
+std::string lookup(const std::map<std::string, std::string>& env, const std::string& name) {
+  const auto it = env.find(name);
+  return it == env.end() ? std::string() : it->second;
+}
+
+// SLURM_GPUS_PER_NODE is "4" or "a100:4" (or a list for heterogeneous requests, which
+// slurmtune does not split: the first entry counts).
+std::int64_t gpus_per_node(const std::map<std::string, std::string>& env) {
+  std::string text = lookup(env, "SLURM_GPUS_PER_NODE");
+  if (text.empty()) text = lookup(env, "SLURM_GPUS_ON_NODE");
+  if (text.empty()) return 0;
+  text = text.substr(0, text.find(','));
+  const std::string count = text.substr(text.rfind(':') + 1);
+  try {
+    std::size_t used = 0;
+    const long long n = std::stoll(count, &used);
+    if (used == count.size() && n >= 0) return n;
+  } catch (const std::exception&) {
+  }
+  throw InputError("cannot read the GPU count from SLURM_GPUS_PER_NODE/SLURM_GPUS_ON_NODE='" +
+                   text + "'");
+}
+
+}  // namespace
+
+Launcher::Launcher(core::ResourceLedger ledger, core::SlotRequest request)
+    : ledger_(std::move(ledger)), request_(request) {
+  ledger_.check_fits(request_);
+}
+
+std::optional<Placement> Launcher::reserve() {
+  auto nodes = ledger_.acquire(request_);
+  if (!nodes) return std::nullopt;
+  Placement placement;
+  placement.hostlist = ledger_.hostlist(*nodes);
+  placement.nodes = std::move(*nodes);
+  return placement;
+}
+
+void Launcher::release(const Placement& placement) {
+  ledger_.release(placement.nodes, request_);
+}
+
+ChildProcess Launcher::start(const Placement& placement, const TrialProcessSpec& spec) const {
+  SpawnRequest request;
+  request.argv = wrap(placement, spec.argv);
+  request.env = spec.env;
+  request.stdout_path = spec.stdout_path;
+  request.stderr_path = spec.stderr_path;
+  return ChildProcess::spawn(request);
+}
+
+std::map<std::string, std::string> environment_map() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string_view::npos)
+      env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return env;
+}
+
+std::optional<SlurmAllocation> slurm_allocation(const std::map<std::string, std::string>& env) {
+  SlurmAllocation allocation;
+  allocation.job_id = lookup(env, "SLURM_JOB_ID");
+  const std::string nodelist = lookup(env, "SLURM_JOB_NODELIST");
+  if (allocation.job_id.empty() || nodelist.empty()) return std::nullopt;
+  const auto names = core::expand_hostlist(nodelist);
+  const std::string cpus_text = lookup(env, "SLURM_JOB_CPUS_PER_NODE");
+  if (cpus_text.empty())
+    throw InputError("inside Slurm job " + allocation.job_id +
+                     " but SLURM_JOB_CPUS_PER_NODE is not set");
+  const auto cpus = core::expand_counts(cpus_text);
+  if (cpus.size() != names.size())
+    throw InputError("SLURM_JOB_CPUS_PER_NODE='" + cpus_text + "' gives " +
+                     std::to_string(cpus.size()) + " counts for the " +
+                     std::to_string(names.size()) + " nodes of SLURM_JOB_NODELIST='" + nodelist +
+                     "'");
+  const std::int64_t gpus = gpus_per_node(env);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    allocation.nodes.push_back(core::NodeCapacity{names[i], cpus[i], gpus});
+  return allocation;
+}
+
+std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
+                                        const LaunchOptions& options) {
+  if (options.launcher != "local") {
+    auto allocation = slurm_allocation(environment_map());
+    if (allocation)
+      return std::make_unique<SlurmLauncher>(std::move(*allocation), resources, options);
+    if (options.launcher == "slurm")
+      throw InputError(
+          "--launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID and "
+          "SLURM_JOB_NODELIST are unset); run under sbatch or salloc");
+  }
+  const std::int64_t ranks = resources.nodes * resources.ntasks_per_node;
+  const std::int64_t slots =
+      options.slots > 0 ? options.slots : std::max<long>(1, ::sysconf(_SC_NPROCESSORS_ONLN));
+  if (resources.gpus_per_task > 0)
+    throw InputError("[resources] gpus_per_task = " + std::to_string(resources.gpus_per_task) +
+                     ": the local launcher does not place GPUs; run inside a Slurm allocation or "
+                     "set gpus_per_task = 0");
+  return std::make_unique<LocalLauncher>(
+      slots, core::SlotRequest{1, ranks * resources.cpus_per_task, 0}, options.mpirun, ranks);
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,94 @@
+#pragma once
+// Launchers turn a trial's argv into running processes on free resources of the
+// allocation. Both keep a ResourceLedger, so trials never share cores or GPUs:
+//   SlurmLauncher  inside an sbatch/salloc allocation: one job step per trial,
+//                  `srun --exact -N.. --ntasks-per-node.. -w <nodes> --mpi=pmix -- argv`,
+//                  so each trial is its own MPI world on its own nodes;
+//   LocalLauncher  a workstation: the command itself, or `mpirun -np N` for multi-rank
+//                  trials, with --slots cores.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/resource_ledger.hpp"
+#include "core/scheduler.hpp"
+#include "core/study_spec.hpp"
+#include "runtime/child_process.hpp"
+
+namespace slurmtune::runtime {
+
+/// What to run for one attempt of one trial.
+struct TrialProcessSpec {
+  core::TrialId trial = 0;
+  std::uint64_t attempt = 0;
+  std::vector<std::string> argv;           ///< the expanded [trial] command
+  std::map<std::string, std::string> env;  ///< SLURMTUNE_* variables
+  std::string stdout_path, stderr_path;
+};
+
+/// Resources held by one running trial.
+struct Placement {
+  std::vector<std::size_t> nodes;  ///< indices into the ledger
+  std::string hostlist;            ///< "n[1-2]"
+};
+
+class Launcher {
+ public:
+  Launcher(core::ResourceLedger ledger, core::SlotRequest request);
+  virtual ~Launcher() = default;
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  /// "slurm job 42: n[1-4], 16 CPUs" — for the log.
+  virtual std::string describe() const = 0;
+  /// Resources for one trial, or nullopt when none are free now.
+  std::optional<Placement> reserve();
+  void release(const Placement& placement);
+  /// Starts the trial on reserved resources.
+  ChildProcess start(const Placement& placement, const TrialProcessSpec& spec) const;
+  /// The argv actually executed (the trial's argv wrapped in srun or mpirun).
+  virtual std::vector<std::string> wrap(const Placement& placement,
+                                        const std::vector<std::string>& argv) const = 0;
+  /// Trials of this shape that fit in the whole allocation at once.
+  std::size_t capacity() const { return ledger_.capacity(request_); }
+
+ protected:
+  const core::ResourceLedger& ledger() const { return ledger_; }
+  const core::SlotRequest& request() const { return request_; }
+
+ private:
+  core::ResourceLedger ledger_;
+  core::SlotRequest request_;
+};
+
+/// Options of `slurmtune run` that shape launches.
+struct LaunchOptions {
+  std::string launcher = "auto";       ///< auto | slurm | local
+  std::int64_t slots = 0;              ///< local: cores to use (0: all online CPUs)
+  std::string mpirun = "mpirun";       ///< local: MPI launcher for multi-rank trials
+  std::string srun = "srun";           ///< slurm: the srun to call
+  std::string mpi = "pmix";            ///< slurm: --mpi type ("none": leave srun's default)
+  std::vector<std::string> srun_args;  ///< slurm: extra arguments for every step
+};
+
+/// The Slurm allocation this process runs in, from the SLURM_* environment.
+struct SlurmAllocation {
+  std::string job_id;
+  std::vector<core::NodeCapacity> nodes;
+};
+/// Reads SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE and the GPU variables
+/// from `env`; nullopt when not inside an allocation. Throws InputError naming the
+/// variable when one is malformed.
+std::optional<SlurmAllocation> slurm_allocation(const std::map<std::string, std::string>& env);
+/// This process's environment as a map.
+std::map<std::string, std::string> environment_map();
+
+/// Picks and builds the launcher for `resources` (auto: Slurm inside an allocation,
+/// local otherwise). Throws InputError when one trial could never fit.
+std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
+                                        const LaunchOptions& options);
+
+}  // namespace slurmtune::runtime

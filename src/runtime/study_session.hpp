@@ -1,0 +1,28 @@
+#pragma once
+// The study file of one `slurmtune run`: created when it does not exist, resumed when
+// it does (after checking that the study file still describes the recorded study), so
+// the same command starts a study and continues it after a requeue or a crash.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/study_controller.hpp"
+#include "store/study_writer.hpp"
+
+namespace slurmtune::runtime {
+
+struct OpenedStudy {
+  std::unique_ptr<store::StudyWriter> writer;
+  std::unique_ptr<core::Scheduler> scheduler;
+  std::optional<core::StudyResumePoint> resumed;  ///< set when the file existed
+  /// Latest checkpoint of each trial, as recorded (relative to the study file's folder).
+  std::map<core::TrialId, std::string> checkpoints;
+  std::uint64_t reports_replayed = 0;
+};
+
+OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,
+                       const store::WriterOptions& options);
+
+}  // namespace slurmtune::runtime
