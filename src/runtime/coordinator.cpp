@@ -60,6 +60,23 @@ std::string trials_dir_of(const std::string& output) {
   return p.string();
 }
 
+// slurmtune's Python package (the report client) next to this executable: bin/../share
+// in an install tree, and the same shape in a build tree (CMake links it there), so
+// `from slurmtune import client` works in trials without any setup.
+std::string bundled_python_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path dir = exe.parent_path().parent_path() / "share" / "slurmtune" / "python";
+  return fs::exists(dir / "slurmtune" / "client.py", ec) ? dir.string() : std::string();
+}
+
+std::string python_path_with(const std::string& dir) {
+  const char* current = std::getenv("PYTHONPATH");
+  if (dir.empty()) return current ? current : "";
+  return current && *current ? dir + ":" + current : dir;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
@@ -206,6 +223,8 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
                  {"SLURMTUNE_PARAMS", t->params_json},
                  {"SLURMTUNE_STUDY", spec_.name},
                  {"SLURMTUNE_CHECKPOINT", t->checkpoint}};
+  if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
+    process.env["PYTHONPATH"] = path;
   process.stdout_path = t->dir + "/stdout.log";
   process.stderr_path = t->stderr_path;
   t->placement = std::move(placement);

@@ -1,0 +1,98 @@
+"""A small numpy MLP on a synthetic two-spirals problem, tuned by slurmtune.
+
+Each epoch it reports the validation loss and accuracy; it saves a checkpoint when the
+study asks for one (a rung passed, a pause, a shutdown) and resumes from the
+checkpoint slurmtune hands it (a retry, a promotion, a resumed study).
+
+    python3 train.py --lr 0.05 --hidden 32 --epochs 27
+Needs numpy (Debian: python3-numpy, interpreter /usr/bin/python3).
+"""
+import argparse
+import os
+
+import numpy as np
+
+from slurmtune import client
+
+
+def spirals(n, rng):
+    t = np.sqrt(rng.uniform(0, 1, n)) * 3 * np.pi
+    label = rng.integers(0, 2, n)
+    sign = np.where(label == 1, 1.0, -1.0)
+    x = np.stack([sign * t * np.cos(t), sign * t * np.sin(t)], axis=1) / (3 * np.pi)
+    return x + rng.normal(0, 0.03, x.shape), label.astype(np.float64)
+
+
+def init(hidden, rng):
+    return {"w1": rng.normal(0, 1.0, (2, hidden)), "b1": np.zeros(hidden),
+            "w2": rng.normal(0, 1.0 / np.sqrt(hidden), (hidden, 1)), "b2": np.zeros(1)}
+
+
+def forward(p, x):
+    h = np.tanh(x @ p["w1"] + p["b1"])
+    return h, 1 / (1 + np.exp(-(h @ p["w2"] + p["b2"])[:, 0]))
+
+
+def loss_and_accuracy(p, x, y):
+    _, prob = forward(p, x)
+    prob = np.clip(prob, 1e-7, 1 - 1e-7)
+    return float(-np.mean(y * np.log(prob) + (1 - y) * np.log(1 - prob))), float(
+        np.mean((prob > 0.5) == y))
+
+
+def sgd_epoch(p, x, y, lr, batch, rng):
+    order = rng.permutation(len(x))
+    for start in range(0, len(x), batch):
+        i = order[start:start + batch]
+        h, prob = forward(p, x[i])
+        d = (prob - y[i])[:, None] / len(i)
+        dh = (d @ p["w2"].T) * (1 - h ** 2)
+        p["w2"] -= lr * h.T @ d
+        p["b2"] -= lr * d.sum(0)
+        p["w1"] -= lr * x[i].T @ dh
+        p["b1"] -= lr * dh.sum(0)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, required=True)
+    parser.add_argument("--hidden", type=int, required=True)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=27)
+    args = parser.parse_args()
+
+    data_rng = np.random.default_rng(0)  # the same data for every trial
+    x_train, y_train = spirals(2000, data_rng)
+    x_val, y_val = spirals(500, data_rng)
+    rng = np.random.default_rng(client.trial_id())
+    params, first_epoch = init(args.hidden, rng), 1
+    resume = client.resume_checkpoint()
+    if resume:
+        saved = np.load(resume)
+        params = {k: saved[k] for k in params}
+        first_epoch = int(saved["epoch"]) + 1
+        print("resumed from %s at epoch %d" % (resume, first_epoch), flush=True)
+
+    checkpoint = os.path.join(client.trial_dir(), "checkpoint.npz")
+
+    def save(epoch):
+        np.savez(checkpoint, epoch=epoch, **params)
+        client.checkpoint_saved(epoch, checkpoint)
+
+    for epoch in range(first_epoch, args.epochs + 1):
+        sgd_epoch(params, x_train, y_train, args.lr, args.batch, rng)
+        val_loss, val_accuracy = loss_and_accuracy(params, x_val, y_val)
+        print("epoch %d val_loss %.4f val_accuracy %.4f" % (epoch, val_loss, val_accuracy),
+              flush=True)
+        try:
+            client.report(step=epoch, val_loss=val_loss, val_accuracy=val_accuracy)
+        except client.TrialStopped as stopped:
+            if stopped.checkpoint:
+                save(epoch)
+            raise
+        if client.should_checkpoint():
+            save(epoch)
+
+
+if __name__ == "__main__":
+    main()

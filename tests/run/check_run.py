@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `slurmtune run`, with real processes and a real study file.
+
+    check_run.py SLURMTUNE SCENARIO --launcher local|slurm [--cpp-trial P] [--mpi-trial P]
+
+Scenarios: python (the numpy MLP example), cpp (a C++ client trial), mpi (a 2-node,
+4-rank MPI trial whose rank 0 reports), faults (segfault, failing exit, a trial that
+hangs after being told to stop, a step cancelled with scancel, a client with a wrong
+token, a client that sends garbage), term (the orchestrator SIGTERMed/SIGUSR1ed, then
+resumed), kill (the orchestrator SIGKILLed, then resumed).
+
+With --launcher slurm the study runs as `sbatch sbatch/submit-hpo.sbatch` on the local
+test cluster (SLURM_CONF set by run_with_cluster.sh). Every run is checked with h5py:
+every trial, every report, and every ASHA decision against an independent model.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
+from asha_model import RayModel  # noqa: E402
+from slurmtune.study import Study  # noqa: E402
+
+TEMPLATE = os.path.join(ROOT, "sbatch", "submit-hpo.sbatch")
+FAULT_TRIAL = os.path.join(HERE, "trials", "fault_trial.py")
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def expect(condition, message):
+    if not condition:
+        fail(message)
+
+
+def study_toml(name, command, *, max_trials, max_t=9, grace=1, rf=3, metrics=("loss",),
+               resources="", trial_extra="", study_extra=""):
+    quoted = ", ".join('"%s"' % part for part in command)
+    return f"""[study]
+name = "{name}"
+metric = "{metrics[0]}"
+metrics = [{", ".join('"%s"' % m for m in metrics)}]
+mode = "min"
+seed = 11
+max_trials = {max_trials}
+{study_extra}
+[search]
+x = {{ uniform = [-1.0, 1.0] }}
+
+[scheduler]
+type = "asha"
+grace_period = {grace}
+reduction_factor = {rf}
+max_t = {max_t}
+
+[trial]
+command = [{quoted}]
+{trial_extra}
+[resources]
+{resources}
+"""
+
+
+class Runner:
+    """Runs a study with the local launcher, or as an sbatch job of the template."""
+
+    def __init__(self, args, workdir):
+        self.slurmtune, self.launcher, self.workdir = args.slurmtune, args.launcher, workdir
+        self.build = os.path.dirname(os.path.dirname(os.path.abspath(self.slurmtune)))
+
+    def write(self, name, text):
+        path = os.path.join(self.workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def command(self, study, output, extra):
+        return [self.slurmtune, "run", study, "-o", output, "--progress-interval", "1",
+                "--stop-grace", "1", "--kill-grace", "1", "--shutdown-grace", "5"] + extra
+
+    def start(self, study, output, extra=(), sbatch_args=()):
+        """Starts the run; returns a handle for wait()."""
+        if self.launcher == "local":
+            log = open(os.path.join(self.workdir, "run.log"), "ab")
+            proc = subprocess.Popen(self.command(study, output, ["--launcher", "local"] + list(extra)),
+                                    cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT)
+            return ("local", proc, log.name)
+        env = dict(os.environ, STUDY=study, OUTPUT=output, SLURMTUNE_BUILD=self.build,
+                   SLURMTUNE_RUN_ARGS=" ".join(self.command(study, output, list(extra))[5:]))
+        out = subprocess.run(["sbatch", "--parsable", "--chdir", self.workdir,
+                              "--output", os.path.join(self.workdir, "job-%j.out")] +
+                             list(sbatch_args) + [TEMPLATE],
+                             env=env, capture_output=True, text=True)
+        expect(out.returncode == 0, "sbatch failed: " + out.stderr)
+        job = out.stdout.strip().split(";")[0]
+        return ("slurm", job, os.path.join(self.workdir, "job-%s.out" % job))
+
+    def wait(self, handle, timeout=240):
+        kind, what, log = handle
+        deadline = time.time() + timeout
+        if kind == "local":
+            try:
+                rc = what.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                what.kill()
+                fail("slurmtune run did not finish in %d s; log:\n%s" % (timeout, read(log)))
+            return rc, read(log)
+        while time.time() < deadline:
+            state = job_state(what)
+            if state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"):
+                return (0 if state == "COMPLETED" else 1), read(log)
+            time.sleep(0.5)
+        subprocess.run(["scancel", what])
+        fail("job %s did not finish in %d s; log:\n%s" % (what, timeout, read(log)))
+
+    def run(self, study, output, extra=(), sbatch_args=(), timeout=240):
+        return self.wait(self.start(study, output, extra, sbatch_args), timeout)
+
+
+def job_state(job):
+    out = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True).stdout
+    for word in out.split():
+        if word.startswith("JobState="):
+            return word.split("=", 1)[1]
+    return "UNKNOWN"
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def check_asha(path, grace, rf, max_t, metric="loss"):
+    """Every recorded decision equals the Ray ASHA model fed the same reports in order."""
+    study = Study(path)
+    metrics, events = study.metrics, study.events
+    model = RayModel(grace, rf, max_t, 1, True, -1.0)
+    decided = {(int(e.trial), float(e.step)): (e.kind, int(e.rung)) for e in events.itertuples()
+               if e.kind in ("continue", "stop", "pause")}
+    ends = events[events.kind.isin(["completed", "stopped", "failed"])]
+    stream = sorted([(int(m.seq), "report", int(m.trial), float(m.step), float(getattr(m, metric)))
+                     for m in metrics.itertuples()] +
+                    [(int(e.seq), e.kind, int(e.trial), float(e.step), float(e.value))
+                     for e in ends.itertuples()])
+    judged = 0
+    for seq, kind, trial, step, value in stream:
+        model.bracket_of.setdefault(trial, 0)
+        if kind != "report":
+            if not np.isnan(step):
+                model.end(trial, kind, step, value)
+            continue
+        decision, rung, _, _ = model.report(trial, step, value)
+        got = decided.get((trial, step))
+        if rung is None and decision == "continue":
+            expect(got is None, "trial %d step %g: recorded %s, the model made no decision"
+                   % (trial, step, got))
+            continue
+        expect(got == (decision, -1 if rung is None else rung),
+               "trial %d step %g: recorded %s, the model says %s at rung %s"
+               % (trial, step, got, decision, rung))
+        judged += 1
+    study.close()
+    return judged
+
+
+def check_complete(path, trials):
+    """Every trial ended; report counts agree between /trials and /metrics; no step twice."""
+    study = Study(path)
+    t, m, e = study.trials, study.metrics, study.events
+    expect(len(t) == trials, "%d trials recorded, expected %d" % (len(t), trials))
+    unfinished = t[~t.status.isin(["completed", "stopped", "failed"])]
+    expect(unfinished.empty, "trials not ended:\n%s" % unfinished[["id", "status"]])
+    for row in t.itertuples():
+        rows = m[m.trial == row.id]
+        expect(len(rows) == row.reports, "trial %d: %d metric rows, /trials says %d"
+               % (row.id, len(rows), row.reports))
+        expect(rows.step.is_unique, "trial %d reported a step twice: %s" % (row.id, list(rows.step)))
+    starts = e[e.kind == "start"].trial
+    expect(starts.is_unique and len(starts) == trials, "a trial started twice: %s" % list(starts))
+    study.close()
+    return t
+
+
+def scenario_python(runner, args):
+    example = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
+    for name in ("train.py", "study.toml"):
+        shutil.copy(os.path.join(example, name), runner.workdir)
+    study = os.path.join(runner.workdir, "study.toml")
+    rc, log = runner.run(study, os.path.join(runner.workdir, "study.h5"),
+                         sbatch_args=["-N", "2", "--ntasks-per-node", "2"])
+    expect(rc == 0, "run failed:\n" + log)
+    path = os.path.join(runner.workdir, "study.h5")
+    trials = check_complete(path, 12)
+    judged = check_asha(path, 1, 3, 27, "val_loss")
+    with h5py.File(path, "r") as f:
+        checkpoints = f["checkpoints"][:]
+    expect(len(checkpoints) > 0, "no checkpoint was indexed")
+    for c in checkpoints:
+        relative = c["path"].decode()
+        expect(os.path.exists(os.path.join(runner.workdir, relative)), "missing checkpoint " + relative)
+    print("python: %d trials (%s), %d ASHA decisions equal the model, %d checkpoints"
+          % (len(trials), dict(trials.status.value_counts()), judged, len(checkpoints)))
+
+
+def scenario_cpp(runner, args):
+    study = runner.write("study.toml", study_toml("cpp", [args.cpp_trial, "9"], max_trials=10))
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "2"], sbatch_args=["-N", "2", "--ntasks-per-node", "2"])
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 10)
+    judged = check_asha(path, 1, 3, 9)
+    print("cpp: %d trials (%s), %d ASHA decisions equal the model"
+          % (len(trials), dict(trials.status.value_counts()), judged))
+
+
+def scenario_mpi(runner, args):
+    resources = "nodes = 2\nntasks_per_node = 2\n"
+    study = runner.write("study.toml", study_toml("mpi", [args.mpi_trial, "9"], max_trials=6,
+                                                   metrics=("loss", "ranks"), resources=resources))
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "4"],
+                         sbatch_args=["-N", "4", "--ntasks-per-node", "2"], timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 6)
+    study_ = Study(path)
+    ranks = set(study_.metrics.ranks)
+    expect(ranks == {4.0}, "MPI world sizes reported: %s, expected 4" % ranks)
+    if runner.launcher == "slurm":
+        for row in trials.itertuples():
+            expect(row.nodes.count(",") == 1 or "[" in row.nodes,
+                   "trial %d ran on %r, expected 2 nodes" % (row.id, row.nodes))
+    study_.close()
+    judged = check_asha(path, 1, 3, 9)
+    print("mpi: %d trials of 4 ranks on %s, %d ASHA decisions equal the model"
+          % (len(trials), sorted(set(trials.nodes)), judged))
+
+
+def bad_clients(address):
+    """A client with a wrong token and one that sends garbage; both must be shut out."""
+    host, port = address.rsplit(":", 1)
+    results = []
+    hello = json.dumps({"token": "0" * 64, "trial": 0, "rank": 0}).encode()
+    for payload in (struct.pack(">2sBBI", b"ST", 1, 1, len(hello)) + hello,
+                    b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"):
+        with socket.create_connection((host, int(port)), timeout=5) as s:
+            s.sendall(payload)
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+            except socket.timeout:
+                fail("the coordinator kept a bad connection open")
+            results.append(data)
+    return results
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    fail("timed out waiting for " + what)
+
+
+def control_address(log_path):
+    for line in read(log_path).splitlines():
+        if "control plane on " in line:
+            return line.split("control plane on ")[1].split(",")[0]
+    return None
+
+
+def scenario_faults(runner, args):
+    faults = "1:segv,2:exit,5:hang" + (",3:slow" if runner.launcher == "slurm" else "")
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.3",
+               "--faults=" + faults]
+    study = runner.write("study.toml", study_toml("faults", command, max_trials=8, max_t=6,
+                                                  trial_extra="max_failures = 1\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    handle = runner.start(study, path, extra=["--slots", "3"], sbatch_args=["-N", "3", "--ntasks-per-node", "1"])
+    address = wait_for(lambda: control_address(handle[2]), 60, "the control plane address")
+    replies = bad_clients(address)
+    expect(b"wrong or missing token" in replies[0], "wrong token: reply %r" % replies[0])
+    expect(replies[1] == b"" or b"magic" in replies[1] or replies[1].startswith(b"ST"),
+           "garbage: reply %r" % replies[1])
+    cancelled = None
+    if runner.launcher == "slurm":
+        cancelled = cancel_a_step(handle[1], runner.workdir)
+    rc, log = runner.wait(handle)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("wrong or missing token" in log and "closing connection" in log,
+           "the log does not record the refused clients:\n" + log)
+    trials = check_complete(path, 8).set_index("id")
+    segv, exited, hung = trials.loc[1], trials.loc[2], trials.loc[5]
+    expect(segv.retries == 1 and "SIGSEGV" in segv.error and segv.status != "failed",
+           "segfaulting trial: %s" % segv.to_dict())
+    expect(exited.status == "failed" and exited.retries == 1 and "exit status 3" in exited.error
+           and "simulated failure" in exited.error, "failing trial: %s" % exited.to_dict())
+    expect(hung.status == "stopped", "hanging trial: %s" % hung.to_dict())
+    expect("ignored SIGTERM; sending SIGKILL" in log, "the hanging trial was not killed:\n" + log)
+    if cancelled is not None:
+        row = trials.loc[cancelled]
+        expect(row.retries >= 1, "trial %d, its step cancelled, was not retried: %s"
+               % (cancelled, row.to_dict()))
+    judged = check_asha(path, 1, 3, 6)
+    print("faults: %s; segv retried, exit 3 failed after %d retries, hang killed, "
+          "bad clients refused%s; %d ASHA decisions equal the model"
+          % (dict(trials.status.value_counts()), exited.retries,
+             ", scancelled step of trial %d retried" % cancelled if cancelled is not None else "",
+             judged))
+
+
+def cancel_a_step(job, workdir):
+    """Cancels the job step of the slow trial 3 (first attempt) once it runs."""
+    pid_file = os.path.join(workdir, "study.trials", "trial-3", "pid")
+    wait_for(lambda: os.path.exists(pid_file), 120, "trial 3 to start")
+    out = subprocess.run(["squeue", "-h", "-s", "-j", job, "-o", "%i %j"], capture_output=True,
+                         text=True).stdout
+    steps = [line.split()[0] for line in out.splitlines() if line.split()[0].count(".") == 1]
+    for step in steps:
+        env_file = "/proc/%s/environ" % read(pid_file).strip()
+        environ = open(env_file, "rb").read().split(b"\0") if os.path.exists(env_file) else []
+        if b"SLURM_STEP_ID=" + step.split(".")[1].encode() in environ:
+            subprocess.run(["scancel", step], check=True)
+            return 3
+    fail("no job step found for trial 3 among %s" % steps)
+
+
+def scenario_interrupt(runner, args, how):
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.4"]
+    study = runner.write("study.toml", study_toml(how, command, max_trials=8, max_t=9,
+                                                  trial_extra="max_failures = 1\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    sbatch = ["-N", "2", "--ntasks-per-node", "2"]
+    handle = runner.start(study, path, extra=["--slots", "3"], sbatch_args=sbatch)
+    wait_for(lambda: "reports" in read(handle[2]) and reports_so_far(handle[2]) >= 6, 120,
+             "a few reports")
+    if how == "term":
+        interrupt_gracefully(runner, handle)
+    else:
+        durable = kill_orchestrator(runner, handle, path)
+        print("kill: %d metric rows were durable when the orchestrator died" % len(durable))
+    study_ = Study(path)
+    unfinished = study_.trials[~study_.trials.status.isin(["completed", "stopped", "failed"])]
+    study_.close()
+    expect(len(unfinished) > 0, "nothing was left to resume")
+    rc, log = runner.run(study, path, extra=["--slots", "3"], sbatch_args=sbatch)
+    expect(rc == 0, "resumed run failed:\n" + log)
+    expect("resuming" in log, "the second run did not resume:\n" + log)
+    trials = check_complete(path, 8)
+    if how == "kill":
+        with h5py.File(path, "r") as f:
+            after = {(int(r["seq"]), int(r["trial"]), float(r["step"])) for r in f["metrics"][:]}
+        expect(durable <= after, "rows flushed before the kill are gone: %s" % sorted(durable - after))
+    restarted = [t for t in unfinished.id if "resumed from" in
+                 read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))]
+    judged = check_asha(path, 1, 3, 9)
+    print("%s: %d trials were unfinished, %d restarted from their checkpoints; %s; "
+          "%d ASHA decisions equal the model"
+          % (how, len(unfinished), len(restarted), dict(trials.status.value_counts()), judged))
+
+
+def reports_so_far(log_path):
+    count = 0
+    for line in read(log_path).splitlines():
+        if "progress:" in line and " reports" in line:
+            count = int(line.split(" reports")[0].split()[-1])
+    return count
+
+
+def interrupt_gracefully(runner, handle):
+    if runner.launcher == "local":
+        handle[1].send_signal(signal.SIGTERM)
+        rc = handle[1].wait(timeout=60)
+        expect(rc == 75, "SIGTERM: exit status %d, expected 75; log:\n%s" % (rc, read(handle[2])))
+        return
+    # The template's trap forwards USR1 to slurmtune run, which exits 75, and the
+    # template requeues the job; the requeued job resumes the study by itself.
+    subprocess.run(["scancel", "--batch", "--signal=USR1", handle[1]], check=True)
+    wait_for(lambda: "requeueing job" in read(handle[2]), 60, "the requeue")
+    subprocess.run(["scancel", handle[1]], check=True)  # the test resumes it itself
+    wait_for(lambda: job_state(handle[1]) in ("CANCELLED", "COMPLETED"), 60, "the job to end")
+
+
+def kill_orchestrator(runner, handle, path):
+    if runner.launcher == "local":
+        handle[1].kill()
+        handle[1].wait()
+        orchestrator_gone = True
+    else:
+        pids = subprocess.run(["pgrep", "-f", "slurmtune run .*" + runner.workdir],
+                              capture_output=True, text=True).stdout.split()
+        expect(pids, "no orchestrator process found")
+        for pid in pids:
+            os.kill(int(pid), signal.SIGKILL)
+        orchestrator_gone = True
+    expect(orchestrator_gone, "orchestrator still alive")
+    with h5py.File(path, "r", swmr=True) as f:
+        count = int(f["commit"][0]["metrics"])
+        rows = f["metrics"][:count]
+        durable = {(int(r["seq"]), int(r["trial"]), float(r["step"])) for r in rows}
+    # Trials notice the lost coordinator at their next report and exit.
+    pid_files = [os.path.join(root, "pid") for root, _, files in
+                 os.walk(os.path.join(runner.workdir, "study.trials")) if "pid" in files]
+    wait_for(lambda: not any(alive(read(p).strip()) for p in pid_files), 30,
+             "trial processes to exit after losing the coordinator")
+    if runner.launcher == "slurm":
+        subprocess.run(["scancel", handle[1]])
+        wait_for(lambda: job_state(handle[1]) in ("CANCELLED", "COMPLETED", "FAILED"), 60, "the job to end")
+    return durable
+
+
+def alive(pid):
+    try:
+        os.kill(int(pid), 0)
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().split()[2] != "Z"
+    except (OSError, ValueError):
+        return False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("slurmtune")
+    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill"])
+    parser.add_argument("--launcher", choices=["local", "slurm"], default="local")
+    parser.add_argument("--cpp-trial")
+    parser.add_argument("--mpi-trial")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
+    runner = Runner(args, workdir)
+    if args.scenario in ("term", "kill"):
+        scenario_interrupt(runner, args, args.scenario)
+    else:
+        globals()["scenario_" + args.scenario](runner, args)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""A trial for fault-injection tests (standard library only).
+
+    fault_trial.py --x X --steps N [--sleep S] [--faults "1:segv,2:exit,5:hang"]
+
+Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when asked.
+A trial listed in --faults misbehaves: segv (first attempt only: the retry succeeds),
+exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
+ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
+for a test to cancel its Slurm step). Its pid goes to TRIAL_DIR/pid.
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+from slurmtune import client
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--x", type=float, required=True)
+parser.add_argument("--steps", type=int, required=True)
+parser.add_argument("--sleep", type=float, default=0.0)
+parser.add_argument("--faults", default="")
+args = parser.parse_args()
+
+trial, attempt = client.trial_id(), int(os.environ.get("SLURMTUNE_ATTEMPT", "0"))
+faults = dict(item.split(":") for item in args.faults.split(",") if item)
+fault = faults.get(str(trial), "none")
+with open(os.path.join(client.trial_dir(), "pid"), "w") as f:
+    f.write(str(os.getpid()))
+
+checkpoint = os.path.join(client.trial_dir(), "checkpoint.json")
+first = 1
+if client.resume_checkpoint():
+    with open(client.resume_checkpoint()) as f:
+        first = json.load(f)["step"] + 1
+    print("resumed from %s at step %d" % (client.resume_checkpoint(), first), flush=True)
+
+if fault == "hang":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+for step in range(first, args.steps + 1):
+    time.sleep(1.5 if fault == "slow" and attempt == 0 else args.sleep)
+    if fault == "segv" and attempt == 0 and step == 1:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if fault == "exit" and step == 1:
+        print("simulated failure in trial %d attempt %d" % (trial, attempt), file=sys.stderr)
+        sys.exit(3)
+    loss = 1e9 if fault == "hang" else (args.x - 0.3) ** 2 + 1.0 / step
+    try:
+        client.report(step=step, loss=loss)
+    except client.TrialStopped as stopped:
+        if fault == "hang":
+            while True:
+                time.sleep(1)
+        if stopped.checkpoint:
+            with open(checkpoint, "w") as f:
+                json.dump({"step": step}, f)
+            client.checkpoint_saved(step, checkpoint)
+        raise
+    if client.should_checkpoint():
+        with open(checkpoint, "w") as f:
+            json.dump({"step": step}, f)
+        client.checkpoint_saved(step, checkpoint)
