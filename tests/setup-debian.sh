@@ -10,7 +10,9 @@ packages=(
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libbenchmark-dev
   libhdf5-dev hdf5-tools
   # a throwaway Slurm cluster for the slurm-labelled tests (tests/slurm/local-cluster.sh)
-  slurm-wlm slurmctld slurmd slurm-client munge libpmix2
+  slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev
+  # MPI trials (srun --mpi=pmix across the test cluster, mpirun with the local launcher)
+  openmpi-bin libopenmpi-dev
   # Python: scheduler semantics against numpy and the real Optuna; the analysis module
   python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
 )

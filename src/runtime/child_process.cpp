@@ -75,6 +75,12 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }  // namespace
 
 std::string ExitStatus::describe() const {
+  if (!signaled && code > 128 && code < 128 + 65) {
+    // srun and shells report a task killed by a signal as 128 + the signal number.
+    const char* name = sigabbrev_np(code - 128);
+    return "exit status " + std::to_string(code) + " (a task died of signal " +
+           std::to_string(code - 128) + (name ? " SIG" + std::string(name) : std::string()) + ")";
+  }
   if (!signaled) return "exit status " + std::to_string(code);
   const char* name = sigabbrev_np(signal);
   return "killed by signal " + std::to_string(signal) +
