@@ -193,6 +193,12 @@ std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
     throw InputError("[resources] gpus_per_task = " + std::to_string(resources.gpus_per_task) +
                      ": the local launcher does not place GPUs; run inside a Slurm allocation or "
                      "set gpus_per_task = 0");
+  if (ranks * resources.cpus_per_task > slots)
+    throw InputError("one trial needs " + std::to_string(ranks * resources.cpus_per_task) +
+                     " slot(s) ([resources] nodes x ntasks_per_node x cpus_per_task) but the local "
+                     "launcher has " +
+                     std::to_string(slots) +
+                     "; raise --slots (oversubscribing the cores) or shrink [resources]");
   return std::make_unique<LocalLauncher>(
       slots, core::SlotRequest{1, ranks * resources.cpus_per_task, 0}, options.mpirun, ranks);
 }

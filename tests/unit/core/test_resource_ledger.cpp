@@ -1,0 +1,91 @@
+#define BOOST_TEST_MODULE core_resource_ledger
+#include <boost/test/unit_test.hpp>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/resource_ledger.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::core;
+
+namespace {
+std::vector<NodeCapacity> nodes(std::initializer_list<std::int64_t> cpus, std::int64_t gpus = 0) {
+  std::vector<NodeCapacity> out;
+  int i = 1;
+  for (const auto c : cpus) {
+    std::string name = "n";
+    name += std::to_string(i++);
+    out.push_back({name, c, gpus});
+  }
+  return out;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(single_node_trials_fill_the_fullest_node_first) {
+  ResourceLedger ledger(nodes({4, 4}));
+  const SlotRequest one{1, 2, 0};
+  const auto a = ledger.acquire(one);
+  const auto b = ledger.acquire(one);
+  BOOST_REQUIRE(a && b);
+  BOOST_TEST(a->front() == b->front());  // packed: the other node stays whole
+  const auto two_nodes = ledger.acquire(SlotRequest{1, 4, 0});
+  BOOST_REQUIRE(two_nodes);
+  BOOST_TEST(two_nodes->front() != a->front());
+  BOOST_TEST(!ledger.acquire(one));
+  ledger.release(*a, one);
+  BOOST_TEST(ledger.acquire(one).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(multi_node_trials_get_disjoint_nodes_until_none_are_left) {
+  ResourceLedger ledger(nodes({4, 4, 4, 4}));
+  const SlotRequest request{2, 4, 0};
+  BOOST_TEST(ledger.capacity(request) == 2u);
+  const auto a = ledger.acquire(request), b = ledger.acquire(request);
+  BOOST_REQUIRE(a && b);
+  std::set<std::size_t> used(a->begin(), a->end());
+  used.insert(b->begin(), b->end());
+  BOOST_TEST(used.size() == 4u);
+  BOOST_TEST(!ledger.acquire(request));
+  BOOST_TEST(ledger.hostlist(*a) == "n[1-2]");
+}
+
+BOOST_AUTO_TEST_CASE(gpus_limit_placement_like_cpus) {
+  ResourceLedger ledger(nodes({64, 64}, 4));
+  const SlotRequest request{1, 8, 2};
+  BOOST_TEST(ledger.capacity(request) == 4u);
+  for (int i = 0; i < 4; ++i)
+    BOOST_TEST(ledger.acquire(request).has_value());
+  BOOST_TEST(!ledger.acquire(request));
+}
+
+BOOST_AUTO_TEST_CASE(capacity_counts_uneven_nodes) {
+  ResourceLedger ledger(nodes({8, 4, 2, 1}));
+  BOOST_TEST(ledger.capacity(SlotRequest{1, 2, 0}) == 7u);
+  BOOST_TEST(ledger.capacity(SlotRequest{2, 2, 0}) == 3u);  // 4+2+1 slices, pairs on distinct nodes
+  BOOST_TEST(ledger.capacity(SlotRequest{3, 2, 0}) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(impossible_shapes_are_refused_with_the_reason) {
+  ResourceLedger ledger(nodes({4, 4}));
+  try {
+    ledger.check_fits(SlotRequest{3, 1, 0});
+    BOOST_FAIL("3 nodes fitted in 2");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("allocation has 2 node(s)") != std::string::npos);
+  }
+  try {
+    ledger.check_fits(SlotRequest{1, 8, 0});
+    BOOST_FAIL("8 CPUs fitted in 4");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("largest node: n1 with 4 CPU(s)") != std::string::npos);
+  }
+  BOOST_CHECK_NO_THROW(ledger.check_fits(SlotRequest{2, 4, 0}));
+}
+
+BOOST_AUTO_TEST_CASE(releasing_twice_is_a_usage_error) {
+  ResourceLedger ledger(nodes({2}));
+  const SlotRequest one{1, 2, 0};
+  const auto a = ledger.acquire(one);
+  ledger.release(*a, one);
+  BOOST_CHECK_THROW(ledger.release(*a, one), UsageError);
+}
