@@ -140,6 +140,9 @@ void ControlServer::on_readable(ConnectionId id) {
     } catch (const ProtocolError& e) {
       return refuse(id, e.what());
     }
+    // A short read drained the socket: skip the recv that would only say EAGAIN
+    // (level-triggered epoll reports anything that arrives later).
+    if (static_cast<std::size_t>(n) < buffer.size()) return;
   }
 }
 

@@ -1,0 +1,18 @@
+// Trial program for the launch benchmarks: takes the wall-clock time first thing in
+// main(), then (under slurmtune run) reports it as the metric t0, or prints it.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <slurmtune/client.hpp>
+
+int main() {
+  const double t0 =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (!std::getenv("SLURMTUNE_ADDR")) {
+    std::printf("%.6f\n", t0);
+    return 0;
+  }
+  auto client = slurmtune::Client::from_environment();
+  client.report(1, {{"loss", 0.0}, {"t0", t0}});
+  return 0;
+}
