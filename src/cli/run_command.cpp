@@ -36,10 +36,11 @@ int run_command(const Args& args) {
       "mpirun", po::value<std::string>(&launch.mpirun)->default_value("mpirun"),
       "local launcher: MPI launcher for multi-rank trials")(
       "srun", po::value<std::string>(&launch.srun)->default_value("srun"), "slurm launcher: srun")(
-      "mpi", po::value<std::string>(&launch.mpi)->default_value("pmix"),
-      "slurm launcher: srun --mpi type (none: leave srun's default)")(
-      "srun-arg", po::value<std::vector<std::string>>(&launch.srun_args)->composing(),
-      "slurm launcher: extra argument for every trial step (repeatable)")(
+      "mpi", po::value<std::string>(&launch.mpi)->default_value("auto"),
+      "slurm launcher: srun --mpi type (auto: pmix for multi-rank trials, else the "
+      "cluster's MpiDefault)")("srun-arg",
+                               po::value<std::vector<std::string>>(&launch.srun_args)->composing(),
+                               "slurm launcher: extra argument for every trial step (repeatable)")(
       "listen", po::value<std::string>(&run.control.listen_host)->default_value("0.0.0.0"),
       "control plane: address to listen on")("port", po::value<int>()->default_value(0),
                                              "control plane: TCP port (0: any free port)")(

@@ -77,7 +77,11 @@ class SlurmLauncher final : public Launcher {
         "--kill-on-bad-exit=1",
     };
     if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
-    if (options_.mpi != "none") out.push_back("--mpi=" + options_.mpi);
+    const bool multi_rank = r.nodes * r.ntasks_per_node > 1;
+    if (options_.mpi != "auto")
+      out.push_back("--mpi=" + options_.mpi);
+    else if (multi_rank)
+      out.push_back("--mpi=pmix");
     out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
     out.push_back("--");
     out.insert(out.end(), argv.begin(), argv.end());
