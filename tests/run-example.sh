@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the example study end to end on this machine:
-# `bash tests/run-example.sh`. For now the study runs in virtual time (`slurmtune
-# simulate`) against the built-in synthetic objective.
+# `bash tests/run-example.sh`. `slurmtune run` tunes a small numpy MLP
+# (share/slurmtune/examples/numpy-mlp) with ASHA using the local launcher: real trial
+# processes, real reports over the control plane, one HDF5 study file. Inside a Slurm
+# allocation the same command would launch each trial as a job step (doc/slurm.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +11,12 @@ bash tests/setup-debian.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target slurmtune
-study=share/slurmtune/examples/mlp-digits.toml
-"$build/src/slurmtune" validate --quiet "$study"
-"$build/src/slurmtune" simulate "$study" --workers 8
+slurmtune=$(realpath "$build/src/slurmtune")
+run=$build/example
+rm -rf "$run" && mkdir -p "$run"
+cp share/slurmtune/examples/numpy-mlp/{study.toml,train.py} "$run/"
+cd "$run"
+# The example's command names Debian's interpreter, which sees python3-numpy.
+"$slurmtune" run study.toml --progress-interval 5
+"$slurmtune" status study.h5
+echo "study file: $run/study.h5 (try: $slurmtune best $run/study.h5 --format flags)"
