@@ -35,20 +35,19 @@ int report_command(const Args& args) {
                      "slurmtune report --step N NAME=VALUE...  (exit 0 continue, 3 stop, 4 pause)",
                      options, positional, vm))
     return kSuccess;
+  const bool ask = vm.count("ask") > 0;
+  std::map<std::string, double> metrics;
+  if (!ask) {
+    if (!vm.count("step")) throw po::required_option("step");
+    if (vm.count("metric"))
+      for (const auto& word : vm["metric"].as<std::vector<std::string>>())
+        metrics.insert(metric_of(word));
+    if (metrics.empty()) throw InputError("give at least one NAME=VALUE");
+  }
   Decision decision = Decision::Continue;
   try {
     auto client = Client::from_environment();
-    if (vm.count("ask")) {
-      decision = client.ask();
-    } else {
-      if (!vm.count("step")) throw po::required_option("step");
-      std::map<std::string, double> metrics;
-      if (vm.count("metric"))
-        for (const auto& word : vm["metric"].as<std::vector<std::string>>())
-          metrics.insert(metric_of(word));
-      if (metrics.empty()) throw InputError("give at least one NAME=VALUE");
-      decision = client.report(vm["step"].as<double>(), metrics);
-    }
+    decision = ask ? client.ask() : client.report(vm["step"].as<double>(), metrics);
     // The shell script decides how it ends; BYE is for programs that keep a connection.
   } catch (const ClientError& e) {
     throw Error(e.what());

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Bad input to `slurmtune run` and `slurmtune report`: each case must fail with a clear
+# message and leave nothing half-done.
+#   check_run_errors.sh SLURMTUNE
+set -u
+slurmtune=$1
+expect=$(realpath "$(dirname "$0")")/expect.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+check() { bash "$expect" "$@" >/dev/null || { echo "FAILED: $*"; bash "$expect" "$@"; failures=$((failures + 1)); }; }
+
+study() {  # study NAME COMMAND [EXTRA]: a one-parameter study whose trial is COMMAND
+  cat > "$1.toml" <<TOML
+[study]
+name = "$1"
+metric = "loss"
+max_trials = 2
+[search]
+x = { uniform = [0, 1] }
+[trial]
+command = $2
+$3
+TOML
+}
+
+study no-command '[]' ''
+check 1 'no-command.toml:.*\[trial\] command: must name a program' "$slurmtune" run no-command.toml
+printf '[study]\nname = "bare"\nmetric = "loss"\n[search]\nx = { uniform = [0, 1] }\n' > bare.toml
+check 1 '\[trial\] command is required by .slurmtune run.' "$slurmtune" run bare.toml
+study missing '["no-such-trainer-xyz", "{x}"]' ''
+check 1 "program 'no-such-trainer-xyz' is not on PATH" "$slurmtune" run missing.toml
+test ! -e missing.h5 || { echo "FAILED: a study file was created for a study that cannot start"; failures=$((failures + 1)); }
+study big '["true"]' $'[resources]\nntasks_per_node = 4'
+check 1 'one trial needs 4 slot.* raise --slots' "$slurmtune" run big.toml --launcher local --slots 2
+check 1 'not inside a Slurm allocation' env -u SLURM_JOB_ID "$slurmtune" run big.toml --launcher slurm
+
+# A finished study resumes as done; a changed search space is refused and named.
+study done '["true"]' ''
+check 0 'summary: .*completed 2' "$slurmtune" run done.toml --launcher local
+check 0 'resuming .*done.h5' "$slurmtune" run done.toml --launcher local
+sed -i 's/uniform = \[0, 1\]/uniform = [0, 2]/' done.toml
+check 1 'search.x: .* recorded, .* now \(cannot change' "$slurmtune" run done.toml --launcher local
+sed -i 's/max_trials = 2/max_trials = 3/; s/uniform = \[0, 2\]/uniform = [0, 1]/' done.toml
+check 1 'study.max_trials: 2 recorded, 3 now \(safe to change: pass --allow-changes\)' "$slurmtune" run done.toml --launcher local
+check 0 'summary: .*3/3 started' "$slurmtune" run done.toml --launcher local --allow-changes
+
+# The shell client outside a trial, with bad metrics, with a token file others can read.
+check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" report --step 1 loss=0.5
+check 1 "'loss' is not NAME=VALUE" env SLURMTUNE_ADDR=localhost:1 "$slurmtune" report --step 1 loss
+echo 0123 > token && chmod 644 token
+check 1 'token.*chmod 600' env SLURMTUNE_ADDR=localhost:1 SLURMTUNE_TOKEN_FILE=token SLURMTUNE_TRIAL_ID=0 "$slurmtune" report --step 1 loss=0.5
+exit $((failures > 0))
