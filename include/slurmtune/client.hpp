@@ -66,6 +66,18 @@ class Client {
   const std::string& checkpoint_dir() const { return trial_dir(); }
   /// Checkpoint to resume from (a retry, a promotion, a resumed study), or "".
   const std::string& resume_checkpoint() const;
+  // ---- trial groups (used by slurmtune::run_trials; see slurmtune/trial.hpp) ----
+  /// Connects as the leader of trial group `group` (`ranks` ranks on `nodes`).
+  static Client for_group(int group, int ranks, const std::string& nodes);
+  /// The group is free: blocks until the coordinator assigns a trial (true) or says the
+  /// study is over (false). Afterwards report(), param() and trial_dir() refer to it.
+  bool next_trial();
+  /// The assigned trial ended (`ok`: it ran its course or was told to stop).
+  void end_trial(bool ok, const std::string& error = {});
+  /// The raw assignment (JSON object text) of the current trial, for broadcasting it to
+  /// the group's other ranks.
+  const std::string& assignment() const;
+
   /// A parameter of this trial: double, std::int64_t, bool or std::string; throws
   /// ClientError naming the parameter when it is missing or has another type.
   template <class T>

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "client/typed_param.hpp"
 #include "core/json.hpp"
 #include "core/param_value.hpp"
 #include "runtime/protocol.hpp"
@@ -92,7 +93,8 @@ struct Client::State {
   int rank = 0;
   std::string trial_dir, checkpoint;
   core::JsonObject params;
-  bool checkpoint_wanted = false, finished = false;
+  std::string assignment;  // ASSIGN payload of the current trial (trial groups)
+  bool checkpoint_wanted = false, finished = false, group = false;
 
   void send(MessageType type, const std::string& payload) {
     const std::string frame = runtime::encode_frame(type, payload);
@@ -128,6 +130,32 @@ struct Client::State {
     }
   }
 
+  void connect_and_hello(const std::string& identity) {
+    const std::string address = required_env("SLURMTUNE_ADDR");
+    const std::string token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
+    fd = connect_to(address);
+    std::string hello = "{\"token\": " + core::json_quote(token) + ", " + identity;
+    const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
+    if (!job.empty() && !step.empty())
+      hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
+    hello += "}";
+    send(MessageType::Hello, hello);
+  }
+
+  // Installs a trial's description (WELCOME of a trial, ASSIGN of a group).
+  void adopt(const core::JsonObject& body) {
+    trial = static_cast<std::uint64_t>(std::get<double>(body.at("trial").data));
+    attempt = static_cast<std::uint64_t>(std::get<double>(body.at("attempt").data));
+    trial_dir = std::get<std::string>(body.at("trial_dir").data);
+    checkpoint.clear();
+    if (const auto* c = find(body, "checkpoint"); c && c->is_string())
+      checkpoint = std::get<std::string>(c->data);
+    params.clear();
+    if (const auto* p = find(body, "params"); p && p->is_object())
+      params = std::get<core::JsonObject>(p->data);
+    checkpoint_wanted = false;
+  }
+
   Decision exchange(MessageType type, const std::string& payload) {
     send(type, payload);
     const auto body = receive(MessageType::Decision);
@@ -142,7 +170,7 @@ Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 
 Client::~Client() {
-  if (!state_ || state_->finished) return;
+  if (!state_ || state_->finished || state_->group) return;
   try {
     finish(true);
   } catch (const std::exception&) {
@@ -152,27 +180,11 @@ Client::~Client() {
 
 Client Client::from_environment() {
   auto state = std::make_unique<State>();
-  const std::string address = required_env("SLURMTUNE_ADDR");
-  const std::string token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
   const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
   state->rank = detect_rank();
-  state->fd = connect_to(address);
-  std::string hello = "{\"token\": " + core::json_quote(token) + ", \"trial\": " + trial +
-                      ", \"rank\": " + std::to_string(state->rank);
-  const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
-  if (!job.empty() && !step.empty())
-    hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
-  hello += "}";
+  state->connect_and_hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
   try {
-    state->send(MessageType::Hello, hello);
-    const auto welcome = state->receive(MessageType::Welcome);
-    state->trial = static_cast<std::uint64_t>(std::get<double>(welcome.at("trial").data));
-    state->attempt = static_cast<std::uint64_t>(std::get<double>(welcome.at("attempt").data));
-    state->trial_dir = std::get<std::string>(welcome.at("trial_dir").data);
-    if (const auto* c = find(welcome, "checkpoint"); c && c->is_string())
-      state->checkpoint = std::get<std::string>(c->data);
-    if (const auto* p = find(welcome, "params"); p && p->is_object())
-      state->params = std::get<core::JsonObject>(p->data);
+    state->adopt(state->receive(MessageType::Welcome));
   } catch (const slurmtune::Error& e) {
     throw ClientError(std::string("bad reply from the coordinator: ") + e.what());
   } catch (const std::out_of_range&) {
@@ -181,6 +193,40 @@ Client Client::from_environment() {
     throw ClientError("bad WELCOME from the coordinator (wrong field types)");
   }
   return Client(std::move(state));
+}
+
+Client Client::for_group(int group, int ranks, const std::string& nodes) {
+  auto state = std::make_unique<State>();
+  state->group = true;
+  state->connect_and_hello("\"group\": " + std::to_string(group) + ", \"ranks\": " +
+                           std::to_string(ranks) + ", \"nodes\": " + core::json_quote(nodes));
+  state->receive(MessageType::Welcome);
+  return Client(std::move(state));
+}
+
+bool Client::next_trial() {
+  state_->send(MessageType::Next, "{}");
+  const auto body = state_->receive(MessageType::Assign);
+  if (const auto* done = find(body, "done");
+      done && std::holds_alternative<bool>(done->data) && std::get<bool>(done->data))
+    return false;
+  try {
+    state_->adopt(body);
+  } catch (const std::exception&) {
+    throw ClientError("bad ASSIGN from the coordinator");
+  }
+  state_->assignment = core::to_json_text(core::JsonValue{body});
+  return true;
+}
+
+void Client::end_trial(bool ok, const std::string& error) {
+  state_->send(MessageType::TrialEnd, std::string("{\"status\": \"") +
+                                          (ok ? "completed" : "failed") +
+                                          "\", \"error\": " + core::json_quote(error) + "}");
+}
+
+const std::string& Client::assignment() const {
+  return state_->assignment;
 }
 
 Decision Client::report(double step, const std::map<std::string, double>& metrics) {
@@ -235,27 +281,7 @@ const std::string& Client::resume_checkpoint() const {
 
 template <class T>
 T Client::param(const std::string& name) const {
-  const auto* v = find(state_->params, name);
-  if (!v) throw ClientError("trial has no parameter '" + name + "'");
-  const auto wrong = [&](const char* wanted) {
-    return ClientError("parameter '" + name + "' is a " + std::string(v->type_name()) + ", not " +
-                       wanted);
-  };
-  if constexpr (std::is_same_v<T, double>) {
-    if (!v->is_number()) throw wrong("a number");
-    return std::get<double>(v->data);
-  } else if constexpr (std::is_same_v<T, std::int64_t>) {
-    if (!v->is_number()) throw wrong("an integer");
-    const double d = std::get<double>(v->data);
-    if (d != std::trunc(d)) throw wrong("an integer");
-    return static_cast<std::int64_t>(d);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (!std::holds_alternative<bool>(v->data)) throw wrong("a bool");
-    return std::get<bool>(v->data);
-  } else {
-    if (!v->is_string()) throw wrong("a string");
-    return std::get<std::string>(v->data);
-  }
+  return typed_param<T, ClientError>(state_->params, name);
 }
 
 template double Client::param<double>(const std::string&) const;

@@ -76,7 +76,19 @@ void read_study(TableReader r, core::StudySpec& study) {
 }
 
 void read_trial(TableReader r, core::StudySpec& study) {
+  if (const auto mode = r.keyword("mode", {"command", "mpi"}))
+    study.trial.mode = *mode == "mpi" ? core::TrialSpec::Mode::Mpi : core::TrialSpec::Mode::Command;
+  if (study.trial.mode == core::TrialSpec::Mode::Mpi) {
+    const auto program = r.strings("program");
+    if (!program || program->empty())
+      r.fail("program",
+             "mode = \"mpi\" needs program = [\"./my_trainer\", ...]: the MPI "
+             "program that calls slurmtune::run_trials");
+    study.trial.program = *program;
+  }
   if (const auto command = r.strings("command")) {
+    if (study.trial.mode == core::TrialSpec::Mode::Mpi)
+      r.fail("command", "is for mode = \"command\"; with mode = \"mpi\" give program");
     if (command->empty())
       r.fail("command", "must name a program, e.g. [\"python3\", \"train.py\"]");
     study.trial.command = *command;
@@ -120,6 +132,13 @@ void read_resources(TableReader r, core::StudySpec& study) {
   if (r.has("max_concurrent")) {
     positive("max_concurrent", max_concurrent, 1);
     res.max_concurrent = max_concurrent;
+  }
+  std::int64_t ranks_per_trial = 0;
+  if (r.has("ranks_per_trial")) {
+    positive("ranks_per_trial", ranks_per_trial, 1);
+    if (study.trial.mode != core::TrialSpec::Mode::Mpi)
+      r.fail("ranks_per_trial", "applies to [trial] mode = \"mpi\" only");
+    res.ranks_per_trial = ranks_per_trial;
   }
   r.finish();
 }

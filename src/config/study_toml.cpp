@@ -105,6 +105,13 @@ toml::table trial_table(const core::StudySpec& study) {
     command.push_back(arg);
   toml::table t{{"max_failures", study.trial.max_failures}};
   if (!study.trial.command.empty()) t.insert("command", std::move(command));
+  if (study.trial.mode == core::TrialSpec::Mode::Mpi) {
+    toml::array program;
+    for (const auto& arg : study.trial.program)
+      program.push_back(arg);
+    t.insert("mode", "mpi");
+    t.insert("program", std::move(program));
+  }
   return t;
 }
 
@@ -113,6 +120,7 @@ toml::table resources_table(const core::ResourceSpec& r) {
                 {"ntasks_per_node", r.ntasks_per_node},
                 {"cpus_per_task", r.cpus_per_task},
                 {"gpus_per_task", r.gpus_per_task}};
+  if (r.ranks_per_trial) t.insert("ranks_per_trial", *r.ranks_per_trial);
   if (r.max_concurrent) t.insert("max_concurrent", *r.max_concurrent);
   return t;
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/param_value.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -165,6 +166,34 @@ std::string_view JsonValue::type_name() const {
 
 JsonValue parse_json(std::string_view text) {
   return Parser(text).document();
+}
+
+std::string to_json_text(const JsonValue& value) {
+  struct Writer {
+    std::string operator()(std::nullptr_t) const { return "null"; }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(double d) const { return to_json(ParamValue{d}); }
+    std::string operator()(const std::string& s) const { return json_quote(s); }
+    std::string operator()(const JsonArray& a) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (i) out += ", ";
+        out += to_json_text(a[i]);
+      }
+      return out + "]";
+    }
+    std::string operator()(const JsonObject& o) const {
+      std::string out = "{";
+      for (const auto& [key, v] : o) {
+        if (out.size() > 1) out += ", ";
+        out += json_quote(key);
+        out += ": ";
+        out += to_json_text(v);
+      }
+      return out + "}";
+    }
+  };
+  return std::visit(Writer{}, value.data);
 }
 
 }  // namespace slurmtune::core

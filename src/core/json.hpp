@@ -28,4 +28,8 @@ struct JsonValue {
 /// Parses one JSON document; throws InputError("... at column N: ...") on bad text.
 JsonValue parse_json(std::string_view text);
 
+/// JSON text of a value (NaN and infinities as Python writes them), round-tripping
+/// through parse_json.
+std::string to_json_text(const JsonValue& value);
+
 }  // namespace slurmtune::core

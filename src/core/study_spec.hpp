@@ -15,7 +15,13 @@ namespace slurmtune::core {
 
 /// `[trial]`: how a trial runs (used by `slurmtune run`).
 struct TrialSpec {
+  enum class Mode {
+    Command,  ///< every trial is its own process (or job step): `command`
+    Mpi,      ///< one MPI step runs `program`, split into per-trial groups (run_trials)
+  };
+  Mode mode = Mode::Command;
   std::vector<std::string> command;  ///< argv template with {param} placeholders
+  std::vector<std::string> program;  ///< Mpi: the MPI program's argv (no placeholders)
   std::int64_t max_failures = 0;     ///< retries of a failed trial
 };
 
@@ -26,6 +32,8 @@ struct ResourceSpec {
   std::int64_t cpus_per_task = 1;
   std::int64_t gpus_per_task = 0;
   std::optional<std::int64_t> max_concurrent;  ///< nullopt: as many as fit
+  /// [trial] mode = "mpi": ranks per trial group (nullopt: `nodes` whole nodes per trial)
+  std::optional<std::int64_t> ranks_per_trial;
 };
 
 /// `[simulate]`: the synthetic objective `slurmtune simulate` evaluates.

@@ -25,6 +25,7 @@ struct ActiveTrial {
   ChildProcess process;
   TimePoint started;
   std::optional<ConnectionId> reporter;  // the connection of trial rank 0
+  std::optional<ConnectionId> group;     // mode = "mpi": the trial group running it
   std::string slurm_step;                // "JOBID.STEPID" once a client said it
   bool bye_failed = false, lost_connection = false;
   std::string bye_error;

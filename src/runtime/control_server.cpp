@@ -151,7 +151,7 @@ void ControlServer::handle(ConnectionId id, Connection& c, const Frame& frame) {
   if (frame.type == MessageType::Hello) throw ProtocolError("HELLO sent twice on one connection");
   const auto reply = handler_.on_message(id, frame.type, payload_object(frame));
   if (reply) {
-    c.outbox += encode_frame(MessageType::Decision, *reply);
+    c.outbox += encode_frame(reply->type, reply->payload);
     flush(id, c);
   }
 }

@@ -20,6 +20,12 @@ namespace slurmtune::runtime {
 
 using ConnectionId = std::uint64_t;
 
+/// A frame the coordinator sends back.
+struct Reply {
+  MessageType type = MessageType::Decision;
+  std::string payload;
+};
+
 /// What the coordinator does with authenticated messages. Throwing ProtocolError from
 /// any of these sends ERROR with its text and closes the connection.
 class ControlHandler {
@@ -27,9 +33,9 @@ class ControlHandler {
   virtual ~ControlHandler() = default;
   /// HELLO passed the token check: returns the WELCOME payload.
   virtual std::string on_hello(ConnectionId id, const core::JsonObject& hello) = 0;
-  /// Any later message; returns the reply (a DECISION), if the message has one.
-  virtual std::optional<std::string> on_message(ConnectionId id, MessageType type,
-                                                const core::JsonObject& body) = 0;
+  /// Any later message; returns the reply (a DECISION, an ASSIGN), if it has one now.
+  virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
+                                          const core::JsonObject& body) = 0;
   /// An authenticated connection ended (the peer closed it, or the server did).
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
 };

@@ -87,7 +87,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       token_file_(trials_dir_ + "/token"),
       started_at_(Clock::now()),
       last_progress_(started_at_) {
-  if (spec_.trial.command.empty())
+  if (spec_.trial.command.empty() && !group_mode())
     throw InputError(spec_.path +
                      ": [trial] command is required by 'slurmtune run' (the "
                      "program each trial runs, e.g. [\"python3\", \"train.py\", \"--lr={lr}\"])");
@@ -133,7 +133,8 @@ Coordinator::~Coordinator() = default;
 
 // A command template whose program is missing would fail every trial; say so at once.
 void Coordinator::preflight() const {
-  const std::string& program = spec_.trial.command.front();
+  const std::string& program =
+      group_mode() ? spec_.trial.program.front() : spec_.trial.command.front();
   if (program.find('{') != std::string::npos || program.find('/') != std::string::npos) return;
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "");
@@ -149,7 +150,7 @@ double Coordinator::elapsed_s() const {
 
 int Coordinator::run() {
   fill_slots();
-  while (!(active_.empty() && (controller_->shutting_down() || done_))) {
+  while (!(active_.empty() && !step_.running() && (controller_->shutting_down() || done_))) {
     loop_.run_once(100);
     tick();
   }
@@ -180,6 +181,7 @@ void Coordinator::tick() {
 }
 
 void Coordinator::fill_slots() {
+  if (group_mode()) return serve_groups();
   if (controller_->shutting_down()) return;
   const auto& limit = spec_.resources.max_concurrent;
   while (!limit || static_cast<std::int64_t>(active_.size()) < *limit) {
@@ -196,7 +198,7 @@ void Coordinator::fill_slots() {
   if (active_.empty()) done_ = true;
 }
 
-void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placement) {
+ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placement placement) {
   const core::TrialId id = launch.trial;
   auto t = std::make_unique<ActiveTrial>();
   t->trial = id;
@@ -210,44 +212,50 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
   if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start)
     t->checkpoint = (fs::path(study_dir_) / checkpoint->second).string();
   t->params_json = spec_.space.to_json(launch.config);
+  t->placement = std::move(placement);
+  t->started = Clock::now();
+  return *active_.emplace(id, std::move(t)).first->second;
+}
 
+void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placement) {
+  ActiveTrial& t = register_trial(launch, std::move(placement));
+  const core::TrialId id = t.trial;
   TrialProcessSpec process;
   process.trial = id;
   process.attempt = launch.attempt;
-  process.argv = core::expand_command(spec_.trial.command, spec_.space, launch.config, id, t->dir);
+  process.argv = core::expand_command(spec_.trial.command, spec_.space, launch.config, id, t.dir);
   process.env = {{"SLURMTUNE_ADDR", address_},
                  {"SLURMTUNE_TOKEN_FILE", token_file_},
                  {"SLURMTUNE_TRIAL_ID", std::to_string(id)},
-                 {"SLURMTUNE_TRIAL_DIR", t->dir},
+                 {"SLURMTUNE_TRIAL_DIR", t.dir},
                  {"SLURMTUNE_ATTEMPT", std::to_string(launch.attempt)},
-                 {"SLURMTUNE_PARAMS", t->params_json},
+                 {"SLURMTUNE_PARAMS", t.params_json},
                  {"SLURMTUNE_STUDY", spec_.name},
-                 {"SLURMTUNE_CHECKPOINT", t->checkpoint}};
+                 {"SLURMTUNE_CHECKPOINT", t.checkpoint}};
   if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
     process.env["PYTHONPATH"] = path;
-  process.stdout_path = t->dir + "/stdout.log";
-  process.stderr_path = t->stderr_path;
-  t->placement = std::move(placement);
-  t->started = Clock::now();
+  process.stdout_path = t.dir + "/stdout.log";
+  process.stderr_path = t.stderr_path;
   try {
-    t->process = launcher_->start(t->placement, process);
+    t.process = launcher_->start(t.placement, process);
   } catch (const Error& e) {
-    launcher_->release(t->placement);
+    launcher_->release(t.placement);
+    active_.erase(id);
     log_line("trial " + std::to_string(id) + ": " + e.what());
     controller_->trial_exited(id, false, e.what());
     return;
   }
-  study_.writer->set_nodes(id, t->placement.hostlist);
+  study_.writer->set_nodes(id, t.placement.hostlist);
   log_line("trial " + std::to_string(id) + " " + std::string(core::to_string(launch.kind)) +
            (launch.attempt ? " (attempt " + std::to_string(launch.attempt + 1) + ")" : "") +
-           " on " + t->placement.hostlist + ": " + t->params_json);
-  active_.emplace(id, std::move(t));
+           " on " + t.placement.hostlist + ": " + t.params_json);
 }
 
 void Coordinator::reap_children() {
+  if (step_.running() && step_.poll()) step_ended();
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : active_)
-    if (t->process.poll()) ended.push_back(id);
+    if (!t->group && t->process.poll()) ended.push_back(id);
   for (const core::TrialId id : ended)
     finish_trial(id);
 }
@@ -280,6 +288,16 @@ void Coordinator::schedule_stop(ActiveTrial& t, double grace_s) {
 
 void Coordinator::enforce_deadlines() {
   const auto now = Clock::now();
+  if (step_kill_at_ && now >= *step_kill_at_ && step_.running()) {
+    log_line("the MPI step ignored SIGTERM; sending SIGKILL");
+    step_.signal_group(SIGKILL);
+    step_kill_at_.reset();
+  } else if (step_terminate_at_ && now >= *step_terminate_at_ && step_.running()) {
+    step_.signal_group(SIGTERM);
+    step_terminate_at_.reset();
+    step_kill_at_ = now + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(options_.kill_grace_s));
+  }
   for (auto& [id, t] : active_) {
     if (t->kill_at && now >= *t->kill_at) {
       log_line("trial " + std::to_string(id) + " ignored SIGTERM; sending SIGKILL");
@@ -309,6 +327,12 @@ void Coordinator::begin_shutdown(int signal) {
   controller_->begin_shutdown();
   for (auto& [id, t] : active_)
     schedule_stop(*t, options_.shutdown_grace_s);
+  if (group_mode()) {
+    serve_groups();  // waiting groups learn that nothing more comes
+    step_terminate_at_ =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options_.shutdown_grace_s));
+  }
   study_.writer->flush();
 }
 

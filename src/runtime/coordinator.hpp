@@ -32,6 +32,7 @@ struct RunOptions {
   double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
   double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1 to us -> trials get SIGTERM after this
   double flush_interval_s = 1;
+  int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
 };
 
 struct ActiveTrial;
@@ -63,12 +64,31 @@ class Coordinator final : public ControlHandler {
 
   // control plane (coordinator_messages.cpp)
   std::string on_hello(ConnectionId id, const core::JsonObject& hello) override;
-  std::optional<std::string> on_message(ConnectionId id, MessageType type,
-                                        const core::JsonObject& body) override;
+  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+                                  const core::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
-  std::string on_report(ActiveTrial& t, ConnectionId id, const core::JsonObject& body);
+  Reply on_report(ActiveTrial& t, ConnectionId id, const core::JsonObject& body);
   void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
   ActiveTrial& trial_of(ConnectionId id);
+
+  // trial groups, [trial] mode = "mpi" (coordinator_groups.cpp)
+  struct TrialGroup {
+    int index = 0, ranks = 0;
+    std::string nodes;
+    std::optional<core::TrialId> trial;  // assigned and not yet ended
+    bool waiting = false;                // sent NEXT, no ASSIGN yet
+  };
+  bool group_mode() const { return spec_.trial.mode == core::TrialSpec::Mode::Mpi; }
+  void launch_step();
+  std::string trial_shape() const;
+  std::string on_group_hello(ConnectionId id, const core::JsonObject& hello);
+  std::optional<Reply> on_group_message(ConnectionId id, TrialGroup& g, MessageType type,
+                                        const core::JsonObject& body);
+  void serve_groups();
+  std::string assignment(const ActiveTrial& t) const;
+  void end_group_trial(TrialGroup& g, bool ok, const std::string& error);
+  void step_ended();
+  ActiveTrial& register_trial(const core::TrialLaunch& launch, Placement placement);
 
   const core::StudySpec& spec_;
   RunOptions options_;
@@ -84,6 +104,10 @@ class Coordinator final : public ControlHandler {
   std::map<ConnectionId, core::TrialId> connections_;
   Clock::time_point started_at_, last_progress_;
   std::uint64_t reports_at_last_progress_ = 0;
+  std::map<ConnectionId, TrialGroup> groups_;
+  ChildProcess step_;  // mode = "mpi": the MPI step running every trial group
+  int step_launches_ = 0;
+  std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   int shutdown_signals_ = 0;
   bool done_ = false;
   bool halt_announced_ = false;

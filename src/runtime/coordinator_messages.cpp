@@ -62,6 +62,10 @@ ActiveTrial& Coordinator::trial_of(ConnectionId id) {
 }
 
 std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello) {
+  if (hello.contains("group")) {
+    if (!group_mode()) throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
+    return on_group_hello(id, hello);
+  }
   const double trial_number = number(hello, "trial", "HELLO");
   const auto trial = static_cast<core::TrialId>(trial_number);
   const auto it = active_.find(trial);
@@ -82,15 +86,18 @@ std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello
   return welcome;
 }
 
-std::optional<std::string> Coordinator::on_message(ConnectionId id, MessageType type,
-                                                   const core::JsonObject& body) {
+std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
+                                             const core::JsonObject& body) {
+  if (const auto g = groups_.find(id); g != groups_.end())
+    return on_group_message(id, g->second, type, body);
   ActiveTrial& t = trial_of(id);
   switch (type) {
     case MessageType::Report:
       if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
       return on_report(t, id, body);
     case MessageType::Ask:
-      return decision_payload(controller_->instruction(t.trial), nullptr, false);
+      return Reply{MessageType::Decision,
+                   decision_payload(controller_->instruction(t.trial), nullptr, false)};
     case MessageType::Checkpoint:
       on_checkpoint(t, body);
       return std::nullopt;
@@ -105,7 +112,7 @@ std::optional<std::string> Coordinator::on_message(ConnectionId id, MessageType 
   }
 }
 
-std::string Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
+Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
   const double step = number(body, "step", "REPORT");
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
@@ -136,7 +143,8 @@ std::string Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::Jso
     schedule_stop(t,
                   controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
   }
-  return decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate);
+  return Reply{MessageType::Decision,
+               decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
 }
 
 void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
@@ -154,7 +162,15 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
   study_.checkpoints[t.trial] = relative.string();
 }
 
-void Coordinator::on_closed(ConnectionId id, const std::string&) {
+void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
+  if (const auto g = groups_.find(id); g != groups_.end()) {
+    if (g->second.trial)
+      end_group_trial(g->second, false,
+                      "trial group " + std::to_string(g->second.index) + " lost its connection (" +
+                          reason + ")");
+    groups_.erase(g);
+    return;
+  }
   const auto c = connections_.find(id);
   if (c == connections_.end()) return;
   const auto t = active_.find(c->second);

@@ -13,11 +13,12 @@ namespace {
 class LocalLauncher final : public Launcher {
  public:
   LocalLauncher(std::int64_t slots, const core::SlotRequest& request, std::string mpirun,
-                std::int64_t ranks)
+                std::int64_t ranks, std::int64_t cpus_per_rank)
       : Launcher(core::ResourceLedger({core::NodeCapacity{"localhost", slots, 0}}), request),
         slots_(slots),
         mpirun_(std::move(mpirun)),
-        ranks_(ranks) {}
+        ranks_(ranks),
+        cpus_per_rank_(cpus_per_rank) {}
 
   std::string describe() const override {
     return "local launcher: " + std::to_string(slots_) + " slot(s), " + std::to_string(capacity()) +
@@ -33,10 +34,17 @@ class LocalLauncher final : public Launcher {
     return out;
   }
 
+  std::vector<std::string> whole_step(const std::vector<std::string>& program) const override {
+    std::vector<std::string> out = {mpirun_, "-np", std::to_string(slots_ / cpus_per_rank_)};
+    out.insert(out.end(), program.begin(), program.end());
+    return out;
+  }
+
  private:
   std::int64_t slots_;
   std::string mpirun_;
   std::int64_t ranks_;
+  std::int64_t cpus_per_rank_;
 };
 
 class SlurmLauncher final : public Launcher {
@@ -85,6 +93,23 @@ class SlurmLauncher final : public Launcher {
     out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
     out.push_back("--");
     out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+  std::vector<std::string> whole_step(const std::vector<std::string>& program) const override {
+    const auto& r = resources_;
+    std::vector<std::string> out = {
+        options_.srun,
+        "--nodes=" + std::to_string(ledger().nodes().size()),
+        "--ntasks-per-node=" + std::to_string(r.ntasks_per_node),
+        "--cpus-per-task=" + std::to_string(r.cpus_per_task),
+        "--kill-on-bad-exit=1",
+        "--mpi=" + (options_.mpi == "auto" ? std::string("pmix") : options_.mpi),
+    };
+    if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
+    out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
+    out.push_back("--");
+    out.insert(out.end(), program.begin(), program.end());
     return out;
   }
 
@@ -203,8 +228,9 @@ std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
                      "launcher has " +
                      std::to_string(slots) +
                      "; raise --slots (oversubscribing the cores) or shrink [resources]");
-  return std::make_unique<LocalLauncher>(
-      slots, core::SlotRequest{1, ranks * resources.cpus_per_task, 0}, options.mpirun, ranks);
+  return std::make_unique<LocalLauncher>(slots,
+                                         core::SlotRequest{1, ranks * resources.cpus_per_task, 0},
+                                         options.mpirun, ranks, resources.cpus_per_task);
 }
 
 }  // namespace slurmtune::runtime

@@ -54,6 +54,9 @@ class Launcher {
                                         const std::vector<std::string>& argv) const = 0;
   /// Trials of this shape that fit in the whole allocation at once.
   std::size_t capacity() const { return ledger_.capacity(request_); }
+  /// [trial] mode = "mpi": argv running `program` as one MPI step over the whole
+  /// allocation (srun over every node, or mpirun over every slot).
+  virtual std::vector<std::string> whole_step(const std::vector<std::string>& program) const = 0;
 
  protected:
   const core::ResourceLedger& ledger() const { return ledger_; }

@@ -20,13 +20,19 @@ std::string_view to_string(MessageType type) {
       return "BYE";
     case MessageType::Error:
       return "ERROR";
+    case MessageType::Next:
+      return "NEXT";
+    case MessageType::Assign:
+      return "ASSIGN";
+    case MessageType::TrialEnd:
+      return "TRIAL_END";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 8;
+  return t >= 1 && t <= 11;
 }
 }  // namespace
 

@@ -28,7 +28,7 @@ inline constexpr std::size_t kHeaderSize = 8;
 inline constexpr std::size_t kMaxPayload = 64 * 1024;
 
 enum class MessageType : std::uint8_t {
-  Hello = 1,       ///< client -> server: {"token", "trial", "rank"}
+  Hello = 1,       ///< client -> server: {"token", "trial", "rank"} or {"token", "group", ...}
   Welcome = 2,     ///< server -> client: {"trial", "params", "checkpoint", "trial_dir"}
   Report = 3,      ///< client -> server: {"step", "metrics": {name: value}}
   Decision = 4,    ///< server -> client: {"decision": "continue|stop|pause", ...}
@@ -36,6 +36,10 @@ enum class MessageType : std::uint8_t {
   Checkpoint = 6,  ///< client -> server: {"step", "path", "size"}
   Bye = 7,         ///< client -> server: {"status": "completed|failed", "error"}
   Error = 8,       ///< server -> client: {"error"} before closing
+  // Trial groups (one MPI step split into per-trial communicators; doc/protocol.md):
+  Next = 9,       ///< group -> server: {} — the group is free, give it a trial
+  Assign = 10,    ///< server -> group: {"trial", "params", ...} or {"done": true}
+  TrialEnd = 11,  ///< group -> server: {"status": "completed|failed", "error"}
 };
 std::string_view to_string(MessageType type);
 

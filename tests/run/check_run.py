@@ -254,6 +254,38 @@ def scenario_mpi(runner, args):
           % (len(trials), sorted(set(trials.nodes)), judged))
 
 
+def scenario_groups(runner, args):
+    """[trial] mode = "mpi": one step split into trial groups that run trials back to back."""
+    if runner.launcher == "slurm":
+        resources, extra, sbatch = "nodes = 2\n", [], ["-N", "4", "--ntasks-per-node", "1"]
+    else:
+        resources, extra, sbatch = "ranks_per_trial = 2\n", ["--slots", "4"], []
+    text = study_toml("groups", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed"),
+                      resources=resources, trial_extra="max_failures = 1\n")
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = ["%s"]' % args.group_trial)
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    step_err = read(os.path.join(runner.workdir, "study.trials", "step-1.err"))
+    expect("2 group(s) of 2 rank(s)" in step_err, "partition: " + step_err)
+    trials = check_complete(path, 8).set_index("id")
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
+    expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
+    failed = trials.loc[2]
+    expect(failed.retries == 1 and "injected failure" in failed.error and failed.status != "failed",
+           "trial 2: %s" % failed.to_dict())
+    expect(log.count("MPI step 1") >= 1 and "MPI step 2" not in log,
+           "trials should run back to back in one step:\n" + log)
+    groups = sorted(set(trials.nodes))
+    judged = check_asha(path, 1, 3, 9)
+    print("groups: 8 trials in one MPI step on %s (%s); trial 2 failed once and was retried; "
+          "%d ASHA decisions equal the model" % (groups, dict(trials.status.value_counts()), judged))
+
+
 def bad_clients(address):
     """A client with a wrong token and one that sends garbage; both must be shut out."""
     host, port = address.rsplit(":", 1)
@@ -456,10 +488,12 @@ def alive(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
-    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill"])
+    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
+                                             "groups"])
     parser.add_argument("--launcher", choices=["local", "slurm"], default="local")
     parser.add_argument("--cpp-trial")
     parser.add_argument("--mpi-trial")
+    parser.add_argument("--group-trial")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
     runner = Runner(args, workdir)

@@ -22,11 +22,11 @@ struct Handler final : ControlHandler {
     ++hellos;
     return R"({"trial": 3})";
   }
-  std::optional<std::string> on_message(ConnectionId, MessageType type,
-                                        const core::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, MessageType type,
+                                  const core::JsonObject&) override {
     if (type != MessageType::Report) throw ProtocolError("unexpected");
     ++reports;
-    return R"({"decision": "continue"})";
+    return Reply{MessageType::Decision, R"({"decision": "continue"})"};
   }
   void on_closed(ConnectionId, const std::string&) override { ++closed; }
 };

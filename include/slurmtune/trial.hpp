@@ -1,0 +1,93 @@
+#pragma once
+// The MPI trial API. A user's program is an ordinary MPI executable:
+//
+//   void train(slurmtune::Trial& t) {
+//     const double lr = t.param<double>("lr");
+//     for (int epoch = 1;; ++epoch) {
+//       ... train on t.comm() (your trial's ranks only) ...
+//       if (t.report(epoch, {{"val_loss", loss}}) != slurmtune::Decision::Continue) return;
+//     }
+//   }
+//   int main(int argc, char** argv) { return slurmtune::run_trials(argc, argv, train); }
+//
+// `slurmtune run` with [trial] mode = "mpi" launches it as one step over the allocation.
+// run_trials learns each rank's placement (PMIx, else MPI_Comm_split_type), splits the
+// ranks into per-trial groups (core::partition_ranks), and each group runs trial after
+// trial: its rank 0 asks the coordinator for the next one and broadcasts it.
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slurmtune/client.hpp"
+
+namespace slurmtune {
+
+class Trial {
+ public:
+  /// The trial's own communicator: a private duplicate made for this trial, never
+  /// MPI_COMM_WORLD; freed when the trial ends.
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// Rank among this trial's ranks on the same node (GPU pinning).
+  int local_rank() const { return local_rank_; }
+  /// Host names of the trial's nodes, in rank order.
+  const std::vector<std::string>& nodes() const { return nodes_; }
+  std::uint64_t id() const { return id_; }
+  std::uint64_t attempt() const { return attempt_; }
+
+  /// A parameter: double, std::int64_t, bool or std::string; throws ClientError naming
+  /// the parameter when it is missing or has another type. Same value on every rank.
+  template <class T>
+  T param(const std::string& name) const;
+
+  /// Collective over comm(): rank 0 reports `metrics` (pass the same values on every
+  /// rank, e.g. after an allreduce) and every rank returns the same decision.
+  Decision report(double step, const std::map<std::string, double>& metrics);
+  /// The last decision asked for a checkpoint (pause, shutdown, a rung passed).
+  bool should_checkpoint() const { return checkpoint_wanted_; }
+  /// The trial's folder (checkpoints, logs); the same path on every rank.
+  const std::string& checkpoint_dir() const { return dir_; }
+  /// Checkpoint to restore (a retry, a promotion, a resumed study), or "".
+  const std::string& resume_checkpoint() const { return resume_; }
+  /// Collective: records a checkpoint file written at `step` (rank 0 tells the study).
+  void checkpoint_saved(double step, const std::string& path);
+
+  Trial(const Trial&) = delete;
+  Trial& operator=(const Trial&) = delete;
+  ~Trial();
+
+ private:
+  friend class TrialGroupRunner;
+  Trial(MPI_Comm group, const std::string& assignment, Client* leader, int local_rank,
+        std::vector<std::string> nodes);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
+  std::vector<std::string> nodes_;
+  std::uint64_t id_ = 0, attempt_ = 0;
+  std::string dir_, resume_;
+  std::shared_ptr<const void> params_;  // core::JsonObject, kept out of this header
+  Client* leader_;                      // rank 0 only
+  bool checkpoint_wanted_ = false;
+};
+
+using TrainFunction = std::function<void(Trial&)>;
+
+/// Runs trials until the study is over; returns the process exit status. Initialises
+/// and finalises MPI unless the caller already did. A `train` that throws ends its trial
+/// as failed (retried per the study's max_failures) and the group goes on; it must
+/// throw on every rank of the trial (e.g. after a collective), or the others wait.
+int run_trials(int argc, char** argv, const TrainFunction& train);
+
+extern template double Trial::param<double>(const std::string&) const;
+extern template std::int64_t Trial::param<std::int64_t>(const std::string&) const;
+extern template bool Trial::param<bool>(const std::string&) const;
+extern template std::string Trial::param<std::string>(const std::string&) const;
+
+}  // namespace slurmtune

@@ -1,0 +1,110 @@
+#include "trial/placement.hpp"
+
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
+
+#ifdef SLURMTUNE_HAVE_PMIX
+#include <pmix.h>
+#endif
+
+namespace slurmtune::trial {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+#ifdef SLURMTUNE_HAVE_PMIX
+// A value PMIx_Get allocated, released exactly once.
+struct PmixValueRelease {
+  void operator()(pmix_value_t* value) const { PMIX_VALUE_RELEASE(value); }
+};
+using PmixValue = std::unique_ptr<pmix_value_t, PmixValueRelease>;
+
+// PMIx_Init/PMIx_Finalize paired; under Open MPI this returns MPI's own PMIx client.
+class PmixSession {
+ public:
+  PmixSession() { ok_ = PMIx_Init(&self_, nullptr, 0) == PMIX_SUCCESS; }
+  ~PmixSession() {
+    if (ok_) PMIx_Finalize(nullptr, 0);
+  }
+  PmixSession(const PmixSession&) = delete;
+  PmixSession& operator=(const PmixSession&) = delete;
+  bool ok() const { return ok_; }
+
+  // One key of this process (then of the job, for node-level keys), or null.
+  PmixValue get(const char* key) {
+    pmix_info_t optional;
+    bool yes = true;
+    PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_value_t* value = nullptr;
+    if (PMIx_Get(&self_, key, &optional, 1, &value) == PMIX_SUCCESS && value)
+      return PmixValue(value);
+    pmix_proc_t job = self_;
+    job.rank = PMIX_RANK_WILDCARD;
+    if (PMIx_Get(&job, key, &optional, 1, &value) == PMIX_SUCCESS && value) return PmixValue(value);
+    return nullptr;
+  }
+
+ private:
+  pmix_proc_t self_{};
+  bool ok_ = false;
+};
+
+std::optional<RankPlace> from_pmix() {
+  PmixSession pmix;
+  if (!pmix.ok()) return std::nullopt;
+  const PmixValue node = pmix.get(PMIX_NODEID);
+  const PmixValue local = pmix.get(PMIX_LOCAL_RANK);
+  if (!node || !local) return std::nullopt;
+  RankPlace place;
+  place.node = static_cast<int>(node->data.uint32);
+  place.local_rank = static_cast<int>(local->data.uint16);
+  place.host = host_name();
+  if (const PmixValue host = pmix.get(PMIX_HOSTNAME);
+      host && host->type == PMIX_STRING && host->data.string)
+    place.host = host->data.string;
+  place.source = "pmix";
+  return place;
+}
+#endif
+
+RankPlace from_shared_memory(MPI_Comm world) {
+  RankPlace place;
+  MPI_Comm local = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &place.local_rank);
+  int world_rank = 0;
+  MPI_Comm_rank(world, &world_rank);
+  // The first rank of each node numbers the nodes; the others learn it from it.
+  MPI_Comm_split(world, place.local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank, &leaders);
+  if (leaders != MPI_COMM_NULL) {
+    MPI_Comm_rank(leaders, &place.node);
+    MPI_Comm_free(&leaders);
+  }
+  MPI_Bcast(&place.node, 1, MPI_INT, 0, local);
+  MPI_Comm_free(&local);
+  place.host = host_name();
+  place.source = "mpi-shared";
+  return place;
+}
+
+}  // namespace
+
+RankPlace query_placement(MPI_Comm world) {
+  std::optional<RankPlace> place;
+#ifdef SLURMTUNE_HAVE_PMIX
+  place = from_pmix();
+#endif
+  // Every rank must take the same path: the fallback is collective.
+  int have = place ? 1 : 0, all = 0;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, world);
+  if (all) return *place;
+  return from_shared_memory(world);
+}
+
+}  // namespace slurmtune::trial

@@ -1,0 +1,43 @@
+// An MPI program for [trial] mode = "mpi": slurmtune::run_trials splits the step into
+// trial groups. Each trial checks that its communicator holds its own ranks only (a
+// collective over it never mixes with another trial's), reports a loss averaged over
+// its ranks, and checks that every rank received the same decision. Trial 2's first
+// attempt throws on every rank (it must fail, be retried, and the group go on).
+#include <cstdio>
+#include <slurmtune/dp.hpp>
+#include <slurmtune/trial.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+void train(slurmtune::Trial& t) {
+  int identical = 0;
+  MPI_Comm_compare(t.comm(), MPI_COMM_WORLD, &identical);
+  // Isolation: the sum of the trial id over the communicator is id * size only if every
+  // member runs this same trial.
+  double ids[1] = {static_cast<double>(t.id())};
+  slurmtune::dp::sum(t, ids);
+  const bool mixed = identical == MPI_IDENT || ids[0] != static_cast<double>(t.id()) * t.size();
+  if (t.id() == 2 && t.attempt() == 0) throw std::runtime_error("injected failure");
+  const double x = t.param<double>("x");
+  const int steps = 9;
+  for (int step = 1; step <= steps; ++step) {
+    double loss[1] = {(x - 0.3) * (x - 0.3) + 1.0 / step};
+    slurmtune::dp::average(t, loss);
+    const auto decision = t.report(step, {{"loss", loss[0]},
+                                          {"ranks", static_cast<double>(t.size())},
+                                          {"mixed", mixed ? 1.0 : 0.0}});
+    int mine = static_cast<int>(decision), low = 0, high = 0;
+    MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, t.comm());
+    MPI_Allreduce(&mine, &high, 1, MPI_INT, MPI_MAX, t.comm());
+    if (low != high) throw std::logic_error("ranks received different decisions");
+    if (decision != slurmtune::Decision::Continue) return;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return slurmtune::run_trials(argc, argv, train);
+}
