@@ -107,6 +107,8 @@ class Coordinator final : public ControlHandler {
   std::map<ConnectionId, TrialGroup> groups_;
   ChildProcess step_;  // mode = "mpi": the MPI step running every trial group
   int step_launches_ = 0;
+  int step_groups_ = 0;        // groups that connected from the current step
+  bool step_failing_ = false;  // a group of the current step vanished: hand out nothing
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   int shutdown_signals_ = 0;
   bool done_ = false;

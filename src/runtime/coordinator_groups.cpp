@@ -26,6 +26,8 @@ std::string Coordinator::trial_shape() const {
 
 void Coordinator::launch_step() {
   ++step_launches_;
+  step_groups_ = 0;
+  step_failing_ = false;
   SpawnRequest request;
   request.argv = launcher_->whole_step(spec_.trial.program);
   request.env = {{"SLURMTUNE_ADDR", address_},
@@ -57,6 +59,7 @@ std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject&
   log_line("trial group " + std::to_string(g.index) + " ready: " + std::to_string(g.ranks) +
            " rank(s) on " + g.nodes);
   groups_.emplace(id, g);
+  ++step_groups_;
   return "{\"group\": " + std::to_string(g.index) + "}";
 }
 
@@ -102,6 +105,9 @@ std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& 
 
 void Coordinator::serve_groups() {
   if (!step_.running() && !step_launches_ && !controller_->shutting_down()) launch_step();
+  // A vanished group means its step is going down (one MPI_COMM_WORLD): the other groups
+  // of that step get nothing more, the relaunched step takes over.
+  if (step_failing_) return;
   const bool stopping = controller_->shutting_down() || done_;
   for (auto& [id, g] : groups_) {
     if (!g.waiting) continue;
@@ -151,7 +157,7 @@ void Coordinator::step_ended() {
       end_group_trial(g, false,
                       "the MPI step ended (" + status + "); see " + trials_dir_ + "/step-" +
                           std::to_string(step_launches_) + ".err");
-  const bool any_group = !groups_.empty();
+  const bool any_group = step_groups_ > 0;
   groups_.clear();
   if (done_ || controller_->shutting_down()) {
     log_line("MPI step " + std::to_string(step_launches_) + " ended: " + status);

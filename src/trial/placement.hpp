@@ -2,7 +2,8 @@
 // Where this rank runs: its node within the step and its rank on that node. PMIx
 // answers directly (PMIX_NODEID, PMIX_LOCAL_RANK, PMIX_HOSTNAME, asked with
 // PMIX_OPTIONAL so a missing key fails fast); without PMIx (built without it, or a
-// launcher that lacks the keys) MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) stands in.
+// launcher that lacks the keys) MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) stands in;
+// SLURMTUNE_PLACEMENT=mpi forces that fallback.
 #include <mpi.h>
 
 #include <string>

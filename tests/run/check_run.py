@@ -254,21 +254,27 @@ def scenario_mpi(runner, args):
           % (len(trials), sorted(set(trials.nodes)), judged))
 
 
-def scenario_groups(runner, args):
-    """[trial] mode = "mpi": one step split into trial groups that run trials back to back."""
+def scenario_groups(runner, args, kill=False):
+    """[trial] mode = "mpi": one step split into trial groups that run trials back to back.
+    With kill, a rank of trial 5 dies: the step is relaunched and trials resume."""
+    groups = args.ranks // 2
     if runner.launcher == "slurm":
-        resources, extra, sbatch = "nodes = 2\n", [], ["-N", "4", "--ntasks-per-node", "1"]
+        resources, extra, sbatch = "nodes = 2\n", [], ["-N", str(args.ranks), "--ntasks-per-node", "1"]
     else:
-        resources, extra, sbatch = "ranks_per_trial = 2\n", ["--slots", "4"], []
-    text = study_toml("groups", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed"),
-                      resources=resources, trial_extra="max_failures = 1\n")
-    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = ["%s"]' % args.group_trial)
+        resources, extra, sbatch = "ranks_per_trial = 2\n", ["--slots", str(args.ranks)], []
+    text = study_toml("groups", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed", "start"),
+                      resources=resources, trial_extra="max_failures = 2\n")
+    program = '["%s"%s]' % (args.group_trial, ', "--kill-trial=5"' if kill else "")
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = %s' % program)
     study = runner.write("study.toml", text)
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
     expect(rc == 0, "run failed:\n" + log)
     step_err = read(os.path.join(runner.workdir, "study.trials", "step-1.err"))
-    expect("2 group(s) of 2 rank(s)" in step_err, "partition: " + step_err)
+    expect("%d group(s) of 2 rank(s)" % groups in step_err, "partition: " + step_err)
+    expect(("placement from " + ("mpi-shared" if args.placement == "mpi" else "pmix")) in step_err,
+           "placement source: " + step_err)
+    partition = [line for line in step_err.splitlines() if "placement from" in line][0]
     trials = check_complete(path, 8).set_index("id")
     study_ = Study(path)
     m = study_.metrics
@@ -278,12 +284,20 @@ def scenario_groups(runner, args):
     failed = trials.loc[2]
     expect(failed.retries == 1 and "injected failure" in failed.error and failed.status != "failed",
            "trial 2: %s" % failed.to_dict())
-    expect(log.count("MPI step 1") >= 1 and "MPI step 2" not in log,
-           "trials should run back to back in one step:\n" + log)
-    groups = sorted(set(trials.nodes))
+    if kill:
+        expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
+        expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
+        resumed = sorted(set(m[m.start > 1].trial))
+        expect(resumed, "no trial resumed from a checkpoint after the relaunch")
+        outcome = "step killed and relaunched; trials %s resumed from checkpoints" % resumed
+    else:
+        expect("MPI step 2" not in log, "trials should run back to back in one step:\n" + log)
+        outcome = "one MPI step"
     judged = check_asha(path, 1, 3, 9)
-    print("groups: 8 trials in one MPI step on %s (%s); trial 2 failed once and was retried; "
-          "%d ASHA decisions equal the model" % (groups, dict(trials.status.value_counts()), judged))
+    print("%s: 8 trials, %s; %s on %s (%s); trial 2 failed once and was retried; "
+          "%d ASHA decisions equal the model" % (args.scenario, partition.split("slurmtune: ")[-1],
+                                                  outcome, sorted(set(trials.nodes)),
+                                                  dict(trials.status.value_counts()), judged))
 
 
 def bad_clients(address):
@@ -489,16 +503,24 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
     parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
-                                             "groups"])
+                                             "groups", "groups-kill"])
+    parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
+    parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
+                        help="groups: mpi forces the MPI_Comm_split_type fallback")
     parser.add_argument("--launcher", choices=["local", "slurm"], default="local")
     parser.add_argument("--cpp-trial")
     parser.add_argument("--mpi-trial")
     parser.add_argument("--group-trial")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
+    if args.placement == "mpi":
+        os.environ["SLURMTUNE_PLACEMENT"] = "mpi"
+
     runner = Runner(args, workdir)
     if args.scenario in ("term", "kill"):
         scenario_interrupt(runner, args, args.scenario)
+    elif args.scenario.startswith("groups"):
+        scenario_groups(runner, args, kill=args.scenario == "groups-kill")
     else:
         globals()["scenario_" + args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)

@@ -3,13 +3,28 @@
 // collective over it never mixes with another trial's), reports a loss averaged over
 // its ranks, and checks that every rank received the same decision. Trial 2's first
 // attempt throws on every rank (it must fail, be retried, and the group go on).
+// `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL, which ends the
+// whole MPI step; the coordinator fails the running trials, relaunches the step, and
+// they resume from their checkpoints (rank 0 writes the step it reached).
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <slurmtune/dp.hpp>
 #include <slurmtune/trial.hpp>
 #include <stdexcept>
 #include <string>
 
 namespace {
+
+long kill_trial = -1;
+
+int first_step(const slurmtune::Trial& t) {
+  int step = 0;
+  if (!t.resume_checkpoint().empty()) std::ifstream(t.resume_checkpoint()) >> step;
+  return step + 1;
+}
 
 void train(slurmtune::Trial& t) {
   int identical = 0;
@@ -21,13 +36,21 @@ void train(slurmtune::Trial& t) {
   const bool mixed = identical == MPI_IDENT || ids[0] != static_cast<double>(t.id()) * t.size();
   if (t.id() == 2 && t.attempt() == 0) throw std::runtime_error("injected failure");
   const double x = t.param<double>("x");
-  const int steps = 9;
-  for (int step = 1; step <= steps; ++step) {
+  const int steps = 9, start = first_step(t);
+  for (int step = start; step <= steps; ++step) {
+    if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 2 && t.rank() == 1)
+      std::raise(SIGKILL);
     double loss[1] = {(x - 0.3) * (x - 0.3) + 1.0 / step};
     slurmtune::dp::average(t, loss);
     const auto decision = t.report(step, {{"loss", loss[0]},
                                           {"ranks", static_cast<double>(t.size())},
-                                          {"mixed", mixed ? 1.0 : 0.0}});
+                                          {"mixed", mixed ? 1.0 : 0.0},
+                                          {"start", static_cast<double>(start)}});
+    if (t.should_checkpoint()) {
+      const std::string path = t.checkpoint_dir() + "/step.txt";
+      if (t.rank() == 0) std::ofstream(path) << step;
+      t.checkpoint_saved(step, path);
+    }
     int mine = static_cast<int>(decision), low = 0, high = 0;
     MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, t.comm());
     MPI_Allreduce(&mine, &high, 1, MPI_INT, MPI_MAX, t.comm());
@@ -39,5 +62,7 @@ void train(slurmtune::Trial& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--kill-trial=", 13) == 0) kill_trial = std::atol(argv[i] + 13);
   return slurmtune::run_trials(argc, argv, train);
 }
