@@ -35,11 +35,25 @@ class CommHandle {
   MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
+// One broadcast for the usual short text (length and bytes in one 4 KiB buffer), a
+// second only for the rest of a longer one: trial turnaround is a handful of these.
 void broadcast_string(std::string& text, MPI_Comm comm) {
+  constexpr std::size_t kInline = 4096 - sizeof(int);
+  char buffer[4096];
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   int size = static_cast<int>(text.size());
-  MPI_Bcast(&size, 1, MPI_INT, 0, comm);
+  if (rank == 0) {
+    std::memcpy(buffer, &size, sizeof size);
+    std::memcpy(buffer + sizeof size, text.data(), std::min(text.size(), kInline));
+  }
+  MPI_Bcast(buffer, sizeof buffer, MPI_CHAR, 0, comm);
+  std::memcpy(&size, buffer, sizeof size);
+  if (rank != 0)
+    text.assign(buffer + sizeof size, std::min(static_cast<std::size_t>(size), kInline));
+  if (static_cast<std::size_t>(size) <= kInline) return;
   text.resize(static_cast<std::size_t>(size));
-  if (size > 0) MPI_Bcast(text.data(), size, MPI_CHAR, 0, comm);
+  MPI_Bcast(text.data() + kInline, size - static_cast<int>(kInline), MPI_CHAR, 0, comm);
 }
 
 // SLURMTUNE_TRIAL_SHAPE: "nodes:N", "ranks:R" or "gpus:G:GPUS_PER_NODE" (set by
@@ -166,18 +180,20 @@ class TrialGroupRunner {
 
   // One trial: rank 0 fetches the assignment, every rank trains, rank 0 reports the end.
   bool run_one(const TrainFunction& train, Client* leader) {
-    std::string assignment, lost;
+    // One broadcast carries what rank 0 learned: "A" + assignment, "D" (the study is
+    // over) or "L" + why the coordinator is lost.
+    std::string message;
     if (rank_ == 0) {
       try {
-        if (leader->next_trial()) assignment = leader->assignment();
+        message = leader->next_trial() ? "A" + leader->assignment() : "D";
       } catch (const ClientError& e) {
-        lost = e.what();
+        message = std::string("L") + e.what();
       }
     }
-    broadcast_string(lost, group_.get());
-    if (!lost.empty()) throw CoordinatorLost(lost);
-    broadcast_string(assignment, group_.get());
-    if (assignment.empty()) return false;  // the study is over
+    broadcast_string(message, group_.get());
+    if (message.starts_with("L")) throw CoordinatorLost(message.substr(1));
+    if (message == "D") return false;  // the study is over
+    const std::string assignment = message.substr(1);
     std::string error;
     {
       Trial trial(group_.get(), assignment, leader, local_rank_, hosts_);
@@ -206,15 +222,13 @@ class TrialGroupRunner {
         MPI_Recv(error.data(), n, MPI_CHAR, reporter, 7, group_.get(), MPI_STATUS_IGNORE);
       }
     }
+    // A failure to send this shows at the next NEXT, which every rank learns about.
     if (rank_ == 0) {
       try {
         leader->end_trial(all_ok != 0, error);
-      } catch (const ClientError& e) {
-        lost = e.what();
+      } catch (const ClientError&) {
       }
     }
-    broadcast_string(lost, group_.get());
-    if (!lost.empty()) throw CoordinatorLost(lost);
     return true;
   }
 

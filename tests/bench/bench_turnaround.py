@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Trial-group turnaround (doc/performance.md): the median gap between one trial ending
+and the next one starting in the same group, against launching a new MPI job step.
+
+  bench_turnaround.py SLURMTUNE GROUP_PROBE [--trials 40]     (SLURM_CONF set)
+
+Inside one `salloc -N 4 --ntasks-per-node 1`:
+  - bare: `srun -N2 -n2 --mpi=pmix GROUP_PROBE` 10 times; time from calling srun to rank
+    0 being past MPI_Init (what a step per trial costs before any work);
+  - slurmtune: a [trial] mode = "mpi" study, 2 groups of 2 nodes, fifo, one report per
+    trial; gap = the next trial's t0 (taken in its train function) minus the previous
+    trial's recorded end, per group.
+Needs h5py (Debian: /usr/bin/python3).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+STUDY = """[study]
+name = "turnaround"
+metric = "loss"
+metrics = ["loss", "t0"]
+max_trials = {trials}
+[search]
+x = {{ uniform = [0, 1] }}
+[scheduler]
+type = "fifo"
+max_t = 1
+[trial]
+mode = "mpi"
+program = ["{probe}"]
+[resources]
+nodes = 2
+"""
+
+
+def ms(values):
+    return "median %.2f ms (min %.2f, max %.2f, n=%d)" % (
+        1e3 * statistics.median(values), 1e3 * min(values), 1e3 * max(values), len(values))
+
+
+def inside(args):
+    bare = []
+    for _ in range(10):
+        before = time.time()
+        out = subprocess.run(["srun", "-N2", "-n2", "--exact", "--mpi=pmix", args.probe],
+                             check=True, capture_output=True, text=True).stdout
+        bare.append(float(out.split()[-1]) - before)
+    workdir = tempfile.mkdtemp(prefix="slurmtune-bench-turnaround-")
+    study = os.path.join(workdir, "study.toml")
+    with open(study, "w") as f:
+        f.write(STUDY.format(trials=args.trials, probe=args.probe))
+    output = os.path.join(workdir, "study.h5")
+    subprocess.run([args.slurmtune, "run", study, "-o", output, "--progress-interval", "3600"],
+                   check=True, cwd=workdir, stderr=subprocess.DEVNULL)
+    with h5py.File(output, "r") as f:
+        trials = f["trials"][:]
+        metrics = f["metrics"][:]
+    t0 = {int(m["trial"]): float(m["t0"]) for m in metrics}
+    by_group = {}
+    for t in trials:
+        by_group.setdefault(t["nodes"].decode(), []).append(t)
+    gaps = []
+    for rows in by_group.values():
+        rows.sort(key=lambda r: float(r["start_time"]))
+        for prev, nxt in zip(rows, rows[1:]):
+            gaps.append(t0[int(nxt["id"])] - float(prev["end_time"]))
+    print("new srun step, 2 nodes, --mpi=pmix, to rank 0 past MPI_Init: " + ms(bare))
+    print("trial group, previous trial ended -> next trial's train() running: " + ms(gaps))
+    print("groups: %s" % sorted(by_group))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("slurmtune")
+    parser.add_argument("probe")
+    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--inside", action="store_true")
+    args = parser.parse_args()
+    args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
+    if args.inside:
+        return inside(args)
+    subprocess.run(["salloc", "-N", "4", "--ntasks-per-node", "1", sys.executable,
+                    os.path.abspath(__file__), args.slurmtune, args.probe, "--trials",
+                    str(args.trials), "--inside"], check=True)
+
+
+if __name__ == "__main__":
+    main()
