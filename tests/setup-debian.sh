@@ -13,6 +13,8 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev
   # MPI trials (srun --mpi=pmix across the test cluster, mpirun with the local launcher)
   openmpi-bin libopenmpi-dev
+  # collective trial checkpoints (parallel HDF5 over MPI-IO; the study file stays serial)
+  libhdf5-openmpi-dev
   # Python: scheduler semantics against numpy and the real Optuna; the analysis module
   python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
 )

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "slurmtune/checkpoint.hpp"
 #include "slurmtune/client.hpp"
 
 namespace slurmtune {
@@ -57,6 +58,12 @@ class Trial {
   const std::string& resume_checkpoint() const { return resume_; }
   /// Collective: records a checkpoint file written at `step` (rank 0 tells the study).
   void checkpoint_saved(double step, const std::string& path);
+  /// Collective: writes `<checkpoint_dir()>/ckpt-<step>.h5` with parallel HDF5 over comm()
+  /// through `fill`, then records it. Throws ClientError when built without parallel HDF5.
+  void checkpoint(double step, const std::function<void(CheckpointWriter&)>& fill);
+  /// Collective: reads resume_checkpoint() through `read`; false (and `read` not called)
+  /// when there is none (a fresh trial).
+  bool restore(const std::function<void(CheckpointReader&)>& read);
 
   Trial(const Trial&) = delete;
   Trial& operator=(const Trial&) = delete;

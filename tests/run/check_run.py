@@ -284,6 +284,13 @@ def scenario_groups(runner, args, kill=False):
     failed = trials.loc[2]
     expect(failed.retries == 1 and "injected failure" in failed.error and failed.status != "failed",
            "trial 2: %s" % failed.to_dict())
+    with h5py.File(path, "r") as f:
+        checkpoints = [c["path"].decode() for c in f["checkpoints"][:]]
+    expect(checkpoints, "no collective checkpoint was indexed")
+    for relative in checkpoints:
+        with h5py.File(os.path.join(runner.workdir, relative), "r") as ckpt:
+            expect("weights" in ckpt and len(ckpt["weights.counts"]) == 2,
+                   "checkpoint %s: %s" % (relative, list(ckpt)))
     if kill:
         expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
         expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
@@ -295,9 +302,9 @@ def scenario_groups(runner, args, kill=False):
         outcome = "one MPI step"
     judged = check_asha(path, 1, 3, 9)
     print("%s: 8 trials, %s; %s on %s (%s); trial 2 failed once and was retried; "
-          "%d ASHA decisions equal the model" % (args.scenario, partition.split("slurmtune: ")[-1],
-                                                  outcome, sorted(set(trials.nodes)),
-                                                  dict(trials.status.value_counts()), judged))
+          "%d collective HDF5 checkpoints; %d ASHA decisions equal the model"
+          % (args.scenario, partition.split("slurmtune: ")[-1], outcome, sorted(set(trials.nodes)),
+             dict(trials.status.value_counts()), len(checkpoints), judged))
 
 
 def bad_clients(address):

@@ -5,25 +5,43 @@
 // attempt throws on every rank (it must fail, be retried, and the group go on).
 // `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL, which ends the
 // whole MPI step; the coordinator fails the running trials, relaunches the step, and
-// they resume from their checkpoints (rank 0 writes the step it reached).
+// they resume from their collective HDF5 checkpoints, checked byte for byte.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <slurmtune/dp.hpp>
 #include <slurmtune/trial.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
 long kill_trial = -1;
 
-int first_step(const slurmtune::Trial& t) {
-  int step = 0;
-  if (!t.resume_checkpoint().empty()) std::ifstream(t.resume_checkpoint()) >> step;
-  return step + 1;
+// What rank `rank` keeps at `step`: a slice whose length differs between ranks.
+std::vector<double> slice(int rank, double step) {
+  std::vector<double> v(static_cast<std::size_t>(3 + rank));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = step * 1000 + rank * 10 + static_cast<double>(i) + 0.125;
+  return v;
+}
+
+// Restores the collective checkpoint and checks it byte for byte; the next step.
+int first_step(slurmtune::Trial& t) {
+  int next = 1;
+  t.restore([&](slurmtune::CheckpointReader& r) {
+    const std::vector<double> mine = r.read_sliced("weights");
+    const std::vector<double> state = r.read_root("state");
+    const std::vector<double> expected = slice(t.rank(), r.step());
+    if (mine.size() != expected.size() ||
+        std::memcmp(mine.data(), expected.data(), mine.size() * sizeof(double)) != 0 ||
+        state.size() != 1 || state[0] != r.step())
+      throw std::logic_error("checkpoint restored different bytes");
+    next = static_cast<int>(r.step()) + 1;
+  });
+  return next;
 }
 
 void train(slurmtune::Trial& t) {
@@ -47,9 +65,11 @@ void train(slurmtune::Trial& t) {
                                           {"mixed", mixed ? 1.0 : 0.0},
                                           {"start", static_cast<double>(start)}});
     if (t.should_checkpoint()) {
-      const std::string path = t.checkpoint_dir() + "/step.txt";
-      if (t.rank() == 0) std::ofstream(path) << step;
-      t.checkpoint_saved(step, path);
+      t.checkpoint(step, [&](slurmtune::CheckpointWriter& w) {
+        w.write_sliced("weights", slice(t.rank(), step));
+        const double state[1] = {static_cast<double>(step)};
+        w.write_root("state", state);
+      });
     }
     int mine = static_cast<int>(decision), low = 0, high = 0;
     MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, t.comm());
