@@ -7,7 +7,13 @@ cd "$(dirname "$0")/.."
 bash tests/setup-debian.sh
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
+# With the CUDA Toolkit and NCCL in /usr/local/cuda the trial API is built with NCCL;
+# on machines without a GPU the tests then check that it falls back to MPI.
+cuda=()
+if [ -x /usr/local/cuda/bin/nvcc ] && [ -f /usr/local/cuda/include/nccl.h ]; then
+  cuda=(-DSLURMTUNE_ENABLE_CUDA=ON -DCUDAToolkit_ROOT=/usr/local/cuda)
+fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
-      -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON
+      -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600

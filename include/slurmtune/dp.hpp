@@ -19,6 +19,11 @@ void broadcast(const Trial& t, std::span<double> values, int root = 0);
 /// Each rank's values, concatenated in rank order (size() * values.size() entries).
 std::vector<double> allgather(const Trial& t, std::span<const double> values);
 
+/// Device buffers (CUDA): `values` points to `n` floats on this rank's GPU. With an NCCL
+/// communicator (t.nccl_comm()) this is one ncclAllReduce(ncclAvg); without one the
+/// buffer goes through host memory and MPI. Throws ClientError when built without CUDA.
+void average_device(Trial& t, float* values, std::size_t n);
+
 /// lr × size: the learning rate for `size` replicas (linear scaling rule).
 double scaled_lr(double lr, int size);
 /// Warm-up: from lr at epoch 0 linearly to lr × size at `warmup_epochs` (fractional

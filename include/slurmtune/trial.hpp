@@ -65,6 +65,12 @@ class Trial {
   /// when there is none (a fresh trial).
   bool restore(const std::function<void(CheckpointReader&)>& read);
 
+  /// Collective: an NCCL communicator over comm() (unique id from trial rank 0, broadcast,
+  /// ncclCommInitRank), each rank on GPU device_for(local_rank); cast to ncclComm_t.
+  /// nullptr, with one line on stderr saying why, when slurmtune was built without
+  /// CUDA (-DSLURMTUNE_ENABLE_CUDA=ON) or a rank sees no GPU: use the MPI collectives.
+  void* nccl_comm();
+
   Trial(const Trial&) = delete;
   Trial& operator=(const Trial&) = delete;
   ~Trial();
@@ -82,6 +88,8 @@ class Trial {
   std::shared_ptr<const void> params_;  // core::JsonObject, kept out of this header
   Client* leader_;                      // rank 0 only
   bool checkpoint_wanted_ = false;
+  std::shared_ptr<void> nccl_;  // the NCCL communicator once made (destroyed with the trial)
+  bool nccl_tried_ = false;
 };
 
 using TrainFunction = std::function<void(Trial&)>;

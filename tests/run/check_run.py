@@ -275,6 +275,7 @@ def scenario_groups(runner, args, kill=False):
     expect(("placement from " + ("mpi-shared" if args.placement == "mpi" else "pmix")) in step_err,
            "placement source: " + step_err)
     partition = [line for line in step_err.splitlines() if "placement from" in line][0]
+    expect("using MPI collectives" in step_err, "no NCCL fallback message: " + step_err)
     trials = check_complete(path, 8).set_index("id")
     study_ = Study(path)
     m = study_.metrics
