@@ -198,8 +198,11 @@ Client Client::from_environment() {
 Client Client::for_group(int group, int ranks, const std::string& nodes) {
   auto state = std::make_unique<State>();
   state->group = true;
+  // SLURMTUNE_STEP: which of the coordinator's MPI steps this group belongs to.
+  const std::string step = env_or("SLURMTUNE_STEP", "0");
   state->connect_and_hello("\"group\": " + std::to_string(group) + ", \"ranks\": " +
-                           std::to_string(ranks) + ", \"nodes\": " + core::json_quote(nodes));
+                           std::to_string(ranks) + ", \"nodes\": " + core::json_quote(nodes) +
+                           ", \"step\": " + std::to_string(std::atoi(step.c_str())));
   state->receive(MessageType::Welcome);
   return Client(std::move(state));
 }

@@ -85,6 +85,9 @@ void read_trial(TableReader r, core::StudySpec& study) {
              "mode = \"mpi\" needs program = [\"./my_trainer\", ...]: the MPI "
              "program that calls slurmtune::run_trials");
     study.trial.program = *program;
+    if (const auto layout = r.keyword("layout", {"split", "steps"}))
+      study.trial.layout =
+          *layout == "steps" ? core::TrialSpec::Layout::Steps : core::TrialSpec::Layout::Split;
   }
   if (const auto command = r.strings("command")) {
     if (study.trial.mode == core::TrialSpec::Mode::Mpi)

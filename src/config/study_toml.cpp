@@ -110,6 +110,7 @@ toml::table trial_table(const core::StudySpec& study) {
     for (const auto& arg : study.trial.program)
       program.push_back(arg);
     t.insert("mode", "mpi");
+    t.insert("layout", study.trial.layout == core::TrialSpec::Layout::Steps ? "steps" : "split");
     t.insert("program", std::move(program));
   }
   return t;

@@ -20,6 +20,9 @@ struct TrialSpec {
     Mpi,      ///< one MPI step runs `program`, split into per-trial groups (run_trials)
   };
   Mode mode = Mode::Command;
+  /// Mpi: one step over the allocation split into groups, or one step per group
+  enum class Layout { Split, Steps };
+  Layout layout = Layout::Split;
   std::vector<std::string> command;  ///< argv template with {param} placeholders
   std::vector<std::string> program;  ///< Mpi: the MPI program's argv (no placeholders)
   std::int64_t max_failures = 0;     ///< retries of a failed trial

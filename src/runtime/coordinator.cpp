@@ -150,7 +150,7 @@ double Coordinator::elapsed_s() const {
 
 int Coordinator::run() {
   fill_slots();
-  while (!(active_.empty() && !step_.running() && (controller_->shutting_down() || done_))) {
+  while (!(active_.empty() && steps_.empty() && (controller_->shutting_down() || done_))) {
     loop_.run_once(100);
     tick();
   }
@@ -252,7 +252,11 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
 }
 
 void Coordinator::reap_children() {
-  if (step_.running() && step_.poll()) step_ended();
+  std::vector<int> ended_steps;
+  for (auto& [number, step] : steps_)
+    if (step.process.poll()) ended_steps.push_back(number);
+  for (const int number : ended_steps)
+    step_ended(number);
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : active_)
     if (!t->group && t->process.poll()) ended.push_back(id);
@@ -288,12 +292,12 @@ void Coordinator::schedule_stop(ActiveTrial& t, double grace_s) {
 
 void Coordinator::enforce_deadlines() {
   const auto now = Clock::now();
-  if (step_kill_at_ && now >= *step_kill_at_ && step_.running()) {
-    log_line("the MPI step ignored SIGTERM; sending SIGKILL");
-    step_.signal_group(SIGKILL);
+  if (step_kill_at_ && now >= *step_kill_at_ && !steps_.empty()) {
+    log_line("MPI step(s) ignored SIGTERM; sending SIGKILL");
+    signal_steps(SIGKILL);
     step_kill_at_.reset();
-  } else if (step_terminate_at_ && now >= *step_terminate_at_ && step_.running()) {
-    step_.signal_group(SIGTERM);
+  } else if (step_terminate_at_ && now >= *step_terminate_at_ && !steps_.empty()) {
+    signal_steps(SIGTERM);
     step_terminate_at_.reset();
     step_kill_at_ = now + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(options_.kill_grace_s));

@@ -74,20 +74,33 @@ class Coordinator final : public ControlHandler {
   // trial groups, [trial] mode = "mpi" (coordinator_groups.cpp)
   struct TrialGroup {
     int index = 0, ranks = 0;
+    int step = 0;  // the MPI step it belongs to
     std::string nodes;
     std::optional<core::TrialId> trial;  // assigned and not yet ended
     bool waiting = false;                // sent NEXT, no ASSIGN yet
   };
   bool group_mode() const { return spec_.trial.mode == core::TrialSpec::Mode::Mpi; }
-  void launch_step();
+  // One MPI step running trial groups: the whole allocation (layout "split") or one
+  // trial's resources (layout "steps", one group per step).
+  struct GroupStep {
+    ChildProcess process;
+    Placement placement;   // layout "steps": its resources
+    int groups = 0;        // groups that connected from it
+    bool failing = false;  // one of its groups vanished: it gets nothing more
+  };
+  bool split_layout() const { return spec_.trial.layout == core::TrialSpec::Layout::Split; }
+  void ensure_steps();
+  void launch_step(Placement placement);
   std::string trial_shape() const;
   std::string on_group_hello(ConnectionId id, const core::JsonObject& hello);
+  static std::string group_name(const TrialGroup& g);  // STEP.GROUP, for the log
   std::optional<Reply> on_group_message(ConnectionId id, TrialGroup& g, MessageType type,
                                         const core::JsonObject& body);
   void serve_groups();
   std::string assignment(const ActiveTrial& t) const;
   void end_group_trial(TrialGroup& g, bool ok, const std::string& error);
-  void step_ended();
+  void step_ended(int number);
+  void signal_steps(int signal);
   ActiveTrial& register_trial(const core::TrialLaunch& launch, Placement placement);
 
   const core::StudySpec& spec_;
@@ -105,10 +118,8 @@ class Coordinator final : public ControlHandler {
   Clock::time_point started_at_, last_progress_;
   std::uint64_t reports_at_last_progress_ = 0;
   std::map<ConnectionId, TrialGroup> groups_;
-  ChildProcess step_;  // mode = "mpi": the MPI step running every trial group
-  int step_launches_ = 0;
-  int step_groups_ = 0;        // groups that connected from the current step
-  bool step_failing_ = false;  // a group of the current step vanished: hand out nothing
+  std::map<int, GroupStep> steps_;  // mode = "mpi": running MPI steps by number (1, 2, ...)
+  int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   int shutdown_signals_ = 0;
   bool done_ = false;

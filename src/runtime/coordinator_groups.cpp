@@ -2,8 +2,9 @@
 // slurmtune::run_trials inside it splits the ranks into per-trial groups, and each
 // group's rank 0 connects here, asks for work (NEXT), gets a trial (ASSIGN), reports
 // like any trial, and says how it ended (TRIAL_END). Groups run trials back to back:
-// no process start-up between trials. A crashing rank ends the whole step (one
+// no process start-up between trials. A crashing rank ends its whole step (one
 // MPI_COMM_WORLD): its groups' trials fail (and are retried) and the step is relaunched.
+// layout = "steps" launches one step per group instead, so a crash takes down one group.
 #include <filesystem>
 
 #include "core/param_value.hpp"
@@ -24,24 +25,55 @@ std::string Coordinator::trial_shape() const {
   return "nodes:" + std::to_string(r.nodes);
 }
 
-void Coordinator::launch_step() {
-  ++step_launches_;
-  step_groups_ = 0;
-  step_failing_ = false;
+void Coordinator::ensure_steps() {
+  if (controller_->shutting_down() || done_) return;
+  if (split_layout()) {
+    if (steps_.empty() && step_launches_ == 0) launch_step({});
+    return;
+  }
+  // layout "steps": one step per trial's worth of resources, as many as fit
+  const auto& limit = spec_.resources.max_concurrent;
+  while (!limit || static_cast<std::int64_t>(steps_.size()) < *limit) {
+    auto placement = launcher_->reserve();
+    if (!placement) break;
+    launch_step(std::move(*placement));
+  }
+}
+
+void Coordinator::launch_step(Placement placement) {
+  const int number = ++step_launches_;
   SpawnRequest request;
-  request.argv = launcher_->whole_step(spec_.trial.program);
+  const auto& r = spec_.resources;
+  // A step of layout "steps" is one group: all of its ranks form the trial.
+  const std::string shape =
+      split_layout() ? trial_shape() : "ranks:" + std::to_string(r.nodes * r.ntasks_per_node);
+  request.argv = split_layout() ? launcher_->whole_step(spec_.trial.program)
+                                : launcher_->wrap(placement, spec_.trial.program);
   request.env = {{"SLURMTUNE_ADDR", address_},
                  {"SLURMTUNE_TOKEN_FILE", token_file_},
                  {"SLURMTUNE_STUDY", spec_.name},
-                 {"SLURMTUNE_TRIAL_SHAPE", trial_shape()}};
-  const std::string stem = trials_dir_ + "/step-" + std::to_string(step_launches_);
+                 {"SLURMTUNE_STEP", std::to_string(number)},
+                 {"SLURMTUNE_TRIAL_SHAPE", shape}};
+  const std::string stem = trials_dir_ + "/step-" + std::to_string(number);
   request.stdout_path = stem + ".out";
   request.stderr_path = stem + ".err";
-  step_ = ChildProcess::spawn(request);
-  std::string line = "MPI step " + std::to_string(step_launches_) + " (" + trial_shape() + "):";
+  GroupStep step;
+  step.process = ChildProcess::spawn(request);
+  step.placement = std::move(placement);
+  steps_.emplace(number, std::move(step));
+  std::string line = "MPI step " + std::to_string(number) + " (" + shape + "):";
   for (const auto& arg : request.argv)
     line += " " + arg;
   log_line(line);
+}
+
+void Coordinator::signal_steps(int signal) {
+  for (auto& [number, step] : steps_)
+    step.process.signal_group(signal);
+}
+
+std::string Coordinator::group_name(const TrialGroup& g) {
+  return std::to_string(g.step) + "." + std::to_string(g.index);
 }
 
 std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject& hello) {
@@ -54,12 +86,13 @@ std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject&
   };
   g.index = number("group");
   g.ranks = number("ranks");
+  g.step = hello.contains("step") ? number("step") : 0;
   if (const auto nodes = hello.find("nodes"); nodes != hello.end() && nodes->second.is_string())
     g.nodes = std::get<std::string>(nodes->second.data);
-  log_line("trial group " + std::to_string(g.index) + " ready: " + std::to_string(g.ranks) +
-           " rank(s) on " + g.nodes);
+  log_line("trial group " + group_name(g) + " ready: " + std::to_string(g.ranks) + " rank(s) on " +
+           g.nodes);
+  if (const auto step = steps_.find(g.step); step != steps_.end()) ++step->second.groups;
   groups_.emplace(id, g);
-  ++step_groups_;
   return "{\"group\": " + std::to_string(g.index) + "}";
 }
 
@@ -104,16 +137,21 @@ std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& 
 }
 
 void Coordinator::serve_groups() {
-  if (!step_.running() && !step_launches_ && !controller_->shutting_down()) launch_step();
-  // A vanished group means its step is going down (one MPI_COMM_WORLD): the other groups
-  // of that step get nothing more, the relaunched step takes over.
-  if (step_failing_) return;
+  ensure_steps();
   const bool stopping = controller_->shutting_down() || done_;
+  bool nothing_to_launch = stopping;
   for (auto& [id, g] : groups_) {
     if (!g.waiting) continue;
+    // A vanished group means its step is going down (one MPI_COMM_WORLD): the other
+    // groups of that step get nothing more; the relaunched step takes over.
+    if (const auto step = steps_.find(g.step); step != steps_.end() && step->second.failing)
+      continue;
     std::optional<core::TrialLaunch> launch;
     if (!stopping) launch = controller_->next_launch(elapsed_s());
-    if (!launch) continue;
+    if (!launch) {
+      nothing_to_launch = true;
+      continue;
+    }
     ActiveTrial& t = register_trial(*launch, Placement{{}, g.nodes});
     t.group = id;
     t.reporter = id;
@@ -122,13 +160,12 @@ void Coordinator::serve_groups() {
     g.waiting = false;
     study_.writer->set_nodes(t.trial, g.nodes);
     log_line("trial " + std::to_string(t.trial) + " " + std::string(core::to_string(launch->kind)) +
-             " in group " + std::to_string(g.index) + " (" + g.nodes + "): " + t.params_json);
+             " in group " + group_name(g) + " (" + g.nodes + "): " + t.params_json);
     server_->send(id, MessageType::Assign, assignment(t));
   }
-  // Every group idle and nothing to hand out: the study is over; tell the waiting groups.
-  const bool any_waiting = std::any_of(groups_.begin(), groups_.end(),
-                                       [](const auto& entry) { return entry.second.waiting; });
-  if (any_waiting && active_.empty()) {
+  // A healthy group asked and the controller had nothing, and nothing runs: the study is
+  // over. Tell every waiting group, so the steps end.
+  if (nothing_to_launch && active_.empty()) {
     done_ = true;
     for (auto& [id, g] : groups_) {
       if (!g.waiting) continue;
@@ -149,29 +186,38 @@ void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& err
   active_.erase(id);
 }
 
-void Coordinator::step_ended() {
-  const std::string status = step_.status()->describe();
-  std::string failures;
-  for (auto& [id, g] : groups_)
-    if (g.trial)
-      end_group_trial(g, false,
-                      "the MPI step ended (" + status + "); see " + trials_dir_ + "/step-" +
-                          std::to_string(step_launches_) + ".err");
-  const bool any_group = step_groups_ > 0;
-  groups_.clear();
+void Coordinator::step_ended(int number) {
+  GroupStep& step = steps_.at(number);
+  const std::string status = step.process.status()->describe();
+  const std::string log = trials_dir_ + "/step-" + std::to_string(number) + ".err";
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    if (it->second.step != number) {
+      ++it;
+      continue;
+    }
+    if (it->second.trial)
+      end_group_trial(it->second, false, "the MPI step ended (" + status + "); see " + log);
+    it = groups_.erase(it);
+  }
+  const bool any_group = step.groups > 0;
+  if (!split_layout()) launcher_->release(step.placement);
+  steps_.erase(number);
   if (done_ || controller_->shutting_down()) {
-    log_line("MPI step " + std::to_string(step_launches_) + " ended: " + status);
+    log_line("MPI step " + std::to_string(number) + " ended: " + status);
     return;
   }
   if (!any_group)
-    throw Error("the MPI step ended (" + status + ") before any trial group connected; see " +
-                trials_dir_ + "/step-" + std::to_string(step_launches_) + ".err");
-  if (step_launches_ > options_.max_step_restarts)
-    throw Error("the MPI step failed " + std::to_string(step_launches_) +
-                " times; giving up (see " + trials_dir_ + "/step-*.err)");
-  log_line("MPI step " + std::to_string(step_launches_) + " ended (" + status +
+    throw Error("MPI step " + std::to_string(number) + " ended (" + status +
+                ") before any trial group connected; see " + log);
+  if (++step_restarts_ > options_.max_step_restarts)
+    throw Error("MPI steps failed " + std::to_string(step_restarts_) + " times; giving up (see " +
+                trials_dir_ + "/step-*.err)");
+  log_line("MPI step " + std::to_string(number) + " ended (" + status +
            ") with work left: relaunching it");
-  launch_step();
+  if (split_layout())
+    launch_step({});
+  else
+    ensure_steps();
 }
 
 }  // namespace slurmtune::runtime

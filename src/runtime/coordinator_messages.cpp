@@ -164,11 +164,12 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
   if (const auto g = groups_.find(id); g != groups_.end()) {
-    if (!done_) step_failing_ = true;
+    if (const auto step = steps_.find(g->second.step); step != steps_.end() && !done_)
+      step->second.failing = true;
     if (g->second.trial)
-      end_group_trial(g->second, false,
-                      "trial group " + std::to_string(g->second.index) + " lost its connection (" +
-                          reason + ")");
+      end_group_trial(
+          g->second, false,
+          "trial group " + group_name(g->second) + " lost its connection (" + reason + ")");
     groups_.erase(g);
     return;
   }

@@ -254,18 +254,22 @@ def scenario_mpi(runner, args):
           % (len(trials), sorted(set(trials.nodes)), judged))
 
 
-def scenario_groups(runner, args, kill=False):
-    """[trial] mode = "mpi": one step split into trial groups that run trials back to back.
-    With kill, a rank of trial 5 dies: the step is relaunched and trials resume."""
-    groups = args.ranks // 2
+def scenario_groups(runner, args, kill=False, layout="split"):
+    """[trial] mode = "mpi": one step split into trial groups that run trials back to back
+    (layout "steps": one step per group). With kill, a rank of trial 5 dies: its step is
+    relaunched and the trials resume from their checkpoints."""
+    groups = args.ranks // 2 if layout == "split" else 1  # groups per step
     if runner.launcher == "slurm":
         resources, extra, sbatch = "nodes = 2\n", [], ["-N", str(args.ranks), "--ntasks-per-node", "1"]
-    else:
+    elif layout == "split":
         resources, extra, sbatch = "ranks_per_trial = 2\n", ["--slots", str(args.ranks)], []
+    else:
+        resources, extra, sbatch = "ntasks_per_node = 2\n", ["--slots", str(args.ranks)], []
     text = study_toml("groups", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed", "start"),
                       resources=resources, trial_extra="max_failures = 2\n")
     program = '["%s"%s]' % (args.group_trial, ', "--kill-trial=5"' if kill else "")
-    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = %s' % program)
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nlayout = "%s"\nprogram = %s'
+                        % (layout, program))
     study = runner.write("study.toml", text)
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
@@ -292,13 +296,20 @@ def scenario_groups(runner, args, kill=False):
         with h5py.File(os.path.join(runner.workdir, relative), "r") as ckpt:
             expect("weights" in ckpt and len(ckpt["weights.counts"]) == 2,
                    "checkpoint %s: %s" % (relative, list(ckpt)))
-    if kill:
+    if kill and layout == "steps":
+        expect("trial 5 failed" in log, "the killed step was not noticed:\n" + log)
+        others = trials.drop(index=[2, 5])
+        expect((others.retries == 0).all(), "a crash in one step failed other groups' trials:\n%s"
+               % others[["retries", "error"]])
+        expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
+        outcome = "one step per group; the killed rank took down its own group only"
+    elif kill:
         expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
         expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
         resumed = sorted(set(m[m.start > 1].trial))
         expect(resumed, "no trial resumed from a checkpoint after the relaunch")
         outcome = "step killed and relaunched; trials %s resumed from checkpoints" % resumed
-    else:
+    elif layout == "split":
         expect("MPI step 2" not in log, "trials should run back to back in one step:\n" + log)
         outcome = "one MPI step"
     judged = check_asha(path, 1, 3, 9)
@@ -511,7 +522,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
     parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
-                                             "groups", "groups-kill"])
+                                             "groups", "groups-kill", "groups-steps"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -528,7 +539,8 @@ def main():
     if args.scenario in ("term", "kill"):
         scenario_interrupt(runner, args, args.scenario)
     elif args.scenario.startswith("groups"):
-        scenario_groups(runner, args, kill=args.scenario == "groups-kill")
+        scenario_groups(runner, args, kill=args.scenario != "groups",
+                        layout="steps" if args.scenario == "groups-steps" else "split")
     else:
         globals()["scenario_" + args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
