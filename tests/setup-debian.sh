@@ -15,6 +15,8 @@ packages=(
   openmpi-bin libopenmpi-dev
   # collective trial checkpoints (parallel HDF5 over MPI-IO; the study file stays serial)
   libhdf5-openmpi-dev
+  # the mlp-digits example: the UCI digits ship with scikit-learn; zlib reads them
+  python3-sklearn zlib1g-dev
   # Python: scheduler semantics against numpy and the real Optuna; the analysis module
   python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
 )

@@ -180,6 +180,7 @@ Client::~Client() {
 
 Client Client::from_environment() {
   auto state = std::make_unique<State>();
+  required_env("SLURMTUNE_ADDR");  // the first thing a misplaced call lacks: say that
   const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
   state->rank = detect_rank();
   state->connect_and_hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));

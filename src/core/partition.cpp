@@ -64,8 +64,10 @@ std::vector<std::vector<int>> groups_of(const NodeRanks& nodes, std::size_t size
 
 std::string describe(const TrialShape& shape) {
   switch (shape.kind) {
-    case TrialShape::Kind::NodesPerTrial: return std::to_string(shape.count) + " node(s) per trial";
-    case TrialShape::Kind::RanksPerTrial: return std::to_string(shape.count) + " rank(s) per trial";
+    case TrialShape::Kind::NodesPerTrial:
+      return std::to_string(shape.count) + " node(s) per trial";
+    case TrialShape::Kind::RanksPerTrial:
+      return std::to_string(shape.count) + " rank(s) per trial";
     case TrialShape::Kind::GpusPerTrial:
       return std::to_string(shape.count) + " GPU(s) per trial (" +
              std::to_string(shape.gpus_per_node) + " per node)";

@@ -149,11 +149,11 @@ def read(path):
         return ""
 
 
-def check_asha(path, grace, rf, max_t, metric="loss"):
+def check_asha(path, grace, rf, max_t, metric="loss", mode="min"):
     """Every recorded decision equals the Ray ASHA model fed the same reports in order."""
     study = Study(path)
     metrics, events = study.metrics, study.events
-    model = RayModel(grace, rf, max_t, 1, True, -1.0)
+    model = RayModel(grace, rf, max_t, 1, True, -1.0 if mode == "min" else 1.0)
     decided = {(int(e.trial), float(e.step)): (e.kind, int(e.rung)) for e in events.itertuples()
                if e.kind in ("continue", "stop", "pause")}
     ends = events[events.kind.isin(["completed", "stopped", "failed"])]
@@ -317,6 +317,31 @@ def scenario_groups(runner, args, kill=False, layout="split"):
           "%d collective HDF5 checkpoints; %d ASHA decisions equal the model"
           % (args.scenario, partition.split("slurmtune: ")[-1], outcome, sorted(set(trials.nodes)),
              dict(trials.status.value_counts()), len(checkpoints), judged))
+
+
+def scenario_digits(runner, args):
+    """The mlp-digits example: a data-parallel MLP tuned with ASHA in trial groups of 2
+    ranks (2 nodes per trial under Slurm); the best trial must pass 95 % accuracy."""
+    example = os.path.join(ROOT, "share", "slurmtune", "examples", "mlp-digits", "study.toml")
+    text = read(example).replace('program = ["mlp_digits"]', 'program = ["%s"]' % args.digits)
+    if runner.launcher == "slurm":
+        text = text.replace("ranks_per_trial = 2", "nodes = 2")
+        extra, sbatch = [], ["-N", "4", "--ntasks-per-node", "1"]
+    else:
+        extra, sbatch = ["--slots", "4"], []
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=500)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 12)
+    study_ = Study(path)
+    best = study_.best_trial
+    study_.close()
+    expect(best.best_value > 0.95, "best validation accuracy %.4f, expected > 0.95" % best.best_value)
+    judged = check_asha(path, 2, 3, 18, "val_accuracy", "max")
+    print("digits: best val_accuracy %.4f (trial %d: %s); %s; %d ASHA decisions equal the model"
+          % (best.best_value, best.name, {c: best[c] for c in trials.columns if c.startswith("config/")},
+             dict(trials.status.value_counts()), judged))
 
 
 def bad_clients(address):
@@ -522,7 +547,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
     parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
-                                             "groups", "groups-kill", "groups-steps"])
+                                             "groups", "groups-kill", "groups-steps", "digits"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -530,6 +555,7 @@ def main():
     parser.add_argument("--cpp-trial")
     parser.add_argument("--mpi-trial")
     parser.add_argument("--group-trial")
+    parser.add_argument("--digits", help="the mlp_digits example program")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
     if args.placement == "mpi":

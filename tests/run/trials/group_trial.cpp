@@ -56,6 +56,18 @@ void train(slurmtune::Trial& t) {
   // Collective; on the test machines (no GPU) NCCL must decline, saying so, not crash.
   static_cast<void>(t.nccl_comm());
   const double x = t.param<double>("x");
+  // Typed parameters refuse a wrong type or a missing name, naming it (on every rank).
+  for (const auto& [name, wanted] :
+       {std::pair<const char*, const char*>{"x", "is a number, not a string"},
+        {"nope", "has no parameter 'nope'"}}) {
+    try {
+      static_cast<void>(t.param<std::string>(name));
+      throw std::logic_error(std::string("param<string>(\"") + name + "\") did not throw");
+    } catch (const slurmtune::ClientError& e) {
+      if (std::string(e.what()).find(wanted) == std::string::npos)
+        throw std::logic_error(std::string("unexpected message: ") + e.what());
+    }
+  }
   const int steps = 9, start = first_step(t);
   for (int step = start; step <= steps; ++step) {
     if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 2 && t.rank() == 1)

@@ -52,8 +52,8 @@ void check_properties(const std::vector<RankPlacement>& placements, const TrialS
         // Straddling only when no node could hold the group, and then over whole nodes
         // except the last one's tail.
         const int largest = *std::max_element(node_size.begin(), node_size.end());
-        const int usable = shape.kind == Kind::GpusPerTrial ? std::min(largest, shape.gpus_per_node)
-                                                            : largest;
+        const int usable =
+            shape.kind == Kind::GpusPerTrial ? std::min(largest, shape.gpus_per_node) : largest;
         BOOST_REQUIRE(shape.count > usable);
       }
     }
