@@ -106,8 +106,14 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s) {
     launch.config = sampler_.sample(launch.trial);
     const auto failed = failures_.find(launch.trial);
     launch.attempt = failed == failures_.end() ? 0 : failed->second;
+    observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
+    if (live_.contains(launch.trial)) {
+      // Promoted while its process is still leaving (checkpointing after the pause):
+      // it runs again once that process has exited; this slot looks for other work.
+      resume_when_exited_.insert(launch.trial);
+      return next_launch(elapsed_s);
+    }
     --counts_.paused;
-    observer_.trial_resumed(launch.trial);
   }
   live_[launch.trial] = LiveTrial{};
   ++counts_.running;
@@ -170,6 +176,12 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
       end(trial, TrialEnd::Stopped, halted_ ? halt_reason_ : std::string());
       return ExitMeaning::Ended;
     case Instruction::Pause:
+      if (resume_when_exited_.erase(trial)) {
+        const auto failed = failures_.find(trial);
+        relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Resume, trial, sampler_.sample(trial),
+                                        failed == failures_.end() ? 0 : failed->second});
+        return ExitMeaning::Paused;
+      }
       ++counts_.paused;
       collect_dropped();
       return ExitMeaning::Paused;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -143,9 +144,10 @@ class StudyController {
   std::map<TrialId, LiveTrial> live_;
   std::vector<TrialLaunch> relaunch_;  // retries and restarts, served before new work
   std::map<TrialId, std::uint64_t> failures_;
-  std::map<TrialId, double> last_step_;  // last judged step, across attempts
-  std::map<TrialId, Observation> last_;  // last judged report, for end_trial
-  std::uint64_t interrupted_ = 0;        // suspended by a shutdown, for the next session
+  std::map<TrialId, double> last_step_;   // last judged step, across attempts
+  std::map<TrialId, Observation> last_;   // last judged report, for end_trial
+  std::uint64_t interrupted_ = 0;         // suspended by a shutdown, for the next session
+  std::set<TrialId> resume_when_exited_;  // promoted before their paused process exited
   StudyCounts counts_;
   std::optional<BestSoFar> best_;
   bool closed_ = false;

@@ -50,7 +50,7 @@ def expect(condition, message):
 
 
 def study_toml(name, command, *, max_trials, max_t=9, grace=1, rf=3, metrics=("loss",),
-               resources="", trial_extra="", study_extra=""):
+               resources="", trial_extra="", study_extra="", scheduler="asha"):
     quoted = ", ".join('"%s"' % part for part in command)
     return f"""[study]
 name = "{name}"
@@ -64,7 +64,7 @@ max_trials = {max_trials}
 x = {{ uniform = [-1.0, 1.0] }}
 
 [scheduler]
-type = "asha"
+type = "{scheduler}"
 grace_period = {grace}
 reduction_factor = {rf}
 max_t = {max_t}
@@ -319,6 +319,35 @@ def scenario_groups(runner, args, kill=False, layout="split"):
              dict(trials.status.value_counts()), len(checkpoints), judged))
 
 
+def scenario_promotion(runner, args):
+    """Trial groups under asha_promotion: paused trials are resumed later, in whichever
+    group is free, from their collective checkpoints (restored byte for byte)."""
+    text = study_toml("promotion", ["unused"], max_trials=9, metrics=("loss", "ranks", "mixed", "start"),
+                      resources="ranks_per_trial = 2\n", trial_extra="max_failures = 1\n",
+                      scheduler="asha_promotion")
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = ["%s"]' % args.group_trial)
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    extra = ["--slots", "4"] if runner.launcher == "local" else []
+    sbatch = ["-N", "4", "--ntasks-per-node", "1"]
+    if runner.launcher == "slurm":
+        text = text.replace("ranks_per_trial = 2", "nodes = 2")
+        runner.write("study.toml", text)
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 9)
+    study_ = Study(path)
+    events, m = study_.events, study_.metrics
+    study_.close()
+    resumed = sorted(set(events[events.kind == "resume"].trial))
+    expect(resumed, "asha_promotion resumed no paused trial")
+    for trial in resumed:
+        after = m[m.trial == trial]
+        expect((after.start > 1).any(), "trial %d was resumed but did not restore its checkpoint" % trial)
+    print("promotion: trials %s paused and resumed from their checkpoints (restored byte for "
+          "byte); %s" % (resumed, dict(trials.status.value_counts())))
+
+
 def scenario_digits(runner, args):
     """The mlp-digits example: a data-parallel MLP tuned with ASHA in trial groups of 2
     ranks (2 nodes per trial under Slurm); the best trial must pass 95 % accuracy."""
@@ -547,7 +576,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
     parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
-                                             "groups", "groups-kill", "groups-steps", "digits"])
+                                             "groups", "groups-kill", "groups-steps", "digits",
+                                             "promotion"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")

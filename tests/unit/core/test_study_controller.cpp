@@ -220,3 +220,30 @@ BOOST_AUTO_TEST_CASE(the_same_script_gives_the_same_study) {
   };
   BOOST_TEST((play() == play()));
 }
+
+BOOST_AUTO_TEST_CASE(a_trial_promoted_before_its_process_exits_is_resumed_after_the_exit) {
+  // asha_promotion pauses a trial at its report; the scheduler may promote it at once,
+  // while the paused process still writes its checkpoint. It must not run twice.
+  StudySpec s = study(2);
+  s.scheduler.type = SchedulerType::AshaPromotion;
+  s.scheduler.reduction_factor = 2;
+  Fixture f(s);
+  f.controller.next_launch(0);
+  f.controller.next_launch(0);
+  BOOST_TEST((f.controller.report(0, 1, 0.1).instruction == Instruction::Pause));
+  BOOST_TEST((f.controller.report(1, 1, 0.9).instruction == Instruction::Pause));
+  // Both processes are still alive: the scheduler promotes trial 0 now (recorded now, as
+  // a resume replays at this point), but it runs only after its process has exited.
+  BOOST_TEST(!f.controller.next_launch(0));
+  BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
+  BOOST_TEST((f.controller.trial_exited(1, true, "") == ExitMeaning::Paused));
+  BOOST_TEST(!f.controller.next_launch(0));
+  BOOST_TEST((f.controller.trial_exited(0, true, "") == ExitMeaning::Paused));
+  const auto resumed = f.controller.next_launch(0);
+  BOOST_REQUIRE(resumed);
+  BOOST_TEST((resumed->kind == TrialLaunch::Kind::Resume));
+  BOOST_TEST(resumed->trial == 0u);
+  BOOST_TEST(f.controller.counts().paused == 1u);  // trial 1 only
+  BOOST_TEST(f.controller.counts().running == 1u);
+  BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
+}
