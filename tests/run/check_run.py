@@ -124,6 +124,9 @@ class Runner:
         while time.time() < deadline:
             state = job_state(what)
             if state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"):
+                if state != "COMPLETED":  # say why, for the test log
+                    print(subprocess.run(["scontrol", "show", "job", what], capture_output=True,
+                                         text=True).stdout)
                 return (0 if state == "COMPLETED" else 1), read(log)
             time.sleep(0.5)
         subprocess.run(["scancel", what])
@@ -346,6 +349,42 @@ def scenario_promotion(runner, args):
         expect((after.start > 1).any(), "trial %d was resumed but did not restore its checkpoint" % trial)
     print("promotion: trials %s paused and resumed from their checkpoints (restored byte for "
           "byte); %s" % (resumed, dict(trials.status.value_counts())))
+
+
+def scenario_groups_term(runner, args):
+    """Trial groups and a graceful stop: SIGTERM (locally) or USR1 through the template
+    (Slurm, then the requeued job) suspends the running trials at their next report; they
+    checkpoint, the run exits 75, and the next run restarts them from the checkpoints."""
+    text = study_toml("groups-term", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed", "start"),
+                      resources="ranks_per_trial = 2\n" if runner.launcher == "local" else "nodes = 2\n",
+                      trial_extra="max_failures = 1\n")
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = ["%s", "--sleep-ms=300"]'
+                        % args.group_trial)
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    extra = ["--slots", "4"] if runner.launcher == "local" else []
+    sbatch = ["-N", "4", "--ntasks-per-node", "1"]
+    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(lambda: reports_so_far(handle[2]) >= 6, 120, "a few reports")
+    interrupt_gracefully(runner, handle)
+    study_ = Study(path)
+    unfinished = study_.trials[~study_.trials.status.isin(["completed", "stopped", "failed"])]
+    study_.close()
+    expect(len(unfinished) > 0, "nothing was left to resume")
+    if runner.launcher == "slurm":
+        subprocess.run(["scontrol", "update", "JobId=" + handle[1], "StartTime=now"], check=True)
+        rc, log = runner.wait(handle)
+    else:
+        rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch)
+    expect(rc == 0, "resumed run failed:\n" + log)
+    trials = check_complete(path, 8)
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    restored = sorted(t for t in unfinished.id if (m[m.trial == t].start > 1).any())
+    expect(restored, "no suspended trial restored its checkpoint: %s" % list(unfinished.id))
+    print("groups-term: %d trials suspended, %s restored from collective checkpoints after the "
+          "resume; %s" % (len(unfinished), restored, dict(trials.status.value_counts())))
 
 
 def scenario_digits(runner, args):
@@ -577,7 +616,7 @@ def main():
     parser.add_argument("slurmtune")
     parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
                                              "groups", "groups-kill", "groups-steps", "digits",
-                                             "promotion"])
+                                             "promotion", "groups-term"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -594,6 +633,8 @@ def main():
     runner = Runner(args, workdir)
     if args.scenario in ("term", "kill"):
         scenario_interrupt(runner, args, args.scenario)
+    elif args.scenario == "groups-term":
+        scenario_groups_term(runner, args)
     elif args.scenario.startswith("groups"):
         scenario_groups(runner, args, kill=args.scenario != "groups",
                         layout="steps" if args.scenario == "groups-steps" else "split")

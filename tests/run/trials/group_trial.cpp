@@ -6,6 +6,8 @@
 // `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL, which ends the
 // whole MPI step; the coordinator fails the running trials, relaunches the step, and
 // they resume from their collective HDF5 checkpoints, checked byte for byte.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 namespace {
 
 long kill_trial = -1;
+int sleep_ms = 0;  // per step, to give a test time to interrupt the study
 
 // What rank `rank` keeps at `step`: a slice whose length differs between ranks.
 std::vector<double> slice(int rank, double step) {
@@ -72,6 +75,7 @@ void train(slurmtune::Trial& t) {
   for (int step = start; step <= steps; ++step) {
     if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 2 && t.rank() == 1)
       std::raise(SIGKILL);
+    if (sleep_ms > 0) usleep(static_cast<useconds_t>(sleep_ms) * 1000);
     double loss[1] = {(x - 0.3) * (x - 0.3) + 1.0 / step};
     slurmtune::dp::average(t, loss);
     const auto decision = t.report(step, {{"loss", loss[0]},
@@ -97,6 +101,9 @@ void train(slurmtune::Trial& t) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--kill-trial=", 13) == 0) kill_trial = std::atol(argv[i] + 13);
+    if (std::strncmp(argv[i], "--kill-trial=", 13) == 0)
+      kill_trial = std::atol(argv[i] + 13);
+    else if (std::strncmp(argv[i], "--sleep-ms=", 11) == 0)
+      sleep_ms = std::atoi(argv[i] + 11);
   return slurmtune::run_trials(argc, argv, train);
 }
