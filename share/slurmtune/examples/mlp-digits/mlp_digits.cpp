@@ -213,7 +213,8 @@ void train(slurmtune::Trial& t) {
     slurmtune::dp::sum(t, score);
     const auto decision =
         t.report(epoch, {{"val_accuracy", score[0] / score[2]}, {"val_loss", score[1] / score[2]}});
-    if (t.should_checkpoint() || decision == slurmtune::Decision::Pause)
+    // Every 3 epochs, and whenever the study asks (a rung passed, a pause, a shutdown).
+    if (epoch % 3 == 0 || t.should_checkpoint() || decision == slurmtune::Decision::Pause)
       t.checkpoint(epoch, [&](slurmtune::CheckpointWriter& w) {
         w.write_root("weights", net.p);
         w.write_root("m", opt.m);
