@@ -50,6 +50,18 @@ H5Handle collective_transfer() {
   return dxpl;
 }
 
+// Selects rows [first, first + count) of a file dataspace; returns the matching memory
+// dataspace. A rank with no rows still takes part in the collective call (empty selection).
+H5Handle select_rows(hid_t space, hsize_t first, hsize_t count) {
+  H5Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose, "H5Screate");
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &first, nullptr, &count, nullptr);
+  if (count == 0) {
+    H5Sselect_none(space);
+    H5Sselect_none(memory.get());
+  }
+  return memory;
+}
+
 // Writes rows [first, first + count) of a 1-D double dataset of `total` rows, every rank
 // taking part (count may be 0).
 void write_rows(hid_t file, const std::string& name, hsize_t total, hsize_t first,
@@ -58,13 +70,7 @@ void write_rows(hid_t file, const std::string& name, hsize_t total, hsize_t firs
   H5Handle set(H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
                           H5P_DEFAULT, H5P_DEFAULT),
                H5Dclose, "creating dataset " + name);
-  hsize_t count = rows.size();
-  H5Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose, "H5Screate");
-  H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr);
-  if (count == 0) {
-    H5Sselect_none(space.get());
-    H5Sselect_none(memory.get());
-  }
+  const H5Handle memory = select_rows(space.get(), first, rows.size());
   const H5Handle dxpl = collective_transfer();
   if (H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), dxpl.get(), rows.data()) <
       0)
@@ -80,12 +86,7 @@ std::vector<double> read_rows(hid_t file, const std::string& name, hsize_t first
   H5Sget_simple_extent_dims(space.get(), &total, nullptr);
   if (count == static_cast<hsize_t>(-1)) count = total - first;
   std::vector<double> rows(count);
-  H5Handle memory(H5Screate_simple(1, &count, nullptr), H5Sclose, "H5Screate");
-  H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr);
-  if (count == 0) {
-    H5Sselect_none(space.get());
-    H5Sselect_none(memory.get());
-  }
+  const H5Handle memory = select_rows(space.get(), first, count);
   const H5Handle dxpl = collective_transfer();
   if (H5Dread(set.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), dxpl.get(), rows.data()) < 0)
     throw ClientError("checkpoint: reading " + name + " failed");
