@@ -17,6 +17,8 @@ packages=(
   libhdf5-openmpi-dev
   # the mlp-digits example: the UCI digits ship with scikit-learn; zlib reads them
   python3-sklearn zlib1g-dev
+  # environment modules: the install test loads the generated modulefile with the real Lmod
+  lmod
   # Python: scheduler semantics against numpy and the real Optuna; the analysis module
   python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
 )
