@@ -1,5 +1,6 @@
-// NCCL inside a trial (built with -DSLURMTUNE_ENABLE_CUDA=ON): Trial::nccl_comm and
-// dp::average_device. Without a GPU at run time both fall back, saying so once.
+// GPUs inside a trial: Trial::nccl_comm (built with -DSLURMTUNE_ENABLE_NCCL=ON) and
+// dp::average_device (-DSLURMTUNE_ENABLE_CUDA=ON; through NCCL when it is there). Without
+// a GPU at run time both fall back, saying so once.
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -7,8 +8,10 @@
 #include "slurmtune/dp.hpp"
 #include "slurmtune/trial.hpp"
 
-#ifdef SLURMTUNE_HAVE_NCCL
+#ifdef SLURMTUNE_HAVE_CUDA
 #include <cuda_runtime.h>
+#endif
+#ifdef SLURMTUNE_HAVE_NCCL
 #include <nccl.h>
 #endif
 
@@ -60,22 +63,7 @@ void* Trial::nccl_comm() {
   return nccl_.get();
 }
 
-void dp::average_device(Trial& t, float* values, std::size_t n) {
-  if (void* comm = t.nccl_comm()) {
-    ncclAllReduce(values, values, n, ncclFloat, ncclAvg, static_cast<ncclComm_t>(comm), nullptr);
-    cudaStreamSynchronize(nullptr);
-    return;
-  }
-  std::vector<float> host(n);
-  if (cudaMemcpy(host.data(), values, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
-    throw ClientError("dp::average_device: the buffer is not on a GPU (no GPU visible?)");
-  MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, t.comm());
-  for (float& v : host)
-    v /= static_cast<float>(t.size());
-  cudaMemcpy(values, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-}
-
-#else  // built without CUDA
+#else  // built without NCCL
 
 void* Trial::nccl_comm() {
   static bool said = false;  // once per process, not once per trial
@@ -87,6 +75,29 @@ void* Trial::nccl_comm() {
   nccl_tried_ = true;
   return nullptr;
 }
+
+#endif
+
+#ifdef SLURMTUNE_HAVE_CUDA
+
+void dp::average_device(Trial& t, float* values, std::size_t n) {
+#ifdef SLURMTUNE_HAVE_NCCL
+  if (void* comm = t.nccl_comm()) {
+    ncclAllReduce(values, values, n, ncclFloat, ncclAvg, static_cast<ncclComm_t>(comm), nullptr);
+    cudaStreamSynchronize(nullptr);
+    return;
+  }
+#endif
+  std::vector<float> host(n);
+  if (cudaMemcpy(host.data(), values, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+    throw ClientError("dp::average_device: the buffer is not on a GPU (no GPU visible?)");
+  MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, t.comm());
+  for (float& v : host)
+    v /= static_cast<float>(t.size());
+  cudaMemcpy(values, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+#else
 
 void dp::average_device(Trial&, float*, std::size_t) {
   throw ClientError("dp::average_device needs slurmtune built with -DSLURMTUNE_ENABLE_CUDA=ON");
