@@ -3,9 +3,9 @@
 // collective over it never mixes with another trial's), reports a loss averaged over
 // its ranks, and checks that every rank received the same decision. Trial 2's first
 // attempt throws on every rank (it must fail, be retried, and the group go on).
-// `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL, which ends the
-// whole MPI step; the coordinator fails the running trials, relaunches the step, and
-// they resume from their collective HDF5 checkpoints, checked byte for byte.
+// `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL after a checkpoint
+// at step 1, which ends the whole MPI step; the coordinator fails the running trials, relaunches
+// the step, and they resume from their collective HDF5 checkpoints, checked byte for byte.
 #include <unistd.h>
 
 #include <csignal>
@@ -73,8 +73,17 @@ void train(slurmtune::Trial& t) {
   }
   const int steps = 9, start = first_step(t);
   for (int step = start; step <= steps; ++step) {
-    if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 2 && t.rank() == 1)
-      std::raise(SIGKILL);
+    if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 1) {
+      // Deterministic whatever the scheduler decides: checkpoint step 1 collectively, then
+      // rank 1 dies and the others wait in a barrier until the step is torn down.
+      t.checkpoint(1, [&](slurmtune::CheckpointWriter& w) {
+        w.write_sliced("weights", slice(t.rank(), 1));
+        const double state[1] = {1};
+        w.write_root("state", state);
+      });
+      if (t.rank() == 1) std::raise(SIGKILL);
+      MPI_Barrier(t.comm());
+    }
     if (sleep_ms > 0) usleep(static_cast<useconds_t>(sleep_ms) * 1000);
     double loss[1] = {(x - 0.3) * (x - 0.3) + 1.0 / step};
     slurmtune::dp::average(t, loss);
