@@ -206,14 +206,15 @@ void Coordinator::step_ended(int number) {
     log_line("MPI step " + std::to_string(number) + " ended: " + status);
     return;
   }
-  if (!any_group)
-    throw Error("MPI step " + std::to_string(number) + " ended (" + status +
-                ") before any trial group connected; see " + log);
+  // A step that dies before any group connects may be a transient launch failure (a
+  // node still cleaning up) or a broken program; both count against the restarts, and
+  // the last error names the step's log.
+  const std::string why = any_group ? "" : " before any trial group connected";
   if (++step_restarts_ > options_.max_step_restarts)
-    throw Error("MPI steps failed " + std::to_string(step_restarts_) + " times; giving up (see " +
-                trials_dir_ + "/step-*.err)");
-  log_line("MPI step " + std::to_string(number) + " ended (" + status +
-           ") with work left: relaunching it");
+    throw Error("MPI step " + std::to_string(number) + " ended (" + status + ")" + why + "; " +
+                std::to_string(step_restarts_) + " steps failed, giving up; see " + log);
+  log_line("MPI step " + std::to_string(number) + " ended (" + status + ")" + why +
+           " with work left: relaunching it");
   if (split_layout())
     launch_step({});
   else
