@@ -75,6 +75,12 @@ const core::JsonValue* find(const core::JsonObject& o, std::string_view key) {
   return it == o.end() ? nullptr : &it->second;
 }
 
+// The payload of BYE and TRIAL_END: how a trial ended.
+std::string ending(bool ok, const std::string& error) {
+  return std::string("{\"status\": \"") + (ok ? "completed" : "failed") +
+         "\", \"error\": " + core::json_quote(error) + "}";
+}
+
 Decision decision_of(const core::JsonObject& body) {
   const auto* d = find(body, "decision");
   const std::string word = d && d->is_string() ? std::get<std::string>(d->data) : "";
@@ -224,9 +230,7 @@ bool Client::next_trial() {
 }
 
 void Client::end_trial(bool ok, const std::string& error) {
-  state_->send(MessageType::TrialEnd, std::string("{\"status\": \"") +
-                                          (ok ? "completed" : "failed") +
-                                          "\", \"error\": " + core::json_quote(error) + "}");
+  state_->send(MessageType::TrialEnd, ending(ok, error));
 }
 
 const std::string& Client::assignment() const {
@@ -263,8 +267,7 @@ void Client::checkpoint_saved(double step, const std::string& path) {
 
 void Client::finish(bool ok, const std::string& error) {
   state_->finished = true;
-  state_->send(MessageType::Bye, std::string("{\"status\": \"") + (ok ? "completed" : "failed") +
-                                     "\", \"error\": " + core::json_quote(error) + "}");
+  state_->send(MessageType::Bye, ending(ok, error));
 }
 
 std::uint64_t Client::trial_id() const {

@@ -11,6 +11,7 @@
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
+#include "runtime/message_fields.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -78,17 +79,13 @@ std::string Coordinator::group_name(const TrialGroup& g) {
 
 std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject& hello) {
   TrialGroup g;
-  const auto number = [&](const char* key) {
-    const auto it = hello.find(key);
-    if (it == hello.end() || !it->second.is_number())
-      throw ProtocolError(std::string("HELLO of a group: '") + key + "' must be a number");
-    return static_cast<int>(std::get<double>(it->second.data));
+  const auto integer = [&](const char* key) {
+    return static_cast<int>(number(hello, key, "HELLO of a group"));
   };
-  g.index = number("group");
-  g.ranks = number("ranks");
-  g.step = hello.contains("step") ? number("step") : 0;
-  if (const auto nodes = hello.find("nodes"); nodes != hello.end() && nodes->second.is_string())
-    g.nodes = std::get<std::string>(nodes->second.data);
+  g.index = integer("group");
+  g.ranks = integer("ranks");
+  g.step = hello.contains("step") ? integer("step") : 0;
+  g.nodes = text(hello, "nodes");
   log_line("trial group " + group_name(g) + " ready: " + std::to_string(g.ranks) + " rank(s) on " +
            g.nodes);
   if (const auto step = steps_.find(g.step); step != steps_.end()) ++step->second.groups;
@@ -113,14 +110,7 @@ std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& 
       return std::nullopt;
     case MessageType::TrialEnd: {
       if (!g.trial) throw ProtocolError("TRIAL_END without a trial");
-      const auto status = body.find("status");
-      const bool ok = status != body.end() && status->second.is_string() &&
-                      std::get<std::string>(status->second.data) == "completed";
-      const auto error = body.find("error");
-      end_group_trial(g, ok,
-                      error != body.end() && error->second.is_string()
-                          ? std::get<std::string>(error->second.data)
-                          : std::string());
+      end_group_trial(g, text(body, "status") == "completed", text(body, "error"));
       return std::nullopt;
     }
     case MessageType::Report:

@@ -9,28 +9,12 @@
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
+#include "runtime/message_fields.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 namespace {
-
-const core::JsonValue* field(const core::JsonObject& body, std::string_view name) {
-  const auto it = body.find(name);
-  return it == body.end() ? nullptr : &it->second;
-}
-
-double number(const core::JsonObject& body, std::string_view name, std::string_view message) {
-  const auto* v = field(body, name);
-  if (!v || !v->is_number())
-    throw ProtocolError(std::string(message) + ": '" + std::string(name) + "' must be a number");
-  return std::get<double>(v->data);
-}
-
-std::string text(const core::JsonObject& body, std::string_view name) {
-  const auto* v = field(body, name);
-  return v && v->is_string() ? std::get<std::string>(v->data) : std::string();
-}
 
 std::string decision_payload(core::Instruction instruction, const core::ReportOutcome* outcome,
                              bool duplicate) {
