@@ -101,22 +101,24 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
     throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
-  std::vector<std::pair<std::string, double>> values;
-  double judged = NAN;
+  // One value per declared metric, in the study file's column order (the scheduled
+  // metric first); NaN where the report has none. Names are resolved once, here.
+  std::vector<double> values(spec_.metrics.size(), NAN);
   for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
     if (!value.is_number() && !std::holds_alternative<std::nullptr_t>(value.data))
       throw ProtocolError("REPORT: metric '" + name + "' is a " + std::string(value.type_name()) +
                           ", not a number");
-    if (std::find(spec_.metrics.begin(), spec_.metrics.end(), name) == spec_.metrics.end())
+    const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
+    if (column == spec_.metrics.end())
       throw ProtocolError("REPORT: metric '" + name +
                           "' is not declared in the study file ([study] metrics)");
-    const double v = value.is_number() ? std::get<double>(value.data) : NAN;
-    if (name == spec_.metric) judged = v;
-    values.emplace_back(name, v);
+    values[static_cast<std::size_t>(column - spec_.metrics.begin())] =
+        value.is_number() ? std::get<double>(value.data) : NAN;
   }
+  const double judged = values.empty() ? NAN : values.front();
   const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
   if (!verdict.duplicate)
-    study_.writer->report_named(t.trial, step, store::unix_time_s(), values, verdict.outcome);
+    study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
   if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
     log_line(
         "trial " + std::to_string(t.trial) + " told to " +
