@@ -52,6 +52,11 @@ class Client {
   Decision ask();
   /// The last decision asked for a checkpoint (pause, shutdown, or a rung passed).
   bool should_checkpoint() const;
+  /// A SIGTERM (scancel, preemption) arrived and the last report turned into Pause with
+  /// a checkpoint: save it and exit; the attempt is recorded as interrupted (finish()
+  /// says so whatever it is given) and resumes from the checkpoint. The client catches
+  /// the first SIGTERM only where its action was the default; a second one terminates.
+  bool terminated() const;
   /// Records a checkpoint file (inside trial_dir()) written at `step`.
   void checkpoint_saved(double step, const std::string& path);
   /// Tells the coordinator how the trial ended; failed trials are retried.

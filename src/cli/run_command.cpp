@@ -55,7 +55,8 @@ int run_command(const Args& args) {
       "kill-grace", po::value<double>(&run.kill_grace_s)->default_value(10),
       "seconds between SIGTERM and SIGKILL")(
       "shutdown-grace", po::value<double>(&run.shutdown_grace_s)->default_value(60),
-      "on SIGTERM/SIGUSR1: seconds trials have to checkpoint before SIGTERM")(
+      "on SIGUSR1 (exit 75: requeue) or SIGTERM/SIGINT (exit 128+signal: cancel): seconds trials "
+      "have to checkpoint before SIGTERM")(
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
       "seconds between flushes of the study file (what a crash can lose)");
   po::positional_options_description positional;

@@ -8,9 +8,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "client/typed_param.hpp"
 #include "core/json.hpp"
@@ -90,6 +92,33 @@ Decision decision_of(const core::JsonObject& body) {
   throw ClientError("the coordinator sent an unknown decision '" + word + "'");
 }
 
+// SIGTERM (scancel, preemption, the orchestrator's stop escalation) ends a trial's
+// process at once by default, losing the work since its last checkpoint. While a
+// client exists the first SIGTERM is only noted: the next report answers "pause, with a
+// checkpoint" and the attempt ends as interrupted. A second SIGTERM, or one after the
+// trial was told to end, terminates as before. Installed only over the default action.
+volatile std::sig_atomic_t sigterm_seen = 0;
+volatile std::sig_atomic_t trial_ending = 0;
+
+extern "C" void on_sigterm(int signal) {
+  if (sigterm_seen || trial_ending) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
+  sigterm_seen = 1;
+}
+
+void catch_sigterm_once() {
+  struct sigaction current {};
+  if (::sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
+  struct sigaction action {};
+  action.sa_handler = on_sigterm;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
 }  // namespace
 
 struct Client::State {
@@ -101,6 +130,7 @@ struct Client::State {
   core::JsonObject params;
   std::string assignment;  // ASSIGN payload of the current trial (trial groups)
   bool checkpoint_wanted = false, finished = false, group = false;
+  std::optional<double> terminated_at;  // the step whose report noticed a SIGTERM
 
   void send(MessageType type, const std::string& payload) {
     const std::string frame = runtime::encode_frame(type, payload);
@@ -162,12 +192,19 @@ struct Client::State {
     checkpoint_wanted = false;
   }
 
-  Decision exchange(MessageType type, const std::string& payload) {
+  Decision exchange(MessageType type, const std::string& payload, double step) {
     send(type, payload);
     const auto body = receive(MessageType::Decision);
     const auto* c = find(body, "checkpoint");
     checkpoint_wanted = c && std::holds_alternative<bool>(c->data) && std::get<bool>(c->data);
-    return decision_of(body);
+    Decision decision = decision_of(body);
+    if (decision == Decision::Continue && sigterm_seen && !group) {
+      terminated_at = step;
+      checkpoint_wanted = true;
+      decision = Decision::Pause;
+    }
+    if (decision != Decision::Continue) trial_ending = 1;
+    return decision;
   }
 };
 
@@ -190,6 +227,7 @@ Client Client::from_environment() {
   const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
   state->rank = detect_rank();
   state->connect_and_hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
+  catch_sigterm_once();
   try {
     state->adopt(state->receive(MessageType::Welcome));
   } catch (const slurmtune::Error& e) {
@@ -245,11 +283,15 @@ Decision Client::report(double step, const std::map<std::string, double>& metric
     first = false;
   }
   body += "}}";
-  return state_->exchange(MessageType::Report, body);
+  return state_->exchange(MessageType::Report, body, step);
 }
 
 Decision Client::ask() {
-  return state_->exchange(MessageType::Ask, "{}");
+  return state_->exchange(MessageType::Ask, "{}", std::nan(""));
+}
+
+bool Client::terminated() const {
+  return state_->terminated_at.has_value();
 }
 
 bool Client::should_checkpoint() const {
@@ -267,6 +309,10 @@ void Client::checkpoint_saved(double step, const std::string& path) {
 
 void Client::finish(bool ok, const std::string& error) {
   state_->finished = true;
+  if (const auto& step = state_->terminated_at)  // interrupted: not a completed attempt
+    return state_->send(MessageType::Bye, ending(false, "interrupted by SIGTERM after step " +
+                                                            core::format_double(*step) +
+                                                            (error.empty() ? "" : "; " + error)));
   state_->send(MessageType::Bye, ending(ok, error));
 }
 

@@ -114,7 +114,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       if (info.ssi_signo == SIGCHLD)
         reap_children();
       else
-        begin_shutdown(static_cast<int>(info.ssi_signo));
+        on_shutdown_signal(static_cast<int>(info.ssi_signo));
     }
   });
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
@@ -157,10 +157,16 @@ int Coordinator::run() {
   study_.writer->flush();
   print_progress(true);
   const bool more = controller_->shutting_down() && controller_->more_work_left();
-  if (more)
-    log_line("stopped early with work left: exit status " + std::to_string(kMoreWorkLeft) +
-             "; run the same command again to resume");
-  return more ? kMoreWorkLeft : 0;
+  if (!more) return 0;
+  if (cancel_signal_) {
+    const int status = cancelled_exit_status(cancel_signal_);
+    log_line("cancelled with work left: exit status " + std::to_string(status) +
+             " (not a requeue); run the same command again to resume");
+    return status;
+  }
+  log_line("stopped early with work left: exit status " + std::to_string(kMoreWorkLeft) +
+           "; run the same command again to resume");
+  return kMoreWorkLeft;
 }
 
 void Coordinator::tick() {
@@ -316,6 +322,18 @@ void Coordinator::enforce_deadlines() {
   }
 }
 
+// Under `scancel` Slurm signals every process of the batch step, and the sbatch
+// template forwards the same signal: one event arrives twice within moments. It counts
+// once, so the second copy does not cut the trials' checkpoint grace short.
+void Coordinator::on_shutdown_signal(int signal) {
+  const auto now = Clock::now();
+  const bool echo = last_signal_ && last_signal_->first == signal &&
+                    now - last_signal_->second < std::chrono::seconds(2);
+  last_signal_ = {signal, now};
+  if (signal == SIGTERM || signal == SIGINT) cancel_signal_ = signal;
+  if (!echo) begin_shutdown(signal);
+}
+
 void Coordinator::begin_shutdown(int signal) {
   ++shutdown_signals_;
   const char* name = sigabbrev_np(signal);
@@ -325,8 +343,10 @@ void Coordinator::begin_shutdown(int signal) {
       schedule_stop(*t, 0);
     return;
   }
-  log_line(std::string("SIG") + (name ? name : "?") + ": no further launches; " +
-           std::to_string(active_.size()) + " running trial(s) will checkpoint and stop within " +
+  log_line(std::string("SIG") + (name ? name : "?") +
+           (signal == SIGUSR1 ? " (checkpoint and requeue)" : " (cancel)") +
+           ": no further launches; " + std::to_string(active_.size()) +
+           " running trial(s) will checkpoint and stop within " +
            core::format_double(options_.shutdown_grace_s) + " s");
   controller_->begin_shutdown();
   for (auto& [id, t] : active_)

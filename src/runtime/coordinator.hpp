@@ -17,9 +17,15 @@
 
 namespace slurmtune::runtime {
 
-/// Exit status of `slurmtune run` when it stopped early (SIGTERM/SIGUSR1) and the
-/// study has work left: run it again (sbatch templates requeue) to resume. EX_TEMPFAIL.
+/// Exit status of `slurmtune run` when SIGUSR1 (the time-limit warning, or an explicit
+/// "checkpoint and requeue now") stopped it with work left: run it again (the sbatch
+/// template requeues) to resume. EX_TEMPFAIL.
 inline constexpr int kMoreWorkLeft = 75;
+/// SIGTERM or SIGINT (scancel, preemption, Ctrl-C) stopped it the same graceful way, but
+/// the exit status is 128 + the signal's number: a cancelled job must not requeue itself.
+inline constexpr int cancelled_exit_status(int signal) {
+  return 128 + signal;
+}
 
 struct RunOptions {
   std::string output;          ///< the HDF5 study file
@@ -30,7 +36,7 @@ struct RunOptions {
   double progress_interval_s = 30;
   double stop_grace_s = 30;      ///< told to stop -> SIGTERM after this
   double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
-  double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1 to us -> trials get SIGTERM after this
+  double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1/SIGINT to us -> trials get SIGTERM after this
   double flush_interval_s = 1;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
 };
@@ -42,7 +48,7 @@ class Coordinator final : public ControlHandler {
   Coordinator(const core::StudySpec& spec, RunOptions options);
   ~Coordinator() override;
   /// Runs the study to its end, or until a shutdown signal; returns the exit status
-  /// (0, or kMoreWorkLeft).
+  /// (0, kMoreWorkLeft, or cancelled_exit_status(signal)).
   int run();
 
  private:
@@ -56,6 +62,7 @@ class Coordinator final : public ControlHandler {
   void finish_trial(core::TrialId trial);
   void enforce_deadlines();
   void schedule_stop(ActiveTrial& t, double grace_s);
+  void on_shutdown_signal(int signal);
   void begin_shutdown(int signal);
   void tick();
   void print_progress(bool final);
@@ -122,6 +129,8 @@ class Coordinator final : public ControlHandler {
   int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   int shutdown_signals_ = 0;
+  int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
+  std::optional<std::pair<int, Clock::time_point>> last_signal_;
   bool done_ = false;
   bool halt_announced_ = false;
 };

@@ -6,8 +6,10 @@
 Scenarios: python (the numpy MLP example), cpp (a C++ client trial), mpi (a 2-node,
 4-rank MPI trial whose rank 0 reports), faults (segfault, failing exit, a trial that
 hangs after being told to stop, a step cancelled with scancel, a client with a wrong
-token, a client that sends garbage), term (the orchestrator SIGTERMed/SIGUSR1ed, then
-resumed), kill (the orchestrator SIGKILLed, then resumed).
+token, a client that sends garbage), term (the orchestrator SIGUSR1ed: exit 75, the job
+requeues itself and resumes), cancel (SIGTERM locally, `scancel JOB` under Slurm: the
+job ends for good, the file is consistent, a new run resumes), kill (the orchestrator
+SIGKILLed, then resumed).
 
 With --launcher slurm the study runs as `sbatch sbatch/submit-hpo.sbatch` on the local
 test cluster (SLURM_CONF set by run_with_cluster.sh). Every run is checked with h5py:
@@ -225,14 +227,22 @@ def scenario_python(runner, args):
 
 
 def scenario_cpp(runner, args):
-    study = runner.write("study.toml", study_toml("cpp", [args.cpp_trial, "9"], max_trials=10))
+    # Trial 4 sends itself SIGTERM once: the client turns it into a checkpoint and an
+    # interrupted attempt, which is retried from that checkpoint.
+    study = runner.write("study.toml", study_toml("cpp", [args.cpp_trial, "9", "4"], max_trials=10,
+                                                  trial_extra="max_failures = 1\n"))
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=["--slots", "2"], sbatch_args=["-N", "2", "--ntasks-per-node", "2"])
     expect(rc == 0, "run failed:\n" + log)
-    trials = check_complete(path, 10)
+    trials = check_complete(path, 10).set_index("id")
+    interrupted = trials.loc[4]
+    output = read(os.path.join(runner.workdir, "study.trials", "trial-4", "stdout.log"))
+    expect(interrupted.retries == 1 and "interrupted by SIGTERM after step 2" in interrupted.error
+           and "resumed from step 2" in output and interrupted.status == "completed",
+           "trial 4 after its SIGTERM: %s\n%s" % (interrupted.to_dict(), output))
     judged = check_asha(path, 1, 3, 9)
-    print("cpp: %d trials (%s), %d ASHA decisions equal the model"
-          % (len(trials), dict(trials.status.value_counts()), judged))
+    print("cpp: %d trials (%s), trial 4 checkpointed on SIGTERM and resumed; %d ASHA decisions "
+          "equal the model" % (len(trials), dict(trials.status.value_counts()), judged))
 
 
 def scenario_mpi(runner, args):
@@ -456,7 +466,7 @@ def control_address(log_path):
 
 
 def scenario_faults(runner, args):
-    faults = "1:segv,2:exit,5:hang" + (",3:slow" if runner.launcher == "slurm" else "")
+    faults = "1:segv,2:exit,5:hang,3:slow"
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.3",
                "--faults=" + faults]
     study = runner.write("study.toml", study_toml("faults", command, max_trials=8, max_t=6,
@@ -468,9 +478,14 @@ def scenario_faults(runner, args):
     expect(b"wrong or missing token" in replies[0], "wrong token: reply %r" % replies[0])
     expect(replies[1] == b"" or b"magic" in replies[1] or replies[1].startswith(b"ST"),
            "garbage: reply %r" % replies[1])
-    cancelled = None
+    # Trial 3's first attempt is interrupted. Under Slurm its step is scancelled (Slurm
+    # kills a cancelled step's tasks outright) and the attempt is retried. Locally it gets
+    # SIGTERM: its client notes it, the next report ends the attempt with a checkpoint,
+    # and the retry resumes from there.
     if runner.launcher == "slurm":
         cancelled = cancel_a_step(handle[1], runner.workdir)
+    else:
+        cancelled = terminate_trial(runner.workdir, 3)
     rc, log = runner.wait(handle)
     expect(rc == 0, "run failed:\n" + log)
     expect("wrong or missing token" in log and "closing connection" in log,
@@ -488,16 +503,30 @@ def scenario_faults(runner, args):
     # termination may get there first.
     expect(runner.launcher == "slurm" or "ignored SIGTERM; sending SIGKILL" in log,
            "the hanging trial was not killed:\n" + log)
-    if cancelled is not None:
-        row = trials.loc[cancelled]
-        expect(row.retries >= 1, "trial %d, its step cancelled, was not retried: %s"
-               % (cancelled, row.to_dict()))
+    row = trials.loc[cancelled]
+    expect(row.retries >= 1, "trial %d, its step cancelled, was not retried: %s"
+           % (cancelled, row.to_dict()))
+    output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % cancelled, "stdout.log"))
+    expect(runner.launcher == "slurm" or
+           ("interrupted by SIGTERM" in output and "resumed from" in output and
+            "interrupted by SIGTERM" in row.error),
+           "trial %d did not checkpoint on SIGTERM and resume:\n%s\n%s" % (cancelled, output, row.error))
     judged = check_asha(path, 1, 3, 6)
     print("faults: %s; segv retried, exit 3 failed after %d retries, hang killed, "
           "bad clients refused%s; %d ASHA decisions equal the model"
           % (dict(trials.status.value_counts()), exited.retries,
-             ", scancelled step of trial %d retried" % cancelled if cancelled is not None else "",
+             ", trial %d checkpointed on SIGTERM (%s) and resumed"
+             % (cancelled, "its step scancelled" if runner.launcher == "slurm" else "signalled"),
              judged))
+
+
+def terminate_trial(workdir, trial):
+    """Sends SIGTERM to the first attempt of `trial` once it has reported."""
+    trial_dir = os.path.join(workdir, "study.trials", "trial-%d" % trial)
+    wait_for(lambda: os.path.exists(os.path.join(trial_dir, "pid")), 120, "trial %d to start" % trial)
+    time.sleep(2)  # after its first report (1.5 s a step)
+    os.kill(int(read(os.path.join(trial_dir, "pid")).strip()), signal.SIGTERM)
+    return trial
 
 
 def cancel_a_step(job, workdir):
@@ -527,6 +556,8 @@ def scenario_interrupt(runner, args, how):
              "a few reports")
     if how == "term":
         interrupt_gracefully(runner, handle)
+    elif how == "cancel":
+        cancel_run(runner, handle)
     else:
         durable = kill_orchestrator(runner, handle, path)
         print("kill: %d metric rows were durable when the orchestrator died" % len(durable))
@@ -534,6 +565,20 @@ def scenario_interrupt(runner, args, how):
     unfinished = study_.trials[~study_.trials.status.isin(["completed", "stopped", "failed"])]
     study_.close()
     expect(len(unfinished) > 0, "nothing was left to resume")
+    if how == "cancel":
+        check_consistent(path)
+        # Each interrupted trial that had reported saved a checkpoint at its last step
+        # (told "pause" by the coordinator, or its client noticed the SIGTERM first).
+        with h5py.File(path, "r") as f:
+            saved = {(int(c["trial"]), float(c["step"])) for c in f["checkpoints"][:]}
+        study_ = Study(path)
+        m = study_.metrics
+        study_.close()
+        for t in unfinished.id:
+            steps = m[m.trial == t].step
+            expect(steps.empty or (t, float(steps.max())) in saved,
+                   "trial %d did not checkpoint its last step %s before the cancel ended it; "
+                   "checkpoints %s" % (t, None if steps.empty else steps.max(), sorted(saved)))
     if how == "term" and runner.launcher == "slurm":
         release_requeued(handle[1])
         rc, log = rerun_requeued(runner, handle, study, path, ["--slots", "3"], sbatch)
@@ -584,16 +629,59 @@ def rerun_requeued(runner, handle, study, path, extra, sbatch):
 
 
 def interrupt_gracefully(runner, handle):
+    """Checkpoint and requeue: SIGUSR1 locally (exit 75); through the template under Slurm."""
     if runner.launcher == "local":
-        handle[1].send_signal(signal.SIGTERM)
+        handle[1].send_signal(signal.SIGUSR1)
         rc = handle[1].wait(timeout=60)
-        expect(rc == 75, "SIGTERM: exit status %d, expected 75; log:\n%s" % (rc, read(handle[2])))
+        expect(rc == 75, "SIGUSR1: exit status %d, expected 75; log:\n%s" % (rc, read(handle[2])))
         return
     # The template's trap forwards USR1 to slurmtune run, which exits 75, and the
     # template requeues the job; the requeued job resumes the study by itself.
     subprocess.run(["scancel", "--batch", "--signal=USR1", handle[1]], check=True)
     wait_for(lambda: "requeueing job" in read(handle[2]), 60, "the requeue")
     wait_for(lambda: job_state(handle[1]) == "PENDING", 30, "the job to be requeued")
+
+
+def cancel_run(runner, handle):
+    """Cancel means cancel: SIGTERM locally (exit 143); `scancel JOB` under Slurm ends the
+    job for good (CANCELLED, never requeued) after the trials checkpointed."""
+    if runner.launcher == "local":
+        handle[1].send_signal(signal.SIGTERM)
+        rc = handle[1].wait(timeout=60)
+        log = read(handle[2])
+        expect(rc == 143, "SIGTERM: exit status %d, expected 143; log:\n%s" % (rc, log))
+        expect("cancelled with work left" in log, "no cancellation in the log:\n" + log)
+        return
+    job = handle[1]
+    subprocess.run(["scancel", job], check=True)
+    wait_for(lambda: job_state(job) == "CANCELLED", 90, "the job to be cancelled")
+    # A requeue would show up as PENDING with Restarts=1 within seconds; give it longer.
+    wait_for(lambda: "submit-hpo: job %s cancelled; not requeued" % job in read(handle[2]), 60,
+             "the template's cancel line")
+    time.sleep(10)
+    details = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True).stdout
+    log = read(handle[2])
+    expect(job_state(job) == "CANCELLED" and "Restarts=0" in details,
+           "scancel did not end the job for good:\n%s\n%s" % (details, log))
+    expect("requeueing" not in log, "the template requeued a cancelled job:\n" + log)
+    expect("SIGTERM (cancel)" in log and "cancelled with work left: exit status 143" in log,
+           "the orchestrator did not stop gracefully:\n" + log)
+
+
+def check_consistent(path):
+    """The study file of an interrupted run: every row counted in /trials is in /metrics,
+    no step twice, and no trial ended that did not end."""
+    with h5py.File(path, "r") as f:  # a reader without SWMR: the writer closed the file
+        committed = int(f["commit"][0]["metrics"])
+    study = Study(path)
+    t, m = study.trials, study.metrics
+    study.close()
+    expect(committed == len(m) == t.reports.sum(),
+           "metric rows: %d committed, %d read, %d counted in /trials" % (committed, len(m), t.reports.sum()))
+    for row in t.itertuples():
+        rows = m[m.trial == row.id]
+        expect(len(rows) == row.reports and rows.step.is_unique,
+               "trial %d: %d metric rows, /trials says %d" % (row.id, len(rows), row.reports))
 
 
 def kill_orchestrator(runner, handle, path):
@@ -636,7 +724,7 @@ def alive(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
-    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "kill",
+    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "cancel", "kill",
                                              "groups", "groups-kill", "groups-steps", "digits",
                                              "promotion", "groups-term"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
@@ -653,7 +741,7 @@ def main():
         os.environ["SLURMTUNE_PLACEMENT"] = "mpi"
 
     runner = Runner(args, workdir)
-    if args.scenario in ("term", "kill"):
+    if args.scenario in ("term", "kill", "cancel"):
         scenario_interrupt(runner, args, args.scenario)
     elif args.scenario == "groups-term":
         scenario_groups_term(runner, args)

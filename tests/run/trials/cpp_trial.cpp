@@ -1,5 +1,9 @@
 // A C++ trial using the report client: minimises (x - 0.3)^2 + 1/step, stops when the
 // study says so, checkpoints its step when asked and resumes from it.
+//   cpp_trial STEPS [INTERRUPTED_TRIAL]
+// INTERRUPTED_TRIAL's first attempt sends itself SIGTERM (as scancel would) before its
+// report of step 2; it reports the best loss, so no scheduler decision ends it first.
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <slurmtune/client.hpp>
@@ -7,18 +11,23 @@
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::stoi(argv[1]) : 9;
+  const long interrupted = argc > 2 ? std::stol(argv[2]) : -1;
   try {
     auto client = slurmtune::Client::from_environment();
     const double x = client.param<double>("x");
+    const bool chosen = static_cast<long>(client.trial_id()) == interrupted;
     int first = 1;
     if (const std::string resume = client.resume_checkpoint(); !resume.empty()) {
       std::ifstream(resume) >> first;
+      std::cout << "resumed from step " << first << '\n';
       ++first;
     }
     const std::string checkpoint = client.checkpoint_dir() + "/step.txt";
     for (int step = first; step <= steps; ++step) {
-      const double loss = (x - 0.3) * (x - 0.3) + 1.0 / step;
+      const double loss = chosen ? -1.0 : (x - 0.3) * (x - 0.3) + 1.0 / step;
+      if (chosen && client.attempt() == 0 && step == 2) std::raise(SIGTERM);
       const auto decision = client.report(step, {{"loss", loss}});
+      if (client.terminated()) std::cout << "interrupted by SIGTERM at step " << step << '\n';
       if (client.should_checkpoint()) {
         std::ofstream(checkpoint) << step;
         client.checkpoint_saved(step, checkpoint);

@@ -6,7 +6,8 @@ Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when aske
 A trial listed in --faults misbehaves: segv (first attempt only: the retry succeeds),
 exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
-for a test to cancel its Slurm step). Its pid goes to TRIAL_DIR/pid.
+for a test to cancel its Slurm step or send it SIGTERM; the best loss, so that no
+scheduler decision ends it first). Its pid goes to TRIAL_DIR/pid.
 """
 import argparse
 import json
@@ -47,10 +48,11 @@ for step in range(first, args.steps + 1):
     if fault == "exit" and step == 1:
         print("simulated failure in trial %d attempt %d" % (trial, attempt), file=sys.stderr)
         sys.exit(3)
-    loss = 1e9 if fault == "hang" else (args.x - 0.3) ** 2 + 1.0 / step
+    loss = {"hang": 1e9, "slow": -1.0}.get(fault, (args.x - 0.3) ** 2 + 1.0 / step)
     try:
         client.report(step=step, loss=loss)
     except client.TrialStopped as stopped:
+        print(stopped, flush=True)
         if fault == "hang":
             while True:
                 time.sleep(1)

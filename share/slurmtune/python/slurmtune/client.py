@@ -16,6 +16,13 @@ A trial script reports after every step and learns whether to go on::
 ends cleanly, which is what the study asked for. Catch it to save a checkpoint first
 (``e.checkpoint`` says whether the trial may be resumed and needs one).
 
+SIGTERM (``scancel``, preemption) would end the script at once and lose the work since
+its last checkpoint. Once connected, the client notes the first SIGTERM instead (only if
+the script left SIGTERM's default action) and the next ``report`` raises
+``TrialTerminated``, a ``TrialStopped`` with ``checkpoint=True`` and exit status 143:
+save the checkpoint and let it propagate; the attempt counts as interrupted and resumes
+from that checkpoint. A second SIGTERM terminates as usual.
+
 Everything comes from the environment ``slurmtune run`` sets (SLURMTUNE_ADDR,
 SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_TRIAL_DIR, SLURMTUNE_PARAMS,
 SLURMTUNE_CHECKPOINT). Only trial rank 0 reports; other ranks call ``ask()``.
@@ -24,12 +31,13 @@ The wire format is doc/protocol.md.
 
 import json
 import os
+import signal
 import socket
 import stat
 import struct
 
 __all__ = [
-    "ClientError", "CoordinatorLost", "TrialStopped", "Client", "connect", "report", "ask",
+    "ClientError", "CoordinatorLost", "TrialStopped", "TrialTerminated", "Client", "connect", "report", "ask",
     "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint",
     "should_checkpoint", "checkpoint_saved", "finish",
 ]
@@ -60,6 +68,17 @@ class TrialStopped(SystemExit):
 
     def __str__(self):
         return "trial told to %s at step %s" % (self.decision, self.step)
+
+
+class TrialTerminated(TrialStopped):
+    """SIGTERM arrived: save a checkpoint and exit. Exits with status 143 if uncaught."""
+
+    def __init__(self, step):
+        super().__init__("pause", step, True)
+        self.code = 128 + signal.SIGTERM
+
+    def __str__(self):
+        return "trial interrupted by SIGTERM at step %s" % self.step
 
 
 def _env(name):
@@ -104,6 +123,9 @@ class Client:
         self._buffer = b""
         self._checkpoint_wanted = False
         self._finished = False
+        self._sigterm = False  # a SIGTERM was noted: the next decision ends the attempt
+        self._ending = False   # told to stop or pause: a SIGTERM now terminates at once
+        self._catch_sigterm()
         hello = {"token": token, "trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank}
         if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
             hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
@@ -113,6 +135,19 @@ class Client:
         self.params = welcome.get("params", {})
         self.trial_dir = welcome["trial_dir"]
         self.resume_checkpoint = welcome.get("checkpoint")
+
+    def _catch_sigterm(self):
+        try:
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, self._on_sigterm)
+        except ValueError:  # not the main thread: leave signals alone
+            pass
+
+    def _on_sigterm(self, signum, frame):
+        if self._sigterm or self._ending:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        self._sigterm = True
 
     def _send(self, kind, body):
         payload = json.dumps(body).encode()
@@ -156,7 +191,13 @@ class Client:
         self._checkpoint_wanted = bool(reply.get("checkpoint"))
         decision = reply["decision"]
         if decision != "continue":
+            self._ending = True
             raise TrialStopped(decision, step, self._checkpoint_wanted)
+        if self._sigterm:
+            self._ending = self._checkpoint_wanted = True
+            if kind == _REPORT:  # recorded as an interrupted attempt, not a completion
+                self.finish(False, "interrupted by SIGTERM after step %s" % step)
+            raise TrialTerminated(step)
         return decision
 
     def report(self, step, **metrics):
