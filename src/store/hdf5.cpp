@@ -103,8 +103,17 @@ void write_strings_attribute(hid_t object, const std::string& name,
   write_attribute(object, name, variable_string_type(), space, pointers.data());
 }
 
+namespace {
+// False when the attribute is absent; an error (a damaged object header) throws.
+bool attribute_exists(hid_t object, const std::string& name) {
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) throw Hdf5Error("HDF5: H5Aexists " + name + " failed: " + error_stack_text());
+  return exists > 0;
+}
+}  // namespace
+
 std::optional<std::string> read_string_attribute(hid_t object, const std::string& name) {
-  if (H5Aexists(object, name.c_str()) <= 0) return std::nullopt;
+  if (!attribute_exists(object, name)) return std::nullopt;
   const Hid attr = check(H5Aopen(object, name.c_str(), H5P_DEFAULT), "H5Aopen " + name);
   const Hid stored = check(H5Aget_type(attr), "H5Aget_type");
   if (H5Tget_class(stored) != H5T_STRING) return std::nullopt;
@@ -123,7 +132,7 @@ std::optional<std::string> read_string_attribute(hid_t object, const std::string
 }
 
 std::optional<std::int64_t> read_int_attribute(hid_t object, const std::string& name) {
-  if (H5Aexists(object, name.c_str()) <= 0) return std::nullopt;
+  if (!attribute_exists(object, name)) return std::nullopt;
   const Hid attr = check(H5Aopen(object, name.c_str(), H5P_DEFAULT), "H5Aopen " + name);
   const Hid stored = check(H5Aget_type(attr), "H5Aget_type");
   if (H5Tget_class(stored) != H5T_INTEGER) return std::nullopt;
@@ -134,7 +143,7 @@ std::optional<std::int64_t> read_int_attribute(hid_t object, const std::string& 
 
 std::vector<std::string> read_strings_attribute(hid_t object, const std::string& name) {
   std::vector<std::string> out;
-  if (H5Aexists(object, name.c_str()) <= 0) return out;
+  if (!attribute_exists(object, name)) return out;
   const Hid attr = check(H5Aopen(object, name.c_str(), H5P_DEFAULT), "H5Aopen " + name);
   const Hid space = check(H5Aget_space(attr), "H5Aget_space");
   const auto n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));

@@ -8,6 +8,22 @@
 namespace slurmtune::store {
 namespace {
 
+// A SWMR reader re-reads metadata whose checksum fails (the writer may be mid-flush),
+// sleeping 1 ns, 2 ns, 4 ns, ... between attempts. HDF5's default of 100 attempts makes
+// a corrupted file look like a hang (2^100 ns); 26 attempts bound one object's retries to
+// about 67 ms of sleep, ample for a flush in progress.
+constexpr unsigned kSwmrReadAttempts = 26;
+
+Hid swmr_read_access() {
+  Hid fapl = check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate");
+  check_status(H5Pset_metadata_read_attempts(fapl, kSwmrReadAttempts),
+               "H5Pset_metadata_read_attempts");
+  return fapl;
+}
+
+// Without a writer a file is opened plainly: a checksum failure is then an error at
+// once. A file a writer holds (or one a killed writer left marked as open for writing)
+// refuses that, and is opened for SWMR reading instead, with bounded retries.
 Hid open_for_reading(const std::string& path) {
   quiet_hdf5_errors();
   if (!std::filesystem::exists(path)) throw StudyFileFormatError(path + ": no such file");
@@ -17,22 +33,33 @@ Hid open_for_reading(const std::string& path) {
     throw StudyFileFormatError(path +
                                ": not an HDF5 file (no HDF5 signature); a study file is "
                                "what `slurmtune run` or `slurmtune simulate -o` writes");
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
-  if (file < 0) {
-    const std::string stack = error_stack_text();
-    if (stack.find("truncated") != std::string::npos)
-      throw StudyFileFormatError(path + ": the file is truncated (" + stack +
-                                 "); it was cut short by a full disk or an incomplete copy. "
-                                 "Restore it from the original location");
-    throw StudyFileFormatError(path + ": HDF5 cannot open it for reading (" + stack +
-                               "); a file written without SWMR support is not a study file");
-  }
-  return Hid(file);
+  if (const hid_t plain = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); plain >= 0)
+    return Hid(plain);
+  const std::string plain_error = error_stack_text();
+  const Hid fapl = swmr_read_access();
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+  if (file >= 0) return Hid(file);
+  const std::string stack = plain_error + "; as a SWMR reader: " + error_stack_text();
+  if (stack.find("truncated") != std::string::npos)
+    throw StudyFileFormatError(path + ": the file is truncated (" + stack +
+                               "); it was cut short by a full disk or an incomplete copy. "
+                               "Restore it from the original location");
+  throw StudyFileFormatError(path + ": corrupted or not a study file: HDF5 cannot open it (" +
+                             stack + ")");
 }
 
 }  // namespace
 
 StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_reading(path)) {
+  try {
+    read_header();
+  } catch (const Hdf5Error& e) {
+    throw StudyFileFormatError(path + ": corrupted: " + e.what());
+  }
+}
+
+void StudyReader::read_header() {
+  const std::string& path = path_;
   const auto format = read_string_attribute(file_, "format");
   if (!format || *format != kFormatName)
     throw StudyFileFormatError(path +
@@ -52,7 +79,8 @@ StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {
-    throw StudyFileFormatError(path + ": its embedded study file does not parse: " + e.what());
+    throw StudyFileFormatError(path +
+                               ": corrupted: its embedded study file does not parse: " + e.what());
   }
   layout_ = std::make_unique<StudyLayout>(spec_);
   read_commit();
@@ -61,7 +89,7 @@ StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_
 void StudyReader::read_commit() {
   const Hid d = dataset("commit");
   refresh_dataset(d);  // pick up the writer's latest commit
-  const auto row = read_table_rows(d, layout_->commit, 0, 1);
+  const auto row = read_rows(d, "commit", layout_->commit, 0, 1);
   const auto& l = layout_->commit;
   const auto& k = layout_->k;
   const auto get = [&](std::size_t field) { return l.get<std::uint64_t>(row.data(), field); };
@@ -83,9 +111,22 @@ std::string StudyReader::attribute(const std::string& name) const {
 Hid StudyReader::dataset(const char* name) const {
   const hid_t id = H5Dopen2(file_, name, H5P_DEFAULT);
   if (id < 0)
-    throw StudyFileFormatError(path_ + ": the study file has no /" + std::string(name) +
-                               " dataset (" + error_stack_text() + ")");
+    throw StudyFileFormatError(path_ +
+                               ": corrupted or incomplete: the study file has no readable /" +
+                               std::string(name) + " dataset (" + error_stack_text() + ")");
   return Hid(id);
+}
+
+std::vector<std::byte> StudyReader::read_rows(const Hid& d, const char* name,
+                                              const RowLayout& layout, std::uint64_t first,
+                                              std::uint64_t count) const {
+  try {
+    return read_table_rows(d, layout, first, count);
+  } catch (const Hdf5Error& e) {
+    throw StudyFileFormatError(path_ + ": corrupted: rows " + std::to_string(first) + " to " +
+                               std::to_string(first + count) + " of /" + name +
+                               " cannot be read (" + e.what() + ")");
+  }
 }
 
 // Reads rows [0, committed) of dataset `name` and decodes each with `decode`.
@@ -94,7 +135,7 @@ std::vector<Record> StudyReader::read_all(const char* name, std::uint64_t commit
                                           const RowLayout& layout, Decode decode) const {
   const Hid d = dataset(name);
   const std::uint64_t n = std::min(committed, table_rows(d));
-  const auto bytes = read_table_rows(d, layout, 0, n);
+  const auto bytes = read_rows(d, name, layout, 0, n);
   std::vector<Record> out;
   out.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i)
@@ -143,7 +184,7 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
   // In chunks, so ten million rows need a few megabytes, not a gigabyte.
   for (std::uint64_t first = 0; first < n; first += chunk_rows) {
     const std::uint64_t count = std::min(chunk_rows, n - first);
-    const auto bytes = read_table_rows(d, l, first, count);
+    const auto bytes = read_rows(d, "metrics", l, first, count);
     for (std::uint64_t i = 0; i < count; ++i) {
       const std::byte* row = bytes.data() + i * l.row_size();
       r.seq = l.get<std::uint64_t>(row, m.seq);

@@ -90,7 +90,12 @@ class StudyReader {
   std::vector<SessionRecord> sessions() const;
 
  private:
+  void read_header();  // format, schema version, embedded study, commit row
   Hid dataset(const char* name) const;
+  /// Rows [first, first + count) of dataset `name`; a failed read is reported as a
+  /// corrupted study file naming the dataset and the rows.
+  std::vector<std::byte> read_rows(const Hid& d, const char* name, const RowLayout& layout,
+                                   std::uint64_t first, std::uint64_t count) const;
   void read_commit();
   template <class Record, class Decode>
   std::vector<Record> read_all(const char* name, std::uint64_t committed, const RowLayout& layout,
