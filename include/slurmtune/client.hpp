@@ -50,6 +50,9 @@ class Client {
   Decision report(double step, const std::map<std::string, double>& metrics);
   /// Any rank: the trial's current decision (what the last report returned).
   Decision ask();
+  /// "Still alive" during a long step, so that [trial] report_timeout_s does not take
+  /// the trial for hung; cheap (one small message, no reply).
+  void heartbeat();
   /// The last decision asked for a checkpoint (pause, shutdown, or a rung passed).
   bool should_checkpoint() const;
   /// A SIGTERM (scancel, preemption) arrived and the last report turned into Pause with

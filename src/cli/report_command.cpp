@@ -27,6 +27,8 @@ int report_command(const Args& args) {
   po::options_description options("report options");
   options.add_options()("step", po::value<double>(), "the step (epoch, iteration) reported")(
       "ask", "print the current decision without reporting (ranks other than 0)")(
+      "heartbeat",
+      "say \"still alive\" during a long step ([trial] report_timeout_s); prints nothing")(
       "metric", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE");
   po::positional_options_description positional;
   positional.add("metric", -1);
@@ -36,6 +38,15 @@ int report_command(const Args& args) {
                      options, positional, vm))
     return kSuccess;
   const bool ask = vm.count("ask") > 0;
+  if (vm.count("heartbeat")) {
+    try {
+      auto client = Client::from_environment();
+      client.heartbeat();
+    } catch (const ClientError& e) {
+      throw Error(e.what());
+    }
+    return kSuccess;
+  }
   std::map<std::string, double> metrics;
   if (!ask) {
     if (!vm.count("step")) throw po::required_option("step");

@@ -58,7 +58,9 @@ int run_command(const Args& args) {
       "on SIGUSR1 (exit 75: requeue) or SIGTERM/SIGINT (exit 128+signal: cancel): seconds trials "
       "have to checkpoint before SIGTERM")(
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
-      "seconds between flushes of the study file (what a crash can lose)");
+      "seconds between flushes of the study file (what a crash can lose)")(
+      "silent-after", po::value<double>(&run.silent_after_s)->default_value(300),
+      "the progress line names trials without a report or heartbeat for this long");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;

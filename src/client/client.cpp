@@ -290,6 +290,10 @@ Decision Client::ask() {
   return state_->exchange(MessageType::Ask, "{}", std::nan(""));
 }
 
+void Client::heartbeat() {
+  state_->send(MessageType::Heartbeat, "{}");
+}
+
 bool Client::terminated() const {
   return state_->terminated_at.has_value();
 }

@@ -100,6 +100,12 @@ void read_trial(TableReader r, core::StudySpec& study) {
     if (*n < 0) r.fail("max_failures", "must be >= 0");
     study.trial.max_failures = *n;
   }
+  for (auto [key, into] : {std::pair{"time_limit_s", &study.trial.time_limit_s},
+                           std::pair{"report_timeout_s", &study.trial.report_timeout_s}})
+    if (const auto seconds = r.number(key)) {
+      require_positive(r, key, *seconds);
+      *into = seconds;
+    }
   r.finish();
   // Every {placeholder} must name a parameter: a typo would otherwise reach argv.
   for (const auto& arg : study.trial.command) {

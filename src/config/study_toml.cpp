@@ -105,6 +105,8 @@ toml::table trial_table(const core::StudySpec& study) {
     command.push_back(arg);
   toml::table t{{"max_failures", study.trial.max_failures}};
   if (!study.trial.command.empty()) t.insert("command", std::move(command));
+  if (study.trial.time_limit_s) t.insert("time_limit_s", *study.trial.time_limit_s);
+  if (study.trial.report_timeout_s) t.insert("report_timeout_s", *study.trial.report_timeout_s);
   if (study.trial.mode == core::TrialSpec::Mode::Mpi) {
     toml::array program;
     for (const auto& arg : study.trial.program)

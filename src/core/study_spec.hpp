@@ -26,6 +26,11 @@ struct TrialSpec {
   std::vector<std::string> command;  ///< argv template with {param} placeholders
   std::vector<std::string> program;  ///< Mpi: the MPI program's argv (no placeholders)
   std::int64_t max_failures = 0;     ///< retries of a failed trial
+  /// Wall-clock seconds one attempt may run; past it the attempt fails (and is retried).
+  std::optional<double> time_limit_s;
+  /// Seconds a running attempt may go without a report, heartbeat or checkpoint (counted
+  /// from its launch, then from the last one); past it the attempt fails as hung.
+  std::optional<double> report_timeout_s;
 };
 
 /// `[resources]`: what one trial gets and how many run at once.

@@ -24,6 +24,8 @@ struct ActiveTrial {
   Placement placement;
   ChildProcess process;
   TimePoint started;
+  TimePoint last_sign;  // launch, then the last report, heartbeat or checkpoint
+  std::string fault;    // why the coordinator ended this attempt (time limit, silence)
   std::optional<ConnectionId> reporter;  // the connection of trial rank 0
   std::optional<ConnectionId> group;     // mode = "mpi": the trial group running it
   std::string slurm_step;                // "JOBID.STEPID" once a client said it

@@ -92,6 +92,11 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
                      ": [trial] command is required by 'slurmtune run' (the "
                      "program each trial runs, e.g. [\"python3\", \"train.py\", \"--lr={lr}\"])");
   preflight();
+  // The coordinator ends an attempt at time_limit_s itself; srun's own limit (whole
+  // minutes) only catches a step the coordinator can no longer end.
+  if (const auto& limit = spec_.trial.time_limit_s)
+    options_.launch.step_time_limit_min =
+        static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
@@ -219,7 +224,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placem
     t->checkpoint = (fs::path(study_dir_) / checkpoint->second).string();
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(placement);
-  t->started = Clock::now();
+  t->started = t->last_sign = Clock::now();
   return *active_.emplace(id, std::move(t)).first->second;
 }
 
@@ -274,10 +279,11 @@ void Coordinator::finish_trial(core::TrialId id) {
   const auto it = active_.find(id);
   ActiveTrial& t = *it->second;
   const ExitStatus status = *t.process.status();
-  const bool clean = status.success() && !t.bye_failed;
+  const bool clean = status.success() && !t.bye_failed && t.fault.empty();
   std::string error;
   if (!clean) {
-    error = t.bye_failed ? "trial reported failure: " + t.bye_error + "; " : "";
+    error = t.fault.empty() ? "" : t.fault + "; ";
+    error += t.bye_failed ? "trial reported failure: " + t.bye_error + "; " : "";
     error += status.describe();
     if (t.lost_connection && !status.success()) error += " after losing its connection";
     const std::string tail = t.stderr_tail();
@@ -296,8 +302,59 @@ void Coordinator::schedule_stop(ActiveTrial& t, double grace_s) {
   if (!t.terminate_at || at < *t.terminate_at) t.terminate_at = at;
 }
 
-void Coordinator::enforce_deadlines() {
+// [trial] time_limit_s and report_timeout_s: an attempt past either is ended and fails
+// (retried up to max_failures). Only attempts still told to continue: one told to stop
+// or pause is already on its way out under the stop grace.
+void Coordinator::enforce_trial_limits() {
+  if (controller_->shutting_down()) return;
   const auto now = Clock::now();
+  const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  const auto& limit = spec_.trial.time_limit_s;
+  const auto& silence = spec_.trial.report_timeout_s;
+  for (auto& [id, t] : active_) {
+    if (!t->fault.empty() || controller_->instruction(id) != core::Instruction::Continue) continue;
+    if (limit && seconds(now - t->started) >= *limit)
+      end_attempt(*t, "time limit of " + core::format_double(*limit) +
+                          " s exceeded ([trial] time_limit_s)");
+    else if (silence && seconds(now - t->last_sign) >= *silence)
+      end_attempt(*t,
+                  "no report or heartbeat for " + core::format_double(*silence) + " s " +
+                      (t->last_sign == t->started ? "after its launch" : "after its last report") +
+                      " ([trial] report_timeout_s): hung?");
+  }
+}
+
+void Coordinator::end_attempt(ActiveTrial& t, const std::string& why) {
+  t.fault = why;
+  log_line("trial " + std::to_string(t.trial) + ": " + why + "; ending the attempt");
+  if (!t.group) {
+    t.process.signal_group(SIGTERM);
+    t.terminate_at.reset();
+    t.kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(options_.kill_grace_s));
+    return;
+  }
+  // A trial group cannot leave its step's collectives alone: its step goes (the other
+  // groups' trials resume from their checkpoints in the relaunched step).
+  const TrialGroup& g = groups_.at(*t.group);
+  if (const auto step = steps_.find(g.step); step != steps_.end()) {
+    log_line("MPI step " + std::to_string(g.step) + " runs the hung trial: terminating it");
+    step->second.process.signal_group(SIGTERM);
+    step->second.ended_for_trial = true;
+    step->second.kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(options_.kill_grace_s));
+  }
+}
+
+void Coordinator::enforce_deadlines() {
+  enforce_trial_limits();
+  const auto now = Clock::now();
+  for (auto& [number, step] : steps_)
+    if (step.kill_at && now >= *step.kill_at) {
+      log_line("MPI step " + std::to_string(number) + " ignored SIGTERM; sending SIGKILL");
+      step.process.signal_group(SIGKILL);
+      step.kill_at.reset();
+    }
   if (step_kill_at_ && now >= *step_kill_at_ && !steps_.empty()) {
     log_line("MPI step(s) ignored SIGTERM; sending SIGKILL");
     signal_steps(SIGKILL);
@@ -360,6 +417,28 @@ void Coordinator::begin_shutdown(int signal) {
   study_.writer->flush();
 }
 
+// "; silent: trial 3 (312 s), trial 9 (305 s)": the trials a user should look at.
+std::string Coordinator::silent_trials() const {
+  double after = options_.silent_after_s;
+  if (const auto& timeout = spec_.trial.report_timeout_s) after = std::min(after, *timeout / 2);
+  const auto now = Clock::now();
+  std::string out;
+  int named = 0, more = 0;
+  for (const auto& [id, t] : active_) {
+    const double quiet = std::chrono::duration<double>(now - t->last_sign).count();
+    if (quiet < after) continue;
+    if (named == 5) {
+      ++more;
+      continue;
+    }
+    ++named;
+    out += (out.empty() ? "; silent: trial " : ", trial ") + std::to_string(id) + " (" +
+           core::format_double(std::round(quiet)) + " s)";
+  }
+  if (more) out += " and " + std::to_string(more) + " more";
+  return out;
+}
+
 void Coordinator::print_progress(bool final) {
   const auto now = Clock::now();
   const double window = std::chrono::duration<double>(now - last_progress_).count();
@@ -372,6 +451,7 @@ void Coordinator::print_progress(bool final) {
        << " (retries " << c.retries << "), " << c.started << "/" << spec_.max_trials << " started, "
        << c.reports << " reports";
   if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
+  if (!final) line << silent_trials();
   if (const auto& best = controller_->best())
     line << "; best " << spec_.metric << " " << core::format_double(best->value) << " (trial "
          << best->trial << ", step " << core::format_double(best->step) << ")";

@@ -38,6 +38,9 @@ struct RunOptions {
   double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
   double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1/SIGINT to us -> trials get SIGTERM after this
   double flush_interval_s = 1;
+  /// The progress line names running trials silent (no report, heartbeat or checkpoint)
+  /// for this long; half of [trial] report_timeout_s when that is shorter.
+  double silent_after_s = 300;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
 };
 
@@ -61,11 +64,14 @@ class Coordinator final : public ControlHandler {
   void reap_children();
   void finish_trial(core::TrialId trial);
   void enforce_deadlines();
+  void enforce_trial_limits();
+  void end_attempt(ActiveTrial& t, const std::string& why);
   void schedule_stop(ActiveTrial& t, double grace_s);
   void on_shutdown_signal(int signal);
   void begin_shutdown(int signal);
   void tick();
   void print_progress(bool final);
+  std::string silent_trials() const;
   void preflight() const;
   double elapsed_s() const;
 
@@ -94,6 +100,10 @@ class Coordinator final : public ControlHandler {
     Placement placement;   // layout "steps": its resources
     int groups = 0;        // groups that connected from it
     bool failing = false;  // one of its groups vanished: it gets nothing more
+    // Terminated for a trial past its limits: SIGKILL at kill_at; its end does not count
+    // against --max-step-restarts.
+    std::optional<Clock::time_point> kill_at;
+    bool ended_for_trial = false;
   };
   bool split_layout() const { return spec_.trial.layout == core::TrialSpec::Layout::Split; }
   void ensure_steps();

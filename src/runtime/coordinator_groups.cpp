@@ -114,11 +114,13 @@ std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& 
       return std::nullopt;
     }
     case MessageType::Report:
-    case MessageType::Checkpoint: {
+    case MessageType::Checkpoint:
+    case MessageType::Heartbeat: {
       if (!g.trial) throw ProtocolError(std::string(to_string(type)) + " without a trial");
       ActiveTrial& t = *active_.at(*g.trial);
+      t.last_sign = Clock::now();
       if (type == MessageType::Report) return on_report(t, id, body);
-      on_checkpoint(t, body);
+      if (type == MessageType::Checkpoint) on_checkpoint(t, body);
       return std::nullopt;
     }
     default:
@@ -165,10 +167,12 @@ void Coordinator::serve_groups() {
   }
 }
 
-void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& error) {
+void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& reported) {
   const core::TrialId id = *g.trial;
   g.trial.reset();
-  const auto meaning = controller_->trial_exited(id, ok, error);
+  const std::string& fault = active_.at(id)->fault;
+  const std::string error = fault.empty() ? reported : fault + "; " + reported;
+  const auto meaning = controller_->trial_exited(id, ok && fault.empty(), error);
   if (!ok && meaning != core::ExitMeaning::Retried && meaning != core::ExitMeaning::Ended)
     log_line("trial " + std::to_string(id) + " left unfinished: " + error);
   connections_.erase(std::find_if(connections_.begin(), connections_.end(),
@@ -189,7 +193,7 @@ void Coordinator::step_ended(int number) {
       end_group_trial(it->second, false, "the MPI step ended (" + status + "); see " + log);
     it = groups_.erase(it);
   }
-  const bool any_group = step.groups > 0;
+  const bool any_group = step.groups > 0, ended_for_trial = step.ended_for_trial;
   if (!split_layout()) launcher_->release(step.placement);
   steps_.erase(number);
   if (done_ || controller_->shutting_down()) {
@@ -200,7 +204,7 @@ void Coordinator::step_ended(int number) {
   // node still cleaning up) or a broken program; both count against the restarts, and
   // the last error names the step's log.
   const std::string why = any_group ? "" : " before any trial group connected";
-  if (++step_restarts_ > options_.max_step_restarts)
+  if (!ended_for_trial && ++step_restarts_ > options_.max_step_restarts)
     throw Error("MPI step " + std::to_string(number) + " ended (" + status + ")" + why + "; " +
                 std::to_string(step_restarts_) + " steps failed, giving up; see " + log);
   log_line("MPI step " + std::to_string(number) + " ended (" + status + ")" + why +

@@ -78,11 +78,16 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
   switch (type) {
     case MessageType::Report:
       if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
+      t.last_sign = Clock::now();
       return on_report(t, id, body);
+    case MessageType::Heartbeat:
+      t.last_sign = Clock::now();
+      return std::nullopt;
     case MessageType::Ask:
       return Reply{MessageType::Decision,
                    decision_payload(controller_->instruction(t.trial), nullptr, false)};
     case MessageType::Checkpoint:
+      t.last_sign = Clock::now();
       on_checkpoint(t, body);
       return std::nullopt;
     case MessageType::Bye:

@@ -85,6 +85,8 @@ class SlurmLauncher final : public Launcher {
         "--kill-on-bad-exit=1",
     };
     if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
+    if (options_.step_time_limit_min)
+      out.push_back("--time=" + std::to_string(*options_.step_time_limit_min));
     const bool multi_rank = r.nodes * r.ntasks_per_node > 1;
     if (options_.mpi != "auto")
       out.push_back("--mpi=" + options_.mpi);

@@ -75,6 +75,9 @@ struct LaunchOptions {
   std::string srun = "srun";           ///< slurm: the srun to call
   std::string mpi = "pmix";            ///< slurm: --mpi type ("none": leave srun's default)
   std::vector<std::string> srun_args;  ///< slurm: extra arguments for every step
+  /// slurm: `srun --time` of trial steps, in minutes (Slurm's unit): a backstop that ends a
+  /// step past [trial] time_limit_s even when the orchestrator is gone.
+  std::optional<std::int64_t> step_time_limit_min;
 };
 
 /// The Slurm allocation this process runs in, from the SLURM_* environment.

@@ -26,13 +26,15 @@ std::string_view to_string(MessageType type) {
       return "ASSIGN";
     case MessageType::TrialEnd:
       return "TRIAL_END";
+    case MessageType::Heartbeat:
+      return "HEARTBEAT";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 11;
+  return t >= 1 && t <= 12;
 }
 }  // namespace
 

@@ -37,9 +37,10 @@ enum class MessageType : std::uint8_t {
   Bye = 7,         ///< client -> server: {"status": "completed|failed", "error"}
   Error = 8,       ///< server -> client: {"error"} before closing
   // Trial groups (one MPI step split into per-trial communicators; doc/protocol.md):
-  Next = 9,       ///< group -> server: {} — the group is free, give it a trial
-  Assign = 10,    ///< server -> group: {"trial", "params", ...} or {"done": true}
-  TrialEnd = 11,  ///< group -> server: {"status": "completed|failed", "error"}
+  Next = 9,        ///< group -> server: {} — the group is free, give it a trial
+  Assign = 10,     ///< server -> group: {"trial", "params", ...} or {"done": true}
+  TrialEnd = 11,   ///< group -> server: {"status": "completed|failed", "error"}
+  Heartbeat = 12,  ///< client -> server: {} — alive, in a long step (no reply)
 };
 std::string_view to_string(MessageType type);
 

@@ -271,10 +271,11 @@ def scenario_mpi(runner, args):
           % (len(trials), sorted(set(trials.nodes)), judged))
 
 
-def scenario_groups(runner, args, kill=False, layout="split"):
+def scenario_groups(runner, args, kill=False, layout="split", hang=False):
     """[trial] mode = "mpi": one step split into trial groups that run trials back to back
     (layout "steps": one step per group). With kill, a rank of trial 5 dies: its step is
-    relaunched and the trials resume from their checkpoints."""
+    relaunched and the trials resume from their checkpoints. With hang, trial 5 stops
+    reporting: report_timeout_s ends its step, which is relaunched the same way."""
     groups = args.ranks // 2 if layout == "split" else 1  # groups per step
     if runner.launcher == "slurm":
         resources, extra, sbatch = "nodes = 2\n", [], ["-N", str(args.ranks), "--ntasks-per-node", "1"]
@@ -283,8 +284,10 @@ def scenario_groups(runner, args, kill=False, layout="split"):
     else:
         resources, extra, sbatch = "ntasks_per_node = 2\n", ["--slots", str(args.ranks)], []
     text = study_toml("groups", ["unused"], max_trials=8, metrics=("loss", "ranks", "mixed", "start"),
-                      resources=resources, trial_extra="max_failures = 2\n")
-    program = '["%s"%s]' % (args.group_trial, ', "--kill-trial=5"' if kill else "")
+                      resources=resources,
+                      trial_extra="max_failures = 2\n" + ("report_timeout_s = 4\n" if hang else ""))
+    program = '["%s"%s]' % (args.group_trial, ', "--kill-trial=5"' if kill else
+                            ', "--hang-trial=5"' if hang else "")
     text = text.replace('command = ["unused"]', 'mode = "mpi"\nlayout = "%s"\nprogram = %s'
                         % (layout, program))
     study = runner.write("study.toml", text)
@@ -320,6 +323,12 @@ def scenario_groups(runner, args, kill=False, layout="split"):
                % others[["retries", "error"]])
         expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
         outcome = "one step per group; the killed rank took down its own group only"
+    elif hang:
+        expect("trial 5: no report or heartbeat for 4.0 s" in log and "terminating it" in log and
+               "report_timeout_s" in trials.loc[5].error and "MPI step 2" in log,
+               "the hung trial's step was not ended and relaunched:\n%s\n%s" % (log, trials.loc[5].error))
+        expect((m[m.trial == 5].start > 1).any(), "trial 5 did not resume from its checkpoint")
+        outcome = "hung trial 5 ended by report_timeout_s; its step relaunched, trials resumed"
     elif kill:
         expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
         expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
@@ -529,6 +538,38 @@ def terminate_trial(workdir, trial):
     return trial
 
 
+def scenario_limits(runner, args):
+    """[trial] time_limit_s and report_timeout_s: a trial that never reports is ended as
+    hung (and fails after its retry), one that overruns the time limit is ended (it
+    checkpoints on the SIGTERM and its retry resumes), one whose long step sends
+    heartbeats is left alone; the progress line names the silent trial."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.3",
+               "--faults=1:silent,2:overrun,3:heartbeat"]
+    study = runner.write("study.toml", study_toml(
+        "limits", command, max_trials=6, max_t=6,
+        trial_extra="max_failures = 1\ntime_limit_s = 8\nreport_timeout_s = 3\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "3"],
+                         sbatch_args=["-N", "3", "--ntasks-per-node", "1"])
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 6).set_index("id")
+    silent, overrun, beating = trials.loc[1], trials.loc[2], trials.loc[3]
+    expect(silent.status == "failed" and silent.retries == 1 and
+           "no report or heartbeat for 3.0 s after its launch" in silent.error,
+           "silent trial: %s" % silent.to_dict())
+    expect("silent: trial 1 (" in log, "the progress line never named the silent trial:\n" + log)
+    output = read(os.path.join(runner.workdir, "study.trials", "trial-2", "stdout.log"))
+    expect(overrun.status == "completed" and overrun.retries == 1 and
+           "time limit of 8.0 s exceeded" in overrun.error and "resumed from" in output,
+           "overrunning trial: %s\n%s" % (overrun.to_dict(), output))
+    expect(beating.status == "completed" and beating.retries == 0,
+           "heartbeating trial: %s" % beating.to_dict())
+    judged = check_asha(path, 1, 3, 6)
+    print("limits: silent trial failed as hung after %d retry; overrunning trial ended at the "
+          "time limit, checkpointed and resumed; heartbeats kept a 4 s step alive; %s; %d ASHA "
+          "decisions equal the model" % (silent.retries, dict(trials.status.value_counts()), judged))
+
+
 def cancel_a_step(job, workdir):
     """Cancels the job step of the slow trial 3 (first attempt) once it runs."""
     pid_file = os.path.join(workdir, "study.trials", "trial-3", "pid")
@@ -724,8 +765,10 @@ def alive(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
-    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "term", "cancel", "kill",
-                                             "groups", "groups-kill", "groups-steps", "digits",
+    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "limits", "term",
+                                             "cancel", "kill",
+                                             "groups", "groups-kill", "groups-hang", "groups-steps",
+                                             "digits",
                                              "promotion", "groups-term"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
@@ -746,8 +789,9 @@ def main():
     elif args.scenario == "groups-term":
         scenario_groups_term(runner, args)
     elif args.scenario.startswith("groups"):
-        scenario_groups(runner, args, kill=args.scenario != "groups",
-                        layout="steps" if args.scenario == "groups-steps" else "split")
+        scenario_groups(runner, args, kill=args.scenario in ("groups-kill", "groups-steps"),
+                        layout="steps" if args.scenario == "groups-steps" else "split",
+                        hang=args.scenario == "groups-hang")
     else:
         globals()["scenario_" + args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)

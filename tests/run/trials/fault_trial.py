@@ -7,7 +7,9 @@ A trial listed in --faults misbehaves: segv (first attempt only: the retry succe
 exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
 for a test to cancel its Slurm step or send it SIGTERM; the best loss, so that no
-scheduler decision ends it first). Its pid goes to TRIAL_DIR/pid.
+scheduler decision ends it first), silent (connects, then never reports), overrun (first
+attempt: 1.6 s per step, past a time limit; the best loss), heartbeat (a 4 s first step
+with a heartbeat every 0.5 s; the best loss). Its pid goes to TRIAL_DIR/pid.
 """
 import argparse
 import json
@@ -40,15 +42,31 @@ if client.resume_checkpoint():
 
 if fault == "hang":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if fault == "silent":
+    client.connect()
+    while True:
+        time.sleep(1)
+
+
+def step_time(step):
+    if attempt == 0 and fault in ("slow", "overrun"):
+        return 1.5 if fault == "slow" else 1.6
+    return args.sleep
+
 
 for step in range(first, args.steps + 1):
-    time.sleep(1.5 if fault == "slow" and attempt == 0 else args.sleep)
+    if fault == "heartbeat" and step == 1:
+        for _ in range(8):
+            time.sleep(0.5)
+            client.heartbeat()
+    time.sleep(step_time(step))
     if fault == "segv" and attempt == 0 and step == 1:
         os.kill(os.getpid(), signal.SIGSEGV)
     if fault == "exit" and step == 1:
         print("simulated failure in trial %d attempt %d" % (trial, attempt), file=sys.stderr)
         sys.exit(3)
-    loss = {"hang": 1e9, "slow": -1.0}.get(fault, (args.x - 0.3) ** 2 + 1.0 / step)
+    best = {"slow", "overrun", "heartbeat"}
+    loss = 1e9 if fault == "hang" else -1.0 if fault in best else (args.x - 0.3) ** 2 + 1.0 / step
     try:
         client.report(step=step, loss=loss)
     except client.TrialStopped as stopped:

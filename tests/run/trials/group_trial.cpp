@@ -6,6 +6,8 @@
 // `--kill-trial=N`: rank 1 of trial N's first attempt dies of SIGKILL after a checkpoint
 // at step 1, which ends the whole MPI step; the coordinator fails the running trials, relaunches
 // the step, and they resume from their collective HDF5 checkpoints, checked byte for byte.
+// `--hang-trial=N`: trial N's first attempt checkpoints step 1, then hangs on every rank
+// without reporting; [trial] report_timeout_s must end its step the same way.
 #include <unistd.h>
 
 #include <csignal>
@@ -20,7 +22,7 @@
 
 namespace {
 
-long kill_trial = -1;
+long kill_trial = -1, hang_trial = -1;
 int sleep_ms = 0;  // per step, to give a test time to interrupt the study
 
 // What rank `rank` keeps at `step`: a slice whose length differs between ranks.
@@ -73,7 +75,9 @@ void train(slurmtune::Trial& t) {
   }
   const int steps = 9, start = first_step(t);
   for (int step = start; step <= steps; ++step) {
-    if (static_cast<long>(t.id()) == kill_trial && t.attempt() == 0 && step == 1) {
+    const bool injected =
+        static_cast<long>(t.id()) == kill_trial || static_cast<long>(t.id()) == hang_trial;
+    if (injected && t.attempt() == 0 && step == 1) {
       // Deterministic whatever the scheduler decides: checkpoint step 1 collectively, then
       // rank 1 dies and the others wait in a barrier until the step is torn down.
       t.checkpoint(1, [&](slurmtune::CheckpointWriter& w) {
@@ -81,6 +85,9 @@ void train(slurmtune::Trial& t) {
         const double state[1] = {1};
         w.write_root("state", state);
       });
+      if (static_cast<long>(t.id()) == hang_trial)
+        for (;;)
+          pause();
       if (t.rank() == 1) std::raise(SIGKILL);
       MPI_Barrier(t.comm());
     }
@@ -112,6 +119,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--kill-trial=", 13) == 0)
       kill_trial = std::atol(argv[i] + 13);
+    else if (std::strncmp(argv[i], "--hang-trial=", 13) == 0)
+      hang_trial = std::atol(argv[i] + 13);
     else if (std::strncmp(argv[i], "--sleep-ms=", 11) == 0)
       sleep_ms = std::atoi(argv[i] + 11);
   return slurmtune::run_trials(argc, argv, train);

@@ -176,6 +176,21 @@ BOOST_AUTO_TEST_CASE(trial_command_placeholders_must_name_parameters) {
   BOOST_TEST(contains(error_of(base + "command = []\n"), "[trial] command: must name a program"));
 }
 
+BOOST_AUTO_TEST_CASE(trial_limits_are_positive_seconds_and_survive_the_round_trip) {
+  const std::string base = kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\n";
+  const auto s =
+      config::parse_study(base + "time_limit_s = 3600\nreport_timeout_s = 90.5\n", "study.toml");
+  BOOST_TEST(*s.trial.time_limit_s == 3600.0);
+  BOOST_TEST(*s.trial.report_timeout_s == 90.5);
+  const auto again = config::parse_study(config::to_toml(s), "resolved.toml");
+  BOOST_TEST(*again.trial.report_timeout_s == 90.5);
+  BOOST_TEST(!config::parse_study(base, "study.toml").trial.time_limit_s);
+  BOOST_TEST(contains(error_of(base + "time_limit_s = 0\n"),
+                      "study.toml:7:16: [trial] time_limit_s: must be a positive number"));
+  BOOST_TEST(contains(error_of(base + "report_timeout_s = -5\n"), "[trial] report_timeout_s"));
+  BOOST_TEST(contains(error_of(base + "report_timeout_s = \"1m\"\n"), "expected a number"));
+}
+
 BOOST_AUTO_TEST_CASE(optuna_semantics_reads_optuna_parameters) {
   const auto s =
       config::parse_study(kHeader +

@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE runtime_launcher
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <filesystem>
@@ -119,4 +120,26 @@ BOOST_AUTO_TEST_CASE(a_child_is_killed_with_its_group_when_its_owner_goes) {
     pid = child.pid();
   }
   BOOST_TEST(::kill(pid, 0) != 0);  // reaped, gone
+}
+
+BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
+  ::setenv("SLURM_JOB_ID", "7", 1);
+  ::setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "4(x2)", 1);
+  core::ResourceSpec resources;
+  LaunchOptions options;
+  options.launcher = "slurm";
+  options.step_time_limit_min = 2;
+  const auto launcher = make_launcher(resources, options);
+  const auto placement = launcher->reserve();
+  BOOST_REQUIRE(placement);
+  const auto argv = launcher->wrap(*placement, {"./trial"});
+  BOOST_TEST(std::count(argv.begin(), argv.end(), "--time=2") == 1);
+  BOOST_TEST(argv.back() == "./trial");
+  options.step_time_limit_min.reset();
+  const auto unlimited = make_launcher(resources, options)->wrap(*placement, {"./trial"});
+  BOOST_TEST(std::none_of(unlimited.begin(), unlimited.end(),
+                          [](const std::string& a) { return a.starts_with("--time"); }));
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE"})
+    ::unsetenv(name);
 }

@@ -38,13 +38,14 @@ import struct
 
 __all__ = [
     "ClientError", "CoordinatorLost", "TrialStopped", "TrialTerminated", "Client", "connect", "report", "ask",
-    "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint",
+    "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint", "heartbeat",
     "should_checkpoint", "checkpoint_saved", "finish",
 ]
 
 _MAGIC = b"ST"
 _VERSION = 1
 _HELLO, _WELCOME, _REPORT, _DECISION, _ASK, _CHECKPOINT, _BYE, _ERROR = range(1, 9)
+_HEARTBEAT = 12
 _HEADER = struct.Struct(">2sBBI")
 _MAX_PAYLOAD = 64 * 1024
 
@@ -209,6 +210,10 @@ class Client:
         """The trial's current decision, for ranks that do not report."""
         return self._decide(_ASK, {}, None)
 
+    def heartbeat(self):
+        """Says "still alive" during a long step ([trial] report_timeout_s); no reply."""
+        self._send(_HEARTBEAT, {})
+
     def should_checkpoint(self):
         return self._checkpoint_wanted
 
@@ -265,6 +270,10 @@ checkpoint_dir = trial_dir
 def resume_checkpoint():
     """Path of the checkpoint to resume from, or None."""
     return os.environ.get("SLURMTUNE_CHECKPOINT") or None
+
+
+def heartbeat():
+    connect().heartbeat()
 
 
 def should_checkpoint():
