@@ -52,6 +52,9 @@ class Trial {
   Decision report(double step, const std::map<std::string, double>& metrics);
   /// The last decision asked for a checkpoint (pause, shutdown, a rung passed).
   bool should_checkpoint() const { return checkpoint_wanted_; }
+  /// "Still alive" in a long step ([trial] report_timeout_s); not collective: rank 0
+  /// sends it, other ranks return at once.
+  void heartbeat();
   /// The trial's folder (checkpoints, logs); the same path on every rank.
   const std::string& checkpoint_dir() const { return dir_; }
   /// Checkpoint to restore (a retry, a promotion, a resumed study), or "".

@@ -126,6 +126,10 @@ Decision Trial::report(double step, const std::map<std::string, double>& metrics
   return static_cast<Decision>(answer[0]);
 }
 
+void Trial::heartbeat() {
+  if (rank_ == 0) leader_->heartbeat();
+}
+
 void Trial::checkpoint_saved(double step, const std::string& path) {
   MPI_Barrier(comm_);  // every rank has written its part
   if (rank_ == 0) leader_->checkpoint_saved(step, path);
