@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
 #include "core/param_value.hpp"
@@ -20,7 +21,9 @@ int best_command(const Args& args) {
   const auto format = vm["format"].as<std::string>();
   if (format != "toml" && format != "json" && format != "flags")
     throw po::error("--format must be toml, json or flags, not '" + format + "'");
+  DamagedFileGuard guard(vm["study-file"].as<std::string>());
   const store::StudyReader reader(vm["study-file"].as<std::string>());
+  guard.opened();
   const auto& spec = reader.spec();
   const auto trials = reader.trials();
   const store::TrialRecord* best = best_trial(trials, spec.mode);

@@ -1,6 +1,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
 
@@ -27,7 +28,9 @@ int export_command(const Args& args) {
     throw po::error("--format must be csv or json, not '" + format_name + "'");
   if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints")
     throw po::error("--table must be trials, metrics, events or checkpoints, not '" + table + "'");
+  DamagedFileGuard guard(vm["study-file"].as<std::string>());
   const store::StudyReader reader(vm["study-file"].as<std::string>());
+  guard.opened();
   std::ofstream file;
   if (vm.count("output")) {
     file.open(vm["output"].as<std::string>());

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
 #include "core/param_value.hpp"
@@ -95,7 +96,9 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
 }
 
 void print_status(std::ostream& out, const std::string& path, std::size_t limit) {
+  DamagedFileGuard guard(path);
   const store::StudyReader reader(path);
+  guard.opened();
   const auto& spec = reader.spec();
   const auto trials = reader.trials();
   std::array<std::uint64_t, 6> counts{};

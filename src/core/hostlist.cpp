@@ -14,6 +14,10 @@ namespace {
                    ": " + what);
 }
 
+// No allocation has this many nodes; a list that expands further ("r[0-999999]n[0-999999]")
+// is refused before it exhausts memory.
+constexpr std::size_t kMaxHosts = 1000000;
+
 // The whole of `text` as a non-negative integer, or nullopt.
 std::optional<std::uint64_t> whole_number(std::string_view text) {
   std::uint64_t v = 0;
@@ -58,7 +62,8 @@ std::vector<std::string> expand_ranges(std::string_view body, std::string_view w
     const std::string_view lo = item.substr(0, dash), hi = item.substr(dash + 1);
     const auto a = parse_number(lo, whole, at + offset), b = parse_number(hi, whole, at + offset);
     if (a > b) fail(whole, at + offset, "range " + std::string(item) + " runs backwards");
-    if (b - a > 1000000) fail(whole, at + offset, "range " + std::string(item) + " is too large");
+    if (b - a >= kMaxHosts || out.size() + (b - a) >= kMaxHosts)
+      fail(whole, at + offset, "range " + std::string(item) + " is too large");
     for (std::uint64_t v = a; v <= b; ++v)
       out.push_back(padded(v, lo.size()));
   });
@@ -82,6 +87,8 @@ void expand_one(std::string_view expr, std::string_view whole, std::size_t at,
     if (close == std::string_view::npos) fail(whole, at + open, "unclosed '['");
     const auto values =
         expand_ranges(expr.substr(open + 1, close - open - 1), whole, at + open + 1);
+    if (partial.size() * values.size() + out.size() > kMaxHosts)
+      fail(whole, at + open, "expands to more than " + std::to_string(kMaxHosts) + " hosts");
     std::vector<std::string> next;
     for (const auto& p : partial)
       for (const auto& v : values) {
@@ -92,6 +99,8 @@ void expand_one(std::string_view expr, std::string_view whole, std::size_t at,
     i = close + 1;
   }
   if (expr.empty()) fail(whole, at, "empty host name");
+  if (out.size() + partial.size() > kMaxHosts)
+    fail(whole, at, "expands to more than " + std::to_string(kMaxHosts) + " hosts");
   out.insert(out.end(), partial.begin(), partial.end());
 }
 

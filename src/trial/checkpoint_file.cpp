@@ -123,7 +123,7 @@ class ParallelWriter final : public CheckpointWriter {
 
 class ParallelReader final : public CheckpointReader {
  public:
-  ParallelReader(hid_t file, MPI_Comm comm, double step) : file_(file), comm_(comm), step_(step) {
+  ParallelReader(hid_t file, MPI_Comm comm, double step) : file_(file), step_(step) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
   }
@@ -145,7 +145,6 @@ class ParallelReader final : public CheckpointReader {
 
  private:
   hid_t file_;
-  MPI_Comm comm_;
   double step_;
   int rank_ = 0, size_ = 1;
 };

@@ -44,6 +44,15 @@ BOOST_AUTO_TEST_CASE(malformed_lists_name_the_column) {
   BOOST_TEST(error_of("n1,,n2").find("empty host name") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(lists_that_would_exhaust_memory_are_refused) {
+  BOOST_TEST(error_of("n[0-2000000]").find("is too large") != std::string::npos);
+  BOOST_TEST(error_of("r[0-999999]n[0-999999]").find("more than 1000000 hosts") !=
+             std::string::npos);
+  BOOST_TEST(error_of("a[0-600000],b[0-600000]").find("more than 1000000 hosts") !=
+             std::string::npos);
+  BOOST_TEST(expand_hostlist("n[1-999999]").size() == 999999u);
+}
+
 BOOST_AUTO_TEST_CASE(compression_is_the_inverse_of_expansion) {
   BOOST_TEST(compress_hostlist({"n1", "n2", "n3", "n7"}) == "n[1-3,7]");
   BOOST_TEST(compress_hostlist({"gpu08", "gpu09", "gpu10", "login"}) == "gpu[08-10],login");

@@ -1,0 +1,37 @@
+// libFuzzer target: the JSON-lines event reader of `slurmtune replay`, driving real
+// schedulers (Ray ASHA, Optuna Hyperband, median stopping; the first byte picks one).
+// Bad lines must throw InputError naming the line; nothing else may escape.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "config/study_file.hpp"
+#include "core/error.hpp"
+#include "core/replay.hpp"
+#include "core/scheduler_spec.hpp"
+
+namespace {
+const char* const kSchedulers[] = {
+    "type = \"asha\"\ngrace_period = 1\nmax_t = 27\nreduction_factor = 3\nbrackets = 2\n",
+    "type = \"hyperband\"\nsemantics = \"optuna\"\nmin_resource = 1\nmax_resource = 27\n",
+    "type = \"median\"\ngrace_period = 2\nmin_samples_required = 2\n",
+    "type = \"asha_promotion\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\n",
+};
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string study = std::string("[study]\nname = \"fuzz\"\nmetric = \"loss\"\n") +
+                            "[search]\nx = { uniform = [0, 1] }\n[scheduler]\n" +
+                            kSchedulers[data[0] % std::size(kSchedulers)];
+  const auto spec = slurmtune::config::parse_study(study, "fuzz.toml");
+  auto scheduler = slurmtune::core::make_scheduler(spec.scheduler, spec.mode, 1, spec.name);
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  std::ostringstream out;
+  try {
+    slurmtune::core::replay_events(*scheduler, in, out, "fuzz.jsonl");
+  } catch (const slurmtune::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,31 @@
+// libFuzzer target: the HDF5 study file reader behind `status`, `best`, `export` and
+// resume. The input is written to a file and read the way `slurmtune status` reads it;
+// a damaged file must throw StudyFileFormatError (or InputError), never crash or hang.
+// HDF5 itself is not instrumented: the target guards slurmtune's use of it.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/error.hpp"
+#include "store/study_reader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::string path = "/tmp/slurmtune-fuzz-" + std::to_string(::getpid()) + ".h5";
+  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  }
+  try {
+    const slurmtune::store::StudyReader reader(path);
+    static_cast<void>(reader.trials());
+    reader.for_each_metric([](const slurmtune::store::MetricRecord&) {}, 64);
+    static_cast<void>(reader.events());
+    static_cast<void>(reader.checkpoints());
+    static_cast<void>(reader.sessions());
+  } catch (const slurmtune::InputError&) {  // StudyFileFormatError is one
+  }
+  return 0;
+}
