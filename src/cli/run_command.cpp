@@ -60,7 +60,11 @@ int run_command(const Args& args) {
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
       "seconds between flushes of the study file (what a crash can lose)")(
       "silent-after", po::value<double>(&run.silent_after_s)->default_value(300),
-      "the progress line names trials without a report or heartbeat for this long");
+      "the progress line names trials without a report or heartbeat for this long")(
+      "end-margin", po::value<double>(&run.end_margin_s)->default_value(300),
+      "no launch whose next rung lies past the job's end less this (the template's USR1 lead)")(
+      "time-left", po::value<double>(),
+      "seconds this session may run, instead of the Slurm job's time left");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -71,6 +75,7 @@ int run_command(const Args& args) {
   const auto study = config::load_study_file(study_path);
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   run.allow_changes = vm.count("allow-changes") > 0;
+  if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
   run.control.port = port_of(vm["port"].as<int>());
   runtime::Coordinator coordinator(study, run);
   return coordinator.run();

@@ -80,19 +80,34 @@ bool StudyController::may_admit(double elapsed_s) const {
          !(spec_.time_budget_s && elapsed_s >= *spec_.time_budget_s);
 }
 
-std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s) {
+double StudyController::last_step(TrialId trial) const {
+  const auto it = last_step_.find(trial);
+  return it == last_step_.end() ? 0.0 : it->second;
+}
+
+std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
+                                                        const FitsBeforeEnd& fits) {
   if (shutting_down_) return std::nullopt;
   check_budget(elapsed_s);
-  if (!relaunch_.empty()) {
-    TrialLaunch launch = std::move(relaunch_.front());
-    relaunch_.erase(relaunch_.begin());
+  held_for_clock_ = false;
+  const auto fitting = [&](double step) {
+    if (!fits || fits(step)) return true;
+    held_for_clock_ = true;
+    return false;
+  };
+  // Retries and restarts first, in order; one that cannot reach its next checkpoint
+  // before the allocation ends waits (for the next session, in practice).
+  for (auto it = relaunch_.begin(); it != relaunch_.end(); ++it) {
+    if (!fitting(last_step(it->trial))) continue;
+    TrialLaunch launch = std::move(*it);
+    relaunch_.erase(it);
     live_[launch.trial] = LiveTrial{};
     ++counts_.running;
     return launch;
   }
   const bool admit = may_admit(elapsed_s);
   if (!admit && !closed_) close_admissions();
-  const auto job = scheduler_->next_job(admit);
+  const auto job = scheduler_->next_job(admit && fitting(0));
   if (!job) return std::nullopt;
   TrialLaunch launch;
   if (job->kind == Job::Kind::Start) {
@@ -107,6 +122,15 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s) {
     const auto failed = failures_.find(launch.trial);
     launch.attempt = failed == failures_.end() ? 0 : failed->second;
     observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
+    if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
+      // Promoted, but its next rung lies past the allocation's end: it is left running
+      // in the study file, so the next session restarts it from its checkpoint.
+      --counts_.paused;
+      ++interrupted_;
+      auto other = next_launch(elapsed_s, fits);
+      held_for_clock_ = true;
+      return other;
+    }
     if (live_.contains(launch.trial)) {
       // Promoted while its process is still leaving (checkpointing after the pause):
       // it runs again once that process has exited; this slot looks for other work.

@@ -5,6 +5,7 @@
 // admitting trials. The coordinator of `slurmtune run` feeds it events and carries out
 // its answers; tests feed it scripted events. Deterministic given the seed.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,10 @@ struct StudyResumePoint {
   bool admissions_closed = false;
 };
 
+/// Whether work resuming after `step` reaches its next checkpoint before the allocation
+/// ends (AllocationClock::fits); empty: everything fits.
+using FitsBeforeEnd = std::function<bool(double step)>;
+
 class StudyController {
  public:
   StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
@@ -95,7 +100,13 @@ class StudyController {
 
   /// The trial to launch on a free slot, or nullopt when there is none now. Closes
   /// admissions (max_trials, time budget) as a side effect. `elapsed_s`: run time so far.
-  std::optional<TrialLaunch> next_launch(double elapsed_s);
+  /// Work that `fits` refuses is held for the next session: a new trial is not started, a
+  /// retry or restart waits, a promotion is recorded and left to the next session.
+  std::optional<TrialLaunch> next_launch(double elapsed_s, const FitsBeforeEnd& fits = {});
+  /// The last next_launch held work back for the allocation's end.
+  bool held_for_clock() const { return held_for_clock_; }
+  /// The last step a trial reported (0 before any): where a relaunch resumes.
+  double last_step(TrialId trial) const;
   /// One report of a running trial; `value` is the scheduled metric (NaN if absent).
   ReportVerdict report(TrialId trial, double step, double value);
   /// The last instruction given to a running trial (for ranks that ask).
@@ -121,6 +132,7 @@ class StudyController {
   Configuration config_of(TrialId trial) const { return sampler_.sample(trial); }
   const std::string& halt_reason() const { return halt_reason_; }
   const StudySpec& spec() const { return spec_; }
+  double max_resource() const { return scheduler_->max_resource(); }
 
  private:
   struct LiveTrial {
@@ -147,6 +159,7 @@ class StudyController {
   std::map<TrialId, double> last_step_;   // last judged step, across attempts
   std::map<TrialId, Observation> last_;   // last judged report, for end_trial
   std::uint64_t interrupted_ = 0;         // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;           // the last next_launch held work back
   std::set<TrialId> resume_when_exited_;  // promoted before their paused process exited
   StudyCounts counts_;
   std::optional<BestSoFar> best_;

@@ -13,6 +13,7 @@
 #include "core/param_value.hpp"
 #include "core/trial_command.hpp"
 #include "runtime/active_trial.hpp"
+#include "runtime/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/secret.hpp"
 
@@ -110,6 +111,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
   recorder_ = std::make_unique<Recorder>(*study_.writer);
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), *recorder_, study_.resumed ? &*study_.resumed : nullptr);
+  start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
   std::signal(SIGPIPE, SIG_IGN);
@@ -147,6 +149,44 @@ void Coordinator::preflight() const {
     if (::access((fs::path(dir.empty() ? "." : dir) / program).c_str(), X_OK) == 0) return;
   throw InputError(spec_.path + ": [trial] command: program '" + program +
                    "' is not on PATH; give its full path or load its module first");
+}
+
+// The allocation's clock (doc/slurm.md): work that cannot reach its next rung before
+// the job ends (less the margin the template's USR1 warning needs) is held for the
+// requeued job instead of being started and thrown away.
+void Coordinator::start_allocation_clock() {
+  TimeLeft left{options_.time_left_s, "--time-left"};
+  if (!left.seconds) left = slurm_time_left(environment_map(), trials_dir_ + "/squeue.out");
+  if (!left.seconds) return;
+  clock_.emplace(controller_->max_resource());
+  usable_until_s_ = elapsed_s() + *left.seconds - options_.end_margin_s;
+  log_line("allocation ends in " + core::format_double(std::round(*left.seconds)) + " s (" +
+           left.source + "): work that cannot reach its next rung " +
+           core::format_double(options_.end_margin_s) +
+           " s before then is held for the next session");
+}
+
+core::FitsBeforeEnd Coordinator::fits_before_end() const {
+  if (!clock_) return {};
+  return [this](double step) { return clock_->fits(step, *usable_until_s_ - elapsed_s()); };
+}
+
+void Coordinator::note_held_work() {
+  if (!controller_->held_for_clock()) return;
+  if (!clock_announced_) {
+    clock_announced_ = true;
+    const auto needed = clock_->seconds_to_next_milestone(0);
+    log_line("allocation: " + core::format_double(std::round(*usable_until_s_ - elapsed_s())) +
+             " s left before the end margin; work that needs more to reach its next rung (a "
+             "new trial: ~" +
+             core::format_double(std::round(needed ? *needed : 0)) +
+             " s) is held for the next session");
+  }
+  if (!active_.empty() || controller_->shutting_down()) return;
+  log_line(
+      "allocation: nothing more reaches its next rung before the job ends; stopping with "
+      "work left");
+  controller_->begin_shutdown();
 }
 
 double Coordinator::elapsed_s() const {
@@ -198,9 +238,10 @@ void Coordinator::fill_slots() {
   while (!limit || static_cast<std::int64_t>(active_.size()) < *limit) {
     auto placement = launcher_->reserve();
     if (!placement) break;
-    auto launch = controller_->next_launch(elapsed_s());
+    auto launch = controller_->next_launch(elapsed_s(), fits_before_end());
     if (!launch) {
       launcher_->release(*placement);
+      note_held_work();
       break;
     }
     start_trial(*launch, std::move(*placement));
@@ -225,6 +266,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placem
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(placement);
   t->started = t->last_sign = Clock::now();
+  if (clock_) clock_->attempt_started(id, controller_->last_step(id), elapsed_s());
   return *active_.emplace(id, std::move(t)).first->second;
 }
 
@@ -290,6 +332,7 @@ void Coordinator::finish_trial(core::TrialId id) {
     if (!tail.empty()) error += "\n" + tail;
   }
   controller_->trial_exited(id, clean, error);
+  if (clock_) clock_->attempt_ended(id);
   launcher_->release(t.placement);
   for (auto c = connections_.begin(); c != connections_.end();)
     c = c->second == id ? connections_.erase(c) : std::next(c);

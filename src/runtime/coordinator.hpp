@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/allocation_clock.hpp"
 #include "core/study_controller.hpp"
 #include "core/study_spec.hpp"
 #include "runtime/control_server.hpp"
@@ -41,6 +42,11 @@ struct RunOptions {
   /// The progress line names running trials silent (no report, heartbeat or checkpoint)
   /// for this long; half of [trial] report_timeout_s when that is shorter.
   double silent_after_s = 300;
+  /// The allocation's clock: no launch whose next rung lies past (job end - this).
+  double end_margin_s = 300;
+  /// Seconds this session may run, instead of the Slurm job's time left (tests, or a
+  /// bounded session outside Slurm).
+  std::optional<double> time_left_s;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
 };
 
@@ -73,6 +79,9 @@ class Coordinator final : public ControlHandler {
   void print_progress(bool final);
   std::string silent_trials() const;
   void preflight() const;
+  void start_allocation_clock();
+  core::FitsBeforeEnd fits_before_end() const;
+  void note_held_work();  // after next_launch: logs, and ends the session when idle
   double elapsed_s() const;
 
   // control plane (coordinator_messages.cpp)
@@ -138,6 +147,9 @@ class Coordinator final : public ControlHandler {
   std::map<int, GroupStep> steps_;  // mode = "mpi": running MPI steps by number (1, 2, ...)
   int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
+  std::optional<core::AllocationClock> clock_;
+  std::optional<double> usable_until_s_;  // elapsed seconds: job end less end_margin_s
+  bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
   std::optional<std::pair<int, Clock::time_point>> last_signal_;

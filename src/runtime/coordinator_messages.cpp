@@ -122,8 +122,10 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
   }
   const double judged = values.empty() ? NAN : values.front();
   const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
-  if (!verdict.duplicate)
+  if (!verdict.duplicate) {
     study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
+    if (clock_) clock_->reported(t.trial, step, elapsed_s(), verdict.outcome.milestone);
+  }
   if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
     log_line(
         "trial " + std::to_string(t.trial) + " told to " +

@@ -570,6 +570,48 @@ def scenario_limits(runner, args):
           "decisions equal the model" % (silent.retries, dict(trials.status.value_counts()), judged))
 
 
+def scenario_clock(runner, args):
+    """The allocation's clock: launches that cannot reach their next rung before the end
+    are held; once nothing more fits and nothing runs, the session stops with work left
+    (75: the template requeues) and the next session finishes the study. Locally the end
+    is `--time-left 5`; under Slurm it is a 2-minute job (read with squeue) less
+    `--end-margin 112`."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.5"]
+    study = runner.write("study.toml", study_toml("clock", command, max_trials=8, max_t=9, grace=3,
+                                                  trial_extra="max_failures = 1\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    sbatch = ["-N", "2", "--ntasks-per-node", "1"]
+    if runner.launcher == "local":
+        rc, log = runner.run(study, path, extra=["--slots", "2", "--time-left", "5", "--end-margin", "0"])
+        expect(rc == 75, "exit status %d, expected 75 (work held for the next session):\n%s" % (rc, log))
+        source = "(--time-left)"
+    else:
+        handle = runner.start(study, path, extra=["--end-margin", "112"],
+                              sbatch_args=sbatch + ["--time=2", "--signal=B:USR1@10"])
+        wait_for(lambda: "requeueing job" in read(handle[2]), 180, "the requeue")
+        log = read(handle[2])
+        source = "(squeue)"
+    expect("allocation ends in" in log and source in log, "no allocation clock in the log:\n" + log)
+    expect("is held for the next session" in log and "stopping with work left" in log,
+           "nothing was held for the allocation's end:\n" + log)
+    study_ = Study(path)
+    first = study_.trials
+    study_.close()
+    expect(len(first) < 8 or (first.status == "running").any(),
+           "the first session did everything; nothing was held:\n%s" % first[["id", "status"]])
+    if runner.launcher == "local":
+        rc, log = runner.run(study, path, extra=["--slots", "2"])
+    else:
+        release_requeued(handle[1])
+        rc, log = rerun_requeued(runner, handle, study, path, ["--end-margin", "0"], sbatch)
+    expect(rc == 0, "the next session failed:\n" + log)
+    trials = check_complete(path, 8)
+    judged = check_asha(path, 3, 3, 9)
+    print("clock: the first session started %d of 8 trials and held the rest for the "
+          "allocation's end %s; the next session finished: %s; %d ASHA decisions equal the model"
+          % (len(first), source, dict(trials.status.value_counts()), judged))
+
+
 def cancel_a_step(job, workdir):
     """Cancels the job step of the slow trial 3 (first attempt) once it runs."""
     pid_file = os.path.join(workdir, "study.trials", "trial-3", "pid")
@@ -765,7 +807,7 @@ def alive(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
-    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "limits", "term",
+    parser.add_argument("scenario", choices=["python", "cpp", "mpi", "faults", "limits", "clock", "term",
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",

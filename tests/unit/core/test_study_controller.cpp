@@ -247,3 +247,46 @@ BOOST_AUTO_TEST_CASE(a_trial_promoted_before_its_process_exits_is_resumed_after_
   BOOST_TEST(f.controller.counts().running == 1u);
   BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
 }
+
+BOOST_AUTO_TEST_CASE(work_that_does_not_fit_the_allocation_is_held_for_the_next_session) {
+  // The allocation's clock as a predicate: only work resuming at step >= 2 fits.
+  const FitsBeforeEnd late_only = [](double step) { return step >= 2; };
+  Fixture f(study(5, 1));
+  BOOST_REQUIRE(f.controller.next_launch(0));  // no clock: trial 0 starts
+  f.controller.report(0, 2, 0.5);
+  BOOST_TEST(!f.controller.next_launch(0, late_only));  // a new trial (step 0) does not fit
+  BOOST_TEST(f.controller.held_for_clock());
+  BOOST_TEST(f.controller.counts().started == 1u);
+  // A retry resumes after step 2: it fits, and goes first.
+  BOOST_TEST((f.controller.trial_exited(0, false, "exit status 1") == ExitMeaning::Retried));
+  const auto retry = f.controller.next_launch(0, late_only);
+  BOOST_REQUIRE(retry);
+  BOOST_TEST((retry->kind == TrialLaunch::Kind::Retry));
+  BOOST_TEST(!f.controller.held_for_clock());
+  // A shutdown now leaves work for the next session: the held trials are not lost.
+  f.controller.begin_shutdown();
+  BOOST_TEST(f.controller.more_work_left());
+}
+
+BOOST_AUTO_TEST_CASE(a_promotion_that_does_not_fit_is_left_to_the_next_session) {
+  StudySpec s = study(2);
+  s.scheduler.type = SchedulerType::AshaPromotion;
+  s.scheduler.reduction_factor = 2;
+  Fixture f(s);
+  f.controller.next_launch(0);
+  f.controller.next_launch(0);
+  f.controller.report(0, 1, 0.1);
+  f.controller.report(1, 1, 0.9);
+  f.controller.trial_exited(1, true, "");
+  f.controller.trial_exited(0, true, "");
+  BOOST_TEST(f.controller.counts().paused == 2u);
+  // The scheduler promotes trial 0, but its next rung does not fit: recorded as resumed,
+  // it is not launched now, and counts as unfinished work for the next session.
+  BOOST_TEST(!f.controller.next_launch(0, [](double) { return false; }));
+  BOOST_TEST(f.controller.held_for_clock());
+  BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
+  BOOST_TEST(f.controller.counts().paused == 1u);
+  BOOST_TEST(f.controller.counts().running == 0u);
+  f.controller.begin_shutdown();
+  BOOST_TEST(f.controller.more_work_left());
+}
