@@ -1,9 +1,11 @@
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
+#include "core/error.hpp"
 #include "core/param_value.hpp"
 #include "core/replay.hpp"
 #include "core/simulation.hpp"
@@ -58,6 +60,13 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
                       ? "reached at " + core::format_double(*s.time_to_target_s) + " s"
                       : std::string("not reached"))
               << '\n';
+  if (const auto& a = s.allocation)
+    std::cout << "  allocations " << a->allocations << " used, holding "
+              << core::format_double(std::round(a->charged_s)) << " worker-seconds; busy "
+              << core::format_double(std::round(a->busy_s)) << ", of which start-up "
+              << core::format_double(std::round(a->startup_s)) << " and lost "
+              << core::format_double(std::round(a->lost_s)) << " (" << a->killed
+              << " attempts killed at an allocation's end)\n";
   std::cout << "  wall time  " << core::format_double(wall_s) << " s\n";
 }
 
@@ -72,7 +81,15 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s, 
             << ",\"best_config\":" << (s.best_trial ? study.space.to_json(s.best_config) : "null")
             << ",\"time_to_target_s\":"
             << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
-            << ",\"wall_s\":" << core::json_number(wall_s) << "}\n";
+            << ",\"wall_s\":" << core::json_number(wall_s);
+  if (const auto& a = s.allocation)
+    std::cout << ",\"allocations\":" << a->allocations
+              << ",\"charged_worker_s\":" << core::json_number(a->charged_s)
+              << ",\"busy_worker_s\":" << core::json_number(a->busy_s)
+              << ",\"startup_worker_s\":" << core::json_number(a->startup_s)
+              << ",\"lost_worker_s\":" << core::json_number(a->lost_s)
+              << ",\"killed\":" << a->killed;
+  std::cout << "}\n";
 }
 
 }  // namespace
@@ -86,7 +103,16 @@ int simulate_command(const Args& args) {
       "json", "print the summary as one JSON object instead of text")(
       "output,o", po::value<std::string>(), "record the study in this HDF5 study file")(
       "flush-interval", po::value<double>()->default_value(1.0),
-      "with --output: seconds between flushes of the study file")("quiet,q", "no progress lines");
+      "with --output: seconds between flushes of the study file")(
+      "allocation-s", po::value<double>(),
+      "run in Slurm allocations of this many virtual seconds (requeued back to back)")(
+      "end-margin", po::value<double>()->default_value(300),
+      "with --allocation-s: seconds before each end that trials are told to suspend")(
+      "startup-s", po::value<double>()->default_value(0),
+      "virtual seconds each attempt spends before its first step")(
+      "no-allocation-clock",
+      "with --allocation-s: launch whatever fits a slot, as a naive "
+      "orchestrator would (for comparison)")("quiet,q", "no progress lines");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -95,6 +121,16 @@ int simulate_command(const Args& args) {
   auto study = config::load_study_file(vm["study"].as<std::string>());
   core::SimulationOptions sim;
   sim.workers = vm["workers"].as<std::size_t>();
+  sim.end_margin_s = vm["end-margin"].as<double>();
+  sim.startup_s = vm["startup-s"].as<double>();
+  sim.allocation_clock = !vm.count("no-allocation-clock");
+  if (sim.startup_s < 0) throw InputError("--startup-s must be >= 0");
+  if (vm.count("allocation-s")) {
+    sim.allocation_s = vm["allocation-s"].as<double>();
+    // A killed attempt re-runs steps the study file has already recorded; the file's
+    // events describe one uninterrupted run, so the two do not mix (yet).
+    if (vm.count("output")) throw InputError("--allocation-s cannot be recorded with --output");
+  }
   // Overrides go into the study itself, so a recorded study file says what really ran.
   if (vm.count("max-trials")) study.max_trials = vm["max-trials"].as<std::uint64_t>();
   if (vm.count("target")) study.simulate.target = vm["target"].as<double>();

@@ -1,9 +1,12 @@
 #include "core/simulation.hpp"
 
 #include <cmath>
+#include <deque>
+#include <limits>
 #include <queue>
 #include <vector>
 
+#include "core/allocation_clock.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_objective.hpp"
 
@@ -12,7 +15,9 @@ namespace {
 
 struct TrialRecord {
   SyntheticObjective::Curve curve;
-  double step = 0;  // steps done so far (kept while paused)
+  double step = 0;        // steps done so far (kept while paused)
+  double judged = 0;      // highest step reported: a re-run below it is not judged again
+  double checkpoint = 0;  // where a killed attempt restarts (last rung passed, pause)
 };
 
 struct StepDone {
@@ -35,8 +40,19 @@ class Simulator {
         max_trials_(spec.max_trials),
         workers_(options.workers),
         busy_since_(options.workers, 0.0),
-        running_trial_(options.workers, 0) {
+        segment_since_(options.workers, 0.0),
+        running_trial_(options.workers, 0),
+        options_(options) {
     if (workers_ == 0) throw InputError("simulate: --workers must be at least 1");
+    if (options.allocation_s) {
+      if (!(*options.allocation_s > options.end_margin_s) || options.end_margin_s < 0)
+        throw InputError("simulate: --allocation-s must exceed --end-margin (" +
+                         format_double(options.end_margin_s) + " s)");
+      costs_.emplace();
+      costs_->allocations = 1;
+      boundary_ = *options.allocation_s;
+      if (options.allocation_clock) clock_.emplace(scheduler_->max_resource());
+    }
     if (spec.sampler == SamplerKind::Grid)
       max_trials_ = std::min(max_trials_, sampler_.grid_size());
     progress_every_ = options.progress_every ? options.progress_every
@@ -48,7 +64,17 @@ class Simulator {
     for (std::size_t w = 0; w < workers_; ++w)
       idle_.push_back(w);
     assign_idle(0.0);
-    while (!events_.empty()) {
+    for (;;) {
+      if (costs_) {
+        // The allocation ends before the next event (or with nothing running while work
+        // was held for it): kill what runs and go on in the next allocation.
+        const bool idle_with_work = events_.empty() && (!restart_.empty() || held_now_);
+        if (idle_with_work || (!events_.empty() && events_.top().time_s > boundary_)) {
+          end_allocation();
+          continue;
+        }
+      }
+      if (events_.empty()) break;
       if (spec_.time_budget_s && events_.top().time_s > *spec_.time_budget_s) {
         stop_everything(*spec_.time_budget_s);
         break;
@@ -68,6 +94,72 @@ class Simulator {
   }
 
  private:
+  // Seconds until the running trials are told to suspend (the end less the margin).
+  double usable_left(double time_s) const { return boundary_ - options_.end_margin_s - time_s; }
+
+  // The allocation's clock: may work resuming after `step` start now?
+  bool fits(double step, double time_s) {
+    if (!costs_) return true;
+    const bool ok = usable_left(time_s) > 0 && (!clock_ || clock_->fits(step, usable_left(time_s)));
+    if (!ok) held_now_ = true;
+    return ok;
+  }
+
+  // Worker-seconds of the allocation that began at `allocation_start_`, ending when its
+  // last trial left.
+  void charge(double end_s) {
+    costs_->charged_s += (end_s - allocation_start_) * static_cast<double>(workers_);
+  }
+
+  void end_allocation() {
+    charge(events_.empty() ? std::max(last_departure_, allocation_start_) : boundary_);
+    now_ = boundary_;
+    while (!events_.empty()) {
+      const StepDone event = events_.top();
+      events_.pop();
+      const TrialId trial = running_trial_[event.worker];
+      TrialRecord& t = trials_[trial];
+      costs_->lost_s += boundary_ - segment_since_[event.worker];
+      ++costs_->killed;
+      t.step = t.checkpoint;
+      restart_.push_back(trial);
+      free_worker(event.worker, boundary_);
+    }
+    allocation_start_ = boundary_;
+    boundary_ += *options_.allocation_s;
+    ++costs_->allocations;
+    held_now_ = false;
+    // A new job is a new session: its clock starts unmeasured, so it always launches.
+    if (clock_) clock_.emplace(scheduler_->max_resource());
+    assign_idle(now_);
+  }
+
+  // A trial killed, suspended or held earlier starts again from its checkpoint.
+  bool restart_one(double time_s) {
+    for (auto it = restart_.begin(); it != restart_.end(); ++it) {
+      if (!fits(trials_[*it].checkpoint, time_s)) continue;
+      const TrialId trial = *it;
+      restart_.erase(it);
+      trials_[trial].step = trials_[trial].checkpoint;
+      launch(trial, time_s);
+      return true;
+    }
+    return false;
+  }
+
+  void launch(TrialId trial, double time_s) {
+    const std::size_t worker = idle_.back();
+    idle_.pop_back();
+    ++progress_.running;
+    running_trial_[worker] = trial;
+    busy_since_[worker] = time_s;
+    segment_since_[worker] = time_s;
+    if (clock_) clock_->attempt_started(trial, trials_[trial].step, time_s);
+    if (costs_) costs_->startup_s += options_.startup_s;
+    events_.push(StepDone{time_s + options_.startup_s + trials_[trial].curve.step_time_s,
+                          sequence_++, worker});
+  }
+
   bool may_start_new(double time_s) const {
     return !halted_ && progress_.started < max_trials_ &&
            !(spec_.time_budget_s && time_s >= *spec_.time_budget_s);
@@ -75,30 +167,30 @@ class Simulator {
 
   void assign_idle(double time_s) {
     while (!idle_.empty()) {
+      if (costs_ && !restart_.empty() && restart_one(time_s)) continue;
       const bool admit = may_start_new(time_s);
       if (!admit && !closed_) {
         close_admissions(time_s);
         collect_dropped(time_s);
       }
-      const auto job = scheduler_->next_job(admit);
+      const auto job = scheduler_->next_job(admit && fits(0, time_s));
       if (!job) break;
-      const std::size_t worker = idle_.back();
-      idle_.pop_back();
       TrialId trial = job->trial;
       if (job->kind == Job::Kind::Start) {
         trial = progress_.started++;
         const Configuration config = sampler_.sample(trial);
-        trials_.push_back(TrialRecord{objective_.curve(config), 0});
+        trials_.push_back(TrialRecord{objective_.curve(config), 0, 0, 0});
         scheduler_->add_trial(trial, std::nullopt);
         observer_->trial_started(trial, config, scheduler_->bracket_of(trial), time_s);
       } else {
         --progress_.paused;
         observer_->trial_resumed(trial, time_s);
+        if (!fits(trials_[trial].step, time_s)) {  // promoted, but for the next allocation
+          restart_.push_back(trial);
+          continue;
+        }
       }
-      ++progress_.running;
-      running_trial_[worker] = trial;
-      busy_since_[worker] = time_s;
-      schedule_step(worker, time_s);
+      launch(trial, time_s);
       if (job->kind == Job::Kind::Start && progress_.started % progress_every_ == 0)
         observer_->progress(snapshot(time_s));
     }
@@ -112,6 +204,7 @@ class Simulator {
 
   void schedule_step(std::size_t worker, double time_s) {
     const TrialRecord& t = trials_[running_trial_[worker]];
+    segment_since_[worker] = time_s;
     events_.push(StepDone{time_s + t.curve.step_time_s, sequence_++, worker});
   }
 
@@ -119,18 +212,33 @@ class Simulator {
     const TrialId trial = running_trial_[event.worker];
     TrialRecord& t = trials_[trial];
     t.step += 1;
+    if (t.step <= t.judged) {  // re-running steps lost when an earlier attempt was killed
+      costs_->lost_s += event.time_s - segment_since_[event.worker];
+      schedule_step(event.worker, event.time_s);
+      return;
+    }
+    t.judged = t.step;
     const double value = objective_.value(t.curve, trial, t.step);
     const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
     ++progress_.reports;
     observer_->reported(trial, t.step, value, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
+    if (outcome.rung) t.checkpoint = t.step;  // slurmtune asks for a checkpoint at every rung
+    if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
     const bool finished = t.step >= scheduler_->max_resource();
     if (outcome.decision == Decision::Continue && !finished) {
+      if (costs_ && usable_left(event.time_s) <= 0) {  // suspended: checkpoint and leave
+        t.checkpoint = t.step;
+        restart_.push_back(trial);
+        free_worker(event.worker, event.time_s);
+        return;
+      }
       schedule_step(event.worker, event.time_s);
       return;
     }
     free_worker(event.worker, event.time_s);
     if (outcome.decision == Decision::Pause && !finished) {
+      t.checkpoint = t.step;
       ++progress_.paused;
       collect_dropped(event.time_s);
       return;
@@ -147,6 +255,8 @@ class Simulator {
 
   void free_worker(std::size_t worker, double time_s) {
     busy_s_ += time_s - busy_since_[worker];
+    last_departure_ = time_s;
+    if (clock_) clock_->attempt_ended(running_trial_[worker]);
     --progress_.running;
     idle_.push_back(worker);
   }
@@ -208,6 +318,12 @@ class Simulator {
     s.time_to_target_s = time_to_target_;
     s.makespan_s = now_;
     s.utilisation = now_ > 0 ? busy_s_ / (static_cast<double>(workers_) * now_) : 0.0;
+    if (costs_) {
+      s.allocation = *costs_;
+      s.allocation->busy_s = busy_s_;
+      s.allocation->charged_s +=
+          (std::max(now_, allocation_start_) - allocation_start_) * static_cast<double>(workers_);
+    }
     return s;
   }
 
@@ -221,7 +337,15 @@ class Simulator {
   std::size_t workers_;
   std::uint64_t progress_every_ = 1;
   std::vector<double> busy_since_;
+  std::vector<double> segment_since_;  // when the worker's current step (or start-up) began
   std::vector<TrialId> running_trial_;
+  SimulationOptions options_;
+  std::optional<AllocationCosts> costs_;  // with allocations only
+  std::optional<AllocationClock> clock_;
+  double boundary_ = std::numeric_limits<double>::infinity();  // the allocation's end
+  std::deque<TrialId> restart_;  // killed, suspended or held: first in the next allocation
+  bool held_now_ = false;        // this allocation held work back
+  double allocation_start_ = 0, last_departure_ = 0;
   std::vector<std::size_t> idle_;
   std::vector<TrialRecord> trials_;
   std::priority_queue<StepDone, std::vector<StepDone>, std::greater<>> events_;

@@ -16,6 +16,30 @@ namespace slurmtune::core {
 struct SimulationOptions {
   std::size_t workers = 4;
   std::size_t progress_every = 0;  ///< trials between progress callbacks (0: 10 %)
+  /// The study runs in Slurm allocations of this many virtual seconds, each followed at
+  /// once by the next (the requeued job). `end_margin_s` before each end the running
+  /// trials are told to suspend: they checkpoint at their next report; a trial that
+  /// does not report before the end is killed and later re-runs its steps since its
+  /// last checkpoint (rungs passed, pauses). Trials restart first in the next one.
+  std::optional<double> allocation_s;
+  double end_margin_s = 300;
+  /// Virtual seconds every attempt spends before its first step (process start, data).
+  double startup_s = 0;
+  /// With allocations: hold work that cannot reach its next rung before the end margin
+  /// (core::AllocationClock), as `slurmtune run` does.
+  bool allocation_clock = true;
+};
+
+/// Where the compute of a simulation with allocations went, in worker-seconds.
+struct AllocationCosts {
+  std::uint64_t allocations = 0;  ///< allocations used
+  /// Worker-seconds the jobs held their nodes: each job ends when its last trial has
+  /// left (suspended, finished or killed), as `slurmtune run` then exits and requeues.
+  double charged_s = 0;
+  double busy_s = 0;              ///< workers occupied: start-ups and steps
+  double startup_s = 0;           ///< of which start-ups (one per attempt)
+  double lost_s = 0;              ///< of which steps killed mid-way or re-run after a kill
+  std::uint64_t killed = 0;       ///< attempts killed at an allocation's end
 };
 
 struct SimulationProgress {
@@ -36,7 +60,8 @@ struct SimulationSummary {
   Configuration best_config;
   std::optional<double> time_to_target_s;
   double makespan_s = 0;
-  double utilisation = 0;  ///< busy worker-seconds / (workers * makespan)
+  double utilisation = 0;                     ///< busy worker-seconds / (workers * makespan)
+  std::optional<AllocationCosts> allocation;  ///< with SimulationOptions::allocation_s
 };
 
 /// Receives every event of a simulation (the study file writer of later modules, tests).

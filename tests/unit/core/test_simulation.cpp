@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 
+#include "core/error.hpp"
 #include "core/simulation.hpp"
 
 using namespace slurmtune::core;
@@ -136,4 +137,40 @@ BOOST_AUTO_TEST_CASE(max_mode_reports_an_accuracy_like_score) {
   const auto s = run(spec, 4);
   BOOST_TEST(*s.final.best_value > 0.5);
   BOOST_TEST(*s.final.best_value < 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(allocations_end_and_every_trial_still_ends_once) {
+  for (const auto type : {SchedulerType::Asha, SchedulerType::AshaPromotion}) {
+    StudySpec s = study(type, 200);
+    s.simulate.step_time_s = 60;
+    SimulationOptions naive, clocked;
+    naive.workers = clocked.workers = 8;
+    naive.allocation_s = clocked.allocation_s = 3600;
+    naive.startup_s = clocked.startup_s = 300;
+    naive.allocation_clock = false;
+    Ledger naive_ledger, clocked_ledger;
+    const auto without = simulate_study(s, naive, &naive_ledger);
+    const auto with = simulate_study(s, clocked, &clocked_ledger);
+    for (const auto* ledger : {&naive_ledger, &clocked_ledger}) {
+      BOOST_TEST(ledger->started == 200u);
+      BOOST_TEST(ledger->ends.size() == 200u);
+      for (const auto& [trial, ends] : ledger->ends)
+        BOOST_TEST(ends == 1, "trial " << trial);
+    }
+    BOOST_REQUIRE(without.allocation && with.allocation);
+    // Late launches outlive the allocation without the clock; with it nothing is lost.
+    BOOST_TEST(without.allocation->killed > 0u);
+    BOOST_TEST(without.allocation->lost_s > 0.0);
+    BOOST_TEST(with.allocation->lost_s == 0.0);
+    BOOST_TEST(with.allocation->busy_s < without.allocation->busy_s);
+    BOOST_TEST(with.allocation->allocations >= 2u);
+    BOOST_TEST(with.allocation->startup_s >= 200 * 300.0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_allocation_shorter_than_its_margin_is_refused) {
+  SimulationOptions o;
+  o.allocation_s = 200;
+  BOOST_CHECK_THROW(simulate_study(study(SchedulerType::Asha, 5), o, nullptr),
+                    slurmtune::InputError);
 }
