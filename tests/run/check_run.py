@@ -544,7 +544,8 @@ def scenario_limits(runner, args):
     checkpoints on the SIGTERM and its retry resumes), one whose long step sends
     heartbeats is left alone; the progress line names the silent trial."""
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.3",
-               "--faults=1:silent,2:overrun,3:heartbeat"]
+               "--faults=1:silent,2:overrun,3:heartbeat,4:shell-heartbeat",
+               "--slurmtune=" + os.path.abspath(runner.slurmtune)]
     study = runner.write("study.toml", study_toml(
         "limits", command, max_trials=6, max_t=6,
         trial_extra="max_failures = 1\ntime_limit_s = 8\nreport_timeout_s = 3\n"))
@@ -553,7 +554,7 @@ def scenario_limits(runner, args):
                          sbatch_args=["-N", "3", "--ntasks-per-node", "1"])
     expect(rc == 0, "run failed:\n" + log)
     trials = check_complete(path, 6).set_index("id")
-    silent, overrun, beating = trials.loc[1], trials.loc[2], trials.loc[3]
+    silent, overrun = trials.loc[1], trials.loc[2]
     expect(silent.status == "failed" and silent.retries == 1 and
            "no report or heartbeat for 3.0 s after its launch" in silent.error,
            "silent trial: %s" % silent.to_dict())
@@ -562,11 +563,13 @@ def scenario_limits(runner, args):
     expect(overrun.status == "completed" and overrun.retries == 1 and
            "time limit of 8.0 s exceeded" in overrun.error and "resumed from" in output,
            "overrunning trial: %s\n%s" % (overrun.to_dict(), output))
-    expect(beating.status == "completed" and beating.retries == 0,
-           "heartbeating trial: %s" % beating.to_dict())
+    for beating in (trials.loc[3], trials.loc[4]):  # the Python and the shell client
+        expect(beating.status == "completed" and beating.retries == 0,
+               "heartbeating trial: %s" % beating.to_dict())
     judged = check_asha(path, 1, 3, 6)
     print("limits: silent trial failed as hung after %d retry; overrunning trial ended at the "
-          "time limit, checkpointed and resumed; heartbeats kept a 4 s step alive; %s; %d ASHA "
+          "time limit, checkpointed and resumed; Python and shell heartbeats kept 4 s steps "
+          "alive; %s; %d ASHA "
           "decisions equal the model" % (silent.retries, dict(trials.status.value_counts()), judged))
 
 

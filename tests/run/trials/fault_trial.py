@@ -9,12 +9,14 @@ ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per ste
 for a test to cancel its Slurm step or send it SIGTERM; the best loss, so that no
 scheduler decision ends it first), silent (connects, then never reports), overrun (first
 attempt: 1.6 s per step, past a time limit; the best loss), heartbeat (a 4 s first step
-with a heartbeat every 0.5 s; the best loss). Its pid goes to TRIAL_DIR/pid.
+with a heartbeat every 0.5 s; the best loss), shell-heartbeat (the same, each heartbeat
+sent by the shell client `SLURMTUNE report --heartbeat`). Its pid goes to TRIAL_DIR/pid.
 """
 import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -25,6 +27,7 @@ parser.add_argument("--x", type=float, required=True)
 parser.add_argument("--steps", type=int, required=True)
 parser.add_argument("--sleep", type=float, default=0.0)
 parser.add_argument("--faults", default="")
+parser.add_argument("--slurmtune", help="the slurmtune command, for shell-client heartbeats")
 args = parser.parse_args()
 
 trial, attempt = client.trial_id(), int(os.environ.get("SLURMTUNE_ATTEMPT", "0"))
@@ -55,17 +58,20 @@ def step_time(step):
 
 
 for step in range(first, args.steps + 1):
-    if fault == "heartbeat" and step == 1:
+    if fault in ("heartbeat", "shell-heartbeat") and step == 1:
         for _ in range(8):
             time.sleep(0.5)
-            client.heartbeat()
+            if fault == "heartbeat":
+                client.heartbeat()
+            else:
+                subprocess.run([args.slurmtune, "report", "--heartbeat"], check=True)
     time.sleep(step_time(step))
     if fault == "segv" and attempt == 0 and step == 1:
         os.kill(os.getpid(), signal.SIGSEGV)
     if fault == "exit" and step == 1:
         print("simulated failure in trial %d attempt %d" % (trial, attempt), file=sys.stderr)
         sys.exit(3)
-    best = {"slow", "overrun", "heartbeat"}
+    best = {"slow", "overrun", "heartbeat", "shell-heartbeat"}
     loss = 1e9 if fault == "hang" else -1.0 if fault in best else (args.x - 0.3) ** 2 + 1.0 / step
     try:
         client.report(step=step, loss=loss)
