@@ -3,7 +3,8 @@
   - spack/packages/slurmtune/package.py is valid Python and defines the package class;
   - its variants map one to one onto the SLURMTUNE_ENABLE_* / BUILD_EXAMPLES options of
     CMakeLists.txt through define_from_variant (cuda comes from CudaPackage);
-  - its depends_on list covers what CMakeLists.txt looks for, and nothing it never uses.
+  - its depends_on list covers what CMakeLists.txt looks for (the compilers of every
+    language project() enables included), and nothing it never uses.
 Usage: check_spack.py SOURCE_DIR (standard library only)."""
 import ast
 import re
@@ -47,6 +48,14 @@ for package in sorted(found):
         problems.append("CMakeLists.txt finds %s: map it to a Spack dependency here" % package)
     elif provider[package] and provider[package] not in depends and provider[package] != "cuda":
         problems.append("CMakeLists.txt finds %s but the recipe has no depends_on(%r)" % (package, provider[package]))
+# Every language project() enables needs its compiler from Spack (a missing
+# depends_on("c") made CMake's first step fail under `spack dev-build`).
+languages = re.search(r"project\(slurmtune[^)]*LANGUAGES ([A-Z ]+)", cmake)
+for language in (languages.group(1).split() if languages else []):
+    virtual = {"C": "c", "CXX": "cxx", "CUDA": "cuda", "Fortran": "fortran"}[language]
+    if virtual not in depends and virtual != "cuda":
+        problems.append("project() enables %s: the recipe needs depends_on(%r, type='build')"
+                        % (language, virtual))
 examples = open(root + "/share/slurmtune/examples/mlp-digits/CMakeLists.txt").read()
 if "ZLIB" in examples and "zlib-api" not in depends:
     problems.append("the example needs zlib: depends_on('zlib-api')")

@@ -37,6 +37,7 @@ class Slurmtune(CMakePackage, CudaPackage):
 
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")
+    depends_on("c", type="build")  # CMake's FindHDF5 probes the HDF5 C library with C
     depends_on("cxx", type="build")
     depends_on("boost@1.74:+program_options")
     depends_on("boost@1.74:+program_options+test", type=("build", "test"))
@@ -75,6 +76,12 @@ class Slurmtune(CMakePackage, CudaPackage):
         if self.spec.satisfies("+nccl"):
             args.append(self.define("NCCL_HOME", self.spec["nccl"].prefix))
         return args
+
+    def check(self):
+        """`spack install --test=root`: the tests that belong in an install check (unit
+        and command-line), not the ones that start a Slurm cluster or MPI jobs."""
+        with working_dir(self.build_directory):
+            ctest("--output-on-failure", "-L", "unit|cli")
 
     def test_version(self):
         """slurmtune --version names this version"""
