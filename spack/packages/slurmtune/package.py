@@ -19,21 +19,28 @@ class Slurmtune(CMakePackage, CudaPackage):
     version("0.1.0", tag="v0.1.0")
 
     variant("mpi", default=True, description="MPI trial API (slurmtune::trial, run_trials)")
-    variant("pmix", default=True, description="Rank placement from PMIx (else MPI_Comm_split_type)")
+    # Parts of the MPI trial API exist only with +mpi: `spack install slurmtune ~mpi` needs
+    # nothing else said.
+    variant(
+        "pmix",
+        default=True,
+        when="+mpi",
+        description="Rank placement from PMIx (else MPI_Comm_split_type)",
+    )
     variant(
         "parallel_hdf5",
         default=True,
+        when="+mpi",
         description="Collective trial checkpoints with HDF5 over MPI-IO",
     )
     variant("nccl", default=False, description="NCCL communicators for trials (needs +cuda)")
-    variant("examples", default=False, description="Build the mlp-digits example trainer")
+    variant(
+        "examples", default=False, when="+mpi", description="Build the mlp-digits example trainer"
+    )
     variant("python", default=True, description="Python client and analysis module (run deps)")
 
     conflicts("+nccl", when="~cuda", msg="NCCL needs +cuda")
     conflicts("+cuda", when="~mpi", msg="the GPU helpers belong to the MPI trial API")
-    conflicts("+pmix", when="~mpi", msg="PMIx placement is part of the MPI trial API")
-    conflicts("+parallel_hdf5", when="~mpi")
-    conflicts("+examples", when="~mpi", msg="the example is an MPI trial program")
 
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")
@@ -44,6 +51,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("tomlplusplus@3:")
     # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the study file
     # itself is written by one process and works with either).
+    depends_on("hdf5@1.10:+hl~mpi", when="~mpi")
     depends_on("hdf5@1.10:+hl~mpi", when="~parallel_hdf5")
     depends_on("hdf5@1.10:+mpi", when="+parallel_hdf5")
     depends_on("mpi", when="+mpi")
