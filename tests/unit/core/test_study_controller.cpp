@@ -27,6 +27,14 @@ StudySpec study(std::uint64_t trials, std::int64_t max_failures = 0) {
   return s;
 }
 
+// Two trials under asha_promotion with rf 2: the better one is promoted at once.
+StudySpec promotion_study() {
+  StudySpec s = study(2);
+  s.scheduler.type = SchedulerType::AshaPromotion;
+  s.scheduler.reduction_factor = 2;
+  return s;
+}
+
 // Records what the study file would: one line per event, in order.
 struct Journal final : StudyObserver {
   std::vector<std::string> lines;
@@ -224,10 +232,7 @@ BOOST_AUTO_TEST_CASE(the_same_script_gives_the_same_study) {
 BOOST_AUTO_TEST_CASE(a_trial_promoted_before_its_process_exits_is_resumed_after_the_exit) {
   // asha_promotion pauses a trial at its report; the scheduler may promote it at once,
   // while the paused process still writes its checkpoint. It must not run twice.
-  StudySpec s = study(2);
-  s.scheduler.type = SchedulerType::AshaPromotion;
-  s.scheduler.reduction_factor = 2;
-  Fixture f(s);
+  Fixture f(promotion_study());
   f.controller.next_launch(0);
   f.controller.next_launch(0);
   BOOST_TEST((f.controller.report(0, 1, 0.1).instruction == Instruction::Pause));
@@ -269,10 +274,7 @@ BOOST_AUTO_TEST_CASE(work_that_does_not_fit_the_allocation_is_held_for_the_next_
 }
 
 BOOST_AUTO_TEST_CASE(a_promotion_that_does_not_fit_is_left_to_the_next_session) {
-  StudySpec s = study(2);
-  s.scheduler.type = SchedulerType::AshaPromotion;
-  s.scheduler.reduction_factor = 2;
-  Fixture f(s);
+  Fixture f(promotion_study());
   f.controller.next_launch(0);
   f.controller.next_launch(0);
   f.controller.report(0, 1, 0.1);
