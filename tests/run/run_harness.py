@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""What every `slurmtune run` end-to-end scenario shares (tests/run/check_run.py): the
+Runner that starts a study with the local launcher or as an sbatch job of the template,
+waiting with bounds, and the checks of a study file read back with h5py."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
+from asha_model import RayModel  # noqa: E402
+from slurmtune.study import Study  # noqa: E402
+
+TEMPLATE = os.path.join(ROOT, "sbatch", "submit-hpo.sbatch")
+FAULT_TRIAL = os.path.join(HERE, "trials", "fault_trial.py")
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def expect(condition, message):
+    if not condition:
+        fail(message)
+
+
+def study_toml(name, command, *, max_trials, max_t=9, grace=1, rf=3, metrics=("loss",),
+               resources="", trial_extra="", study_extra="", scheduler="asha"):
+    quoted = ", ".join('"%s"' % part for part in command)
+    return f"""[study]
+name = "{name}"
+metric = "{metrics[0]}"
+metrics = [{", ".join('"%s"' % m for m in metrics)}]
+mode = "min"
+seed = 11
+max_trials = {max_trials}
+{study_extra}
+[search]
+x = {{ uniform = [-1.0, 1.0] }}
+
+[scheduler]
+type = "{scheduler}"
+grace_period = {grace}
+reduction_factor = {rf}
+max_t = {max_t}
+
+[trial]
+command = [{quoted}]
+{trial_extra}
+[resources]
+{resources}
+"""
+
+
+class Runner:
+    """Runs a study with the local launcher, or as an sbatch job of the template."""
+
+    def __init__(self, args, workdir):
+        self.slurmtune, self.launcher, self.workdir = args.slurmtune, args.launcher, workdir
+        self.build = os.path.dirname(os.path.dirname(os.path.abspath(self.slurmtune)))
+
+    def write(self, name, text):
+        path = os.path.join(self.workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def command(self, study, output, extra):
+        return [self.slurmtune, "run", study, "-o", output, "--progress-interval", "1",
+                "--stop-grace", "1", "--kill-grace", "1", "--shutdown-grace", "5"] + extra
+
+    def start(self, study, output, extra=(), sbatch_args=()):
+        """Starts the run; returns a handle for wait()."""
+        if self.launcher == "local":
+            log = open(os.path.join(self.workdir, "run.log"), "ab")
+            proc = subprocess.Popen(self.command(study, output, ["--launcher", "local"] + list(extra)),
+                                    cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT)
+            return ("local", proc, log.name)
+        env = dict(os.environ, STUDY=study, OUTPUT=output, SLURMTUNE_BUILD=self.build,
+                   SLURMTUNE_RUN_ARGS=" ".join(self.command(study, output, list(extra))[5:]))
+        out = subprocess.run(["sbatch", "--parsable", "--chdir", self.workdir,
+                              "--output", os.path.join(self.workdir, "job-%j.out")] +
+                             list(sbatch_args) + [TEMPLATE],
+                             env=env, capture_output=True, text=True)
+        expect(out.returncode == 0, "sbatch failed: " + out.stderr)
+        job = out.stdout.strip().split(";")[0]
+        return ("slurm", job, os.path.join(self.workdir, "job-%s.out" % job))
+
+    def wait(self, handle, timeout=240):
+        kind, what, log = handle
+        deadline = time.time() + timeout
+        if kind == "local":
+            try:
+                rc = what.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                what.kill()
+                fail("slurmtune run did not finish in %d s; log:\n%s" % (timeout, read(log)))
+            return rc, read(log)
+        while time.time() < deadline:
+            state = job_state(what)
+            if state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"):
+                if state != "COMPLETED":  # say why, for the test log
+                    print(subprocess.run(["scontrol", "show", "job", what], capture_output=True,
+                                         text=True).stdout)
+                return (0 if state == "COMPLETED" else 1), read(log)
+            time.sleep(0.5)
+        subprocess.run(["scancel", what])
+        fail("job %s did not finish in %d s; log:\n%s" % (what, timeout, read(log)))
+
+    def run(self, study, output, extra=(), sbatch_args=(), timeout=240):
+        return self.wait(self.start(study, output, extra, sbatch_args), timeout)
+
+
+def job_state(job):
+    out = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True).stdout
+    for word in out.split():
+        if word.startswith("JobState="):
+            return word.split("=", 1)[1]
+    return "UNKNOWN"
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def check_asha(path, grace, rf, max_t, metric="loss", mode="min"):
+    """Every recorded decision equals the Ray ASHA model fed the same reports in order."""
+    study = Study(path)
+    metrics, events = study.metrics, study.events
+    model = RayModel(grace, rf, max_t, 1, True, -1.0 if mode == "min" else 1.0)
+    decided = {(int(e.trial), float(e.step)): (e.kind, int(e.rung)) for e in events.itertuples()
+               if e.kind in ("continue", "stop", "pause")}
+    ends = events[events.kind.isin(["completed", "stopped", "failed"])]
+    stream = sorted([(int(m.seq), "report", int(m.trial), float(m.step), float(getattr(m, metric)))
+                     for m in metrics.itertuples()] +
+                    [(int(e.seq), e.kind, int(e.trial), float(e.step), float(e.value))
+                     for e in ends.itertuples()])
+    judged = 0
+    for seq, kind, trial, step, value in stream:
+        model.bracket_of.setdefault(trial, 0)
+        if kind != "report":
+            if not np.isnan(step):
+                model.end(trial, kind, step, value)
+            continue
+        decision, rung, _, _ = model.report(trial, step, value)
+        got = decided.get((trial, step))
+        if rung is None and decision == "continue":
+            expect(got is None, "trial %d step %g: recorded %s, the model made no decision"
+                   % (trial, step, got))
+            continue
+        expect(got == (decision, -1 if rung is None else rung),
+               "trial %d step %g: recorded %s, the model says %s at rung %s"
+               % (trial, step, got, decision, rung))
+        judged += 1
+    study.close()
+    return judged
+
+
+def check_complete(path, trials):
+    """Every trial ended; report counts agree between /trials and /metrics; no step twice."""
+    study = Study(path)
+    t, m, e = study.trials, study.metrics, study.events
+    expect(len(t) == trials, "%d trials recorded, expected %d" % (len(t), trials))
+    unfinished = t[~t.status.isin(["completed", "stopped", "failed"])]
+    expect(unfinished.empty, "trials not ended:\n%s" % unfinished[["id", "status"]])
+    for row in t.itertuples():
+        rows = m[m.trial == row.id]
+        expect(len(rows) == row.reports, "trial %d: %d metric rows, /trials says %d"
+               % (row.id, len(rows), row.reports))
+        expect(rows.step.is_unique, "trial %d reported a step twice: %s" % (row.id, list(rows.step)))
+    starts = e[e.kind == "start"].trial
+    expect(starts.is_unique and len(starts) == trials, "a trial started twice: %s" % list(starts))
+    study.close()
+    return t
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    fail("timed out waiting for " + what)
+
+
+def reports_so_far(log_path):
+    count = 0
+    for line in read(log_path).splitlines():
+        if "progress:" in line and " reports" in line:
+            count = int(line.split(" reports")[0].split()[-1])
+    return count
+
+
+def release_requeued(job):
+    """The template requeued the job; Slurm holds a requeued job for ~2 minutes
+    (BeginTime). Release it once its nodes have finished completing the previous run (a
+    launch onto completing nodes can fail), and the same job resumes the study itself."""
+    wait_for(lambda: "comp" not in subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True,
+                                                  text=True).stdout, 60, "nodes to finish completing")
+    time.sleep(5)  # per-job state of the first run (PMIx dirs under TmpFS) is removed after
+    subprocess.run(["scontrol", "update", "JobId=" + job, "StartTime=now"], check=True)
+
+
+def rerun_requeued(runner, handle, study, path, extra, sbatch):
+    """Waits for the released requeued job. Slurm on this 2-core test cluster has, rarely,
+    failed to start a requeued job released early (exit 1 before the script's first line);
+    then the test resubmits, as a user would, and says so: the resume is checked either way."""
+    rc, log = runner.wait(handle)
+    if "(restart 1)" in log:
+        return rc, log
+    print("NOTE: Slurm did not restart the requeued job %s; resubmitting" % handle[1])
+    return runner.run(study, path, extra=extra, sbatch_args=sbatch)
+
+
+def alive(pid):
+    try:
+        os.kill(int(pid), 0)
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().split()[2] != "Z"
+    except (OSError, ValueError):
+        return False
