@@ -36,10 +36,10 @@ struct AllocationCosts {
   /// Worker-seconds the jobs held their nodes: each job ends when its last trial has
   /// left (suspended, finished or killed), as `slurmtune run` then exits and requeues.
   double charged_s = 0;
-  double busy_s = 0;              ///< workers occupied: start-ups and steps
-  double startup_s = 0;           ///< of which start-ups (one per attempt)
-  double lost_s = 0;              ///< of which steps killed mid-way or re-run after a kill
-  std::uint64_t killed = 0;       ///< attempts killed at an allocation's end
+  double busy_s = 0;         ///< workers occupied: start-ups and steps
+  double startup_s = 0;      ///< of which start-ups (one per attempt)
+  double lost_s = 0;         ///< of which steps killed mid-way or re-run after a kill
+  std::uint64_t killed = 0;  ///< attempts killed at an allocation's end
 };
 
 struct SimulationProgress {
