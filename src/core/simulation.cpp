@@ -140,8 +140,7 @@ class Simulator {
       if (!fits(trials_[*it].checkpoint, time_s)) continue;
       const TrialId trial = *it;
       restart_.erase(it);
-      trials_[trial].step = trials_[trial].checkpoint;
-      launch(trial, time_s);
+      launch(trial, time_s);  // its step is its checkpoint (reset when it left)
       return true;
     }
     return false;

@@ -370,13 +370,7 @@ void Coordinator::enforce_trial_limits() {
 void Coordinator::end_attempt(ActiveTrial& t, const std::string& why) {
   t.fault = why;
   log_line("trial " + std::to_string(t.trial) + ": " + why + "; ending the attempt");
-  if (!t.group) {
-    t.process.signal_group(SIGTERM);
-    t.terminate_at.reset();
-    t.kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(options_.kill_grace_s));
-    return;
-  }
+  if (!t.group) return schedule_stop(t, 0);  // SIGTERM now, SIGKILL after the kill grace
   // A trial group cannot leave its step's collectives alone: its step goes (the other
   // groups' trials resume from their checkpoints in the relaunched step).
   const TrialGroup& g = groups_.at(*t.group);
