@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE runtime_job_clock
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <ctime>
