@@ -3,8 +3,8 @@
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
-#include "core/param_value.hpp"
-#include "core/replay.hpp"
+#include "core/schedulers/replay.hpp"
+#include "core/search/param_value.hpp"
 
 namespace slurmtune::cli {
 

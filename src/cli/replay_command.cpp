@@ -3,7 +3,7 @@
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
-#include "core/replay.hpp"
+#include "core/schedulers/replay.hpp"
 
 namespace slurmtune::cli {
 

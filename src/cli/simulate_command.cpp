@@ -1,14 +1,19 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "cli/simulate_repeated.hpp"
 #include "config/study_file.hpp"
 #include "core/error.hpp"
-#include "core/param_value.hpp"
-#include "core/replay.hpp"
-#include "core/simulation.hpp"
+#include "core/schedulers/replay.hpp"
+#include "core/search/param_value.hpp"
+#include "core/simulation/curve_csv.hpp"
+#include "core/simulation/simulation.hpp"
+#include "store/recorded_curves.hpp"
 #include "store/simulation_recorder.hpp"
 
 namespace slurmtune::cli {
@@ -38,17 +43,67 @@ class ProgressPrinter final : public core::SimulationObserver {
   std::uint64_t max_trials_;
 };
 
+// What the simulated trials run on, in words and as JSON.
+struct ObjectiveInfo {
+  std::string text, json;
+};
+
+ObjectiveInfo describe_objective(const core::StudySpec& study, const core::CurveTable* table) {
+  if (!table)
+    return {"objective " + study.simulate.objective,
+            "{\"synthetic\":" + core::json_quote(study.simulate.objective) + "}"};
+  std::string text = "curves " + table->source() + " (" +
+                     std::to_string(table->configurations().size()) + " configurations, " +
+                     std::to_string(table->point_count()) + " reports";
+  if (table->excluded())
+    text += "; " + std::to_string(table->excluded()) + " outside the search space left out, e.g. " +
+            table->excluded_example();
+  const double best = table->best_value(study.mode);
+  return {text + ")",
+          "{\"curves\":" + core::json_quote(table->source()) +
+              ",\"configurations\":" + std::to_string(table->configurations().size()) +
+              ",\"curve_count\":" + std::to_string(table->curve_count()) +
+              ",\"reports\":" + std::to_string(table->point_count()) +
+              ",\"excluded\":" + std::to_string(table->excluded()) +
+              ",\"best_value\":" + (std::isnan(best) ? "null" : core::json_number(best)) + "}"};
+}
+
+// A study file (HDF5 signature) or a CSV table.
+core::CurveTable load_curve_table(const std::string& path, const core::StudySpec& study) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the recorded curves (does it exist?)");
+  char magic[8] = {};
+  in.read(magic, sizeof magic);
+  if (in.gcount() == 8 && std::string(magic, 8) == "\x89HDF\r\n\x1a\n")
+    return store::read_recorded_curves(path, study);
+  in.clear();
+  in.seekg(0);
+  return core::read_curve_csv(in, path, study);
+}
+
+// --curves, else [simulate] curves (relative to the study file's folder).
+std::optional<std::string> curves_path(const po::variables_map& vm, const core::StudySpec& study) {
+  if (vm.count("curves")) return vm["curves"].as<std::string>();
+  if (!study.simulate.curves) return std::nullopt;
+  const std::filesystem::path file(*study.simulate.curves);
+  if (file.is_absolute()) return file.string();
+  return (std::filesystem::path(study.path).parent_path() / file).lexically_normal().string();
+}
+
 void print_summary(const core::StudySpec& study, const core::SimulationSummary& s,
-                   std::size_t workers, double wall_s) {
+                   std::size_t workers, const ObjectiveInfo& objective, double wall_s) {
   const auto& f = s.final;
   std::cout << "\nsimulated study '" << study.name << "' with " << workers << " workers ("
             << core::scheduler_keyword(study.scheduler.type) << ", sampler "
-            << core::sampler_keyword(study.sampler) << ", objective " << study.simulate.objective
-            << ")\n"
+            << core::sampler_keyword(study.sampler) << ", " << objective.text << ")\n"
             << "  trials     started " << f.started << ", completed " << f.completed << ", stopped "
             << f.stopped << ", reports " << f.reports << '\n'
             << "  makespan   " << core::format_double(s.makespan_s) << " s virtual, utilisation "
             << core::format_double(s.utilisation) << '\n';
+  if (s.ended_as_recorded)
+    std::cout << "  recorded   " << s.ended_as_recorded
+              << " trials ended where their recorded run ended, " << s.beyond_recorded
+              << " of them promoted past it\n";
   if (s.best_trial)
     std::cout << "  best       " << study.metric << " = " << best_text(f.best_value) << " (trial "
               << *s.best_trial << ", " << study.scheduler.resource << " "
@@ -70,9 +125,11 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
   std::cout << "  wall time  " << core::format_double(wall_s) << " s\n";
 }
 
-void print_json(const core::StudySpec& study, const core::SimulationSummary& s, double wall_s) {
+void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
+                const ObjectiveInfo& objective, double wall_s) {
   const auto& f = s.final;
-  std::cout << "{\"study\":" << core::json_quote(study.name) << ",\"started\":" << f.started
+  std::cout << "{\"study\":" << core::json_quote(study.name)
+            << ",\"objective\":" << objective.json << ",\"started\":" << f.started
             << ",\"completed\":" << f.completed << ",\"stopped\":" << f.stopped
             << ",\"reports\":" << f.reports << ",\"makespan_s\":" << core::json_number(s.makespan_s)
             << ",\"utilisation\":" << core::json_number(s.utilisation)
@@ -81,6 +138,8 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s, 
             << ",\"best_config\":" << (s.best_trial ? study.space.to_json(s.best_config) : "null")
             << ",\"time_to_target_s\":"
             << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
+            << ",\"ended_as_recorded\":" << s.ended_as_recorded
+            << ",\"beyond_recorded\":" << s.beyond_recorded
             << ",\"wall_s\":" << core::json_number(wall_s);
   if (const auto& a = s.allocation)
     std::cout << ",\"allocations\":" << a->allocations
@@ -90,6 +149,24 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s, 
               << ",\"lost_worker_s\":" << core::json_number(a->lost_s)
               << ",\"killed\":" << a->killed;
   std::cout << "}\n";
+}
+
+int simulate_repeated_command(const po::variables_map& vm, const core::StudySpec& study,
+                              const core::SimulationOptions& sim, const ObjectiveInfo& objective) {
+  const auto repeats = vm["repeat"].as<std::uint64_t>();
+  if (repeats == 0) throw InputError("--repeat must be at least 1");
+  if (vm.count("output"))
+    throw InputError("--repeat cannot be recorded with --output; record one seed without --repeat");
+  const auto start = std::chrono::steady_clock::now();
+  const auto runs = core::simulate_repeated(study, sim, repeats);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (vm.count("curve-out")) write_anytime_csv(vm["curve-out"].as<std::string>(), study, runs);
+  if (vm.count("json"))
+    print_repeated_json(study, runs, objective.json, wall_s);
+  else
+    print_repeated_text(study, runs, objective.text, sim.workers);
+  return kSuccess;
 }
 
 }  // namespace
@@ -112,7 +189,15 @@ int simulate_command(const Args& args) {
       "virtual seconds each attempt spends before its first step")(
       "no-allocation-clock",
       "with --allocation-s: launch whatever fits a slot, as a naive "
-      "orchestrator would (for comparison)")("quiet,q", "no progress lines");
+      "orchestrator would (for comparison)")(
+      "curves", po::value<std::string>(),
+      "recorded learning curves (CSV table or study file) instead of [simulate] objective")(
+      "reuse-configs", "with --curves: a recorded configuration may be drawn more than once")(
+      "repeat", po::value<std::uint64_t>(),
+      "run K seeds (seed, seed+1, ...) and the random-search baseline; summarise quartiles")(
+      "curve-out", po::value<std::string>(),
+      "write best-so-far against virtual time as CSV (quartiles over seeds with --repeat)")(
+      "quiet,q", "no progress lines");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -134,6 +219,17 @@ int simulate_command(const Args& args) {
   // Overrides go into the study itself, so a recorded study file says what really ran.
   if (vm.count("max-trials")) study.max_trials = vm["max-trials"].as<std::uint64_t>();
   if (vm.count("target")) study.simulate.target = vm["target"].as<double>();
+  std::optional<core::CurveTable> table;
+  if (const auto path = curves_path(vm, study)) {
+    table = load_curve_table(*path, study);
+    sim.curves = &*table;
+    sim.reuse_configurations = vm.count("reuse-configs") > 0;
+  } else if (vm.count("reuse-configs")) {
+    throw InputError("--reuse-configs needs recorded curves (--curves or [simulate] curves)");
+  }
+  const ObjectiveInfo objective = describe_objective(study, sim.curves);
+  if (vm.count("repeat"))
+    return simulate_repeated_command(vm, study, sim, objective);
   const bool quiet = vm.count("quiet") || vm.count("json");
   ProgressPrinter printer(study, study.max_trials);
   core::SimulationObserver* observer = quiet ? nullptr : &printer;
@@ -147,15 +243,22 @@ int simulate_command(const Args& args) {
     recorder = std::make_unique<store::SimulationRecorder>(*writer, observer);
     observer = recorder.get();
   }
+  core::BestSoFarRecorder best(study.mode, observer);
   const auto start = std::chrono::steady_clock::now();
-  const auto summary = core::simulate_study(study, sim, observer);
+  const auto summary = core::simulate_study(study, sim, &best);
   if (writer) writer->flush();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (vm.count("curve-out")) {
+    core::RepeatedSimulation one;
+    one.study.label = core::strategy_label(study);
+    one.study.runs.push_back(core::SimulatedRun{study.seed, summary, best.take(), 0});
+    write_anytime_csv(vm["curve-out"].as<std::string>(), study, one);
+  }
   if (vm.count("json"))
-    print_json(study, summary, wall_s);
+    print_json(study, summary, objective, wall_s);
   else
-    print_summary(study, summary, sim.workers, wall_s);
+    print_summary(study, summary, sim.workers, objective, wall_s);
   return kSuccess;
 }
 

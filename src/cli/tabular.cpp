@@ -1,7 +1,7 @@
 #include "cli/tabular.hpp"
 
-#include "core/param_value.hpp"
-#include "core/replay.hpp"
+#include "core/schedulers/replay.hpp"
+#include "core/search/param_value.hpp"
 
 namespace slurmtune::cli {
 namespace {

@@ -16,7 +16,7 @@
 
 #include "client/typed_param.hpp"
 #include "core/json.hpp"
-#include "core/param_value.hpp"
+#include "core/search/param_value.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
 #include "runtime/unique_fd.hpp"

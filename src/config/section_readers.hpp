@@ -5,9 +5,9 @@
 #include <string>
 
 #include "config/table_reader.hpp"
-#include "core/sampler.hpp"
-#include "core/scheduler_spec.hpp"
-#include "core/search_space.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
+#include "core/search/sampler.hpp"
+#include "core/search/search_space.hpp"
 
 namespace slurmtune::config {
 

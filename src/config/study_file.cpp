@@ -164,6 +164,10 @@ void read_simulate(TableReader r, core::StudySpec& study) {
     sim.noise = *n;
   }
   sim.target = r.number("target");
+  if (const auto curves = r.string("curves")) {
+    if (curves->empty()) r.fail("curves", "is empty; name a CSV table or a study file");
+    sim.curves = *curves;
+  }
   r.finish();
 }
 

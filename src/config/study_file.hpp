@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "core/study_spec.hpp"
+#include "core/study/study_spec.hpp"
 
 namespace slurmtune::config {
 

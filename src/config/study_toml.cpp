@@ -131,6 +131,7 @@ toml::table resources_table(const core::ResourceSpec& r) {
 toml::table simulate_table(const core::SimulationSpec& s) {
   toml::table t{{"objective", s.objective}, {"step_time_s", s.step_time_s}, {"noise", s.noise}};
   if (s.target) t.insert("target", *s.target);
+  if (s.curves) t.insert("curves", *s.curves);
   return t;
 }
 

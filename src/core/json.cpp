@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "core/param_value.hpp"
+#include "core/search/param_value.hpp"
 
 namespace slurmtune::core {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/study_controller.hpp"
+#include "core/study/study_controller.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/launcher.hpp"

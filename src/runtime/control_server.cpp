@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/param_value.hpp"
+#include "core/search/param_value.hpp"
 #include "runtime/log.hpp"
 #include "runtime/secret.hpp"
 

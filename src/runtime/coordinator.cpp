@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/param_value.hpp"
-#include "core/trial_command.hpp"
+#include "core/search/param_value.hpp"
+#include "core/study/trial_command.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/job_clock.hpp"
 #include "runtime/log.hpp"

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "core/allocation_clock.hpp"
-#include "core/study_controller.hpp"
-#include "core/study_spec.hpp"
+#include "core/study/allocation_clock.hpp"
+#include "core/study/study_controller.hpp"
+#include "core/study/study_spec.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/launcher.hpp"

@@ -7,7 +7,7 @@
 // layout = "steps" launches one step per group instead, so a crash takes down one group.
 #include <filesystem>
 
-#include "core/param_value.hpp"
+#include "core/search/param_value.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/param_value.hpp"
+#include "core/search/param_value.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"

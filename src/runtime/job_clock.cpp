@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/allocation_clock.hpp"
+#include "core/study/allocation_clock.hpp"
 #include "runtime/child_process.hpp"
 
 namespace slurmtune::runtime {

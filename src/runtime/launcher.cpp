@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
-#include "core/hostlist.hpp"
+#include "core/placement/hostlist.hpp"
 
 extern char** environ;
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/resource_ledger.hpp"
-#include "core/scheduler.hpp"
-#include "core/study_spec.hpp"
+#include "core/placement/resource_ledger.hpp"
+#include "core/schedulers/scheduler.hpp"
+#include "core/study/study_spec.hpp"
 #include "runtime/child_process.hpp"
 
 namespace slurmtune::runtime {

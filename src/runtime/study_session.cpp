@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/scheduler_spec.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/study_controller.hpp"
+#include "core/study/study_controller.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "config/study_file.hpp"
-#include "core/scheduler_spec.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
 
 namespace slurmtune::store {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/scheduler.hpp"
-#include "core/study_spec.hpp"
+#include "core/schedulers/scheduler.hpp"
+#include "core/study/study_spec.hpp"
 #include "store/study_reader.hpp"
 
 namespace slurmtune::store {

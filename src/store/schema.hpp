@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/scheduler.hpp"
-#include "core/search_space.hpp"
-#include "core/study_spec.hpp"
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/search_space.hpp"
+#include "core/study/study_spec.hpp"
 #include "store/row_layout.hpp"
 
 namespace slurmtune::store {

@@ -1,7 +1,7 @@
 #pragma once
 // Records a simulated study into a study file, so `slurmtune status`, `best`, `export`
 // and the Python module work on simulations exactly as on real runs.
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::store {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/study_spec.hpp"
+#include "core/study/study_spec.hpp"
 #include "store/hdf5.hpp"
 #include "store/schema.hpp"
 #include "store/tables.hpp"

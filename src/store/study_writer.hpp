@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/scheduler.hpp"
-#include "core/study_spec.hpp"
+#include "core/schedulers/scheduler.hpp"
+#include "core/study/study_spec.hpp"
 #include "store/hdf5.hpp"
 #include "store/schema.hpp"
 #include "store/tables.hpp"

@@ -9,9 +9,9 @@
 
 #include "client/typed_param.hpp"
 #include "core/error.hpp"
-#include "core/hostlist.hpp"
 #include "core/json.hpp"
-#include "core/partition.hpp"
+#include "core/placement/hostlist.hpp"
+#include "core/placement/partition.hpp"
 #include "trial/placement.hpp"
 
 namespace slurmtune {

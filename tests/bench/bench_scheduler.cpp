@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/asha_promotion_scheduler.hpp"
-#include "core/asha_scheduler.hpp"
-#include "core/median_stopping_scheduler.hpp"
-#include "core/optuna_pruners.hpp"
 #include "core/random.hpp"
+#include "core/schedulers/asha_promotion_scheduler.hpp"
+#include "core/schedulers/asha_scheduler.hpp"
+#include "core/schedulers/median_stopping_scheduler.hpp"
+#include "core/schedulers/optuna_pruners.hpp"
 
 using namespace slurmtune::core;
 

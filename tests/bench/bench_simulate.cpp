@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/study_file.hpp"
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 
 using namespace slurmtune;
 

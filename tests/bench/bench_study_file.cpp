@@ -10,7 +10,7 @@
 
 #include "config/study_file.hpp"
 #include "core/random.hpp"
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 #include "store/resume.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/study_writer.hpp"

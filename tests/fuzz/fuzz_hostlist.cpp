@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "core/hostlist.hpp"
+#include "core/placement/hostlist.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -8,8 +8,8 @@
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
-#include "core/replay.hpp"
-#include "core/scheduler_spec.hpp"
+#include "core/schedulers/replay.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
 
 namespace {
 const char* const kSchedulers[] = {

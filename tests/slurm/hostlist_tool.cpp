@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "core/hostlist.hpp"
+#include "core/placement/hostlist.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -3,7 +3,7 @@
 #include <memory>
 #include <ostream>
 
-#include "core/scheduler_spec.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
 
 namespace slurmtune::core {
 // Lets Boost.Test print decisions in failure messages.

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE core_allocation_clock
 #include <boost/test/unit_test.hpp>
 
-#include "core/allocation_clock.hpp"
+#include "core/study/allocation_clock.hpp"
 
 using namespace slurmtune::core;
 

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE core_asha_promotion_scheduler
 #include <boost/test/unit_test.hpp>
 
-#include "core/asha_promotion_scheduler.hpp"
+#include "core/schedulers/asha_promotion_scheduler.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

@@ -3,7 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
-#include "core/asha_scheduler.hpp"
+#include "core/schedulers/asha_scheduler.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "core/error.hpp"
-#include "core/hostlist.hpp"
+#include "core/placement/hostlist.hpp"
 
 using namespace slurmtune::core;
 using Hosts = std::vector<std::string>;

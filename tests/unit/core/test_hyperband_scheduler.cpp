@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 
-#include "core/hyperband_scheduler.hpp"
+#include "core/schedulers/hyperband_scheduler.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

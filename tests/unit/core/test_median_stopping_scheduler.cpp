@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
-#include "core/median_stopping_scheduler.hpp"
+#include "core/schedulers/median_stopping_scheduler.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
-#include "core/optuna_pruners.hpp"
+#include "core/schedulers/optuna_pruners.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

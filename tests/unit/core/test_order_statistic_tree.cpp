@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/order_statistic_tree.hpp"
 #include "core/random.hpp"
+#include "core/schedulers/order_statistic_tree.hpp"
 
 using slurmtune::core::OrderStatisticTree;
 using slurmtune::core::Xoshiro256;

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/partition.hpp"
+#include "core/placement/partition.hpp"
 #include "core/random.hpp"
 
 using namespace slurmtune;

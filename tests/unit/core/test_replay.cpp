@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/replay.hpp"
-#include "core/scheduler_spec.hpp"
+#include "core/schedulers/replay.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
 #include "scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/resource_ledger.hpp"
+#include "core/placement/resource_ledger.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::core;

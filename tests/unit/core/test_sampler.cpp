@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/sampler.hpp"
+#include "core/search/sampler.hpp"
 
 using namespace slurmtune::core;
 

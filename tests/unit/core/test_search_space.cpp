@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/search_space.hpp"
+#include "core/search/search_space.hpp"
 
 using namespace slurmtune::core;
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 
 using namespace slurmtune::core;
 

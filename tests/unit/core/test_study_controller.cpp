@@ -4,7 +4,7 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "core/study_controller.hpp"
+#include "core/study/study_controller.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::core;

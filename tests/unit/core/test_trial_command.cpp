@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "core/error.hpp"
-#include "core/trial_command.hpp"
+#include "core/study/trial_command.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::core;

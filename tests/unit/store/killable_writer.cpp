@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "config/study_file.hpp"
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 #include "store/simulation_recorder.hpp"
 
 using namespace slurmtune;

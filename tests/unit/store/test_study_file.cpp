@@ -10,7 +10,7 @@
 #include <random>
 
 #include "config/study_file.hpp"
-#include "core/simulation.hpp"
+#include "core/simulation/simulation.hpp"
 #include "store/resume.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"

@@ -1,0 +1,96 @@
+#include "core/placement/resource_ledger.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/placement/hostlist.hpp"
+
+namespace slurmtune::core {
+
+ResourceLedger::ResourceLedger(std::vector<NodeCapacity> nodes)
+    : nodes_(std::move(nodes)), free_(nodes_) {}
+
+bool ResourceLedger::node_fits(const NodeCapacity& free, const SlotRequest& request) const {
+  return free.cpus >= request.cpus_per_node && free.gpus >= request.gpus_per_node;
+}
+
+void ResourceLedger::check_fits(const SlotRequest& request) const {
+  if (request.nodes > static_cast<std::int64_t>(nodes_.size()))
+    throw InputError("[resources] nodes = " + std::to_string(request.nodes) +
+                     " but the allocation has " + std::to_string(nodes_.size()) +
+                     " node(s); ask for more nodes or lower nodes");
+  if (capacity(request) == 0) {
+    const auto biggest = std::max_element(
+        nodes_.begin(), nodes_.end(), [](const auto& a, const auto& b) { return a.cpus < b.cpus; });
+    throw InputError(
+        "one trial needs " + std::to_string(request.cpus_per_node) + " CPU(s) and " +
+        std::to_string(request.gpus_per_node) + " GPU(s) on each of " +
+        std::to_string(request.nodes) + " node(s), but no " + std::to_string(request.nodes) +
+        " node(s) of the allocation have that much (largest node: " +
+        (biggest == nodes_.end() ? std::string("none")
+                                 : biggest->name + " with " + std::to_string(biggest->cpus) +
+                                       " CPU(s), " + std::to_string(biggest->gpus) + " GPU(s)") +
+        "); lower [resources] ntasks_per_node, cpus_per_task or gpus_per_task");
+  }
+}
+
+std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotRequest& request) {
+  std::vector<std::size_t> fitting;
+  for (std::size_t i = 0; i < free_.size(); ++i)
+    if (node_fits(free_[i], request)) fitting.push_back(i);
+  if (static_cast<std::int64_t>(fitting.size()) < request.nodes) return std::nullopt;
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [this](std::size_t a, std::size_t b) { return free_[a].cpus < free_[b].cpus; });
+  fitting.resize(static_cast<std::size_t>(request.nodes));
+  std::sort(fitting.begin(), fitting.end());
+  for (const std::size_t i : fitting) {
+    free_[i].cpus -= request.cpus_per_node;
+    free_[i].gpus -= request.gpus_per_node;
+  }
+  return fitting;
+}
+
+void ResourceLedger::release(const std::vector<std::size_t>& nodes, const SlotRequest& request) {
+  for (const std::size_t i : nodes) {
+    if (i >= free_.size())
+      throw UsageError("ResourceLedger::release: no node " + std::to_string(i));
+    free_[i].cpus += request.cpus_per_node;
+    free_[i].gpus += request.gpus_per_node;
+    if (free_[i].cpus > nodes_[i].cpus || free_[i].gpus > nodes_[i].gpus)
+      throw UsageError("ResourceLedger::release: " + nodes_[i].name + " released twice");
+  }
+}
+
+std::size_t ResourceLedger::capacity(const SlotRequest& request) const {
+  // Each node holds floor(cpus / need) trial slices (GPU-limited likewise); a trial takes
+  // one slice on each of `nodes` distinct nodes. Greedy on the largest counts is exact.
+  std::vector<std::int64_t> slices;
+  for (const auto& node : nodes_) {
+    std::int64_t n = request.cpus_per_node > 0 ? node.cpus / request.cpus_per_node : INT64_MAX;
+    if (request.gpus_per_node > 0) n = std::min(n, node.gpus / request.gpus_per_node);
+    if (n > 0) slices.push_back(std::min<std::int64_t>(n, 1 << 20));
+  }
+  const auto k = static_cast<std::size_t>(request.nodes);
+  if (k == 1) return static_cast<std::size_t>(std::accumulate(slices.begin(), slices.end(), 0LL));
+  std::size_t trials = 0;
+  while (slices.size() >= k && k > 0) {
+    std::partial_sort(slices.begin(), slices.begin() + static_cast<std::ptrdiff_t>(k), slices.end(),
+                      std::greater<>());
+    for (std::size_t i = 0; i < k; ++i)
+      --slices[i];
+    ++trials;
+    std::erase(slices, 0);
+  }
+  return trials;
+}
+
+std::string ResourceLedger::hostlist(const std::vector<std::size_t>& nodes) const {
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const std::size_t i : nodes)
+    names.push_back(nodes_.at(i).name);
+  return compress_hostlist(names);
+}
+
+}  // namespace slurmtune::core

@@ -1,0 +1,109 @@
+#include "core/schedulers/replay.hpp"
+
+#include <cmath>
+#include <istream>
+#include <ostream>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "core/search/param_value.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+const JsonValue* field(const JsonObject& object, std::string_view key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &it->second;
+}
+
+double number_field(const JsonObject& object, std::string_view key, bool required,
+                    double fallback = 0) {
+  const JsonValue* v = field(object, key);
+  if (!v) {
+    if (required) throw InputError("missing field \"" + std::string(key) + "\"");
+    return fallback;
+  }
+  if (!v->is_number())
+    throw InputError("field \"" + std::string(key) + "\" must be a number, not " +
+                     std::string(v->type_name()));
+  return std::get<double>(v->data);
+}
+
+TrialId trial_field(const JsonObject& object) {
+  const double t = number_field(object, "trial", true);
+  if (!(t >= 0) || t != std::floor(t) || t > 9007199254740992.0)
+    throw InputError("field \"trial\" must be a non-negative integer");
+  return static_cast<TrialId>(t);
+}
+
+std::string report_line(TrialId trial, double step, const ReportOutcome& o) {
+  std::string line = "{\"trial\":" + std::to_string(trial) + ",\"step\":" + json_number(step) +
+                     ",\"decision\":\"" + std::string(to_string(o.decision)) + "\"";
+  if (o.rung) line += ",\"rung\":" + std::to_string(*o.rung);
+  if (o.milestone) line += ",\"milestone\":" + json_number(*o.milestone);
+  if (o.cutoff) line += ",\"cutoff\":" + json_number(*o.cutoff);
+  return line + "}";
+}
+
+// Applies one event; returns true when it was a report (and writes its decision).
+bool apply(Scheduler& scheduler, const JsonObject& event, std::ostream& out) {
+  const JsonValue* type = field(event, "type");
+  if (!type || !type->is_string()) throw InputError("missing string field \"type\"");
+  const auto& kind = std::get<std::string>(type->data);
+  const TrialId trial = trial_field(event);
+  if (kind == "start") {
+    std::optional<int> bracket;
+    if (field(event, "bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
+    scheduler.add_trial(trial, bracket);
+    return false;
+  }
+  if (kind == "report") {
+    const double step = number_field(event, "step", true);
+    const double value = number_field(event, "value", true);
+    out << report_line(trial, step, scheduler.report(trial, step, value)) << '\n';
+    return true;
+  }
+  if (kind == "end") {
+    const JsonValue* state = field(event, "state");
+    if (!state || !state->is_string()) throw InputError("missing string field \"state\"");
+    const auto end = trial_end_from_string(std::get<std::string>(state->data));
+    if (!end) throw InputError("field \"state\" must be \"completed\", \"stopped\" or \"failed\"");
+    std::optional<Observation> last;
+    if (field(event, "step") || field(event, "value"))
+      last = Observation{number_field(event, "step", true), number_field(event, "value", true)};
+    scheduler.end_trial(trial, *end, last);
+    return false;
+  }
+  throw InputError("unknown event type \"" + kind + "\" (expected start, report or end)");
+}
+
+}  // namespace
+
+std::string json_number(double value) {
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9.0e15)
+    return std::to_string(static_cast<std::int64_t>(value));
+  return format_double(value);
+}
+
+std::size_t replay_events(Scheduler& scheduler, std::istream& in, std::ostream& out,
+                          const std::string& source) {
+  std::string line;
+  std::size_t number = 0;
+  std::size_t reports = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    try {
+      const JsonValue event = parse_json(line);
+      if (!event.is_object())
+        throw InputError("expected a JSON object, not " + std::string(event.type_name()));
+      if (apply(scheduler, std::get<JsonObject>(event.data), out)) ++reports;
+    } catch (const InputError& e) {
+      throw InputError(source + ":" + std::to_string(number) + ": " + e.what());
+    }
+  }
+  return reports;
+}
+
+}  // namespace slurmtune::core

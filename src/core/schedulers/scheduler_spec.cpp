@@ -1,0 +1,66 @@
+#include "core/schedulers/scheduler_spec.hpp"
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/schedulers/asha_promotion_scheduler.hpp"
+#include "core/schedulers/asha_scheduler.hpp"
+#include "core/schedulers/hyperband_scheduler.hpp"
+#include "core/schedulers/median_stopping_scheduler.hpp"
+#include "core/schedulers/optuna_pruners.hpp"
+
+namespace slurmtune::core {
+namespace {
+constexpr std::array<std::pair<SchedulerType, std::string_view>, 5> kTypes{{
+    {SchedulerType::Fifo, "fifo"},
+    {SchedulerType::Asha, "asha"},
+    {SchedulerType::AshaPromotion, "asha_promotion"},
+    {SchedulerType::Hyperband, "hyperband"},
+    {SchedulerType::Median, "median"},
+}};
+}  // namespace
+
+std::string_view scheduler_keyword(SchedulerType type) {
+  for (const auto& [t, word] : kTypes)
+    if (t == type) return word;
+  return "?";
+}
+
+std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word) {
+  for (const auto& [t, w] : kTypes)
+    if (w == word) return t;
+  return std::nullopt;
+}
+
+std::vector<double> geometric_milestones(double grace, double rf, double max_t, int skip) {
+  std::vector<double> out;
+  if (!(grace > 0) || !(rf > 1)) return out;
+  double m = grace;
+  for (int k = 0; m <= max_t; ++k, m *= rf)
+    if (k >= skip) out.push_back(m);
+  return out;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed,
+                                          const std::string& study_name) {
+  const bool optuna = spec.semantics == Semantics::Optuna;
+  switch (spec.type) {
+    case SchedulerType::Fifo:
+      return std::make_unique<FifoScheduler>(spec.max_t, mode);
+    case SchedulerType::Asha:
+      if (optuna) return std::make_unique<OptunaSuccessiveHalvingScheduler>(spec, mode);
+      return std::make_unique<AshaScheduler>(spec, mode, seed);
+    case SchedulerType::AshaPromotion:
+      return std::make_unique<AshaPromotionScheduler>(spec, mode);
+    case SchedulerType::Hyperband:
+      if (optuna) return std::make_unique<OptunaHyperbandScheduler>(spec, mode, study_name);
+      return std::make_unique<HyperbandScheduler>(spec, mode);
+    case SchedulerType::Median:
+      return std::make_unique<MedianStoppingScheduler>(spec, mode);
+  }
+  throw UsageError("make_scheduler: unknown scheduler type");
+}
+
+}  // namespace slurmtune::core

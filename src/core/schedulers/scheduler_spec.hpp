@@ -1,0 +1,51 @@
+#pragma once
+// The resolved `[scheduler]` table of a study file and the factory that builds the
+// scheduler it describes.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/schedulers/scheduler.hpp"
+
+namespace slurmtune::core {
+
+enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median };
+std::string_view scheduler_keyword(SchedulerType type);
+std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
+
+/// Whose published decision rules a scheduler reproduces.
+enum class Semantics { Ray, Optuna };
+
+struct SchedulerSpec {
+  SchedulerType type = SchedulerType::Fifo;
+  Semantics semantics = Semantics::Ray;
+  std::string resource = "step";  ///< name of the resource attribute (Ray's time_attr)
+  double max_t = 100;             ///< resource at which a trial has run its course
+  double grace_period = 1;        ///< first milestone / minimum resource
+  double reduction_factor = 4;    ///< eta
+  int brackets = 1;
+  bool stop_last_trials = true;
+  std::vector<double> milestones;  ///< explicit rungs (asha); empty = geometric
+
+  // Optuna semantics.
+  std::optional<std::int64_t> min_resource;  ///< nullopt = "auto"
+  std::optional<std::int64_t> max_resource;  ///< hyperband; nullopt = "auto"
+  std::int64_t min_early_stopping_rate = 0;
+  std::int64_t bootstrap_count = 0;
+
+  // Median stopping rule.
+  std::int64_t min_samples_required = 3;
+};
+
+/// Rungs of a geometric schedule: grace * rf^k for k >= skip while <= max_t.
+std::vector<double> geometric_milestones(double grace, double rf, double max_t, int skip = 0);
+
+/// Builds the scheduler `spec` describes. `seed` drives its random choices (bracket
+/// draws); `study_name` feeds Optuna's Hyperband bracket hash.
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed,
+                                          const std::string& study_name);
+
+}  // namespace slurmtune::core

@@ -1,0 +1,72 @@
+#include "core/search/param_value.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace slurmtune::core {
+
+std::string format_double(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, end);
+  // Keep reals recognisable as reals when they happen to be integral ("2" -> "2.0").
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string to_text(const ParamValue& value) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return format_double(d); }
+    std::string operator()(const std::string& s) const { return s; }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+std::string to_json(const ParamValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return json_quote(*s);
+  return to_text(value);
+}
+
+std::string_view type_name(const ParamValue& value) {
+  static constexpr std::string_view names[] = {"bool", "integer", "float", "string"};
+  return names[value.index()];
+}
+
+}  // namespace slurmtune::core

@@ -1,0 +1,253 @@
+#include "core/search/search_space.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+constexpr std::array<std::pair<DomainKind, std::string_view>, 10> kKeywords{{
+    {DomainKind::Uniform, "uniform"},
+    {DomainKind::LogUniform, "loguniform"},
+    {DomainKind::QUniform, "quniform"},
+    {DomainKind::QLogUniform, "qloguniform"},
+    {DomainKind::RandInt, "randint"},
+    {DomainKind::QRandInt, "qrandint"},
+    {DomainKind::LogRandInt, "lograndint"},
+    {DomainKind::Choice, "choice"},
+    {DomainKind::Grid, "grid"},
+    {DomainKind::Constant, "constant"},
+}};
+
+// Rounds to the nearest multiple of q, ties to even, like numpy.round(v / q) * q.
+double quantize(double value, double q) {
+  return std::nearbyint(value / q) * q;
+}
+
+double lerp_log(double low, double high, double u) {
+  return std::exp(std::log(low) + u * (std::log(high) - std::log(low)));
+}
+
+double unit_of_number(const Domain& d, double v) {
+  if (d.is_log()) return (std::log(v) - std::log(d.low)) / (std::log(d.high) - std::log(d.low));
+  return (v - d.low) / (d.high - d.low);
+}
+
+double as_number(const ParamValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
+  throw UsageError("a string value has no position on a numeric domain");
+}
+
+}  // namespace
+
+std::string_view domain_keyword(DomainKind kind) {
+  for (const auto& [k, word] : kKeywords)
+    if (k == kind) return word;
+  return "?";
+}
+
+std::optional<DomainKind> domain_kind_from_keyword(std::string_view word) {
+  for (const auto& [k, w] : kKeywords)
+    if (w == word) return k;
+  return std::nullopt;
+}
+
+bool Domain::is_integer() const {
+  return kind == DomainKind::RandInt || kind == DomainKind::QRandInt ||
+         kind == DomainKind::LogRandInt;
+}
+
+bool Domain::is_log() const {
+  return kind == DomainKind::LogUniform || kind == DomainKind::QLogUniform ||
+         kind == DomainKind::LogRandInt;
+}
+
+ParamValue Domain::from_unit(double u) const {
+  switch (kind) {
+    case DomainKind::Uniform:
+      return low + u * (high - low);
+    case DomainKind::LogUniform:
+      return lerp_log(low, high, u);
+    case DomainKind::QUniform:
+      return quantize(low + u * (high - low), q);
+    case DomainKind::QLogUniform:
+      return quantize(lerp_log(low, high, u), q);
+    case DomainKind::RandInt: {
+      const double span = high - low;
+      const auto offset = std::min(std::floor(u * span), span - 1.0);
+      return static_cast<std::int64_t>(low + offset);
+    }
+    case DomainKind::QRandInt: {
+      const double steps = std::floor((high - low) / q) + 1.0;
+      const double k = std::min(std::floor(u * steps), steps - 1.0);
+      return static_cast<std::int64_t>(low + k * q);
+    }
+    case DomainKind::LogRandInt: {
+      const double v = std::floor(lerp_log(low, high, u));
+      return static_cast<std::int64_t>(std::clamp(v, low, high - 1.0));
+    }
+    case DomainKind::Choice: {
+      const auto n = static_cast<double>(values.size());
+      const auto index = static_cast<std::size_t>(std::min(std::floor(u * n), n - 1.0));
+      return values[index];
+    }
+    case DomainKind::Grid:
+    case DomainKind::Constant:
+      return values.front();
+  }
+  throw UsageError("unknown domain kind");
+}
+
+double Domain::to_unit(const ParamValue& value) const {
+  switch (kind) {
+    case DomainKind::Choice:
+    case DomainKind::Grid: {
+      const auto it = std::find(values.begin(), values.end(), value);
+      const auto index = static_cast<double>(it - values.begin());
+      return (index + 0.5) / static_cast<double>(values.size());
+    }
+    case DomainKind::Constant:
+      return 0.5;
+    default:
+      return std::clamp(unit_of_number(*this, as_number(value)), 0.0, 1.0);
+  }
+}
+
+bool Domain::admits(const ParamValue& value) const {
+  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant)
+    return std::find(values.begin(), values.end(), value) != values.end();
+  if (!std::holds_alternative<std::int64_t>(value) && !std::holds_alternative<double>(value))
+    return false;
+  const double x = as_number(value);
+  if (is_integer() && x != std::trunc(x)) return false;
+  return x >= low && x <= high;
+}
+
+namespace {
+
+std::optional<double> number_of(std::string_view text) {
+  double x = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, x);
+  if (ec != std::errc() || ptr != end) {
+    // from_chars does not read Python's spellings of the non-finite values.
+    if (text == "nan" || text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf" || text == "Infinity") return std::numeric_limits<double>::infinity();
+    if (text == "-inf" || text == "-Infinity") return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+  }
+  return x;
+}
+
+std::optional<bool> bool_of(std::string_view text) {
+  if (text == "true" || text == "True" || text == "1") return true;
+  if (text == "false" || text == "False" || text == "0") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ParamValue> Domain::parse(std::string_view text) const {
+  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+    const auto number = number_of(text);
+    const auto flag = bool_of(text);
+    for (const auto& v : values) {
+      if (const auto* s = std::get_if<std::string>(&v); s && *s == text) return v;
+      if (const auto* b = std::get_if<bool>(&v); b && flag && *b == *flag) return v;
+      if ((std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v)) &&
+          number && as_number(v) == *number)
+        return v;
+    }
+    return std::nullopt;
+  }
+  const auto x = number_of(text);
+  if (!x || !std::isfinite(*x)) return std::nullopt;
+  if (!is_integer()) return *x;
+  if (*x != std::trunc(*x) || std::abs(*x) > 9.0e15) return std::nullopt;
+  return static_cast<std::int64_t>(*x);
+}
+
+std::optional<std::string> Domain::problem() const {
+  if (kind == DomainKind::Choice || kind == DomainKind::Grid) {
+    if (values.empty()) return "is empty; list at least one value, e.g. [32, 64]";
+    return std::nullopt;
+  }
+  if (kind == DomainKind::Constant) return std::nullopt;
+  if (!std::isfinite(low) || !std::isfinite(high))
+    return "has a non-finite bound; use finite numbers";
+  if (!(low < high))
+    return "has low (" + format_double(low) + ") >= high (" + format_double(high) +
+           "); the lower bound comes first and must be smaller";
+  if (is_log() && low <= 0.0)
+    return "is on a log scale but its lower bound " + format_double(low) +
+           " is not positive; use a bound > 0 or a linear domain";
+  if (is_integer() && (low != std::trunc(low) || high != std::trunc(high)))
+    return "needs integer bounds";
+  const bool quantized = kind == DomainKind::QUniform || kind == DomainKind::QLogUniform ||
+                         kind == DomainKind::QRandInt;
+  if (quantized && !(q > 0.0 && std::isfinite(q)))
+    return "needs a positive quantum q as its third element, e.g. [0, 1, 0.1]";
+  if (kind == DomainKind::QRandInt && q != std::trunc(q)) return "needs an integer quantum q";
+  if (kind == DomainKind::RandInt && high - low < 1.0) return "has no integer in [low, high)";
+  return std::nullopt;
+}
+
+std::string Domain::describe() const {
+  std::string text(domain_keyword(kind));
+  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+    text += " [";
+    for (std::size_t i = 0; i < values.size(); ++i)
+      text += (i ? ", " : "") + core::to_json(values[i]);
+    return text + "]";
+  }
+  text += " [" + format_double(low) + ", " + format_double(high);
+  if (q > 0.0) text += ", " + format_double(q);
+  return text + "]";
+}
+
+SearchSpace::SearchSpace(std::vector<Parameter> parameters) : parameters_(std::move(parameters)) {
+  for (const auto& p : parameters_)
+    if (const auto why = p.domain.problem())
+      throw InputError("search parameter '" + p.name + "' " + *why);
+}
+
+std::optional<std::size_t> SearchSpace::index_of(std::string_view name) const {
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].name == name) return i;
+  return std::nullopt;
+}
+
+std::size_t SearchSpace::sampled_dimensions() const {
+  return static_cast<std::size_t>(std::count_if(
+      parameters_.begin(), parameters_.end(), [](const auto& p) { return p.domain.is_sampled(); }));
+}
+
+std::uint64_t SearchSpace::grid_size() const {
+  std::uint64_t size = 1;
+  for (const auto& p : parameters_) {
+    if (p.domain.kind != DomainKind::Grid) continue;
+    const std::uint64_t n = p.domain.values.size();
+    if (size > std::numeric_limits<std::uint64_t>::max() / n)
+      return std::numeric_limits<std::uint64_t>::max();
+    size *= n;
+  }
+  return size;
+}
+
+std::string SearchSpace::to_json(const Configuration& config) const {
+  std::string text = "{";
+  for (std::size_t i = 0; i < parameters_.size() && i < config.values.size(); ++i)
+    text +=
+        (i ? ", " : "") + json_quote(parameters_[i].name) + ": " + core::to_json(config.values[i]);
+  return text + "}";
+}
+
+}  // namespace slurmtune::core

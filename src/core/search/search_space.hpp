@@ -1,0 +1,95 @@
+#pragma once
+// Search spaces: the domain of every hyperparameter and the mapping from a point of the
+// unit interval to a value of that domain. Samplers produce unit points; domains turn
+// them into values, so random, quasi-random and grid sampling share one set of rules.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/search/param_value.hpp"
+
+namespace slurmtune::core {
+
+enum class DomainKind {
+  Uniform,      ///< real in [low, high)
+  LogUniform,   ///< real in [low, high), uniform in log space; low > 0
+  QUniform,     ///< uniform rounded to a multiple of q
+  QLogUniform,  ///< loguniform rounded to a multiple of q
+  RandInt,      ///< integer in [low, high)  (upper bound exclusive, as Ray Tune)
+  QRandInt,     ///< integer in {low, low+q, ...} up to and including high
+  LogRandInt,   ///< integer in [low, high), uniform in log space; low > 0
+  Choice,       ///< one of the listed values, uniformly
+  Grid,         ///< every listed value in turn (an axis of a grid search)
+  Constant,     ///< always the same value
+};
+
+/// Spelling of a domain kind in the study file (`loguniform`, `choice`, ...).
+std::string_view domain_keyword(DomainKind kind);
+/// Inverse of domain_keyword(); nullopt for an unknown word.
+std::optional<DomainKind> domain_kind_from_keyword(std::string_view word);
+
+struct Domain {
+  DomainKind kind = DomainKind::Constant;
+  double low = 0.0;
+  double high = 0.0;
+  double q = 0.0;                  ///< quantum of q* kinds
+  std::vector<ParamValue> values;  ///< Choice, Grid, Constant (one value)
+
+  /// Whether this domain consumes one coordinate of the sampler's unit cube.
+  bool is_sampled() const { return kind != DomainKind::Grid && kind != DomainKind::Constant; }
+  bool is_integer() const;
+  bool is_log() const;
+  /// Value at unit coordinate u in [0, 1). Grid and Constant ignore u.
+  ParamValue from_unit(double u) const;
+  /// Position of a value inside the domain in [0, 1] (the inverse of from_unit, up to
+  /// rounding); used by synthetic objectives that need a notion of distance.
+  double to_unit(const ParamValue& value) const;
+  /// Whether `value` is one this domain can produce: a listed value, or a number of the
+  /// right type inside the bounds (the upper bound included, as a recorded table may
+  /// hold it). Used to keep a recorded configuration inside a narrower search space.
+  bool admits(const ParamValue& value) const;
+  /// `text` as a value of this domain's type (a number for numeric kinds, the listed
+  /// value whose text or number it matches for choice, grid and constant); nullopt
+  /// when it is not one. Reads recorded tables (CSV cells).
+  std::optional<ParamValue> parse(std::string_view text) const;
+  /// Why this domain is impossible (with the fix), or nullopt when it is valid.
+  std::optional<std::string> problem() const;
+  /// Short description, e.g. `loguniform [0.0001, 0.1]`.
+  std::string describe() const;
+};
+
+struct Parameter {
+  std::string name;
+  Domain domain;
+};
+
+/// One value per parameter, in the search space's order.
+struct Configuration {
+  std::vector<ParamValue> values;
+  friend bool operator==(const Configuration&, const Configuration&) = default;
+};
+
+class SearchSpace {
+ public:
+  SearchSpace() = default;
+  explicit SearchSpace(std::vector<Parameter> parameters);
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  std::size_t size() const { return parameters_.size(); }
+  /// Index of a parameter by name, or nullopt.
+  std::optional<std::size_t> index_of(std::string_view name) const;
+  /// Number of unit-cube coordinates a sampler must produce per configuration.
+  std::size_t sampled_dimensions() const;
+  /// Number of points of the grid axes' cross product (1 without grid axes); saturates
+  /// at UINT64_MAX.
+  std::uint64_t grid_size() const;
+
+  /// `{"lr": 0.01, "optimizer": "adam"}` in parameter order.
+  std::string to_json(const Configuration& config) const;
+
+ private:
+  std::vector<Parameter> parameters_;
+};
+
+}  // namespace slurmtune::core

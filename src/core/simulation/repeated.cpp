@@ -1,0 +1,113 @@
+#include "core/simulation/repeated.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace slurmtune::core {
+
+void BestSoFarRecorder::reported(TrialId trial, double step, double value,
+                                 const ReportOutcome& outcome, double time_s) {
+  if (!std::isnan(value) &&
+      (best_.empty() ||
+       (mode_ == Mode::Min ? value < best_.back().second : value > best_.back().second)))
+    best_.emplace_back(time_s, value);
+  if (next_) next_->reported(trial, step, value, outcome, time_s);
+}
+
+namespace {
+
+RepeatedSeries run_series(StudySpec study, const SimulationOptions& options,
+                          std::uint64_t repeats) {
+  RepeatedSeries series;
+  series.label = strategy_label(study);
+  const std::uint64_t first_seed = study.seed;
+  for (std::uint64_t k = 0; k < repeats; ++k) {
+    study.seed = first_seed + k;
+    BestSoFarRecorder recorder(study.mode);
+    SimulatedRun run;
+    run.seed = study.seed;
+    run.summary = simulate_study(study, options, &recorder);
+    run.best = recorder.take();
+    run.compute_s = run.summary.utilisation * static_cast<double>(options.workers) *
+                    run.summary.makespan_s;
+    series.runs.push_back(std::move(run));
+  }
+  return series;
+}
+
+}  // namespace
+
+std::string strategy_label(const StudySpec& study) {
+  const auto type = study.scheduler.type;
+  const bool two_semantics = type == SchedulerType::Asha || type == SchedulerType::Hyperband;
+  const bool optuna = study.scheduler.semantics == Semantics::Optuna;
+  return std::string(scheduler_keyword(type)) +
+         (two_semantics ? (optuna ? " (optuna)" : " (ray)") : "") + ", " +
+         std::string(sampler_keyword(study.sampler)) + " sampler";
+}
+
+std::optional<double> best_at(const BestSoFar& trace, double t) {
+  const auto it = std::upper_bound(trace.begin(), trace.end(), t,
+                                   [](double time, const auto& point) { return time < point.first; });
+  if (it == trace.begin()) return std::nullopt;
+  return std::prev(it)->second;
+}
+
+Quartiles quartiles(const std::vector<std::optional<double>>& values, bool lower_is_better) {
+  Quartiles q;
+  q.runs = values.size();
+  std::vector<double> sorted;
+  for (const auto& v : values)
+    if (v) sorted.push_back(*v);
+  q.present = sorted.size();
+  if (values.empty()) return q;
+  // Missing values are the worst: they sit at the bad end of the order.
+  std::sort(sorted.begin(), sorted.end());
+  if (!lower_is_better) std::reverse(sorted.begin(), sorted.end());
+  const auto at = [&](double p) -> std::optional<double> {
+    const double pos = p * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = static_cast<std::size_t>(std::ceil(pos));
+    if (hi >= sorted.size()) return std::nullopt;
+    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+  };
+  // Positions count from the best end; for "higher is better" the 25 % quartile of the
+  // values is the 75 % position from the best.
+  q.q25 = at(lower_is_better ? 0.25 : 0.75);
+  q.median = at(0.5);
+  q.q75 = at(lower_is_better ? 0.75 : 0.25);
+  return q;
+}
+
+RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOptions& options,
+                                     std::uint64_t repeats) {
+  RepeatedSimulation sim;
+  sim.study = run_series(study, options, repeats);
+  StudySpec baseline = study;
+  baseline.scheduler.type = SchedulerType::Fifo;
+  baseline.sampler = SamplerKind::Random;
+  sim.baseline = run_series(baseline, options, repeats);
+  sim.baseline.label = "baseline: fifo, random sampler";
+  return sim;
+}
+
+std::vector<double> anytime_grid(const RepeatedSimulation& sim, std::size_t points) {
+  double first = std::numeric_limits<double>::infinity(), last = 0;
+  for (const auto* series : {&sim.study, &sim.baseline})
+    for (const auto& run : series->runs) {
+      if (!run.best.empty()) first = std::min(first, run.best.front().first);
+      last = std::max(last, run.summary.makespan_s);
+    }
+  std::vector<double> grid;
+  if (!std::isfinite(first) || points < 2) return grid;
+  first = std::max(first, 1e-9);
+  last = std::max(last, first);
+  for (std::size_t i = 0; i < points; ++i)
+    grid.push_back(first * std::pow(last / first, static_cast<double>(i) /
+                                                      static_cast<double>(points - 1)));
+  grid.back() = last;
+  return grid;
+}
+
+}  // namespace slurmtune::core

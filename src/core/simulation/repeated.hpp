@@ -1,0 +1,93 @@
+#pragma once
+// Any-time results of a study simulated with several seeds, side by side with the
+// reference every HPO paper quotes: random search without early stopping (fifo, random
+// sampler) on the same objective and seeds. Seeds are the study's seed, seed + 1, ...
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/simulation/simulation.hpp"
+
+namespace slurmtune::core {
+
+/// The best reported value so far, as a step function: (virtual time, best) at each
+/// improvement.
+using BestSoFar = std::vector<std::pair<double, double>>;
+
+/// Keeps the improvements of the best reported value; passes every event on to `next`.
+class BestSoFarRecorder final : public SimulationObserver {
+ public:
+  explicit BestSoFarRecorder(Mode mode, SimulationObserver* next = nullptr)
+      : mode_(mode), next_(next) {}
+  BestSoFar take() { return std::move(best_); }
+
+  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome,
+                double time_s) override;
+  void trial_started(TrialId t, const Configuration& c, int bracket, double time_s) override {
+    if (next_) next_->trial_started(t, c, bracket, time_s);
+  }
+  void trial_resumed(TrialId t, double time_s) override {
+    if (next_) next_->trial_resumed(t, time_s);
+  }
+  void trial_ended(TrialId t, TrialEnd how, double time_s) override {
+    if (next_) next_->trial_ended(t, how, time_s);
+  }
+  void admissions_closed(double time_s) override {
+    if (next_) next_->admissions_closed(time_s);
+  }
+  void progress(const SimulationProgress& p) override {
+    if (next_) next_->progress(p);
+  }
+
+ private:
+  Mode mode_;
+  SimulationObserver* next_;
+  BestSoFar best_;
+};
+
+/// The best of `trace` at time `t` (nullopt before its first report).
+std::optional<double> best_at(const BestSoFar& trace, double t);
+
+/// Quartiles over runs of a quantity some runs may lack (a target never reached, no
+/// report yet). A missing value counts as the worst, so the median is missing where
+/// more than half the runs lack one. Linear interpolation between order statistics
+/// (numpy's default).
+struct Quartiles {
+  std::optional<double> q25, median, q75;
+  std::size_t present = 0;  ///< runs with a value
+  std::size_t runs = 0;
+};
+/// `lower_is_better`: the direction that decides which end "missing" sits at.
+Quartiles quartiles(const std::vector<std::optional<double>>& values, bool lower_is_better);
+
+/// One simulated run of a repeated study.
+struct SimulatedRun {
+  std::uint64_t seed = 0;
+  SimulationSummary summary;
+  BestSoFar best;
+  double compute_s = 0;  ///< busy worker-seconds
+};
+
+struct RepeatedSeries {
+  std::string label;  ///< "asha, random sampler"
+  std::vector<SimulatedRun> runs;
+};
+
+struct RepeatedSimulation {
+  RepeatedSeries study;     ///< the study as written
+  RepeatedSeries baseline;  ///< fifo scheduler, random sampler
+};
+
+/// Label of a study's strategy: "asha (ray), random sampler".
+std::string strategy_label(const StudySpec& study);
+
+/// Runs `study` and the baseline `repeats` times each.
+RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOptions& options,
+                                     std::uint64_t repeats);
+
+/// Times (geometric, `points` of them) spanning every run's first report to the last
+/// makespan: where any-time curves are sampled.
+std::vector<double> anytime_grid(const RepeatedSimulation& sim, std::size_t points);
+
+}  // namespace slurmtune::core

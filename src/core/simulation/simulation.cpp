@@ -1,0 +1,422 @@
+#include "core/simulation/simulation.hpp"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/simulation/recorded_objective.hpp"
+#include "core/simulation/synthetic_objective.hpp"
+#include "core/study/allocation_clock.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+std::unique_ptr<Objective> make_objective(const StudySpec& spec, const SimulationOptions& options) {
+  if (options.curves)
+    return std::make_unique<RecordedObjective>(*options.curves, spec, options.reuse_configurations);
+  return std::make_unique<SyntheticObjective>(spec);
+}
+
+// Reports are counted by index into the trial's curve; `step` is the resource value the
+// last one reached (the curve's own steps: recorded tables need not count 1, 2, 3).
+struct TrialRecord {
+  CurveId curve = 0;
+  std::uint32_t reports = 0;     // reports done so far (kept while paused)
+  std::uint32_t judged = 0;      // reports judged: a re-run below it is not judged again
+  std::uint32_t checkpoint = 0;  // where a killed attempt restarts (last rung passed, pause)
+  double step = 0, checkpoint_step = 0;
+  double value = std::numeric_limits<double>::quiet_NaN();  // the last report's
+  CurvePoint next;  // the report the running step will make
+};
+
+struct StepDone {
+  double time_s;
+  std::uint64_t sequence;  // breaks time ties in event order: deterministic
+  std::size_t worker;
+  bool operator>(const StepDone& o) const {
+    return time_s != o.time_s ? time_s > o.time_s : sequence > o.sequence;
+  }
+};
+
+class Simulator {
+ public:
+  Simulator(const StudySpec& spec, const SimulationOptions& options, SimulationObserver* observer)
+      : spec_(spec),
+        observer_(observer ? observer : &silent_),
+        objective_(make_objective(spec, options)),
+        scheduler_(make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name)),
+        max_trials_(spec.max_trials),
+        workers_(options.workers),
+        busy_since_(options.workers, 0.0),
+        segment_since_(options.workers, 0.0),
+        running_trial_(options.workers, 0),
+        options_(options) {
+    if (workers_ == 0) throw InputError("simulate: --workers must be at least 1");
+    if (options.allocation_s) {
+      if (!(*options.allocation_s > options.end_margin_s) || options.end_margin_s < 0)
+        throw InputError("simulate: --allocation-s must exceed --end-margin (" +
+                         format_double(options.end_margin_s) + " s)");
+      costs_.emplace();
+      costs_->allocations = 1;
+      boundary_ = *options.allocation_s;
+      if (options.allocation_clock) clock_.emplace(scheduler_->max_resource());
+    }
+    max_trials_ = std::min(max_trials_, objective_->capacity());
+    progress_every_ = options.progress_every ? options.progress_every
+                                             : std::max<std::uint64_t>(1, max_trials_ / 10);
+    trials_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(max_trials_, 1u << 24)));
+  }
+
+  SimulationSummary run() {
+    for (std::size_t w = 0; w < workers_; ++w)
+      idle_.push_back(w);
+    assign_idle(0.0);
+    for (;;) {
+      if (costs_) {
+        // The allocation ends before the next event (or with nothing running while work
+        // was held for it): kill what runs and go on in the next allocation.
+        const bool idle_with_work = events_.empty() && (!restart_.empty() || held_now_);
+        if (idle_with_work || (!events_.empty() && events_.top().time_s > boundary_)) {
+          end_allocation();
+          continue;
+        }
+      }
+      if (events_.empty()) break;
+      if (spec_.time_budget_s && events_.top().time_s > *spec_.time_budget_s) {
+        stop_everything(*spec_.time_budget_s);
+        break;
+      }
+      const StepDone event = events_.top();
+      events_.pop();
+      handle_step(event);
+      now_ = event.time_s;
+      if (halted_) {
+        stop_everything(now_);
+        break;
+      }
+      assign_idle(now_);
+    }
+    collect_dropped(now_);
+    return summary();
+  }
+
+ private:
+  // Seconds until the running trials are told to suspend (the end less the margin).
+  double usable_left(double time_s) const { return boundary_ - options_.end_margin_s - time_s; }
+
+  // The allocation's clock: may work resuming after `step` start now?
+  bool fits(double step, double time_s) {
+    if (!costs_) return true;
+    const bool ok = usable_left(time_s) > 0 && (!clock_ || clock_->fits(step, usable_left(time_s)));
+    if (!ok) held_now_ = true;
+    return ok;
+  }
+
+  // Worker-seconds of the allocation that began at `allocation_start_`, ending when its
+  // last trial left.
+  void charge(double end_s) {
+    costs_->charged_s += (end_s - allocation_start_) * static_cast<double>(workers_);
+  }
+
+  void end_allocation() {
+    charge(events_.empty() ? std::max(last_departure_, allocation_start_) : boundary_);
+    now_ = boundary_;
+    while (!events_.empty()) {
+      const StepDone event = events_.top();
+      events_.pop();
+      const TrialId trial = running_trial_[event.worker];
+      TrialRecord& t = trials_[trial];
+      costs_->lost_s += boundary_ - segment_since_[event.worker];
+      ++costs_->killed;
+      t.reports = t.checkpoint;
+      t.step = t.checkpoint_step;
+      has_next(t);  // the step after the checkpoint, run again
+      restart_.push_back(trial);
+      free_worker(event.worker, boundary_);
+    }
+    allocation_start_ = boundary_;
+    boundary_ += *options_.allocation_s;
+    ++costs_->allocations;
+    held_now_ = false;
+    // A new job is a new session: its clock starts unmeasured, so it always launches.
+    if (clock_) clock_.emplace(scheduler_->max_resource());
+    assign_idle(now_);
+  }
+
+  // A trial killed, suspended or held earlier starts again from its checkpoint.
+  bool restart_one(double time_s) {
+    for (auto it = restart_.begin(); it != restart_.end(); ++it) {
+      if (!fits(trials_[*it].checkpoint_step, time_s)) continue;
+      const TrialId trial = *it;
+      restart_.erase(it);
+      launch(trial, time_s);  // its step is its checkpoint (reset when it left)
+      return true;
+    }
+    return false;
+  }
+
+  void launch(TrialId trial, double time_s) {
+    const std::size_t worker = idle_.back();
+    idle_.pop_back();
+    ++progress_.running;
+    running_trial_[worker] = trial;
+    busy_since_[worker] = time_s;
+    segment_since_[worker] = time_s;
+    if (clock_) clock_->attempt_started(trial, trials_[trial].step, time_s);
+    if (costs_) costs_->startup_s += options_.startup_s;
+    events_.push(StepDone{time_s + options_.startup_s + trials_[trial].next.seconds, sequence_++,
+                          worker});
+  }
+
+  // Fetches the trial's next report from its curve; false where the curve ends.
+  bool has_next(TrialRecord& t) const {
+    const auto next = objective_->report(t.curve, static_cast<TrialId>(&t - trials_.data()),
+                                         t.reports);
+    if (next) t.next = *next;
+    return next.has_value();
+  }
+
+  bool may_start_new(double time_s) const {
+    return !halted_ && progress_.started < max_trials_ &&
+           !(spec_.time_budget_s && time_s >= *spec_.time_budget_s);
+  }
+
+  void assign_idle(double time_s) {
+    while (!idle_.empty()) {
+      if (costs_ && !restart_.empty() && restart_one(time_s)) continue;
+      const bool admit = may_start_new(time_s);
+      if (!admit && !closed_) {
+        close_admissions(time_s);
+        collect_dropped(time_s);
+      }
+      const auto job = scheduler_->next_job(admit && fits(0, time_s));
+      if (!job) break;
+      TrialId trial = job->trial;
+      if (job->kind == Job::Kind::Start) {
+        const auto curve = objective_->draw(progress_.started);
+        if (!curve) {  // a finite table has no configuration left
+          max_trials_ = progress_.started;
+          continue;
+        }
+        trial = progress_.started++;
+        trials_.push_back(TrialRecord{});
+        trials_.back().curve = *curve;
+        scheduler_->add_trial(trial, std::nullopt);
+        observer_->trial_started(trial, objective_->configuration(*curve),
+                                 scheduler_->bracket_of(trial), time_s);
+        has_next(trials_.back());  // a recorded curve has at least one point
+      } else {
+        --progress_.paused;
+        observer_->trial_resumed(trial, time_s);
+        if (!has_next(trials_[trial])) {  // promoted past the end of its recorded curve
+          ++beyond_recorded_;
+          end_at_recorded_end(trial, time_s);
+          continue;
+        }
+        if (!fits(trials_[trial].step, time_s)) {  // promoted, but for the next allocation
+          restart_.push_back(trial);
+          continue;
+        }
+      }
+      launch(trial, time_s);
+      if (job->kind == Job::Kind::Start && progress_.started % progress_every_ == 0)
+        observer_->progress(snapshot(time_s));
+    }
+  }
+
+  void close_admissions(double time_s) {
+    closed_ = true;
+    scheduler_->close_admissions();
+    observer_->admissions_closed(time_s);
+  }
+
+  void schedule_step(std::size_t worker, double time_s) {
+    const TrialRecord& t = trials_[running_trial_[worker]];
+    segment_since_[worker] = time_s;
+    events_.push(StepDone{time_s + t.next.seconds, sequence_++, worker});
+  }
+
+  // The recorded run ended here (stopped, failed, or the table's last step): so does
+  // the simulated trial, with the recorded status; nothing past it is invented.
+  void end_at_recorded_end(TrialId trial, double time_s) {
+    ++ended_as_recorded_;
+    end_trial(trial, objective_->recorded_end(trials_[trial].curve), trials_[trial].value, time_s);
+  }
+
+  void handle_step(const StepDone& event) {
+    const TrialId trial = running_trial_[event.worker];
+    TrialRecord& t = trials_[trial];
+    t.reports += 1;
+    t.step = t.next.step;
+    t.value = t.next.value;
+    if (t.reports <= t.judged) {  // re-running steps lost when an earlier attempt was killed
+      costs_->lost_s += event.time_s - segment_since_[event.worker];
+      has_next(t);  // re-running what was reported before: the curve goes on
+      schedule_step(event.worker, event.time_s);
+      return;
+    }
+    t.judged = t.reports;
+    const double value = t.value;
+    const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
+    ++progress_.reports;
+    observer_->reported(trial, t.step, value, outcome, event.time_s);
+    note_best(trial, t.step, value, event.time_s);
+    if (outcome.rung) save_checkpoint(t);  // slurmtune asks for a checkpoint at every rung
+    if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
+    const bool finished = t.step >= scheduler_->max_resource();
+    if (outcome.decision == Decision::Continue && !finished) {
+      if (!has_next(t)) {  // the recorded run stopped here
+        free_worker(event.worker, event.time_s);
+        end_at_recorded_end(trial, event.time_s);
+        return;
+      }
+      if (costs_ && usable_left(event.time_s) <= 0) {  // suspended: checkpoint and leave
+        save_checkpoint(t);
+        restart_.push_back(trial);
+        free_worker(event.worker, event.time_s);
+        return;
+      }
+      schedule_step(event.worker, event.time_s);
+      return;
+    }
+    free_worker(event.worker, event.time_s);
+    if (outcome.decision == Decision::Pause && !finished) {
+      save_checkpoint(t);
+      ++progress_.paused;
+      collect_dropped(event.time_s);
+      return;
+    }
+    end_trial(trial, finished ? TrialEnd::Completed : TrialEnd::Stopped, value, event.time_s);
+  }
+
+  static void save_checkpoint(TrialRecord& t) {
+    t.checkpoint = t.reports;
+    t.checkpoint_step = t.step;
+  }
+
+  void end_trial(TrialId trial, TrialEnd how, double value, double time_s) {
+    scheduler_->end_trial(trial, how, Observation{trials_[trial].step, value});
+    (how == TrialEnd::Completed ? progress_.completed : progress_.stopped) += 1;
+    observer_->trial_ended(trial, how, time_s);
+    collect_dropped(time_s);
+  }
+
+  void free_worker(std::size_t worker, double time_s) {
+    busy_s_ += time_s - busy_since_[worker];
+    last_departure_ = time_s;
+    if (clock_) clock_->attempt_ended(running_trial_[worker]);
+    --progress_.running;
+    idle_.push_back(worker);
+  }
+
+  void collect_dropped(double time_s) {
+    for (const TrialId trial : scheduler_->take_dropped()) {
+      --progress_.paused;
+      ++progress_.stopped;
+      observer_->trial_ended(trial, TrialEnd::Stopped, time_s);
+    }
+  }
+
+  void note_best(TrialId trial, double step, double value, double time_s) {
+    if (std::isnan(value)) return;
+    const bool better =
+        !progress_.best_value ||
+        (spec_.mode == Mode::Min ? value < *progress_.best_value : value > *progress_.best_value);
+    if (better) {
+      progress_.best_value = value;
+      best_trial_ = trial;
+      best_step_ = step;
+    }
+    const auto& target = spec_.simulate.target;
+    const bool reached = target && (spec_.mode == Mode::Min ? value <= *target : value >= *target);
+    if (reached && !time_to_target_) time_to_target_ = time_s;
+    if (spec_.metric_threshold && !halted_ &&
+        (spec_.mode == Mode::Min ? value <= *spec_.metric_threshold
+                                 : value >= *spec_.metric_threshold))
+      halted_ = true;
+  }
+
+  // Time budget or metric threshold reached: running trials are stopped where they are.
+  void stop_everything(double time_s) {
+    now_ = time_s;
+    while (!events_.empty()) {
+      const StepDone event = events_.top();
+      events_.pop();
+      const TrialId trial = running_trial_[event.worker];
+      free_worker(event.worker, time_s);
+      end_trial(trial, TrialEnd::Stopped, trials_[trial].value, time_s);
+    }
+    if (!closed_) close_admissions(time_s);
+    collect_dropped(time_s);
+  }
+
+  SimulationProgress snapshot(double time_s) const {
+    SimulationProgress p = progress_;
+    p.time_s = time_s;
+    return p;
+  }
+
+  SimulationSummary summary() const {
+    SimulationSummary s;
+    s.final = snapshot(now_);
+    s.best_trial = best_trial_;
+    s.best_step = best_step_;
+    if (best_trial_) s.best_config = objective_->configuration(trials_[*best_trial_].curve);
+    s.ended_as_recorded = ended_as_recorded_;
+    s.beyond_recorded = beyond_recorded_;
+    s.time_to_target_s = time_to_target_;
+    s.makespan_s = now_;
+    s.utilisation = now_ > 0 ? busy_s_ / (static_cast<double>(workers_) * now_) : 0.0;
+    if (costs_) {
+      s.allocation = *costs_;
+      s.allocation->busy_s = busy_s_;
+      s.allocation->charged_s +=
+          (std::max(now_, allocation_start_) - allocation_start_) * static_cast<double>(workers_);
+    }
+    return s;
+  }
+
+  const StudySpec& spec_;
+  SimulationObserver silent_;
+  SimulationObserver* observer_;
+  std::unique_ptr<Objective> objective_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::uint64_t max_trials_;
+  std::size_t workers_;
+  std::uint64_t progress_every_ = 1;
+  std::vector<double> busy_since_;
+  std::vector<double> segment_since_;  // when the worker's current step (or start-up) began
+  std::vector<TrialId> running_trial_;
+  SimulationOptions options_;
+  std::optional<AllocationCosts> costs_;  // with allocations only
+  std::optional<AllocationClock> clock_;
+  double boundary_ = std::numeric_limits<double>::infinity();  // the allocation's end
+  std::deque<TrialId> restart_;  // killed, suspended or held: first in the next allocation
+  bool held_now_ = false;        // this allocation held work back
+  double allocation_start_ = 0, last_departure_ = 0;
+  std::vector<std::size_t> idle_;
+  std::vector<TrialRecord> trials_;
+  std::priority_queue<StepDone, std::vector<StepDone>, std::greater<>> events_;
+  std::uint64_t sequence_ = 0;
+  SimulationProgress progress_;
+  std::optional<TrialId> best_trial_;
+  double best_step_ = 0;
+  std::optional<double> time_to_target_;
+  double busy_s_ = 0;
+  double now_ = 0;
+  bool closed_ = false;
+  bool halted_ = false;
+  std::uint64_t ended_as_recorded_ = 0, beyond_recorded_ = 0;
+};
+
+}  // namespace
+
+SimulationSummary simulate_study(const StudySpec& spec, const SimulationOptions& options,
+                                 SimulationObserver* observer) {
+  return Simulator(spec, options, observer).run();
+}
+
+}  // namespace slurmtune::core

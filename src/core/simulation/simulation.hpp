@@ -1,0 +1,95 @@
+#pragma once
+// Discrete-event simulation of a whole study in virtual time: the study's sampler and
+// scheduler drive `workers` identical workers against an Objective: a synthetic formula
+// or recorded learning curves. Nothing sleeps and nothing reads a clock, so a million
+// trials take seconds and the same seed gives the same run everywhere.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/sampler.hpp"
+#include "core/simulation/curve_table.hpp"
+#include "core/study/study_spec.hpp"
+
+namespace slurmtune::core {
+
+struct SimulationOptions {
+  std::size_t workers = 4;
+  std::size_t progress_every = 0;  ///< trials between progress callbacks (0: 10 %)
+  /// The study runs in Slurm allocations of this many virtual seconds, each followed at
+  /// once by the next (the requeued job). `end_margin_s` before each end the running
+  /// trials are told to suspend: they checkpoint at their next report; a trial that
+  /// does not report before the end is killed and later re-runs its steps since its
+  /// last checkpoint (rungs passed, pauses). Trials restart first in the next one.
+  std::optional<double> allocation_s;
+  double end_margin_s = 300;
+  /// Virtual seconds every attempt spends before its first step (process start, data).
+  double startup_s = 0;
+  /// With allocations: hold work that cannot reach its next rung before the end margin
+  /// (core::AllocationClock), as `slurmtune run` does.
+  bool allocation_clock = true;
+  /// Recorded learning curves to replay instead of the synthetic objective (not owned).
+  const CurveTable* curves = nullptr;
+  /// With `curves`: a configuration may be drawn again (by default each at most once).
+  bool reuse_configurations = false;
+};
+
+/// Where the compute of a simulation with allocations went, in worker-seconds.
+struct AllocationCosts {
+  std::uint64_t allocations = 0;  ///< allocations used
+  /// Worker-seconds the jobs held their nodes: each job ends when its last trial has
+  /// left (suspended, finished or killed), as `slurmtune run` then exits and requeues.
+  double charged_s = 0;
+  double busy_s = 0;         ///< workers occupied: start-ups and steps
+  double startup_s = 0;      ///< of which start-ups (one per attempt)
+  double lost_s = 0;         ///< of which steps killed mid-way or re-run after a kill
+  std::uint64_t killed = 0;  ///< attempts killed at an allocation's end
+};
+
+struct SimulationProgress {
+  double time_s = 0;
+  std::uint64_t started = 0;
+  std::uint64_t running = 0;
+  std::uint64_t paused = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t stopped = 0;
+  std::uint64_t reports = 0;
+  std::optional<double> best_value;
+};
+
+struct SimulationSummary {
+  SimulationProgress final;
+  std::optional<TrialId> best_trial;
+  double best_step = 0;
+  Configuration best_config;
+  std::optional<double> time_to_target_s;
+  double makespan_s = 0;
+  double utilisation = 0;                     ///< busy worker-seconds / (workers * makespan)
+  std::optional<AllocationCosts> allocation;  ///< with SimulationOptions::allocation_s
+  /// Recorded curves: trials that ended where their recorded run ended (stopped by the
+  /// recorded study, or the table's last step) before reaching max_t ...
+  std::uint64_t ended_as_recorded = 0;
+  /// ... of which promotions (resumes) past that end, ended instead of invented.
+  std::uint64_t beyond_recorded = 0;
+};
+
+/// Receives every event of a simulation (the study file writer of later modules, tests).
+class SimulationObserver {
+ public:
+  virtual ~SimulationObserver() = default;
+  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, double /*time_s*/) {}
+  virtual void trial_resumed(TrialId, double /*time_s*/) {}
+  virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
+                        double /*time_s*/) {}
+  virtual void trial_ended(TrialId, TrialEnd, double /*time_s*/) {}
+  /// No further trial will start (max_trials, budget or threshold reached).
+  virtual void admissions_closed(double /*time_s*/) {}
+  virtual void progress(const SimulationProgress&) {}
+};
+
+/// Runs the study described by `spec`; `observer` may be null.
+SimulationSummary simulate_study(const StudySpec& spec, const SimulationOptions& options,
+                                 SimulationObserver* observer);
+
+}  // namespace slurmtune::core

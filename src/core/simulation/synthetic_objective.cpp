@@ -1,0 +1,83 @@
+#include "core/simulation/synthetic_objective.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+
+namespace slurmtune::core {
+namespace {
+constexpr std::uint64_t kOptimumStream = 0x6f7074696d756dULL;  // "optimum"
+constexpr std::uint64_t kNoiseStream = 0x6e6f697365ULL;        // "noise"
+}  // namespace
+
+SyntheticObjective::SyntheticObjective(const StudySpec& study)
+    : sampler_(study.space, study.sampler, study.seed),
+      rastrigin_(study.simulate.objective == "rastrigin"),
+      noise_(study.simulate.noise),
+      step_time_s_(study.simulate.step_time_s),
+      mode_(study.mode),
+      seed_(study.seed) {
+  const auto& spec = study.simulate;
+  const SearchSpace& space = sampler_.space();
+  if (spec.objective != "bowl" && spec.objective != "rastrigin")
+    throw InputError("simulate.objective \"" + spec.objective +
+                     "\" is unknown; use \"bowl\" or \"rastrigin\"");
+  for (std::size_t j = 0; j < space.size(); ++j)
+    optimum_.push_back(0.2 + 0.6 * Xoshiro256(derive_seed(seed_, kOptimumStream, j)).uniform01());
+}
+
+SyntheticObjective::Curve SyntheticObjective::curve(const Configuration& config) const {
+  const auto& params = sampler_.space().parameters();
+  double sum = 0;
+  std::vector<double> x(params.size());
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    x[j] = params[j].domain.to_unit(config.values[j]);
+    const double d = x[j] - optimum_[j];
+    sum += 4 * d * d;
+    if (rastrigin_) sum += (1 - std::cos(6 * std::numbers::pi * d)) / 4;
+  }
+  const double dims = params.empty() ? 1.0 : static_cast<double>(params.size());
+  const double first = x.empty() ? 0.5 : x.front();
+  const double last = x.empty() ? 0.5 : x.back();
+  return Curve{0.05 + sum / dims, 0.3 + 1.2 * first, step_time_s_ * (0.5 + last)};
+}
+
+double SyntheticObjective::value(const Curve& c, TrialId trial, double step) const {
+  double loss = c.floor + (2.5 - c.floor) * std::pow(1.0 + step, -c.alpha);
+  if (noise_ > 0) {
+    // Box-Muller from two draws of a generator seeded by (seed, trial, step).
+    Xoshiro256 rng(derive_seed(seed_ ^ kNoiseStream, trial, static_cast<std::uint64_t>(step)));
+    const double u1 = 1.0 - rng.uniform01();
+    const double u2 = rng.uniform01();
+    loss += noise_ * std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  }
+  return mode_ == Mode::Max ? 1.0 - loss : loss;
+}
+
+}  // namespace slurmtune::core
+
+namespace slurmtune::core {
+
+std::optional<CurveId> SyntheticObjective::draw(TrialId trial) {
+  if (trial >= capacity()) return std::nullopt;
+  if (curves_.size() <= trial) curves_.resize(trial + 1);
+  curves_[trial] = curve(sampler_.sample(trial));
+  return trial;
+}
+
+std::optional<CurvePoint> SyntheticObjective::report(CurveId curve, TrialId trial,
+                                                     std::uint32_t index) const {
+  const Curve& c = curves_[curve];
+  const double step = index + 1.0;
+  return CurvePoint{step, value(c, trial, step), c.step_time_s};
+}
+
+std::uint64_t SyntheticObjective::capacity() const {
+  return sampler_.kind() == SamplerKind::Grid ? sampler_.grid_size()
+                                              : std::numeric_limits<std::uint64_t>::max();
+}
+
+}  // namespace slurmtune::core

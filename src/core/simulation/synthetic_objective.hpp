@@ -1,0 +1,59 @@
+#pragma once
+// Synthetic benchmark objectives with learning curves, for `slurmtune simulate`.
+// For a configuration with unit positions x_j = domain.to_unit(value_j) and a hidden
+// optimum c_j drawn from the seed (uniform in [0.2, 0.8]):
+//   bowl:      L_inf = 0.05 + (1/D) * sum_j 4 (x_j - c_j)^2
+//   rastrigin: L_inf = 0.05 + (1/D) * sum_j [4 (x_j - c_j)^2 + (1 - cos(6 pi (x_j - c_j))) / 4]
+// The loss after `step` steps follows a power law that starts at 2.5:
+//   L(step) = L_inf + (2.5 - L_inf) * (1 + step)^(-alpha),  alpha = 0.3 + 1.2 x_0
+// so the first parameter (typically the learning rate) sets how fast a trial learns:
+// curves cross, which is exactly what makes early stopping hard. Each report adds
+// Gaussian noise N(0, noise), a pure function of (seed, trial, step). A step takes
+// step_time_s * (0.5 + x_last) virtual seconds (the last parameter plays batch size).
+// With mode = "max" the reported value is 1 - L (an accuracy-like score).
+#include <cstdint>
+#include <string>
+#include <optional>
+#include <vector>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/sampler.hpp"
+#include "core/simulation/objective.hpp"
+#include "core/study/study_spec.hpp"
+
+namespace slurmtune::core {
+
+class SyntheticObjective final : public Objective {
+ public:
+  /// Per-configuration constants, computed once per trial.
+  struct Curve {
+    double floor;        ///< L_inf
+    double alpha;        ///< learning speed
+    double step_time_s;  ///< virtual seconds per step
+  };
+
+  /// Configurations come from the study's sampler; trial i follows curve i.
+  explicit SyntheticObjective(const StudySpec& study);
+
+  Curve curve(const Configuration& config) const;
+  /// Reported metric of trial `trial` after `step` steps (noise included).
+  double value(const Curve& curve, TrialId trial, double step) const;
+
+  std::optional<CurveId> draw(TrialId trial) override;
+  Configuration configuration(CurveId curve) const override { return sampler_.sample(curve); }
+  std::optional<CurvePoint> report(CurveId curve, TrialId trial,
+                                   std::uint32_t index) const override;
+  std::uint64_t capacity() const override;
+
+ private:
+  ConfigSampler sampler_;
+  std::vector<Curve> curves_;  // by trial
+  bool rastrigin_;
+  double noise_;
+  double step_time_s_;
+  Mode mode_;
+  std::uint64_t seed_;
+  std::vector<double> optimum_;
+};
+
+}  // namespace slurmtune::core

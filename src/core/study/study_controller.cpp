@@ -1,0 +1,326 @@
+#include "core/study/study_controller.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/search/param_value.hpp"
+
+namespace slurmtune::core {
+
+std::string_view to_string(TrialLaunch::Kind kind) {
+  switch (kind) {
+    case TrialLaunch::Kind::Start:
+      return "start";
+    case TrialLaunch::Kind::Resume:
+      return "resume";
+    case TrialLaunch::Kind::Retry:
+      return "retry";
+    case TrialLaunch::Kind::Restart:
+      return "restart";
+  }
+  return "?";
+}
+
+std::string_view to_string(Instruction instruction) {
+  switch (instruction) {
+    case Instruction::Continue:
+      return "continue";
+    case Instruction::Stop:
+      return "stop";
+    case Instruction::Pause:
+      return "pause";
+    case Instruction::Complete:
+      return "complete";
+    case Instruction::Suspend:
+      return "suspend";
+  }
+  return "?";
+}
+
+std::string_view decision_word(Instruction instruction) {
+  switch (instruction) {
+    case Instruction::Continue:
+      return "continue";
+    case Instruction::Pause:
+    case Instruction::Suspend:
+      return "pause";
+    case Instruction::Stop:
+    case Instruction::Complete:
+      return "stop";
+  }
+  return "?";
+}
+
+StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
+                                 StudyObserver& observer, const StudyResumePoint* resumed)
+    : spec_(spec),
+      sampler_(spec.space, spec.sampler, spec.seed),
+      scheduler_(std::move(scheduler)),
+      observer_(observer),
+      max_trials_(spec.max_trials) {
+  if (spec.sampler == SamplerKind::Grid) max_trials_ = std::min(max_trials_, sampler_.grid_size());
+  if (!resumed) return;
+  counts_ = resumed->counts;
+  counts_.running = 0;
+  counts_.started = resumed->started;
+  counts_.paused = resumed->paused.size();
+  failures_ = resumed->failures;
+  last_step_ = resumed->last_step;
+  closed_ = resumed->admissions_closed;
+  for (const TrialId trial : resumed->restart) {
+    const auto failed = failures_.find(trial);
+    relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Restart, trial, sampler_.sample(trial),
+                                    failed == failures_.end() ? 0 : failed->second});
+  }
+}
+
+bool StudyController::may_admit(double elapsed_s) const {
+  return !halted_ && counts_.started < max_trials_ &&
+         !(spec_.time_budget_s && elapsed_s >= *spec_.time_budget_s);
+}
+
+double StudyController::last_step(TrialId trial) const {
+  const auto it = last_step_.find(trial);
+  return it == last_step_.end() ? 0.0 : it->second;
+}
+
+std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
+                                                        const FitsBeforeEnd& fits) {
+  if (shutting_down_) return std::nullopt;
+  check_budget(elapsed_s);
+  held_for_clock_ = false;
+  const auto fitting = [&](double step) {
+    if (!fits || fits(step)) return true;
+    held_for_clock_ = true;
+    return false;
+  };
+  // Retries and restarts first, in order; one that cannot reach its next checkpoint
+  // before the allocation ends waits (for the next session, in practice).
+  for (auto it = relaunch_.begin(); it != relaunch_.end(); ++it) {
+    if (!fitting(last_step(it->trial))) continue;
+    TrialLaunch launch = std::move(*it);
+    relaunch_.erase(it);
+    live_[launch.trial] = LiveTrial{};
+    ++counts_.running;
+    return launch;
+  }
+  const bool admit = may_admit(elapsed_s);
+  if (!admit && !closed_) close_admissions();
+  const auto job = scheduler_->next_job(admit && fitting(0));
+  if (!job) return std::nullopt;
+  TrialLaunch launch;
+  if (job->kind == Job::Kind::Start) {
+    launch.trial = counts_.started++;
+    launch.config = sampler_.sample(launch.trial);
+    scheduler_->add_trial(launch.trial, std::nullopt);
+    observer_.trial_started(launch.trial, launch.config, scheduler_->bracket_of(launch.trial));
+  } else {
+    launch.kind = TrialLaunch::Kind::Resume;
+    launch.trial = job->trial;
+    launch.config = sampler_.sample(launch.trial);
+    const auto failed = failures_.find(launch.trial);
+    launch.attempt = failed == failures_.end() ? 0 : failed->second;
+    observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
+    if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
+      // Promoted, but its next rung lies past the allocation's end: it is left running
+      // in the study file, so the next session restarts it from its checkpoint.
+      --counts_.paused;
+      ++interrupted_;
+      auto other = next_launch(elapsed_s, fits);
+      held_for_clock_ = true;
+      return other;
+    }
+    if (live_.contains(launch.trial)) {
+      // Promoted while its process is still leaving (checkpointing after the pause):
+      // it runs again once that process has exited; this slot looks for other work.
+      resume_when_exited_.insert(launch.trial);
+      return next_launch(elapsed_s);
+    }
+    --counts_.paused;
+  }
+  live_[launch.trial] = LiveTrial{};
+  ++counts_.running;
+  return launch;
+}
+
+ReportVerdict StudyController::report(TrialId trial, double step, double value) {
+  LiveTrial& t = live(trial);
+  ReportVerdict verdict;
+  const auto previous = last_step_.find(trial);
+  // A restarted trial re-runs the steps after its checkpoint, and a confused program may
+  // repeat itself: the first report of a step is the one that counts (and the one a
+  // resume replays), so later ones are neither judged nor recorded.
+  if (t.told != Instruction::Continue ||
+      (previous != last_step_.end() && step <= previous->second)) {
+    verdict.duplicate = true;
+    verdict.instruction = instruction(trial);
+    return verdict;
+  }
+  verdict.outcome = scheduler_->report(trial, step, value);
+  ++counts_.reports;
+  last_step_[trial] = step;
+  last_[trial] = Observation{step, value};
+  note_value(trial, step, value);
+  const bool finished = step >= scheduler_->max_resource();
+  switch (verdict.outcome.decision) {
+    case Decision::Continue:
+      verdict.instruction = finished ? Instruction::Complete : Instruction::Continue;
+      break;
+    case Decision::Pause:
+      verdict.instruction = finished ? Instruction::Complete : Instruction::Pause;
+      break;
+    case Decision::Stop:
+      verdict.instruction = finished ? Instruction::Complete : Instruction::Stop;
+      break;
+  }
+  t.told = verdict.instruction;
+  if (t.told == Instruction::Continue) t.told = instruction(trial);
+  verdict.instruction = t.told;
+  return verdict;
+}
+
+Instruction StudyController::instruction(TrialId trial) const {
+  const Instruction told = live(trial).told;
+  if (told != Instruction::Continue) return told;
+  if (shutting_down_) return Instruction::Suspend;
+  if (halted_) return Instruction::Stop;
+  return Instruction::Continue;
+}
+
+ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::string& error) {
+  const Instruction told = instruction(trial);
+  live_.erase(trial);
+  --counts_.running;
+  switch (told) {
+    case Instruction::Complete:
+      end(trial, TrialEnd::Completed, {});
+      return ExitMeaning::Ended;
+    case Instruction::Stop:
+      end(trial, TrialEnd::Stopped, halted_ ? halt_reason_ : std::string());
+      return ExitMeaning::Ended;
+    case Instruction::Pause:
+      if (resume_when_exited_.erase(trial)) {
+        const auto failed = failures_.find(trial);
+        relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Resume, trial, sampler_.sample(trial),
+                                        failed == failures_.end() ? 0 : failed->second});
+        return ExitMeaning::Paused;
+      }
+      ++counts_.paused;
+      collect_dropped();
+      return ExitMeaning::Paused;
+    case Instruction::Suspend:
+      ++interrupted_;
+      return ExitMeaning::Unfinished;
+    case Instruction::Continue:
+      break;
+  }
+  if (clean) {
+    end(trial, TrialEnd::Completed, {});
+    return ExitMeaning::Ended;
+  }
+  std::uint64_t& failed = failures_[trial];
+  if (static_cast<std::int64_t>(failed) < spec_.trial.max_failures) {
+    ++failed;
+    ++counts_.retries;
+    observer_.trial_retried(trial, error);
+    relaunch_.push_back(
+        TrialLaunch{TrialLaunch::Kind::Retry, trial, sampler_.sample(trial), failed});
+    return ExitMeaning::Retried;
+  }
+  end(trial, TrialEnd::Failed, error);
+  return ExitMeaning::Ended;
+}
+
+bool StudyController::check_budget(double elapsed_s) {
+  if (halted_ || !spec_.time_budget_s || elapsed_s < *spec_.time_budget_s) return false;
+  halt("time budget of " + format_double(*spec_.time_budget_s) + " s reached");
+  return true;
+}
+
+void StudyController::begin_shutdown() {
+  shutting_down_ = true;
+}
+
+bool StudyController::more_work_left() const {
+  if (halted_) return interrupted_ > 0;
+  return !closed_ || !relaunch_.empty() || interrupted_ > 0 || counts_.paused > 0 || !live_.empty();
+}
+
+std::vector<TrialId> StudyController::running() const {
+  std::vector<TrialId> ids;
+  ids.reserve(live_.size());
+  for (const auto& [id, t] : live_)
+    ids.push_back(id);
+  return ids;
+}
+
+void StudyController::close_admissions() {
+  closed_ = true;
+  scheduler_->close_admissions();
+  observer_.admissions_closed();
+  collect_dropped();
+}
+
+void StudyController::halt(const std::string& reason) {
+  halted_ = true;
+  halt_reason_ = reason;
+  if (!closed_) close_admissions();
+  // Retries and restarts waiting for a slot will not run: the study is over.
+  for (const TrialLaunch& waiting : relaunch_)
+    end(waiting.trial, TrialEnd::Stopped, reason);
+  relaunch_.clear();
+}
+
+void StudyController::collect_dropped() {
+  for (const TrialId trial : scheduler_->take_dropped()) {
+    --counts_.paused;
+    ++counts_.stopped;
+    observer_.trial_ended(trial, TrialEnd::Stopped, "dropped by the scheduler");
+  }
+}
+
+void StudyController::note_value(TrialId trial, double step, double value) {
+  if (std::isnan(value)) return;
+  const bool minimise = spec_.mode == Mode::Min;
+  if (!best_ || (minimise ? value < best_->value : value > best_->value))
+    best_ = BestSoFar{trial, step, value};
+  const auto& threshold = spec_.metric_threshold;
+  if (threshold && !halted_ && (minimise ? value <= *threshold : value >= *threshold))
+    halt("trial " + std::to_string(trial) + " reached the metric threshold " +
+         format_double(*threshold));
+}
+
+void StudyController::end(TrialId trial, TrialEnd how, const std::string& error) {
+  const auto last = last_.find(trial);
+  scheduler_->end_trial(
+      trial, how, last == last_.end() ? std::nullopt : std::optional<Observation>(last->second));
+  switch (how) {
+    case TrialEnd::Completed:
+      ++counts_.completed;
+      break;
+    case TrialEnd::Stopped:
+      ++counts_.stopped;
+      break;
+    case TrialEnd::Failed:
+      ++counts_.failed;
+      break;
+  }
+  last_.erase(trial);
+  last_step_.erase(trial);
+  observer_.trial_ended(trial, how, error);
+  collect_dropped();
+}
+
+const StudyController::LiveTrial& StudyController::live(TrialId trial) const {
+  const auto it = live_.find(trial);
+  if (it == live_.end())
+    throw UsageError("StudyController: trial " + std::to_string(trial) + " is not running");
+  return it->second;
+}
+
+StudyController::LiveTrial& StudyController::live(TrialId trial) {
+  return const_cast<LiveTrial&>(std::as_const(*this).live(trial));
+}
+
+}  // namespace slurmtune::core

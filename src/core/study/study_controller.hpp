@@ -1,0 +1,172 @@
+#pragma once
+// The decisions of a live study, free of clocks, sockets and processes: which trial to
+// launch on a free slot, what a report means for its trial, what a trial's exit means
+// (ended, paused, retried, or left for the next session), and when the study stops
+// admitting trials. The coordinator of `slurmtune run` feeds it events and carries out
+// its answers; tests feed it scripted events. Deterministic given the seed.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/sampler.hpp"
+#include "core/study/study_spec.hpp"
+
+namespace slurmtune::core {
+
+/// Receives what the study file must record, in the order it happens.
+class StudyObserver {
+ public:
+  virtual ~StudyObserver() = default;
+  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/) {}
+  virtual void trial_resumed(TrialId) {}  ///< a paused trial was promoted
+  /// An attempt failed and the trial will run again from its last checkpoint.
+  virtual void trial_retried(TrialId, const std::string& /*error*/) {}
+  virtual void trial_ended(TrialId, TrialEnd, const std::string& /*error*/) {}
+  virtual void admissions_closed() {}
+};
+
+/// A trial to launch now.
+struct TrialLaunch {
+  enum class Kind {
+    Start,    ///< a new trial
+    Resume,   ///< a paused trial the scheduler promoted
+    Retry,    ///< a failed attempt, run again (from its checkpoint)
+    Restart,  ///< running when the previous session ended (from its checkpoint)
+  };
+  Kind kind = Kind::Start;
+  TrialId trial = 0;
+  Configuration config;
+  std::uint64_t attempt = 0;  ///< failed attempts so far
+};
+std::string_view to_string(TrialLaunch::Kind kind);
+
+/// What the study tells a trial after a report (and tells ranks that ask).
+enum class Instruction {
+  Continue,
+  Stop,      ///< the scheduler stopped it, or the study is over (budget, threshold)
+  Pause,     ///< checkpoint and exit; the scheduler may resume it later
+  Complete,  ///< it has run max_t: exit
+  Suspend,   ///< the orchestrator is shutting down: checkpoint and exit, resumed next session
+};
+std::string_view to_string(Instruction instruction);
+/// The decision word clients see: continue, stop or pause (Suspend is a pause).
+std::string_view decision_word(Instruction instruction);
+
+struct ReportVerdict {
+  ReportOutcome outcome;  ///< the scheduler's answer (default when `duplicate`)
+  Instruction instruction = Instruction::Continue;
+  bool duplicate = false;  ///< a step at or below one already reported: not judged, not recorded
+};
+
+/// What a trial's exit meant.
+enum class ExitMeaning { Ended, Paused, Retried, Unfinished };
+
+struct StudyCounts {
+  std::uint64_t started = 0, running = 0, paused = 0, completed = 0, stopped = 0, failed = 0,
+                retries = 0, reports = 0;
+};
+
+struct BestSoFar {
+  TrialId trial = 0;
+  double step = 0;
+  double value = 0;
+};
+
+/// Where a resumed study stands (from store::resume_study).
+struct StudyResumePoint {
+  std::uint64_t started = 0;                  ///< trials started so far
+  std::vector<TrialId> restart;               ///< running when the last session ended
+  std::vector<TrialId> paused;                ///< paused, the scheduler holds them
+  std::map<TrialId, std::uint64_t> failures;  ///< failed attempts per trial
+  std::map<TrialId, double> last_step;        ///< last recorded step per live trial
+  StudyCounts counts;                         ///< ended trials by kind
+  bool admissions_closed = false;
+};
+
+/// Whether work resuming after `step` reaches its next checkpoint before the allocation
+/// ends (AllocationClock::fits); empty: everything fits.
+using FitsBeforeEnd = std::function<bool(double step)>;
+
+class StudyController {
+ public:
+  StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
+                  StudyObserver& observer, const StudyResumePoint* resumed = nullptr);
+
+  /// The trial to launch on a free slot, or nullopt when there is none now. Closes
+  /// admissions (max_trials, time budget) as a side effect. `elapsed_s`: run time so far.
+  /// Work that `fits` refuses is held for the next session: a new trial is not started, a
+  /// retry or restart waits, a promotion is recorded and left to the next session.
+  std::optional<TrialLaunch> next_launch(double elapsed_s, const FitsBeforeEnd& fits = {});
+  /// The last next_launch held work back for the allocation's end.
+  bool held_for_clock() const { return held_for_clock_; }
+  /// The last step a trial reported (0 before any): where a relaunch resumes.
+  double last_step(TrialId trial) const;
+  /// One report of a running trial; `value` is the scheduled metric (NaN if absent).
+  ReportVerdict report(TrialId trial, double step, double value);
+  /// The last instruction given to a running trial (for ranks that ask).
+  Instruction instruction(TrialId trial) const;
+  /// The trial's processes are gone. `clean`: exit status 0 and no failure reported.
+  ExitMeaning trial_exited(TrialId trial, bool clean, const std::string& error);
+
+  /// Time budget: closes admissions and tells running trials to stop; true if that
+  /// happened now.
+  bool check_budget(double elapsed_s);
+  /// Graceful exit of the orchestrator: no more launches; running trials are told to
+  /// checkpoint and exit and stay unfinished, for the next session to restart.
+  void begin_shutdown();
+  bool shutting_down() const { return shutting_down_; }
+  /// True once the study can make no further progress in this session: admissions
+  /// closed, nothing to restart and no paused trial the scheduler could still resume.
+  bool more_work_left() const;
+
+  std::vector<TrialId> running() const;
+  bool is_running(TrialId trial) const { return live_.contains(trial); }
+  const StudyCounts& counts() const { return counts_; }
+  const std::optional<BestSoFar>& best() const { return best_; }
+  Configuration config_of(TrialId trial) const { return sampler_.sample(trial); }
+  const std::string& halt_reason() const { return halt_reason_; }
+  const StudySpec& spec() const { return spec_; }
+  double max_resource() const { return scheduler_->max_resource(); }
+
+ private:
+  struct LiveTrial {
+    Instruction told = Instruction::Continue;  // the last verdict of a report
+  };
+
+  bool may_admit(double elapsed_s) const;
+  void close_admissions();
+  void halt(const std::string& reason);
+  void collect_dropped();
+  void note_value(TrialId trial, double step, double value);
+  void end(TrialId trial, TrialEnd how, const std::string& error);
+  LiveTrial& live(TrialId trial);
+  const LiveTrial& live(TrialId trial) const;
+
+  const StudySpec& spec_;
+  ConfigSampler sampler_;
+  std::unique_ptr<Scheduler> scheduler_;
+  StudyObserver& observer_;
+  std::uint64_t max_trials_;
+  std::map<TrialId, LiveTrial> live_;
+  std::vector<TrialLaunch> relaunch_;  // retries and restarts, served before new work
+  std::map<TrialId, std::uint64_t> failures_;
+  std::map<TrialId, double> last_step_;   // last judged step, across attempts
+  std::map<TrialId, Observation> last_;   // last judged report, for end_trial
+  std::uint64_t interrupted_ = 0;         // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;           // the last next_launch held work back
+  std::set<TrialId> resume_when_exited_;  // promoted before their paused process exited
+  StudyCounts counts_;
+  std::optional<BestSoFar> best_;
+  bool closed_ = false;
+  bool halted_ = false;
+  bool shutting_down_ = false;
+  std::string halt_reason_;
+};
+
+}  // namespace slurmtune::core

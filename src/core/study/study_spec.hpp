@@ -1,0 +1,77 @@
+#pragma once
+// The resolved study: everything a study file says, with defaults filled in. Parsing
+// and validation live in src/config; this is the plain value every module passes around.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
+#include "core/search/sampler.hpp"
+#include "core/search/search_space.hpp"
+
+namespace slurmtune::core {
+
+/// `[trial]`: how a trial runs (used by `slurmtune run`).
+struct TrialSpec {
+  enum class Mode {
+    Command,  ///< every trial is its own process (or job step): `command`
+    Mpi,      ///< one MPI step runs `program`, split into per-trial groups (run_trials)
+  };
+  Mode mode = Mode::Command;
+  /// Mpi: one step over the allocation split into groups, or one step per group
+  enum class Layout { Split, Steps };
+  Layout layout = Layout::Split;
+  std::vector<std::string> command;  ///< argv template with {param} placeholders
+  std::vector<std::string> program;  ///< Mpi: the MPI program's argv (no placeholders)
+  std::int64_t max_failures = 0;     ///< retries of a failed trial
+  /// Wall-clock seconds one attempt may run; past it the attempt fails (and is retried).
+  std::optional<double> time_limit_s;
+  /// Seconds a running attempt may go without a report, heartbeat or checkpoint (counted
+  /// from its launch, then from the last one); past it the attempt fails as hung.
+  std::optional<double> report_timeout_s;
+};
+
+/// `[resources]`: what one trial gets and how many run at once.
+struct ResourceSpec {
+  std::int64_t nodes = 1;
+  std::int64_t ntasks_per_node = 1;
+  std::int64_t cpus_per_task = 1;
+  std::int64_t gpus_per_task = 0;
+  std::optional<std::int64_t> max_concurrent;  ///< nullopt: as many as fit
+  /// [trial] mode = "mpi": ranks per trial group (nullopt: `nodes` whole nodes per trial)
+  std::optional<std::int64_t> ranks_per_trial;
+};
+
+/// `[simulate]`: the objective `slurmtune simulate` evaluates.
+struct SimulationSpec {
+  /// Recorded learning curves (a CSV table or a study file) instead of the synthetic
+  /// objective; a relative path is relative to the study file's folder.
+  std::optional<std::string> curves;
+  std::string objective = "bowl";  ///< bowl | rastrigin
+  double step_time_s = 1.0;        ///< mean virtual seconds per step
+  double noise = 0.01;             ///< standard deviation of per-report noise
+  std::optional<double> target;    ///< value whose first reach is timed
+};
+
+struct StudySpec {
+  std::string path;  ///< where the study file was read from ("<string>" if not a file)
+  std::string text;  ///< the study file as written (kept verbatim in the HDF5 study file)
+  std::string name;
+  std::string metric;                ///< the metric schedulers judge
+  std::vector<std::string> metrics;  ///< every metric column (metric first)
+  Mode mode = Mode::Min;
+  std::uint64_t seed = 0;
+  std::uint64_t max_trials = 100;
+  std::optional<double> time_budget_s;
+  std::optional<double> metric_threshold;  ///< stop the study once a trial reaches it
+  SamplerKind sampler = SamplerKind::Random;
+  SearchSpace space;
+  SchedulerSpec scheduler;
+  TrialSpec trial;
+  ResourceSpec resources;
+  SimulationSpec simulate;
+};
+
+}  // namespace slurmtune::core

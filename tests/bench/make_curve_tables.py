@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Builds the tabulated HPO benchmarks of tests/bench/hpo_quality.py from real training
+runs on this machine: every configuration is trained epoch by epoch, and each epoch's
+validation metric and measured wall-clock seconds are written as a long-form CSV table
+that `slurmtune simulate --curves` reads (doc/simulation.md).
+
+  digits-mlp   scikit-learn MLPClassifier on the UCI digits (python3-sklearn ships
+               them): 500 configurations x 27 epochs; val_loss (log loss), 5 parameters
+  cancer-gbdt  GradientBoostingClassifier on the Wisconsin breast cancer data: 250
+               configurations x 2 seeds x 25 steps of 8 trees; val_loss, 5 parameters
+
+Configurations are drawn at random (fixed seed) from the search spaces in
+tests/bench/data/*.toml. Run with Debian's interpreter:
+  OMP_NUM_THREADS=1 /usr/bin/python3 tests/bench/make_curve_tables.py [digits-mlp|cancer-gbdt] [--limit N]
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import log_loss
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
+from sklearn.preprocessing import StandardScaler
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def loguniform(rng, low, high):
+    return float(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+
+def sig(x, digits=6):
+    return float(f"{x:.{digits}g}")
+
+
+def digits_configs(rng, n):
+    for _ in range(n):
+        yield {
+            "lr": sig(loguniform(rng, 1e-4, 0.3)),
+            "alpha": sig(loguniform(rng, 1e-6, 1.0)),
+            "hidden": int(math.exp(rng.uniform(math.log(8), math.log(256)))),
+            "batch_size": int(rng.choice([16, 32, 64, 128, 256])),
+            "solver": str(rng.choice(["adam", "sgd"])),
+        }
+
+
+def digits_mlp(writer, limit, epochs=27):
+    x, y = load_digits(return_X_y=True)
+    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+    scaler = StandardScaler().fit(x_train)
+    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    classes = np.unique(y)
+    rng = np.random.default_rng(20261122)
+    writer.writerow(["lr", "alpha", "hidden", "batch_size", "solver", "step", "val_loss", "val_error", "step_seconds"])
+    for i, c in enumerate(digits_configs(rng, limit)):
+        model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=c["batch_size"],
+                              learning_rate_init=c["lr"], solver=c["solver"], momentum=0.9, random_state=i)
+        for epoch in range(1, epochs + 1):
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.partial_fit(x_train, y_train, classes=classes)
+                proba = model.predict_proba(x_val)
+            seconds = time.perf_counter() - start
+            loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) if np.all(np.isfinite(proba)) else float("nan")
+            error = float(np.mean(classes[np.argmax(proba, axis=1)] != y_val)) if np.all(np.isfinite(proba)) else float("nan")
+            writer.writerow([c["lr"], c["alpha"], c["hidden"], c["batch_size"], c["solver"], epoch,
+                             sig(loss), sig(error), sig(seconds, 4)])
+        progress(i, limit)
+
+
+def cancer_gbdt(writer, limit, steps=25, trees_per_step=8, seeds=(0, 1)):
+    x, y = load_breast_cancer(return_X_y=True)
+    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.35, random_state=0, stratify=y)
+    rng = np.random.default_rng(20261123)
+    writer.writerow(["learning_rate", "max_depth", "subsample", "min_samples_leaf", "max_features",
+                     "seed", "step", "val_loss", "elapsed_seconds"])
+    for i in range(limit):
+        c = {"learning_rate": sig(loguniform(rng, 0.005, 0.5)), "max_depth": int(rng.integers(1, 9)),
+             "subsample": sig(rng.uniform(0.3, 1.0)),
+             "min_samples_leaf": int(math.exp(rng.uniform(0, math.log(65)))),
+             "max_features": sig(rng.uniform(0.1, 1.0))}
+        for seed in seeds:
+            model = GradientBoostingClassifier(learning_rate=c["learning_rate"], max_depth=c["max_depth"],
+                                               subsample=c["subsample"], min_samples_leaf=c["min_samples_leaf"],
+                                               max_features=c["max_features"], warm_start=True, n_estimators=0,
+                                               random_state=seed)
+            elapsed = 0.0
+            for step in range(1, steps + 1):
+                start = time.perf_counter()
+                model.set_params(n_estimators=step * trees_per_step)
+                model.fit(x_train, y_train)
+                proba = model.predict_proba(x_val)
+                elapsed += time.perf_counter() - start
+                writer.writerow([c["learning_rate"], c["max_depth"], c["subsample"], c["min_samples_leaf"],
+                                 c["max_features"], seed, step, sig(log_loss(y_val, proba)), sig(elapsed, 5)])
+        progress(i, limit)
+
+
+def progress(i, limit):
+    if (i + 1) % 25 == 0 or i + 1 == limit:
+        print(f"  {i + 1}/{limit} configurations", file=sys.stderr, flush=True)
+
+
+TABLES = {"digits-mlp": (digits_mlp, 500), "cancer-gbdt": (cancer_gbdt, 250)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tables", nargs="*", default=list(TABLES))
+    parser.add_argument("--limit", type=int, help="configurations per table (default: the full table)")
+    parser.add_argument("--out", default=os.path.join(HERE, "data"))
+    args = parser.parse_args()
+    for name in args.tables:
+        build, size = TABLES[name]
+        path = os.path.join(args.out, name + ".csv")
+        print(f"{name}: training into {path}", file=sys.stderr)
+        with open(path + ".tmp", "w", newline="") as f:
+            build(csv.writer(f), args.limit or size)
+        os.replace(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    main()
