@@ -10,7 +10,8 @@ namespace slurmtune::core {
 
 double CurveTable::best_value(Mode mode) const {
   double best = std::numeric_limits<double>::quiet_NaN();
-  for (const double v : values_) {
+  for (const auto& point : points_) {
+    const double v = point.value;
     if (std::isnan(v)) continue;
     if (std::isnan(best) || (mode == Mode::Min ? v < best : v > best)) best = v;
   }
@@ -28,8 +29,7 @@ std::size_t CurveTableBuilder::config_index(Configuration config) {
 }
 
 void CurveTableBuilder::add(const std::string& where, Configuration config,
-                            const std::string& repeat, double step, double value,
-                            double duration) {
+                            const std::string& repeat, double step, double value, double duration) {
   if (!std::isfinite(step))
     throw InputError(source_ + ": " + where + ": the step is " + format_double(step) +
                      "; steps must be finite numbers");
@@ -92,15 +92,11 @@ void CurveTableBuilder::add_curve(CurveTable& table, std::size_t config, Run& ru
       seconds = row.duration - previous_elapsed;
       previous_elapsed = row.duration;
     }
-    table.steps_.push_back(row.step);
-    table.values_.push_back(row.value);
-    table.seconds_.push_back(seconds);
+    table.points_.push_back(CurvePoint{row.step, row.value, seconds});
   }
-  const auto id = static_cast<std::uint32_t>(table.curves_.size());
-  table.curves_.push_back(CurveTable::Curve{
-      config, static_cast<std::uint32_t>(table.steps_.size() - rows.size()),
-      static_cast<std::uint32_t>(rows.size()), run.end});
-  table.curves_of_[config].push_back(id);
+  table.curves_.push_back(
+      CurveTable::Curve{config, static_cast<std::uint32_t>(table.points_.size() - rows.size()),
+                        static_cast<std::uint32_t>(rows.size()), run.end});
 }
 
 CurveTable CurveTableBuilder::finish() {
@@ -116,16 +112,21 @@ CurveTable CurveTableBuilder::finish() {
     kept[c] = table.configs_.size();
     table.configs_.push_back(configs_[c]);
   }
-  table.curves_of_.resize(table.configs_.size());
   std::size_t points = 0;
   for (const auto& [key, run] : runs_)
     points += run.rows.size();
   if (points >= std::numeric_limits<std::uint32_t>::max())
     throw InputError(source_ + ": " + std::to_string(points) +
                      " recorded reports are more than a table may hold (2^32 - 1)");
+  // Runs are ordered by configuration, so each configuration's curves are contiguous.
+  table.first_curve_.assign(table.configs_.size() + 1, 0);
   for (auto& [key, run] : runs_)
-    if (kept[key.first] != std::numeric_limits<std::size_t>::max())
+    if (kept[key.first] != std::numeric_limits<std::size_t>::max()) {
       add_curve(table, kept[key.first], run, run_label(*space_, configs_[key.first], key.second));
+      table.first_curve_[kept[key.first] + 1] = static_cast<std::uint32_t>(table.curves_.size());
+    }
+  for (std::size_t c = 1; c < table.first_curve_.size(); ++c)  // every configuration has a run
+    table.first_curve_[c] = std::max(table.first_curve_[c], table.first_curve_[c - 1]);
   if (table.configs_.empty())
     throw InputError(source_ + ": no recorded configuration lies inside the study's search space" +
                      (table.excluded_example_.empty() ? std::string(" (the table is empty)")

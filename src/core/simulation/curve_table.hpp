@@ -3,7 +3,7 @@
 // after each step and the seconds each step took, possibly several times (training
 // seeds). Built row by row from a CSV table (curve_csv.hpp) or a past study file
 // (store/recorded_curves.hpp), validated once, then read by the simulator at memory
-// speed: the points of all curves live in three flat arrays.
+// speed: the points of all curves live in one flat array, each curve's contiguous.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -25,25 +25,25 @@ struct CurvePoint {
 class CurveTable {
  public:
   struct Curve {
-    std::size_t config = 0;     ///< index into configurations()
-    std::uint32_t first = 0;    ///< its first point in the flat arrays
-    std::uint32_t length = 0;   ///< number of points (at least one)
+    std::size_t config = 0;              ///< index into configurations()
+    std::uint32_t first = 0;             ///< its first point in the flat array
+    std::uint32_t length = 0;            ///< number of points (at least one)
     TrialEnd end = TrialEnd::Completed;  ///< how the recorded run ended after its last point
   };
 
   const std::string& source() const { return source_; }
   const std::vector<Configuration>& configurations() const { return configs_; }
-  /// Every curve of configuration `config` (its repeats), in the order of their seed
-  /// or repeat labels.
-  const std::vector<std::uint32_t>& curves_of(std::size_t config) const {
-    return curves_of_[config];
+  /// The curves of configuration `config` (its repeats, in the order of their seed or
+  /// repeat labels) are the ids first_curve(config) + [0, repeats(config)).
+  std::uint32_t first_curve(std::size_t config) const { return first_curve_[config]; }
+  std::uint32_t repeats(std::size_t config) const {
+    return first_curve_[config + 1] - first_curve_[config];
   }
   const Curve& curve(std::uint32_t id) const { return curves_[id]; }
   std::size_t curve_count() const { return curves_.size(); }
-  std::size_t point_count() const { return steps_.size(); }
-  CurvePoint point(std::uint32_t curve, std::uint32_t index) const {
-    const std::uint32_t at = curves_[curve].first + index;
-    return CurvePoint{steps_[at], values_[at], seconds_[at]};
+  std::size_t point_count() const { return points_.size(); }
+  const CurvePoint& point(std::uint32_t curve, std::uint32_t index) const {
+    return points_[curves_[curve].first + index];
   }
   /// Recorded configurations left out because the study's search space does not admit
   /// them (a narrower what-if), and one example of why.
@@ -56,9 +56,9 @@ class CurveTable {
   friend class CurveTableBuilder;
   std::string source_;
   std::vector<Configuration> configs_;
-  std::vector<std::vector<std::uint32_t>> curves_of_;
+  std::vector<std::uint32_t> first_curve_;  // per configuration, plus the end
   std::vector<Curve> curves_;
-  std::vector<double> steps_, values_, seconds_;
+  std::vector<CurvePoint> points_;
   std::size_t excluded_ = 0;
   std::string excluded_example_;
 };
@@ -77,8 +77,8 @@ class CurveTableBuilder {
 
   /// One report of configuration `config` (values in the search space's order) in run
   /// `repeat`. `where` locates the row for error messages ("row 17").
-  void add(const std::string& where, Configuration config, const std::string& repeat,
-           double step, double value, double duration);
+  void add(const std::string& where, Configuration config, const std::string& repeat, double step,
+           double value, double duration);
   /// How the run (`config`, `repeat`) ended after its last row (default: completed).
   void set_end(const Configuration& config, const std::string& repeat, TrialEnd end);
   /// Validates and returns the table: curves sorted by step, durations per step;

@@ -6,7 +6,7 @@
 
 namespace slurmtune::core {
 namespace {
-constexpr std::uint64_t kPickStream = 0x7069636bULL;      // "pick"
+constexpr std::uint64_t kPickStream = 0x7069636bULL;        // "pick"
 constexpr std::uint64_t kRepeatStream = 0x726570656174ULL;  // "repeat"
 }  // namespace
 
@@ -83,9 +83,10 @@ std::size_t RecordedObjective::nearest_unused(TrialId trial) {
 }
 
 CurveId RecordedObjective::curve_of(std::size_t config) const {
-  const auto& runs = table_->curves_of(config);
-  if (runs.size() == 1) return runs.front();
-  return runs[Xoshiro256(derive_seed(seed_, kRepeatStream, config)).below(runs.size())];
+  const std::uint32_t runs = table_->repeats(config);
+  if (runs == 1) return table_->first_curve(config);
+  return table_->first_curve(config) +
+         Xoshiro256(derive_seed(seed_, kRepeatStream, config)).below(runs);
 }
 
 }  // namespace slurmtune::core

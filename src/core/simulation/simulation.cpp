@@ -29,7 +29,7 @@ struct TrialRecord {
   std::uint32_t checkpoint = 0;  // where a killed attempt restarts (last rung passed, pause)
   double step = 0, checkpoint_step = 0;
   double value = std::numeric_limits<double>::quiet_NaN();  // the last report's
-  CurvePoint next;  // the report the running step will make
+  CurvePoint next;                                          // the report the running step will make
 };
 
 struct StepDone {
@@ -167,14 +167,14 @@ class Simulator {
     segment_since_[worker] = time_s;
     if (clock_) clock_->attempt_started(trial, trials_[trial].step, time_s);
     if (costs_) costs_->startup_s += options_.startup_s;
-    events_.push(StepDone{time_s + options_.startup_s + trials_[trial].next.seconds, sequence_++,
-                          worker});
+    events_.push(
+        StepDone{time_s + options_.startup_s + trials_[trial].next.seconds, sequence_++, worker});
   }
 
   // Fetches the trial's next report from its curve; false where the curve ends.
   bool has_next(TrialRecord& t) const {
-    const auto next = objective_->report(t.curve, static_cast<TrialId>(&t - trials_.data()),
-                                         t.reports);
+    const auto next =
+        objective_->report(t.curve, static_cast<TrialId>(&t - trials_.data()), t.reports);
     if (next) t.next = *next;
     return next.has_value();
   }
@@ -205,8 +205,9 @@ class Simulator {
         trials_.push_back(TrialRecord{});
         trials_.back().curve = *curve;
         scheduler_->add_trial(trial, std::nullopt);
-        observer_->trial_started(trial, objective_->configuration(*curve),
-                                 scheduler_->bracket_of(trial), time_s);
+        if (observer_ != &silent_)  // a configuration costs allocations: only when watched
+          observer_->trial_started(trial, objective_->configuration(*curve),
+                                   scheduler_->bracket_of(trial), time_s);
         has_next(trials_.back());  // a recorded curve has at least one point
       } else {
         --progress_.paused;

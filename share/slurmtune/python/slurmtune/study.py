@@ -9,6 +9,9 @@
     s.history         # scheduler decisions and lifecycle events (why each trial stopped)
     s.plot_curves("curves.png")
 
+    from slurmtune.study import plot_anytime
+    plot_anytime(["asha.csv", "hyperband.csv"], "anytime.png")   # simulate --curve-out
+
 The file is opened in HDF5's SWMR-read mode, so it can be read while ``slurmtune run``
 is still writing it, and after a writer crashed. Only rows of the last complete flush
 (the ``/commit`` row) are read, so every table is consistent with every other.
@@ -24,7 +27,9 @@ import pandas as pd
 FORMAT = "slurmtune-study"
 SCHEMA_VERSION = 1
 
-__all__ = ["Study", "StudyFileError"]
+__all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
+
+ANYTIME_COLUMNS = ["series", "label", "time_s", "best_q25", "best_median", "best_q75", "runs_with_value"]
 
 
 class StudyFileError(Exception):
@@ -182,3 +187,48 @@ class Study:
         return (f"Study({self.path!r}: {self.name}, {self.committed['trials']} trials, "
                 f"{self.committed['metrics']} reports, {self.metric} {self.mode})")
 
+
+
+def read_anytime(path) -> pd.DataFrame:
+    """The any-time curve ``slurmtune simulate --curve-out`` wrote: best-so-far quartiles
+    over seeds against virtual time, one row per (series, time)."""
+    frame = pd.read_csv(path)
+    missing = [c for c in ANYTIME_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: not a `slurmtune simulate --curve-out` file (no column {missing[0]!r})")
+    return frame
+
+
+def plot_anytime(curves, path, labels=None, metric="best value", log_time=True, title=None):
+    """Best-so-far against virtual time for one or several simulations side by side:
+    each series' median as a line and its quartiles as a band. ``curves`` are paths of
+    ``--curve-out`` files or frames from read_anytime(); ``labels`` name each file
+    (default: its file name). Writes a PNG to ``path`` and returns it."""
+    import os
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if isinstance(curves, (str, os.PathLike, pd.DataFrame)):
+        curves = [curves]
+    figure, axes = plt.subplots(figsize=(8, 5))
+    for i, curve in enumerate(curves):
+        frame = curve if isinstance(curve, pd.DataFrame) else read_anytime(curve)
+        name = labels[i] if labels else (os.path.basename(str(curve)) if not isinstance(curve, pd.DataFrame) else "")
+        for series, rows in frame.groupby("series", sort=False):
+            label = f"{name}: {rows['label'].iloc[0]}" if name else rows["label"].iloc[0]
+            style = "--" if series == "baseline" else "-"
+            line, = axes.plot(rows["time_s"], rows["best_median"], style, label=label, linewidth=1.5)
+            axes.fill_between(rows["time_s"], rows["best_q25"], rows["best_q75"], color=line.get_color(),
+                              alpha=0.2, linewidth=0)
+    if log_time:
+        axes.set_xscale("log")
+    axes.set_xlabel("virtual time (s)")
+    axes.set_ylabel(f"{metric} so far (median, quartiles over seeds)")
+    axes.set_title(title or "any-time performance")
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
