@@ -128,8 +128,7 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
 void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
                 const ObjectiveInfo& objective, double wall_s) {
   const auto& f = s.final;
-  std::cout << "{\"study\":" << core::json_quote(study.name)
-            << ",\"objective\":" << objective.json << ",\"started\":" << f.started
+  std::cout << "{\"study\":" << core::json_quote(study.name) << ",\"started\":" << f.started
             << ",\"completed\":" << f.completed << ",\"stopped\":" << f.stopped
             << ",\"reports\":" << f.reports << ",\"makespan_s\":" << core::json_number(s.makespan_s)
             << ",\"utilisation\":" << core::json_number(s.utilisation)
@@ -140,6 +139,7 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
             << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
             << ",\"ended_as_recorded\":" << s.ended_as_recorded
             << ",\"beyond_recorded\":" << s.beyond_recorded
+            << ",\"objective\":" << objective.json
             << ",\"wall_s\":" << core::json_number(wall_s);
   if (const auto& a = s.allocation)
     std::cout << ",\"allocations\":" << a->allocations

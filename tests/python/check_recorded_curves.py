@@ -81,7 +81,22 @@ def check_fifo_roundtrip(work):
         assert [(s, v) for s, v, _ in again] == [(s, v) for s, v, _ in points], f"{key}: values differ"
         assert np.allclose([t for *_, t in again], [t for *_, t in points], rtol=1e-12, atol=1e-9), key
     assert (trials["status"] == "completed").all()
+    check_study_file_errors(work, recorded)
     print(f"fifo round trip: 40 recorded curves reproduced exactly ({sum(map(len, before.values()))} reports)")
+
+
+def check_study_file_errors(work, recorded):
+    """A study file that does not fit the study is refused with the fix."""
+    cases = [(SYNTHETIC.replace('metric = "loss"', 'metric = "acc"'), "records no metric 'acc' (it records: loss)"),
+             (SYNTHETIC.replace("width =", "depth ="), "records no parameter 'depth'"),
+             (SYNTHETIC.replace('act = { choice = ["relu", "gelu"] }\n', ""),
+              "records the parameter 'act', which [search] does not declare")]
+    for i, (text, message) in enumerate(cases):
+        study = os.path.join(work, f"bad{i}.toml")
+        with open(study, "w") as f:
+            f.write(text)
+        out = subprocess.run([BINARY, "simulate", study, "--curves", recorded], capture_output=True, text=True)
+        assert out.returncode == 1 and recorded in out.stderr and message in out.stderr, out.stderr
 
 
 def replay_events(path):

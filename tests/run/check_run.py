@@ -15,7 +15,10 @@ test cluster (SLURM_CONF set by run_with_cluster.sh). Every run is checked with 
 every trial, every report, and every ASHA decision against an independent model.
 """
 import argparse
+import json
 import os
+import re
+import subprocess
 import shutil
 import tempfile
 
@@ -44,8 +47,37 @@ def scenario_python(runner, args):
     for c in checkpoints:
         relative = c["path"].decode()
         expect(os.path.exists(os.path.join(runner.workdir, relative)), "missing checkpoint " + relative)
-    print("python: %d trials (%s), %d ASHA decisions equal the model, %d checkpoints"
-          % (len(trials), dict(trials.status.value_counts()), judged, len(checkpoints)))
+    replayed = check_recorded_curves(runner, study, path)
+    print("python: %d trials (%s), %d ASHA decisions equal the model, %d checkpoints; %s"
+          % (len(trials), dict(trials.status.value_counts()), judged, len(checkpoints), replayed))
+
+
+def check_recorded_curves(runner, study, path):
+    """The run's study file as recorded curves (`simulate --curves`): FIFO over them
+    replays every report and invents none; step durations come from the wall clock."""
+    with open(study) as f:
+        text = re.sub(r"(?m)^(grace_period|reduction_factor) = .*$", "", f.read().replace('type = "asha"', 'type = "fifo"'))
+    fifo = runner.write("fifo.toml", text)
+    out = subprocess.run([runner.slurmtune, "simulate", fifo, "--curves", path, "--workers", "3", "--json"],
+                         capture_output=True, text=True)
+    expect(out.returncode == 0, "simulate --curves on the run's study file failed: " + out.stderr)
+    summary = json.loads(out.stdout)
+    with h5py.File(path, "r") as f:
+        metrics = f["metrics"][: int(f["commit"][0]["metrics"])]
+        trials = f["trials"][: int(f["commit"][0]["trials"])]
+    # One report per (trial, step): a step re-run after a kill is kept once.
+    distinct = len({(int(m["trial"]), float(m["step"])) for m in metrics})
+    objective = summary["objective"]
+    expect(objective["configurations"] + objective["excluded"] <= len(trials) and
+           objective["reports"] == distinct, "table %s from %d trials, %d reports" % (objective, len(trials), distinct))
+    expect(summary["reports"] == distinct, "fifo replayed %d of %d reports" % (summary["reports"], distinct))
+    stopped_early = sum(1 for t in trials if float(t["last_step"]) < 27)
+    expect(summary["ended_as_recorded"] == stopped_early,
+           "%d trials ended at their recorded end, %d were stopped early" % (summary["ended_as_recorded"], stopped_early))
+    busy = sum(float(t["end_time"]) - float(t["start_time"]) for t in trials)
+    expect(0 < summary["makespan_s"] * 3 and summary["utilisation"] * 3 * summary["makespan_s"] <= busy,
+           "replayed compute exceeds the recorded trials' wall time")
+    return "simulate --curves replays its %d reports" % distinct
 
 
 def scenario_cpp(runner, args):
