@@ -177,6 +177,8 @@ int simulate_command(const Args& args) {
       "workers,w", po::value<std::size_t>()->default_value(4), "simulated workers")(
       "max-trials,n", po::value<std::uint64_t>(), "override [study] max_trials")(
       "target", po::value<double>(), "override [simulate] target")(
+      "seed", po::value<std::uint64_t>(), "override [study] seed")(
+      "time-budget", po::value<double>(), "override [study] time_budget_s (virtual seconds)")(
       "json", "print the summary as one JSON object instead of text")(
       "output,o", po::value<std::string>(), "record the study in this HDF5 study file")(
       "flush-interval", po::value<double>()->default_value(1.0),
@@ -219,6 +221,11 @@ int simulate_command(const Args& args) {
   // Overrides go into the study itself, so a recorded study file says what really ran.
   if (vm.count("max-trials")) study.max_trials = vm["max-trials"].as<std::uint64_t>();
   if (vm.count("target")) study.simulate.target = vm["target"].as<double>();
+  if (vm.count("seed")) study.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("time-budget")) {
+    study.time_budget_s = vm["time-budget"].as<double>();
+    if (!(*study.time_budget_s > 0)) throw InputError("--time-budget must be > 0 seconds");
+  }
   std::optional<core::CurveTable> table;
   if (const auto path = curves_path(vm, study)) {
     table = load_curve_table(*path, study);
