@@ -122,6 +122,7 @@ class Simulator {
   }
 
   void end_allocation() {
+    check_progress();
     charge(events_.empty() ? std::max(last_departure_, allocation_start_) : boundary_);
     now_ = boundary_;
     while (!events_.empty()) {
@@ -144,6 +145,21 @@ class Simulator {
     // A new job is a new session: its clock starts unmeasured, so it always launches.
     if (clock_) clock_.emplace(scheduler_->max_resource());
     assign_idle(now_);
+  }
+
+  // Allocations in a row without a single judged report: a step (or start-up) longer
+  // than an allocation would be killed and re-run forever, so the simulation ends.
+  void check_progress() {
+    static constexpr int kIdleAllocations = 3;
+    idle_allocations_ =
+        progress_.reports == reports_at_allocation_start_ ? idle_allocations_ + 1 : 0;
+    reports_at_allocation_start_ = progress_.reports;
+    if (idle_allocations_ >= kIdleAllocations)
+      throw InputError("no trial reported in " + std::to_string(kIdleAllocations) +
+                       " allocations in a row (" + format_double(*options_.allocation_s) +
+                       " s, suspending " + format_double(options_.end_margin_s) +
+                       " s before the end): a step or start-up that takes longer never "
+                       "completes; use a longer --allocation-s");
   }
 
   // A trial killed, suspended or held earlier starts again from its checkpoint.
@@ -411,6 +427,8 @@ class Simulator {
   bool closed_ = false;
   bool halted_ = false;
   std::uint64_t ended_as_recorded_ = 0, beyond_recorded_ = 0;
+  std::uint64_t reports_at_allocation_start_ = 0;
+  int idle_allocations_ = 0;
 };
 
 }  // namespace

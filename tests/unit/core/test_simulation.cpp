@@ -174,3 +174,19 @@ BOOST_AUTO_TEST_CASE(an_allocation_shorter_than_its_margin_is_refused) {
   BOOST_CHECK_THROW(simulate_study(study(SchedulerType::Asha, 5), o, nullptr),
                     slurmtune::InputError);
 }
+
+BOOST_AUTO_TEST_CASE(a_start_up_longer_than_an_allocation_ends_the_simulation) {
+  // Every attempt is killed before its first report, allocation after allocation: the
+  // simulation must end with the reason instead of requeueing forever.
+  SimulationOptions o;
+  o.allocation_s = 600;
+  o.end_margin_s = 100;
+  o.startup_s = 1000;
+  try {
+    simulate_study(study(SchedulerType::Asha, 5), o, nullptr);
+    BOOST_FAIL("no error");
+  } catch (const slurmtune::InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("no trial reported in 3 allocations") !=
+               std::string::npos);
+  }
+}
