@@ -76,6 +76,7 @@ class CsvTableReader {
       const std::string where = source_ + ":" + std::to_string(number);
       auto fields = split_record(line, where);
       if (!builder_) {
+        header_line_ = number;
         read_header(fields, where);
         continue;
       }
@@ -93,7 +94,6 @@ class CsvTableReader {
 
  private:
   void read_header(const std::vector<std::string>& names, const std::string& where) {
-    header_line_ = std::stoul(where.substr(where.rfind(':') + 1));
     std::vector<bool> have_parameter(study_.space.size(), false);
     std::optional<CurveTableBuilder::Durations> durations;
     for (const auto& name : names) {
