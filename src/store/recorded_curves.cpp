@@ -1,8 +1,8 @@
 #include "store/recorded_curves.hpp"
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -73,12 +73,14 @@ core::CurveTable read_recorded_curves(const std::string& path, const core::Study
   const auto metric_it = std::find(recorded.metrics.begin(), recorded.metrics.end(), study.metric);
   if (metric_it == recorded.metrics.end())
     throw InputError(path + ": the study file records no metric '" + study.metric +
-                     "' (it records: " + recorded.metric + [&] {
+                     "' (it records: " + recorded.metric +
+                     [&] {
                        std::string more;
                        for (std::size_t i = 1; i < recorded.metrics.size(); ++i)
                          more += ", " + recorded.metrics[i];
                        return more;
-                     }() + "); set [study] metric to a recorded one");
+                     }() +
+                     "); set [study] metric to a recorded one");
   const auto metric = static_cast<std::size_t>(metric_it - recorded.metrics.begin());
   const auto from = map_parameters(path, recorded.space, study.space);
 
@@ -113,13 +115,16 @@ core::CurveTable read_recorded_curves(const std::string& path, const core::Study
     if (it == trials.end()) return;
     TrialCurve& curve = it->second;
     if (!std::isfinite(row.time)) return;
-    if (!curve.steps_seen.insert(row.step).second) return;  // re-run after a kill
     const auto launch = std::upper_bound(curve.launches.begin(), curve.launches.end(), row.time);
     double since = launch == curve.launches.begin() ? row.time : *std::prev(launch);
     if (curve.last_report) since = std::max(since, *curve.last_report);
     curve.last_report = row.time;
+    // A step re-run after a failed or killed attempt is kept once, but its time still
+    // marks where the next step began.
+    if (!curve.steps_seen.insert(row.step).second) return;
     builder.add("trial " + std::to_string(row.trial) + ", metrics row " + std::to_string(row.seq),
-                curve.config, curve.run, row.step, row.values.at(metric), std::max(0.0, row.time - since));
+                curve.config, curve.run, row.step, row.values.at(metric),
+                std::max(0.0, row.time - since));
   });
   for (const auto& [id, end] : ends)
     builder.set_end(trials[id].config, trials[id].run, end);
