@@ -1,9 +1,10 @@
 #pragma once
-// The random stream of numpy's legacy `RandomState` (MT19937), reproduced draw for draw:
-// Optuna's samplers draw from it, so slurmtune can suggest exactly what Optuna suggests
-// given the same seed and history. Only the methods Optuna's TPE and random samplers
-// call are here, each with numpy's arithmetic (numpy/random/_mt19937.pyx, mtrand.pyx,
-// distributions.c).
+// The parts of numpy whose exact results Optuna's samplers depend on, reproduced
+// bit for bit so slurmtune can suggest exactly what Optuna suggests given the same seed
+// and history: the legacy `RandomState` stream (MT19937) with the methods Optuna's TPE
+// and random samplers call, numpy's pairwise summation, and its (unstable) default
+// argsort, whose order among equal values decides which observation gets which
+// bandwidth.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -36,5 +37,10 @@ class NumpyRandomState {
 /// `numpy.sum` of a contiguous float64 array: numpy's pairwise summation (8-way unrolled
 /// blocks of at most 128), so sums round exactly as numpy's do.
 double numpy_sum(std::span<const double> values);
+
+/// `numpy.argsort(values)` (kind "quicksort": numpy's introsort with insertion sort below
+/// 16 elements and heapsort past 2 log2(n) levels; NaN sorts last). Equal values come out
+/// in numpy's order, which is not stable.
+std::vector<std::size_t> numpy_argsort(std::span<const double> values);
 
 }  // namespace slurmtune::core

@@ -1,8 +1,9 @@
-#define BOOST_TEST_MODULE core_numpy_random
+#define BOOST_TEST_MODULE core_numpy_compat
 #include <boost/test/unit_test.hpp>
+#include <limits>
 #include <vector>
 
-#include "core/search/numpy_random.hpp"
+#include "core/search/numpy_compat.hpp"
 
 using namespace slurmtune::core;
 
@@ -44,4 +45,23 @@ BOOST_AUTO_TEST_CASE(sums_round_as_numpy_sums) {
   BOOST_TEST(numpy_sum(x) == 6407.142857142858);
   BOOST_TEST(numpy_sum(std::span(x).first(100)) == 721.4285714285714);
   BOOST_TEST(numpy_sum(std::span(x).first(5)) == 2.142857142857143);
+}
+
+BOOST_AUTO_TEST_CASE(argsort_orders_ties_and_nans_as_numpy_does) {
+  // np.argsort of these (numpy 1.24): ties come out in quicksort's order, NaN last.
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> ties{2.0, 3.0, 0.0, kNaN, 1.0, 2.0, 2.0, 1.0,  3.0, 0.0,
+                                 1.0, 1.0, 2.0, 1.0,  0.0, 0.0, 0.0, kNaN, 0.0, 3.0,
+                                 0.0, 2.0, 3.0, 0.0,  1.0, 1.0, 1.0, 3.0,  0.0, 3.0,
+                                 3.0, 3.0, 0.0, 1.0,  2.0, 1.0, 2.0, 2.0,  2.0, 0.0};
+  const std::vector<std::size_t> ties_order{39, 20, 18, 28, 16, 15, 14, 32, 9,  23, 2,  10, 24, 7,
+                                            13, 35, 4,  26, 25, 33, 11, 34, 36, 37, 0,  21, 38, 12,
+                                            6,  5,  27, 29, 30, 31, 8,  1,  22, 19, 17, 3};
+  BOOST_TEST(numpy_argsort(ties) == ties_order, boost::test_tools::per_element());
+  const std::vector<double> reals{-0.7, 0.6,  -0.1, -0.6, 0.4,  0.8,  -1.6, -0.3, -1.0,
+                                  -0.2, -1.3, 0.0,  -0.0, -0.3, -1.0, -0.4, -1.1, -1.4,
+                                  0.2,  -1.1, 1.2,  0.7,  -2.0, 0.3,  -1.1};
+  const std::vector<std::size_t> reals_order{22, 6, 17, 10, 24, 19, 16, 14, 8, 0,  3, 15, 7,
+                                             13, 9, 2,  11, 12, 18, 23, 4,  1, 21, 5, 20};
+  BOOST_TEST(numpy_argsort(reals) == reals_order, boost::test_tools::per_element());
 }

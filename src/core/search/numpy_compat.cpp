@@ -1,4 +1,4 @@
-#include "core/search/numpy_random.hpp"
+#include "core/search/numpy_compat.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -99,7 +99,107 @@ double pairwise(const double* a, std::size_t n) {
   return pairwise(a, n2) + pairwise(a + n2, n - n2);
 }
 
+// numpy's ordering of doubles: NaN after everything.
+bool less(double a, double b) {
+  return a < b || (b != b && a == a);
+}
+
+int highest_bit(std::size_t n) {
+  int bit = 0;
+  while (n >>= 1)
+    ++bit;
+  return bit;
+}
+
+// Heapsort of the index range [first, first + n) by value (the introsort's fallback).
+void heap_sort(std::span<const double> v, std::size_t* first, std::size_t n) {
+  std::size_t* a = first - 1;  // one-based heap
+  const auto sift = [&](std::size_t top, std::size_t size, std::size_t item) {
+    std::size_t i = top;
+    for (std::size_t j = top << 1; j <= size;) {
+      if (j < size && less(v[a[j]], v[a[j + 1]])) ++j;
+      if (!less(v[item], v[a[j]])) break;
+      a[i] = a[j];
+      i = j;
+      j += j;
+    }
+    a[i] = item;
+  };
+  for (std::size_t l = n >> 1; l > 0; --l)
+    sift(l, n, a[l]);
+  for (; n > 1;) {
+    const std::size_t item = a[n];
+    a[n] = a[1];
+    --n;
+    sift(1, n, item);
+  }
+}
+
 }  // namespace
+
+std::vector<std::size_t> numpy_argsort(std::span<const double> v) {
+  constexpr std::ptrdiff_t kSmall = 15;  // partitions up to 16 elements: insertion sort
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  if (order.size() < 2) return order;
+  struct Pending {
+    std::size_t* left;
+    std::size_t* right;
+    int depth;
+  };
+  std::vector<Pending> stack;
+  std::size_t* left = order.data();
+  std::size_t* right = order.data() + order.size() - 1;
+  int depth = highest_bit(order.size()) * 2;
+  for (;;) {
+    if (depth < 0) {
+      heap_sort(v, left, static_cast<std::size_t>(right - left + 1));
+    } else {
+      while (right - left > kSmall) {
+        // Median of three moved next to the right end, then Hoare partition.
+        std::size_t* mid = left + ((right - left) >> 1);
+        if (less(v[*mid], v[*left])) std::swap(*mid, *left);
+        if (less(v[*right], v[*mid])) std::swap(*right, *mid);
+        if (less(v[*mid], v[*left])) std::swap(*mid, *left);
+        const double pivot = v[*mid];
+        std::size_t* i = left;
+        std::size_t* j = right - 1;
+        std::swap(*mid, *j);
+        for (;;) {
+          while (less(v[*++i], pivot)) {
+          }
+          while (less(pivot, v[*--j])) {
+          }
+          if (i >= j) break;
+          std::swap(*i, *j);
+        }
+        std::swap(*i, *(right - 1));
+        // The larger side waits on the stack; the smaller is sorted next.
+        if (i - left < right - i) {
+          stack.push_back({i + 1, right, --depth});
+          right = i - 1;
+        } else {
+          stack.push_back({left, i - 1, --depth});
+          left = i + 1;
+        }
+      }
+      for (std::size_t* i = left + 1; i <= right; ++i) {
+        const std::size_t item = *i;
+        std::size_t* j = i;
+        for (; j > left && less(v[item], v[*(j - 1)]); --j)
+          *j = *(j - 1);
+        *j = item;
+      }
+    }
+    if (stack.empty()) break;
+    left = stack.back().left;
+    right = stack.back().right;
+    depth = stack.back().depth;
+    stack.pop_back();
+  }
+  return order;
+}
 
 double numpy_sum(std::span<const double> values) {
   // A contiguous 1-d np.sum is pairwise_sum over every element (checked against numpy
