@@ -138,8 +138,7 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
             << ",\"time_to_target_s\":"
             << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
             << ",\"ended_as_recorded\":" << s.ended_as_recorded
-            << ",\"beyond_recorded\":" << s.beyond_recorded
-            << ",\"objective\":" << objective.json
+            << ",\"beyond_recorded\":" << s.beyond_recorded << ",\"objective\":" << objective.json
             << ",\"wall_s\":" << core::json_number(wall_s);
   if (const auto& a = s.allocation)
     std::cout << ",\"allocations\":" << a->allocations
@@ -235,8 +234,7 @@ int simulate_command(const Args& args) {
     throw InputError("--reuse-configs needs recorded curves (--curves or [simulate] curves)");
   }
   const ObjectiveInfo objective = describe_objective(study, sim.curves);
-  if (vm.count("repeat"))
-    return simulate_repeated_command(vm, study, sim, objective);
+  if (vm.count("repeat")) return simulate_repeated_command(vm, study, sim, objective);
   const bool quiet = vm.count("quiet") || vm.count("json");
   ProgressPrinter printer(study, study.max_trials);
   core::SimulationObserver* observer = quiet ? nullptr : &printer;

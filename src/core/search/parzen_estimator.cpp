@@ -1,0 +1,263 @@
+#include "core/search/parzen_estimator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/search/truncated_normal.hpp"
+
+namespace slurmtune::core::tpe {
+namespace {
+
+constexpr double kEps = 1e-12;
+constexpr double kSigma0Magnitude = 0.2;
+
+bool is_categorical(const Distribution& d) {
+  return d.kind == Distribution::Kind::Categorical;
+}
+
+// np.round: halves to even (the default rounding mode).
+double round_half_even(double x) {
+  return std::nearbyint(x);
+}
+
+}  // namespace
+
+std::vector<double> default_weights(std::size_t n) {
+  if (n == 0) return {};
+  if (n < 25) return std::vector<double>(n, 1.0);
+  // np.concatenate([np.linspace(1.0 / n, 1.0, num=n - 25), np.ones(25)])
+  const std::size_t ramp = n - 25;
+  const double start = 1.0 / static_cast<double>(n);
+  std::vector<double> w;
+  w.reserve(n);
+  if (ramp == 1) w.push_back(start);
+  if (ramp > 1) {
+    const double step = (1.0 - start) / static_cast<double>(ramp - 1);
+    for (std::size_t i = 0; i < ramp; ++i)
+      w.push_back(static_cast<double>(i) * step + start);
+    w.back() = 1.0;
+  }
+  w.resize(n, 1.0);
+  return w;
+}
+
+ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observations,
+                                 const std::vector<Distribution>& space,
+                                 const EstimatorOptions& options)
+    : space_(space), options_(options) {
+  if (observations.size() != space.size() || space.empty())
+    throw std::invalid_argument("ParzenEstimator: one observation column per parameter");
+  observations_ = observations.front().size();
+  const bool prior = options_.consider_prior || observations_ == 0;
+  const auto w = default_weights(observations_);
+  weights_.assign(w.begin(), w.end());
+  if (prior) weights_.push_back(options_.prior_weight);
+  const double total = numpy_sum(weights_);
+  for (double& x : weights_)
+    x /= total;
+  if (options_.multivariate) {
+    const double n = static_cast<double>(std::max<std::size_t>(observations_, 1));
+    sigma0_ = kSigma0Magnitude * std::pow(n, -1.0 / (static_cast<double>(space.size()) + 4));
+  }
+  for (std::size_t p = 0; p < space.size(); ++p)
+    kernels_.push_back(is_categorical(space[p]) ? categorical_kernel(space[p], observations[p])
+                                                : numeric_kernel(space[p], observations[p]));
+}
+
+ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
+    const Distribution& d, const std::vector<double>& observed) const {
+  const bool prior = options_.consider_prior || observations_ == 0;
+  const std::size_t rows = observations_ + (prior ? 1 : 0);
+  const double fill =
+      options_.prior_weight / static_cast<double>(prior ? observations_ + 1 : observations_);
+  Kernel k;
+  k.categorical.assign(rows, std::vector<double>(d.choices, fill));
+  for (std::size_t i = 0; i < observations_; ++i)
+    k.categorical[i][static_cast<std::size_t>(observed[i])] += 1;
+  for (auto& row : k.categorical) {
+    const double total = numpy_sum(row);
+    for (double& x : row)
+      x /= total;
+  }
+  return k;
+}
+
+ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
+                                                        std::vector<double> observed) const {
+  Kernel k;
+  // _calculate_parzen_bounds
+  if (d.kind == Distribution::Kind::Float) {
+    if (d.log) {
+      k.low = std::log(d.low);
+      k.high = std::log(d.high);
+    } else if (d.step) {
+      k.q = *d.step;
+      k.low = d.low - 0.5 * *k.q;
+      k.high = d.high + 0.5 * *k.q;
+    } else {
+      k.low = d.low;
+      k.high = d.high;
+    }
+  } else if (d.log) {
+    k.low = std::log(d.low - 0.5);
+    k.high = std::log(d.high + 0.5);
+  } else {
+    k.q = d.step.value_or(1.0);
+    k.low = d.low - 0.5 * *k.q;
+    k.high = d.high + 0.5 * *k.q;
+  }
+  if (d.log)  // _transform_to_uniform
+    for (double& x : observed)
+      x = std::log(x);
+
+  const bool prior = options_.consider_prior || observations_ == 0;
+  k.mus = observed;
+  if (prior) k.mus.push_back(0.5 * (k.low + k.high));
+  const std::size_t n = k.mus.size();
+  k.sigmas.assign(n, 0.0);
+  if (options_.multivariate) {
+    for (double& s : k.sigmas)
+      s = *sigma0_ * (k.high - k.low);
+  } else {
+    const auto order = numpy_argsort(k.mus);
+    std::vector<double> with_ends{k.low};
+    for (const auto i : order)
+      with_ends.push_back(k.mus[i]);
+    with_ends.push_back(k.high);
+    std::vector<double> sorted_sigmas(n);
+    for (std::size_t i = 0; i < n; ++i)
+      sorted_sigmas[i] =
+          std::max(with_ends[i + 1] - with_ends[i], with_ends[i + 2] - with_ends[i + 1]);
+    if (!options_.consider_endpoints && with_ends.size() >= 4) {
+      sorted_sigmas.front() = with_ends[2] - with_ends[1];
+      sorted_sigmas.back() = with_ends[with_ends.size() - 2] - with_ends[with_ends.size() - 3];
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      k.sigmas[order[i]] = sorted_sigmas[i];
+  }
+  const double max_sigma = 1.0 * (k.high - k.low);
+  const double min_sigma =
+      options_.consider_magic_clip
+          ? 1.0 * (k.high - k.low) / std::min(100.0, 1.0 + static_cast<double>(n))
+          : kEps;
+  for (double& s : k.sigmas)
+    s = std::min(std::max(s, min_sigma), max_sigma);  // np.clip
+  if (prior) k.sigmas.back() = 1.0 * (k.high - k.low);
+  return k;
+}
+
+double ParzenEstimator::from_estimator_space(const Distribution& d, const Kernel& k,
+                                             double x) const {
+  // _transform_from_uniform
+  if (d.kind == Distribution::Kind::Float) {
+    if (d.log) return std::exp(x);
+    if (!d.step) return x;
+    return std::clamp(round_half_even((x - d.low) / *k.q) * *k.q + d.low, d.low, d.high);
+  }
+  if (d.log) return std::clamp(round_half_even(std::exp(x)), d.low, d.high);
+  return std::clamp(round_half_even((x - d.low) / *k.q) * *k.q + d.low, d.low, d.high);
+}
+
+std::vector<std::vector<double>> ParzenEstimator::sample(NumpyRandomState& rng,
+                                                         std::size_t size) const {
+  const auto active = rng.choice(weights_, size);
+  std::vector<std::vector<double>> samples(space_.size(), std::vector<double>(size));
+  for (std::size_t p = 0; p < space_.size(); ++p) {
+    const Kernel& k = kernels_[p];
+    auto& out = samples[p];
+    if (is_categorical(space_[p])) {
+      std::vector<double> quantile(size);  // rng.rand(n) first, then the cumulative rows
+      for (double& u : quantile)
+        u = rng.random_sample();
+      for (std::size_t s = 0; s < size; ++s) {
+        double cumulative = 0;
+        std::size_t below = 0;
+        for (const double w : k.categorical[active[s]])
+          below += (cumulative += w) < quantile[s] ? 1 : 0;
+        out[s] = static_cast<double>(below);
+      }
+      continue;
+    }
+    std::vector<double> quantile(size);  // truncnorm.rvs: all uniforms first
+    for (double& u : quantile)
+      u = rng.uniform(0, 1);
+    for (std::size_t s = 0; s < size; ++s) {
+      const double mu = k.mus[active[s]], sigma = k.sigmas[active[s]];
+      const double x =
+          from_quantile(quantile[s], (k.low - mu) / sigma, (k.high - mu) / sigma, mu, sigma);
+      out[s] = from_estimator_space(space_[p], k, x);
+    }
+  }
+  return samples;
+}
+
+std::vector<double> ParzenEstimator::log_pdf(
+    const std::vector<std::vector<double>>& samples) const {
+  const std::size_t n_samples = samples.front().size();
+  const std::size_t components = weights_.size();
+  if (n_samples == 0) return {};
+  if (space_.size() == 1 && is_categorical(space_[0])) {
+    // Optuna's shortcut: log of the mixture's probability of each choice.
+    const auto& rows = kernels_[0].categorical;
+    std::vector<double> choice_log(space_[0].choices);
+    for (std::size_t c = 0; c < choice_log.size(); ++c) {
+      double dot = 0;
+      for (std::size_t i = 0; i < components; ++i)
+        dot += rows[i][c] * weights_[i];
+      choice_log[c] = std::log(dot);
+    }
+    std::vector<double> out(n_samples);
+    for (std::size_t s = 0; s < n_samples; ++s)
+      out[s] = choice_log[static_cast<std::size_t>(samples[0][s])];
+    return out;
+  }
+  std::vector<double> component_log(n_samples * components, 0.0);  // [sample][component]
+  for (std::size_t p = 0; p < space_.size(); ++p) {
+    const Distribution& d = space_[p];
+    const Kernel& k = kernels_[p];
+    for (std::size_t s = 0; s < n_samples; ++s) {
+      double x = samples[p][s];
+      if (is_categorical(d)) {
+        for (std::size_t i = 0; i < components; ++i)
+          component_log[s * components + i] +=
+              std::log(k.categorical[i][static_cast<std::size_t>(x)]);
+        continue;
+      }
+      if (d.log) x = std::log(x);
+      for (std::size_t i = 0; i < components; ++i) {
+        const double mu = k.mus[i], sigma = k.sigmas[i];
+        double lp;
+        if (!k.q) {
+          lp = logpdf(x, (k.low - mu) / sigma, (k.high - mu) / sigma, mu, sigma);
+        } else {
+          const double upper = std::min(x + *k.q / 2.0, k.high);
+          const double lower = std::max(x - *k.q / 2.0, k.low);
+          lp = log_gauss_mass((lower - mu) / sigma, (upper - mu) / sigma) -
+               log_gauss_mass((k.low - mu) / sigma, (k.high - mu) / sigma);
+        }
+        component_log[s * components + i] += lp;
+      }
+    }
+  }
+  std::vector<double> out(n_samples);
+  std::vector<double> shifted(components);
+  for (std::size_t s = 0; s < n_samples; ++s) {
+    double* row = &component_log[s * components];
+    double max = -std::numeric_limits<double>::infinity();
+    bool nan = false;
+    for (std::size_t i = 0; i < components; ++i) {
+      row[i] += std::log(weights_[i]);
+      nan = nan || std::isnan(row[i]);
+      max = std::max(max, row[i]);
+    }
+    if (nan) max = std::numeric_limits<double>::quiet_NaN();  // np.max propagates NaN
+    for (std::size_t i = 0; i < components; ++i)
+      shifted[i] = std::exp(row[i] - max);
+    out[s] = std::log(numpy_sum(shifted)) + max;
+  }
+  return out;
+}
+
+}  // namespace slurmtune::core::tpe

@@ -1,0 +1,68 @@
+#pragma once
+// The Parzen estimator of Optuna 3.1's TPE (optuna/samplers/_tpe/parzen_estimator.py):
+// a mixture of one truncated normal (or categorical kernel) per observation plus a
+// prior, with the same bandwidths, weights, sampling order and log-density arithmetic,
+// so that suggestions built on it equal Optuna's.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "core/search/numpy_compat.hpp"
+
+namespace slurmtune::core::tpe {
+
+/// A parameter's distribution as Optuna describes it.
+struct Distribution {
+  enum class Kind { Float, Int, Categorical };
+  Kind kind = Kind::Float;
+  double low = 0, high = 0;    ///< Float and Int bounds (both included, as Optuna's)
+  std::optional<double> step;  ///< Float: optional step; Int: its step (1 by default)
+  bool log = false;
+  std::size_t choices = 0;  ///< Categorical: number of choices (values are their indices)
+};
+
+struct EstimatorOptions {
+  bool consider_prior = true;
+  double prior_weight = 1.0;
+  bool consider_magic_clip = true;
+  bool consider_endpoints = false;
+  bool multivariate = false;
+};
+
+/// Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n below.
+std::vector<double> default_weights(std::size_t n);
+
+class ParzenEstimator {
+ public:
+  /// `observations[p]` holds parameter p's values of every observation, in Optuna's
+  /// internal representation (numbers as they are, log domains not yet logged, choice
+  /// indices for categoricals); all parameters have the same number of observations.
+  ParzenEstimator(const std::vector<std::vector<double>>& observations,
+                  const std::vector<Distribution>& space, const EstimatorOptions& options);
+
+  /// `size` samples of every parameter ([p][k], internal representation), drawing from
+  /// `rng` exactly as Optuna does.
+  std::vector<std::vector<double>> sample(NumpyRandomState& rng, std::size_t size) const;
+  /// Log density of each sample ([p][k] as sample() returns).
+  std::vector<double> log_pdf(const std::vector<std::vector<double>>& samples) const;
+
+ private:
+  struct Kernel {
+    double low = 0, high = 0;  // bounds in the estimator's space (logged, half-step widened)
+    std::optional<double> q;   // step of stepped floats and ints without log
+    std::vector<double> mus, sigmas;
+    std::vector<std::vector<double>> categorical;  // [component][choice]
+  };
+  Kernel numeric_kernel(const Distribution& d, std::vector<double> observed) const;
+  Kernel categorical_kernel(const Distribution& d, const std::vector<double>& observed) const;
+  double from_estimator_space(const Distribution& d, const Kernel& k, double x) const;
+
+  std::vector<Distribution> space_;
+  EstimatorOptions options_;
+  std::size_t observations_ = 0;
+  std::optional<double> sigma0_;  // multivariate: Scott's rule
+  std::vector<double> weights_;   // per component (observations, then the prior)
+  std::vector<Kernel> kernels_;   // per parameter
+};
+
+}  // namespace slurmtune::core::tpe

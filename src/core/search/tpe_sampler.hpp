@@ -1,0 +1,62 @@
+#pragma once
+// Optuna 3.1's TPESampler for one objective, parameter by parameter (its default,
+// independent sampling): the first n_startup_trials configurations come from Optuna's
+// RandomSampler stream, later ones from the Parzen estimators of the best gamma(n)
+// observations ("below") and the rest ("above"), choosing among n_ei_candidates draws of
+// "below" the one with the largest log l(x) - log g(x). Completed trials rank by value,
+// pruned ones by (highest step first) their value there, running ones (constant_liar)
+// last. Same seed, same history: the same suggestion as Optuna's.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/search/parzen_estimator.hpp"
+
+namespace slurmtune::core::tpe {
+
+struct TpeOptions {
+  EstimatorOptions estimator;
+  std::size_t n_startup_trials = 10;
+  std::size_t n_ei_candidates = 24;
+  bool constant_liar = false;
+};
+
+/// A trial of the history as TPE sees it, in creation order.
+struct TrialRecord {
+  enum class State { Running, Complete, Pruned, Failed };
+  State state = State::Running;
+  /// Per parameter, Optuna's internal representation (numbers; choice indices), or
+  /// nullopt where the trial has no value for it (yet).
+  std::vector<std::optional<double>> params;
+  double value = 0;  ///< Complete: the objective value
+  /// Pruned: the intermediate value at the highest step reported, with that step.
+  std::optional<std::pair<double, double>> last_intermediate;
+};
+
+/// Optuna's default_gamma: min(ceil(0.1 n), 25).
+std::size_t default_gamma(std::size_t n);
+
+class TpeSampler {
+ public:
+  TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
+             bool maximize);
+
+  /// The value of parameter `p` for a new trial, in the internal representation, given
+  /// every trial so far (the new one included while it runs). Parameters of one trial
+  /// are suggested in space order, as Optuna's ask() does.
+  double suggest(std::size_t p, const std::vector<TrialRecord>& history);
+
+  const std::vector<Distribution>& space() const { return space_; }
+
+ private:
+  double sample_random(std::size_t p);
+  double sample_model(std::size_t p, const std::vector<TrialRecord>& history, std::size_t finished);
+
+  std::vector<Distribution> space_;
+  TpeOptions options_;
+  bool maximize_;
+  NumpyRandomState rng_;         // TPESampler._rng
+  NumpyRandomState random_rng_;  // its RandomSampler's
+};
+
+}  // namespace slurmtune::core::tpe
