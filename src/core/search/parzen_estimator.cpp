@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 #include "core/search/truncated_normal.hpp"
@@ -12,6 +13,7 @@ namespace {
 
 constexpr double kEps = 1e-12;
 constexpr double kSigma0Magnitude = 0.2;
+const double kNormLogC = std::log(std::sqrt(2 * std::numbers::pi));  // truncnorm's
 
 bool is_categorical(const Distribution& d) {
   return d.kind == Distribution::Kind::Categorical;
@@ -57,6 +59,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
   const double total = numpy_sum(weights_);
   for (double& x : weights_)
     x /= total;
+  for (const double x : weights_)
+    log_weights_.push_back(std::log(x));
   if (options_.multivariate) {
     const double n = static_cast<double>(std::max<std::size_t>(observations_, 1));
     sigma0_ = kSigma0Magnitude * std::pow(n, -1.0 / (static_cast<double>(space.size()) + 4));
@@ -145,6 +149,10 @@ ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
   for (double& s : k.sigmas)
     s = std::min(std::max(s, min_sigma), max_sigma);  // np.clip
   if (prior) k.sigmas.back() = 1.0 * (k.high - k.low);
+  k.log_mass.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    k.log_mass[i] =
+        log_gauss_mass((k.low - k.mus[i]) / k.sigmas[i], (k.high - k.mus[i]) / k.sigmas[i]);
   return k;
 }
 
@@ -230,12 +238,16 @@ std::vector<double> ParzenEstimator::log_pdf(
         const double mu = k.mus[i], sigma = k.sigmas[i];
         double lp;
         if (!k.q) {
-          lp = logpdf(x, (k.low - mu) / sigma, (k.high - mu) / sigma, mu, sigma);
+          // truncnorm.logpdf with its normaliser precomputed (same operations, same order).
+          const double z = (x - mu) / sigma;
+          const double a = (k.low - mu) / sigma, b = (k.high - mu) / sigma;
+          lp = a == b             ? std::numeric_limits<double>::quiet_NaN()
+               : (z < a || b < z) ? -std::numeric_limits<double>::infinity()
+                                  : -(z * z) / 2.0 - kNormLogC - k.log_mass[i];
         } else {
           const double upper = std::min(x + *k.q / 2.0, k.high);
           const double lower = std::max(x - *k.q / 2.0, k.low);
-          lp = log_gauss_mass((lower - mu) / sigma, (upper - mu) / sigma) -
-               log_gauss_mass((k.low - mu) / sigma, (k.high - mu) / sigma);
+          lp = log_gauss_mass((lower - mu) / sigma, (upper - mu) / sigma) - k.log_mass[i];
         }
         component_log[s * components + i] += lp;
       }
@@ -248,13 +260,16 @@ std::vector<double> ParzenEstimator::log_pdf(
     double max = -std::numeric_limits<double>::infinity();
     bool nan = false;
     for (std::size_t i = 0; i < components; ++i) {
-      row[i] += std::log(weights_[i]);
+      row[i] += log_weights_[i];
       nan = nan || std::isnan(row[i]);
       max = std::max(max, row[i]);
     }
     if (nan) max = std::numeric_limits<double>::quiet_NaN();  // np.max propagates NaN
-    for (std::size_t i = 0; i < components; ++i)
-      shifted[i] = std::exp(row[i] - max);
+    // exp() of anything below -745.2 is +0 exactly: far components cost no exp() call.
+    for (std::size_t i = 0; i < components; ++i) {
+      const double shift = row[i] - max;
+      shifted[i] = shift < -746.0 ? 0.0 : std::exp(shift);
+    }
     out[s] = std::log(numpy_sum(shifted)) + max;
   }
   return out;

@@ -51,6 +51,10 @@ class ParzenEstimator {
     double low = 0, high = 0;  // bounds in the estimator's space (logged, half-step widened)
     std::optional<double> q;   // step of stepped floats and ints without log
     std::vector<double> mus, sigmas;
+    // Per component: log of its normal's mass inside [low, high] (log_gauss_mass of the
+    // standardised bounds), the normaliser every density evaluation subtracts. Computed
+    // once per estimator instead of once per sample; the values are the same.
+    std::vector<double> log_mass;
     std::vector<std::vector<double>> categorical;  // [component][choice]
   };
   Kernel numeric_kernel(const Distribution& d, std::vector<double> observed) const;
@@ -62,7 +66,8 @@ class ParzenEstimator {
   std::size_t observations_ = 0;
   std::optional<double> sigma0_;  // multivariate: Scott's rule
   std::vector<double> weights_;   // per component (observations, then the prior)
-  std::vector<Kernel> kernels_;   // per parameter
+  std::vector<double> log_weights_;
+  std::vector<Kernel> kernels_;  // per parameter
 };
 
 }  // namespace slurmtune::core::tpe
