@@ -45,8 +45,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < repeats; ++r) {
       history.push_back(tpe::TrialRecord{});
       const auto start = std::chrono::steady_clock::now();
-      for (std::size_t p = 0; p < space.size(); ++p)
-        history.back().params.push_back(sampler.suggest(p, history));
+      sampler.suggest(history);
       times.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());

@@ -3,7 +3,7 @@
 
 Random scenarios (every distribution kind: float, log, stepped, int, log int, stepped
 int, categorical; min and max; sequential and parallel workers with and without
-constant_liar; completed, pruned with and without reports, NaN reports, failed trials;
+constant_liar; independent and multivariate; completed, pruned with and without reports, NaN reports, failed trials;
 random n_startup_trials, n_ei_candidates, prior weight, endpoints) drive Optuna through
 ask / report / tell. The same operations go to tests/python/tpe_probe (slurmtune's
 core::tpe::TpeSampler); every suggested value must be identical, bit for bit.
@@ -79,11 +79,12 @@ def scenario(rng, number):
     options = dict(seed=rng.randrange(2**32), maximize=rng.random() < 0.5,
                    constant_liar=rng.random() < 0.4, consider_endpoints=rng.random() < 0.3,
                    n_startup_trials=rng.choice([0, 1, 3, 10]), n_ei_candidates=rng.choice([1, 5, 24, 31]),
-                   prior_weight=rng.choice([1.0, 0.5, 2.0]))
+                   prior_weight=rng.choice([1.0, 0.5, 2.0]), multivariate=rng.random() < 0.4)
     sampler = optuna.samplers.TPESampler(
         seed=options["seed"], constant_liar=options["constant_liar"],
         consider_endpoints=options["consider_endpoints"], n_startup_trials=options["n_startup_trials"],
-        n_ei_candidates=options["n_ei_candidates"], prior_weight=options["prior_weight"])
+        n_ei_candidates=options["n_ei_candidates"], prior_weight=options["prior_weight"],
+        multivariate=options["multivariate"])
     study = optuna.create_study(direction="maximize" if options["maximize"] else "minimize", sampler=sampler)
     header = dict(options, space=[probe_distribution(d) for d in space.values()])
     ops, expected = [json.dumps(header)], []

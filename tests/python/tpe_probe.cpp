@@ -58,6 +58,7 @@ int main() {
     space.push_back(distribution(object(d)));
   tpe::TpeOptions options;
   options.constant_liar = flag(header, "constant_liar", false);
+  options.estimator.multivariate = flag(header, "multivariate", false);
   options.estimator.consider_endpoints = flag(header, "consider_endpoints", false);
   options.estimator.consider_prior = flag(header, "consider_prior", true);
   options.estimator.consider_magic_clip = flag(header, "consider_magic_clip", true);
@@ -76,12 +77,10 @@ int main() {
     const auto trial = static_cast<std::size_t>(number(event, "trial"));
     if (op == "ask") {
       history.push_back(tpe::TrialRecord{});
+      const auto values = sampler.suggest(history);
       std::printf("[");
-      for (std::size_t p = 0; p < space.size(); ++p) {
-        const double value = sampler.suggest(p, history);
-        history.back().params.push_back(value);
-        std::printf("%s%.17g", p ? ", " : "", value);
-      }
+      for (std::size_t p = 0; p < values.size(); ++p)
+        std::printf("%s%.17g", p ? ", " : "", values[p]);
       std::printf("]\n");
     } else if (op == "report") {
       auto& last = history.at(trial).last_intermediate;

@@ -38,12 +38,42 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
       rng_(seed),
       random_rng_(seed) {}
 
-double TpeSampler::suggest(std::size_t p, const std::vector<TrialRecord>& history) {
+namespace {
+
+std::size_t count_finished(const std::vector<TrialRecord>& history) {
   std::size_t finished = 0;
   for (const auto& t : history)
     finished += t.state == TrialRecord::State::Complete || t.state == TrialRecord::State::Pruned;
+  return finished;
+}
+
+}  // namespace
+
+std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
+  auto& trial = history.back();
+  trial.params.clear();
+  const std::size_t finished = count_finished(history);
+  // Optuna's relative search space is every parameter once some trial has finished.
+  if (options_.estimator.multivariate && finished > 0 && finished >= options_.n_startup_trials) {
+    std::vector<std::size_t> all(space_.size());
+    for (std::size_t p = 0; p < all.size(); ++p)
+      all[p] = p;
+    const auto values = sample_model(all, history, finished);
+    trial.params.assign(values.begin(), values.end());
+    return values;
+  }
+  std::vector<double> values;
+  for (std::size_t p = 0; p < space_.size(); ++p) {
+    values.push_back(suggest_one(p, history));
+    history.back().params.push_back(values.back());
+  }
+  return values;
+}
+
+double TpeSampler::suggest_one(std::size_t p, const std::vector<TrialRecord>& history) {
+  const std::size_t finished = count_finished(history);
   if (finished < options_.n_startup_trials) return sample_random(p);
-  return sample_model(p, history, finished);
+  return sample_model({p}, history, finished).front();
 }
 
 double TpeSampler::sample_random(std::size_t p) {
@@ -84,11 +114,12 @@ double TpeSampler::sample_random(std::size_t p) {
   return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
 }
 
-double TpeSampler::sample_model(std::size_t p, const std::vector<TrialRecord>& history,
-                                std::size_t finished) {
+std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> TpeSampler::split(
+    const std::vector<std::size_t>& params, const std::vector<TrialRecord>& history,
+    std::size_t finished) const {
   const double sign = maximize_ ? -1.0 : 1.0;
   std::vector<Rank> ranks;
-  std::vector<std::optional<double>> values;
+  std::vector<const TrialRecord*> trials;
   for (const auto& t : history) {
     switch (t.state) {
       case TrialRecord::State::Failed:
@@ -109,31 +140,43 @@ double TpeSampler::sample_model(std::size_t p, const std::vector<TrialRecord>& h
           ranks.push_back({-t.last_intermediate->first, sign * t.last_intermediate->second});
         break;
     }
-    values.push_back(p < t.params.size() ? t.params[p] : std::nullopt);
+    trials.push_back(&t);
   }
   // _split_observation_pairs: a stable sort by rank, the first gamma(n) are "below";
-  // both sides keep chronological order, and trials without this parameter drop out.
+  // both sides keep chronological order. A trial without a value for the first of
+  // `params` (the new one, still being suggested) drops out, as Optuna's mask does.
   std::vector<std::size_t> order(ranks.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
-  const std::size_t n_below = std::min(default_gamma(finished), order.size());
-  std::vector<std::size_t> below_ids(order.begin(),
-                                     order.begin() + static_cast<std::ptrdiff_t>(n_below));
-  std::vector<std::size_t> above_ids(order.begin() + static_cast<std::ptrdiff_t>(n_below),
-                                     order.end());
-  std::sort(below_ids.begin(), below_ids.end());
-  std::sort(above_ids.begin(), above_ids.end());
-  const auto column = [&](const std::vector<std::size_t>& ids) {
-    std::vector<std::vector<double>> observed(1);
-    for (const auto i : ids)
-      if (values[i] && !std::isnan(*values[i])) observed[0].push_back(*values[i]);
+  const auto n_below = static_cast<std::ptrdiff_t>(std::min(default_gamma(finished), order.size()));
+  std::vector<std::size_t> below(order.begin(), order.begin() + n_below);
+  std::vector<std::size_t> above(order.begin() + n_below, order.end());
+  std::sort(below.begin(), below.end());
+  std::sort(above.begin(), above.end());
+  const auto columns = [&](const std::vector<std::size_t>& ids) {
+    std::vector<std::vector<double>> observed(params.size());
+    for (const auto i : ids) {
+      const auto& values = trials[i]->params;
+      if (params.front() >= values.size()) continue;
+      for (std::size_t k = 0; k < params.size(); ++k)
+        observed[k].push_back(values[params[k]].value_or(std::nan("")));
+    }
     return observed;
   };
-  const std::vector<Distribution> one{space_[p]};
-  const ParzenEstimator below(column(below_ids), one, options_.estimator);
-  const ParzenEstimator above(column(above_ids), one, options_.estimator);
+  return {columns(below), columns(above)};
+}
+
+std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& params,
+                                             const std::vector<TrialRecord>& history,
+                                             std::size_t finished) {
+  const auto [below_values, above_values] = split(params, history, finished);
+  std::vector<Distribution> sub;
+  for (const auto p : params)
+    sub.push_back(space_[p]);
+  const ParzenEstimator below(below_values, sub, options_.estimator);
+  const ParzenEstimator above(above_values, sub, options_.estimator);
   const auto samples = below.sample(rng_, options_.n_ei_candidates);
   const auto log_l = below.log_pdf(samples);
   const auto log_g = above.log_pdf(samples);
@@ -145,7 +188,10 @@ double TpeSampler::sample_model(std::size_t p, const std::vector<TrialRecord>& h
     if (std::isnan(best_score)) break;
     if (std::isnan(score) || score > best_score) best = i;
   }
-  return samples[0][best];
+  std::vector<double> chosen;
+  for (const auto& column : samples)
+    chosen.push_back(column[best]);
+  return chosen;
 }
 
 }  // namespace slurmtune::core::tpe

@@ -15,7 +15,7 @@
 namespace slurmtune::core::tpe {
 
 struct TpeOptions {
-  EstimatorOptions estimator;
+  EstimatorOptions estimator;  ///< its `multivariate` switches to joint sampling
   std::size_t n_startup_trials = 10;
   std::size_t n_ei_candidates = 24;
   bool constant_liar = false;
@@ -41,16 +41,24 @@ class TpeSampler {
   TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
              bool maximize);
 
-  /// The value of parameter `p` for a new trial, in the internal representation, given
-  /// every trial so far (the new one included while it runs). Parameters of one trial
-  /// are suggested in space order, as Optuna's ask() does.
-  double suggest(std::size_t p, const std::vector<TrialRecord>& history);
+  /// Every parameter of a new trial (internal representation), given the trials so far:
+  /// `history.back()` is the new trial itself, running, without parameters yet; its
+  /// params are filled as they are suggested. With `multivariate`, once a trial has
+  /// finished and n_startup_trials have, all parameters come from one joint estimator
+  /// (Optuna's sample_relative); otherwise each on its own, in space order.
+  std::vector<double> suggest(std::vector<TrialRecord>& history);
 
   const std::vector<Distribution>& space() const { return space_; }
 
  private:
+  double suggest_one(std::size_t p, const std::vector<TrialRecord>& history);
   double sample_random(std::size_t p);
-  double sample_model(std::size_t p, const std::vector<TrialRecord>& history, std::size_t finished);
+  /// Optuna's "below" and "above" observations of `params` (columns per parameter).
+  std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> split(
+      const std::vector<std::size_t>& params, const std::vector<TrialRecord>& history,
+      std::size_t finished) const;
+  std::vector<double> sample_model(const std::vector<std::size_t>& params,
+                                   const std::vector<TrialRecord>& history, std::size_t finished);
 
   std::vector<Distribution> space_;
   TpeOptions options_;
