@@ -39,8 +39,12 @@ std::optional<double> time_to_target(const core::SimulatedRun& r) {
 std::optional<double> trials_started(const core::SimulatedRun& r) {
   return static_cast<double>(r.summary.final.started);
 }
-std::optional<double> compute(const core::SimulatedRun& r) { return r.compute_s; }
-std::optional<double> final_best(const core::SimulatedRun& r) { return r.summary.final.best_value; }
+std::optional<double> compute(const core::SimulatedRun& r) {
+  return r.compute_s;
+}
+std::optional<double> final_best(const core::SimulatedRun& r) {
+  return r.summary.final.best_value;
+}
 
 struct SeriesFigures {
   core::Quartiles to_target, started, compute_s, best;

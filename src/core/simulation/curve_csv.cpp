@@ -1,11 +1,11 @@
 #include "core/simulation/curve_csv.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <istream>
 #include <limits>
 #include <map>
-#include <algorithm>
-#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -81,9 +81,9 @@ class CsvTableReader {
         continue;
       }
       if (fields.size() != columns_.size())
-        throw InputError(where + ": " + std::to_string(fields.size()) + " fields, but the header (line " +
-                         std::to_string(header_line_) + ") names " +
-                         std::to_string(columns_.size()) + " columns");
+        throw InputError(where + ": " + std::to_string(fields.size()) +
+                         " fields, but the header (line " + std::to_string(header_line_) +
+                         ") names " + std::to_string(columns_.size()) + " columns");
       read_row(fields, where, "line " + std::to_string(number));
     }
     if (!builder_) throw InputError(source_ + ": empty file; expected a CSV header and rows");
@@ -144,8 +144,9 @@ class CsvTableReader {
     require(Role::Step, where, "a 'step' column (or '" + study_.scheduler.resource + "')");
     require(Role::Metric, where, "a column for the metric '" + study_.metric + "'");
     if (!durations)
-      throw InputError(where + ": no step_seconds or elapsed_seconds column; the simulation "
-                               "needs how long each step took");
+      throw InputError(where +
+                       ": no step_seconds or elapsed_seconds column; the simulation "
+                       "needs how long each step took");
     builder_.emplace(source_, study_.space, *durations);
   }
 
@@ -169,7 +170,8 @@ class CsvTableReader {
       throw InputError(where + ": column '" + column.name + "': " +
                        (text.empty() ? std::string("empty") : "'" + text + "' is not a number"));
     if (!allow_nan && std::isnan(*x))
-      throw InputError(where + ": column '" + column.name + "': NaN is allowed in metric columns only");
+      throw InputError(where + ": column '" + column.name +
+                       "': NaN is allowed in metric columns only");
     return *x;
   }
 
@@ -184,8 +186,8 @@ class CsvTableReader {
       return text;
     }
     throw InputError(where + ": column '" + column.name + "': '" + text + "' is not " +
-                     (domain.is_integer() ? "an integer" : "a finite number") + " (the parameter is " +
-                     domain.describe() + ")");
+                     (domain.is_integer() ? "an integer" : "a finite number") +
+                     " (the parameter is " + domain.describe() + ")");
   }
 
   void read_row(const std::vector<std::string>& fields, const std::string& where,

@@ -8,9 +8,8 @@ namespace slurmtune::core {
 
 void BestSoFarRecorder::reported(TrialId trial, double step, double value,
                                  const ReportOutcome& outcome, double time_s) {
-  if (!std::isnan(value) &&
-      (best_.empty() ||
-       (mode_ == Mode::Min ? value < best_.back().second : value > best_.back().second)))
+  if (!std::isnan(value) && (best_.empty() || (mode_ == Mode::Min ? value < best_.back().second
+                                                                  : value > best_.back().second)))
     best_.emplace_back(time_s, value);
   if (next_) next_->reported(trial, step, value, outcome, time_s);
 }
@@ -29,8 +28,8 @@ RepeatedSeries run_series(StudySpec study, const SimulationOptions& options,
     run.seed = study.seed;
     run.summary = simulate_study(study, options, &recorder);
     run.best = recorder.take();
-    run.compute_s = run.summary.utilisation * static_cast<double>(options.workers) *
-                    run.summary.makespan_s;
+    run.compute_s =
+        run.summary.utilisation * static_cast<double>(options.workers) * run.summary.makespan_s;
     series.runs.push_back(std::move(run));
   }
   return series;
@@ -48,8 +47,9 @@ std::string strategy_label(const StudySpec& study) {
 }
 
 std::optional<double> best_at(const BestSoFar& trace, double t) {
-  const auto it = std::upper_bound(trace.begin(), trace.end(), t,
-                                   [](double time, const auto& point) { return time < point.first; });
+  const auto it =
+      std::upper_bound(trace.begin(), trace.end(), t,
+                       [](double time, const auto& point) { return time < point.first; });
   if (it == trace.begin()) return std::nullopt;
   return std::prev(it)->second;
 }
@@ -104,8 +104,8 @@ std::vector<double> anytime_grid(const RepeatedSimulation& sim, std::size_t poin
   first = std::max(first, 1e-9);
   last = std::max(last, first);
   for (std::size_t i = 0; i < points; ++i)
-    grid.push_back(first * std::pow(last / first, static_cast<double>(i) /
-                                                      static_cast<double>(points - 1)));
+    grid.push_back(
+        first * std::pow(last / first, static_cast<double>(i) / static_cast<double>(points - 1)));
   grid.back() = last;
   return grid;
 }

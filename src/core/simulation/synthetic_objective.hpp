@@ -12,8 +12,8 @@
 // step_time_s * (0.5 + x_last) virtual seconds (the last parameter plays batch size).
 // With mode = "max" the reported value is 1 - L (an accuracy-like score).
 #include <cstdint>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
