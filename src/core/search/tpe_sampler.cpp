@@ -23,6 +23,13 @@ double below_max(double high) {
   return std::nextafter(high, high - 1);
 }
 
+std::size_t count_finished(const std::vector<TrialRecord>& history) {
+  std::size_t finished = 0;
+  for (const auto& t : history)
+    finished += t.state == TrialRecord::State::Complete || t.state == TrialRecord::State::Pruned;
+  return finished;
+}
+
 }  // namespace
 
 std::size_t default_gamma(std::size_t n) {
@@ -37,17 +44,6 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
       maximize_(maximize),
       rng_(seed),
       random_rng_(seed) {}
-
-namespace {
-
-std::size_t count_finished(const std::vector<TrialRecord>& history) {
-  std::size_t finished = 0;
-  for (const auto& t : history)
-    finished += t.state == TrialRecord::State::Complete || t.state == TrialRecord::State::Pruned;
-  return finished;
-}
-
-}  // namespace
 
 std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   auto& trial = history.back();
