@@ -11,11 +11,18 @@
 namespace slurmtune::store {
 namespace {
 
-std::string names_of(const core::SearchSpace& space) {
+std::string joined(const std::vector<std::string>& names) {
   std::string out;
-  for (const auto& p : space.parameters())
-    out += (out.empty() ? "" : ", ") + p.name;
+  for (const auto& name : names)
+    out += (out.empty() ? "" : ", ") + name;
   return out;
+}
+
+std::string names_of(const core::SearchSpace& space) {
+  std::vector<std::string> names;
+  for (const auto& p : space.parameters())
+    names.push_back(p.name);
+  return joined(names);
 }
 
 // Which recorded parameter feeds each of the study's, checked both ways.
@@ -59,7 +66,6 @@ core::TrialEnd recorded_end(TrialStatus status) {
 struct TrialCurve {
   core::Configuration config;
   std::vector<double> launches;  // Start, Resume, Retry times: attempts (re)begin
-  double last_time = 0;
   std::optional<double> last_report;
   std::set<double> steps_seen;
   std::string run;  // the repeat label: one run per recorded trial
@@ -73,13 +79,7 @@ core::CurveTable read_recorded_curves(const std::string& path, const core::Study
   const auto metric_it = std::find(recorded.metrics.begin(), recorded.metrics.end(), study.metric);
   if (metric_it == recorded.metrics.end())
     throw InputError(path + ": the study file records no metric '" + study.metric +
-                     "' (it records: " + recorded.metric +
-                     [&] {
-                       std::string more;
-                       for (std::size_t i = 1; i < recorded.metrics.size(); ++i)
-                         more += ", " + recorded.metrics[i];
-                       return more;
-                     }() +
+                     "' (it records: " + joined(recorded.metrics) +
                      "); set [study] metric to a recorded one");
   const auto metric = static_cast<std::size_t>(metric_it - recorded.metrics.begin());
   const auto from = map_parameters(path, recorded.space, study.space);
