@@ -7,6 +7,8 @@ constant_liar; independent and multivariate; completed, pruned with and without 
 random n_startup_trials, n_ei_candidates, prior weight, endpoints) drive Optuna through
 ask / report / tell. The same operations go to tests/python/tpe_probe (slurmtune's
 core::tpe::TpeSampler); every suggested value must be identical, bit for bit.
+CTest runs it with numpy's AVX-512 kernels disabled (NPY_DISABLE_CPU_FEATURES): their
+exp/log round differently from libm's, which slurmtune and numpy elsewhere use.
 Usage: check_tpe.py SLURMTUNE_BINARY TPE_PROBE
 """
 import json
