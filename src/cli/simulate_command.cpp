@@ -1,9 +1,15 @@
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <thread>
+#include <vector>
 
 #include "cli/options.hpp"
 #include "cli/simulate_repeated.hpp"
@@ -150,14 +156,44 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
   std::cout << "}\n";
 }
 
+// Runs jobs 0 .. count-1 on `threads` threads; the first exception any job threw is
+// rethrown here once all have finished.
+void run_in_threads(std::size_t count, std::size_t threads,
+                    const std::function<void(std::size_t)>& job) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(count);
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        job(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(threads, count); ++t)
+    pool.emplace_back(work);
+  work();
+  for (auto& thread : pool)
+    thread.join();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
 int simulate_repeated_command(const po::variables_map& vm, const core::StudySpec& study,
                               const core::SimulationOptions& sim, const ObjectiveInfo& objective) {
   const auto repeats = vm["repeat"].as<std::uint64_t>();
   if (repeats == 0) throw InputError("--repeat must be at least 1");
   if (vm.count("output"))
     throw InputError("--repeat cannot be recorded with --output; record one seed without --repeat");
+  const auto jobs = vm["jobs"].as<std::size_t>();
+  if (jobs == 0) throw InputError("--jobs must be at least 1");
   const auto start = std::chrono::steady_clock::now();
-  const auto runs = core::simulate_repeated(study, sim, repeats);
+  const auto runs = core::simulate_repeated(
+      study, sim, repeats, [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
+        run_in_threads(count, jobs, job);
+      });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (vm.count("curve-out")) write_anytime_csv(vm["curve-out"].as<std::string>(), study, runs);
@@ -196,6 +232,9 @@ int simulate_command(const Args& args) {
       "reuse-configs", "with --curves: a recorded configuration may be drawn more than once")(
       "repeat", po::value<std::uint64_t>(),
       "run K seeds (seed, seed+1, ...) and the random-search baseline; summarise quartiles")(
+      "jobs,j",
+      po::value<std::size_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "with --repeat: simulations run at once (default: every core)")(
       "curve-out", po::value<std::string>(),
       "write best-so-far against virtual time as CSV (quartiles over seeds with --repeat)")(
       "quiet,q", "no progress lines");

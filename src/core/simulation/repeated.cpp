@@ -16,23 +16,16 @@ void BestSoFarRecorder::reported(TrialId trial, double step, double value,
 
 namespace {
 
-RepeatedSeries run_series(StudySpec study, const SimulationOptions& options,
-                          std::uint64_t repeats) {
-  RepeatedSeries series;
-  series.label = strategy_label(study);
-  const std::uint64_t first_seed = study.seed;
-  for (std::uint64_t k = 0; k < repeats; ++k) {
-    study.seed = first_seed + k;
-    BestSoFarRecorder recorder(study.mode);
-    SimulatedRun run;
-    run.seed = study.seed;
-    run.summary = simulate_study(study, options, &recorder);
-    run.best = recorder.take();
-    run.compute_s =
-        run.summary.utilisation * static_cast<double>(options.workers) * run.summary.makespan_s;
-    series.runs.push_back(std::move(run));
-  }
-  return series;
+SimulatedRun run_seed(StudySpec study, const SimulationOptions& options, std::uint64_t seed) {
+  study.seed = seed;
+  BestSoFarRecorder recorder(study.mode);
+  SimulatedRun run;
+  run.seed = seed;
+  run.summary = simulate_study(study, options, &recorder);
+  run.best = recorder.take();
+  run.compute_s =
+      run.summary.utilisation * static_cast<double>(options.workers) * run.summary.makespan_s;
+  return run;
 }
 
 }  // namespace
@@ -80,15 +73,28 @@ Quartiles quartiles(const std::vector<std::optional<double>>& values, bool lower
   return q;
 }
 
+void run_sequentially(std::size_t count, const std::function<void(std::size_t)>& job) {
+  for (std::size_t i = 0; i < count; ++i)
+    job(i);
+}
+
 RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOptions& options,
-                                     std::uint64_t repeats) {
-  RepeatedSimulation sim;
-  sim.study = run_series(study, options, repeats);
+                                     std::uint64_t repeats, const JobRunner& run_jobs) {
   StudySpec baseline = study;
   baseline.scheduler.type = SchedulerType::Fifo;
   baseline.sampler = SamplerKind::Random;
-  sim.baseline = run_series(baseline, options, repeats);
+  RepeatedSimulation sim;
+  sim.study.label = strategy_label(study);
   sim.baseline.label = "baseline: fifo, random sampler";
+  const auto n = static_cast<std::size_t>(repeats);
+  sim.study.runs.resize(n);
+  sim.baseline.runs.resize(n);
+  run_jobs(2 * n, [&](std::size_t job) {
+    const bool ours = job < n;
+    const std::uint64_t seed = study.seed + (ours ? job : job - n);
+    (ours ? sim.study.runs[job] : sim.baseline.runs[job - n]) =
+        run_seed(ours ? study : baseline, options, seed);
+  });
   return sim;
 }
 

@@ -2,6 +2,7 @@
 // Any-time results of a study simulated with several seeds, side by side with the
 // reference every HPO paper quotes: random search without early stopping (fifo, random
 // sampler) on the same objective and seeds. Seeds are the study's seed, seed + 1, ...
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -82,9 +83,17 @@ struct RepeatedSimulation {
 /// Label of a study's strategy: "asha (ray), random sampler".
 std::string strategy_label(const StudySpec& study);
 
-/// Runs `study` and the baseline `repeats` times each.
+/// Runs jobs 0 .. count-1, each of which writes only its own result: one after another
+/// by default; the command passes a pool of threads (the core starts none itself).
+using JobRunner =
+    std::function<void(std::size_t count, const std::function<void(std::size_t)>& job)>;
+void run_sequentially(std::size_t count, const std::function<void(std::size_t)>& job);
+
+/// Runs `study` and the baseline `repeats` times each (2 x repeats independent jobs).
+/// The result does not depend on how `run_jobs` schedules them.
 RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOptions& options,
-                                     std::uint64_t repeats);
+                                     std::uint64_t repeats,
+                                     const JobRunner& run_jobs = run_sequentially);
 
 /// Times (geometric, `points` of them) spanning every run's first report to the last
 /// makespan: where any-time curves are sampled.
