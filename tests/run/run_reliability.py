@@ -214,6 +214,11 @@ def scenario_interrupt(runner, args, how):
     handle = runner.start(study, path, extra=["--slots", "3"], sbatch_args=sbatch)
     wait_for(lambda: "reports" in read(handle[2]) and reports_so_far(handle[2]) >= 6, 120,
              "a few reports")
+    if how == "kill":
+        # The progress line can run ahead of the first flush (by up to the flush interval,
+        # more under sanitizers): kill only once some reports are durable, so there is
+        # something to resume.
+        wait_for(lambda: committed_metric_rows(path) > 0, 60, "the first flush of the study file")
     if how == "term":
         interrupt_gracefully(runner, handle)
     elif how == "cancel":
@@ -313,6 +318,15 @@ def check_consistent(path):
         rows = m[m.trial == row.id]
         expect(len(rows) == row.reports and rows.step.is_unique,
                "trial %d: %d metric rows, /trials says %d" % (row.id, len(rows), row.reports))
+
+
+def committed_metric_rows(path):
+    """Metric rows of the study file's last complete flush (0 while it has none)."""
+    try:
+        with h5py.File(path, "r", swmr=True) as f:
+            return int(f["commit"][0]["metrics"])
+    except (OSError, KeyError, ValueError, IndexError):
+        return 0
 
 
 def kill_orchestrator(runner, handle, path):
