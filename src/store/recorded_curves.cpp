@@ -11,18 +11,11 @@
 namespace slurmtune::store {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names)
-    out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
 std::string names_of(const core::SearchSpace& space) {
   std::vector<std::string> names;
   for (const auto& p : space.parameters())
     names.push_back(p.name);
-  return joined(names);
+  return core::join_names(names);
 }
 
 // Which recorded parameter feeds each of the study's, checked both ways.
@@ -79,7 +72,7 @@ core::CurveTable read_recorded_curves(const std::string& path, const core::Study
   const auto metric_it = std::find(recorded.metrics.begin(), recorded.metrics.end(), study.metric);
   if (metric_it == recorded.metrics.end())
     throw InputError(path + ": the study file records no metric '" + study.metric +
-                     "' (it records: " + joined(recorded.metrics) +
+                     "' (it records: " + core::join_names(recorded.metrics) +
                      "); set [study] metric to a recorded one");
   const auto metric = static_cast<std::size_t>(metric_it - recorded.metrics.begin());
   const auto from = map_parameters(path, recorded.space, study.space);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace slurmtune::core {
 
@@ -15,6 +16,24 @@ std::string format_double(double value) {
   // Keep reals recognisable as reals when they happen to be integral ("2" -> "2.0").
   if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
   return text;
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  double x = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, x);
+  if (ec == std::errc() && ptr == end && !text.empty()) return x;
+  if (text == "nan" || text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "inf" || text == "Infinity") return std::numeric_limits<double>::infinity();
+  if (text == "-inf" || text == "-Infinity") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 std::string json_quote(std::string_view text) {

@@ -1,8 +1,11 @@
 #pragma once
 // The value of one hyperparameter in one trial.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 namespace slurmtune::core {
 
@@ -21,6 +24,13 @@ std::string_view type_name(const ParamValue& value);
 
 /// Shortest text that reads back as the same double (std::to_chars).
 std::string format_double(double value);
+
+/// `text` as a double: what std::from_chars reads, whole, plus Python's spellings of the
+/// non-finite values (nan, NaN, inf, Infinity, -inf, -Infinity); nullopt otherwise.
+std::optional<double> parse_double(std::string_view text);
+
+/// "a, b, c": names for messages.
+std::string join_names(const std::vector<std::string>& names);
 
 /// JSON string literal with escapes.
 std::string json_quote(std::string_view text);

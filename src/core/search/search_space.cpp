@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -133,20 +132,6 @@ bool Domain::admits(const ParamValue& value) const {
 
 namespace {
 
-std::optional<double> number_of(std::string_view text) {
-  double x = 0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, x);
-  if (ec != std::errc() || ptr != end) {
-    // from_chars does not read Python's spellings of the non-finite values.
-    if (text == "nan" || text == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    if (text == "inf" || text == "Infinity") return std::numeric_limits<double>::infinity();
-    if (text == "-inf" || text == "-Infinity") return -std::numeric_limits<double>::infinity();
-    return std::nullopt;
-  }
-  return x;
-}
-
 std::optional<bool> bool_of(std::string_view text) {
   if (text == "true" || text == "True" || text == "1") return true;
   if (text == "false" || text == "False" || text == "0") return false;
@@ -157,7 +142,7 @@ std::optional<bool> bool_of(std::string_view text) {
 
 std::optional<ParamValue> Domain::parse(std::string_view text) const {
   if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
-    const auto number = number_of(text);
+    const auto number = parse_double(text);
     const auto flag = bool_of(text);
     for (const auto& v : values) {
       if (const auto* s = std::get_if<std::string>(&v); s && *s == text) return v;
@@ -168,7 +153,7 @@ std::optional<ParamValue> Domain::parse(std::string_view text) const {
     }
     return std::nullopt;
   }
-  const auto x = number_of(text);
+  const auto x = parse_double(text);
   if (!x || !std::isfinite(*x)) return std::nullopt;
   if (!is_integer()) return *x;
   if (*x != std::trunc(*x) || std::abs(*x) > 9.0e15) return std::nullopt;

@@ -1,7 +1,6 @@
 #include "core/simulation/curve_csv.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <istream>
 #include <limits>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/search/param_value.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -47,17 +47,6 @@ std::vector<std::string> split_record(const std::string& line, const std::string
   }
   if (quoted) throw InputError(where + ": a quoted field is not closed");
   return fields;
-}
-
-std::optional<double> parse_number(const std::string& text) {
-  if (text == "nan" || text == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (text == "inf" || text == "Infinity") return std::numeric_limits<double>::infinity();
-  if (text == "-inf" || text == "-Infinity") return -std::numeric_limits<double>::infinity();
-  double x = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, x);
-  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
-  return x;
 }
 
 class CsvTableReader {
@@ -139,7 +128,7 @@ class CsvTableReader {
       if (!have_parameter[j])
         throw InputError(where + ": no column for the [search] parameter '" +
                          study_.space.parameters()[j].name +
-                         "'; every parameter needs one (columns: " + joined(names) +
+                         "'; every parameter needs one (columns: " + join_names(names) +
                          "); rename the column or the parameter");
     require(Role::Step, where, "a 'step' column (or '" + study_.scheduler.resource + "')");
     require(Role::Metric, where, "a column for the metric '" + study_.metric + "'");
@@ -156,16 +145,9 @@ class CsvTableReader {
     throw InputError(where + ": the header has no " + what);
   }
 
-  static std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names)
-      out += (out.empty() ? "" : ", ") + n;
-    return out;
-  }
-
   double number_cell(const Column& column, const std::string& text, const std::string& where,
                      bool allow_nan) const {
-    const auto x = parse_number(text);
+    const auto x = parse_double(text);
     if (!x)
       throw InputError(where + ": column '" + column.name + "': " +
                        (text.empty() ? std::string("empty") : "'" + text + "' is not a number"));
