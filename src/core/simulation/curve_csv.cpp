@@ -4,7 +4,6 @@
 #include <cmath>
 #include <istream>
 #include <limits>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -76,8 +75,6 @@ class CsvTableReader {
       read_row(fields, where, "line " + std::to_string(number));
     }
     if (!builder_) throw InputError(source_ + ": empty file; expected a CSV header and rows");
-    for (const auto& [key, end] : ends_)
-      builder_->set_end(Configuration{key.first}, key.second, end.end);
     return builder_->finish();
   }
 
@@ -176,7 +173,8 @@ class CsvTableReader {
                 const std::string& row) {
     Configuration config;
     config.values.resize(study_.space.size());
-    std::string repeat, status;
+    std::string repeat;
+    std::optional<TrialEnd> status;
     double step = 0, value = 0, duration = 0;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const Column& c = columns_[i];
@@ -201,35 +199,21 @@ class CsvTableReader {
           repeat = text;
           break;
         case Role::Status:
-          if (!trial_end_from_string(text))
+          status = trial_end_from_string(text);
+          if (!status)
             throw InputError(where + ": column 'status': '" + text +
                              "' is not completed, stopped or failed");
-          status = text;
           break;
       }
     }
-    if (!status.empty()) note_status(config, repeat, step, *trial_end_from_string(status));
-    builder_->add(row, std::move(config), repeat, step, value, duration);
+    builder_->add(row, std::move(config), repeat, step, value, duration, status);
   }
-
-  // The status of a run is the one on its last step's row.
-  void note_status(const Configuration& config, const std::string& repeat, double step,
-                   TrialEnd end) {
-    const auto [it, inserted] = ends_.try_emplace({config.values, repeat}, End{end, step});
-    if (!inserted && step >= it->second.step) it->second = End{end, step};
-  }
-
-  struct End {
-    TrialEnd end;
-    double step;
-  };
 
   const std::string& source_;
   const StudySpec& study_;
   std::vector<Column> columns_;
   std::size_t header_line_ = 0;
   std::optional<CurveTableBuilder> builder_;
-  std::map<std::pair<std::vector<ParamValue>, std::string>, End> ends_;
 };
 
 }  // namespace

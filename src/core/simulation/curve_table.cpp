@@ -29,7 +29,8 @@ std::size_t CurveTableBuilder::config_index(Configuration config) {
 }
 
 void CurveTableBuilder::add(const std::string& where, Configuration config,
-                            const std::string& repeat, double step, double value, double duration) {
+                            const std::string& repeat, double step, double value, double duration,
+                            std::optional<TrialEnd> end) {
   if (!std::isfinite(step))
     throw InputError(source_ + ": " + where + ": the step is " + format_double(step) +
                      "; steps must be finite numbers");
@@ -37,7 +38,7 @@ void CurveTableBuilder::add(const std::string& where, Configuration config,
     throw InputError(source_ + ": " + where + ": the step's duration is " +
                      format_double(duration) + "; durations must be finite and >= 0 seconds");
   const std::size_t id = config_index(std::move(config));
-  runs_[RunKey{id, repeat}].rows.push_back(Row{step, value, duration, where});
+  runs_[RunKey{id, repeat}].rows.push_back(Row{step, value, duration, where, end});
 }
 
 void CurveTableBuilder::set_end(const Configuration& config, const std::string& repeat,
@@ -69,17 +70,20 @@ std::string outside_reason(const SearchSpace& space, const Configuration& config
 
 }  // namespace
 
-void CurveTableBuilder::add_curve(CurveTable& table, std::size_t config, Run& run,
-                                  const std::string& label) const {
+void CurveTableBuilder::add_curve(CurveTable& table, std::size_t kept_config, const RunKey& key,
+                                  Run& run) const {
   auto& rows = run.rows;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.step < b.step; });
+  if (rows.back().end) run.end = *rows.back().end;
+  // Named in errors only, so built only for them.
+  const auto label = [&] { return run_label(*space_, configs_[key.first], key.second); };
   double previous_elapsed = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     if (i > 0 && rows[i - 1].step == row.step)
       throw InputError(source_ + ": " + rows[i - 1].where + " and " + row.where +
-                       " both give step " + format_double(row.step) + " of " + label +
+                       " both give step " + format_double(row.step) + " of " + label() +
                        "; keep one row per step");
     double seconds = row.duration;
     if (durations_ == Durations::Cumulative) {
@@ -87,7 +91,7 @@ void CurveTableBuilder::add_curve(CurveTable& table, std::size_t config, Run& ru
         throw InputError(source_ + ": " + row.where + ": elapsed_seconds " +
                          format_double(row.duration) + " at step " + format_double(row.step) +
                          " is less than " + format_double(previous_elapsed) +
-                         " at the step before (" + rows[i - 1].where + ") of " + label +
+                         " at the step before (" + rows[i - 1].where + ") of " + label() +
                          "; elapsed_seconds is cumulative and must not decrease");
       seconds = row.duration - previous_elapsed;
       previous_elapsed = row.duration;
@@ -95,7 +99,7 @@ void CurveTableBuilder::add_curve(CurveTable& table, std::size_t config, Run& ru
     table.points_.push_back(CurvePoint{row.step, row.value, seconds});
   }
   table.curves_.push_back(
-      CurveTable::Curve{config, static_cast<std::uint32_t>(table.points_.size() - rows.size()),
+      CurveTable::Curve{kept_config, static_cast<std::uint32_t>(table.points_.size() - rows.size()),
                         static_cast<std::uint32_t>(rows.size()), run.end});
 }
 
@@ -122,7 +126,7 @@ CurveTable CurveTableBuilder::finish() {
   table.first_curve_.assign(table.configs_.size() + 1, 0);
   for (auto& [key, run] : runs_)
     if (kept[key.first] != std::numeric_limits<std::size_t>::max()) {
-      add_curve(table, kept[key.first], run, run_label(*space_, configs_[key.first], key.second));
+      add_curve(table, kept[key.first], key, run);
       table.first_curve_[kept[key.first] + 1] = static_cast<std::uint32_t>(table.curves_.size());
     }
   for (std::size_t c = 1; c < table.first_curve_.size(); ++c)  // every configuration has a run

@@ -76,9 +76,10 @@ class CurveTableBuilder {
   CurveTableBuilder(std::string source, const SearchSpace& space, Durations durations);
 
   /// One report of configuration `config` (values in the search space's order) in run
-  /// `repeat`. `where` locates the row for error messages ("row 17").
+  /// `repeat`. `where` locates the row for error messages ("row 17"). `end`, when given,
+  /// is how the run ended; the one on its last step's row counts.
   void add(const std::string& where, Configuration config, const std::string& repeat, double step,
-           double value, double duration);
+           double value, double duration, std::optional<TrialEnd> end = std::nullopt);
   /// How the run (`config`, `repeat`) ended after its last row (default: completed).
   void set_end(const Configuration& config, const std::string& repeat, TrialEnd end);
   /// Validates and returns the table: curves sorted by step, durations per step;
@@ -89,6 +90,7 @@ class CurveTableBuilder {
   struct Row {
     double step, value, duration;
     std::string where;
+    std::optional<TrialEnd> end;
   };
   struct Run {
     std::vector<Row> rows;
@@ -96,7 +98,7 @@ class CurveTableBuilder {
   };
   using RunKey = std::pair<std::size_t, std::string>;  // configuration index, repeat label
   std::size_t config_index(Configuration config);
-  void add_curve(CurveTable& table, std::size_t config, Run& run, const std::string& label) const;
+  void add_curve(CurveTable& table, std::size_t kept_config, const RunKey& key, Run& run) const;
 
   std::string source_;
   const SearchSpace* space_;
