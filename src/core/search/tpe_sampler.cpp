@@ -49,27 +49,29 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   auto& trial = history.back();
   trial.params.clear();
   const std::size_t finished = count_finished(history);
-  // Optuna's relative search space is every parameter once some trial has finished.
-  if (options_.estimator.multivariate && finished > 0 && finished >= options_.n_startup_trials) {
-    std::vector<std::size_t> all(space_.size());
-    for (std::size_t p = 0; p < all.size(); ++p)
-      all[p] = p;
-    const auto values = sample_model(all, history, finished);
+  std::vector<double> values;
+  if (finished < options_.n_startup_trials) {
+    for (std::size_t p = 0; p < space_.size(); ++p)
+      values.push_back(sample_random(p));
     trial.params.assign(values.begin(), values.end());
     return values;
   }
-  std::vector<double> values;
+  // The ranking is the same for every parameter of this trial: split the history once.
+  const Split observed = split(history, finished);
+  // Optuna's relative search space is every parameter once some trial has finished.
+  if (options_.estimator.multivariate && finished > 0) {
+    std::vector<std::size_t> all(space_.size());
+    for (std::size_t p = 0; p < all.size(); ++p)
+      all[p] = p;
+    values = sample_model(all, observed);
+    trial.params.assign(values.begin(), values.end());
+    return values;
+  }
   for (std::size_t p = 0; p < space_.size(); ++p) {
-    values.push_back(suggest_one(p, history));
-    history.back().params.push_back(values.back());
+    values.push_back(sample_model({p}, observed).front());
+    trial.params.push_back(values.back());  // later parameters see it, as in Optuna
   }
   return values;
-}
-
-double TpeSampler::suggest_one(std::size_t p, const std::vector<TrialRecord>& history) {
-  const std::size_t finished = count_finished(history);
-  if (finished < options_.n_startup_trials) return sample_random(p);
-  return sample_model({p}, history, finished).front();
 }
 
 double TpeSampler::sample_random(std::size_t p) {
@@ -110,12 +112,11 @@ double TpeSampler::sample_random(std::size_t p) {
   return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
 }
 
-std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> TpeSampler::split(
-    const std::vector<std::size_t>& params, const std::vector<TrialRecord>& history,
-    std::size_t finished) const {
+TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
+                                    std::size_t finished) const {
   const double sign = maximize_ ? -1.0 : 1.0;
   std::vector<Rank> ranks;
-  std::vector<const TrialRecord*> trials;
+  Split result;
   for (const auto& t : history) {
     switch (t.state) {
       case TrialRecord::State::Failed:
@@ -136,38 +137,41 @@ std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Tp
           ranks.push_back({-t.last_intermediate->first, sign * t.last_intermediate->second});
         break;
     }
-    trials.push_back(&t);
+    result.trials.push_back(&t);
   }
   // _split_observation_pairs: a stable sort by rank, the first gamma(n) are "below";
-  // both sides keep chronological order. A trial without a value for the first of
-  // `params` (the new one, still being suggested) drops out, as Optuna's mask does.
+  // both sides keep chronological order.
   std::vector<std::size_t> order(ranks.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
   const auto n_below = static_cast<std::ptrdiff_t>(std::min(default_gamma(finished), order.size()));
-  std::vector<std::size_t> below(order.begin(), order.begin() + n_below);
-  std::vector<std::size_t> above(order.begin() + n_below, order.end());
-  std::sort(below.begin(), below.end());
-  std::sort(above.begin(), above.end());
-  const auto columns = [&](const std::vector<std::size_t>& ids) {
-    std::vector<std::vector<double>> observed(params.size());
-    for (const auto i : ids) {
-      const auto& values = trials[i]->params;
-      if (params.front() >= values.size()) continue;
-      for (std::size_t k = 0; k < params.size(); ++k)
-        observed[k].push_back(values[params[k]].value_or(std::nan("")));
-    }
-    return observed;
-  };
-  return {columns(below), columns(above)};
+  result.below.assign(order.begin(), order.begin() + n_below);
+  result.above.assign(order.begin() + n_below, order.end());
+  std::sort(result.below.begin(), result.below.end());
+  std::sort(result.above.begin(), result.above.end());
+  return result;
+}
+
+std::vector<std::vector<double>> TpeSampler::Split::columns(
+    const std::vector<std::size_t>& params, const std::vector<std::size_t>& ids) const {
+  // A trial without a value for the first of `params` (the new one, still being
+  // suggested) drops out, as Optuna's mask does.
+  std::vector<std::vector<double>> observed(params.size());
+  for (const auto i : ids) {
+    const auto& values = trials[i]->params;
+    if (params.front() >= values.size()) continue;
+    for (std::size_t k = 0; k < params.size(); ++k)
+      observed[k].push_back(values[params[k]].value_or(std::nan("")));
+  }
+  return observed;
 }
 
 std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& params,
-                                             const std::vector<TrialRecord>& history,
-                                             std::size_t finished) {
-  const auto [below_values, above_values] = split(params, history, finished);
+                                             const Split& observed) {
+  const auto below_values = observed.columns(params, observed.below);
+  const auto above_values = observed.columns(params, observed.above);
   std::vector<Distribution> sub;
   for (const auto p : params)
     sub.push_back(space_[p]);

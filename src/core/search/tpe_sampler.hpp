@@ -51,14 +51,18 @@ class TpeSampler {
   const std::vector<Distribution>& space() const { return space_; }
 
  private:
-  double suggest_one(std::size_t p, const std::vector<TrialRecord>& history);
+  /// The history ranked as Optuna ranks it, split into "below" (the best gamma(n)) and
+  /// "above", each in chronological order (indices into `trials`).
+  struct Split {
+    std::vector<const TrialRecord*> trials;  // the ranked ones (failed ones left out)
+    std::vector<std::size_t> below, above;
+    /// Observations of `params` ([parameter][observation]) of the trials `ids`.
+    std::vector<std::vector<double>> columns(const std::vector<std::size_t>& params,
+                                             const std::vector<std::size_t>& ids) const;
+  };
+  Split split(const std::vector<TrialRecord>& history, std::size_t finished) const;
   double sample_random(std::size_t p);
-  /// Optuna's "below" and "above" observations of `params` (columns per parameter).
-  std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> split(
-      const std::vector<std::size_t>& params, const std::vector<TrialRecord>& history,
-      std::size_t finished) const;
-  std::vector<double> sample_model(const std::vector<std::size_t>& params,
-                                   const std::vector<TrialRecord>& history, std::size_t finished);
+  std::vector<double> sample_model(const std::vector<std::size_t>& params, const Split& observed);
 
   std::vector<Distribution> space_;
   TpeOptions options_;
