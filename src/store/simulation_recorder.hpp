@@ -6,40 +6,36 @@
 
 namespace slurmtune::store {
 
-class SimulationRecorder final : public core::SimulationObserver {
+class SimulationRecorder final : public core::ForwardingObserver {
  public:
   SimulationRecorder(StudyWriter& writer, core::SimulationObserver* next = nullptr)
-      : writer_(writer), next_(next) {}
+      : ForwardingObserver(next), writer_(writer) {}
 
   void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
                      double time_s) override {
     writer_.trial_started(t, c, bracket, time_s);
-    if (next_) next_->trial_started(t, c, bracket, time_s);
+    ForwardingObserver::trial_started(t, c, bracket, time_s);
   }
   void trial_resumed(core::TrialId t, double time_s) override {
     writer_.trial_resumed(t, time_s);
-    if (next_) next_->trial_resumed(t, time_s);
+    ForwardingObserver::trial_resumed(t, time_s);
   }
   void reported(core::TrialId t, double step, double value, const core::ReportOutcome& o,
                 double time_s) override {
     writer_.report(t, step, time_s, std::span<const double>(&value, 1), o);
-    if (next_) next_->reported(t, step, value, o, time_s);
+    ForwardingObserver::reported(t, step, value, o, time_s);
   }
   void trial_ended(core::TrialId t, core::TrialEnd how, double time_s) override {
     writer_.trial_ended(t, how, time_s);
-    if (next_) next_->trial_ended(t, how, time_s);
+    ForwardingObserver::trial_ended(t, how, time_s);
   }
   void admissions_closed(double time_s) override {
     writer_.admissions_closed(time_s);
-    if (next_) next_->admissions_closed(time_s);
-  }
-  void progress(const core::SimulationProgress& p) override {
-    if (next_) next_->progress(p);
+    ForwardingObserver::admissions_closed(time_s);
   }
 
  private:
   StudyWriter& writer_;
-  core::SimulationObserver* next_;
 };
 
 }  // namespace slurmtune::store

@@ -11,7 +11,7 @@ void BestSoFarRecorder::reported(TrialId trial, double step, double value,
   if (!std::isnan(value) && (best_.empty() || (mode_ == Mode::Min ? value < best_.back().second
                                                                   : value > best_.back().second)))
     best_.emplace_back(time_s, value);
-  if (next_) next_->reported(trial, step, value, outcome, time_s);
+  ForwardingObserver::reported(trial, step, value, outcome, time_s);
 }
 
 namespace {

@@ -17,33 +17,17 @@ namespace slurmtune::core {
 using BestSoFar = std::vector<std::pair<double, double>>;
 
 /// Keeps the improvements of the best reported value; passes every event on to `next`.
-class BestSoFarRecorder final : public SimulationObserver {
+class BestSoFarRecorder final : public ForwardingObserver {
  public:
   explicit BestSoFarRecorder(Mode mode, SimulationObserver* next = nullptr)
-      : mode_(mode), next_(next) {}
+      : ForwardingObserver(next), mode_(mode) {}
   BestSoFar take() { return std::move(best_); }
 
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome,
                 double time_s) override;
-  void trial_started(TrialId t, const Configuration& c, int bracket, double time_s) override {
-    if (next_) next_->trial_started(t, c, bracket, time_s);
-  }
-  void trial_resumed(TrialId t, double time_s) override {
-    if (next_) next_->trial_resumed(t, time_s);
-  }
-  void trial_ended(TrialId t, TrialEnd how, double time_s) override {
-    if (next_) next_->trial_ended(t, how, time_s);
-  }
-  void admissions_closed(double time_s) override {
-    if (next_) next_->admissions_closed(time_s);
-  }
-  void progress(const SimulationProgress& p) override {
-    if (next_) next_->progress(p);
-  }
 
  private:
   Mode mode_;
-  SimulationObserver* next_;
   BestSoFar best_;
 };
 

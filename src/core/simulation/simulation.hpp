@@ -88,6 +88,35 @@ class SimulationObserver {
   virtual void progress(const SimulationProgress&) {}
 };
 
+/// Passes every event on to `next` (null: nowhere). An observer that acts on some events
+/// derives from it, overrides those and calls the base to pass them on.
+class ForwardingObserver : public SimulationObserver {
+ public:
+  explicit ForwardingObserver(SimulationObserver* next) : next_(next) {}
+  void trial_started(TrialId t, const Configuration& c, int bracket, double time_s) override {
+    if (next_) next_->trial_started(t, c, bracket, time_s);
+  }
+  void trial_resumed(TrialId t, double time_s) override {
+    if (next_) next_->trial_resumed(t, time_s);
+  }
+  void reported(TrialId t, double step, double value, const ReportOutcome& o,
+                double time_s) override {
+    if (next_) next_->reported(t, step, value, o, time_s);
+  }
+  void trial_ended(TrialId t, TrialEnd how, double time_s) override {
+    if (next_) next_->trial_ended(t, how, time_s);
+  }
+  void admissions_closed(double time_s) override {
+    if (next_) next_->admissions_closed(time_s);
+  }
+  void progress(const SimulationProgress& p) override {
+    if (next_) next_->progress(p);
+  }
+
+ private:
+  SimulationObserver* next_;
+};
+
 /// Runs the study described by `spec`; `observer` may be null.
 SimulationSummary simulate_study(const StudySpec& spec, const SimulationOptions& options,
                                  SimulationObserver* observer);
