@@ -1,24 +1,62 @@
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
+#include "core/schedulers/replay.hpp"
+#include "store/schema.hpp"
 
 namespace slurmtune::cli {
+namespace {
+
+// The study as `slurmtune replay` reads it: starts with their configurations, reports
+// of the scheduled metric and ends, in the order they happened (by sequence number).
+void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
+  const auto trials = reader.trials();
+  const auto events = reader.events();
+  const auto& space = reader.spec().space;
+  std::size_t next = 0;
+  const auto events_before = [&](std::uint64_t seq) {
+    for (; next < events.size() && events[next].seq < seq; ++next) {
+      const auto& e = events[next];
+      if (e.kind == store::EventKind::Start && e.trial < trials.size()) {
+        out << "{\"type\":\"start\",\"trial\":" << e.trial
+            << ",\"bracket\":" << trials[e.trial].bracket
+            << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
+      } else if (const auto how = store::trial_end_of(e.kind)) {
+        out << "{\"type\":\"end\",\"trial\":" << e.trial << ",\"state\":\"" << core::to_string(*how)
+            << "\"";
+        if (!std::isnan(e.step))
+          out << ",\"step\":" << core::json_number(e.step)
+              << ",\"value\":" << core::json_number(e.value);
+        out << "}\n";
+      }
+    }
+  };
+  reader.for_each_metric([&](const store::MetricRecord& m) {
+    events_before(m.seq);
+    out << "{\"type\":\"report\",\"trial\":" << m.trial << ",\"step\":" << core::json_number(m.step)
+        << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]) << "}\n";
+  });
+  events_before(UINT64_MAX);
+}
+
+}  // namespace
 
 int export_command(const Args& args) {
   po::options_description options("export options");
   options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
       "table,t", po::value<std::string>()->default_value("trials"),
-      "trials | metrics | events | checkpoints")(
+      "trials | metrics | events | checkpoints | replay (the log `slurmtune replay` reads)")(
       "format,f", po::value<std::string>()->default_value("csv"), "csv | json (JSON lines)")(
       "output,o", po::value<std::string>(), "write to this file instead of stdout");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
   if (!parse_options(args,
-                     "slurmtune export STUDY.h5 --table trials|metrics|events|checkpoints "
+                     "slurmtune export STUDY.h5 --table trials|metrics|events|checkpoints|replay "
                      "--format csv|json [-o FILE]",
                      options, positional, vm))
     return kSuccess;
@@ -26,8 +64,10 @@ int export_command(const Args& args) {
   const auto format_name = vm["format"].as<std::string>();
   if (format_name != "csv" && format_name != "json")
     throw po::error("--format must be csv or json, not '" + format_name + "'");
-  if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints")
-    throw po::error("--table must be trials, metrics, events or checkpoints, not '" + table + "'");
+  if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints" &&
+      table != "replay")
+    throw po::error("--table must be trials, metrics, events, checkpoints or replay, not '" +
+                    table + "'");
   DamagedFileGuard guard(vm["study-file"].as<std::string>());
   const store::StudyReader reader(vm["study-file"].as<std::string>());
   guard.opened();
@@ -38,7 +78,9 @@ int export_command(const Args& args) {
   }
   std::ostream& out = vm.count("output") ? file : std::cout;
   const TableFormat format = format_name == "csv" ? TableFormat::Csv : TableFormat::JsonLines;
-  if (table == "trials") {
+  if (table == "replay") {
+    write_replay_log(reader, out);
+  } else if (table == "trials") {
     TableWriter w(out, format, trial_columns(reader.spec()));
     for (const auto& t : reader.trials())
       w.row(trial_cells(t));

@@ -18,15 +18,18 @@ int replay_command(const Args& args) {
     return kSuccess;
   const auto study = config::load_study_file(vm["study"].as<std::string>());
   auto scheduler = core::make_scheduler(study.scheduler, study.mode, study.seed, study.name);
+  const auto suggester =
+      core::make_suggester(study.space, study.sampler, study.mode == core::Mode::Max, study.seed);
+  core::ReplaySampler sampler{*suggester, study.space, core::is_model_based(study.sampler.kind)};
   const auto path = vm["events"].as<std::string>();
   std::ios::sync_with_stdio(false);
   if (path == "-") {
-    core::replay_events(*scheduler, std::cin, std::cout, "<stdin>");
+    core::replay_events(*scheduler, std::cin, std::cout, "<stdin>", &sampler);
     return kSuccess;
   }
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the event log");
-  core::replay_events(*scheduler, in, std::cout, path);
+  core::replay_events(*scheduler, in, std::cout, path, &sampler);
   return kSuccess;
 }
 

@@ -101,7 +101,7 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
   const auto& f = s.final;
   std::cout << "\nsimulated study '" << study.name << "' with " << workers << " workers ("
             << core::scheduler_keyword(study.scheduler.type) << ", sampler "
-            << core::sampler_keyword(study.sampler) << ", " << objective.text << ")\n"
+            << core::sampler_keyword(study.sampler.kind) << ", " << objective.text << ")\n"
             << "  trials     started " << f.started << ", completed " << f.completed << ", stopped "
             << f.stopped << ", reports " << f.reports << '\n'
             << "  makespan   " << core::format_double(s.makespan_s) << " s virtual, utilisation "

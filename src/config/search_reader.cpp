@@ -122,6 +122,13 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
                          ": [search] declares no parameter; add one, e.g. "
                          "lr = { loguniform = [1e-4, 1e-1] }");
   core::SearchSpace space(std::move(params));
+  if (core::is_model_based(sampler))
+    for (const auto& p : space.parameters())
+      if (p.domain.kind == DomainKind::Grid)
+        fail(r, *table.get(p.name), p.name,
+             "sampler \"" + std::string(core::sampler_keyword(sampler)) +
+                 "\" chooses every value itself, but a grid axis enumerates its values in "
+                 "turn; make it a choice");
   if (sampler == core::SamplerKind::Grid) {
     for (const auto& p : space.parameters())
       if (p.domain.is_sampled() && p.domain.kind != DomainKind::Choice)

@@ -6,7 +6,7 @@
 
 #include "config/table_reader.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
-#include "core/search/sampler.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/search/search_space.hpp"
 
 namespace slurmtune::config {
@@ -14,6 +14,10 @@ namespace slurmtune::config {
 /// `[search]`: parameters in the order the file declares them.
 core::SearchSpace read_search_space(const toml::table& table, const std::string& source,
                                     core::SamplerKind sampler);
+
+/// `[sampler]` (`present`: the table, when the file has one): the options of the chosen
+/// model-based sampler, with defaults.
+void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec);
 
 /// `[scheduler]`: the keys valid for the chosen type and semantics, with defaults.
 void read_scheduler(TableReader reader, core::SchedulerSpec& spec);

@@ -70,8 +70,12 @@ void read_study(TableReader r, core::StudySpec& study) {
     study.time_budget_s = budget;
   }
   study.metric_threshold = r.number("metric_threshold");
-  if (const auto sampler = r.keyword("sampler", {"random", "halton", "grid"}))
-    study.sampler = *core::sampler_kind_from_keyword(*sampler);
+  if (const auto sampler = r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb"}))
+    study.sampler.kind = *core::sampler_kind_from_keyword(*sampler);
+  // numpy's RandomState, whose stream the tpe sampler reproduces, takes 32-bit seeds.
+  if (core::is_model_based(study.sampler.kind) && study.seed > 0xffffffffULL)
+    r.fail("seed", "must be below 2^32 with sampler \"" +
+                       std::string(core::sampler_keyword(study.sampler.kind)) + "\"");
   r.finish();
 }
 
@@ -187,7 +191,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   study.text = std::string(text);
   if (!root.contains("study"))
     throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
-  for (const auto name : {"study", "search", "scheduler", "trial", "resources", "simulate"})
+  for (const auto name :
+       {"study", "search", "sampler", "scheduler", "trial", "resources", "simulate"})
     top.node(name);
   top.finish();
   read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
@@ -195,7 +200,10 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
     throw StudyFileError(source +
                          ":1:1: missing the [search] table; declare the "
                          "hyperparameters, e.g. lr = { loguniform = [1e-4, 1e-1] }");
-  study.space = read_search_space(table_or_empty(root, "search", source), source, study.sampler);
+  study.space =
+      read_search_space(table_or_empty(root, "search", source), source, study.sampler.kind);
+  read_sampler(TableReader(table_or_empty(root, "sampler", source), "sampler", source),
+               root.get("sampler"), study.sampler);
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
                  study.scheduler);
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);

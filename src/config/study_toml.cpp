@@ -93,10 +93,41 @@ toml::table study_table(const core::StudySpec& study) {
                 {"mode", study.mode == core::Mode::Min ? "min" : "max"},
                 {"seed", static_cast<std::int64_t>(study.seed)},
                 {"max_trials", static_cast<std::int64_t>(study.max_trials)},
-                {"sampler", std::string(core::sampler_keyword(study.sampler))}};
+                {"sampler", std::string(core::sampler_keyword(study.sampler.kind))}};
   if (study.time_budget_s) t.insert("time_budget_s", *study.time_budget_s);
   if (study.metric_threshold) t.insert("metric_threshold", *study.metric_threshold);
   return t;
+}
+
+// Every option of the chosen model-based sampler, defaults included; empty for the blind
+// samplers (so files written before [sampler] existed resolve the same).
+toml::table sampler_table(const core::SamplerSpec& s) {
+  if (s.kind == core::SamplerKind::Tpe) {
+    const auto& o = s.tpe;
+    return toml::table{{"semantics", "optuna"},
+                       {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
+                       {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
+                       {"gamma_fraction", o.gamma_fraction},
+                       {"gamma_max", static_cast<std::int64_t>(o.gamma_max)},
+                       {"prior_weight", o.estimator.prior_weight},
+                       {"consider_prior", o.estimator.consider_prior},
+                       {"consider_magic_clip", o.estimator.consider_magic_clip},
+                       {"consider_endpoints", o.estimator.consider_endpoints},
+                       {"multivariate", o.estimator.multivariate},
+                       {"constant_liar", o.constant_liar}};
+  }
+  if (s.kind == core::SamplerKind::Bohb) {
+    const auto& o = s.bohb;
+    toml::table t{{"top_n_percent", o.top_n_percent},
+                  {"num_samples", static_cast<std::int64_t>(o.num_samples)},
+                  {"random_fraction", o.random_fraction},
+                  {"bandwidth_factor", o.bandwidth_factor},
+                  {"min_bandwidth", o.min_bandwidth}};
+    if (o.min_points_in_model)
+      t.insert("min_points_in_model", static_cast<std::int64_t>(*o.min_points_in_model));
+    return t;
+  }
+  return {};
 }
 
 toml::table trial_table(const core::StudySpec& study) {
@@ -139,12 +170,15 @@ toml::table resolved_table(const core::StudySpec& study) {
   toml::table search;
   for (const auto& p : study.space.parameters())
     search.insert(p.name, domain_table(p.domain));
-  return toml::table{{"study", study_table(study)},
-                     {"search", std::move(search)},
-                     {"scheduler", scheduler_table(study.scheduler)},
-                     {"trial", trial_table(study)},
-                     {"resources", resources_table(study.resources)},
-                     {"simulate", simulate_table(study.simulate)}};
+  toml::table out{{"study", study_table(study)},
+                  {"search", std::move(search)},
+                  {"scheduler", scheduler_table(study.scheduler)},
+                  {"trial", trial_table(study)},
+                  {"resources", resources_table(study.resources)},
+                  {"simulate", simulate_table(study.simulate)}};
+  if (auto sampler = sampler_table(study.sampler); !sampler.empty())
+    out.insert("sampler", std::move(sampler));
+  return out;
 }
 
 }  // namespace
@@ -163,6 +197,12 @@ std::string to_toml(const core::StudySpec& study) {
     const toml::table single{{p.name, domain_table(p.domain)}};
     out << toml::toml_formatter{single, flags} << '\n';
   }
+  return out.str();
+}
+
+std::string sampler_options_json(const core::StudySpec& study) {
+  std::ostringstream out;
+  out << toml::json_formatter{sampler_table(study.sampler)};
   return out.str();
 }
 

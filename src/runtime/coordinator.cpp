@@ -24,8 +24,9 @@ namespace fs = std::filesystem;
 class Coordinator::Recorder final : public core::StudyObserver {
  public:
   explicit Recorder(store::StudyWriter& writer) : writer_(writer) {}
-  void trial_started(core::TrialId t, const core::Configuration& c, int bracket) override {
-    writer_.trial_started(t, c, bracket, store::unix_time_s());
+  void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
+                     const core::SuggestionInfo& suggestion) override {
+    writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
   }
   void trial_resumed(core::TrialId t) override { writer_.trial_resumed(t, store::unix_time_s()); }
   void trial_retried(core::TrialId t, const std::string& error) override {
@@ -110,7 +111,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
                       store::WriterOptions{options_.flush_interval_s, 1, false});
   recorder_ = std::make_unique<Recorder>(*study_.writer);
   controller_ = std::make_unique<core::StudyController>(
-      spec_, std::move(study_.scheduler), *recorder_, study_.resumed ? &*study_.resumed : nullptr);
+      spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
+      study_.resumed ? &*study_.resumed : nullptr);
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});

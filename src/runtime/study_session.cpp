@@ -15,6 +15,8 @@ core::StudyResumePoint resume_point(const store::ResumeState& state) {
   point.failures = state.retries;
   point.last_step = state.last_step;
   point.admissions_closed = state.admissions_closed;
+  for (const auto& t : state.trials)
+    point.configs.push_back(t.config);
   for (const auto& [trial, status] : state.live) {
     if (status == store::TrialStatus::Running) point.restart.push_back(trial);
     if (status == store::TrialStatus::Paused) point.paused.push_back(trial);
@@ -37,6 +39,8 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
   if (!std::filesystem::exists(path)) {
     opened.writer = store::StudyWriter::create(path, spec, options);
     opened.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
+    opened.suggester =
+        core::make_suggester(spec.space, spec.sampler, spec.mode == core::Mode::Max, spec.seed);
     return opened;
   }
   store::WriterPosition position;
@@ -49,6 +53,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     opened.resumed = resume_point(state);
     opened.reports_replayed = state.reports_replayed;
     opened.scheduler = std::move(state.scheduler);
+    opened.suggester = std::move(state.suggester);
     for (const auto& c : reader.checkpoints())
       opened.checkpoints[c.trial] = c.path;
     position = store::WriterPosition{state.next_seq, state.live};

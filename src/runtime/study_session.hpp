@@ -16,6 +16,7 @@ namespace slurmtune::runtime {
 struct OpenedStudy {
   std::unique_ptr<store::StudyWriter> writer;
   std::unique_ptr<core::Scheduler> scheduler;
+  std::unique_ptr<core::Suggester> suggester;     ///< resumed: has seen every recorded event
   std::optional<core::StudyResumePoint> resumed;  ///< set when the file existed
   /// Latest checkpoint of each trial, as recorded (relative to the study file's folder).
   std::map<core::TrialId, std::string> checkpoints;

@@ -23,11 +23,26 @@ std::optional<core::Observation> observation(const EventRecord& e) {
   return core::Observation{e.step, e.value};
 }
 
-// Applies one recorded lifecycle event to the scheduler.
-void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::string& path) {
+// The study as it is being rebuilt: the scheduler and the suggester see every recorded
+// event in the order the original run gave it to them.
+struct Replay {
+  core::Scheduler& scheduler;
+  core::Suggester& suggester;
+  const std::vector<TrialRecord>& trials;
+  std::optional<core::TrialId> last_started;
+};
+
+// Applies one recorded lifecycle event to the scheduler and the suggester.
+void replay_event(Replay& replay, const EventRecord& e, const std::string& path) {
+  core::Scheduler& scheduler = replay.scheduler;
   switch (e.kind) {
     case EventKind::Start:
       scheduler.add_trial(e.trial, std::nullopt);
+      if (e.trial >= replay.trials.size())
+        throw InputError(path + ": corrupted: trial " + std::to_string(e.trial) + " started (seq " +
+                         std::to_string(e.seq) + ") but has no /trials row");
+      replay.suggester.started(e.trial, replay.trials[e.trial].config);
+      replay.last_started = e.trial;
       break;
     case EventKind::Resume: {
       // The original run got this resumption from next_job(); asking again moves the
@@ -37,6 +52,7 @@ void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::s
         throw InputError(path + ": replaying seq " + std::to_string(e.seq) + ": the scheduler " +
                          "would not resume trial " + std::to_string(e.trial) +
                          " here; the file was written by a different scheduler version");
+      replay.suggester.resumed(e.trial);
       break;
     }
     case EventKind::Closed:
@@ -44,7 +60,10 @@ void replay_event(core::Scheduler& scheduler, const EventRecord& e, const std::s
       break;
     default:
       // Ends of trials; decisions are outcomes of reports, not inputs.
-      if (const auto how = trial_end_of(e.kind)) scheduler.end_trial(e.trial, *how, observation(e));
+      if (const auto how = trial_end_of(e.kind)) {
+        scheduler.end_trial(e.trial, *how, observation(e));
+        replay.suggester.ended(e.trial, *how);
+      }
       break;
   }
 }
@@ -122,14 +141,17 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   ResumeState state;
   const auto& spec = reader.spec();
   state.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
+  state.suggester =
+      core::make_suggester(now.space, now.sampler, now.mode == core::Mode::Max, now.seed);
   state.trials = reader.trials();
+  Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt};
   const auto events = reader.events();
   std::size_t next_event = 0;
   std::uint64_t last_seq = 0;
   bool any = false;
   const auto apply_events_before = [&](std::uint64_t seq) {
     while (next_event < events.size() && events[next_event].seq < seq) {
-      replay_event(*state.scheduler, events[next_event], reader.path());
+      replay_event(replay, events[next_event], reader.path());
       last_seq = events[next_event].seq;
       any = true;
       ++next_event;
@@ -137,13 +159,18 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   };
   reader.for_each_metric([&](const MetricRecord& m) {
     apply_events_before(m.seq);
-    state.scheduler->report(m.trial, m.step, m.values.empty() ? NAN : m.values[0]);
+    const double value = m.values.empty() ? NAN : m.values[0];
+    state.suggester->reported(m.trial, m.step, value,
+                              state.scheduler->report(m.trial, m.step, value));
     state.last_step[m.trial] = m.step;
     ++state.reports_replayed;
     last_seq = m.seq;
     any = true;
   });
   apply_events_before(UINT64_MAX);
+  // The last suggestion's streams: the next one continues from there.
+  if (replay.last_started)
+    state.suggester->restore(state.trials[*replay.last_started].suggestion.position);
   state.next_seq = std::max(any ? last_seq + 1 : 0, reader.committed().next_seq);
   derive_statuses(events, state);
   for (const core::TrialId id : state.scheduler->take_dropped())

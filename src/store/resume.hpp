@@ -1,9 +1,10 @@
 #pragma once
 // Resuming a study from its study file: check that the study file given now still
 // describes the recorded study, then rebuild the scheduler by replaying every recorded
-// start, report and end in their original order. Samplers keep no state (a
-// configuration is a function of the trial index), so the rebuilt study makes exactly
-// the decisions the uninterrupted one would have made.
+// start, report and end in their original order, into the scheduler and into the
+// sampler's suggester (whose random streams are then put where the last recorded
+// suggestion left them), so the rebuilt study makes exactly the decisions and
+// suggestions the uninterrupted one would have made.
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,7 @@ struct ResumeOptions {
 
 struct ResumeState {
   std::unique_ptr<core::Scheduler> scheduler;
+  std::unique_ptr<core::Suggester> suggester;
   std::vector<TrialRecord> trials;  ///< every recorded trial, by id
   std::uint64_t next_seq = 0;       ///< first sequence number for new rows
   std::uint64_t reports_replayed = 0;

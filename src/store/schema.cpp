@@ -83,7 +83,18 @@ ParamColumn param_column(const core::Domain& d) {
   return ParamColumn{ParamColumn::Kind::Text, {}, longest, d.values};
 }
 
-StudyLayout::StudyLayout(const core::StudySpec& spec) {
+const std::vector<std::string>& suggestion_origin_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto o : {core::SuggestionOrigin::Blind, core::SuggestionOrigin::Startup,
+                         core::SuggestionOrigin::Random, core::SuggestionOrigin::Model})
+      out.emplace_back(core::to_string(o));
+    return out;
+  }();
+  return names;
+}
+
+StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_version) {
   t.id = trials.add("id", FieldKind::U64);
   t.status = trials.add("status", FieldKind::Enum8, 0, trial_status_names());
   t.bracket = trials.add("bracket", FieldKind::I32);
@@ -98,6 +109,12 @@ StudyLayout::StudyLayout(const core::StudySpec& spec) {
   t.reports = trials.add("reports", FieldKind::U64);
   t.nodes = trials.add("nodes", FieldKind::FixedString, 64);
   t.error = trials.add("error", FieldKind::FixedString, 512);
+  if (schema_version >= 2) {
+    t.origin = trials.add("origin", FieldKind::Enum8, 0, suggestion_origin_names());
+    // Where the sampler's random streams stood after this suggestion: resume restores it.
+    t.sampler_words = trials.add("sampler_words", FieldKind::U64);
+    t.startup_words = trials.add("startup_words", FieldKind::U64);
+  }
   t.first_param = trials.fields().size();
   for (const auto& p : spec.space.parameters()) {
     const ParamColumn column = param_column(p.domain);

@@ -9,19 +9,23 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/search_space.hpp"
+#include "core/search/suggester.hpp"
 #include "core/study/study_spec.hpp"
 #include "store/row_layout.hpp"
 
 namespace slurmtune::store {
 
 inline constexpr const char* kFormatName = "slurmtune-study";
-inline constexpr std::int64_t kSchemaVersion = 1;
+/// 2: /trials records how each configuration was suggested (origin, sampler streams).
+inline constexpr std::int64_t kSchemaVersion = 2;
 
 /// Reserved column names of /metrics; a metric may not use them.
 inline const std::vector<std::string> kReservedMetricNames = {"seq", "trial", "step", "time"};
 
 enum class TrialStatus : std::uint8_t { Pending, Running, Paused, Completed, Stopped, Failed };
 const std::vector<std::string>& trial_status_names();
+/// Enum names of /trials' origin column (core::SuggestionOrigin).
+const std::vector<std::string>& suggestion_origin_names();
 
 /// What an /events row records: the start of a trial, a scheduler decision at a rung,
 /// the end of a trial.
@@ -55,7 +59,11 @@ ParamColumn param_column(const core::Domain& domain);
 
 /// Row layouts of every dataset plus the field indices the writer and reader use.
 struct StudyLayout {
-  explicit StudyLayout(const core::StudySpec& spec);
+  /// The layout of a file of `schema_version` (older files lack newer columns).
+  explicit StudyLayout(const core::StudySpec& spec, std::int64_t schema_version = kSchemaVersion);
+  /// Schema 2 on: /trials has the suggestion columns.
+  bool has_suggestions() const { return t.origin != kAbsent; }
+  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   RowLayout trials, metrics, events, checkpoints, sessions, commit;
   std::vector<ParamColumn> params;
@@ -63,6 +71,7 @@ struct StudyLayout {
   struct {
     std::size_t id, status, bracket, rung, retries, start_time, end_time, last_step, last_value,
         best_value, best_step, reports, nodes, error, first_param;
+    std::size_t origin = kAbsent, sampler_words = kAbsent, startup_words = kAbsent;
   } t;
   struct {
     std::size_t seq, trial, step, time, first_metric;

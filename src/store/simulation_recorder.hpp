@@ -12,9 +12,9 @@ class SimulationRecorder final : public core::ForwardingObserver {
       : ForwardingObserver(next), writer_(writer) {}
 
   void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
-                     double time_s) override {
-    writer_.trial_started(t, c, bracket, time_s);
-    ForwardingObserver::trial_started(t, c, bracket, time_s);
+                     const core::SuggestionInfo& info, double time_s) override {
+    writer_.trial_started(t, c, bracket, time_s, info);
+    ForwardingObserver::trial_started(t, c, bracket, info, time_s);
   }
   void trial_resumed(core::TrialId t, double time_s) override {
     writer_.trial_resumed(t, time_s);

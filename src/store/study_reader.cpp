@@ -82,7 +82,7 @@ void StudyReader::read_header() {
     throw StudyFileFormatError(path +
                                ": corrupted: its embedded study file does not parse: " + e.what());
   }
-  layout_ = std::make_unique<StudyLayout>(spec_);
+  layout_ = std::make_unique<StudyLayout>(spec_, schema_version_);
   read_commit();
 }
 
@@ -162,6 +162,11 @@ std::vector<TrialRecord> StudyReader::trials() const {
     r.reports = l.get<std::uint64_t>(row, t.reports);
     r.nodes = l.get_string(row, t.nodes);
     r.error = l.get_string(row, t.error);
+    if (layout_->has_suggestions()) {
+      r.suggestion.origin = static_cast<core::SuggestionOrigin>(l.get<std::uint8_t>(row, t.origin));
+      r.suggestion.position = {l.get<std::uint64_t>(row, t.sampler_words),
+                               l.get<std::uint64_t>(row, t.startup_words)};
+    }
     for (std::size_t p = 0; p < layout_->params.size(); ++p)
       r.config.values.push_back(get_param(*layout_, row, p));
     return r;

@@ -30,6 +30,7 @@ struct TrialRecord {
   std::uint64_t reports = 0;
   std::string nodes, error;
   core::Configuration config;
+  core::SuggestionInfo suggestion;  ///< schema 1 files: blind, position 0
 };
 
 struct MetricRecord {

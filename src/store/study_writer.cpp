@@ -45,6 +45,11 @@ Hid swmr_file_access() {
   return fapl;
 }
 
+// A resumed file keeps the schema it was created with.
+std::int64_t schema_of(const Hid& file) {
+  return read_int_attribute(file, "schema_version").value_or(1);
+}
+
 }  // namespace
 
 double unix_time_s() {
@@ -54,7 +59,7 @@ double unix_time_s() {
 StudyWriter::StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options,
                          bool fresh)
     : file_(std::move(file)),
-      layout_(spec),
+      layout_(spec, fresh ? kSchemaVersion : schema_of(file_)),
       mode_(spec.mode),
       metric_names_(spec.metrics),
       options_(options),
@@ -125,6 +130,8 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
   write_string_attribute(file_, "mode", spec.mode == core::Mode::Min ? "min" : "max");
   write_string_attribute(file_, "resource", spec.scheduler.resource);
   write_int_attribute(file_, "seed", static_cast<std::int64_t>(spec.seed));
+  write_string_attribute(file_, "sampler", std::string(core::sampler_keyword(spec.sampler.kind)));
+  write_string_attribute(file_, "sampler_options", config::sampler_options_json(spec));
   write_string_attribute(file_, "study_file", spec.text);
   // What actually ran, defaults and command-line overrides included: resume compares
   // against this, not against the text above.
@@ -231,7 +238,7 @@ void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
 }
 
 void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
-                                double time) {
+                                double time, const core::SuggestionInfo& suggestion) {
   if (trials_->is_live(trial))
     throw UsageError("study file: trial " + std::to_string(trial) + " started twice");
   std::byte* row = trials_->row(trial);
@@ -246,6 +253,11 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
     l.put_f64(row, f, kNaN);
   for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p)
     put_param(layout_, row, p, config.values[p]);
+  if (layout_.has_suggestions()) {
+    l.put_enum(row, layout_.t.origin, static_cast<std::uint8_t>(suggestion.origin));
+    l.put_u64(row, layout_.t.sampler_words, suggestion.position.model_words);
+    l.put_u64(row, layout_.t.startup_words, suggestion.position.startup_words);
+  }
   event(trial, EventKind::Start, time, nullptr, kNaN, kNaN);
   flush_if_due();
 }

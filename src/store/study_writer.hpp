@@ -50,8 +50,9 @@ class StudyWriter {
   StudyWriter(const StudyWriter&) = delete;
   StudyWriter& operator=(const StudyWriter&) = delete;
 
+  /// `suggestion`: how the configuration was chosen (kept in /trials from schema 2).
   void trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
-                     double time);
+                     double time, const core::SuggestionInfo& suggestion = {});
   void trial_resumed(core::TrialId trial, double time);
   /// One report. `values` holds one value per declared metric (spec.metrics order; NaN
   /// where the report has none); values[0] is the metric the scheduler judged.

@@ -28,12 +28,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // The study's first `configs` synthetic curves as a long-form CSV table.
 std::string synthetic_table(const core::StudySpec& study, std::uint64_t configs) {
   core::SyntheticObjective objective(study);
+  const core::ConfigSampler sampler(study.space, study.sampler.kind, study.seed);
   std::ostringstream csv;
   for (const auto& p : study.space.parameters())
     csv << p.name << ',';
   csv << "step," << study.metric << ",step_seconds\n";
   for (core::TrialId t = 0; t < configs; ++t) {
-    const auto curve = *objective.draw(t);
+    const auto curve = *objective.draw(t, {sampler.sample(t), {}});
     const auto config = objective.configuration(curve);
     std::string prefix;
     for (const auto& v : config.values)
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
   const std::size_t workers = argc > 3 ? std::stoul(argv[3]) : 4096;
   const int repeats = argc > 4 ? std::stoi(argv[4]) : 3;
   auto study = config::load_study_file(SLURMTUNE_EXAMPLE_STUDY);
-  study.sampler = core::SamplerKind::Random;
+  study.sampler.kind = core::SamplerKind::Random;
 
   const std::string csv = synthetic_table(study, configs);
   auto start = std::chrono::steady_clock::now();

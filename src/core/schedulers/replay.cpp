@@ -45,8 +45,62 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o) {
   return line + "}";
 }
 
+// A start's "config" object as a configuration of `space`.
+Configuration recorded_config(const JsonValue& value, const SearchSpace& space) {
+  if (!value.is_object()) throw InputError("field \"config\" must be an object");
+  const auto& object = std::get<JsonObject>(value.data);
+  for (const auto& [name, v] : object)
+    if (!space.index_of(name))
+      throw InputError("config names \"" + name + "\", which is not a parameter of [search]");
+  Configuration config;
+  for (const auto& p : space.parameters()) {
+    const JsonValue* v = field(object, p.name);
+    if (!v) throw InputError("config lacks parameter \"" + p.name + "\"");
+    std::string text;
+    if (v->is_number())
+      text = format_double(std::get<double>(v->data));
+    else if (v->is_string())
+      text = std::get<std::string>(v->data);
+    else if (const auto* b = std::get_if<bool>(&v->data))
+      text = *b ? "true" : "false";
+    const auto parsed = text.empty() ? std::nullopt : p.domain.parse(text);
+    if (!parsed || !p.domain.admits(*parsed))
+      throw InputError("config \"" + p.name +
+                       "\": " + (text.empty() ? std::string(v->type_name()) : json_quote(text)) +
+                       " is not a value of " + p.domain.describe());
+    config.values.push_back(*parsed);
+  }
+  return config;
+}
+
+// The sampler's suggestion for a starting trial, compared with what ran when the event
+// says; the sampler then learns from what ran.
+void suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* config, std::ostream& out) {
+  if (sampler.model_based && trial != sampler.next_trial)
+    throw InputError("trial " + std::to_string(trial) + " starts where trial " +
+                     std::to_string(sampler.next_trial) +
+                     " is next: " + "a model-based sampler suggests trials in id order");
+  ++sampler.next_trial;
+  const Suggestion suggested = sampler.suggester.suggest(trial);
+  if (!config) return;
+  const Configuration ran = recorded_config(*config, sampler.space);
+  std::string differs;
+  for (std::size_t p = 0; p < ran.values.size(); ++p)
+    if (!(ran.values[p] == suggested.config.values[p])) {
+      if (!differs.empty()) differs.push_back(',');
+      differs.append(json_quote(sampler.space.parameters()[p].name));
+    }
+  out << "{\"trial\":" << trial << ",\"origin\":\"" << to_string(suggested.info.origin)
+      << "\",\"suggested\":" << sampler.space.to_json(suggested.config)
+      << ",\"matches\":" << (differs.empty() ? "true" : "false");
+  if (!differs.empty()) out << ",\"differs\":[" << differs << "]";
+  out << "}\n";
+  sampler.suggester.started(trial, ran);
+}
+
 // Applies one event; returns true when it was a report (and writes its decision).
-bool apply(Scheduler& scheduler, const JsonObject& event, std::ostream& out) {
+bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event,
+           std::ostream& out) {
   const JsonValue* type = field(event, "type");
   if (!type || !type->is_string()) throw InputError("missing string field \"type\"");
   const auto& kind = std::get<std::string>(type->data);
@@ -55,12 +109,16 @@ bool apply(Scheduler& scheduler, const JsonObject& event, std::ostream& out) {
     std::optional<int> bracket;
     if (field(event, "bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
     scheduler.add_trial(trial, bracket);
+    const JsonValue* config = field(event, "config");
+    if (sampler && (sampler->model_based || config)) suggest(*sampler, trial, config, out);
     return false;
   }
   if (kind == "report") {
     const double step = number_field(event, "step", true);
     const double value = number_field(event, "value", true);
-    out << report_line(trial, step, scheduler.report(trial, step, value)) << '\n';
+    const ReportOutcome outcome = scheduler.report(trial, step, value);
+    if (sampler) sampler->suggester.reported(trial, step, value, outcome);
+    out << report_line(trial, step, outcome) << '\n';
     return true;
   }
   if (kind == "end") {
@@ -72,6 +130,7 @@ bool apply(Scheduler& scheduler, const JsonObject& event, std::ostream& out) {
     if (field(event, "step") || field(event, "value"))
       last = Observation{number_field(event, "step", true), number_field(event, "value", true)};
     scheduler.end_trial(trial, *end, last);
+    if (sampler) sampler->suggester.ended(trial, *end);
     return false;
   }
   throw InputError("unknown event type \"" + kind + "\" (expected start, report or end)");
@@ -86,7 +145,7 @@ std::string json_number(double value) {
 }
 
 std::size_t replay_events(Scheduler& scheduler, std::istream& in, std::ostream& out,
-                          const std::string& source) {
+                          const std::string& source, ReplaySampler* sampler) {
   std::string line;
   std::size_t number = 0;
   std::size_t reports = 0;
@@ -98,7 +157,7 @@ std::size_t replay_events(Scheduler& scheduler, std::istream& in, std::ostream& 
       const JsonValue event = parse_json(line);
       if (!event.is_object())
         throw InputError("expected a JSON object, not " + std::string(event.type_name()));
-      if (apply(scheduler, std::get<JsonObject>(event.data), out)) ++reports;
+      if (apply(scheduler, sampler, std::get<JsonObject>(event.data), out)) ++reports;
     } catch (const InputError& e) {
       throw InputError(source + ":" + std::to_string(number) + ": " + e.what());
     }

@@ -21,7 +21,13 @@ void NumpyRandomState::twist() {
   position_ = 0;
 }
 
+void NumpyRandomState::discard(std::uint64_t words) {
+  for (std::uint64_t i = 0; i < words; ++i)
+    next_uint32();
+}
+
 std::uint32_t NumpyRandomState::next_uint32() {
+  ++words_drawn_;
   if (position_ >= 624) twist();
   std::uint32_t y = state_[position_++];
   y ^= y >> 11;

@@ -18,6 +18,11 @@ class NumpyRandomState {
   explicit NumpyRandomState(std::uint32_t seed);
 
   std::uint32_t next_uint32();
+  /// 32-bit words drawn since seeding: with the seed, the whole state of the stream. A
+  /// resumed study records it per trial and restores it with discard().
+  std::uint64_t words_drawn() const { return words_drawn_; }
+  /// Draws and drops `words` words.
+  void discard(std::uint64_t words);
   /// `random_sample()`: 53 random bits from two 32-bit words, in [0, 1).
   double random_sample();
   /// `uniform(low, high)`: low + (high - low) * random_sample().
@@ -31,6 +36,7 @@ class NumpyRandomState {
  private:
   std::array<std::uint32_t, 624> state_{};
   std::size_t position_ = 624;
+  std::uint64_t words_drawn_ = 0;
   void twist();
 };
 

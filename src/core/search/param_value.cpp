@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/error.hpp"
+
 namespace slurmtune::core {
 
 std::string format_double(double value) {
@@ -66,6 +68,13 @@ std::string json_quote(std::string_view text) {
     }
   }
   return out + "\"";
+}
+
+double as_number(const ParamValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
+  throw UsageError("a string value has no position on a numeric domain");
 }
 
 std::string to_text(const ParamValue& value) {

@@ -12,6 +12,9 @@ namespace slurmtune::core {
 /// A sampled hyperparameter: bool, integer, real or string (categorical).
 using ParamValue = std::variant<bool, std::int64_t, double, std::string>;
 
+/// A number's value as a double (bools as 0/1); throws UsageError for strings.
+double as_number(const ParamValue& value);
+
 /// Text as it is substituted into a trial's argv: shortest round-trip form for reals,
 /// `true`/`false` for bools, the string itself for strings.
 std::string to_text(const ParamValue& value);

@@ -44,12 +44,17 @@ std::string_view sampler_keyword(SamplerKind kind) {
       return "halton";
     case SamplerKind::Grid:
       return "grid";
+    case SamplerKind::Tpe:
+      return "tpe";
+    case SamplerKind::Bohb:
+      return "bohb";
   }
   return "?";
 }
 
 std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word) {
-  for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid})
+  for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid,
+                          SamplerKind::Tpe, SamplerKind::Bohb})
     if (sampler_keyword(kind) == word) return kind;
   return std::nullopt;
 }
@@ -99,6 +104,8 @@ void HaltonPointSampler::point(std::uint64_t index, std::vector<double>& point) 
 
 ConfigSampler::ConfigSampler(SearchSpace space, SamplerKind kind, std::uint64_t seed)
     : space_(std::move(space)), kind_(kind) {
+  if (is_model_based(kind))
+    throw UsageError("ConfigSampler draws blind configurations; tpe and bohb are Suggesters");
   for (const auto& p : space_.parameters()) {
     const bool walk = p.domain.kind == DomainKind::Grid ||
                       (kind == SamplerKind::Grid && p.domain.kind == DomainKind::Choice);

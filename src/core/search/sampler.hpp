@@ -1,7 +1,8 @@
 #pragma once
-// Samplers turn a trial index into a configuration. Every sample is a pure function of
-// (search space, sampler kind, seed, trial index): nothing is carried from one trial to
-// the next, so a resumed study draws exactly what an uninterrupted one would have drawn.
+// Blind samplers turn a trial index into a configuration. Every sample is a pure function
+// of (search space, sampler kind, seed, trial index): nothing is carried from one trial
+// to the next, so a resumed study draws exactly what an uninterrupted one would have
+// drawn. Model-based samplers (tpe, bohb) learn from results: see suggester.hpp.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +17,13 @@ enum class SamplerKind {
   Random,  ///< independent uniform draws (xoshiro256**)
   Halton,  ///< scrambled Halton sequence: quasi-random, covers the space more evenly
   Grid,    ///< exhaustive: `choice` axes are enumerated like `grid` axes
+  Tpe,     ///< Optuna 3.1's Tree-structured Parzen Estimator (tpe_sampler.hpp)
+  Bohb,    ///< BOHB's multi-fidelity kernel density model (bohb_sampler.hpp)
 };
+/// Whether the sampler learns from reports (and so keeps a history).
+inline bool is_model_based(SamplerKind kind) {
+  return kind == SamplerKind::Tpe || kind == SamplerKind::Bohb;
+}
 
 std::string_view sampler_keyword(SamplerKind kind);
 std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word);

@@ -38,13 +38,6 @@ double unit_of_number(const Domain& d, double v) {
   return (v - d.low) / (d.high - d.low);
 }
 
-double as_number(const ParamValue& value) {
-  if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
-  throw UsageError("a string value has no position on a numeric domain");
-}
-
 }  // namespace
 
 std::string_view domain_keyword(DomainKind kind) {
@@ -118,6 +111,33 @@ double Domain::to_unit(const ParamValue& value) const {
     default:
       return std::clamp(unit_of_number(*this, as_number(value)), 0.0, 1.0);
   }
+}
+
+ParamValue Domain::from_number(double x) const {
+  switch (kind) {
+    case DomainKind::Uniform:
+    case DomainKind::LogUniform:
+      return std::clamp(x, low, high);
+    case DomainKind::QUniform:
+    case DomainKind::QLogUniform:
+      return quantize(std::clamp(x, low, high), q);
+    case DomainKind::RandInt:
+    case DomainKind::LogRandInt:
+      return static_cast<std::int64_t>(std::clamp(std::nearbyint(x), low, high - 1));
+    case DomainKind::QRandInt: {
+      const double k = std::clamp(std::nearbyint((x - low) / q), 0.0, std::floor((high - low) / q));
+      return static_cast<std::int64_t>(low + k * q);
+    }
+    default:
+      throw UsageError("from_number on a listed domain (" + std::string(domain_keyword(kind)) +
+                       ")");
+  }
+}
+
+std::size_t Domain::index_of(const ParamValue& value) const {
+  const auto it = std::find(values.begin(), values.end(), value);
+  if (it == values.end()) throw UsageError("value " + to_text(value) + " is not in the domain");
+  return static_cast<std::size_t>(it - values.begin());
 }
 
 bool Domain::admits(const ParamValue& value) const {

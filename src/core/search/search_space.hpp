@@ -45,6 +45,11 @@ struct Domain {
   /// Position of a value inside the domain in [0, 1] (the inverse of from_unit, up to
   /// rounding); used by synthetic objectives that need a notion of distance.
   double to_unit(const ParamValue& value) const;
+  /// The value of a numeric domain nearest to `x`: clamped to the bounds, rounded to q
+  /// or to an integer as the kind says (model-based samplers propose raw numbers).
+  ParamValue from_number(double x) const;
+  /// Position of a listed value (choice, grid, constant); throws UsageError if absent.
+  std::size_t index_of(const ParamValue& value) const;
   /// Whether `value` is one this domain can produce: a listed value, or a number of the
   /// right type inside the bounds (the upper bound included, as a recorded table may
   /// hold it). Used to keep a recorded configuration inside a narrower search space.

@@ -32,9 +32,9 @@ std::size_t count_finished(const std::vector<TrialRecord>& history) {
 
 }  // namespace
 
-std::size_t default_gamma(std::size_t n) {
-  return std::min<std::size_t>(static_cast<std::size_t>(std::ceil(0.1 * static_cast<double>(n))),
-                               25);
+std::size_t default_gamma(std::size_t n, double fraction, std::size_t cap) {
+  return std::min<std::size_t>(
+      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(n))), cap);
 }
 
 TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
@@ -42,15 +42,24 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
     : space_(std::move(space)),
       options_(options),
       maximize_(maximize),
+      seed_(seed),
       rng_(seed),
       random_rng_(seed) {}
+
+void TpeSampler::restore(std::uint64_t model_words, std::uint64_t startup_words) {
+  rng_ = NumpyRandomState(seed_);
+  rng_.discard(model_words);
+  random_rng_ = NumpyRandomState(seed_);
+  random_rng_.discard(startup_words);
+}
 
 std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   auto& trial = history.back();
   trial.params.clear();
   const std::size_t finished = count_finished(history);
   std::vector<double> values;
-  if (finished < options_.n_startup_trials) {
+  last_was_startup_ = finished < options_.n_startup_trials;
+  if (last_was_startup_) {
     for (std::size_t p = 0; p < space_.size(); ++p)
       values.push_back(sample_random(p));
     trial.params.assign(values.begin(), values.end());
@@ -146,7 +155,8 @@ TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
     order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
-  const auto n_below = static_cast<std::ptrdiff_t>(std::min(default_gamma(finished), order.size()));
+  const auto n_below = static_cast<std::ptrdiff_t>(
+      std::min(default_gamma(finished, options_.gamma_fraction, options_.gamma_max), order.size()));
   result.below.assign(order.begin(), order.begin() + n_below);
   result.above.assign(order.begin() + n_below, order.end());
   std::sort(result.below.begin(), result.below.end());

@@ -18,6 +18,9 @@ struct TpeOptions {
   EstimatorOptions estimator;  ///< its `multivariate` switches to joint sampling
   std::size_t n_startup_trials = 10;
   std::size_t n_ei_candidates = 24;
+  /// gamma(n) = min(ceil(gamma_fraction n), gamma_max): Optuna's default_gamma.
+  double gamma_fraction = 0.1;
+  std::size_t gamma_max = 25;
   bool constant_liar = false;
 };
 
@@ -33,8 +36,8 @@ struct TrialRecord {
   std::optional<std::pair<double, double>> last_intermediate;
 };
 
-/// Optuna's default_gamma: min(ceil(0.1 n), 25).
-std::size_t default_gamma(std::size_t n);
+/// Optuna's default_gamma: min(ceil(0.1 n), 25), with the fraction and cap as options.
+std::size_t default_gamma(std::size_t n, double fraction = 0.1, std::size_t cap = 25);
 
 class TpeSampler {
  public:
@@ -49,6 +52,13 @@ class TpeSampler {
   std::vector<double> suggest(std::vector<TrialRecord>& history);
 
   const std::vector<Distribution>& space() const { return space_; }
+  /// The last suggestion came from the startup (random) stream.
+  bool last_was_startup() const { return last_was_startup_; }
+  /// Words drawn from the model's stream and from the startup stream since seeding.
+  std::uint64_t model_words() const { return rng_.words_drawn(); }
+  std::uint64_t startup_words() const { return random_rng_.words_drawn(); }
+  /// Reseeds both streams and advances them to the given positions.
+  void restore(std::uint64_t model_words, std::uint64_t startup_words);
 
  private:
   /// The history ranked as Optuna ranks it, split into "below" (the best gamma(n)) and
@@ -67,6 +77,8 @@ class TpeSampler {
   std::vector<Distribution> space_;
   TpeOptions options_;
   bool maximize_;
+  std::uint32_t seed_;
+  bool last_was_startup_ = false;
   NumpyRandomState rng_;         // TPESampler._rng
   NumpyRandomState random_rng_;  // its RandomSampler's
 };

@@ -9,6 +9,7 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/search_space.hpp"
+#include "core/search/suggester.hpp"
 #include "core/simulation/curve_table.hpp"
 
 namespace slurmtune::core {
@@ -19,9 +20,9 @@ using CurveId = std::uint64_t;
 class Objective {
  public:
   virtual ~Objective() = default;
-  /// The curve new trial `trial` follows (trials are drawn in id order); nullopt once
-  /// no configuration is left to draw.
-  virtual std::optional<CurveId> draw(TrialId trial) = 0;
+  /// The curve new trial `trial` follows (trials are drawn in id order), given the
+  /// sampler's suggestion for it; nullopt once no configuration is left to draw.
+  virtual std::optional<CurveId> draw(TrialId trial, const Suggestion& suggestion) = 0;
   virtual Configuration configuration(CurveId curve) const = 0;
   /// The trial's report number `index` (0: after its first step); nullopt where the
   /// curve ends (a recorded run that was stopped there, or a table's last step).

@@ -11,14 +11,18 @@ constexpr std::uint64_t kRepeatStream = 0x726570656174ULL;  // "repeat"
 }  // namespace
 
 RecordedObjective::RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse)
-    : table_(&table), kind_(study.sampler), seed_(study.seed), reuse_(reuse) {
+    : table_(&table),
+      kind_(study.sampler.kind),
+      seed_(study.seed),
+      reuse_(reuse),
+      space_(&study.space) {
   const std::size_t n = table.configurations().size();
   if (kind_ == SamplerKind::Random) {
     remaining_.resize(n);
     for (std::size_t c = 0; c < n; ++c)
       remaining_[c] = c;
   }
-  if (kind_ == SamplerKind::Halton) {
+  if (kind_ == SamplerKind::Halton || is_model_based(kind_)) {
     const auto& params = study.space.parameters();
     for (const auto& p : params)
       dims_ += p.domain.is_sampled() ? 1 : 0;
@@ -28,7 +32,8 @@ RecordedObjective::RecordedObjective(const CurveTable& table, const StudySpec& s
       for (std::size_t j = 0; j < params.size(); ++j)
         if (params[j].domain.is_sampled())
           units_.push_back(params[j].domain.to_unit(config.values[j]));
-    halton_ = std::make_unique<HaltonPointSampler>(dims_, study.seed);
+    if (kind_ == SamplerKind::Halton)
+      halton_ = std::make_unique<HaltonPointSampler>(dims_, study.seed);
     point_.resize(dims_);
   }
 }
@@ -37,18 +42,28 @@ std::uint64_t RecordedObjective::capacity() const {
   return reuse_ ? std::numeric_limits<std::uint64_t>::max() : table_->configurations().size();
 }
 
-std::optional<CurveId> RecordedObjective::draw(TrialId trial) {
+std::optional<CurveId> RecordedObjective::draw(TrialId trial, const Suggestion& suggestion) {
   if (!reuse_ && trial >= table_->configurations().size()) return std::nullopt;
-  return curve_of(pick(trial));
+  return curve_of(pick(trial, suggestion));
 }
 
-std::size_t RecordedObjective::pick(TrialId trial) {
+std::size_t RecordedObjective::pick(TrialId trial, const Suggestion& suggestion) {
   const std::size_t n = table_->configurations().size();
   switch (kind_) {
     case SamplerKind::Grid:
       return static_cast<std::size_t>(trial % n);
     case SamplerKind::Halton:
-      return nearest_unused(trial);
+      halton_->point(trial, point_);
+      return nearest_unused();
+    case SamplerKind::Tpe:
+    case SamplerKind::Bohb: {
+      const auto& params = space_->parameters();
+      std::size_t d = 0;
+      for (std::size_t j = 0; j < params.size(); ++j)
+        if (params[j].domain.is_sampled())
+          point_[d++] = params[j].domain.to_unit(suggestion.config.values[j]);
+      return nearest_unused();
+    }
     case SamplerKind::Random:
       break;
   }
@@ -62,8 +77,7 @@ std::size_t RecordedObjective::pick(TrialId trial) {
   return config;
 }
 
-std::size_t RecordedObjective::nearest_unused(TrialId trial) {
-  halton_->point(trial, point_);
+std::size_t RecordedObjective::nearest_unused() {
   std::size_t best = 0;
   double best_distance = std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < used_.size(); ++c) {

@@ -5,7 +5,9 @@
 //   - random: uniformly among those not yet drawn;
 //   - halton: the one nearest (in the unit cube of the sampled parameters) to the
 //     sampler's point, among those not yet drawn;
-//   - grid:   every configuration in table order.
+//   - grid:   every configuration in table order;
+//   - tpe, bohb: the one nearest to the model's suggestion, among those not yet drawn
+//     (the model then learns from the configuration that ran).
 // A configuration recorded several times (seed/repeat) follows one of its runs, chosen
 // by (seed, configuration): the same for every trial of one simulation.
 #include <vector>
@@ -20,7 +22,7 @@ class RecordedObjective final : public Objective {
  public:
   RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse);
 
-  std::optional<CurveId> draw(TrialId trial) override;
+  std::optional<CurveId> draw(TrialId trial, const Suggestion& suggestion) override;
   Configuration configuration(CurveId curve) const override {
     return table_->configurations()[table_->curve(static_cast<std::uint32_t>(curve)).config];
   }
@@ -36,8 +38,9 @@ class RecordedObjective final : public Objective {
   std::uint64_t capacity() const override;
 
  private:
-  std::size_t pick(TrialId trial);
-  std::size_t nearest_unused(TrialId trial);
+  std::size_t pick(TrialId trial, const Suggestion& suggestion);
+  /// The configuration nearest to point_ (unit coordinates of the sampled parameters).
+  std::size_t nearest_unused();
   CurveId curve_of(std::size_t config) const;
 
   const CurveTable* table_;
@@ -45,11 +48,12 @@ class RecordedObjective final : public Objective {
   std::uint64_t seed_;
   bool reuse_;
   std::vector<std::size_t> remaining_;  // random: configurations not yet drawn
-  std::vector<bool> used_;              // halton: configurations drawn
-  std::vector<double> units_;           // halton: [config * dims + d] unit coordinates
+  std::vector<bool> used_;              // halton, tpe, bohb: configurations drawn
+  std::vector<double> units_;           // the same: [config * dims + d] unit coordinates
   std::size_t dims_ = 0;
   std::unique_ptr<HaltonPointSampler> halton_;
   std::vector<double> point_;
+  const SearchSpace* space_;
 };
 
 }  // namespace slurmtune::core

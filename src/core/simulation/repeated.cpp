@@ -36,7 +36,7 @@ std::string strategy_label(const StudySpec& study) {
   const bool optuna = study.scheduler.semantics == Semantics::Optuna;
   return std::string(scheduler_keyword(type)) +
          (two_semantics ? (optuna ? " (optuna)" : " (ray)") : "") + ", " +
-         std::string(sampler_keyword(study.sampler)) + " sampler";
+         std::string(sampler_keyword(study.sampler.kind)) + " sampler";
 }
 
 std::optional<double> best_at(const BestSoFar& trace, double t) {
@@ -82,7 +82,7 @@ RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOpt
                                      std::uint64_t repeats, const JobRunner& run_jobs) {
   StudySpec baseline = study;
   baseline.scheduler.type = SchedulerType::Fifo;
-  baseline.sampler = SamplerKind::Random;
+  baseline.sampler = SamplerSpec{};
   RepeatedSimulation sim;
   sim.study.label = strategy_label(study);
   sim.baseline.label = "baseline: fifo, random sampler";

@@ -48,6 +48,7 @@ class Simulator {
         observer_(observer ? observer : &silent_),
         objective_(make_objective(spec, options)),
         scheduler_(make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name)),
+        suggester_(make_suggester(spec.space, spec.sampler, spec.mode == Mode::Max, spec.seed)),
         max_trials_(spec.max_trials),
         workers_(options.workers),
         busy_since_(options.workers, 0.0),
@@ -212,21 +213,13 @@ class Simulator {
       if (!job) break;
       TrialId trial = job->trial;
       if (job->kind == Job::Kind::Start) {
-        const auto curve = objective_->draw(progress_.started);
-        if (!curve) {  // a finite table has no configuration left
-          max_trials_ = progress_.started;
-          continue;
-        }
-        trial = progress_.started++;
-        trials_.push_back(TrialRecord{});
-        trials_.back().curve = *curve;
-        scheduler_->add_trial(trial, std::nullopt);
-        if (observer_ != &silent_)  // a configuration costs allocations: only when watched
-          observer_->trial_started(trial, objective_->configuration(*curve),
-                                   scheduler_->bracket_of(trial), time_s);
+        const auto started = start_trial(time_s);
+        if (!started) continue;
+        trial = *started;
         has_next(trials_.back());  // a recorded curve has at least one point
       } else {
         --progress_.paused;
+        suggester_->resumed(trial);
         observer_->trial_resumed(trial, time_s);
         if (!has_next(trials_[trial])) {  // promoted past the end of its recorded curve
           ++beyond_recorded_;
@@ -278,6 +271,7 @@ class Simulator {
     t.judged = t.reports;
     const double value = t.value;
     const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
+    suggester_->reported(trial, t.step, value, outcome);
     ++progress_.reports;
     observer_->reported(trial, t.step, value, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
@@ -309,6 +303,30 @@ class Simulator {
     end_trial(trial, finished ? TrialEnd::Completed : TrialEnd::Stopped, value, event.time_s);
   }
 
+  // A new trial: the sampler suggests, the objective picks the curve it follows (a
+  // recorded table: its configuration nearest to the suggestion). Nullopt when a finite
+  // table has no configuration left.
+  std::optional<TrialId> start_trial(double time_s) {
+    const TrialId trial = progress_.started;
+    const Suggestion suggestion = suggester_->suggest(trial);
+    const auto curve = objective_->draw(trial, suggestion);
+    if (!curve) {
+      max_trials_ = progress_.started;
+      return std::nullopt;
+    }
+    ++progress_.started;
+    trials_.push_back(TrialRecord{});
+    trials_.back().curve = *curve;
+    scheduler_->add_trial(trial, std::nullopt);
+    const bool model_based = is_model_based(spec_.sampler.kind);
+    // A configuration costs allocations: only when someone uses it.
+    if (!model_based && observer_ == &silent_) return trial;
+    const Configuration config = objective_->configuration(*curve);
+    if (model_based && !(config == suggestion.config)) suggester_->started(trial, config);
+    observer_->trial_started(trial, config, scheduler_->bracket_of(trial), suggestion.info, time_s);
+    return trial;
+  }
+
   static void save_checkpoint(TrialRecord& t) {
     t.checkpoint = t.reports;
     t.checkpoint_step = t.step;
@@ -316,6 +334,7 @@ class Simulator {
 
   void end_trial(TrialId trial, TrialEnd how, double value, double time_s) {
     scheduler_->end_trial(trial, how, Observation{trials_[trial].step, value});
+    suggester_->ended(trial, how);
     (how == TrialEnd::Completed ? progress_.completed : progress_.stopped) += 1;
     observer_->trial_ended(trial, how, time_s);
     collect_dropped(time_s);
@@ -401,6 +420,7 @@ class Simulator {
   SimulationObserver* observer_;
   std::unique_ptr<Objective> objective_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Suggester> suggester_;
   std::uint64_t max_trials_;
   std::size_t workers_;
   std::uint64_t progress_every_ = 1;

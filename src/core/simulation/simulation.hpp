@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/sampler.hpp"
+#include "core/search/suggester.hpp"
 #include "core/simulation/curve_table.hpp"
 #include "core/study/study_spec.hpp"
 
@@ -78,7 +78,8 @@ struct SimulationSummary {
 class SimulationObserver {
  public:
   virtual ~SimulationObserver() = default;
-  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, double /*time_s*/) {}
+  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, const SuggestionInfo&,
+                             double /*time_s*/) {}
   virtual void trial_resumed(TrialId, double /*time_s*/) {}
   virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
                         double /*time_s*/) {}
@@ -93,8 +94,9 @@ class SimulationObserver {
 class ForwardingObserver : public SimulationObserver {
  public:
   explicit ForwardingObserver(SimulationObserver* next) : next_(next) {}
-  void trial_started(TrialId t, const Configuration& c, int bracket, double time_s) override {
-    if (next_) next_->trial_started(t, c, bracket, time_s);
+  void trial_started(TrialId t, const Configuration& c, int bracket, const SuggestionInfo& info,
+                     double time_s) override {
+    if (next_) next_->trial_started(t, c, bracket, info, time_s);
   }
   void trial_resumed(TrialId t, double time_s) override {
     if (next_) next_->trial_resumed(t, time_s);

@@ -14,14 +14,19 @@ constexpr std::uint64_t kNoiseStream = 0x6e6f697365ULL;        // "noise"
 }  // namespace
 
 SyntheticObjective::SyntheticObjective(const StudySpec& study)
-    : sampler_(study.space, study.sampler, study.seed),
+    : space_(study.space),
+      capacity_(std::numeric_limits<std::uint64_t>::max()),
       rastrigin_(study.simulate.objective == "rastrigin"),
       noise_(study.simulate.noise),
       step_time_s_(study.simulate.step_time_s),
       mode_(study.mode),
       seed_(study.seed) {
   const auto& spec = study.simulate;
-  const SearchSpace& space = sampler_.space();
+  if (!is_model_based(study.sampler.kind)) {
+    blind_.emplace(study.space, study.sampler.kind, study.seed);
+    if (study.sampler.kind == SamplerKind::Grid) capacity_ = blind_->grid_size();
+  }
+  const SearchSpace& space = space_;
   if (spec.objective != "bowl" && spec.objective != "rastrigin")
     throw InputError("simulate.objective \"" + spec.objective +
                      "\" is unknown; use \"bowl\" or \"rastrigin\"");
@@ -30,7 +35,7 @@ SyntheticObjective::SyntheticObjective(const StudySpec& study)
 }
 
 SyntheticObjective::Curve SyntheticObjective::curve(const Configuration& config) const {
-  const auto& params = sampler_.space().parameters();
+  const auto& params = space_.parameters();
   double sum = 0;
   std::vector<double> x(params.size());
   for (std::size_t j = 0; j < params.size(); ++j) {
@@ -61,10 +66,14 @@ double SyntheticObjective::value(const Curve& c, TrialId trial, double step) con
 
 namespace slurmtune::core {
 
-std::optional<CurveId> SyntheticObjective::draw(TrialId trial) {
+std::optional<CurveId> SyntheticObjective::draw(TrialId trial, const Suggestion& suggestion) {
   if (trial >= capacity()) return std::nullopt;
   if (curves_.size() <= trial) curves_.resize(trial + 1);
-  curves_[trial] = curve(sampler_.sample(trial));
+  curves_[trial] = curve(suggestion.config);
+  if (!blind_) {
+    if (configs_.size() <= trial) configs_.resize(trial + 1);
+    configs_[trial] = suggestion.config;
+  }
   return trial;
 }
 
@@ -76,8 +85,7 @@ std::optional<CurvePoint> SyntheticObjective::report(CurveId curve, TrialId tria
 }
 
 std::uint64_t SyntheticObjective::capacity() const {
-  return sampler_.kind() == SamplerKind::Grid ? sampler_.grid_size()
-                                              : std::numeric_limits<std::uint64_t>::max();
+  return capacity_;
 }
 
 }  // namespace slurmtune::core

@@ -32,21 +32,28 @@ class SyntheticObjective final : public Objective {
     double step_time_s;  ///< virtual seconds per step
   };
 
-  /// Configurations come from the study's sampler; trial i follows curve i.
+  /// Trial i follows curve i, of the configuration the sampler suggested for it.
   explicit SyntheticObjective(const StudySpec& study);
 
   Curve curve(const Configuration& config) const;
   /// Reported metric of trial `trial` after `step` steps (noise included).
   double value(const Curve& curve, TrialId trial, double step) const;
 
-  std::optional<CurveId> draw(TrialId trial) override;
-  Configuration configuration(CurveId curve) const override { return sampler_.sample(curve); }
+  std::optional<CurveId> draw(TrialId trial, const Suggestion& suggestion) override;
+  Configuration configuration(CurveId curve) const override {
+    // Blind configurations are drawn again rather than kept: a million-trial simulation
+    // need not hold a million configurations.
+    return blind_ ? blind_->sample(curve) : configs_.at(curve);
+  }
   std::optional<CurvePoint> report(CurveId curve, TrialId trial,
                                    std::uint32_t index) const override;
   std::uint64_t capacity() const override;
 
  private:
-  ConfigSampler sampler_;
+  SearchSpace space_;
+  std::optional<ConfigSampler> blind_;  // random, halton and grid samplers
+  std::vector<Configuration> configs_;  // model-based samplers: by trial
+  std::uint64_t capacity_;
   std::vector<Curve> curves_;  // by trial
   bool rastrigin_;
   double noise_;

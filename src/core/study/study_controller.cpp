@@ -53,14 +53,18 @@ std::string_view decision_word(Instruction instruction) {
 }
 
 StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
-                                 StudyObserver& observer, const StudyResumePoint* resumed)
+                                 std::unique_ptr<Suggester> suggester, StudyObserver& observer,
+                                 const StudyResumePoint* resumed)
     : spec_(spec),
-      sampler_(spec.space, spec.sampler, spec.seed),
       scheduler_(std::move(scheduler)),
+      suggester_(std::move(suggester)),
       observer_(observer),
       max_trials_(spec.max_trials) {
-  if (spec.sampler == SamplerKind::Grid) max_trials_ = std::min(max_trials_, sampler_.grid_size());
+  if (spec.sampler.kind == SamplerKind::Grid)
+    max_trials_ =
+        std::min(max_trials_, ConfigSampler(spec.space, SamplerKind::Grid, 0).grid_size());
   if (!resumed) return;
+  configs_ = resumed->configs;
   counts_ = resumed->counts;
   counts_.running = 0;
   counts_.started = resumed->started;
@@ -70,7 +74,7 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
   closed_ = resumed->admissions_closed;
   for (const TrialId trial : resumed->restart) {
     const auto failed = failures_.find(trial);
-    relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Restart, trial, sampler_.sample(trial),
+    relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Restart, trial, config_of(trial),
                                     failed == failures_.end() ? 0 : failed->second});
   }
 }
@@ -112,13 +116,17 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
   TrialLaunch launch;
   if (job->kind == Job::Kind::Start) {
     launch.trial = counts_.started++;
-    launch.config = sampler_.sample(launch.trial);
+    Suggestion suggestion = suggester_->suggest(launch.trial);
+    configs_.push_back(suggestion.config);
+    launch.config = std::move(suggestion.config);
     scheduler_->add_trial(launch.trial, std::nullopt);
-    observer_.trial_started(launch.trial, launch.config, scheduler_->bracket_of(launch.trial));
+    observer_.trial_started(launch.trial, launch.config, scheduler_->bracket_of(launch.trial),
+                            suggestion.info);
   } else {
     launch.kind = TrialLaunch::Kind::Resume;
     launch.trial = job->trial;
-    launch.config = sampler_.sample(launch.trial);
+    launch.config = config_of(launch.trial);
+    suggester_->resumed(launch.trial);
     const auto failed = failures_.find(launch.trial);
     launch.attempt = failed == failures_.end() ? 0 : failed->second;
     observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
@@ -158,6 +166,7 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
     return verdict;
   }
   verdict.outcome = scheduler_->report(trial, step, value);
+  suggester_->reported(trial, step, value, verdict.outcome);
   ++counts_.reports;
   last_step_[trial] = step;
   last_[trial] = Observation{step, value};
@@ -202,7 +211,7 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
     case Instruction::Pause:
       if (resume_when_exited_.erase(trial)) {
         const auto failed = failures_.find(trial);
-        relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Resume, trial, sampler_.sample(trial),
+        relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Resume, trial, config_of(trial),
                                         failed == failures_.end() ? 0 : failed->second});
         return ExitMeaning::Paused;
       }
@@ -224,8 +233,7 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
     ++failed;
     ++counts_.retries;
     observer_.trial_retried(trial, error);
-    relaunch_.push_back(
-        TrialLaunch{TrialLaunch::Kind::Retry, trial, sampler_.sample(trial), failed});
+    relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Retry, trial, config_of(trial), failed});
     return ExitMeaning::Retried;
   }
   end(trial, TrialEnd::Failed, error);
@@ -295,6 +303,7 @@ void StudyController::end(TrialId trial, TrialEnd how, const std::string& error)
   const auto last = last_.find(trial);
   scheduler_->end_trial(
       trial, how, last == last_.end() ? std::nullopt : std::optional<Observation>(last->second));
+  suggester_->ended(trial, how);
   switch (how) {
     case TrialEnd::Completed:
       ++counts_.completed;

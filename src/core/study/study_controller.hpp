@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/sampler.hpp"
+#include "core/search/suggester.hpp"
 #include "core/study/study_spec.hpp"
 
 namespace slurmtune::core {
@@ -23,7 +23,8 @@ namespace slurmtune::core {
 class StudyObserver {
  public:
   virtual ~StudyObserver() = default;
-  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/) {}
+  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/,
+                             const SuggestionInfo&) {}
   virtual void trial_resumed(TrialId) {}  ///< a paused trial was promoted
   /// An attempt failed and the trial will run again from its last checkpoint.
   virtual void trial_retried(TrialId, const std::string& /*error*/) {}
@@ -81,6 +82,7 @@ struct BestSoFar {
 /// Where a resumed study stands (from store::resume_study).
 struct StudyResumePoint {
   std::uint64_t started = 0;                  ///< trials started so far
+  std::vector<Configuration> configs;         ///< every started trial's, by id
   std::vector<TrialId> restart;               ///< running when the last session ended
   std::vector<TrialId> paused;                ///< paused, the scheduler holds them
   std::map<TrialId, std::uint64_t> failures;  ///< failed attempts per trial
@@ -95,8 +97,10 @@ using FitsBeforeEnd = std::function<bool(double step)>;
 
 class StudyController {
  public:
+  /// `suggester` has seen every recorded event when `resumed` (store::resume_study).
   StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
-                  StudyObserver& observer, const StudyResumePoint* resumed = nullptr);
+                  std::unique_ptr<Suggester> suggester, StudyObserver& observer,
+                  const StudyResumePoint* resumed = nullptr);
 
   /// The trial to launch on a free slot, or nullopt when there is none now. Closes
   /// admissions (max_trials, time budget) as a side effect. `elapsed_s`: run time so far.
@@ -129,7 +133,7 @@ class StudyController {
   bool is_running(TrialId trial) const { return live_.contains(trial); }
   const StudyCounts& counts() const { return counts_; }
   const std::optional<BestSoFar>& best() const { return best_; }
-  Configuration config_of(TrialId trial) const { return sampler_.sample(trial); }
+  const Configuration& config_of(TrialId trial) const { return configs_.at(trial); }
   const std::string& halt_reason() const { return halt_reason_; }
   const StudySpec& spec() const { return spec_; }
   double max_resource() const { return scheduler_->max_resource(); }
@@ -149,8 +153,9 @@ class StudyController {
   const LiveTrial& live(TrialId trial) const;
 
   const StudySpec& spec_;
-  ConfigSampler sampler_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Suggester> suggester_;
+  std::vector<Configuration> configs_;  // by trial id
   StudyObserver& observer_;
   std::uint64_t max_trials_;
   std::map<TrialId, LiveTrial> live_;

@@ -8,7 +8,7 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
-#include "core/search/sampler.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/search/search_space.hpp"
 
 namespace slurmtune::core {
@@ -66,7 +66,7 @@ struct StudySpec {
   std::uint64_t max_trials = 100;
   std::optional<double> time_budget_s;
   std::optional<double> metric_threshold;  ///< stop the study once a trial reaches it
-  SamplerKind sampler = SamplerKind::Random;
+  SamplerSpec sampler;                     ///< `[study] sampler` and its `[sampler]` options
   SearchSpace space;
   SchedulerSpec scheduler;
   TrialSpec trial;

@@ -75,7 +75,8 @@ struct Reports final : SimulationObserver {
   std::map<TrialId, TrialEnd> ends;
   std::map<TrialId, double> started_at;
   std::vector<double> times;
-  void trial_started(TrialId t, const Configuration& c, int, double time_s) override {
+  void trial_started(TrialId t, const Configuration& c, int, const SuggestionInfo&,
+                     double time_s) override {
     config[t] = c;
     started_at[t] = time_s;
   }
@@ -178,19 +179,19 @@ BOOST_AUTO_TEST_CASE(the_samplers_draw_each_recorded_configuration_once) {
   const auto table = read(four_configs());
   for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid}) {
     auto s = study();
-    s.sampler = kind;
+    s.sampler.kind = kind;
     RecordedObjective objective(table, s, false);
     std::set<std::size_t> seen;
     for (TrialId t = 0; t < 4; ++t)
-      seen.insert(table.curve(static_cast<std::uint32_t>(*objective.draw(t))).config);
+      seen.insert(table.curve(static_cast<std::uint32_t>(*objective.draw(t, {}))).config);
     BOOST_TEST(seen.size() == 4u);
-    BOOST_TEST(!objective.draw(4).has_value());
+    BOOST_TEST(!objective.draw(4, {}).has_value());
     if (kind == SamplerKind::Grid) BOOST_TEST(*seen.begin() == 0u);
   }
   auto s = study();
   RecordedObjective reuse(table, s, true);
   for (TrialId t = 0; t < 20; ++t)
-    BOOST_TEST(reuse.draw(t).has_value());
+    BOOST_TEST(reuse.draw(t, {}).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(fifo_replays_every_recorded_curve_exactly) {

@@ -31,7 +31,9 @@ StudySpec study(SchedulerType type, std::uint64_t trials = 300) {
 struct Ledger final : SimulationObserver {
   std::map<TrialId, int> ends;
   std::uint64_t started = 0, reports = 0, resumed = 0, paused = 0;
-  void trial_started(TrialId, const Configuration&, int, double) override { ++started; }
+  void trial_started(TrialId, const Configuration&, int, const SuggestionInfo&, double) override {
+    ++started;
+  }
   void trial_resumed(TrialId, double) override { ++resumed; }
   void reported(TrialId, double, double, const ReportOutcome& o, double) override {
     ++reports;
@@ -122,7 +124,7 @@ BOOST_AUTO_TEST_CASE(the_target_time_is_when_the_target_is_first_reached) {
 
 BOOST_AUTO_TEST_CASE(the_grid_sampler_runs_each_point_once) {
   auto spec = study(SchedulerType::Fifo, 1000);
-  spec.sampler = SamplerKind::Grid;
+  spec.sampler.kind = SamplerKind::Grid;
   spec.space = SearchSpace({
       Parameter{
           "a", Domain{DomainKind::Grid, 0, 0, 0, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}}},

@@ -38,7 +38,9 @@ StudySpec promotion_study() {
 // Records what the study file would: one line per event, in order.
 struct Journal final : StudyObserver {
   std::vector<std::string> lines;
-  void trial_started(TrialId t, const Configuration&, int) override { add("start", t); }
+  void trial_started(TrialId t, const Configuration&, int, const SuggestionInfo&) override {
+    add("start", t);
+  }
   void trial_resumed(TrialId t) override { add("resume", t); }
   void trial_retried(TrialId t, const std::string&) override { add("retry", t); }
   void trial_ended(TrialId t, TrialEnd how, const std::string&) override {
@@ -51,8 +53,8 @@ struct Journal final : StudyObserver {
 struct Fixture {
   explicit Fixture(StudySpec s, const StudyResumePoint* resumed = nullptr)
       : spec(std::move(s)),
-        controller(spec, make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name), journal,
-                   resumed) {}
+        controller(spec, make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name),
+                   make_suggester(spec.space, spec.sampler, false, spec.seed), journal, resumed) {}
   StudySpec spec;
   Journal journal;
   StudyController controller;
@@ -189,7 +191,9 @@ BOOST_AUTO_TEST_CASE(a_resumed_study_restarts_unfinished_trials_before_new_ones)
   for (TrialId t = 0; t < 4; ++t)
     scheduler->add_trial(t, std::nullopt);
   Journal journal;
-  StudyController controller(s, std::move(scheduler), journal, &point);
+  point.configs.assign(4, Configuration{{0.5}});
+  StudyController controller(s, std::move(scheduler),
+                             make_suggester(s.space, s.sampler, false, s.seed), journal, &point);
   const auto restart = controller.next_launch(0);
   BOOST_REQUIRE(restart);
   BOOST_TEST((restart->kind == TrialLaunch::Kind::Restart));

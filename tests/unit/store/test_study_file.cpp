@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
   const store::StudyReader reader(dir.file("s.h5"));
   BOOST_TEST(reader.spec().name == "store-test");
   BOOST_TEST(reader.attribute("format") == "slurmtune-study");
-  BOOST_TEST(reader.schema_version() == 1);
+  BOOST_TEST(reader.schema_version() == store::kSchemaVersion);
   BOOST_TEST(reader.attribute("study_file") == std::string(kStudy));
   const auto trials = reader.trials();
   BOOST_TEST(trials.size() == 400U);
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
   BOOST_TEST(completed == summary.final.completed);
   BOOST_TEST(reader.metric_rows() == summary.final.reports);
   // Configurations are stored with their types and read back identically.
-  const core::ConfigSampler sampler(s.space, s.sampler, s.seed);
+  const core::ConfigSampler sampler(s.space, s.sampler.kind, s.seed);
   for (const core::TrialId id : {0UL, 17UL, 399UL})
     BOOST_TEST(s.space.to_json(trials[id].config) == s.space.to_json(sampler.sample(id)));
   // The undeclared second metric column exists and holds NaN for simulated reports.
@@ -269,7 +269,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
       const std::size_t cut = ops.size() / 3;
       {
         auto writer = store::StudyWriter::create(dir.file("prefix.h5"), s, {});
-        const core::ConfigSampler sampler(s.space, s.sampler, s.seed);
+        const core::ConfigSampler sampler(s.space, s.sampler.kind, s.seed);
         auto twin = core::make_scheduler(s.scheduler, s.mode, s.seed, s.name);
         for (std::size_t i = 0; i < cut; ++i) {
           const Op& op = ops[i];

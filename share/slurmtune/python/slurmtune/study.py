@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 __all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
 

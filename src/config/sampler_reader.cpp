@@ -1,0 +1,70 @@
+// `[sampler]`: the options of the model-based samplers (tpe, bohb).
+#include <cmath>
+
+#include "config/section_readers.hpp"
+#include "config/study_file.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+void read_count(TableReader& r, std::string_view key, std::size_t& into, std::int64_t least) {
+  if (const auto v = r.integer(key)) {
+    if (*v < least) r.fail(key, "must be at least " + std::to_string(least));
+    into = static_cast<std::size_t>(*v);
+  }
+}
+
+void read_in_range(TableReader& r, std::string_view key, double& into, double low, double high,
+                   const std::string& range) {
+  if (const auto v = r.number(key)) {
+    if (!(*v >= low && *v <= high) || !std::isfinite(*v)) r.fail(key, "must be " + range);
+    into = *v;
+  }
+}
+
+void read_flag(TableReader& r, std::string_view key, bool& into) {
+  if (const auto v = r.boolean(key)) into = *v;
+}
+
+void read_tpe(TableReader& r, core::tpe::TpeOptions& o) {
+  // Only Optuna's TPE exists; the key says which suggestions to expect.
+  r.keyword("semantics", {"optuna"});
+  read_count(r, "n_startup_trials", o.n_startup_trials, 0);
+  read_count(r, "n_ei_candidates", o.n_ei_candidates, 1);
+  read_in_range(r, "gamma_fraction", o.gamma_fraction, 1e-9, 1, "in (0, 1]");
+  read_count(r, "gamma_max", o.gamma_max, 1);
+  read_in_range(r, "prior_weight", o.estimator.prior_weight, 1e-300, 1e300, "positive");
+  read_flag(r, "consider_prior", o.estimator.consider_prior);
+  read_flag(r, "consider_magic_clip", o.estimator.consider_magic_clip);
+  read_flag(r, "consider_endpoints", o.estimator.consider_endpoints);
+  read_flag(r, "multivariate", o.estimator.multivariate);
+  read_flag(r, "constant_liar", o.constant_liar);
+}
+
+void read_bohb(TableReader& r, core::BohbOptions& o) {
+  read_in_range(r, "top_n_percent", o.top_n_percent, 1, 99, "a percentage in [1, 99]");
+  read_count(r, "num_samples", o.num_samples, 1);
+  read_in_range(r, "random_fraction", o.random_fraction, 0, 1, "in [0, 1]");
+  read_in_range(r, "bandwidth_factor", o.bandwidth_factor, 1e-9, 1e9, "positive");
+  read_in_range(r, "min_bandwidth", o.min_bandwidth, 1e-12, 1, "in (0, 1]");
+  if (r.has("min_points_in_model")) {
+    std::size_t points = 0;
+    read_count(r, "min_points_in_model", points, 1);
+    o.min_points_in_model = points;
+  }
+}
+
+}  // namespace
+
+void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec) {
+  if (present && !core::is_model_based(spec.kind))
+    throw StudyFileError(reader.where(*present) + ": [sampler]: sampler \"" +
+                         std::string(core::sampler_keyword(spec.kind)) +
+                         "\" has no options; [sampler] configures [study] sampler = \"tpe\" or "
+                         "\"bohb\"");
+  if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec.tpe);
+  if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
+  reader.finish();
+}
+
+}  // namespace slurmtune::config

@@ -1,0 +1,243 @@
+#include "core/search/model_suggesters.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+using tpe::Distribution;
+
+std::vector<std::size_t> sampled_parameters(const SearchSpace& space, std::string_view sampler) {
+  std::vector<std::size_t> sampled;
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    const auto& param = space.parameters()[p];
+    if (param.domain.kind == DomainKind::Grid)
+      throw InputError("sampler \"" + std::string(sampler) + "\" chooses every value itself, but " +
+                       "parameter '" + param.name + "' is a grid axis; make it a choice");
+    if (param.domain.kind != DomainKind::Constant) sampled.push_back(p);
+  }
+  return sampled;
+}
+
+bool is_listed(const Domain& d) {
+  return d.kind == DomainKind::Choice || d.kind == DomainKind::Grid ||
+         d.kind == DomainKind::Constant;
+}
+
+// A configuration's value as the sampler's number: listed values by index.
+double internal_value(const Domain& d, const ParamValue& value) {
+  return is_listed(d) ? static_cast<double>(d.index_of(value)) : as_number(value);
+}
+
+ParamValue from_internal(const Domain& d, double x) {
+  if (is_listed(d)) return d.values[static_cast<std::size_t>(x)];
+  return d.from_number(x);
+}
+
+// Fills the non-sampled (constant) parameters and maps the sampled ones back.
+Configuration configuration_of(const SearchSpace& space, const std::vector<std::size_t>& sampled,
+                               const std::vector<double>& numbers,
+                               ParamValue (*value_of)(const Domain&, double)) {
+  Configuration config;
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    const Domain& d = space.parameters()[p].domain;
+    const bool is_sampled = next < sampled.size() && sampled[next] == p;
+    config.values.push_back(is_sampled ? value_of(d, numbers[next++]) : d.values.front());
+  }
+  return config;
+}
+
+std::vector<Distribution> tpe_space(const SearchSpace& space,
+                                    const std::vector<std::size_t>& sampled) {
+  std::vector<Distribution> out;
+  for (const auto p : sampled)
+    out.push_back(tpe_distribution(space.parameters()[p].domain));
+  return out;
+}
+
+std::vector<bohb::Dimension> bohb_space(const SearchSpace& space,
+                                        const std::vector<std::size_t>& sampled) {
+  std::vector<bohb::Dimension> out;
+  for (const auto p : sampled) {
+    const Domain& d = space.parameters()[p].domain;
+    out.push_back({d.kind == DomainKind::Choice ? d.values.size() : 0});
+  }
+  return out;
+}
+
+// BOHB's vector space: unit coordinates for numbers, indices for choices.
+ParamValue from_bohb(const Domain& d, double x) {
+  if (d.kind == DomainKind::Choice) return d.values[static_cast<std::size_t>(x)];
+  return d.from_unit(std::min(x, std::nextafter(1.0, 0.0)));
+}
+
+}  // namespace
+
+Distribution tpe_distribution(const Domain& d) {
+  Distribution out;
+  switch (d.kind) {
+    case DomainKind::Uniform:
+    case DomainKind::QUniform:
+      return Distribution{Distribution::Kind::Float, d.low, d.high, std::nullopt, false, 0};
+    case DomainKind::LogUniform:
+    case DomainKind::QLogUniform:
+      return Distribution{Distribution::Kind::Float, d.low, d.high, std::nullopt, true, 0};
+    case DomainKind::RandInt:
+      return Distribution{Distribution::Kind::Int, d.low, d.high - 1, 1.0, false, 0};
+    case DomainKind::LogRandInt:
+      return Distribution{Distribution::Kind::Int, d.low, d.high - 1, 1.0, true, 0};
+    case DomainKind::QRandInt:
+      return Distribution{Distribution::Kind::Int,
+                          d.low,
+                          d.low + std::floor((d.high - d.low) / d.q) * d.q,
+                          d.q,
+                          false,
+                          0};
+    case DomainKind::Choice:
+    case DomainKind::Grid:
+    case DomainKind::Constant:
+      return Distribution{
+          Distribution::Kind::Categorical, 0, 0, std::nullopt, false, d.values.size()};
+  }
+  return out;
+}
+
+// --- TPE -------------------------------------------------------------------------
+
+TpeSuggester::TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& options, bool maximize,
+                           std::uint32_t seed)
+    : space_(space),
+      sampled_(sampled_parameters(space, "tpe")),
+      sampler_(tpe_space(space, sampled_), options, seed, maximize) {}
+
+tpe::TrialRecord& TpeSuggester::record(TrialId trial) {
+  if (trial >= history_.size()) history_.resize(trial + 1);
+  return history_[trial];
+}
+
+SamplerPosition TpeSuggester::position() const {
+  return {sampler_.model_words(), sampler_.startup_words()};
+}
+
+Suggestion TpeSuggester::suggest(TrialId trial) {
+  if (trial != history_.size())
+    throw UsageError("tpe: trial " + std::to_string(trial) + " suggested out of order");
+  history_.emplace_back();
+  const auto numbers = sampler_.suggest(history_);
+  Suggestion s;
+  s.config = configuration_of(space_, sampled_, numbers, from_internal);
+  s.info.origin = sampler_.last_was_startup() ? SuggestionOrigin::Startup : SuggestionOrigin::Model;
+  s.info.position = position();
+  started(trial, s.config);
+  return s;
+}
+
+void TpeSuggester::started(TrialId trial, const Configuration& config) {
+  auto& r = record(trial);
+  r.state = tpe::TrialRecord::State::Running;
+  r.params.clear();
+  for (const auto p : sampled_)
+    r.params.emplace_back(internal_value(space_.parameters()[p].domain, config.values[p]));
+}
+
+void TpeSuggester::reported(TrialId trial, double step, double value,
+                            const ReportOutcome& outcome) {
+  auto& r = record(trial);
+  r.last_intermediate = std::pair{step, value};
+  // A paused trial waits for a promotion: Optuna would see it as pruned at this step.
+  if (outcome.decision == Decision::Pause) r.state = tpe::TrialRecord::State::Pruned;
+}
+
+void TpeSuggester::resumed(TrialId trial) {
+  record(trial).state = tpe::TrialRecord::State::Running;
+}
+
+void TpeSuggester::ended(TrialId trial, TrialEnd how) {
+  using State = tpe::TrialRecord::State;
+  auto& r = record(trial);
+  switch (how) {
+    case TrialEnd::Completed:
+      // Its objective value is its last report; without one (or NaN) Optuna fails it.
+      if (r.last_intermediate && !std::isnan(r.last_intermediate->second)) {
+        r.state = State::Complete;
+        r.value = r.last_intermediate->second;
+      } else {
+        r.state = State::Failed;
+      }
+      break;
+    case TrialEnd::Stopped:
+      r.state = State::Pruned;
+      break;
+    case TrialEnd::Failed:
+      r.state = State::Failed;
+      break;
+  }
+}
+
+void TpeSuggester::restore(const SamplerPosition& position) {
+  sampler_.restore(position.model_words, position.startup_words);
+}
+
+// --- BOHB ------------------------------------------------------------------------
+
+BohbSuggester::BohbSuggester(const SearchSpace& space, const BohbOptions& options, bool maximize,
+                             std::uint32_t seed)
+    : space_(space),
+      sampled_(sampled_parameters(space, "bohb")),
+      maximize_(maximize),
+      sampler_(bohb_space(space, sampled_), options, seed) {}
+
+double BohbSuggester::loss(double value) const {
+  return maximize_ ? -value : value;
+}
+
+Suggestion BohbSuggester::suggest(TrialId trial) {
+  const auto draw = sampler_.draw();
+  Suggestion s;
+  s.config = configuration_of(space_, sampled_, draw.vector, from_bohb);
+  s.info.origin = draw.from_model ? SuggestionOrigin::Model : SuggestionOrigin::Random;
+  s.info.position = {sampler_.words_drawn(), 0};
+  started(trial, s.config);
+  return s;
+}
+
+void BohbSuggester::started(TrialId trial, const Configuration& config) {
+  if (trial >= trials_.size()) trials_.resize(trial + 1);
+  auto& t = trials_[trial];
+  t.vector.clear();
+  for (const auto p : sampled_) {
+    const Domain& d = space_.parameters()[p].domain;
+    t.vector.push_back(d.kind == DomainKind::Choice
+                           ? static_cast<double>(d.index_of(config.values[p]))
+                           : d.to_unit(config.values[p]));
+  }
+}
+
+void BohbSuggester::reported(TrialId trial, double step, double value,
+                             const ReportOutcome& outcome) {
+  auto& t = trials_.at(trial);
+  t.last_step = step;
+  t.last_value = value;
+  // Judged at a rung: an observation at that rung's budget, whatever the verdict. A
+  // trial the scheduler stops there still tells the model how good it was there.
+  if (outcome.milestone) {
+    sampler_.observe(*outcome.milestone, t.vector, loss(value));
+    t.observed_budget = *outcome.milestone;
+  }
+}
+
+void BohbSuggester::ended(TrialId trial, TrialEnd how) {
+  auto& t = trials_.at(trial);
+  // A completed trial is an observation at its full budget (max_t: no rung there).
+  if (how != TrialEnd::Completed || !t.last_step || t.observed_budget == t.last_step) return;
+  sampler_.observe(*t.last_step, t.vector, loss(*t.last_value));
+}
+
+void BohbSuggester::restore(const SamplerPosition& position) {
+  sampler_.restore(position.model_words);
+}
+
+}  // namespace slurmtune::core

@@ -1,0 +1,39 @@
+#include "core/search/suggester.hpp"
+
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/search/model_suggesters.hpp"
+
+namespace slurmtune::core {
+
+std::string_view to_string(SuggestionOrigin origin) {
+  switch (origin) {
+    case SuggestionOrigin::Blind:
+      return "blind";
+    case SuggestionOrigin::Startup:
+      return "startup";
+    case SuggestionOrigin::Random:
+      return "random";
+    case SuggestionOrigin::Model:
+      return "model";
+  }
+  return "?";
+}
+
+std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
+                                          bool maximize, std::uint64_t seed) {
+  if (!is_model_based(spec.kind)) return std::make_unique<BlindSuggester>(space, spec.kind, seed);
+  // numpy's RandomState (which the tpe stream must equal) takes 32-bit seeds.
+  if (seed > std::numeric_limits<std::uint32_t>::max())
+    throw InputError("sampler \"" + std::string(sampler_keyword(spec.kind)) +
+                     "\" takes a seed below 2^32 (numpy's RandomState); the study's is " +
+                     std::to_string(seed));
+  const auto seed32 = static_cast<std::uint32_t>(seed);
+  if (spec.kind == SamplerKind::Tpe)
+    return std::make_unique<TpeSuggester>(space, spec.tpe, maximize, seed32);
+  return std::make_unique<BohbSuggester>(space, spec.bohb, maximize, seed32);
+}
+
+}  // namespace slurmtune::core

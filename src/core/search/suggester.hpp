@@ -1,0 +1,80 @@
+#pragma once
+// Where the configuration of every new trial comes from. A Suggester sees the study as it
+// runs (starts, reports, ends) so that model-based samplers (tpe, bohb) can learn from
+// it; blind samplers (random, halton, grid) ignore what they see. `slurmtune run`,
+// `simulate` and `replay` feed one the same events, in the same order, so the same
+// seed and the same results give the same suggestions everywhere.
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/sampler_spec.hpp"
+#include "core/search/search_space.hpp"
+
+namespace slurmtune::core {
+
+/// How a configuration was chosen (recorded per trial in the study file).
+enum class SuggestionOrigin : std::uint8_t {
+  Blind,    ///< a blind sampler (random, halton, grid)
+  Startup,  ///< tpe: one of the first n_startup_trials, drawn at random
+  Random,   ///< bohb: its random fraction, or no model fits yet
+  Model,    ///< from the fitted density model
+};
+std::string_view to_string(SuggestionOrigin origin);
+
+/// The random streams of a model-based sampler after a suggestion, as 32-bit words drawn
+/// since seeding: with the seed, enough to put a rebuilt sampler exactly where the
+/// original was (the history is rebuilt from the recorded events).
+struct SamplerPosition {
+  std::uint64_t model_words = 0;
+  std::uint64_t startup_words = 0;
+  friend bool operator==(const SamplerPosition&, const SamplerPosition&) = default;
+};
+
+/// What the study file records about a suggestion besides the configuration.
+struct SuggestionInfo {
+  SuggestionOrigin origin = SuggestionOrigin::Blind;
+  SamplerPosition position;
+};
+
+struct Suggestion {
+  Configuration config;
+  SuggestionInfo info;
+};
+
+class Suggester {
+ public:
+  virtual ~Suggester() = default;
+  /// The configuration of new trial `trial`; trials are suggested in id order.
+  virtual Suggestion suggest(TrialId trial) = 0;
+  /// The trial runs `config`: the suggestion, or (recorded curves) the table's
+  /// configuration nearest to it. Called after suggest(), and for every trial a resumed
+  /// study replays.
+  virtual void started(TrialId /*trial*/, const Configuration& /*config*/) {}
+  /// A judged report: `outcome` is the scheduler's answer (a pause takes the trial out
+  /// of the running ones until resumed()).
+  virtual void reported(TrialId /*trial*/, double /*step*/, double /*value*/,
+                        const ReportOutcome& /*outcome*/) {}
+  virtual void resumed(TrialId /*trial*/) {}
+  virtual void ended(TrialId /*trial*/, TrialEnd /*how*/) {}
+  /// Puts the random streams where a recorded suggestion left them (resume).
+  virtual void restore(const SamplerPosition& /*position*/) {}
+};
+
+/// The suggester of `spec` over `space`; `maximize` for mode = "max".
+std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
+                                          bool maximize, std::uint64_t seed);
+
+/// Random, halton and grid: a pure function of the trial index.
+class BlindSuggester final : public Suggester {
+ public:
+  BlindSuggester(const SearchSpace& space, SamplerKind kind, std::uint64_t seed)
+      : sampler_(space, kind, seed) {}
+  Suggestion suggest(TrialId trial) override { return {sampler_.sample(trial), {}}; }
+
+ private:
+  ConfigSampler sampler_;
+};
+
+}  // namespace slurmtune::core
