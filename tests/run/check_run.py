@@ -7,7 +7,8 @@ Scenarios: python (the numpy MLP example), cpp (a C++ client trial, one of which
 SIGTERM), mpi (a 2-node, 4-rank MPI trial whose rank 0 reports), the trial-group
 scenarios groups* / promotion / digits (here), and the reliability scenarios of
 run_reliability.py: faults, limits, clock, term (SIGUSR1: exit 75, the job requeues
-itself and resumes), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
+itself and resumes), tpe-resume (run_samplers.py: a TPE study resumed suggests what an
+uninterrupted one does), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
 good, the file is consistent, a new run resumes) and kill (SIGKILL, then resumed).
 
 With --launcher slurm the study runs as `sbatch sbatch/submit-hpo.sbatch` on the local
@@ -28,6 +29,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          release_requeued, reports_so_far, rerun_requeued, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
+from run_samplers import scenario_tpe_resume
 
 
 def scenario_python(runner, args):
@@ -296,7 +298,7 @@ def main():
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
-                                             "promotion", "groups-term"])
+                                             "promotion", "groups-term", "tpe-resume"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -323,7 +325,7 @@ def main():
         scenarios = {"python": scenario_python, "cpp": scenario_cpp, "mpi": scenario_mpi,
                      "faults": scenario_faults, "limits": scenario_limits,
                      "clock": scenario_clock, "promotion": scenario_promotion,
-                     "digits": scenario_digits}
+                     "digits": scenario_digits, "tpe-resume": scenario_tpe_resume}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 
