@@ -71,7 +71,9 @@ std::vector<bohb::Dimension> bohb_space(const SearchSpace& space,
 // BOHB's vector space: unit coordinates for numbers, indices for choices.
 ParamValue from_bohb(const Domain& d, double x) {
   if (d.kind == DomainKind::Choice) return d.values[static_cast<std::size_t>(x)];
-  return d.from_unit(std::min(x, std::nextafter(1.0, 0.0)));
+  const ParamValue v = d.from_unit(std::min(x, std::nextafter(1.0, 0.0)));
+  // A q-grid need not fit the bounds (qloguniform [1, 100] by 5 rounds 1 to 0).
+  return d.admits(v) ? v : d.from_number(as_number(v));
 }
 
 }  // namespace

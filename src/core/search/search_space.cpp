@@ -119,8 +119,14 @@ ParamValue Domain::from_number(double x) const {
     case DomainKind::LogUniform:
       return std::clamp(x, low, high);
     case DomainKind::QUniform:
-    case DomainKind::QLogUniform:
-      return quantize(std::clamp(x, low, high), q);
+    case DomainKind::QLogUniform: {
+      // The nearest multiple of q inside the bounds (when one is): a model's value must
+      // stay a value of the domain (a log density has no room for 0).
+      double v = quantize(std::clamp(x, low, high), q);
+      if (v < low && v + q <= high) v += q;
+      if (v > high && v - q >= low) v -= q;
+      return v;
+    }
     case DomainKind::RandInt:
     case DomainKind::LogRandInt:
       return static_cast<std::int64_t>(std::clamp(std::nearbyint(x), low, high - 1));

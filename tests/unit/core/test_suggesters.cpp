@@ -1,0 +1,219 @@
+#define BOOST_TEST_MODULE core_suggesters
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/search/bohb_sampler.hpp"
+#include "core/search/model_suggesters.hpp"
+#include "core/simulation/simulation.hpp"
+
+using namespace slurmtune::core;
+
+namespace {
+
+Domain ranged(DomainKind kind, double low, double high, double q = 0) {
+  return Domain{kind, low, high, q, {}};
+}
+
+Domain listed(DomainKind kind, std::vector<ParamValue> values) {
+  return Domain{kind, 0, 0, 0, std::move(values)};
+}
+
+SearchSpace every_kind() {
+  return SearchSpace({
+      {"u", ranged(DomainKind::Uniform, -1, 1)},
+      {"lu", ranged(DomainKind::LogUniform, 1e-4, 1e-1)},
+      {"qu", ranged(DomainKind::QUniform, 0, 1, 0.25)},
+      {"qlu", ranged(DomainKind::QLogUniform, 1, 100, 5)},
+      {"ri", ranged(DomainKind::RandInt, 2, 9)},
+      {"qri", ranged(DomainKind::QRandInt, 0, 20, 4)},
+      {"lri", ranged(DomainKind::LogRandInt, 8, 257)},
+      {"opt",
+       listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"}})},
+      {"fixed", listed(DomainKind::Constant, {ParamValue{std::int64_t{3}}})},
+  });
+}
+
+// A loss with its optimum at u = 0.3 (the other parameters add a little).
+double loss_of(const SearchSpace& space, const Configuration& c) {
+  double loss = std::pow(as_number(c.values[0]) - 0.3, 2);
+  for (std::size_t p = 1; p < space.size(); ++p)
+    if (space.parameters()[p].domain.kind != DomainKind::Choice &&
+        space.parameters()[p].domain.kind != DomainKind::Constant)
+      loss += 0.01 * space.parameters()[p].domain.to_unit(c.values[p]);
+  return loss;
+}
+
+ReportOutcome at_rung(double milestone, Decision decision = Decision::Continue) {
+  ReportOutcome o;
+  o.decision = decision;
+  o.rung = 0;
+  o.milestone = milestone;
+  return o;
+}
+
+// Runs `n` sequential trials of one step each through `s`; returns the suggestions.
+std::vector<Suggestion> run_trials(Suggester& s, const SearchSpace& space, TrialId first,
+                                   std::size_t n) {
+  std::vector<Suggestion> out;
+  for (TrialId t = first; t < first + n; ++t) {
+    out.push_back(s.suggest(t));
+    s.reported(t, 1, loss_of(space, out.back().config), {});
+    s.ended(t, TrialEnd::Completed);
+  }
+  return out;
+}
+
+SamplerSpec tpe_spec(std::size_t startup = 5) {
+  SamplerSpec spec;
+  spec.kind = SamplerKind::Tpe;
+  spec.tpe.n_startup_trials = startup;
+  return spec;
+}
+
+SamplerSpec bohb_spec(double random_fraction = 1.0 / 3.0) {
+  SamplerSpec spec;
+  spec.kind = SamplerKind::Bohb;
+  spec.bohb.random_fraction = random_fraction;
+  return spec;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(model_suggestions_stay_inside_every_kind_of_domain) {
+  const auto space = every_kind();
+  for (const auto& spec : {tpe_spec(), bohb_spec()}) {
+    const auto s = make_suggester(space, spec, false, 3);
+    const auto suggestions = run_trials(*s, space, 0, 60);
+    std::size_t model = 0;
+    for (const auto& sug : suggestions) {
+      model += sug.info.origin == SuggestionOrigin::Model;
+      for (std::size_t p = 0; p < space.size(); ++p) {
+        const auto& param = space.parameters()[p];
+        BOOST_TEST_CONTEXT(param.name << " = " << to_text(sug.config.values[p])) {
+          BOOST_TEST(param.domain.admits(sug.config.values[p]));
+          if (param.domain.kind == DomainKind::QUniform ||
+              param.domain.kind == DomainKind::QLogUniform) {
+            const double x = as_number(sug.config.values[p]) / param.domain.q;
+            BOOST_TEST(x == std::round(x));
+          }
+          if (param.domain.kind == DomainKind::QRandInt)
+            BOOST_TEST(std::get<std::int64_t>(sug.config.values[p]) % 4 == 0);
+        }
+      }
+    }
+    BOOST_TEST(model > 20u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tpe_starts_at_random_then_follows_its_model) {
+  const auto space = every_kind();
+  const auto s = make_suggester(space, tpe_spec(5), false, 1);
+  const auto suggestions = run_trials(*s, space, 0, 40);
+  for (std::size_t i = 0; i < suggestions.size(); ++i)
+    BOOST_TEST((suggestions[i].info.origin ==
+                (i < 5 ? SuggestionOrigin::Startup : SuggestionOrigin::Model)));
+  // On one parameter the model concentrates on the optimum (u = 0.3): its later
+  // suggestions are closer than uniform draws on [-1, 1] (mean distance 0.545).
+  const SearchSpace line({{"u", ranged(DomainKind::Uniform, -1, 1)}});
+  const auto one = make_suggester(line, tpe_spec(5), false, 1);
+  const auto later = run_trials(*one, line, 0, 40);
+  double distance = 0;
+  for (std::size_t i = 20; i < 40; ++i)
+    distance += std::fabs(as_number(later[i].config.values[0]) - 0.3);
+  BOOST_TEST(distance / 20 < 0.2);
+}
+
+BOOST_AUTO_TEST_CASE(a_rebuilt_suggester_restored_to_the_last_position_suggests_the_same) {
+  const auto space = every_kind();
+  for (const auto& spec : {tpe_spec(4), bohb_spec()}) {
+    const auto original = make_suggester(space, spec, false, 9);
+    const auto before = run_trials(*original, space, 0, 25);
+    const auto next = run_trials(*original, space, 25, 5);
+    // As resume does: the recorded events, then the last suggestion's stream positions.
+    const auto rebuilt = make_suggester(space, spec, false, 9);
+    for (TrialId t = 0; t < before.size(); ++t) {
+      rebuilt->started(t, before[t].config);
+      rebuilt->reported(t, 1, loss_of(space, before[t].config), {});
+      rebuilt->ended(t, TrialEnd::Completed);
+    }
+    rebuilt->restore(before.back().info.position);
+    const auto again = run_trials(*rebuilt, space, 25, 5);
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      BOOST_TEST_INFO(space.to_json(again[i].config) << " vs " << space.to_json(next[i].config));
+      BOOST_TEST((again[i].config == next[i].config));
+      BOOST_TEST((again[i].info.position == next[i].info.position));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bohb_fits_on_the_highest_budget_with_enough_observations) {
+  bohb::BohbSampler sampler({{0}, {0}}, BohbOptions{}, 0);  // 2 dimensions: 3 points minimum
+  BOOST_TEST(!sampler.model_budget().has_value());
+  for (int i = 0; i < 5; ++i)
+    sampler.observe(9, {0.1 * i, 0.5}, i);
+  // 5 points at budget 9: a good set of 3 leaves 2 bad ones, not more than 2 dimensions.
+  BOOST_TEST(!sampler.model_budget().has_value());
+  for (int i = 0; i < 20; ++i)
+    sampler.observe(1, {0.05 * i, 0.2}, i);
+  BOOST_TEST(sampler.model_budget().value_or(-1) == 1.0);
+  for (int i = 0; i < 6; ++i)
+    sampler.observe(9, {0.1 * i, 0.6}, 10 + i);
+  BOOST_TEST(sampler.model_budget().value_or(-1) == 9.0);  // the highest budget that can be fitted
+}
+
+BOOST_AUTO_TEST_CASE(bohb_learns_from_trials_stopped_at_a_rung) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto s = make_suggester(space, bohb_spec(0.0), false, 4);
+  // One dimension: a model needs 2 good and 2 bad points, 4 observations.
+  for (TrialId t = 0; t < 8; ++t) {
+    const auto sug = s->suggest(t);
+    BOOST_TEST((sug.info.origin == (t < 4 ? SuggestionOrigin::Random : SuggestionOrigin::Model)));
+    const double x = as_number(sug.config.values[0]);
+    s->reported(t, 1, std::fabs(x - 0.8), at_rung(1, Decision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  // Only stopped trials, observed at rung 1: the model lives there.
+  double distance = 0;
+  for (TrialId t = 8; t < 28; ++t) {
+    const auto sug = s->suggest(t);
+    BOOST_TEST((sug.info.origin == SuggestionOrigin::Model));
+    distance += std::fabs(as_number(sug.config.values[0]) - 0.8);
+    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8), at_rung(1, Decision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  BOOST_TEST(distance / 20 < 0.2);  // uniform draws: 0.34 on average
+}
+
+BOOST_AUTO_TEST_CASE(model_samplers_refuse_grid_axes_and_wide_seeds) {
+  const SearchSpace grid({{"g", listed(DomainKind::Grid, {ParamValue{1.0}, ParamValue{2.0}})}});
+  BOOST_CHECK_THROW(make_suggester(grid, tpe_spec(), false, 0), slurmtune::InputError);
+  BOOST_CHECK_THROW(make_suggester(grid, bohb_spec(), false, 0), slurmtune::InputError);
+  const SearchSpace plain({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  BOOST_CHECK_THROW(make_suggester(plain, tpe_spec(), false, std::uint64_t{1} << 32),
+                    slurmtune::InputError);
+}
+
+BOOST_AUTO_TEST_CASE(simulations_with_model_samplers_are_deterministic) {
+  for (const auto kind : {SamplerKind::Tpe, SamplerKind::Bohb}) {
+    StudySpec s;
+    s.name = "sim";
+    s.metric = "loss";
+    s.seed = 5;
+    s.max_trials = 120;
+    s.sampler.kind = kind;
+    s.space = every_kind();
+    s.scheduler.type = SchedulerType::Hyperband;
+    s.scheduler.max_t = 27;
+    s.scheduler.grace_period = 1;
+    s.scheduler.reduction_factor = 3;
+    SimulationOptions options;
+    options.workers = 4;
+    const auto a = simulate_study(s, options, nullptr);
+    const auto b = simulate_study(s, options, nullptr);
+    BOOST_TEST(a.final.started == 120u);
+    BOOST_TEST(a.final.reports == b.final.reports);
+    BOOST_TEST((a.best_config == b.best_config));
+    BOOST_TEST(*a.final.best_value == *b.final.best_value);
+  }
+}
