@@ -9,8 +9,10 @@ Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
 it took when the table was recorded. A configuration is drawn at most once.
   - slurmtune: `slurmtune simulate NAME.toml --seed S -o run.h5` with fifo, asha (Ray's
-    and Optuna's semantics), asha_promotion and hyperband, random sampler; the reports
-    are read back from the study file with h5py.
+    and Optuna's semantics), asha_promotion and hyperband with the random sampler, and
+    asha and hyperband with the tpe and bohb samplers (default options); the reports are
+    read back from the study file with h5py. A model's suggestion is mapped to the
+    nearest configuration of the table not yet drawn, as for Optuna below.
   - Optuna (Debian's python3-optuna): RandomSampler and TPESampler x no pruner,
     SuccessiveHalvingPruner (min_resource 1, reduction factor 3) and HyperbandPruner
     (1, max_t, 3), driven through ask/report/should_prune/tell by a discrete-event loop
@@ -50,6 +52,9 @@ DURATION_COLUMNS = ("step_seconds", "elapsed_seconds")
 RESERVED = {"step", "seed", "repeat", "status"} | set(DURATION_COLUMNS)
 BUDGET_FRACTIONS = (0.02, 0.1, 0.5)
 
+ASHA_RAY = {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}
+HYPERBAND_RAY = {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}
+# (label, [scheduler] keys, sampler); the random sampler unless named.
 SLURMTUNE_VARIANTS = [
     ("fifo", {"type": "fifo"}),
     ("asha (ray)", {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}),
@@ -57,6 +62,10 @@ SLURMTUNE_VARIANTS = [
     ("asha_promotion", {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}),
     ("hyperband (ray)", {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}),
     ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
+    ("tpe + asha (ray)", ASHA_RAY, "tpe"),
+    ("tpe + hyperband (ray)", HYPERBAND_RAY, "tpe"),
+    ("bohb + asha (ray)", ASHA_RAY, "bohb"),
+    ("bohb + hyperband (ray)", HYPERBAND_RAY, "bohb"),
 ]
 OPTUNA_SAMPLERS = ("random", "tpe")
 OPTUNA_PRUNERS = ("none", "sha", "hyperband")
@@ -161,12 +170,15 @@ class Run:
         return None if best is None else abs(best - self.table.best)
 
 
-def run_slurmtune(binary, table, scheduler, seed, workers, budget, work):
+def run_slurmtune(binary, table, variant, seed, workers, budget, work):
+    scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
     lines, section = [], None
     with open(table.toml_path) as f:
         for line in f:
             if line.strip().startswith("["):
                 section = line.strip()
+            if line.strip().startswith("sampler ="):
+                line = f'sampler = "{sampler}"\n'
             if section != "[scheduler]":
                 lines.append(line.replace(f'curves = "{table.name}.csv"',
                                           f'curves = "{os.path.join(HERE, "data", table.name + ".csv")}"'))
@@ -295,8 +307,10 @@ def run_task(task):
 
 def benchmark(args, table, work):
     budget = table.total_seconds / args.workers
-    methods = [("slurmtune " + label, scheduler) for label, scheduler in SLURMTUNE_VARIANTS]
+    methods = [("slurmtune " + v[0], v[1:]) for v in SLURMTUNE_VARIANTS]
     methods += [(f"optuna {s} + {p}", (s, p)) for s in OPTUNA_SAMPLERS for p in OPTUNA_PRUNERS]
+    if args.methods:  # fifo (random search) stays: the ratios are relative to it
+        methods = [m for m in methods if m[0] == "slurmtune fifo" or any(w in m[0] for w in args.methods)]
     tasks = [(name, method, seed, args, table, budget, work) for name, method in methods for seed in range(args.seeds)]
     runs, walls = {name: [] for name, _ in methods}, {name: 0.0 for name, _ in methods}
     with multiprocessing.Pool(args.jobs) as pool:
@@ -333,6 +347,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt"])
+    parser.add_argument("--methods", nargs="+", help="only the methods whose names contain one of these words")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes running seeds in parallel")
