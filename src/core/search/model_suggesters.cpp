@@ -147,19 +147,21 @@ void TpeSuggester::started(TrialId trial, const Configuration& config) {
 
 void TpeSuggester::reported(TrialId trial, double step, double value,
                             const ReportOutcome& outcome) {
-  auto& r = record(trial);
+  if (trial >= history_.size()) return;  // never started: not part of the history
+  auto& r = history_[trial];
   r.last_intermediate = std::pair{step, value};
   // A paused trial waits for a promotion: Optuna would see it as pruned at this step.
   if (outcome.decision == Decision::Pause) r.state = tpe::TrialRecord::State::Pruned;
 }
 
 void TpeSuggester::resumed(TrialId trial) {
-  record(trial).state = tpe::TrialRecord::State::Running;
+  if (trial < history_.size()) history_[trial].state = tpe::TrialRecord::State::Running;
 }
 
 void TpeSuggester::ended(TrialId trial, TrialEnd how) {
   using State = tpe::TrialRecord::State;
-  auto& r = record(trial);
+  if (trial >= history_.size()) return;
+  auto& r = history_[trial];
   switch (how) {
     case TrialEnd::Completed:
       // Its objective value is its last report; without one (or NaN) Optuna fails it.
@@ -209,6 +211,7 @@ Suggestion BohbSuggester::suggest(TrialId trial) {
 void BohbSuggester::started(TrialId trial, const Configuration& config) {
   if (trial >= trials_.size()) trials_.resize(trial + 1);
   auto& t = trials_[trial];
+  t.started = true;
   t.vector.clear();
   for (const auto p : sampled_) {
     const Domain& d = space_.parameters()[p].domain;
@@ -220,7 +223,8 @@ void BohbSuggester::started(TrialId trial, const Configuration& config) {
 
 void BohbSuggester::reported(TrialId trial, double step, double value,
                              const ReportOutcome& outcome) {
-  auto& t = trials_.at(trial);
+  if (trial >= trials_.size() || !trials_[trial].started) return;  // nothing to learn from
+  auto& t = trials_[trial];
   t.last_step = step;
   t.last_value = value;
   // Judged at a rung: an observation at that rung's budget, whatever the verdict. A
@@ -232,7 +236,8 @@ void BohbSuggester::reported(TrialId trial, double step, double value,
 }
 
 void BohbSuggester::ended(TrialId trial, TrialEnd how) {
-  auto& t = trials_.at(trial);
+  if (trial >= trials_.size() || !trials_[trial].started) return;
+  auto& t = trials_[trial];
   // A completed trial is an observation at its full budget (max_t: no rung there).
   if (how != TrialEnd::Completed || !t.last_step || t.observed_budget == t.last_step) return;
   sampler_.observe(*t.last_step, t.vector, loss(*t.last_value));

@@ -50,6 +50,7 @@ class BohbSuggester final : public Suggester {
 
  private:
   struct TrialState {
+    bool started = false;
     std::vector<double> vector;  // the configuration in BOHB's unit space
     std::optional<double> last_step, last_value;
     std::optional<double> observed_budget;  // the rung it was last observed at

@@ -85,6 +85,20 @@ ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
     for (double& x : row)
       x /= total;
   }
+  // log_pdf needs log(p) of every row at every sample; the rows hold a handful of
+  // distinct probabilities (the observed choice, the others, the prior's), so each log
+  // is computed once: the same values, far fewer calls.
+  std::vector<std::pair<double, double>> logs;
+  k.log_categorical.reserve(k.categorical.size());
+  for (const auto& row : k.categorical) {
+    std::vector<double> log_row;
+    for (const double x : row) {
+      auto it = std::find_if(logs.begin(), logs.end(), [x](const auto& e) { return e.first == x; });
+      if (it == logs.end()) it = logs.insert(logs.end(), {x, std::log(x)});
+      log_row.push_back(it->second);
+    }
+    k.log_categorical.push_back(std::move(log_row));
+  }
   return k;
 }
 
@@ -229,8 +243,7 @@ std::vector<double> ParzenEstimator::log_pdf(
       double x = samples[p][s];
       if (is_categorical(d)) {
         for (std::size_t i = 0; i < components; ++i)
-          component_log[s * components + i] +=
-              std::log(k.categorical[i][static_cast<std::size_t>(x)]);
+          component_log[s * components + i] += k.log_categorical[i][static_cast<std::size_t>(x)];
         continue;
       }
       if (d.log) x = std::log(x);

@@ -55,7 +55,8 @@ class ParzenEstimator {
     // standardised bounds), the normaliser every density evaluation subtracts. Computed
     // once per estimator instead of once per sample; the values are the same.
     std::vector<double> log_mass;
-    std::vector<std::vector<double>> categorical;  // [component][choice]
+    std::vector<std::vector<double>> categorical;      // [component][choice]
+    std::vector<std::vector<double>> log_categorical;  // their logs
   };
   Kernel numeric_kernel(const Distribution& d, std::vector<double> observed) const;
   Kernel categorical_kernel(const Distribution& d, const std::vector<double>& observed) const;
