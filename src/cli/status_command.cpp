@@ -95,6 +95,23 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
   }
 }
 
+// Where a model-based sampler's configurations came from: how far the model took over.
+void print_origins(std::ostream& out, const core::StudySpec& spec,
+                   const std::vector<store::TrialRecord>& trials) {
+  if (!core::is_model_based(spec.sampler.kind)) return;
+  std::array<std::uint64_t, 4> counts{};
+  for (const auto& t : trials)
+    ++counts[static_cast<std::size_t>(t.suggestion.origin) % counts.size()];
+  out << "Configurations:";
+  const char* separator = " ";
+  for (std::size_t o = 1; o < counts.size(); ++o) {
+    if (counts[o] == 0) continue;
+    out << separator << counts[o] << ' ' << store::suggestion_origin_names()[o];
+    separator = ", ";
+  }
+  out << '\n';
+}
+
 void print_status(std::ostream& out, const std::string& path, std::size_t limit) {
   DamagedFileGuard guard(path);
   const store::StudyReader reader(path);
@@ -110,12 +127,13 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
       << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
       << " on " << reader.attribute("host") << ")\n"
       << "Metric " << spec.metric << " (" << (spec.mode == core::Mode::Min ? "min" : "max")
-      << "), scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", "
-      << reader.metric_rows() << " reports\n"
+      << "), scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", sampler "
+      << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows() << " reports\n"
       << "Trials " << trials.size() << ":";
   for (std::size_t s = 0; s < counts.size(); ++s)
     out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
         << (s + 1 < counts.size() ? "," : "\n");
+  print_origins(out, spec, trials);
   if (const auto* best = best_trial(trials, spec.mode)) {
     out << "Best trial " << best->id << ": " << spec.metric << " = "
         << short_number(best->best_value) << " at " << spec.scheduler.resource << " "
