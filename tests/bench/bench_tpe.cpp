@@ -1,4 +1,5 @@
-// Cost of one TPE suggestion against the size of the history.
+// Cost of one TPE suggestion against the size of the history, and of one BOHB draw from
+// a model fitted on N observations at one budget.
 //   build/tests/bench/bench_tpe [N ...]        (default 100 1000 10000)
 // The history: N completed trials over lr (log float), width (int), dropout (float) and
 // optimizer (4 choices), with random values; one new trial's four parameters are
@@ -12,9 +13,42 @@
 #include <vector>
 
 #include "core/random.hpp"
+#include "core/search/bohb_sampler.hpp"
 #include "core/search/tpe_sampler.hpp"
 
 using namespace slurmtune::core;
+
+namespace {
+
+// Median milliseconds of `repeats` calls of `f`.
+template <class F>
+double median_ms(int repeats, F&& f) {
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// BOHB on the same space: three unit coordinates and a 4-level choice, every draw from the
+// model (random_fraction 0).
+double bohb_ms(std::size_t n) {
+  BohbOptions options;
+  options.random_fraction = 0;
+  bohb::BohbSampler sampler({{0}, {0}, {0}, {4}}, options, 1);
+  Xoshiro256 rng(n);
+  for (std::size_t i = 0; i < n; ++i)
+    sampler.observe(9, {rng.uniform01(), rng.uniform01(), rng.uniform01(), double(rng.below(4))},
+                    rng.uniform01());
+  return median_ms(n >= 10000 ? 20 : 100, [&] { sampler.draw(); });
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
@@ -28,7 +62,7 @@ int main(int argc, char** argv) {
       {Kind::Float, 0.0, 0.5, std::nullopt, false, 0},
       {Kind::Categorical, 0, 0, std::nullopt, false, 4},
   };
-  std::printf("%10s %14s %14s\n", "history", "median_ms", "suggestions/s");
+  std::printf("%10s %14s %14s %14s\n", "history", "median_ms", "suggestions/s", "bohb_ms");
   for (const std::size_t n : sizes) {
     Xoshiro256 rng(n);
     std::vector<tpe::TrialRecord> history(n);
@@ -40,19 +74,11 @@ int main(int argc, char** argv) {
       t.value = rng.uniform01();
     }
     tpe::TpeSampler sampler(space, tpe::TpeOptions{}, 1, false);
-    const int repeats = n >= 10000 ? 20 : 100;
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
+    const double median = median_ms(n >= 10000 ? 20 : 100, [&] {
       history.push_back(tpe::TrialRecord{});
-      const auto start = std::chrono::steady_clock::now();
       sampler.suggest(history);
-      times.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count());
       history.pop_back();
-    }
-    std::sort(times.begin(), times.end());
-    const double median = times[times.size() / 2];
-    std::printf("%10zu %14.3f %14.0f\n", n, median, 1000.0 / median);
+    });
+    std::printf("%10zu %14.3f %14.0f %14.3f\n", n, median, 1000.0 / median, bohb_ms(n));
   }
 }

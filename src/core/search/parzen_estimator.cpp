@@ -163,10 +163,14 @@ ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
   for (double& s : k.sigmas)
     s = std::min(std::max(s, min_sigma), max_sigma);  // np.clip
   if (prior) k.sigmas.back() = 1.0 * (k.high - k.low);
+  // The standardised bounds of every component: per component, not per sample.
+  for (std::size_t i = 0; i < n; ++i) {
+    k.std_low.push_back((k.low - k.mus[i]) / k.sigmas[i]);
+    k.std_high.push_back((k.high - k.mus[i]) / k.sigmas[i]);
+  }
   k.log_mass.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    k.log_mass[i] =
-        log_gauss_mass((k.low - k.mus[i]) / k.sigmas[i], (k.high - k.mus[i]) / k.sigmas[i]);
+    k.log_mass[i] = log_gauss_mass(k.std_low[i], k.std_high[i]);
   return k;
 }
 
@@ -253,7 +257,7 @@ std::vector<double> ParzenEstimator::log_pdf(
         if (!k.q) {
           // truncnorm.logpdf with its normaliser precomputed (same operations, same order).
           const double z = (x - mu) / sigma;
-          const double a = (k.low - mu) / sigma, b = (k.high - mu) / sigma;
+          const double a = k.std_low[i], b = k.std_high[i];
           lp = a == b             ? std::numeric_limits<double>::quiet_NaN()
                : (z < a || b < z) ? -std::numeric_limits<double>::infinity()
                                   : -(z * z) / 2.0 - kNormLogC - k.log_mass[i];

@@ -55,6 +55,7 @@ class ParzenEstimator {
     // standardised bounds), the normaliser every density evaluation subtracts. Computed
     // once per estimator instead of once per sample; the values are the same.
     std::vector<double> log_mass;
+    std::vector<double> std_low, std_high;  // (low - mu) / sigma, (high - mu) / sigma
     std::vector<std::vector<double>> categorical;      // [component][choice]
     std::vector<std::vector<double>> log_categorical;  // their logs
   };
