@@ -27,8 +27,14 @@ void read_flag(TableReader& r, std::string_view key, bool& into) {
 }
 
 void read_tpe(TableReader& r, core::tpe::TpeOptions& o) {
-  // Only Optuna's TPE exists; the key says which suggestions to expect.
-  r.keyword("semantics", {"optuna"});
+  // "optuna": Optuna 3.1's suggestions exactly; "binned": its "above" density binned
+  // once the history is large (EstimatorOptions::bins), for speed.
+  const bool binned = r.keyword("semantics", {"optuna", "binned"}) == "binned";
+  if (binned) o.estimator.bins = 128;
+  if (r.has("bins")) {
+    if (!binned) r.fail("bins", "applies to semantics = \"binned\" only");
+    read_count(r, "bins", o.estimator.bins, 32);
+  }
   read_count(r, "n_startup_trials", o.n_startup_trials, 0);
   read_count(r, "n_ei_candidates", o.n_ei_candidates, 1);
   read_in_range(r, "gamma_fraction", o.gamma_fraction, 1e-9, 1, "in (0, 1]");

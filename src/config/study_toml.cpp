@@ -104,17 +104,19 @@ toml::table study_table(const core::StudySpec& study) {
 toml::table sampler_table(const core::SamplerSpec& s) {
   if (s.kind == core::SamplerKind::Tpe) {
     const auto& o = s.tpe;
-    return toml::table{{"semantics", "optuna"},
-                       {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
-                       {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
-                       {"gamma_fraction", o.gamma_fraction},
-                       {"gamma_max", static_cast<std::int64_t>(o.gamma_max)},
-                       {"prior_weight", o.estimator.prior_weight},
-                       {"consider_prior", o.estimator.consider_prior},
-                       {"consider_magic_clip", o.estimator.consider_magic_clip},
-                       {"consider_endpoints", o.estimator.consider_endpoints},
-                       {"multivariate", o.estimator.multivariate},
-                       {"constant_liar", o.constant_liar}};
+    toml::table t{{"semantics", o.estimator.bins > 0 ? "binned" : "optuna"},
+                  {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
+                  {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
+                  {"gamma_fraction", o.gamma_fraction},
+                  {"gamma_max", static_cast<std::int64_t>(o.gamma_max)},
+                  {"prior_weight", o.estimator.prior_weight},
+                  {"consider_prior", o.estimator.consider_prior},
+                  {"consider_magic_clip", o.estimator.consider_magic_clip},
+                  {"consider_endpoints", o.estimator.consider_endpoints},
+                  {"multivariate", o.estimator.multivariate},
+                  {"constant_liar", o.constant_liar}};
+    if (o.estimator.bins > 0) t.insert("bins", static_cast<std::int64_t>(o.estimator.bins));
+    return t;
   }
   if (s.kind == core::SamplerKind::Bohb) {
     const auto& o = s.bohb;

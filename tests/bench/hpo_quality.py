@@ -64,6 +64,7 @@ SLURMTUNE_VARIANTS = [
     ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("tpe + asha (ray)", ASHA_RAY, "tpe"),
     ("tpe + hyperband (ray)", HYPERBAND_RAY, "tpe"),
+    ("tpe binned + asha (ray)", ASHA_RAY, "tpe", {"semantics": "binned", "bins": 32}),
     ("bohb + asha (ray)", ASHA_RAY, "bohb"),
     ("bohb + hyperband (ray)", HYPERBAND_RAY, "bohb"),
 ]
@@ -172,6 +173,7 @@ class Run:
 
 def run_slurmtune(binary, table, variant, seed, workers, budget, work):
     scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
+    sampler_options = variant[2] if len(variant) > 2 else {}
     lines, section = [], None
     with open(table.toml_path) as f:
         for line in f:
@@ -185,6 +187,9 @@ def run_slurmtune(binary, table, variant, seed, workers, budget, work):
     resource = table.study["scheduler"].get("resource", "step")
     lines.append(f'\n[scheduler]\nresource = "{resource}"\nmax_t = {table.max_t}\n')
     lines += [f"{k} = {json.dumps(v)}\n" for k, v in scheduler.items()]
+    if sampler_options:
+        lines.append("\n[sampler]\n")
+        lines += [f"{k} = {json.dumps(v)}\n" for k, v in sampler_options.items()]
     toml = os.path.join(work, "study.toml")
     with open(toml, "w") as f:
         f.writelines(lines)

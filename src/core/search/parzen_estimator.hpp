@@ -4,6 +4,7 @@
 // prior, with the same bandwidths, weights, sampling order and log-density arithmetic,
 // so that suggestions built on it equal Optuna's.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct EstimatorOptions {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   bool multivariate = false;
+  /// Past this many observations, a one-parameter numeric estimator is binned: its
+  /// components are the weighted means of `bins` equal slices of the range (Optuna's
+  /// weights summed per slice, its bandwidth rule applied to the slice means) instead
+  /// of one per observation. 0: never (Optuna's estimator, exactly).
+  std::size_t bins = 0;
 };
 
 /// Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n below.
@@ -50,16 +56,24 @@ class ParzenEstimator {
   struct Kernel {
     double low = 0, high = 0;  // bounds in the estimator's space (logged, half-step widened)
     std::optional<double> q;   // step of stepped floats and ints without log
+    bool binned = false;       // components are slices of observations (EstimatorOptions::bins)
     std::vector<double> mus, sigmas;
     // Per component: log of its normal's mass inside [low, high] (log_gauss_mass of the
     // standardised bounds), the normaliser every density evaluation subtracts. Computed
     // once per estimator instead of once per sample; the values are the same.
     std::vector<double> log_mass;
     std::vector<double> std_low, std_high;  // (low - mu) / sigma, (high - mu) / sigma
-    std::vector<std::vector<double>> categorical;      // [component][choice]
-    std::vector<std::vector<double>> log_categorical;  // their logs
+    // Categorical: the distinct rows ([row][choice]) and their logs; component i's
+    // probabilities are rows[row_of[i]].
+    std::vector<std::vector<double>> rows, log_rows;
+    std::vector<std::uint32_t> row_of;
   };
   Kernel numeric_kernel(const Distribution& d, std::vector<double> observed) const;
+  /// Components at `mus` (estimator space, sorted when `sorted`), Optuna's bandwidths;
+  /// `clip_n` is the component count its magic clip assumes.
+  void place_components(Kernel& k, std::vector<double> mus, std::size_t clip_n) const;
+  /// The binned kernel of one numeric parameter; replaces weights_ by the slices'.
+  Kernel binned_kernel(const Distribution& d, const std::vector<double>& observed);
   Kernel categorical_kernel(const Distribution& d, const std::vector<double>& observed) const;
   double from_estimator_space(const Distribution& d, const Kernel& k, double x) const;
 

@@ -65,20 +65,24 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
     trial.params.assign(values.begin(), values.end());
     return values;
   }
-  // The ranking is the same for every parameter of this trial: split the history once.
+  // The ranking is the same for every parameter of this trial: split the history once,
+  // and gather every parameter's observations in one pass (the new trial, which has no
+  // values yet, is in none of them: Optuna masks it out).
   const Split observed = split(history, finished);
+  std::vector<std::size_t> all(space_.size());
+  for (std::size_t p = 0; p < all.size(); ++p)
+    all[p] = p;
+  auto below = observed.columns(all, observed.below);
+  auto above = observed.columns(all, observed.above);
   // Optuna's relative search space is every parameter once some trial has finished.
   if (options_.estimator.multivariate && finished > 0) {
-    std::vector<std::size_t> all(space_.size());
-    for (std::size_t p = 0; p < all.size(); ++p)
-      all[p] = p;
-    values = sample_model(all, observed);
+    values = sample_model(all, below, above);
     trial.params.assign(values.begin(), values.end());
     return values;
   }
   for (std::size_t p = 0; p < space_.size(); ++p) {
-    values.push_back(sample_model({p}, observed).front());
-    trial.params.push_back(values.back());  // later parameters see it, as in Optuna
+    values.push_back(sample_model({p}, {std::move(below[p])}, {std::move(above[p])}).front());
+    trial.params.push_back(values.back());  // as Optuna's trial holds it meanwhile
   }
   return values;
 }
@@ -149,18 +153,25 @@ TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
     result.trials.push_back(&t);
   }
   // _split_observation_pairs: a stable sort by rank, the first gamma(n) are "below";
-  // both sides keep chronological order.
+  // both sides keep chronological order. Only the first gamma(n) need ordering: they
+  // are selected by (rank, position), the order a stable sort gives, and the rest stay
+  // where they are.
   std::vector<std::size_t> order(ranks.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
-  const auto n_below = static_cast<std::ptrdiff_t>(
-      std::min(default_gamma(finished, options_.gamma_fraction, options_.gamma_max), order.size()));
-  result.below.assign(order.begin(), order.begin() + n_below);
-  result.above.assign(order.begin() + n_below, order.end());
-  std::sort(result.below.begin(), result.below.end());
-  std::sort(result.above.begin(), result.above.end());
+  const std::size_t n_below =
+      std::min(default_gamma(finished, options_.gamma_fraction, options_.gamma_max), order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n_below),
+                    order.end(), [&](std::size_t a, std::size_t b) {
+                      if (ranks[a] < ranks[b]) return true;
+                      if (ranks[b] < ranks[a]) return false;
+                      return a < b;
+                    });
+  std::vector<bool> is_below(ranks.size(), false);
+  for (std::size_t i = 0; i < n_below; ++i)
+    is_below[order[i]] = true;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    (is_below[i] ? result.below : result.above).push_back(i);
   return result;
 }
 
@@ -169,6 +180,8 @@ std::vector<std::vector<double>> TpeSampler::Split::columns(
   // A trial without a value for the first of `params` (the new one, still being
   // suggested) drops out, as Optuna's mask does.
   std::vector<std::vector<double>> observed(params.size());
+  for (auto& column : observed)
+    column.reserve(ids.size());
   for (const auto i : ids) {
     const auto& values = trials[i]->params;
     if (params.front() >= values.size()) continue;
@@ -179,9 +192,8 @@ std::vector<std::vector<double>> TpeSampler::Split::columns(
 }
 
 std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& params,
-                                             const Split& observed) {
-  const auto below_values = observed.columns(params, observed.below);
-  const auto above_values = observed.columns(params, observed.above);
+                                             const std::vector<std::vector<double>>& below_values,
+                                             const std::vector<std::vector<double>>& above_values) {
   std::vector<Distribution> sub;
   for (const auto p : params)
     sub.push_back(space_[p]);

@@ -72,7 +72,11 @@ class TpeSampler {
   };
   Split split(const std::vector<TrialRecord>& history, std::size_t finished) const;
   double sample_random(std::size_t p);
-  std::vector<double> sample_model(const std::vector<std::size_t>& params, const Split& observed);
+  /// The parameters `params` drawn from the estimators of their observations below and
+  /// above ([k][observation], k indexing `params`).
+  std::vector<double> sample_model(const std::vector<std::size_t>& params,
+                                   const std::vector<std::vector<double>>& below,
+                                   const std::vector<std::vector<double>>& above);
 
   std::vector<Distribution> space_;
   TpeOptions options_;
