@@ -79,7 +79,6 @@ ParamValue from_bohb(const Domain& d, double x) {
 }  // namespace
 
 Distribution tpe_distribution(const Domain& d) {
-  Distribution out;
   switch (d.kind) {
     case DomainKind::Uniform:
     case DomainKind::QUniform:
@@ -104,7 +103,7 @@ Distribution tpe_distribution(const Domain& d) {
       return Distribution{
           Distribution::Kind::Categorical, 0, 0, std::nullopt, false, d.values.size()};
   }
-  return out;
+  throw UsageError("tpe_distribution: unknown domain kind");
 }
 
 // --- TPE -------------------------------------------------------------------------
