@@ -53,8 +53,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
     throw std::invalid_argument("ParzenEstimator: one observation column per parameter");
   observations_ = observations.front().size();
   const bool prior = options_.consider_prior || observations_ == 0;
-  const auto w = default_weights(observations_);
-  weights_.assign(w.begin(), w.end());
+  weights_ = default_weights(observations_);
   if (prior) weights_.push_back(options_.prior_weight);
   const double total = numpy_sum(weights_);
   for (double& x : weights_)

@@ -81,7 +81,10 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
     return values;
   }
   for (std::size_t p = 0; p < space_.size(); ++p) {
-    values.push_back(sample_model({p}, {std::move(below[p])}, {std::move(above[p])}).front());
+    std::vector<std::vector<double>> below_p, above_p;  // moved, not copied
+    below_p.push_back(std::move(below[p]));
+    above_p.push_back(std::move(above[p]));
+    values.push_back(sample_model({p}, below_p, above_p).front());
     trial.params.push_back(values.back());  // as Optuna's trial holds it meanwhile
   }
   return values;
@@ -130,6 +133,8 @@ TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
   const double sign = maximize_ ? -1.0 : 1.0;
   std::vector<Rank> ranks;
   Split result;
+  ranks.reserve(history.size());
+  result.trials.reserve(history.size());
   for (const auto& t : history) {
     switch (t.state) {
       case TrialRecord::State::Failed:
