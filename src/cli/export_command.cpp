@@ -15,32 +15,28 @@ namespace {
 // of the scheduled metric and ends, in the order they happened (by sequence number).
 void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
   const auto trials = reader.trials();
-  const auto events = reader.events();
   const auto& space = reader.spec().space;
-  std::size_t next = 0;
-  const auto events_before = [&](std::uint64_t seq) {
-    for (; next < events.size() && events[next].seq < seq; ++next) {
-      const auto& e = events[next];
-      if (e.kind == store::EventKind::Start && e.trial < trials.size()) {
-        out << "{\"type\":\"start\",\"trial\":" << e.trial
-            << ",\"bracket\":" << trials[e.trial].bracket
-            << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
-      } else if (const auto how = store::trial_end_of(e.kind)) {
-        out << "{\"type\":\"end\",\"trial\":" << e.trial << ",\"state\":\"" << core::to_string(*how)
-            << "\"";
-        if (!std::isnan(e.step))
-          out << ",\"step\":" << core::json_number(e.step)
-              << ",\"value\":" << core::json_number(e.value);
-        out << "}\n";
-      }
-    }
-  };
-  reader.for_each_metric([&](const store::MetricRecord& m) {
-    events_before(m.seq);
-    out << "{\"type\":\"report\",\"trial\":" << m.trial << ",\"step\":" << core::json_number(m.step)
-        << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]) << "}\n";
-  });
-  events_before(UINT64_MAX);
+  reader.for_each_in_seq_order(
+      reader.events(),
+      [&](const store::EventRecord& e) {
+        if (e.kind == store::EventKind::Start && e.trial < trials.size()) {
+          out << "{\"type\":\"start\",\"trial\":" << e.trial
+              << ",\"bracket\":" << trials[e.trial].bracket
+              << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
+        } else if (const auto how = store::trial_end_of(e.kind)) {
+          out << "{\"type\":\"end\",\"trial\":" << e.trial << ",\"state\":\""
+              << core::to_string(*how) << "\"";
+          if (!std::isnan(e.step))
+            out << ",\"step\":" << core::json_number(e.step)
+                << ",\"value\":" << core::json_number(e.value);
+          out << "}\n";
+        }
+      },
+      [&](const store::MetricRecord& m) {
+        out << "{\"type\":\"report\",\"trial\":" << m.trial
+            << ",\"step\":" << core::json_number(m.step)
+            << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]) << "}\n";
+      });
 }
 
 }  // namespace

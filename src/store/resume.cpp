@@ -146,28 +146,24 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   state.trials = reader.trials();
   Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt};
   const auto events = reader.events();
-  std::size_t next_event = 0;
   std::uint64_t last_seq = 0;
   bool any = false;
-  const auto apply_events_before = [&](std::uint64_t seq) {
-    while (next_event < events.size() && events[next_event].seq < seq) {
-      replay_event(replay, events[next_event], reader.path());
-      last_seq = events[next_event].seq;
-      any = true;
-      ++next_event;
-    }
-  };
-  reader.for_each_metric([&](const MetricRecord& m) {
-    apply_events_before(m.seq);
-    const double value = m.values.empty() ? NAN : m.values[0];
-    state.suggester->reported(m.trial, m.step, value,
-                              state.scheduler->report(m.trial, m.step, value));
-    state.last_step[m.trial] = m.step;
-    ++state.reports_replayed;
-    last_seq = m.seq;
-    any = true;
-  });
-  apply_events_before(UINT64_MAX);
+  reader.for_each_in_seq_order(
+      events,
+      [&](const EventRecord& e) {
+        replay_event(replay, e, reader.path());
+        last_seq = e.seq;
+        any = true;
+      },
+      [&](const MetricRecord& m) {
+        const double value = m.values.empty() ? NAN : m.values[0];
+        state.suggester->reported(m.trial, m.step, value,
+                                  state.scheduler->report(m.trial, m.step, value));
+        state.last_step[m.trial] = m.step;
+        ++state.reports_replayed;
+        last_seq = m.seq;
+        any = true;
+      });
   // The last suggestion's streams: the next one continues from there.
   if (replay.last_started)
     state.suggester->restore(state.trials[*replay.last_started].suggestion.position);

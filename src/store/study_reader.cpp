@@ -177,6 +177,21 @@ std::uint64_t StudyReader::metric_rows() const {
   return committed_.metrics;
 }
 
+void StudyReader::for_each_in_seq_order(
+    const std::vector<EventRecord>& events, const std::function<void(const EventRecord&)>& on_event,
+    const std::function<void(const MetricRecord&)>& on_metric) const {
+  std::size_t next = 0;
+  const auto events_before = [&](std::uint64_t seq) {
+    for (; next < events.size() && events[next].seq < seq; ++next)
+      on_event(events[next]);
+  };
+  for_each_metric([&](const MetricRecord& m) {
+    events_before(m.seq);
+    on_metric(m);
+  });
+  events_before(UINT64_MAX);
+}
+
 void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
                                   std::uint64_t chunk_rows) const {
   const Hid d = dataset("metrics");

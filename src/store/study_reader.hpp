@@ -87,6 +87,11 @@ class StudyReader {
   void for_each_metric(const std::function<void(const MetricRecord&)>& sink,
                        std::uint64_t chunk_rows = 262144) const;
   std::vector<EventRecord> events() const;
+  /// `events` (as events() read them) and every metric row, merged in the order they
+  /// happened (sequence numbers): what resume and `export --table replay` walk.
+  void for_each_in_seq_order(const std::vector<EventRecord>& events,
+                             const std::function<void(const EventRecord&)>& on_event,
+                             const std::function<void(const MetricRecord&)>& on_metric) const;
   std::vector<CheckpointRecord> checkpoints() const;
   std::vector<SessionRecord> sessions() const;
 

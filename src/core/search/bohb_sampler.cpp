@@ -112,21 +112,25 @@ BohbSampler::Density BohbSampler::density(const Observations& o,
           bw, static_cast<double>(dims_[j].levels - 1) / static_cast<double>(dims_[j].levels));
     d.bandwidths.push_back(bw);
   }
+  // Each kernel's log normaliser (Gaussian) and log probabilities (Aitchison-Aitken):
+  // per density, not per candidate scored against it.
+  const double log_sqrt_2pi = 0.5 * std::log(2 * std::numbers::pi);
+  d.log_norm.assign(k, 0.0);
+  d.log_same.assign(k, 0.0);
+  d.log_other.assign(k, 0.0);
+  for (std::size_t j = 0; j < k; ++j) {
+    const double h = d.bandwidths[j];
+    d.log_norm[j] = -std::log(h) - log_sqrt_2pi;
+    if (dims_[j].levels > 1) {
+      d.log_same[j] = std::log1p(-h);
+      d.log_other[j] = std::log(h / static_cast<double>(dims_[j].levels - 1));
+    }
+  }
   return d;
 }
 
 double BohbSampler::log_pdf(const Density& d, const std::vector<double>& x) const {
   const std::size_t k = dims_.size();
-  const double log_sqrt_2pi = 0.5 * std::log(2 * std::numbers::pi);
-  std::vector<double> log_norm(k), log_same(k), log_other(k);
-  for (std::size_t j = 0; j < k; ++j) {
-    const double h = d.bandwidths[j];
-    log_norm[j] = -std::log(h) - log_sqrt_2pi;
-    if (dims_[j].levels > 1) {
-      log_same[j] = std::log1p(-h);
-      log_other[j] = std::log(h / static_cast<double>(dims_[j].levels - 1));
-    }
-  }
   // log of the mean over rows of the product kernel, by log-sum-exp.
   std::vector<double> terms(d.n);
   double top = -std::numeric_limits<double>::infinity();
@@ -136,9 +140,9 @@ double BohbSampler::log_pdf(const Density& d, const std::vector<double>& x) cons
       const double xi = d.rows[r * k + j];
       if (dims_[j].levels == 0) {
         const double z = (x[j] - xi) / d.bandwidths[j];
-        t += log_norm[j] - 0.5 * z * z;
+        t += d.log_norm[j] - 0.5 * z * z;
       } else if (dims_[j].levels > 1) {
-        t += x[j] == xi ? log_same[j] : log_other[j];
+        t += x[j] == xi ? d.log_same[j] : d.log_other[j];
       }
     }
     terms[r] = t;

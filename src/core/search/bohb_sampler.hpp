@@ -52,6 +52,7 @@ class BohbSampler {
   struct Density {
     std::vector<double> rows;  // row-major
     std::vector<double> bandwidths;
+    std::vector<double> log_norm, log_same, log_other;  // per dimension, from bandwidths
     std::size_t n = 0;
   };
   std::size_t min_points() const;

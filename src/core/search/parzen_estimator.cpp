@@ -52,7 +52,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
   if (observations.size() != space.size() || space.empty())
     throw std::invalid_argument("ParzenEstimator: one observation column per parameter");
   observations_ = observations.front().size();
-  const bool prior = options_.consider_prior || observations_ == 0;
+  const bool prior = has_prior();
   weights_ = default_weights(observations_);
   if (prior) weights_.push_back(options_.prior_weight);
   const double total = numpy_sum(weights_);
@@ -78,7 +78,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
 
 ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
     const Distribution& d, const std::vector<double>& observed) const {
-  const bool prior = options_.consider_prior || observations_ == 0;
+  const bool prior = has_prior();
   const double fill =
       options_.prior_weight / static_cast<double>(prior ? observations_ + 1 : observations_);
   // Optuna gives every observation a row (fill everywhere, +1 at its choice, normalised)
@@ -105,8 +105,7 @@ ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
   return k;
 }
 
-ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
-                                                        std::vector<double> observed) const {
+ParzenEstimator::Kernel ParzenEstimator::bounded_kernel(const Distribution& d) const {
   Kernel k;
   // _calculate_parzen_bounds
   if (d.kind == Distribution::Kind::Float) {
@@ -129,18 +128,23 @@ ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
     k.low = d.low - 0.5 * *k.q;
     k.high = d.high + 0.5 * *k.q;
   }
+  return k;
+}
+
+ParzenEstimator::Kernel ParzenEstimator::numeric_kernel(const Distribution& d,
+                                                        std::vector<double> observed) const {
+  Kernel k = bounded_kernel(d);
   if (d.log)  // _transform_to_uniform
     for (double& x : observed)
       x = std::log(x);
-  const bool prior = options_.consider_prior || observations_ == 0;
-  const std::size_t n = observed.size() + (prior ? 1 : 0);
+  const std::size_t n = observed.size() + (has_prior() ? 1 : 0);
   place_components(k, std::move(observed), n);
   return k;
 }
 
 void ParzenEstimator::place_components(Kernel& k, std::vector<double> mus,
                                        std::size_t clip_n) const {
-  const bool prior = options_.consider_prior || observations_ == 0;
+  const bool prior = has_prior();
   k.mus = std::move(mus);
   if (prior) k.mus.push_back(0.5 * (k.low + k.high));
   const std::size_t n = k.mus.size();
@@ -185,7 +189,7 @@ void ParzenEstimator::place_components(Kernel& k, std::vector<double> mus,
 
 ParzenEstimator::Kernel ParzenEstimator::binned_kernel(const Distribution& d,
                                                        const std::vector<double>& observed) {
-  Kernel k = numeric_kernel(d, {});  // the bounds and the prior only
+  Kernel k = bounded_kernel(d);
   k.binned = true;
   const std::size_t bins = options_.bins;
   const double width = (k.high - k.low) / static_cast<double>(bins);
@@ -202,13 +206,9 @@ ParzenEstimator::Kernel ParzenEstimator::binned_kernel(const Distribution& d,
     mus.push_back(moment[b] / mass[b]);
     weights.push_back(mass[b]);
   }
-  const bool prior = options_.consider_prior || observations_ == 0;
-  if (prior) weights.push_back(weights_.back());
+  if (has_prior()) weights.push_back(weights_.back());
   weights_ = std::move(weights);
-  k.std_low.clear();
-  k.std_high.clear();
-  k.log_mass.clear();
-  place_components(k, std::move(mus), observed.size() + (prior ? 1 : 0));
+  place_components(k, std::move(mus), observed.size() + (has_prior() ? 1 : 0));
   return k;
 }
 

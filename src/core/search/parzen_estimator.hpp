@@ -68,6 +68,10 @@ class ParzenEstimator {
     std::vector<std::vector<double>> rows, log_rows;
     std::vector<std::uint32_t> row_of;
   };
+  /// Optuna keeps a prior component when asked to, and always without observations.
+  bool has_prior() const { return options_.consider_prior || observations_ == 0; }
+  /// A numeric kernel's bounds (logged, or widened by half a step) and step; no components.
+  Kernel bounded_kernel(const Distribution& d) const;
   Kernel numeric_kernel(const Distribution& d, std::vector<double> observed) const;
   /// Components at `mus` (estimator space, sorted when `sorted`), Optuna's bandwidths;
   /// `clip_n` is the component count its magic clip assumes.
