@@ -25,8 +25,8 @@ import tempfile
 
 import h5py
 
-from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect, read,
-                         release_requeued, reports_so_far, rerun_requeued, study_toml, wait_for)
+from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect, next_session,
+                         read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
 from run_samplers import scenario_tpe_resume
@@ -250,11 +250,7 @@ def scenario_groups_term(runner, args):
     unfinished = study_.trials[~study_.trials.status.isin(["completed", "stopped", "failed"])]
     study_.close()
     expect(len(unfinished) > 0, "nothing was left to resume")
-    if runner.launcher == "slurm":
-        release_requeued(handle[1])
-        rc, log = rerun_requeued(runner, handle, study, path, extra, sbatch)
-    else:
-        rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch)
+    rc, log = next_session(runner, handle, study, path, extra, sbatch)
     expect(rc == 0, "resumed run failed:\n" + log)
     trials = check_complete(path, 8)
     study_ = Study(path)

@@ -223,6 +223,15 @@ def rerun_requeued(runner, handle, study, path, extra, sbatch):
     return runner.run(study, path, extra=extra, sbatch_args=sbatch)
 
 
+def next_session(runner, handle, study, path, extra, sbatch):
+    """The session after a graceful interrupt (USR1): under Slurm the template requeued
+    the job, which resumes the study itself once released; locally a new run resumes it."""
+    if runner.launcher == "slurm":
+        release_requeued(handle[1])
+        return rerun_requeued(runner, handle, study, path, extra, sbatch)
+    return runner.run(study, path, extra=extra, sbatch_args=sbatch)
+
+
 def alive(pid):
     try:
         os.kill(int(pid), 0)

@@ -15,8 +15,8 @@ import time
 import h5py
 
 from run_harness import (FAULT_TRIAL, Study, alive, check_asha, check_complete, expect, fail,
-                         job_state, read, release_requeued, reports_so_far, rerun_requeued,
-                         study_toml, wait_for)
+                         job_state, next_session, read, release_requeued, reports_so_far,
+                         rerun_requeued, study_toml, wait_for)
 
 
 def bad_clients(address):
@@ -244,9 +244,8 @@ def scenario_interrupt(runner, args, how):
             expect(steps.empty or (t, float(steps.max())) in saved,
                    "trial %d did not checkpoint its last step %s before the cancel ended it; "
                    "checkpoints %s" % (t, None if steps.empty else steps.max(), sorted(saved)))
-    if how == "term" and runner.launcher == "slurm":
-        release_requeued(handle[1])
-        rc, log = rerun_requeued(runner, handle, study, path, ["--slots", "3"], sbatch)
+    if how == "term":
+        rc, log = next_session(runner, handle, study, path, ["--slots", "3"], sbatch)
     else:
         rc, log = runner.run(study, path, extra=["--slots", "3"], sbatch_args=sbatch)
     expect(rc == 0, "resumed run failed:\n" + log)

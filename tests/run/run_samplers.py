@@ -8,8 +8,8 @@ import re
 import subprocess
 import sys
 
-from run_harness import (FAULT_TRIAL, Study, check_asha, check_complete, expect, read,
-                         release_requeued, rerun_requeued, study_toml, wait_for)
+from run_harness import (FAULT_TRIAL, Study, check_asha, check_complete, expect, next_session,
+                         read, study_toml, wait_for)
 from run_reliability import interrupt_gracefully
 
 TRIALS, STARTUP = 10, 4
@@ -50,11 +50,7 @@ def scenario_tpe_resume(runner, args):
     wait_for(lambda: started_so_far(handle[2], offset) >= STARTUP + 2, 180,
              "trials past the startup ones")
     interrupt_gracefully(runner, handle)
-    if runner.launcher == "slurm":
-        release_requeued(handle[1])
-        rc, log = rerun_requeued(runner, handle, study, path, extra, sbatch)
-    else:
-        rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch)
+    rc, log = next_session(runner, handle, study, path, extra, sbatch)
     expect(rc == 0, "resumed run failed:\n" + log)
     expect("resuming" in log, "the second run did not resume:\n" + log)
     check_complete(path, TRIALS)
