@@ -12,7 +12,8 @@ namespace slurmtune::cli {
 namespace {
 
 // The study as `slurmtune replay` reads it: starts with their configurations, reports
-// of the scheduled metric and ends, in the order they happened (by sequence number).
+// of the scheduled metric, resumptions, the close of admissions and ends, in the order
+// they happened (by sequence number).
 void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
   const auto trials = reader.trials();
   const auto& space = reader.spec().space;
@@ -23,6 +24,10 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
           out << "{\"type\":\"start\",\"trial\":" << e.trial
               << ",\"bracket\":" << trials[e.trial].bracket
               << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
+        } else if (e.kind == store::EventKind::Resume) {
+          out << "{\"type\":\"resume\",\"trial\":" << e.trial << "}\n";
+        } else if (e.kind == store::EventKind::Closed) {
+          out << "{\"type\":\"close\"}\n";
         } else if (const auto how = store::trial_end_of(e.kind)) {
           out << "{\"type\":\"end\",\"trial\":" << e.trial << ",\"state\":\""
               << core::to_string(*how) << "\"";

@@ -28,12 +28,12 @@ void read_flag(TableReader& r, std::string_view key, bool& into) {
 
 void read_tpe(TableReader& r, core::tpe::TpeOptions& o) {
   // "optuna": Optuna 3.1's suggestions exactly; "binned": its "above" density binned
-  // once the history is large (EstimatorOptions::bins), for speed.
+  // once the history is large (TpeOptions::bins), for speed.
   const bool binned = r.keyword("semantics", {"optuna", "binned"}) == "binned";
-  if (binned) o.estimator.bins = 128;
+  if (binned) o.bins = 128;
   if (r.has("bins")) {
     if (!binned) r.fail("bins", "applies to semantics = \"binned\" only");
-    read_count(r, "bins", o.estimator.bins, 32);
+    read_count(r, "bins", o.bins, 32);
   }
   read_count(r, "n_startup_trials", o.n_startup_trials, 0);
   read_count(r, "n_ei_candidates", o.n_ei_candidates, 1);

@@ -104,7 +104,7 @@ toml::table study_table(const core::StudySpec& study) {
 toml::table sampler_table(const core::SamplerSpec& s) {
   if (s.kind == core::SamplerKind::Tpe) {
     const auto& o = s.tpe;
-    toml::table t{{"semantics", o.estimator.bins > 0 ? "binned" : "optuna"},
+    toml::table t{{"semantics", o.bins > 0 ? "binned" : "optuna"},
                   {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
                   {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
                   {"gamma_fraction", o.gamma_fraction},
@@ -115,7 +115,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
                   {"consider_endpoints", o.estimator.consider_endpoints},
                   {"multivariate", o.estimator.multivariate},
                   {"constant_liar", o.constant_liar}};
-    if (o.estimator.bins > 0) t.insert("bins", static_cast<std::int64_t>(o.estimator.bins));
+    if (o.bins > 0) t.insert("bins", static_cast<std::int64_t>(o.bins));
     return t;
   }
   if (s.kind == core::SamplerKind::Bohb) {

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     // semantics "optuna" (exact), then "binned" with its default 128 slices.
     const auto time = [&](std::size_t bins) {
       tpe::TpeOptions options;
-      options.estimator.bins = bins;
+      options.bins = bins;
       tpe::TpeSampler sampler(space, options, 1, false);
       return median_ms(n >= 10000 ? 20 : 100, [&] {
         history.push_back(tpe::TrialRecord{});

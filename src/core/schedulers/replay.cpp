@@ -104,6 +104,10 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
   const JsonValue* type = field(event, "type");
   if (!type || !type->is_string()) throw InputError("missing string field \"type\"");
   const auto& kind = std::get<std::string>(type->data);
+  if (kind == "close") {
+    scheduler.close_admissions();
+    return false;
+  }
   const TrialId trial = trial_field(event);
   if (kind == "start") {
     std::optional<int> bracket;
@@ -133,7 +137,17 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     if (sampler) sampler->suggester.ended(trial, *end);
     return false;
   }
-  throw InputError("unknown event type \"" + kind + "\" (expected start, report or end)");
+  if (kind == "resume") {
+    // The original run got this resumption from next_job(); asking again moves the
+    // scheduler's promotion queue as it moved then.
+    const auto job = scheduler.next_job(false);
+    if (!job || job->kind != Job::Kind::Resume || job->trial != trial)
+      throw InputError("the scheduler would not resume trial " + std::to_string(trial) + " here");
+    if (sampler) sampler->suggester.resumed(trial);
+    return false;
+  }
+  throw InputError("unknown event type \"" + kind +
+                   "\" (expected start, report, resume, close or end)");
 }
 
 }  // namespace

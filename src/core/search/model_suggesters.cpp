@@ -142,6 +142,7 @@ void TpeSuggester::started(TrialId trial, const Configuration& config) {
   r.params.clear();
   for (const auto p : sampled_)
     r.params.emplace_back(internal_value(space_.parameters()[p].domain, config.values[p]));
+  sampler_.changed(history_, trial);
 }
 
 void TpeSuggester::reported(TrialId trial, double step, double value,
@@ -151,10 +152,14 @@ void TpeSuggester::reported(TrialId trial, double step, double value,
   r.last_intermediate = std::pair{step, value};
   // A paused trial waits for a promotion: Optuna would see it as pruned at this step.
   if (outcome.decision == Decision::Pause) r.state = tpe::TrialRecord::State::Pruned;
+  // A running trial's rank does not depend on its reports.
+  if (r.state != tpe::TrialRecord::State::Running) sampler_.changed(history_, trial);
 }
 
 void TpeSuggester::resumed(TrialId trial) {
-  if (trial < history_.size()) history_[trial].state = tpe::TrialRecord::State::Running;
+  if (trial >= history_.size()) return;
+  history_[trial].state = tpe::TrialRecord::State::Running;
+  sampler_.changed(history_, trial);
 }
 
 void TpeSuggester::ended(TrialId trial, TrialEnd how) {
@@ -178,6 +183,7 @@ void TpeSuggester::ended(TrialId trial, TrialEnd how) {
       r.state = State::Failed;
       break;
   }
+  sampler_.changed(history_, trial);
 }
 
 void TpeSuggester::restore(const SamplerPosition& position) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/search/truncated_normal.hpp"
 
@@ -52,32 +53,69 @@ ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observa
   if (observations.size() != space.size() || space.empty())
     throw std::invalid_argument("ParzenEstimator: one observation column per parameter");
   observations_ = observations.front().size();
-  const bool prior = has_prior();
   weights_ = default_weights(observations_);
-  if (prior) weights_.push_back(options_.prior_weight);
-  const double total = numpy_sum(weights_);
-  for (double& x : weights_)
-    x /= total;
+  if (has_prior()) weights_.push_back(options_.prior_weight);
   if (options_.multivariate) {
     const double n = static_cast<double>(std::max<std::size_t>(observations_, 1));
     sigma0_ = kSigma0Magnitude * std::pow(n, -1.0 / (static_cast<double>(space.size()) + 4));
   }
-  if (options_.bins > 0 && !options_.multivariate && space.size() == 1 &&
-      !is_categorical(space[0]) && observations_ > options_.bins) {
-    kernels_.push_back(binned_kernel(space[0], observations[0]));  // replaces weights_
-  } else {
-    for (std::size_t p = 0; p < space.size(); ++p)
-      kernels_.push_back(is_categorical(space[p]) ? categorical_kernel(space[p], observations[p])
-                                                  : numeric_kernel(space[p], observations[p]));
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    if (!is_categorical(space[p])) {
+      kernels_.push_back(numeric_kernel(space[p], observations[p]));
+      continue;
+    }
+    std::vector<std::uint32_t> row_of;
+    row_of.reserve(observations_);
+    for (const double c : observations[p])
+      row_of.push_back(static_cast<std::uint32_t>(c));
+    kernels_.push_back(categorical_kernel(space[p], std::move(row_of)));
   }
+  normalise_weights();
+}
+
+ParzenEstimator::ParzenEstimator(const Distribution& d, const Slices& slices,
+                                 const EstimatorOptions& options)
+    : space_{d}, options_(options) {
+  if (options_.multivariate)
+    throw std::invalid_argument("ParzenEstimator: binned estimators are univariate");
+  observations_ = slices.observations;
+  std::vector<double> mus;
+  std::vector<std::uint32_t> row_of;
+  for (std::size_t b = 0; b < slices.mass.size(); ++b) {
+    if (slices.mass[b] <= 0) continue;
+    weights_.push_back(slices.mass[b]);
+    mus.push_back(slices.mean[b]);
+    row_of.push_back(static_cast<std::uint32_t>(b));
+  }
+  const bool prior = has_prior();
+  if (prior) weights_.push_back(options_.prior_weight);
+  if (is_categorical(d)) {
+    kernels_.push_back(categorical_kernel(d, std::move(row_of)));
+  } else {
+    Kernel k = bounded_kernel(d);
+    k.binned = true;
+    place_components(k, std::move(mus), observations_ + (prior ? 1 : 0));
+    if (k.q)
+      for (const double sigma : k.sigmas)
+        k.log_step.push_back(std::log(*k.q / sigma));
+    kernels_.push_back(std::move(k));
+  }
+  normalise_weights();
+}
+
+void ParzenEstimator::normalise_weights() {
+  const double total = numpy_sum(weights_);
+  for (double& x : weights_)
+    x /= total;
   // One categorical parameter takes log_pdf's shortcut, which needs no log weights.
-  if (space.size() == 1 && is_categorical(space[0])) return;
+  if (space_.size() == 1 && is_categorical(space_[0])) return;
+  log_weights_.reserve(weights_.size());
   for (const double x : weights_)
     log_weights_.push_back(std::log(x));
 }
 
 ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
-    const Distribution& d, const std::vector<double>& observed) const {
+    const Distribution& d, std::vector<std::uint32_t> row_of) const {
   const bool prior = has_prior();
   const double fill =
       options_.prior_weight / static_cast<double>(prior ? observations_ + 1 : observations_);
@@ -98,36 +136,26 @@ ParzenEstimator::Kernel ParzenEstimator::categorical_kernel(
     k.rows.push_back(std::move(row));
     k.log_rows.push_back(std::move(log_row));
   }
-  k.row_of.reserve(observations_ + (prior ? 1 : 0));
-  for (std::size_t i = 0; i < observations_; ++i)
-    k.row_of.push_back(static_cast<std::uint32_t>(observed[i]));
+  k.row_of = std::move(row_of);
   if (prior) k.row_of.push_back(static_cast<std::uint32_t>(d.choices));
   return k;
 }
 
+std::pair<double, double> estimator_bounds(const Distribution& d) {
+  if (d.kind == Distribution::Kind::Float) {
+    if (d.log) return {std::log(d.low), std::log(d.high)};
+    if (d.step) return {d.low - 0.5 * *d.step, d.high + 0.5 * *d.step};
+    return {d.low, d.high};
+  }
+  if (d.log) return {std::log(d.low - 0.5), std::log(d.high + 0.5)};
+  const double q = d.step.value_or(1.0);
+  return {d.low - 0.5 * q, d.high + 0.5 * q};
+}
+
 ParzenEstimator::Kernel ParzenEstimator::bounded_kernel(const Distribution& d) const {
   Kernel k;
-  // _calculate_parzen_bounds
-  if (d.kind == Distribution::Kind::Float) {
-    if (d.log) {
-      k.low = std::log(d.low);
-      k.high = std::log(d.high);
-    } else if (d.step) {
-      k.q = *d.step;
-      k.low = d.low - 0.5 * *k.q;
-      k.high = d.high + 0.5 * *k.q;
-    } else {
-      k.low = d.low;
-      k.high = d.high;
-    }
-  } else if (d.log) {
-    k.low = std::log(d.low - 0.5);
-    k.high = std::log(d.high + 0.5);
-  } else {
-    k.q = d.step.value_or(1.0);
-    k.low = d.low - 0.5 * *k.q;
-    k.high = d.high + 0.5 * *k.q;
-  }
+  std::tie(k.low, k.high) = estimator_bounds(d);
+  if (!d.log && (d.kind == Distribution::Kind::Int || d.step)) k.q = d.step.value_or(1.0);
   return k;
 }
 
@@ -185,31 +213,6 @@ void ParzenEstimator::place_components(Kernel& k, std::vector<double> mus,
   k.log_mass.resize(n);
   for (std::size_t i = 0; i < n; ++i)
     k.log_mass[i] = log_gauss_mass(k.std_low[i], k.std_high[i]);
-}
-
-ParzenEstimator::Kernel ParzenEstimator::binned_kernel(const Distribution& d,
-                                                       const std::vector<double>& observed) {
-  Kernel k = bounded_kernel(d);
-  k.binned = true;
-  const std::size_t bins = options_.bins;
-  const double width = (k.high - k.low) / static_cast<double>(bins);
-  std::vector<double> mass(bins, 0.0), moment(bins, 0.0);
-  for (std::size_t i = 0; i < observed.size(); ++i) {
-    const double x = d.log ? std::log(observed[i]) : observed[i];
-    const auto b = std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, (x - k.low) / width)));
-    mass[b] += weights_[i];
-    moment[b] += weights_[i] * x;
-  }
-  std::vector<double> mus, weights;
-  for (std::size_t b = 0; b < bins; ++b) {
-    if (mass[b] <= 0) continue;
-    mus.push_back(moment[b] / mass[b]);
-    weights.push_back(mass[b]);
-  }
-  if (has_prior()) weights.push_back(weights_.back());
-  weights_ = std::move(weights);
-  place_components(k, std::move(mus), observed.size() + (has_prior() ? 1 : 0));
-  return k;
 }
 
 double ParzenEstimator::from_estimator_space(const Distribution& d, const Kernel& k,
@@ -304,7 +307,7 @@ std::vector<double> ParzenEstimator::log_pdf(
           // Binned: a step's mass as density times width where the kernel is at least
           // two steps wide (relative error below 1 %), one exp instead of four calls.
           const double z = (x - mu) / sigma;
-          lp = -(z * z) / 2.0 - kNormLogC + std::log(*k.q / sigma) - k.log_mass[i];
+          lp = -(z * z) / 2.0 - kNormLogC + k.log_step[i] - k.log_mass[i];
         } else {
           const double upper = std::min(x + *k.q / 2.0, k.high);
           const double lower = std::max(x - *k.q / 2.0, k.low);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/search/numpy_compat.hpp"
@@ -28,12 +29,19 @@ struct EstimatorOptions {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   bool multivariate = false;
-  /// Past this many observations, a one-parameter numeric estimator is binned: its
-  /// components are the weighted means of `bins` equal slices of the range (Optuna's
-  /// weights summed per slice, its bandwidth rule applied to the slice means) instead
-  /// of one per observation. 0: never (Optuna's estimator, exactly).
-  std::size_t bins = 0;
 };
+
+/// One parameter's observations summarised per slice of its range (per choice for a
+/// categorical): the slices' summed weights, unnormalised, and weighted means in the
+/// estimator's space (logged for log domains). Empty slices have mass 0.
+struct Slices {
+  std::vector<double> mass, mean;
+  std::size_t observations = 0;  ///< how many were summarised
+};
+
+/// A numeric parameter's bounds in the estimator's space: logged, or widened by half a
+/// step (Optuna's _calculate_parzen_bounds).
+std::pair<double, double> estimator_bounds(const Distribution& d);
 
 /// Optuna's default_weights(n): 1 for the newest 25 observations, a ramp from 1/n below.
 std::vector<double> default_weights(std::size_t n);
@@ -45,6 +53,11 @@ class ParzenEstimator {
   /// indices for categoricals); all parameters have the same number of observations.
   ParzenEstimator(const std::vector<std::vector<double>>& observations,
                   const std::vector<Distribution>& space, const EstimatorOptions& options);
+  /// One parameter's binned estimator (`semantics = "binned"`): a component per
+  /// non-empty slice at its mean, carrying its mass, with Optuna's bandwidth rule
+  /// applied to the means and its magic clip counting every observation. For a
+  /// categorical the same mixture as one row per observation, summed per choice.
+  ParzenEstimator(const Distribution& d, const Slices& slices, const EstimatorOptions& options);
 
   /// `size` samples of every parameter ([p][k], internal representation), drawing from
   /// `rng` exactly as Optuna does.
@@ -56,8 +69,9 @@ class ParzenEstimator {
   struct Kernel {
     double low = 0, high = 0;  // bounds in the estimator's space (logged, half-step widened)
     std::optional<double> q;   // step of stepped floats and ints without log
-    bool binned = false;       // components are slices of observations (EstimatorOptions::bins)
+    bool binned = false;       // components are slices of observations
     std::vector<double> mus, sigmas;
+    std::vector<double> log_step;  // binned, stepped: log(q / sigma) per component
     // Per component: log of its normal's mass inside [low, high] (log_gauss_mass of the
     // standardised bounds), the normaliser every density evaluation subtracts. Computed
     // once per estimator instead of once per sample; the values are the same.
@@ -76,9 +90,11 @@ class ParzenEstimator {
   /// Components at `mus` (estimator space, sorted when `sorted`), Optuna's bandwidths;
   /// `clip_n` is the component count its magic clip assumes.
   void place_components(Kernel& k, std::vector<double> mus, std::size_t clip_n) const;
-  /// The binned kernel of one numeric parameter; replaces weights_ by the slices'.
-  Kernel binned_kernel(const Distribution& d, const std::vector<double>& observed);
-  Kernel categorical_kernel(const Distribution& d, const std::vector<double>& observed) const;
+  /// Optuna's rows (fill everywhere, +1 at the observed choice) for the choices
+  /// `row_of` names, the prior's last.
+  Kernel categorical_kernel(const Distribution& d, std::vector<std::uint32_t> row_of) const;
+  /// Normalises weights_ and takes their logs where log_pdf needs them.
+  void normalise_weights();
   double from_estimator_space(const Distribution& d, const Kernel& k, double x) const;
 
   std::vector<Distribution> space_;

@@ -9,16 +9,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Optuna ranks observations by (step key, signed value), lexicographically:
-// completed (-inf, v), pruned (-step, v) or (-step, inf) for NaN, no report (1, 0),
-// running (inf, inf).
-struct Rank {
-  double step_key, score;
-  bool operator<(const Rank& o) const {
-    return step_key != o.step_key ? step_key < o.step_key : score < o.score;
-  }
-};
-
 double below_max(double high) {
   return std::nextafter(high, high - 1);
 }
@@ -44,7 +34,14 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
       maximize_(maximize),
       seed_(seed),
       rng_(seed),
-      random_rng_(seed) {}
+      random_rng_(seed) {
+  if (options_.bins > 0 && !options_.estimator.multivariate)
+    index_.emplace(space_, options_.bins, maximize, options_.constant_liar);
+}
+
+void TpeSampler::changed(const std::vector<TrialRecord>& history, std::size_t trial) {
+  if (index_) index_->update(trial, history.at(trial));
+}
 
 void TpeSampler::restore(std::uint64_t model_words, std::uint64_t startup_words) {
   rng_ = NumpyRandomState(seed_);
@@ -56,7 +53,10 @@ void TpeSampler::restore(std::uint64_t model_words, std::uint64_t startup_words)
 std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   auto& trial = history.back();
   trial.params.clear();
-  const std::size_t finished = count_finished(history);
+  if (index_)  // trials it has not seen yet, all but the new one
+    for (std::size_t i = index_->size(); i + 1 < history.size(); ++i)
+      index_->update(i, history[i]);
+  const std::size_t finished = index_ ? index_->finished() : count_finished(history);
   std::vector<double> values;
   last_was_startup_ = finished < options_.n_startup_trials;
   if (last_was_startup_) {
@@ -65,6 +65,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
     trial.params.assign(values.begin(), values.end());
     return values;
   }
+  if (index_) return suggest_binned(history);
   // The ranking is the same for every parameter of this trial: split the history once,
   // and gather every parameter's observations in one pass (the new trial, which has no
   // values yet, is in none of them: Optuna masks it out).
@@ -136,25 +137,9 @@ TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
   ranks.reserve(history.size());
   result.trials.reserve(history.size());
   for (const auto& t : history) {
-    switch (t.state) {
-      case TrialRecord::State::Failed:
-        continue;
-      case TrialRecord::State::Running:
-        if (!options_.constant_liar) continue;
-        ranks.push_back({kInf, kInf});
-        break;
-      case TrialRecord::State::Complete:
-        ranks.push_back({-kInf, sign * t.value});
-        break;
-      case TrialRecord::State::Pruned:
-        if (!t.last_intermediate)
-          ranks.push_back({1, 0.0});
-        else if (std::isnan(t.last_intermediate->second))
-          ranks.push_back({-t.last_intermediate->first, kInf});
-        else
-          ranks.push_back({-t.last_intermediate->first, sign * t.last_intermediate->second});
-        break;
-    }
+    const auto rank = rank_of(t, sign, options_.constant_liar);
+    if (!rank) continue;
+    ranks.push_back(*rank);
     result.trials.push_back(&t);
   }
   // _split_observation_pairs: a stable sort by rank, the first gamma(n) are "below";
@@ -204,6 +189,10 @@ std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& par
     sub.push_back(space_[p]);
   const ParzenEstimator below(below_values, sub, options_.estimator);
   const ParzenEstimator above(above_values, sub, options_.estimator);
+  return choose(below, above);
+}
+
+std::vector<double> TpeSampler::choose(const ParzenEstimator& below, const ParzenEstimator& above) {
   const auto samples = below.sample(rng_, options_.n_ei_candidates);
   const auto log_l = below.log_pdf(samples);
   const auto log_g = above.log_pdf(samples);
@@ -219,6 +208,36 @@ std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& par
   for (const auto& column : samples)
     chosen.push_back(column[best]);
   return chosen;
+}
+
+std::vector<double> TpeSampler::suggest_binned(std::vector<TrialRecord>& history) {
+  const RankedHistory& index = *index_;
+  const std::size_t n_below = std::min(
+      default_gamma(index.finished(), options_.gamma_fraction, options_.gamma_max), index.ranked());
+  const auto below_ids = index.best(n_below);
+  const auto column = [&](std::size_t p, const std::vector<std::size_t>& ids) {
+    std::vector<std::vector<double>> values(1);
+    for (const auto id : ids)
+      if (p < history[id].params.size() && history[id].params[p])
+        values[0].push_back(*history[id].params[p]);
+    return values;
+  };
+  std::vector<double> values;
+  auto& trial = history.back();
+  for (std::size_t p = 0; p < space_.size(); ++p) {
+    const std::vector<Distribution> sub{space_[p]};
+    const ParzenEstimator below(column(p, below_ids), sub, options_.estimator);
+    if (index.count_except(p, below_ids) > options_.bins) {
+      const ParzenEstimator above(space_[p], index.slices_except(p, below_ids), options_.estimator);
+      values.push_back(choose(below, above).front());
+    } else {
+      const ParzenEstimator above(column(p, index.ranked_except(below_ids)), sub,
+                                  options_.estimator);
+      values.push_back(choose(below, above).front());
+    }
+    trial.params.push_back(values.back());  // as Optuna's trial holds it meanwhile
+  }
+  return values;
 }
 
 }  // namespace slurmtune::core::tpe

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/search/parzen_estimator.hpp"
+#include "core/search/tpe_history.hpp"
 
 namespace slurmtune::core::tpe {
 
@@ -22,18 +22,10 @@ struct TpeOptions {
   double gamma_fraction = 0.1;
   std::size_t gamma_max = 25;
   bool constant_liar = false;
-};
-
-/// A trial of the history as TPE sees it, in creation order.
-struct TrialRecord {
-  enum class State { Running, Complete, Pruned, Failed };
-  State state = State::Running;
-  /// Per parameter, Optuna's internal representation (numbers; choice indices), or
-  /// nullopt where the trial has no value for it (yet).
-  std::vector<std::optional<double>> params;
-  double value = 0;  ///< Complete: the objective value
-  /// Pruned: the intermediate value at the highest step reported, with that step.
-  std::optional<std::pair<double, double>> last_intermediate;
+  /// `semantics = "binned"`: a parameter's "above" density with more than `bins`
+  /// observations is built from slices of its range (RankedHistory) instead of one
+  /// kernel per observation. 0: Optuna's estimator, exactly.
+  std::size_t bins = 0;
 };
 
 /// Optuna's default_gamma: min(ceil(0.1 n), 25), with the fraction and cap as options.
@@ -50,6 +42,10 @@ class TpeSampler {
   /// finished and n_startup_trials have, all parameters come from one joint estimator
   /// (Optuna's sample_relative); otherwise each on its own, in space order.
   std::vector<double> suggest(std::vector<TrialRecord>& history);
+  /// `history[trial]` changed since suggest() last saw it. Binned semantics keeps its
+  /// index up to date with this (suggest() only adds trials it has not seen); Optuna's
+  /// reads the whole history each time and needs no notice.
+  void changed(const std::vector<TrialRecord>& history, std::size_t trial);
 
   const std::vector<Distribution>& space() const { return space_; }
   /// The last suggestion came from the startup (random) stream.
@@ -71,20 +67,26 @@ class TpeSampler {
                                              const std::vector<std::size_t>& ids) const;
   };
   Split split(const std::vector<TrialRecord>& history, std::size_t finished) const;
+  /// Binned semantics: each parameter from the index, its "above" density binned once it
+  /// outgrows the bins.
+  std::vector<double> suggest_binned(std::vector<TrialRecord>& history);
   double sample_random(std::size_t p);
   /// The parameters `params` drawn from the estimators of their observations below and
   /// above ([k][observation], k indexing `params`).
   std::vector<double> sample_model(const std::vector<std::size_t>& params,
                                    const std::vector<std::vector<double>>& below,
                                    const std::vector<std::vector<double>>& above);
+  /// The best of n_ei_candidates draws from `below` by log l(x) - log g(x).
+  std::vector<double> choose(const ParzenEstimator& below, const ParzenEstimator& above);
 
   std::vector<Distribution> space_;
   TpeOptions options_;
   bool maximize_;
   std::uint32_t seed_;
   bool last_was_startup_ = false;
-  NumpyRandomState rng_;         // TPESampler._rng
-  NumpyRandomState random_rng_;  // its RandomSampler's
+  NumpyRandomState rng_;                // TPESampler._rng
+  NumpyRandomState random_rng_;         // its RandomSampler's
+  std::optional<RankedHistory> index_;  // binned semantics only
 };
 
 }  // namespace slurmtune::core::tpe
