@@ -88,8 +88,9 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 
 }  // namespace
 
-void read_scheduler(TableReader r, core::SchedulerSpec& s) {
-  const auto type = r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median"});
+void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {
+  const auto type =
+      r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt"});
   s.type = type ? *core::scheduler_type_from_keyword(*type) : SchedulerType::Fifo;
   const bool has_semantics = s.type == SchedulerType::Asha || s.type == SchedulerType::Hyperband;
   if (has_semantics) {
@@ -121,6 +122,8 @@ void read_scheduler(TableReader r, core::SchedulerSpec& s) {
              std::string("cannot be used with ") +
                  (s.type == SchedulerType::Hyperband ? "max_resource" : "min_resource") +
                  " = \"auto\"; give the resource as an integer or set bootstrap_count = 0");
+  } else if (s.type == SchedulerType::Pbt) {
+    read_pbt(r, space, s.pbt);
   } else if (s.type == SchedulerType::Median) {
     read_positive(r, "grace_period", s.grace_period);
     read_optional_int(r, "min_samples_required", s.min_samples_required, 1);

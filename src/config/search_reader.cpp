@@ -15,14 +15,6 @@ using core::ParamValue;
   r.fail_at(at, name, problem);
 }
 
-std::optional<ParamValue> scalar(const toml::node& n) {
-  if (n.is_boolean()) return ParamValue{*n.value<bool>()};
-  if (n.is_integer()) return ParamValue{*n.value<std::int64_t>()};
-  if (n.is_floating_point()) return ParamValue{*n.value<double>()};
-  if (n.is_string()) return ParamValue{*n.value<std::string>()};
-  return std::nullopt;
-}
-
 core::Domain listed_domain(const TableReader& r, DomainKind kind, const toml::node& body,
                            std::string_view name) {
   const toml::array* array = body.as_array();
@@ -97,6 +89,14 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
 }
 
 }  // namespace
+
+std::optional<ParamValue> scalar(const toml::node& n) {
+  if (n.is_boolean()) return ParamValue{*n.value<bool>()};
+  if (n.is_integer()) return ParamValue{*n.value<std::int64_t>()};
+  if (n.is_floating_point()) return ParamValue{*n.value<double>()};
+  if (n.is_string()) return ParamValue{*n.value<std::string>()};
+  return std::nullopt;
+}
 
 core::SearchSpace read_search_space(const toml::table& table, const std::string& source,
                                     core::SamplerKind sampler) {

@@ -2,6 +2,7 @@
 // Readers of the study file's larger tables, one file each.
 #include <toml++/toml.h>
 
+#include <optional>
 #include <string>
 
 #include "config/table_reader.hpp"
@@ -19,7 +20,14 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
 /// model-based sampler, with defaults.
 void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec);
 
+/// A TOML scalar (boolean, integer, float, string) as a parameter value; nullopt otherwise.
+std::optional<core::ParamValue> scalar(const toml::node& node);
+
 /// `[scheduler]`: the keys valid for the chosen type and semantics, with defaults.
-void read_scheduler(TableReader reader, core::SchedulerSpec& spec);
+/// PBT's mutations name parameters of `space`.
+void read_scheduler(TableReader reader, const core::SearchSpace& space, core::SchedulerSpec& spec);
+
+/// `[scheduler]` keys of type = "pbt", and its `[scheduler.mutations]` table.
+void read_pbt(TableReader& reader, const core::SearchSpace& space, core::PbtSpec& spec);
 
 }  // namespace slurmtune::config

@@ -205,7 +205,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   read_sampler(TableReader(table_or_empty(root, "sampler", source), "sampler", source),
                root.get("sampler"), study.sampler);
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
-                 study.scheduler);
+                 study.space, study.scheduler);
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);

@@ -54,6 +54,31 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
       s.type == core::SchedulerType::Asha || s.type == core::SchedulerType::Hyperband;
   if (halving) t.insert("semantics", optuna ? "optuna" : "ray");
   if (s.type == core::SchedulerType::Fifo) return t;
+  if (s.type == core::SchedulerType::Pbt) {
+    const auto& p = s.pbt;
+    t.insert("perturbation_interval", p.perturbation_interval);
+    t.insert("burn_in_period", p.burn_in_period);
+    t.insert("quantile_fraction", p.quantile_fraction);
+    t.insert("resample_probability", p.resample_probability);
+    toml::array factors;
+    for (const double f : p.perturbation_factors)
+      factors.push_back(f);
+    t.insert("perturbation_factors", std::move(factors));
+    t.insert("synch", p.synch);
+    toml::table mutations;
+    for (const auto& m : p.mutations) {
+      if (m.values.empty()) {
+        mutations.insert(m.name, "resample");
+        continue;
+      }
+      toml::array values;
+      for (const auto& v : m.values)
+        insert_value(values, v);
+      mutations.insert(m.name, std::move(values));
+    }
+    t.insert("mutations", std::move(mutations));
+    return t;
+  }
   if (s.type == core::SchedulerType::Median) {
     t.insert("grace_period", s.grace_period);
     t.insert("min_samples_required", s.min_samples_required);

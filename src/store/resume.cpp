@@ -41,6 +41,7 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
       if (e.trial >= replay.trials.size())
         throw InputError(path + ": corrupted: trial " + std::to_string(e.trial) + " started (seq " +
                          std::to_string(e.seq) + ") but has no /trials row");
+      scheduler.trial_configured(e.trial, replay.trials[e.trial].config);
       replay.suggester.started(e.trial, replay.trials[e.trial].config);
       replay.last_started = e.trial;
       break;

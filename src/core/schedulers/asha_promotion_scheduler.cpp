@@ -43,7 +43,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
   rung.keys.insert(key);
-  ReportOutcome outcome{Decision::Pause, reached, rung.milestone, {}};
+  ReportOutcome outcome{Decision::Pause, reached, rung.milestone, {}, false, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
     outcome.decision = Decision::Stop;  // top rung: the trial has run its full course
     return outcome;
@@ -89,10 +89,10 @@ std::optional<Job> AshaPromotionScheduler::next_job(bool may_start_new) {
     rung.unpromoted.pop();
     trials_.at(trial).paused = false;
     ++running_;
-    return Job{Job::Kind::Resume, trial, rungs_[*k + 1].milestone};
+    return Job{Job::Kind::Resume, trial, rungs_[*k + 1].milestone, std::nullopt};
   }
   if (!may_start_new) return std::nullopt;
-  return Job{Job::Kind::Start, 0, rungs_.front().milestone};
+  return Job{Job::Kind::Start, 0, rungs_.front().milestone, std::nullopt};
 }
 
 std::vector<TrialId> AshaPromotionScheduler::take_dropped() {

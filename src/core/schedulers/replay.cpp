@@ -3,6 +3,7 @@
 #include <cmath>
 #include <istream>
 #include <ostream>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
@@ -36,13 +37,26 @@ TrialId trial_field(const JsonObject& object) {
   return static_cast<TrialId>(t);
 }
 
-std::string report_line(TrialId trial, double step, const ReportOutcome& o) {
-  std::string line = "{\"trial\":" + std::to_string(trial) + ",\"step\":" + json_number(step) +
-                     ",\"decision\":\"" + std::string(to_string(o.decision)) + "\"";
-  if (o.rung) line += ",\"rung\":" + std::to_string(*o.rung);
-  if (o.milestone) line += ",\"milestone\":" + json_number(*o.milestone);
-  if (o.cutoff) line += ",\"cutoff\":" + json_number(*o.cutoff);
-  return line + "}";
+std::string exploit_fields(const Exploit& e, const SearchSpace* space) {
+  std::ostringstream text;
+  text << "\"donor\":" << e.donor << ",\"donor_step\":" << json_number(e.donor_step);
+  if (space) text << ",\"config\":" << space->to_json(e.config);
+  text << ",\"operations\":" << json_quote(e.operations);
+  return text.str();
+}
+
+std::string report_line(TrialId trial, double step, const ReportOutcome& o,
+                        const SearchSpace* space) {
+  std::ostringstream line;
+  line << "{\"trial\":" << trial << ",\"step\":" << json_number(step) << ",\"decision\":\""
+       << to_string(o.decision) << "\"";
+  if (o.rung) line << ",\"rung\":" << *o.rung;
+  if (o.milestone) line << ",\"milestone\":" << json_number(*o.milestone);
+  if (o.cutoff) line << ",\"cutoff\":" << json_number(*o.cutoff);
+  if (o.checkpoint) line << ",\"checkpoint\":true";
+  if (o.exploit) line << "," << exploit_fields(*o.exploit, space);
+  line << "}";
+  return line.str();
 }
 
 // A start's "config" object as a configuration of `space`.
@@ -75,14 +89,15 @@ Configuration recorded_config(const JsonValue& value, const SearchSpace& space) 
 
 // The sampler's suggestion for a starting trial, compared with what ran when the event
 // says; the sampler then learns from what ran.
-void suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* config, std::ostream& out) {
+Configuration suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* config,
+                      std::ostream& out) {
   if (sampler.model_based && trial != sampler.next_trial)
     throw InputError("trial " + std::to_string(trial) + " starts where trial " +
                      std::to_string(sampler.next_trial) +
                      " is next: " + "a model-based sampler suggests trials in id order");
   ++sampler.next_trial;
-  const Suggestion suggested = sampler.suggester.suggest(trial);
-  if (!config) return;
+  Suggestion suggested = sampler.suggester.suggest(trial);
+  if (!config) return std::move(suggested.config);
   const Configuration ran = recorded_config(*config, sampler.space);
   std::string differs;
   for (std::size_t p = 0; p < ran.values.size(); ++p)
@@ -96,6 +111,7 @@ void suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* config, std
   if (!differs.empty()) out << ",\"differs\":[" << differs << "]";
   out << "}\n";
   sampler.suggester.started(trial, ran);
+  return ran;
 }
 
 // Applies one event; returns true when it was a report (and writes its decision).
@@ -114,7 +130,8 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     if (field(event, "bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
     scheduler.add_trial(trial, bracket);
     const JsonValue* config = field(event, "config");
-    if (sampler && (sampler->model_based || config)) suggest(*sampler, trial, config, out);
+    if (sampler && (sampler->model_based || config))
+      scheduler.trial_configured(trial, suggest(*sampler, trial, config, out));
     return false;
   }
   if (kind == "report") {
@@ -122,7 +139,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     const double value = number_field(event, "value", true);
     const ReportOutcome outcome = scheduler.report(trial, step, value);
     if (sampler) sampler->suggester.reported(trial, step, value, outcome);
-    out << report_line(trial, step, outcome) << '\n';
+    out << report_line(trial, step, outcome, sampler ? &sampler->space : nullptr) << '\n';
     return true;
   }
   if (kind == "end") {
@@ -144,6 +161,9 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     if (!job || job->kind != Job::Kind::Resume || job->trial != trial)
       throw InputError("the scheduler would not resume trial " + std::to_string(trial) + " here");
     if (sampler) sampler->suggester.resumed(trial);
+    if (job->exploit)
+      out << "{\"trial\":" << trial << ",\"resume\":{"
+          << exploit_fields(*job->exploit, sampler ? &sampler->space : nullptr) << "}}\n";
     return false;
   }
   throw InputError("unknown event type \"" + kind +

@@ -14,6 +14,8 @@ std::string_view to_string(Decision decision) {
       return "stop";
     case Decision::Pause:
       return "pause";
+    case Decision::Exploit:
+      return "exploit";
   }
   return "?";
 }
@@ -42,7 +44,7 @@ void Scheduler::throw_unknown_trial(TrialId trial) {
 
 std::optional<Job> Scheduler::next_job(bool may_start_new) {
   if (!may_start_new) return std::nullopt;
-  return Job{Job::Kind::Start, 0, max_resource()};
+  return Job{Job::Kind::Start, 0, max_resource(), std::nullopt};
 }
 
 }  // namespace slurmtune::core

@@ -9,18 +9,31 @@
 #include <string_view>
 #include <vector>
 
+#include "core/search/search_space.hpp"
+
 namespace slurmtune::core {
 
 using TrialId = std::uint64_t;
 
 enum class Mode { Min, Max };
 
-enum class Decision { Continue, Stop, Pause };
+/// Exploit (PBT): the trial stops here and waits, like a paused one, to resume from
+/// another trial's checkpoint with a new configuration (Job::exploit).
+enum class Decision { Continue, Stop, Pause, Exploit };
 std::string_view to_string(Decision decision);
 
 enum class TrialEnd { Completed, Stopped, Failed };
 std::string_view to_string(TrialEnd end);
 std::optional<TrialEnd> trial_end_from_string(std::string_view word);
+
+/// A PBT exploit: the trial continues from `donor`'s checkpoint at `donor_step` with
+/// `config` (the donor's, explored).
+struct Exploit {
+  TrialId donor = 0;
+  double donor_step = 0;
+  Configuration config;
+  std::string operations;  ///< what exploring did, e.g. `lr * 1.2, batch shift right`
+};
 
 /// What a scheduler answers to one report.
 struct ReportOutcome {
@@ -28,14 +41,18 @@ struct ReportOutcome {
   std::optional<int> rung;          ///< index of the rung judged (0 = lowest), if any
   std::optional<double> milestone;  ///< that rung's resource value
   std::optional<double> cutoff;     ///< the value the report was compared with (user units)
+  /// The scheduler needs a checkpoint of this step (PBT: a trial another may clone).
+  bool checkpoint = false;
+  std::optional<Exploit> exploit;  ///< with Decision::Exploit
 };
 
 /// Work for a free worker.
 struct Job {
   enum class Kind { Start, Resume };
   Kind kind = Kind::Start;
-  TrialId trial = 0;  ///< the trial to resume (Kind::Resume only)
-  double until = 0;   ///< the resource at which the scheduler expects to judge it next
+  TrialId trial = 0;               ///< the trial to resume (Kind::Resume only)
+  double until = 0;                ///< the resource at which the scheduler expects to judge it next
+  std::optional<Exploit> exploit;  ///< Resume only: resume as this, not from its own state
 };
 
 /// The last observation of a trial, passed when it ends.
@@ -63,6 +80,8 @@ class Scheduler {
   virtual std::optional<Job> next_job(bool may_start_new);
   /// No further trials will be added (max_trials or the time budget is reached).
   virtual void close_admissions() {}
+  /// The configuration a trial runs with (at its start, and never changed by the caller).
+  virtual void trial_configured(TrialId /*trial*/, const Configuration& /*config*/) {}
   /// Paused trials the scheduler has decided never to resume; each is returned once.
   virtual std::vector<TrialId> take_dropped() { return {}; }
   /// Bracket of a known trial (0 for single-bracket schedulers).

@@ -10,15 +10,17 @@
 #include "core/schedulers/hyperband_scheduler.hpp"
 #include "core/schedulers/median_stopping_scheduler.hpp"
 #include "core/schedulers/optuna_pruners.hpp"
+#include "core/schedulers/pbt_scheduler.hpp"
 
 namespace slurmtune::core {
 namespace {
-constexpr std::array<std::pair<SchedulerType, std::string_view>, 5> kTypes{{
+constexpr std::array<std::pair<SchedulerType, std::string_view>, 6> kTypes{{
     {SchedulerType::Fifo, "fifo"},
     {SchedulerType::Asha, "asha"},
     {SchedulerType::AshaPromotion, "asha_promotion"},
     {SchedulerType::Hyperband, "hyperband"},
     {SchedulerType::Median, "median"},
+    {SchedulerType::Pbt, "pbt"},
 }};
 }  // namespace
 
@@ -59,6 +61,8 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, 
       return std::make_unique<HyperbandScheduler>(spec, mode);
     case SchedulerType::Median:
       return std::make_unique<MedianStoppingScheduler>(spec, mode);
+    case SchedulerType::Pbt:
+      return std::make_unique<PbtScheduler>(spec, mode, seed);
   }
   throw UsageError("make_scheduler: unknown scheduler type");
 }

@@ -9,15 +9,37 @@
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
+#include "core/search/search_space.hpp"
 
 namespace slurmtune::core {
 
-enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median };
+enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median, Pbt };
 std::string_view scheduler_keyword(SchedulerType type);
 std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
 
 /// Whose published decision rules a scheduler reproduces.
 enum class Semantics { Ray, Optuna };
+
+/// A hyperparameter PBT changes when it explores (an entry of Ray's
+/// hyperparam_mutations): stepped through `values` when given, else resampled from or
+/// scaled within its [search] domain.
+struct PbtMutation {
+  std::size_t param = 0;  ///< index in the search space
+  std::string name;       ///< its name there
+  Domain domain;          ///< its [search] domain
+  std::vector<ParamValue> values;
+};
+
+/// Population Based Training (Ray Tune's PopulationBasedTraining).
+struct PbtSpec {
+  double perturbation_interval = 0;  ///< resource between two perturbations of a trial
+  double burn_in_period = 0;         ///< no perturbation before this resource
+  double quantile_fraction = 0.25;
+  double resample_probability = 0.25;
+  std::vector<double> perturbation_factors{1.2, 0.8};
+  bool synch = false;
+  std::vector<PbtMutation> mutations;
+};
 
 struct SchedulerSpec {
   SchedulerType type = SchedulerType::Fifo;
@@ -38,6 +60,8 @@ struct SchedulerSpec {
 
   // Median stopping rule.
   std::int64_t min_samples_required = 3;
+
+  PbtSpec pbt;
 };
 
 /// Rungs of a geometric schedule: grace * rf^k for k >= skip while <= max_t.

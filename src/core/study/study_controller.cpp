@@ -120,6 +120,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     configs_.push_back(suggestion.config);
     launch.config = std::move(suggestion.config);
     scheduler_->add_trial(launch.trial, std::nullopt);
+    scheduler_->trial_configured(launch.trial, launch.config);
     observer_.trial_started(launch.trial, launch.config, scheduler_->bracket_of(launch.trial),
                             suggestion.info);
   } else {
@@ -177,6 +178,7 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
       verdict.instruction = finished ? Instruction::Complete : Instruction::Continue;
       break;
     case Decision::Pause:
+    case Decision::Exploit:  // it waits, paused, for its exploit resumption
       verdict.instruction = finished ? Instruction::Complete : Instruction::Pause;
       break;
     case Decision::Stop:
