@@ -295,9 +295,12 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   // Only decisions worth explaining become events: a judgement at a rung, or anything
   // but a plain "continue".
   if (outcome.rung || outcome.decision != core::Decision::Continue) {
-    const EventKind kind = outcome.decision == core::Decision::Stop    ? EventKind::Stop
-                           : outcome.decision == core::Decision::Pause ? EventKind::Pause
-                                                                       : EventKind::Continue;
+    // An exploited trial (PBT) waits paused for its resumption.
+    const bool waits =
+        outcome.decision == core::Decision::Pause || outcome.decision == core::Decision::Exploit;
+    const EventKind kind = outcome.decision == core::Decision::Stop ? EventKind::Stop
+                           : waits                                  ? EventKind::Pause
+                                                                    : EventKind::Continue;
     event(trial, kind, time, &outcome, step, value);
     if (kind == EventKind::Pause)
       tl.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));

@@ -32,6 +32,13 @@ class Objective {
   virtual TrialEnd recorded_end(CurveId /*curve*/) const { return TrialEnd::Completed; }
   /// How many trials it can start at most.
   virtual std::uint64_t capacity() const = 0;
+  /// PBT: the curve trial `trial` follows from now on, having taken over the state of
+  /// `from` after its report `index` and changed its configuration to `config`; nullopt
+  /// where the objective has no such curve (a recorded table holds whole runs only).
+  virtual std::optional<CurveId> continue_from(CurveId /*from*/, std::uint32_t /*index*/,
+                                               TrialId /*trial*/, const Configuration& /*config*/) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace slurmtune::core

@@ -1,9 +1,11 @@
 #include "core/simulation/simulation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <queue>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -15,6 +17,10 @@ namespace slurmtune::core {
 namespace {
 
 std::unique_ptr<Objective> make_objective(const StudySpec& spec, const SimulationOptions& options) {
+  if (options.curves && spec.scheduler.type == SchedulerType::Pbt)
+    throw InputError(
+        "simulate: pbt needs a curve for every configuration a trial switches to, and a "
+        "recorded table holds whole runs only; simulate pbt on a synthetic objective");
   if (options.curves)
     return std::make_unique<RecordedObjective>(*options.curves, spec, options.reuse_configurations);
   return std::make_unique<SyntheticObjective>(spec);
@@ -30,6 +36,8 @@ struct TrialRecord {
   double step = 0, checkpoint_step = 0;
   double value = std::numeric_limits<double>::quiet_NaN();  // the last report's
   CurvePoint next;                                          // the report the running step will make
+  // PBT: the checkpoints others may clone, (step, curve, reports), newest last.
+  std::vector<std::tuple<double, CurveId, std::uint32_t>> kept;
 };
 
 struct StepDone {
@@ -221,6 +229,7 @@ class Simulator {
         --progress_.paused;
         suggester_->resumed(trial);
         observer_->trial_resumed(trial, time_s);
+        if (job->exploit) exploit(trial, *job->exploit, time_s);
         if (!has_next(trials_[trial])) {  // promoted past the end of its recorded curve
           ++beyond_recorded_;
           end_at_recorded_end(trial, time_s);
@@ -276,6 +285,7 @@ class Simulator {
     observer_->reported(trial, t.step, value, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
     if (outcome.rung) save_checkpoint(t);  // slurmtune asks for a checkpoint at every rung
+    if (outcome.checkpoint) keep_checkpoint(t);
     if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
     const bool finished = t.step >= scheduler_->max_resource();
     if (outcome.decision == Decision::Continue && !finished) {
@@ -294,8 +304,10 @@ class Simulator {
       return;
     }
     free_worker(event.worker, event.time_s);
-    if (outcome.decision == Decision::Pause && !finished) {
+    if ((outcome.decision == Decision::Pause || outcome.decision == Decision::Exploit) &&
+        !finished) {
       save_checkpoint(t);
+      if (outcome.decision == Decision::Pause) keep_checkpoint(t);
       ++progress_.paused;
       collect_dropped(event.time_s);
       return;
@@ -319,9 +331,11 @@ class Simulator {
     trials_.back().curve = *curve;
     scheduler_->add_trial(trial, std::nullopt);
     const bool model_based = is_model_based(spec_.sampler.kind);
+    const bool pbt = spec_.scheduler.type == SchedulerType::Pbt;
     // A configuration costs allocations: only when someone uses it.
-    if (!model_based && observer_ == &silent_) return trial;
+    if (!model_based && !pbt && observer_ == &silent_) return trial;
     const Configuration config = objective_->configuration(*curve);
+    if (pbt) scheduler_->trial_configured(trial, config);
     if (model_based && !(config == suggestion.config)) suggester_->started(trial, config);
     observer_->trial_started(trial, config, scheduler_->bracket_of(trial), suggestion.info, time_s);
     return trial;
@@ -330,6 +344,33 @@ class Simulator {
   static void save_checkpoint(TrialRecord& t) {
     t.checkpoint = t.reports;
     t.checkpoint_step = t.step;
+  }
+
+  // PBT: a checkpoint another trial may clone (the scheduler asked, or it paused).
+  void keep_checkpoint(TrialRecord& t) {
+    if (spec_.scheduler.type != SchedulerType::Pbt) return;
+    save_checkpoint(t);
+    if (t.kept.empty() || std::get<0>(t.kept.back()) != t.step)
+      t.kept.emplace_back(t.step, t.curve, t.reports);
+  }
+
+  // PBT: the trial takes over the donor's checkpoint and goes on with a new configuration.
+  void exploit(TrialId trial, const Exploit& e, double time_s) {
+    const TrialRecord& donor = trials_.at(e.donor);
+    const auto kept = std::find_if(donor.kept.rbegin(), donor.kept.rend(),
+                                   [&](const auto& k) { return std::get<0>(k) == e.donor_step; });
+    if (kept == donor.kept.rend())
+      throw UsageError("simulate: trial " + std::to_string(e.donor) + " kept no checkpoint at " +
+                       format_double(e.donor_step));
+    const auto [step, curve, reports] = *kept;
+    const auto next = objective_->continue_from(curve, reports - 1, trial, e.config);
+    if (!next) throw UsageError("simulate: the objective cannot continue a trial");
+    TrialRecord& t = trials_[trial];
+    t.curve = *next;
+    t.reports = t.judged = t.checkpoint = reports;
+    t.step = t.checkpoint_step = step;
+    t.kept.clear();
+    observer_->trial_exploited(trial, e, time_s);
   }
 
   void end_trial(TrialId trial, TrialEnd how, double value, double time_s) {
@@ -364,6 +405,7 @@ class Simulator {
     if (better) {
       progress_.best_value = value;
       best_trial_ = trial;
+      best_curve_ = trials_[trial].curve;  // PBT changes a trial's configuration
       best_step_ = step;
     }
     const auto& target = spec_.simulate.target;
@@ -400,7 +442,7 @@ class Simulator {
     s.final = snapshot(now_);
     s.best_trial = best_trial_;
     s.best_step = best_step_;
-    if (best_trial_) s.best_config = objective_->configuration(trials_[*best_trial_].curve);
+    if (best_trial_) s.best_config = objective_->configuration(best_curve_);
     s.ended_as_recorded = ended_as_recorded_;
     s.beyond_recorded = beyond_recorded_;
     s.time_to_target_s = time_to_target_;
@@ -440,6 +482,7 @@ class Simulator {
   std::uint64_t sequence_ = 0;
   SimulationProgress progress_;
   std::optional<TrialId> best_trial_;
+  CurveId best_curve_ = 0;  // the curve it followed then
   double best_step_ = 0;
   std::optional<double> time_to_target_;
   double busy_s_ = 0;

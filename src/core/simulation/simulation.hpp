@@ -81,6 +81,8 @@ class SimulationObserver {
   virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, const SuggestionInfo&,
                              double /*time_s*/) {}
   virtual void trial_resumed(TrialId, double /*time_s*/) {}
+  /// PBT: the resumed trial took over `exploit.donor`'s checkpoint with a new configuration.
+  virtual void trial_exploited(TrialId, const Exploit& /*exploit*/, double /*time_s*/) {}
   virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
                         double /*time_s*/) {}
   virtual void trial_ended(TrialId, TrialEnd, double /*time_s*/) {}
@@ -100,6 +102,9 @@ class ForwardingObserver : public SimulationObserver {
   }
   void trial_resumed(TrialId t, double time_s) override {
     if (next_) next_->trial_resumed(t, time_s);
+  }
+  void trial_exploited(TrialId t, const Exploit& e, double time_s) override {
+    if (next_) next_->trial_exploited(t, e, time_s);
   }
   void reported(TrialId t, double step, double value, const ReportOutcome& o,
                 double time_s) override {

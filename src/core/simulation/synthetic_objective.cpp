@@ -11,6 +11,7 @@ namespace slurmtune::core {
 namespace {
 constexpr std::uint64_t kOptimumStream = 0x6f7074696d756dULL;  // "optimum"
 constexpr std::uint64_t kNoiseStream = 0x6e6f697365ULL;        // "noise"
+constexpr CurveId kContinued = CurveId{1} << 62;               // PBT continuations
 }  // namespace
 
 SyntheticObjective::SyntheticObjective(const StudySpec& study)
@@ -47,11 +48,15 @@ SyntheticObjective::Curve SyntheticObjective::curve(const Configuration& config)
   const double dims = params.empty() ? 1.0 : static_cast<double>(params.size());
   const double first = x.empty() ? 0.5 : x.front();
   const double last = x.empty() ? 0.5 : x.back();
-  return Curve{0.05 + sum / dims, 0.3 + 1.2 * first, step_time_s_ * (0.5 + last)};
+  return Curve{0.05 + sum / dims, 0.3 + 1.2 * first, step_time_s_ * (0.5 + last), 2.5, 0, 0};
+}
+
+double SyntheticObjective::loss(const Curve& c, double step) {
+  return c.floor + (c.start - c.floor) * std::pow(1.0 + c.progress + step - c.origin, -c.alpha);
 }
 
 double SyntheticObjective::value(const Curve& c, TrialId trial, double step) const {
-  double loss = c.floor + (2.5 - c.floor) * std::pow(1.0 + step, -c.alpha);
+  double loss = SyntheticObjective::loss(c, step);
   if (noise_ > 0) {
     // Box-Muller from two draws of a generator seeded by (seed, trial, step).
     Xoshiro256 rng(derive_seed(seed_ ^ kNoiseStream, trial, static_cast<std::uint64_t>(step)));
@@ -77,9 +82,38 @@ std::optional<CurveId> SyntheticObjective::draw(TrialId trial, const Suggestion&
   return trial;
 }
 
+const SyntheticObjective::Curve& SyntheticObjective::curve_of(CurveId id) const {
+  return id >= kContinued ? continued_.at(id - kContinued) : curves_.at(id);
+}
+
+Configuration SyntheticObjective::configuration(CurveId curve) const {
+  if (curve >= kContinued) return continued_configs_.at(curve - kContinued);
+  // Blind configurations are drawn again rather than kept: a million-trial simulation
+  // need not hold a million configurations.
+  return blind_ ? blind_->sample(curve) : configs_.at(curve);
+}
+
+std::optional<CurveId> SyntheticObjective::continue_from(CurveId from, std::uint32_t index,
+                                                         TrialId /*trial*/,
+                                                         const Configuration& config) {
+  const double origin = index + 1.0;  // the step of report `index`
+  const double inherited = loss(curve_of(from), origin);
+  Curve c = curve(config);
+  c.origin = origin;
+  if (inherited > c.floor) {
+    // Where the new curve reaches the inherited loss: (1 + p)^-alpha = (L0 - f) / (2.5 - f).
+    c.progress = std::pow((inherited - c.floor) / (c.start - c.floor), -1.0 / c.alpha) - 1.0;
+  } else {
+    c.start = inherited;
+  }
+  continued_.push_back(c);
+  continued_configs_.push_back(config);
+  return kContinued + (continued_.size() - 1);
+}
+
 std::optional<CurvePoint> SyntheticObjective::report(CurveId curve, TrialId trial,
                                                      std::uint32_t index) const {
-  const Curve& c = curves_[curve];
+  const Curve& c = curve_of(curve);
   const double step = index + 1.0;
   return CurvePoint{step, value(c, trial, step), c.step_time_s};
 }

@@ -11,6 +11,11 @@
 // Gaussian noise N(0, noise), a pure function of (seed, trial, step). A step takes
 // step_time_s * (0.5 + x_last) virtual seconds (the last parameter plays batch size).
 // With mode = "max" the reported value is 1 - L (an accuracy-like score).
+// PBT: a trial that takes over another's state at loss L0 after step s0 and changes its
+// configuration continues along the new configuration's curve from the point where
+// that curve reaches L0 (as if it had trained that far with the new configuration); a
+// configuration whose floor lies above L0 pulls the loss back up towards its floor:
+//   L(step) = L_inf' + (L0 - L_inf') (1 + step - s0)^(-alpha').
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +35,11 @@ class SyntheticObjective final : public Objective {
     double floor;        ///< L_inf
     double alpha;        ///< learning speed
     double step_time_s;  ///< virtual seconds per step
+    // L(step) = floor + (start - floor) (1 + progress + step - origin)^(-alpha): a fresh
+    // curve starts at 2.5 at step 0; a PBT continuation where it took over.
+    double start = 2.5;
+    double progress = 0;
+    double origin = 0;
   };
 
   /// Trial i follows curve i, of the configuration the sampler suggested for it.
@@ -40,21 +50,26 @@ class SyntheticObjective final : public Objective {
   double value(const Curve& curve, TrialId trial, double step) const;
 
   std::optional<CurveId> draw(TrialId trial, const Suggestion& suggestion) override;
-  Configuration configuration(CurveId curve) const override {
-    // Blind configurations are drawn again rather than kept: a million-trial simulation
-    // need not hold a million configurations.
-    return blind_ ? blind_->sample(curve) : configs_.at(curve);
-  }
+  Configuration configuration(CurveId curve) const override;
   std::optional<CurvePoint> report(CurveId curve, TrialId trial,
                                    std::uint32_t index) const override;
   std::uint64_t capacity() const override;
+  std::optional<CurveId> continue_from(CurveId from, std::uint32_t index, TrialId trial,
+                                       const Configuration& config) override;
 
  private:
   SearchSpace space_;
   std::optional<ConfigSampler> blind_;  // random, halton and grid samplers
   std::vector<Configuration> configs_;  // model-based samplers: by trial
   std::uint64_t capacity_;
+  /// The noise-free loss of a curve after `step` steps.
+  static double loss(const Curve& c, double step);
+  const Curve& curve_of(CurveId id) const;
+
   std::vector<Curve> curves_;  // by trial
+  // PBT continuations, CurveId kContinued + index, with their configurations.
+  std::vector<Curve> continued_;
+  std::vector<Configuration> continued_configs_;
   bool rastrigin_;
   double noise_;
   double step_time_s_;
