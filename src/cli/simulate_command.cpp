@@ -257,7 +257,10 @@ int simulate_command(const Args& args) {
     if (vm.count("output")) throw InputError("--allocation-s cannot be recorded with --output");
   }
   // Overrides go into the study itself, so a recorded study file says what really ran.
-  if (vm.count("max-trials")) study.max_trials = vm["max-trials"].as<std::uint64_t>();
+  if (vm.count("max-trials")) {
+    study.max_trials = vm["max-trials"].as<std::uint64_t>();
+    study.scheduler.pbt.population = study.max_trials;
+  }
   if (vm.count("target")) study.simulate.target = vm["target"].as<double>();
   if (vm.count("seed")) study.seed = vm["seed"].as<std::uint64_t>();
   if (vm.count("time-budget")) {

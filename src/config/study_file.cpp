@@ -206,6 +206,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
                root.get("sampler"), study.sampler);
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
                  study.space, study.scheduler);
+  study.scheduler.pbt.population = study.max_trials;
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);

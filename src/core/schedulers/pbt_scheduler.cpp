@@ -21,10 +21,6 @@ bool is_integer_value(const ParamValue& v) {
   return std::holds_alternative<std::int64_t>(v);
 }
 
-std::string factor_text(double f) {
-  return format_double(f);
-}
-
 }  // namespace
 
 PbtScheduler::PbtScheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed)
@@ -47,6 +43,7 @@ void PbtScheduler::add_trial(TrialId trial, std::optional<int> /*bracket*/) {
   if (trial >= trials_.size()) trials_.resize(trial + 1);
   if (trials_[trial].known) throw InputError("trial " + std::to_string(trial) + " started twice");
   trials_[trial].known = true;
+  ++started_;
   live_.emplace(0.0, trial);
 }
 
@@ -116,7 +113,7 @@ Configuration PbtScheduler::explore(const Configuration& config, std::string& op
       double x = as_number(old) * factor;
       if (is_integer_value(old)) x = std::trunc(x);  // Ray: int(value * factor)
       value = m.domain.from_number(x);               // and inside the domain
-      op = "* " + factor_text(factor);
+      op = "* " + format_double(factor);
     }
     if (!operations.empty()) operations += ", ";
     operations += m.name;
@@ -160,8 +157,7 @@ void PbtScheduler::pause(TrialId trial) {
 }
 
 bool PbtScheduler::others_behind(TrialId trial) const {
-  // Trials not started yet (admissions open) have trained for 0.
-  if (!closed_) return true;
+  if (pending()) return true;
   for (const auto& [time, id] : live_) {
     if (time >= next_sync_) return false;
     if (id != trial) return true;
@@ -182,7 +178,7 @@ ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
   if (!spec_.synch) {
     s.last_perturbation_time = step;
     // Others waiting (not started yet, or paused): this one makes room for them.
-    const bool others_wait = !closed_ || !waiting_.empty();
+    const bool others_wait = pending() || !waiting_.empty();
     const Quantiles q = quantiles();
     outcome.checkpoint = in_upper(trial, q);
     if (auto exploit = checkpoint_or_exploit(trial, q)) {
@@ -250,7 +246,7 @@ void PbtScheduler::end_trial(TrialId trial, TrialEnd /*how*/, std::optional<Obse
 void PbtScheduler::sync_if_all_waiting() {
   // Every live trial waits at the sync point (the one everyone waited for has ended):
   // perturb now, as the last arrival would have, rather than wait forever.
-  if (!closed_ || live_.empty() || waiting_.size() != live_.size()) return;
+  if (pending() || live_.empty() || waiting_.size() != live_.size()) return;
   if (live_.begin()->first < next_sync_) return;
   perturb_all(live_.rbegin()->second, live_.rbegin()->first);
 }

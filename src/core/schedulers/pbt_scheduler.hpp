@@ -69,6 +69,10 @@ class PbtScheduler final : public Scheduler {
   /// Ray's _checkpoint_or_exploit; returns the exploit when the trial exploits.
   std::optional<Exploit> checkpoint_or_exploit(TrialId trial, const Quantiles& q);
   void pause(TrialId trial);
+  /// Trials of the population not started yet (they have trained for 0).
+  bool pending() const {
+    return !closed_ && (spec_.population == 0 || started_ < spec_.population);
+  }
   /// A synchronous perturbation point: every trial, upper quantile first.
   std::optional<Exploit> perturb_all(TrialId reporter, double time);
   /// Whether a live trial other than `trial` has not reached the next sync point.
@@ -84,6 +88,7 @@ class PbtScheduler final : public Scheduler {
   std::set<std::pair<double, TrialId>> waiting_;  // paused: (last_train_time, trial)
   std::set<std::pair<double, TrialId>> live_;     // not finished: (last_train_time, trial)
   double next_sync_;
+  std::uint64_t started_ = 0;
   bool closed_ = false;
 };
 

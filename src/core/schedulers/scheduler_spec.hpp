@@ -39,6 +39,9 @@ struct PbtSpec {
   std::vector<double> perturbation_factors{1.2, 0.8};
   bool synch = false;
   std::vector<PbtMutation> mutations;
+  /// The study's max_trials (set with it): trials beyond the started ones still to come.
+  /// 0: unknown, until admissions close.
+  std::uint64_t population = 0;
 };
 
 struct SchedulerSpec {
