@@ -29,19 +29,20 @@ int best_command(const Args& args) {
   const store::TrialRecord* best = best_trial(trials, spec.mode);
   if (!best) throw InputError(reader.path() + ": no trial has reported " + spec.metric + " yet");
   const auto& params = spec.space.parameters();
+  const core::Configuration config = reader.config_at_best(*best);
   if (format == "json") {
-    std::cout << spec.space.to_json(best->config) << '\n';
+    std::cout << spec.space.to_json(config) << '\n';
   } else if (format == "flags") {
     for (std::size_t i = 0; i < params.size(); ++i)
       std::cout << (i ? " " : "") << "--" << params[i].name << "="
-                << core::to_text(best->config.values[i]);
+                << core::to_text(config.values[i]);
     std::cout << '\n';
   } else {
     std::cout << "# best trial " << best->id << ": " << spec.metric << " = "
               << core::json_number(best->best_value) << " at " << spec.scheduler.resource << " "
               << core::json_number(best->best_step) << " (" << reader.path() << ")\n";
     for (std::size_t i = 0; i < params.size(); ++i) {
-      const auto& v = best->config.values[i];
+      const auto& v = config.values[i];
       std::cout << params[i].name << " = "
                 << (std::holds_alternative<std::string>(v)
                         ? core::json_quote(std::get<std::string>(v))

@@ -50,14 +50,16 @@ int export_command(const Args& args) {
   po::options_description options("export options");
   options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
       "table,t", po::value<std::string>()->default_value("trials"),
-      "trials | metrics | events | checkpoints | replay (the log `slurmtune replay` reads)")(
-      "format,f", po::value<std::string>()->default_value("csv"), "csv | json (JSON lines)")(
-      "output,o", po::value<std::string>(), "write to this file instead of stdout");
+      "trials | metrics | events | checkpoints | exploits | replay (the log `slurmtune replay` "
+      "reads)")("format,f", po::value<std::string>()->default_value("csv"),
+                "csv | json (JSON lines)")("output,o", po::value<std::string>(),
+                                           "write to this file instead of stdout");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
   if (!parse_options(args,
-                     "slurmtune export STUDY.h5 --table trials|metrics|events|checkpoints|replay "
+                     "slurmtune export STUDY.h5 --table "
+                     "trials|metrics|events|checkpoints|exploits|replay "
                      "--format csv|json [-o FILE]",
                      options, positional, vm))
     return kSuccess;
@@ -66,9 +68,10 @@ int export_command(const Args& args) {
   if (format_name != "csv" && format_name != "json")
     throw po::error("--format must be csv or json, not '" + format_name + "'");
   if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints" &&
-      table != "replay")
-    throw po::error("--table must be trials, metrics, events, checkpoints or replay, not '" +
-                    table + "'");
+      table != "exploits" && table != "replay")
+    throw po::error(
+        "--table must be trials, metrics, events, checkpoints, exploits or replay, not '" + table +
+        "'");
   DamagedFileGuard guard(vm["study-file"].as<std::string>());
   const store::StudyReader reader(vm["study-file"].as<std::string>());
   guard.opened();
@@ -92,6 +95,10 @@ int export_command(const Args& args) {
     TableWriter w(out, format, event_columns());
     for (const auto& e : reader.events())
       w.row(event_cells(e));
+  } else if (table == "exploits") {
+    TableWriter w(out, format, exploit_columns(reader.spec()));
+    for (const auto& x : reader.exploits())
+      w.row(exploit_cells(x));
   } else {
     TableWriter w(out, format, checkpoint_columns());
     for (const auto& c : reader.checkpoints())

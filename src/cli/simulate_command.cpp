@@ -283,12 +283,6 @@ int simulate_command(const Args& args) {
   std::unique_ptr<store::StudyWriter> writer;
   std::unique_ptr<store::SimulationRecorder> recorder;
   if (vm.count("output")) {
-    // The study file has no record of an exploit (donor, new configuration) yet: a file
-    // whose trials silently changed configuration would mislead its readers.
-    if (study.scheduler.type == core::SchedulerType::Pbt)
-      throw InputError(
-          "--output cannot record a pbt study yet (its exploits and configuration "
-          "changes); simulate it without --output");
     store::WriterOptions writer_options;
     writer_options.virtual_clock = true;
     writer_options.flush_interval_s = vm["flush-interval"].as<double>();

@@ -134,10 +134,13 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
     out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
         << (s + 1 < counts.size() ? "," : "\n");
   print_origins(out, spec, trials);
+  if (spec.scheduler.type == core::SchedulerType::Pbt)
+    out << "Exploits " << reader.exploits().size() << " (configurations changed mid-run)\n";
   if (const auto* best = best_trial(trials, spec.mode)) {
     out << "Best trial " << best->id << ": " << spec.metric << " = "
         << short_number(best->best_value) << " at " << spec.scheduler.resource << " "
-        << short_number(best->best_step) << "\n  " << spec.space.to_json(best->config) << '\n';
+        << short_number(best->best_step) << "\n  "
+        << spec.space.to_json(reader.config_at_best(*best)) << '\n';
   }
   print_rungs(out, reader);
   print_trials(out, reader, trials, limit);

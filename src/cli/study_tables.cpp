@@ -82,6 +82,21 @@ std::vector<Cell> checkpoint_cells(const store::CheckpointRecord& c) {
   return {c.trial, c.step, c.time, c.size, c.path};
 }
 
+std::vector<std::string> exploit_columns(const core::StudySpec& spec) {
+  std::vector<std::string> columns = {"seq",   "time",       "trial",     "step",
+                                      "donor", "donor_step", "operations"};
+  for (const auto& p : spec.space.parameters())
+    columns.push_back("config/" + p.name);
+  return columns;
+}
+
+std::vector<Cell> exploit_cells(const store::ExploitRecord& x) {
+  std::vector<Cell> cells = {x.seq, x.time, x.trial, x.step, x.donor, x.donor_step, x.operations};
+  for (const auto& v : x.config.values)
+    cells.push_back(param_cell(v));
+  return cells;
+}
+
 const store::TrialRecord* best_trial(const std::vector<store::TrialRecord>& trials,
                                      core::Mode mode) {
   const store::TrialRecord* best = nullptr;

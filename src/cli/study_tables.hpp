@@ -16,6 +16,8 @@ std::vector<std::string> event_columns();
 std::vector<Cell> event_cells(const store::EventRecord& e);
 std::vector<std::string> checkpoint_columns();
 std::vector<Cell> checkpoint_cells(const store::CheckpointRecord& c);
+std::vector<std::string> exploit_columns(const core::StudySpec& spec);
+std::vector<Cell> exploit_cells(const store::ExploitRecord& x);
 
 /// The name of an enum value read from a file; "unknown(N)" for a value this version
 /// does not know rather than an out-of-range read.

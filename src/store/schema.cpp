@@ -94,6 +94,33 @@ const std::vector<std::string>& suggestion_origin_names() {
   return names;
 }
 
+namespace {
+
+// One config/<name> column per parameter, typed by its domain.
+void add_param_columns(RowLayout& table, const core::SearchSpace& space) {
+  for (const auto& p : space.parameters()) {
+    const ParamColumn column = param_column(p.domain);
+    const std::string name = "config/" + p.name;
+    switch (column.kind) {
+      case ParamColumn::Kind::Real:
+        table.add(name, FieldKind::F64);
+        break;
+      case ParamColumn::Kind::Integer:
+        table.add(name, FieldKind::I64);
+        break;
+      case ParamColumn::Kind::Bool:
+      case ParamColumn::Kind::Category:
+        table.add(name, FieldKind::Enum8, 0, column.categories);
+        break;
+      case ParamColumn::Kind::Text:
+        table.add(name, FieldKind::FixedString, column.text_size);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
 StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_version) {
   t.id = trials.add("id", FieldKind::U64);
   t.status = trials.add("status", FieldKind::Enum8, 0, trial_status_names());
@@ -116,26 +143,9 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
     t.startup_words = trials.add("startup_words", FieldKind::U64);
   }
   t.first_param = trials.fields().size();
-  for (const auto& p : spec.space.parameters()) {
-    const ParamColumn column = param_column(p.domain);
-    const std::string name = "config/" + p.name;
-    switch (column.kind) {
-      case ParamColumn::Kind::Real:
-        trials.add(name, FieldKind::F64);
-        break;
-      case ParamColumn::Kind::Integer:
-        trials.add(name, FieldKind::I64);
-        break;
-      case ParamColumn::Kind::Bool:
-      case ParamColumn::Kind::Category:
-        trials.add(name, FieldKind::Enum8, 0, column.categories);
-        break;
-      case ParamColumn::Kind::Text:
-        trials.add(name, FieldKind::FixedString, column.text_size);
-        break;
-    }
-    params.push_back(column);
-  }
+  add_param_columns(trials, spec.space);
+  for (const auto& p : spec.space.parameters())
+    params.push_back(param_column(p.domain));
 
   m.seq = metrics.add("seq", FieldKind::U64);
   m.trial = metrics.add("trial", FieldKind::U64);
@@ -174,54 +184,66 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   k.checkpoints = commit.add("checkpoints", FieldKind::U64);
   k.sessions = commit.add("sessions", FieldKind::U64);
   k.time = commit.add("time", FieldKind::F64);
+  if (schema_version < 3) return;
+  k.exploits = commit.add("exploits", FieldKind::U64);
+  x.seq = exploits.add("seq", FieldKind::U64);
+  x.time = exploits.add("time", FieldKind::F64);
+  x.trial = exploits.add("trial", FieldKind::U64);
+  x.step = exploits.add("step", FieldKind::F64);
+  x.donor = exploits.add("donor", FieldKind::U64);
+  x.donor_step = exploits.add("donor_step", FieldKind::F64);
+  x.operations = exploits.add("operations", FieldKind::FixedString, 256);
+  x.first_param = exploits.fields().size();
+  add_param_columns(exploits, spec.space);
 }
 
-void put_param(const StudyLayout& layout, std::byte* row, std::size_t param,
-               const core::ParamValue& value) {
-  const std::size_t field = layout.t.first_param + param;
+void put_param(const StudyLayout& layout, const RowLayout& table, std::size_t first, std::byte* row,
+               std::size_t param, const core::ParamValue& value) {
+  const std::size_t field = first + param;
   const ParamColumn& column = layout.params[param];
   switch (column.kind) {
     case ParamColumn::Kind::Real:
-      layout.trials.put_f64(row, field,
-                            std::holds_alternative<double>(value)
-                                ? std::get<double>(value)
-                                : static_cast<double>(std::get<std::int64_t>(value)));
+      table.put_f64(row, field,
+                    std::holds_alternative<double>(value)
+                        ? std::get<double>(value)
+                        : static_cast<double>(std::get<std::int64_t>(value)));
       break;
     case ParamColumn::Kind::Integer:
-      layout.trials.put_i64(row, field, std::get<std::int64_t>(value));
+      table.put_i64(row, field, std::get<std::int64_t>(value));
       break;
     case ParamColumn::Kind::Bool:
-      layout.trials.put_enum(row, field, std::get<bool>(value) ? 1 : 0);
+      table.put_enum(row, field, std::get<bool>(value) ? 1 : 0);
       break;
     case ParamColumn::Kind::Category: {
       const auto& names = column.categories;
       const auto it = std::find(names.begin(), names.end(), std::get<std::string>(value));
-      layout.trials.put_enum(row, field, static_cast<std::uint8_t>(it - names.begin()));
+      table.put_enum(row, field, static_cast<std::uint8_t>(it - names.begin()));
       break;
     }
     case ParamColumn::Kind::Text:
-      layout.trials.put_string(row, field, core::to_text(value));
+      table.put_string(row, field, core::to_text(value));
       break;
   }
 }
 
-core::ParamValue get_param(const StudyLayout& layout, const std::byte* row, std::size_t param) {
-  const std::size_t field = layout.t.first_param + param;
+core::ParamValue get_param(const StudyLayout& layout, const RowLayout& table, std::size_t first,
+                           const std::byte* row, std::size_t param) {
+  const std::size_t field = first + param;
   const ParamColumn& column = layout.params[param];
   switch (column.kind) {
     case ParamColumn::Kind::Real:
-      return layout.trials.get<double>(row, field);
+      return table.get<double>(row, field);
     case ParamColumn::Kind::Integer:
-      return layout.trials.get<std::int64_t>(row, field);
+      return table.get<std::int64_t>(row, field);
     case ParamColumn::Kind::Bool:
-      return layout.trials.get<std::uint8_t>(row, field) != 0;
+      return table.get<std::uint8_t>(row, field) != 0;
     case ParamColumn::Kind::Category: {
-      const auto index = layout.trials.get<std::uint8_t>(row, field);
+      const auto index = table.get<std::uint8_t>(row, field);
       return index < column.categories.size() ? column.categories[index] : std::string("?");
     }
     case ParamColumn::Kind::Text: {
       // Mixed-type choices are stored as text; the domain says what type each value had.
-      const std::string text = layout.trials.get_string(row, field);
+      const std::string text = table.get_string(row, field);
       for (const auto& v : column.values)
         if (core::to_text(v) == text) return v;
       return text;

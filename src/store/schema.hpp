@@ -1,5 +1,5 @@
 #pragma once
-// The study file's layout, version 1 (doc/hdf5-layout.md is the public description).
+// The study file's layout (doc/hdf5-layout.md is the public description).
 // The schema version is independent of slurmtune's version: it changes only when a
 // reader of the previous schema could no longer read the file.
 #include <cstdint>
@@ -17,7 +17,8 @@ namespace slurmtune::store {
 
 inline constexpr const char* kFormatName = "slurmtune-study";
 /// 2: /trials records how each configuration was suggested (origin, sampler streams).
-inline constexpr std::int64_t kSchemaVersion = 2;
+/// 3: /exploits records PBT's exploits (a trial's configuration changes mid-run).
+inline constexpr std::int64_t kSchemaVersion = 3;
 
 /// Reserved column names of /metrics; a metric may not use them.
 inline const std::vector<std::string> kReservedMetricNames = {"seq", "trial", "step", "time"};
@@ -63,9 +64,11 @@ struct StudyLayout {
   explicit StudyLayout(const core::StudySpec& spec, std::int64_t schema_version = kSchemaVersion);
   /// Schema 2 on: /trials has the suggestion columns.
   bool has_suggestions() const { return t.origin != kAbsent; }
+  /// Schema 3 on: the file has /exploits.
+  bool has_exploits() const { return k.exploits != kAbsent; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
-  RowLayout trials, metrics, events, checkpoints, sessions, commit;
+  RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
   std::vector<ParamColumn> params;
 
   struct {
@@ -85,17 +88,25 @@ struct StudyLayout {
   struct {
     std::size_t started, host, slurm_job_id, version, first_seq;
   } s;
+  // /exploits (PBT): trial continues at `step` from donor's checkpoint at donor_step,
+  // with the configuration in its config/<name> columns.
+  struct {
+    std::size_t seq, time, trial, step, donor, donor_step, operations, first_param;
+  } x;
   // /commit: one row, rewritten after every flush. Rows beyond these counts were
   // written by a flush that did not finish (the writer died in it): readers and resume
   // ignore them, and a resumed writer overwrites them.
   struct {
     std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
+    std::size_t exploits = kAbsent;
   } k;
 };
 
-/// Writes a parameter value into its /trials column and reads it back.
-void put_param(const StudyLayout& layout, std::byte* row, std::size_t param,
-               const core::ParamValue& value);
-core::ParamValue get_param(const StudyLayout& layout, const std::byte* row, std::size_t param);
+/// Writes a parameter value into its config/<name> column of `table` (/trials or
+/// /exploits, whose columns start at `first`) and reads it back.
+void put_param(const StudyLayout& layout, const RowLayout& table, std::size_t first, std::byte* row,
+               std::size_t param, const core::ParamValue& value);
+core::ParamValue get_param(const StudyLayout& layout, const RowLayout& table, std::size_t first,
+                           const std::byte* row, std::size_t param);
 
 }  // namespace slurmtune::store

@@ -20,6 +20,10 @@ class SimulationRecorder final : public core::ForwardingObserver {
     writer_.trial_resumed(t, time_s);
     ForwardingObserver::trial_resumed(t, time_s);
   }
+  void trial_exploited(core::TrialId t, const core::Exploit& e, double time_s) override {
+    writer_.trial_exploited(t, e, time_s);
+    ForwardingObserver::trial_exploited(t, e, time_s);
+  }
   void reported(core::TrialId t, double step, double value, const core::ReportOutcome& o,
                 double time_s) override {
     writer_.report(t, step, time_s, std::span<const double>(&value, 1), o);

@@ -100,6 +100,7 @@ void StudyReader::read_commit() {
                                get(k.checkpoints),
                                get(k.sessions),
                                l.get<double>(row.data(), k.time)};
+  if (layout_->has_exploits()) committed_.exploits = get(k.exploits);
 }
 
 std::string StudyReader::attribute(const std::string& name) const {
@@ -168,7 +169,7 @@ std::vector<TrialRecord> StudyReader::trials() const {
                                l.get<std::uint64_t>(row, t.startup_words)};
     }
     for (std::size_t p = 0; p < layout_->params.size(); ++p)
-      r.config.values.push_back(get_param(*layout_, row, p));
+      r.config.values.push_back(get_param(*layout_, l, t.first_param, row, p));
     return r;
   });
 }
@@ -240,6 +241,44 @@ std::vector<CheckpointRecord> StudyReader::checkpoints() const {
                                 l.get<double>(row, c.time), l.get<std::uint64_t>(row, c.size),
                                 l.get_string(row, c.path)};
       });
+}
+
+std::vector<ExploitRecord> StudyReader::exploits() const {
+  if (!layout_->has_exploits()) return {};
+  const auto& l = layout_->exploits;
+  const auto& x = layout_->x;
+  return read_all<ExploitRecord>("exploits", committed_.exploits, l, [&](const std::byte* row) {
+    ExploitRecord r;
+    r.seq = l.get<std::uint64_t>(row, x.seq);
+    r.time = l.get<double>(row, x.time);
+    r.trial = l.get<std::uint64_t>(row, x.trial);
+    r.step = l.get<double>(row, x.step);
+    r.donor = l.get<std::uint64_t>(row, x.donor);
+    r.donor_step = l.get<double>(row, x.donor_step);
+    r.operations = l.get_string(row, x.operations);
+    for (std::size_t p = 0; p < layout_->params.size(); ++p)
+      r.config.values.push_back(get_param(*layout_, l, x.first_param, row, p));
+    return r;
+  });
+}
+
+core::Configuration StudyReader::config_at_best(const TrialRecord& trial) const {
+  std::vector<ExploitRecord> own;
+  for (auto& e : exploits())
+    if (e.trial == trial.id) own.push_back(std::move(e));
+  if (own.empty()) return trial.config;
+  // The best report's sequence number: its first report of best_value at best_step (a
+  // trial that exploited may report a step twice, before and after).
+  std::optional<std::uint64_t> best_seq;
+  for_each_metric([&](const MetricRecord& m) {
+    if (!best_seq && m.trial == trial.id && m.step == trial.best_step && !m.values.empty() &&
+        m.values[0] == trial.best_value)
+      best_seq = m.seq;
+  });
+  core::Configuration config = trial.config;
+  for (const auto& e : own)  // in sequence order
+    if (best_seq && e.seq < *best_seq) config = e.config;
+  return config;
 }
 
 std::vector<SessionRecord> StudyReader::sessions() const {

@@ -54,6 +54,19 @@ struct CheckpointRecord {
   std::string path;
 };
 
+/// PBT: `trial` continued at `step` from `donor`'s checkpoint at `donor_step`, with
+/// `config` (the donor's, explored as `operations` says).
+struct ExploitRecord {
+  std::uint64_t seq = 0;
+  double time = 0;
+  std::uint64_t trial = 0;
+  double step = 0;
+  std::uint64_t donor = 0;
+  double donor_step = 0;
+  std::string operations;
+  core::Configuration config;
+};
+
 struct SessionRecord {
   double started = 0;
   std::string host, slurm_job_id, version;
@@ -64,7 +77,8 @@ struct SessionRecord {
 /// the writer did not finish and are not read.
 struct CommittedCounts {
   std::uint64_t next_seq = 0, trials = 0, metrics = 0, events = 0, checkpoints = 0, sessions = 0;
-  double time = 0;  ///< Unix time of that flush
+  double time = 0;             ///< Unix time of that flush
+  std::uint64_t exploits = 0;  ///< schema 3 on
 };
 
 class StudyReader {
@@ -94,6 +108,11 @@ class StudyReader {
                              const std::function<void(const MetricRecord&)>& on_metric) const;
   std::vector<CheckpointRecord> checkpoints() const;
   std::vector<SessionRecord> sessions() const;
+  /// PBT's exploits in the order they happened (empty before schema 3).
+  std::vector<ExploitRecord> exploits() const;
+  /// The configuration `trial` had when it made its best report: /trials' unless PBT
+  /// changed it before then (the last exploit of the trial before that report).
+  core::Configuration config_at_best(const TrialRecord& trial) const;
 
  private:
   void read_header();  // format, schema version, embedded study, commit row

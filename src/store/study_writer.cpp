@@ -59,7 +59,7 @@ double unix_time_s() {
 StudyWriter::StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options,
                          bool fresh)
     : file_(std::move(file)),
-      layout_(spec, fresh ? kSchemaVersion : schema_of(file_)),
+      layout_(spec, fresh ? options.schema_version : schema_of(file_)),
       mode_(spec.mode),
       metric_names_(spec.metrics),
       options_(options),
@@ -121,7 +121,7 @@ StudyWriter::~StudyWriter() {
 
 void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
   write_string_attribute(file_, "format", kFormatName);
-  write_int_attribute(file_, "schema_version", kSchemaVersion);
+  write_int_attribute(file_, "schema_version", options_.schema_version);
   write_string_attribute(file_, "slurmtune_version", kVersion);
   write_string_attribute(file_, "study_name", spec.name);
   write_string_attribute(file_, "created", iso8601_now());
@@ -174,6 +174,9 @@ void StudyWriter::open_tables(bool fresh) {
                                                layout_.checkpoints, count(layout_.k.checkpoints));
   sessions_ = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
                                             layout_.sessions, count(layout_.k.sessions));
+  if (layout_.has_exploits())
+    exploits_ = std::make_unique<AppendTable>(table("exploits", layout_.exploits, {1024, 4}),
+                                              layout_.exploits, count(layout_.k.exploits));
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {
@@ -195,6 +198,7 @@ void StudyWriter::write_commit() {
   l.put_u64(row.data(), layout_.k.events, events_->rows());
   l.put_u64(row.data(), layout_.k.checkpoints, checkpoints_->rows());
   l.put_u64(row.data(), layout_.k.sessions, sessions_->rows());
+  if (exploits_) l.put_u64(row.data(), layout_.k.exploits, exploits_->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
   write_single_row(commit_, l, row.data());
 }
@@ -252,7 +256,7 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
                               layout_.t.best_value, layout_.t.best_step})
     l.put_f64(row, f, kNaN);
   for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p)
-    put_param(layout_, row, p, config.values[p]);
+    put_param(layout_, l, layout_.t.first_param, row, p, config.values[p]);
   if (layout_.has_suggestions()) {
     l.put_enum(row, layout_.t.origin, static_cast<std::uint8_t>(suggestion.origin));
     l.put_u64(row, layout_.t.sampler_words, suggestion.position.model_words);
@@ -368,6 +372,25 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   flush_if_due();
 }
 
+void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time) {
+  if (!exploits_)
+    throw UsageError(
+        "study file: written before schema 3, it has no /exploits; a pbt study "
+        "needs a new file");
+  std::byte* row = exploits_->new_row();
+  const auto& l = layout_.exploits;
+  l.put_u64(row, layout_.x.seq, seq_++);
+  l.put_f64(row, layout_.x.time, time);
+  l.put_u64(row, layout_.x.trial, trial);
+  l.put_f64(row, layout_.x.step, exploit.donor_step);
+  l.put_u64(row, layout_.x.donor, exploit.donor);
+  l.put_f64(row, layout_.x.donor_step, exploit.donor_step);
+  l.put_string(row, layout_.x.operations, exploit.operations);
+  for (std::size_t p = 0; p < exploit.config.values.size() && p < layout_.params.size(); ++p)
+    put_param(layout_, l, layout_.x.first_param, row, p, exploit.config.values[p]);
+  flush_if_due();
+}
+
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
@@ -383,6 +406,7 @@ void StudyWriter::flush() {
   events_->flush();
   checkpoints_->flush();
   sessions_->flush();
+  if (exploits_) exploits_->flush();
   trials_->flush();
   // Last: the commit row makes everything above count. A writer killed before this
   // line leaves the previous commit in place, and with it a consistent study.

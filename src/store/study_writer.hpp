@@ -26,6 +26,9 @@ struct WriterOptions {
   int metrics_deflate =
       1;  ///< deflate level of /metrics (-1: none); 1 trades ~25 % speed for 3x smaller files
   bool virtual_clock = false;  ///< times are simulated seconds, not Unix time
+  /// Schema of a new file: the current one; tests write older ones to check that they
+  /// stay readable and resumable.
+  std::int64_t schema_version = kSchemaVersion;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -70,6 +73,8 @@ class StudyWriter {
   /// halves a partial bracket), so a resume must replay it at the same point.
   void admissions_closed(double time);
   void set_nodes(core::TrialId trial, const std::string& nodes);
+  /// PBT: the trial resumes as `exploit` says (a row of /exploits, in sequence order).
+  void trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time);
   void checkpoint(core::TrialId trial, double step, double time, const std::string& relative_path,
                   std::uint64_t bytes);
 
@@ -102,6 +107,7 @@ class StudyWriter {
   std::uint64_t seq_ = 0;
   std::unique_ptr<UpdateTable> trials_;
   std::unique_ptr<AppendTable> metrics_, events_, checkpoints_, sessions_;
+  std::unique_ptr<AppendTable> exploits_;  // schema 3 on
   Hid commit_;
   std::chrono::steady_clock::time_point last_flush_;
   std::uint64_t flushed_metric_rows_ = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Python analysis module (share/slurmtune/python/slurmtune/study.py) on study files
 the C++ writer produced: a finished simulated study, and one read while the writer is
-still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml"""
+still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml PBT_STUDY.toml"""
 import json
 import os
 import signal
@@ -91,10 +91,54 @@ def check_bad_files(workdir):
     print("bad files: refused with the path in the message")
 
 
+def check_pbt_study(slurmtune, pbt_toml, workdir):
+    """A simulated PBT study: its exploits as recorded, as `replay` derives them again from
+    the file's own log, and the configuration history and best configuration they imply."""
+    path = os.path.join(workdir, "pbt.h5")
+    subprocess.run([slurmtune, "simulate", pbt_toml, "-w", "4", "-q", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    summary = json.loads(subprocess.run([slurmtune, "simulate", pbt_toml, "-w", "4", "--json"],
+                                        check=True, capture_output=True, text=True).stdout)
+    s = Study(path)
+    exploits = s.exploits
+    assert len(exploits) > 0, "no exploit in a PBT study"
+    # The scheduler, fed the file's log again, makes the same exploits in the same order.
+    log = subprocess.run([slurmtune, "export", path, "--table", "replay"], check=True,
+                         capture_output=True, text=True).stdout
+    replayed = subprocess.run([slurmtune, "replay", pbt_toml, "-"], input=log, check=True,
+                              capture_output=True, text=True).stdout
+    resumes = [json.loads(line) for line in replayed.splitlines() if '"resume":{' in line]
+    assert [(r["trial"], r["resume"]["donor"], r["resume"]["donor_step"]) for r in resumes] == \
+        [(int(e.trial), int(e.donor), float(e.donor_step)) for e in exploits.itertuples()], \
+        (resumes[:3], exploits.head(3))
+    for r, (_, e) in zip(resumes, exploits.iterrows()):
+        assert r["resume"]["operations"] == e["operations"]
+        assert abs(r["resume"]["config"]["lr"] - e["config/lr"]) <= 1e-12 * e["config/lr"]
+        assert r["resume"]["config"]["batch"] == e["config/batch"]
+    # A trial's history starts with its first configuration and adds one per exploit.
+    trial = int(exploits["trial"].iloc[0])
+    history = s.config_history(trial)
+    assert len(history) == 1 + (exploits["trial"] == trial).sum()
+    assert history["config/lr"].iloc[0] == s.trials.loc[trial, "config/lr"]
+    # The best configuration is the one in force at the best report, as the CLI and the
+    # simulator say.
+    best_cli = json.loads(subprocess.run([slurmtune, "best", path, "--format", "json"], check=True,
+                                         capture_output=True, text=True).stdout)
+    assert s.best_config == best_cli == summary["best_config"], (s.best_config, best_cli, summary)
+    for name, plot in (("schedule.png", lambda p: s.plot_schedule(p, "lr")),
+                       ("lineage.png", s.plot_lineage)):
+        target = os.path.join(workdir, name)
+        plot(target)
+        assert os.path.getsize(target) > 1000, name
+    s.close()
+    print(f"pbt: {len(exploits)} exploits recorded, replayed identically; best config agrees")
+
+
 def main():
-    slurmtune, killable_writer, study_toml = sys.argv[1:4]
+    slurmtune, killable_writer, study_toml, pbt_toml = sys.argv[1:5]
     with tempfile.TemporaryDirectory() as workdir:
         check_finished_study(slurmtune, study_toml, workdir)
+        check_pbt_study(slurmtune, pbt_toml, workdir)
         check_reading_while_writing(killable_writer, study_toml, workdir)
         check_bad_files(workdir)
 

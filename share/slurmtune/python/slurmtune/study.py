@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune study file (HDF5, schema 1).
+"""Post-hoc analysis of a slurmtune study file (HDF5, schemas 1 to 3).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
@@ -8,6 +8,12 @@
     s.best_config     # its configuration as a dict
     s.history         # scheduler decisions and lifecycle events (why each trial stopped)
     s.plot_curves("curves.png")
+
+    # Population Based Training (schema 3): who cloned whom, and each trial's schedule
+    s.exploits                 # one row per exploit: trial, step, donor, donor_step, config/*
+    s.config_history(3)        # trial 3's configurations, from the step each took effect
+    s.plot_schedule("lr.png", "lr")
+    s.plot_lineage("lineage.png")
 
     from slurmtune.study import plot_anytime
     plot_anytime(["asha.csv", "hyperband.csv"], "anytime.png")   # simulate --curve-out
@@ -25,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 __all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -114,6 +120,30 @@ class Study:
         return self._table("checkpoints")
 
     @property
+    def exploits(self) -> pd.DataFrame:
+        """PBT's exploits in the order they happened: `trial` continued at `step` from
+        `donor`'s checkpoint at `donor_step`, with the configuration in ``config/*``
+        (`operations` says how it was explored). Empty for other studies and older files."""
+        if "exploits" not in self._file:
+            return pd.DataFrame(columns=["seq", "time", "trial", "step", "donor", "donor_step",
+                                         "operations"] + self.config_columns)
+        return self._table("exploits")
+
+    def config_history(self, trial: int) -> pd.DataFrame:
+        """The configurations trial `trial` ran with, in order: its first (from step 0,
+        `donor` missing) and one per exploit (from the donor's step). ``seq`` orders them
+        against the reports in ``metrics``."""
+        first = self.trials.loc[trial]
+        rows = [{"seq": -1, "step": 0.0, "donor": pd.NA, "donor_step": np.nan, "operations": "",
+                 **{c: first[c] for c in self.config_columns}}]
+        exploits = self.exploits
+        for _, e in exploits[exploits["trial"] == trial].iterrows():
+            rows.append({"seq": int(e["seq"]), "step": float(e["step"]), "donor": int(e["donor"]),
+                         "donor_step": float(e["donor_step"]), "operations": e["operations"],
+                         **{c: e[c] for c in self.config_columns}})
+        return pd.DataFrame(rows)
+
+    @property
     def history(self) -> pd.DataFrame:
         """Every scheduler decision at a rung and every trial's end: the story of each stop
         and promotion (kind, rung, milestone, the trial's value and the cutoff it met)."""
@@ -135,10 +165,20 @@ class Study:
 
     @property
     def best_config(self) -> dict:
+        """The configuration the best trial had when it made its best report (PBT may
+        have changed it since it started)."""
         best = self.best_trial
+        source = best
+        history = self.config_history(int(best["id"]))
+        if len(history) > 1:
+            metrics = self.curve(int(best["id"]))
+            hit = metrics[(metrics["step"] == best["best_step"]) &
+                          (metrics[self.metric] == best["best_value"])]
+            seq = int(hit["seq"].iloc[0])
+            source = history[history["seq"] < seq].iloc[-1]
         config = {}
         for column in self.config_columns:
-            value = best[column]
+            value = source[column]
             config[column[len("config/"):]] = value.item() if hasattr(value, "item") else value
         return config
 
@@ -169,6 +209,65 @@ class Study:
         axes.set_title(f"{self.name}: {len(trials)} learning curves")
         if len(trials) <= 10:
             axes.legend(fontsize="small")
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        return path
+
+    def plot_schedule(self, path, parameter, trials=None):
+        """PBT: parameter `parameter` against step for each trial (or `trials`), as a
+        step plot of its configuration history; written to `path`. Returns the path."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        column = "config/" + parameter
+        if column not in self.config_columns:
+            raise ValueError(f"{self.path}: no parameter {parameter!r} in the study")
+        trials = list(self.trials["id"]) if trials is None else trials
+        figure, axes = plt.subplots(figsize=(8, 5))
+        metrics = self.metrics
+        for trial in trials:
+            history = self.config_history(trial)
+            last = metrics.loc[metrics["trial"] == trial, "step"].max()
+            steps = list(history["step"]) + [last if pd.notna(last) else history["step"].iloc[-1]]
+            values = list(history[column]) + [history[column].iloc[-1]]
+            axes.step(steps, values, where="post", linewidth=1, label=f"trial {trial}")
+        axes.set_xlabel(self.attrs.get("resource", "step"))
+        axes.set_ylabel(parameter)
+        if self.trials[column].dtype.kind == "f" and (self.trials[column] > 0).all():
+            axes.set_yscale("log")
+        axes.set_title(f"{self.name}: schedule of {parameter} ({len(self.exploits)} exploits)")
+        if len(trials) <= 10:
+            axes.legend(fontsize="small")
+        figure.tight_layout()
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        return path
+
+    def plot_lineage(self, path):
+        """PBT: the population's family tree: one line per trial along its steps, an arrow
+        from the donor's checkpoint to each exploit; written to `path`. Returns the path."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        figure, axes = plt.subplots(figsize=(9, 0.35 * len(self.trials) + 2))
+        metrics = self.metrics
+        for trial, row in self.trials.iterrows():
+            steps = metrics.loc[metrics["trial"] == trial, "step"]
+            if not steps.empty:
+                axes.plot([0, steps.max()], [trial, trial], color="0.75", linewidth=2)
+        for _, e in self.exploits.iterrows():
+            axes.annotate("", xy=(e["step"], e["trial"]), xytext=(e["donor_step"], e["donor"]),
+                          arrowprops={"arrowstyle": "->", "color": "tab:blue", "linewidth": 0.8})
+        best = self.best_trial
+        axes.plot([best["best_step"]], [best["id"]], marker="*", markersize=12, color="tab:red",
+                  label=f"best: trial {int(best['id'])}")
+        axes.set_xlabel(self.attrs.get("resource", "step"))
+        axes.set_ylabel("trial")
+        axes.set_title(f"{self.name}: lineage ({len(self.exploits)} exploits)")
+        axes.legend(fontsize="small")
         figure.tight_layout()
         figure.savefig(path, dpi=100)
         plt.close(figure)
