@@ -158,7 +158,7 @@ void read_resources(TableReader r, core::StudySpec& study) {
 
 void read_simulate(TableReader r, core::StudySpec& study) {
   auto& sim = study.simulate;
-  if (const auto o = r.keyword("objective", {"bowl", "rastrigin"})) sim.objective = *o;
+  if (const auto o = r.keyword("objective", {"bowl", "rastrigin", "schedule"})) sim.objective = *o;
   if (const auto t = r.number("step_time_s")) {
     require_positive(r, "step_time_s", *t);
     sim.step_time_s = *t;

@@ -18,6 +18,7 @@ SyntheticObjective::SyntheticObjective(const StudySpec& study)
     : space_(study.space),
       capacity_(std::numeric_limits<std::uint64_t>::max()),
       rastrigin_(study.simulate.objective == "rastrigin"),
+      schedule_(study.simulate.objective == "schedule"),
       noise_(study.simulate.noise),
       step_time_s_(study.simulate.step_time_s),
       mode_(study.mode),
@@ -28,9 +29,9 @@ SyntheticObjective::SyntheticObjective(const StudySpec& study)
     if (study.sampler.kind == SamplerKind::Grid) capacity_ = blind_->grid_size();
   }
   const SearchSpace& space = space_;
-  if (spec.objective != "bowl" && spec.objective != "rastrigin")
+  if (spec.objective != "bowl" && spec.objective != "rastrigin" && spec.objective != "schedule")
     throw InputError("simulate.objective \"" + spec.objective +
-                     "\" is unknown; use \"bowl\" or \"rastrigin\"");
+                     "\" is unknown; use \"bowl\", \"rastrigin\" or \"schedule\"");
   for (std::size_t j = 0; j < space.size(); ++j)
     optimum_.push_back(0.2 + 0.6 * Xoshiro256(derive_seed(seed_, kOptimumStream, j)).uniform01());
 }
@@ -39,19 +40,29 @@ SyntheticObjective::Curve SyntheticObjective::curve(const Configuration& config)
   const auto& params = space_.parameters();
   double sum = 0;
   std::vector<double> x(params.size());
+  // schedule: the first parameter sets speed and floor; the others add a bowl.
+  const std::size_t first_bowl = schedule_ ? 1 : 0;
   for (std::size_t j = 0; j < params.size(); ++j) {
     x[j] = params[j].domain.to_unit(config.values[j]);
+    if (j < first_bowl) continue;
     const double d = x[j] - optimum_[j];
     sum += 4 * d * d;
     if (rastrigin_) sum += (1 - std::cos(6 * std::numbers::pi * d)) / 4;
   }
-  const double dims = params.empty() ? 1.0 : static_cast<double>(params.size());
+  const double bowl_dims =
+      static_cast<double>(std::max<std::size_t>(params.size() - first_bowl, 1));
   const double first = x.empty() ? 0.5 : x.front();
   const double last = x.empty() ? 0.5 : x.back();
-  return Curve{0.05 + sum / dims, 0.3 + 1.2 * first, step_time_s_ * (0.5 + last), 2.5, 0, 0};
+  const double step_time = step_time_s_ * (0.5 + last);
+  if (schedule_) {
+    const double scale = std::pow(10.0, -2.0 * (1.0 - first));
+    return Curve{0.02 + 0.5 * scale + sum / bowl_dims, 0.3 * scale, step_time, 2.5, 0, 0};
+  }
+  return Curve{0.05 + sum / bowl_dims, 0.3 + 1.2 * first, step_time, 2.5, 0, 0};
 }
 
-double SyntheticObjective::loss(const Curve& c, double step) {
+double SyntheticObjective::loss(const Curve& c, double step) const {
+  if (schedule_) return c.floor + (c.start - c.floor) * std::pow(1.0 - c.alpha, step - c.origin);
   return c.floor + (c.start - c.floor) * std::pow(1.0 + c.progress + step - c.origin, -c.alpha);
 }
 
@@ -100,7 +111,9 @@ std::optional<CurveId> SyntheticObjective::continue_from(CurveId from, std::uint
   const double inherited = loss(curve_of(from), origin);
   Curve c = curve(config);
   c.origin = origin;
-  if (inherited > c.floor) {
+  if (schedule_) {
+    c.start = inherited;  // geometric steps: the same law from any starting loss
+  } else if (inherited > c.floor) {
     // Where the new curve reaches the inherited loss: (1 + p)^-alpha = (L0 - f) / (2.5 - f).
     c.progress = std::pow((inherited - c.floor) / (c.start - c.floor), -1.0 / c.alpha) - 1.0;
   } else {

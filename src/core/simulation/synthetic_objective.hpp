@@ -11,6 +11,13 @@
 // Gaussian noise N(0, noise), a pure function of (seed, trial, step). A step takes
 // step_time_s * (0.5 + x_last) virtual seconds (the last parameter plays batch size).
 // With mode = "max" the reported value is 1 - L (an accuracy-like score).
+// schedule: the first parameter u = x_0 plays a learning rate whose best value changes
+// during training. A step shrinks the distance to a floor by a factor (1 - s(u)), and the
+// floor itself rises with u (the noise a large step cannot settle below):
+//   s(u) = 0.3 * 10^(-2 (1 - u)),  L_inf(u) = 0.02 + 0.5 * 10^(-2 (1 - u)) + bowl(x_1..)
+//   L(step) = L_inf + (2.5 - L_inf) (1 - s)^step
+// so a large u learns fast and stalls high, a small one the reverse: a decaying schedule
+// (large, then smaller) beats every constant, which is what PBT can find and ASHA cannot.
 // PBT: a trial that takes over another's state at loss L0 after step s0 and changes its
 // configuration continues along the new configuration's curve from the point where
 // that curve reaches L0 (as if it had trained that far with the new configuration); a
@@ -33,7 +40,7 @@ class SyntheticObjective final : public Objective {
   /// Per-configuration constants, computed once per trial.
   struct Curve {
     double floor;        ///< L_inf
-    double alpha;        ///< learning speed
+    double alpha;        ///< learning speed (schedule: the step's shrink factor s)
     double step_time_s;  ///< virtual seconds per step
     // L(step) = floor + (start - floor) (1 + progress + step - origin)^(-alpha): a fresh
     // curve starts at 2.5 at step 0; a PBT continuation where it took over.
@@ -63,7 +70,7 @@ class SyntheticObjective final : public Objective {
   std::vector<Configuration> configs_;  // model-based samplers: by trial
   std::uint64_t capacity_;
   /// The noise-free loss of a curve after `step` steps.
-  static double loss(const Curve& c, double step);
+  double loss(const Curve& c, double step) const;
   const Curve& curve_of(CurveId id) const;
 
   std::vector<Curve> curves_;  // by trial
@@ -71,6 +78,7 @@ class SyntheticObjective final : public Objective {
   std::vector<Curve> continued_;
   std::vector<Configuration> continued_configs_;
   bool rastrigin_;
+  bool schedule_;  // geometric steps towards a floor that rises with x_0
   double noise_;
   double step_time_s_;
   Mode mode_;

@@ -1,5 +1,7 @@
 #define BOOST_TEST_MODULE core_simulation
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <map>
 
 #include "core/error.hpp"
@@ -191,4 +193,88 @@ BOOST_AUTO_TEST_CASE(a_start_up_longer_than_an_allocation_ends_the_simulation) {
     BOOST_TEST(std::string(e.what()).find("no trial reported in 3 allocations") !=
                std::string::npos);
   }
+}
+
+namespace {
+// A PBT study over lr (mutated) on `objective`, without noise.
+StudySpec pbt_study(const std::string& objective, std::uint64_t population, bool synch = false) {
+  StudySpec s = study(SchedulerType::Pbt, population);
+  s.simulate.objective = objective;
+  s.simulate.noise = 0;
+  s.scheduler.max_t = 40;
+  s.scheduler.pbt.perturbation_interval = 4;
+  s.scheduler.pbt.synch = synch;
+  s.scheduler.pbt.population = population;
+  PbtMutation lr;
+  lr.param = 0;
+  lr.name = "lr";
+  lr.domain = s.space.parameters()[0].domain;
+  s.scheduler.pbt.mutations = {lr};
+  return s;
+}
+
+struct ExploitLog final : SimulationObserver {
+  std::vector<std::pair<TrialId, Exploit>> exploits;
+  std::map<TrialId, std::vector<std::pair<double, double>>> reports;  // (step, value)
+  std::map<TrialId, int> ends;
+  void trial_exploited(TrialId t, const Exploit& e, double) override {
+    exploits.emplace_back(t, e);
+  }
+  void reported(TrialId t, double step, double value, const ReportOutcome&, double) override {
+    reports[t].emplace_back(step, value);
+  }
+  void trial_ended(TrialId t, TrialEnd, double) override { ++ends[t]; }
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pbt_trials_continue_from_their_donor_s_state) {
+  for (const std::string objective : {"bowl", "schedule"}) {
+    for (const bool synch : {false, true}) {
+      BOOST_TEST_INFO(objective << (synch ? ", synch" : ", async"));
+      ExploitLog log;
+      SimulationOptions options;
+      options.workers = 3;  // fewer than the population: trials take turns
+      const auto summary = simulate_study(pbt_study(objective, 6, synch), options, &log);
+      BOOST_TEST(summary.final.started == 6u);
+      BOOST_TEST(summary.final.completed == 6u);
+      for (const auto& [trial, count] : log.ends)
+        BOOST_TEST(count == 1);
+      BOOST_REQUIRE(!log.exploits.empty());
+      // The exploited trial goes on from the donor's state at the donor's step: its first
+      // new report is one step past it and close to the donor's value there (one step of
+      // a new configuration moves the loss little; a fresh start would begin near 2.5).
+      for (const auto& [trial, e] : log.exploits) {
+        const auto& donor = log.reports.at(e.donor);
+        const auto at = std::find_if(donor.begin(), donor.end(),
+                                     [&](const auto& r) { return r.first == e.donor_step; });
+        BOOST_REQUIRE(at != donor.end());
+        const auto& own = log.reports.at(trial);
+        const auto next = std::find_if(own.begin(), own.end(),
+                                       [&](const auto& r) { return r.first == e.donor_step + 1; });
+        BOOST_REQUIRE(next != own.end());
+        BOOST_TEST(std::fabs(next->second - at->second) < 0.5);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pbt_runs_are_deterministic) {
+  ExploitLog a, b;
+  SimulationOptions options;
+  options.workers = 4;
+  simulate_study(pbt_study("schedule", 8), options, &a);
+  simulate_study(pbt_study("schedule", 8), options, &b);
+  BOOST_REQUIRE(a.exploits.size() == b.exploits.size());
+  for (std::size_t i = 0; i < a.exploits.size(); ++i) {
+    BOOST_TEST(a.exploits[i].first == b.exploits[i].first);
+    BOOST_TEST(a.exploits[i].second.donor == b.exploits[i].second.donor);
+    BOOST_TEST((a.exploits[i].second.config == b.exploits[i].second.config));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(recorded_curves_cannot_simulate_pbt) {
+  CurveTable table;
+  SimulationOptions options;
+  options.curves = &table;
+  BOOST_CHECK_THROW(simulate_study(pbt_study("bowl", 4), options, nullptr), slurmtune::InputError);
 }
