@@ -12,6 +12,7 @@
 #include "core/schedulers/asha_scheduler.hpp"
 #include "core/schedulers/median_stopping_scheduler.hpp"
 #include "core/schedulers/optuna_pruners.hpp"
+#include "core/schedulers/pbt_scheduler.hpp"
 
 using namespace slurmtune::core;
 
@@ -96,6 +97,41 @@ void BM_AshaPromotionReportAndNextJob(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// PBT: a population of N trials, each reporting at every step (perturbation_interval 1,
+// so every report is a perturbation point: ranked, checkpointed or exploited), then the
+// resumption of an exploited trial handed out: one decision with its bookkeeping. Ray
+// Tune sorts the whole population at every such point.
+void BM_PbtReportAndNextJob(benchmark::State& state) {
+  const auto n = static_cast<TrialId>(state.range(0));
+  SchedulerSpec spec;
+  spec.type = SchedulerType::Pbt;
+  spec.max_t = 1e18;
+  spec.pbt.perturbation_interval = 1;
+  spec.pbt.mutations = {
+      PbtMutation{0, "lr", Domain{DomainKind::LogUniform, 1e-4, 1e-1, 0, {}}, {}}};
+  PbtScheduler s(spec, Mode::Min, 1);
+  const Configuration config{{ParamValue{0.01}}};
+  for (TrialId t = 0; t < n; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.trial_configured(t, config);
+  }
+  s.close_admissions();
+  Xoshiro256 rng(4);
+  std::vector<double> steps(n, 0.0);
+  TrialId next = 0;
+  const auto report_one = [&] {
+    const TrialId t = next++ % n;
+    benchmark::DoNotOptimize(s.report(t, steps[t] += 1, rng.uniform01()));
+    while (auto job = s.next_job(false))
+      benchmark::DoNotOptimize(job);
+  };
+  for (TrialId t = 0; t < n; ++t)  // every trial ranked once before timing
+    report_one();
+  for (auto _ : state)
+    report_one();
+  state.SetItemsProcessed(state.iterations());
+}
+
 // What Ray Tune and Optuna do per decision: a percentile over every value in the rung
 // (numpy copies the rung and partitions it). Shown for comparison only.
 void BM_RescanPercentileBaseline(benchmark::State& state) {
@@ -124,6 +160,7 @@ BENCHMARK(BM_AshaPromotionReportAndNextJob)
     ->Arg(100000)
     ->Arg(1000000)
     ->Iterations(kTimedReports);
+BENCHMARK(BM_PbtReportAndNextJob)->Arg(100)->Arg(10000)->Arg(1000000)->Iterations(kTimedReports);
 BENCHMARK(BM_RescanPercentileBaseline)->Arg(1000)->Arg(100000)->Arg(1000000)->Iterations(200);
 
 BENCHMARK_MAIN();

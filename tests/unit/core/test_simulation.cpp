@@ -243,7 +243,9 @@ BOOST_AUTO_TEST_CASE(pbt_trials_continue_from_their_donor_s_state) {
       // The exploited trial goes on from the donor's state at the donor's step: its first
       // new report is one step past it and close to the donor's value there (one step of
       // a new configuration moves the loss little; a fresh start would begin near 2.5).
-      for (const auto& [trial, e] : log.exploits) {
+      for (const auto& exploited : log.exploits) {
+        const TrialId trial = exploited.first;
+        const Exploit& e = exploited.second;  // a lambda may not capture a structured binding
         const auto& donor = log.reports.at(e.donor);
         const auto at = std::find_if(donor.begin(), donor.end(),
                                      [&](const auto& r) { return r.first == e.donor_step; });
