@@ -5,9 +5,9 @@ many seeds (doc/performance.md, "PBT in simulation").
     /usr/bin/python3 tests/bench/pbt_quality.py [--slurmtune build/src/slurmtune] [--seeds 40]
 
 Each seed runs PBT on a population of 8 (max_t 60 epochs, perturbation every 5) with 8
-workers, then ASHA (Ray's rules) and random search without stopping (fifo) on the same 8
-workers for the same virtual time (PBT's makespan of that seed), each with fresh
-configurations as long as the budget lasts. The figure is the best validation loss each
+workers, then synchronous PBT, ASHA (Ray's rules) and random search without stopping
+(fifo) on the same 8 workers for the same virtual time (PBT's makespan of that seed),
+ASHA and random search with fresh configurations as long as the budget lasts. The figure is the best validation loss each
 reached; the objective's best constant learning rate is computed alongside (a fine grid
 over lr with the other parameter at its optimum), the bound any fixed configuration has.
 """
@@ -89,8 +89,9 @@ def main():
     parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
     parser.add_argument("--seeds", type=int, default=40)
     args = parser.parse_args()
-    results = {"pbt": [], "asha (ray)": [], "random (fifo)": []}
-    trials = {"pbt": [], "asha (ray)": [], "random (fifo)": []}
+    names = ["pbt", "pbt (synch)", "asha (ray)", "random (fifo)"]
+    results = {name: [] for name in names}
+    trials = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as workdir:
         for seed in range(1, args.seeds + 1):
             pbt = simulate(args.slurmtune, STUDY.format(seed=seed, max_trials=8, budget="",
@@ -98,8 +99,10 @@ def main():
             budget = "time_budget_s = %r" % pbt["makespan_s"]
             results["pbt"].append(pbt["best_value"])
             trials["pbt"].append(pbt["started"])
-            for name, scheduler in (("asha (ray)", ASHA), ("random (fifo)", FIFO)):
-                run = simulate(args.slurmtune, STUDY.format(seed=seed, max_trials=100000,
+            synch = PBT.replace("perturbation_interval = 5", "perturbation_interval = 5\nsynch = true")
+            for name, scheduler, population in (("pbt (synch)", synch, 8), ("asha (ray)", ASHA, 100000),
+                                                ("random (fifo)", FIFO, 100000)):
+                run = simulate(args.slurmtune, STUDY.format(seed=seed, max_trials=population,
                                                             budget=budget, scheduler=scheduler),
                                workdir)
                 results[name].append(run["best_value"])
