@@ -35,6 +35,17 @@ std::int64_t ipow(std::int64_t base, std::int64_t exp) {
   }
   return r;
 }
+
+// min_resource * rf^exponent, or nullopt past int64: a rung no report can reach (Python's
+// integers would go on; a step of 2^63 and more climbs every representable rung, then
+// stops instead of looping for ever).
+std::optional<std::int64_t> rung_budget(std::int64_t min_resource, std::int64_t rf,
+                                        std::int64_t exponent) {
+  const std::int64_t power = ipow(rf, exponent);
+  if (power == INT64_MAX || (min_resource > 0 && power > INT64_MAX / min_resource))
+    return std::nullopt;
+  return min_resource * power;
+}
 }  // namespace
 
 ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
@@ -42,11 +53,10 @@ ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
   ReportOutcome outcome;
   // Several rungs may be passed by one report, as in Optuna's `while True` loop.
   while (true) {
-    const std::int64_t exponent = rate_ + passed;
-    const std::int64_t budget = min_resource * ipow(rf_, exponent);
-    if (step < static_cast<double>(budget)) return outcome;
+    const auto budget = rung_budget(min_resource, rf_, rate_ + passed);
+    if (!budget || step < static_cast<double>(*budget)) return outcome;
     outcome.rung = passed;
-    outcome.milestone = static_cast<double>(budget);
+    outcome.milestone = static_cast<double>(*budget);
     if (std::isnan(score)) {  // NaN is pruned before it is recorded
       outcome.decision = Decision::Stop;
       return outcome;

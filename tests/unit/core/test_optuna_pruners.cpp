@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE core_optuna_pruners
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <limits>
 
 #include "core/schedulers/optuna_pruners.hpp"
 #include "scheduler_fixture.hpp"
@@ -62,6 +63,17 @@ BOOST_AUTO_TEST_CASE(one_report_can_pass_several_rungs) {
   o = start_and_report(s, 1, 10, 2.0);
   BOOST_TEST(o.decision == Decision::Stop);
   BOOST_TEST(*o.rung == 0);
+}
+
+BOOST_AUTO_TEST_CASE(an_enormous_step_climbs_the_representable_rungs_and_stops) {
+  // Found by fuzz_replay: rung budgets past 2^63 saturated, so a step of 3e30 (or
+  // infinity) "passed" the same rung for ever and grew the rungs until memory ran out.
+  for (const double step : {2.9e30, std::numeric_limits<double>::infinity()}) {
+    OptunaSuccessiveHalvingScheduler s(halving(2), Mode::Min);
+    const auto o = start_and_report(s, 0, step, 1.0);
+    BOOST_TEST(o.decision == Decision::Continue);
+    BOOST_TEST(*o.rung <= 63);  // 2 * 3^k stays below 2^63 up to k = 38
+  }
 }
 
 BOOST_AUTO_TEST_CASE(nan_at_a_rung_is_pruned_before_it_is_recorded) {
