@@ -168,7 +168,8 @@ bool PbtScheduler::others_behind(TrialId trial) const {
 ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
   TrialState& s = state(trial);
   ReportOutcome outcome;
-  if (s.finished) return outcome;
+  // A step that is not a number marks no point in training (and must not key a set).
+  if (s.finished || std::isnan(step)) return outcome;
   if (step < spec_.burn_in_period) return outcome;
   if (step - s.last_perturbation_time < spec_.perturbation_interval) return outcome;
   set_score(trial, score(value));

@@ -104,6 +104,14 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
   BOOST_TEST(next.checkpoint);
 }
 
+BOOST_AUTO_TEST_CASE(a_report_without_a_step_is_no_perturbation_point) {
+  PbtScheduler s(pbt_spec(1), Mode::Min, 5);
+  start(s, 2);
+  const auto o = s.report(0, std::nan(""), 0.5);
+  BOOST_TEST((o.decision == Decision::Continue));
+  BOOST_TEST(!o.checkpoint);
+}
+
 BOOST_AUTO_TEST_CASE(a_nan_score_ranks_worst) {
   PbtScheduler s(pbt_spec(1), Mode::Max, 5);
   start(s, 3);
