@@ -135,7 +135,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
         << (s + 1 < counts.size() ? "," : "\n");
   print_origins(out, spec, trials);
   if (spec.scheduler.type == core::SchedulerType::Pbt)
-    out << "Exploits " << reader.exploits().size() << " (configurations changed mid-run)\n";
+    out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
   if (const auto* best = best_trial(trials, spec.mode)) {
     out << "Best trial " << best->id << ": " << spec.metric << " = "
         << short_number(best->best_value) << " at " << spec.scheduler.resource << " "

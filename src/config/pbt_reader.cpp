@@ -2,21 +2,13 @@
 // `[scheduler.mutations]` (Ray's hyperparam_mutations) naming parameters of [search].
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
 
 namespace slurmtune::config {
 namespace {
-
-void read_fraction(TableReader& r, std::string_view key, double& into, double low, double high,
-                   bool open_low, const std::string& range) {
-  if (const auto v = r.number(key)) {
-    if (!std::isfinite(*v) || *v > high || *v < low || (open_low && *v == low))
-      r.fail(key, "must be in " + range);
-    into = *v;
-  }
-}
 
 core::PbtMutation mutation_of(const TableReader& r, const core::SearchSpace& space,
                               const std::string& name, const toml::node& body) {
@@ -64,16 +56,14 @@ void read_pbt(TableReader& r, const core::SearchSpace& space, core::PbtSpec& s) 
   if (!r.has("perturbation_interval"))
     r.fail("perturbation_interval",
            "is required for pbt: the resource between two perturbations of a trial, e.g. 4");
-  if (const auto v = r.number("perturbation_interval")) {
-    if (!(*v > 0) || !std::isfinite(*v)) r.fail("perturbation_interval", "must be positive");
-    s.perturbation_interval = *v;
+  read_positive(r, "perturbation_interval", s.perturbation_interval);
+  read_in_range(r, "burn_in_period", s.burn_in_period, 0, std::numeric_limits<double>::max(),
+                "0 or more");
+  if (const auto q = r.number("quantile_fraction")) {  // (0, 0.5]: open below
+    if (!(*q > 0 && *q <= 0.5)) r.fail("quantile_fraction", "must be in (0, 0.5]");
+    s.quantile_fraction = *q;
   }
-  if (const auto v = r.number("burn_in_period")) {
-    if (!(*v >= 0) || !std::isfinite(*v)) r.fail("burn_in_period", "must be 0 or more");
-    s.burn_in_period = *v;
-  }
-  read_fraction(r, "quantile_fraction", s.quantile_fraction, 0, 0.5, true, "(0, 0.5]");
-  read_fraction(r, "resample_probability", s.resample_probability, 0, 1, false, "[0, 1]");
+  read_in_range(r, "resample_probability", s.resample_probability, 0, 1, "in [0, 1]");
   if (const auto factors = r.numbers("perturbation_factors")) {
     if (factors->empty())
       r.fail("perturbation_factors", "must list at least one factor, e.g. [1.2, 0.8]");

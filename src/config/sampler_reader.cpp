@@ -14,14 +14,6 @@ void read_count(TableReader& r, std::string_view key, std::size_t& into, std::in
   }
 }
 
-void read_in_range(TableReader& r, std::string_view key, double& into, double low, double high,
-                   const std::string& range) {
-  if (const auto v = r.number(key)) {
-    if (!(*v >= low && *v <= high) || !std::isfinite(*v)) r.fail(key, "must be " + range);
-    into = *v;
-  }
-}
-
 void read_flag(TableReader& r, std::string_view key, bool& into) {
   if (const auto v = r.boolean(key)) into = *v;
 }

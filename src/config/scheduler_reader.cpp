@@ -11,13 +11,6 @@ using core::Semantics;
 
 constexpr std::size_t kMaxRungs = 64;  // rung membership is a 64-bit mask per trial
 
-void read_positive(TableReader& r, std::string_view key, double& into) {
-  if (const auto v = r.number(key)) {
-    if (!(*v > 0) || !std::isfinite(*v)) r.fail(key, "must be a positive number");
-    into = *v;
-  }
-}
-
 void read_reduction_factor(TableReader& r, core::SchedulerSpec& s, bool integer) {
   if (const auto v = r.number("reduction_factor")) {
     if (!(*v > 1) || !std::isfinite(*v))

@@ -1,6 +1,7 @@
 #include "config/table_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "config/study_file.hpp"
@@ -167,6 +168,21 @@ void TableReader::finish() const {
                          std::string(key.str()) + "'" +
                          (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
                          " (known keys here: " + known_list + ")");
+  }
+}
+
+void read_positive(TableReader& r, std::string_view key, double& into) {
+  if (const auto v = r.number(key)) {
+    if (!(*v > 0) || !std::isfinite(*v)) r.fail(key, "must be a positive number");
+    into = *v;
+  }
+}
+
+void read_in_range(TableReader& r, std::string_view key, double& into, double low, double high,
+                   const std::string& range) {
+  if (const auto v = r.number(key)) {
+    if (!(*v >= low && *v <= high) || !std::isfinite(*v)) r.fail(key, "must be " + range);
+    into = *v;
   }
 }
 

@@ -51,6 +51,13 @@ class TableReader {
   std::set<std::string, std::less<>> known_;
 };
 
+/// A finite number > 0 at `key`, when present; otherwise the key fails.
+void read_positive(TableReader& r, std::string_view key, double& into);
+/// A finite number in [low, high] at `key`, when present; otherwise it fails with
+/// "must be <range>".
+void read_in_range(TableReader& r, std::string_view key, double& into, double low, double high,
+                   const std::string& range);
+
 /// The word in `candidates` closest to `word` (edit distance <= 2), or empty.
 std::string closest_word(std::string_view word, const std::vector<std::string>& candidates);
 

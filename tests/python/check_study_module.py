@@ -14,12 +14,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "share", 
 from slurmtune.study import Study, StudyFileError  # noqa: E402
 
 
+def record_and_summarise(slurmtune, study_toml, workers, path):
+    """Simulates the study into `path`, then again for its JSON summary (deterministic:
+    the same run), which it returns."""
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", str(workers), "-q", "-o", path],
+                   check=True, stdout=subprocess.DEVNULL)
+    return json.loads(subprocess.run([slurmtune, "simulate", study_toml, "-w", str(workers), "--json"],
+                                     check=True, capture_output=True, text=True).stdout)
+
+
 def check_finished_study(slurmtune, study_toml, workdir):
     path = os.path.join(workdir, "finished.h5")
-    subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "-q", "-o", path], check=True,
-                   stdout=subprocess.DEVNULL)
-    summary = json.loads(subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "--json"],
-                                        check=True, capture_output=True, text=True).stdout)
+    summary = record_and_summarise(slurmtune, study_toml, 8, path)
     s = Study(path)
     assert s.name == summary["study"]
     assert len(s.trials) == summary["started"], (len(s.trials), summary)
@@ -95,10 +101,7 @@ def check_pbt_study(slurmtune, pbt_toml, workdir):
     """A simulated PBT study: its exploits as recorded, as `replay` derives them again from
     the file's own log, and the configuration history and best configuration they imply."""
     path = os.path.join(workdir, "pbt.h5")
-    subprocess.run([slurmtune, "simulate", pbt_toml, "-w", "4", "-q", "-o", path], check=True,
-                   stdout=subprocess.DEVNULL)
-    summary = json.loads(subprocess.run([slurmtune, "simulate", pbt_toml, "-w", "4", "--json"],
-                                        check=True, capture_output=True, text=True).stdout)
+    summary = record_and_summarise(slurmtune, pbt_toml, 4, path)
     s = Study(path)
     exploits = s.exploits
     assert len(exploits) > 0, "no exploit in a PBT study"

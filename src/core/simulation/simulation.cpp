@@ -307,7 +307,6 @@ class Simulator {
     if ((outcome.decision == Decision::Pause || outcome.decision == Decision::Exploit) &&
         !finished) {
       save_checkpoint(t);
-      if (outcome.decision == Decision::Pause) keep_checkpoint(t);
       ++progress_.paused;
       collect_dropped(event.time_s);
       return;
@@ -346,12 +345,11 @@ class Simulator {
     t.checkpoint_step = t.step;
   }
 
-  // PBT: a checkpoint another trial may clone (the scheduler asked, or it paused).
+  // PBT: a checkpoint the scheduler asked for, which another trial may clone. (It asks
+  // at every report that can make a donor, a paused one's included.)
   void keep_checkpoint(TrialRecord& t) {
-    if (spec_.scheduler.type != SchedulerType::Pbt) return;
     save_checkpoint(t);
-    if (t.kept.empty() || std::get<0>(t.kept.back()) != t.step)
-      t.kept.emplace_back(t.step, t.curve, t.reports);
+    t.kept.emplace_back(t.step, t.curve, t.reports);
   }
 
   // PBT: the trial takes over the donor's checkpoint and goes on with a new configuration.

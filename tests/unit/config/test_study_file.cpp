@@ -289,7 +289,7 @@ BOOST_AUTO_TEST_CASE(pbt_mistakes_are_located) {
                                          "lr = [0.01]\n")),
                       "[scheduler] perturbation_factors: must list at least one factor"));
   BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 0\n", "lr = [0.01]\n")),
-                      "[scheduler] perturbation_interval: must be positive"));
+                      "[scheduler] perturbation_interval: must be a positive number"));
   BOOST_TEST(contains(
       error_of(pbt_study("perturbation_interval = 1\ngrace_period = 1\n", "lr = [0.01]\n")),
       "[scheduler] unknown key 'grace_period'"));

@@ -58,16 +58,19 @@ core::StudySpec spec(const std::string& extra = "") {
   return config::parse_study(std::string(kStudy) + extra, "study.toml");
 }
 
-// Records a whole simulated study (deterministic) into `path`.
+// Records a whole simulated study (deterministic) into `path`, in a file of `schema`;
+// `also` sees every event the file records.
 core::SimulationSummary simulate_into(const std::string& path, const core::StudySpec& s,
-                                      double flush_interval_s = 1.0) {
+                                      std::size_t workers = 8,
+                                      std::int64_t schema = store::kSchemaVersion,
+                                      core::SimulationObserver* also = nullptr) {
   store::WriterOptions options;
   options.virtual_clock = true;
-  options.flush_interval_s = flush_interval_s;
+  options.schema_version = schema;
   auto writer = store::StudyWriter::create(path, s, options);
-  store::SimulationRecorder recorder(*writer);
+  store::SimulationRecorder recorder(*writer, also);
   core::SimulationOptions sim;
-  sim.workers = 8;
+  sim.workers = workers;
   return core::simulate_study(s, sim, &recorder);
 }
 
@@ -422,15 +425,7 @@ BOOST_AUTO_TEST_CASE(exploits_are_recorded_in_order_with_their_configurations) {
       exploits.emplace_back(t, e);
     }
   } seen;
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  {
-    auto writer = store::StudyWriter::create(dir.file("pbt.h5"), s, options);
-    store::SimulationRecorder recorder(*writer, &seen);
-    core::SimulationOptions sim;
-    sim.workers = 4;
-    core::simulate_study(s, sim, &recorder);
-  }
+  simulate_into(dir.file("pbt.h5"), s, 4, store::kSchemaVersion, &seen);
   const store::StudyReader reader(dir.file("pbt.h5"));
   const auto exploits = reader.exploits();
   BOOST_REQUIRE(!seen.exploits.empty());
@@ -452,16 +447,7 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
   // A schema-2 file (before /exploits): read back in full, resumed, and still schema 2.
   TempDir dir;
   const auto s = spec();
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  options.schema_version = 2;
-  {
-    auto writer = store::StudyWriter::create(dir.file("v2.h5"), s, options);
-    store::SimulationRecorder recorder(*writer);
-    core::SimulationOptions sim;
-    sim.workers = 8;
-    core::simulate_study(s, sim, &recorder);
-  }
+  simulate_into(dir.file("v2.h5"), s, 8, 2);
   {
     const store::StudyReader reader(dir.file("v2.h5"));
     BOOST_TEST(reader.schema_version() == 2);
@@ -471,6 +457,8 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
     BOOST_TEST(reader.layout().has_suggestions());
   }
   {
+    store::WriterOptions options;
+    options.virtual_clock = true;
     auto writer = store::StudyWriter::reopen(dir.file("v2.h5"), s, options, {});
     writer->flush();
   }
@@ -478,11 +466,6 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
   BOOST_TEST(reopened.schema_version() == 2);
   BOOST_TEST(reopened.sessions().size() == 2U);
   // A pbt study cannot be recorded into a file without /exploits.
-  options.schema_version = 2;
   const auto pbt = config::parse_study(kPbtStudy, "pbt.toml");
-  auto writer = store::StudyWriter::create(dir.file("pbt-v2.h5"), pbt, options);
-  store::SimulationRecorder recorder(*writer);
-  core::SimulationOptions sim;
-  sim.workers = 4;
-  BOOST_CHECK_THROW(core::simulate_study(pbt, sim, &recorder), UsageError);
+  BOOST_CHECK_THROW(simulate_into(dir.file("pbt-v2.h5"), pbt, 4, 2), UsageError);
 }

@@ -63,6 +63,21 @@ def _decode_frame(array: np.ndarray) -> pd.DataFrame:
     return frame
 
 
+def _new_figure(size):
+    """A matplotlib figure with one set of axes, drawn off screen (no display needed)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.subplots(figsize=size)
+
+
+def _save(figure, path):
+    import matplotlib.pyplot as plt
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 class Study:
     """A study file, read consistently as of its last complete flush."""
 
@@ -190,16 +205,12 @@ class Study:
     def plot_curves(self, path, metric=None, trials=None, top=20):
         """Learning curves (metric against step) of the `top` best trials, or of `trials`,
         written as an image to `path`. Returns the path."""
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         metric = metric or self.metric
         if trials is None:
             ranked = self.trials.dropna(subset=["best_value"]).sort_values(
                 "best_value", ascending=self.mode == "min")
             trials = list(ranked["id"][:top])
-        figure, axes = plt.subplots(figsize=(8, 5))
+        figure, axes = _new_figure((8, 5))
         metrics = self.metrics
         for trial in trials:
             rows = metrics[metrics["trial"] == trial]
@@ -209,23 +220,17 @@ class Study:
         axes.set_title(f"{self.name}: {len(trials)} learning curves")
         if len(trials) <= 10:
             axes.legend(fontsize="small")
-        figure.tight_layout()
-        figure.savefig(path, dpi=100)
-        plt.close(figure)
+        _save(figure, path)
         return path
 
     def plot_schedule(self, path, parameter, trials=None):
         """PBT: parameter `parameter` against step for each trial (or `trials`), as a
         step plot of its configuration history; written to `path`. Returns the path."""
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         column = "config/" + parameter
         if column not in self.config_columns:
             raise ValueError(f"{self.path}: no parameter {parameter!r} in the study")
         trials = list(self.trials["id"]) if trials is None else trials
-        figure, axes = plt.subplots(figsize=(8, 5))
+        figure, axes = _new_figure((8, 5))
         metrics = self.metrics
         for trial in trials:
             history = self.config_history(trial)
@@ -240,19 +245,13 @@ class Study:
         axes.set_title(f"{self.name}: schedule of {parameter} ({len(self.exploits)} exploits)")
         if len(trials) <= 10:
             axes.legend(fontsize="small")
-        figure.tight_layout()
-        figure.savefig(path, dpi=100)
-        plt.close(figure)
+        _save(figure, path)
         return path
 
     def plot_lineage(self, path):
         """PBT: the population's family tree: one line per trial along its steps, an arrow
         from the donor's checkpoint to each exploit; written to `path`. Returns the path."""
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        figure, axes = plt.subplots(figsize=(9, 0.35 * len(self.trials) + 2))
+        figure, axes = _new_figure((9, 0.35 * len(self.trials) + 2))
         metrics = self.metrics
         for trial, row in self.trials.iterrows():
             steps = metrics.loc[metrics["trial"] == trial, "step"]
@@ -268,9 +267,7 @@ class Study:
         axes.set_ylabel("trial")
         axes.set_title(f"{self.name}: lineage ({len(self.exploits)} exploits)")
         axes.legend(fontsize="small")
-        figure.tight_layout()
-        figure.savefig(path, dpi=100)
-        plt.close(figure)
+        _save(figure, path)
         return path
 
     def close(self):
@@ -305,13 +302,9 @@ def plot_anytime(curves, path, labels=None, metric="best value", log_time=True, 
     (default: its file name). Writes a PNG to ``path`` and returns it."""
     import os
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if isinstance(curves, (str, os.PathLike, pd.DataFrame)):
         curves = [curves]
-    figure, axes = plt.subplots(figsize=(8, 5))
+    figure, axes = _new_figure((8, 5))
     for i, curve in enumerate(curves):
         frame = curve if isinstance(curve, pd.DataFrame) else read_anytime(curve)
         name = labels[i] if labels else (os.path.basename(str(curve)) if not isinstance(curve, pd.DataFrame) else "")
@@ -327,7 +320,5 @@ def plot_anytime(curves, path, labels=None, metric="best value", log_time=True, 
     axes.set_ylabel(f"{metric} so far (median, quartiles over seeds)")
     axes.set_title(title or "any-time performance")
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    _save(figure, path)
     return path
