@@ -127,6 +127,16 @@ def scenario_mpi(runner, args):
           % (len(trials), sorted(set(trials.nodes)), judged))
 
 
+def first_partition_log(trials_dir):
+    """The stderr of the first MPI step that got as far as partitioning its ranks. A step
+    may die before that (Open MPI itself crashed once at start-up in CI); the relaunched
+    step then prints it, and the run must still complete."""
+    logs = sorted((int(name[5:-4]), name) for name in os.listdir(trials_dir)
+                  if re.fullmatch(r"step-\d+\.err", name))
+    texts = [read(os.path.join(trials_dir, name)) for _, name in logs]
+    return next((text for text in texts if "placement from" in text), "\n".join(texts))
+
+
 def scenario_groups(runner, args, kill=False, layout="split", hang=False):
     """[trial] mode = "mpi": one step split into trial groups that run trials back to back
     (layout "steps": one step per group). With kill, a rank of trial 5 dies: its step is
@@ -150,7 +160,7 @@ def scenario_groups(runner, args, kill=False, layout="split", hang=False):
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
     expect(rc == 0, "run failed:\n" + log)
-    step_err = read(os.path.join(runner.workdir, "study.trials", "step-1.err"))
+    step_err = first_partition_log(os.path.join(runner.workdir, "study.trials"))
     expect("%d group(s) of 2 rank(s)" % groups in step_err, "partition: " + step_err)
     expect(("placement from " + ("mpi-shared" if args.placement == "mpi" else "pmix")) in step_err,
            "placement source: " + step_err)
@@ -163,7 +173,9 @@ def scenario_groups(runner, args, kill=False, layout="split", hang=False):
     expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
     expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
     failed = trials.loc[2]
-    expect(failed.retries == 1 and "injected failure" in failed.error and failed.status != "failed",
+    # With kill, trial 2's retry may share the killed step and lose a second attempt with it.
+    expect((failed.retries == 1 or kill) and failed.retries >= 1 and failed.status != "failed" and
+           ("injected failure" in failed.error or "lost its connection" in failed.error),
            "trial 2: %s" % failed.to_dict())
     with h5py.File(path, "r") as f:
         checkpoints = [c["path"].decode() for c in f["checkpoints"][:]]
