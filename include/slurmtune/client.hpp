@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -72,8 +73,12 @@ class Client {
   const std::string& trial_dir() const;
   /// Same folder (the place checkpoints go).
   const std::string& checkpoint_dir() const { return trial_dir(); }
-  /// Checkpoint to resume from (a retry, a promotion, a resumed study), or "".
+  /// Checkpoint to resume from (a retry, a promotion, a resumed study), or "". Under
+  /// PBT, after an exploit, this trial's own copy of the donor's checkpoint (and param()
+  /// gives the new configuration).
   const std::string& resume_checkpoint() const;
+  /// The step that checkpoint was saved at, as indexed; training goes on after it.
+  std::optional<double> resume_step() const;
   // ---- trial groups (used by slurmtune::run_trials; see slurmtune/trial.hpp) ----
   /// Connects as the leader of trial group `group` (`ranks` ranks on `nodes`).
   static Client for_group(int group, int ranks, const std::string& nodes);

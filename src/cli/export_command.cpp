@@ -26,6 +26,9 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
               << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
         } else if (e.kind == store::EventKind::Resume) {
           out << "{\"type\":\"resume\",\"trial\":" << e.trial << "}\n";
+        } else if (e.kind == store::EventKind::Checkpoint) {
+          out << "{\"type\":\"checkpoint\",\"trial\":" << e.trial
+              << ",\"step\":" << core::json_number(e.step) << "}\n";
         } else if (e.kind == store::EventKind::Closed) {
           out << "{\"type\":\"close\"}\n";
         } else if (const auto how = store::trial_end_of(e.kind)) {

@@ -73,11 +73,6 @@ int run_command(const Args& args) {
     return kSuccess;
   const std::string study_path = vm["study"].as<std::string>();
   const auto study = config::load_study_file(study_path);
-  if (study.scheduler.type == core::SchedulerType::Pbt)
-    throw InputError(study_path +
-                     ": [scheduler] type = \"pbt\" runs in `slurmtune simulate` and `slurmtune "
-                     "replay` for now; `slurmtune run` cannot yet relaunch a trial from another's "
-                     "checkpoint");
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   run.allow_changes = vm.count("allow-changes") > 0;
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();

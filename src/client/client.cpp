@@ -127,6 +127,7 @@ struct Client::State {
   std::uint64_t trial = 0, attempt = 0;
   int rank = 0;
   std::string trial_dir, checkpoint;
+  std::optional<double> checkpoint_step;
   core::JsonObject params;
   std::string assignment;  // ASSIGN payload of the current trial (trial groups)
   bool checkpoint_wanted = false, finished = false, group = false;
@@ -186,6 +187,9 @@ struct Client::State {
     checkpoint.clear();
     if (const auto* c = find(body, "checkpoint"); c && c->is_string())
       checkpoint = std::get<std::string>(c->data);
+    checkpoint_step.reset();
+    if (const auto* s = find(body, "checkpoint_step"); s && s->is_number())
+      checkpoint_step = std::get<double>(s->data);
     params.clear();
     if (const auto* p = find(body, "params"); p && p->is_object())
       params = std::get<core::JsonObject>(p->data);
@@ -334,6 +338,9 @@ const std::string& Client::trial_dir() const {
 }
 const std::string& Client::resume_checkpoint() const {
   return state_->checkpoint;
+}
+std::optional<double> Client::resume_step() const {
+  return state_->checkpoint_step;
 }
 
 template <class T>

@@ -3,9 +3,20 @@
 #include <csignal>
 #include <fstream>
 
+#include "core/search/param_value.hpp"
 #include "runtime/coordinator.hpp"
 
 namespace slurmtune::runtime {
+
+std::string ActiveTrial::start_fields() const {
+  std::string out = "\"trial\": " + std::to_string(trial) +
+                    ", \"attempt\": " + std::to_string(attempt) + ", \"params\": " + params_json +
+                    ", \"trial_dir\": " + core::json_quote(dir) + ", \"checkpoint\": ";
+  out += checkpoint.empty() ? "null" : core::json_quote(checkpoint);
+  out += ", \"checkpoint_step\": ";
+  out += checkpoint_step ? core::format_double(*checkpoint_step) : "null";
+  return out;
+}
 
 std::string ActiveTrial::stderr_tail() const {
   constexpr std::uintmax_t kTail = 2048;

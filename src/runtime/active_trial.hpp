@@ -20,7 +20,8 @@ struct ActiveTrial {
   std::uint64_t attempt = 0;
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
-  std::uintmax_t stderr_offset = 0;  // where this attempt's stderr begins
+  std::optional<double> checkpoint_step;  // the step `checkpoint` was saved at
+  std::uintmax_t stderr_offset = 0;       // where this attempt's stderr begins
   Placement placement;
   ChildProcess process;
   TimePoint started;
@@ -33,6 +34,9 @@ struct ActiveTrial {
   std::string bye_error;
   std::optional<TimePoint> terminate_at, kill_at;
 
+  /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group): the JSON
+  /// members trial, attempt, params, trial_dir, checkpoint and checkpoint_step.
+  std::string start_fields() const;
   /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
   std::string stderr_tail() const;
   /// SIGKILL to the process group, and to the Slurm step when its id is known (killing

@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 // Writes the controller's decisions to the study file and the log.
 class Coordinator::Recorder final : public core::StudyObserver {
  public:
-  explicit Recorder(store::StudyWriter& writer) : writer_(writer) {}
+  Recorder(store::StudyWriter& writer, Coordinator& coordinator)
+      : writer_(writer), coordinator_(coordinator) {}
   void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
                      const core::SuggestionInfo& suggestion) override {
     writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
@@ -42,10 +43,17 @@ class Coordinator::Recorder final : public core::StudyObserver {
     writer_.admissions_closed(store::unix_time_s());
     log_line("no further trials will start");
   }
+  void trial_exploited(core::TrialId t, const core::Exploit& exploit) override {
+    coordinator_.exploited(t, exploit);
+  }
+  void checkpoint_saved(core::TrialId t, double step) override {
+    writer_.checkpoint_saved(t, step, store::unix_time_s());
+  }
 
  private:
   static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
   store::StudyWriter& writer_;
+  Coordinator& coordinator_;
 };
 
 namespace {
@@ -87,6 +95,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(trials_dir_ + "/token"),
+      pbt_(study_dir_, trials_dir_),
       started_at_(Clock::now()),
       last_progress_(started_at_) {
   if (spec_.trial.command.empty() && !group_mode())
@@ -109,10 +118,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,
                       store::WriterOptions{options_.flush_interval_s, 1, false});
-  recorder_ = std::make_unique<Recorder>(*study_.writer);
+  recorder_ = std::make_unique<Recorder>(*study_.writer, *this);
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
+  for (const auto& [trial, exploit] : study_.unrecorded_exploits)
+    exploited(trial, exploit);
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
@@ -263,8 +274,10 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placem
   fs::create_directories(t->dir);
   t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
   const auto checkpoint = study_.checkpoints.find(id);
-  if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start)
-    t->checkpoint = (fs::path(study_dir_) / checkpoint->second).string();
+  if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start) {
+    t->checkpoint = (fs::path(study_dir_) / checkpoint->second.path).string();
+    t->checkpoint_step = checkpoint->second.step;
+  }
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(placement);
   t->started = t->last_sign = Clock::now();
@@ -286,7 +299,9 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
                  {"SLURMTUNE_ATTEMPT", std::to_string(launch.attempt)},
                  {"SLURMTUNE_PARAMS", t.params_json},
                  {"SLURMTUNE_STUDY", spec_.name},
-                 {"SLURMTUNE_CHECKPOINT", t.checkpoint}};
+                 {"SLURMTUNE_CHECKPOINT", t.checkpoint},
+                 {"SLURMTUNE_CHECKPOINT_STEP",
+                  t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
   if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
     process.env["PYTHONPATH"] = path;
   process.stdout_path = t.dir + "/stdout.log";
@@ -336,6 +351,7 @@ void Coordinator::finish_trial(core::TrialId id) {
   controller_->trial_exited(id, clean, error);
   if (clock_) clock_->attempt_ended(id);
   launcher_->release(t.placement);
+  cloned_checkpoint_.erase(id);
   for (auto c = connections_.begin(); c != connections_.end();)
     c = c->second == id ? connections_.erase(c) : std::next(c);
   active_.erase(it);

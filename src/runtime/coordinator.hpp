@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/study/allocation_clock.hpp"
@@ -14,6 +15,7 @@
 #include "runtime/control_server.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/pbt_checkpoints.hpp"
 #include "runtime/study_session.hpp"
 
 namespace slurmtune::runtime {
@@ -91,6 +93,8 @@ class Coordinator final : public ControlHandler {
   void on_closed(ConnectionId id, const std::string& reason) override;
   Reply on_report(ActiveTrial& t, ConnectionId id, const core::JsonObject& body);
   void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
+  /// PBT: clones the donor's kept checkpoint as the trial's and records the exploit.
+  void exploited(core::TrialId trial, const core::Exploit& exploit);
   ActiveTrial& trial_of(ConnectionId id);
 
   // trial groups, [trial] mode = "mpi" (coordinator_groups.cpp)
@@ -140,6 +144,10 @@ class Coordinator final : public ControlHandler {
   UniqueFd signals_;
   std::unique_ptr<ControlServer> server_;
   std::map<core::TrialId, std::unique_ptr<ActiveTrial>> active_;
+  PbtCheckpoints pbt_;
+  // Exploited while their attempt still runs: that attempt's checkpoints are not theirs
+  // to resume from any more (the clone is).
+  std::set<core::TrialId> cloned_checkpoint_;
   std::map<ConnectionId, core::TrialId> connections_;
   Clock::time_point started_at_, last_progress_;
   std::uint64_t reports_at_last_progress_ = 0;

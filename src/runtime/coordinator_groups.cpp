@@ -94,10 +94,10 @@ std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject&
 }
 
 std::string Coordinator::assignment(const ActiveTrial& t) const {
-  return "{\"trial\": " + std::to_string(t.trial) + ", \"attempt\": " + std::to_string(t.attempt) +
-         ", \"params\": " + t.params_json + ", \"trial_dir\": " + core::json_quote(t.dir) +
-         ", \"checkpoint\": " + (t.checkpoint.empty() ? "null" : core::json_quote(t.checkpoint)) +
-         "}";
+  std::string out = t.start_fields();
+  out.insert(out.begin(), '{');
+  out.push_back('}');
+  return out;
 }
 
 std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& g, MessageType type,
@@ -179,6 +179,7 @@ void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& rep
     log_line("trial " + std::to_string(id) + " left unfinished: " + error);
   connections_.erase(std::find_if(connections_.begin(), connections_.end(),
                                   [id](const auto& c) { return c.second == id; }));
+  cloned_checkpoint_.erase(id);
   active_.erase(id);
 }
 

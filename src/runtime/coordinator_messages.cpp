@@ -23,12 +23,18 @@ std::string decision_payload(core::Instruction instruction, const core::ReportOu
   out += "\", \"instruction\": \"";
   out += core::to_string(instruction);
   out += '"';
-  // Checkpoint before leaving when the trial may run again (a pause, a shutdown), and
-  // at every rung it passes: a retry or a promotion then starts from there.
-  const bool checkpoint = instruction == core::Instruction::Pause ||
-                          instruction == core::Instruction::Suspend ||
-                          (instruction == core::Instruction::Continue && outcome && outcome->rung);
+  // Checkpoint before leaving when the trial may run again (a pause, a shutdown), at
+  // every rung it passes (a retry or a promotion then starts from there), and where PBT
+  // asks (others may clone it). An exploited trial resumes from its donor's checkpoint.
+  const bool exploited = outcome && outcome->exploit;
+  const bool checkpoint = !exploited && (instruction == core::Instruction::Pause ||
+                                         instruction == core::Instruction::Suspend ||
+                                         (instruction == core::Instruction::Continue && outcome &&
+                                          (outcome->rung || outcome->checkpoint)));
   out += checkpoint ? ", \"checkpoint\": true" : ", \"checkpoint\": false";
+  if (exploited)
+    out += ", \"exploit\": {\"donor\": " + std::to_string(outcome->exploit->donor) +
+           ", \"donor_step\": " + core::format_double(outcome->exploit->donor_step) + "}";
   if (outcome && outcome->rung) out += ", \"rung\": " + std::to_string(*outcome->rung);
   if (outcome && outcome->cutoff) out += ", \"cutoff\": " + core::format_double(*outcome->cutoff);
   if (duplicate) out += ", \"duplicate\": true";
@@ -62,11 +68,9 @@ std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello
   if (reporter) t.reporter = id;
   if (const std::string step = text(hello, "slurm_step"); !step.empty()) t.slurm_step = step;
   connections_[id] = trial;
-  std::string welcome =
-      "{\"trial\": " + std::to_string(trial) + ", \"attempt\": " + std::to_string(t.attempt) +
-      ", \"params\": " + t.params_json + ", \"trial_dir\": " + core::json_quote(t.dir) +
-      ", \"checkpoint\": " + (t.checkpoint.empty() ? "null" : core::json_quote(t.checkpoint)) +
-      ", \"metric\": " + core::json_quote(spec_.metric) + "}";
+  std::string welcome = t.start_fields();
+  welcome.insert(welcome.begin(), '{');
+  welcome.append(", \"metric\": ").append(core::json_quote(spec_.metric)).push_back('}');
   return welcome;
 }
 
@@ -151,8 +155,40 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
   const auto* size = field(body, "size");
   const std::uint64_t bytes =
       size && size->is_number() ? static_cast<std::uint64_t>(std::get<double>(size->data)) : 0;
+  if (cloned_checkpoint_.contains(t.trial)) {
+    log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative.string() +
+             " ignored: the trial was exploited and resumes from its donor's");
+    return;
+  }
   study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative.string(), bytes);
-  study_.checkpoints[t.trial] = relative.string();
+  study_.checkpoints[t.trial] = {relative.string(), step};
+  if (!controller_->wants_checkpoint(t.trial, step)) return;
+  try {
+    pbt_.keep(t.trial, step, absolute);
+  } catch (const Error& e) {  // not kept: nobody clones it, the study goes on
+    log_line("trial " + std::to_string(t.trial) + ": " + e.what());
+    return;
+  }
+  controller_->checkpoint_saved(t.trial, step);
+}
+
+void Coordinator::exploited(core::TrialId trial, const core::Exploit& exploit) {
+  const double now = store::unix_time_s();
+  study_.writer->trial_exploited(trial, exploit, now);
+  std::string how = "trial " + std::to_string(trial) + " exploits trial " +
+                    std::to_string(exploit.donor) + " (its checkpoint at step " +
+                    core::format_double(exploit.donor_step) + "): " + exploit.operations;
+  try {
+    const PbtCheckpoints::Copy copy = pbt_.clone(trial, exploit);
+    study_.writer->checkpoint(trial, exploit.donor_step, now, copy.relative, copy.bytes);
+    study_.checkpoints[trial] = {copy.relative, exploit.donor_step};
+    if (active_.contains(trial)) cloned_checkpoint_.insert(trial);
+  } catch (const Error& e) {
+    // Without the clone it resumes from its own checkpoint, with the new configuration.
+    how += "; " + std::string(e.what()) + ": it goes on from its own checkpoint";
+  }
+  log_line(how);
+  study_.writer->flush();
 }
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {

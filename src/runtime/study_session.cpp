@@ -17,6 +17,8 @@ core::StudyResumePoint resume_point(const store::ResumeState& state) {
   point.admissions_closed = state.admissions_closed;
   for (const auto& t : state.trials)
     point.configs.push_back(t.config);
+  for (const auto& [trial, exploit] : state.exploits)  // PBT changed them since
+    if (trial < point.configs.size()) point.configs[trial] = exploit.config;
   for (const auto& [trial, status] : state.live) {
     if (status == store::TrialStatus::Running) point.restart.push_back(trial);
     if (status == store::TrialStatus::Paused) point.paused.push_back(trial);
@@ -55,7 +57,10 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     opened.scheduler = std::move(state.scheduler);
     opened.suggester = std::move(state.suggester);
     for (const auto& c : reader.checkpoints())
-      opened.checkpoints[c.trial] = c.path;
+      opened.checkpoints[c.trial] = {c.path, c.step};
+    opened.unrecorded_exploits.assign(
+        state.exploits.begin() + static_cast<std::ptrdiff_t>(state.recorded_exploits),
+        state.exploits.end());
     position = store::WriterPosition{state.next_seq, state.live};
     dropped = state.dropped;
   }

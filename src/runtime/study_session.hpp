@@ -18,8 +18,15 @@ struct OpenedStudy {
   std::unique_ptr<core::Scheduler> scheduler;
   std::unique_ptr<core::Suggester> suggester;     ///< resumed: has seen every recorded event
   std::optional<core::StudyResumePoint> resumed;  ///< set when the file existed
-  /// Latest checkpoint of each trial, as recorded (relative to the study file's folder).
-  std::map<core::TrialId, std::string> checkpoints;
+  /// A trial's latest checkpoint: its path relative to the study file's folder, and step.
+  struct Checkpoint {
+    std::string path;
+    double step = 0;
+  };
+  std::map<core::TrialId, Checkpoint> checkpoints;
+  /// PBT exploits the resumed scheduler decided but the file did not record (the last
+  /// session died in between): the coordinator carries them out.
+  std::vector<std::pair<core::TrialId, core::Exploit>> unrecorded_exploits;
   std::uint64_t reports_replayed = 0;
 };
 

@@ -59,6 +59,9 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
     case EventKind::Closed:
       scheduler.close_admissions();
       break;
+    case EventKind::Checkpoint:
+      scheduler.checkpoint_saved(e.trial, e.step);
+      break;
     default:
       // Ends of trials; decisions are outcomes of reports, not inputs.
       if (const auto how = trial_end_of(e.kind)) {
@@ -66,6 +69,15 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
         replay.suggester.ended(e.trial, *how);
       }
       break;
+  }
+}
+
+// The exploits the replayed scheduler just decided; an exploited trial goes on from
+// its donor's step.
+void take_exploits(ResumeState& state) {
+  for (auto& [trial, exploit] : state.scheduler->take_exploits()) {
+    state.last_step[trial] = exploit.donor_step;
+    state.exploits.emplace_back(trial, std::move(exploit));
   }
 }
 
@@ -155,6 +167,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
         replay_event(replay, e, reader.path());
         last_seq = e.seq;
         any = true;
+        take_exploits(state);
       },
       [&](const MetricRecord& m) {
         const double value = m.values.empty() ? NAN : m.values[0];
@@ -164,7 +177,9 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
         ++state.reports_replayed;
         last_seq = m.seq;
         any = true;
+        take_exploits(state);
       });
+  state.recorded_exploits = std::min(state.exploits.size(), reader.exploits().size());
   // The last suggestion's streams: the next one continues from there.
   if (replay.last_started)
     state.suggester->restore(state.trials[*replay.last_started].suggestion.position);

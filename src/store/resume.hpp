@@ -46,6 +46,11 @@ struct ResumeState {
   std::map<core::TrialId, double> last_step;  ///< last replayed report per trial
   std::map<core::TrialId, std::uint64_t> retries;  ///< failed attempts per trial
   bool admissions_closed = false;                  ///< a Closed event was replayed
+  /// PBT: every exploit the replayed scheduler decided, in order. The first
+  /// `recorded_exploits` have /exploits rows; any after them were decided just before the
+  /// writer died, and the resumed run carries them out.
+  std::vector<std::pair<core::TrialId, core::Exploit>> exploits;
+  std::size_t recorded_exploits = 0;
 };
 
 /// Checks `now` against the recorded study (throws InputError listing every difference

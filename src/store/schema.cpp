@@ -12,9 +12,9 @@ const std::vector<std::string>& trial_status_names() {
 }
 
 const std::vector<std::string>& event_kind_names() {
-  static const std::vector<std::string> names = {"start",  "resume",    "continue", "pause",
-                                                 "stop",   "completed", "stopped",  "failed",
-                                                 "closed", "retry"};
+  static const std::vector<std::string> names = {"start",  "resume",    "continue",  "pause",
+                                                 "stop",   "completed", "stopped",   "failed",
+                                                 "closed", "retry",     "checkpoint"};
   return names;
 }
 

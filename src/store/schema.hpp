@@ -31,16 +31,17 @@ const std::vector<std::string>& suggestion_origin_names();
 /// What an /events row records: the start of a trial, a scheduler decision at a rung,
 /// the end of a trial.
 enum class EventKind : std::uint8_t {
-  Start,      ///< a new trial began
-  Resume,     ///< a paused trial was resumed (promotion)
-  Continue,   ///< judged at a rung and kept
-  Pause,      ///< paused at a rung (promotion schedulers)
-  Stop,       ///< the scheduler stopped it
-  Completed,  ///< the trial ended having run its course
-  Stopped,    ///< the trial ended early (stopped, dropped, budget)
-  Failed,     ///< the trial ended with an error
-  Closed,     ///< no further trial will start (trial column unused); schedulers react to it
-  Retry,      ///< an attempt failed; the trial runs again (the scheduler is not told)
+  Start,       ///< a new trial began
+  Resume,      ///< a paused trial was resumed (promotion)
+  Continue,    ///< judged at a rung and kept
+  Pause,       ///< paused at a rung (promotion schedulers)
+  Stop,        ///< the scheduler stopped it
+  Completed,   ///< the trial ended having run its course
+  Stopped,     ///< the trial ended early (stopped, dropped, budget)
+  Failed,      ///< the trial ended with an error
+  Closed,      ///< no further trial will start (trial column unused); schedulers react to it
+  Retry,       ///< an attempt failed; the trial runs again (the scheduler is not told)
+  Checkpoint,  ///< a checkpoint the scheduler asked for was saved (PBT may clone it), schema 3 on
 };
 const std::vector<std::string>& event_kind_names();
 
@@ -88,8 +89,8 @@ struct StudyLayout {
   struct {
     std::size_t started, host, slurm_job_id, version, first_seq;
   } s;
-  // /exploits (PBT): trial continues at `step` from donor's checkpoint at donor_step,
-  // with the configuration in its config/<name> columns.
+  // /exploits (PBT): trial, exploited at its `step`, continues from donor's checkpoint at
+  // donor_step, with the configuration in its config/<name> columns.
   struct {
     std::size_t seq, time, trial, step, donor, donor_step, operations, first_param;
   } x;

@@ -29,6 +29,10 @@ class SimulationRecorder final : public core::ForwardingObserver {
     writer_.report(t, step, time_s, std::span<const double>(&value, 1), o);
     ForwardingObserver::reported(t, step, value, o, time_s);
   }
+  void checkpoint_saved(core::TrialId t, double step, double time_s) override {
+    writer_.checkpoint_saved(t, step, time_s);
+    ForwardingObserver::checkpoint_saved(t, step, time_s);
+  }
   void trial_ended(core::TrialId t, core::TrialEnd how, double time_s) override {
     writer_.trial_ended(t, how, time_s);
     ForwardingObserver::trial_ended(t, how, time_s);

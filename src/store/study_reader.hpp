@@ -54,8 +54,8 @@ struct CheckpointRecord {
   std::string path;
 };
 
-/// PBT: `trial` continued at `step` from `donor`'s checkpoint at `donor_step`, with
-/// `config` (the donor's, explored as `operations` says).
+/// PBT: `trial`, exploited at its `step`, continued from `donor`'s checkpoint at
+/// `donor_step` with `config` (the donor's, explored as `operations` says).
 struct ExploitRecord {
   std::uint64_t seq = 0;
   double time = 0;

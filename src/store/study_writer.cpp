@@ -372,6 +372,11 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   flush_if_due();
 }
 
+void StudyWriter::checkpoint_saved(core::TrialId trial, double step, double time) {
+  event(trial, EventKind::Checkpoint, time, nullptr, step, kNaN);
+  flush_if_due();
+}
+
 void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time) {
   if (!exploits_)
     throw UsageError(
@@ -382,7 +387,7 @@ void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& expl
   l.put_u64(row, layout_.x.seq, seq_++);
   l.put_f64(row, layout_.x.time, time);
   l.put_u64(row, layout_.x.trial, trial);
-  l.put_f64(row, layout_.x.step, exploit.donor_step);
+  l.put_f64(row, layout_.x.step, exploit.step);
   l.put_u64(row, layout_.x.donor, exploit.donor);
   l.put_f64(row, layout_.x.donor_step, exploit.donor_step);
   l.put_string(row, layout_.x.operations, exploit.operations);

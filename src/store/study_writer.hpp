@@ -77,6 +77,9 @@ class StudyWriter {
   void trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time);
   void checkpoint(core::TrialId trial, double step, double time, const std::string& relative_path,
                   std::uint64_t bytes);
+  /// A checkpoint the scheduler asked for exists (an event: a resume replays it in order,
+  /// because PBT clones only checkpoints that exist).
+  void checkpoint_saved(core::TrialId trial, double step, double time);
 
   /// Flushes when flush_interval_s has passed since the last flush; true if it did.
   bool flush_if_due();

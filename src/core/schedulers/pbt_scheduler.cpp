@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -125,11 +126,19 @@ Configuration PbtScheduler::explore(const Configuration& config, std::string& op
 
 std::optional<Exploit> PbtScheduler::checkpoint_or_exploit(TrialId trial, const Quantiles& q) {
   TrialState& s = trials_[trial];
-  // An upper-quantile trial is checkpointed here (a paused one already is).
-  if (in_upper(trial, q))
-    s.last_checkpoint = s.last_train_time;
-  else
+  // An upper-quantile trial is checkpointed here. Until that checkpoint exists
+  // (checkpoint_saved; a paused trial's may already) others clone its previous one.
+  if (in_upper(trial, q)) {
+    if (s.saved && *s.saved >= s.last_train_time) {
+      s.last_checkpoint = *s.saved;
+      s.wanted.reset();
+    } else {
+      s.wanted = s.last_train_time;
+    }
+  } else {
     s.last_checkpoint.reset();
+    s.wanted.reset();
+  }
   if (!in_lower(trial, q)) return std::nullopt;
   const TrialId donor = ranking_.find_by_order(q.n - q.k + rng_.below(q.k))->second;
   const TrialState& d = trials_[donor];
@@ -138,6 +147,7 @@ std::optional<Exploit> PbtScheduler::checkpoint_or_exploit(TrialId trial, const 
     throw InputError("pbt: trial " + std::to_string(donor) +
                      " has no configuration to explore (a replayed start needs its \"config\")");
   Exploit e;
+  e.step = s.last_train_time;
   e.donor = donor;
   e.donor_step = *d.last_checkpoint;
   e.config = explore(d.config, e.operations);
@@ -146,23 +156,38 @@ std::optional<Exploit> PbtScheduler::checkpoint_or_exploit(TrialId trial, const 
   live_.erase({s.last_train_time, trial});
   s.last_train_time = d.last_train_time;
   live_.emplace(s.last_train_time, trial);
+  s.saved.reset();  // its state is the donor's now
   s.pending = e;
+  decided_.emplace_back(trial, e);
   return e;
+}
+
+void PbtScheduler::checkpoint_saved(TrialId trial, double step) {
+  TrialState& s = state(trial);
+  if (s.finished) return;
+  if (std::isnan(step)) {
+    s.wanted.reset();  // it will not come (the trial left without it)
+  } else {
+    s.saved = s.saved ? std::max(*s.saved, step) : step;
+    if (s.wanted && step >= *s.wanted) {
+      s.last_checkpoint = step;
+      s.wanted.reset();
+    }
+  }
+  if (!s.saving) return;
+  s.saving = false;
+  --saving_;
+  sync_if_all_waiting();
+}
+
+std::vector<std::pair<TrialId, Exploit>> PbtScheduler::take_exploits() {
+  return std::exchange(decided_, {});
 }
 
 void PbtScheduler::pause(TrialId trial) {
   TrialState& s = trials_[trial];
   s.paused = true;
   waiting_.emplace(s.last_train_time, trial);
-}
-
-bool PbtScheduler::others_behind(TrialId trial) const {
-  if (pending()) return true;
-  for (const auto& [time, id] : live_) {
-    if (time >= next_sync_) return false;
-    if (id != trial) return true;
-  }
-  return false;
 }
 
 ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
@@ -192,19 +217,18 @@ ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
     if (outcome.decision == Decision::Pause) pause(trial);
     return outcome;
   }
-  // Synchronous: wait at the perturbation point until the whole population is there.
+  // Synchronous: wait at the perturbation point until the whole population is there,
+  // each with its checkpoint saved (or known missing); the last of these perturbs all,
+  // and the exploits reach the trials when they resume (Job::exploit, take_exploits).
   pause(trial);
   outcome.decision = Decision::Pause;
-  outcome.checkpoint = true;  // it pauses, and a paused trial keeps a checkpoint
-  if (others_behind(trial)) return outcome;
-  if (auto exploit = perturb_all(trial, step)) {
-    outcome.decision = Decision::Exploit;
-    outcome.exploit = std::move(exploit);
-  }
+  outcome.checkpoint = true;
+  s.saving = true;
+  ++saving_;
   return outcome;
 }
 
-std::optional<Exploit> PbtScheduler::perturb_all(TrialId reporter, double time) {
+void PbtScheduler::perturb_all(double time) {
   const Quantiles q = quantiles();
   // Upper quantile first (checkpointed before anyone clones them), then the rest in
   // trial order, then the lower quantile: Ray's order.
@@ -215,21 +239,18 @@ std::optional<Exploit> PbtScheduler::perturb_all(TrialId reporter, double time) 
     if (trials_[t].known && !in_upper(t, q) && !in_lower(t, q)) order.push_back(t);
   for (std::size_t r = 0; r < q.k; ++r)
     order.push_back(ranking_.find_by_order(r)->second);
-  std::optional<Exploit> reporter_exploit;
   double latest = 0;
   for (const TrialId t : order) {
     TrialState& s = trials_[t];
     s.last_perturbation_time = time;
     const bool was_paused = s.paused;
     if (was_paused) waiting_.erase({s.last_train_time, t});
-    auto exploit = checkpoint_or_exploit(t, q);
+    checkpoint_or_exploit(t, q);
     if (was_paused) waiting_.emplace(s.last_train_time, t);
-    if (exploit && t == reporter) reporter_exploit = exploit;
   }
   for (const auto& s : trials_)
     if (s.known) latest = std::max(latest, s.last_train_time);
   next_sync_ = std::max(next_sync_ + spec_.perturbation_interval, latest);
-  return reporter_exploit;
 }
 
 void PbtScheduler::end_trial(TrialId trial, TrialEnd /*how*/, std::optional<Observation> /*last*/) {
@@ -241,15 +262,17 @@ void PbtScheduler::end_trial(TrialId trial, TrialEnd /*how*/, std::optional<Obse
   live_.erase({s.last_train_time, trial});
   s.paused = false;
   s.pending.reset();
+  if (s.saving) --saving_;
+  s.saving = false;
   if (spec_.synch) sync_if_all_waiting();
 }
 
 void PbtScheduler::sync_if_all_waiting() {
   // Every live trial waits at the sync point (the one everyone waited for has ended):
   // perturb now, as the last arrival would have, rather than wait forever.
-  if (pending() || live_.empty() || waiting_.size() != live_.size()) return;
+  if (pending() || saving_ > 0 || live_.empty() || waiting_.size() != live_.size()) return;
   if (live_.begin()->first < next_sync_) return;
-  perturb_all(live_.rbegin()->second, live_.rbegin()->first);
+  perturb_all(live_.rbegin()->first);
 }
 
 std::optional<Job> PbtScheduler::next_job(bool may_start_new) {

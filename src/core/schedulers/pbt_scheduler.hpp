@@ -34,6 +34,8 @@ class PbtScheduler final : public Scheduler {
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   std::optional<Job> next_job(bool may_start_new) override;
   void close_admissions() override { closed_ = true; }
+  void checkpoint_saved(TrialId trial, double step) override;
+  std::vector<std::pair<TrialId, Exploit>> take_exploits() override;
   double max_resource() const override { return max_t_; }
 
   /// Ray's _explore: `config` with every mutation applied (draws from the scheduler's
@@ -51,7 +53,10 @@ class PbtScheduler final : public Scheduler {
     std::optional<double> last_score;
     double last_perturbation_time = 0;
     double last_train_time = 0;
-    std::optional<double> last_checkpoint;
+    std::optional<double> last_checkpoint;  // the step others clone (it exists)
+    std::optional<double> wanted;           // asked for at this step, not saved yet
+    std::optional<double> saved;            // the latest checkpoint it saved
+    bool saving = false;                    // synch: waits at the sync point for its checkpoint
     bool finished = false;
     bool paused = false;
     std::optional<Exploit> pending;  // applied when it resumes
@@ -74,10 +79,9 @@ class PbtScheduler final : public Scheduler {
     return !closed_ && (spec_.population == 0 || started_ < spec_.population);
   }
   /// A synchronous perturbation point: every trial, upper quantile first.
-  std::optional<Exploit> perturb_all(TrialId reporter, double time);
-  /// Whether a live trial other than `trial` has not reached the next sync point.
-  bool others_behind(TrialId trial) const;
-  /// Synchronous mode, after a trial ended: the waiting trials may be all there is.
+  void perturb_all(double time);
+  /// Synchronous mode: once every live trial waits at the sync point with its checkpoint
+  /// saved (or known missing), perturbs them all.
   void sync_if_all_waiting();
 
   PbtSpec spec_;
@@ -88,7 +92,9 @@ class PbtScheduler final : public Scheduler {
   std::set<std::pair<double, TrialId>> waiting_;  // paused: (last_train_time, trial)
   std::set<std::pair<double, TrialId>> live_;     // not finished: (last_train_time, trial)
   double next_sync_;
+  std::vector<std::pair<TrialId, Exploit>> decided_;  // for take_exploits
   std::uint64_t started_ = 0;
+  std::uint64_t saving_ = 0;  // synch: trials at the sync point whose checkpoint is awaited
   bool closed_ = false;
 };
 

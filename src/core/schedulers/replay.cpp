@@ -140,6 +140,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     const ReportOutcome outcome = scheduler.report(trial, step, value);
     if (sampler) sampler->suggester.reported(trial, step, value, outcome);
     out << report_line(trial, step, outcome, sampler ? &sampler->space : nullptr) << '\n';
+    scheduler.take_exploits();  // each is in its report's line (the reporter's) or its resume's
     return true;
   }
   if (kind == "end") {
@@ -151,7 +152,12 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     if (field(event, "step") || field(event, "value"))
       last = Observation{number_field(event, "step", true), number_field(event, "value", true)};
     scheduler.end_trial(trial, *end, last);
+    scheduler.take_exploits();  // synchronous PBT: shown when the trials resume
     if (sampler) sampler->suggester.ended(trial, *end);
+    return false;
+  }
+  if (kind == "checkpoint") {  // a checkpoint the scheduler asked for was saved
+    scheduler.checkpoint_saved(trial, number_field(event, "step", true));
     return false;
   }
   if (kind == "resume") {
@@ -167,7 +173,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     return false;
   }
   throw InputError("unknown event type \"" + kind +
-                   "\" (expected start, report, resume, close or end)");
+                   "\" (expected start, report, checkpoint, resume, close or end)");
 }
 
 }  // namespace

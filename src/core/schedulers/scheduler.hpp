@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/search/search_space.hpp"
@@ -26,9 +27,10 @@ enum class TrialEnd { Completed, Stopped, Failed };
 std::string_view to_string(TrialEnd end);
 std::optional<TrialEnd> trial_end_from_string(std::string_view word);
 
-/// A PBT exploit: the trial continues from `donor`'s checkpoint at `donor_step` with
-/// `config` (the donor's, explored).
+/// A PBT exploit: the trial, at `step`, continues from `donor`'s checkpoint at
+/// `donor_step` with `config` (the donor's, explored).
 struct Exploit {
+  double step = 0;  ///< the exploited trial's own step when it was exploited
   TrialId donor = 0;
   double donor_step = 0;
   Configuration config;
@@ -84,6 +86,13 @@ class Scheduler {
   virtual void trial_configured(TrialId /*trial*/, const Configuration& /*config*/) {}
   /// Paused trials the scheduler has decided never to resume; each is returned once.
   virtual std::vector<TrialId> take_dropped() { return {}; }
+  /// A checkpoint the scheduler asked for (ReportOutcome::checkpoint) now exists: the
+  /// trial saved its state at `step`. PBT clones only checkpoints that exist; the
+  /// simulator confirms at once, `slurmtune run` when the trial's CHECKPOINT arrives.
+  virtual void checkpoint_saved(TrialId /*trial*/, double /*step*/) {}
+  /// Exploits decided since the last call, in order, each returned once: the reporter's
+  /// (also in its ReportOutcome) and, in synchronous PBT, those of waiting trials.
+  virtual std::vector<std::pair<TrialId, Exploit>> take_exploits() { return {}; }
   /// Bracket of a known trial (0 for single-bracket schedulers).
   virtual int bracket_of(TrialId /*trial*/) const { return 0; }
   /// Resource at which a trial has run its full course.

@@ -285,7 +285,12 @@ class Simulator {
     observer_->reported(trial, t.step, value, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
     if (outcome.rung) save_checkpoint(t);  // slurmtune asks for a checkpoint at every rung
-    if (outcome.checkpoint) keep_checkpoint(t);
+    if (outcome.checkpoint) {
+      keep_checkpoint(t);
+      scheduler_->checkpoint_saved(trial, t.step);
+      observer_->checkpoint_saved(trial, t.step, event.time_s);
+    }
+    scheduler_->take_exploits();  // applied when the trials resume (Job::exploit)
     if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
     const bool finished = t.step >= scheduler_->max_resource();
     if (outcome.decision == Decision::Continue && !finished) {
@@ -373,6 +378,7 @@ class Simulator {
 
   void end_trial(TrialId trial, TrialEnd how, double value, double time_s) {
     scheduler_->end_trial(trial, how, Observation{trials_[trial].step, value});
+    scheduler_->take_exploits();  // synchronous PBT: applied when the trials resume
     suggester_->ended(trial, how);
     (how == TrialEnd::Completed ? progress_.completed : progress_.stopped) += 1;
     observer_->trial_ended(trial, how, time_s);

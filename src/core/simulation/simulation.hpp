@@ -85,6 +85,8 @@ class SimulationObserver {
   virtual void trial_exploited(TrialId, const Exploit& /*exploit*/, double /*time_s*/) {}
   virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
                         double /*time_s*/) {}
+  /// A checkpoint the scheduler asked for was saved (right after the report asking).
+  virtual void checkpoint_saved(TrialId, double /*step*/, double /*time_s*/) {}
   virtual void trial_ended(TrialId, TrialEnd, double /*time_s*/) {}
   /// No further trial will start (max_trials, budget or threshold reached).
   virtual void admissions_closed(double /*time_s*/) {}
@@ -109,6 +111,9 @@ class ForwardingObserver : public SimulationObserver {
   void reported(TrialId t, double step, double value, const ReportOutcome& o,
                 double time_s) override {
     if (next_) next_->reported(t, step, value, o, time_s);
+  }
+  void checkpoint_saved(TrialId t, double step, double time_s) override {
+    if (next_) next_->checkpoint_saved(t, step, time_s);
   }
   void trial_ended(TrialId t, TrialEnd how, double time_s) override {
     if (next_) next_->trial_ended(t, how, time_s);

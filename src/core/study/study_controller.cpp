@@ -171,6 +171,8 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
   ++counts_.reports;
   last_step_[trial] = step;
   last_[trial] = Observation{step, value};
+  if (verdict.outcome.checkpoint) wanted_checkpoint_[trial] = step;
+  apply_exploits();
   note_value(trial, step, value);
   const bool finished = step >= scheduler_->max_resource();
   switch (verdict.outcome.decision) {
@@ -191,6 +193,28 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
   return verdict;
 }
 
+void StudyController::apply_exploits() {
+  for (auto& [trial, exploit] : scheduler_->take_exploits()) {
+    configs_.at(trial) = exploit.config;
+    // It goes on from the donor's step: reports after it count again.
+    last_step_[trial] = exploit.donor_step;
+    wanted_checkpoint_.erase(trial);
+    observer_.trial_exploited(trial, exploit);
+  }
+}
+
+bool StudyController::wants_checkpoint(TrialId trial, double step) const {
+  const auto it = wanted_checkpoint_.find(trial);
+  return it != wanted_checkpoint_.end() && step >= it->second;
+}
+
+void StudyController::checkpoint_saved(TrialId trial, double step) {
+  wanted_checkpoint_.erase(trial);
+  scheduler_->checkpoint_saved(trial, step);
+  observer_.checkpoint_saved(trial, step);
+  apply_exploits();  // synchronous PBT perturbs once every checkpoint is in
+}
+
 Instruction StudyController::instruction(TrialId trial) const {
   const Instruction told = live(trial).told;
   if (told != Instruction::Continue) return told;
@@ -200,6 +224,8 @@ Instruction StudyController::instruction(TrialId trial) const {
 }
 
 ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::string& error) {
+  // A checkpoint the scheduler asked for and did not get will not come now.
+  if (wanted_checkpoint_.contains(trial)) checkpoint_saved(trial, NAN);
   const Instruction told = instruction(trial);
   live_.erase(trial);
   --counts_.running;
@@ -305,6 +331,8 @@ void StudyController::end(TrialId trial, TrialEnd how, const std::string& error)
   const auto last = last_.find(trial);
   scheduler_->end_trial(
       trial, how, last == last_.end() ? std::nullopt : std::optional<Observation>(last->second));
+  wanted_checkpoint_.erase(trial);
+  apply_exploits();  // synchronous PBT: the trials that waited for this one
   suggester_->ended(trial, how);
   switch (how) {
     case TrialEnd::Completed:

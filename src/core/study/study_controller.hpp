@@ -30,6 +30,11 @@ class StudyObserver {
   virtual void trial_retried(TrialId, const std::string& /*error*/) {}
   virtual void trial_ended(TrialId, TrialEnd, const std::string& /*error*/) {}
   virtual void admissions_closed() {}
+  /// PBT: the trial will resume from the donor's checkpoint with `exploit.config`
+  /// (decided at a report; it leaves, paused, and the scheduler resumes it later).
+  virtual void trial_exploited(TrialId, const Exploit& /*exploit*/) {}
+  /// A checkpoint the scheduler asked for was saved (PBT may clone it from now on).
+  virtual void checkpoint_saved(TrialId, double /*step*/) {}
 };
 
 /// A trial to launch now.
@@ -115,6 +120,12 @@ class StudyController {
   ReportVerdict report(TrialId trial, double step, double value);
   /// The last instruction given to a running trial (for ranks that ask).
   Instruction instruction(TrialId trial) const;
+  /// Whether the scheduler asked the trial for a checkpoint that a checkpoint saved at
+  /// `step` provides (PBT: at a perturbation point, for others to clone).
+  bool wants_checkpoint(TrialId trial, double step) const;
+  /// That checkpoint exists now (kept where no later save of the trial can change it);
+  /// NaN: it will not come (called by trial_exited).
+  void checkpoint_saved(TrialId trial, double step);
   /// The trial's processes are gone. `clean`: exit status 0 and no failure reported.
   ExitMeaning trial_exited(TrialId trial, bool clean, const std::string& error);
 
@@ -148,6 +159,7 @@ class StudyController {
   void halt(const std::string& reason);
   void collect_dropped();
   void note_value(TrialId trial, double step, double value);
+  void apply_exploits();  // the scheduler's new exploits: configurations, observer
   void end(TrialId trial, TrialEnd how, const std::string& error);
   LiveTrial& live(TrialId trial);
   const LiveTrial& live(TrialId trial) const;
@@ -161,11 +173,12 @@ class StudyController {
   std::map<TrialId, LiveTrial> live_;
   std::vector<TrialLaunch> relaunch_;  // retries and restarts, served before new work
   std::map<TrialId, std::uint64_t> failures_;
-  std::map<TrialId, double> last_step_;   // last judged step, across attempts
-  std::map<TrialId, Observation> last_;   // last judged report, for end_trial
-  std::uint64_t interrupted_ = 0;         // suspended by a shutdown, for the next session
-  bool held_for_clock_ = false;           // the last next_launch held work back
-  std::set<TrialId> resume_when_exited_;  // promoted before their paused process exited
+  std::map<TrialId, double> last_step_;          // last judged step, across attempts
+  std::map<TrialId, Observation> last_;          // last judged report, for end_trial
+  std::uint64_t interrupted_ = 0;                // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;                  // the last next_launch held work back
+  std::set<TrialId> resume_when_exited_;         // promoted before their paused process exited
+  std::map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;
   std::optional<BestSoFar> best_;
   bool closed_ = false;

@@ -49,6 +49,13 @@ void start(PbtScheduler& s, std::size_t n) {
   s.close_admissions();
 }
 
+// One report; a checkpoint it asks for is saved at once (as the simulator does).
+ReportOutcome report(PbtScheduler& s, TrialId trial, double step, double value) {
+  ReportOutcome o = s.report(trial, step, value);
+  if (o.checkpoint) s.checkpoint_saved(trial, step);
+  return o;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(nothing_happens_between_perturbation_points_or_during_burn_in) {
@@ -58,7 +65,7 @@ BOOST_AUTO_TEST_CASE(nothing_happens_between_perturbation_points_or_during_burn_
   start(s, 4);
   for (TrialId t = 0; t < 4; ++t)
     for (double step = 1; step < 6; ++step) {
-      const auto o = s.report(t, step, 1.0 + static_cast<double>(t));
+      const auto o = report(s, t, step, 1.0 + static_cast<double>(t));
       BOOST_TEST((o.decision == Decision::Continue));
       BOOST_TEST(!o.checkpoint);
     }
@@ -70,16 +77,16 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
   start(s, 4);
   // The best reports first: ranked alone it is in no quantile (n <= 1), so it keeps no
   // checkpoint; the others rank it above them at their turn.
-  BOOST_TEST((s.report(0, 2, 0.1).decision == Decision::Continue));
-  const auto second = s.report(1, 2, 0.2);  // n = 2, k = 1: trial 1 is the lower one
+  BOOST_TEST((report(s, 0, 2, 0.1).decision == Decision::Continue));
+  const auto second = report(s, 1, 2, 0.2);  // n = 2, k = 1: trial 1 is the lower one
   // Trial 0, the donor, was never checkpointed (it was alone when it reported): skipped.
   BOOST_TEST((second.decision == Decision::Continue));
   BOOST_TEST(!second.exploit);
   // Trial 0 reports again at its next perturbation point, now in the upper quantile.
-  const auto top = s.report(0, 4, 0.05);
+  const auto top = report(s, 0, 4, 0.05);
   BOOST_TEST(top.checkpoint);
   BOOST_TEST((top.decision == Decision::Continue));
-  const auto low = s.report(2, 2, 0.3);  // ranks 0.05, 0.2, 0.3: k = 1, trial 2 lowest
+  const auto low = report(s, 2, 2, 0.3);  // ranks 0.05, 0.2, 0.3: k = 1, trial 2 lowest
   BOOST_TEST((low.decision == Decision::Exploit));
   BOOST_REQUIRE(low.exploit);
   BOOST_TEST(low.exploit->donor == 0u);
@@ -96,10 +103,10 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
   BOOST_REQUIRE(job->exploit);
   BOOST_TEST((job->exploit->config == low.exploit->config));
   // It continues from the donor's step: its next perturbation point is 4 + 2.
-  const auto between = s.report(2, 5, 0.01);
+  const auto between = report(s, 2, 5, 0.01);
   BOOST_TEST((between.decision == Decision::Continue));
   BOOST_TEST(!between.checkpoint);
-  const auto next = s.report(2, 6, 0.01);  // now the best of three: the upper quantile
+  const auto next = report(s, 2, 6, 0.01);  // now the best of three: the upper quantile
   BOOST_TEST((next.decision == Decision::Continue));
   BOOST_TEST(next.checkpoint);
 }
@@ -107,7 +114,7 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
 BOOST_AUTO_TEST_CASE(a_report_without_a_step_is_no_perturbation_point) {
   PbtScheduler s(pbt_spec(1), Mode::Min, 5);
   start(s, 2);
-  const auto o = s.report(0, std::nan(""), 0.5);
+  const auto o = report(s, 0, std::nan(""), 0.5);
   BOOST_TEST((o.decision == Decision::Continue));
   BOOST_TEST(!o.checkpoint);
 }
@@ -115,10 +122,10 @@ BOOST_AUTO_TEST_CASE(a_report_without_a_step_is_no_perturbation_point) {
 BOOST_AUTO_TEST_CASE(a_nan_score_ranks_worst) {
   PbtScheduler s(pbt_spec(1), Mode::Max, 5);
   start(s, 3);
-  s.report(0, 1, 0.9);  // alone: nothing
-  s.report(1, 1, 0.5);  // 0.9 vs 0.5: trial 1 lower, donor 0 has no checkpoint yet
-  BOOST_TEST(s.report(0, 2, 0.95).checkpoint);  // trial 0 upper: checkpointed
-  const auto o = s.report(2, 1, std::nan(""));
+  report(s, 0, 1, 0.9);  // alone: nothing
+  report(s, 1, 1, 0.5);  // 0.9 vs 0.5: trial 1 lower, donor 0 has no checkpoint yet
+  BOOST_TEST(report(s, 0, 2, 0.95).checkpoint);  // trial 0 upper: checkpointed
+  const auto o = report(s, 2, 1, std::nan(""));
   BOOST_TEST((o.decision == Decision::Exploit));
   BOOST_TEST(o.exploit->donor == 0u);
 }
@@ -178,13 +185,13 @@ BOOST_AUTO_TEST_CASE(a_population_larger_than_the_workers_takes_turns) {
     s.add_trial(t, std::nullopt);
     s.trial_configured(t, config(0.01, 64));
   }
-  BOOST_TEST((s.report(0, 2, 0.5).decision == Decision::Pause));  // two more to start
+  BOOST_TEST((report(s, 0, 2, 0.5).decision == Decision::Pause));  // two more to start
   s.add_trial(2, std::nullopt);
   s.trial_configured(2, config(0.02, 64));
   s.add_trial(3, std::nullopt);
   s.trial_configured(3, config(0.03, 64));
   s.close_admissions();
-  BOOST_TEST((s.report(1, 2, 0.4).decision == Decision::Pause));  // trial 0 waits
+  BOOST_TEST((report(s, 1, 2, 0.4).decision == Decision::Pause));  // trial 0 waits
   const auto next = s.next_job(false);
   BOOST_REQUIRE(next);
   BOOST_TEST(next->trial == 0u);  // trained 2, as trial 1: the earlier trial first
@@ -194,16 +201,21 @@ BOOST_AUTO_TEST_CASE(synch_mode_waits_for_the_whole_population) {
   PbtScheduler s(pbt_spec(2, true), Mode::Min, 4);
   start(s, 4);
   for (TrialId t = 0; t < 3; ++t) {
-    const auto o = s.report(t, 2, 0.1 * static_cast<double>(t + 1));
+    const auto o = report(s, t, 2, 0.1 * static_cast<double>(t + 1));
     BOOST_TEST((o.decision == Decision::Pause));
     BOOST_TEST(!s.next_job(false));  // nobody resumes before the last one arrives
   }
-  // The last arrival perturbs everyone: it is the worst, so it exploits trial 0 (the
-  // best, checkpointed first as the upper quantile).
+  // The last arrival, once its checkpoint is saved, perturbs everyone: it is the worst,
+  // so it exploits trial 0 (the best, checkpointed first as the upper quantile).
   const auto last = s.report(3, 2, 0.9);
-  BOOST_TEST((last.decision == Decision::Exploit));
-  BOOST_TEST(last.exploit->donor == 0u);
-  BOOST_TEST(last.exploit->donor_step == 2);
+  BOOST_TEST((last.decision == Decision::Pause));
+  BOOST_TEST(!s.next_job(false));
+  s.checkpoint_saved(3, 2);
+  const auto taken = s.take_exploits();
+  BOOST_REQUIRE(taken.size() == 1u);
+  BOOST_TEST(taken[0].first == 3u);
+  BOOST_TEST(taken[0].second.donor == 0u);
+  BOOST_TEST(taken[0].second.donor_step == 2);
   std::size_t resumed = 0;
   while (const auto job = s.next_job(false)) {
     ++resumed;
@@ -215,11 +227,21 @@ BOOST_AUTO_TEST_CASE(synch_mode_waits_for_the_whole_population) {
 BOOST_AUTO_TEST_CASE(synch_mode_goes_on_when_the_trial_everyone_waits_for_ends) {
   PbtScheduler s(pbt_spec(2, true), Mode::Min, 4);
   start(s, 3);
-  s.report(0, 2, 0.1);
-  s.report(1, 2, 0.2);
+  report(s, 0, 2, 0.1);
+  report(s, 1, 2, 0.2);
   BOOST_TEST(!s.next_job(false));
   s.end_trial(2, TrialEnd::Failed, std::nullopt);
   BOOST_TEST(s.next_job(false).has_value());  // nothing hangs
+}
+
+BOOST_AUTO_TEST_CASE(synch_mode_goes_on_when_a_checkpoint_never_comes) {
+  PbtScheduler s(pbt_spec(2, true), Mode::Min, 4);
+  start(s, 2);
+  report(s, 0, 2, 0.1);
+  BOOST_TEST(s.report(1, 2, 0.2).checkpoint);
+  BOOST_TEST(!s.next_job(false));       // waits for trial 1's checkpoint
+  s.checkpoint_saved(1, std::nan(""));  // it left without one
+  BOOST_TEST(s.next_job(false).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(decisions_are_a_function_of_the_seed_and_the_reports) {
@@ -229,7 +251,7 @@ BOOST_AUTO_TEST_CASE(decisions_are_a_function_of_the_seed_and_the_reports) {
     std::vector<std::string> trace;
     for (double step = 1; step <= 12; ++step)
       for (TrialId t = 0; t < 8; ++t) {
-        const auto o = s.report(t, step, std::fmod(0.37 * static_cast<double>(t) + step, 1.0));
+        const auto o = report(s, t, step, std::fmod(0.37 * static_cast<double>(t) + step, 1.0));
         std::ostringstream line;
         line << to_string(o.decision);
         if (o.exploit) line << ' ' << o.exploit->donor << ' ' << o.exploit->operations;
@@ -244,4 +266,43 @@ BOOST_AUTO_TEST_CASE(decisions_are_a_function_of_the_seed_and_the_reports) {
   BOOST_TEST((a != c));
   BOOST_TEST(std::count_if(a.begin(), a.end(),
                            [](const std::string& l) { return l.rfind("exploit", 0) == 0; }) > 0);
+}
+
+BOOST_AUTO_TEST_CASE(only_a_saved_checkpoint_is_cloned) {
+  // slurmtune run: the donor's checkpoint exists once its CHECKPOINT arrives. Until then
+  // the donor cannot be cloned (Ray: "no checkpoint for trial, skip exploit").
+  PbtScheduler s(pbt_spec(2), Mode::Min, 3);
+  start(s, 4);
+  s.report(0, 2, 0.1);
+  s.report(1, 2, 0.2);
+  BOOST_TEST(s.report(0, 4, 0.05).checkpoint);  // asked, not saved yet
+  const auto early = s.report(2, 2, 0.3);
+  BOOST_TEST((early.decision == Decision::Continue));
+  BOOST_TEST(s.take_exploits().empty());
+  s.checkpoint_saved(0, 3);  // an older step does not provide it
+  BOOST_TEST((s.report(2, 4, 0.3).decision == Decision::Continue));
+  s.checkpoint_saved(0, 4);
+  const auto late = s.report(3, 2, 0.4);
+  BOOST_TEST((late.decision == Decision::Exploit));
+  BOOST_REQUIRE(late.exploit);
+  BOOST_TEST(late.exploit->donor == 0u);
+  BOOST_TEST(late.exploit->donor_step == 4);
+  BOOST_TEST(late.exploit->step == 2);
+  const auto taken = s.take_exploits();
+  BOOST_REQUIRE(taken.size() == 1u);
+  BOOST_TEST(taken[0].first == 3u);
+  BOOST_TEST((taken[0].second.config == late.exploit->config));
+  BOOST_TEST(s.take_exploits().empty());  // each once
+}
+
+BOOST_AUTO_TEST_CASE(synchronous_exploits_of_waiting_trials_are_taken_too) {
+  PbtScheduler s(pbt_spec(2, true), Mode::Min, 4);
+  start(s, 4);
+  // The worst arrives first and waits; the best arrives last and perturbs everyone.
+  for (TrialId t = 0; t < 4; ++t)
+    report(s, t, 2, 0.9 - 0.2 * static_cast<double>(t));
+  const auto taken = s.take_exploits();
+  BOOST_REQUIRE(taken.size() == 1u);
+  BOOST_TEST(taken[0].first == 0u);  // a waiting trial, not the reporter
+  BOOST_TEST(taken[0].second.donor != 0u);
 }

@@ -435,7 +435,7 @@ BOOST_AUTO_TEST_CASE(exploits_are_recorded_in_order_with_their_configurations) {
     BOOST_TEST(exploits[i].trial == trial);
     BOOST_TEST(exploits[i].donor == e.donor);
     BOOST_TEST(exploits[i].donor_step == e.donor_step);
-    BOOST_TEST(exploits[i].step == e.donor_step);
+    BOOST_TEST(exploits[i].step == e.step);
     BOOST_TEST(exploits[i].operations == e.operations);
     BOOST_TEST(s.space.to_json(exploits[i].config) == s.space.to_json(e.config));
     if (i > 0) BOOST_TEST(exploits[i].seq > exploits[i - 1].seq);

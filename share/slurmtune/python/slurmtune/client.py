@@ -25,7 +25,7 @@ from that checkpoint. A second SIGTERM terminates as usual.
 
 Everything comes from the environment ``slurmtune run`` sets (SLURMTUNE_ADDR,
 SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_TRIAL_DIR, SLURMTUNE_PARAMS,
-SLURMTUNE_CHECKPOINT). Only trial rank 0 reports; other ranks call ``ask()``.
+SLURMTUNE_CHECKPOINT, SLURMTUNE_CHECKPOINT_STEP). Only trial rank 0 reports; other ranks call ``ask()``.
 The wire format is doc/protocol.md.
 """
 
@@ -38,7 +38,7 @@ import struct
 
 __all__ = [
     "ClientError", "CoordinatorLost", "TrialStopped", "TrialTerminated", "Client", "connect", "report", "ask",
-    "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint", "heartbeat",
+    "params", "trial_id", "trial_dir", "checkpoint_dir", "resume_checkpoint", "resume_step", "heartbeat",
     "should_checkpoint", "checkpoint_saved", "finish",
 ]
 
@@ -136,6 +136,7 @@ class Client:
         self.params = welcome.get("params", {})
         self.trial_dir = welcome["trial_dir"]
         self.resume_checkpoint = welcome.get("checkpoint")
+        self.resume_step = welcome.get("checkpoint_step")
 
     def _catch_sigterm(self):
         try:
@@ -268,8 +269,17 @@ checkpoint_dir = trial_dir
 
 
 def resume_checkpoint():
-    """Path of the checkpoint to resume from, or None."""
+    """Path of the checkpoint to resume from, or None. Under PBT, after an exploit, it is
+    this trial's own copy of the donor trial's checkpoint (and ``params()`` the new
+    configuration)."""
     return os.environ.get("SLURMTUNE_CHECKPOINT") or None
+
+
+def resume_step():
+    """The step that checkpoint was saved at (as indexed), or None: training goes on
+    from the step after it."""
+    step = os.environ.get("SLURMTUNE_CHECKPOINT_STEP")
+    return float(step) if step else None
 
 
 def heartbeat():

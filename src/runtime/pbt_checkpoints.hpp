@@ -1,0 +1,40 @@
+#pragma once
+// PBT's checkpoints in `slurmtune run`. A trial program may overwrite or delete its own
+// checkpoints at any time, so the checkpoint the scheduler asked a trial for (its state
+// at a perturbation point, which others may clone) is copied where only slurmtune
+// writes: STUDY.trials/trial-N/pbt-kept/step-S/NAME, the trial's latest only. An
+// exploiting trial gets its own copy of the donor's, STUDY.trials/trial-T/
+// pbt-from-trial-D-step-S/NAME, as its checkpoint: no trial ever reads or writes
+// another's files, and a donor that goes on training cannot change what was cloned.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "core/schedulers/scheduler.hpp"
+
+namespace slurmtune::runtime {
+
+class PbtCheckpoints {
+ public:
+  struct Copy {
+    std::string relative;  ///< relative to the study's folder
+    std::uint64_t bytes = 0;
+  };
+
+  PbtCheckpoints(std::filesystem::path study_dir, std::filesystem::path trials_dir);
+
+  /// Keeps the trial's checkpoint at `step` (`source`, a file or a folder); the trial's
+  /// older kept copies go. Throws Error (naming the paths) when the copy fails.
+  void keep(core::TrialId trial, double step, const std::filesystem::path& source) const;
+  /// The exploiting trial's copy of the donor's kept checkpoint; the trial's earlier
+  /// clones go. Throws Error when the kept copy is missing or the copy fails.
+  Copy clone(core::TrialId trial, const core::Exploit& exploit) const;
+
+ private:
+  std::filesystem::path kept_dir(core::TrialId trial, double step) const;
+  std::filesystem::path trial_dir(core::TrialId trial) const;
+
+  std::filesystem::path study_dir_, trials_dir_;
+};
+
+}  // namespace slurmtune::runtime
