@@ -4,6 +4,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -43,8 +44,10 @@ class Coordinator::Recorder final : public core::StudyObserver {
     writer_.admissions_closed(store::unix_time_s());
     log_line("no further trials will start");
   }
+  // Carried out by the coordinator once the event that caused it is recorded (the
+  // report, checkpoint or end is written after the controller returns).
   void trial_exploited(core::TrialId t, const core::Exploit& exploit) override {
-    coordinator_.exploited(t, exploit);
+    coordinator_.pending_exploits_.emplace_back(t, exploit);
   }
   void checkpoint_saved(core::TrialId t, double step) override {
     writer_.checkpoint_saved(t, step, store::unix_time_s());
@@ -122,8 +125,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
-  for (const auto& [trial, exploit] : study_.unrecorded_exploits)
-    exploited(trial, exploit);
+  settle_resumed_pbt();
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
@@ -150,6 +152,33 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
 }
 
 Coordinator::~Coordinator() = default;
+
+// PBT work the last session left half done: exploits decided but not recorded, and
+// checkpoints asked for but not confirmed. A checkpoint the trial did save (indexed at
+// or after the step asked for) is kept and confirmed now; a trial that restarts is
+// asked again when it re-runs that step; a paused one's will not come.
+void Coordinator::settle_resumed_pbt() {
+  const auto& restart = study_.resumed ? study_.resumed->restart : std::vector<core::TrialId>{};
+  pending_exploits_ = study_.unrecorded_exploits;
+  carry_out_exploits();
+  for (const auto& [trial, step] : study_.awaited_checkpoints) {
+    const auto saved = study_.checkpoints.find(trial);
+    if (saved != study_.checkpoints.end() && saved->second.step >= step) {
+      try {
+        pbt_.keep(trial, saved->second.step, fs::path(study_dir_) / saved->second.path);
+        controller_->checkpoint_saved(trial, saved->second.step);
+        continue;
+      } catch (const Error& e) {
+        log_line("trial " + std::to_string(trial) + ": " + e.what());
+      }
+    }
+    if (std::find(restart.begin(), restart.end(), trial) != restart.end())
+      controller_->expect_checkpoint(trial, step);
+    else
+      controller_->checkpoint_saved(trial, NAN);
+  }
+  carry_out_exploits();
+}
 
 // A command template whose program is missing would fail every trial; say so at once.
 void Coordinator::preflight() const {
@@ -264,6 +293,7 @@ void Coordinator::fill_slots() {
 }
 
 ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placement placement) {
+  carry_out_exploits();  // its own clone must be in place before it starts
   const core::TrialId id = launch.trial;
   auto t = std::make_unique<ActiveTrial>();
   t->trial = id;
@@ -349,6 +379,7 @@ void Coordinator::finish_trial(core::TrialId id) {
     if (!tail.empty()) error += "\n" + tail;
   }
   controller_->trial_exited(id, clean, error);
+  carry_out_exploits();
   if (clock_) clock_->attempt_ended(id);
   launcher_->release(t.placement);
   cloned_checkpoint_.erase(id);

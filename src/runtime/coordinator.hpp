@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/study/allocation_clock.hpp"
 #include "core/study/study_controller.hpp"
@@ -95,6 +97,8 @@ class Coordinator final : public ControlHandler {
   void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
   /// PBT: clones the donor's kept checkpoint as the trial's and records the exploit.
   void exploited(core::TrialId trial, const core::Exploit& exploit);
+  void carry_out_exploits();  // the pending ones, in order
+  void settle_resumed_pbt();
   ActiveTrial& trial_of(ConnectionId id);
 
   // trial groups, [trial] mode = "mpi" (coordinator_groups.cpp)
@@ -145,6 +149,7 @@ class Coordinator final : public ControlHandler {
   std::unique_ptr<ControlServer> server_;
   std::map<core::TrialId, std::unique_ptr<ActiveTrial>> active_;
   PbtCheckpoints pbt_;
+  std::vector<std::pair<core::TrialId, core::Exploit>> pending_exploits_;  // decided, not done
   // Exploited while their attempt still runs: that attempt's checkpoints are not theirs
   // to resume from any more (the clone is).
   std::set<core::TrialId> cloned_checkpoint_;

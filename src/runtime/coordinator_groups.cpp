@@ -179,6 +179,7 @@ void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& rep
     log_line("trial " + std::to_string(id) + " left unfinished: " + error);
   connections_.erase(std::find_if(connections_.begin(), connections_.end(),
                                   [id](const auto& c) { return c.second == id; }));
+  carry_out_exploits();
   cloned_checkpoint_.erase(id);
   active_.erase(id);
 }

@@ -4,6 +4,7 @@
 // records how the trial ended.
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "core/search/param_value.hpp"
 #include "runtime/active_trial.hpp"
@@ -130,6 +131,7 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
     study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
     if (clock_) clock_->reported(t.trial, step, elapsed_s(), verdict.outcome.milestone);
   }
+  carry_out_exploits();
   if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
     log_line(
         "trial " + std::to_string(t.trial) + " told to " +
@@ -170,6 +172,12 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
     return;
   }
   controller_->checkpoint_saved(t.trial, step);
+  carry_out_exploits();
+}
+
+void Coordinator::carry_out_exploits() {
+  for (const auto& [trial, exploit] : std::exchange(pending_exploits_, {}))
+    exploited(trial, exploit);
 }
 
 void Coordinator::exploited(core::TrialId trial, const core::Exploit& exploit) {

@@ -61,6 +61,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     opened.unrecorded_exploits.assign(
         state.exploits.begin() + static_cast<std::ptrdiff_t>(state.recorded_exploits),
         state.exploits.end());
+    opened.awaited_checkpoints = state.awaited_checkpoints;
     position = store::WriterPosition{state.next_seq, state.live};
     dropped = state.dropped;
   }

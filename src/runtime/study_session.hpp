@@ -27,6 +27,8 @@ struct OpenedStudy {
   /// PBT exploits the resumed scheduler decided but the file did not record (the last
   /// session died in between): the coordinator carries them out.
   std::vector<std::pair<core::TrialId, core::Exploit>> unrecorded_exploits;
+  /// Checkpoints the scheduler asked for and the file does not record as saved.
+  std::map<core::TrialId, double> awaited_checkpoints;
   std::uint64_t reports_replayed = 0;
 };
 

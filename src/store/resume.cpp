@@ -77,6 +77,7 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
 void take_exploits(ResumeState& state) {
   for (auto& [trial, exploit] : state.scheduler->take_exploits()) {
     state.last_step[trial] = exploit.donor_step;
+    state.awaited_checkpoints.erase(trial);
     state.exploits.emplace_back(trial, std::move(exploit));
   }
 }
@@ -165,14 +166,17 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
       events,
       [&](const EventRecord& e) {
         replay_event(replay, e, reader.path());
+        if (e.kind == EventKind::Checkpoint || trial_end_of(e.kind))
+          state.awaited_checkpoints.erase(e.trial);
         last_seq = e.seq;
         any = true;
         take_exploits(state);
       },
       [&](const MetricRecord& m) {
         const double value = m.values.empty() ? NAN : m.values[0];
-        state.suggester->reported(m.trial, m.step, value,
-                                  state.scheduler->report(m.trial, m.step, value));
+        const core::ReportOutcome outcome = state.scheduler->report(m.trial, m.step, value);
+        state.suggester->reported(m.trial, m.step, value, outcome);
+        if (outcome.checkpoint) state.awaited_checkpoints[m.trial] = m.step;
         state.last_step[m.trial] = m.step;
         ++state.reports_replayed;
         last_seq = m.seq;

@@ -51,6 +51,9 @@ struct ResumeState {
   /// writer died, and the resumed run carries them out.
   std::vector<std::pair<core::TrialId, core::Exploit>> exploits;
   std::size_t recorded_exploits = 0;
+  /// Checkpoints the scheduler asked for (at this step) that the file does not record
+  /// as saved: the resumed run confirms them, or says they will not come.
+  std::map<core::TrialId, double> awaited_checkpoints;
 };
 
 /// Checks `now` against the recorded study (throws InputError listing every difference

@@ -8,7 +8,8 @@ SIGTERM), mpi (a 2-node, 4-rank MPI trial whose rank 0 reports), the trial-group
 scenarios groups* / promotion / digits (here), and the reliability scenarios of
 run_reliability.py: faults, limits, clock, term (SIGUSR1: exit 75, the job requeues
 itself and resumes), tpe-resume (run_samplers.py: a TPE study resumed suggests what an
-uninterrupted one does), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
+uninterrupted one does), pbt and pbt-resume (run_pbt.py: exploits in a running study, and
+a PBT study cut and resumed decides as an uninterrupted one), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
 good, the file is consistent, a new run resumes) and kill (SIGKILL, then resumed).
 
 With --launcher slurm the study runs as `sbatch sbatch/submit-hpo.sbatch` on the local
@@ -29,6 +30,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
+from run_pbt import scenario_pbt, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 
 
@@ -306,7 +308,8 @@ def main():
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
-                                             "promotion", "groups-term", "tpe-resume"])
+                                             "promotion", "groups-term", "tpe-resume", "pbt",
+                                             "pbt-resume"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -333,7 +336,8 @@ def main():
         scenarios = {"python": scenario_python, "cpp": scenario_cpp, "mpi": scenario_mpi,
                      "faults": scenario_faults, "limits": scenario_limits,
                      "clock": scenario_clock, "promotion": scenario_promotion,
-                     "digits": scenario_digits, "tpe-resume": scenario_tpe_resume}
+                     "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
+                     "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

@@ -195,6 +195,8 @@ ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
   ReportOutcome outcome;
   // A step that is not a number marks no point in training (and must not key a set).
   if (s.finished || std::isnan(step)) return outcome;
+  // At max_t the trial completes; Ray does not consult the scheduler on that result.
+  if (step >= max_t_) return outcome;
   if (step < spec_.burn_in_period) return outcome;
   if (step - s.last_perturbation_time < spec_.perturbation_interval) return outcome;
   set_score(trial, score(value));

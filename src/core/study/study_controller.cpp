@@ -164,6 +164,9 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
       (previous != last_step_.end() && step <= previous->second)) {
     verdict.duplicate = true;
     verdict.instruction = instruction(trial);
+    // A trial re-running steps after a crash may reach one whose checkpoint was asked
+    // for and never saved: it is asked again.
+    verdict.outcome.checkpoint = wants_checkpoint(trial, step);
     return verdict;
   }
   verdict.outcome = scheduler_->report(trial, step, value);
@@ -201,6 +204,10 @@ void StudyController::apply_exploits() {
     wanted_checkpoint_.erase(trial);
     observer_.trial_exploited(trial, exploit);
   }
+}
+
+void StudyController::expect_checkpoint(TrialId trial, double step) {
+  wanted_checkpoint_[trial] = step;
 }
 
 bool StudyController::wants_checkpoint(TrialId trial, double step) const {

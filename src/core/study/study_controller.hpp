@@ -123,6 +123,8 @@ class StudyController {
   /// Whether the scheduler asked the trial for a checkpoint that a checkpoint saved at
   /// `step` provides (PBT: at a perturbation point, for others to clone).
   bool wants_checkpoint(TrialId trial, double step) const;
+  /// Resumed study: the scheduler still awaits that checkpoint of a trial that restarts.
+  void expect_checkpoint(TrialId trial, double step);
   /// That checkpoint exists now (kept where no later save of the trial can change it);
   /// NaN: it will not come (called by trial_exited).
   void checkpoint_saved(TrialId trial, double step);

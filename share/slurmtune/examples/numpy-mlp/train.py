@@ -8,7 +8,9 @@ checkpoint slurmtune hands it (a retry, a promotion, a resumed study).
 Needs numpy (Debian: python3-numpy, interpreter /usr/bin/python3).
 """
 import argparse
+import json
 import os
+import time
 
 import numpy as np
 
@@ -59,6 +61,8 @@ def main():
     parser.add_argument("--hidden", type=int, required=True)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=27)
+    parser.add_argument("--sleep", type=float, default=0,
+                        help="seconds to wait after each epoch (tests cut a run midway)")
     args = parser.parse_args()
 
     data_rng = np.random.default_rng(0)  # the same data for every trial
@@ -70,17 +74,22 @@ def main():
     if resume:
         saved = np.load(resume)
         params = {k: saved[k] for k in params}
+        # The shuffling stream goes on where it was: a resumed run trains as an
+        # uninterrupted one would (under PBT: as the donor would have).
+        rng.bit_generator.state = json.loads(str(saved["rng"]))
         first_epoch = int(saved["epoch"]) + 1
-        print("resumed from %s at epoch %d" % (resume, first_epoch), flush=True)
+        print("resumed from %s at epoch %d with lr %s batch %d" % (resume, first_epoch, args.lr, args.batch),
+              flush=True)
 
     checkpoint = os.path.join(client.trial_dir(), "checkpoint.npz")
 
     def save(epoch):
-        np.savez(checkpoint, epoch=epoch, **params)
+        np.savez(checkpoint, epoch=epoch, rng=json.dumps(rng.bit_generator.state), **params)
         client.checkpoint_saved(epoch, checkpoint)
 
     for epoch in range(first_epoch, args.epochs + 1):
         sgd_epoch(params, x_train, y_train, args.lr, args.batch, rng)
+        time.sleep(args.sleep)
         val_loss, val_accuracy = loss_and_accuracy(params, x_val, y_val)
         print("epoch %d val_loss %.4f val_accuracy %.4f" % (epoch, val_loss, val_accuracy),
               flush=True)

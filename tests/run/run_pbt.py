@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The PBT scenarios of tests/run/check_run.py, on the numpy MLP example
+(share/slurmtune/examples/numpy-mlp/pbt.toml, shortened):
+
+pbt: the study runs to its end. Every exploit recorded in /exploits is one that
+`slurmtune replay` of the file's own log decides; the exploited trial was relaunched
+with the new configuration in its argv, from its own copy of the donor's checkpoint
+(the donor's state at the donor's step, byte for byte), and reported on from the step
+after it. No trial's checkpoint lies outside its own folder.
+
+pbt-resume: the study is cut twice, by SIGUSR1 (checkpoint and requeue; the sbatch
+template requeues the job) and by SIGKILL of the orchestrator, and resumed each time.
+With one slot the trials run in a deterministic order and train deterministically, so
+the resumed study must make the decisions an uninterrupted run makes: the same exploits
+(trial, step, donor, donor step, configuration) and the same final metrics.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+
+from run_harness import ROOT, Study, check_complete, expect, read, release_requeued, wait_for
+from run_reliability import committed_metric_rows, interrupt_gracefully, kill_orchestrator
+
+EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
+POPULATION, EPOCHS = 6, 12
+
+
+def pbt_study(runner, sleep=0.0):
+    """The example with a smaller population and fewer epochs (and, to cut it midway, a
+    pause after each epoch)."""
+    shutil.copy(os.path.join(EXAMPLE, "train.py"), runner.workdir)
+    text = read(os.path.join(EXAMPLE, "pbt.toml"))
+    text = re.sub(r"(?m)^max_trials = \d+", "max_trials = %d" % POPULATION, text)
+    text = re.sub(r"(?m)^max_t = \d+", "max_t = %d" % EPOCHS, text)
+    text = text.replace('"--epochs=27"]', '"--epochs=%d", "--sleep=%g"]' % (EPOCHS, sleep))
+    return runner.write("pbt.toml", text)
+
+
+def exploits_of(path):
+    with h5py.File(path, "r", swmr=True) as f:  # also a file whose writer was killed
+        count = int(f["commit"][0]["exploits"])
+        rows = f["exploits"][:count]
+        names = [n for n in rows.dtype.names if n.startswith("config/")]
+        kinds = {n: h5py.check_enum_dtype(rows.dtype[n]) for n in names}
+    out = []
+    for r in rows:
+        config = {}
+        for n in names:
+            value = r[n]
+            if kinds[n]:  # a choice: the enum member's name
+                value = {v: k for k, v in kinds[n].items()}[value]
+            config[n[len("config/"):]] = value.item() if hasattr(value, "item") else value
+        out.append({"seq": int(r["seq"]), "trial": int(r["trial"]), "step": float(r["step"]),
+                    "donor": int(r["donor"]), "donor_step": float(r["donor_step"]),
+                    "config": config})
+    return out
+
+
+def replayed_exploits(runner, study, path):
+    """The exploits `slurmtune replay` decides on the file's own log."""
+    log = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
+                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([runner.slurmtune, "replay", study, "-"], input=log,
+                         capture_output=True, text=True, check=True).stdout
+    decided = []
+    for line in out.splitlines():
+        d = json.loads(line)
+        if d.get("decision") == "exploit":
+            decided.append(d)
+    return decided
+
+
+def same_config(recorded, decided):
+    for name, value in decided.items():
+        mine = recorded[name]
+        if isinstance(value, float):
+            if not np.isclose(float(mine), value, rtol=1e-12, atol=0):
+                return False
+        elif str(mine) != str(value):
+            return False
+    return True
+
+
+def check_exploits(runner, study, path, log):
+    exploits = exploits_of(path)
+    expect(exploits, "no trial exploited another:\n" + log)
+    decided = replayed_exploits(runner, study, path)
+    expect(len(decided) == len(exploits),
+           "%d exploits recorded, replay decides %d" % (len(exploits), len(decided)))
+    for e, d in zip(exploits, decided):
+        expect(e["trial"] == d["trial"] and e["donor"] == d["donor"] and
+               e["donor_step"] == d["donor_step"] and e["step"] == d["step"] and
+               same_config(e["config"], d["config"]),
+               "recorded exploit %s, replay decides %s" % (e, d))
+    with h5py.File(path, "r") as f:
+        checkpoints = f["checkpoints"][: int(f["commit"][0]["checkpoints"])]
+        metrics = f["metrics"][: int(f["commit"][0]["metrics"])]
+    for c in checkpoints:
+        relative = c["path"].decode()
+        expect(relative.startswith("pbt.trials/trial-%d/" % c["trial"]),
+               "trial %d's checkpoint %s lies outside its own folder" % (c["trial"], relative))
+    # Each trial's last exploit: its clone still exists, holds the donor's state at the
+    # donor's step, and the trial went on from there with the new configuration.
+    last = {e["trial"]: e for e in exploits}
+    for trial, e in last.items():
+        clone = [c for c in checkpoints if c["trial"] == trial and
+                 "pbt-from-trial-%d-step-" % e["donor"] in c["path"].decode()]
+        expect(clone, "trial %d: no clone of trial %d's checkpoint indexed" % (trial, e["donor"]))
+        path_ = os.path.join(runner.workdir, clone[-1]["path"].decode())
+        expect(float(clone[-1]["step"]) == e["donor_step"], "clone step %s" % clone[-1]["step"])
+        saved = np.load(path_)
+        expect(int(saved["epoch"]) == e["donor_step"],
+               "trial %d's clone holds epoch %d, not the donor's step %s"
+               % (trial, int(saved["epoch"]), e["donor_step"]))
+        after = [m for m in metrics if m["trial"] == trial and m["seq"] > e["seq"]]
+        expect(after and float(after[0]["step"]) == e["donor_step"] + 1,
+               "trial %d after its exploit at seq %d reported %s first"
+               % (trial, e["seq"], after[0]["step"] if after else "nothing"))
+        output = read(os.path.join(runner.workdir, "pbt.trials", "trial-%d" % trial, "stdout.log"))
+        resumed = "resumed from %s at epoch %d with lr %s batch %d" % (
+            path_, e["donor_step"] + 1, e["config"]["lr"], e["config"]["batch"])
+        expect(resumed in output, "trial %d did not restart with its new configuration from its "
+               "clone (%s):\n%s" % (trial, resumed, output))
+    return exploits
+
+
+def scenario_pbt(runner, args):
+    study = pbt_study(runner)
+    path = os.path.join(runner.workdir, "pbt.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "3"],
+                         sbatch_args=["-N", "3", "--ntasks-per-node", "1"], timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, POPULATION)
+    exploits = check_exploits(runner, study, path, log)
+    study_ = Study(path)
+    best = study_.best_trial
+    lineage = study_.exploits
+    study_.close()
+    expect(len(lineage) == len(exploits), "Study.exploits: %d rows" % len(lineage))
+    print("pbt: %d trials (%s), %d exploits equal to replay's, each relaunched from its own "
+          "clone of the donor's checkpoint with its new configuration; best val_loss %.4f"
+          % (len(trials), dict(trials.status.value_counts()), len(exploits), best.best_value))
+
+
+def final_metrics(path):
+    study = Study(path)
+    m = study.metrics
+    study.close()
+    return {(int(r.trial), float(r.step)): float(r.val_loss)
+            for r in m.drop_duplicates(["trial", "step"]).itertuples()}
+
+
+def scenario_pbt_resume(runner, args):
+    extra, sbatch = ["--slots", "1"], ["-N", "1", "--ntasks-per-node", "1"]
+    study = pbt_study(runner, sleep=0.15)
+    straight = os.path.join(runner.workdir, "straight.h5")
+    rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch, timeout=400)
+    expect(rc == 0, "the uninterrupted run failed:\n" + log)
+    expected = exploits_of(straight)
+    expect(expected, "the uninterrupted run exploited nothing")
+
+    path = os.path.join(runner.workdir, "pbt.h5")
+    offset = len(log) if runner.launcher == "local" else 0
+    reports = lambda handle: reports_so_far_after(handle[2], offset)
+    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(lambda: reports(handle) >= POPULATION * EPOCHS // 4, 240, "a quarter of the reports")
+    interrupt_gracefully(runner, handle)
+    cut_at = len(exploits_of(path))
+    # The next session (the requeued job under Slurm), killed outright midway.
+    if runner.launcher == "slurm":
+        release_requeued(handle[1])
+        second = handle
+        wait_for(lambda: "(restart 1)" in read(handle[2]) and "resuming" in read(handle[2]), 240,
+                 "the requeued job to resume")
+    else:
+        offset = len(read(handle[2]))
+        second = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(lambda: committed_metric_rows(path) >= POPULATION * EPOCHS // 2, 240,
+             "half of the reports to be durable")
+    kill_orchestrator(runner, second, path)
+    killed_at = len(exploits_of(path))
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
+    expect(rc == 0, "the last session failed:\n" + log)
+    expect("resuming" in log, "the last run did not resume:\n" + log)
+    check_complete(path, POPULATION)
+    got = exploits_of(path)
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "seq"} for r in rows]
+    expect(strip(got) == strip(expected),
+           "the resumed study exploited otherwise than an uninterrupted run:\n%s\n%s"
+           % (strip(got), strip(expected)))
+    a, b = final_metrics(straight), final_metrics(path)
+    expect(a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-12 for k in a),
+           "metrics differ from the uninterrupted run's: %s"
+           % sorted((k, a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k))[:5])
+    check_exploits(runner, study, path, log)
+    print("pbt-resume: cut by SIGUSR1 after %d exploits and by SIGKILL after %d; resumed, all %d "
+          "exploits and %d reports equal an uninterrupted run's"
+          % (cut_at, killed_at, len(got), len(b)))
+
+
+def reports_so_far_after(log_path, offset):
+    text = read(log_path)[offset:]
+    counts = re.findall(r"progress: .* (\d+) reports", text)
+    return int(counts[-1]) if counts else 0
