@@ -30,7 +30,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
-from run_pbt import scenario_pbt, scenario_pbt_resume
+from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 
 
@@ -309,7 +309,7 @@ def main():
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
                                              "promotion", "groups-term", "tpe-resume", "pbt",
-                                             "pbt-resume"])
+                                             "pbt-resume", "pbt-groups"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -337,7 +337,8 @@ def main():
                      "faults": scenario_faults, "limits": scenario_limits,
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
-                     "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume}
+                     "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
+                     "pbt-groups": scenario_pbt_groups}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

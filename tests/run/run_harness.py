@@ -8,6 +8,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -167,9 +168,10 @@ def check_asha(path, grace, rf, max_t, metric="loss", mode="min"):
 
 
 def check_complete(path, trials):
-    """Every trial ended; report counts agree between /trials and /metrics; no step twice."""
+    """Every trial ended; report counts agree between /trials and /metrics; no step twice
+    (PBT: no step twice between two exploits of a trial, which go back to a donor's step)."""
     study = Study(path)
-    t, m, e = study.trials, study.metrics, study.events
+    t, m, e, x = study.trials, study.metrics, study.events, study.exploits
     expect(len(t) == trials, "%d trials recorded, expected %d" % (len(t), trials))
     unfinished = t[~t.status.isin(["completed", "stopped", "failed"])]
     expect(unfinished.empty, "trials not ended:\n%s" % unfinished[["id", "status"]])
@@ -177,7 +179,10 @@ def check_complete(path, trials):
         rows = m[m.trial == row.id]
         expect(len(rows) == row.reports, "trial %d: %d metric rows, /trials says %d"
                % (row.id, len(rows), row.reports))
-        expect(rows.step.is_unique, "trial %d reported a step twice: %s" % (row.id, list(rows.step)))
+        exploited_at = sorted(x[x.trial == row.id].seq)
+        segment = rows.seq.map(lambda seq: sum(1 for at in exploited_at if at < seq))
+        expect(not pd.DataFrame({"segment": segment, "step": rows.step}).duplicated().any(),
+               "trial %d reported a step twice: %s" % (row.id, list(rows.step)))
     starts = e[e.kind == "start"].trial
     expect(starts.is_unique and len(starts) == trials, "a trial started twice: %s" % list(starts))
     study.close()

@@ -8,6 +8,8 @@ with the new configuration in its argv, from its own copy of the donor's checkpo
 (the donor's state at the donor's step, byte for byte), and reported on from the step
 after it. No trial's checkpoint lies outside its own folder.
 
+pbt-groups: PBT over MPI trial groups, in one MPI step (scenario_pbt_groups).
+
 pbt-resume: the study is cut twice, by SIGUSR1 (checkpoint and requeue; the sbatch
 template requeues the job) and by SIGKILL of the orchestrator, and resumed each time.
 With one slot the trials run in a deterministic order and train deterministically, so
@@ -23,7 +25,8 @@ import subprocess
 import h5py
 import numpy as np
 
-from run_harness import ROOT, Study, check_complete, expect, read, release_requeued, wait_for
+from run_harness import (ROOT, Study, check_complete, expect, read, release_requeued, study_toml,
+                         wait_for)
 from run_reliability import committed_metric_rows, interrupt_gracefully, kill_orchestrator
 
 EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
@@ -207,3 +210,47 @@ def reports_so_far_after(log_path, offset):
     text = read(log_path)[offset:]
     counts = re.findall(r"progress: .* (\d+) reports", text)
     return int(counts[-1]) if counts else 0
+
+
+def scenario_pbt_groups(runner, args):
+    """PBT over MPI trial groups (group_trial): an exploited trial is assigned to a free
+    group of the same MPI step with the new configuration and restores its clone of the
+    donor's collective HDF5 checkpoint (group_trial checks it byte for byte); no new job
+    step is launched."""
+    text = study_toml("pbt-groups", ["unused"], max_trials=6, metrics=("loss", "ranks", "mixed", "start"),
+                      resources="ranks_per_trial = 2\n" if runner.launcher == "local" else "nodes = 2\n",
+                      trial_extra="max_failures = 1\n")
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = ["%s", "--sleep-ms=50"]'
+                        % args.group_trial)
+    text = re.sub(r'(?s)\[scheduler\].*?\n\n', '[scheduler]\ntype = "pbt"\nmax_t = 9\n'
+                  'perturbation_interval = 2\n[scheduler.mutations]\nx = "resample"\n\n', text)
+    study = runner.write("pbt.toml", text)
+    path = os.path.join(runner.workdir, "pbt.h5")
+    extra = ["--slots", "4"] if runner.launcher == "local" else []
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
+                         timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("MPI step 2" not in log, "an exploit launched a new MPI step:\n" + log)
+    check_complete(path, 6)
+    exploits = exploits_of(path)
+    expect(exploits, "no trial exploited another:\n" + log)
+    decided = replayed_exploits(runner, study, path)
+    expect([(e["trial"], e["donor"], e["donor_step"]) for e in exploits] ==
+           [(d["trial"], d["donor"], d["donor_step"]) for d in decided],
+           "recorded exploits %s, replay decides %s" % (exploits, decided))
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    for e in exploits:
+        mine = m[m.trial == e["trial"]]
+        after = mine[mine.seq > e["seq"]]
+        if after.empty:
+            continue  # exploited at its last perturbation point and never resumed
+        first = after.iloc[0]
+        x = float(e["config"]["x"])
+        expect(first.step == e["donor_step"] + 1 and first.start == e["donor_step"] + 1,
+               "trial %d after its exploit: step %s, restored from %s" % (e["trial"], first.step, first.start))
+        expect(abs(first.loss - ((x - 0.3) ** 2 + 1.0 / first.step)) < 1e-9,
+               "trial %d's loss %s is not its new x = %s's" % (e["trial"], first.loss, x))
+    print("pbt-groups: %d exploits equal to replay's, each trial restored its clone of the donor's "
+          "collective checkpoint in the same MPI step with its new x" % len(exploits))

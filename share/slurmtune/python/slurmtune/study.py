@@ -136,8 +136,8 @@ class Study:
 
     @property
     def exploits(self) -> pd.DataFrame:
-        """PBT's exploits in the order they happened: `trial` continued at `step` from
-        `donor`'s checkpoint at `donor_step`, with the configuration in ``config/*``
+        """PBT's exploits in the order they happened: `trial`, exploited at its `step`,
+        continued from `donor`'s checkpoint at `donor_step`, with the configuration in ``config/*``
         (`operations` says how it was explored). Empty for other studies and older files."""
         if "exploits" not in self._file:
             return pd.DataFrame(columns=["seq", "time", "trial", "step", "donor", "donor_step",
