@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/search/param_value.hpp"
 #include "core/study/study_controller.hpp"
 
 using namespace slurmtune;
@@ -47,6 +48,12 @@ struct Journal final : StudyObserver {
     add(std::string(to_string(how)), t);
   }
   void admissions_closed() override { lines.push_back("closed"); }
+  void trial_exploited(TrialId t, const Exploit& e) override {
+    add("exploit " + std::to_string(e.donor) + "@" + format_double(e.donor_step), t);
+  }
+  void checkpoint_saved(TrialId t, double step) override {
+    add("checkpoint@" + format_double(step), t);
+  }
   void add(const std::string& what, TrialId t) { lines.push_back(what + " " + std::to_string(t)); }
 };
 
@@ -59,6 +66,20 @@ struct Fixture {
   Journal journal;
   StudyController controller;
 };
+
+// Four trials under pbt, every 2 steps, x resampled.
+StudySpec pbt_study() {
+  StudySpec s = study(4);
+  s.scheduler.type = SchedulerType::Pbt;
+  s.scheduler.max_t = 9;
+  s.scheduler.pbt.perturbation_interval = 2;
+  s.scheduler.pbt.population = 4;
+  PbtMutation x;
+  x.name = "x";
+  x.domain = s.space.parameters()[0].domain;
+  s.scheduler.pbt.mutations = {x};
+  return s;
+}
 
 }  // namespace
 
@@ -295,4 +316,43 @@ BOOST_AUTO_TEST_CASE(a_promotion_that_does_not_fit_is_left_to_the_next_session) 
   BOOST_TEST(f.controller.counts().running == 0u);
   f.controller.begin_shutdown();
   BOOST_TEST(f.controller.more_work_left());
+}
+
+BOOST_AUTO_TEST_CASE(a_pbt_exploit_changes_the_configuration_once_the_donor_checkpoint_exists) {
+  Fixture f(pbt_study());
+  for (int i = 0; i < 4; ++i)
+    BOOST_REQUIRE(f.controller.next_launch(0));
+  const Configuration before = f.controller.config_of(3);
+  f.controller.report(0, 2, 0.1);
+  f.controller.report(1, 2, 0.2);
+  // Trial 0 is the best at its next point: its checkpoint is wanted, not yet saved.
+  BOOST_TEST(f.controller.report(0, 4, 0.05).outcome.checkpoint);
+  BOOST_TEST(f.controller.wants_checkpoint(0, 4));
+  BOOST_TEST(!f.controller.wants_checkpoint(0, 3));
+  // Lower quantile, but the donor has nothing saved yet: no exploit.
+  BOOST_TEST((f.controller.report(2, 2, 0.3).outcome.decision == Decision::Continue));
+  f.controller.checkpoint_saved(0, 4);
+  BOOST_TEST(!f.controller.wants_checkpoint(0, 4));
+  const auto verdict = f.controller.report(3, 2, 0.9);  // the worst: exploits trial 0
+  BOOST_TEST((verdict.outcome.decision == Decision::Exploit));
+  BOOST_TEST((verdict.instruction == Instruction::Pause));
+  BOOST_TEST(!(f.controller.config_of(3) == before));
+  BOOST_TEST((f.controller.config_of(3) == verdict.outcome.exploit->config));
+  BOOST_TEST(f.controller.last_step(3) == 4);  // it goes on from the donor's step
+  BOOST_TEST(f.journal.lines.back() == "exploit 0@4.0 3");
+  BOOST_TEST(f.journal.lines[f.journal.lines.size() - 2] == "checkpoint@4.0 0");
+}
+
+BOOST_AUTO_TEST_CASE(a_wanted_checkpoint_that_never_came_is_recorded_as_missing_at_exit) {
+  Fixture f(pbt_study());
+  for (int i = 0; i < 4; ++i)
+    BOOST_REQUIRE(f.controller.next_launch(0));
+  f.controller.report(0, 2, 0.1);
+  f.controller.report(1, 2, 0.2);
+  BOOST_TEST(f.controller.report(0, 4, 0.05).outcome.checkpoint);
+  f.controller.trial_exited(0, false, "crashed");
+  BOOST_TEST(f.journal.lines[f.journal.lines.size() - 2] == "checkpoint@NaN 0");
+  // A restarted trial re-running that step is asked again.
+  f.controller.expect_checkpoint(1, 2);
+  BOOST_TEST(f.controller.report(1, 2, 0.2).outcome.checkpoint);  // a duplicate, asked again
 }
