@@ -259,6 +259,7 @@ int Coordinator::run() {
 void Coordinator::tick() {
   server_->expire_silent();
   controller_->check_budget(elapsed_s());
+  carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
     halt_announced_ = true;
     log_line(controller_->halt_reason() + ": stopping running trials");

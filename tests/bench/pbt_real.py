@@ -66,12 +66,21 @@ def main():
         p = run(args.slurmtune, workdir, "pbt.toml", seed, args.slots)
         # ASHA's trials for PBT's epochs, within 5 %: ~3 epochs a trial to begin with (rungs
         # 1, 3, 9, 27 with reduction factor 3), then scaled by what the last try spent.
-        trials = max(1, round(p["epochs"] / 3))
-        for _ in range(6):
-            a = run(args.slurmtune, workdir, "study.toml", seed, args.slots, max_trials=trials)
-            if abs(a["epochs"] - p["epochs"]) <= 0.05 * p["epochs"]:
+        # ASHA's epochs move unevenly with its trials (promotions depend on the values),
+        # so the closest of the tries counts when none is within 5 %.
+        trials, tries = max(1, round(p["epochs"] / 3)), {}
+        for _ in range(10):
+            tries[trials] = run(args.slurmtune, workdir, "study.toml", seed, args.slots,
+                                max_trials=trials)
+            spent = tries[trials]["epochs"]
+            if abs(spent - p["epochs"]) <= 0.05 * p["epochs"]:
                 break
-            trials = max(1, round(trials * p["epochs"] / a["epochs"]))
+            step = round(trials * (p["epochs"] / spent - 1))
+            trials = max(1, trials + (step if step else (1 if spent < p["epochs"] else -1)))
+            if trials in tries:
+                break
+        trials = min(tries, key=lambda n: abs(tries[n]["epochs"] - p["epochs"]))
+        a = tries[trials]
         pbt.append(p["best_final"])
         asha.append(a["best_final"])
         print("%4d  %10d  %8d  %8.4f  %11d  %11d  %9.4f" % (seed, p["epochs"], p["exploits"],
