@@ -26,5 +26,6 @@ int best_command(const Args& args);
 int export_command(const Args& args);
 int run_command(const Args& args);
 int report_command(const Args& args);
+int rank_exec_command(const Args& args);
 
 }  // namespace slurmtune::cli

@@ -3,6 +3,7 @@
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
+#include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator.hpp"
 
 namespace slurmtune::cli {
@@ -46,8 +47,10 @@ int run_command(const Args& args) {
                                              "control plane: TCP port (0: any free port)")(
       "advertise", po::value<std::string>(&run.advertise_host),
       "control plane: host name trials connect to (default: this host's name)")(
-      "hello-timeout", po::value<double>(&run.control.hello_timeout_s)->default_value(10),
-      "seconds a new connection has to authenticate")(
+      "rendezvous-ports", po::value<std::string>(),
+      "FIRST-LAST: MASTER_PORTs for trials (default: 1000 ports from a base chosen by the job "
+      "id)")("hello-timeout", po::value<double>(&run.control.hello_timeout_s)->default_value(10),
+             "seconds a new connection has to authenticate")(
       "progress-interval", po::value<double>(&run.progress_interval_s)->default_value(30),
       "seconds between progress lines")("stop-grace",
                                         po::value<double>(&run.stop_grace_s)->default_value(30),
@@ -76,6 +79,8 @@ int run_command(const Args& args) {
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   run.allow_changes = vm.count("allow-changes") > 0;
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
+  if (vm.count("rendezvous-ports"))
+    run.rendezvous_ports = core::parse_port_range(vm["rendezvous-ports"].as<std::string>());
   run.control.port = port_of(vm["port"].as<int>());
   runtime::Coordinator coordinator(study, run);
   return coordinator.run();

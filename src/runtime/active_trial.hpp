@@ -10,6 +10,7 @@
 #include "runtime/child_process.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/rendezvous.hpp"
 
 namespace slurmtune::runtime {
 
@@ -20,8 +21,9 @@ struct ActiveTrial {
   std::uint64_t attempt = 0;
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
-  std::optional<double> checkpoint_step;  // the step `checkpoint` was saved at
-  std::uintmax_t stderr_offset = 0;       // where this attempt's stderr begins
+  std::optional<double> checkpoint_step;      // the step `checkpoint` was saved at
+  std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
+  std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins
   Placement placement;
   ChildProcess process;
   TimePoint started;
@@ -33,6 +35,7 @@ struct ActiveTrial {
   bool bye_failed = false, lost_connection = false;
   std::string bye_error;
   std::optional<TimePoint> terminate_at, kill_at;
+  std::optional<TimePoint> exited_at;  // its process ended; its connections were still open
 
   /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group): the JSON
   /// members trial, attempt, params, trial_dir, checkpoint and checkpoint_step.

@@ -5,9 +5,14 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "core/error.hpp"
 #include "runtime/unique_fd.hpp"
@@ -184,6 +189,30 @@ ExitStatus ChildProcess::wait() {
   }
   if (!status_) throw UsageError("ChildProcess::wait: no child");
   return *status_;
+}
+
+CommandOutput capture_output(const std::vector<std::string>& argv, const std::string& scratch,
+                             double wait_s) {
+  const std::string name = std::filesystem::path(argv.front()).filename().string();
+  std::filesystem::remove(scratch);
+  ChildProcess child;
+  try {
+    child = ChildProcess::spawn(SpawnRequest{argv, {}, {}, scratch, {}});
+  } catch (const std::exception& e) {
+    return {std::nullopt, name + " did not start: " + e.what()};
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  while (!child.poll() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!child.status())
+    return {std::nullopt,
+            name + " did not answer within " + std::to_string(static_cast<int>(wait_s)) + " s"};
+  std::ifstream in(scratch);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove(scratch);
+  if (!child.status()->success()) return {std::nullopt, name + ": " + child.status()->describe()};
+  return {text.str(), {}};
 }
 
 }  // namespace slurmtune::runtime

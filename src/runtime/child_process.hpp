@@ -59,6 +59,16 @@ class ChildProcess {
   std::optional<ExitStatus> status_;
 };
 
+/// The standard output of `argv` (run through `scratch`, a file removed afterwards), or
+/// an error text when it cannot start, fails, or does not end within `wait_s` (then it
+/// is killed): for Slurm's commands, whose controller may not answer.
+struct CommandOutput {
+  std::optional<std::string> text;
+  std::string error;
+};
+CommandOutput capture_output(const std::vector<std::string>& argv, const std::string& scratch,
+                             double wait_s);
+
 /// Environment of this process plus `overrides`, as "NAME=value" strings.
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& overrides);
 

@@ -112,6 +112,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
     options_.launch.step_time_limit_min =
         static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
+  rendezvous_ = std::make_unique<RendezvousAssigner>(
+      options_.rendezvous_ports.value_or(default_rendezvous_ports()), launcher_->single_host(),
+      trials_dir_ + "/scontrol.out");
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
   // A fresh token every session: processes of an earlier session cannot report into it.
@@ -147,7 +150,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
            options_.output +
            (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
                            : ""));
-  log_line(launcher_->describe());
+  log_line(launcher_->describe() + (group_mode() ? "" : "; " + rendezvous_->describe()));
   log_line("control plane on " + address_ + ", token in " + token_file_);
 }
 
@@ -258,6 +261,7 @@ int Coordinator::run() {
 
 void Coordinator::tick() {
   server_->expire_silent();
+  reap_children();  // exits waiting for their last messages
   controller_->check_budget(elapsed_s());
   carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
@@ -316,6 +320,32 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placem
   return *active_.emplace(id, std::move(t)).first->second;
 }
 
+std::map<std::string, std::string> Coordinator::trial_environment(ActiveTrial& t) {
+  std::map<std::string, std::string> env = {
+      {"SLURMTUNE_ADDR", address_},
+      {"SLURMTUNE_TOKEN_FILE", token_file_},
+      {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
+      {"SLURMTUNE_TRIAL_DIR", t.dir},
+      {"SLURMTUNE_ATTEMPT", std::to_string(t.attempt)},
+      {"SLURMTUNE_PARAMS", t.params_json},
+      {"SLURMTUNE_STUDY", spec_.name},
+      {"SLURMTUNE_CHECKPOINT", t.checkpoint},
+      {"SLURMTUNE_CHECKPOINT_STEP",
+       t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
+  if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
+    env["PYTHONPATH"] = path;
+  const auto& r = spec_.resources;
+  const std::int64_t ranks = r.nodes * r.ntasks_per_node;
+  t.rendezvous =
+      rendezvous_->assign(t.placement, ranks, launcher_->single_host() ? ranks : r.ntasks_per_node);
+  if (t.rendezvous)
+    env.insert(t.rendezvous->env.begin(), t.rendezvous->env.end());
+  else
+    log_line("trial " + std::to_string(t.trial) + ": every port of the " + rendezvous_->describe() +
+             " is taken on its first node; it gets no MASTER_ADDR/MASTER_PORT");
+  return env;
+}
+
 void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placement) {
   ActiveTrial& t = register_trial(launch, std::move(placement));
   const core::TrialId id = t.trial;
@@ -323,24 +353,17 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
   process.trial = id;
   process.attempt = launch.attempt;
   process.argv = core::expand_command(spec_.trial.command, spec_.space, launch.config, id, t.dir);
-  process.env = {{"SLURMTUNE_ADDR", address_},
-                 {"SLURMTUNE_TOKEN_FILE", token_file_},
-                 {"SLURMTUNE_TRIAL_ID", std::to_string(id)},
-                 {"SLURMTUNE_TRIAL_DIR", t.dir},
-                 {"SLURMTUNE_ATTEMPT", std::to_string(launch.attempt)},
-                 {"SLURMTUNE_PARAMS", t.params_json},
-                 {"SLURMTUNE_STUDY", spec_.name},
-                 {"SLURMTUNE_CHECKPOINT", t.checkpoint},
-                 {"SLURMTUNE_CHECKPOINT_STEP",
-                  t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
-  if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
-    process.env["PYTHONPATH"] = path;
+  // Each rank of a multi-rank trial learns its RANK from srun or mpirun.
+  if (spec_.resources.nodes * spec_.resources.ntasks_per_node > 1)
+    process.argv = RendezvousAssigner::with_rank_exec(process.argv);
+  process.env = trial_environment(t);
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
   try {
     t.process = launcher_->start(t.placement, process);
   } catch (const Error& e) {
     launcher_->release(t.placement);
+    if (t.rendezvous) rendezvous_->release(*t.rendezvous);
     active_.erase(id);
     log_line("trial " + std::to_string(id) + ": " + e.what());
     controller_->trial_exited(id, false, e.what());
@@ -360,9 +383,21 @@ void Coordinator::reap_children() {
     step_ended(number);
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : active_)
-    if (!t->group && t->process.poll()) ended.push_back(id);
+    if (!t->group && t->process.poll() && messages_drained(*t)) ended.push_back(id);
   for (const core::TrialId id : ended)
     finish_trial(id);
+}
+
+// A trial's last messages (CHECKPOINT, BYE) may still be unread when its exit is reaped
+// (epoll hands the SIGCHLD and the socket over together): the exit is classified once
+// its connections have closed, which the kernel does at exit after the data, or a
+// moment later (a process the trial left behind may hold them open).
+bool Coordinator::messages_drained(ActiveTrial& t) {
+  const bool open = std::any_of(connections_.begin(), connections_.end(),
+                                [&t](const auto& c) { return c.second == t.trial; });
+  if (!open) return true;
+  if (!t.exited_at) t.exited_at = Clock::now();
+  return Clock::now() - *t.exited_at >= std::chrono::seconds(2);
 }
 
 void Coordinator::finish_trial(core::TrialId id) {
@@ -383,6 +418,7 @@ void Coordinator::finish_trial(core::TrialId id) {
   carry_out_exploits();
   if (clock_) clock_->attempt_ended(id);
   launcher_->release(t.placement);
+  if (t.rendezvous) rendezvous_->release(*t.rendezvous);
   cloned_checkpoint_.erase(id);
   for (auto c = connections_.begin(); c != connections_.end();)
     c = c->second == id ? connections_.erase(c) : std::next(c);

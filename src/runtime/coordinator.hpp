@@ -18,6 +18,7 @@
 #include "runtime/event_loop.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/pbt_checkpoints.hpp"
+#include "runtime/rendezvous.hpp"
 #include "runtime/study_session.hpp"
 
 namespace slurmtune::runtime {
@@ -52,6 +53,8 @@ struct RunOptions {
   /// bounded session outside Slurm).
   std::optional<double> time_left_s;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
+  /// MASTER_PORTs for trials, (first, count); default: default_rendezvous_ports().
+  std::optional<std::pair<int, int>> rendezvous_ports;
 };
 
 struct ActiveTrial;
@@ -71,7 +74,10 @@ class Coordinator final : public ControlHandler {
   // trial lifecycle (coordinator.cpp)
   void fill_slots();
   void start_trial(const core::TrialLaunch& launch, Placement placement);
+  /// SLURMTUNE_*, PYTHONPATH and the rendezvous variables (assigned to `t` here).
+  std::map<std::string, std::string> trial_environment(ActiveTrial& t);
   void reap_children();
+  bool messages_drained(ActiveTrial& t);
   void finish_trial(core::TrialId trial);
   void enforce_deadlines();
   void enforce_trial_limits();
@@ -144,6 +150,7 @@ class Coordinator final : public ControlHandler {
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<RendezvousAssigner> rendezvous_;
   EventLoop loop_;
   UniqueFd signals_;
   std::unique_ptr<ControlServer> server_;

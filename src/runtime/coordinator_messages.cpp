@@ -213,8 +213,11 @@ void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
   const auto c = connections_.find(id);
   if (c == connections_.end()) return;
   const auto t = active_.find(c->second);
-  if (t != active_.end() && t->second->reporter == id) t->second->lost_connection = true;
+  // A connection that closes because its process ended is not a lost one.
+  const bool exited = t != active_.end() && !t->second->group && t->second->process.poll();
+  if (t != active_.end() && t->second->reporter == id && !exited) t->second->lost_connection = true;
   connections_.erase(c);
+  if (exited) reap_children();  // its exit waited for this
 }
 
 }  // namespace slurmtune::runtime

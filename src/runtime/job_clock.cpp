@@ -1,11 +1,6 @@
 #include "runtime/job_clock.hpp"
 
-#include <chrono>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 #include "core/study/allocation_clock.hpp"
 #include "runtime/child_process.hpp"
@@ -20,7 +15,7 @@ std::string lookup(const std::map<std::string, std::string>& env, const std::str
 
 // squeue answers from slurmctld; a controller that does not answer must not stall the
 // orchestrator's start.
-constexpr auto kSqueueWait = std::chrono::seconds(10);
+constexpr double kSqueueWait_s = 10;
 
 }  // namespace
 
@@ -35,23 +30,10 @@ TimeLeft slurm_time_left(const std::map<std::string, std::string>& env, const st
       // Malformed: ask squeue instead.
     }
   }
-  std::filesystem::remove(scratch);
-  ChildProcess child;
-  try {
-    child = ChildProcess::spawn(
-        SpawnRequest{{squeue, "-h", "-j", job, "-o", "%L"}, {}, {}, scratch, {}});
-  } catch (const std::exception& e) {
-    return {std::nullopt, std::string("squeue did not start: ") + e.what()};
-  }
-  const auto deadline = std::chrono::steady_clock::now() + kSqueueWait;
-  while (!child.poll() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (!child.status()) return {std::nullopt, "squeue did not answer within 10 s"};
-  std::ifstream in(scratch);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::filesystem::remove(scratch);
-  std::string answer = text.str();
+  const CommandOutput output =
+      capture_output({squeue, "-h", "-j", job, "-o", "%L"}, scratch, kSqueueWait_s);
+  if (!output.text) return {std::nullopt, output.error};
+  std::string answer = *output.text;
   while (!answer.empty() && (answer.back() == '\n' || answer.back() == ' '))
     answer.pop_back();
   const auto seconds = core::parse_slurm_time_left(answer);

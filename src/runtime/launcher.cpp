@@ -20,6 +20,8 @@ class LocalLauncher final : public Launcher {
         ranks_(ranks),
         cpus_per_rank_(cpus_per_rank) {}
 
+  bool single_host() const override { return true; }
+
   std::string describe() const override {
     return "local launcher: " + std::to_string(slots_) + " slot(s), " + std::to_string(capacity()) +
            " trial(s) at once" +

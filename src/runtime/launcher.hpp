@@ -44,6 +44,8 @@ class Launcher {
 
   /// "slurm job 42: n[1-4], 16 CPUs" — for the log.
   virtual std::string describe() const = 0;
+  /// Every trial runs on this host (the local launcher).
+  virtual bool single_host() const { return false; }
   /// Resources for one trial, or nullopt when none are free now.
   std::optional<Placement> reserve();
   void release(const Placement& placement);

@@ -9,7 +9,8 @@ scenarios groups* / promotion / digits (here), and the reliability scenarios of
 run_reliability.py: faults, limits, clock, term (SIGUSR1: exit 75, the job requeues
 itself and resumes), tpe-resume (run_samplers.py: a TPE study resumed suggests what an
 uninterrupted one does), pbt and pbt-resume (run_pbt.py: exploits in a running study, and
-a PBT study cut and resumed decides as an uninterrupted one), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
+a PBT study cut and resumed decides as an uninterrupted one), torch (run_distributed.py:
+PyTorch trials of 2 ranks joining by env:// and reporting from every rank), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
 good, the file is consistent, a new run resumes) and kill (SIGKILL, then resumed).
 
 With --launcher slurm the study runs as `sbatch sbatch/submit-hpo.sbatch` on the local
@@ -30,6 +31,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
+from run_distributed import scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 
@@ -309,7 +311,7 @@ def main():
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
                                              "promotion", "groups-term", "tpe-resume", "pbt",
-                                             "pbt-resume", "pbt-groups"])
+                                             "pbt-resume", "pbt-groups", "torch"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -338,7 +340,7 @@ def main():
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
-                     "pbt-groups": scenario_pbt_groups}
+                     "pbt-groups": scenario_pbt_groups, "torch": scenario_torch}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

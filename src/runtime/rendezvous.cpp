@@ -1,0 +1,137 @@
+#include "runtime/rendezvous.hpp"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "core/placement/hostlist.hpp"
+#include "runtime/unique_fd.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+constexpr int kDefaultPorts = 1000;
+constexpr double kScontrolWait_s = 10;
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+// Whether nothing listens on `port` of this host now (a trial of another study, a
+// service): binding it on all interfaces succeeds.
+bool free_here(int port) {
+  const UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return true;  // cannot tell: assume free
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  return ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+}
+
+bool resolves(const std::string& name) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int failed = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+  const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, ::freeaddrinfo);
+  return failed == 0 && found;
+}
+
+// NodeName -> NodeAddr from `scontrol show node -o` (one node per line).
+std::map<std::string, std::string> slurm_node_addresses(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name, address;
+    for (std::string word; words >> word;) {
+      if (word.starts_with("NodeName=")) name = word.substr(9);
+      if (word.starts_with("NodeAddr=")) address = word.substr(9);
+    }
+    if (!name.empty() && !address.empty()) out[name] = address;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::pair<int, int> default_rendezvous_ports() {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const std::uint64_t salt =
+      job && *job ? std::strtoull(job, nullptr, 10) : static_cast<std::uint64_t>(::getpid());
+  return {core::rendezvous_base(salt, kDefaultPorts), kDefaultPorts};
+}
+
+RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch)
+    : ports_(ports.first, ports.second,
+             [local, self = host_name()](const std::string& address, int port) {
+               const bool here = local || address == self || address.starts_with("127.");
+               return !here || free_here(port);
+             }),
+      local_(local),
+      scratch_(std::move(scratch)) {}
+
+std::string RendezvousAssigner::address_of(const std::string& node) {
+  if (const auto known = addresses_.find(node); known != addresses_.end()) return known->second;
+  if (resolves(node)) return addresses_[node] = node;
+  if (!asked_slurm_) {
+    asked_slurm_ = true;
+    const CommandOutput out =
+        capture_output({"scontrol", "show", "node", "-o"}, scratch_, kScontrolWait_s);
+    if (out.text)
+      for (const auto& [name, address] : slurm_node_addresses(*out.text))
+        if (!addresses_.contains(name)) addresses_[name] = address;
+  }
+  if (const auto known = addresses_.find(node); known != addresses_.end()) return known->second;
+  return addresses_[node] = node;
+}
+
+std::optional<TrialRendezvous> RendezvousAssigner::assign(const Placement& placement,
+                                                          std::int64_t ranks,
+                                                          std::int64_t ranks_per_node) {
+  TrialRendezvous r;
+  if (local_) {
+    r.host = "127.0.0.1";
+  } else {
+    const auto hosts = core::expand_hostlist(placement.hostlist);
+    r.host = address_of(hosts.empty() ? placement.hostlist : hosts.front());
+  }
+  const auto port = ports_.acquire(r.host);
+  if (!port) return std::nullopt;
+  r.port = *port;
+  r.env = {{"MASTER_ADDR", r.host},
+           {"MASTER_PORT", std::to_string(r.port)},
+           {"WORLD_SIZE", std::to_string(ranks)},
+           {"LOCAL_WORLD_SIZE", std::to_string(ranks_per_node)}};
+  if (ranks == 1) r.env.insert({{"RANK", "0"}, {"LOCAL_RANK", "0"}, {"NODE_RANK", "0"}});
+  return r;
+}
+
+void RendezvousAssigner::release(const TrialRendezvous& rendezvous) {
+  ports_.release(rendezvous.host, rendezvous.port);
+}
+
+std::vector<std::string> RendezvousAssigner::with_rank_exec(const std::vector<std::string>& argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::vector<std::string> out = {ec ? std::string("slurmtune") : self.string(), "rank-exec", "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+std::string RendezvousAssigner::describe() const {
+  return "rendezvous ports " + std::to_string(ports_.first()) + "-" +
+         std::to_string(ports_.first() + ports_.count() - 1);
+}
+
+}  // namespace slurmtune::runtime

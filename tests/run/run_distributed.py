@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The distributed-trial scenario of tests/run/check_run.py: PyTorch (python3-torch, gloo)
+trials that join their process group with init_method="env://" from nothing but the
+rendezvous variables slurmtune run sets, and report from every rank through
+slurmtune.distributed (tests/run/trials/torch_trial.py).
+
+torch: under Slurm, trials of 2 nodes x 1 rank, then of 1 node x 2 ranks (two trials
+share each node); locally, trials of 2 ranks under mpirun, two at a time. Every trial
+saw a world of 2, trials running side by side on a node had different MASTER_PORTs,
+every rank of a stopped trial left at the step of the stop (none hung in an
+all-reduce), and the ASHA decisions equal the model. Trials running side by side get
+different ports: locally they share the host, and the test cluster's nodes are names of
+one host (NodeAddr 127.0.0.1, which is also MASTER_ADDR, as the names do not resolve).
+"""
+import os
+import re
+import shutil
+
+from run_harness import ROOT, Study, check_asha, check_complete, expect, read, study_toml
+
+TORCH_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "torch_trial.py")
+
+
+def torch_available():
+    return shutil.which("/usr/bin/python3") and os.system(
+        "/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") == 0
+
+
+def run_shape(runner, name, resources, extra, sbatch):
+    command = ["/usr/bin/python3", TORCH_TRIAL, "--steps=9", "--sleep=0.2"]
+    text = study_toml(name, command, max_trials=6, metrics=("loss", "ranks", "port"),
+                      resources=resources, trial_extra="max_failures = 1\n")
+    study = runner.write(name + ".toml", text)
+    path = os.path.join(runner.workdir, name + ".h5")
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, 6).set_index("id")
+    expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    expect(set(m.ranks) == {2.0}, "world sizes: %s" % set(m.ranks))
+    ports = m.groupby("trial").port.agg(set)
+    expect(all(len(p) == 1 for p in ports), "a trial's ranks disagreed on MASTER_PORT: %s" % ports)
+    port = {t: next(iter(p)) for t, p in ports.items()}
+    # Trials that ran at the same time had different ports: locally they share the host,
+    # and the test cluster's nodes are names of one host (NodeAddr 127.0.0.1).
+    together = [(a, b) for a in trials.index for b in trials.index if a < b and
+                trials.loc[a].start_time < trials.loc[b].end_time and
+                trials.loc[b].start_time < trials.loc[a].end_time]
+    clashes = [(a, b) for a, b in together if port[a] == port[b]]
+    expect(not clashes, "trials running at the same time got the same port: %s" % clashes)
+    for t, row in trials.iterrows():
+        output = read(os.path.join(runner.workdir, name + ".trials", "trial-%d" % t, "stdout.log"))
+        left = re.findall(r"rank (\d) left at step (\d+)", output)
+        last = int(row.last_step)
+        expect(sorted(left) == [("0", str(last)), ("1", str(last))],
+               "trial %d (last step %d): ranks left at %s\n%s" % (t, last, left, output))
+    judged = check_asha(path, 1, 3, 9)
+    return "%s: %d trials (%s) on %s, %d pair(s) ran side by side, ports %s; %d ASHA decisions" % (
+        name, len(trials), dict(trials.status.value_counts()), sorted(set(trials.nodes)),
+        len(together), sorted(set(port.values())), judged)
+
+
+def scenario_torch(runner, args):
+    if not torch_available():
+        print("SKIPPED: no python3-torch for /usr/bin/python3")
+        raise SystemExit(77)
+    results = []
+    if runner.launcher == "slurm":
+        results.append(run_shape(runner, "nodes2", "nodes = 2\n", [], ["-N", "4", "--ntasks-per-node", "1"]))
+        results.append(run_shape(runner, "pernode2", "ntasks_per_node = 2\n", [],
+                                 ["-N", "1", "--ntasks-per-node", "4"]))
+    else:
+        results.append(run_shape(runner, "local2", "ntasks_per_node = 2\n", ["--slots", "4"], []))
+    print("torch: every rank of every trial joined a world of 2 by env:// and left at the "
+          "step of its decision; " + "; ".join(results))

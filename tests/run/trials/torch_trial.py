@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""A distributed PyTorch trial (gloo) for the rendezvous tests: it joins its process
+group with init_method="env://" from nothing but what slurmtune run set (MASTER_ADDR,
+MASTER_PORT, WORLD_SIZE, RANK), all-reduces a loss over its ranks, and reports from
+every rank through slurmtune.distributed; each rank says at which step it left.
+
+    torch_trial.py --steps 9 [--sleep 0.2]
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+from slurmtune.distributed import DistributedClient, TrialStopped
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=9)
+    parser.add_argument("--sleep", type=float, default=0.0)
+    args = parser.parse_args()
+    dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
+    rank, world = dist.get_rank(), dist.get_world_size()
+    reporter = DistributedClient.torch()
+    x = float(reporter.params()["x"])
+    where = "%s rank %d/%d local %s node %s port %s" % (
+        os.uname().nodename, rank, world, os.environ.get("LOCAL_RANK"),
+        os.environ.get("NODE_RANK"), os.environ.get("MASTER_PORT"))
+    print("joined: " + where, flush=True)
+    step = 0
+    try:
+        for step in range(1, args.steps + 1):
+            time.sleep(args.sleep)
+            # Every rank contributes; the sum is the same everywhere only if all joined.
+            part = torch.tensor([(x - 0.3) ** 2 + 1.0 / step + rank], dtype=torch.float64)
+            dist.all_reduce(part)
+            loss = (part.item() - world * (world - 1) / 2) / world
+            reporter.report(step=step, loss=loss, ranks=float(world),
+                            port=float(os.environ["MASTER_PORT"]))
+        print("rank %d left at step %d (completed)" % (rank, step), flush=True)
+    except TrialStopped as stopped:
+        print("rank %d left at step %d (%s)" % (rank, step, stopped.decision), flush=True)
+    dist.barrier()  # nobody hangs: every rank got the same decision
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
