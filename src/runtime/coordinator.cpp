@@ -156,33 +156,6 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
 
 Coordinator::~Coordinator() = default;
 
-// PBT work the last session left half done: exploits decided but not recorded, and
-// checkpoints asked for but not confirmed. A checkpoint the trial did save (indexed at
-// or after the step asked for) is kept and confirmed now; a trial that restarts is
-// asked again when it re-runs that step; a paused one's will not come.
-void Coordinator::settle_resumed_pbt() {
-  const auto& restart = study_.resumed ? study_.resumed->restart : std::vector<core::TrialId>{};
-  pending_exploits_ = study_.unrecorded_exploits;
-  carry_out_exploits();
-  for (const auto& [trial, step] : study_.awaited_checkpoints) {
-    const auto saved = study_.checkpoints.find(trial);
-    if (saved != study_.checkpoints.end() && saved->second.step >= step) {
-      try {
-        pbt_.keep(trial, saved->second.step, fs::path(study_dir_) / saved->second.path);
-        controller_->checkpoint_saved(trial, saved->second.step);
-        continue;
-      } catch (const Error& e) {
-        log_line("trial " + std::to_string(trial) + ": " + e.what());
-      }
-    }
-    if (std::find(restart.begin(), restart.end(), trial) != restart.end())
-      controller_->expect_checkpoint(trial, step);
-    else
-      controller_->checkpoint_saved(trial, NAN);
-  }
-  carry_out_exploits();
-}
-
 // A command template whose program is missing would fail every trial; say so at once.
 void Coordinator::preflight() const {
   const std::string& program =
@@ -446,11 +419,20 @@ void Coordinator::enforce_trial_limits() {
       end_attempt(*t, "time limit of " + core::format_double(*limit) +
                           " s exceeded ([trial] time_limit_s)");
     else if (silence && seconds(now - t->last_sign) >= *silence)
-      end_attempt(*t,
-                  "no report or heartbeat for " + core::format_double(*silence) + " s " +
-                      (t->last_sign == t->started ? "after its launch" : "after its last report") +
-                      " ([trial] report_timeout_s): hung?");
+      end_attempt(*t, silence_message(*t, *silence));
   }
+}
+
+std::string Coordinator::silence_message(const ActiveTrial& t, double silence_s) const {
+  std::string why = "no report or heartbeat for " + core::format_double(silence_s) + " s ";
+  const bool never = t.last_sign == t.started;
+  why += never ? "after its launch" : "after its last report";
+  why += " ([trial] report_timeout_s): hung?";
+  // Ranks that never met leave a distributed trial silent from its start.
+  if (never && t.rendezvous && spec_.resources.nodes * spec_.resources.ntasks_per_node > 1)
+    why += " Its ranks may not have met at MASTER_ADDR=" + t.rendezvous->host +
+           " MASTER_PORT=" + std::to_string(t.rendezvous->port) + ".";
+  return why;
 }
 
 void Coordinator::end_attempt(ActiveTrial& t, const std::string& why) {

@@ -81,6 +81,7 @@ class Coordinator final : public ControlHandler {
   void finish_trial(core::TrialId trial);
   void enforce_deadlines();
   void enforce_trial_limits();
+  std::string silence_message(const ActiveTrial& t, double silence_s) const;
   void end_attempt(ActiveTrial& t, const std::string& why);
   void schedule_stop(ActiveTrial& t, double grace_s);
   void on_shutdown_signal(int signal);

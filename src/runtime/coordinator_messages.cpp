@@ -175,30 +175,6 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
   carry_out_exploits();
 }
 
-void Coordinator::carry_out_exploits() {
-  for (const auto& [trial, exploit] : std::exchange(pending_exploits_, {}))
-    exploited(trial, exploit);
-}
-
-void Coordinator::exploited(core::TrialId trial, const core::Exploit& exploit) {
-  const double now = store::unix_time_s();
-  study_.writer->trial_exploited(trial, exploit, now);
-  std::string how = "trial " + std::to_string(trial) + " exploits trial " +
-                    std::to_string(exploit.donor) + " (its checkpoint at step " +
-                    core::format_double(exploit.donor_step) + "): " + exploit.operations;
-  try {
-    const PbtCheckpoints::Copy copy = pbt_.clone(trial, exploit);
-    study_.writer->checkpoint(trial, exploit.donor_step, now, copy.relative, copy.bytes);
-    study_.checkpoints[trial] = {copy.relative, exploit.donor_step};
-    if (active_.contains(trial)) cloned_checkpoint_.insert(trial);
-  } catch (const Error& e) {
-    // Without the clone it resumes from its own checkpoint, with the new configuration.
-    how += "; " + std::string(e.what()) + ": it goes on from its own checkpoint";
-  }
-  log_line(how);
-  study_.writer->flush();
-}
-
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
   if (const auto g = groups_.find(id); g != groups_.end()) {
     if (const auto step = steps_.find(g->second.step); step != steps_.end() && !done_)
