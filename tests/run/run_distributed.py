@@ -5,7 +5,8 @@ rendezvous variables slurmtune run sets, and report from every rank through
 slurmtune.distributed (tests/run/trials/torch_trial.py).
 
 torch: under Slurm, trials of 2 nodes x 1 rank, then of 1 node x 2 ranks (two trials
-share each node); locally, trials of 2 ranks under mpirun, two at a time. Every trial
+share each node); locally, trials of 2 ranks under mpirun, two at a time, reporting
+through the torch process group and then through mpi4py. Every trial
 saw a world of 2, trials running side by side on a node had different MASTER_PORTs,
 every rank of a stopped trial left at the step of the stop (none hung in an
 all-reduce), and the ASHA decisions equal the model. Trials running side by side get
@@ -26,8 +27,8 @@ def torch_available():
         "/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") == 0
 
 
-def run_shape(runner, name, resources, extra, sbatch):
-    command = ["/usr/bin/python3", TORCH_TRIAL, "--steps=9", "--sleep=0.2"]
+def run_shape(runner, name, resources, extra, sbatch, reporter="torch"):
+    command = ["/usr/bin/python3", TORCH_TRIAL, "--steps=9", "--sleep=0.2", "--reporter=" + reporter]
     text = study_toml(name, command, max_trials=6, metrics=("loss", "ranks", "port"),
                       resources=resources, trial_extra="max_failures = 1\n")
     study = runner.write(name + ".toml", text)
@@ -73,5 +74,8 @@ def scenario_torch(runner, args):
                                  ["-N", "1", "--ntasks-per-node", "4"]))
     else:
         results.append(run_shape(runner, "local2", "ntasks_per_node = 2\n", ["--slots", "4"], []))
+        # The decisions broadcast over mpi4py instead (mpirun started the ranks).
+        results.append(run_shape(runner, "local2-mpi4py", "ntasks_per_node = 2\n", ["--slots", "4"], [],
+                                 reporter="mpi"))
     print("torch: every rank of every trial joined a world of 2 by env:// and left at the "
           "step of its decision; " + "; ".join(results))

@@ -4,7 +4,10 @@ group with init_method="env://" from nothing but what slurmtune run set (MASTER_
 MASTER_PORT, WORLD_SIZE, RANK), all-reduces a loss over its ranks, and reports from
 every rank through slurmtune.distributed; each rank says at which step it left.
 
-    torch_trial.py --steps 9 [--sleep 0.2]
+    torch_trial.py --steps 9 [--sleep 0.2] [--reporter torch|mpi]
+
+--reporter mpi broadcasts the decisions over mpi4py's COMM_WORLD instead of the torch
+process group (the trial must then be started by srun or mpirun).
 """
 import argparse
 import datetime
@@ -22,10 +25,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=9)
     parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("--reporter", choices=["torch", "mpi"], default="torch")
     args = parser.parse_args()
     dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
-    reporter = DistributedClient.torch()
+    if args.reporter == "mpi":
+        from mpi4py import MPI
+        reporter = DistributedClient.mpi(MPI.COMM_WORLD)
+        assert reporter.rank == rank, "mpi4py and torch disagree on the rank"
+    else:
+        reporter = DistributedClient.torch()
     x = float(reporter.params()["x"])
     where = "%s rank %d/%d local %s node %s port %s" % (
         os.uname().nodename, rank, world, os.environ.get("LOCAL_RANK"),
