@@ -10,7 +10,8 @@ after it. No trial's checkpoint lies outside its own folder.
 
 pbt-groups: PBT over MPI trial groups, in one MPI step (scenario_pbt_groups).
 
-pbt-resume: the study is cut twice, by SIGUSR1 (checkpoint and requeue; the sbatch
+pbt-resume: the study is cut three times, by SIGTERM (`scancel`: cancelled, not
+requeued), by SIGUSR1 (the time limit's warning: checkpoint and requeue; the sbatch
 template requeues the job) and by SIGKILL of the orchestrator, and resumed each time.
 With one slot the trials run in a deterministic order and train deterministically, so
 the resumed study must make the decisions an uninterrupted run makes: the same exploits
@@ -27,7 +28,8 @@ import numpy as np
 
 from run_harness import (ROOT, Study, check_complete, expect, read, release_requeued, study_toml,
                          wait_for)
-from run_reliability import committed_metric_rows, interrupt_gracefully, kill_orchestrator
+from run_reliability import (cancel_run, committed_metric_rows, interrupt_gracefully,
+                             kill_orchestrator)
 
 EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
 POPULATION, EPOCHS = 6, 12
@@ -168,25 +170,30 @@ def scenario_pbt_resume(runner, args):
     expect(expected, "the uninterrupted run exploited nothing")
 
     path = os.path.join(runner.workdir, "pbt.h5")
-    offset = len(log) if runner.launcher == "local" else 0
-    reports = lambda handle: reports_so_far_after(handle[2], offset)
-    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
-    wait_for(lambda: reports(handle) >= POPULATION * EPOCHS // 4, 240, "a quarter of the reports")
-    interrupt_gracefully(runner, handle)
-    cut_at = len(exploits_of(path))
-    # The next session (the requeued job under Slurm), killed outright midway.
+    durable = lambda rows: lambda: committed_metric_rows(path) >= rows
+    total = POPULATION * EPOCHS
+    # 1. Cancelled (SIGTERM locally, `scancel JOB` under Slurm: no requeue).
+    first = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(durable(total // 6), 240, "a sixth of the reports to be durable")
+    cancel_run(runner, first)
+    cuts = [len(exploits_of(path))]
+    # 2. A new session, stopped by SIGUSR1 (the time limit's warning); under Slurm the
+    # template requeues the job, which resumes the study once released.
+    second = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(durable(total * 2 // 5), 240, "two fifths of the reports to be durable")
+    interrupt_gracefully(runner, second)
+    cuts.append(len(exploits_of(path)))
     if runner.launcher == "slurm":
-        release_requeued(handle[1])
-        second = handle
-        wait_for(lambda: "(restart 1)" in read(handle[2]) and "resuming" in read(handle[2]), 240,
+        release_requeued(second[1])
+        third = second
+        wait_for(lambda: "(restart 1)" in read(second[2]) and "resuming" in read(second[2]), 240,
                  "the requeued job to resume")
     else:
-        offset = len(read(handle[2]))
-        second = runner.start(study, path, extra=extra, sbatch_args=sbatch)
-    wait_for(lambda: committed_metric_rows(path) >= POPULATION * EPOCHS // 2, 240,
-             "half of the reports to be durable")
-    kill_orchestrator(runner, second, path)
-    killed_at = len(exploits_of(path))
+        third = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    # 3. That session killed outright (SIGKILL of the orchestrator).
+    wait_for(durable(total * 3 // 5), 240, "three fifths of the reports to be durable")
+    kill_orchestrator(runner, third, path)
+    cuts.append(len(exploits_of(path)))
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
     expect(rc == 0, "the last session failed:\n" + log)
     expect("resuming" in log, "the last run did not resume:\n" + log)
@@ -201,15 +208,8 @@ def scenario_pbt_resume(runner, args):
            "metrics differ from the uninterrupted run's: %s"
            % sorted((k, a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k))[:5])
     check_exploits(runner, study, path, log)
-    print("pbt-resume: cut by SIGUSR1 after %d exploits and by SIGKILL after %d; resumed, all %d "
-          "exploits and %d reports equal an uninterrupted run's"
-          % (cut_at, killed_at, len(got), len(b)))
-
-
-def reports_so_far_after(log_path, offset):
-    text = read(log_path)[offset:]
-    counts = re.findall(r"progress: .* (\d+) reports", text)
-    return int(counts[-1]) if counts else 0
+    print("pbt-resume: cut by SIGTERM, SIGUSR1 and SIGKILL after %s exploits; resumed, all %d "
+          "exploits and %d reports equal an uninterrupted run's" % (cuts, len(got), len(b)))
 
 
 def scenario_pbt_groups(runner, args):
