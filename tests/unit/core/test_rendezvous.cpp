@@ -42,9 +42,10 @@ BOOST_AUTO_TEST_CASE(port_ranges_parse_or_say_what_is_wrong) {
 }
 
 BOOST_AUTO_TEST_CASE(ranks_come_from_slurm_first_then_open_mpi) {
-  const auto slurm = rank_environment(
-      {{"SLURM_PROCID", "3"}, {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"},
-       {"OMPI_COMM_WORLD_RANK", "9"}});
+  const auto slurm = rank_environment({{"SLURM_PROCID", "3"},
+                                       {"SLURM_LOCALID", "1"},
+                                       {"SLURM_NODEID", "1"},
+                                       {"OMPI_COMM_WORLD_RANK", "9"}});
   BOOST_TEST(slurm.at("RANK") == "3");
   BOOST_TEST(slurm.at("LOCAL_RANK") == "1");
   BOOST_TEST(slurm.at("NODE_RANK") == "1");
