@@ -173,6 +173,9 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
   }
   controller_->checkpoint_saved(t.trial, step);
   carry_out_exploits();
+  // Durable at once: a donor checkpoint whose row a crash lost would be missing on
+  // resume, and the resumed study would decide otherwise than the lost one did.
+  study_.writer->flush();
 }
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
