@@ -46,23 +46,15 @@ def pbt_study(runner, sleep=0.0):
 
 
 def exploits_of(path):
-    with h5py.File(path, "r", swmr=True) as f:  # also a file whose writer was killed
-        count = int(f["commit"][0]["exploits"])
-        rows = f["exploits"][:count]
-        names = [n for n in rows.dtype.names if n.startswith("config/")]
-        kinds = {n: h5py.check_enum_dtype(rows.dtype[n]) for n in names}
-    out = []
-    for r in rows:
-        config = {}
-        for n in names:
-            value = r[n]
-            if kinds[n]:  # a choice: the enum member's name
-                value = {v: k for k, v in kinds[n].items()}[value]
-            config[n[len("config/"):]] = value.item() if hasattr(value, "item") else value
-        out.append({"seq": int(r["seq"]), "trial": int(r["trial"]), "step": float(r["step"]),
-                    "donor": int(r["donor"]), "donor_step": float(r["donor_step"]),
-                    "config": config})
-    return out
+    """/exploits as dicts, read by slurmtune.study (also a file whose writer was killed)."""
+    study = Study(path)
+    rows, columns = study.exploits, study.config_columns
+    study.close()
+    plain = lambda value: value.item() if hasattr(value, "item") else value
+    return [{"seq": int(r["seq"]), "trial": int(r["trial"]), "step": float(r["step"]),
+             "donor": int(r["donor"]), "donor_step": float(r["donor_step"]),
+             "config": {c[len("config/"):]: plain(r[c]) for c in columns}}
+            for _, r in rows.iterrows()]
 
 
 def replayed_exploits(runner, study, path):
