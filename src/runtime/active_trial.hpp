@@ -37,9 +37,10 @@ struct ActiveTrial {
   std::optional<TimePoint> terminate_at, kill_at;
   std::optional<TimePoint> exited_at;  // its process ended; its connections were still open
 
-  /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group): the JSON
-  /// members trial, attempt, params, trial_dir, checkpoint and checkpoint_step.
-  std::string start_fields() const;
+  /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group): a JSON
+  /// object with trial, attempt, params, trial_dir, checkpoint and checkpoint_step, then
+  /// `more_members` (", \"name\": value" ...).
+  std::string start_message(const std::string& more_members = {}) const;
   /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
   std::string stderr_tail() const;
   /// SIGKILL to the process group, and to the Slurm step when its id is known (killing

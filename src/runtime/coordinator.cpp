@@ -17,6 +17,7 @@
 #include "runtime/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/secret.hpp"
+#include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -61,12 +62,6 @@ class Coordinator::Recorder final : public core::StudyObserver {
 
 namespace {
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
 std::string trials_dir_of(const std::string& output) {
   fs::path p = fs::absolute(output);
   p.replace_extension(".trials");
@@ -77,10 +72,10 @@ std::string trials_dir_of(const std::string& output) {
 // in an install tree, and the same shape in a build tree (CMake links it there), so
 // `from slurmtune import client` works in trials without any setup.
 std::string bundled_python_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
+  const fs::path exe = executable_path();
+  if (exe.empty()) return {};
   const fs::path dir = exe.parent_path().parent_path() / "share" / "slurmtune" / "python";
+  std::error_code ec;
   return fs::exists(dir / "slurmtune" / "client.py", ec) ? dir.string() : std::string();
 }
 
@@ -98,6 +93,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(trials_dir_ + "/token"),
+      python_path_(python_path_with(bundled_python_dir())),
       pbt_(study_dir_, trials_dir_),
       started_at_(Clock::now()),
       last_progress_(started_at_) {
@@ -234,7 +230,7 @@ int Coordinator::run() {
 
 void Coordinator::tick() {
   server_->expire_silent();
-  reap_children();  // exits waiting for their last messages
+  finish_drained();  // exits waiting for their last messages
   controller_->check_budget(elapsed_s());
   carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
@@ -305,12 +301,8 @@ std::map<std::string, std::string> Coordinator::trial_environment(ActiveTrial& t
       {"SLURMTUNE_CHECKPOINT", t.checkpoint},
       {"SLURMTUNE_CHECKPOINT_STEP",
        t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
-  if (const std::string path = python_path_with(bundled_python_dir()); !path.empty())
-    env["PYTHONPATH"] = path;
-  const auto& r = spec_.resources;
-  const std::int64_t ranks = r.nodes * r.ntasks_per_node;
-  t.rendezvous =
-      rendezvous_->assign(t.placement, ranks, launcher_->single_host() ? ranks : r.ntasks_per_node);
+  if (!python_path_.empty()) env["PYTHONPATH"] = python_path_;
+  t.rendezvous = rendezvous_->assign(t.placement, spec_.resources);
   if (t.rendezvous)
     env.insert(t.rendezvous->env.begin(), t.rendezvous->env.end());
   else
@@ -327,8 +319,7 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
   process.attempt = launch.attempt;
   process.argv = core::expand_command(spec_.trial.command, spec_.space, launch.config, id, t.dir);
   // Each rank of a multi-rank trial learns its RANK from srun or mpirun.
-  if (spec_.resources.nodes * spec_.resources.ntasks_per_node > 1)
-    process.argv = RendezvousAssigner::with_rank_exec(process.argv);
+  if (spec_.resources.ranks() > 1) process.argv = RendezvousAssigner::with_rank_exec(process.argv);
   process.env = trial_environment(t);
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
@@ -365,6 +356,14 @@ void Coordinator::reap_children() {
 // (epoll hands the SIGCHLD and the socket over together): the exit is classified once
 // its connections have closed, which the kernel does at exit after the data, or a
 // moment later (a process the trial left behind may hold them open).
+void Coordinator::finish_drained() {
+  std::vector<core::TrialId> ended;
+  for (auto& [id, t] : active_)
+    if (t->exited_at && messages_drained(*t)) ended.push_back(id);
+  for (const core::TrialId id : ended)
+    finish_trial(id);
+}
+
 bool Coordinator::messages_drained(ActiveTrial& t) {
   const bool open = std::any_of(connections_.begin(), connections_.end(),
                                 [&t](const auto& c) { return c.second == t.trial; });
@@ -429,7 +428,7 @@ std::string Coordinator::silence_message(const ActiveTrial& t, double silence_s)
   why += never ? "after its launch" : "after its last report";
   why += " ([trial] report_timeout_s): hung?";
   // Ranks that never met leave a distributed trial silent from its start.
-  if (never && t.rendezvous && spec_.resources.nodes * spec_.resources.ntasks_per_node > 1)
+  if (never && t.rendezvous && spec_.resources.ranks() > 1)
     why += " Its ranks may not have met at MASTER_ADDR=" + t.rendezvous->host +
            " MASTER_PORT=" + std::to_string(t.rendezvous->port) + ".";
   return why;

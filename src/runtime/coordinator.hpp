@@ -78,6 +78,7 @@ class Coordinator final : public ControlHandler {
   std::map<std::string, std::string> trial_environment(ActiveTrial& t);
   void reap_children();
   bool messages_drained(ActiveTrial& t);
+  void finish_drained();  // reaped trials whose connections have closed since
   void finish_trial(core::TrialId trial);
   void enforce_deadlines();
   void enforce_trial_limits();
@@ -147,6 +148,7 @@ class Coordinator final : public ControlHandler {
   const core::StudySpec& spec_;
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
+  std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
   OpenedStudy study_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<core::StudyController> controller_;

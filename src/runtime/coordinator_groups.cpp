@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 std::string Coordinator::trial_shape() const {
   const auto& r = spec_.resources;
   if (r.gpus_per_task > 0) {
-    const std::int64_t ranks = r.ranks_per_trial ? *r.ranks_per_trial : r.nodes * r.ntasks_per_node;
+    const std::int64_t ranks = r.ranks_per_trial ? *r.ranks_per_trial : r.ranks();
     return "gpus:" + std::to_string(ranks) + ":" + std::to_string(r.ntasks_per_node);
   }
   if (r.ranks_per_trial) return "ranks:" + std::to_string(*r.ranks_per_trial);
@@ -46,8 +46,7 @@ void Coordinator::launch_step(Placement placement) {
   SpawnRequest request;
   const auto& r = spec_.resources;
   // A step of layout "steps" is one group: all of its ranks form the trial.
-  const std::string shape =
-      split_layout() ? trial_shape() : "ranks:" + std::to_string(r.nodes * r.ntasks_per_node);
+  const std::string shape = split_layout() ? trial_shape() : "ranks:" + std::to_string(r.ranks());
   request.argv = split_layout() ? launcher_->whole_step(spec_.trial.program)
                                 : launcher_->wrap(placement, spec_.trial.program);
   request.env = {{"SLURMTUNE_ADDR", address_},
@@ -94,10 +93,7 @@ std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject&
 }
 
 std::string Coordinator::assignment(const ActiveTrial& t) const {
-  std::string out = t.start_fields();
-  out.insert(out.begin(), '{');
-  out.push_back('}');
-  return out;
+  return t.start_message();
 }
 
 std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& g, MessageType type,

@@ -69,10 +69,7 @@ std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello
   if (reporter) t.reporter = id;
   if (const std::string step = text(hello, "slurm_step"); !step.empty()) t.slurm_step = step;
   connections_[id] = trial;
-  std::string welcome = t.start_fields();
-  welcome.insert(welcome.begin(), '{');
-  welcome.append(", \"metric\": ").append(core::json_quote(spec_.metric)).push_back('}');
-  return welcome;
+  return t.start_message(std::string(", \"metric\": ").append(core::json_quote(spec_.metric)));
 }
 
 std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
@@ -196,7 +193,7 @@ void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
   const bool exited = t != active_.end() && !t->second->group && t->second->process.poll();
   if (t != active_.end() && t->second->reporter == id && !exited) t->second->lost_connection = true;
   connections_.erase(c);
-  if (exited) reap_children();  // its exit waited for this
+  if (exited && messages_drained(*t->second)) finish_trial(t->first);  // its exit waited for this
 }
 
 }  // namespace slurmtune::runtime

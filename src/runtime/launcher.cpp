@@ -80,7 +80,7 @@ class SlurmLauncher final : public Launcher {
         options_.srun,
         "--exact",
         "--nodes=" + std::to_string(r.nodes),
-        "--ntasks=" + std::to_string(r.nodes * r.ntasks_per_node),
+        "--ntasks=" + std::to_string(r.ranks()),
         "--ntasks-per-node=" + std::to_string(r.ntasks_per_node),
         "--cpus-per-task=" + std::to_string(r.cpus_per_task),
         "--nodelist=" + placement.hostlist,
@@ -89,7 +89,7 @@ class SlurmLauncher final : public Launcher {
     if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
     if (options_.step_time_limit_min)
       out.push_back("--time=" + std::to_string(*options_.step_time_limit_min));
-    const bool multi_rank = r.nodes * r.ntasks_per_node > 1;
+    const bool multi_rank = r.ranks() > 1;
     if (options_.mpi != "auto")
       out.push_back("--mpi=" + options_.mpi);
     else if (multi_rank)
@@ -219,7 +219,7 @@ std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
           "--launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID and "
           "SLURM_JOB_NODELIST are unset); run under sbatch or salloc");
   }
-  const std::int64_t ranks = resources.nodes * resources.ntasks_per_node;
+  const std::int64_t ranks = resources.ranks();
   const std::int64_t slots =
       options.slots > 0 ? options.slots : std::max<long>(1, ::sysconf(_SC_NPROCESSORS_ONLN));
   if (resources.gpus_per_task > 0)

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/placement/hostlist.hpp"
+#include "runtime/this_process.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace slurmtune::runtime {
@@ -18,12 +19,6 @@ namespace {
 
 constexpr int kDefaultPorts = 1000;
 constexpr double kScontrolWait_s = 10;
-
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
 
 // Whether nothing listens on `port` of this host now (a trial of another study, a
 // service): binding it on all interfaces succeeds.
@@ -97,8 +92,10 @@ std::string RendezvousAssigner::address_of(const std::string& node) {
 }
 
 std::optional<TrialRendezvous> RendezvousAssigner::assign(const Placement& placement,
-                                                          std::int64_t ranks,
-                                                          std::int64_t ranks_per_node) {
+                                                          const core::ResourceSpec& resources) {
+  const std::int64_t ranks = resources.ranks();
+  // The local launcher runs every rank on this host.
+  const std::int64_t ranks_per_node = local_ ? ranks : resources.ntasks_per_node;
   TrialRendezvous r;
   if (local_) {
     r.host = "127.0.0.1";
@@ -122,9 +119,9 @@ void RendezvousAssigner::release(const TrialRendezvous& rendezvous) {
 }
 
 std::vector<std::string> RendezvousAssigner::with_rank_exec(const std::vector<std::string>& argv) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  std::vector<std::string> out = {ec ? std::string("slurmtune") : self.string(), "rank-exec", "--"};
+  const auto self = executable_path();
+  std::vector<std::string> out = {self.empty() ? std::string("slurmtune") : self.string(),
+                                  "rank-exec", "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

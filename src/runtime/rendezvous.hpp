@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/placement/rendezvous.hpp"
+#include "core/study/study_spec.hpp"
 #include "runtime/launcher.hpp"
 
 namespace slurmtune::runtime {
@@ -28,10 +29,10 @@ class RendezvousAssigner {
   /// MASTER_ADDR 127.0.0.1); `scratch`: a file for `scontrol`'s answer.
   RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch);
 
-  /// The variables of a trial on `placement` with `ranks` ranks, `ranks_per_node` on each
-  /// of its nodes; nullopt when every port of the range is taken on its first node.
-  std::optional<TrialRendezvous> assign(const Placement& placement, std::int64_t ranks,
-                                        std::int64_t ranks_per_node);
+  /// The variables of a trial of shape `resources` on `placement`; nullopt when every
+  /// port of the range is taken on its first node.
+  std::optional<TrialRendezvous> assign(const Placement& placement,
+                                        const core::ResourceSpec& resources);
   void release(const TrialRendezvous& rendezvous);
   /// `argv` for a multi-rank trial: `slurmtune rank-exec -- argv` (this executable).
   static std::vector<std::string> with_rank_exec(const std::vector<std::string>& argv);

@@ -183,7 +183,8 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
         any = true;
         take_exploits(state);
       });
-  state.recorded_exploits = std::min(state.exploits.size(), reader.exploits().size());
+  state.recorded_exploits =
+      std::min<std::size_t>(state.exploits.size(), reader.committed().exploits);
   // The last suggestion's streams: the next one continues from there.
   if (replay.last_started)
     state.suggester->restore(state.trials[*replay.last_started].suggestion.position);

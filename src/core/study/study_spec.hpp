@@ -42,6 +42,9 @@ struct ResourceSpec {
   std::optional<std::int64_t> max_concurrent;  ///< nullopt: as many as fit
   /// [trial] mode = "mpi": ranks per trial group (nullopt: `nodes` whole nodes per trial)
   std::optional<std::int64_t> ranks_per_trial;
+
+  /// Ranks of one trial (command trials): nodes x ntasks_per_node.
+  std::int64_t ranks() const { return nodes * ntasks_per_node; }
 };
 
 /// `[simulate]`: the objective `slurmtune simulate` evaluates.
