@@ -13,7 +13,9 @@
 //
 // Everything comes from the environment `slurmtune run` sets: SLURMTUNE_ADDR,
 // SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID. Only trial rank 0 reports; other ranks call
-// ask() for the same decision. Errors throw slurmtune::ClientError.
+// ask() for the same decision. MPI programs get a collective report, every rank calling
+// it, from slurmtune::Trial::from_environment (slurmtune/trial.hpp, library
+// slurmtune::trial). Errors throw slurmtune::ClientError.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -87,8 +89,8 @@ class Client {
   bool next_trial();
   /// The assigned trial ended (`ok`: it ran its course or was told to stop).
   void end_trial(bool ok, const std::string& error = {});
-  /// The raw assignment (JSON object text) of the current trial, for broadcasting it to
-  /// the group's other ranks.
+  /// The raw description (JSON object text: WELCOME of a trial, ASSIGN of a group's
+  /// current trial), for broadcasting it to the trial's other ranks.
   const std::string& assignment() const;
 
   /// A parameter of this trial: double, std::int64_t, bool or std::string; throws

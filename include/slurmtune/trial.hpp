@@ -14,6 +14,14 @@
 // run_trials learns each rank's placement (PMIx, else MPI_Comm_split_type), splits the
 // ranks into per-trial groups (core::partition_ranks), and each group runs trial after
 // trial: its rank 0 asks the coordinator for the next one and broadcasts it.
+//
+// An MPI program run as an ordinary multi-rank trial ([trial] command, ntasks > 1) gets
+// the same collective report without run_trials:
+//
+//   MPI_Init(&argc, &argv);
+//   { auto t = slurmtune::Trial::from_environment(MPI_COMM_WORLD);
+//     train(*t); }   // every rank calls t->report(...) and gets the same decision
+//   MPI_Finalize();
 #include <mpi.h>
 
 #include <cstdint>
@@ -59,6 +67,12 @@ class Trial {
   const std::string& checkpoint_dir() const { return dir_; }
   /// Checkpoint to restore (a retry, a promotion, a resumed study), or "".
   const std::string& resume_checkpoint() const { return resume_; }
+  /// The step resume_checkpoint() was saved at, as indexed (NaN when there is none).
+  double resume_step() const { return resume_step_; }
+  /// The last report noticed a SIGTERM (scancel, preemption) on rank 0 and turned into
+  /// Pause with a checkpoint: save it and end; the attempt resumes from it. Only trials
+  /// from from_environment(): trial groups keep SIGTERM's default action.
+  bool terminated() const { return terminated_; }
   /// Collective: records a checkpoint file written at `step` (rank 0 tells the study).
   void checkpoint_saved(double step, const std::string& path);
   /// Collective: writes `<checkpoint_dir()>/ckpt-<step>.h5` with parallel HDF5 over comm()
@@ -74,6 +88,14 @@ class Trial {
   /// CUDA (-DSLURMTUNE_ENABLE_CUDA=ON) or a rank sees no GPU: use the MPI collectives.
   void* nccl_comm();
 
+  /// Collective over `comm`, the trial's ranks (all ranks of an ordinary multi-rank
+  /// trial: MPI_COMM_WORLD): rank 0 connects to the coordinator from the SLURMTUNE_*
+  /// environment and the trial's description reaches every rank. When the Trial is
+  /// destroyed rank 0 says the trial completed, or failed if an exception is unwinding.
+  /// Ranks other than 0 defer a first SIGTERM to the next report (see terminated()).
+  /// Throws ClientError on every rank when rank 0 cannot connect.
+  static std::unique_ptr<Trial> from_environment(MPI_Comm comm = MPI_COMM_WORLD);
+
   Trial(const Trial&) = delete;
   Trial& operator=(const Trial&) = delete;
   ~Trial();
@@ -88,9 +110,12 @@ class Trial {
   std::vector<std::string> nodes_;
   std::uint64_t id_ = 0, attempt_ = 0;
   std::string dir_, resume_;
+  double resume_step_ = 0;
   std::shared_ptr<const void> params_;  // core::JsonObject, kept out of this header
   Client* leader_;                      // rank 0 only
-  bool checkpoint_wanted_ = false;
+  std::unique_ptr<Client> own_leader_;  // from_environment(): rank 0's connection
+  int exceptions_at_start_ = 0;         // std::uncaught_exceptions() when made
+  bool checkpoint_wanted_ = false, terminated_ = false;
   std::shared_ptr<void> nccl_;  // the NCCL communicator once made (destroyed with the trial)
   bool nccl_tried_ = false;
 };

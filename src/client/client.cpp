@@ -129,7 +129,7 @@ struct Client::State {
   std::string trial_dir, checkpoint;
   std::optional<double> checkpoint_step;
   core::JsonObject params;
-  std::string assignment;  // ASSIGN payload of the current trial (trial groups)
+  std::string assignment;  // WELCOME or ASSIGN payload of the current trial
   bool checkpoint_wanted = false, finished = false, group = false;
   std::optional<double> terminated_at;  // the step whose report noticed a SIGTERM
 
@@ -233,7 +233,9 @@ Client Client::from_environment() {
   state->connect_and_hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
   catch_sigterm_once();
   try {
-    state->adopt(state->receive(MessageType::Welcome));
+    const auto welcome = state->receive(MessageType::Welcome);
+    state->adopt(welcome);
+    state->assignment = core::to_json_text(core::JsonValue{welcome});
   } catch (const slurmtune::Error& e) {
     throw ClientError(std::string("bad reply from the coordinator: ") + e.what());
   } catch (const std::out_of_range&) {

@@ -54,6 +54,8 @@ void Coordinator::launch_step(Placement placement) {
                  {"SLURMTUNE_STUDY", spec_.name},
                  {"SLURMTUNE_STEP", std::to_string(number)},
                  {"SLURMTUNE_TRIAL_SHAPE", shape}};
+  // Python trial groups (slurmtune.trial) import slurmtune's package like trials do.
+  if (!python_path_.empty()) request.env["PYTHONPATH"] = python_path_;
   const std::string stem = trials_dir_ + "/step-" + std::to_string(number);
   request.stdout_path = stem + ".out";
   request.stderr_path = stem + ".err";

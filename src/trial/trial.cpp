@@ -3,6 +3,8 @@
 #include "slurmtune/trial.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,9 +73,74 @@ core::TrialShape shape_from_environment(int world_size) {
   return {core::TrialShape::Kind::RanksPerTrial, world_size, 0};
 }
 
+// Ranks other than 0 of a trial from Trial::from_environment: a first SIGTERM (srun
+// signals every rank) waits for rank 0's decision at the next report, which ends the
+// attempt after a checkpoint; a second one terminates. Only over the default action.
+extern "C" void on_deferred_sigterm(int signal) {
+  std::signal(signal, SIG_DFL);
+}
+
+void defer_sigterm() {
+  struct sigaction current {};
+  if (::sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
+  struct sigaction action {};
+  action.sa_handler = on_deferred_sigterm;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+// This rank's rank among the ranks of `comm` on its node, and the host of every rank.
+std::pair<int, std::vector<std::string>> node_layout(MPI_Comm comm) {
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  const CommHandle owner(local);
+  int local_rank = 0, size = 1;
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_size(comm, &size);
+  char host[kHostChars] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  std::vector<char> all(kHostChars * static_cast<std::size_t>(size));
+  MPI_Allgather(host, kHostChars, MPI_CHAR, all.data(), kHostChars, MPI_CHAR, comm);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r)
+    hosts.emplace_back(&all[kHostChars * static_cast<std::size_t>(r)]);
+  return {local_rank, std::move(hosts)};
+}
+
 }  // namespace
 
 // ---- Trial ------------------------------------------------------------------
+
+std::unique_ptr<Trial> Trial::from_environment(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::unique_ptr<Client> leader;
+  // One broadcast: "A" + the trial's description, "E" + why rank 0 could not connect, or
+  // "L" + why it lost the coordinator.
+  std::string message;
+  if (rank == 0) {
+    try {
+      leader = std::make_unique<Client>(Client::from_environment());
+      message = "A" + leader->assignment();
+    } catch (const CoordinatorLost& e) {
+      message = std::string("L") + e.what();
+    } catch (const ClientError& e) {
+      message = std::string("E") + e.what();
+    }
+  } else {
+    defer_sigterm();
+  }
+  broadcast_string(message, comm);
+  if (message.starts_with("L")) throw CoordinatorLost(message.substr(1));
+  if (message.starts_with("E")) throw ClientError(message.substr(1));
+  auto [local_rank, hosts] = node_layout(comm);
+  std::unique_ptr<Trial> trial(
+      new Trial(comm, message.substr(1), leader.get(), local_rank, std::move(hosts)));
+  trial->own_leader_ = std::move(leader);
+  return trial;
+}
 
 Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int local_rank,
              std::vector<std::string> nodes)
@@ -84,6 +151,10 @@ Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int 
   dir_ = std::get<std::string>(body.at("trial_dir").data);
   if (const auto c = body.find("checkpoint"); c != body.end() && c->second.is_string())
     resume_ = std::get<std::string>(c->second.data);
+  resume_step_ = std::nan("");
+  if (const auto s = body.find("checkpoint_step"); s != body.end() && s->second.is_number())
+    resume_step_ = std::get<double>(s->second.data);
+  exceptions_at_start_ = std::uncaught_exceptions();
   auto params = std::make_shared<core::JsonObject>();
   if (const auto p = body.find("params"); p != body.end() && p->second.is_object())
     *params = std::get<core::JsonObject>(p->second.data);
@@ -95,6 +166,15 @@ Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int 
 
 Trial::~Trial() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (!own_leader_) return;
+  try {
+    if (std::uncaught_exceptions() > exceptions_at_start_)
+      own_leader_->finish(false, "the trial program left by an exception");
+    else
+      own_leader_->finish(true);
+  } catch (const ClientError&) {
+    // The coordinator is gone: nothing left to tell it.
+  }
 }
 
 template <class T>
@@ -107,22 +187,24 @@ template bool Trial::param<bool>(const std::string&) const;
 template std::string Trial::param<std::string>(const std::string&) const;
 
 Decision Trial::report(double step, const std::map<std::string, double>& metrics) {
-  // {decision, checkpoint}; decision -1: rank 0 lost the coordinator.
-  int answer[2] = {0, 0};
+  // {decision, checkpoint, terminated}; decision -1: rank 0 lost the coordinator.
+  int answer[3] = {0, 0, 0};
   std::string error;
   if (rank_ == 0) {
     try {
       answer[0] = static_cast<int>(leader_->report(step, metrics));
       answer[1] = leader_->should_checkpoint() ? 1 : 0;
+      answer[2] = leader_->terminated() ? 1 : 0;
     } catch (const ClientError& e) {
       answer[0] = -1;
       error = e.what();
     }
   }
-  MPI_Bcast(answer, 2, MPI_INT, 0, comm_);
+  MPI_Bcast(answer, 3, MPI_INT, 0, comm_);
   broadcast_string(error, comm_);
   if (answer[0] < 0) throw CoordinatorLost("trial " + std::to_string(id_) + ": " + error);
   checkpoint_wanted_ = answer[1] != 0;
+  terminated_ = answer[2] != 0;
   return static_cast<Decision>(answer[0]);
 }
 

@@ -31,7 +31,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
-from run_distributed import scenario_torch
+from run_distributed import scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 
@@ -126,9 +126,16 @@ def scenario_mpi(runner, args):
             expect(row.nodes.count(",") == 1 or "[" in row.nodes,
                    "trial %d ran on %r, expected 2 nodes" % (row.id, row.nodes))
     study_.close()
+    # The collective report (Trial::from_environment): every rank left at the step of the
+    # study's decision, none waited in the next allreduce.
+    for row in trials.itertuples():
+        output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % row.id, "stdout.log"))
+        left = sorted(re.findall(r"rank (\d) left at step (\d+)", output)[-4:])  # last attempt
+        expect(left == [(str(r), str(int(row.last_step))) for r in range(4)],
+               "trial %d (last step %d): ranks left at %s" % (row.id, row.last_step, left))
     judged = check_asha(path, 1, 3, 9)
-    print("mpi: %d trials of 4 ranks on %s, %d ASHA decisions equal the model"
-          % (len(trials), sorted(set(trials.nodes)), judged))
+    print("mpi: %d trials of 4 ranks on %s, every rank left at its trial's last step, "
+          "%d ASHA decisions equal the model" % (len(trials), sorted(set(trials.nodes)), judged))
 
 
 def first_partition_log(trials_dir):
@@ -311,7 +318,8 @@ def main():
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
                                              "promotion", "groups-term", "tpe-resume", "pbt",
-                                             "pbt-resume", "pbt-groups", "torch"])
+                                             "pbt-resume", "pbt-groups", "torch", "pygroups",
+                                             "pygroups-kill"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -328,6 +336,8 @@ def main():
     runner = Runner(args, workdir)
     if args.scenario in ("term", "kill", "cancel"):
         scenario_interrupt(runner, args, args.scenario)
+    elif args.scenario.startswith("pygroups"):
+        scenario_pygroups(runner, args, kill=args.scenario == "pygroups-kill")
     elif args.scenario == "groups-term":
         scenario_groups_term(runner, args)
     elif args.scenario.startswith("groups"):

@@ -79,3 +79,74 @@ def scenario_torch(runner, args):
                                  reporter="mpi"))
     print("torch: every rank of every trial joined a world of 2 by env:// and left at the "
           "step of its decision; " + "; ".join(results))
+
+
+PY_GROUP_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "py_group_trial.py")
+
+
+def mpi4py_available():
+    return os.system("/usr/bin/python3 -c 'import mpi4py.MPI' 2>/dev/null") == 0
+
+
+def scenario_pygroups(runner, args, kill=False):
+    """Python trial groups ([trial] mode = "mpi", slurmtune.trial.run_trials over mpi4py,
+    tests/run/trials/py_group_trial.py): under mpirun -np 4 locally, under srun over 4
+    nodes on Slurm; 2 groups of 2 ranks run 8 trials back to back in one step, each trial
+    isolated on its own communicator and its own torch process group. With kill, rank 1
+    of trial 5 dies of SIGKILL: the step is relaunched and trials resume from their
+    checkpoints."""
+    if not mpi4py_available():
+        print("SKIPPED: no python3-mpi4py for /usr/bin/python3")
+        raise SystemExit(77)
+    with_torch = torch_available()
+    text = study_toml("pygroups", ["unused"], max_trials=8,
+                      metrics=("loss", "ranks", "mixed", "torch_ok", "start"),
+                      resources="ranks_per_trial = 2\n" if runner.launcher == "local" else "nodes = 2\n",
+                      trial_extra="max_failures = 2\n")
+    program = ["/usr/bin/python3", PY_GROUP_TRIAL, "--sleep=0.05"] + (["--kill-trial=5"] if kill else [])
+    text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = [%s]'
+                        % ", ".join('"%s"' % p for p in program))
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    extra = ["--slots", "4"] if runner.launcher == "local" else []
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
+                         timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials_dir = os.path.join(runner.workdir, "study.trials")
+    errors = "".join(read(os.path.join(trials_dir, f)) for f in sorted(os.listdir(trials_dir))
+                     if f.endswith(".err"))
+    source = "slurm" if runner.launcher == "slurm" else "mpi-shared"
+    expect("placement from %s: 2 group(s) of 2 rank(s)" % source in errors, "partition: " + errors)
+    trials = check_complete(path, 8).set_index("id")
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
+    expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
+    expect(set(m.torch_ok) == ({1.0} if with_torch else {-1.0}),
+           "a trial's torch process group was not its own ranks: %s" % set(m.torch_ok))
+    failed = trials.loc[2]
+    expect(failed.retries >= 1 and failed.status != "failed" and
+           ("injected failure" in failed.error or "lost its connection" in failed.error),
+           "trial 2: %s" % failed.to_dict())
+    output = "".join(read(os.path.join(trials_dir, f)) for f in sorted(os.listdir(trials_dir))
+                     if f.endswith(".out"))
+    for t, row in trials.iterrows():
+        left = set(re.findall(r"trial %d rank (\d) left at step (\d+)" % t, output))
+        last = str(int(row.last_step))
+        expect({("0", last), ("1", last)} <= left,
+               "trial %d (last step %s): ranks left at %s" % (t, last, sorted(left)))
+    if kill:
+        expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
+        expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
+        resumed = sorted(set(m[m.start > 1].trial))
+        expect(resumed, "no trial resumed from a checkpoint after the relaunch")
+        outcome = "rank 1 of trial 5 killed; step relaunched, trials %s resumed from checkpoints" % resumed
+    else:
+        expect("MPI step 2" not in log, "trials should run back to back in one step:\n" + log)
+        outcome = "one MPI step"
+    judged = check_asha(path, 1, 3, 9)
+    print("%s: 8 Python trials in 2 groups of 2 ranks (placement from %s), %s; torch process "
+          "group per trial: %s; every rank left at its trial's last step; trial 2 failed once "
+          "and was retried; %d ASHA decisions equal the model"
+          % (args.scenario, source, outcome, with_torch, judged))

@@ -45,7 +45,7 @@ __all__ = [
 _MAGIC = b"ST"
 _VERSION = 1
 _HELLO, _WELCOME, _REPORT, _DECISION, _ASK, _CHECKPOINT, _BYE, _ERROR = range(1, 9)
-_HEARTBEAT = 12
+_NEXT, _ASSIGN, _TRIAL_END, _HEARTBEAT = range(9, 13)
 _HEADER = struct.Struct(">2sBBI")
 _MAX_PAYLOAD = 64 * 1024
 
@@ -108,13 +108,14 @@ def _rank():
     return 0
 
 
-class Client:
-    """One authenticated connection to the coordinator."""
+class Connection:
+    """One authenticated connection to the coordinator, opened by a HELLO that carries
+    ``identity`` (a trial's id and rank, or a trial group's description); ``welcome`` is
+    the coordinator's answer."""
 
-    def __init__(self):
+    def __init__(self, identity):
         host, _, port = _env("SLURMTUNE_ADDR").rpartition(":")
         token = _read_token(_env("SLURMTUNE_TOKEN_FILE"))
-        self.rank = _rank()
         try:
             self._sock = socket.create_connection((host, int(port)))
         except OSError as e:
@@ -122,15 +123,79 @@ class Client:
                                   % (host, port, e)) from None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._buffer = b""
+        hello = dict(identity, token=token)
+        if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
+            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
+        self.welcome = self.exchange(_HELLO, hello, _WELCOME)
+
+    def send(self, kind, body):
+        payload = json.dumps(body).encode()
+        if len(payload) > _MAX_PAYLOAD:
+            raise ClientError("message of %d bytes exceeds the protocol's 64 KiB" % len(payload))
+        try:
+            self._sock.sendall(_HEADER.pack(_MAGIC, _VERSION, kind, len(payload)) + payload)
+        except OSError as e:
+            raise CoordinatorLost("lost the coordinator: %s" % e) from None
+
+    def receive(self):
+        while True:
+            if len(self._buffer) >= _HEADER.size:
+                magic, version, kind, length = _HEADER.unpack_from(self._buffer)
+                if magic != _MAGIC or version != _VERSION or length > _MAX_PAYLOAD:
+                    raise ClientError("malformed frame from the coordinator")
+                end = _HEADER.size + length
+                if len(self._buffer) >= end:
+                    body = json.loads(self._buffer[_HEADER.size:end])
+                    self._buffer = self._buffer[end:]
+                    return kind, body
+            try:
+                chunk = self._sock.recv(65536)
+            except OSError as e:
+                raise CoordinatorLost("lost the coordinator: %s" % e) from None
+            if not chunk:
+                raise CoordinatorLost("lost the coordinator (connection closed)")
+            self._buffer += chunk
+
+    def exchange(self, kind, body, expected):
+        self.send(kind, body)
+        reply_kind, reply = self.receive()
+        if reply_kind == _ERROR:
+            raise ClientError("the coordinator refused: %s" % reply.get("error"))
+        if reply_kind != expected:
+            raise ClientError("expected message %d, got %d" % (expected, reply_kind))
+        return reply
+
+    def index_checkpoint(self, step, path):
+        """Sends CHECKPOINT: ``path`` (inside the trial's folder) was written at ``step``."""
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        self.send(_CHECKPOINT, {"step": float(step), "path": os.path.abspath(path), "size": size})
+
+    def local_address(self):
+        """This end's IP address: one the coordinator's network reaches this node at."""
+        return self._sock.getsockname()[0]
+
+    def close(self):
+        self._sock.close()
+
+
+def metrics_body(step, metrics):
+    """A REPORT's payload."""
+    values = {name: (None if value is None else float(value)) for name, value in metrics.items()}
+    return {"step": float(step), "metrics": values}
+
+
+class Client(Connection):
+    """The connection of one trial's process."""
+
+    def __init__(self):
+        self.rank = _rank()
         self._checkpoint_wanted = False
         self._finished = False
         self._sigterm = False  # a SIGTERM was noted: the next decision ends the attempt
         self._ending = False   # told to stop or pause: a SIGTERM now terminates at once
         self._catch_sigterm()
-        hello = {"token": token, "trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank}
-        if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
-            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
-        welcome = self._exchange(_HELLO, hello, _WELCOME)
+        super().__init__({"trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank})
+        welcome = self.welcome
         self.trial_id = welcome["trial"]
         self.attempt = welcome.get("attempt", 0)
         self.params = welcome.get("params", {})
@@ -151,45 +216,8 @@ class Client:
             os.kill(os.getpid(), signum)
         self._sigterm = True
 
-    def _send(self, kind, body):
-        payload = json.dumps(body).encode()
-        if len(payload) > _MAX_PAYLOAD:
-            raise ClientError("message of %d bytes exceeds the protocol's 64 KiB" % len(payload))
-        try:
-            self._sock.sendall(_HEADER.pack(_MAGIC, _VERSION, kind, len(payload)) + payload)
-        except OSError as e:
-            raise CoordinatorLost("lost the coordinator: %s" % e) from None
-
-    def _receive(self):
-        while True:
-            if len(self._buffer) >= _HEADER.size:
-                magic, version, kind, length = _HEADER.unpack_from(self._buffer)
-                if magic != _MAGIC or version != _VERSION or length > _MAX_PAYLOAD:
-                    raise ClientError("malformed frame from the coordinator")
-                end = _HEADER.size + length
-                if len(self._buffer) >= end:
-                    body = json.loads(self._buffer[_HEADER.size:end])
-                    self._buffer = self._buffer[end:]
-                    return kind, body
-            try:
-                chunk = self._sock.recv(65536)
-            except OSError as e:
-                raise CoordinatorLost("lost the coordinator: %s" % e) from None
-            if not chunk:
-                raise CoordinatorLost("lost the coordinator (connection closed)")
-            self._buffer += chunk
-
-    def _exchange(self, kind, body, expected):
-        self._send(kind, body)
-        reply_kind, reply = self._receive()
-        if reply_kind == _ERROR:
-            raise ClientError("the coordinator refused: %s" % reply.get("error"))
-        if reply_kind != expected:
-            raise ClientError("expected message %d, got %d" % (expected, reply_kind))
-        return reply
-
     def _decide(self, kind, body, step):
-        reply = self._exchange(kind, body, _DECISION)
+        reply = self.exchange(kind, body, _DECISION)
         self._checkpoint_wanted = bool(reply.get("checkpoint"))
         decision = reply["decision"]
         if decision != "continue":
@@ -204,8 +232,7 @@ class Client:
 
     def report(self, step, **metrics):
         """Reports metrics at ``step``; returns "continue" or raises TrialStopped."""
-        values = {name: (None if value is None else float(value)) for name, value in metrics.items()}
-        return self._decide(_REPORT, {"step": float(step), "metrics": values}, step)
+        return self._decide(_REPORT, metrics_body(step, metrics), step)
 
     def ask(self):
         """The trial's current decision, for ranks that do not report."""
@@ -213,24 +240,20 @@ class Client:
 
     def heartbeat(self):
         """Says "still alive" during a long step ([trial] report_timeout_s); no reply."""
-        self._send(_HEARTBEAT, {})
+        self.send(_HEARTBEAT, {})
 
     def should_checkpoint(self):
         return self._checkpoint_wanted
 
     def checkpoint_saved(self, step, path):
         """Indexes a checkpoint file (inside the trial's folder) in the study file."""
-        size = os.path.getsize(path) if os.path.exists(path) else 0
-        self._send(_CHECKPOINT, {"step": float(step), "path": os.path.abspath(path), "size": size})
+        self.index_checkpoint(step, path)
 
     def finish(self, ok=True, error=""):
         """Says how the trial ended; a failed trial is retried up to max_failures times."""
         if not self._finished:
             self._finished = True
-            self._send(_BYE, {"status": "completed" if ok else "failed", "error": error})
-
-    def close(self):
-        self._sock.close()
+            self.send(_BYE, {"status": "completed" if ok else "failed", "error": error})
 
 
 _client = None
