@@ -27,8 +27,10 @@ def torch_available():
         "/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") == 0
 
 
-def run_shape(runner, name, resources, extra, sbatch, reporter="torch"):
+def run_shape(runner, name, resources, extra, sbatch, reporter="torch", kill_trial=None):
     command = ["/usr/bin/python3", TORCH_TRIAL, "--steps=9", "--sleep=0.2", "--reporter=" + reporter]
+    if kill_trial:
+        command.append("--kill-trial=%d" % kill_trial)
     text = study_toml(name, command, max_trials=6, metrics=("loss", "ranks", "port"),
                       resources=resources, trial_extra="max_failures = 1\n")
     study = runner.write(name + ".toml", text)
@@ -57,10 +59,19 @@ def run_shape(runner, name, resources, extra, sbatch, reporter="torch"):
         last = int(row.last_step)
         expect(sorted(left) == [("0", str(last)), ("1", str(last))],
                "trial %d (last step %d): ranks left at %s\n%s" % (t, last, left, output))
+    killed = ""
+    if kill_trial:
+        # The surviving rank did not wait forever in its all-reduce: the attempt failed,
+        # was retried, and the retry ran to its decision.
+        row = trials.loc[kill_trial]
+        expect(row.retries == 1 and row.status != "failed" and row.error,
+               "trial %d after its killed rank: %s" % (kill_trial, row.to_dict()))
+        killed = "; trial %d lost rank 1 (SIGKILL), failed (%s) and was retried" % (
+            kill_trial, row.error.splitlines()[0][:80])
     judged = check_asha(path, 1, 3, 9)
-    return "%s: %d trials (%s) on %s, %d pair(s) ran side by side, ports %s; %d ASHA decisions" % (
+    return "%s: %d trials (%s) on %s, %d pair(s) ran side by side, ports %s; %d ASHA decisions%s" % (
         name, len(trials), dict(trials.status.value_counts()), sorted(set(trials.nodes)),
-        len(together), sorted(set(port.values())), judged)
+        len(together), sorted(set(port.values())), judged, killed)
 
 
 def scenario_torch(runner, args):
@@ -69,11 +80,13 @@ def scenario_torch(runner, args):
         raise SystemExit(77)
     results = []
     if runner.launcher == "slurm":
-        results.append(run_shape(runner, "nodes2", "nodes = 2\n", [], ["-N", "4", "--ntasks-per-node", "1"]))
+        results.append(run_shape(runner, "nodes2", "nodes = 2\n", [], ["-N", "4", "--ntasks-per-node", "1"],
+                                 kill_trial=3))
         results.append(run_shape(runner, "pernode2", "ntasks_per_node = 2\n", [],
                                  ["-N", "1", "--ntasks-per-node", "4"]))
     else:
-        results.append(run_shape(runner, "local2", "ntasks_per_node = 2\n", ["--slots", "4"], []))
+        results.append(run_shape(runner, "local2", "ntasks_per_node = 2\n", ["--slots", "4"], [],
+                                 kill_trial=3))
         # The decisions broadcast over mpi4py instead (mpirun started the ranks).
         results.append(run_shape(runner, "local2-mpi4py", "ntasks_per_node = 2\n", ["--slots", "4"], [],
                                  reporter="mpi"))

@@ -4,14 +4,16 @@ group with init_method="env://" from nothing but what slurmtune run set (MASTER_
 MASTER_PORT, WORLD_SIZE, RANK), all-reduces a loss over its ranks, and reports from
 every rank through slurmtune.distributed; each rank says at which step it left.
 
-    torch_trial.py --steps 9 [--sleep 0.2] [--reporter torch|mpi]
+    torch_trial.py --steps 9 [--sleep 0.2] [--reporter torch|mpi] [--kill-trial N]
 
 --reporter mpi broadcasts the decisions over mpi4py's COMM_WORLD instead of the torch
-process group (the trial must then be started by srun or mpirun).
+process group (the trial must then be started by srun or mpirun). --kill-trial N: rank
+1 of trial N's first attempt dies of SIGKILL at step 1, with rank 0 in an all-reduce.
 """
 import argparse
 import datetime
 import os
+import signal
 import sys
 import time
 
@@ -26,6 +28,7 @@ def main():
     parser.add_argument("--steps", type=int, default=9)
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--reporter", choices=["torch", "mpi"], default="torch")
+    parser.add_argument("--kill-trial", type=int, default=-1)
     args = parser.parse_args()
     dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -44,6 +47,9 @@ def main():
     try:
         for step in range(1, args.steps + 1):
             time.sleep(args.sleep)
+            if (step == 1 and rank == 1 and os.environ["SLURMTUNE_TRIAL_ID"] == str(args.kill_trial)
+                    and os.environ["SLURMTUNE_ATTEMPT"] == "0"):
+                os.kill(os.getpid(), signal.SIGKILL)
             # Every rank contributes; the sum is the same everywhere only if all joined.
             part = torch.tensor([(x - 0.3) ** 2 + 1.0 / step + rank], dtype=torch.float64)
             dist.all_reduce(part)
