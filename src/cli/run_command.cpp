@@ -36,6 +36,11 @@ int run_command(const Args& args) {
       "local launcher: cores to use (0: all)")(
       "mpirun", po::value<std::string>(&launch.mpirun)->default_value("mpirun"),
       "local launcher: MPI launcher for multi-rank trials")(
+      "gpus", po::value<std::string>(&launch.gpus),
+      "local launcher: GPUs for trials with gpus_per_task > 0, a count (4) or devices (0,2) "
+      "(default: CUDA_VISIBLE_DEVICES, else the NVIDIA driver's)")(
+      "trials-per-gpu", po::value<std::int64_t>(&launch.trials_per_gpu)->default_value(1),
+      "local launcher: trials that may share one GPU (small models)")(
       "srun", po::value<std::string>(&launch.srun)->default_value("srun"), "slurm launcher: srun")(
       "mpi", po::value<std::string>(&launch.mpi)->default_value("auto"),
       "slurm launcher: srun --mpi type (auto: pmix for multi-rank trials, else the "

@@ -153,6 +153,19 @@ void read_resources(TableReader r, core::StudySpec& study) {
       r.fail("ranks_per_trial", "applies to [trial] mode = \"mpi\" only");
     res.ranks_per_trial = ranks_per_trial;
   }
+  if (const auto bind = r.string("gpu_bind")) {
+    // Passed to srun as one argument: Slurm's own forms only, nothing a shell or srun
+    // would read as another option.
+    if (bind->empty() ||
+        bind->find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:,.") != std::string::npos)
+      r.fail("gpu_bind", "'" + *bind +
+                             "' is not a Slurm --gpu-bind value (e.g. \"closest\", \"single:1\", "
+                             "\"map_gpu:0,1\", \"verbose,closest\")");
+    if (res.gpus_per_task == 0)
+      r.fail("gpu_bind", "applies to trials with GPUs: set gpus_per_task as well");
+    res.gpu_bind = *bind;
+  }
   r.finish();
 }
 

@@ -183,6 +183,7 @@ toml::table resources_table(const core::ResourceSpec& r) {
                 {"gpus_per_task", r.gpus_per_task}};
   if (r.ranks_per_trial) t.insert("ranks_per_trial", *r.ranks_per_trial);
   if (r.max_concurrent) t.insert("max_concurrent", *r.max_concurrent);
+  if (r.gpu_bind) t.insert("gpu_bind", *r.gpu_bind);
   return t;
 }
 

@@ -143,7 +143,7 @@ void Coordinator::serve_groups() {
       if (!stopping) note_held_work();
       continue;
     }
-    ActiveTrial& t = register_trial(*launch, Placement{{}, g.nodes});
+    ActiveTrial& t = register_trial(*launch, Placement{{}, g.nodes, {}});
     t.group = id;
     t.reporter = id;
     connections_[id] = t.trial;

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/placement/hostlist.hpp"
+#include "runtime/local_gpus.hpp"
 
 extern char** environ;
 
@@ -13,8 +14,19 @@ namespace {
 class LocalLauncher final : public Launcher {
  public:
   LocalLauncher(std::int64_t slots, const core::SlotRequest& request, std::string mpirun,
-                std::int64_t ranks, std::int64_t cpus_per_rank)
-      : Launcher(core::ResourceLedger({core::NodeCapacity{"localhost", slots, 0}}), request),
+                std::int64_t ranks, std::int64_t cpus_per_rank,
+                std::optional<core::DevicePool> gpus)
+      : Launcher(
+            core::ResourceLedger({core::NodeCapacity{
+                "localhost", slots,
+                gpus ? static_cast<std::int64_t>(gpus->size()) * gpus->trials_per_device() : 0}}),
+            request, gpus),
+        gpu_summary_(
+            gpus ? ", GPUs " + core::join_devices(gpus->devices()) +
+                       (gpus->trials_per_device() > 1
+                            ? " (" + std::to_string(gpus->trials_per_device()) + " trials per GPU)"
+                            : "")
+                 : ""),
         slots_(slots),
         mpirun_(std::move(mpirun)),
         ranks_(ranks),
@@ -23,8 +35,8 @@ class LocalLauncher final : public Launcher {
   bool single_host() const override { return true; }
 
   std::string describe() const override {
-    return "local launcher: " + std::to_string(slots_) + " slot(s), " + std::to_string(capacity()) +
-           " trial(s) at once" +
+    return "local launcher: " + std::to_string(slots_) + " slot(s)" + gpu_summary_ + ", " +
+           std::to_string(capacity()) + " trial(s) at once" +
            (ranks_ > 1 ? ", " + mpirun_ + " -np " + std::to_string(ranks_) + " per trial" : "");
   }
 
@@ -43,6 +55,7 @@ class LocalLauncher final : public Launcher {
   }
 
  private:
+  std::string gpu_summary_;
   std::int64_t slots_;
   std::string mpirun_;
   std::int64_t ranks_;
@@ -86,7 +99,7 @@ class SlurmLauncher final : public Launcher {
         "--nodelist=" + placement.hostlist,
         "--kill-on-bad-exit=1",
     };
-    if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
+    gpu_options(out);
     if (options_.step_time_limit_min)
       out.push_back("--time=" + std::to_string(*options_.step_time_limit_min));
     const bool multi_rank = r.ranks() > 1;
@@ -110,7 +123,7 @@ class SlurmLauncher final : public Launcher {
         "--kill-on-bad-exit=1",
         "--mpi=" + (options_.mpi == "auto" ? std::string("pmix") : options_.mpi),
     };
-    if (r.gpus_per_task > 0) out.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_task));
+    gpu_options(out);
     out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
     out.push_back("--");
     out.insert(out.end(), program.begin(), program.end());
@@ -118,6 +131,12 @@ class SlurmLauncher final : public Launcher {
   }
 
  private:
+  void gpu_options(std::vector<std::string>& out) const {
+    if (resources_.gpus_per_task == 0) return;
+    out.push_back("--gpus-per-task=" + std::to_string(resources_.gpus_per_task));
+    if (resources_.gpu_bind) out.push_back("--gpu-bind=" + *resources_.gpu_bind);
+  }
+
   std::string job_id_;
   core::ResourceSpec resources_;
   LaunchOptions options_;
@@ -146,10 +165,25 @@ std::int64_t gpus_per_node(const std::map<std::string, std::string>& env) {
                    text + "'");
 }
 
+// The GPUs local trials share out, refusing a trial that could never get its `per_trial`.
+core::DevicePool local_gpu_pool(std::int64_t per_trial, const LaunchOptions& options) {
+  const LocalGpus found = find_local_gpus(options.gpus, environment_map());
+  const std::string need = "one trial needs " + std::to_string(per_trial) +
+                           " GPU(s) ([resources] ranks x gpus_per_task) but ";
+  if (found.devices.empty())
+    throw InputError(need + "the local launcher found none (" + found.source +
+                     "); name them with --gpus N or --gpus 0,1, or set gpus_per_task = 0");
+  if (static_cast<std::int64_t>(found.devices.size()) < per_trial)
+    throw InputError(need + "the local launcher has " + std::to_string(found.devices.size()) +
+                     " (" + found.source + ")");
+  return core::DevicePool(found.devices, options.trials_per_gpu);
+}
+
 }  // namespace
 
-Launcher::Launcher(core::ResourceLedger ledger, core::SlotRequest request)
-    : ledger_(std::move(ledger)), request_(request) {
+Launcher::Launcher(core::ResourceLedger ledger, core::SlotRequest request,
+                   std::optional<core::DevicePool> gpus)
+    : ledger_(std::move(ledger)), request_(request), gpus_(std::move(gpus)) {
   ledger_.check_fits(request_);
 }
 
@@ -157,6 +191,15 @@ std::optional<Placement> Launcher::reserve() {
   auto nodes = ledger_.acquire(request_);
   if (!nodes) return std::nullopt;
   Placement placement;
+  if (gpus_) {
+    // The ledger counts GPU shares; the pool also keeps a trial's devices distinct.
+    auto devices = gpus_->acquire(request_.gpus_per_node);
+    if (!devices) {
+      ledger_.release(*nodes, request_);
+      return std::nullopt;
+    }
+    placement.gpus = std::move(*devices);
+  }
   placement.hostlist = ledger_.hostlist(*nodes);
   placement.nodes = std::move(*nodes);
   return placement;
@@ -164,12 +207,14 @@ std::optional<Placement> Launcher::reserve() {
 
 void Launcher::release(const Placement& placement) {
   ledger_.release(placement.nodes, request_);
+  if (gpus_) gpus_->release(placement.gpus);
 }
 
 ChildProcess Launcher::start(const Placement& placement, const TrialProcessSpec& spec) const {
   SpawnRequest request;
   request.argv = wrap(placement, spec.argv);
   request.env = spec.env;
+  if (gpus_) request.env["CUDA_VISIBLE_DEVICES"] = core::join_devices(placement.gpus);
   request.stdout_path = spec.stdout_path;
   request.stderr_path = spec.stderr_path;
   return ChildProcess::spawn(request);
@@ -222,19 +267,17 @@ std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
   const std::int64_t ranks = resources.ranks();
   const std::int64_t slots =
       options.slots > 0 ? options.slots : std::max<long>(1, ::sysconf(_SC_NPROCESSORS_ONLN));
-  if (resources.gpus_per_task > 0)
-    throw InputError("[resources] gpus_per_task = " + std::to_string(resources.gpus_per_task) +
-                     ": the local launcher does not place GPUs; run inside a Slurm allocation or "
-                     "set gpus_per_task = 0");
   if (ranks * resources.cpus_per_task > slots)
     throw InputError("one trial needs " + std::to_string(ranks * resources.cpus_per_task) +
                      " slot(s) ([resources] nodes x ntasks_per_node x cpus_per_task) but the local "
                      "launcher has " +
                      std::to_string(slots) +
                      "; raise --slots (oversubscribing the cores) or shrink [resources]");
-  return std::make_unique<LocalLauncher>(slots,
-                                         core::SlotRequest{1, ranks * resources.cpus_per_task, 0},
-                                         options.mpirun, ranks, resources.cpus_per_task);
+  const std::int64_t gpus = ranks * resources.gpus_per_task;
+  return std::make_unique<LocalLauncher>(
+      slots, core::SlotRequest{1, ranks * resources.cpus_per_task, gpus}, options.mpirun, ranks,
+      resources.cpus_per_task,
+      gpus > 0 ? std::optional(local_gpu_pool(gpus, options)) : std::nullopt);
 }
 
 }  // namespace slurmtune::runtime

@@ -5,7 +5,8 @@
 //                  `srun --exact -N.. --ntasks-per-node.. -w <nodes> --mpi=pmix -- argv`,
 //                  so each trial is its own MPI world on its own nodes;
 //   LocalLauncher  a workstation: the command itself, or `mpirun -np N` for multi-rank
-//                  trials, with --slots cores.
+//                  trials, with --slots cores; trials that want GPUs get their own
+//                  devices (CUDA_VISIBLE_DEVICES) from a core::DevicePool.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/placement/device_pool.hpp"
 #include "core/placement/resource_ledger.hpp"
 #include "core/schedulers/scheduler.hpp"
 #include "core/study/study_spec.hpp"
@@ -33,11 +35,14 @@ struct TrialProcessSpec {
 struct Placement {
   std::vector<std::size_t> nodes;  ///< indices into the ledger
   std::string hostlist;            ///< "n[1-2]"
+  std::vector<std::string> gpus;   ///< local launcher: the trial's devices, or none
 };
 
 class Launcher {
  public:
-  Launcher(core::ResourceLedger ledger, core::SlotRequest request);
+  /// `gpus`: devices to hand out per trial (local launcher), CUDA_VISIBLE_DEVICES.
+  Launcher(core::ResourceLedger ledger, core::SlotRequest request,
+           std::optional<core::DevicePool> gpus = std::nullopt);
   virtual ~Launcher() = default;
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
@@ -49,7 +54,7 @@ class Launcher {
   /// Resources for one trial, or nullopt when none are free now.
   std::optional<Placement> reserve();
   void release(const Placement& placement);
-  /// Starts the trial on reserved resources.
+  /// Starts the trial on reserved resources (with CUDA_VISIBLE_DEVICES = its GPUs).
   ChildProcess start(const Placement& placement, const TrialProcessSpec& spec) const;
   /// The argv actually executed (the trial's argv wrapped in srun or mpirun).
   virtual std::vector<std::string> wrap(const Placement& placement,
@@ -67,6 +72,7 @@ class Launcher {
  private:
   core::ResourceLedger ledger_;
   core::SlotRequest request_;
+  std::optional<core::DevicePool> gpus_;
 };
 
 /// Options of `slurmtune run` that shape launches.
@@ -74,6 +80,8 @@ struct LaunchOptions {
   std::string launcher = "auto";       ///< auto | slurm | local
   std::int64_t slots = 0;              ///< local: cores to use (0: all online CPUs)
   std::string mpirun = "mpirun";       ///< local: MPI launcher for multi-rank trials
+  std::string gpus;                    ///< local: --gpus, "N" or a device list ("": find them)
+  std::int64_t trials_per_gpu = 1;     ///< local: trials that may share one GPU
   std::string srun = "srun";           ///< slurm: the srun to call
   std::string mpi = "pmix";            ///< slurm: --mpi type ("none": leave srun's default)
   std::vector<std::string> srun_args;  ///< slurm: extra arguments for every step

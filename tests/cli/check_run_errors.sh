@@ -35,6 +35,11 @@ test ! -e missing.h5 || { echo "FAILED: a study file was created for a study tha
 study big '["true"]' $'[resources]\nntasks_per_node = 4'
 check 1 'one trial needs 4 slot.* raise --slots' "$slurmtune" run big.toml --launcher local --slots 2
 check 1 'not inside a Slurm allocation' env -u SLURM_JOB_ID "$slurmtune" run big.toml --launcher slurm
+study gpu '["true"]' $'[resources]\ngpus_per_task = 2'
+check 1 'one trial needs 2 GPU.* found none .*name them with --gpus' env CUDA_VISIBLE_DEVICES= "$slurmtune" run gpu.toml --launcher local
+check 1 'one trial needs 2 GPU.* has 1 \(--gpus 1\)' "$slurmtune" run gpu.toml --launcher local --gpus 1
+check 1 "--gpus '0,,1': give a count" "$slurmtune" run gpu.toml --launcher local --gpus 0,,1
+test ! -e gpu.h5 || { echo "FAILED: a study file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.
 study done '["true"]' ''

@@ -31,7 +31,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
-from run_distributed import scenario_pygroups, scenario_torch
+from run_distributed import scenario_gpus, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 
@@ -319,7 +319,7 @@ def main():
                                              "digits",
                                              "promotion", "groups-term", "tpe-resume", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
-                                             "pygroups-kill"])
+                                             "pygroups-kill", "gpus"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -350,7 +350,8 @@ def main():
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
-                     "pbt-groups": scenario_pbt_groups, "torch": scenario_torch}
+                     "pbt-groups": scenario_pbt_groups, "torch": scenario_torch,
+                     "gpus": scenario_gpus}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

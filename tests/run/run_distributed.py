@@ -163,3 +163,47 @@ def scenario_pygroups(runner, args, kill=False):
           "group per trial: %s; every rank left at its trial's last step; trial 2 failed once "
           "and was retried; %d ASHA decisions equal the model"
           % (args.scenario, source, outcome, with_torch, judged))
+
+
+DEVICE_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "device_trial.py")
+
+
+def run_gpu_packing(runner, name, options, resources, capacity, per_device):
+    text = study_toml(name, ["/usr/bin/python3", DEVICE_TRIAL], max_trials=9, max_t=3,
+                      metrics=("loss", "device", "devices"), resources=resources,
+                      scheduler="fifo").replace("grace_period = 1\nreduction_factor = 3\n", "")
+    study = runner.write(name + ".toml", text)
+    path = os.path.join(runner.workdir, name + ".h5")
+    rc, log = runner.run(study, path, extra=["--slots", "8"] + options, sbatch_args=[], timeout=300)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("%d trial(s) at once" % capacity in log, "capacity:\n" + log)
+    trials = check_complete(path, 9).set_index("id")
+    study_ = Study(path)
+    m = study_.metrics
+    study_.close()
+    device = m.groupby("trial").device.first()
+    expect(set(m.devices) == {1.0}, "a trial saw %s devices, expected 1" % set(m.devices))
+    expect(device.min() >= 0, "a trial saw no CUDA_VISIBLE_DEVICES: %s" % dict(device))
+    # At every trial's start, the trials running then share no device beyond per_device.
+    most = 0
+    for t, row in trials.iterrows():
+        running = [o for o, other in trials.iterrows()
+                   if other.start_time <= row.start_time < other.end_time]
+        on_device = sum(1 for o in running if device[o] == device[t])
+        expect(on_device <= per_device and len(running) <= capacity,
+               "trial %d started with %s running on devices %s" % (t, running, [device[o] for o in running]))
+        most = max(most, len(running))
+    return "%s: %d trials, up to %d at once, devices used %s, at most %d trial(s) per device" % (
+        name, len(trials), most, sorted(set(int(d) for d in device)), per_device)
+
+
+def scenario_gpus(runner, args):
+    """Local launcher GPU packing without a GPU: --gpus names the devices, each trial with
+    gpus_per_task = 1 sees only its own through CUDA_VISIBLE_DEVICES; never two trials on
+    one device unless --trials-per-gpu asks for it."""
+    results = [
+        run_gpu_packing(runner, "three", ["--gpus", "3"], "gpus_per_task = 1\n", 3, 1),
+        run_gpu_packing(runner, "shared", ["--gpus", "1", "--trials-per-gpu", "2"],
+                        "gpus_per_task = 1\n", 2, 2),
+    ]
+    print("gpus: " + "; ".join(results))

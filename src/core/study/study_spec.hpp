@@ -42,6 +42,8 @@ struct ResourceSpec {
   std::optional<std::int64_t> max_concurrent;  ///< nullopt: as many as fit
   /// [trial] mode = "mpi": ranks per trial group (nullopt: `nodes` whole nodes per trial)
   std::optional<std::int64_t> ranks_per_trial;
+  /// Slurm's --gpu-bind for trial steps ("closest", "single:1", "map_gpu:0,1", ...).
+  std::optional<std::string> gpu_bind;
 
   /// Ranks of one trial (command trials): nodes x ntasks_per_node.
   std::int64_t ranks() const { return nodes * ntasks_per_node; }

@@ -294,3 +294,19 @@ BOOST_AUTO_TEST_CASE(pbt_mistakes_are_located) {
       error_of(pbt_study("perturbation_interval = 1\ngrace_period = 1\n", "lr = [0.01]\n")),
       "[scheduler] unknown key 'grace_period'"));
 }
+
+BOOST_AUTO_TEST_CASE(gpu_bind_is_a_slurm_value_for_gpu_trials) {
+  const std::string base =
+      kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\ncommand = [\"t\"]\n[resources]\n";
+  const auto s = config::parse_study(base + "gpus_per_task = 1\ngpu_bind = \"verbose,closest\"\n",
+                                     "study.toml");
+  BOOST_TEST(*s.resources.gpu_bind == "verbose,closest");
+  BOOST_TEST(*config::parse_study(config::to_toml(s), "resolved.toml").resources.gpu_bind ==
+             "verbose,closest");
+  BOOST_TEST(contains(error_of(base + "gpu_bind = \"closest\"\n"),
+                      "[resources] gpu_bind: applies to trials with GPUs"));
+  BOOST_TEST(
+      contains(error_of(base + "gpus_per_task = 1\ngpu_bind = \"closest --exclusive\"\n"),
+               "study.toml:10:12: [resources] gpu_bind: 'closest --exclusive' is not a Slurm "
+               "--gpu-bind value"));
+}

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/local_gpus.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::runtime;
@@ -141,5 +142,140 @@ BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
   BOOST_TEST(std::none_of(unlimited.begin(), unlimited.end(),
                           [](const std::string& a) { return a.starts_with("--time"); }));
   for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE"})
+    ::unsetenv(name);
+}
+
+namespace {
+
+std::string visible_devices(const Launcher& launcher, const Placement& placement) {
+  const auto dir = std::filesystem::temp_directory_path() / "slurmtune-test-launcher";
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "devices.txt").string();
+  std::filesystem::remove(out);  // trial logs are appended to
+  TrialProcessSpec spec;
+  spec.argv = {"printenv", "CUDA_VISIBLE_DEVICES"};
+  spec.stdout_path = out;
+  BOOST_TEST(launcher.start(placement, spec).wait().success());
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(local_trials_are_packed_onto_their_own_gpus) {
+  core::ResourceSpec resources;
+  resources.gpus_per_task = 1;
+  LaunchOptions options;
+  options.launcher = "local";
+  options.slots = 8;
+  options.gpus = "3";
+  const auto launcher = make_launcher(resources, options);
+  BOOST_TEST(launcher->capacity() == 3u);
+  BOOST_TEST(launcher->describe().find("GPUs 0,1,2") != std::string::npos);
+  std::vector<Placement> running;
+  for (int i = 0; i < 3; ++i)
+    running.push_back(*launcher->reserve());
+  BOOST_TEST(!launcher->reserve());  // cores are left, GPUs are not
+  BOOST_TEST(visible_devices(*launcher, running[0]) == "0");
+  BOOST_TEST(visible_devices(*launcher, running[2]) == "2");
+  launcher->release(running[1]);
+  BOOST_TEST(visible_devices(*launcher, *launcher->reserve()) == "1");
+}
+
+BOOST_AUTO_TEST_CASE(a_multi_rank_local_trial_sees_one_gpu_per_rank) {
+  core::ResourceSpec resources;
+  resources.ntasks_per_node = 2;
+  resources.gpus_per_task = 1;
+  LaunchOptions options;
+  options.launcher = "local";
+  options.slots = 8;
+  options.gpus = "4,5,6,7";
+  const auto launcher = make_launcher(resources, options);
+  BOOST_TEST(launcher->capacity() == 2u);
+  // (mpirun -np 2 passes CUDA_VISIBLE_DEVICES to both ranks; LOCAL_RANK picks one.)
+  BOOST_TEST(launcher->reserve()->gpus == std::vector<std::string>({"4", "5"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(launcher->reserve()->gpus == std::vector<std::string>({"6", "7"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(gpus_are_shared_only_when_asked) {
+  core::ResourceSpec resources;
+  resources.gpus_per_task = 1;
+  LaunchOptions options;
+  options.launcher = "local";
+  options.slots = 8;
+  options.gpus = "1";
+  BOOST_TEST(make_launcher(resources, options)->capacity() == 1u);
+  options.trials_per_gpu = 3;
+  const auto shared = make_launcher(resources, options);
+  BOOST_TEST(shared->capacity() == 3u);
+  BOOST_TEST(visible_devices(*shared, *shared->reserve()) == "0");
+  BOOST_TEST(visible_devices(*shared, *shared->reserve()) == "0");
+}
+
+BOOST_AUTO_TEST_CASE(local_gpu_trials_without_gpus_are_refused_with_the_fix) {
+  core::ResourceSpec resources;
+  resources.gpus_per_task = 2;
+  LaunchOptions options;
+  options.launcher = "local";
+  options.slots = 8;
+  options.gpus = "1";
+  try {
+    make_launcher(resources, options);
+    BOOST_FAIL("a 2-GPU trial was accepted with 1 GPU");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("needs 2 GPU(s)") != std::string::npos);
+    BOOST_TEST(std::string(e.what()).find("has 1 (--gpus 1)") != std::string::npos);
+  }
+  options.gpus = "0,,1";
+  BOOST_CHECK_THROW(make_launcher(resources, options), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(local_gpus_come_from_the_option_the_environment_or_the_driver) {
+  const auto dir = std::filesystem::temp_directory_path() / "slurmtune-test-nvidia-gpus";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "0000:17:00.0");
+  std::filesystem::create_directories(dir / "0000:65:00.0");
+  const auto driver = find_local_gpus("", {}, dir.string());
+  BOOST_TEST(driver.devices == std::vector<std::string>({"0", "1"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(driver.source.find("NVIDIA driver") != std::string::npos);
+  // CUDA_VISIBLE_DEVICES wins over the driver; CUDA stops at the first invalid entry.
+  const auto visible =
+      find_local_gpus("", {{"CUDA_VISIBLE_DEVICES", "2,GPU-9f,-1,3"}}, dir.string());
+  BOOST_TEST(visible.devices == std::vector<std::string>({"2", "GPU-9f"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(find_local_gpus("", {{"CUDA_VISIBLE_DEVICES", ""}}, dir.string()).devices.empty());
+  // The option wins over both.
+  BOOST_TEST(find_local_gpus("2", {{"CUDA_VISIBLE_DEVICES", "5"}}, dir.string()).devices ==
+                 std::vector<std::string>({"0", "1"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(find_local_gpus("", {}, (dir / "none").string()).devices.empty());
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(slurm_gpu_steps_carry_gpus_per_task_and_gpu_bind) {
+  ::setenv("SLURM_JOB_ID", "7", 1);
+  ::setenv("SLURM_JOB_NODELIST", "g[1-2]", 1);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "8(x2)", 1);
+  ::setenv("SLURM_GPUS_PER_NODE", "a100:4", 1);
+  core::ResourceSpec resources;
+  resources.ntasks_per_node = 2;
+  resources.gpus_per_task = 1;
+  resources.gpu_bind = "closest";
+  LaunchOptions options;
+  options.launcher = "slurm";
+  const auto launcher = make_launcher(resources, options);
+  BOOST_TEST(launcher->capacity() == 4u);
+  const auto argv = launcher->wrap(*launcher->reserve(), {"./trial"});
+  BOOST_TEST(std::count(argv.begin(), argv.end(), "--gpus-per-task=1") == 1);
+  BOOST_TEST(std::count(argv.begin(), argv.end(), "--gpu-bind=closest") == 1);
+  const auto step = launcher->whole_step({"./groups"});
+  BOOST_TEST(std::count(step.begin(), step.end(), "--gpu-bind=closest") == 1);
+  for (const char* name :
+       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_NODE"})
     ::unsetenv(name);
 }
