@@ -2,17 +2,20 @@
 """Trial-group turnaround (doc/performance.md): the median gap between one trial ending
 and the next one starting in the same group, against launching a new MPI job step.
 
-  bench_turnaround.py SLURMTUNE GROUP_PROBE [--trials 40]     (SLURM_CONF set)
+  bench_turnaround.py SLURMTUNE GROUP_PROBE [--trials 40] [--python]   (SLURM_CONF set)
 
 Inside one `salloc -N 4 --ntasks-per-node 1`:
   - bare: `srun -N2 -n2 --mpi=pmix GROUP_PROBE` 10 times; time from calling srun to rank
     0 being past MPI_Init (what a step per trial costs before any work);
   - slurmtune: a [trial] mode = "mpi" study, 2 groups of 2 nodes, fifo, one report per
     trial; gap = the next trial's t0 (taken in its train function) minus the previous
-    trial's recorded end, per group.
-Needs h5py (Debian: /usr/bin/python3).
+    trial's recorded end, per group;
+  - with --python: the same study with the Python groups of slurmtune.trial
+    (tests/bench/group_probe.py, mpi4py) instead of the C++ probe.
+Needs h5py (Debian: /usr/bin/python3), and mpi4py for --python.
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -34,7 +37,7 @@ type = "fifo"
 max_t = 1
 [trial]
 mode = "mpi"
-program = ["{probe}"]
+program = {program}
 [resources]
 nodes = 2
 """
@@ -52,10 +55,25 @@ def inside(args):
         out = subprocess.run(["srun", "-N2", "-n2", "--exact", "--mpi=pmix", args.probe],
                              check=True, capture_output=True, text=True).stdout
         bare.append(float(out.split()[-1]) - before)
+    print("new srun step, 2 nodes, --mpi=pmix, to rank 0 past MPI_Init: " + ms(bare))
+    report("C++ trial group (slurmtune::run_trials)", group_gaps(args, [args.probe]))
+    if args.python:
+        probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "group_probe.py")
+        report("Python trial group (slurmtune.trial.run_trials)",
+               group_gaps(args, ["/usr/bin/python3", probe]))
+
+
+def report(what, result):
+    gaps, groups = result
+    print("%s, previous trial ended -> next trial's train() running: %s; groups %s"
+          % (what, ms(gaps), groups))
+
+
+def group_gaps(args, program):
     workdir = tempfile.mkdtemp(prefix="slurmtune-bench-turnaround-")
     study = os.path.join(workdir, "study.toml")
     with open(study, "w") as f:
-        f.write(STUDY.format(trials=args.trials, probe=args.probe))
+        f.write(STUDY.format(trials=args.trials, program=json.dumps(program)))
     output = os.path.join(workdir, "study.h5")
     subprocess.run([args.slurmtune, "run", study, "-o", output, "--progress-interval", "3600"],
                    check=True, cwd=workdir, stderr=subprocess.DEVNULL)
@@ -71,9 +89,7 @@ def inside(args):
         rows.sort(key=lambda r: float(r["start_time"]))
         for prev, nxt in zip(rows, rows[1:]):
             gaps.append(t0[int(nxt["id"])] - float(prev["end_time"]))
-    print("new srun step, 2 nodes, --mpi=pmix, to rank 0 past MPI_Init: " + ms(bare))
-    print("trial group, previous trial ended -> next trial's train() running: " + ms(gaps))
-    print("groups: %s" % sorted(by_group))
+    return gaps, sorted(by_group)
 
 
 def main():
@@ -82,13 +98,19 @@ def main():
     parser.add_argument("probe")
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--inside", action="store_true")
+    parser.add_argument("--python", action="store_true", help="also the Python trial groups")
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
     if args.inside:
         return inside(args)
+    # 4 ranks on this 2-core test machine: ranks busy-polling in MPI_Bcast can hold the
+    # core a group's rank 0 needs when its ASSIGN arrives, and the gap becomes one
+    # scheduler time slice (~24 ms), in some runs and not others. Idle ranks yield here,
+    # as they would not need to with a core per rank.
+    os.environ.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
     subprocess.run(["salloc", "-N", "4", "--ntasks-per-node", "1", sys.executable,
                     os.path.abspath(__file__), args.slurmtune, args.probe, "--trials",
-                    str(args.trials), "--inside"], check=True)
+                    str(args.trials), "--inside"] + (["--python"] if args.python else []), check=True)
 
 
 if __name__ == "__main__":
