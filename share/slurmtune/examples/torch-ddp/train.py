@@ -11,6 +11,7 @@ Needs python3-torch and python3-sklearn (Debian; interpreter /usr/bin/python3).
 """
 import argparse
 import os
+import time
 
 import torch
 import torch.distributed as dist
@@ -67,6 +68,7 @@ def main():
         client.save_checkpoint(epoch, "checkpoint.pt", lambda path: torch.save(state, path))
 
     for epoch in range(first_epoch, args.epochs + 1):
+        started = time.perf_counter()
         ddp.train()
         order = shard[torch.randperm(len(shard), generator=torch.Generator().manual_seed(epoch)).to(device)]
         for start in range(0, len(order), args.batch):
@@ -74,13 +76,16 @@ def main():
             optimizer.zero_grad()
             F.cross_entropy(ddp(x_train[batch]), y_train[batch]).backward()  # DDP all-reduces
             optimizer.step()
+        if cuda:
+            torch.cuda.synchronize()
+        epoch_s = time.perf_counter() - started  # training only, all-reduces included
         ddp.eval()
         with torch.no_grad():
             logits = model(x_val)
             val_loss = F.cross_entropy(logits, y_val).item()
             val_accuracy = (logits.argmax(1) == y_val).float().mean().item()
         try:
-            client.report(step=epoch, val_loss=val_loss, val_accuracy=val_accuracy)
+            client.report(step=epoch, val_loss=val_loss, val_accuracy=val_accuracy, epoch_s=epoch_s)
         except TrialStopped as stopped:
             if stopped.checkpoint:
                 save(epoch)
