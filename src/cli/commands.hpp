@@ -27,5 +27,6 @@ int export_command(const Args& args);
 int run_command(const Args& args);
 int report_command(const Args& args);
 int rank_exec_command(const Args& args);
+int worker_command(const Args& args);
 
 }  // namespace slurmtune::cli

@@ -34,6 +34,8 @@ constexpr Subcommand kSubcommands[] = {
     {"export", "a table of a study file as CSV or JSON lines", slurmtune::cli::export_command},
     {"rank-exec", "run a program with RANK/LOCAL_RANK/NODE_RANK from srun or mpirun",
      slurmtune::cli::rank_exec_command},
+    {"worker", "the process of a worker step (started by slurmtune run)",
+     slurmtune::cli::worker_command},
 };
 
 void print_usage(std::ostream& out) {

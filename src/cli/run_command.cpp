@@ -47,6 +47,9 @@ int run_command(const Args& args) {
       "cluster's MpiDefault)")("srun-arg",
                                po::value<std::vector<std::string>>(&launch.srun_args)->composing(),
                                "slurm launcher: extra argument for every trial step (repeatable)")(
+      "coordinator-cpus", po::value<std::int64_t>(),
+      "slurm launcher: cores of the coordinator's node kept from trials (default: 1 on a node "
+      "of 16 or more cores, else 0)")(
       "listen", po::value<std::string>(&run.control.listen_host)->default_value("0.0.0.0"),
       "control plane: address to listen on")("port", po::value<int>()->default_value(0),
                                              "control plane: TCP port (0: any free port)")(
@@ -86,6 +89,8 @@ int run_command(const Args& args) {
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
   if (vm.count("rendezvous-ports"))
     run.rendezvous_ports = core::parse_port_range(vm["rendezvous-ports"].as<std::string>());
+  if (vm.count("coordinator-cpus"))
+    launch.coordinator_cpus = vm["coordinator-cpus"].as<std::int64_t>();
   run.control.port = port_of(vm["port"].as<int>());
   runtime::Coordinator coordinator(study, run);
   return coordinator.run();

@@ -1,8 +1,5 @@
 #include "slurmtune/client.hpp"
 
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,6 +16,7 @@
 #include "core/search/param_value.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
+#include "runtime/tcp_connect.hpp"
 #include "runtime/unique_fd.hpp"
 
 namespace slurmtune {
@@ -47,29 +45,12 @@ int detect_rank() {
 }
 
 runtime::UniqueFd connect_to(const std::string& address) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos)
-    throw ClientError("SLURMTUNE_ADDR='" + address + "' is not HOST:PORT");
-  const std::string host = address.substr(0, colon), port = address.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    throw ClientError("cannot resolve the coordinator " + address + ": " + gai_strerror(rc));
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owner(found, ::freeaddrinfo);
-  std::string error = "no address";
-  for (const addrinfo* a = found; a; a = a->ai_next) {
-    runtime::UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0));
-    if (!fd) continue;
-    if (::connect(fd.get(), a->ai_addr, a->ai_addrlen) == 0) {
-      const int one = 1;
-      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      return fd;
-    }
-    error = std::strerror(errno);
+  try {
+    return runtime::connect_tcp(address);
+  } catch (const runtime::ConnectError& e) {
+    if (e.kind() == runtime::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
+    throw ClientError(std::string("SLURMTUNE_ADDR: ") + e.what());
   }
-  throw CoordinatorLost("cannot connect to the coordinator at " + address + ": " + error);
 }
 
 const core::JsonValue* find(const core::JsonObject& o, std::string_view key) {

@@ -166,6 +166,19 @@ void read_resources(TableReader r, core::StudySpec& study) {
       r.fail("gpu_bind", "applies to trials with GPUs: set gpus_per_task as well");
     res.gpu_bind = *bind;
   }
+  if (const auto launch = r.keyword("launch", {"step", "worker"}); launch == "worker") {
+    if (study.trial.mode != core::TrialSpec::Mode::Command)
+      r.fail("launch", "\"worker\" runs command trials; [trial] mode = \"mpi\" has its own steps");
+    if (res.ranks() != 1)
+      r.fail("launch",
+             "\"worker\" runs single-rank trials (nodes = 1, ntasks_per_node = 1); "
+             "multi-rank trials keep one step each (launch = \"step\")");
+    if (res.gpus_per_task > 0)
+      r.fail("launch",
+             "\"worker\" does not hand out GPUs yet; GPU trials keep one step each "
+             "(launch = \"step\")");
+    res.launch = core::ResourceSpec::Launch::Worker;
+  }
   r.finish();
 }
 

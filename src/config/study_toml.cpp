@@ -184,6 +184,7 @@ toml::table resources_table(const core::ResourceSpec& r) {
   if (r.ranks_per_trial) t.insert("ranks_per_trial", *r.ranks_per_trial);
   if (r.max_concurrent) t.insert("max_concurrent", *r.max_concurrent);
   if (r.gpu_bind) t.insert("gpu_bind", *r.gpu_bind);
+  if (r.launch == core::ResourceSpec::Launch::Worker) t.insert("launch", "worker");
   return t;
 }
 

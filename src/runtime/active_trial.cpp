@@ -40,7 +40,7 @@ std::string ActiveTrial::stderr_tail() const {
 }
 
 void ActiveTrial::hard_kill(const std::string& scancel) const {
-  if (!slurm_step.empty()) {
+  if (!slurm_step.empty() && !process.is_remote()) {
     try {
       // scancel only asks slurmctld and returns at once.
       ChildProcess::spawn(SpawnRequest{{scancel, "--signal=KILL", slurm_step}, {}, {}, {}, {}})

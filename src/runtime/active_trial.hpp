@@ -11,6 +11,7 @@
 #include "runtime/control_server.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/rendezvous.hpp"
+#include "runtime/trial_process.hpp"
 
 namespace slurmtune::runtime {
 
@@ -25,7 +26,7 @@ struct ActiveTrial {
   std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
   std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins
   Placement placement;
-  ChildProcess process;
+  TrialProcess process;
   TimePoint started;
   TimePoint last_sign;  // launch, then the last report, heartbeat or checkpoint
   std::string fault;    // why the coordinator ended this attempt (time limit, silence)
@@ -44,7 +45,8 @@ struct ActiveTrial {
   /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
   std::string stderr_tail() const;
   /// SIGKILL to the process group, and to the Slurm step when its id is known (killing
-  /// srun alone may leave the step's tasks running until Slurm notices).
+  /// srun alone may leave the step's tasks running until Slurm notices); never to a
+  /// worker's step, which other trials share.
   void hard_kill(const std::string& scancel) const;
 };
 

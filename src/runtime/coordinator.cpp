@@ -208,11 +208,13 @@ double Coordinator::elapsed_s() const {
 }
 
 int Coordinator::run() {
+  if (worker_mode()) launch_workers();
   fill_slots();
   while (!(active_.empty() && steps_.empty() && (controller_->shutting_down() || done_))) {
     loop_.run_once(100);
     tick();
   }
+  stop_workers();
   study_.writer->flush();
   print_progress(true);
   const bool more = controller_->shutting_down() && controller_->more_work_left();
@@ -262,8 +264,9 @@ void Coordinator::fill_slots() {
     }
     start_trial(*launch, std::move(*placement));
   }
-  // With every slot free and nothing to launch, nothing can happen any more.
-  if (active_.empty()) done_ = true;
+  // With every slot free and nothing to launch, nothing can happen any more (unless
+  // worker steps have yet to connect and bring their nodes).
+  if (active_.empty() && !waiting_for_workers()) done_ = true;
 }
 
 ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placement placement) {
@@ -324,7 +327,8 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
   try {
-    t.process = launcher_->start(t.placement, process);
+    t.process = workers_.empty() ? TrialProcess(launcher_->start(t.placement, process))
+                                 : start_on_worker(t, process);
   } catch (const Error& e) {
     launcher_->release(t.placement);
     if (t.rendezvous) rendezvous_->release(*t.rendezvous);
@@ -345,6 +349,7 @@ void Coordinator::reap_children() {
     if (step.process.poll()) ended_steps.push_back(number);
   for (const int number : ended_steps)
     step_ended(number);
+  reap_workers();
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : active_)
     if (!t->group && t->process.poll() && messages_drained(*t)) ended.push_back(id);

@@ -20,6 +20,7 @@
 #include "runtime/pbt_checkpoints.hpp"
 #include "runtime/rendezvous.hpp"
 #include "runtime/study_session.hpp"
+#include "runtime/trial_process.hpp"
 
 namespace slurmtune::runtime {
 
@@ -145,6 +146,24 @@ class Coordinator final : public ControlHandler {
   void signal_steps(int signal);
   ActiveTrial& register_trial(const core::TrialLaunch& launch, Placement placement);
 
+  // worker steps, [resources] launch = "worker" (coordinator_workers.cpp)
+  struct WorkerStep {
+    std::size_t node = 0;  // ledger index
+    ChildProcess process;  // its srun
+    std::optional<ConnectionId> connection;
+    bool lost = false;
+  };
+  bool worker_mode() const;
+  void launch_workers();
+  bool waiting_for_workers() const;  // a worker step started and has not connected yet
+  std::string on_worker_hello(ConnectionId id, const core::JsonObject& hello);
+  std::optional<Reply> on_worker_message(ConnectionId id, const std::string& node, MessageType type,
+                                         const core::JsonObject& body);
+  TrialProcess start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec);
+  void worker_lost(const std::string& node, const std::string& why);
+  void reap_workers();
+  void stop_workers();
+
   const core::StudySpec& spec_;
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
@@ -168,6 +187,8 @@ class Coordinator final : public ControlHandler {
   std::uint64_t reports_at_last_progress_ = 0;
   std::map<ConnectionId, TrialGroup> groups_;
   std::map<int, GroupStep> steps_;  // mode = "mpi": running MPI steps by number (1, 2, ...)
+  std::map<std::string, WorkerStep> workers_;               // launch = "worker": by node name
+  std::map<ConnectionId, std::string> worker_connections_;  // ... and by connection
   int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   std::optional<core::AllocationClock> clock_;

@@ -53,6 +53,7 @@ ActiveTrial& Coordinator::trial_of(ConnectionId id) {
 }
 
 std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello) {
+  if (hello.contains("worker")) return on_worker_hello(id, hello);
   if (hello.contains("group")) {
     if (!group_mode()) throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
     return on_group_hello(id, hello);
@@ -76,6 +77,8 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
                                              const core::JsonObject& body) {
   if (const auto g = groups_.find(id); g != groups_.end())
     return on_group_message(id, g->second, type, body);
+  if (const auto w = worker_connections_.find(id); w != worker_connections_.end())
+    return on_worker_message(id, w->second, type, body);
   ActiveTrial& t = trial_of(id);
   switch (type) {
     case MessageType::Report:
@@ -176,6 +179,11 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
 }
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
+  if (const auto w = worker_connections_.find(id); w != worker_connections_.end()) {
+    const std::string node = w->second;
+    if (!done_) worker_lost(node, "its connection closed: " + reason);
+    return;
+  }
   if (const auto g = groups_.find(id); g != groups_.end()) {
     if (const auto step = steps_.find(g->second.step); step != steps_.end() && !done_)
       step->second.failing = true;

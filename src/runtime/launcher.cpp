@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/placement/hostlist.hpp"
 #include "runtime/local_gpus.hpp"
@@ -71,6 +73,8 @@ class SlurmLauncher final : public Launcher {
             core::SlotRequest{resources.nodes, resources.ntasks_per_node * resources.cpus_per_task,
                               resources.ntasks_per_node * resources.gpus_per_task}),
         job_id_(std::move(allocation.job_id)),
+        coordinator_node_(std::move(allocation.coordinator_node)),
+        coordinator_cpus_(allocation.coordinator_cpus),
         resources_(resources),
         options_(options) {}
 
@@ -82,8 +86,11 @@ class SlurmLauncher final : public Launcher {
       names.push_back(node.name);
     }
     return "slurm launcher: job " + job_id_ + ", " + std::to_string(names.size()) + " node(s) " +
-           core::compress_hostlist(names) + ", " + std::to_string(cpus) + " CPU(s), " +
-           std::to_string(capacity()) + " trial(s) at once";
+           core::compress_hostlist(names) + ", " + std::to_string(cpus) + " CPU(s) for trials" +
+           (coordinator_cpus_ > 0 ? " (" + std::to_string(coordinator_cpus_) + " of " +
+                                        coordinator_node_ + " kept for the coordinator)"
+                                  : "") +
+           ", " + std::to_string(capacity()) + " trial(s) at once";
   }
 
   std::vector<std::string> wrap(const Placement& placement,
@@ -113,6 +120,23 @@ class SlurmLauncher final : public Launcher {
     return out;
   }
 
+  std::vector<std::string> worker_step(std::size_t node,
+                                       const std::vector<std::string>& program) const override {
+    const auto& capacity = ledger().nodes().at(node);
+    std::vector<std::string> out = {options_.srun,
+                                    "--exact",
+                                    "--nodes=1",
+                                    "--ntasks=1",
+                                    "--cpus-per-task=" + std::to_string(capacity.cpus),
+                                    "--nodelist=" + capacity.name,
+                                    "--kill-on-bad-exit=1",
+                                    "--mpi=none"};
+    out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
+    out.push_back("--");
+    out.insert(out.end(), program.begin(), program.end());
+    return out;
+  }
+
   std::vector<std::string> whole_step(const std::vector<std::string>& program) const override {
     const auto& r = resources_;
     std::vector<std::string> out = {
@@ -131,13 +155,14 @@ class SlurmLauncher final : public Launcher {
   }
 
  private:
+  std::string job_id_, coordinator_node_;
+  std::int64_t coordinator_cpus_;
   void gpu_options(std::vector<std::string>& out) const {
     if (resources_.gpus_per_task == 0) return;
     out.push_back("--gpus-per-task=" + std::to_string(resources_.gpus_per_task));
     if (resources_.gpu_bind) out.push_back("--gpu-bind=" + *resources_.gpu_bind);
   }
 
-  std::string job_id_;
   core::ResourceSpec resources_;
   LaunchOptions options_;
 };
@@ -205,6 +230,17 @@ std::optional<Placement> Launcher::reserve() {
   return placement;
 }
 
+std::vector<std::string> Launcher::worker_step(std::size_t, const std::vector<std::string>&) const {
+  return {};
+}
+
+std::vector<std::string> Launcher::node_names() const {
+  std::vector<std::string> names;
+  for (const auto& node : ledger_.nodes())
+    names.push_back(node.name);
+  return names;
+}
+
 void Launcher::release(const Placement& placement) {
   ledger_.release(placement.nodes, request_);
   if (gpus_) gpus_->release(placement.gpus);
@@ -250,15 +286,41 @@ std::optional<SlurmAllocation> slurm_allocation(const std::map<std::string, std:
   const std::int64_t gpus = gpus_per_node(env);
   for (std::size_t i = 0; i < names.size(); ++i)
     allocation.nodes.push_back(core::NodeCapacity{names[i], cpus[i], gpus});
+  allocation.coordinator_node = lookup(env, "SLURMD_NODENAME");
   return allocation;
 }
+
+namespace {
+
+// Keeps cores of the coordinator's node from trials: the coordinator answers every report
+// and launch, and trials' ranks busy on every core of its node delay those answers.
+void keep_coordinator_cpus(SlurmAllocation& allocation, const core::ResourceSpec& resources,
+                           const LaunchOptions& options) {
+  auto node = std::find_if(allocation.nodes.begin(), allocation.nodes.end(),
+                           [&](const auto& n) { return n.name == allocation.coordinator_node; });
+  if (node == allocation.nodes.end()) return;  // not on a node of the allocation (tests)
+  const std::int64_t trial_cpus = resources.ntasks_per_node * resources.cpus_per_task;
+  const std::int64_t keep = options.coordinator_cpus
+                                ? *options.coordinator_cpus
+                                : (node->cpus >= 16 && node->cpus - 1 >= trial_cpus ? 1 : 0);
+  if (keep < 0 || keep >= node->cpus)
+    throw InputError("--coordinator-cpus " + std::to_string(keep) + ": node " + node->name +
+                     " has " + std::to_string(node->cpus) + " CPU(s); keep 0 to " +
+                     std::to_string(node->cpus - 1));
+  node->cpus -= keep;
+  allocation.coordinator_cpus = keep;
+}
+
+}  // namespace
 
 std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
                                         const LaunchOptions& options) {
   if (options.launcher != "local") {
     auto allocation = slurm_allocation(environment_map());
-    if (allocation)
+    if (allocation) {
+      keep_coordinator_cpus(*allocation, resources, options);
       return std::make_unique<SlurmLauncher>(std::move(*allocation), resources, options);
+    }
     if (options.launcher == "slurm")
       throw InputError(
           "--launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID and "

@@ -64,6 +64,15 @@ class Launcher {
   /// [trial] mode = "mpi": argv running `program` as one MPI step over the whole
   /// allocation (srun over every node, or mpirun over every slot).
   virtual std::vector<std::string> whole_step(const std::vector<std::string>& program) const = 0;
+  /// [resources] launch = "worker": argv running `program` as the long-lived worker step
+  /// of node `node` (one task holding the node's cores), or empty where trials are this
+  /// process's own children anyway (the local launcher).
+  virtual std::vector<std::string> worker_step(std::size_t node,
+                                               const std::vector<std::string>& program) const;
+  /// Node names, by ledger index.
+  std::vector<std::string> node_names() const;
+  /// Whether trials may be placed on `node` now (its worker step is connected).
+  void set_node_usable(std::size_t node, bool usable) { ledger_.set_usable(node, usable); }
 
  protected:
   const core::ResourceLedger& ledger() const { return ledger_; }
@@ -85,6 +94,9 @@ struct LaunchOptions {
   std::string srun = "srun";           ///< slurm: the srun to call
   std::string mpi = "pmix";            ///< slurm: --mpi type ("none": leave srun's default)
   std::vector<std::string> srun_args;  ///< slurm: extra arguments for every step
+  /// slurm: cores of the coordinator's node kept from trials (nullopt: 1 where that
+  /// node has 16 or more and a trial still fits beside it, else 0).
+  std::optional<std::int64_t> coordinator_cpus;
   /// slurm: `srun --time` of trial steps, in minutes (Slurm's unit): a backstop that ends a
   /// step past [trial] time_limit_s even when the orchestrator is gone.
   std::optional<std::int64_t> step_time_limit_min;
@@ -94,6 +106,8 @@ struct LaunchOptions {
 struct SlurmAllocation {
   std::string job_id;
   std::vector<core::NodeCapacity> nodes;
+  std::string coordinator_node;       ///< the node this process runs on (SLURMD_NODENAME)
+  std::int64_t coordinator_cpus = 0;  ///< its cores kept from trials
 };
 /// Reads SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE and the GPU variables
 /// from `env`; nullopt when not inside an allocation. Throws InputError naming the

@@ -28,13 +28,19 @@ std::string_view to_string(MessageType type) {
       return "TRIAL_END";
     case MessageType::Heartbeat:
       return "HEARTBEAT";
+    case MessageType::Launch:
+      return "LAUNCH";
+    case MessageType::Exited:
+      return "EXITED";
+    case MessageType::Signal:
+      return "SIGNAL";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 12;
+  return t >= 1 && t <= 15;
 }
 }  // namespace
 

@@ -41,6 +41,10 @@ enum class MessageType : std::uint8_t {
   Assign = 10,     ///< server -> group: {"trial", "params", ...} or {"done": true}
   TrialEnd = 11,   ///< group -> server: {"status": "completed|failed", "error"}
   Heartbeat = 12,  ///< client -> server: {} — alive, in a long step (no reply)
+  // Worker steps ([resources] launch = "worker": one long-lived step per node):
+  Launch = 13,  ///< server -> worker: {"key", "argv", "env", "stdout", "stderr"}, or {"done": true}
+  Exited = 14,  ///< worker -> server: {"key", "code", "signal", "signaled", "error"}
+  Signal = 15,  ///< server -> worker: {"key", "signal"} — to the trial's process group
 };
 std::string_view to_string(MessageType type);
 

@@ -28,13 +28,13 @@ import h5py
 STUDY = """[study]
 name = "turnaround"
 metric = "loss"
-metrics = ["loss", "t0"]
+metrics = ["loss", "t0", "report_ms"]
 max_trials = {trials}
 [search]
 x = {{ uniform = [0, 1] }}
 [scheduler]
 type = "fifo"
-max_t = 1
+max_t = 2
 [trial]
 mode = "mpi"
 program = {program}
@@ -64,9 +64,10 @@ def inside(args):
 
 
 def report(what, result):
-    gaps, groups = result
+    gaps, report_s, groups = result
     print("%s, previous trial ended -> next trial's train() running: %s; groups %s"
           % (what, ms(gaps), groups))
+    print("%s, a collective report's round trip: %s" % (what, ms(report_s)))
 
 
 def group_gaps(args, program):
@@ -81,6 +82,7 @@ def group_gaps(args, program):
         trials = f["trials"][:]
         metrics = f["metrics"][:]
     t0 = {int(m["trial"]): float(m["t0"]) for m in metrics}
+    report_ms = [float(m["report_ms"]) / 1e3 for m in metrics if m["step"] == 2]
     by_group = {}
     for t in trials:
         by_group.setdefault(t["nodes"].decode(), []).append(t)
@@ -89,7 +91,7 @@ def group_gaps(args, program):
         rows.sort(key=lambda r: float(r["start_time"]))
         for prev, nxt in zip(rows, rows[1:]):
             gaps.append(t0[int(nxt["id"])] - float(prev["end_time"]))
-    return gaps, sorted(by_group)
+    return gaps, report_ms, sorted(by_group)
 
 
 def main():
@@ -99,15 +101,16 @@ def main():
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--inside", action="store_true")
     parser.add_argument("--python", action="store_true", help="also the Python trial groups")
+    parser.add_argument("--yield", dest="yield_when_idle", action="store_true",
+                        help="OMPI_MCA_mpi_yield_when_idle=1 (idle MPI ranks yield their core)")
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
     if args.inside:
         return inside(args)
-    # 4 ranks on this 2-core test machine: ranks busy-polling in MPI_Bcast can hold the
-    # core a group's rank 0 needs when its ASSIGN arrives, and the gap becomes one
-    # scheduler time slice (~24 ms), in some runs and not others. Idle ranks yield here,
-    # as they would not need to with a core per rank.
-    os.environ.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
+    # Open MPI's default, aggressive polling: 4 ranks on this 2-core machine keep every
+    # core busy, as on a node with one rank per core (--yield: idle ranks yield).
+    if args.yield_when_idle:
+        os.environ["OMPI_MCA_mpi_yield_when_idle"] = "1"
     subprocess.run(["salloc", "-N", "4", "--ntasks-per-node", "1", sys.executable,
                     os.path.abspath(__file__), args.slurmtune, args.probe, "--trials",
                     str(args.trials), "--inside"] + (["--python"] if args.python else []), check=True)

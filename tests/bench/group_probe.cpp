@@ -1,7 +1,9 @@
 // Probe for the trial-group turnaround benchmark (bench_turnaround.py).
 // Under `slurmtune run` ([trial] mode = "mpi"): every trial reports once, with t0 = the
-// wall-clock time its train function started, and ends. Without SLURMTUNE_ADDR: a plain
-// MPI program whose rank 0 prints the time right after MPI_Init (a bare srun's start-up).
+// wall-clock time its train function started, then twice more, the last time with
+// report_ms = how long the one before took (the collective report's round trip). Without
+// SLURMTUNE_ADDR: a plain MPI program whose rank 0 prints the time right after MPI_Init (a bare
+// srun's start-up).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,11 @@ int main(int argc, char** argv) {
   }
   return slurmtune::run_trials(argc, argv, [](slurmtune::Trial& t) {
     const double t0 = now();
-    t.report(1, {{"loss", t.param<double>("x")}, {"t0", t0}});
+    const double x = t.param<double>("x");
+    t.report(1, {{"loss", x}, {"t0", t0}});
+    // The collective report's round trip as every rank sees it, reported at step 2.
+    const double before = now();
+    t.report(1.5, {{"loss", x}, {"t0", t0}});
+    t.report(2, {{"loss", x}, {"t0", t0}, {"report_ms", 1e3 * (now() - before)}});
   });
 }

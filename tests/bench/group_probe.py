@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Python probe for the trial-group turnaround benchmark (bench_turnaround.py): under
-`slurmtune run` ([trial] mode = "mpi"), every trial reports once, with t0 = the
-wall-clock time its train function started, and ends."""
+`slurmtune run` ([trial] mode = "mpi"), every trial reports with t0 = the wall-clock
+time its train function started, three times, the last with report_ms = how long the
+one before took (the collective report's round trip), and ends."""
 import sys
 import time
 
@@ -10,7 +11,11 @@ from slurmtune.trial import run_trials
 
 def train(t):
     t0 = time.time()
-    t.report(1, loss=float(t.params["x"]), t0=t0)
+    x = float(t.params["x"])
+    t.report(1, loss=x, t0=t0)
+    before = time.time()
+    t.report(1.5, loss=x, t0=t0)  # timed: the collective report's round trip
+    t.report(2, loss=x, t0=t0, report_ms=1e3 * (time.time() - before))
 
 
 if __name__ == "__main__":

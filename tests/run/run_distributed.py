@@ -165,11 +165,11 @@ def scenario_pygroups(runner, args, kill=False):
           % (args.scenario, source, outcome, with_torch, judged))
 
 
-DEVICE_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "device_trial.py")
+ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 
 
 def run_gpu_packing(runner, name, options, resources, capacity, per_device):
-    text = study_toml(name, ["/usr/bin/python3", DEVICE_TRIAL], max_trials=9, max_t=3,
+    text = study_toml(name, ["/usr/bin/python3", ENV_TRIAL], max_trials=9, max_t=3,
                       metrics=("loss", "device", "devices"), resources=resources,
                       scheduler="fifo").replace("grace_period = 1\nreduction_factor = 3\n", "")
     study = runner.write(name + ".toml", text)

@@ -9,7 +9,13 @@
 namespace slurmtune::core {
 
 ResourceLedger::ResourceLedger(std::vector<NodeCapacity> nodes)
-    : nodes_(std::move(nodes)), free_(nodes_) {}
+    : nodes_(std::move(nodes)), free_(nodes_), usable_(nodes_.size(), true) {}
+
+void ResourceLedger::set_usable(std::size_t node, bool usable) {
+  if (node >= usable_.size())
+    throw UsageError("ResourceLedger::set_usable: no node " + std::to_string(node));
+  usable_[node] = usable;
+}
 
 bool ResourceLedger::node_fits(const NodeCapacity& free, const SlotRequest& request) const {
   return free.cpus >= request.cpus_per_node && free.gpus >= request.gpus_per_node;
@@ -38,7 +44,7 @@ void ResourceLedger::check_fits(const SlotRequest& request) const {
 std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotRequest& request) {
   std::vector<std::size_t> fitting;
   for (std::size_t i = 0; i < free_.size(); ++i)
-    if (node_fits(free_[i], request)) fitting.push_back(i);
+    if (usable_[i] && node_fits(free_[i], request)) fitting.push_back(i);
   if (static_cast<std::int64_t>(fitting.size()) < request.nodes) return std::nullopt;
   std::stable_sort(fitting.begin(), fitting.end(),
                    [this](std::size_t a, std::size_t b) { return free_[a].cpus < free_[b].cpus; });

@@ -36,6 +36,9 @@ class ResourceLedger {
   std::optional<std::vector<std::size_t>> acquire(const SlotRequest& request);
   /// Returns what acquire() gave.
   void release(const std::vector<std::size_t>& nodes, const SlotRequest& request);
+  /// Whether acquire() may place trials on `node` now (a worker step serves it); every
+  /// node may at first. What runs there keeps its resources until released.
+  void set_usable(std::size_t node, bool usable);
 
   /// How many trials of this shape fit in the empty allocation.
   std::size_t capacity(const SlotRequest& request) const;
@@ -49,6 +52,7 @@ class ResourceLedger {
 
   std::vector<NodeCapacity> nodes_;
   std::vector<NodeCapacity> free_;
+  std::vector<bool> usable_;
 };
 
 }  // namespace slurmtune::core

@@ -44,6 +44,10 @@ struct ResourceSpec {
   std::optional<std::int64_t> ranks_per_trial;
   /// Slurm's --gpu-bind for trial steps ("closest", "single:1", "map_gpu:0,1", ...).
   std::optional<std::string> gpu_bind;
+  /// How command trials start under Slurm: a job step each, or as children of one
+  /// long-lived worker step per node.
+  enum class Launch { Step, Worker };
+  Launch launch = Launch::Step;
 
   /// Ranks of one trial (command trials): nodes x ntasks_per_node.
   std::int64_t ranks() const { return nodes * ntasks_per_node; }

@@ -310,3 +310,19 @@ BOOST_AUTO_TEST_CASE(gpu_bind_is_a_slurm_value_for_gpu_trials) {
                "study.toml:10:12: [resources] gpu_bind: 'closest --exclusive' is not a Slurm "
                "--gpu-bind value"));
 }
+
+BOOST_AUTO_TEST_CASE(worker_launch_is_for_single_rank_command_trials) {
+  const std::string base =
+      kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\ncommand = [\"t\"]\n[resources]\n";
+  const auto s = config::parse_study(base + "launch = \"worker\"\n", "study.toml");
+  BOOST_TEST((s.resources.launch == ResourceSpec::Launch::Worker));
+  BOOST_TEST((config::parse_study(config::to_toml(s), "resolved.toml").resources.launch ==
+              ResourceSpec::Launch::Worker));
+  BOOST_TEST(
+      (config::parse_study(base, "study.toml").resources.launch == ResourceSpec::Launch::Step));
+  BOOST_TEST(contains(error_of(base + "launch = \"worker\"\nntasks_per_node = 2\n"),
+                      "[resources] launch: \"worker\" runs single-rank trials"));
+  BOOST_TEST(contains(error_of(base + "launch = \"worker\"\ngpus_per_task = 1\n"),
+                      "does not hand out GPUs yet"));
+  BOOST_TEST(contains(error_of(base + "launch = \"workers\"\n"), "[resources] launch"));
+}

@@ -89,3 +89,17 @@ BOOST_AUTO_TEST_CASE(releasing_twice_is_a_usage_error) {
   ledger.release(*a, one);
   BOOST_CHECK_THROW(ledger.release(*a, one), UsageError);
 }
+
+BOOST_AUTO_TEST_CASE(unusable_nodes_get_no_trials_until_usable_again) {
+  core::ResourceLedger ledger({{"n1", 4, 0}, {"n2", 4, 0}});
+  const core::SlotRequest one{1, 4, 0};
+  ledger.set_usable(0, false);
+  const auto first = ledger.acquire(one);
+  BOOST_REQUIRE(first);
+  BOOST_TEST((*first == std::vector<std::size_t>{1}));
+  BOOST_TEST(!ledger.acquire(one));
+  ledger.set_usable(0, true);
+  BOOST_TEST((*ledger.acquire(one) == std::vector<std::size_t>{0}));
+  BOOST_TEST(ledger.capacity(one) == 2u);  // the study's shape is judged on the whole allocation
+  BOOST_CHECK_THROW(ledger.set_usable(2, true), UsageError);
+}

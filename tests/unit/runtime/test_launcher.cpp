@@ -279,3 +279,31 @@ BOOST_AUTO_TEST_CASE(slurm_gpu_steps_carry_gpus_per_task_and_gpu_bind) {
        {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_NODE"})
     ::unsetenv(name);
 }
+
+BOOST_AUTO_TEST_CASE(a_core_of_a_large_coordinator_node_is_kept_from_trials) {
+  ::setenv("SLURM_JOB_ID", "8", 1);
+  ::setenv("SLURM_JOB_NODELIST", "c[1-2]", 1);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "32(x2)", 1);
+  ::setenv("SLURMD_NODENAME", "c1", 1);
+  core::ResourceSpec resources;
+  resources.cpus_per_task = 8;
+  LaunchOptions options;
+  options.launcher = "slurm";
+  const auto launcher = make_launcher(resources, options);
+  BOOST_TEST(launcher->capacity() == 7u);  // 3 on c1 (31 cores), 4 on c2
+  BOOST_TEST(launcher->describe().find("1 of c1 kept for the coordinator") != std::string::npos);
+  options.coordinator_cpus = 0;
+  BOOST_TEST(make_launcher(resources, options)->capacity() == 8u);
+  options.coordinator_cpus = 32;
+  BOOST_CHECK_THROW(make_launcher(resources, options), InputError);
+  // Small nodes, or a trial that needs the whole node: nothing is kept unless asked.
+  options.coordinator_cpus.reset();
+  resources.cpus_per_task = 32;
+  BOOST_TEST(make_launcher(resources, options)->capacity() == 2u);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "4(x2)", 1);
+  resources.cpus_per_task = 1;
+  BOOST_TEST(make_launcher(resources, options)->capacity() == 8u);
+  for (const char* name :
+       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURMD_NODENAME"})
+    ::unsetenv(name);
+}

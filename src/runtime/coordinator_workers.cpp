@@ -1,0 +1,183 @@
+// [resources] launch = "worker": one long-lived `slurmtune worker` step per node starts
+// that node's trials as its own children on the coordinator's LAUNCH, so a trial costs
+// a message instead of an srun step (doc/slurm.md#worker-steps). A node takes trials
+// once its worker has said HELLO; a worker that goes away fails the trials it ran
+// (retried elsewhere) and its node takes no more.
+#include <algorithm>
+#include <csignal>
+
+#include "core/json.hpp"
+#include "core/search/param_value.hpp"
+#include "runtime/active_trial.hpp"
+#include "runtime/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "runtime/message_fields.hpp"
+#include "runtime/this_process.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+// "12.0": which attempt of which trial a worker's message is about.
+std::string process_key(core::TrialId trial, std::uint64_t attempt) {
+  return std::to_string(trial) + "." + std::to_string(attempt);
+}
+
+std::string json_strings(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (const auto& v : values) {
+    if (out.size() > 1) out += ", ";
+    out += core::json_quote(v);
+  }
+  return out + "]";
+}
+
+std::string json_environment(const std::map<std::string, std::string>& env) {
+  std::string out = "{";
+  for (const auto& [name, value] : env) {
+    if (out.size() > 1) out += ", ";
+    out += core::json_quote(name) + ": " + core::json_quote(value);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+bool Coordinator::worker_mode() const {
+  return spec_.resources.launch == core::ResourceSpec::Launch::Worker;
+}
+
+void Coordinator::launch_workers() {
+  const auto names = launcher_->node_names();
+  for (std::size_t node = 0; node < names.size(); ++node) {
+    SpawnRequest request;
+    request.argv = launcher_->worker_step(node, {executable_path(), "worker"});
+    if (request.argv.empty()) {
+      log_line("launch = \"worker\": the local launcher starts trials as its own children");
+      return;
+    }
+    request.env = {{"SLURMTUNE_ADDR", address_},
+                   {"SLURMTUNE_TOKEN_FILE", token_file_},
+                   {"SLURMTUNE_WORKER_NODE", names[node]}};
+    request.stdout_path = trials_dir_ + "/worker-" + names[node] + ".out";
+    request.stderr_path = trials_dir_ + "/worker-" + names[node] + ".err";
+    WorkerStep worker;
+    worker.node = node;
+    worker.process = ChildProcess::spawn(request);
+    launcher_->set_node_usable(node, false);  // until its worker says HELLO
+    workers_.emplace(names[node], std::move(worker));
+  }
+  log_line("launch = \"worker\": " + std::to_string(workers_.size()) +
+           " worker step(s), one per node; trials start as their children");
+}
+
+bool Coordinator::waiting_for_workers() const {
+  return std::any_of(workers_.begin(), workers_.end(),
+                     [](const auto& w) { return !w.second.connection && !w.second.lost; });
+}
+
+std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject& hello) {
+  const std::string node = text(hello, "worker");
+  const auto w = workers_.find(node);
+  if (w == workers_.end())
+    throw ProtocolError("no worker step was started for node '" + node + "'");
+  if (w->second.connection || w->second.lost)
+    throw ProtocolError("node " + node + " already has its worker (or lost it)");
+  w->second.connection = id;
+  worker_connections_[id] = node;
+  launcher_->set_node_usable(w->second.node, true);
+  const auto ready = std::count_if(workers_.begin(), workers_.end(),
+                                   [](const auto& x) { return x.second.connection.has_value(); });
+  if (ready == static_cast<std::ptrdiff_t>(workers_.size()))
+    log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
+             core::format_double(elapsed_s()) + " s");
+  return "{\"worker\": " + core::json_quote(node) + "}";
+}
+
+TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec) {
+  const std::string node = launcher_->node_names().at(t.placement.nodes.at(0));
+  const ConnectionId worker = *workers_.at(node).connection;
+  const std::string key = process_key(t.trial, t.attempt);
+  server_->send(worker, MessageType::Launch,
+                "{\"key\": " + core::json_quote(key) + ", \"argv\": " + json_strings(spec.argv) +
+                    ", \"env\": " + json_environment(spec.env) +
+                    ", \"stdout\": " + core::json_quote(spec.stdout_path) +
+                    ", \"stderr\": " + core::json_quote(spec.stderr_path) + "}");
+  return TrialProcess::remote([this, worker, key](int signal) {
+    server_->send(
+        worker, MessageType::Signal,
+        "{\"key\": " + core::json_quote(key) + ", \"signal\": " + std::to_string(signal) + "}");
+  });
+}
+
+std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::string& node,
+                                                    MessageType type,
+                                                    const core::JsonObject& body) {
+  if (type != MessageType::Exited)
+    throw ProtocolError("a worker may not send " + std::string(to_string(type)));
+  const std::string key = text(body, "key");
+  for (auto& [id, t] : active_) {
+    if (process_key(id, t->attempt) != key || !t->process.is_remote() || t->process.status())
+      continue;
+    ExitStatus status;
+    status.code = static_cast<int>(number(body, "code", "EXITED"));
+    status.signal = static_cast<int>(number(body, "signal", "EXITED"));
+    const auto* signaled = field(body, "signaled");
+    status.signaled =
+        signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);
+    if (const std::string error = text(body, "error"); !error.empty())
+      t->fault = "the worker on " + node + " could not start it: " + error;
+    t->process.ended(status);
+    if (messages_drained(*t)) finish_trial(id);
+    return std::nullopt;
+  }
+  return std::nullopt;  // an attempt already ended here (its worker was too slow to say)
+}
+
+void Coordinator::worker_lost(const std::string& node, const std::string& why) {
+  WorkerStep& w = workers_.at(node);
+  if (w.lost) return;
+  w.lost = true;
+  if (w.connection) {
+    worker_connections_.erase(*w.connection);
+    // A worker still alive (its srun went first) ends and takes its children with it.
+    server_->close(*w.connection, "your node takes no more trials");
+  }
+  w.connection.reset();
+  launcher_->set_node_usable(w.node, false);
+  log_line("worker step on " + node + " lost (" + why + "): its trials fail and are retried " +
+           "elsewhere; the node takes no more");
+  std::vector<core::TrialId> ended;
+  for (auto& [id, t] : active_) {
+    if (!t->process.is_remote() || t->process.status() || t->placement.nodes.at(0) != w.node)
+      continue;
+    t->fault = "its worker step on " + node + " was lost (" + why + ")";
+    t->process.ended(ExitStatus{0, SIGKILL, true});
+    ended.push_back(id);
+  }
+  for (const core::TrialId id : ended)
+    if (messages_drained(*active_.at(id))) finish_trial(id);
+  const bool any_left =
+      std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
+  if (!any_left && !done_ && !controller_->shutting_down())
+    throw Error("every worker step is gone (the last: " + node + ", " + why + "); see " +
+                trials_dir_ + "/worker-*.err");
+}
+
+void Coordinator::reap_workers() {
+  for (auto& [node, w] : workers_)
+    if (!w.lost && w.process.poll() && !done_)
+      worker_lost(node, "its step ended: " + w.process.status()->describe());
+}
+
+void Coordinator::stop_workers() {
+  for (auto& [node, w] : workers_)
+    if (w.connection) server_->send(*w.connection, MessageType::Launch, "{\"done\": true}");
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  for (auto& [node, w] : workers_) {
+    while (!w.process.poll() && Clock::now() < deadline)
+      loop_.run_once(50);
+    // Still running (srun slow to end): its destructor kills the step.
+  }
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,24 @@
+#pragma once
+// `slurmtune worker`: the long-lived process of a worker step ([resources] launch =
+// "worker"). It connects to the coordinator over the authenticated control plane and
+// starts trial commands as its own children on the coordinator's instruction (LAUNCH),
+// signals them (SIGNAL) and says how each ended (EXITED). One `srun` step per node
+// then serves every trial on that node: no step launch per trial, and no Slurm
+// MaxStepCount to run out of.
+#include <string>
+
+namespace slurmtune::runtime {
+
+struct WorkerOptions {
+  std::string address;     ///< the coordinator, HOST:PORT (SLURMTUNE_ADDR)
+  std::string token_file;  ///< SLURMTUNE_TOKEN_FILE
+  std::string node;        ///< the node this worker serves, as the coordinator names it
+};
+
+/// Serves until the coordinator closes the connection (0) or is lost (1). Children
+/// still running then are killed with their process groups. SIGTERM (the step
+/// cancelled, the job's end) is passed on to every child's group; the coordinator
+/// decides what follows.
+int run_worker(const WorkerOptions& options);
+
+}  // namespace slurmtune::runtime

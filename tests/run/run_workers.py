@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The worker-step scenarios of tests/run/check_run.py ([resources] launch = "worker"):
+as an sbatch job on the local Slurm cluster, one long-lived `slurmtune worker` step per
+node starts every trial on its node (tests/run/trials/env_trial.py prints the step it
+runs in).
+
+workers: 40 trials on 4 nodes, all of them children of the 4 worker steps (4 distinct
+Slurm steps in all), ASHA decisions equal the model.
+workers-kill: the worker on one node is killed (SIGKILL) while trials run there: those
+trials fail once and are retried on the other nodes, which take every later trial.
+"""
+import os
+import re
+import signal
+import time
+
+from run_harness import ROOT, Study, check_asha, check_complete, expect, read, reports_so_far, study_toml, wait_for
+
+ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
+
+
+def worker_pids(node):
+    """PIDs of `slurmtune worker` processes serving `node` (the test cluster's nodes
+    are names of this one host)."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmdline = f.read().split(b"\0")
+        except OSError:
+            continue
+        if (b"SLURMTUNE_WORKER_NODE=" + node.encode() in env and len(cmdline) >= 2
+                and cmdline[0].endswith(b"slurmtune") and cmdline[1] == b"worker"):  # not its srun
+            pids.append(int(pid))
+    return pids
+
+
+def scenario_workers(runner, args, kill=False):
+    if runner.launcher != "slurm":
+        print("SKIPPED: worker steps are Slurm job steps")
+        raise SystemExit(77)
+    trials_wanted = 40
+    text = study_toml("workers", ["/usr/bin/python3", ENV_TRIAL, "--steps=9",
+                                  "--sleep=%s" % ("0.3" if kill else "0.05")],
+                      max_trials=trials_wanted, resources='launch = "worker"\n',
+                      metrics=("loss", "device", "devices"),
+                      trial_extra="max_failures = 2\n")
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    victim = "n3"
+    if kill:
+        wait_for(lambda: reports_so_far(handle[2]) >= 10, 120, "a few reports")
+        wait_for(lambda: worker_pids(victim), 30, "the worker of " + victim)
+        for pid in worker_pids(victim):
+            os.kill(pid, signal.SIGKILL)
+        killed_at = time.time()
+    rc, log = runner.wait(handle, 400)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("4 worker step(s), one per node" in log and "all 4 worker step(s) connected" in log,
+           "worker steps were not started:\n" + log)
+    trials = check_complete(path, trials_wanted).set_index("id")
+    expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
+    steps = {}
+    for t in trials.index:
+        output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
+        for step, node in re.findall(r"SLURM_STEP=(\S+) on (\S+)", output):
+            steps.setdefault(step, set()).add(node)
+    expect(len(steps) == 4 and all(len(nodes) == 1 for nodes in steps.values()),
+           "trials ran in %d Slurm step(s), not one per node: %s" % (len(steps), steps))
+    outcome = "%d trials in 4 worker steps (%s)" % (len(trials), ", ".join(
+        sorted(next(iter(n)) for n in steps.values())))
+    if kill:
+        expect(re.search(r"worker step on %s lost" % victim, log), "the lost worker was not noticed:\n" + log)
+        hit = trials[trials.error.str.contains("worker step on %s was lost" % victim)]
+        expect(len(hit) >= 1 and (hit.retries >= 1).all() and (hit.status != "failed").all(),
+               "no trial of the lost worker was retried:\n%s" % trials[["retries", "error", "nodes"]])
+        later = trials[trials.start_time > killed_at + 2]
+        expect(len(later) > 0 and (later.nodes != victim).all(),
+               "trials started on %s after its worker was lost:\n%s" % (victim, later.nodes))
+        outcome += "; the worker on %s was killed: trials %s failed and were retried elsewhere, " \
+                   "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
+    judged = check_asha(path, 1, 3, 9)
+    print("%s: %s; %d ASHA decisions equal the model" % (args.scenario, outcome, judged))
