@@ -17,6 +17,7 @@
 #include "runtime/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/secret.hpp"
+#include "runtime/slurm_limits.hpp"
 #include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
@@ -148,6 +149,17 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
                            : ""));
   log_line(launcher_->describe() + (group_mode() ? "" : "; " + rendezvous_->describe()));
   log_line("control plane on " + address_ + ", token in " + token_file_);
+  warn_of_step_limit();
+}
+
+// A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.
+void Coordinator::warn_of_step_limit() const {
+  if (launcher_->single_host() || group_mode() || worker_mode()) return;
+  const auto max_steps = cluster_max_step_count(trials_dir_ + "/scontrol-config.out");
+  if (!max_steps) return;
+  if (const std::string warning = step_count_warning(spec_.max_trials, *max_steps);
+      !warning.empty())
+    log_line("warning: " + warning);
 }
 
 Coordinator::~Coordinator() = default;

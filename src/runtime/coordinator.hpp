@@ -92,6 +92,7 @@ class Coordinator final : public ControlHandler {
   void print_progress(bool final);
   std::string silent_trials() const;
   void preflight() const;
+  void warn_of_step_limit() const;
   void start_allocation_clock();
   core::FitsBeforeEnd fits_before_end() const;
   void note_held_work();  // after next_launch: logs, and ends the session when idle

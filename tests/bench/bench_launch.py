@@ -5,7 +5,8 @@
       Under the local Slurm cluster (SLURM_CONF set): inside one `salloc -N 2`, time
       from "a slot is free" to "the trial process runs" for slurmtune's job steps,
       against bare `srun -N1 -n1 --exact` of the same probe (with and without
-      --mpi=pmix), measured in the same allocation, one after the other.
+      --mpi=pmix), measured in the same allocation, one after the other; then the
+      same study with [resources] launch = "worker" (trials started by worker steps).
   bench_launch.py startup SLURMTUNE LAUNCH_PROBE [--runs 10]
       Local launcher: from starting `slurmtune run` to the first trial's process running.
 
@@ -36,13 +37,14 @@ max_t = 1
 command = ["{probe}"]
 [resources]
 max_concurrent = 1
+launch = "{launch}"
 """
 
 
-def study_file(workdir, probe, trials):
-    path = os.path.join(workdir, "study.toml")
+def study_file(workdir, probe, trials, launch="step"):
+    path = os.path.join(workdir, "study-%s.toml" % launch)
     with open(path, "w") as f:
-        f.write(STUDY.format(trials=trials, probe=probe))
+        f.write(STUDY.format(trials=trials, probe=probe, launch=launch))
     return path
 
 
@@ -83,6 +85,12 @@ def inside(args):
                     "--progress-interval", "3600"], check=True, cwd=workdir,
                    stderr=subprocess.DEVNULL)
     launch, free_slot = trial_latencies(output)
+    workers = os.path.join(workdir, "workers.h5")
+    subprocess.run([args.slurmtune, "run", study_file(workdir, args.probe, args.trials, "worker"), "-o",
+                    workers, "--progress-interval", "3600"], check=True, cwd=workdir,
+                   stderr=subprocess.DEVNULL)
+    worker_launch, worker_free_slot = trial_latencies(workers)
+    worker_launch = worker_launch[1:]  # the first waited for the worker steps to connect
     print("bare srun -N1 -n1 --exact (MpiDefault):     " + ms(bare))
     print("bare srun -N1 -n1 --exact --mpi=none:       " + ms(bare_none))
     print("bare srun -N1 -n1 --exact --mpi=pmix:       " + ms(bare_pmix))
@@ -90,6 +98,8 @@ def inside(args):
     print("slurmtune trial step, slot free -> running: " + ms(free_slot))
     print("ratio slurmtune (slot free -> running) / bare srun (MpiDefault): %.2f"
           % (statistics.median(free_slot) / statistics.median(bare)))
+    print("slurmtune worker step, launch -> running:   " + ms(worker_launch))
+    print("slurmtune worker step, slot free -> running:" + ms(worker_free_slot))
 
 
 def slurm(args):

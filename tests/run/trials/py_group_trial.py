@@ -3,7 +3,7 @@
 the step into trial groups. Each trial checks that t.comm holds its own ranks only (the
 sum of the trial id over it), joins a torch.distributed process group of its ranks
 (gloo, when python3-torch is there) and all-reduces over it, reports a loss averaged
-over its ranks from every rank, and each rank prints the step it left at. It keeps a
+over its ranks from every rank, and each rank notes the step it left at. It keeps a
 checkpoint (the step, written by rank 0) and resumes from it.
 
     py_group_trial.py [--kill-trial N] [--sleep S]
@@ -56,10 +56,17 @@ def train(t, args):
             t.save_checkpoint(step, "state.json", lambda path: write_state(path, step))
             t.report(step, loss=loss, ranks=float(t.size), mixed=mixed, torch_ok=torch_ok,
                      start=float(start))
-        print("trial %d rank %d left at step %d" % (t.id, t.rank, step), flush=True)
+        note_left(t, step)
     except TrialStopped:
-        print("trial %d rank %d left at step %d" % (t.id, t.rank, step), flush=True)
+        note_left(t, step)
         raise
+
+
+def note_left(t, step):
+    """Where this rank left the trial, in the trial's folder (a file, not stdout: mpirun
+    may drop forwarded output when a killed rank aborts its step)."""
+    with open(os.path.join(t.trial_dir, "left-rank-%d.txt" % t.rank), "w") as f:
+        f.write("%d\n" % step)
 
 
 def write_state(path, step):
