@@ -8,10 +8,13 @@ workers: 40 trials on 4 nodes, all of them children of the 4 worker steps (4 dis
 Slurm steps in all), ASHA decisions equal the model.
 workers-kill: the worker on one node is killed (SIGKILL) while trials run there: those
 trials fail once and are retried on the other nodes, which take every later trial.
+workers-many: 600 trials, more than the test cluster's MaxStepCount (500) lets one job
+start steps for.
 """
 import os
 import re
 import signal
+import subprocess
 import time
 
 from run_harness import ROOT, Study, check_asha, check_complete, expect, read, reports_so_far, study_toml, wait_for
@@ -84,3 +87,35 @@ def scenario_workers(runner, args, kill=False):
                    "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
     judged = check_asha(path, 1, 3, 9)
     print("%s: %s; %d ASHA decisions equal the model" % (args.scenario, outcome, judged))
+
+
+def scenario_workers_many(runner, args):
+    """More trials than Slurm lets one job start steps (the test cluster's MaxStepCount is
+    500): a step-per-trial study says so at start; with launch = "worker" the same 600
+    trials complete in one job."""
+    if runner.launcher != "slurm":
+        print("SKIPPED: worker steps are Slurm job steps")
+        raise SystemExit(77)
+    trials_wanted = 600
+    sbatch = ["-N", "4", "--ntasks-per-node", "4"]
+    steps = runner.write("steps.toml", study_toml("many", [args.cpp_trial, "3"], max_trials=trials_wanted))
+    handle = runner.start(steps, os.path.join(runner.workdir, "steps.h5"), sbatch_args=sbatch)
+    warning = "max_trials = 600 needs at least as many job steps (one per trial), but the " \
+              "cluster's MaxStepCount is 500"
+    wait_for(lambda: warning in read(handle[2]), 60, "the MaxStepCount warning")
+    subprocess.run(["scancel", handle[1]], check=True)
+    text = study_toml("many", [args.cpp_trial, "3"], max_trials=trials_wanted,
+                      resources='launch = "worker"\n')
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    started = time.time()
+    rc, log = runner.run(study, path, sbatch_args=sbatch, timeout=500)
+    elapsed = time.time() - started
+    expect(rc == 0, "run failed:\n" + log[-5000:])
+    expect("MaxStepCount" not in log, "a worker study was warned of MaxStepCount:\n" + log[:3000])
+    trials = check_complete(path, trials_wanted)
+    expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[trials.status == "failed"])
+    judged = check_asha(path, 1, 3, 9)
+    print("workers-many: a step-per-trial study of 600 trials was warned of MaxStepCount = 500; "
+          "with worker steps all %d trials completed in one job (%.0f s, %s); %d ASHA decisions "
+          "equal the model" % (len(trials), elapsed, dict(trials.status.value_counts()), judged))

@@ -55,6 +55,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
 MpiDefault=pmix
+# Below the trial count of run.slurm.workers-many (600), above any other test's steps per job.
+MaxStepCount=500
 ReturnToService=2
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
