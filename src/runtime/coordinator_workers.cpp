@@ -94,7 +94,7 @@ std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject
 }
 
 TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec) {
-  const std::string node = launcher_->node_names().at(t.placement.nodes.at(0));
+  const std::string& node = t.placement.hostlist;  // one node: worker trials are single-rank
   const ConnectionId worker = *workers_.at(node).connection;
   const std::string key = process_key(t.trial, t.attempt);
   server_->send(worker, MessageType::Launch,
@@ -115,22 +115,32 @@ std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::str
   if (type != MessageType::Exited)
     throw ProtocolError("a worker may not send " + std::string(to_string(type)));
   const std::string key = text(body, "key");
-  for (auto& [id, t] : active_) {
-    if (process_key(id, t->attempt) != key || !t->process.is_remote() || t->process.status())
-      continue;
-    ExitStatus status;
-    status.code = static_cast<int>(number(body, "code", "EXITED"));
-    status.signal = static_cast<int>(number(body, "signal", "EXITED"));
-    const auto* signaled = field(body, "signaled");
-    status.signaled =
-        signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);
-    if (const std::string error = text(body, "error"); !error.empty())
-      t->fault = "the worker on " + node + " could not start it: " + error;
-    t->process.ended(status);
-    if (messages_drained(*t)) finish_trial(id);
-    return std::nullopt;
+  const auto dot = key.find('.');
+  core::TrialId id = 0;
+  try {
+    id = static_cast<core::TrialId>(std::stoull(key.substr(0, dot)));
+  } catch (const std::exception&) {
+    throw ProtocolError("EXITED for '" + key + "', not TRIAL.ATTEMPT");
   }
-  return std::nullopt;  // an attempt already ended here (its worker was too slow to say)
+  const auto it = active_.find(id);
+  // An attempt that already ended here (its worker was lost, or said so late) is done.
+  if (it == active_.end()) return std::nullopt;
+  ActiveTrial& t = *it->second;
+  if (process_key(id, t.attempt) != key || !t.process.is_remote() || t.process.status())
+    return std::nullopt;
+  if (t.placement.hostlist != node)
+    throw ProtocolError("EXITED for trial " + key + ", which runs on another node");
+  ExitStatus status;
+  status.code = static_cast<int>(number(body, "code", "EXITED"));
+  status.signal = static_cast<int>(number(body, "signal", "EXITED"));
+  const auto* signaled = field(body, "signaled");
+  status.signaled =
+      signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);
+  if (const std::string error = text(body, "error"); !error.empty())
+    t.fault = "the worker on " + node + " could not start it: " + error;
+  t.process.ended(status);
+  if (messages_drained(t)) finish_trial(id);
+  return std::nullopt;
 }
 
 void Coordinator::worker_lost(const std::string& node, const std::string& why) {

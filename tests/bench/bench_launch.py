@@ -7,6 +7,15 @@
       against bare `srun -N1 -n1 --exact` of the same probe (with and without
       --mpi=pmix), measured in the same allocation, one after the other; then the
       same study with [resources] launch = "worker" (trials started by worker steps).
+  bench_launch.py throughput SLURMTUNE LAUNCH_PROBE [--trials 400]
+      Under the local Slurm cluster: inside one `salloc -N 4 --ntasks-per-node 4`, trials
+      per second sustained by a study of one-report trials on all 16 cores, a job step
+      per trial against worker steps.
+  bench_launch.py many SLURMTUNE LAUNCH_PROBE [--trials 100000] [--sleep 1] [--cores 64]
+      Under a local Slurm cluster of 4 nodes with CORES CPUs each (local-cluster.sh
+      start DIR 4 CORES): one study of TRIALS trials of SLEEP seconds with worker steps,
+      in one `salloc` (the cluster's MaxStepCount is 500); wall time, trials/s, the
+      coordinator's peak memory, the study file's size.
   bench_launch.py startup SLURMTUNE LAUNCH_PROBE [--runs 10]
       Local launcher: from starting `slurmtune run` to the first trial's process running.
 
@@ -34,18 +43,65 @@ x = {{ uniform = [0, 1] }}
 type = "fifo"
 max_t = 1
 [trial]
-command = ["{probe}"]
+command = ["{probe}"{probe_args}]
 [resources]
-max_concurrent = 1
-launch = "{launch}"
+{concurrency}launch = "{launch}"
 """
 
 
-def study_file(workdir, probe, trials, launch="step"):
+def study_file(workdir, probe, trials, launch="step", one_at_a_time=True, sleep=0.0):
     path = os.path.join(workdir, "study-%s.toml" % launch)
     with open(path, "w") as f:
-        f.write(STUDY.format(trials=trials, probe=probe, launch=launch))
+        f.write(STUDY.format(trials=trials, probe=probe, launch=launch,
+                             probe_args=', "%g"' % sleep if sleep else "",
+                             concurrency="max_concurrent = 1\n" if one_at_a_time else ""))
     return path
+
+
+def many(args):
+    cmd = ["salloc", "-N", "4", "--ntasks-per-node", str(args.cores), sys.executable,
+           os.path.abspath(__file__), "many-inside", args.slurmtune, args.probe, "--trials",
+           str(args.trials), "--sleep", str(args.sleep), "--cores", str(args.cores)]
+    subprocess.run(cmd, check=True)
+
+
+def many_inside(args):
+    workdir = tempfile.mkdtemp(prefix="slurmtune-bench-many-")
+    study = study_file(workdir, args.probe, args.trials, "worker", False, args.sleep)
+    output = os.path.join(workdir, "study.h5")
+    before = time.time()
+    run = subprocess.run(["/usr/bin/time", "-f", "%M", args.slurmtune, "run", study, "-o", output,
+                          "--progress-interval", "60"], cwd=workdir, capture_output=True, text=True)
+    wall = time.time() - before
+    if run.returncode != 0:
+        raise SystemExit("slurmtune run failed:\n" + run.stderr[-3000:])
+    peak_kib = int(run.stderr.strip().splitlines()[-1])
+    with h5py.File(output, "r") as f:
+        trials = f["trials"][:]
+        done = sum(1 for t in trials if t["status"] in (3, 4))  # completed, stopped
+    print("%d trials of %g s, 4 nodes x %d cores, worker steps: %d ended well, wall %.0f s "
+          "(%.1f trials/s; ideal %.0f s), coordinator peak RSS %.0f MiB, study file %.1f MiB"
+          % (len(trials), args.sleep, args.cores, done, wall, len(trials) / wall,
+             args.trials * args.sleep / (4 * args.cores), peak_kib / 1024,
+             os.path.getsize(output) / 2**20))
+
+
+def trials_per_second(args, workdir, launch):
+    output = os.path.join(workdir, "throughput-%s.h5" % launch)
+    subprocess.run([args.slurmtune, "run", study_file(workdir, args.probe, args.trials, launch, False),
+                    "-o", output, "--progress-interval", "3600"], check=True, cwd=workdir,
+                   stderr=subprocess.DEVNULL)
+    with h5py.File(output, "r") as f:
+        trials = f["trials"][:]
+    span = max(float(t["end_time"]) for t in trials) - min(float(t["start_time"]) for t in trials)
+    return len(trials) / span
+
+
+def throughput_inside(args):
+    workdir = tempfile.mkdtemp(prefix="slurmtune-bench-throughput-")
+    for launch in ("step", "worker"):
+        print("%d one-report trials, 16 cores on 4 nodes, launch = \"%s\": %.1f trials/s"
+              % (args.trials, launch, trials_per_second(args, workdir, launch)))
 
 
 def trial_latencies(h5path):
@@ -108,6 +164,12 @@ def slurm(args):
     subprocess.run(cmd, check=True)
 
 
+def throughput(args):
+    cmd = ["salloc", "-N", "4", "--ntasks-per-node", "4", sys.executable, os.path.abspath(__file__),
+           "throughput-inside", args.slurmtune, args.probe, "--trials", str(args.trials)]
+    subprocess.run(cmd, check=True)
+
+
 def startup(args):
     workdir = tempfile.mkdtemp(prefix="slurmtune-bench-start-")
     study = study_file(workdir, args.probe, 1)
@@ -126,14 +188,18 @@ def startup(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["slurm", "inside", "startup"])
+    parser.add_argument("mode", choices=["slurm", "inside", "startup", "throughput", "throughput-inside",
+                                         "many", "many-inside"])
+    parser.add_argument("--sleep", type=float, default=1.0, help="many: seconds per trial")
+    parser.add_argument("--cores", type=int, default=64, help="many: CPUs per node")
     parser.add_argument("slurmtune")
     parser.add_argument("probe")
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
-    {"slurm": slurm, "inside": inside, "startup": startup}[args.mode](args)
+    {"slurm": slurm, "inside": inside, "startup": startup, "throughput": throughput,
+     "throughput-inside": throughput_inside, "many": many, "many-inside": many_inside}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 # daemons on loopback, all state under one directory. For tests only (see
 # ../../doc/development.md); the recipe is that of shared/notes/local-slurm.md.
 #
-#   local-cluster.sh start DIR [NODES]   start and wait until every node is idle;
+#   local-cluster.sh start DIR [NODES] [CPUS]
+#                                        start and wait until every node is idle;
 #                                        prints "export SLURM_CONF=DIR/slurm.conf"
 #   local-cluster.sh stop DIR            stop every daemon started from DIR
 #
@@ -13,6 +14,7 @@ set -euo pipefail
 command=${1:?usage: local-cluster.sh start|stop DIR [NODES]}
 dir=$(realpath -m "${2:?usage: local-cluster.sh start|stop DIR [NODES]}")
 nodes=${3:-4}
+cpus=${4:-4}  # per node (benchmarks ask for more than the machine has: trials mostly sleep)
 conf=$dir/slurm.conf
 
 log() { echo "local-cluster: $*" >&2; }
@@ -64,7 +66,7 @@ SelectTypeParameters=CR_Core
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SlurmdParameters=config_overrides
-NodeName=n[1-$nodes] NodeHostname=$host NodeAddr=127.0.0.1 CPUs=4 RealMemory=2000 Port=[17001-$((17000 + nodes))] State=UNKNOWN
+NodeName=n[1-$nodes] NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=2000 Port=[17001-$((17000 + nodes))] State=UNKNOWN
 PartitionName=debug Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
 }
