@@ -164,8 +164,20 @@ void Coordinator::worker_lost(const std::string& node, const std::string& why) {
     t->process.ended(ExitStatus{0, SIGKILL, true});
     ended.push_back(id);
   }
-  for (const core::TrialId id : ended)
-    if (messages_drained(*active_.at(id))) finish_trial(id);
+  // Its trials are over now: on a cluster that tracks processes by parent, children can
+  // outlive a killed worker, and their reports must not count any more.
+  for (const core::TrialId id : ended) {
+    for (auto c = connections_.begin(); c != connections_.end();) {
+      if (c->second != id) {
+        ++c;
+        continue;
+      }
+      const ConnectionId connection = c->first;
+      c = connections_.erase(c);
+      server_->close(connection, "trial " + std::to_string(id) + " ended with its worker");
+    }
+    finish_trial(id);
+  }
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
   if (!any_left && !done_ && !controller_->shutting_down())
