@@ -27,7 +27,8 @@ import tempfile
 
 import h5py
 
-from run_harness import (ROOT, Runner, Study, check_asha, check_complete, expect, next_session,
+from run_harness import (ROOT, Runner, Study, check_asha, check_complete, check_group_trials,
+                         check_relaunched, expect, next_session,
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
@@ -178,12 +179,7 @@ def scenario_groups(runner, args, kill=False, layout="split", hang=False):
            "placement source: " + step_err)
     partition = [line for line in step_err.splitlines() if "placement from" in line][0]
     expect("using MPI collectives" in step_err, "no NCCL fallback message: " + step_err)
-    trials = check_complete(path, 8).set_index("id")
-    study_ = Study(path)
-    m = study_.metrics
-    study_.close()
-    expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
-    expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
+    trials, m = check_group_trials(path, 8)
     failed = trials.loc[2]
     # With kill, trial 2's retry may share the killed step and lose a second attempt with it.
     expect((failed.retries == 1 or kill) and failed.retries >= 1 and failed.status != "failed" and
@@ -210,10 +206,7 @@ def scenario_groups(runner, args, kill=False, layout="split", hang=False):
         expect((m[m.trial == 5].start > 1).any(), "trial 5 did not resume from its checkpoint")
         outcome = "hung trial 5 ended by report_timeout_s; its step relaunched, trials resumed"
     elif kill:
-        expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
-        expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
-        resumed = sorted(set(m[m.start > 1].trial))
-        expect(resumed, "no trial resumed from a checkpoint after the relaunch")
+        resumed = check_relaunched(log, trials, m)
         outcome = "step killed and relaunched; trials %s resumed from checkpoints" % resumed
     elif layout == "split":
         expect("MPI step 2" not in log, "trials should run back to back in one step:\n" + log)

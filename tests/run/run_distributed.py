@@ -17,7 +17,8 @@ import os
 import re
 import shutil
 
-from run_harness import ROOT, Study, check_asha, check_complete, expect, read, study_toml
+from run_harness import (ROOT, Study, check_asha, check_complete, check_group_trials, check_relaunched,
+                         expect, read, run_on_four_ranks, study_toml)
 
 TORCH_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "torch_trial.py")
 
@@ -121,21 +122,14 @@ def scenario_pygroups(runner, args, kill=False):
                         % ", ".join('"%s"' % p for p in program))
     study = runner.write("study.toml", text)
     path = os.path.join(runner.workdir, "study.h5")
-    extra = ["--slots", "4"] if runner.launcher == "local" else []
-    rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
-                         timeout=400)
+    rc, log = run_on_four_ranks(runner, study, path)
     expect(rc == 0, "run failed:\n" + log)
     trials_dir = os.path.join(runner.workdir, "study.trials")
     errors = "".join(read(os.path.join(trials_dir, f)) for f in sorted(os.listdir(trials_dir))
                      if f.endswith(".err"))
     source = "slurm" if runner.launcher == "slurm" else "mpi-shared"
     expect("placement from %s: 2 group(s) of 2 rank(s)" % source in errors, "partition: " + errors)
-    trials = check_complete(path, 8).set_index("id")
-    study_ = Study(path)
-    m = study_.metrics
-    study_.close()
-    expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
-    expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
+    trials, m = check_group_trials(path, 8)
     expect(set(m.torch_ok) == ({1.0} if with_torch else {-1.0}),
            "a trial's torch process group was not its own ranks: %s" % set(m.torch_ok))
     failed = trials.loc[2]
@@ -148,10 +142,7 @@ def scenario_pygroups(runner, args, kill=False):
         last = str(int(row.last_step))
         expect(left == [last, last], "trial %d (last step %s): ranks left at %s" % (t, last, left))
     if kill:
-        expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
-        expect(trials.loc[5].retries >= 1, "trial 5: %s" % trials.loc[5].to_dict())
-        resumed = sorted(set(m[m.start > 1].trial))
-        expect(resumed, "no trial resumed from a checkpoint after the relaunch")
+        resumed = check_relaunched(log, trials, m)
         outcome = "rank 1 of trial 5 killed; step relaunched, trials %s resumed from checkpoints" % resumed
     else:
         expect("MPI step 2" not in log, "trials should run back to back in one step:\n" + log)

@@ -126,6 +126,36 @@ def job_state(job):
     return "UNKNOWN"
 
 
+def run_on_four_ranks(runner, study, path):
+    """Runs an MPI-step study on 4 ranks: `mpirun -np 4` locally, 4 nodes x 1 rank under
+    Slurm."""
+    extra = ["--slots", "4"] if runner.launcher == "local" else []
+    return runner.run(study, path, extra=extra, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
+                      timeout=400)
+
+
+def check_group_trials(path, count):
+    """The trials (by id) and metrics of a completed trial-group study whose trials report
+    `ranks` (2 each) and `mixed` (0: the communicator held the trial's ranks only)."""
+    trials = check_complete(path, count).set_index("id")
+    study = Study(path)
+    m = study.metrics
+    study.close()
+    expect(set(m.ranks) == {2.0}, "trial sizes: %s" % set(m.ranks))
+    expect(set(m.mixed) == {0.0}, "a trial's communicator mixed ranks of other trials")
+    return trials, m
+
+
+def check_relaunched(log, trials, m, killed=5):
+    """After a rank of trial `killed` died: its MPI step was relaunched, the trial retried,
+    and trials resumed from their checkpoints (metric `start` > 1); returns those."""
+    expect("MPI step 2" in log and "relaunching it" in log, "the step was not relaunched:\n" + log)
+    expect(trials.loc[killed].retries >= 1, "trial %d: %s" % (killed, trials.loc[killed].to_dict()))
+    resumed = sorted(set(m[m.start > 1].trial))
+    expect(resumed, "no trial resumed from a checkpoint after the relaunch")
+    return resumed
+
+
 def read(path):
     try:
         with open(path, errors="replace") as f:

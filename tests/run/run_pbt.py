@@ -25,8 +25,8 @@ import subprocess
 import h5py
 import numpy as np
 
-from run_harness import (ROOT, Study, check_complete, expect, read, release_requeued, study_toml,
-                         wait_for)
+from run_harness import (ROOT, Study, check_complete, expect, read, release_requeued, run_on_four_ranks,
+                         study_toml, wait_for)
 from run_reliability import (cancel_run, committed_metric_rows, interrupt_gracefully,
                              kill_orchestrator)
 
@@ -222,9 +222,7 @@ def scenario_pbt_groups(runner, args):
                   'perturbation_interval = 2\n[scheduler.mutations]\nx = "resample"\n\n', text)
     study = runner.write("pbt.toml", text)
     path = os.path.join(runner.workdir, "pbt.h5")
-    extra = ["--slots", "4"] if runner.launcher == "local" else []
-    rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
-                         timeout=400)
+    rc, log = run_on_four_ranks(runner, study, path)
     expect(rc == 0, "run failed:\n" + log)
     expect("MPI step 2" not in log, "an exploit launched a new MPI step:\n" + log)
     check_complete(path, 6)

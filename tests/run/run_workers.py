@@ -17,7 +17,7 @@ import signal
 import subprocess
 import time
 
-from run_harness import ROOT, Study, check_asha, check_complete, expect, read, reports_so_far, study_toml, wait_for
+from run_harness import ROOT, check_asha, check_complete, expect, read, reports_so_far, study_toml, wait_for
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 

@@ -162,15 +162,21 @@ std::string visible_devices(const Launcher& launcher, const Placement& placement
   return line;
 }
 
+// The local launcher with 8 slots and `gpus` (run --gpus).
+LaunchOptions local_with_gpus(const std::string& gpus) {
+  LaunchOptions options;
+  options.launcher = "local";
+  options.slots = 8;
+  options.gpus = gpus;
+  return options;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(local_trials_are_packed_onto_their_own_gpus) {
   core::ResourceSpec resources;
   resources.gpus_per_task = 1;
-  LaunchOptions options;
-  options.launcher = "local";
-  options.slots = 8;
-  options.gpus = "3";
+  const LaunchOptions options = local_with_gpus("3");
   const auto launcher = make_launcher(resources, options);
   BOOST_TEST(launcher->capacity() == 3u);
   BOOST_TEST(launcher->describe().find("GPUs 0,1,2") != std::string::npos);
@@ -188,10 +194,7 @@ BOOST_AUTO_TEST_CASE(a_multi_rank_local_trial_sees_one_gpu_per_rank) {
   core::ResourceSpec resources;
   resources.ntasks_per_node = 2;
   resources.gpus_per_task = 1;
-  LaunchOptions options;
-  options.launcher = "local";
-  options.slots = 8;
-  options.gpus = "4,5,6,7";
+  const LaunchOptions options = local_with_gpus("4,5,6,7");
   const auto launcher = make_launcher(resources, options);
   BOOST_TEST(launcher->capacity() == 2u);
   // (mpirun -np 2 passes CUDA_VISIBLE_DEVICES to both ranks; LOCAL_RANK picks one.)
@@ -204,10 +207,7 @@ BOOST_AUTO_TEST_CASE(a_multi_rank_local_trial_sees_one_gpu_per_rank) {
 BOOST_AUTO_TEST_CASE(gpus_are_shared_only_when_asked) {
   core::ResourceSpec resources;
   resources.gpus_per_task = 1;
-  LaunchOptions options;
-  options.launcher = "local";
-  options.slots = 8;
-  options.gpus = "1";
+  LaunchOptions options = local_with_gpus("1");
   BOOST_TEST(make_launcher(resources, options)->capacity() == 1u);
   options.trials_per_gpu = 3;
   const auto shared = make_launcher(resources, options);
@@ -219,10 +219,7 @@ BOOST_AUTO_TEST_CASE(gpus_are_shared_only_when_asked) {
 BOOST_AUTO_TEST_CASE(local_gpu_trials_without_gpus_are_refused_with_the_fix) {
   core::ResourceSpec resources;
   resources.gpus_per_task = 2;
-  LaunchOptions options;
-  options.launcher = "local";
-  options.slots = 8;
-  options.gpus = "1";
+  LaunchOptions options = local_with_gpus("1");
   try {
     make_launcher(resources, options);
     BOOST_FAIL("a 2-GPU trial was accepted with 1 GPU");
