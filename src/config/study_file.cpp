@@ -173,10 +173,6 @@ void read_resources(TableReader r, core::StudySpec& study) {
       r.fail("launch",
              "\"worker\" runs single-rank trials (nodes = 1, ntasks_per_node = 1); "
              "multi-rank trials keep one step each (launch = \"step\")");
-    if (res.gpus_per_task > 0)
-      r.fail("launch",
-             "\"worker\" does not hand out GPUs yet; GPU trials keep one step each "
-             "(launch = \"step\")");
     res.launch = core::ResourceSpec::Launch::Worker;
   }
   r.finish();

@@ -101,7 +101,8 @@ TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec
                 "{\"key\": " + core::json_quote(key) + ", \"argv\": " + json_strings(spec.argv) +
                     ", \"env\": " + json_environment(spec.env) +
                     ", \"stdout\": " + core::json_quote(spec.stdout_path) +
-                    ", \"stderr\": " + core::json_quote(spec.stderr_path) + "}");
+                    ", \"stderr\": " + core::json_quote(spec.stderr_path) +
+                    ", \"gpus\": " + json_strings(t.placement.gpus) + "}");
   return TrialProcess::remote([this, worker, key](int signal) {
     server_->send(
         worker, MessageType::Signal,

@@ -22,7 +22,7 @@ class LocalLauncher final : public Launcher {
             core::ResourceLedger({core::NodeCapacity{
                 "localhost", slots,
                 gpus ? static_cast<std::int64_t>(gpus->size()) * gpus->trials_per_device() : 0}}),
-            request, gpus),
+            request, gpus ? std::vector{*gpus} : std::vector<core::DevicePool>{}),
         gpu_summary_(
             gpus ? ", GPUs " + core::join_devices(gpus->devices()) +
                        (gpus->trials_per_device() > 1
@@ -64,6 +64,22 @@ class LocalLauncher final : public Launcher {
   std::int64_t cpus_per_rank_;
 };
 
+// Worker steps' GPUs, handed out by slurmtune: each node's devices by their position in
+// its worker's CUDA_VISIBLE_DEVICES ("0" .. "N-1"). A step per trial leaves it to Slurm.
+std::vector<core::DevicePool> worker_gpu_pools(const SlurmAllocation& allocation,
+                                               const core::ResourceSpec& resources) {
+  std::vector<core::DevicePool> pools;
+  if (resources.launch != core::ResourceSpec::Launch::Worker || resources.gpus_per_task == 0)
+    return pools;
+  for (const auto& node : allocation.nodes) {
+    std::vector<std::string> positions;
+    for (std::int64_t i = 0; i < node.gpus; ++i)
+      positions.push_back(std::to_string(i));
+    pools.emplace_back(std::move(positions), 1);
+  }
+  return pools;
+}
+
 class SlurmLauncher final : public Launcher {
  public:
   SlurmLauncher(SlurmAllocation allocation, const core::ResourceSpec& resources,
@@ -71,7 +87,8 @@ class SlurmLauncher final : public Launcher {
       : Launcher(
             core::ResourceLedger(allocation.nodes),
             core::SlotRequest{resources.nodes, resources.ntasks_per_node * resources.cpus_per_task,
-                              resources.ntasks_per_node * resources.gpus_per_task}),
+                              resources.ntasks_per_node * resources.gpus_per_task},
+            worker_gpu_pools(allocation, resources)),
         job_id_(std::move(allocation.job_id)),
         coordinator_node_(std::move(allocation.coordinator_node)),
         coordinator_cpus_(allocation.coordinator_cpus),
@@ -131,6 +148,9 @@ class SlurmLauncher final : public Launcher {
                                     "--nodelist=" + capacity.name,
                                     "--kill-on-bad-exit=1",
                                     "--mpi=none"};
+    // The node's GPUs, which the worker hands out to its trials (CUDA_VISIBLE_DEVICES).
+    if (resources_.gpus_per_task > 0 && capacity.gpus > 0)
+      out.push_back("--gpus=" + std::to_string(capacity.gpus));
     out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
     out.push_back("--");
     out.insert(out.end(), program.begin(), program.end());
@@ -155,14 +175,14 @@ class SlurmLauncher final : public Launcher {
   }
 
  private:
-  std::string job_id_, coordinator_node_;
-  std::int64_t coordinator_cpus_;
   void gpu_options(std::vector<std::string>& out) const {
     if (resources_.gpus_per_task == 0) return;
     out.push_back("--gpus-per-task=" + std::to_string(resources_.gpus_per_task));
     if (resources_.gpu_bind) out.push_back("--gpu-bind=" + *resources_.gpu_bind);
   }
 
+  std::string job_id_, coordinator_node_;
+  std::int64_t coordinator_cpus_;
   core::ResourceSpec resources_;
   LaunchOptions options_;
 };
@@ -207,18 +227,21 @@ core::DevicePool local_gpu_pool(std::int64_t per_trial, const LaunchOptions& opt
 }  // namespace
 
 Launcher::Launcher(core::ResourceLedger ledger, core::SlotRequest request,
-                   std::optional<core::DevicePool> gpus)
+                   std::vector<core::DevicePool> gpus)
     : ledger_(std::move(ledger)), request_(request), gpus_(std::move(gpus)) {
   ledger_.check_fits(request_);
+  if (!gpus_.empty() && gpus_.size() != ledger_.nodes().size())
+    throw UsageError("Launcher: one GPU pool per node, or none");
 }
 
 std::optional<Placement> Launcher::reserve() {
   auto nodes = ledger_.acquire(request_);
   if (!nodes) return std::nullopt;
   Placement placement;
-  if (gpus_) {
-    // The ledger counts GPU shares; the pool also keeps a trial's devices distinct.
-    auto devices = gpus_->acquire(request_.gpus_per_node);
+  if (!gpus_.empty() && request_.gpus_per_node > 0) {
+    // The ledger counts GPU shares; the pool also keeps a trial's devices distinct. Pools
+    // serve single-node trials (the local launcher's, worker steps').
+    auto devices = gpus_.at(nodes->front()).acquire(request_.gpus_per_node);
     if (!devices) {
       ledger_.release(*nodes, request_);
       return std::nullopt;
@@ -243,14 +266,14 @@ std::vector<std::string> Launcher::node_names() const {
 
 void Launcher::release(const Placement& placement) {
   ledger_.release(placement.nodes, request_);
-  if (gpus_) gpus_->release(placement.gpus);
+  if (!placement.gpus.empty()) gpus_.at(placement.nodes.front()).release(placement.gpus);
 }
 
 ChildProcess Launcher::start(const Placement& placement, const TrialProcessSpec& spec) const {
   SpawnRequest request;
   request.argv = wrap(placement, spec.argv);
   request.env = spec.env;
-  if (gpus_) request.env["CUDA_VISIBLE_DEVICES"] = core::join_devices(placement.gpus);
+  if (!gpus_.empty()) request.env["CUDA_VISIBLE_DEVICES"] = core::join_devices(placement.gpus);
   request.stdout_path = spec.stdout_path;
   request.stderr_path = spec.stderr_path;
   return ChildProcess::spawn(request);

@@ -35,14 +35,17 @@ struct TrialProcessSpec {
 struct Placement {
   std::vector<std::size_t> nodes;  ///< indices into the ledger
   std::string hostlist;            ///< "n[1-2]"
-  std::vector<std::string> gpus;   ///< local launcher: the trial's devices, or none
+  /// GPUs handed out by slurmtune (local launcher, worker steps): the trial's devices,
+  /// as the process that starts it sees them; none where Slurm picks them (a step each).
+  std::vector<std::string> gpus;
 };
 
 class Launcher {
  public:
-  /// `gpus`: devices to hand out per trial (local launcher), CUDA_VISIBLE_DEVICES.
+  /// `gpus`: where slurmtune hands out GPUs itself, one pool per ledger node (the local
+  /// launcher's devices; each worker step's); empty where Slurm does.
   Launcher(core::ResourceLedger ledger, core::SlotRequest request,
-           std::optional<core::DevicePool> gpus = std::nullopt);
+           std::vector<core::DevicePool> gpus = {});
   virtual ~Launcher() = default;
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
@@ -81,7 +84,7 @@ class Launcher {
  private:
   core::ResourceLedger ledger_;
   core::SlotRequest request_;
-  std::optional<core::DevicePool> gpus_;
+  std::vector<core::DevicePool> gpus_;  // per ledger node, or empty
 };
 
 /// Options of `slurmtune run` that shape launches.

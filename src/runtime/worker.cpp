@@ -28,6 +28,17 @@ std::string env_or_empty(const char* name) {
   return value ? value : "";
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    out.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
+
 class Worker {
  public:
   explicit Worker(const WorkerOptions& options)
@@ -119,6 +130,15 @@ class Worker {
       request.argv.push_back(std::get<std::string>(arg.data));
     for (const auto& [name, value] : std::get<core::JsonObject>(env->data))
       request.env[name] = std::get<std::string>(value.data);
+    if (const auto* gpus = field(body, "gpus");
+        gpus && std::holds_alternative<core::JsonArray>(gpus->data)) {
+      std::vector<std::string> positions;
+      for (const auto& g : std::get<core::JsonArray>(gpus->data))
+        positions.push_back(std::get<std::string>(g.data));
+      if (!positions.empty())
+        request.env["CUDA_VISIBLE_DEVICES"] =
+            visible_devices_for(positions, env_or_empty("CUDA_VISIBLE_DEVICES"));
+    }
     request.stdout_path = text(body, "stdout");
     request.stderr_path = text(body, "stderr");
     try {
@@ -160,6 +180,30 @@ class Worker {
 };
 
 }  // namespace
+
+std::string visible_devices_for(const std::vector<std::string>& positions,
+                                const std::string& worker_visible) {
+  const auto mine = split_commas(worker_visible);
+  std::string out;
+  for (const auto& position : positions) {
+    std::string device = position;
+    if (!mine.empty()) {
+      std::size_t index = mine.size();
+      try {
+        index = std::stoul(position);
+      } catch (const std::exception&) {
+      }
+      if (index >= mine.size())
+        throw ProtocolError("GPU " + position + " asked of a worker that has " +
+                            std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
+                            worker_visible + "')");
+      device = mine[index];
+    }
+    if (!out.empty()) out += ',';
+    out += device;
+  }
+  return out;
+}
 
 int run_worker(const WorkerOptions& options) {
   try {

@@ -6,6 +6,7 @@
 // then serves every trial on that node: no step launch per trial, and no Slurm
 // MaxStepCount to run out of.
 #include <string>
+#include <vector>
 
 namespace slurmtune::runtime {
 
@@ -14,6 +15,12 @@ struct WorkerOptions {
   std::string token_file;  ///< SLURMTUNE_TOKEN_FILE
   std::string node;        ///< the node this worker serves, as the coordinator names it
 };
+
+/// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own
+/// `worker_visible` list (what Slurm gave the worker step; empty: the devices are named
+/// by those positions). Throws ProtocolError for a position the worker does not have.
+std::string visible_devices_for(const std::vector<std::string>& positions,
+                                const std::string& worker_visible);
 
 /// Serves until the coordinator closes the connection (0) or is lost (1). Children
 /// still running then are killed with their process groups. SIGTERM (the step

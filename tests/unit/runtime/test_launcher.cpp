@@ -9,6 +9,8 @@
 #include "runtime/child_process.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/local_gpus.hpp"
+#include "runtime/protocol.hpp"
+#include "runtime/worker.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::runtime;
@@ -303,4 +305,44 @@ BOOST_AUTO_TEST_CASE(a_core_of_a_large_coordinator_node_is_kept_from_trials) {
   for (const char* name :
        {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURMD_NODENAME"})
     ::unsetenv(name);
+}
+
+BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
+  ::setenv("SLURM_JOB_ID", "9", 1);
+  ::setenv("SLURM_JOB_NODELIST", "g[1-2]", 1);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "8(x2)", 1);
+  ::setenv("SLURM_GPUS_PER_NODE", "a100:2", 1);
+  core::ResourceSpec resources;
+  resources.gpus_per_task = 1;
+  resources.launch = core::ResourceSpec::Launch::Worker;
+  LaunchOptions options;
+  options.launcher = "slurm";
+  const auto launcher = make_launcher(resources, options);
+  BOOST_TEST(launcher->capacity() == 4u);
+  const auto step = launcher->worker_step(0, {"slurmtune", "worker"});
+  BOOST_TEST(std::count(step.begin(), step.end(), "--gpus=2") == 1);
+  std::vector<Placement> running;
+  for (int i = 0; i < 4; ++i)
+    running.push_back(*launcher->reserve());
+  BOOST_TEST(!launcher->reserve());
+  // Two trials per node, each on its own GPU (by position in the worker's devices).
+  for (const auto& p : running)
+    BOOST_TEST(p.gpus.size() == 1u);
+  BOOST_TEST(running[0].hostlist == running[1].hostlist);
+  BOOST_TEST(running[0].gpus != running[1].gpus);
+  launcher->release(running[0]);
+  BOOST_TEST(launcher->reserve()->gpus == running[0].gpus, boost::test_tools::per_element());
+  // A step per trial leaves the GPUs to Slurm.
+  resources.launch = core::ResourceSpec::Launch::Step;
+  BOOST_TEST(make_launcher(resources, options)->reserve()->gpus.empty());
+  for (const char* name :
+       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_NODE"})
+    ::unsetenv(name);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_names_a_trial_s_gpus_as_it_sees_them) {
+  BOOST_TEST(visible_devices_for({"1"}, "4,5") == "5");
+  BOOST_TEST(visible_devices_for({"0", "1"}, "GPU-a,GPU-b") == "GPU-a,GPU-b");
+  BOOST_TEST(visible_devices_for({"1"}, "") == "1");
+  BOOST_CHECK_THROW(visible_devices_for({"2"}, "4,5"), ProtocolError);
 }
