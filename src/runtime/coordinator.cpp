@@ -244,6 +244,7 @@ int Coordinator::run() {
 
 void Coordinator::tick() {
   server_->expire_silent();
+  expire_unconnected_workers();
   finish_drained();  // exits waiting for their last messages
   controller_->check_budget(elapsed_s());
   carry_out_exploits();  // any the budget's halt decided (synchronous PBT)

@@ -151,6 +151,7 @@ class Coordinator final : public ControlHandler {
   struct WorkerStep {
     std::size_t node = 0;  // ledger index
     ChildProcess process;  // its srun
+    Clock::time_point launched;
     std::optional<ConnectionId> connection;
     bool lost = false;
   };
@@ -163,6 +164,7 @@ class Coordinator final : public ControlHandler {
   TrialProcess start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec);
   void worker_lost(const std::string& node, const std::string& why);
   void reap_workers();
+  void expire_unconnected_workers();  // a worker step that never said HELLO
   void stop_workers();
 
   const core::StudySpec& spec_;

@@ -63,6 +63,7 @@ void Coordinator::launch_workers() {
     WorkerStep worker;
     worker.node = node;
     worker.process = ChildProcess::spawn(request);
+    worker.launched = Clock::now();
     launcher_->set_node_usable(node, false);  // until its worker says HELLO
     workers_.emplace(names[node], std::move(worker));
   }
@@ -154,6 +155,8 @@ void Coordinator::worker_lost(const std::string& node, const std::string& why) {
     server_->close(*w.connection, "your node takes no more trials");
   }
   w.connection.reset();
+  // Its step ends too (srun passes SIGTERM on): nothing of it should start trials later.
+  if (!w.process.poll()) w.process.signal_group(SIGTERM);
   launcher_->set_node_usable(w.node, false);
   log_line("worker step on " + node + " lost (" + why + "): its trials fail and are retried " +
            "elsewhere; the node takes no more");
@@ -190,6 +193,17 @@ void Coordinator::reap_workers() {
   for (auto& [node, w] : workers_)
     if (!w.lost && w.process.poll() && !done_)
       worker_lost(node, "its step ended: " + w.process.status()->describe());
+}
+
+// A worker step Slurm never started (its node busy or down), or whose worker never
+// connected, would keep the study waiting for its node forever: after this long the
+// study goes on without it.
+void Coordinator::expire_unconnected_workers() {
+  constexpr std::chrono::seconds kConnectWithin{120};
+  for (auto& [node, w] : workers_)
+    if (!w.lost && !w.connection && Clock::now() - w.launched > kConnectWithin)
+      worker_lost(node, "its worker did not connect within " +
+                            std::to_string(kConnectWithin.count()) + " s of its srun");
 }
 
 void Coordinator::stop_workers() {
