@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/error.hpp"
 #include "runtime/child_process.hpp"
@@ -14,6 +15,29 @@
 
 using namespace slurmtune;
 using namespace slurmtune::runtime;
+
+namespace {
+
+// A Slurm job's variables in this process's environment for one test, removed after it.
+class SlurmJobEnvironment {
+ public:
+  explicit SlurmJobEnvironment(std::map<std::string, std::string> variables)
+      : variables_(std::move(variables)) {
+    for (const auto& [name, value] : variables_)
+      ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~SlurmJobEnvironment() {
+    for (const auto& [name, value] : variables_)
+      ::unsetenv(name.c_str());
+  }
+  SlurmJobEnvironment(const SlurmJobEnvironment&) = delete;
+  SlurmJobEnvironment& operator=(const SlurmJobEnvironment&) = delete;
+
+ private:
+  std::map<std::string, std::string> variables_;
+};
+
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(the_allocation_is_read_from_slurm_variables) {
   const auto a = slurm_allocation({{"SLURM_JOB_ID", "42"},
@@ -126,9 +150,9 @@ BOOST_AUTO_TEST_CASE(a_child_is_killed_with_its_group_when_its_owner_goes) {
 }
 
 BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
-  ::setenv("SLURM_JOB_ID", "7", 1);
-  ::setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
-  ::setenv("SLURM_JOB_CPUS_PER_NODE", "4(x2)", 1);
+  const SlurmJobEnvironment job({{"SLURM_JOB_ID", "7"},
+                                 {"SLURM_JOB_NODELIST", "n[1-2]"},
+                                 {"SLURM_JOB_CPUS_PER_NODE", "4(x2)"}});
   core::ResourceSpec resources;
   LaunchOptions options;
   options.launcher = "slurm";
@@ -143,8 +167,6 @@ BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
   const auto unlimited = make_launcher(resources, options)->wrap(*placement, {"./trial"});
   BOOST_TEST(std::none_of(unlimited.begin(), unlimited.end(),
                           [](const std::string& a) { return a.starts_with("--time"); }));
-  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE"})
-    ::unsetenv(name);
 }
 
 namespace {
@@ -257,10 +279,10 @@ BOOST_AUTO_TEST_CASE(local_gpus_come_from_the_option_the_environment_or_the_driv
 }
 
 BOOST_AUTO_TEST_CASE(slurm_gpu_steps_carry_gpus_per_task_and_gpu_bind) {
-  ::setenv("SLURM_JOB_ID", "7", 1);
-  ::setenv("SLURM_JOB_NODELIST", "g[1-2]", 1);
-  ::setenv("SLURM_JOB_CPUS_PER_NODE", "8(x2)", 1);
-  ::setenv("SLURM_GPUS_PER_NODE", "a100:4", 1);
+  const SlurmJobEnvironment job({{"SLURM_JOB_ID", "7"},
+                                 {"SLURM_JOB_NODELIST", "g[1-2]"},
+                                 {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+                                 {"SLURM_GPUS_PER_NODE", "a100:4"}});
   core::ResourceSpec resources;
   resources.ntasks_per_node = 2;
   resources.gpus_per_task = 1;
@@ -274,16 +296,13 @@ BOOST_AUTO_TEST_CASE(slurm_gpu_steps_carry_gpus_per_task_and_gpu_bind) {
   BOOST_TEST(std::count(argv.begin(), argv.end(), "--gpu-bind=closest") == 1);
   const auto step = launcher->whole_step({"./groups"});
   BOOST_TEST(std::count(step.begin(), step.end(), "--gpu-bind=closest") == 1);
-  for (const char* name :
-       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_NODE"})
-    ::unsetenv(name);
 }
 
 BOOST_AUTO_TEST_CASE(a_core_of_a_large_coordinator_node_is_kept_from_trials) {
-  ::setenv("SLURM_JOB_ID", "8", 1);
-  ::setenv("SLURM_JOB_NODELIST", "c[1-2]", 1);
-  ::setenv("SLURM_JOB_CPUS_PER_NODE", "32(x2)", 1);
-  ::setenv("SLURMD_NODENAME", "c1", 1);
+  const SlurmJobEnvironment job({{"SLURM_JOB_ID", "8"},
+                                 {"SLURM_JOB_NODELIST", "c[1-2]"},
+                                 {"SLURM_JOB_CPUS_PER_NODE", "32(x2)"},
+                                 {"SLURMD_NODENAME", "c1"}});
   core::ResourceSpec resources;
   resources.cpus_per_task = 8;
   LaunchOptions options;
@@ -302,16 +321,13 @@ BOOST_AUTO_TEST_CASE(a_core_of_a_large_coordinator_node_is_kept_from_trials) {
   ::setenv("SLURM_JOB_CPUS_PER_NODE", "4(x2)", 1);
   resources.cpus_per_task = 1;
   BOOST_TEST(make_launcher(resources, options)->capacity() == 8u);
-  for (const char* name :
-       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURMD_NODENAME"})
-    ::unsetenv(name);
 }
 
 BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
-  ::setenv("SLURM_JOB_ID", "9", 1);
-  ::setenv("SLURM_JOB_NODELIST", "g[1-2]", 1);
-  ::setenv("SLURM_JOB_CPUS_PER_NODE", "8(x2)", 1);
-  ::setenv("SLURM_GPUS_PER_NODE", "a100:2", 1);
+  const SlurmJobEnvironment job({{"SLURM_JOB_ID", "9"},
+                                 {"SLURM_JOB_NODELIST", "g[1-2]"},
+                                 {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+                                 {"SLURM_GPUS_PER_NODE", "a100:2"}});
   core::ResourceSpec resources;
   resources.gpus_per_task = 1;
   resources.launch = core::ResourceSpec::Launch::Worker;
@@ -335,9 +351,6 @@ BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
   // A step per trial leaves the GPUs to Slurm.
   resources.launch = core::ResourceSpec::Launch::Step;
   BOOST_TEST(make_launcher(resources, options)->reserve()->gpus.empty());
-  for (const char* name :
-       {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_NODE"})
-    ::unsetenv(name);
 }
 
 BOOST_AUTO_TEST_CASE(a_worker_names_a_trial_s_gpus_as_it_sees_them) {
