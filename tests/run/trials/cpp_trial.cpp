@@ -1,5 +1,6 @@
 // A C++ trial using the report client: minimises (x - 0.3)^2 + 1/step, stops when the
-// study says so, checkpoints its step when asked and resumes from it.
+// study says so, checkpoints its step when asked and resumes from it; after each report
+// it ASKs, as a rank other than 0 would, and checks the answer is the same decision.
 //   cpp_trial STEPS [INTERRUPTED_TRIAL]
 // INTERRUPTED_TRIAL's first attempt sends itself SIGTERM (as scancel would) before its
 // report of step 2; it reports the best loss, so no scheduler decision ends it first.
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
       if (chosen && client.attempt() == 0 && step == 2) std::raise(SIGTERM);
       const auto decision = client.report(step, {{"loss", loss}});
       if (client.terminated()) std::cout << "interrupted by SIGTERM at step " << step << '\n';
+      // What a rank other than 0 would do: ASK gives the decision the report got.
+      if (!client.terminated() && client.ask() != decision) {
+        std::cerr << "cpp_trial: ASK answered otherwise than REPORT at step " << step << '\n';
+        return 3;
+      }
       if (client.should_checkpoint()) {
         std::ofstream(checkpoint) << step;
         client.checkpoint_saved(step, checkpoint);
