@@ -50,7 +50,7 @@ void Coordinator::launch_workers() {
   const auto names = launcher_->node_names();
   for (std::size_t node = 0; node < names.size(); ++node) {
     SpawnRequest request;
-    request.argv = launcher_->worker_step(node, {executable_path(), "worker"});
+    request.argv = launcher_->worker_step(node, {self_program(), "worker"});
     if (request.argv.empty()) {
       log_line("launch = \"worker\": the local launcher starts trials as its own children");
       return;

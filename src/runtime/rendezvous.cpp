@@ -119,9 +119,7 @@ void RendezvousAssigner::release(const TrialRendezvous& rendezvous) {
 }
 
 std::vector<std::string> RendezvousAssigner::with_rank_exec(const std::vector<std::string>& argv) {
-  const auto self = executable_path();
-  std::vector<std::string> out = {self.empty() ? std::string("slurmtune") : self.string(),
-                                  "rank-exec", "--"};
+  std::vector<std::string> out = {self_program(), "rank-exec", "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

@@ -18,4 +18,9 @@ std::filesystem::path executable_path() {
   return ec ? std::filesystem::path() : exe;
 }
 
+std::string self_program() {
+  const std::filesystem::path exe = executable_path();
+  return exe.empty() ? std::string("slurmtune") : exe.string();
+}
+
 }  // namespace slurmtune::runtime

@@ -9,5 +9,8 @@ namespace slurmtune::runtime {
 std::string host_name();
 /// This executable's path (/proc/self/exe), or empty when it cannot be read.
 std::filesystem::path executable_path();
+/// argv[0] that runs this slurmtune again (rank-exec, worker steps): its path, or
+/// "slurmtune" (looked up on PATH) when the path cannot be read.
+std::string self_program();
 
 }  // namespace slurmtune::runtime
