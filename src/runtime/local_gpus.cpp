@@ -32,6 +32,15 @@ bool all_digits(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::string> cuda_visible_devices(const std::string& value) {
+  std::vector<std::string> devices;
+  for (const auto& d : split_list(value)) {
+    if (d.empty() || d == "-1" || d == "NoDevFiles") break;
+    devices.push_back(d);
+  }
+  return devices;
+}
+
 LocalGpus find_local_gpus(const std::string& option, const std::map<std::string, std::string>& env,
                           const std::string& driver_dir) {
   if (!option.empty()) {
@@ -45,15 +54,9 @@ LocalGpus find_local_gpus(const std::string& option, const std::map<std::string,
                          "(--gpus 0,2 or GPU UUIDs)");
     return {devices, "--gpus " + option};
   }
-  if (const auto visible = env.find("CUDA_VISIBLE_DEVICES"); visible != env.end()) {
-    // CUDA stops at the first entry that names no device ("-1" is the usual "none").
-    std::vector<std::string> devices;
-    for (const auto& d : split_list(visible->second)) {
-      if (d.empty() || d == "-1" || d == "NoDevFiles") break;
-      devices.push_back(d);
-    }
-    return {devices, "CUDA_VISIBLE_DEVICES='" + visible->second + "'"};
-  }
+  if (const auto visible = env.find("CUDA_VISIBLE_DEVICES"); visible != env.end())
+    return {cuda_visible_devices(visible->second),
+            "CUDA_VISIBLE_DEVICES='" + visible->second + "'"};
   std::error_code error;
   std::size_t count = 0;
   for (std::filesystem::directory_iterator it(driver_dir, error), end; !error && it != end;

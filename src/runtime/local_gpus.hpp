@@ -12,6 +12,10 @@ struct LocalGpus {
   std::string source;                ///< where they came from, for the log and errors
 };
 
+/// The devices a CUDA_VISIBLE_DEVICES value names: its entries up to the first that
+/// names no device ("" and "-1" name none; CUDA ignores everything from there on).
+std::vector<std::string> cuda_visible_devices(const std::string& value);
+
 /// In order of precedence: `option` (run --gpus: "N" for devices 0..N-1, or a list
 /// "0,2,3"), CUDA_VISIBLE_DEVICES from `env` (the devices this process may use; CUDA
 /// ignores entries from the first invalid one on), the NVIDIA driver's GPUs (one entry

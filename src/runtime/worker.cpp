@@ -14,6 +14,7 @@
 #include "core/search/param_value.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/event_loop.hpp"
+#include "runtime/local_gpus.hpp"
 #include "runtime/log.hpp"
 #include "runtime/message_fields.hpp"
 #include "runtime/protocol.hpp"
@@ -26,17 +27,6 @@ namespace {
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (from < text.size()) {
-    const std::size_t comma = std::min(text.find(',', from), text.size());
-    out.push_back(text.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return out;
 }
 
 class Worker {
@@ -183,11 +173,11 @@ class Worker {
 
 std::string visible_devices_for(const std::vector<std::string>& positions,
                                 const std::string& worker_visible) {
-  const auto mine = split_commas(worker_visible);
+  const auto mine = cuda_visible_devices(worker_visible);
   std::string out;
   for (const auto& position : positions) {
     std::string device = position;
-    if (!mine.empty()) {
+    if (!worker_visible.empty()) {  // set: the devices it names, maybe none ("-1")
       std::size_t index = mine.size();
       try {
         index = std::stoul(position);
