@@ -119,23 +119,31 @@ void defer_sigterm() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-// This rank's rank among the ranks of `comm` on its node, and the host of every rank.
-std::pair<int, std::vector<std::string>> node_layout(MPI_Comm comm) {
-  MPI_Comm local = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  const CommHandle owner(local);
-  int local_rank = 0, size = 1;
-  MPI_Comm_rank(local, &local_rank);
+// Collective: the host of every rank of `comm`, in rank order, given this rank's.
+std::vector<std::string> allgather_hosts(const std::string& mine, MPI_Comm comm) {
+  int size = 1;
   MPI_Comm_size(comm, &size);
   char host[kHostChars] = {};
-  int length = 0;
-  MPI_Get_processor_name(host, &length);
+  std::strncpy(host, mine.c_str(), kHostChars - 1);
   std::vector<char> all(kHostChars * static_cast<std::size_t>(size));
   MPI_Allgather(host, kHostChars, MPI_CHAR, all.data(), kHostChars, MPI_CHAR, comm);
   std::vector<std::string> hosts;
   for (int r = 0; r < size; ++r)
     hosts.emplace_back(&all[kHostChars * static_cast<std::size_t>(r)]);
-  return {local_rank, std::move(hosts)};
+  return hosts;
+}
+
+// This rank's rank among the ranks of `comm` on its node, and the host of every rank.
+std::pair<int, std::vector<std::string>> node_layout(MPI_Comm comm) {
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  const CommHandle owner(local);
+  int local_rank = 0;
+  MPI_Comm_rank(local, &local_rank);
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  return {local_rank, allgather_hosts(host, comm)};
 }
 
 }  // namespace
@@ -364,10 +372,7 @@ int run_trials(int argc, char** argv, const TrainFunction& train) {
   int mine[2] = {place.node, place.local_rank};
   std::vector<int> all(2 * static_cast<std::size_t>(world_size));
   MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, MPI_COMM_WORLD);
-  char host[kHostChars] = {};
-  std::strncpy(host, place.host.c_str(), kHostChars - 1);
-  std::vector<char> hosts(kHostChars * static_cast<std::size_t>(world_size));
-  MPI_Allgather(host, kHostChars, MPI_CHAR, hosts.data(), kHostChars, MPI_CHAR, MPI_COMM_WORLD);
+  const std::vector<std::string> hosts = allgather_hosts(place.host, MPI_COMM_WORLD);
 
   std::vector<core::RankPlacement> placements;
   for (int r = 0; r < world_size; ++r)
@@ -393,7 +398,7 @@ int run_trials(int argc, char** argv, const TrainFunction& train) {
     std::vector<std::string> group_hosts;
     int local_rank = 0;
     for (const int r : members) {
-      group_hosts.emplace_back(&hosts[kHostChars * static_cast<std::size_t>(r)]);
+      group_hosts.push_back(hosts[static_cast<std::size_t>(r)]);
       if (r < world_rank && all[2 * static_cast<std::size_t>(r)] == place.node) ++local_rank;
     }
     status = TrialGroupRunner(group, color, local_rank, std::move(group_hosts)).run(train);
