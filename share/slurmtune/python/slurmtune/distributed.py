@@ -89,12 +89,10 @@ class DistributedClient:
 
     def save_checkpoint(self, step, name, write):
         """Rank 0 calls ``write(path)`` for ``path`` = ``name`` in the trial's folder and
-        indexes it; every rank returns the path once it is written."""
-        path = os.path.join(client.trial_dir(), name)
-        if self.rank == 0:
-            write(path)
-            client.checkpoint_saved(step, path)
-        return self._broadcast(path)
+        indexes it; every rank returns the path once it is written, or raises the same
+        error when rank 0 could not write it."""
+        return save_on_rank_zero(self.rank, self._broadcast, os.path.join(client.trial_dir(), name),
+                                 write, lambda path: client.checkpoint_saved(step, path))
 
     def heartbeat(self):
         if self.rank == 0:
@@ -112,6 +110,23 @@ class DistributedClient:
     @staticmethod
     def params():
         return client.params()
+
+
+def save_on_rank_zero(rank, broadcast, path, write, index):
+    """Rank 0 calls ``write(path)`` and ``index(path)``; every rank returns ``path``, or
+    raises the same RuntimeError when rank 0 failed (the others would otherwise wait in
+    the broadcast for ever). ``broadcast(obj)`` gives rank 0's ``obj`` on every rank."""
+    error = None
+    if rank == 0:
+        try:
+            write(path)
+            index(path)
+        except Exception as e:  # every rank must learn it
+            error = "%s: %s" % (type(e).__name__, e)
+    error = broadcast(error)
+    if error:
+        raise RuntimeError("saving %s failed on rank 0: %s" % (path, error))
+    return path
 
 
 def _global_rank_of_root(dist, group):

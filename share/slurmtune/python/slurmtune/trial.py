@@ -41,6 +41,7 @@ import traceback
 
 from slurmtune import client
 from slurmtune.client import ClientError, CoordinatorLost, TrialStopped
+from slurmtune.distributed import save_on_rank_zero
 from slurmtune.partition import PartitionError, partition_ranks, shape_from_environment
 
 __all__ = ["run_trials", "Trial", "TrialStopped", "ClientError", "CoordinatorLost"]
@@ -133,18 +134,9 @@ class Trial:
     def save_checkpoint(self, step, name, write):
         """Collective: rank 0 calls ``write(path)`` for ``name`` in the trial's folder and
         indexes it; every rank returns the path once it is written."""
-        path = self.checkpoint_path(name)
-        error = None
-        if self.rank == 0:
-            try:
-                write(path)
-                self._leader.index_checkpoint(step, path)
-            except Exception as e:  # every rank must learn it, or they wait
-                error = "%s: %s" % (type(e).__name__, e)
-        error = self.comm.bcast(error, root=0)
-        if error:
-            raise RuntimeError("trial %d: saving %s failed on rank 0: %s" % (self.id, path, error))
-        return path
+        return save_on_rank_zero(self.rank, lambda obj: self.comm.bcast(obj, root=0),
+                                 self.checkpoint_path(name), write,
+                                 lambda path: self._leader.index_checkpoint(step, path))
 
     def torch_process_group(self, backend="gloo", timeout_s=300):
         """A ``torch.distributed`` process group of this trial's ranks only, made once
