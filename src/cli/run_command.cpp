@@ -57,8 +57,12 @@ int run_command(const Args& args) {
       "control plane: host name trials connect to (default: this host's name)")(
       "rendezvous-ports", po::value<std::string>(),
       "FIRST-LAST: MASTER_PORTs for trials (default: 1000 ports from a base chosen by the job "
-      "id)")("hello-timeout", po::value<double>(&run.control.hello_timeout_s)->default_value(10),
-             "seconds a new connection has to authenticate")(
+      "id)")("worker-connect-timeout",
+             po::value<double>(&run.worker_connect_timeout_s)->default_value(120),
+             "launch = \"worker\": seconds a worker step has to connect before its node is "
+             "given up")("hello-timeout",
+                         po::value<double>(&run.control.hello_timeout_s)->default_value(10),
+                         "seconds a new connection has to authenticate")(
       "progress-interval", po::value<double>(&run.progress_interval_s)->default_value(30),
       "seconds between progress lines")("stop-grace",
                                         po::value<double>(&run.stop_grace_s)->default_value(30),
@@ -89,6 +93,10 @@ int run_command(const Args& args) {
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
   if (vm.count("rendezvous-ports"))
     run.rendezvous_ports = core::parse_port_range(vm["rendezvous-ports"].as<std::string>());
+  if (!(run.worker_connect_timeout_s > 0))
+    throw InputError("--worker-connect-timeout " +
+                     core::format_double(run.worker_connect_timeout_s) +
+                     ": give a positive number of seconds");
   if (vm.count("coordinator-cpus"))
     launch.coordinator_cpus = vm["coordinator-cpus"].as<std::int64_t>();
   run.control.port = port_of(vm["port"].as<int>());

@@ -54,6 +54,9 @@ struct RunOptions {
   /// bounded session outside Slurm).
   std::optional<double> time_left_s;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
+  /// launch = "worker": seconds a worker step has, from its srun, to connect; past them
+  /// its node is given up and the study goes on without it.
+  double worker_connect_timeout_s = 120;
   /// MASTER_PORTs for trials, (first, count); default: default_rendezvous_ports().
   std::optional<std::pair<int, int>> rendezvous_ports;
 };

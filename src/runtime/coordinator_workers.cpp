@@ -199,11 +199,12 @@ void Coordinator::reap_workers() {
 // connected, would keep the study waiting for its node forever: after this long the
 // study goes on without it.
 void Coordinator::expire_unconnected_workers() {
-  constexpr std::chrono::seconds kConnectWithin{120};
+  const auto within = std::chrono::duration<double>(options_.worker_connect_timeout_s);
   for (auto& [node, w] : workers_)
-    if (!w.lost && !w.connection && Clock::now() - w.launched > kConnectWithin)
+    if (!w.lost && !w.connection && Clock::now() - w.launched > within)
       worker_lost(node, "its worker did not connect within " +
-                            std::to_string(kConnectWithin.count()) + " s of its srun");
+                            core::format_double(options_.worker_connect_timeout_s) +
+                            " s of its srun");
 }
 
 void Coordinator::stop_workers() {

@@ -39,6 +39,7 @@ study gpu '["true"]' $'[resources]\ngpus_per_task = 2'
 check 1 'one trial needs 2 GPU.* found none .*name them with --gpus' env CUDA_VISIBLE_DEVICES= "$slurmtune" run gpu.toml --launcher local
 check 1 'one trial needs 2 GPU.* has 1 \(--gpus 1\)' "$slurmtune" run gpu.toml --launcher local --gpus 1
 check 1 "--gpus '0,,1': give a count" "$slurmtune" run gpu.toml --launcher local --gpus 0,,1
+check 1 "--worker-connect-timeout 0.0: give a positive number of seconds" "$slurmtune" run gpu.toml --worker-connect-timeout 0
 test ! -e gpu.h5 || { echo "FAILED: a study file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.

@@ -10,6 +10,7 @@ workers-kill: the worker on one node is killed (SIGKILL) while trials run there:
 trials fail once and are retried on the other nodes, which take every later trial.
 workers-many: 600 trials, more than the test cluster's MaxStepCount (500) lets one job
 start steps for.
+workers-absent: one node's worker step never connects; the study goes on without it.
 """
 import os
 import re
@@ -119,3 +120,30 @@ def scenario_workers_many(runner, args):
     print("workers-many: a step-per-trial study of 600 trials was warned of MaxStepCount = 500; "
           "with worker steps all %d trials completed in one job (%.0f s, %s); %d ASHA decisions "
           "equal the model" % (len(trials), elapsed, dict(trials.status.value_counts()), judged))
+
+
+def scenario_workers_absent(runner, args):
+    """A worker step that never connects (tests/run/trials/srun_without_worker.sh starts
+    none on n4): after --worker-connect-timeout its node is given up, its srun ended, and
+    the study completes on the other three nodes instead of waiting for n4."""
+    if runner.launcher != "slurm":
+        print("SKIPPED: worker steps are Slurm job steps")
+        raise SystemExit(77)
+    os.environ["SLURMTUNE_TEST_DEAD_NODE"] = "n4"  # the sbatch job, and so srun, inherits it
+    text = study_toml("absent", ["/usr/bin/python3", ENV_TRIAL, "--steps=9", "--sleep=0.05"],
+                      max_trials=20, resources='launch = "worker"\n',
+                      metrics=("loss", "device", "devices"))
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    srun = os.path.join(ROOT, "tests", "run", "trials", "srun_without_worker.sh")
+    rc, log = runner.run(study, path, extra=["--srun", srun, "--worker-connect-timeout", "3"],
+                         sbatch_args=["-N", "4", "--ntasks-per-node", "2"], timeout=300)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("worker step on n4 lost (its worker did not connect within 3.0 s of its srun)" in log,
+           "the absent worker was not given up:\n" + log)
+    trials = check_complete(path, 20).set_index("id")
+    expect((trials.status != "failed").all() and (trials.nodes != "n4").all(),
+           "trials:\n%s" % trials[["status", "nodes", "error"]])
+    judged = check_asha(path, 1, 3, 9)
+    print("workers-absent: n4's worker never connected and was given up after 3 s; 20 trials "
+          "completed on %s; %d ASHA decisions equal the model" % (sorted(set(trials.nodes)), judged))
