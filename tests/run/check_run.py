@@ -32,7 +32,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, check_
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
-from run_distributed import scenario_gpus, scenario_pygroups, scenario_torch
+from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
@@ -314,7 +314,7 @@ def main():
                                              "promotion", "groups-term", "tpe-resume", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
-                                             "workers-absent"])
+                                             "workers-absent", "groups-orphaned"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -339,6 +339,8 @@ def main():
         scenario_workers(runner, args, kill=args.scenario == "workers-kill")
     elif args.scenario.startswith("pygroups"):
         scenario_pygroups(runner, args, kill=args.scenario == "pygroups-kill")
+    elif args.scenario == "groups-orphaned":
+        scenario_groups_orphaned(runner, args)
     elif args.scenario == "groups-term":
         scenario_groups_term(runner, args)
     elif args.scenario.startswith("groups"):

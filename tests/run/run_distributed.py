@@ -16,10 +16,11 @@ one host (NodeAddr 127.0.0.1, which is also MASTER_ADDR, as the names do not res
 import os
 import re
 import shutil
+import time
 
 from run_harness import (ROOT, Study, check_asha, check_complete, check_group_trials,
                          check_one_group_step, check_relaunched, expect, read, run_on_four_ranks,
-                         study_toml)
+                         study_toml, wait_for)
 
 TORCH_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "torch_trial.py")
 
@@ -197,3 +198,54 @@ def scenario_gpus(runner, args):
                         "gpus_per_task = 1\n", 2, 2),
     ]
     print("gpus: " + "; ".join(results))
+
+
+def study_processes(token_file):
+    """PIDs of processes started for the study whose token file is `token_file`."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if b"SLURMTUNE_TOKEN_FILE=" + token_file.encode() in f.read().split(b"\0"):
+                    pids.append(int(pid))
+        except OSError:
+            continue
+    return pids
+
+
+def scenario_groups_orphaned(runner, args):
+    """The coordinator is killed (SIGKILL) while C++ and then Python trial groups run: 3
+    groups of 2 ranks and 2 trials, so one group is waiting for a trial (its rank 0 on
+    the socket, the other rank in the non-spinning broadcast) and two are training. Every
+    rank learns that the coordinator is gone and exits; none is left waiting."""
+    if runner.launcher != "local" or not mpi4py_available():
+        print("SKIPPED: the local launcher's MPI steps, with python3-mpi4py")
+        raise SystemExit(77)
+    outcomes = []
+    for index, (name, program) in enumerate( (("cpp", [args.group_trial, "--sleep-ms=500"]),
+                          ("python", ["/usr/bin/python3", PY_GROUP_TRIAL, "--sleep=0.5"]))):
+        text = study_toml(name, ["unused"], max_trials=2,
+                          metrics=("loss", "ranks", "mixed", "torch_ok", "start"),
+                          resources="ranks_per_trial = 2\n")
+        text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = [%s]'
+                            % ", ".join('"%s"' % p for p in program))
+        study = runner.write(name + ".toml", text)
+        handle = runner.start(study, os.path.join(runner.workdir, name + ".h5"), extra=["--slots", "6"])
+        token = os.path.join(runner.workdir, name + ".trials", "token")
+        # mpirun and its 6 ranks are up, and both trials have started (the log is shared by
+        # both studies, so its progress lines do not tell).
+        # The third group (1.2) has connected too, and gets no trial: it waits for one.
+        wait_for(lambda: len(study_processes(token)) >= 7 and
+                 os.path.isdir(os.path.join(runner.workdir, name + ".trials", "trial-1")) and
+                 read(handle[2]).count("trial group 1.2 ready") == index + 1,
+                 120, "the %s groups at work, one of them idle" % name)
+        ranks = study_processes(token)
+        handle[1].kill()
+        handle[1].wait()
+        started = time.time()
+        wait_for(lambda: not study_processes(token), 60,
+                 "the %s ranks to exit after the coordinator's SIGKILL (left: %s)"
+                 % (name, study_processes(token)))
+        outcomes.append("%s: %d process(es) ended %.1f s after the SIGKILL"
+                        % (name, len(ranks), time.time() - started))
+    print("groups-orphaned: " + "; ".join(outcomes))
