@@ -14,6 +14,7 @@
 
 #include "core/search/param_value.hpp"
 #include "runtime/log.hpp"
+#include "runtime/mutual_auth.hpp"
 #include "runtime/secret.hpp"
 
 namespace slurmtune::runtime {
@@ -157,13 +158,52 @@ void ControlServer::handle(ConnectionId id, Connection& c, const Frame& frame) {
 }
 
 void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& frame) {
+  if (c.challenged_hello) return check_proof(id, c, frame);
   if (frame.type != MessageType::Hello)
     throw ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
-  const auto hello = payload_object(frame);
+  auto hello = payload_object(frame);
+  if (const auto nonce = hello.find("challenge"); nonce != hello.end())
+    return challenge(id, c, std::move(hello));
   const auto token = hello.find("token");
   if (token == hello.end() || !token->second.is_string() ||
       !tokens_equal(std::get<std::string>(token->second.data), token_))
     throw ProtocolError("wrong or missing token");
+  welcome(id, c, hello);
+}
+
+// The client proves itself second: a peer that does not hold the token learns only a
+// proof bound to nonces that never come again.
+void ControlServer::challenge(ConnectionId id, Connection& c, core::JsonObject hello) {
+  const auto& nonce = hello.at("challenge");
+  if (!nonce.is_string()) throw ProtocolError("HELLO: \"challenge\" is not a string");
+  c.client_nonce = std::get<std::string>(nonce.data);
+  if (c.client_nonce.size() < 32 || c.client_nonce.size() > 128)
+    throw ProtocolError("HELLO: \"challenge\" must have 32 to 128 characters");
+  c.server_nonce = generate_token();
+  c.challenged_hello = std::move(hello);
+  c.outbox += encode_frame(
+      MessageType::Challenge,
+      "{\"nonce\": " + core::json_quote(c.server_nonce) + ", \"proof\": " +
+          core::json_quote(coordinator_proof(token_, c.client_nonce, c.server_nonce)) + "}");
+  flush(id, c);
+}
+
+void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& frame) {
+  if (frame.type != MessageType::Proof)
+    throw ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
+                        ", not PROOF");
+  const auto body = payload_object(frame);
+  const auto proof = body.find("proof");
+  if (proof == body.end() || !proof->second.is_string() ||
+      !tokens_equal(std::get<std::string>(proof->second.data),
+                    worker_proof(token_, c.server_nonce, c.client_nonce)))
+    throw ProtocolError("wrong or missing proof of the token");
+  const core::JsonObject hello = std::move(*c.challenged_hello);
+  c.challenged_hello.reset();
+  welcome(id, c, hello);
+}
+
+void ControlServer::welcome(ConnectionId id, Connection& c, const core::JsonObject& hello) {
   c.authenticated = true;
   ++stats_.authenticated;
   c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello));

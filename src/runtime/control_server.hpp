@@ -73,6 +73,9 @@ class ControlServer {
     FrameDecoder decoder;
     std::string outbox;
     bool authenticated = false;
+    // A HELLO with a "challenge", waiting for its PROOF (runtime/mutual_auth.hpp).
+    std::optional<core::JsonObject> challenged_hello;
+    std::string client_nonce, server_nonce;
     bool want_write = false;  // EPOLLOUT armed: the outbox did not fit the socket
     std::chrono::steady_clock::time_point since;
   };
@@ -82,6 +85,9 @@ class ControlServer {
   void on_writable(ConnectionId id);
   void handle(ConnectionId id, Connection& c, const Frame& frame);
   void authenticate(ConnectionId id, Connection& c, const Frame& frame);
+  void challenge(ConnectionId id, Connection& c, core::JsonObject hello);
+  void check_proof(ConnectionId id, Connection& c, const Frame& frame);
+  void welcome(ConnectionId id, Connection& c, const core::JsonObject& hello);
   void refuse(ConnectionId id, const std::string& reason);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);

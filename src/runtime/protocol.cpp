@@ -34,13 +34,19 @@ std::string_view to_string(MessageType type) {
       return "EXITED";
     case MessageType::Signal:
       return "SIGNAL";
+    case MessageType::Challenge:
+      return "CHALLENGE";
+    case MessageType::Proof:
+      return "PROOF";
+    case MessageType::Leaving:
+      return "LEAVING";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 15;
+  return t >= 1 && t <= 18;
 }
 }  // namespace
 

@@ -45,6 +45,11 @@ enum class MessageType : std::uint8_t {
   Launch = 13,  ///< server -> worker: {"key", "argv", "env", "stdout", "stderr"}, or {"done": true}
   Exited = 14,  ///< worker -> server: {"key", "code", "signal", "signaled", "error"}
   Signal = 15,  ///< server -> worker: {"key", "signal"} — to the trial's process group
+  // Mutual authentication (runtime/mutual_auth.hpp), for HELLOs with a "challenge":
+  Challenge = 16,  ///< server -> client: {"nonce", "proof"}
+  Proof = 17,      ///< client -> server: {"proof"}
+  // Joined allocations (`slurmtune join`):
+  Leaving = 18,  ///< worker -> server: {"why"} — its allocation ends: suspend its trials
 };
 std::string_view to_string(MessageType type);
 

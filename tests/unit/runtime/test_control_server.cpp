@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "runtime/control_server.hpp"
+#include "runtime/mutual_auth.hpp"
 #include "runtime/secret.hpp"
 
 using namespace slurmtune;
@@ -168,4 +169,80 @@ BOOST_FIXTURE_TEST_CASE(the_handler_refusing_a_hello_closes_only_that_connection
   std::tie(frames, closed) = exchange(good.get(), hello(token));
   BOOST_TEST(!closed);
   BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+}
+
+// Mutual authentication: the server proves the token first, then the client; neither
+// sends it. A wrong proof, a PROOF out of turn and a short nonce are refused.
+namespace {
+std::string challenge_hello(const std::string& nonce) {
+  return encode_frame(MessageType::Hello, R"({"challenge": ")" + nonce + R"(", "trial": 3})");
+}
+std::string body_text(const Frame& f, const char* name) {
+  return std::get<std::string>(payload_object(f).at(name).data);
+}
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_welcomed, Fixture) {
+  const auto fd = connect();
+  const std::string nonce = generate_token();
+  auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_REQUIRE((frames[0].type == MessageType::Challenge));
+  const std::string server_nonce = body_text(frames[0], "nonce");
+  BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(token, nonce, server_nonce));
+  BOOST_TEST(handler.hellos == 0);  // not before the client's proof
+  std::tie(frames, closed) =
+      exchange(fd.get(),
+               encode_frame(MessageType::Proof,
+                            R"({"proof": ")" + worker_proof(token, server_nonce, nonce) + R"("})"));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST(!closed);
+  BOOST_TEST(handler.hellos == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixture) {
+  {
+    const auto fd = connect();
+    const std::string nonce = generate_token();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
+    BOOST_REQUIRE(frames.size() == 1u);
+    const std::string server_nonce = body_text(frames[0], "nonce");
+    // The coordinator's own proof reflected back is not the worker's.
+    std::tie(frames, closed) = exchange(
+        fd.get(), encode_frame(MessageType::Proof,
+                               R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "wrong or missing proof of the token");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    std::tie(frames, closed) =
+        exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "after CHALLENGE came REPORT, not PROOF");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    const auto [frames, closed] = exchange(fd.get(), challenge_hello("0123"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "HELLO: \"challenge\" must have 32 to 128 characters");
+    BOOST_TEST(closed);
+  }
+  BOOST_TEST(handler.hellos == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_challenge_left_unproven_times_out, Fixture) {
+  const auto fd = connect();
+  auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+  BOOST_REQUIRE(frames.size() == 1u);
+  for (int i = 0; i < 20 && !closed; ++i) {
+    server.expire_silent();
+    std::tie(frames, closed) = exchange(fd.get(), "");
+  }
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.hellos == 0);
 }
