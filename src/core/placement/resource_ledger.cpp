@@ -17,8 +17,15 @@ void ResourceLedger::set_usable(std::size_t node, bool usable) {
   usable_[node] = usable;
 }
 
-bool ResourceLedger::node_fits(const NodeCapacity& free, const SlotRequest& request) const {
-  return free.cpus >= request.cpus_per_node && free.gpus >= request.gpus_per_node;
+bool ResourceLedger::holds(const NodeCapacity& node, const SlotRequest& request) {
+  return node.cpus >= request.cpus_per_node && node.gpus >= request.gpus_per_node;
+}
+
+std::size_t ResourceLedger::add_node(NodeCapacity node) {
+  nodes_.push_back(node);
+  free_.push_back(std::move(node));
+  usable_.push_back(true);
+  return nodes_.size() - 1;
 }
 
 void ResourceLedger::check_fits(const SlotRequest& request) const {
@@ -42,13 +49,25 @@ void ResourceLedger::check_fits(const SlotRequest& request) const {
 }
 
 std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotRequest& request) {
+  const auto wanted = static_cast<std::size_t>(request.nodes);
   std::vector<std::size_t> fitting;
   for (std::size_t i = 0; i < free_.size(); ++i)
-    if (usable_[i] && node_fits(free_[i], request)) fitting.push_back(i);
-  if (static_cast<std::int64_t>(fitting.size()) < request.nodes) return std::nullopt;
+    if (usable_[i] && holds(free_[i], request)) fitting.push_back(i);
+  if (fitting.size() < wanted) return std::nullopt;
+  if (wanted > 1) {  // the first allocation with enough nodes that fit
+    std::vector<std::size_t> same;
+    for (const std::size_t first : fitting) {
+      same.clear();
+      for (const std::size_t i : fitting)
+        if (nodes_[i].allocation == nodes_[first].allocation) same.push_back(i);
+      if (same.size() >= wanted) break;
+    }
+    if (same.size() < wanted) return std::nullopt;
+    fitting = same;
+  }
   std::stable_sort(fitting.begin(), fitting.end(),
                    [this](std::size_t a, std::size_t b) { return free_[a].cpus < free_[b].cpus; });
-  fitting.resize(static_cast<std::size_t>(request.nodes));
+  fitting.resize(wanted);
   std::sort(fitting.begin(), fitting.end());
   for (const std::size_t i : fitting) {
     free_[i].cpus -= request.cpus_per_node;

@@ -14,6 +14,8 @@ struct NodeCapacity {
   std::string name;
   std::int64_t cpus = 0;
   std::int64_t gpus = 0;
+  /// The Slurm job it belongs to ("": the coordinator's own). A trial never spans jobs.
+  std::string allocation = {};
 };
 
 /// What one trial needs on each of its nodes.
@@ -32,13 +34,19 @@ class ResourceLedger {
   void check_fits(const SlotRequest& request) const;
   /// Reserves resources for one trial: node indices in ascending order, or nullopt when
   /// they are not free now. Best fit: the fullest nodes that still fit are used first,
-  /// which keeps whole nodes free for multi-node trials.
+  /// which keeps whole nodes free for multi-node trials. All of a trial's nodes belong
+  /// to one allocation (the first, in the order nodes were added, that has room).
   std::optional<std::vector<std::size_t>> acquire(const SlotRequest& request);
   /// Returns what acquire() gave.
   void release(const std::vector<std::size_t>& nodes, const SlotRequest& request);
   /// Whether acquire() may place trials on `node` now (a worker step serves it); every
   /// node may at first. What runs there keeps its resources until released.
   void set_usable(std::size_t node, bool usable);
+
+  /// A node of another allocation (`slurmtune join`): its index. It is usable at once.
+  std::size_t add_node(NodeCapacity node);
+  /// Whether one node of this size holds a trial's share of `request`.
+  static bool holds(const NodeCapacity& node, const SlotRequest& request);
 
   /// How many trials of this shape fit in the empty allocation.
   std::size_t capacity(const SlotRequest& request) const;
@@ -48,8 +56,6 @@ class ResourceLedger {
   std::string hostlist(const std::vector<std::size_t>& nodes) const;
 
  private:
-  bool node_fits(const NodeCapacity& free, const SlotRequest& request) const;
-
   std::vector<NodeCapacity> nodes_;
   std::vector<NodeCapacity> free_;
   std::vector<bool> usable_;

@@ -225,7 +225,7 @@ void StudyController::checkpoint_saved(TrialId trial, double step) {
 Instruction StudyController::instruction(TrialId trial) const {
   const Instruction told = live(trial).told;
   if (told != Instruction::Continue) return told;
-  if (shutting_down_) return Instruction::Suspend;
+  if (shutting_down_ || evicted_.contains(trial)) return Instruction::Suspend;
   if (halted_) return Instruction::Stop;
   return Instruction::Continue;
 }
@@ -234,6 +234,7 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
   // A checkpoint the scheduler asked for and did not get will not come now.
   if (wanted_checkpoint_.contains(trial)) checkpoint_saved(trial, NAN);
   const Instruction told = instruction(trial);
+  const bool evicted = evicted_.erase(trial) > 0;
   live_.erase(trial);
   --counts_.running;
   switch (told) {
@@ -254,6 +255,12 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
       collect_dropped();
       return ExitMeaning::Paused;
     case Instruction::Suspend:
+      if (evicted && !shutting_down_) {
+        const auto failed = failures_.find(trial);
+        relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Restart, trial, config_of(trial),
+                                        failed == failures_.end() ? 0 : failed->second});
+        return ExitMeaning::Unfinished;
+      }
       ++interrupted_;
       return ExitMeaning::Unfinished;
     case Instruction::Continue:
@@ -283,6 +290,11 @@ bool StudyController::check_budget(double elapsed_s) {
 
 void StudyController::begin_shutdown() {
   shutting_down_ = true;
+}
+
+void StudyController::evict(TrialId trial) {
+  live(trial);  // throws for a trial that is not running
+  evicted_.insert(trial);
 }
 
 bool StudyController::more_work_left() const {

@@ -138,6 +138,10 @@ class StudyController {
   /// checkpoint and exit and stay unfinished, for the next session to restart.
   void begin_shutdown();
   bool shutting_down() const { return shutting_down_; }
+  /// The trial's resources are going away (its allocation ends): it is told to suspend
+  /// (checkpoint and exit), and however it then exits it runs again in this session,
+  /// from its checkpoint, on other resources, without counting as a failure.
+  void evict(TrialId trial);
   /// True once the study can make no further progress in this session: admissions
   /// closed, nothing to restart and no paused trial the scheduler could still resume.
   bool more_work_left() const;
@@ -180,6 +184,7 @@ class StudyController {
   std::uint64_t interrupted_ = 0;                // suspended by a shutdown, for the next session
   bool held_for_clock_ = false;                  // the last next_launch held work back
   std::set<TrialId> resume_when_exited_;         // promoted before their paused process exited
+  std::set<TrialId> evicted_;                    // told to suspend, to restart in this session
   std::map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;
   std::optional<BestSoFar> best_;

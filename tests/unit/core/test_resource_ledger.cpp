@@ -103,3 +103,34 @@ BOOST_AUTO_TEST_CASE(unusable_nodes_get_no_trials_until_usable_again) {
   BOOST_TEST(ledger.capacity(one) == 2u);  // the study's shape is judged on the whole allocation
   BOOST_CHECK_THROW(ledger.set_usable(2, true), UsageError);
 }
+
+// `slurmtune join`: nodes of another job are added while the study runs; a multi-node
+// trial gets all its nodes from one job, never some of each.
+BOOST_AUTO_TEST_CASE(added_nodes_take_trials_and_a_trial_never_spans_allocations) {
+  core::ResourceLedger ledger({{"n1", 4, 0}});
+  const core::SlotRequest pair{2, 4, 0}, one{1, 4, 0};
+  BOOST_TEST(!ledger.acquire(pair));  // one node of its own
+  const auto n2 = ledger.add_node({"n2", 4, 0, "77"});
+  BOOST_TEST(n2 == 1u);
+  BOOST_TEST(!ledger.acquire(pair));  // n1 and n2 are in different jobs
+  ledger.add_node({"n3", 4, 0, "77"});
+  BOOST_TEST((*ledger.acquire(pair) == std::vector<std::size_t>{1, 2}));
+  BOOST_TEST((*ledger.acquire(one) == std::vector<std::size_t>{0}));
+  BOOST_TEST(!ledger.acquire(one));
+  ledger.release({1, 2}, pair);
+  ledger.set_usable(2, false);  // job 77 is leaving
+  BOOST_TEST(!ledger.acquire(pair));
+  BOOST_TEST((*ledger.acquire(one) == std::vector<std::size_t>{1}));
+  BOOST_TEST(ledger.hostlist({1}) == "n2");
+  BOOST_TEST(core::ResourceLedger::holds({"n9", 2, 0, "78"}, one) == false);
+  BOOST_TEST(core::ResourceLedger::holds({"n9", 4, 1, "78"}, one) == true);
+}
+
+BOOST_AUTO_TEST_CASE(a_multi_node_trial_takes_the_first_allocation_with_room) {
+  core::ResourceLedger ledger({{"a1", 8, 0, ""}, {"b1", 8, 0, "5"}, {"a2", 8, 0, ""}});
+  ledger.add_node({"b2", 8, 0, "5"});
+  const core::SlotRequest pair{2, 8, 0};
+  BOOST_TEST((*ledger.acquire(pair) == std::vector<std::size_t>{0, 2}));
+  BOOST_TEST((*ledger.acquire(pair) == std::vector<std::size_t>{1, 3}));
+  BOOST_TEST(!ledger.acquire(pair));
+}

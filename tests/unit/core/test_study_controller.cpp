@@ -199,6 +199,48 @@ BOOST_AUTO_TEST_CASE(a_shutdown_suspends_running_trials_for_the_next_session) {
   BOOST_TEST(f.journal.lines == expected, boost::test_tools::per_element());
 }
 
+// `slurmtune join`: a trial whose allocation ends is evicted: told to suspend, and
+// however it exits it runs again in this session from its checkpoint (not a failure,
+// not a retry); other trials go on, and a scheduler decision still wins.
+BOOST_AUTO_TEST_CASE(an_evicted_trial_suspends_and_restarts_in_this_session) {
+  Fixture f(study(3));
+  f.controller.next_launch(0);
+  f.controller.next_launch(0);
+  f.controller.report(0, 1, 0.5);
+  f.controller.evict(0);
+  f.controller.evict(1);
+  BOOST_CHECK_THROW(f.controller.evict(7), UsageError);
+  BOOST_TEST((f.controller.instruction(0) == Instruction::Suspend));
+  BOOST_TEST((f.controller.report(0, 2, 0.4).instruction == Instruction::Suspend));
+  BOOST_TEST(f.controller.report(0, 3, 0.3).duplicate);  // already told to leave
+  // Killed with its allocation (no clean exit) or leaving cleanly: the same.
+  BOOST_TEST((f.controller.trial_exited(0, false, "SIGKILL") == ExitMeaning::Unfinished));
+  BOOST_TEST((f.controller.trial_exited(1, true, "") == ExitMeaning::Unfinished));
+  const auto first = f.controller.next_launch(0);
+  BOOST_REQUIRE(first);
+  BOOST_TEST((first->kind == TrialLaunch::Kind::Restart));
+  BOOST_TEST(first->trial == 0u);
+  BOOST_TEST(first->attempt == 0u);                      // not a failed attempt
+  BOOST_TEST(f.controller.report(0, 2, 0.4).duplicate);  // re-run after its checkpoint
+  BOOST_TEST((f.controller.report(0, 3, 0.3).instruction == Instruction::Continue));
+  const auto second = f.controller.next_launch(0);
+  BOOST_REQUIRE(second);
+  BOOST_TEST(second->trial == 1u);
+  BOOST_TEST(f.controller.counts().retries == 0u);
+  BOOST_TEST(f.controller.counts().running == 2u);
+  const std::vector<std::string> expected = {"start 0", "start 1"};
+  BOOST_TEST(f.journal.lines == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_eviction_during_a_shutdown_leaves_the_trial_to_the_next_session) {
+  Fixture f(study(3));
+  f.controller.next_launch(0);
+  f.controller.evict(0);
+  f.controller.begin_shutdown();
+  BOOST_TEST((f.controller.trial_exited(0, true, "") == ExitMeaning::Unfinished));
+  BOOST_TEST(!f.controller.next_launch(0));
+  BOOST_TEST(f.controller.more_work_left());
+}
 BOOST_AUTO_TEST_CASE(a_resumed_study_restarts_unfinished_trials_before_new_ones) {
   StudyResumePoint point;
   point.started = 4;
