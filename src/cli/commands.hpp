@@ -28,5 +28,6 @@ int run_command(const Args& args);
 int report_command(const Args& args);
 int rank_exec_command(const Args& args);
 int worker_command(const Args& args);
+int join_command(const Args& args);
 
 }  // namespace slurmtune::cli

@@ -34,7 +34,9 @@ constexpr Subcommand kSubcommands[] = {
     {"export", "a table of a study file as CSV or JSON lines", slurmtune::cli::export_command},
     {"rank-exec", "run a program with RANK/LOCAL_RANK/NODE_RANK from srun or mpirun",
      slurmtune::cli::rank_exec_command},
-    {"worker", "the process of a worker step (started by slurmtune run)",
+    {"join", "add this Slurm job's nodes to a running study (sbatch/join-hpo.sbatch)",
+     slurmtune::cli::join_command},
+    {"worker", "the process of a worker step (started by slurmtune run or join)",
      slurmtune::cli::worker_command},
 };
 

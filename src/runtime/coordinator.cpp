@@ -18,6 +18,7 @@
 #include "runtime/log.hpp"
 #include "runtime/secret.hpp"
 #include "runtime/slurm_limits.hpp"
+#include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
@@ -63,12 +64,6 @@ class Coordinator::Recorder final : public core::StudyObserver {
 
 namespace {
 
-std::string trials_dir_of(const std::string& output) {
-  fs::path p = fs::absolute(output);
-  p.replace_extension(".trials");
-  return p.string();
-}
-
 // slurmtune's Python package (the report client) next to this executable: bin/../share
 // in an install tree, and the same shape in a build tree (CMake links it there), so
 // `from slurmtune import client` works in trials without any setup.
@@ -93,7 +88,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       options_(std::move(options)),
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
-      token_file_(trials_dir_ + "/token"),
+      token_file_(token_file_of(options_.output)),
       python_path_(python_path_with(bundled_python_dir())),
       pbt_(study_dir_, trials_dir_),
       started_at_(Clock::now()),
@@ -149,6 +144,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
                            : ""));
   log_line(launcher_->describe() + (group_mode() ? "" : "; " + rendezvous_->describe()));
   log_line("control plane on " + address_ + ", token in " + token_file_);
+  publish_address();
   warn_of_step_limit();
 }
 
@@ -162,7 +158,10 @@ void Coordinator::warn_of_step_limit() const {
     log_line("warning: " + warning);
 }
 
-Coordinator::~Coordinator() = default;
+Coordinator::~Coordinator() {
+  std::error_code ignored;  // the session is over: `slurmtune join` waits for the next
+  fs::remove(address_file_of(options_.output), ignored);
+}
 
 // A command template whose program is missing would fail every trial; say so at once.
 void Coordinator::preflight() const {
@@ -226,10 +225,10 @@ int Coordinator::run() {
     loop_.run_once(100);
     tick();
   }
-  stop_workers();
+  const bool more = controller_->shutting_down() && controller_->more_work_left();
+  stop_workers(!more || cancel_signal_ != 0);
   study_.writer->flush();
   print_progress(true);
-  const bool more = controller_->shutting_down() && controller_->more_work_left();
   if (!more) return 0;
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
@@ -245,6 +244,7 @@ int Coordinator::run() {
 void Coordinator::tick() {
   server_->expire_silent();
   expire_unconnected_workers();
+  expire_joined_allocations();
   finish_drained();  // exits waiting for their last messages
   controller_->check_budget(elapsed_s());
   carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
@@ -340,8 +340,9 @@ void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placeme
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
   try {
-    t.process = workers_.empty() ? TrialProcess(launcher_->start(t.placement, process))
-                                 : start_on_worker(t, process);
+    t.process = worker_of_node_.contains(t.placement.nodes.front())
+                    ? start_on_worker(t, process)
+                    : TrialProcess(launcher_->start(t.placement, process));
   } catch (const Error& e) {
     launcher_->release(t.placement);
     if (t.rendezvous) rendezvous_->release(*t.rendezvous);

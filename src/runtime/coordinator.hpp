@@ -152,8 +152,9 @@ class Coordinator final : public ControlHandler {
 
   // worker steps, [resources] launch = "worker" (coordinator_workers.cpp)
   struct WorkerStep {
-    std::size_t node = 0;  // ledger index
-    ChildProcess process;  // its srun
+    std::size_t node = 0;    // ledger index
+    std::string allocation;  // "": the study's own job; else the joined job's id
+    ChildProcess process;    // its srun (the study's own job only)
     Clock::time_point launched;
     std::optional<ConnectionId> connection;
     bool lost = false;
@@ -162,13 +163,30 @@ class Coordinator final : public ControlHandler {
   void launch_workers();
   bool waiting_for_workers() const;  // a worker step started and has not connected yet
   std::string on_worker_hello(ConnectionId id, const core::JsonObject& hello);
-  std::optional<Reply> on_worker_message(ConnectionId id, const std::string& node, MessageType type,
+  std::optional<Reply> on_worker_message(ConnectionId id, const std::string& key, MessageType type,
                                          const core::JsonObject& body);
+  void on_worker_exited(const WorkerStep& w, const core::JsonObject& body);
   TrialProcess start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec);
-  void worker_lost(const std::string& node, const std::string& why);
+  void worker_lost(const std::string& key, const std::string& why);
   void reap_workers();
   void expire_unconnected_workers();  // a worker step that never said HELLO
-  void stop_workers();
+  /// `study_over`: joined jobs' workers leave too; otherwise they wait for the next session.
+  void stop_workers(bool study_over);
+
+  // jobs that joined the study with `slurmtune join` (coordinator_joined.cpp)
+  struct JoinedAllocation {
+    std::optional<double> ends_at_s;       // elapsed seconds when the job ends, if known
+    std::optional<double> usable_until_s;  // ... less end_margin_s: its trials move then
+    bool leaving = false;
+  };
+  void publish_address() const;  // next to the study file, for `slurmtune join`
+  std::string on_joined_hello(ConnectionId id, const core::JsonObject& hello);
+  void check_joinable(const std::string& job) const;
+  /// The job ends (its USR1 warning, SIGTERM, or its clock): its nodes take no more
+  /// trials, and its trials checkpoint and restart on other nodes.
+  void allocation_leaving(const std::string& job, const std::string& why);
+  void expire_joined_allocations();
+  bool evicts_when_lost(const WorkerStep& w) const;  // its job is ending anyway
 
   const core::StudySpec& spec_;
   RunOptions options_;
@@ -193,8 +211,11 @@ class Coordinator final : public ControlHandler {
   std::uint64_t reports_at_last_progress_ = 0;
   std::map<ConnectionId, TrialGroup> groups_;
   std::map<int, GroupStep> steps_;  // mode = "mpi": running MPI steps by number (1, 2, ...)
-  std::map<std::string, WorkerStep> workers_;               // launch = "worker": by node name
-  std::map<ConnectionId, std::string> worker_connections_;  // ... and by connection
+  // Worker steps by key: the node's name ("n3") or, for a joined job, "n3 (job 42)".
+  std::map<std::string, WorkerStep> workers_;
+  std::map<ConnectionId, std::string> worker_connections_;  // ... their keys by connection
+  std::map<std::size_t, std::string> worker_of_node_;       // ... and by ledger node
+  std::map<std::string, JoinedAllocation> joined_;          // by job id
   int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
   std::optional<core::AllocationClock> clock_;

@@ -180,8 +180,8 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
   if (const auto w = worker_connections_.find(id); w != worker_connections_.end()) {
-    const std::string node = w->second;
-    if (!done_) worker_lost(node, "its connection closed: " + reason);
+    const std::string key = w->second;
+    if (!done_) worker_lost(key, "its connection closed: " + reason);
     return;
   }
   if (const auto g = groups_.find(id); g != groups_.end()) {

@@ -2,7 +2,8 @@
 // that node's trials as its own children on the coordinator's LAUNCH, so a trial costs
 // a message instead of an srun step (doc/slurm.md#worker-steps). A node takes trials
 // once its worker has said HELLO; a worker that goes away fails the trials it ran
-// (retried elsewhere) and its node takes no more.
+// (retried elsewhere) and its node takes no more. Jobs that join the study bring
+// workers of their own (coordinator_joined.cpp).
 #include <algorithm>
 #include <csignal>
 
@@ -62,6 +63,7 @@ void Coordinator::launch_workers() {
     request.stderr_path = trials_dir_ + "/worker-" + names[node] + ".err";
     WorkerStep worker;
     worker.node = node;
+    worker_of_node_[node] = names[node];
     worker.process = ChildProcess::spawn(request);
     worker.launched = Clock::now();
     launcher_->set_node_usable(node, false);  // until its worker says HELLO
@@ -72,11 +74,13 @@ void Coordinator::launch_workers() {
 }
 
 bool Coordinator::waiting_for_workers() const {
-  return std::any_of(workers_.begin(), workers_.end(),
-                     [](const auto& w) { return !w.second.connection && !w.second.lost; });
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) {
+    return w.second.allocation.empty() && !w.second.connection && !w.second.lost;
+  });
 }
 
 std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject& hello) {
+  if (!text(hello, "allocation").empty()) return on_joined_hello(id, hello);
   const std::string node = text(hello, "worker");
   const auto w = workers_.find(node);
   if (w == workers_.end())
@@ -86,17 +90,21 @@ std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject
   w->second.connection = id;
   worker_connections_[id] = node;
   launcher_->set_node_usable(w->second.node, true);
-  const auto ready = std::count_if(workers_.begin(), workers_.end(),
-                                   [](const auto& x) { return x.second.connection.has_value(); });
-  if (ready == static_cast<std::ptrdiff_t>(workers_.size()))
+  const auto ready = std::count_if(workers_.begin(), workers_.end(), [](const auto& x) {
+    return x.second.allocation.empty() && x.second.connection.has_value();
+  });
+  const auto own = std::count_if(workers_.begin(), workers_.end(),
+                                 [](const auto& x) { return x.second.allocation.empty(); });
+  if (ready == own)
     log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
              core::format_double(elapsed_s()) + " s");
   return "{\"worker\": " + core::json_quote(node) + "}";
 }
 
 TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec) {
-  const std::string& node = t.placement.hostlist;  // one node: worker trials are single-rank
-  const ConnectionId worker = *workers_.at(node).connection;
+  // One node: worker trials are single-rank.
+  const ConnectionId worker =
+      *workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
   const std::string key = process_key(t.trial, t.attempt);
   server_->send(worker, MessageType::Launch,
                 "{\"key\": " + core::json_quote(key) + ", \"argv\": " + json_strings(spec.argv) +
@@ -111,11 +119,21 @@ TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec
   });
 }
 
-std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::string& node,
+std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::string& key,
                                                     MessageType type,
                                                     const core::JsonObject& body) {
+  const WorkerStep& w = workers_.at(key);
+  if (type == MessageType::Leaving && !w.allocation.empty()) {
+    allocation_leaving(w.allocation, text(body, "why"));
+    return std::nullopt;
+  }
   if (type != MessageType::Exited)
     throw ProtocolError("a worker may not send " + std::string(to_string(type)));
+  on_worker_exited(w, body);
+  return std::nullopt;
+}
+
+void Coordinator::on_worker_exited(const WorkerStep& w, const core::JsonObject& body) {
   const std::string key = text(body, "key");
   const auto dot = key.find('.');
   core::TrialId id = 0;
@@ -126,11 +144,10 @@ std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::str
   }
   const auto it = active_.find(id);
   // An attempt that already ended here (its worker was lost, or said so late) is done.
-  if (it == active_.end()) return std::nullopt;
+  if (it == active_.end()) return;
   ActiveTrial& t = *it->second;
-  if (process_key(id, t.attempt) != key || !t.process.is_remote() || t.process.status())
-    return std::nullopt;
-  if (t.placement.hostlist != node)
+  if (process_key(id, t.attempt) != key || !t.process.is_remote() || t.process.status()) return;
+  if (t.placement.nodes.front() != w.node)
     throw ProtocolError("EXITED for trial " + key + ", which runs on another node");
   ExitStatus status;
   status.code = static_cast<int>(number(body, "code", "EXITED"));
@@ -139,14 +156,13 @@ std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::str
   status.signaled =
       signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);
   if (const std::string error = text(body, "error"); !error.empty())
-    t.fault = "the worker on " + node + " could not start it: " + error;
+    t.fault = "the worker on " + t.placement.hostlist + " could not start it: " + error;
   t.process.ended(status);
   if (messages_drained(t)) finish_trial(id);
-  return std::nullopt;
 }
 
-void Coordinator::worker_lost(const std::string& node, const std::string& why) {
-  WorkerStep& w = workers_.at(node);
+void Coordinator::worker_lost(const std::string& key, const std::string& why) {
+  WorkerStep& w = workers_.at(key);
   if (w.lost) return;
   w.lost = true;
   if (w.connection) {
@@ -156,15 +172,21 @@ void Coordinator::worker_lost(const std::string& node, const std::string& why) {
   }
   w.connection.reset();
   // Its step ends too (srun passes SIGTERM on): nothing of it should start trials later.
-  if (!w.process.poll()) w.process.signal_group(SIGTERM);
+  if (w.allocation.empty() && !w.process.poll()) w.process.signal_group(SIGTERM);
   launcher_->set_node_usable(w.node, false);
-  log_line("worker step on " + node + " lost (" + why + "): its trials fail and are retried " +
-           "elsewhere; the node takes no more");
+  // A joined job at its end takes its trials along: they restart elsewhere from their
+  // checkpoints instead of failing.
+  const bool evict = evicts_when_lost(w);
+  log_line("worker step on " + key + " lost (" + why + "): its trials " +
+           (evict ? "restart from their checkpoints" : "fail and are retried") +
+           " elsewhere; the node takes no more");
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : active_) {
     if (!t->process.is_remote() || t->process.status() || t->placement.nodes.at(0) != w.node)
       continue;
-    t->fault = "its worker step on " + node + " was lost (" + why + ")";
+    if (evict && controller_->instruction(id) == core::Instruction::Continue)
+      controller_->evict(id);
+    t->fault = "its worker step on " + key + " was lost (" + why + ")";
     t->process.ended(ExitStatus{0, SIGKILL, true});
     ended.push_back(id);
   }
@@ -184,15 +206,15 @@ void Coordinator::worker_lost(const std::string& node, const std::string& why) {
   }
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
-  if (!any_left && !done_ && !controller_->shutting_down())
-    throw Error("every worker step is gone (the last: " + node + ", " + why + "); see " +
+  if (worker_mode() && !any_left && !done_ && !controller_->shutting_down())
+    throw Error("every worker step is gone (the last: " + key + ", " + why + "); see " +
                 trials_dir_ + "/worker-*.err");
 }
 
 void Coordinator::reap_workers() {
-  for (auto& [node, w] : workers_)
-    if (!w.lost && w.process.poll() && !done_)
-      worker_lost(node, "its step ended: " + w.process.status()->describe());
+  for (auto& [key, w] : workers_)
+    if (w.allocation.empty() && !w.lost && w.process.poll() && !done_)
+      worker_lost(key, "its step ended: " + w.process.status()->describe());
 }
 
 // A worker step Slurm never started (its node busy or down), or whose worker never
@@ -201,18 +223,19 @@ void Coordinator::reap_workers() {
 void Coordinator::expire_unconnected_workers() {
   const auto within = std::chrono::duration<double>(options_.worker_connect_timeout_s);
   for (auto& [node, w] : workers_)
-    if (!w.lost && !w.connection && Clock::now() - w.launched > within)
+    if (w.allocation.empty() && !w.lost && !w.connection && Clock::now() - w.launched > within)
       worker_lost(node, "its worker did not connect within " +
                             core::format_double(options_.worker_connect_timeout_s) +
                             " s of its srun");
 }
 
-void Coordinator::stop_workers() {
-  for (auto& [node, w] : workers_)
-    if (w.connection) server_->send(*w.connection, MessageType::Launch, "{\"done\": true}");
+void Coordinator::stop_workers(bool study_over) {
+  for (auto& [key, w] : workers_)
+    if (w.connection && (study_over || w.allocation.empty()))
+      server_->send(*w.connection, MessageType::Launch, "{\"done\": true}");
   const auto deadline = Clock::now() + std::chrono::seconds(10);
-  for (auto& [node, w] : workers_) {
-    while (!w.process.poll() && Clock::now() < deadline)
+  for (auto& [key, w] : workers_) {
+    while (w.allocation.empty() && !w.process.poll() && Clock::now() < deadline)
       loop_.run_once(50);
     // Still running (srun slow to end): its destructor kills the step.
   }

@@ -137,24 +137,15 @@ class SlurmLauncher final : public Launcher {
     return out;
   }
 
+  std::string job_id() const override { return job_id_; }
+
   std::vector<std::string> worker_step(std::size_t node,
                                        const std::vector<std::string>& program) const override {
     const auto& capacity = ledger().nodes().at(node);
-    std::vector<std::string> out = {options_.srun,
-                                    "--exact",
-                                    "--nodes=1",
-                                    "--ntasks=1",
-                                    "--cpus-per-task=" + std::to_string(capacity.cpus),
-                                    "--nodelist=" + capacity.name,
-                                    "--kill-on-bad-exit=1",
-                                    "--mpi=none"};
     // The node's GPUs, which the worker hands out to its trials (CUDA_VISIBLE_DEVICES).
-    if (resources_.gpus_per_task > 0 && capacity.gpus > 0)
-      out.push_back("--gpus=" + std::to_string(capacity.gpus));
-    out.insert(out.end(), options_.srun_args.begin(), options_.srun_args.end());
-    out.push_back("--");
-    out.insert(out.end(), program.begin(), program.end());
-    return out;
+    const std::int64_t gpus = resources_.gpus_per_task > 0 ? capacity.gpus : 0;
+    return worker_step_argv(options_.srun, capacity.name, capacity.cpus, gpus, options_.srun_args,
+                            program);
   }
 
   std::vector<std::string> whole_step(const std::vector<std::string>& program) const override {
@@ -226,22 +217,60 @@ core::DevicePool local_gpu_pool(std::int64_t per_trial, const LaunchOptions& opt
 
 }  // namespace
 
+std::vector<std::string> worker_step_argv(const std::string& srun, const std::string& node,
+                                          std::int64_t cpus, std::int64_t gpus,
+                                          const std::vector<std::string>& srun_args,
+                                          const std::vector<std::string>& program) {
+  std::vector<std::string> out = {srun,
+                                  "--exact",
+                                  "--nodes=1",
+                                  "--ntasks=1",
+                                  "--cpus-per-task=" + std::to_string(cpus),
+                                  "--nodelist=" + node,
+                                  "--kill-on-bad-exit=1",
+                                  "--mpi=none"};
+  if (gpus > 0) out.push_back("--gpus=" + std::to_string(gpus));
+  out.insert(out.end(), srun_args.begin(), srun_args.end());
+  out.push_back("--");
+  out.insert(out.end(), program.begin(), program.end());
+  return out;
+}
+
 Launcher::Launcher(core::ResourceLedger ledger, core::SlotRequest request,
                    std::vector<core::DevicePool> gpus)
-    : ledger_(std::move(ledger)), request_(request), gpus_(std::move(gpus)) {
+    : ledger_(std::move(ledger)), request_(request) {
   ledger_.check_fits(request_);
-  if (!gpus_.empty() && gpus_.size() != ledger_.nodes().size())
+  if (!gpus.empty() && gpus.size() != ledger_.nodes().size())
     throw UsageError("Launcher: one GPU pool per node, or none");
+  for (std::size_t node = 0; node < gpus.size(); ++node)
+    gpus_.emplace(node, std::move(gpus[node]));
+}
+
+std::size_t Launcher::add_node(const core::NodeCapacity& node) {
+  if (!core::ResourceLedger::holds(node, request_))
+    throw InputError("node " + node.name + " of job " + node.allocation + " has " +
+                     std::to_string(node.cpus) + " CPU(s) and " + std::to_string(node.gpus) +
+                     " GPU(s), but one trial needs " + std::to_string(request_.cpus_per_node) +
+                     " CPU(s) and " + std::to_string(request_.gpus_per_node) + " GPU(s)");
+  const std::size_t index = ledger_.add_node(node);
+  if (request_.gpus_per_node > 0) {
+    std::vector<std::string> positions;
+    for (std::int64_t i = 0; i < node.gpus; ++i)
+      positions.push_back(std::to_string(i));
+    gpus_.emplace(index, core::DevicePool(std::move(positions), 1));
+  }
+  return index;
 }
 
 std::optional<Placement> Launcher::reserve() {
   auto nodes = ledger_.acquire(request_);
   if (!nodes) return std::nullopt;
   Placement placement;
-  if (!gpus_.empty() && request_.gpus_per_node > 0) {
+  if (const auto pool = gpus_.find(nodes->front());
+      pool != gpus_.end() && request_.gpus_per_node > 0) {
     // The ledger counts GPU shares; the pool also keeps a trial's devices distinct. Pools
     // serve single-node trials (the local launcher's, worker steps').
-    auto devices = gpus_.at(nodes->front()).acquire(request_.gpus_per_node);
+    auto devices = pool->second.acquire(request_.gpus_per_node);
     if (!devices) {
       ledger_.release(*nodes, request_);
       return std::nullopt;
@@ -273,7 +302,8 @@ ChildProcess Launcher::start(const Placement& placement, const TrialProcessSpec&
   SpawnRequest request;
   request.argv = wrap(placement, spec.argv);
   request.env = spec.env;
-  if (!gpus_.empty()) request.env["CUDA_VISIBLE_DEVICES"] = core::join_devices(placement.gpus);
+  if (gpus_.contains(placement.nodes.front()))
+    request.env["CUDA_VISIBLE_DEVICES"] = core::join_devices(placement.gpus);
   request.stdout_path = spec.stdout_path;
   request.stderr_path = spec.stderr_path;
   return ChildProcess::spawn(request);

@@ -76,6 +76,12 @@ class Launcher {
   std::vector<std::string> node_names() const;
   /// Whether trials may be placed on `node` now (its worker step is connected).
   void set_node_usable(std::size_t node, bool usable) { ledger_.set_usable(node, usable); }
+  /// A node of a joined job, served by its worker: its ledger index. Its GPUs (by their
+  /// position in the worker's CUDA_VISIBLE_DEVICES) are handed out by slurmtune. Throws
+  /// InputError when the node cannot hold one trial.
+  std::size_t add_node(const core::NodeCapacity& node);
+  /// The Slurm job of the allocation this process runs in ("" outside Slurm).
+  virtual std::string job_id() const { return {}; }
 
  protected:
   const core::ResourceLedger& ledger() const { return ledger_; }
@@ -84,7 +90,7 @@ class Launcher {
  private:
   core::ResourceLedger ledger_;
   core::SlotRequest request_;
-  std::vector<core::DevicePool> gpus_;  // per ledger node, or empty
+  std::map<std::size_t, core::DevicePool> gpus_;  // by ledger node, where slurmtune hands them out
 };
 
 /// Options of `slurmtune run` that shape launches.
@@ -118,6 +124,13 @@ struct SlurmAllocation {
 std::optional<SlurmAllocation> slurm_allocation(const std::map<std::string, std::string>& env);
 /// This process's environment as a map.
 std::map<std::string, std::string> environment_map();
+
+/// `srun ... -- program` for the worker step of `node` (one task holding its `cpus` and
+/// `gpus`), in the allocation this process runs in.
+std::vector<std::string> worker_step_argv(const std::string& srun, const std::string& node,
+                                          std::int64_t cpus, std::int64_t gpus,
+                                          const std::vector<std::string>& srun_args,
+                                          const std::vector<std::string>& program);
 
 /// Picks and builds the launcher for `resources` (auto: Slurm inside an allocation,
 /// local otherwise). Throws InputError when one trial could never fit.

@@ -1,85 +1,169 @@
 #include "runtime/worker.hpp"
 
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <optional>
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/event_loop.hpp"
+#include "runtime/job_clock.hpp"
+#include "runtime/launcher.hpp"
 #include "runtime/local_gpus.hpp"
 #include "runtime/log.hpp"
 #include "runtime/message_fields.hpp"
+#include "runtime/mutual_auth.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
+#include "runtime/study_paths.hpp"
 #include "runtime/tcp_connect.hpp"
 
 namespace slurmtune::runtime {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
 }
 
+// An authenticated connection, and what arrived after the WELCOME.
+struct Session {
+  UniqueFd fd;
+  FrameDecoder decoder;
+};
+
+// The next frame within `deadline`; throws Error when none comes.
+Frame next_frame(Session& s, Clock::time_point deadline, const std::string& address) {
+  for (;;) {
+    if (auto frame = s.decoder.next()) return *frame;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{s.fd.get(), POLLIN, 0};
+    const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) throw Error("the coordinator at " + address + " did not answer within 10 s");
+    char buffer[4096];
+    const ssize_t n = ::recv(s.fd.get(), buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("the coordinator at " + address + " closed the connection");
+    s.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+}
+
+void send_frame(int fd, MessageType type, const std::string& payload) {
+  const std::string frame = encode_frame(type, payload);
+  for (std::size_t sent = 0; sent < frame.size();) {
+    const ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(std::string("sending to the coordinator: ") + std::strerror(errno));
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// Connects and authenticates both ways (runtime/mutual_auth.hpp): the coordinator proves
+// it holds the token before this worker does, so a stale published address that another
+// process now answers learns nothing. `fields`: the rest of the HELLO, ", ..." JSON.
+Session open_session(const std::string& address, const std::string& token,
+                     const std::string& fields) {
+  Session s{connect_tcp(address), {}};
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  const std::string nonce = generate_token();
+  send_frame(s.fd.get(), MessageType::Hello,
+             "{\"challenge\": " + core::json_quote(nonce) + fields + "}");
+  const auto refused = [&](const Frame& f) {
+    return Error("the coordinator at " + address +
+                 " refused this worker: " + text(payload_object(f), "error"));
+  };
+  const Frame challenge = next_frame(s, deadline, address);
+  if (challenge.type == MessageType::Error) throw refused(challenge);
+  const auto body = payload_object(challenge);
+  if (challenge.type != MessageType::Challenge ||
+      !tokens_equal(text(body, "proof"), coordinator_proof(token, nonce, text(body, "nonce"))))
+    throw Error("the process at " + address +
+                " could not prove that it holds the study's token (an address left by an "
+                "earlier session?)");
+  send_frame(
+      s.fd.get(), MessageType::Proof,
+      "{\"proof\": " + core::json_quote(worker_proof(token, text(body, "nonce"), nonce)) + "}");
+  const Frame welcome = next_frame(s, deadline, address);
+  if (welcome.type == MessageType::Error) throw refused(welcome);
+  if (welcome.type != MessageType::Welcome)
+    throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
+                " instead of WELCOME");
+  return s;
+}
+
+// How a session with one coordinator ended.
+enum class SessionEnd {
+  Done,        // the study is over (LAUNCH {"done": true})
+  Closed,      // the coordinator closed the connection (it ended, or requeues)
+  Lost,        // the connection broke, or a malformed message
+  Terminated,  // this worker was told to end (SIGTERM, SIGINT)
+};
 class Worker {
  public:
-  explicit Worker(const WorkerOptions& options)
-      : fd_(connect_tcp(options.address)), node_(options.node) {
-    std::string hello = "{\"token\": " + core::json_quote(read_token_file(options.token_file)) +
-                        ", \"worker\": " + core::json_quote(node_);
-    const std::string job = env_or_empty("SLURM_JOB_ID"), step = env_or_empty("SLURM_STEP_ID");
-    if (!job.empty() && !step.empty())
-      hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
-    send(MessageType::Hello, hello + "}");
-  }
+  Worker(Session session, const WorkerOptions& options, int signals)
+      : session_(std::move(session)),
+        node_(options.node),
+        joined_(!options.study.empty()),
+        signals_(signals) {}
 
-  int run() {
+  SessionEnd run() {
     EventLoop loop;
-    const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT});
-    loop.add(signals.get(), EPOLLIN, [&](std::uint32_t) { on_signal(signals.get()); });
-    loop.add(fd_.get(), EPOLLIN, [&](std::uint32_t) { on_readable(); });
-    while (!closed_)
+    loop.add(signals_, EPOLLIN, [&](std::uint32_t) { on_signal(); });
+    loop.add(session_.fd.get(), EPOLLIN, [&](std::uint32_t) { on_readable(); });
+    drain_frames();  // what came with the WELCOME
+    while (!end_)
       loop.run_once(1000);
+    loop.remove(signals_);
     children_.clear();  // kills and reaps what still runs
-    return lost_ ? 1 : 0;
+    return *end_;
   }
 
  private:
   void send(MessageType type, const std::string& payload) {
-    const std::string frame = encode_frame(type, payload);
-    for (std::size_t sent = 0; sent < frame.size();) {
-      const ssize_t n = ::send(fd_.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return lose(std::string("sending: ") + std::strerror(errno));
-      sent += static_cast<std::size_t>(n);
+    try {
+      send_frame(session_.fd.get(), type, payload);
+    } catch (const Error& e) {
+      lose(e.what());
     }
   }
 
   void lose(const std::string& why) {
-    if (!closed_) log_line("worker " + node_ + ": lost the coordinator (" + why + ")");
-    closed_ = lost_ = true;
+    if (!end_) log_line("worker " + node_ + ": lost the coordinator (" + why + ")");
+    if (!end_) end_ = SessionEnd::Lost;
   }
 
   void on_readable() {
     char buffer[65536];
-    const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+    const ssize_t n = ::recv(session_.fd.get(), buffer, sizeof buffer, 0);
     if (n < 0 && errno == EINTR) return;
     if (n == 0) {
-      closed_ = true;  // the coordinator is done with this worker
+      if (!end_) end_ = SessionEnd::Closed;  // the coordinator is done with this worker
       return;
     }
     if (n < 0) return lose(std::strerror(errno));
-    decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    session_.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    drain_frames();
+  }
+
+  void drain_frames() {
     try {
-      while (auto frame = decoder_.next())
+      while (auto frame = session_.decoder.next())
         on_frame(*frame);
     } catch (const std::exception& e) {  // ProtocolError, or a field of the wrong type
       lose(std::string("a malformed message: ") + e.what());
@@ -89,13 +173,10 @@ class Worker {
   void on_frame(const Frame& frame) {
     const auto body = payload_object(frame);
     switch (frame.type) {
-      case MessageType::Welcome:
-        log_line("worker " + node_ + ": serving the study's trials on this node");
-        return;
       case MessageType::Launch:
         if (const auto* done = field(body, "done");
             done && std::holds_alternative<bool>(done->data) && std::get<bool>(done->data)) {
-          closed_ = true;  // the study is over: nothing of ours runs any more
+          end_ = SessionEnd::Done;  // the study is over: nothing of ours runs any more
           return;
         }
         return launch(body);
@@ -141,14 +222,26 @@ class Worker {
     }
   }
 
-  void on_signal(int fd) {
+  void on_signal() {
     signalfd_siginfo info{};
-    bool terminate = false;
-    while (::read(fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info))
+    bool terminate = false, leaving = false;
+    while (::read(signals_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       terminate = terminate || info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT;
-    if (terminate)
+      leaving = leaving || info.ssi_signo == SIGUSR1;
+    }
+    // A joined job's end: its trials checkpoint and move to other allocations' nodes.
+    if (joined_ && (terminate || leaving) && !told_leaving_) {
+      told_leaving_ = true;
+      send(MessageType::Leaving,
+           std::string("{\"why\": ") +
+               (terminate ? "\"SIGTERM: the job ends\"" : "\"SIGUSR1: its time limit is near\"") +
+               "}");
+    }
+    if (terminate) {
+      terminated_ = true;
       for (const auto& [key, child] : children_)
         child.signal_group(SIGTERM);
+    }
     for (auto it = children_.begin(); it != children_.end();) {
       if (const auto& status = it->second.poll()) {
         send(MessageType::Exited,
@@ -160,13 +253,17 @@ class Worker {
         ++it;
       }
     }
+    // Told to end and nothing left to report: the session is over for this worker.
+    if (terminated_ && children_.empty() && !end_) end_ = SessionEnd::Terminated;
   }
 
-  UniqueFd fd_;
+  Session session_;
   std::string node_;
-  FrameDecoder decoder_;
+  bool joined_;
+  int signals_;
   std::map<std::string, ChildProcess> children_;  // by "trial.attempt"
-  bool closed_ = false, lost_ = false;
+  std::optional<SessionEnd> end_;
+  bool terminated_ = false, told_leaving_ = false;
 };
 
 }  // namespace
@@ -195,9 +292,101 @@ std::string visible_devices_for(const std::vector<std::string>& positions,
   return out;
 }
 
+namespace {
+
+std::string hello_fields(const WorkerOptions& options) {
+  std::string hello = ", \"worker\": " + core::json_quote(options.node);
+  const std::string job = env_or_empty("SLURM_JOB_ID"), step = env_or_empty("SLURM_STEP_ID");
+  if (!job.empty() && !step.empty())
+    hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
+  if (options.study.empty()) return hello;
+  hello += ", \"allocation\": " + core::json_quote(options.allocation) +
+           ", \"cpus\": " + std::to_string(options.cpus) +
+           ", \"gpus\": " + std::to_string(options.gpus);
+  // Asked at every connect: a requeued coordinator learns how long this job still has.
+  if (const auto left = slurm_time_left(environment_map(), options.scratch).seconds)
+    hello += ", \"time_left_s\": " + core::format_double(*left);
+  return hello;
+}
+
+std::string read_published_address(const std::string& path) {
+  std::ifstream in(path);
+  std::string address;
+  if (!in || !std::getline(in, address) || address.empty())
+    throw Error("no coordinator is published in " + path + " (the study is not running)");
+  return address;
+}
+
+// Whether SIGTERM or SIGINT arrived while no session ran.
+bool termination_pending(int signals) {
+  signalfd_siginfo info{};
+  bool terminate = false;
+  while (::read(signals, &info, sizeof info) == static_cast<ssize_t>(sizeof info))
+    terminate = terminate || info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT;
+  return terminate;
+}
+
+// A joined worker looks for the study's coordinator until `deadline`: the address and
+// token are read again at every try (a requeued coordinator has new ones). nullopt when
+// none answered in time or the worker was told to end.
+std::optional<Session> find_coordinator(const WorkerOptions& options, int signals,
+                                        Clock::time_point deadline) {
+  std::string last_error;
+  for (;;) {
+    try {
+      const std::string address = read_published_address(address_file_of(options.study));
+      return open_session(address, read_token_file(token_file_of(options.study)),
+                          hello_fields(options));
+    } catch (const Error& e) {
+      if (e.what() != last_error)
+        log_line("worker " + options.node + ": " + e.what() + "; trying again");
+      last_error = e.what();
+    }
+    const auto left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      log_line("worker " + options.node + ": no coordinator of " + options.study + " within " +
+               core::format_double(options.reconnect_timeout_s) + " s; leaving");
+      return std::nullopt;
+    }
+    pollfd p{signals, POLLIN, 0};
+    const double nap = std::min(left, options.retry_interval_s);
+    if (::poll(&p, 1, static_cast<int>(nap * 1000)) > 0 && termination_pending(signals))
+      return std::nullopt;
+  }
+}
+
+int run_joined_worker(const WorkerOptions& options, int signals) {
+  const auto within = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options.reconnect_timeout_s));
+  for (;;) {
+    auto session = find_coordinator(options, signals, Clock::now() + within);
+    if (!session) return 0;
+    log_line("worker " + options.node + " of job " + options.allocation +
+             ": serving the study's trials on this node");
+    switch (Worker(std::move(*session), options, signals).run()) {
+      case SessionEnd::Done:
+        log_line("worker " + options.node + ": the study is over");
+        return 0;
+      case SessionEnd::Terminated:
+        return 0;
+      case SessionEnd::Closed:
+      case SessionEnd::Lost:
+        log_line("worker " + options.node + ": the coordinator's session ended; waiting up to " +
+                 core::format_double(options.reconnect_timeout_s) + " s for the next one");
+    }
+  }
+}
+
+}  // namespace
+
 int run_worker(const WorkerOptions& options) {
   try {
-    return Worker(options).run();
+    const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+    if (!options.study.empty()) return run_joined_worker(options, signals.get());
+    auto session =
+        open_session(options.address, read_token_file(options.token_file), hello_fields(options));
+    log_line("worker " + options.node + ": serving the study's trials on this node");
+    return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
   } catch (const Error& e) {
     log_line("worker " + options.node + ": " + e.what());
     return 1;

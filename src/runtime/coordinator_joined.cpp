@@ -1,0 +1,141 @@
+// Jobs that join a running study (`slurmtune join STUDY`, doc/slurm.md#joining-jobs):
+// their workers find the coordinator through the address published next to the study
+// file, prove the token both ways, and bring their nodes into the ledger, tagged with
+// their job so that no trial spans jobs. A joined job that nears its end (its USR1
+// warning, SIGTERM, or its clock) has its trials checkpoint and restart on other nodes.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/json.hpp"
+#include "core/search/param_value.hpp"
+#include "runtime/active_trial.hpp"
+#include "runtime/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "runtime/message_fields.hpp"
+#include "runtime/study_paths.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+// Written whole, then renamed: a joining worker never reads half an address.
+void Coordinator::publish_address() const {
+  const std::string path = address_file_of(options_.output), partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << address_ << '\n';
+    if (!out.flush()) throw Error("cannot write " + partial);
+  }
+  fs::rename(partial, path);
+}
+
+void Coordinator::check_joinable(const std::string& job) const {
+  if (job == launcher_->job_id())
+    throw ProtocolError("job " + job +
+                        " is the study's own allocation; its nodes serve it already");
+  if (group_mode() || spec_.resources.ranks() != 1)
+    throw ProtocolError(
+        "a joined job runs single-rank command trials on its workers, but this study's "
+        "trials have " +
+        std::to_string(spec_.resources.ranks()) + " rank(s)" +
+        (group_mode() ? " in MPI trial groups" : "") +
+        "; multi-rank trials run in the study's own allocation");
+  if (controller_->shutting_down())
+    throw ProtocolError("this session is stopping; join the next one");
+  if (const auto a = joined_.find(job); a != joined_.end() && a->second.leaving)
+    throw ProtocolError("job " + job + " has said that it is leaving");
+}
+
+std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject& hello) {
+  const std::string job = text(hello, "allocation"), node = text(hello, "worker");
+  check_joinable(job);
+  JoinedAllocation& allocation = joined_[job];
+  std::string ends;
+  if (const auto* left = field(hello, "time_left_s"); left && left->is_number()) {
+    const double seconds = std::get<double>(left->data);
+    if (seconds <= options_.end_margin_s)
+      throw ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
+                          " s, within the end margin (--end-margin " +
+                          core::format_double(options_.end_margin_s) +
+                          " s): no trial would start there");
+    allocation.ends_at_s = elapsed_s() + seconds;
+    allocation.usable_until_s = *allocation.ends_at_s - options_.end_margin_s;
+    ends = ", ends in " + core::format_double(std::round(seconds)) + " s";
+  }
+  const std::string key = node + " (job " + job + ")";
+  auto w = workers_.find(key);
+  if (w != workers_.end() && !w->second.lost)
+    throw ProtocolError("node " + key + " already has its worker");
+  if (w == workers_.end()) {
+    core::NodeCapacity capacity{node, static_cast<std::int64_t>(number(hello, "cpus", "HELLO")),
+                                static_cast<std::int64_t>(number(hello, "gpus", "HELLO")), job};
+    std::size_t index = 0;
+    try {
+      index = launcher_->add_node(capacity);
+    } catch (const InputError& e) {
+      throw ProtocolError(e.what());
+    }
+    WorkerStep step;
+    step.node = index;
+    step.allocation = job;
+    step.launched = Clock::now();
+    w = workers_.emplace(key, std::move(step)).first;
+    worker_of_node_[index] = key;
+  }
+  w->second.lost = false;
+  w->second.connection = id;
+  worker_connections_[id] = key;
+  launcher_->set_node_usable(w->second.node, true);
+  log_line("job " + job + " joined the study: " + node + ", " +
+           core::format_double(number(hello, "cpus", "HELLO")) + " CPU(s)" + ends);
+  return "{\"worker\": " + core::json_quote(node) + ", \"allocation\": " + core::json_quote(job) +
+         "}";
+}
+
+void Coordinator::allocation_leaving(const std::string& job, const std::string& why) {
+  JoinedAllocation& allocation = joined_.at(job);
+  if (allocation.leaving) return;
+  allocation.leaving = true;
+  std::set<std::size_t> nodes;
+  for (const auto& [key, w] : workers_)
+    if (w.allocation == job) {
+      nodes.insert(w.node);
+      launcher_->set_node_usable(w.node, false);
+    }
+  // As long as the job lets them: a trial still running at its end is killed with it
+  // (and restarts from its last checkpoint all the same).
+  double grace = options_.shutdown_grace_s;
+  if (allocation.ends_at_s)
+    grace =
+        std::min(grace, std::max(0.0, *allocation.ends_at_s - elapsed_s() - options_.kill_grace_s));
+  int moving = 0;
+  for (auto& [id, t] : active_) {
+    if (!nodes.contains(t->placement.nodes.front()) || t->process.status() ||
+        controller_->instruction(id) != core::Instruction::Continue)
+      continue;
+    controller_->evict(id);
+    schedule_stop(*t, grace);
+    ++moving;
+  }
+  log_line("job " + job + " is leaving (" + why + "): " + std::to_string(moving) +
+           " trial(s) checkpoint and restart on other nodes; its nodes take no more trials");
+}
+
+void Coordinator::expire_joined_allocations() {
+  std::vector<std::string> ending;
+  for (const auto& [job, a] : joined_)
+    if (!a.leaving && a.usable_until_s && elapsed_s() >= *a.usable_until_s) ending.push_back(job);
+  for (const auto& job : ending)
+    allocation_leaving(job, "its time limit is " + core::format_double(options_.end_margin_s) +
+                                " s away (--end-margin)");
+}
+
+bool Coordinator::evicts_when_lost(const WorkerStep& w) const {
+  if (w.allocation.empty()) return false;
+  const JoinedAllocation& a = joined_.at(w.allocation);
+  return a.leaving || (a.usable_until_s && elapsed_s() >= *a.usable_until_s);
+}
+
+}  // namespace slurmtune::runtime
