@@ -35,6 +35,7 @@ from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faul
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
+from run_join import scenario_join, scenario_join_requeue
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
 
 
@@ -314,7 +315,8 @@ def main():
                                              "promotion", "groups-term", "tpe-resume", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
-                                             "workers-absent", "groups-orphaned"])
+                                             "workers-absent", "groups-orphaned", "join",
+                                             "join-requeue"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -335,6 +337,10 @@ def main():
         scenario_workers_many(runner, args)
     elif args.scenario == "workers-absent":
         scenario_workers_absent(runner, args)
+    elif args.scenario == "join":
+        scenario_join(runner, args)
+    elif args.scenario == "join-requeue":
+        scenario_join_requeue(runner, args)
     elif args.scenario.startswith("workers"):
         scenario_workers(runner, args, kill=args.scenario == "workers-kill")
     elif args.scenario.startswith("pygroups"):
