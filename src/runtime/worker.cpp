@@ -144,8 +144,9 @@ class Worker {
   }
 
   void lose(const std::string& why) {
-    if (!end_) log_line("worker " + node_ + ": lost the coordinator (" + why + ")");
-    if (!end_) end_ = SessionEnd::Lost;
+    if (end_) return;
+    log_line("worker " + node_ + ": lost the coordinator (" + why + ")");
+    end_ = SessionEnd::Lost;
   }
 
   void on_readable() {
@@ -328,9 +329,9 @@ bool termination_pending(int signals) {
 
 // A joined worker looks for the study's coordinator until `deadline`: the address and
 // token are read again at every try (a requeued coordinator has new ones). nullopt when
-// none answered in time or the worker was told to end.
+// none answered in time, or when the worker was told to end (`terminated`).
 std::optional<Session> find_coordinator(const WorkerOptions& options, int signals,
-                                        Clock::time_point deadline) {
+                                        Clock::time_point deadline, bool& terminated) {
   std::string last_error;
   for (;;) {
     try {
@@ -350,8 +351,10 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
     }
     pollfd p{signals, POLLIN, 0};
     const double nap = std::min(left, options.retry_interval_s);
-    if (::poll(&p, 1, static_cast<int>(nap * 1000)) > 0 && termination_pending(signals))
+    if (::poll(&p, 1, static_cast<int>(nap * 1000)) > 0 && termination_pending(signals)) {
+      terminated = true;
       return std::nullopt;
+    }
   }
 }
 
@@ -359,8 +362,9 @@ int run_joined_worker(const WorkerOptions& options, int signals) {
   const auto within = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.reconnect_timeout_s));
   for (;;) {
-    auto session = find_coordinator(options, signals, Clock::now() + within);
-    if (!session) return 0;
+    bool terminated = false;
+    auto session = find_coordinator(options, signals, Clock::now() + within, terminated);
+    if (!session) return terminated ? 0 : 1;
     log_line("worker " + options.node + " of job " + options.allocation +
              ": serving the study's trials on this node");
     switch (Worker(std::move(*session), options, signals).run()) {

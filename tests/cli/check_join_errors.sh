@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Bad input to `slurmtune join` and to a joined job's workers: each case fails with a
+# clear message. A real coordinator (local launcher) refuses workers it cannot use, and a
+# worker refuses a coordinator that cannot prove the study's token.
+#   check_join_errors.sh SLURMTUNE
+set -u
+slurmtune=$1
+expect=$(realpath "$(dirname "$0")")/expect.sh
+work=$(mktemp -d)
+coordinator=
+trap '[ -n "$coordinator" ] && kill "$coordinator" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failures=0
+check() { bash "$expect" "$@" >/dev/null || { echo "FAILED: $*"; bash "$expect" "$@"; failures=$((failures + 1)); }; }
+check 1 'slurmtune join runs inside a Slurm job' \
+  env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST -u SLURM_JOB_CPUS_PER_NODE "$slurmtune" join study.h5
+check 1 'no/such/folder/study.h5: no such folder' "$slurmtune" join no/such/folder/study.h5
+check 1 '--reconnect-timeout must be > 0 seconds' "$slurmtune" join study.h5 --reconnect-timeout 0
+check 1 'worker --study needs --allocation, --node and --cpus > 0' "$slurmtune" worker --study study.h5 --node n1
+check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" worker
+check 1 "no coordinator of .*absent.h5 within 1(\\.0)? s; leaving" \
+  "$slurmtune" worker --study absent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
+
+# A running study whose trials need 4 CPUs each.
+cat > big.toml <<'TOML'
+[study]
+name = "big"
+metric = "loss"
+max_trials = 1
+[search]
+x = { uniform = [0, 1] }
+[trial]
+command = ["sleep", "30"]
+[resources]
+cpus_per_task = 4
+TOML
+quick="--shutdown-grace 1 --kill-grace 1"
+# shellcheck disable=SC2086
+"$slurmtune" run big.toml -o big.h5 --launcher local --slots 4 $quick > run.log 2>&1 &
+coordinator=$!
+for _ in $(seq 100); do [ -s big.trials/coordinator ] && break; sleep 0.1; done
+[ -s big.trials/coordinator ] || { echo "FAILED: the coordinator published no address"; cat run.log; exit 1; }
+check 1 "refused this worker: node n9 of job 99 has 2 CPU\(s\) and 0 GPU\(s\), but one trial needs 4 CPU\(s\)" \
+  "$slurmtune" worker --study big.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
+# Another study's folder naming the same address, with a token of its own: the process
+# there cannot prove it holds this token, and the worker never sends its own.
+mkdir -m 700 other.trials
+cp big.trials/coordinator other.trials/coordinator
+(umask 077 && printf '%064d\n' 7 > other.trials/token)
+check 1 "the process at .* could not prove that it holds the study's token" \
+  "$slurmtune" worker --study other.h5 --allocation 99 --node n9 --cpus 8 --reconnect-timeout 1
+kill "$coordinator"; wait "$coordinator" 2>/dev/null; coordinator=
+
+# A study of 2-rank trials takes no joined job (an mpirun that runs one copy stands in).
+printf '#!/bin/sh\nshift 2\nOMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_RANK=0 exec "$@"\n' > one-rank-mpirun
+chmod +x one-rank-mpirun
+sed -e 's/cpus_per_task = 4/ntasks_per_node = 2/' -e 's/"big"/"pair"/' big.toml > pair.toml
+# shellcheck disable=SC2086
+"$slurmtune" run pair.toml -o pair.h5 --launcher local --slots 2 --mpirun "$work/one-rank-mpirun" $quick > run2.log 2>&1 &
+coordinator=$!
+for _ in $(seq 100); do [ -s pair.trials/coordinator ] && break; sleep 0.1; done
+check 1 "refused this worker: a joined job runs single-rank command trials on its workers, but this study's trials have 2 rank\(s\)" \
+  "$slurmtune" worker --study pair.h5 --allocation 99 --node n9 --cpus 8 --reconnect-timeout 1
+kill "$coordinator"; wait "$coordinator" 2>/dev/null; coordinator=
+[ ! -e pair.trials/coordinator ] || { echo "FAILED: an ended session left its address published"; failures=$((failures + 1)); }
+
+[ "$failures" -eq 0 ] && echo "all join error cases passed"
+exit $((failures > 0))
