@@ -29,5 +29,6 @@ int report_command(const Args& args);
 int rank_exec_command(const Args& args);
 int worker_command(const Args& args);
 int join_command(const Args& args);
+int html_command(const Args& args);
 
 }  // namespace slurmtune::cli

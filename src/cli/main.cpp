@@ -32,6 +32,8 @@ constexpr Subcommand kSubcommands[] = {
     {"best", "the best configuration of a study file (TOML, JSON or flags)",
      slurmtune::cli::best_command},
     {"export", "a table of a study file as CSV or JSON lines", slurmtune::cli::export_command},
+    {"html", "one self-contained HTML page about a study file (plots, tables)",
+     slurmtune::cli::html_command},
     {"rank-exec", "run a program with RANK/LOCAL_RANK/NODE_RANK from srun or mpirun",
      slurmtune::cli::rank_exec_command},
     {"join", "add this Slurm job's nodes to a running study (sbatch/join-hpo.sbatch)",

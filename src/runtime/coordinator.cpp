@@ -62,34 +62,13 @@ class Coordinator::Recorder final : public core::StudyObserver {
   Coordinator& coordinator_;
 };
 
-namespace {
-
-// slurmtune's Python package (the report client) next to this executable: bin/../share
-// in an install tree, and the same shape in a build tree (CMake links it there), so
-// `from slurmtune import client` works in trials without any setup.
-std::string bundled_python_dir() {
-  const fs::path exe = executable_path();
-  if (exe.empty()) return {};
-  const fs::path dir = exe.parent_path().parent_path() / "share" / "slurmtune" / "python";
-  std::error_code ec;
-  return fs::exists(dir / "slurmtune" / "client.py", ec) ? dir.string() : std::string();
-}
-
-std::string python_path_with(const std::string& dir) {
-  const char* current = std::getenv("PYTHONPATH");
-  if (dir.empty()) return current ? current : "";
-  return current && *current ? dir + ":" + current : dir;
-}
-
-}  // namespace
-
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
     : spec_(spec),
       options_(std::move(options)),
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
-      python_path_(python_path_with(bundled_python_dir())),
+      python_path_(python_path_with_bundled()),
       pbt_(study_dir_, trials_dir_),
       started_at_(Clock::now()),
       last_progress_(started_at_) {

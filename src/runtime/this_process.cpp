@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <system_error>
 
 namespace slurmtune::runtime {
@@ -21,6 +22,22 @@ std::filesystem::path executable_path() {
 std::string self_program() {
   const std::filesystem::path exe = executable_path();
   return exe.empty() ? std::string("slurmtune") : exe.string();
+}
+
+std::string bundled_python_dir() {
+  const std::filesystem::path exe = executable_path();
+  if (exe.empty()) return {};
+  const auto dir = exe.parent_path().parent_path() / "share" / "slurmtune" / "python";
+  std::error_code ec;
+  return std::filesystem::exists(dir / "slurmtune" / "client.py", ec) ? dir.string()
+                                                                      : std::string();
+}
+
+std::string python_path_with_bundled() {
+  const std::string dir = bundled_python_dir();
+  const char* current = std::getenv("PYTHONPATH");
+  if (dir.empty()) return current ? current : "";
+  return current && *current ? dir + ":" + current : dir;
 }
 
 }  // namespace slurmtune::runtime

@@ -12,5 +12,11 @@ std::filesystem::path executable_path();
 /// argv[0] that runs this slurmtune again (rank-exec, worker steps): its path, or
 /// "slurmtune" (looked up on PATH) when the path cannot be read.
 std::string self_program();
+/// slurmtune's Python package next to this executable (bin/../share/slurmtune/python, in
+/// an install tree and, by the same shape, a build tree), or empty when it is not there.
+std::string bundled_python_dir();
+/// PYTHONPATH with that package first, so `from slurmtune import client` works in trials
+/// (and `python3 -m slurmtune.report_html` for `slurmtune html`) without any setup.
+std::string python_path_with_bundled();
 
 }  // namespace slurmtune::runtime

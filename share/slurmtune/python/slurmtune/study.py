@@ -8,6 +8,10 @@
     s.best_config     # its configuration as a dict
     s.history         # scheduler decisions and lifecycle events (why each trial stopped)
     s.plot_curves("curves.png")
+    s.elapsed(s.metrics["time"])    # seconds since the study started (also the *_s columns)
+
+    from slurmtune import plots     # outcomes, best so far, rungs, parallel coordinates,
+    plots.curves_by_outcome(s, "curves.svg")    # slices, parameter importance
 
     # Population Based Training (schema 3): who cloned whom, and each trial's schedule
     s.exploits                 # one row per exploit: trial, step, donor, donor_step, config/*
@@ -113,22 +117,63 @@ class Study:
             dataset = self._file[name]
             dataset.refresh()
             rows = min(self.committed[name], dataset.shape[0])
-            self._cache[name] = _decode_frame(dataset[:rows])
+            frame = _decode_frame(dataset[:rows])
+            if name != "trials":
+                for column in ("time", "start_time", "end_time"):
+                    if column in frame:
+                        frame[column.replace("time", "s") if column != "time" else "time_s"] = \
+                            self.elapsed(frame[column].to_numpy())
+            self._cache[name] = frame
         return self._cache[name]
 
     @property
+    def started(self) -> float:
+        """When the study's first trial started, in the file's clock (Unix seconds, or
+        virtual seconds for a simulation): the origin of every ``*_s`` column."""
+        if "started" not in self._cache:
+            trials = self._table("trials")
+            starts = trials["start_time"].to_numpy(dtype=float) if len(trials) else np.array([])
+            self._cache["started"] = float(np.nanmin(starts)) if np.isfinite(starts).any() else 0.0
+        return self._cache["started"]
+
+    def elapsed(self, times) -> np.ndarray:
+        """Times of the file (Unix or virtual seconds) as seconds since ``started``."""
+        return np.asarray(times, dtype=float) - self.started
+
+    @property
+    def start(self) -> pd.Timestamp | None:
+        """When the study started, as a UTC timestamp (None for a simulation's virtual clock)."""
+        if self.attrs.get("clock", "unix") != "unix":
+            return None
+        return pd.Timestamp(self.started, unit="s", tz="UTC")
+
+    @property
     def trials(self) -> pd.DataFrame:
-        """One row per trial, indexed by trial id; parameters in ``config/<name>`` columns."""
-        return self._table("trials").set_index("id", drop=False)
+        """One row per trial, indexed by trial id; parameters in ``config/<name>`` columns;
+        ``start_s`` and ``end_s``: seconds since the study started (``start_time`` and
+        ``end_time`` keep the file's clock)."""
+        if "trials_view" not in self._cache:
+            frame = self._table("trials").set_index("id", drop=False)
+            frame["start_s"] = self.elapsed(frame["start_time"].to_numpy())
+            frame["end_s"] = self.elapsed(frame["end_time"].to_numpy())
+            self._cache["trials_view"] = frame
+        return self._cache["trials_view"]
 
     @property
     def metrics(self) -> pd.DataFrame:
-        """One row per report, in the order they arrived."""
+        """One row per report, in the order they arrived (``time_s``: seconds since the
+        study started)."""
         return self._table("metrics")
 
     @property
     def events(self) -> pd.DataFrame:
         return self._table("events")
+
+    @property
+    def sessions(self) -> pd.DataFrame:
+        """One row per writer session (a requeued study has several): when it started
+        (Unix seconds), on which host, in which Slurm job, with which version."""
+        return self._table("sessions")
 
     @property
     def checkpoints(self) -> pd.DataFrame:

@@ -1,0 +1,310 @@
+"""Plots of a study file (``slurmtune.study.Study``), for a person looking at a study:
+
+    from slurmtune.study import Study
+    from slurmtune import plots
+    s = Study("study.h5")
+    plots.curves_by_outcome(s, "curves.svg")    # learning curves, rungs and stops marked
+    plots.best_so_far(s, "best.svg")            # against wall time and against trials started
+    plots.rung_occupancy(s, "rungs.svg")        # trials that reached each rung, over time
+    plots.parallel_coordinates(s, "parallel.svg")
+    plots.slices(s, "slices.svg")               # the metric against each parameter
+    plots.importance(s)                         # a DataFrame; plots.plot_importance(s, path)
+
+Each function writes `path` (PNG, SVG or PDF by its extension) and returns it, or, with
+``path=None``, returns the matplotlib figure. Studies of any size draw in seconds: at most
+``limit`` trials' curves (the best quarter and a fixed random sample of the rest) and 200
+points per curve are drawn, and the figure's title says so. Each trial's line carries the
+SVG id ``trial-<id>`` (the HTML report uses it). Times are seconds since the study's first
+trial started (``Study.elapsed``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["OUTCOME_COLOURS", "curves_by_outcome", "best_so_far", "rung_occupancy",
+           "parallel_coordinates", "slices", "importance", "plot_importance", "sample_trials"]
+
+OUTCOME_COLOURS = {"completed": "#2ca02c", "stopped": "#ff7f0e", "paused": "#9467bd",
+                   "failed": "#d62728", "running": "#1f77b4", "pending": "#7f7f7f"}
+MAX_POINTS = 200
+
+
+def _figure(size, ncols=1, nrows=1):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+
+
+def _finish(figure, path):
+    import matplotlib.pyplot as plt
+    figure.tight_layout()
+    if path is None:
+        return figure
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def _ranked(study):
+    """Trials with a value, best first."""
+    trials = study.trials.dropna(subset=["best_value"])
+    return trials.sort_values("best_value", ascending=study.mode == "min", kind="stable")
+
+
+def sample_trials(study, limit):
+    """At most `limit` trial ids to draw: the best quarter of the limit, then a fixed
+    random sample (seed 0) of the others, and trials without a value last."""
+    ids = study.trials["id"].to_numpy()
+    if len(ids) <= limit:
+        return list(ids)
+    ranked = _ranked(study)["id"].to_numpy()
+    best = list(ranked[: limit // 4])
+    rest = np.setdiff1d(ids, best)
+    picked = np.random.default_rng(0).choice(rest, size=limit - len(best), replace=False)
+    return best + sorted(picked.tolist())
+
+
+def _member(values, ids):
+    """values in ids, for large integer arrays: a lookup table instead of a sort."""
+    values = np.asarray(values, dtype=np.int64)
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(values) == 0 or len(ids) == 0:
+        return np.zeros(len(values), dtype=bool)
+    table = np.zeros(max(values.max(), ids.max()) + 1, dtype=bool)
+    table[ids] = True
+    return table[values]
+
+
+def _curves(study, metric, trials):
+    """{trial: (steps, values)} for `trials`, each thinned to at most MAX_POINTS points.
+    Works on the columns' arrays: a study may have ten million reports."""
+    metrics = study.metrics
+    keep = _member(metrics["trial"].to_numpy(), trials)
+    trial = metrics["trial"].to_numpy()[keep]
+    order = np.lexsort((metrics["seq"].to_numpy()[keep], trial))
+    trial = trial[order]
+    steps = metrics["step"].to_numpy()[keep][order]
+    values = metrics[metric].to_numpy()[keep][order]
+    bounds = np.flatnonzero(np.diff(trial)) + 1
+    out = {}
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(trial)]):
+        if hi <= lo:
+            continue
+        stride = max(1, (hi - lo) // MAX_POINTS)
+        index = np.r_[np.arange(lo, hi, stride), hi - 1] if stride > 1 else np.arange(lo, hi)
+        out[int(trial[lo])] = (steps[index], values[index])
+    return out
+
+
+def curves_by_outcome(study, path=None, metric=None, limit=1000, log_y=False):
+    """Learning curves coloured by how each trial ended, with every rung's milestone as
+    a dotted line and each stop decision as a cross at the report it judged. A trial
+    stopped at its first report is a single dot, so it is seen too."""
+    metric = metric or study.metric
+    trials = study.trials
+    drawn = sample_trials(study, limit)
+    status = trials["status"].astype(str)
+    figure, axes = _figure((9, 5.5))
+    ax = axes[0][0]
+    for trial, (steps, values) in _curves(study, metric, drawn).items():
+        colour = OUTCOME_COLOURS.get(status.get(trial, "pending"), "#7f7f7f")
+        line, = ax.plot(steps, values, color=colour, linewidth=0.8, alpha=0.7,
+                        marker="." if len(steps) == 1 else None, markersize=4)
+        line.set_gid(f"trial-{trial}")
+    events = study.events
+    for milestone in sorted(events["milestone"].dropna().unique()):
+        ax.axvline(milestone, color="0.6", linestyle=":", linewidth=0.8)
+    stops = events[(events["kind"] == "stop") & (events["rung"] >= 0) &
+                   _member(events["trial"].to_numpy(), drawn)]
+    if not stops.empty:
+        ax.scatter(stops["step"], stops["value"], marker="x", s=18, color="black", linewidths=0.8,
+                   label="stopped here", zorder=3)
+    for outcome, colour in OUTCOME_COLOURS.items():
+        count = int((status == outcome).sum())
+        if count:
+            ax.plot([], [], color=colour, label=f"{outcome} ({count})")
+    ax.set_xlabel(study.attrs.get("resource", "step"))
+    ax.set_ylabel(metric)
+    if log_y:
+        ax.set_yscale("log")
+    shown = "" if len(drawn) == len(trials) else f" (showing {len(drawn)} of {len(trials)})"
+    ax.set_title(f"{study.name}: learning curves by outcome{shown}")
+    ax.legend(fontsize="small", loc="best")
+    return _finish(figure, path)
+
+
+def _best_curve(study):
+    """Best value so far after each report: (elapsed seconds, trials started then, best)."""
+    metrics = study.metrics
+    seq = metrics["seq"].to_numpy()
+    # Reports are stored in the order they arrived; sort only a file that says otherwise.
+    order = np.arange(len(seq)) if np.all(seq[1:] > seq[:-1]) else np.argsort(seq, kind="stable")
+    values = metrics[study.metric].to_numpy()[order]
+    filled = np.where(np.isnan(values), np.inf if study.mode == "min" else -np.inf, values)
+    best = np.minimum.accumulate(filled) if study.mode == "min" else np.maximum.accumulate(filled)
+    # Only the reports that improved it, and the last: the same step curve, far fewer points.
+    keep = np.isfinite(best) & np.r_[True, best[1:] != best[:-1]]
+    keep[-1:] = np.isfinite(best[-1:])
+    kept = order[keep]
+    elapsed = study.elapsed(metrics["time"].to_numpy()[kept])
+    starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
+    return elapsed, np.searchsorted(starts, elapsed, side="right"), best[keep]
+
+
+def best_so_far(study, path=None):
+    """The best value so far against wall time (seconds since the study started) and
+    against the number of trials started."""
+    elapsed, started, best = _best_curve(study)
+    figure, axes = _figure((10, 4.5), ncols=2)
+    for ax, x, label in ((axes[0][0], elapsed, "seconds since the study started"),
+                         (axes[0][1], started, "trials started")):
+        ax.step(x, best, where="post", color="#1f77b4", linewidth=1.5)
+        ax.set_xlabel(label)
+        ax.set_ylabel(f"best {study.metric} so far")
+    axes[0][0].set_title(f"{study.name}: best {study.metric} over time")
+    axes[0][1].set_title("... over trials started")
+    return _finish(figure, path)
+
+
+def rung_occupancy(study, path=None):
+    """How many trials had reached each rung (been judged there) over time: the shape of
+    the asynchronous successive halving. Studies without rungs get an empty plot."""
+    events = study.events
+    judged = events[events["kind"].isin(["continue", "pause", "stop"]) & (events["rung"] >= 0)]
+    judged = judged.drop_duplicates(subset=["trial", "rung"])
+    figure, axes = _figure((9, 4.5))
+    ax = axes[0][0]
+    for rung, rows in judged.groupby("rung"):
+        times = np.sort(study.elapsed(rows["time"].to_numpy()))
+        count = np.arange(1, len(times) + 1)
+        stride = max(1, len(times) // 2000)  # a few thousand points draw the same curve
+        times, count = np.r_[times[::stride], times[-1]], np.r_[count[::stride], count[-1]]
+        milestone = rows["milestone"].iloc[0]
+        ax.step(times, count, where="post",
+                label=f"rung {rung} ({study.attrs.get('resource', 'step')} {milestone:g})")
+    ax.set_xlabel("seconds since the study started")
+    ax.set_ylabel("trials judged at the rung")
+    ax.set_title(f"{study.name}: rung occupancy")
+    if not judged.empty:
+        ax.legend(fontsize="small")
+    return _finish(figure, path)
+
+
+def _encoded(study, trials):
+    """Each parameter of `trials` as numbers in [0, 1], with its axis labels: numbers
+    linearly (log where all are positive and span over 100x), categories by code."""
+    out, ticks = {}, {}
+    for column in study.config_columns:
+        name = column[len("config/"):]
+        values = trials[column]
+        if values.dtype.kind in "fiu":
+            x = values.to_numpy(dtype=float)
+            lo, hi = np.nanmin(x), np.nanmax(x)
+            if lo > 0 and hi / lo > 100:
+                x, lo, hi = np.log10(x), np.log10(lo), np.log10(hi)
+                name += " (log)"
+            out[name] = (x - lo) / (hi - lo) if hi > lo else np.full(len(x), 0.5)
+            ticks[name] = None
+        else:
+            codes = pd.Categorical(values.astype(str))
+            span = max(len(codes.categories) - 1, 1)
+            out[name] = codes.codes / span
+            ticks[name] = list(codes.categories)
+    return pd.DataFrame(out, index=trials.index), ticks
+
+
+def parallel_coordinates(study, path=None, limit=2000):
+    """One line per trial across its parameters (scaled to [0, 1]) and its best value,
+    coloured by that value (darker is better)."""
+    import matplotlib
+    import matplotlib.cm as cm
+    import matplotlib.colors as colors
+
+    trials = study.trials.dropna(subset=["best_value"])
+    trials = trials.loc[[t for t in sample_trials(study, limit) if t in trials.index]]
+    # The best drawn last, on top.
+    trials = trials.sort_values("best_value", ascending=study.mode != "min", kind="stable")
+    encoded, ticks = _encoded(study, trials)
+    values = trials["best_value"].to_numpy()
+    encoded[study.metric] = (values - values.min()) / (np.ptp(values) or 1)
+    norm = colors.Normalize(values.min(), values.max())
+    cmap = matplotlib.colormaps["viridis" if study.mode == "min" else "viridis_r"]
+    figure, axes = _figure((max(6, 1.6 * len(encoded.columns)), 5))
+    ax = axes[0][0]
+    xs = np.arange(len(encoded.columns))
+    for trial, row, colour in zip(encoded.index, encoded.to_numpy(), cmap(norm(values))):
+        line, = ax.plot(xs, row, color=colour, linewidth=0.6, alpha=0.6)
+        line.set_gid(f"trial-{trial}")
+    for x, name in zip(xs, encoded.columns):
+        ax.axvline(x, color="0.3", linewidth=0.8)
+        if ticks.get(name):
+            for i, label in enumerate(ticks[name]):
+                ax.text(x, i / max(len(ticks[name]) - 1, 1), f" {label}", fontsize=7, va="center")
+    ax.set_xticks(xs, encoded.columns, rotation=20)
+    ax.set_yticks([0, 1], ["low", "high"])
+    figure.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=f"best {study.metric}")
+    ax.set_title(f"{study.name}: configurations ({len(trials)} trials)")
+    return _finish(figure, path)
+
+
+def slices(study, path=None, limit=2000):
+    """The best value of each trial against each parameter (one panel per parameter)."""
+    trials = study.trials.dropna(subset=["best_value"])
+    trials = trials.loc[[t for t in sample_trials(study, limit) if t in trials.index]]
+    columns = study.config_columns
+    ncols = min(3, max(len(columns), 1))
+    nrows = max(1, -(-len(columns) // ncols))
+    figure, axes = _figure((4 * ncols, 3.2 * nrows), ncols=ncols, nrows=nrows)
+    for i, column in enumerate(columns):
+        ax = axes[i // ncols][i % ncols]
+        x = trials[column]
+        if x.dtype.kind not in "fiu":
+            x = x.astype(str)
+        ax.scatter(x, trials["best_value"], s=6, alpha=0.5, color="#1f77b4")
+        values = trials[column]
+        if values.dtype.kind in "fiu" and (values > 0).all() and values.max() / values.min() > 100:
+            ax.set_xscale("log")
+        ax.set_xlabel(column[len("config/"):])
+        ax.set_ylabel(f"best {study.metric}")
+    for j in range(len(columns), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    figure.suptitle(f"{study.name}: {study.metric} against each parameter")
+    return _finish(figure, path)
+
+
+def importance(study, bins=10):
+    """How much each parameter explains the trials' best values: the variance of the
+    metric's mean over the parameter's bins (its marginal means; quantile bins for
+    numbers, one per category), as a share of the metric's variance, the first-order
+    term of a functional ANOVA. Shares do not add up to 1 (interactions and noise are
+    the rest). A DataFrame by parameter, largest first; empty before two trials report."""
+    trials = study.trials.dropna(subset=["best_value"])
+    y = trials["best_value"].to_numpy(dtype=float)
+    rows = []
+    total = float(np.var(y)) if len(y) > 1 else 0.0
+    for column in study.config_columns:
+        values = trials[column]
+        if values.dtype.kind in "fiu" and values.nunique() > bins:
+            groups = pd.qcut(values.rank(method="first"), bins, labels=False)
+        else:
+            groups = values.astype(str)
+        means = pd.Series(y, index=trials.index).groupby(groups).agg(["mean", "size"])
+        weights = means["size"] / means["size"].sum()
+        explained = float((weights * (means["mean"] - y.mean()) ** 2).sum())
+        rows.append({"parameter": column[len("config/"):],
+                     "importance": explained / total if total > 0 else 0.0, "bins": len(means)})
+    frame = pd.DataFrame(rows, columns=["parameter", "importance", "bins"])
+    return frame.sort_values("importance", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def plot_importance(study, path=None):
+    """importance() as horizontal bars."""
+    frame = importance(study)
+    figure, axes = _figure((7, 0.5 * len(frame) + 1.8))
+    ax = axes[0][0]
+    ax.barh(frame["parameter"][::-1], frame["importance"][::-1], color="#1f77b4")
+    ax.set_xlabel(f"share of the variance of {study.metric} explained by the marginal means")
+    ax.set_title(f"{study.name}: parameter importance")
+    return _finish(figure, path)

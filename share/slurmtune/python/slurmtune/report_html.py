@@ -1,0 +1,302 @@
+"""One self-contained HTML page about a study file: ``slurmtune html STUDY.h5 -o study.html``
+(or ``python3 -m slurmtune.report_html STUDY.h5 -o study.html``).
+
+The page opens from a file (``file://``) with no network, no CDN and no server, so it can
+be copied to a laptop. Plots are inline SVG (readable without JavaScript); a small
+inline script adds what helps: hovering a curve names its trial and configuration, and
+check boxes hide trials by outcome. Large studies are aggregated and sampled (at most
+``--curves`` trials' curves, 200 points each; the page says so), which keeps the page
+small and quick to write.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import html
+import io
+import json
+import os
+import sys
+import time
+import tomllib
+
+try:
+    import numpy as np
+
+    from . import plots
+    from .study import Study, StudyFileError
+except ImportError as missing:  # said once, plainly, instead of a traceback
+    sys.exit(f"slurmtune html: {sys.executable} cannot import {missing.name}: it needs Python 3.11+ "
+             "with numpy, h5py, pandas and matplotlib (set SLURMTUNE_PYTHON to one that has them)")
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; }
+h1 { margin-bottom: 0.1em; } .sub { color: #666; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.9em; }
+figure svg { max-width: 100%; height: auto; }
+pre { white-space: pre-wrap; margin: 0; font-size: 0.85em; }
+.note { color: #8a5a00; } #filters label { margin-right: 1em; }
+#tooltip { position: fixed; pointer-events: none; background: #fffbe6; border: 1px solid #caa;
+  padding: 0.3em 0.5em; font-size: 0.85em; display: none; max-width: 420px; }
+svg g[id*="trial-"].hot path { stroke-width: 3 !important; stroke-opacity: 1 !important; }
+"""
+
+SCRIPT = """
+(function () {
+  var data = JSON.parse(document.getElementById('trial-data').textContent);
+  var tip = document.getElementById('tooltip');
+  var hidden = {};
+  var lines = document.querySelectorAll('svg g[id*="trial-"]');
+  function trialOf(el) { var m = /trial-(\\d+)$/.exec(el.id); return m ? m[1] : null; }
+  lines.forEach(function (el) {
+    var id = trialOf(el), t = data[id];
+    if (!t) return;
+    el.addEventListener('mouseenter', function () {
+      el.classList.add('hot');
+      tip.textContent = 'trial ' + id + ' (' + t.status + '), best ' + t.best + ': ' + t.config;
+      tip.style.display = 'block';
+    });
+    el.addEventListener('mousemove', function (e) {
+      tip.style.left = (e.clientX + 12) + 'px'; tip.style.top = (e.clientY + 12) + 'px';
+    });
+    el.addEventListener('mouseleave', function () { el.classList.remove('hot'); tip.style.display = 'none'; });
+  });
+  function apply() {
+    lines.forEach(function (el) {
+      var t = data[trialOf(el)];
+      if (t) el.style.display = hidden[t.status] ? 'none' : '';
+    });
+    document.querySelectorAll('tr[data-status]').forEach(function (row) {
+      row.style.display = hidden[row.dataset.status] ? 'none' : '';
+    });
+    document.getElementById('filters').dataset.hidden =
+        Object.keys(hidden).filter(function (s) { return hidden[s]; }).join(',');
+  }
+  // "#hide=stopped,failed" in the address hides those outcomes from the start (a link
+  // to a filtered view).
+  var wanted = /hide=([\w,]+)/.exec(location.hash);
+  (wanted ? wanted[1].split(',') : []).forEach(function (s) { hidden[s] = true; });
+  document.querySelectorAll('#filters input').forEach(function (box) {
+    box.checked = !hidden[box.value];
+    box.addEventListener('change', function () { hidden[box.value] = !box.checked; apply(); });
+  });
+  apply();
+  document.getElementById('filters').hidden = false;
+  document.getElementById('interactive-lines').textContent = String(lines.length);
+  document.body.dataset.ready = 'yes';
+})();
+"""
+
+
+def _svg(figure, prefix):
+    """The figure as inline SVG (no XML prologue); trial ids made unique per figure."""
+    import matplotlib.pyplot as plt
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    plt.close(figure)
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    return text.replace('id="trial-', f'id="{prefix}-trial-')
+
+
+def _cell(value):
+    if isinstance(value, (float, np.floating)):
+        return "" if np.isnan(value) else f"{value:.6g}"
+    return html.escape(str(value))
+
+
+def _table(frame, columns, numeric=(), status_column=None):
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    rows = []
+    for _, row in frame.iterrows():
+        status = f' data-status="{html.escape(str(row[status_column]))}"' if status_column else ""
+        cells = "".join(f'<td class="n">{_cell(row[c])}</td>' if c in numeric else
+                        f"<td>{_cell(row[c])}</td>" for c in columns)
+        rows.append(f"<tr{status}>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _config_text(study, row):
+    return ", ".join(f"{c[len('config/'):]}={_cell(row[c])}" for c in study.config_columns)
+
+
+def _resolved(study):
+    try:
+        return tomllib.loads(study.attrs.get("resolved_study", ""))
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def summary_section(study):
+    trials = study.trials
+    counts = trials["status"].astype(str).value_counts()
+    resolved = _resolved(study)
+    scheduler = resolved.get("scheduler", {}).get("type", "?")
+    rows = [("study", study.name), ("file", os.path.abspath(study.path)),
+            ("metric", f"{study.metric} ({study.mode})"), ("scheduler", scheduler),
+            ("sampler", study.attrs.get("sampler", "random")),
+            ("trials", f"{len(trials)} started of max_trials "
+                       f"{resolved.get('study', {}).get('max_trials', '?')}"),
+            ("reports", f"{len(study.metrics)}"),
+            ("by outcome", ", ".join(f"{k} {v}" for k, v in counts.items() if v))]
+    try:
+        best = study.best_trial
+        rows.append(("best", f"trial {int(best['id'])}: {study.metric} {best['best_value']:.6g} "
+                             f"at {study.attrs.get('resource', 'step')} {best['best_step']:g}"))
+        rows.append(("best configuration", json.dumps(study.best_config)))
+    except ValueError:
+        rows.append(("best", "no trial has reported yet"))
+    body = "".join(f'<tr><th>{html.escape(k)}</th><td id="summary-{k.replace(" ", "-")}">'
+                   f"{html.escape(str(v))}</td></tr>" for k, v in rows)
+    return f'<section id="summary"><h2>Summary</h2><table>{body}</table></section>'
+
+
+def slurm_section(study):
+    sessions = study.sessions.copy()  # started: the wall clock, even for a simulation
+    sessions["started"] = [datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+                           .strftime("%Y-%m-%d %H:%M:%S UTC") for t in sessions["started"]]
+    nodes = study.trials["nodes"].replace("", np.nan).dropna().value_counts()
+    used = ", ".join(f"{n} ({c})" for n, c in nodes.head(30).items()) or "none recorded"
+    more = f" and {len(nodes) - 30} more" if len(nodes) > 30 else ""
+    return ('<section id="slurm"><h2>Slurm context</h2>'
+            f"<p>{len(sessions)} session(s), {max(len(sessions) - 1, 0)} restart(s) (requeues or "
+            f"resumes); created on {html.escape(study.attrs.get('host', '?'))}, job "
+            f"{html.escape(study.attrs.get('slurm_job_id', '') or 'none')}. Trials per node: "
+            f"{html.escape(used)}{more}.</p>"
+            + _table(sessions, ["started", "host", "slurm_job_id", "version"]) + "</section>")
+
+
+def plots_section(study, curves_limit):
+    trials = study.trials
+    figures = [("curves", "Learning curves by outcome; dotted lines are the rungs, crosses the "
+                          "stop decisions at the report they judged.",
+                lambda: plots.curves_by_outcome(study, None, limit=curves_limit)),
+               ("best", "Best value so far against wall time and against trials started.",
+                lambda: plots.best_so_far(study, None)),
+               ("rungs", "Trials judged at each rung over time.",
+                lambda: plots.rung_occupancy(study, None)),
+               ("parallel", "Configurations against their best value (darker is better).",
+                lambda: plots.parallel_coordinates(study, None, limit=curves_limit)),
+               ("slices", "Best value against each parameter.",
+                lambda: plots.slices(study, None)),
+               ("importance", "Parameter importance: the share of the metric's variance that "
+                              "each parameter's marginal means explain (first-order fANOVA "
+                              "term over 10 quantile bins).",
+                lambda: plots.plot_importance(study, None))]
+    parts = []
+    for name, caption, draw in figures:
+        parts.append(f'<figure id="plot-{name}">{_svg(draw(), name)}'
+                     f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    sampled = ""
+    if len(trials) > curves_limit:
+        sampled = (f'<p class="note">This study has {len(trials)} trials and '
+                   f"{len(study.metrics)} reports: the curves and configurations of {curves_limit} "
+                   f"trials are drawn (the best {curves_limit // 4} and a fixed random sample), "
+                   f"at most {plots.MAX_POINTS} points each; counts, best values and tables use "
+                   f"every trial.</p>")
+    statuses = [s for s in plots.OUTCOME_COLOURS if (trials["status"].astype(str) == s).any()]
+    filters = "".join(f'<label><input type="checkbox" value="{s}" checked> {s}</label>'
+                      for s in statuses)
+    return ('<section id="plots"><h2>Plots</h2>' + sampled +
+            f'<p id="filters" hidden>Show: {filters} (<span id="interactive-lines">0</span> '
+            "trial lines; hover one for its trial)</p>" + "".join(parts) + "</section>")
+
+
+def tables_section(study, top=20, decisions=500):
+    trials = study.trials
+    ranked = plots._ranked(study).head(top).copy()
+    ranked["configuration"] = [_config_text(study, row) for _, row in ranked.iterrows()]
+    best = _table(ranked, ["id", "status", "best_value", "best_step", "reports", "nodes",
+                           "configuration"], numeric=("best_value", "best_step", "reports"),
+                  status_column="status")
+    events = study.events
+    judged = events[events["kind"].isin(["stop", "pause"])].tail(decisions)
+    total = int(events["kind"].isin(["stop", "pause"]).sum())
+    judged = judged.assign(status=judged["trial"].map(trials["status"].astype(str)))
+    history = _table(judged, ["time_s", "trial", "kind", "rung", "step", "milestone", "value",
+                              "cutoff"], numeric=("time_s", "step", "milestone", "value", "cutoff"),
+                     status_column="status")
+    shown = f" (the last {len(judged)} of {total})" if total > len(judged) else ""
+    failed = trials[(trials["status"].astype(str) == "failed") | (trials["retries"] > 0)]
+    failures = "<p>No trial failed.</p>"
+    if not failed.empty:
+        rows = "".join(f'<tr data-status="{html.escape(str(r["status"]))}"><td>{int(r["id"])}</td>'
+                       f"<td>{html.escape(str(r['status']))}</td><td class=\"n\">{int(r['retries'])}</td>"
+                       f"<td><pre>{html.escape(str(r['error']))}</pre></td></tr>"
+                       for _, r in failed.head(200).iterrows())
+        failures = ("<table><tr><th>trial</th><th>status</th><th>retries</th><th>error</th></tr>"
+                    f"{rows}</table>")
+    return (f'<section id="best-trials"><h2>Best trials</h2>{best}</section>'
+            f'<section id="decisions"><h2>Decisions{shown}</h2><p>Stops and pauses with the '
+            f"value judged and the cutoff it met (time in seconds since the study started)."
+            f"</p>{history}</section>"
+            f'<section id="failures"><h2>Failures</h2>{failures}</section>')
+
+
+def trial_data(study, limit):
+    """What the script shows on hover, for the trials the plots draw."""
+    trials = study.trials
+    drawn = plots.sample_trials(study, limit)
+    out = {}
+    for trial in drawn:
+        row = trials.loc[trial]
+        out[str(trial)] = {"status": str(row["status"]), "best": _cell(row["best_value"]),
+                           "config": _config_text(study, row)}
+    return out
+
+
+def write_report(study_path, output, curves_limit=1000):
+    """Writes the page for `study_path` to `output`; returns its size in bytes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller and searchable
+    matplotlib.rcParams["svg.hashsalt"] = "slurmtune"  # the same file gives the same page
+    with Study(study_path) as study:
+        generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        data = json.dumps(trial_data(study, curves_limit)).replace("</", "<\\/")
+        page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html.escape(study.name)}: slurmtune study</title>"
+                f"<style>{STYLE}</style></head><body>"
+                f"<h1>{html.escape(study.name)}</h1><p class=\"sub\">slurmtune study file "
+                f"{html.escape(os.path.basename(study.path))}, schema {study.schema_version}; "
+                f"page written {generated}</p>"
+                "<noscript><p class=\"note\">Without JavaScript the plots are static; hovering "
+                "and filtering need it.</p></noscript>"
+                + summary_section(study) + slurm_section(study) + plots_section(study, curves_limit)
+                + tables_section(study)
+                + '<div id="tooltip"></div>'
+                f'<script id="trial-data" type="application/json">{data}</script>'
+                f"<script>{SCRIPT}</script></body></html>")
+    partial = output + ".partial"
+    with open(partial, "w", encoding="utf-8") as f:
+        f.write(page)
+    os.replace(partial, output)
+    return len(page.encode("utf-8"))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="slurmtune html",
+                                     description="One self-contained HTML page about a study file.")
+    parser.add_argument("study", help="the HDF5 study file")
+    parser.add_argument("-o", "--output", help="the page to write (default: STUDY.html)")
+    parser.add_argument("--curves", type=int, default=1000,
+                        help="trials whose curves and configurations are drawn (default 1000)")
+    args = parser.parse_args(argv)
+    if args.curves < 1:
+        parser.error("--curves must be at least 1")
+    output = args.output or os.path.splitext(args.study)[0] + ".html"
+    started = time.monotonic()
+    try:
+        size = write_report(args.study, output, args.curves)
+    except (StudyFileError, OSError) as error:
+        print(f"slurmtune html: {error}", file=sys.stderr)
+        return 1
+    print(f"slurmtune html: wrote {output} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
