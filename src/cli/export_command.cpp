@@ -5,6 +5,7 @@
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
+#include "cli/tensorboard_export.hpp"
 #include "core/schedulers/replay.hpp"
 #include "store/schema.hpp"
 
@@ -47,6 +48,23 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
       });
 }
 
+int export_tensorboard_logs(const po::variables_map& vm) {
+  if (!vm.count("output"))
+    throw po::error("--format tensorboard writes a folder: name it with -o DIR");
+  if (!vm["table"].defaulted())
+    throw po::error("--format tensorboard exports the whole study; leave out --table");
+  const std::string path = vm["study-file"].as<std::string>();
+  DamagedFileGuard guard(path);
+  const store::StudyReader reader(path);
+  guard.opened();
+  const auto dir = vm["output"].as<std::string>();
+  const auto written = export_tensorboard(reader, dir);
+  std::cout << "wrote " << dir << ": " << written.runs << " runs (one per trial) with "
+            << written.scalars << " scalars and their HParams sessions; tensorboard --logdir "
+            << dir << "\n";
+  return kSuccess;
+}
+
 }  // namespace
 
 int export_command(const Args& args) {
@@ -55,21 +73,25 @@ int export_command(const Args& args) {
       "table,t", po::value<std::string>()->default_value("trials"),
       "trials | metrics | events | checkpoints | exploits | replay (the log `slurmtune replay` "
       "reads)")("format,f", po::value<std::string>()->default_value("csv"),
-                "csv | json (JSON lines)")("output,o", po::value<std::string>(),
-                                           "write to this file instead of stdout");
+                "csv | json (JSON lines) | tensorboard (event files of every trial, with "
+                "HParams; needs -o DIR)")("output,o", po::value<std::string>(),
+                                          "write to this file instead of stdout (tensorboard: "
+                                          "this new folder)");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
   if (!parse_options(args,
                      "slurmtune export STUDY.h5 --table "
                      "trials|metrics|events|checkpoints|exploits|replay "
-                     "--format csv|json [-o FILE]",
+                     "--format csv|json [-o FILE]\n"
+                     "       slurmtune export STUDY.h5 --format tensorboard -o DIR",
                      options, positional, vm))
     return kSuccess;
   const auto table = vm["table"].as<std::string>();
   const auto format_name = vm["format"].as<std::string>();
+  if (format_name == "tensorboard") return export_tensorboard_logs(vm);
   if (format_name != "csv" && format_name != "json")
-    throw po::error("--format must be csv or json, not '" + format_name + "'");
+    throw po::error("--format must be csv, json or tensorboard, not '" + format_name + "'");
   if (table != "trials" && table != "metrics" && table != "events" && table != "checkpoints" &&
       table != "exploits" && table != "replay")
     throw po::error(

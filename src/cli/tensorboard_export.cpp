@@ -1,0 +1,200 @@
+#include "cli/tensorboard_export.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <variant>
+
+#include "cli/tensorboard_events.hpp"
+#include "core/error.hpp"
+#include "runtime/this_process.hpp"
+
+namespace slurmtune::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// HParams enums (tensorboard/plugins/hparams/api.proto).
+enum DataType : std::uint64_t { kString = 1, kBool = 2, kFloat64 = 3 };
+enum SessionStatus : std::uint64_t { kSuccess = 1, kFailure = 2, kRunning = 3 };
+
+// google.protobuf.Value { number_value = 2, string_value = 3, bool_value = 4 }
+ProtoWriter proto_value(const core::ParamValue& value) {
+  ProtoWriter out;
+  if (const auto* b = std::get_if<bool>(&value)) return out.varint(4, *b ? 1 : 0);
+  if (const auto* i = std::get_if<std::int64_t>(&value))
+    return out.fixed64(2, static_cast<double>(*i));
+  if (const auto* d = std::get_if<double>(&value)) return out.fixed64(2, *d);
+  return out.bytes(3, std::get<std::string>(value));
+}
+
+DataType data_type(const core::Domain& domain) {
+  if (!domain.values.empty()) {
+    bool strings = true, bools = true;
+    for (const auto& v : domain.values) {
+      strings = strings && std::holds_alternative<std::string>(v);
+      bools = bools && std::holds_alternative<bool>(v);
+    }
+    if (strings) return kString;
+    if (bools) return kBool;
+  }
+  return kFloat64;
+}
+
+// HParamInfo { name = 1, type = 4, domain_discrete = 5 (ListValue), domain_interval = 6 }
+ProtoWriter hparam_info(const core::Parameter& parameter) {
+  ProtoWriter info;
+  info.bytes(1, parameter.name).varint(4, data_type(parameter.domain));
+  const auto& domain = parameter.domain;
+  if (!domain.values.empty()) {
+    ProtoWriter list;  // ListValue { values = 1 }
+    for (const auto& v : domain.values)
+      list.message(1, proto_value(v));
+    info.message(5, list);
+  } else {
+    ProtoWriter interval;
+    interval.fixed64(1, domain.low).fixed64(2, domain.high);
+    info.message(6, interval);
+  }
+  return info;
+}
+
+// HParamsPluginData { version = 1 (0), experiment = 2 } with
+// Experiment { name = 6, description = 1, time_created_secs = 3, hparam_infos = 4,
+// metric_infos = 5 }; MetricInfo { name = 1 (MetricName { group = 1, tag = 2 }) }.
+ProtoWriter experiment(const store::StudyReader& reader, double created) {
+  ProtoWriter out;
+  out.bytes(6, reader.spec().name)
+      .bytes(1, "slurmtune study " + reader.spec().name + " (" + reader.path() + ")")
+      .fixed64(3, created);
+  for (const auto& parameter : reader.spec().space.parameters())
+    out.message(4, hparam_info(parameter));
+  for (const auto& metric : reader.spec().metrics) {
+    ProtoWriter name, info;
+    name.bytes(2, metric);
+    info.message(1, name);
+    out.message(5, info);
+  }
+  ProtoWriter data;
+  data.message(2, out);
+  return data;
+}
+
+// SessionStartInfo { hparams = 1 (map entries { key = 1, value = 2 }), group_name = 4,
+// start_time_secs = 5 }, as HParamsPluginData.session_start_info = 3.
+ProtoWriter session_start(const store::StudyReader& reader, const store::TrialRecord& trial) {
+  ProtoWriter start;
+  const auto& parameters = reader.spec().space.parameters();
+  for (std::size_t i = 0; i < parameters.size() && i < trial.config.values.size(); ++i) {
+    ProtoWriter entry;
+    entry.bytes(1, parameters[i].name).message(2, proto_value(trial.config.values[i]));
+    start.message(1, entry);
+  }
+  start.fixed64(5, trial.start_time);
+  ProtoWriter data;
+  data.message(3, start);
+  return data;
+}
+
+// SessionEndInfo { status = 1, end_time_secs = 2 }, as session_end_info = 4. A trial
+// stopped early by the scheduler ran as it should: success.
+std::optional<ProtoWriter> session_end(const store::TrialRecord& trial) {
+  std::uint64_t status = kSuccess;
+  switch (trial.status) {
+    case store::TrialStatus::Failed:
+      status = kFailure;
+      break;
+    case store::TrialStatus::Pending:
+    case store::TrialStatus::Running:
+      return std::nullopt;  // no end yet: TensorBoard shows it as running
+    default:
+      break;
+  }
+  ProtoWriter end;
+  end.varint(1, status).fixed64(2, trial.end_time);
+  ProtoWriter data;
+  data.message(4, end);
+  return data;
+}
+
+// Event files of many runs, written in bounded memory: each run's records are buffered
+// and appended to its file whenever the buffers pass a size.
+class RunFiles {
+ public:
+  explicit RunFiles(std::string file_name) : file_name_(std::move(file_name)) {}
+  ~RunFiles() = default;
+  void add(const std::string& run_dir, const std::string& record) {
+    auto& buffer = buffers_[run_dir];
+    buffer += tfrecord(record);
+    buffered_ += record.size() + 16;
+    if (buffered_ > (32u << 20)) flush();
+  }
+  void flush() {
+    for (auto& [dir, buffer] : buffers_) {
+      if (buffer.empty()) continue;
+      fs::create_directories(dir);
+      const fs::path path = fs::path(dir) / file_name_;
+      std::ofstream out(path, std::ios::binary | std::ios::app);
+      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      if (!out) throw Error("cannot write " + path.string());
+      buffer.clear();
+    }
+    buffered_ = 0;
+  }
+
+ private:
+  std::string file_name_;
+  std::map<std::string, std::string> buffers_;
+  std::size_t buffered_ = 0;
+};
+
+void check_empty(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw InputError(dir +
+                     ": exists and is not an empty folder; name a new one (nothing is "
+                     "overwritten)");
+}
+
+}  // namespace
+
+TensorboardExport export_tensorboard(const store::StudyReader& reader, const std::string& dir) {
+  check_empty(dir);
+  fs::create_directories(dir);
+  const auto trials = reader.trials();
+  const auto sessions = reader.sessions();
+  const double created = sessions.empty() ? 0.0 : sessions.front().started;
+  // TensorBoard reads files named events.out.tfevents.*; the time and host tell them apart.
+  RunFiles files("events.out.tfevents." + std::to_string(static_cast<std::int64_t>(created)) + "." +
+                 runtime::host_name() + ".slurmtune");
+  files.add(dir, file_version_event(created));
+  files.add(dir, hparams_event(created, "_hparams_/experiment", experiment(reader, created)));
+  std::vector<std::string> run_dirs;
+  for (const auto& trial : trials) {
+    run_dirs.push_back((fs::path(dir) / ("trial-" + std::to_string(trial.id))).string());
+    files.add(run_dirs.back(), file_version_event(trial.start_time));
+    files.add(run_dirs.back(), hparams_event(trial.start_time, "_hparams_/session_start_info",
+                                             session_start(reader, trial)));
+  }
+  TensorboardExport result;
+  result.runs = trials.size();
+  const auto& metrics = reader.spec().metrics;
+  reader.for_each_metric([&](const store::MetricRecord& m) {
+    if (m.trial >= run_dirs.size()) return;
+    for (std::size_t i = 0; i < metrics.size() && i < m.values.size(); ++i) {
+      if (std::isnan(m.values[i])) continue;
+      // TensorBoard's steps are integers: the study's resource, rounded.
+      files.add(run_dirs[m.trial], scalar_event(m.time, std::llround(m.step), metrics[i],
+                                                static_cast<float>(m.values[i])));
+      ++result.scalars;
+    }
+  });
+  for (const auto& trial : trials)
+    if (const auto end = session_end(trial))
+      files.add(run_dirs[trial.id],
+                hparams_event(trial.end_time, "_hparams_/session_end_info", *end));
+  files.flush();
+  return result;
+}
+
+}  // namespace slurmtune::cli
