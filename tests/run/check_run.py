@@ -111,10 +111,13 @@ def scenario_cpp(runner, args):
 def scenario_mpi(runner, args):
     resources = "nodes = 2\nntasks_per_node = 2\n"
     # max_failures: a step whose PMIx wire-up stalls (seen under heavy load on 2 cores) times
-    # out (SLURM_PMIX_TIMEOUT) and is retried like any failed trial.
+    # out (SLURM_PMIX_TIMEOUT) and is retried like any failed trial. report_timeout_s: Open
+    # MPI's TCP wire-up between two trials' steps on this one host has once left a step
+    # waiting for ever ("accepted a TCP connection from ... cannot find a corresponding
+    # process entry"); a trial silent that long is ended and retried too.
     study = runner.write("study.toml", study_toml("mpi", [args.mpi_trial, "9"], max_trials=6,
                                                    metrics=("loss", "ranks"), resources=resources,
-                                                   trial_extra="max_failures = 2\n"))
+                                                   trial_extra="max_failures = 2\nreport_timeout_s = 60\n"))
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=["--slots", "4"],
                          sbatch_args=["-N", "4", "--ntasks-per-node", "2"], timeout=400)
