@@ -52,15 +52,21 @@ def joined_trials(log, nodes):
             if node in nodes}
 
 
-def scenario_join(runner, args):
+def joinable_study(runner, name, trials, sleep):
+    """A study of fault_trial.py trials (9 steps of `sleep` s, checkpointing when asked)
+    that no failure may touch (max_failures = 0): (its study file, its HDF5 path)."""
     if runner.launcher != "slurm":
         print("SKIPPED: joining jobs are Slurm jobs")
         raise SystemExit(77)
-    wanted = 40
-    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=3"]
-    study = runner.write("study.toml", study_toml("join", command, max_trials=wanted,
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=%g" % sleep]
+    study = runner.write("study.toml", study_toml(name, command, max_trials=trials,
                                                   trial_extra="max_failures = 0\n"))
-    path = os.path.join(runner.workdir, "study.h5")
+    return study, os.path.join(runner.workdir, "study.h5")
+
+
+def scenario_join(runner, args):
+    wanted = 40
+    study, path = joinable_study(runner, "join", wanted, 3)
     handle = runner.start(study, path, extra=["--end-margin", "45"],
                           sbatch_args=["-N", "1", "-w", "n1", "--ntasks-per-node", "2"])
     address = os.path.join(runner.workdir, "study.trials", "coordinator")
@@ -114,14 +120,8 @@ def scenario_join(runner, args):
 
 
 def scenario_join_requeue(runner, args):
-    if runner.launcher != "slurm":
-        print("SKIPPED: joining jobs are Slurm jobs")
-        raise SystemExit(77)
     wanted = 16
-    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.5"]
-    study = runner.write("study.toml", study_toml("rejoin", command, max_trials=wanted,
-                                                  trial_extra="max_failures = 0\n"))
-    path = os.path.join(runner.workdir, "study.h5")
+    study, path = joinable_study(runner, "rejoin", wanted, 0.5)
     # The coordinator runs on this host, outside Slurm (one slot of its own); the joined
     # job brings two nodes.
     first_log = os.path.join(runner.workdir, "run-1.log")
