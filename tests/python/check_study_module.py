@@ -4,6 +4,7 @@ the C++ writer produced: a finished simulated study, and one read while the writ
 still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml PBT_STUDY.toml"""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -137,10 +138,51 @@ def check_pbt_study(slurmtune, pbt_toml, workdir):
     print(f"pbt: {len(exploits)} exploits recorded, replayed identically; best config agrees")
 
 
+def check_plots(slurmtune, study_toml, workdir):
+    """slurmtune.plots on a finished study: every plot is written, curves carry their
+    trials' SVG ids, times are seconds since the study started, and importance ranks a
+    parameter that decides the metric above one that does not."""
+    import numpy as np
+    import pandas as pd
+    from slurmtune import plots
+
+    path = os.path.join(workdir, "plots.h5")
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "-q", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    s = Study(path)
+    assert s.trials["start_s"].min() == 0 and (s.metrics["time_s"] >= 0).all()
+    assert (s.trials["end_s"] >= s.trials["start_s"]).all()
+    for name in ("curves_by_outcome", "best_so_far", "rung_occupancy", "parallel_coordinates",
+                 "slices", "plot_importance"):
+        out = getattr(plots, name)(s, os.path.join(workdir, name + ".svg"))
+        with open(out) as f:
+            text = f.read()
+        assert text.lstrip().startswith("<?xml") and "<svg" in text, name
+        if name in ("curves_by_outcome", "parallel_coordinates"):
+            drawn = len(re.findall(r'<g id="trial-\d+"', text))
+            assert drawn == len(s.trials), (name, drawn, len(s.trials))
+    small = plots.curves_by_outcome(s, None, limit=10)
+    assert "showing 10 of %d" % len(s.trials) in small.axes[0].get_title()
+    ranked = plots.importance(s)
+    assert sorted(ranked["parameter"]) == sorted(c[len("config/"):] for c in s.config_columns)
+    assert ranked["importance"].between(0, 1).all() and ranked["importance"].is_monotonic_decreasing
+
+    class Known:  # best value = x^2 + noise; z is noise: importance must say so
+        rng = np.random.default_rng(1)
+        x, z = rng.uniform(-1, 1, 2000), rng.uniform(-1, 1, 2000)
+        trials = pd.DataFrame({"best_value": x ** 2 + 0.01 * rng.normal(size=2000),
+                               "config/x": x, "config/z": z})
+        config_columns = ["config/x", "config/z"]
+    known = plots.importance(Known).set_index("parameter")["importance"]
+    assert known["x"] > 0.9 and known["z"] < 0.02, known
+    print(f"plots: 6 plots of {len(s.trials)} trials; importance {dict(zip(ranked.parameter, ranked.importance.round(3)))}")
+
+
 def main():
     slurmtune, killable_writer, study_toml, pbt_toml = sys.argv[1:5]
     with tempfile.TemporaryDirectory() as workdir:
         check_finished_study(slurmtune, study_toml, workdir)
+        check_plots(slurmtune, study_toml, workdir)
         check_pbt_study(slurmtune, pbt_toml, workdir)
         check_reading_while_writing(killable_writer, study_toml, workdir)
         check_bad_files(workdir)
