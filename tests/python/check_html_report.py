@@ -116,6 +116,16 @@ def main():
     assert stopped and hidden == set(stopped), f"hidden {sorted(hidden)}, stopped {stopped}"
     assert 'data-hidden="stopped"' in filtered, "the stopped box is not unticked"
 
+    # A PBT study's page also shows the configuration schedules PBT found.
+    pbt = os.path.join(work, "pbt.h5")
+    subprocess.run([slurmtune, "simulate", os.path.join(ROOT, "share", "slurmtune", "examples",
+                                                        "pbt-simulated.toml"),
+                    "-w", "4", "-q", "-o", pbt], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([slurmtune, "html", pbt, "-o", pbt + ".html"], check=True, env=env,
+                   stdout=subprocess.DEVNULL, timeout=300)
+    with open(pbt + ".html", encoding="utf-8") as f:
+        assert re.search(r'<figure id="plot-schedule-lr"><svg', f.read()), "no PBT schedule"
+
     shot = os.path.join(artifacts, "html-report.png")
     run_browser(chrome, "file://" + page, "--window-size=1200,3000", f"--screenshot={shot}")
     with open(shot, "rb") as f:

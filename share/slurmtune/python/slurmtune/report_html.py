@@ -186,6 +186,15 @@ def plots_section(study, curves_limit):
                               "each parameter's marginal means explain (first-order fANOVA "
                               "term over 10 quantile bins).",
                 lambda: plots.plot_importance(study, None))]
+    if len(study.exploits):  # PBT: the configuration schedules it found
+        numeric = [c for c in study.config_columns if trials[c].dtype.kind in "fi"][:3]
+        for column in numeric:
+            parameter = column[len("config/"):]
+            drawn = plots.sample_trials(study, min(curves_limit, 200))
+            figures.append((f"schedule-{parameter}",
+                            f"PBT: each trial's {parameter} against the step, changed at each "
+                            f"exploit ({len(study.exploits)} in all).",
+                            lambda p=parameter, d=drawn: study.plot_schedule(None, p, d)))
     parts = []
     for name, caption, draw in figures:
         parts.append(f'<figure id="plot-{name}">{_svg(draw(), name)}'

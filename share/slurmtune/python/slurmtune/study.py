@@ -76,10 +76,14 @@ def _new_figure(size):
 
 
 def _save(figure, path):
+    """Writes the figure to `path` and returns the path; with no path, returns the figure."""
     import matplotlib.pyplot as plt
     figure.tight_layout()
+    if path is None:
+        return figure
     figure.savefig(path, dpi=100)
     plt.close(figure)
+    return path
 
 
 class Study:
@@ -265,12 +269,12 @@ class Study:
         axes.set_title(f"{self.name}: {len(trials)} learning curves")
         if len(trials) <= 10:
             axes.legend(fontsize="small")
-        _save(figure, path)
-        return path
+        return _save(figure, path)
 
     def plot_schedule(self, path, parameter, trials=None):
         """PBT: parameter `parameter` against step for each trial (or `trials`), as a
-        step plot of its configuration history; written to `path`. Returns the path."""
+        step plot of its configuration history; written to `path`. Returns the path (the
+        figure when `path` is None)."""
         column = "config/" + parameter
         if column not in self.config_columns:
             raise ValueError(f"{self.path}: no parameter {parameter!r} in the study")
@@ -282,7 +286,8 @@ class Study:
             last = metrics.loc[metrics["trial"] == trial, "step"].max()
             steps = list(history["step"]) + [last if pd.notna(last) else history["step"].iloc[-1]]
             values = list(history[column]) + [history[column].iloc[-1]]
-            axes.step(steps, values, where="post", linewidth=1, label=f"trial {trial}")
+            line, = axes.step(steps, values, where="post", linewidth=1, label=f"trial {trial}")
+            line.set_gid(f"trial-{trial}")
         axes.set_xlabel(self.attrs.get("resource", "step"))
         axes.set_ylabel(parameter)
         if self.trials[column].dtype.kind == "f" and (self.trials[column] > 0).all():
@@ -290,8 +295,7 @@ class Study:
         axes.set_title(f"{self.name}: schedule of {parameter} ({len(self.exploits)} exploits)")
         if len(trials) <= 10:
             axes.legend(fontsize="small")
-        _save(figure, path)
-        return path
+        return _save(figure, path)
 
     def plot_lineage(self, path):
         """PBT: the population's family tree: one line per trial along its steps, an arrow
@@ -312,8 +316,7 @@ class Study:
         axes.set_ylabel("trial")
         axes.set_title(f"{self.name}: lineage ({len(self.exploits)} exploits)")
         axes.legend(fontsize="small")
-        _save(figure, path)
-        return path
+        return _save(figure, path)
 
     def close(self):
         self._file.close()
@@ -365,5 +368,4 @@ def plot_anytime(curves, path, labels=None, metric="best value", log_time=True, 
     axes.set_ylabel(f"{metric} so far (median, quartiles over seeds)")
     axes.set_title(title or "any-time performance")
     axes.legend(fontsize="small")
-    _save(figure, path)
-    return path
+    return _save(figure, path)
