@@ -32,7 +32,7 @@ int html_command(const Args& args) {
   pointers.push_back(nullptr);
   ::execvp(pointers[0], pointers.data());
   throw Error("cannot run '" + python + "' (" + std::strerror(errno) +
-              "): it needs Python 3.11+ with numpy, h5py, pandas and matplotlib; set "
+              "): it needs Python 3.9+ with numpy, h5py, pandas and matplotlib; set "
               "SLURMTUNE_PYTHON to one");
 }
 

@@ -64,6 +64,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("py-h5py", type="run", when="+python")
     depends_on("py-pandas", type="run", when="+python")
     depends_on("py-numpy", type="run", when="+python")
+    depends_on("py-matplotlib", type="run", when="+python")  # plots, `slurmtune html`
     depends_on("slurm", type="run")
 
     def cmake_args(self):

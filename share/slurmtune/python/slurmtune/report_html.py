@@ -17,8 +17,8 @@ import io
 import json
 import os
 import sys
+import re
 import time
-import tomllib
 
 try:
     import numpy as np
@@ -26,7 +26,7 @@ try:
     from . import plots
     from .study import Study, StudyFileError
 except ImportError as missing:  # said once, plainly, instead of a traceback
-    sys.exit(f"slurmtune html: {sys.executable} cannot import {missing.name}: it needs Python 3.11+ "
+    sys.exit(f"slurmtune html: {sys.executable} cannot import {missing.name}: it needs Python 3.9+ "
              "with numpy, h5py, pandas and matplotlib (set SLURMTUNE_PYTHON to one that has them)")
 
 STYLE = """
@@ -123,23 +123,30 @@ def _config_text(study, row):
     return ", ".join(f"{c[len('config/'):]}={_cell(row[c])}" for c in study.config_columns)
 
 
-def _resolved(study):
+def _resolved_key(study, table, key):
+    """One key of the study as it ran (the file's `resolved_study` TOML), e.g.
+    ("scheduler", "type"); read with tomllib where Python has it (3.11+)."""
+    text = study.attrs.get("resolved_study", "")
     try:
-        return tomllib.loads(study.attrs.get("resolved_study", ""))
-    except tomllib.TOMLDecodeError:
-        return {}
+        import tomllib
+        return tomllib.loads(text).get(table, {}).get(key, "?")
+    except ImportError:
+        section = re.search(rf"(?ms)^\[{table}\]\s*$(.*?)(?=^\[|\Z)", text)
+        found = section and re.search(rf"""(?m)^{key}\s*=\s*["']?([^"'\n]*)["']?""", section.group(1))
+        return found.group(1) if found else "?"
+    except ValueError:  # tomllib.TOMLDecodeError
+        return "?"
 
 
 def summary_section(study):
     trials = study.trials
     counts = trials["status"].astype(str).value_counts()
-    resolved = _resolved(study)
-    scheduler = resolved.get("scheduler", {}).get("type", "?")
+    scheduler = _resolved_key(study, "scheduler", "type")
     rows = [("study", study.name), ("file", os.path.abspath(study.path)),
             ("metric", f"{study.metric} ({study.mode})"), ("scheduler", scheduler),
             ("sampler", study.attrs.get("sampler", "random")),
             ("trials", f"{len(trials)} started of max_trials "
-                       f"{resolved.get('study', {}).get('max_trials', '?')}"),
+                       f"{_resolved_key(study, 'study', 'max_trials')}"),
             ("reports", f"{len(study.metrics)}"),
             ("by outcome", ", ".join(f"{k} {v}" for k, v in counts.items() if v))]
     try:
