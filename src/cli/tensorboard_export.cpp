@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <variant>
 
 #include "cli/tensorboard_events.hpp"
@@ -117,36 +116,17 @@ std::optional<ProtoWriter> session_end(const store::TrialRecord& trial) {
   return data;
 }
 
-// Event files of many runs, written in bounded memory: each run's records are buffered
-// and appended to its file whenever the buffers pass a size.
-class RunFiles {
- public:
-  explicit RunFiles(std::string file_name) : file_name_(std::move(file_name)) {}
-  ~RunFiles() = default;
-  void add(const std::string& run_dir, const std::string& record) {
-    auto& buffer = buffers_[run_dir];
-    buffer += tfrecord(record);
-    buffered_ += record.size() + 16;
-    if (buffered_ > (32u << 20)) flush();
-  }
-  void flush() {
-    for (auto& [dir, buffer] : buffers_) {
-      if (buffer.empty()) continue;
-      fs::create_directories(dir);
-      const fs::path path = fs::path(dir) / file_name_;
-      std::ofstream out(path, std::ios::binary | std::ios::app);
-      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      if (!out) throw Error("cannot write " + path.string());
-      buffer.clear();
-    }
-    buffered_ = 0;
-  }
+// One event file, written whole.
+void write_file(const fs::path& path, const std::string& records) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(records.data(), static_cast<std::streamsize>(records.size()));
+  if (!out.flush()) throw Error("cannot write " + path.string());
+}
 
- private:
-  std::string file_name_;
-  std::map<std::string, std::string> buffers_;
-  std::size_t buffered_ = 0;
-};
+// Bytes one scalar record takes, about (TFRecord framing, Event, Summary, the tag):
+// batches of runs are sized with it so that their buffers stay within kBatchBytes.
+constexpr std::uint64_t kScalarBytes = 64;
+constexpr std::uint64_t kBatchBytes = 256u << 20;
 
 void check_empty(const std::string& dir) {
   std::error_code ec;
@@ -158,6 +138,8 @@ void check_empty(const std::string& dir) {
 
 }  // namespace
 
+// Each run's file is written once: runs are taken in batches whose records fit in
+// kBatchBytes, and the metrics are read once per batch (once, for most studies).
 TensorboardExport export_tensorboard(const store::StudyReader& reader, const std::string& dir) {
   check_empty(dir);
   fs::create_directories(dir);
@@ -165,35 +147,52 @@ TensorboardExport export_tensorboard(const store::StudyReader& reader, const std
   const auto sessions = reader.sessions();
   const double created = sessions.empty() ? 0.0 : sessions.front().started;
   // TensorBoard reads files named events.out.tfevents.*; the time and host tell them apart.
-  RunFiles files("events.out.tfevents." + std::to_string(static_cast<std::int64_t>(created)) + "." +
-                 runtime::host_name() + ".slurmtune");
-  files.add(dir, file_version_event(created));
-  files.add(dir, hparams_event(created, "_hparams_/experiment", experiment(reader, created)));
-  std::vector<std::string> run_dirs;
-  for (const auto& trial : trials) {
-    run_dirs.push_back((fs::path(dir) / ("trial-" + std::to_string(trial.id))).string());
-    files.add(run_dirs.back(), file_version_event(trial.start_time));
-    files.add(run_dirs.back(), hparams_event(trial.start_time, "_hparams_/session_start_info",
-                                             session_start(reader, trial)));
-  }
-  TensorboardExport result;
-  result.runs = trials.size();
+  const std::string file_name = "events.out.tfevents." +
+                                std::to_string(static_cast<std::int64_t>(created)) + "." +
+                                runtime::host_name() + ".slurmtune";
+  write_file(fs::path(dir) / file_name, tfrecord(file_version_event(created)) +
+                                            tfrecord(hparams_event(created, "_hparams_/experiment",
+                                                                   experiment(reader, created))));
   const auto& metrics = reader.spec().metrics;
+  std::vector<std::uint64_t> scalars(trials.size(), 0);
   reader.for_each_metric([&](const store::MetricRecord& m) {
-    if (m.trial >= run_dirs.size()) return;
-    for (std::size_t i = 0; i < metrics.size() && i < m.values.size(); ++i) {
-      if (std::isnan(m.values[i])) continue;
-      // TensorBoard's steps are integers: the study's resource, rounded.
-      files.add(run_dirs[m.trial], scalar_event(m.time, std::llround(m.step), metrics[i],
-                                                static_cast<float>(m.values[i])));
-      ++result.scalars;
-    }
+    if (m.trial >= trials.size()) return;
+    for (std::size_t i = 0; i < metrics.size() && i < m.values.size(); ++i)
+      scalars[m.trial] += std::isnan(m.values[i]) ? 0 : 1;
   });
-  for (const auto& trial : trials)
-    if (const auto end = session_end(trial))
-      files.add(run_dirs[trial.id],
-                hparams_event(trial.end_time, "_hparams_/session_end_info", *end));
-  files.flush();
+  TensorboardExport result;
+  for (std::size_t first = 0; first < trials.size();) {
+    std::size_t last = first;
+    for (std::uint64_t bytes = 0; last < trials.size() && (last == first || bytes < kBatchBytes);
+         ++last)
+      bytes += (scalars[last] + 3) * kScalarBytes;
+    std::vector<std::string> runs(last - first);
+    for (std::size_t t = first; t < last; ++t)
+      runs[t - first] = tfrecord(file_version_event(trials[t].start_time)) +
+                        tfrecord(hparams_event(trials[t].start_time, "_hparams_/session_start_info",
+                                               session_start(reader, trials[t])));
+    reader.for_each_metric([&](const store::MetricRecord& m) {
+      if (m.trial < first || m.trial >= last) return;
+      for (std::size_t i = 0; i < metrics.size() && i < m.values.size(); ++i) {
+        if (std::isnan(m.values[i])) continue;
+        // TensorBoard's steps are integers: the study's resource, rounded.
+        runs[m.trial - first] += tfrecord(scalar_event(m.time, std::llround(m.step), metrics[i],
+                                                       static_cast<float>(m.values[i])));
+        ++result.scalars;
+      }
+    });
+    for (std::size_t t = first; t < last; ++t) {
+      if (const auto end = session_end(trials[t]))
+        runs[t - first] +=
+            tfrecord(hparams_event(trials[t].end_time, "_hparams_/session_end_info", *end));
+      const fs::path run = fs::path(dir) / ("trial-" + std::to_string(trials[t].id));
+      fs::create_directory(run);
+      write_file(run / file_name, runs[t - first]);
+      std::string().swap(runs[t - first]);
+    }
+    result.runs += last - first;
+    first = last;
+  }
   return result;
 }
 
