@@ -21,6 +21,22 @@ check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" worker
 check 1 "no coordinator of .*absent.h5 within 1(\\.0)? s; leaving" \
   "$slurmtune" worker --study absent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
 
+# A process that accepts the connection and never answers: the worker's handshake gives
+# up after its 10 s bound, and the worker after its reconnect timeout.
+python=$(command -v /usr/bin/python3 || command -v python3)
+"$python" -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+c = s.accept(); time.sleep(60)' > silent.port &
+silent=$!
+for _ in $(seq 50); do [ -s silent.port ] && break; sleep 0.1; done
+mkdir -m 700 silent.trials
+echo "127.0.0.1:$(cat silent.port)" > silent.trials/coordinator
+(umask 077 && printf '%064d\n' 3 > silent.trials/token)
+check 1 "the coordinator at 127.0.0.1:[0-9]+ did not answer within 10 s" \
+  "$slurmtune" worker --study silent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
+kill "$silent" 2>/dev/null
+
 # A running study whose trials need 4 CPUs each.
 cat > big.toml <<'TOML'
 [study]
