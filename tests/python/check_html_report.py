@@ -126,6 +126,20 @@ def main():
     with open(pbt + ".html", encoding="utf-8") as f:
         assert re.search(r'<figure id="plot-schedule-lr"><svg', f.read()), "no PBT schedule"
 
+    # A study no trial has reported in yet still gets a page, which says so.
+    silent_toml = os.path.join(work, "silent.toml")
+    with open(silent_toml, "w") as f:
+        f.write('[study]\nname = "silent"\nmetric = "loss"\nmax_trials = 2\n[search]\n'
+                'x = { uniform = [0, 1] }\n[trial]\ncommand = ["true"]\n')
+    silent = os.path.join(work, "silent.h5")
+    subprocess.run([slurmtune, "run", silent_toml, "-o", silent, "--launcher", "local"],
+                   check=True, capture_output=True, timeout=120)
+    made = subprocess.run([slurmtune, "html", silent, "-o", silent + ".html"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0 and not made.stderr, made.stderr
+    with open(silent + ".html", encoding="utf-8") as f:
+        assert "no trial has reported yet" in f.read()
+
     shot = os.path.join(artifacts, "html-report.png")
     run_browser(chrome, "file://" + page, "--window-size=1200,3000", f"--screenshot={shot}")
     with open(shot, "rb") as f:

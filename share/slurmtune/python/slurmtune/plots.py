@@ -47,6 +47,15 @@ def _finish(figure, path):
     return path
 
 
+def _nothing_yet(figure, ax, path, what):
+    """An empty plot that says why (a study no trial has reported in yet)."""
+    ax.text(0.5, 0.5, f"no {what} yet", ha="center", va="center", transform=ax.transAxes,
+            color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return _finish(figure, path)
+
+
 def _ranked(study):
     """Trials with a value, best first."""
     trials = study.trials.dropna(subset=["best_value"])
@@ -226,6 +235,9 @@ def parallel_coordinates(study, path=None, limit=2000):
     trials = trials.loc[[t for t in sample_trials(study, limit) if t in trials.index]]
     # The best drawn last, on top.
     trials = trials.sort_values("best_value", ascending=study.mode != "min", kind="stable")
+    if trials.empty:
+        figure, axes = _figure((6, 3))
+        return _nothing_yet(figure, axes[0][0], path, f"trial with a value of {study.metric}")
     encoded, ticks = _encoded(study, trials)
     values = trials["best_value"].to_numpy()
     encoded[study.metric] = (values - values.min()) / (np.ptp(values) or 1)
@@ -284,7 +296,7 @@ def importance(study, bins=10):
     y = trials["best_value"].to_numpy(dtype=float)
     rows = []
     total = float(np.var(y)) if len(y) > 1 else 0.0
-    for column in study.config_columns:
+    for column in study.config_columns if len(y) > 1 else []:
         values = trials[column]
         if values.dtype.kind in "fiu" and values.nunique() > bins:
             groups = pd.qcut(values.rank(method="first"), bins, labels=False)
