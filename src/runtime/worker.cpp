@@ -34,6 +34,9 @@ namespace slurmtune::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// The authentication exchange must be done within this; a send to a coordinator that
+// stopped reading fails after kSendTimeout instead of blocking the worker for ever.
+constexpr std::chrono::seconds kHandshakeTimeout{10}, kSendTimeout{60};
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
@@ -55,7 +58,9 @@ Frame next_frame(Session& s, Clock::time_point deadline, const std::string& addr
     pollfd p{s.fd.get(), POLLIN, 0};
     const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) throw Error("the coordinator at " + address + " did not answer within 10 s");
+    if (ready <= 0)
+      throw Error("the coordinator at " + address + " did not answer within " +
+                  std::to_string(kHandshakeTimeout.count()) + " s");
     char buffer[4096];
     const ssize_t n = ::recv(s.fd.get(), buffer, sizeof buffer, 0);
     if (n < 0 && errno == EINTR) continue;
@@ -80,7 +85,9 @@ void send_frame(int fd, MessageType type, const std::string& payload) {
 Session open_session(const std::string& address, const std::string& token,
                      const std::string& fields) {
   Session s{connect_tcp(address), {}};
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  const timeval send_timeout{kSendTimeout.count(), 0};
+  ::setsockopt(s.fd.get(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
+  const auto deadline = Clock::now() + kHandshakeTimeout;
   const std::string nonce = generate_token();
   send_frame(s.fd.get(), MessageType::Hello,
              "{\"challenge\": " + core::json_quote(nonce) + fields + "}");
