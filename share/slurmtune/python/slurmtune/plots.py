@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .study import _save as _finish  # tight layout; write and close, or return the figure
+
 __all__ = ["OUTCOME_COLOURS", "curves_by_outcome", "best_so_far", "rung_occupancy",
            "parallel_coordinates", "slices", "importance", "plot_importance", "sample_trials"]
 
@@ -35,16 +37,6 @@ def _figure(size, ncols=1, nrows=1):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt.subplots(nrows, ncols, figsize=size, squeeze=False)
-
-
-def _finish(figure, path):
-    import matplotlib.pyplot as plt
-    figure.tight_layout()
-    if path is None:
-        return figure
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
 
 
 def _nothing_yet(figure, ax, path, what):
