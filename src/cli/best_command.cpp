@@ -2,9 +2,11 @@
 
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
+#include "cli/quoting.hpp"
 #include "cli/study_tables.hpp"
 #include "core/schedulers/replay.hpp"
 #include "core/search/param_value.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::cli {
 
@@ -33,22 +35,20 @@ int best_command(const Args& args) {
   if (format == "json") {
     std::cout << spec.space.to_json(config) << '\n';
   } else if (format == "flags") {
+    // One shell word per flag: `eval "set -- $(slurmtune best s.h5 -f flags)"` or
+    // `python3 train.py $(...)` only when no value needs quoting.
     for (std::size_t i = 0; i < params.size(); ++i)
-      std::cout << (i ? " " : "") << "--" << params[i].name << "="
-                << core::to_text(config.values[i]);
+      std::cout << (i ? " " : "")
+                << shell_word("--" + params[i].name + "=" + core::to_text(config.values[i]));
     std::cout << '\n';
   } else {
-    std::cout << "# best trial " << best->id << ": " << spec.metric << " = "
-              << core::json_number(best->best_value) << " at " << spec.scheduler.resource << " "
-              << core::json_number(best->best_step) << " (" << reader.path() << ")\n";
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const auto& v = config.values[i];
-      std::cout << params[i].name << " = "
-                << (std::holds_alternative<std::string>(v)
-                        ? core::json_quote(std::get<std::string>(v))
-                        : core::to_text(v))
-                << '\n';
-    }
+    // The comment is one line whatever the names hold (control characters shown as \u).
+    std::cout << "# best trial " << best->id << ": " << core::visible(spec.metric) << " = "
+              << core::json_number(best->best_value) << " at "
+              << core::visible(spec.scheduler.resource) << " " << core::json_number(best->best_step)
+              << " (" << core::visible(reader.path()) << ")\n";
+    for (std::size_t i = 0; i < params.size(); ++i)
+      std::cout << toml_key(params[i].name) << " = " << toml_value(config.values[i]) << '\n';
   }
   return kSuccess;
 }

@@ -76,7 +76,10 @@ int export_command(const Args& args) {
                 "csv | json (JSON lines) | tensorboard (event files of every trial, with "
                 "HParams; needs -o DIR)")("output,o", po::value<std::string>(),
                                           "write to this file instead of stdout (tensorboard: "
-                                          "this new folder)");
+                                          "this new folder)")(
+      "formula-guard",
+      "csv: put ' before text cells that start with =, +, -, @, a tab or a carriage return, so "
+      "that a spreadsheet shows them as text instead of running them as formulas");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
@@ -107,25 +110,28 @@ int export_command(const Args& args) {
   }
   std::ostream& out = vm.count("output") ? file : std::cout;
   const TableFormat format = format_name == "csv" ? TableFormat::Csv : TableFormat::JsonLines;
+  const bool formula_guard = vm.count("formula-guard") > 0;
+  if (formula_guard && format != TableFormat::Csv)
+    throw po::error("--formula-guard is for --format csv (JSON lines are read by programs)");
   if (table == "replay") {
     write_replay_log(reader, out);
   } else if (table == "trials") {
-    TableWriter w(out, format, trial_columns(reader.spec()));
+    TableWriter w(out, format, trial_columns(reader.spec()), formula_guard);
     for (const auto& t : reader.trials())
       w.row(trial_cells(t));
   } else if (table == "metrics") {
-    TableWriter w(out, format, metric_columns(reader.spec()));
+    TableWriter w(out, format, metric_columns(reader.spec()), formula_guard);
     reader.for_each_metric([&w](const store::MetricRecord& m) { w.row(metric_cells(m)); });
   } else if (table == "events") {
-    TableWriter w(out, format, event_columns());
+    TableWriter w(out, format, event_columns(), formula_guard);
     for (const auto& e : reader.events())
       w.row(event_cells(e));
   } else if (table == "exploits") {
-    TableWriter w(out, format, exploit_columns(reader.spec()));
+    TableWriter w(out, format, exploit_columns(reader.spec()), formula_guard);
     for (const auto& x : reader.exploits())
       w.row(exploit_cells(x));
   } else {
-    TableWriter w(out, format, checkpoint_columns());
+    TableWriter w(out, format, checkpoint_columns(), formula_guard);
     for (const auto& c : reader.checkpoints())
       w.row(checkpoint_cells(c));
   }

@@ -1,5 +1,6 @@
 #include "cli/tabular.hpp"
 
+#include "cli/quoting.hpp"
 #include "core/schedulers/replay.hpp"
 #include "core/search/param_value.hpp"
 
@@ -21,18 +22,25 @@ std::string cell_text(const Cell& cell) {
   return std::get<std::string>(cell);
 }
 
-TableWriter::TableWriter(std::ostream& out, TableFormat format, std::vector<std::string> columns)
-    : out_(out), format_(format), columns_(std::move(columns)) {
+TableWriter::TableWriter(std::ostream& out, TableFormat format, std::vector<std::string> columns,
+                         bool formula_guard)
+    : out_(out), format_(format), columns_(std::move(columns)), formula_guard_(formula_guard) {
   if (format_ != TableFormat::Csv) return;
   for (std::size_t i = 0; i < columns_.size(); ++i)
-    out_ << (i ? "," : "") << csv_quote(columns_[i]);
+    out_ << (i ? "," : "") << csv_text(columns_[i]);
   out_ << '\n';
+}
+
+std::string TableWriter::csv_text(const std::string& text) const {
+  return csv_quote(formula_guard_ ? formula_guarded(text) : text);
 }
 
 void TableWriter::row(const std::vector<Cell>& cells) {
   if (format_ == TableFormat::Csv) {
-    for (std::size_t i = 0; i < cells.size(); ++i)
-      out_ << (i ? "," : "") << csv_quote(cell_text(cells[i]));
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const auto* text = std::get_if<std::string>(&cells[i]);
+      out_ << (i ? "," : "") << (text ? csv_text(*text) : csv_quote(cell_text(cells[i])));
+    }
     out_ << '\n';
     return;
   }

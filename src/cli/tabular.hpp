@@ -16,13 +16,19 @@ enum class TableFormat { Csv, JsonLines };
 
 class TableWriter {
  public:
-  TableWriter(std::ostream& out, TableFormat format, std::vector<std::string> columns);
+  /// `formula_guard`: CSV text cells (and column names) that a spreadsheet would take
+  /// for a formula get a leading ' (numbers are written as they are).
+  TableWriter(std::ostream& out, TableFormat format, std::vector<std::string> columns,
+              bool formula_guard = false);
   void row(const std::vector<Cell>& cells);
 
  private:
+  std::string csv_text(const std::string& text) const;
+
   std::ostream& out_;
   TableFormat format_;
   std::vector<std::string> columns_;
+  bool formula_guard_;
 };
 
 /// A cell as text: reals in shortest round-trip form, NaN as "NaN".

@@ -2,6 +2,7 @@
 
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::config {
 namespace {
@@ -90,7 +91,10 @@ void read_scheduler(TableReader r, const core::SearchSpace& space, core::Schedul
     if (const auto sem = r.keyword("semantics", {"ray", "optuna"}))
       s.semantics = *sem == "optuna" ? Semantics::Optuna : Semantics::Ray;
   }
-  if (const auto res = r.string("resource")) s.resource = *res;
+  if (const auto res = r.string("resource")) {
+    if (const auto problem = core::name_problem(*res)) r.fail("resource", *problem);
+    s.resource = *res;
+  }
   read_positive(r, "max_t", s.max_t);
   s.reduction_factor = s.type == SchedulerType::Hyperband ? 3 : 4;
   if (s.semantics == Semantics::Optuna) {

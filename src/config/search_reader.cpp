@@ -3,6 +3,7 @@
 
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::config {
 namespace {
@@ -15,6 +16,15 @@ using core::ParamValue;
   r.fail_at(at, name, problem);
 }
 
+// A string value goes into argv, the study file's enum names and every output as it is.
+void check_text_value(const TableReader& r, const toml::node& at, std::string_view name,
+                      const ParamValue& value) {
+  const auto* text = std::get_if<std::string>(&value);
+  if (!text || text->empty()) return;  // an empty choice is a real value (no flag)
+  if (const auto problem = core::name_problem(*text))
+    fail(r, at, name, "the value \"" + core::visible(*text) + "\" " + *problem);
+}
+
 core::Domain listed_domain(const TableReader& r, DomainKind kind, const toml::node& body,
                            std::string_view name) {
   const toml::array* array = body.as_array();
@@ -25,6 +35,7 @@ core::Domain listed_domain(const TableReader& r, DomainKind kind, const toml::no
   for (const auto& element : *array) {
     const auto v = scalar(element);
     if (!v) fail(r, element, name, word + " values must be numbers, strings or booleans");
+    check_text_value(r, element, name, *v);
     d.values.push_back(*v);
   }
   return d;
@@ -81,6 +92,7 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
   if (*kind == DomainKind::Constant) {
     const auto v = scalar(body);
     if (!v) fail(r, body, name, "constant takes a number, string or boolean");
+    check_text_value(r, body, name, *v);
     return core::Domain{DomainKind::Constant, 0, 0, 0, {*v}};
   }
   if (*kind == DomainKind::Choice || *kind == DomainKind::Grid)
@@ -112,6 +124,8 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
   std::vector<core::Parameter> params;
   for (const auto& [position, name] : order) {
     const toml::node& value = *table.get(name);
+    if (const auto problem = core::name_problem(name))
+      fail(r, value, name, "the parameter name " + *problem);
     core::Domain domain = read_domain(r, value, name);
     if (const auto why = domain.problem())
       fail(r, value, name, std::string(core::domain_keyword(domain.kind)) + " " + *why);

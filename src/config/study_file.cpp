@@ -7,6 +7,7 @@
 
 #include "config/section_readers.hpp"
 #include "config/table_reader.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::config {
 namespace {
@@ -33,6 +34,7 @@ void require_positive(TableReader& r, std::string_view key, double value) {
 void read_study(TableReader r, core::StudySpec& study) {
   const auto name = r.string("name");
   if (!name || name->empty()) r.fail("name", "is required, e.g. name = \"mlp-digits\"");
+  if (const auto problem = core::name_problem(*name)) r.fail("name", *problem);
   study.name = *name;
   const auto metric = r.string("metric");
   if (!metric || metric->empty())
@@ -45,6 +47,8 @@ void read_study(TableReader r, core::StudySpec& study) {
       if (m == reserved)
         r.fail(key, "'" + reserved + "' is reserved (seq, trial, step, time); rename the metric");
     if (m.empty()) r.fail(key, "metric names must not be empty");
+    if (const auto problem = core::name_problem(m))
+      r.fail(key, "metric name '" + core::visible(m) + "' " + *problem);
   };
   check_metric_name("metric", *metric);
   study.metric = *metric;

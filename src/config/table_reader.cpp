@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "config/study_file.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::config {
 
@@ -71,7 +72,7 @@ std::string TableReader::where(const toml::node& node) const {
 
 void TableReader::fail_at(const toml::node& at, std::string_view key,
                           const std::string& problem) const {
-  throw StudyFileError(where(at) + ": [" + name_ + "] " + std::string(key) + ": " + problem);
+  throw StudyFileError(where(at) + ": [" + name_ + "] " + core::visible(key) + ": " + problem);
 }
 
 void TableReader::fail(std::string_view key, const std::string& problem) const {

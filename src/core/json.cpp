@@ -51,6 +51,15 @@ class Parser {
     if (consume("-Infinity")) return JsonValue{-std::numeric_limits<double>::infinity()};
     return JsonValue{number()};
   }
+  // A number too large or too small for a double reads as Python reads it: 1e400 is
+  // Infinity, 1e-400 is 0 (the fields that need finite numbers then refuse it by name).
+  static double out_of_range(std::string_view text) {
+    const bool negative = text.front() == '-';
+    const auto e = text.find_first_of("eE");
+    const bool tiny = e != std::string_view::npos && e + 1 < text.size() && text[e + 1] == '-';
+    const double magnitude = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+    return negative ? -magnitude : magnitude;
+  }
   double number() {
     const std::size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
@@ -58,7 +67,10 @@ class Parser {
            std::string_view("0123456789.eE+-").find(text_[pos_]) != std::string_view::npos)
       ++pos_;
     double v = 0;
-    const auto [end, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
+    const std::string_view text = text_.substr(start, pos_ - start);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
+      return out_of_range(text);
     if (ec != std::errc() || end != text_.data() + pos_ || start == pos_) {
       pos_ = start;
       fail("expected a value");

@@ -43,12 +43,12 @@ class SpawnSetup {
 
   // The coordinator blocks the signals it reads through a signalfd and ignores SIGPIPE;
   // both would be inherited across exec, so the child gets a clean mask and defaults.
-  void own_group_with_default_signals() {
+  void own_group_with_default_signals(bool inherit_sigusr1) {
     sigset_t none, defaults;
     sigemptyset(&none);
     sigemptyset(&defaults);
     for (const int s : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT})
-      sigaddset(&defaults, s);
+      if (s != SIGUSR1 || !inherit_sigusr1) sigaddset(&defaults, s);
     posix_spawnattr_setsigmask(&attr_, &none);
     posix_spawnattr_setsigdefault(&attr_, &defaults);
     posix_spawnattr_setpgroup(&attr_, 0);
@@ -111,7 +111,7 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
 ChildProcess ChildProcess::spawn(const SpawnRequest& request) {
   if (request.argv.empty()) throw UsageError("ChildProcess::spawn: empty argv");
   SpawnSetup setup;
-  setup.own_group_with_default_signals();
+  setup.own_group_with_default_signals(request.inherit_sigusr1);
   setup.chdir(request.cwd);
   setup.redirect(STDOUT_FILENO, request.stdout_path);
   setup.redirect(STDERR_FILENO, request.stderr_path);

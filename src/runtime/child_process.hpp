@@ -16,6 +16,10 @@ struct SpawnRequest {
   std::map<std::string, std::string> env;  ///< added to (and overriding) our environment
   std::string cwd;                         ///< empty: ours
   std::string stdout_path, stderr_path;    ///< appended to; empty: inherit ours
+  /// SIGUSR1 keeps this process's disposition in the child instead of the default (with
+  /// SIG_IGN here: the child ignores it). See worker.cpp: a worker step's trials share its
+  /// Slurm step, which the job's time-limit warning reaches as a whole.
+  bool inherit_sigusr1 = false;
 };
 
 /// How a child ended, from waitpid's status.

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <array>
@@ -68,6 +69,20 @@ std::string peer_name(const sockaddr_storage& address) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
+// At most a quarter of this process's descriptors wait for a HELLO: peers that never
+// authenticate cannot take the descriptors that trials' connections, log files and the
+// study file need.
+std::size_t unauthenticated_cap(std::size_t wanted) {
+  rlimit limit{};
+  std::size_t cap = wanted;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    cap = std::min<std::size_t>(cap, static_cast<std::size_t>(limit.rlim_cur / 4));
+  return std::max<std::size_t>(cap, 1);
+}
+
+// Connections accepted per readiness of the listener (see control_server.hpp).
+constexpr int kAcceptBatch = 32;
+
 std::string error_payload(const std::string& reason) {
   return "{\"error\": " + core::json_quote(reason) + "}";
 }
@@ -80,6 +95,7 @@ ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::stri
       handler_(handler),
       token_(std::move(token)),
       hello_timeout_s_(options.hello_timeout_s),
+      max_unauthenticated_(unauthenticated_cap(options.max_unauthenticated)),
       listener_(listen_on(options.listen_host, options.port)),
       port_(bound_port(listener_.get())) {
   loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
@@ -91,8 +107,35 @@ ControlServer::~ControlServer() {
   loop_.remove(listener_.get());
 }
 
+void ControlServer::out_of_descriptors(int error) {
+  ++stats_.accept_failures;
+  peer_log_.line(std::string("control plane: accept failed: ") + std::strerror(error) +
+                 "; not accepting until a descriptor frees (open " +
+                 std::to_string(connections_.size()) + " connection(s))");
+  if (paused_since_) return;
+  paused_since_ = std::chrono::steady_clock::now();
+  ++stats_.accept_pauses;
+  loop_.modify(listener_.get(), 0);
+}
+
+void ControlServer::resume_accepting() {
+  if (!paused_since_) return;
+  paused_since_.reset();
+  loop_.modify(listener_.get(), EPOLLIN);
+}
+
+bool ControlServer::evict_oldest_unauthenticated(const std::string& why) {
+  for (const auto& [id, c] : connections_)
+    if (!c.authenticated) {
+      ++stats_.evicted;
+      refuse(id, why);
+      return true;
+    }
+  return false;
+}
+
 void ControlServer::accept_all() {
-  for (;;) {
+  for (int accepted = 0; accepted < kAcceptBatch;) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
     UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,
@@ -100,9 +143,17 @@ void ControlServer::accept_all() {
     if (!fd) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      log_line(std::string("control plane: accept failed: ") + std::strerror(errno));
-      return;  // EMFILE and the like: try again at the next readiness
+      const int error = errno;  // EMFILE, ENFILE, ENOBUFS, ENOMEM
+      if ((error == EMFILE || error == ENFILE) &&
+          evict_oldest_unauthenticated("no descriptor left for a new connection; closing the "
+                                       "oldest one without HELLO"))
+        continue;
+      return out_of_descriptors(error);
     }
+    ++accepted;
+    if (unauthenticated_ >= max_unauthenticated_)
+      evict_oldest_unauthenticated("more than " + std::to_string(max_unauthenticated_) +
+                                   " connections without HELLO; closing the oldest");
     const int one = 1;
     ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     const ConnectionId id = next_id_++;
@@ -110,6 +161,7 @@ void ControlServer::accept_all() {
     c.fd = std::move(fd);
     c.peer = peer_name(address);
     c.since = std::chrono::steady_clock::now();
+    ++unauthenticated_;
     ++stats_.accepted;
     loop_.add(c.fd.get(), EPOLLIN | EPOLLRDHUP, [this, id](std::uint32_t events) {
       if (events & EPOLLOUT) on_writable(id);
@@ -205,6 +257,7 @@ void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& fra
 
 void ControlServer::welcome(ConnectionId id, Connection& c, const core::JsonObject& hello) {
   c.authenticated = true;
+  --unauthenticated_;
   ++stats_.authenticated;
   c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello));
   flush(id, c);
@@ -215,7 +268,12 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
   if (it == connections_.end()) return;
   Connection& c = it->second;
   ++stats_.refused;
-  log_line("control plane: closing connection from " + c.peer + ": " + reason);
+  const std::string line = "control plane: closing connection from " + c.peer + ": " + reason;
+  // Authenticated peers are the study's own; anyone can provoke the others.
+  if (c.authenticated)
+    log_line(line);
+  else
+    peer_log_.line(line);
   // Best effort, without blocking: the peer learns why, if it still listens.
   const std::string frame = encode_frame(MessageType::Error, error_payload(reason));
   [[maybe_unused]] const ssize_t sent =
@@ -257,8 +315,10 @@ void ControlServer::on_writable(ConnectionId id) {
   if (it != connections_.end()) flush(id, it->second);
 }
 
-void ControlServer::expire_silent() {
+void ControlServer::tick() {
   const auto now = std::chrono::steady_clock::now();
+  if (paused_since_ && now - *paused_since_ >= std::chrono::milliseconds(500)) resume_accepting();
+  peer_log_.tick();
   std::vector<ConnectionId> silent;
   for (const auto& [id, c] : connections_)
     if (!c.authenticated && std::chrono::duration<double>(now - c.since).count() > hello_timeout_s_)
@@ -271,7 +331,9 @@ void ControlServer::drop(ConnectionId id, const std::string& reason, bool tell_h
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
   loop_.remove(it->second.fd.get());
+  if (!it->second.authenticated) --unauthenticated_;
   connections_.erase(it);
+  resume_accepting();  // a descriptor is free again
   if (tell_handler) handler_.on_closed(id, reason);
 }
 

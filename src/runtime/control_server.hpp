@@ -5,6 +5,15 @@
 // timeout; anything else -- garbage bytes, an oversized frame, an unknown type, a wrong
 // token, silence -- closes that connection with a log line, and the study never sees it.
 // Authenticated messages go to the ControlHandler.
+//
+// Peers cannot exhaust it. At most max_unauthenticated connections wait for their HELLO:
+// a new one closes the oldest. When accept() fails for want of descriptors (EMFILE,
+// ENFILE), the oldest connection without HELLO is closed to make room; when there is
+// none, the listener is no longer watched -- level-triggered epoll would report it ready
+// again at once, for ever -- until a connection closes or half a second has passed, and
+// the queued peers wait in the kernel's backlog. At most kAcceptBatch connections are
+// accepted per turn of the loop, so a trial's HELLO is read before a flood of newer
+// connections could push it out. Lines a peer can provoke go through a ThrottledLog.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -13,6 +22,7 @@
 
 #include "core/json.hpp"
 #include "runtime/event_loop.hpp"
+#include "runtime/log.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/unique_fd.hpp"
 
@@ -44,10 +54,15 @@ struct ControlServerOptions {
   std::string listen_host = "0.0.0.0";  ///< interface to bind
   std::uint16_t port = 0;               ///< 0: any free port
   double hello_timeout_s = 10;          ///< unauthenticated connections are closed after this
+  /// Connections waiting for HELLO at once (at most a quarter of RLIMIT_NOFILE).
+  std::size_t max_unauthenticated = 128;
 };
 
 struct ControlServerStats {
   std::uint64_t accepted = 0, authenticated = 0, refused = 0, frames = 0;
+  std::uint64_t accept_failures = 0;  ///< accept() failed for want of descriptors (EMFILE...)
+  std::uint64_t accept_pauses = 0;    ///< times the listener stopped being watched for that
+  std::uint64_t evicted = 0;          ///< unauthenticated connections closed for a newer one
 };
 
 class ControlServer {
@@ -59,8 +74,9 @@ class ControlServer {
   ControlServer& operator=(const ControlServer&) = delete;
 
   std::uint16_t port() const { return port_; }
-  /// Closes connections that have not said HELLO within the timeout; call periodically.
-  void expire_silent();
+  /// Periodic work (call every 100 ms or so): closes connections that have not said
+  /// HELLO within the timeout, and watches the listener again after a pause.
+  void tick();
   /// Sends one frame to an authenticated connection (a decision made later, ERROR).
   void send(ConnectionId id, MessageType type, const std::string& payload);
   void close(ConnectionId id, const std::string& reason);
@@ -81,6 +97,9 @@ class ControlServer {
   };
 
   void accept_all();
+  void out_of_descriptors(int error);
+  void resume_accepting();
+  bool evict_oldest_unauthenticated(const std::string& why);
   void on_readable(ConnectionId id);
   void on_writable(ConnectionId id);
   void handle(ConnectionId id, Connection& c, const Frame& frame);
@@ -96,11 +115,15 @@ class ControlServer {
   ControlHandler& handler_;
   std::string token_;
   double hello_timeout_s_;
+  std::size_t max_unauthenticated_;
   UniqueFd listener_;
   std::uint16_t port_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> paused_since_;
   ConnectionId next_id_ = 1;
-  std::map<ConnectionId, Connection> connections_;
+  std::map<ConnectionId, Connection> connections_;  // by id: the oldest first
+  std::size_t unauthenticated_ = 0;
   ControlServerStats stats_;
+  ThrottledLog peer_log_{"control plane"};
 };
 
 }  // namespace slurmtune::runtime

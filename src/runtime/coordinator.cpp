@@ -221,7 +221,7 @@ int Coordinator::run() {
 }
 
 void Coordinator::tick() {
-  server_->expire_silent();
+  server_->tick();
   expire_unconnected_workers();
   expire_joined_allocations();
   finish_drained();  // exits waiting for their last messages

@@ -88,12 +88,12 @@ std::string Coordinator::group_name(const TrialGroup& g) {
 
 std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject& hello) {
   TrialGroup g;
-  const auto integer = [&](const char* key) {
-    return static_cast<int>(number(hello, key, "HELLO of a group"));
+  const auto integer = [&](const char* key, std::int64_t low) {
+    return static_cast<int>(whole(hello, key, "HELLO of a group", low, kMaxCount));
   };
-  g.index = integer("group");
-  g.ranks = integer("ranks");
-  g.step = hello.contains("step") ? integer("step") : 0;
+  g.index = integer("group", 0);
+  g.ranks = integer("ranks", 1);
+  g.step = hello.contains("step") ? integer("step", 0) : 0;
   g.nodes = text(hello, "nodes");
   log_line("trial group " + group_name(g) + " ready: " + std::to_string(g.ranks) + " rank(s) on " +
            g.nodes);

@@ -53,8 +53,8 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
   check_joinable(job);
   JoinedAllocation& allocation = joined_[job];
   std::string ends;
-  if (const auto* left = field(hello, "time_left_s"); left && left->is_number()) {
-    const double seconds = std::get<double>(left->data);
+  if (hello.contains("time_left_s")) {
+    const double seconds = finite(hello, "time_left_s", "HELLO");
     if (seconds <= options_.end_margin_s)
       throw ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
                           " s, within the end margin (--end-margin " +
@@ -69,8 +69,8 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
   if (w != workers_.end() && !w->second.lost)
     throw ProtocolError("node " + key + " already has its worker");
   if (w == workers_.end()) {
-    core::NodeCapacity capacity{node, static_cast<std::int64_t>(number(hello, "cpus", "HELLO")),
-                                static_cast<std::int64_t>(number(hello, "gpus", "HELLO")), job};
+    core::NodeCapacity capacity{node, whole(hello, "cpus", "HELLO", 1, kMaxCount),
+                                whole(hello, "gpus", "HELLO", 0, kMaxCount), job};
     std::size_t index = 0;
     try {
       index = launcher_->add_node(capacity);
@@ -89,7 +89,7 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
   worker_connections_[id] = key;
   launcher_->set_node_usable(w->second.node, true);
   log_line("job " + job + " joined the study: " + node + ", " +
-           core::format_double(number(hello, "cpus", "HELLO")) + " CPU(s)" + ends);
+           std::to_string(whole(hello, "cpus", "HELLO", 1, kMaxCount)) + " CPU(s)" + ends);
   return "{\"worker\": " + core::json_quote(node) + ", \"allocation\": " + core::json_quote(job) +
          "}";
 }

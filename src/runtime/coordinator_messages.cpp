@@ -8,6 +8,7 @@
 
 #include "core/search/param_value.hpp"
 #include "runtime/active_trial.hpp"
+#include "runtime/checkpoint_path.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
 #include "runtime/message_fields.hpp"
@@ -58,15 +59,13 @@ std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello
     if (!group_mode()) throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
     return on_group_hello(id, hello);
   }
-  const double trial_number = number(hello, "trial", "HELLO");
-  const auto trial = static_cast<core::TrialId>(trial_number);
+  const auto trial = static_cast<core::TrialId>(whole(hello, "trial", "HELLO", 0, kMaxExactWhole));
   const auto it = active_.find(trial);
-  if (trial_number < 0 || it == active_.end())
-    throw ProtocolError("trial " + core::format_double(trial_number) +
+  if (it == active_.end())
+    throw ProtocolError("trial " + std::to_string(trial) +
                         " is not running in this study (a process of an earlier attempt?)");
   ActiveTrial& t = *it->second;
-  const auto* rank = field(hello, "rank");
-  const bool reporter = !rank || (rank->is_number() && std::get<double>(rank->data) == 0);
+  const bool reporter = !hello.contains("rank") || whole(hello, "rank", "HELLO", 0, kMaxCount) == 0;
   if (reporter) t.reporter = id;
   if (const std::string step = text(hello, "slurm_step"); !step.empty()) t.slurm_step = step;
   connections_[id] = trial;
@@ -107,7 +106,7 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
 }
 
 Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
-  const double step = number(body, "step", "REPORT");
+  const double step = finite(body, "step", "REPORT");
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
     throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
@@ -147,23 +146,25 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
 }
 
 void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
-  const double step = number(body, "step", "CHECKPOINT");
+  const double step = finite(body, "step", "CHECKPOINT");
   const std::string path = text(body, "path");
   if (path.empty()) throw ProtocolError("CHECKPOINT: 'path' must be a non-empty string");
-  const fs::path absolute = fs::path(path).is_absolute() ? fs::path(path) : fs::path(t.dir) / path;
-  const fs::path relative = absolute.lexically_normal().lexically_relative(study_dir_);
-  if (relative.empty() || *relative.begin() == "..")
-    throw ProtocolError("CHECKPOINT: '" + path + "' is outside the study's folder " + study_dir_);
-  const auto* size = field(body, "size");
-  const std::uint64_t bytes =
-      size && size->is_number() ? static_cast<std::uint64_t>(std::get<double>(size->data)) : 0;
+  const CheckpointPath checkpoint = confine_checkpoint(path, t.dir, study_dir_);
+  const fs::path& absolute = checkpoint.resolved;
+  const std::string& relative = checkpoint.relative;
+  if (relative.size() > study_.writer->max_checkpoint_path())
+    throw ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
+                        " bytes relative to the study's folder; the study file stores at most " +
+                        std::to_string(study_.writer->max_checkpoint_path()));
+  const auto bytes = static_cast<std::uint64_t>(
+      body.contains("size") ? whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole) : 0);
   if (cloned_checkpoint_.contains(t.trial)) {
-    log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative.string() +
+    log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative +
              " ignored: the trial was exploited and resumes from its donor's");
     return;
   }
-  study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative.string(), bytes);
-  study_.checkpoints[t.trial] = {relative.string(), step};
+  study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative, bytes);
+  study_.checkpoints[t.trial] = {relative, step};
   if (!controller_->wants_checkpoint(t.trial, step)) return;
   try {
     pbt_.keep(t.trial, step, absolute);

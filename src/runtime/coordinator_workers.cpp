@@ -150,8 +150,8 @@ void Coordinator::on_worker_exited(const WorkerStep& w, const core::JsonObject& 
   if (t.placement.nodes.front() != w.node)
     throw ProtocolError("EXITED for trial " + key + ", which runs on another node");
   ExitStatus status;
-  status.code = static_cast<int>(number(body, "code", "EXITED"));
-  status.signal = static_cast<int>(number(body, "signal", "EXITED"));
+  status.code = static_cast<int>(whole(body, "code", "EXITED", -1, 255));
+  status.signal = static_cast<int>(whole(body, "signal", "EXITED", 0, 128));
   const auto* signaled = field(body, "signaled");
   status.signaled =
       signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);

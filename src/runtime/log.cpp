@@ -23,3 +23,45 @@ void log_line(std::string_view message) {
 }
 
 }  // namespace slurmtune::runtime
+
+namespace slurmtune::runtime {
+
+ThrottledLog::~ThrottledLog() {
+  say_left_out();
+}
+
+void ThrottledLog::say_left_out() {
+  if (left_out_ == 0) return;
+  log_line(what_ + ": " + std::to_string(left_out_) + " similar line(s) left out");
+  left_out_ = 0;
+}
+
+void ThrottledLog::tick(Clock::time_point now) {
+  if (left_out_ > 0 && now - window_start_ >= interval_) {
+    say_left_out();
+    in_window_ = 0;
+  }
+}
+
+bool ThrottledLog::line(std::string_view message, Clock::time_point now) {
+  if (in_window_ == 0 || now - window_start_ >= interval_) {
+    window_start_ = now;
+    in_window_ = 0;
+  }
+  if (in_window_ >= burst_) {
+    ++left_out_;
+    ++left_out_total_;
+    return false;
+  }
+  ++in_window_;
+  if (left_out_ == 0) {
+    log_line(message);
+  } else {
+    log_line(std::string(message) + " (" + std::to_string(left_out_) +
+             " similar line(s) left out before this one)");
+    left_out_ = 0;
+  }
+  return true;
+}
+
+}  // namespace slurmtune::runtime

@@ -1,10 +1,13 @@
 #pragma once
 // Typed access to the fields of a control-plane message (a JSON object), shared by the
 // coordinator's handlers for trials and for trial groups.
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "core/json.hpp"
+#include "core/search/param_value.hpp"
 #include "runtime/protocol.hpp"
 
 namespace slurmtune::runtime {
@@ -23,6 +26,33 @@ inline double number(const core::JsonObject& body, std::string_view name,
     throw ProtocolError(std::string(message) + ": '" + std::string(name) + "' must be a number");
   return std::get<double>(v->data);
 }
+
+/// A finite numeric field (not NaN or ±Infinity); ProtocolError naming it otherwise.
+inline double finite(const core::JsonObject& body, std::string_view name,
+                     std::string_view message) {
+  const double v = number(body, name, message);
+  if (!std::isfinite(v))
+    throw ProtocolError(std::string(message) + ": '" + std::string(name) +
+                        "' must be a finite number, not " + core::format_double(v));
+  return v;
+}
+
+/// A whole number in [low, high]; ProtocolError naming the field otherwise. Checked
+/// before any cast: a double outside the integer's range has no defined conversion.
+inline std::int64_t whole(const core::JsonObject& body, std::string_view name,
+                          std::string_view message, std::int64_t low, std::int64_t high) {
+  const double v = number(body, name, message);
+  if (!(v >= static_cast<double>(low) && v <= static_cast<double>(high)) || v != std::floor(v))
+    throw ProtocolError(std::string(message) + ": '" + std::string(name) +
+                        "' must be a whole number from " + std::to_string(low) + " to " +
+                        std::to_string(high) + ", not " + core::format_double(v));
+  return static_cast<std::int64_t>(v);
+}
+
+/// Largest whole number a message carries exactly (2^53: JSON numbers are doubles).
+inline constexpr std::int64_t kMaxExactWhole = std::int64_t{1} << 53;
+/// Bound of counts of ranks, groups, steps, CPUs and GPUs in a message.
+inline constexpr std::int64_t kMaxCount = std::int64_t{1} << 24;
 
 /// A string field, or "" when it is absent or not a string.
 inline std::string text(const core::JsonObject& body, std::string_view name) {

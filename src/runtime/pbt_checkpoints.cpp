@@ -19,7 +19,10 @@ fs::path replace_copy(const fs::path& source, const fs::path& dir, const fs::pat
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   const fs::path target = dir / source.filename();
-  if (!ec) fs::copy(source, target, fs::copy_options::recursive, ec);
+  // Links are copied as links, never followed: a link in a checkpoint that points at
+  // the study's folder would otherwise copy the study into the trial.
+  if (!ec)
+    fs::copy(source, target, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   if (ec)
     throw Error("pbt: cannot copy checkpoint " + source.string() + " to " + target.string() + ": " +
                 ec.message());

@@ -190,7 +190,7 @@ class Worker {
         return launch(body);
       case MessageType::Signal:
         if (const auto child = children_.find(text(body, "key")); child != children_.end())
-          child->second.signal_group(static_cast<int>(number(body, "signal", "SIGNAL")));
+          child->second.signal_group(static_cast<int>(whole(body, "signal", "SIGNAL", 1, 64)));
         return;
       case MessageType::Error:
         return lose("refused: " + text(body, "error"));
@@ -220,6 +220,7 @@ class Worker {
     }
     request.stdout_path = text(body, "stdout");
     request.stderr_path = text(body, "stderr");
+    request.inherit_sigusr1 = true;  // ignored: see run_worker
     try {
       children_.insert_or_assign(key, ChildProcess::spawn(request));
     } catch (const Error& e) {
@@ -393,6 +394,13 @@ int run_joined_worker(const WorkerOptions& options, int signals) {
 int run_worker(const WorkerOptions& options) {
   try {
     const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+    // The job's time-limit warning (USR1, passed on by `join` to the worker steps' srun)
+    // reaches every process of the step, trials included, whose default is to die of it;
+    // one that died before this worker told the coordinator LEAVING counted as a failed
+    // attempt. The warning is slurmtune's: the coordinator moves the trials with a
+    // checkpoint. So the trials ignore it (SIG_IGN is inherited across exec). The signalfd
+    // still gets it here: Linux never discards a blocked signal as ignored.
+    std::signal(SIGUSR1, SIG_IGN);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
     auto session =
         open_session(options.address, read_token_file(options.token_file), hello_fields(options));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
+
 namespace slurmtune::store {
 
 std::size_t RowLayout::add(std::string name, FieldKind kind, std::size_t string_size,
@@ -57,13 +59,15 @@ void RowLayout::put_string(std::byte* row, std::size_t field, const std::string&
   const Field& f = fields_[field];
   std::byte* at = row + f.offset;
   std::memset(at, 0, f.size);
-  std::memcpy(at, text.data(), std::min(text.size(), f.size));
+  const std::string fitted = core::fit_utf8(text, f.size);
+  std::memcpy(at, fitted.data(), fitted.size());
 }
 
 std::string RowLayout::get_string(const std::byte* row, std::size_t field) const {
   const Field& f = fields_[field];
   const auto* at = reinterpret_cast<const char*>(row + f.offset);
-  return std::string(at, strnlen(at, f.size));
+  // Files of older versions may hold a character cut in two: read it as U+FFFD.
+  return core::repair_utf8(std::string_view(at, strnlen(at, f.size)));
 }
 
 }  // namespace slurmtune::store

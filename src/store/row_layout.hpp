@@ -38,7 +38,9 @@ class RowLayout {
   void put_i32(std::byte* row, std::size_t field, std::int32_t v) const { put(row, field, v); }
   void put_f64(std::byte* row, std::size_t field, double v) const { put(row, field, v); }
   void put_enum(std::byte* row, std::size_t field, std::uint8_t v) const { put(row, field, v); }
-  /// Copies at most the field's size (truncating longer text), null padded.
+  /// The text as UTF-8 (ill-formed bytes replaced), null padded; longer text is cut at a
+  /// character boundary and ends with "…" (core::fit_utf8). Paths, which must not be
+  /// cut, are checked against the field's size before they get here.
   void put_string(std::byte* row, std::size_t field, const std::string& text) const;
 
   template <class T>
@@ -47,6 +49,7 @@ class RowLayout {
     std::memcpy(&v, row + fields_[field].offset, sizeof v);
     return v;
   }
+  /// The text as well-formed UTF-8 (ill-formed bytes read as U+FFFD).
   std::string get_string(const std::byte* row, std::size_t field) const;
 
  private:

@@ -169,7 +169,8 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   c.step = checkpoints.add("step", FieldKind::F64);
   c.time = checkpoints.add("time", FieldKind::F64);
   c.size = checkpoints.add("size", FieldKind::U64);
-  c.path = checkpoints.add("path", FieldKind::FixedString, 256);
+  c.path = checkpoints.add("path", FieldKind::FixedString,
+                           schema_version >= 4 ? kPathBytes : kShortPathBytes);
 
   s.started = sessions.add("started", FieldKind::F64);
   s.host = sessions.add("host", FieldKind::FixedString, 64);

@@ -18,7 +18,13 @@ namespace slurmtune::store {
 inline constexpr const char* kFormatName = "slurmtune-study";
 /// 2: /trials records how each configuration was suggested (origin, sampler streams).
 /// 3: /exploits records PBT's exploits (a trial's configuration changes mid-run).
-inline constexpr std::int64_t kSchemaVersion = 3;
+/// 4: /checkpoints.path holds whole paths (PATH_MAX bytes, was 256).
+inline constexpr std::int64_t kSchemaVersion = 4;
+
+/// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
+/// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
+inline constexpr std::size_t kShortPathBytes = 256;
+inline constexpr std::size_t kPathBytes = 4096;
 
 /// Reserved column names of /metrics; a metric may not use them.
 inline const std::vector<std::string> kReservedMetricNames = {"seq", "trial", "step", "time"};

@@ -170,7 +170,8 @@ void StudyWriter::open_tables(bool fresh) {
   flushed_metric_rows_ = metrics_->rows();
   events_ = std::make_unique<AppendTable>(table("events", layout_.events, {8192, 4}),
                                           layout_.events, count(layout_.k.events));
-  checkpoints_ = std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {1024, 4}),
+  // 256 rows of 4 KiB paths (mostly NUL padding, which deflate removes) per chunk.
+  checkpoints_ = std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {256, 4}),
                                                layout_.checkpoints, count(layout_.k.checkpoints));
   sessions_ = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
                                             layout_.sessions, count(layout_.k.sessions));
@@ -362,6 +363,11 @@ void StudyWriter::set_nodes(core::TrialId trial, const std::string& nodes) {
 
 void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
                              const std::string& relative_path, std::uint64_t bytes) {
+  if (relative_path.size() > max_checkpoint_path())
+    throw InputError("checkpoint path of trial " + std::to_string(trial) + " has " +
+                     std::to_string(relative_path.size()) +
+                     " bytes; this study file stores at most " +
+                     std::to_string(max_checkpoint_path()));
   std::byte* row = checkpoints_->new_row();
   const auto& l = layout_.checkpoints;
   l.put_u64(row, layout_.c.trial, trial);
@@ -370,6 +376,10 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   l.put_u64(row, layout_.c.size, bytes);
   l.put_string(row, layout_.c.path, relative_path);
   flush_if_due();
+}
+
+std::size_t StudyWriter::max_checkpoint_path() const {
+  return layout_.checkpoints.fields()[layout_.c.path].size - 1;
 }
 
 void StudyWriter::checkpoint_saved(core::TrialId trial, double step, double time) {

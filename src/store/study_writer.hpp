@@ -75,8 +75,12 @@ class StudyWriter {
   void set_nodes(core::TrialId trial, const std::string& nodes);
   /// PBT: the trial resumes as `exploit` says (a row of /exploits, in sequence order).
   void trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time);
+  /// Records a checkpoint; a path longer than max_checkpoint_path() throws InputError
+  /// (a path is never stored cut).
   void checkpoint(core::TrialId trial, double step, double time, const std::string& relative_path,
                   std::uint64_t bytes);
+  /// The longest checkpoint path, in bytes, this file's schema stores.
+  std::size_t max_checkpoint_path() const;
   /// A checkpoint the scheduler asked for exists (an event: a resume replays it in order,
   /// because PBT clones only checkpoints that exist).
   void checkpoint_saved(core::TrialId trial, double step, double time);

@@ -32,6 +32,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, check_
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits)
+from run_hostile import scenario_hostile
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import scenario_tpe_resume
@@ -319,7 +320,7 @@ def main():
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
                                              "workers-absent", "groups-orphaned", "join",
-                                             "join-requeue"])
+                                             "join-requeue", "hostile"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -363,7 +364,7 @@ def main():
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
                      "pbt-groups": scenario_pbt_groups, "torch": scenario_torch,
-                     "gpus": scenario_gpus}
+                     "gpus": scenario_gpus, "hostile": scenario_hostile}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

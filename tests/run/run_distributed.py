@@ -138,11 +138,18 @@ def scenario_pygroups(runner, args, kill=False):
     expect(failed.retries >= 1 and failed.status != "failed" and
            ("injected failure" in failed.error or "lost its connection" in failed.error),
            "trial 2: %s" % failed.to_dict())
+    torn_down = ended_in_torn_down_step(log)
     for t, row in trials.iterrows():
-        left = [read(os.path.join(trials_dir, "trial-%d" % t, "left-rank-%d.txt" % r)).strip()
-                for r in (0, 1)]
+        paths = [os.path.join(trials_dir, "trial-%d" % t, "left-rank-%d.txt" % r) for r in (0, 1)]
+        left = [read(p).strip() if os.path.exists(p) else None for p in paths]
         last = str(int(row.last_step))
-        expect(left == [last, last], "trial %d (last step %s): ranks left at %s" % (t, last, left))
+        # A trial whose final report was recorded is over, however its ranks then exit;
+        # one that ran in the step torn down by the killed rank may have lost a rank
+        # before it noted where it left (it is rightly not run again). Every note that
+        # exists is whole (written, then renamed) and names the last step.
+        allowed = [last, None] if t in torn_down else [last]
+        expect(all(l in allowed for l in left) and row.status != "failed",
+               "trial %d (last step %s, %s): ranks left at %s" % (t, last, row.status, left))
     if kill:
         resumed = check_relaunched(log, trials, m)
         outcome = "rank 1 of trial 5 killed; step relaunched, trials %s resumed from checkpoints" % resumed
@@ -154,6 +161,17 @@ def scenario_pygroups(runner, args, kill=False):
           "group per trial: %s; every rank left at its trial's last step; trial 2 failed once "
           "and was retried; %d ASHA decisions equal the model"
           % (args.scenario, source, outcome, with_torch, judged))
+
+
+def ended_in_torn_down_step(log):
+    """Trials that a group was running when its MPI step went down with work left (the
+    last trial each such group was assigned) and that were never assigned again."""
+    torn = set(re.findall(r"MPI step (\d+) ended \([^\n]*relaunching it", log))
+    last_of_group, last_group_of = {}, {}
+    for trial, step, group in re.findall(r"trial (\d+) \w+ in group (\d+)\.(\d+) ", log):
+        last_of_group[(step, group)] = int(trial)
+        last_group_of[int(trial)] = (step, group)
+    return {t for g, t in last_of_group.items() if g[0] in torn and last_group_of[t] == g}
 
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")

@@ -64,9 +64,13 @@ def train(t, args):
 
 def note_left(t, step):
     """Where this rank left the trial, in the trial's folder (a file, not stdout: mpirun
-    may drop forwarded output when a killed rank aborts its step)."""
-    with open(os.path.join(t.trial_dir, "left-rank-%d.txt" % t.rank), "w") as f:
+    may drop forwarded output when a killed rank aborts its step). Written whole and then
+    renamed: a rank that a step teardown kills mid-write leaves no file rather than an
+    empty one, and the test tells the two cases apart."""
+    path = os.path.join(t.trial_dir, "left-rank-%d.txt" % t.rank)
+    with open(path + ".tmp", "w") as f:
         f.write("%d\n" % step)
+    os.replace(path + ".tmp", path)
 
 
 def write_state(path, step):

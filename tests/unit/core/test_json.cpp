@@ -44,3 +44,12 @@ BOOST_AUTO_TEST_CASE(refuses_absurd_nesting) {
   BOOST_CHECK_THROW(parse_json(std::string(100, '[') + std::string(100, ']')),
                     slurmtune::InputError);
 }
+
+BOOST_AUTO_TEST_CASE(reads_numbers_beyond_a_double_as_python_does) {
+  const auto v = parse_json(R"({"big": 1e400, "small": -1e-400, "neg": -2E+999})");
+  const auto& o = std::get<JsonObject>(v.data);
+  BOOST_TEST(std::get<double>(o.at("big").data) == HUGE_VAL);
+  BOOST_TEST(std::get<double>(o.at("small").data) == 0.0);
+  BOOST_TEST(std::signbit(std::get<double>(o.at("small").data)));
+  BOOST_TEST(std::get<double>(o.at("neg").data) == -HUGE_VAL);
+}

@@ -1,9 +1,13 @@
 #define BOOST_TEST_MODULE runtime_control_server
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <set>
 
 #include "runtime/control_server.hpp"
 #include "runtime/mutual_auth.hpp"
@@ -33,7 +37,9 @@ struct Handler final : ControlHandler {
 };
 
 struct Fixture {
-  Fixture() : server(loop, handler, token, ControlServerOptions{"127.0.0.1", 0, 0.2}) {}
+  explicit Fixture(std::size_t max_unauthenticated = 128, double hello_timeout_s = 0.2)
+      : server(loop, handler, token,
+               ControlServerOptions{"127.0.0.1", 0, hello_timeout_s, max_unauthenticated}) {}
   void pump(int rounds = 5) {
     for (int i = 0; i < rounds; ++i)
       loop.run_once(20);
@@ -154,7 +160,7 @@ BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
 BOOST_FIXTURE_TEST_CASE(a_silent_client_is_closed_after_the_hello_timeout, Fixture) {
   const auto fd = connect();
   ::usleep(300'000);
-  server.expire_silent();
+  server.tick();
   const auto [frames, closed] = exchange(fd.get(), "");
   BOOST_TEST(closed);
   BOOST_TEST(handler.hellos == 0);
@@ -240,9 +246,150 @@ BOOST_FIXTURE_TEST_CASE(a_challenge_left_unproven_times_out, Fixture) {
   auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
   BOOST_REQUIRE(frames.size() == 1u);
   for (int i = 0; i < 20 && !closed; ++i) {
-    server.expire_silent();
+    server.tick();
     std::tie(frames, closed) = exchange(fd.get(), "");
   }
   BOOST_TEST(closed);
   BOOST_TEST(handler.hellos == 0);
+}
+
+// Peers that never say HELLO hold at most max_unauthenticated connections: each new one
+// closes the oldest, and an authenticated connection is never closed for them.
+struct SmallFixture : Fixture {
+  SmallFixture() : Fixture(4) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first, SmallFixture) {
+  const auto trial = connect();
+  BOOST_TEST((exchange(trial.get(), hello(token)).first.at(0).type == MessageType::Welcome));
+  std::vector<UniqueFd> idle;
+  for (int i = 0; i < 10; ++i)
+    idle.push_back(connect());
+  pump();
+  BOOST_TEST(server.stats().evicted == 6u);
+  for (int i = 0; i < 10; ++i)
+    BOOST_TEST(exchange(idle[static_cast<std::size_t>(i)].get(), "").second == (i < 6),
+               "idle connection " << i);
+  const auto [frames, closed] =
+      exchange(trial.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  BOOST_TEST(!closed);
+  BOOST_TEST((frames.at(0).type == MessageType::Decision));
+}
+
+namespace {
+// Lowers this process's descriptor limit for one test and restores it.
+class DescriptorLimit {
+ public:
+  explicit DescriptorLimit(rlim_t soft) {
+    BOOST_REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved_) == 0);
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    BOOST_REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  }
+  ~DescriptorLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+
+ private:
+  rlimit saved_{};
+};
+
+// A descriptor limit that leaves `free` descriptors to open (new ones take the lowest
+// free numbers, and the environment may hold high ones).
+rlim_t limit_leaving(int free) {
+  std::set<int> open;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    open.insert(std::stoi(entry.path().filename().string()));
+  int limit = 0;
+  for (int left = free; left > 0; ++limit)
+    if (!open.contains(limit)) --left;
+  return static_cast<rlim_t>(limit);
+}
+}  // namespace
+
+// Idle connections stay for the whole test (no hello timeout frees their descriptors).
+struct PatientFixture : Fixture {
+  PatientFixture() : Fixture(128, 60) {}
+  // A new client socket connected to the server (no HELLO yet), or none when this
+  // process has no descriptor left for it.
+  UniqueFd dial() {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    if (!fd) return fd;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    return fd;
+  }
+};
+
+// When accept() fails for want of descriptors and every connection is authenticated,
+// the listener stays ready (level-triggered epoll): the server must stop watching it
+// rather than spin, and accept the waiting peer once a descriptor is free.
+BOOST_FIXTURE_TEST_CASE(descriptor_exhaustion_pauses_accepting_without_spinning, PatientFixture) {
+  std::vector<UniqueFd> clients;
+  {
+    const DescriptorLimit limit(limit_leaving(16));
+    // Each client costs two descriptors here (its socket and the accepted one).
+    while (server.stats().accept_failures == 0 && clients.size() < 64) {
+      UniqueFd fd = dial();
+      BOOST_REQUIRE(fd);
+      const std::string bytes = hello(token);
+      ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      clients.push_back(std::move(fd));
+      for (int i = 0; i < 3; ++i)
+        loop.run_once(20);
+    }
+    BOOST_REQUIRE(server.stats().accept_failures >= 1u);
+    BOOST_TEST(server.stats().accept_pauses == 1u);
+    BOOST_TEST(server.stats().evicted == 0u);  // every connection said HELLO
+    // One second of the coordinator's loop: a spinning listener would run its callback
+    // thousands of times; a paused one is tried again twice a second.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    int callbacks = 0;
+    while (std::chrono::steady_clock::now() < until) {
+      callbacks += loop.run_once(100);
+      server.tick();
+    }
+    BOOST_TEST(callbacks <= 10);
+    BOOST_TEST(server.stats().accept_failures <= 5u);
+  }
+  // Two clients leave: their descriptors free, and the waiting peer is welcomed.
+  clients.erase(clients.begin(), clients.begin() + 2);
+  const auto [frames, closed] = exchange(clients.back().get(), "");
+  BOOST_TEST(!closed);
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Welcome));
+}
+
+// Out of descriptors with idle peers connected: the oldest idle one makes room.
+BOOST_FIXTURE_TEST_CASE(idle_peers_make_room_when_descriptors_run_out, PatientFixture) {
+  std::vector<UniqueFd> idle;
+  const DescriptorLimit limit(limit_leaving(16));
+  while (server.stats().evicted == 0 && idle.size() < 64) {
+    UniqueFd fd = dial();
+    if (!fd) {  // this process's own end ran out first: one idle peer leaves
+      idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(idle.size() / 2));
+      pump();
+      continue;
+    }
+    idle.push_back(std::move(fd));
+    pump(2);
+  }
+  BOOST_TEST(server.stats().evicted >= 1u);
+  BOOST_TEST(server.stats().accept_pauses == 0u);
+  BOOST_TEST(exchange(idle.front().get(), "").second);  // the oldest was closed
+  const auto [frames, closed] = exchange(idle.back().get(), hello(token));
+  BOOST_TEST(!closed);
+  BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+}
+
+BOOST_AUTO_TEST_CASE(a_throttled_log_keeps_a_burst_per_interval_and_counts_the_rest) {
+  ThrottledLog log("test", 3, std::chrono::seconds(10));
+  const auto start = ThrottledLog::Clock::now();
+  int written = 0;
+  for (int i = 0; i < 1000; ++i)
+    written += log.line("refused", start + std::chrono::milliseconds(i)) ? 1 : 0;
+  BOOST_TEST(written == 3);
+  BOOST_TEST(log.left_out() == 997u);
+  BOOST_TEST(log.line("refused", start + std::chrono::seconds(11)));
 }

@@ -102,14 +102,29 @@ def _svg(figure, prefix):
     return text.replace('id="trial-', f'id="{prefix}-trial-')
 
 
-def _cell(value):
+def _plain(value):
+    """A cell's text, not yet escaped: reals in 6 digits, NaN as nothing."""
     if isinstance(value, (float, np.floating)):
         return "" if np.isnan(value) else f"{value:.6g}"
-    return html.escape(str(value))
+    return str(value)
+
+
+def _cell(value):
+    """A cell's text as HTML, isolated: a right-to-left name or error does not reorder
+    the text around it."""
+    text = html.escape(_plain(value))
+    return f"<bdi>{text}</bdi>" if text else ""
+
+
+def _script_json(value):
+    """JSON for a <script type="application/json"> element: <, > and & as \\u escapes
+    (still JSON), so no text in it -- "</script>", "<!--" -- is markup to the HTML parser."""
+    return (json.dumps(value, ensure_ascii=False).replace("&", "\\u0026").replace("<", "\\u003c")
+            .replace(">", "\\u003e").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 def _table(frame, columns, numeric=(), status_column=None):
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    head = "".join(f"<th><bdi>{html.escape(c)}</bdi></th>" for c in columns)
     rows = []
     for _, row in frame.iterrows():
         status = f' data-status="{html.escape(str(row[status_column]))}"' if status_column else ""
@@ -120,7 +135,8 @@ def _table(frame, columns, numeric=(), status_column=None):
 
 
 def _config_text(study, row):
-    return ", ".join(f"{c[len('config/'):]}={_cell(row[c])}" for c in study.config_columns)
+    """The configuration as plain text (escaped where it is written out, once)."""
+    return ", ".join(f"{c[len('config/'):]}={_plain(row[c])}" for c in study.config_columns)
 
 
 def _resolved_key(study, table, key):
@@ -157,7 +173,7 @@ def summary_section(study):
     except ValueError:
         rows.append(("best", "no trial has reported yet"))
     body = "".join(f'<tr><th>{html.escape(k)}</th><td id="summary-{k.replace(" ", "-")}">'
-                   f"{html.escape(str(v))}</td></tr>" for k, v in rows)
+                   f"<bdi>{html.escape(str(v))}</bdi></td></tr>" for k, v in rows)
     return f'<section id="summary"><h2>Summary</h2><table>{body}</table></section>'
 
 
@@ -241,7 +257,7 @@ def tables_section(study, top=20, decisions=500):
     if not failed.empty:
         rows = "".join(f'<tr data-status="{html.escape(str(r["status"]))}"><td>{int(r["id"])}</td>'
                        f"<td>{html.escape(str(r['status']))}</td><td class=\"n\">{int(r['retries'])}</td>"
-                       f"<td><pre>{html.escape(str(r['error']))}</pre></td></tr>"
+                       f"<td><pre><bdi>{html.escape(str(r['error']))}</bdi></pre></td></tr>"
                        for _, r in failed.head(200).iterrows())
         failures = ("<table><tr><th>trial</th><th>status</th><th>retries</th><th>error</th></tr>"
                     f"{rows}</table>")
@@ -259,7 +275,7 @@ def trial_data(study, limit):
     out = {}
     for trial in drawn:
         row = trials.loc[trial]
-        out[str(trial)] = {"status": str(row["status"]), "best": _cell(row["best_value"]),
+        out[str(trial)] = {"status": str(row["status"]), "best": _plain(row["best_value"]),
                            "config": _config_text(study, row)}
     return out
 
@@ -270,14 +286,16 @@ def write_report(study_path, output, curves_limit=1000):
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller and searchable
     matplotlib.rcParams["svg.hashsalt"] = "slurmtune"  # the same file gives the same page
+    matplotlib.rcParams["text.parse_math"] = False  # names are text, not mathtext
     with Study(study_path) as study:
         generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        data = json.dumps(trial_data(study, curves_limit)).replace("</", "<\\/")
+        data = _script_json(trial_data(study, curves_limit))
+        # A title holds no markup: the name is isolated by U+2068 ... U+2069 instead.
         page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(study.name)}: slurmtune study</title>"
+                f"<title>\u2068{html.escape(study.name)}\u2069: slurmtune study</title>"
                 f"<style>{STYLE}</style></head><body>"
-                f"<h1>{html.escape(study.name)}</h1><p class=\"sub\">slurmtune study file "
-                f"{html.escape(os.path.basename(study.path))}, schema {study.schema_version}; "
+                f"<h1><bdi>{html.escape(study.name)}</bdi></h1><p class=\"sub\">slurmtune study file "
+                f"<bdi>{html.escape(os.path.basename(study.path))}</bdi>, schema {study.schema_version}; "
                 f"page written {generated}</p>"
                 "<noscript><p class=\"note\">Without JavaScript the plots are static; hovering "
                 "and filtering need it.</p></noscript>"

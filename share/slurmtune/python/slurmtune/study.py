@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 __all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -47,7 +47,10 @@ class StudyFileError(Exception):
 
 
 def _text(value):
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+    """Text from the file. slurmtune writes UTF-8 cut at character boundaries; files of
+    older versions may hold a character cut in two, which reads as U+FFFD instead of
+    failing the whole table."""
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def _decode_frame(array: np.ndarray) -> pd.DataFrame:
@@ -76,12 +79,20 @@ def _new_figure(size):
 
 
 def _save(figure, path):
-    """Writes the figure to `path` and returns the path; with no path, returns the figure."""
+    """Writes the figure to `path` and returns the path; with no path, returns the figure.
+    Every text is drawn as written: names from a study file are the user's (a metric
+    `cost_$_usd_$` is no mathtext formula), so mathtext parsing is off for the figure's
+    texts and for the tick labels drawn while it is laid out and saved."""
+    import matplotlib
     import matplotlib.pyplot as plt
-    figure.tight_layout()
-    if path is None:
-        return figure
-    figure.savefig(path, dpi=100)
+    import matplotlib.text
+    for text in figure.findobj(matplotlib.text.Text):
+        text.set_parse_math(False)
+    with matplotlib.rc_context({"text.parse_math": False}):
+        figure.tight_layout()
+        if path is None:
+            return figure
+        figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
 

@@ -1,0 +1,138 @@
+#include "core/text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace slurmtune::core {
+namespace {
+
+struct Decoded {
+  char32_t code_point;
+  std::size_t length;
+};
+
+// One well-formed UTF-8 sequence at `at` (Unicode's table 3-7), or nullopt.
+std::optional<Decoded> decode_at(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[at + i]); };
+  const std::uint8_t lead = byte(0);
+  if (lead < 0x80) return Decoded{lead, 1};
+  std::size_t length = 0;
+  std::uint8_t low = 0x80, high = 0xBF;  // the range of the second byte
+  char32_t cp = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2, cp = lead & 0x1F;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3, cp = lead & 0x0F;
+    if (lead == 0xE0) low = 0xA0;   // no overlong forms
+    if (lead == 0xED) high = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4, cp = lead & 0x07;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  } else {
+    return std::nullopt;
+  }
+  if (at + length > text.size()) return std::nullopt;
+  for (std::size_t i = 1; i < length; ++i) {
+    const std::uint8_t b = byte(i);
+    if (b < (i == 1 ? low : 0x80) || b > (i == 1 ? high : 0xBF)) return std::nullopt;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  return Decoded{cp, length};
+}
+
+bool is_control(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+bool is_bidi_control(char32_t cp) {
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::string code_point_name(char32_t cp) {
+  char text[16];
+  std::snprintf(text, sizeof text, "U+%04X", static_cast<unsigned>(cp));
+  return text;
+}
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto d = decode_at(text, i);
+    if (!d) return false;
+    i += d->length;
+  }
+  return true;
+}
+
+std::string repair_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto d = decode_at(text, i);
+    if (!d) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    if (d->code_point != 0) out.append(text.substr(i, d->length));
+    i += d->length;
+  }
+  return out;
+}
+
+std::string fit_utf8(std::string_view text, std::size_t max_bytes) {
+  std::string repaired = repair_utf8(text);
+  if (repaired.size() <= max_bytes) return repaired;
+  if (max_bytes < kCutMarker.size()) return {};
+  // Whole characters up to the room left for the marker.
+  const std::size_t room = max_bytes - kCutMarker.size();
+  std::size_t end = 0;
+  while (end < repaired.size()) {
+    const std::size_t length = decode_at(repaired, end)->length;
+    if (end + length > room) break;
+    end += length;
+  }
+  repaired.resize(end);
+  return repaired += kCutMarker;
+}
+
+std::optional<std::string> name_problem(std::string_view text) {
+  if (text.empty()) return "must not be empty";
+  for (std::size_t i = 0; i < text.size();) {
+    const auto d = decode_at(text, i);
+    if (!d) return "is not valid UTF-8 (byte " + std::to_string(i) + ")";
+    if (is_control(d->code_point))
+      return "holds the control character " + code_point_name(d->code_point) + " at byte " +
+             std::to_string(i) + "; use printable characters only";
+    if (is_bidi_control(d->code_point))
+      return "holds the invisible bidirectional control " + code_point_name(d->code_point) +
+             " at byte " + std::to_string(i) +
+             ", which reorders the text around it on screen; remove it";
+    i += d->length;
+  }
+  return std::nullopt;
+}
+
+std::string visible(std::string_view text) {
+  const std::string repaired = repair_utf8(text);
+  std::string out;
+  for (std::size_t i = 0; i < repaired.size();) {
+    const Decoded d = *decode_at(repaired, i);
+    if (is_control(d.code_point) || is_bidi_control(d.code_point)) {
+      char escaped[16];
+      std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(d.code_point));
+      out += escaped;
+    } else {
+      out.append(repaired, i, d.length);
+    }
+    i += d.length;
+  }
+  return out;
+}
+
+}  // namespace slurmtune::core

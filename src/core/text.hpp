@@ -1,0 +1,38 @@
+#pragma once
+// Text that comes from users and trials (names, choice values, error messages, paths)
+// as UTF-8: checked, repaired, and cut only at character boundaries, so that every
+// output (the HDF5 study file, CSV, TOML, the HTML page) can decode what it is given.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace slurmtune::core {
+
+/// The marker that ends a text cut to fit a field: "…" (U+2026, 3 bytes).
+inline constexpr std::string_view kCutMarker = "\xE2\x80\xA6";
+
+/// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points
+/// beyond U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+/// `text` with each ill-formed sequence replaced by U+FFFD and NUL bytes removed: what
+/// a trial printed in any encoding becomes text every reader can decode.
+std::string repair_utf8(std::string_view text);
+
+/// The longest prefix of repaired `text` that fits `max_bytes` without splitting a
+/// character; when anything was cut it ends with kCutMarker (still within max_bytes).
+std::string fit_utf8(std::string_view text, std::size_t max_bytes);
+
+/// Why `text` cannot be a name (of a study, parameter, metric, resource) or a choice
+/// value, or nullopt when it can: it is empty, is not UTF-8, or holds a control
+/// character (C0, DEL, C1) or an invisible bidirectional control (U+061C, U+200E,
+/// U+200F, U+202A-U+202E, U+2066-U+2069), which would reorder or hide text around it
+/// in a terminal, a spreadsheet or a page. The reason names the character and where.
+std::optional<std::string> name_problem(std::string_view text);
+
+/// `text` for a message on a terminal: repaired, with control and bidirectional
+/// characters written as \uXXXX, so a name that name_problem() refuses can be shown.
+std::string visible(std::string_view text);
+
+}  // namespace slurmtune::core

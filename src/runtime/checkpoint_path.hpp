@@ -1,0 +1,22 @@
+#pragma once
+// Where a trial may keep its checkpoints: inside its own folder, STUDY.trials/trial-<id>/,
+// and nowhere else. A trial names its checkpoint over the control plane; the name is
+// resolved the way the file system will (symbolic links, "..") before it is trusted,
+// because slurmtune later copies it (PBT) and hands it to a resumed attempt.
+#include <filesystem>
+#include <string>
+
+namespace slurmtune::runtime {
+
+struct CheckpointPath {
+  std::filesystem::path resolved;  ///< absolute, every link and ".." resolved
+  std::string relative;            ///< to the study file's folder, as the study file keeps it
+};
+
+/// Resolves `named` (absolute, or relative to `trial_dir`) and checks that it lies
+/// strictly inside `trial_dir` and outside slurmtune's own `pbt-kept` folder there.
+/// Throws ProtocolError saying why otherwise.
+CheckpointPath confine_checkpoint(const std::string& named, const std::filesystem::path& trial_dir,
+                                  const std::filesystem::path& study_dir);
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The hostile scenario of tests/run/check_run.py (local launcher): a coordinator whose
+descriptor limit is low (ulimit -n 96) is flooded with idle connections that never say
+HELLO while a study runs, and one trial probes every numeric field of the control plane
+with NaN, ±Infinity, huge, negative and fractional numbers and checkpoint paths out of
+its folder (tests/run/trials/hostile_trial.py). The coordinator must answer each probe
+with an ERROR naming the field, stay within a bounded CPU and log, and record every
+report of every trial."""
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+
+from run_harness import ROOT, Study, check_asha, check_complete, expect, read, study_toml, wait_for
+from run_reliability import control_address
+
+HOSTILE_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "hostile_trial.py")
+DESCRIPTORS = 96
+FLOOD = 400
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far."""
+    fields = read("/proc/%d/stat" % pid).rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def flood(address, seconds):
+    """Opens FLOOD connections that never say HELLO and holds them for `seconds`; returns
+    how many connections were made."""
+    host, port = address.rsplit(":", 1)
+    held = []
+    deadline = time.time() + seconds
+    while len(held) < FLOOD and time.time() < deadline:
+        try:
+            held.append(socket.create_connection((host, int(port)), timeout=2))
+        except OSError:
+            time.sleep(0.01)
+    time.sleep(max(0.0, deadline - time.time()))
+    for s in held:
+        s.close()
+    return len(held)
+
+
+def scenario_hostile(runner, args):
+    steps = 6
+    command = ["/usr/bin/python3", HOSTILE_TRIAL, "--x={x}", "--steps=%d" % steps, "--sleep=0.4",
+               "--probe-trial=0"]
+    study = runner.write("study.toml", study_toml("hostile", command, max_trials=8, max_t=steps,
+                                                  trial_extra="max_failures = 0\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    log_path = os.path.join(runner.workdir, "run.log")
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(runner.command(study, path, ["--launcher", "local", "--slots", "2"]),
+                                cwd=runner.workdir, stdout=log, stderr=subprocess.STDOUT,
+                                preexec_fn=lambda: resource.setrlimit(
+                                    resource.RLIMIT_NOFILE, (DESCRIPTORS, DESCRIPTORS)))
+    address = wait_for(lambda: control_address(log_path), 60, "the control plane address")
+    cpu_before, started = cpu_seconds(proc.pid), time.time()
+    made = flood(address, 6)
+    cpu, wall = cpu_seconds(proc.pid) - cpu_before, time.time() - started
+    try:
+        rc = proc.wait(timeout=240)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        expect(False, "slurmtune run did not finish; log:\n" + read(log_path))
+    log = read(log_path)
+    expect(rc == 0, "run failed:\n" + log)
+    # A coordinator that spins on a failing accept burns a whole core and writes a line
+    # per try (millions); a healthy one does a little work per connection.
+    expect(cpu < 0.5 * wall, "the coordinator used %.1f s of CPU in %.1f s of flood" % (cpu, wall))
+    lines = log.count("\n")
+    expect(lines < 400 and len(log) < 200_000,
+           "the log grew to %d lines, %d bytes under the flood" % (lines, len(log)))
+    expect("similar line(s) left out" in log, "no throttled log line:\n" + log[-3000:])
+    trials = check_complete(path, 8).set_index("id")
+    expect((trials.retries == 0).all() and (trials.status != "failed").all(),
+           "a trial failed or was retried under the flood: %s" % trials[["status", "retries", "error"]])
+    study_ = Study(path)
+    metrics = study_.metrics
+    study_.close()
+    for t, row in trials.iterrows():  # every report of every trial was recorded
+        steps_seen = sorted(metrics[metrics.trial == t].step)
+        expect(steps_seen == list(range(1, int(row.last_step) + 1)),
+               "trial %d: reports %s, last step %s" % (t, steps_seen, row.last_step))
+    probes = json.loads(read(os.path.join(runner.workdir, "study.trials", "trial-0", "probes.json")))
+    for name, probe in probes.items():
+        answers = probe["answers"]
+        errors = [text for kind, text in answers if kind == 8]
+        expect(len(errors) == 1 and ("'%s'" % probe["field"] in errors[0] or
+                                     (probe["field"] == "path" and "CHECKPOINT" in errors[0])),
+               "%s: answered %s, not one ERROR naming '%s'" % (name, answers, probe["field"]))
+    judged = check_asha(path, 1, 3, steps)
+    print("hostile: %d idle connections under ulimit -n %d: the coordinator used %.2f s of CPU "
+          "in %.1f s, its log %d lines; %d probes each refused with an ERROR naming the field "
+          "(e.g. %r); every report of 8 trials recorded, none failed; %d ASHA decisions equal "
+          "the model" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
+                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0], judged))
