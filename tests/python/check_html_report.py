@@ -99,9 +99,9 @@ def main():
     assert 'data-ready="yes"' in dom, "the page's script did not finish"
     lines = int(re.search(r'<span id="interactive-lines">(\d+)</span>', dom).group(1))
     assert lines >= len(trials), f"only {lines} hoverable trial lines for {len(trials)} trials"
-    summary = re.search(r'<td id="summary-trials">([^<]*)</td>', dom).group(1)
+    summary = re.search(r'<td id="summary-trials"><bdi>([^<]*)</bdi></td>', dom).group(1)
     assert summary.startswith(f"{len(trials)} started"), summary
-    assert f"trial {best}:" in re.search(r'<td id="summary-best">([^<]*)</td>', dom).group(1)
+    assert f"trial {best}:" in re.search(r'<td id="summary-best"><bdi>([^<]*)</bdi></td>', dom).group(1)
     for plot in ("curves", "best", "rungs", "parallel", "slices", "importance"):
         assert re.search(rf'<figure id="plot-{plot}"><svg', dom), f"no {plot} plot"
     failures = dom[dom.index('id="failures"'):]
