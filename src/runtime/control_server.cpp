@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -81,7 +82,7 @@ std::size_t unauthenticated_cap(std::size_t wanted) {
 }
 
 // Connections accepted per readiness of the listener (see control_server.hpp).
-constexpr int kAcceptBatch = 32;
+constexpr std::size_t kAcceptBatch = 32;
 
 std::string error_payload(const std::string& reason) {
   return "{\"error\": " + core::json_quote(reason) + "}";
@@ -135,7 +136,10 @@ bool ControlServer::evict_oldest_unauthenticated(const std::string& why) {
 }
 
 void ControlServer::accept_all() {
-  for (int accepted = 0; accepted < kAcceptBatch;) {
+  // Half the cap at most: a connection accepted in one turn has its HELLO read in the
+  // next, before the connections accepted after it could reach the cap.
+  const std::size_t batch = std::clamp<std::size_t>(max_unauthenticated_ / 2, 1, kAcceptBatch);
+  for (std::size_t accepted = 0; accepted < batch;) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
     UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,

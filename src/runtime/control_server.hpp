@@ -11,9 +11,9 @@
 // ENFILE), the oldest connection without HELLO is closed to make room; when there is
 // none, the listener is no longer watched -- level-triggered epoll would report it ready
 // again at once, for ever -- until a connection closes or half a second has passed, and
-// the queued peers wait in the kernel's backlog. At most kAcceptBatch connections are
-// accepted per turn of the loop, so a trial's HELLO is read before a flood of newer
-// connections could push it out. Lines a peer can provoke go through a ThrottledLog.
+// the queued peers wait in the kernel's backlog. At most 32 connections (and half the
+// cap) are accepted per turn of the loop, so a trial's HELLO is read before a flood of
+// newer connections could push it out. Lines a peer can provoke go through a ThrottledLog.
 #include <chrono>
 #include <cstdint>
 #include <map>

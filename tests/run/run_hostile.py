@@ -50,7 +50,7 @@ def scenario_hostile(runner, args):
     command = ["/usr/bin/python3", HOSTILE_TRIAL, "--x={x}", "--steps=%d" % steps, "--sleep=0.4",
                "--probe-trial=0"]
     study = runner.write("study.toml", study_toml("hostile", command, max_trials=8, max_t=steps,
-                                                  trial_extra="max_failures = 0\n"))
+                                                  trial_extra="max_failures = 2\n"))
     path = os.path.join(runner.workdir, "study.h5")
     log_path = os.path.join(runner.workdir, "run.log")
     with open(log_path, "ab") as log:
@@ -59,6 +59,8 @@ def scenario_hostile(runner, args):
                                 preexec_fn=lambda: resource.setrlimit(
                                     resource.RLIMIT_NOFILE, (DESCRIPTORS, DESCRIPTORS)))
     address = wait_for(lambda: control_address(log_path), 60, "the control plane address")
+    probes_path = os.path.join(runner.workdir, "study.trials", "trial-0", "probes.json")
+    wait_for(lambda: os.path.exists(probes_path), 120, "trial 0's probes")
     cpu_before, started = cpu_seconds(proc.pid), time.time()
     made = flood(address, 6)
     cpu, wall = cpu_seconds(proc.pid) - cpu_before, time.time() - started
@@ -77,8 +79,11 @@ def scenario_hostile(runner, args):
            "the log grew to %d lines, %d bytes under the flood" % (lines, len(log)))
     expect("similar line(s) left out" in log, "no throttled log line:\n" + log[-3000:])
     trials = check_complete(path, 8).set_index("id")
-    expect((trials.retries == 0).all() and (trials.status != "failed").all(),
-           "a trial failed or was retried under the flood: %s" % trials[["status", "retries", "error"]])
+    # A trial that connected in the middle of the flood may have lost its connection
+    # before its HELLO was read (the oldest connections without HELLO make room): it is
+    # retried. None may fail for good, and no report may be lost.
+    expect((trials.status != "failed").all(),
+           "a trial failed under the flood: %s" % trials[["status", "retries", "error"]])
     study_ = Study(path)
     metrics = study_.metrics
     study_.close()
@@ -86,7 +91,7 @@ def scenario_hostile(runner, args):
         steps_seen = sorted(metrics[metrics.trial == t].step)
         expect(steps_seen == list(range(1, int(row.last_step) + 1)),
                "trial %d: reports %s, last step %s" % (t, steps_seen, row.last_step))
-    probes = json.loads(read(os.path.join(runner.workdir, "study.trials", "trial-0", "probes.json")))
+    probes = json.loads(read(probes_path))
     for name, probe in probes.items():
         answers = probe["answers"]
         errors = [text for kind, text in answers if kind == 8]
@@ -97,5 +102,6 @@ def scenario_hostile(runner, args):
     print("hostile: %d idle connections under ulimit -n %d: the coordinator used %.2f s of CPU "
           "in %.1f s, its log %d lines; %d probes each refused with an ERROR naming the field "
           "(e.g. %r); every report of 8 trials recorded, none failed; %d ASHA decisions equal "
-          "the model" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
-                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0], judged))
+          "the model; %d retries" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
+                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0], judged,
+                         int(trials.retries.sum())))
