@@ -469,3 +469,39 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
   const auto pbt = config::parse_study(kPbtStudy, "pbt.toml");
   BOOST_CHECK_THROW(simulate_into(dir.file("pbt-v2.h5"), pbt, 4, 2), UsageError);
 }
+
+BOOST_AUTO_TEST_CASE(a_schema_3_file_reads_resumes_and_refuses_paths_it_cannot_hold) {
+  // Schema 4 widened /checkpoints.path; a schema-3 file keeps its 256-byte field, so a
+  // resumed writer refuses a longer path instead of cutting it.
+  TempDir dir;
+  const auto s = spec();
+  simulate_into(dir.file("v3.h5"), s, 8, 3);
+  {
+    const store::StudyReader reader(dir.file("v3.h5"));
+    BOOST_TEST(reader.schema_version() == 3);
+    BOOST_TEST(reader.trials().size() == 400U);
+  }
+  {
+    store::WriterOptions options;
+    options.virtual_clock = true;
+    auto writer = store::StudyWriter::reopen(dir.file("v3.h5"), s, options, {});
+    BOOST_TEST(writer->max_checkpoint_path() == 255U);
+    BOOST_CHECK_THROW(writer->checkpoint(0, 1, 0, std::string(300, 'p'), 1), InputError);
+    writer->checkpoint(0, 1, 0, "study.trials/trial-0/state.h5", 1);
+    writer->flush();
+  }
+  const store::StudyReader reopened(dir.file("v3.h5"));
+  BOOST_TEST(reopened.schema_version() == 3);
+  BOOST_TEST(reopened.checkpoints().back().path == "study.trials/trial-0/state.h5");
+  // A new file holds whole paths.
+  simulate_into(dir.file("v4.h5"), s, 2, store::kSchemaVersion);
+  store::WriterOptions options;
+  options.virtual_clock = true;
+  auto writer = store::StudyWriter::reopen(dir.file("v4.h5"), s, options, {});
+  BOOST_TEST(writer->max_checkpoint_path() == 4095U);
+  const std::string long_path = "study.trials/trial-0/" + std::string(400, 'q');
+  writer->checkpoint(0, 1, 0, long_path, 1);
+  writer->flush();
+  writer.reset();
+  BOOST_TEST(store::StudyReader(dir.file("v4.h5")).checkpoints().back().path == long_path);
+}
