@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "cli/quoting.hpp"
 #include "cli/study_tables.hpp"
+#include "config/toml_quoting.hpp"
 #include "core/schedulers/replay.hpp"
 #include "core/search/param_value.hpp"
 #include "core/text.hpp"
@@ -48,7 +49,8 @@ int best_command(const Args& args) {
               << core::visible(spec.scheduler.resource) << " " << core::json_number(best->best_step)
               << " (" << core::visible(reader.path()) << ")\n";
     for (std::size_t i = 0; i < params.size(); ++i)
-      std::cout << toml_key(params[i].name) << " = " << toml_value(config.values[i]) << '\n';
+      std::cout << slurmtune::config::toml_key(params[i].name) << " = "
+                << slurmtune::config::toml_value(config.values[i]) << '\n';
   }
   return kSuccess;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "config/study_file.hpp"
+#include "config/toml_quoting.hpp"
 
 namespace slurmtune::config {
 namespace {
@@ -210,21 +211,35 @@ toml::table resolved_table(const core::StudySpec& study) {
   return out;
 }
 
+constexpr auto kFormat =
+    toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision;
+
+// One `key = value` line: the key quoted here (a user's name), the value by toml++.
+void write_entry(std::ostream& out, std::string_view key, const toml::node& value) {
+  out << toml_key(key) << " = " << toml::toml_formatter{value, kFormat} << '\n';
+}
+
 }  // namespace
 
 std::string to_toml(const core::StudySpec& study) {
-  // toml++ keeps table keys sorted, but the order of [search] is meaningful (it is the
-  // order in which parameters take sampler coordinates), so that table is written here,
-  // one formatted domain per line, and the rest by toml++.
-  constexpr auto flags =
-      toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision;
+  // Tables keyed by the user's names are written here, key by key: [search], whose order
+  // is meaningful (the order in which parameters take sampler coordinates) while toml++
+  // sorts keys, and PBT's [scheduler.mutations]; toml++ writes the rest.
   toml::table root = resolved_table(study);
   root.erase("search");
+  toml::table mutations;
+  if (auto* scheduler = root["scheduler"].as_table()) {
+    if (auto* found = (*scheduler)["mutations"].as_table()) mutations = std::move(*found);
+    scheduler->erase("mutations");
+  }
   std::ostringstream out;
-  out << toml::toml_formatter{root, flags} << "\n\n[search]\n";
-  for (const auto& p : study.space.parameters()) {
-    const toml::table single{{p.name, domain_table(p.domain)}};
-    out << toml::toml_formatter{single, flags} << '\n';
+  out << toml::toml_formatter{root, kFormat} << "\n\n[search]\n";
+  for (const auto& p : study.space.parameters())
+    write_entry(out, p.name, domain_table(p.domain));
+  if (!mutations.empty()) {
+    out << "\n[scheduler.mutations]\n";
+    for (const auto& [name, values] : mutations)
+      write_entry(out, name.str(), values);
   }
   return out.str();
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/search/param_value.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -115,24 +116,29 @@ class Parser {
     ++pos_;  // closing quote
     return out;
   }
+  // \uXXXX as UTF-8. A surrogate pair (\uD83D\uDE00, as Python's json writes every
+  // character beyond U+FFFF) is one code point; a lone surrogate has no UTF-8 form and
+  // becomes U+FFFD, so that no ill-formed text reaches a name or the study file.
   std::string unicode_escape() {
+    char32_t code = hex4();
+    if (code >= 0xD800 && code <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+      const std::size_t at = pos_;
+      pos_ += 2;
+      const char32_t low = hex4();
+      if (low >= 0xDC00 && low <= 0xDFFF)
+        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+      else
+        pos_ = at;  // not a pair: the next escape stands alone
+    }
+    return utf8_encode(code);
+  }
+  char32_t hex4() {
     if (pos_ + 4 > text_.size()) fail("truncated \\u escape");
     unsigned code = 0;
     const auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16);
     if (ec != std::errc() || end != text_.data() + pos_ + 4) fail("bad \\u escape");
     pos_ += 4;
-    std::string out;  // UTF-8 encode (surrogate pairs are kept as two code points)
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-    return out;
+    return code;
   }
   JsonArray array(int depth) {
     ++pos_;

@@ -12,6 +12,9 @@ namespace slurmtune::core {
 /// The marker that ends a text cut to fit a field: "…" (U+2026, 3 bytes).
 inline constexpr std::string_view kCutMarker = "\xE2\x80\xA6";
 
+/// Code point `cp` as UTF-8; a surrogate or a value beyond U+10FFFF becomes U+FFFD.
+std::string utf8_encode(char32_t cp);
+
 /// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points
 /// beyond U+10FFFF).
 bool is_valid_utf8(std::string_view text);

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/search/param_value.hpp"
 #include "core/study/trial_command.hpp"
+#include "core/text.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/job_clock.hpp"
 #include "runtime/log.hpp"
@@ -57,7 +58,11 @@ class Coordinator::Recorder final : public core::StudyObserver {
   }
 
  private:
-  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+  // A trial's error is its own text (stderr, its BYE): shown with control characters
+  // written out, so it cannot move the cursor or recolour the terminal it is logged to.
+  static std::string first_line(const std::string& text) {
+    return core::visible(text.substr(0, text.find('\n')));
+  }
   store::StudyWriter& writer_;
   Coordinator& coordinator_;
 };

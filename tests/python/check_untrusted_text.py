@@ -4,11 +4,15 @@
     check_untrusted_text.py SLURMTUNE ARTIFACTS
 
 1. Names a study file may hold (markup, quotes, `$`, `=`, `&`, spaces, non-Latin and
-   right-to-left letters, emoji) -- drawn at random, seeded -- go through `simulate -o`,
+   right-to-left letters, emoji) -- drawn at random, seeded -- go through `simulate -o`
+   and `run` (local launcher; the trials get the names as `{placeholder}` arguments,
+   report under the hostile metric name, save checkpoints under hostile file names, and
+   every third fails with hostile stderr holding escape sequences), then through
    `status`, `best` (TOML read back with tomllib, flags read back by bash, JSON),
-   `export` (CSV read back with the csv module, with and without --formula-guard, and
-   JSON lines) and `html` (opened in headless Chromium: the script runs, no payload
-   becomes markup, every name shows as written). Each must round-trip exactly.
+   `export` (CSV read back with the csv module, with and without --formula-guard, JSON
+   lines, and TensorBoard event files parsed with protobuf) and `html` (opened in
+   headless Chromium: the script runs, no payload becomes markup, every name shows as
+   written). Each must round-trip exactly.
 2. Names it may not hold (NUL, other control characters, DEL, C1, bidirectional
    controls, ill-formed UTF-8) in every kind of name are refused by `validate` with the
    key and the character, and nothing is written.
@@ -31,7 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
 sys.path.insert(0, HERE)
 from slurmtune.study import Study  # noqa: E402
-from check_html_report import browser, console_errors, run_browser  # noqa: E402
+from check_html_report import console_errors, run_browser  # noqa: E402
+from check_tensorboard_export import build_classes, events, hparams_data, plain  # noqa: E402
 
 try:
     import tomllib
@@ -58,32 +63,53 @@ def random_name(rng, used):
             return name
 
 
-def hostile_study(rng):
-    used = set()
-    study, metric, resource = random_name(rng, used), random_name(rng, used), random_name(rng, used)
-    params = [random_name(rng, used) for _ in range(3)]
-    choices = [random_name(rng, set()) for _ in range(3)]
-    choices = list(dict.fromkeys(choices + ["R&D", "=1+1"]))
-    text = f"""[study]
-name = {toml_string(study)}
-metric = {toml_string(metric)}
+def placeholder_text(text):
+    """`text` as a literal argument of [trial] command (braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+class HostileStudy:
+    """One random study: its names, and its TOML for `simulate` or for `run`."""
+
+    def __init__(self, rng):
+        used = set()
+        self.name, self.metric, self.resource = (random_name(rng, used) for _ in range(3))
+        self.params = [random_name(rng, used) for _ in range(3)]
+        choices = [random_name(rng, set()) for _ in range(3)]
+        self.choices = list(dict.fromkeys(choices + ["R&D", "=1+1"]))
+        self.seed = rng.randint(1, 10**6)
+        # What the failing trials print: names, markup and escape sequences, two lines.
+        self.error = random_name(rng, set()) + "\x1b[31m\r" + random_name(rng, set()) + "\nline 2\x07"
+        self.checkpoint = "ckpt-" + random_name(rng, set()).replace("/", "_")
+
+    def toml(self, trial_script=None):
+        command = '["true"]'
+        if trial_script:
+            # Every parameter a placeholder can name (no braces in its name) is passed.
+            named = [p for p in self.params if "{" not in p and "}" not in p]
+            argv = [sys.executable, trial_script, placeholder_text(self.metric), placeholder_text(self.error),
+                    placeholder_text(self.checkpoint), placeholder_text(json.dumps(named))]
+            command = "[" + ", ".join(toml_string(a) for a in argv + ["{" + p + "}" for p in named]) + "]"
+        return f"""[study]
+name = {toml_string(self.name)}
+metric = {toml_string(self.metric)}
 mode = "min"
-seed = {rng.randint(1, 10**6)}
+seed = {self.seed}
 max_trials = 12
 [search]
-{toml_string(params[0])} = {{ uniform = [-1.0, 1.0] }}
-{toml_string(params[1])} = {{ choice = [{", ".join(toml_string(c) for c in choices)}] }}
-{toml_string(params[2])} = {{ randint = [1, 8] }}
+{toml_string(self.params[0])} = {{ uniform = [-1.0, 1.0] }}
+{toml_string(self.params[1])} = {{ choice = [{", ".join(toml_string(c) for c in self.choices)}] }}
+{toml_string(self.params[2])} = {{ randint = [1, 8] }}
 [scheduler]
 type = "asha"
-resource = {toml_string(resource)}
+resource = {toml_string(self.resource)}
 grace_period = 1
 reduction_factor = 3
 max_t = 9
 [trial]
-command = ["true"]
+command = {command}
+max_failures = 0
 """
-    return text, study, metric, params
 
 
 def run(*argv, ok=True, **kw):
@@ -93,13 +119,9 @@ def run(*argv, ok=True, **kw):
     return out
 
 
-def check_round_trips(slurmtune, work, rng, index, chrome, env):
-    text, name, metric, params = hostile_study(rng)
-    toml_path = os.path.join(work, f"hostile-{index}.toml")
-    with open(toml_path, "w", encoding="utf-8") as f:
-        f.write(text)
-    path = os.path.join(work, f"hostile-{index}.h5")
-    run(slurmtune, "simulate", toml_path, "-w", "3", "-q", "-o", path)
+def check_round_trips(slurmtune, work, study, path, chrome, env):
+    """Every output of the study file at `path` gives back `study`'s names."""
+    name, metric, params = study.name, study.metric, study.params
     with Study(path) as s:
         assert s.name == name and s.metric == metric, (s.name, name, s.metric, metric)
         best = s.best_config
@@ -124,20 +146,26 @@ def check_round_trips(slurmtune, work, rng, index, chrome, env):
         assert (float(value) == v if isinstance(v, float) else value == str(v)), (g, p, v)
     assert json.loads(run(slurmtune, "best", path, "--format", "json").stdout) == best
 
-    # export: CSV read back (names and choice values intact), the formula guard, JSON lines.
-    rows = list(csv.reader(io.StringIO(run(slurmtune, "export", path).stdout)))
+    # export: CSV read back (names, choice values and errors intact), the formula guard,
+    # JSON lines.
+    # Read as bytes: text mode would turn the "\r" of an error into "\n".
+    exported = subprocess.run([slurmtune, "export", path], capture_output=True, timeout=300, check=True)
+    rows = list(csv.reader(io.StringIO(exported.stdout.decode("utf-8"), newline="")))
     header = rows[0]
     for p in params:
         assert "config/" + p in header, f"export lost the column of {p!r}: {header}"
     column = header.index("config/" + params[1])
     assert [r[column] for r in rows[1:]] == [str(v) for v in trials["config/" + params[1]]]
+    errors = header.index("error")
+    assert [r[errors] for r in rows[1:]] == list(trials["error"]), "export changed an error text"
     guarded = list(csv.reader(io.StringIO(run(slurmtune, "export", path, "--formula-guard").stdout)))
-    for plain, safe in zip(rows[1:], guarded[1:]):
-        cell, guarded_cell = plain[column], safe[column]
+    for plain_row, safe in zip(rows[1:], guarded[1:]):
+        cell, guarded_cell = plain_row[column], safe[column]
         assert guarded_cell == ("'" + cell if cell[:1] in ("=", "+", "-", "@") else cell), (cell, guarded_cell)
     # JSON lines end at "\n" only (a name may hold U+2028, which splitlines() splits at).
     for line in run(slurmtune, "export", path, "--format", "json").stdout.split("\n")[:-1]:
         json.loads(line)
+    check_tensorboard(slurmtune, path, study, trials)
 
     # html: the script runs, no payload is markup, names show as written.
     page = path + ".html"
@@ -156,7 +184,43 @@ def check_round_trips(slurmtune, work, rng, index, chrome, env):
         import html as html_module
         heading = re.search(r"<h1><bdi>(.*?)</bdi></h1>", dom, re.S).group(1)
         assert html_module.unescape(heading) == name, (heading, name)
-    return name
+
+
+def check_tensorboard(slurmtune, path, study, trials):
+    """`export --format tensorboard`: every name in the event files as written."""
+    logs = path + ".tensorboard"
+    run(slurmtune, "export", path, "--format", "tensorboard", "-o", logs)
+    classes = build_classes()
+    (experiment_event,) = events(classes, logs)
+    experiment = hparams_data(classes, experiment_event, "_hparams_/experiment").experiment
+    assert experiment.name == study.name, (experiment.name, study.name)
+    infos = {h.name: h for h in experiment.hparam_infos}
+    assert list(infos) == study.params, (list(infos), study.params)
+    assert [plain(v) for v in infos[study.params[1]].domain_discrete.values] == study.choices
+    assert [m.name.tag for m in experiment.metric_infos] == [study.metric]
+    for trial, row in trials.iterrows():
+        run_events = events(classes, os.path.join(logs, f"trial-{trial}"))
+        start = hparams_data(classes, run_events[0], "_hparams_/session_start_info").session_start_info
+        assert plain(start.hparams[study.params[1]]) == row["config/" + study.params[1]]
+        assert {e.summary.value[0].tag for e in run_events[1:-1]} <= {study.metric}
+
+
+def check_run(slurmtune, work, study, index, env):
+    """The study run for real: names through argv and the client, errors, checkpoints."""
+    toml_path = os.path.join(work, f"run-{index}.toml")
+    with open(toml_path, "w", encoding="utf-8") as f:
+        f.write(study.toml(os.path.join(HERE, "untrusted_trial.py")))
+    path = os.path.join(work, f"run-{index}.h5")
+    run(slurmtune, "run", toml_path, "-o", path, "--launcher", "local", env=env)
+    with Study(path) as s:
+        trials, checkpoints = s.trials.copy(), s.checkpoints.copy()
+    assert "argv mismatch" not in " ".join(trials["error"]), "a trial got another value in argv"
+    failed = trials[trials["status"] == "failed"]
+    assert len(failed) > 0 and all(study.error in e for e in failed["error"]), list(failed["error"])
+    assert len(checkpoints) > 0
+    for saved in checkpoints["path"]:
+        assert saved.endswith("/" + study.checkpoint) and os.path.exists(os.path.join(work, saved)), saved
+    return path
 
 
 def check_refusals(slurmtune, work):
@@ -234,19 +298,32 @@ def main():
     slurmtune, artifacts = sys.argv[1], sys.argv[2]
     os.makedirs(artifacts, exist_ok=True)
     work = tempfile.mkdtemp(prefix="slurmtune-untrusted-")
-    env = dict(os.environ, SLURMTUNE_PYTHON=sys.executable)
+    env = dict(os.environ, SLURMTUNE_PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join(p for p in (os.path.join(ROOT, "share", "slurmtune", "python"),
+                                                      os.environ.get("PYTHONPATH")) if p))
     chrome = None
     for candidate in ("chromium", "chromium-browser", "google-chrome"):
         chrome = chrome or shutil.which(candidate)
     rng = random.Random(25)
-    names = [check_round_trips(slurmtune, work, rng, i, chrome if i < 3 else None, env)
-             for i in range(8)]
+    names = []
+    for i in range(8):
+        study = HostileStudy(rng)
+        toml_path = os.path.join(work, f"hostile-{i}.toml")
+        with open(toml_path, "w", encoding="utf-8") as f:
+            f.write(study.toml())
+        path = os.path.join(work, f"hostile-{i}.h5")
+        run(slurmtune, "simulate", toml_path, "-w", "3", "-q", "-o", path)
+        check_round_trips(slurmtune, work, study, path, chrome if i < 2 else None, env)
+        if i < 4:
+            path = check_run(slurmtune, work, study, i, env)
+            check_round_trips(slurmtune, work, study, path, chrome if i < 2 else None, env)
+        names.append(study.name)
     refused = check_refusals(slurmtune, work)
     cut = check_cut_error(slurmtune, work, env)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"untrusted text: 8 random studies round-trip through simulate -o, status, best "
-          f"(toml{'' if tomllib else ' skipped: no tomllib'}, flags, json), export (csv, "
-          f"--formula-guard, json) and html ({'3 in Chromium' if chrome else 'no Chromium'}), "
+    print(f"untrusted text: 8 random studies round-trip through simulate -o (4 also through run), "
+          f"status, best (toml{'' if tomllib else ' skipped: no tomllib'}, flags, json), export "
+          f"(csv, --formula-guard, json, tensorboard) and html ({'4 in Chromium' if chrome else 'no Chromium'}), "
           f"e.g. study names {names[:2]!r}; {refused} bad names refused by validate; a "
           f"Cyrillic error cut to {cut} bytes at a character boundary")
 

@@ -329,6 +329,8 @@ def main():
     parser.add_argument("--mpi-trial")
     parser.add_argument("--group-trial")
     parser.add_argument("--digits", help="the mlp_digits example program")
+    parser.add_argument("--long-paths", action="store_true",
+                        help="term/cancel/kill: trials checkpoint under 300+ byte paths")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
     if args.placement == "mpi":

@@ -2,9 +2,12 @@
 """The reliability scenarios of tests/run/check_run.py: faults (crashes, failing exits,
 a hang, a cancelled step, bad clients), limits (time_limit_s, report_timeout_s,
 heartbeats), clock (the allocation's clock), and the orchestrator interrupted: term
-(SIGUSR1, requeue), cancel (SIGTERM or scancel of the job), kill (SIGKILL)."""
+(SIGUSR1, requeue), cancel (SIGTERM or scancel of the job), kill (SIGKILL); with
+--long-paths the trials checkpoint under paths of over 300 bytes, which must come back
+whole on resume."""
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -207,6 +210,8 @@ def cancel_a_step(job, workdir):
 
 def scenario_interrupt(runner, args, how):
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.4"]
+    if args.long_paths:
+        command.append("--long-paths")
     study = runner.write("study.toml", study_toml(how, command, max_trials=8, max_t=9,
                                                   trial_extra="max_failures = 1\n"))
     path = os.path.join(runner.workdir, "study.h5")
@@ -258,9 +263,30 @@ def scenario_interrupt(runner, args, how):
     restarted = [t for t in unfinished.id if "resumed from" in
                  read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))]
     judged = check_asha(path, 1, 3, 9)
+    longest = check_checkpoint_paths(runner, path, unfinished.id) if args.long_paths else None
     print("%s: %d trials were unfinished, %d restarted from their checkpoints; %s; "
-          "%d ASHA decisions equal the model"
-          % (how, len(unfinished), len(restarted), dict(trials.status.value_counts()), judged))
+          "%d ASHA decisions equal the model%s"
+          % (how, len(unfinished), len(restarted), dict(trials.status.value_counts()), judged,
+             "" if longest is None else "; checkpoint paths of up to %d bytes kept whole" % longest))
+
+
+def check_checkpoint_paths(runner, path, unfinished):
+    """--long-paths: every indexed checkpoint path is whole (it exists, over 300 bytes),
+    and every trial resumed from a checkpoint was handed a path that exists."""
+    with h5py.File(path, "r") as f:
+        saved = [c["path"].decode() for c in f["checkpoints"][:]]
+    expect(saved, "no checkpoint was indexed")
+    for relative in saved:
+        expect(len(relative.encode()) > 300 and os.path.exists(os.path.join(runner.workdir, relative)),
+               "checkpoint path not kept whole: %r" % relative)
+    resumed = []
+    for t in unfinished:
+        out = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
+        resumed += re.findall(r"^resumed from (.*) at step \d+$", out, re.M)
+    expect(resumed, "no trial resumed from a checkpoint")
+    for given in resumed:
+        expect(len(given.encode()) > 300 and os.path.exists(given), "resumed from a cut path: %r" % given)
+    return max(len(p.encode()) for p in saved)
 
 
 def interrupt_gracefully(runner, handle):

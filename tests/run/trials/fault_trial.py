@@ -1,8 +1,10 @@
 """A trial for fault-injection tests (standard library only).
 
-    fault_trial.py --x X --steps N [--sleep S] [--faults "1:segv,2:exit,5:hang"]
+    fault_trial.py --x X --steps N [--sleep S] [--faults "1:segv,2:exit,5:hang"] [--long-paths]
 
-Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when asked.
+Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when asked
+(with --long-paths, under five nested folders of 64 bytes each, some of them non-ASCII:
+a path of over 330 bytes from the study's folder).
 A trial listed in --faults misbehaves: segv (first attempt only: the retry succeeds),
 exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
@@ -28,6 +30,7 @@ parser.add_argument("--steps", type=int, required=True)
 parser.add_argument("--sleep", type=float, default=0.0)
 parser.add_argument("--faults", default="")
 parser.add_argument("--slurmtune", help="the slurmtune command, for shell-client heartbeats")
+parser.add_argument("--long-paths", action="store_true", help="checkpoint under a 330+ byte path")
 args = parser.parse_args()
 
 trial, attempt = client.trial_id(), int(os.environ.get("SLURMTUNE_ATTEMPT", "0"))
@@ -37,6 +40,11 @@ with open(os.path.join(client.trial_dir(), "pid"), "w") as f:
     f.write(str(os.getpid()))
 
 checkpoint = os.path.join(client.trial_dir(), "checkpoint.json")
+if args.long_paths:
+    # 64 bytes each: ASCII, then Cyrillic and CJK text that a byte cut would split.
+    folders = ["a" * 64, "контрольная-точка-" + "д" * 15, "检查点" * 7 + "x", "b" * 64, "ü" * 32]
+    checkpoint = os.path.join(client.trial_dir(), *folders, "checkpoint.json")
+    os.makedirs(os.path.dirname(checkpoint), exist_ok=True)
 first = 1
 if client.resume_checkpoint():
     with open(client.resume_checkpoint()) as f:

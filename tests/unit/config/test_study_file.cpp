@@ -325,3 +325,26 @@ BOOST_AUTO_TEST_CASE(worker_launch_is_for_single_rank_command_trials) {
   BOOST_TEST(error_of(base + "launch = \"worker\"\ngpus_per_task = 1\n").empty());
   BOOST_TEST(contains(error_of(base + "launch = \"workers\"\n"), "[resources] launch"));
 }
+
+// toml++ 3.3 writes a key that holds ' but no " bare; the resolved study (printed by
+// validate, embedded in the study file) must still read back with any name.
+BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_with_quotes_in_every_name) {
+  const auto first = config::parse_study(
+      "[study]\nname = \"it's\"\nmetric = \"l'oss\"\n[search]\n\"'\" = { uniform = [0, 1] }\n"
+      "\"a'b\" = { choice = [\"'\", \"x\\\"y\"] }\n'\\' = 3\n\"'\\\"\" = { randint = [1, 4] }\n"
+      "[scheduler]\ntype = \"pbt\"\nmax_t = 8\nperturbation_interval = 2\n"
+      "[scheduler.mutations]\n\"'\" = \"resample\"\n\"a'b\" = [\"'\"]\n",
+      "quotes.toml");
+  const std::string text = config::to_toml(first);
+  const auto second = config::parse_study(text, "resolved.toml");
+  BOOST_TEST(config::to_toml(second) == text);
+  std::vector<std::string> names;
+  for (const auto& p : second.space.parameters())
+    names.push_back(p.name);
+  BOOST_TEST(names == (std::vector<std::string>{"'", "a'b", "\\", "'\""}),
+             boost::test_tools::per_element());
+  BOOST_TEST(second.metric == "l'oss");
+  BOOST_REQUIRE(second.scheduler.pbt.mutations.size() == 2u);
+  BOOST_TEST(second.scheduler.pbt.mutations[0].name == "'");
+  BOOST_TEST(second.scheduler.pbt.mutations[1].name == "a'b");
+}

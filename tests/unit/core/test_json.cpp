@@ -26,6 +26,22 @@ BOOST_AUTO_TEST_CASE(reads_nested_values_and_escapes) {
   BOOST_TEST(l[3].is_object());
 }
 
+// Python's json.dumps writes every character beyond U+FFFF as a surrogate pair (its
+// default ensure_ascii): the pair is one character, a lone surrogate is U+FFFD.
+BOOST_AUTO_TEST_CASE(joins_surrogate_pairs_and_replaces_lone_surrogates) {
+  const auto text = [](const char* json) { return std::get<std::string>(parse_json(json).data); };
+  BOOST_TEST(text(R"("\ud83d\ude00")") == "\xF0\x9F\x98\x80");  // 😀
+  BOOST_TEST(text(R"("a\uD834\uDD1Eb")") ==
+             "a\xF0\x9D\x84\x9E"
+             "b");                                      // 𝄞
+  BOOST_TEST(text(R"("\ud83d")") == "\xEF\xBF\xBD");    // high alone
+  BOOST_TEST(text(R"("\ude00x")") == "\xEF\xBF\xBDx");  // low alone
+  BOOST_TEST(text(R"("\ud83d\u0041")") ==
+             "\xEF\xBF\xBD"
+             "A");  // high, then not low
+  BOOST_TEST(text(R"("\ud83d\ud83d\ude00")") == "\xEF\xBF\xBD\xF0\x9F\x98\x80");
+}
+
 BOOST_AUTO_TEST_CASE(names_the_column_of_bad_text) {
   for (const char* bad : {"{", "{\"a\" 1}", "{\"a\": 1,}", "[1 2]", "{\"a\": nope}", "\"open",
                           "{} trailing", "{\"a\": 1e}"}) {

@@ -20,6 +20,17 @@ BOOST_AUTO_TEST_CASE(validity_follows_unicode_table_3_7) {
   BOOST_TEST(!core::is_valid_utf8("caf\xE9"));           // Latin-1
 }
 
+BOOST_AUTO_TEST_CASE(encodes_code_points_and_replaces_what_utf8_cannot_hold) {
+  BOOST_TEST(core::utf8_encode(U'A') == "A");
+  BOOST_TEST(core::utf8_encode(0xE9) == "\xC3\xA9");
+  BOOST_TEST(core::utf8_encode(0x65E5) == "\xE6\x97\xA5");
+  BOOST_TEST(core::utf8_encode(0x1F600) == "\xF0\x9F\x98\x80");
+  BOOST_TEST(core::utf8_encode(0xD800) == "\xEF\xBF\xBD");
+  BOOST_TEST(core::utf8_encode(0x110000) == "\xEF\xBF\xBD");
+  for (char32_t cp : {0x7FU, 0x80U, 0x7FFU, 0x800U, 0xFFFFU, 0x10000U, 0x10FFFFU})
+    BOOST_TEST(core::is_valid_utf8(core::utf8_encode(cp)));
+}
+
 BOOST_AUTO_TEST_CASE(repair_replaces_bad_bytes_and_drops_nul) {
   BOOST_TEST(core::repair_utf8("caf\xE9!") == "caf\xEF\xBF\xBD!");
   BOOST_TEST(core::repair_utf8(std::string("a\0b", 3)) == "ab");
