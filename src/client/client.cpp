@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "client/typed_param.hpp"
 #include "core/json.hpp"
@@ -23,6 +25,12 @@ namespace slurmtune {
 namespace {
 
 using runtime::MessageType;
+
+// HELLO's tries when the connection is refused or lost before any reply, with pauses of
+// 0.1, 0.2, ..., 3.2 s between them: 6.3 s in all, the bound on how long a trial waits
+// for a coordinator that is gone.
+constexpr int kHelloAttempts = 7;
+constexpr std::chrono::milliseconds kFirstHelloPause{100};
 
 std::string env_or(const char* name, const std::string& fallback = {}) {
   const char* value = std::getenv(name);
@@ -148,6 +156,27 @@ struct Client::State {
     }
   }
 
+  // Connects, says HELLO and returns the coordinator's WELCOME. A connection refused or
+  // closed before any reply is tried again, kHelloAttempts times in all with a doubling
+  // pause: a coordinator flooded with connections that never authenticate closes the
+  // oldest waiting ones, which may be this one (doc/protocol.md#limits). An ERROR reply
+  // is final.
+  core::JsonObject hello(const std::string& identity) {
+    auto pause = kFirstHelloPause;
+    for (int tries = 1;; ++tries) {
+      try {
+        connect_and_hello(identity);
+        return receive(MessageType::Welcome);
+      } catch (const CoordinatorLost&) {
+        if (tries == kHelloAttempts) throw;
+      }
+      fd = runtime::UniqueFd();
+      decoder = runtime::FrameDecoder();
+      std::this_thread::sleep_for(pause);
+      pause *= 2;
+    }
+  }
+
   void connect_and_hello(const std::string& identity) {
     const std::string address = required_env("SLURMTUNE_ADDR");
     const std::string token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
@@ -211,10 +240,10 @@ Client Client::from_environment() {
   required_env("SLURMTUNE_ADDR");  // the first thing a misplaced call lacks: say that
   const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
   state->rank = detect_rank();
-  state->connect_and_hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
   catch_sigterm_once();
   try {
-    const auto welcome = state->receive(MessageType::Welcome);
+    const auto welcome =
+        state->hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
     state->adopt(welcome);
     state->assignment = core::to_json_text(core::JsonValue{welcome});
   } catch (const slurmtune::Error& e) {
@@ -232,10 +261,9 @@ Client Client::for_group(int group, int ranks, const std::string& nodes) {
   state->group = true;
   // SLURMTUNE_STEP: which of the coordinator's MPI steps this group belongs to.
   const std::string step = env_or("SLURMTUNE_STEP", "0");
-  state->connect_and_hello("\"group\": " + std::to_string(group) + ", \"ranks\": " +
-                           std::to_string(ranks) + ", \"nodes\": " + core::json_quote(nodes) +
-                           ", \"step\": " + std::to_string(std::atoi(step.c_str())));
-  state->receive(MessageType::Welcome);
+  state->hello("\"group\": " + std::to_string(group) + ", \"ranks\": " + std::to_string(ranks) +
+               ", \"nodes\": " + core::json_quote(nodes) +
+               ", \"step\": " + std::to_string(std::atoi(step.c_str())));
   return Client(std::move(state));
 }
 

@@ -80,8 +80,9 @@ def scenario_hostile(runner, args):
     expect("similar line(s) left out" in log, "no throttled log line:\n" + log[-3000:])
     trials = check_complete(path, 8).set_index("id")
     # A trial that connected in the middle of the flood may have lost its connection
-    # before its HELLO was read (the oldest connections without HELLO make room): it is
-    # retried. None may fail for good, and no report may be lost.
+    # before its HELLO was read (the oldest connections without HELLO make room): its
+    # client connects again, and past 7 tries the attempt is retried. None may fail for
+    # good, and no report may be lost.
     expect((trials.status != "failed").all(),
            "a trial failed under the flood: %s" % trials[["status", "retries", "error"]])
     study_ = Study(path)

@@ -35,6 +35,7 @@ import signal
 import socket
 import stat
 import struct
+import time
 
 __all__ = [
     "ClientError", "CoordinatorLost", "TrialStopped", "TrialTerminated", "Client", "connect", "report", "ask",
@@ -48,6 +49,11 @@ _HELLO, _WELCOME, _REPORT, _DECISION, _ASK, _CHECKPOINT, _BYE, _ERROR = range(1,
 _NEXT, _ASSIGN, _TRIAL_END, _HEARTBEAT = range(9, 13)
 _HEADER = struct.Struct(">2sBBI")
 _MAX_PAYLOAD = 64 * 1024
+# HELLO's tries when the connection is refused or lost before any reply, with pauses of
+# 0.1, 0.2, ..., 3.2 s between them (as the C++ client): 6.3 s in all, the bound on how
+# long a trial waits for a coordinator that is gone.
+_HELLO_ATTEMPTS = 7
+_FIRST_HELLO_PAUSE = 0.1
 
 
 class ClientError(RuntimeError):
@@ -116,17 +122,34 @@ class Connection:
     def __init__(self, identity):
         host, _, port = _env("SLURMTUNE_ADDR").rpartition(":")
         token = _read_token(_env("SLURMTUNE_TOKEN_FILE"))
+        hello = dict(identity, token=token)
+        if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
+            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
+        # A connection refused or closed before any reply is tried again: a coordinator
+        # flooded with connections that never authenticate closes the oldest waiting ones,
+        # which may be this one (doc/protocol.md#limits). An ERROR reply is final.
+        pause = _FIRST_HELLO_PAUSE
+        for attempt in range(1, _HELLO_ATTEMPTS + 1):
+            try:
+                self._connect(host, port)
+                self.welcome = self.exchange(_HELLO, hello, _WELCOME)
+                return
+            except CoordinatorLost:
+                if self._sock:
+                    self._sock.close()
+                if attempt == _HELLO_ATTEMPTS:
+                    raise
+            time.sleep(pause)
+            pause *= 2
+
+    def _connect(self, host, port):
+        self._sock, self._buffer = None, b""
         try:
             self._sock = socket.create_connection((host, int(port)))
         except OSError as e:
             raise CoordinatorLost("cannot connect to the coordinator at %s:%s: %s"
                                   % (host, port, e)) from None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._buffer = b""
-        hello = dict(identity, token=token)
-        if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
-            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
-        self.welcome = self.exchange(_HELLO, hello, _WELCOME)
 
     def send(self, kind, body):
         payload = json.dumps(body).encode()
