@@ -4,7 +4,14 @@
   - its variants map one to one onto the SLURMTUNE_ENABLE_* / BUILD_EXAMPLES options of
     CMakeLists.txt through define_from_variant (cuda comes from CudaPackage);
   - its depends_on list covers what CMakeLists.txt looks for (the compilers of every
-    language project() enables included), and nothing it never uses.
+    language project() enables included), and nothing it never uses;
+  - its homepage and git URL are CMakeLists.txt's HOMEPAGE_URL (the one place that names
+    it; the module files take it from there too);
+  - every release it lists can be fetched: a 40-digit commit (or a tag) that this
+    repository holds, when it is a full git clone;
+  - +cuda passes cuda_arch on to nccl and refuses cuda_arch=none;
+  - `spack load` gives the Python package: the run environment puts the folder that
+    CMake installs it to on PYTHONPATH.
 Usage: check_spack.py SOURCE_DIR (standard library only)."""
 import ast
 import re
@@ -21,7 +28,15 @@ assert {"CMakePackage", "CudaPackage"} <= bases, "bases: %s" % bases
 
 calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))]
 name = lambda c: c.func.id if isinstance(c.func, ast.Name) else c.func.attr
-strings = lambda c: [a.value for a in c.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+def strings(c):
+    """The call's string arguments; of an f-string, its text up to the first field."""
+    out = []
+    for a in c.args:
+        if isinstance(a, ast.JoinedStr) and a.values and isinstance(a.values[0], ast.Constant):
+            a = a.values[0]
+        if isinstance(a, ast.Constant) and isinstance(a.value, str):
+            out.append(a.value)
+    return out
 variants = {strings(c)[0] for c in calls if name(c) == "variant"} | {"cuda"}  # +cuda: CudaPackage
 mapped = {strings(c)[1]: strings(c)[0] for c in calls if name(c) == "define_from_variant"}
 depends = {re.split(r"[@+~ ^]", strings(c)[0])[0] for c in calls if name(c) == "depends_on"}
@@ -31,7 +46,7 @@ options = set(re.findall(r"option\((SLURMTUNE_(?:ENABLE_\w+|BUILD_EXAMPLES))", c
 problems = []
 if set(mapped.values()) != options:
     problems.append("CMake options %s vs define_from_variant %s" % (sorted(options), sorted(mapped.values())))
-unmapped = variants - set(mapped) - {"python"}  # python: run dependencies only
+unmapped = variants - set(mapped) - {"python", "plots"}  # run dependencies only
 if unmapped:
     problems.append("variants without a CMake option: %s" % sorted(unmapped))
 for variant in mapped:
@@ -59,8 +74,55 @@ for language in (languages.group(1).split() if languages else []):
 examples = open(root + "/share/slurmtune/examples/mlp-digits/CMakeLists.txt").read()
 if "ZLIB" in examples and "zlib-api" not in depends:
     problems.append("the example needs zlib: depends_on('zlib-api')")
+
+# One address for the project.
+homepage = re.search(r'HOMEPAGE_URL "([^"]+)"', cmake).group(1)
+recipe_urls = dict(re.findall(r'^    (homepage|git) = "([^"]+)"', source, re.M))
+if recipe_urls.get("homepage") != homepage or recipe_urls.get("git") != homepage + ".git":
+    problems.append("recipe homepage/git %s are not CMakeLists.txt's HOMEPAGE_URL %s"
+                    % (recipe_urls, homepage))
+for module in ("slurmtune.lua.in", "slurmtune.tcl.in"):
+    if "github.com" in open(root + "/modules/" + module).read():
+        problems.append("modules/%s names the address itself: use @PROJECT_HOMEPAGE_URL@" % module)
+
+# Releases that can be fetched.
+import subprocess  # noqa: E402
+def git(*argv):
+    return subprocess.run(["git", "-C", root, *argv], capture_output=True, text=True)
+full_clone = git("rev-parse", "--is-shallow-repository").stdout.strip() == "false"
+releases = 0
+for c in calls:
+    if name(c) != "version" or strings(c)[0] == "main":
+        continue
+    releases += 1
+    keywords = {k.arg: k.value.value for k in c.keywords if isinstance(k.value, ast.Constant)}
+    commit, tag = keywords.get("commit"), keywords.get("tag")
+    if not commit and not tag and "sha256" not in keywords:
+        problems.append("version %s names no commit, tag or checksum" % strings(c)[0])
+    if commit and not re.fullmatch(r"[0-9a-f]{40}", commit):
+        problems.append("version %s: commit %r is not 40 hex digits" % (strings(c)[0], commit))
+    elif commit and full_clone and git("cat-file", "-e", commit + "^{commit}").returncode != 0:
+        problems.append("version %s: commit %s is not in this repository" % (strings(c)[0], commit))
+    if tag and full_clone and git("rev-parse", "-q", "--verify", "refs/tags/" + tag).returncode != 0:
+        problems.append("version %s: tag %s does not exist (git tag -l)" % (strings(c)[0], tag))
+
+# GPU builds pass their architecture on.
+if 'depends_on(f"nccl cuda_arch={arch}", when=f"+nccl cuda_arch={arch}")' not in source:
+    problems.append("+nccl does not pass cuda_arch on to nccl")
+if not re.search(r'conflicts\(\s*"cuda_arch=none",\s*when="\+cuda"', source):
+    problems.append("+cuda cuda_arch=none is not refused")
+
+# The run environment: where CMake installs the Python package.
+# install(DIRECTORY share/slurmtune/python DESTINATION <datadir>/slurmtune): no trailing
+# slash, so the folder lands as <prefix>/share/slurmtune/python.
+installed = re.search(r"install\(DIRECTORY share/slurmtune/python DESTINATION \$\{CMAKE_INSTALL_DATADIR\}/slurmtune\s", cmake)
+if not installed or 'env.prepend_path("PYTHONPATH", self.prefix.share.slurmtune.python)' not in source:
+    problems.append("the recipe's run environment does not put the installed Python package "
+                    "(share/slurmtune/python) on PYTHONPATH")
 if problems:
     print("\n".join("FAIL: " + p for p in problems))
     sys.exit(1)
-print("spack recipe: valid Python; variants %s map one to one onto %s; depends_on %s"
-      % (sorted(mapped), sorted(options), sorted(depends)))
+print("spack recipe: valid Python; variants %s map one to one onto %s; depends_on %s; "
+      "address %s; %d release(s) %s; cuda_arch passed to nccl; PYTHONPATH set"
+      % (sorted(mapped), sorted(options), sorted(depends), homepage, releases,
+         "found in this clone" if full_clone else "(not checked: no full clone)"))

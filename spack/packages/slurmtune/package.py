@@ -9,6 +9,8 @@ class Slurmtune(CMakePackage, CudaPackage):
     a Slurm allocation: trials as job steps or as MPI sub-communicators of one step, an
     authenticated control plane, and one HDF5 study file per study."""
 
+    # The project's address is set once, in CMakeLists.txt (project HOMEPAGE_URL);
+    # tests/package/check_spack.py checks that these two follow it.
     homepage = "https://github.com/slurmtune/slurmtune"
     git = "https://github.com/slurmtune/slurmtune.git"
 
@@ -16,7 +18,9 @@ class Slurmtune(CMakePackage, CudaPackage):
     license("Apache-2.0")
 
     version("main", branch="main")
-    version("0.1.0", tag="v0.1.0")
+    # Releases are fetched by commit (tagged v<version> in the repository): a commit is
+    # checked by git itself and needs no tag to be pushed (doc/install.md#releases).
+    version("0.1.0", commit="d9c1342483367a9b559dd91cbcca58d6aedc000c")
 
     variant("mpi", default=True, description="MPI trial API (slurmtune::trial, run_trials)")
     # Parts of the MPI trial API exist only with +mpi: `spack install slurmtune ~mpi` needs
@@ -38,8 +42,19 @@ class Slurmtune(CMakePackage, CudaPackage):
         "examples", default=False, when="+mpi", description="Build the mlp-digits example trainer"
     )
     variant("python", default=True, description="Python client and analysis module (run deps)")
+    variant(
+        "plots",
+        default=True,
+        when="+python",
+        description="matplotlib for the analysis module's plots and `slurmtune html`",
+    )
 
     conflicts("+nccl", when="~cuda", msg="NCCL needs +cuda")
+    conflicts(
+        "cuda_arch=none",
+        when="+cuda",
+        msg="+cuda needs the GPUs' architecture: say cuda_arch=<sm> (80 for A100, 90 for H100)",
+    )
     conflicts("+cuda", when="~mpi", msg="the GPU helpers belong to the MPI trial API")
 
     depends_on("cmake@3.25:", type="build")
@@ -59,12 +74,15 @@ class Slurmtune(CMakePackage, CudaPackage):
     # UCX comes through the MPI's fabrics (Open MPI's pml ucx) rather than directly.
     depends_on("openmpi fabrics=ucx", when="+mpi ^[virtuals=mpi] openmpi")
     depends_on("nccl", when="+nccl")
+    # NCCL built for the same GPUs as slurmtune (the usual CudaPackage pairing).
+    for arch in CudaPackage.cuda_arch_values:
+        depends_on(f"nccl cuda_arch={arch}", when=f"+nccl cuda_arch={arch}")
     depends_on("zlib-api", when="+examples")
     depends_on("python@3.9:", type="run", when="+python")
     depends_on("py-h5py", type="run", when="+python")
     depends_on("py-pandas", type="run", when="+python")
     depends_on("py-numpy", type="run", when="+python")
-    depends_on("py-matplotlib", type="run", when="+python")  # plots, `slurmtune html`
+    depends_on("py-matplotlib", type="run", when="+plots")
     depends_on("slurm", type="run")
 
     def cmake_args(self):
@@ -86,6 +104,14 @@ class Slurmtune(CMakePackage, CudaPackage):
             args.append(self.define("NCCL_HOME", self.spec["nccl"].prefix))
         return args
 
+    def setup_run_environment(self, env):
+        """`spack load slurmtune` gives the Python package (`import slurmtune.study`), and
+        `slurmtune html` the Python with its run dependencies, as the Lmod module of a
+        CMake install does."""
+        if self.spec.satisfies("+python"):
+            env.prepend_path("PYTHONPATH", self.prefix.share.slurmtune.python)
+            env.set("SLURMTUNE_PYTHON", self.spec["python"].command.path)
+
     def check(self):
         """`spack install --test=root`: the tests that belong in an install check (unit
         and command-line), not the ones that start a Slurm cluster or MPI jobs."""
@@ -103,3 +129,20 @@ class Slurmtune(CMakePackage, CudaPackage):
         slurmtune = which(self.prefix.bin.slurmtune)
         example = join_path(self.prefix.share.slurmtune.examples, "mlp-digits.toml")
         slurmtune("validate", "--quiet", example)
+
+    def test_python_module(self):
+        """slurmtune.study imports and reads a study file that slurmtune simulate wrote"""
+        if not self.spec.satisfies("+python"):
+            raise SkipTest("the Python module needs +python")
+        slurmtune = which(self.prefix.bin.slurmtune)
+        example = join_path(self.prefix.share.slurmtune.examples, "mlp-digits.toml")
+        slurmtune("simulate", example, "--quiet", "-o", "study.h5")
+        python = self.spec["python"].command
+        out = python(
+            "-c",
+            "from slurmtune.study import Study; s = Study('study.h5'); "
+            "print(s.name, len(s.trials), s.best_trial.name)",
+            output=str.split,
+            error=str.split,
+        )
+        assert "mlp-digits" in out, out

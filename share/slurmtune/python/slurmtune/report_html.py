@@ -27,7 +27,8 @@ try:
     from .study import Study, StudyFileError
 except ImportError as missing:  # said once, plainly, instead of a traceback
     sys.exit(f"slurmtune html: {sys.executable} cannot import {missing.name}: it needs Python 3.9+ "
-             "with numpy, h5py, pandas and matplotlib (set SLURMTUNE_PYTHON to one that has them)")
+             "with numpy, h5py, pandas and matplotlib (set SLURMTUNE_PYTHON to one that has them; "
+             "a Spack install has them with +python +plots)")
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; }
