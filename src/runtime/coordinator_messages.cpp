@@ -18,6 +18,17 @@ namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 namespace {
 
+// Checkpoint before leaving when the trial may run again (a pause, a shutdown), at every
+// rung it passes (a retry or a promotion then starts from there), and where PBT asks
+// (others may clone it). An exploited trial resumes from its donor's checkpoint.
+bool asks_for_checkpoint(core::Instruction instruction, const core::ReportOutcome* outcome) {
+  const bool exploited = outcome && outcome->exploit;
+  return !exploited &&
+         (instruction == core::Instruction::Pause || instruction == core::Instruction::Suspend ||
+          (instruction == core::Instruction::Continue && outcome &&
+           (outcome->rung || outcome->checkpoint)));
+}
+
 std::string decision_payload(core::Instruction instruction, const core::ReportOutcome* outcome,
                              bool duplicate) {
   std::string out = "{\"decision\": \"";
@@ -25,14 +36,8 @@ std::string decision_payload(core::Instruction instruction, const core::ReportOu
   out += "\", \"instruction\": \"";
   out += core::to_string(instruction);
   out += '"';
-  // Checkpoint before leaving when the trial may run again (a pause, a shutdown), at
-  // every rung it passes (a retry or a promotion then starts from there), and where PBT
-  // asks (others may clone it). An exploited trial resumes from its donor's checkpoint.
   const bool exploited = outcome && outcome->exploit;
-  const bool checkpoint = !exploited && (instruction == core::Instruction::Pause ||
-                                         instruction == core::Instruction::Suspend ||
-                                         (instruction == core::Instruction::Continue && outcome &&
-                                          (outcome->rung || outcome->checkpoint)));
+  const bool checkpoint = asks_for_checkpoint(instruction, outcome);
   out += checkpoint ? ", \"checkpoint\": true" : ", \"checkpoint\": false";
   if (exploited)
     out += ", \"exploit\": {\"donor\": " + std::to_string(outcome->exploit->donor) +
@@ -131,6 +136,13 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
     if (clock_) clock_->reported(t.trial, step, elapsed_s(), verdict.outcome.milestone);
   }
   carry_out_exploits();
+  // Write-ahead: the report that makes a trial save a checkpoint is in the file before
+  // the trial hears of it. A trial's checkpoint file is often overwritten in place, so
+  // if the coordinator died between the two, a resumed study would hand the trial its
+  // older indexed step while the file already holds this one, and the trial would skip
+  // reports the study never recorded (a PBT population then decides otherwise).
+  if (!verdict.duplicate && asks_for_checkpoint(verdict.instruction, &verdict.outcome))
+    study_.writer->flush();
   if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
     log_line(
         "trial " + std::to_string(t.trial) + " told to " +

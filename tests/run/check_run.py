@@ -31,7 +31,7 @@ from run_harness import (ROOT, Runner, Study, check_asha, check_complete, check_
                          check_one_group_step, check_relaunched, expect, next_session,
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
-                             scenario_interrupt, scenario_limits)
+                             scenario_interrupt, scenario_limits, scenario_write_ahead)
 from run_hostile import scenario_hostile
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
@@ -320,7 +320,7 @@ def main():
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
                                              "workers-absent", "groups-orphaned", "join",
-                                             "join-requeue", "hostile"])
+                                             "join-requeue", "hostile", "write-ahead"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -366,7 +366,8 @@ def main():
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
                      "pbt-groups": scenario_pbt_groups, "torch": scenario_torch,
-                     "gpus": scenario_gpus, "hostile": scenario_hostile}
+                     "gpus": scenario_gpus, "hostile": scenario_hostile,
+                     "write-ahead": scenario_write_ahead}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

@@ -380,3 +380,45 @@ def kill_orchestrator(runner, handle, path):
         subprocess.run(["scancel", handle[1]])
         wait_for(lambda: job_state(handle[1]) in ("CANCELLED", "COMPLETED", "FAILED"), 60, "the job to end")
     return durable
+
+
+def scenario_write_ahead(runner, args):
+    """A report whose decision asks for a checkpoint is durable before the trial hears of
+    it: with periodic flushes off (--flush-interval 3600), the orchestrator is killed as
+    soon as some trial has saved a checkpoint, and every saved checkpoint's step must be
+    in the study file's committed reports. The study then resumes and completes."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.2"]
+    study = runner.write("study.toml", study_toml("write-ahead", command, max_trials=6,
+                                                  trial_extra="max_failures = 1\n"))
+    path = os.path.join(runner.workdir, "study.h5")
+    extra = ["--slots", "2", "--flush-interval", "3600"]
+    handle = runner.start(study, path, extra=extra, sbatch_args=["-N", "2", "--ntasks-per-node", "1"])
+    trials_dir = os.path.join(runner.workdir, "study.trials")
+
+    def saved():
+        out = {}
+        for name in os.listdir(trials_dir) if os.path.isdir(trials_dir) else []:
+            try:
+                with open(os.path.join(trials_dir, name, "checkpoint.json")) as f:
+                    out[int(name.split("-")[1])] = json.load(f)["step"]
+            except (OSError, ValueError, KeyError):
+                pass  # not written yet, or caught mid-write
+        return out
+
+    wait_for(lambda: saved(), 120, "a trial's first checkpoint")
+    kill_orchestrator(runner, handle, path)
+    checkpoints = saved()
+    with h5py.File(path, "r", swmr=True) as f:
+        count = int(f["commit"][0]["metrics"])
+        recorded = {(int(r["trial"]), float(r["step"])) for r in f["metrics"][:count]}
+    for trial, step in checkpoints.items():
+        expect((trial, float(step)) in recorded,
+               "trial %d saved a checkpoint at step %s that the study file does not hold "
+               "(committed reports: %s)" % (trial, step, sorted(recorded)))
+    rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "2", "--ntasks-per-node", "1"])
+    expect(rc == 0 and "resuming" in log, "the resumed run failed:\n" + log)
+    trials = check_complete(path, 6)
+    judged = check_asha(path, 1, 3, 9)
+    print("write-ahead: killed with %d checkpoint(s) saved %s, each step's report committed "
+          "(%d reports, no periodic flush); resumed: %s; %d ASHA decisions equal the model"
+          % (len(checkpoints), checkpoints, len(recorded), dict(trials.status.value_counts()), judged))
