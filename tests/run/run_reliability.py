@@ -125,7 +125,10 @@ def scenario_limits(runner, args):
                "--slurmtune=" + os.path.abspath(runner.slurmtune)]
     study = runner.write("study.toml", study_toml(
         "limits", command, max_trials=6, max_t=6,
-        trial_extra="max_failures = 1\ntime_limit_s = 8\nreport_timeout_s = 3\n"))
+        # Each bound sits well apart from both sides: the heartbeating trials need about
+        # 7.5 s (a 6 s first step, then 5 of 0.3 s) of the time limit, the overrunning one
+        # 15 s (6 steps of 2.5 s, each within the report timeout).
+        trial_extra="max_failures = 1\ntime_limit_s = 12\nreport_timeout_s = 4\n"))
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=["--slots", "3"],
                          sbatch_args=["-N", "3", "--ntasks-per-node", "1"])
@@ -133,19 +136,19 @@ def scenario_limits(runner, args):
     trials = check_complete(path, 6).set_index("id")
     silent, overrun = trials.loc[1], trials.loc[2]
     expect(silent.status == "failed" and silent.retries == 1 and
-           "no report or heartbeat for 3.0 s after its launch" in silent.error,
+           "no report or heartbeat for 4.0 s after its launch" in silent.error,
            "silent trial: %s" % silent.to_dict())
     expect("silent: trial 1 (" in log, "the progress line never named the silent trial:\n" + log)
     output = read(os.path.join(runner.workdir, "study.trials", "trial-2", "stdout.log"))
     expect(overrun.status == "completed" and overrun.retries == 1 and
-           "time limit of 8.0 s exceeded" in overrun.error and "resumed from" in output,
+           "time limit of 12.0 s exceeded" in overrun.error and "resumed from" in output,
            "overrunning trial: %s\n%s" % (overrun.to_dict(), output))
     for beating in (trials.loc[3], trials.loc[4]):  # the Python and the shell client
         expect(beating.status == "completed" and beating.retries == 0,
                "heartbeating trial: %s" % beating.to_dict())
     judged = check_asha(path, 1, 3, 6)
     print("limits: silent trial failed as hung after %d retry; overrunning trial ended at the "
-          "time limit, checkpointed and resumed; Python and shell heartbeats kept 4 s steps "
+          "time limit, checkpointed and resumed; Python and shell heartbeats kept 6 s steps "
           "alive; %s; %d ASHA "
           "decisions equal the model" % (silent.retries, dict(trials.status.value_counts()), judged))
 

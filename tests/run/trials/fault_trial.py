@@ -10,7 +10,7 @@ exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless l
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
 for a test to cancel its Slurm step or send it SIGTERM; the best loss, so that no
 scheduler decision ends it first), silent (connects, then never reports), overrun (first
-attempt: 1.6 s per step, past a time limit; the best loss), heartbeat (a 4 s first step
+attempt: 2.5 s per step, far past a time limit; the best loss), heartbeat (a 6 s first step
 with a heartbeat every 0.5 s; the best loss), shell-heartbeat (the same, each heartbeat
 sent by the shell client `SLURMTUNE report --heartbeat`). Its pid goes to TRIAL_DIR/pid.
 """
@@ -61,7 +61,7 @@ if fault == "silent":
 
 def step_time(step):
     if attempt == 0 and fault in ("slow", "overrun"):
-        return 1.5 if fault == "slow" else 1.6
+        return 1.5 if fault == "slow" else 2.5
     return args.sleep
 
 
@@ -69,7 +69,7 @@ for step in range(first, args.steps + 1):
     if fault in ("heartbeat", "shell-heartbeat") and step == 1:
         # The first heartbeat goes out at once: the test is about a long step kept
         # alive, not about how fast an interpreter starts on a loaded machine.
-        for beat in range(9):
+        for beat in range(13):
             time.sleep(0.5 if beat else 0.0)
             if fault == "heartbeat":
                 client.heartbeat()
