@@ -1,7 +1,6 @@
 #include "config/toml_quoting.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 namespace slurmtune::config {
 namespace {
@@ -20,25 +19,12 @@ std::string toml_key(std::string_view name) {
 }
 
 std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (byte < 0x20 || byte == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(byte));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  // A JSON string is a TOML basic string (the same escapes, \uXXXX for other controls)
+  // except for DEL, which JSON leaves as it is and TOML allows only escaped.
+  std::string out = core::json_quote(text);
+  for (auto at = out.find('\x7F'); at != std::string::npos; at = out.find('\x7F', at))
+    out.replace(at, 1, "\\u007F");
+  return out;
 }
 
 std::string toml_value(const core::ParamValue& value) {
