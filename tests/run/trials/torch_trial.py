@@ -30,6 +30,12 @@ def main():
     parser.add_argument("--reporter", choices=["torch", "mpi"], default="torch")
     parser.add_argument("--kill-trial", type=int, default=-1)
     args = parser.parse_args()
+    # Evidence for a rendezvous that never completes (seen once in 10 stress runs under
+    # load, with nothing in either log): which rank of which attempt got this far.
+    print("trial %s attempt %s: rank %s of %s joining %s:%s" % (
+        os.environ.get("SLURMTUNE_TRIAL_ID"), os.environ.get("SLURMTUNE_ATTEMPT"),
+        os.environ.get("RANK", os.environ.get("OMPI_COMM_WORLD_RANK")), os.environ.get("WORLD_SIZE"),
+        os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")), file=sys.stderr, flush=True)
     dist.init_process_group("gloo", init_method="env://", timeout=datetime.timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
     if args.reporter == "mpi":
