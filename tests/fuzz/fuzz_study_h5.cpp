@@ -27,5 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static_cast<void>(reader.sessions());
   } catch (const slurmtune::InputError&) {  // StudyFileFormatError is one
   }
+  // Written anew for every input: nothing is left in the temp folder when the run ends
+  // (a crash leaves the input that caused it there, beside libFuzzer's own copy).
+  std::remove(path.c_str());
   return 0;
 }

@@ -15,6 +15,7 @@ waiting ones (doc/protocol.md#limits):
 """
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -148,6 +149,7 @@ def main():
         assert out.returncode != 0 and "unknown trial 3" in out.stderr, (name, out.stderr)
         assert coordinator.connections == 1, (name, coordinator.connections)
         summary.append(name)
+    shutil.rmtree(work, ignore_errors=True)
     print("client reconnect: %s each reported through a 4th connection after 3 were closed, "
           "gave up after 7 closed ones, and after 1 refused HELLO" % " and ".join(summary))
 

@@ -10,6 +10,7 @@ configuration and outcome.
 """
 import glob
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -185,6 +186,8 @@ def main():
         assert got == want, (trial, got[:3], want[:3])
         scalars += len(got)
     assert scalars == len(metrics) and f"{len(trials)} runs" in out, (scalars, out)
+    s.close()
+    shutil.rmtree(work, ignore_errors=True)
     print(f"tensorboard export: {len(trials)} runs, {scalars} scalars equal the study's reports; "
           f"the experiment's {len(infos)} hyperparameters and every session parse with protobuf "
           f"{sys.modules['google.protobuf'].__version__}; every record's CRC-32C checks")
