@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config
   # the sanitizer build and the libFuzzer targets (tests/run-all.sh, tests/fuzz)
   clang libclang-rt-14-dev
-  libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libbenchmark-dev
+  libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libeigen3-dev libbenchmark-dev
   libhdf5-dev hdf5-tools
   # a throwaway Slurm cluster for the slurm-labelled tests (tests/slurm/local-cluster.sh)
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev

@@ -55,7 +55,7 @@ for variant in mapped:
 
 # What CMakeLists.txt finds -> the Spack package that provides it.
 found = set(re.findall(r"find_package\((\w+)", cmake)) | set(re.findall(r"pkg_check_modules\(\w+ [A-Z ]*IMPORTED_TARGET ([\w+-]+)", cmake))
-provider = {"Boost": "boost", "PkgConfig": "pkgconfig", "tomlplusplus": "tomlplusplus",
+provider = {"Boost": "boost", "PkgConfig": "pkgconfig", "tomlplusplus": "tomlplusplus", "Eigen3": "eigen",
             "HDF5": "hdf5", "MPI": "mpi", "pmix": "pmix", "hdf5-openmpi": "hdf5",
             "CUDAToolkit": "cuda", "benchmark": None, "ZLIB": "zlib-api"}
 for package in sorted(found):
