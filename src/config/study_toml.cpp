@@ -1,5 +1,5 @@
 // The resolved study as TOML (`slurmtune validate`), built with toml++ so quoting and
-// number formatting follow the TOML spec.
+// number formatting follow the TOML spec (keys that are user names: toml_quoting.hpp).
 #include <toml++/toml.h>
 
 #include <sstream>
