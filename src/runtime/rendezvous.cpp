@@ -3,9 +3,12 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -30,6 +33,23 @@ bool free_here(int port) {
   address.sin_port = htons(static_cast<std::uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_ANY);
   return ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+}
+
+// A claim on `port` of this host that every slurmtune coordinator on it sees, whoever
+// runs it: an abstract UNIX socket named after the port (Linux; no file to clean up, gone
+// when its holder exits). The bind test above cannot see a port that another study has
+// just handed to a trial whose rank 0 has not bound it yet (importing torch takes
+// seconds); two studies whose ranges overlap then gave two trials one MASTER_PORT.
+UniqueFd claim_port(int port) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return fd;
+  const std::string name = "slurmtune-rendezvous-port-" + std::to_string(port);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path + 1, name.data(), name.size());  // sun_path[0] = 0: abstract
+  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0) return {};
+  return fd;
 }
 
 bool resolves(const std::string& name) {
@@ -69,9 +89,13 @@ std::pair<int, int> default_rendezvous_ports() {
 
 RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch)
     : ports_(ports.first, ports.second,
-             [local, self = host_name()](const std::string& address, int port) {
+             [this, local, self = host_name()](const std::string& address, int port) {
                const bool here = local || address == self || address.starts_with("127.");
-               return !here || free_here(port);
+               if (!here) return true;
+               UniqueFd claim = claim_port(port);
+               if (!claim || !free_here(port)) return false;
+               claims_[port] = std::move(claim);  // held until the trial's port is released
+               return true;
              }),
       local_(local),
       scratch_(std::move(scratch)) {}
@@ -116,6 +140,7 @@ std::optional<TrialRendezvous> RendezvousAssigner::assign(const Placement& place
 
 void RendezvousAssigner::release(const TrialRendezvous& rendezvous) {
   ports_.release(rendezvous.host, rendezvous.port);
+  claims_.erase(rendezvous.port);
 }
 
 std::vector<std::string> RendezvousAssigner::with_rank_exec(const std::vector<std::string>& argv) {

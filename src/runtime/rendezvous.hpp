@@ -3,7 +3,8 @@
 // MASTER_PORT for its rank 0, WORLD_SIZE and LOCAL_WORLD_SIZE for all, RANK, LOCAL_RANK
 // and NODE_RANK per rank (set by `slurmtune rank-exec` in front of a multi-rank command).
 // Ports are unique among the study's running trials on each node; on the coordinator's
-// own host a port is also checked free by binding it.
+// own host a port is also checked free by binding it, and claimed host-wide while its
+// trial runs, so that concurrent studies on one host never hand out the same port.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "core/placement/rendezvous.hpp"
 #include "core/study/study_spec.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/unique_fd.hpp"
 
 namespace slurmtune::runtime {
 
@@ -49,6 +51,9 @@ class RendezvousAssigner {
   std::string scratch_;
   std::map<std::string, std::string> addresses_;
   bool asked_slurm_ = false;
+  /// This host's ports handed out, each claimed host-wide so that other coordinators on
+  /// it (other studies, other users) do not hand them out too.
+  std::map<int, UniqueFd> claims_;
 };
 
 /// The default range: 1000 ports from a base chosen by the Slurm job id (or this
