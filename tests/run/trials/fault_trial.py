@@ -59,6 +59,14 @@ if fault == "silent":
         time.sleep(1)
 
 
+def save_checkpoint(step):
+    """Whole or not at all (a temporary file, then a rename): the attempt may be killed
+    while it writes, and the next one must not be handed a cut file."""
+    with open(checkpoint + ".partial", "w") as f:
+        json.dump({"step": step}, f)
+    os.replace(checkpoint + ".partial", checkpoint)
+
+
 def step_time(step):
     if attempt == 0 and fault in ("slow", "overrun"):
         return 1.5 if fault == "slow" else 2.5
@@ -91,11 +99,9 @@ for step in range(first, args.steps + 1):
             while True:
                 time.sleep(1)
         if stopped.checkpoint:
-            with open(checkpoint, "w") as f:
-                json.dump({"step": step}, f)
+            save_checkpoint(step)
             client.checkpoint_saved(step, checkpoint)
         raise
     if client.should_checkpoint():
-        with open(checkpoint, "w") as f:
-            json.dump({"step": step}, f)
+        save_checkpoint(step)
         client.checkpoint_saved(step, checkpoint)

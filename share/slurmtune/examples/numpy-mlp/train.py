@@ -84,7 +84,11 @@ def main():
     checkpoint = os.path.join(client.trial_dir(), "checkpoint.npz")
 
     def save(epoch):
-        np.savez(checkpoint, epoch=epoch, rng=json.dumps(rng.bit_generator.state), **params)
+        # Whole or not at all: a trial killed mid-write must not leave a cut file behind.
+        partial = checkpoint + ".partial"
+        with open(partial, "wb") as f:
+            np.savez(f, epoch=epoch, rng=json.dumps(rng.bit_generator.state), **params)
+        os.replace(partial, checkpoint)
         client.checkpoint_saved(epoch, checkpoint)
 
     for epoch in range(first_epoch, args.epochs + 1):

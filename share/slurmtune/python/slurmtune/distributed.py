@@ -88,9 +88,9 @@ class DistributedClient:
         return self._checkpoint_wanted
 
     def save_checkpoint(self, step, name, write):
-        """Rank 0 calls ``write(path)`` for ``path`` = ``name`` in the trial's folder and
-        indexes it; every rank returns the path once it is written, or raises the same
-        error when rank 0 could not write it."""
+        """Rank 0 calls ``write(path)`` on a temporary file, renames it onto ``name`` in
+        the trial's folder and indexes it; every rank returns the path once it is written,
+        or raises the same error when rank 0 could not write it."""
         return save_on_rank_zero(self.rank, self._broadcast, os.path.join(client.trial_dir(), name),
                                  write, lambda path: client.checkpoint_saved(step, path))
 
@@ -113,13 +113,19 @@ class DistributedClient:
 
 
 def save_on_rank_zero(rank, broadcast, path, write, index):
-    """Rank 0 calls ``write(path)`` and ``index(path)``; every rank returns ``path``, or
-    raises the same RuntimeError when rank 0 failed (the others would otherwise wait in
-    the broadcast for ever). ``broadcast(obj)`` gives rank 0's ``obj`` on every rank."""
+    """Rank 0 calls ``write`` on a temporary path beside ``path`` (the same extension,
+    so that writers which add one, as numpy's savez does, keep the name), renames the
+    result onto ``path`` and calls ``index(path)``: the checkpoint is whole or absent,
+    whenever the trial is killed. Every rank returns ``path``, or raises the same
+    RuntimeError when rank 0 failed (the others would otherwise wait in the broadcast for
+    ever). ``broadcast(obj)`` gives rank 0's ``obj`` on every rank."""
     error = None
     if rank == 0:
         try:
-            write(path)
+            root, extension = os.path.splitext(path)
+            partial = root + ".partial" + extension
+            write(partial)
+            os.replace(partial, path)
             index(path)
         except Exception as e:  # every rank must learn it
             error = "%s: %s" % (type(e).__name__, e)

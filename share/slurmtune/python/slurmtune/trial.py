@@ -132,8 +132,9 @@ class Trial:
             self._leader.index_checkpoint(step, path)
 
     def save_checkpoint(self, step, name, write):
-        """Collective: rank 0 calls ``write(path)`` for ``name`` in the trial's folder and
-        indexes it; every rank returns the path once it is written."""
+        """Collective: rank 0 calls ``write(path)`` on a temporary file, renames it onto
+        ``name`` in the trial's folder and indexes it; every rank returns the path once it
+        is written."""
         return save_on_rank_zero(self.rank, lambda obj: self.comm.bcast(obj, root=0),
                                  self.checkpoint_path(name), write,
                                  lambda path: self._leader.index_checkpoint(step, path))
