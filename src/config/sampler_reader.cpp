@@ -1,4 +1,4 @@
-// `[sampler]`: the options of the model-based samplers (tpe, bohb).
+// `[sampler]`: the options of the model-based samplers (tpe, bohb, mobster).
 #include <cmath>
 
 #include "config/section_readers.hpp"
@@ -52,16 +52,30 @@ void read_bohb(TableReader& r, core::BohbOptions& o) {
   }
 }
 
+void read_mobster(TableReader& r, core::MobsterOptions& o) {
+  read_count(r, "n_startup_trials", o.n_startup_trials, 0);
+  read_count(r, "num_candidates", o.num_candidates, 1);
+  read_count(r, "local_candidates", o.local_candidates, 0);
+  read_count(r, "max_observations", o.max_observations, 8);
+  read_count(r, "max_fit_observations", o.max_fit_observations, 8);
+  read_in_range(r, "refit_growth", o.refit_growth, 1.01, 100, "in [1.01, 100]");
+  std::size_t iterations = static_cast<std::size_t>(o.fit_iterations);
+  read_count(r, "fit_iterations", iterations, 1);
+  if (iterations > 10000) r.fail("fit_iterations", "must be at most 10000");
+  o.fit_iterations = static_cast<int>(iterations);
+}
+
 }  // namespace
 
 void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec) {
   if (present && !core::is_model_based(spec.kind))
     throw StudyFileError(reader.where(*present) + ": [sampler]: sampler \"" +
                          std::string(core::sampler_keyword(spec.kind)) +
-                         "\" has no options; [sampler] configures [study] sampler = \"tpe\" or "
-                         "\"bohb\"");
+                         "\" has no options; [sampler] configures [study] sampler = \"tpe\", "
+                         "\"bohb\" or \"mobster\"");
   if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec.tpe);
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
+  if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
   reader.finish();
 }
 

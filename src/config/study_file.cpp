@@ -74,10 +74,13 @@ void read_study(TableReader r, core::StudySpec& study) {
     study.time_budget_s = budget;
   }
   study.metric_threshold = r.number("metric_threshold");
-  if (const auto sampler = r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb"}))
+  if (const auto sampler =
+          r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster"}))
     study.sampler.kind = *core::sampler_kind_from_keyword(*sampler);
   // numpy's RandomState, whose stream the tpe sampler reproduces, takes 32-bit seeds.
-  if (core::is_model_based(study.sampler.kind) && study.seed > 0xffffffffULL)
+  if ((study.sampler.kind == core::SamplerKind::Tpe ||
+       study.sampler.kind == core::SamplerKind::Bohb) &&
+      study.seed > 0xffffffffULL)
     r.fail("seed", "must be below 2^32 with sampler \"" +
                        std::string(core::sampler_keyword(study.sampler.kind)) + "\"");
   r.finish();
@@ -233,6 +236,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
                  study.space, study.scheduler);
   study.scheduler.pbt.population = study.max_trials;
+  study.sampler.mobster.max_resource = study.scheduler.max_t;
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);

@@ -155,6 +155,16 @@ toml::table sampler_table(const core::SamplerSpec& s) {
       t.insert("min_points_in_model", static_cast<std::int64_t>(*o.min_points_in_model));
     return t;
   }
+  if (s.kind == core::SamplerKind::Mobster) {
+    const auto& o = s.mobster;
+    return toml::table{{"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
+                       {"num_candidates", static_cast<std::int64_t>(o.num_candidates)},
+                       {"local_candidates", static_cast<std::int64_t>(o.local_candidates)},
+                       {"max_observations", static_cast<std::int64_t>(o.max_observations)},
+                       {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
+                       {"refit_growth", o.refit_growth},
+                       {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)}};
+  }
   return {};
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The model-based sampler scenario of tests/run/check_run.py: a TPE study interrupted
-(SIGUSR1 locally; `scancel --signal=USR1` of the job under Slurm, which requeues it) and
-resumed suggests exactly the configurations an uninterrupted run suggests, and
-`slurmtune replay` on the study file's log agrees with every recorded suggestion."""
+"""The model-based sampler scenarios of tests/run/check_run.py (tpe-resume,
+mobster-resume): a TPE or MOBSTER study interrupted (SIGUSR1 locally; `scancel
+--signal=USR1` of the job under Slurm, which requeues it) and resumed suggests exactly
+the configurations an uninterrupted run suggests, and `slurmtune replay` on the study
+file's log agrees with every recorded suggestion."""
 import os
 import re
 import subprocess
@@ -21,12 +22,16 @@ def started_so_far(log_path, offset):
     return int(counts[-1]) if counts else 0
 
 
-def tpe_study(runner):
+SAMPLER_OPTIONS = {"tpe": "constant_liar = true\n", "mobster": "num_candidates = 200\n"}
+
+
+def sampler_study(runner, sampler):
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.4"]
     # One slot: each suggestion sees every earlier trial ended, so the uninterrupted and
     # the interrupted run see the same histories (the trial is deterministic in x).
-    text = study_toml("tpe", command, max_trials=TRIALS, max_t=6, study_extra='sampler = "tpe"\n')
-    text += "\n[sampler]\nn_startup_trials = %d\nconstant_liar = true\n" % STARTUP
+    text = study_toml(sampler, command, max_trials=TRIALS, max_t=6,
+                      study_extra='sampler = "%s"\n' % sampler)
+    text += "\n[sampler]\nn_startup_trials = %d\n%s" % (STARTUP, SAMPLER_OPTIONS[sampler])
     return runner.write("study.toml", text)
 
 
@@ -38,7 +43,15 @@ def trials_of(path):
 
 
 def scenario_tpe_resume(runner, args):
-    study = tpe_study(runner)
+    resume_scenario(runner, "tpe")
+
+
+def scenario_mobster_resume(runner, args):
+    resume_scenario(runner, "mobster")
+
+
+def resume_scenario(runner, sampler):
+    study = sampler_study(runner, sampler)
     sbatch = ["-N", "1", "--ntasks-per-node", "1"]
     extra = ["--slots", "1"]
     straight = os.path.join(runner.workdir, "straight.h5")
@@ -70,6 +83,6 @@ def scenario_tpe_resume(runner, args):
     suggestions = [line for line in replayed.splitlines() if '"suggested"' in line]
     expect(len(suggestions) == TRIALS and all('"matches":true' in s for s in suggestions),
            "replay disagrees with the recorded suggestions:\n" + "\n".join(suggestions))
-    print("tpe-resume: %d configurations identical to an uninterrupted run (%d startup, "
+    print(sampler + "-resume: %d configurations identical to an uninterrupted run (%d startup, "
           "%d model); replay matches all; %d ASHA decisions equal the model"
           % (TRIALS, STARTUP, TRIALS - STARTUP, judged))

@@ -48,13 +48,15 @@ std::string_view sampler_keyword(SamplerKind kind) {
       return "tpe";
     case SamplerKind::Bohb:
       return "bohb";
+    case SamplerKind::Mobster:
+      return "mobster";
   }
   return "?";
 }
 
 std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word) {
   for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid,
-                          SamplerKind::Tpe, SamplerKind::Bohb})
+                          SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster})
     if (sampler_keyword(kind) == word) return kind;
   return std::nullopt;
 }

@@ -14,15 +14,16 @@
 namespace slurmtune::core {
 
 enum class SamplerKind {
-  Random,  ///< independent uniform draws (xoshiro256**)
-  Halton,  ///< scrambled Halton sequence: quasi-random, covers the space more evenly
-  Grid,    ///< exhaustive: `choice` axes are enumerated like `grid` axes
-  Tpe,     ///< Optuna 3.1's Tree-structured Parzen Estimator (tpe_sampler.hpp)
-  Bohb,    ///< BOHB's multi-fidelity kernel density model (bohb_sampler.hpp)
+  Random,   ///< independent uniform draws (xoshiro256**)
+  Halton,   ///< scrambled Halton sequence: quasi-random, covers the space more evenly
+  Grid,     ///< exhaustive: `choice` axes are enumerated like `grid` axes
+  Tpe,      ///< Optuna 3.1's Tree-structured Parzen Estimator (tpe_sampler.hpp)
+  Bohb,     ///< BOHB's multi-fidelity kernel density model (bohb_sampler.hpp)
+  Mobster,  ///< a Gaussian process over (configuration, resource) (mobster_suggester.hpp)
 };
 /// Whether the sampler learns from reports (and so keeps a history).
 inline bool is_model_based(SamplerKind kind) {
-  return kind == SamplerKind::Tpe || kind == SamplerKind::Bohb;
+  return kind == SamplerKind::Tpe || kind == SamplerKind::Bohb || kind == SamplerKind::Mobster;
 }
 
 std::string_view sampler_keyword(SamplerKind kind);

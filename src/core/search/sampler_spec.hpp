@@ -20,10 +20,27 @@ struct BohbOptions {
   std::optional<std::size_t> min_points_in_model;
 };
 
+/// MOBSTER's searcher (Klein et al. 2020): a Gaussian process over (configuration,
+/// resource) proposing each new trial by expected improvement at the first resource it
+/// will reach (mobster_suggester.hpp).
+struct MobsterOptions {
+  std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
+  std::size_t num_candidates = 500;       ///< random configurations scored per suggestion
+  std::size_t local_candidates = 50;      ///< perturbations of the best ones, scored too
+  std::size_t max_observations = 200;     ///< the model conditions on at most this many
+  std::size_t max_fit_observations = 64;  ///< hyperparameters are fitted on at most this many
+  double refit_growth = 1.25;             ///< refit once the observations grew by this factor
+  int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
+  /// The resource of a full run ([scheduler] max_t, set by the study reader): the
+  /// resource enters the model as log(1 + r) / log(1 + max_resource).
+  double max_resource = 0;
+};
+
 struct SamplerSpec {
   SamplerKind kind = SamplerKind::Random;
-  tpe::TpeOptions tpe;  ///< kind == Tpe
-  BohbOptions bohb;     ///< kind == Bohb
+  tpe::TpeOptions tpe;     ///< kind == Tpe
+  BohbOptions bohb;        ///< kind == Bohb
+  MobsterOptions mobster;  ///< kind == Mobster
 };
 
 }  // namespace slurmtune::core

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/search/mobster_suggester.hpp"
 #include "core/search/model_suggesters.hpp"
 
 namespace slurmtune::core {
@@ -25,6 +26,8 @@ std::string_view to_string(SuggestionOrigin origin) {
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed) {
   if (!is_model_based(spec.kind)) return std::make_unique<BlindSuggester>(space, spec.kind, seed);
+  if (spec.kind == SamplerKind::Mobster)
+    return std::make_unique<MobsterSuggester>(space, spec.mobster, maximize, seed);
   // numpy's RandomState (which the tpe stream must equal) takes 32-bit seeds.
   if (seed > std::numeric_limits<std::uint32_t>::max())
     throw InputError("sampler \"" + std::string(sampler_keyword(spec.kind)) +

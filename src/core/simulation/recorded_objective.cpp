@@ -56,7 +56,8 @@ std::size_t RecordedObjective::pick(TrialId trial, const Suggestion& suggestion)
       halton_->point(trial, point_);
       return nearest_unused();
     case SamplerKind::Tpe:
-    case SamplerKind::Bohb: {
+    case SamplerKind::Bohb:
+    case SamplerKind::Mobster: {
       const auto& params = space_->parameters();
       std::size_t d = 0;
       for (std::size_t j = 0; j < params.size(); ++j)

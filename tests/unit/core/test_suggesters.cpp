@@ -79,11 +79,19 @@ SamplerSpec bohb_spec(double random_fraction = 1.0 / 3.0) {
   return spec;
 }
 
+SamplerSpec mobster_spec(std::size_t startup = 5) {
+  SamplerSpec spec;
+  spec.kind = SamplerKind::Mobster;
+  spec.mobster.n_startup_trials = startup;
+  spec.mobster.max_resource = 27;
+  return spec;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(model_suggestions_stay_inside_every_kind_of_domain) {
   const auto space = every_kind();
-  for (const auto& spec : {tpe_spec(), bohb_spec()}) {
+  for (const auto& spec : {tpe_spec(), bohb_spec(), mobster_spec()}) {
     const auto s = make_suggester(space, spec, false, 3);
     const auto suggestions = run_trials(*s, space, 0, 60);
     std::size_t model = 0;
@@ -127,7 +135,7 @@ BOOST_AUTO_TEST_CASE(tpe_starts_at_random_then_follows_its_model) {
 
 BOOST_AUTO_TEST_CASE(a_rebuilt_suggester_restored_to_the_last_position_suggests_the_same) {
   const auto space = every_kind();
-  for (const auto& spec : {tpe_spec(4), bohb_spec()}) {
+  for (const auto& spec : {tpe_spec(4), bohb_spec(), mobster_spec(4)}) {
     const auto original = make_suggester(space, spec, false, 9);
     const auto before = run_trials(*original, space, 0, 25);
     const auto next = run_trials(*original, space, 25, 5);
@@ -186,17 +194,58 @@ BOOST_AUTO_TEST_CASE(bohb_learns_from_trials_stopped_at_a_rung) {
   BOOST_TEST(distance / 20 < 0.2);  // uniform draws: 0.34 on average
 }
 
+BOOST_AUTO_TEST_CASE(mobster_starts_at_random_then_follows_its_model) {
+  // One parameter, observed at rung 1 (stopped there) and at 3: the model proposes near
+  // the optimum (x = 0.8) at the first rung, where uniform draws average 0.34 away.
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto s = make_suggester(space, mobster_spec(5), false, 4);
+  double distance = 0;
+  for (TrialId t = 0; t < 30; ++t) {
+    const auto sug = s->suggest(t);
+    BOOST_TEST((sug.info.origin == (t < 5 ? SuggestionOrigin::Startup : SuggestionOrigin::Model)));
+    const double x = as_number(sug.config.values[0]);
+    if (t >= 10) distance += std::fabs(x - 0.8);
+    const double loss = std::fabs(x - 0.8);
+    const bool promoted = t % 3 == 0;
+    s->reported(t, 1, loss + 0.5, at_rung(1, promoted ? Decision::Continue : Decision::Stop));
+    if (promoted) s->reported(t, 3, loss + 0.2, at_rung(3, Decision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  BOOST_TEST(distance / 20 < 0.15);
+}
+
+BOOST_AUTO_TEST_CASE(mobster_spreads_suggestions_over_pending_trials) {
+  // Four trials suggested at once, none reported yet: each later one is told the earlier
+  // ones are pending (kriging believer) and goes elsewhere, not to the same point.
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto s = make_suggester(space, mobster_spec(4), false, 8);
+  for (TrialId t = 0; t < 8; ++t) {
+    const auto sug = s->suggest(t);
+    const double x = as_number(sug.config.values[0]), y = as_number(sug.config.values[1]);
+    s->reported(t, 1, (x - 0.5) * (x - 0.5) + y, at_rung(1, Decision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  std::vector<Configuration> batch;
+  for (TrialId t = 8; t < 12; ++t)
+    batch.push_back(s->suggest(t).config);
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      BOOST_TEST(!(batch[i] == batch[j]));
+}
+
 BOOST_AUTO_TEST_CASE(model_samplers_refuse_grid_axes_and_wide_seeds) {
   const SearchSpace grid({{"g", listed(DomainKind::Grid, {ParamValue{1.0}, ParamValue{2.0}})}});
   BOOST_CHECK_THROW(make_suggester(grid, tpe_spec(), false, 0), slurmtune::InputError);
   BOOST_CHECK_THROW(make_suggester(grid, bohb_spec(), false, 0), slurmtune::InputError);
+  BOOST_CHECK_THROW(make_suggester(grid, mobster_spec(), false, 0), slurmtune::InputError);
   const SearchSpace plain({{"x", ranged(DomainKind::Uniform, 0, 1)}});
   BOOST_CHECK_THROW(make_suggester(plain, tpe_spec(), false, std::uint64_t{1} << 32),
                     slurmtune::InputError);
 }
 
 BOOST_AUTO_TEST_CASE(simulations_with_model_samplers_are_deterministic) {
-  for (const auto kind : {SamplerKind::Tpe, SamplerKind::Bohb}) {
+  for (const auto kind : {SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster}) {
     StudySpec s;
     s.name = "sim";
     s.metric = "loss";

@@ -1,0 +1,84 @@
+#pragma once
+// Gaussian-process regression for model-based search: an ARD Matérn-5/2 kernel with a
+// signal variance, per-input length scales and a homoscedastic noise variance, a zero
+// mean (callers standardise their targets), exact inference through Eigen's Cholesky
+// factorisation, and hyperparameters fitted by maximising the log marginal likelihood
+// plus weak log-normal priors (iRprop- on log parameters, inside fixed boxes). Plain
+// std types at the interface; Eigen stays inside the implementation.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace slurmtune::core::gp {
+
+struct Hyperparameters {
+  double signal_variance = 1.0;
+  std::vector<double> length_scales;  ///< one per input dimension
+  double noise_variance = 1e-2;
+  friend bool operator==(const Hyperparameters&, const Hyperparameters&) = default;
+};
+
+/// Default starting point for `dims` inputs in the unit cube.
+Hyperparameters default_hyperparameters(std::size_t dims);
+
+/// Observations: `inputs` holds n rows of `dims` numbers (row-major), `targets` n values.
+struct Data {
+  std::size_t dims = 0;
+  std::vector<double> inputs;
+  std::vector<double> targets;
+  std::size_t size() const { return targets.size(); }
+  std::span<const double> row(std::size_t i) const { return {inputs.data() + i * dims, dims}; }
+};
+
+/// The Matérn-5/2 covariance of two inputs under `h` (noise not included).
+double matern52(std::span<const double> a, std::span<const double> b, const Hyperparameters& h);
+
+struct Prediction {
+  double mean = 0;
+  double variance = 0;  ///< of the latent function (noise not included)
+};
+
+/// log p(targets) + log prior, and its gradient in the log parameters (signal, each length
+/// scale, noise: dims + 2 numbers). Exposed for the tests.
+struct Objective {
+  double value = 0;
+  std::vector<double> gradient;
+};
+
+class Posterior {
+ public:
+  /// Conditions the process on `data`. A kernel matrix that is not numerically positive
+  /// definite gets growing jitter on its diagonal (up to 1e-4 of the signal variance)
+  /// before the factorisation is refused with a ComputeError.
+  Posterior(Data data, Hyperparameters h);
+  ~Posterior();
+  Posterior(Posterior&&) noexcept;
+  Posterior& operator=(Posterior&&) noexcept;
+
+  /// Mean and variance at each of `points` (rows of dims numbers).
+  std::vector<Prediction> predict(std::span<const double> points) const;
+  /// log p(targets | inputs, hyperparameters).
+  double log_marginal_likelihood() const;
+  const Hyperparameters& hyperparameters() const;
+  const Data& data() const;
+
+ private:
+  friend Objective fit_objective(const Data& data, const Hyperparameters& h);
+  struct Factor;
+  Data data_;
+  Hyperparameters h_;
+  std::unique_ptr<Factor> factor_;
+};
+
+struct FitOptions {
+  int iterations = 40;  ///< iRprop- steps (each one factorisation and one gradient)
+};
+
+/// The hyperparameters that maximise log marginal likelihood + log prior, from `start`
+/// (the previous fit, on a refit). Deterministic: no random restarts.
+Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOptions& options);
+
+Objective fit_objective(const Data& data, const Hyperparameters& h);
+
+}  // namespace slurmtune::core::gp
