@@ -65,6 +65,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
     }
     if (const auto stop = r.boolean("stop_last_trials")) s.stop_last_trials = *stop;
   }
+  if (s.type == SchedulerType::AshaPromotion)
+    if (const auto predict = r.boolean("predict")) s.predict = *predict;
   if (s.grace_period > s.max_t)
     r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +
                                core::format_double(s.max_t) + "); lower it or raise max_t");

@@ -100,6 +100,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
     t.insert("brackets", s.brackets);
     t.insert("stop_last_trials", s.stop_last_trials);
   }
+  // Written only when on: files from before the option resolve as they did.
+  if (s.predict) t.insert("predict", true);
   if (!s.milestones.empty()) {
     toml::array marks;
     for (const double m : s.milestones)
@@ -162,6 +164,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
                        {"local_candidates", static_cast<std::int64_t>(o.local_candidates)},
                        {"max_observations", static_cast<std::int64_t>(o.max_observations)},
                        {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
+                       {"random_fraction", o.random_fraction},
                        {"refit_growth", o.refit_growth},
                        {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)}};
   }

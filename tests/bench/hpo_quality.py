@@ -54,6 +54,7 @@ BUDGET_FRACTIONS = (0.02, 0.1, 0.5)
 
 ASHA_RAY = {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}
 HYPERBAND_RAY = {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}
+ASHA_PREDICT = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3, "predict": True}
 # (label, [scheduler] keys, sampler); the random sampler unless named.
 SLURMTUNE_VARIANTS = [
     ("fifo", {"type": "fifo"}),
@@ -67,6 +68,11 @@ SLURMTUNE_VARIANTS = [
     ("tpe binned + asha (ray)", ASHA_RAY, "tpe", {"semantics": "binned", "bins": 32}),
     ("bohb + asha (ray)", ASHA_RAY, "bohb"),
     ("bohb + hyperband (ray)", HYPERBAND_RAY, "bohb"),
+    ("mobster + asha (ray)", ASHA_RAY, "mobster"),
+    ("mobster + asha_promotion", {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}, "mobster"),
+    ("mobster + hyperband (ray)", HYPERBAND_RAY, "mobster"),
+    ("asha_promotion predict", ASHA_PREDICT),
+    ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
 ]
 OPTUNA_SAMPLERS = ("random", "tpe")
 OPTUNA_PRUNERS = ("none", "sha", "hyperband")

@@ -13,7 +13,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       milestones_(spec.milestones.empty()
                       ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
                       : spec.milestones),
-      reduction_factor_(spec.reduction_factor) {
+      reduction_factor_(spec.reduction_factor),
+      predict_(spec.predict) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}});
@@ -33,6 +34,8 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   const auto it = trials_.find(trial);
   if (it == trials_.end()) throw_unknown_trial(trial);
   TrialState& state = it->second;
+  if (predict_ && std::isfinite(value) && (state.curve.empty() || step > state.curve.back().step))
+    state.curve.push_back({step, value});
   // The highest rung this step reaches; rungs jumped over in one report are not entered.
   int reached = state.rung;
   while (reached + 1 < static_cast<int>(rungs_.size()) &&
@@ -43,15 +46,39 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
   rung.keys.insert(key);
-  ReportOutcome outcome{Decision::Pause, reached, rung.milestone, {}, false, {}};
+  ReportOutcome outcome{Decision::Pause, reached, rung.milestone, {}, false, {}, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
     outcome.decision = Decision::Stop;  // top rung: the trial has run its full course
+    if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
+  if (predict_) apply_prediction(trial, state, outcome);
+  if (outcome.decision != Decision::Pause) return outcome;
   rung.unpromoted.push(key);
   state.paused = true;
   --running_;
   return outcome;
+}
+
+void AshaPromotionScheduler::apply_prediction(TrialId trial, TrialState& state,
+                                              ReportOutcome& outcome) {
+  const double max_t = milestones_.back();
+  const auto p = extrapolator_.predict(state.curve, max_t);
+  if (!p) return;  // too few reports yet: the rung decides alone
+  outcome.prediction = PredictedFinal{max_t, p->mean, p->lower, p->upper};
+  const double mean = score(p->mean);
+  const double optimistic = std::max(score(p->lower), score(p->upper));
+  const double pessimistic = std::min(score(p->lower), score(p->upper));
+  // A trial leads when its prediction beats every other trial's latest one.
+  if (state.predicted) predictions_.erase({*state.predicted, trial});
+  const bool leads = predictions_.empty() || mean > predictions_.rbegin()->first;
+  state.predicted = mean;
+  predictions_.insert({mean, trial});
+  if (incumbent_ && optimistic < *incumbent_) {
+    outcome.decision = Decision::Stop;
+  } else if (leads && (!incumbent_ || pessimistic > *incumbent_)) {
+    outcome.decision = Decision::Continue;
+  }
 }
 
 void AshaPromotionScheduler::end_trial(TrialId trial, TrialEnd, std::optional<Observation>) {

@@ -46,7 +46,7 @@ class FifoScheduler final : public Scheduler {
   void add_trial(TrialId, std::optional<int>) override {}
   ReportOutcome report(TrialId, double step, double) override {
     return ReportOutcome{
-        step >= max_t_ ? Decision::Stop : Decision::Continue, {}, {}, {}, false, {}};
+        step >= max_t_ ? Decision::Stop : Decision::Continue, {}, {}, {}, false, {}, {}};
   }
   void end_trial(TrialId, TrialEnd, std::optional<Observation>) override {}
   double max_resource() const override { return max_t_; }

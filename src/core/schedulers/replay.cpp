@@ -54,6 +54,11 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o,
   if (o.milestone) line << ",\"milestone\":" << json_number(*o.milestone);
   if (o.cutoff) line << ",\"cutoff\":" << json_number(*o.cutoff);
   if (o.checkpoint) line << ",\"checkpoint\":true";
+  if (o.prediction)
+    line << ",\"predicted\":{\"at\":" << json_number(o.prediction->at)
+         << ",\"mean\":" << json_number(o.prediction->mean)
+         << ",\"lower\":" << json_number(o.prediction->lower)
+         << ",\"upper\":" << json_number(o.prediction->upper) << "}";
   if (o.exploit) line << "," << exploit_fields(*o.exploit, space);
   line << "}";
   return line.str();

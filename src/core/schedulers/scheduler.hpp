@@ -37,6 +37,16 @@ struct Exploit {
   std::string operations;  ///< what exploring did, e.g. `lr * 1.2, batch shift right`
 };
 
+/// Where a scheduler that predicts learning curves expects a trial to end: the value at
+/// `at` (max_t), with the extrapolator's interval (user units).
+struct PredictedFinal {
+  double at = 0;
+  double mean = 0;
+  double lower = 0;
+  double upper = 0;
+  friend bool operator==(const PredictedFinal&, const PredictedFinal&) = default;
+};
+
 /// What a scheduler answers to one report.
 struct ReportOutcome {
   Decision decision = Decision::Continue;
@@ -45,7 +55,8 @@ struct ReportOutcome {
   std::optional<double> cutoff;     ///< the value the report was compared with (user units)
   /// The scheduler needs a checkpoint of this step (PBT: a trial another may clone).
   bool checkpoint = false;
-  std::optional<Exploit> exploit;  ///< with Decision::Exploit
+  std::optional<Exploit> exploit;            ///< with Decision::Exploit
+  std::optional<PredictedFinal> prediction;  ///< asha_promotion with predict = true
 };
 
 /// Work for a free worker.

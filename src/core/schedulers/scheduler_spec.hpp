@@ -54,6 +54,9 @@ struct SchedulerSpec {
   int brackets = 1;
   bool stop_last_trials = true;
   std::vector<double> milestones;  ///< explicit rungs (asha); empty = geometric
+  /// asha_promotion: learning-curve prediction stops predicted losers and lets a
+  /// predicted winner run on without pausing (asha_promotion_scheduler.hpp).
+  bool predict = false;
 
   // Optuna semantics.
   std::optional<std::int64_t> min_resource;  ///< nullopt = "auto"

@@ -41,12 +41,16 @@ double matern_of_distance(double r, double variance) {
   return variance * (1.0 + s + s * s / 3.0) * std::exp(-s);
 }
 
-// Covariances between the rows of `a` and of `b` (both already scaled).
+// Covariances between the rows of `a` and of `b` (both already scaled). Squared
+// distances come from one matrix product (|a|^2 + |b|^2 - 2 a.b), the bulk of the cost
+// of scoring hundreds of candidates; rounding can make a tiny one negative: clamped.
 Matrix cross_covariance(const Matrix& a, const Matrix& b, double variance) {
-  Matrix k(a.rows(), b.rows());
+  const Vector a2 = a.rowwise().squaredNorm();
+  const Vector b2 = b.rowwise().squaredNorm();
+  Matrix k = -2.0 * a * b.transpose();
   for (Eigen::Index j = 0; j < b.rows(); ++j)
     for (Eigen::Index i = 0; i < a.rows(); ++i)
-      k(i, j) = matern_of_distance((a.row(i) - b.row(j)).norm(), variance);
+      k(i, j) = matern_of_distance(std::sqrt(std::max(k(i, j) + a2(i) + b2(j), 0.0)), variance);
   return k;
 }
 

@@ -11,8 +11,9 @@
 namespace slurmtune::core {
 namespace {
 
-constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;  // "mobster"
-constexpr std::size_t kFirstFit = 4;                             // the refit ladder's first point
+constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
+constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
+constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
@@ -116,11 +117,19 @@ double MobsterSuggester::resource_feature(double resource) const {
 }
 
 Suggestion MobsterSuggester::suggest(TrialId trial) {
-  const bool use_model = trial >= options_.n_startup_trials && observations_.size() >= kFirstFit;
+  const bool startup = trial < options_.n_startup_trials || observations_.size() < kFirstFit;
+  // Its own stream (not the candidates'): whether this trial explores at random.
+  Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
+  const bool explore = !startup && coin.uniform01() < options_.random_fraction;
   Suggestion s;
-  Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
-  s.config = use_model ? propose(trial) : random_configuration(space_, rng);
-  s.info.origin = use_model ? SuggestionOrigin::Model : SuggestionOrigin::Startup;
+  if (startup || explore) {
+    Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
+    s.config = random_configuration(space_, rng);
+    s.info.origin = startup ? SuggestionOrigin::Startup : SuggestionOrigin::Random;
+  } else {
+    s.config = propose(trial);
+    s.info.origin = SuggestionOrigin::Model;
+  }
   started(trial, s.config);
   return s;
 }

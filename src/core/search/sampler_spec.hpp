@@ -25,10 +25,11 @@ struct BohbOptions {
 /// will reach (mobster_suggester.hpp).
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
-  std::size_t num_candidates = 500;       ///< random configurations scored per suggestion
+  std::size_t num_candidates = 250;       ///< random configurations scored per suggestion
   std::size_t local_candidates = 50;      ///< perturbations of the best ones, scored too
   std::size_t max_observations = 200;     ///< the model conditions on at most this many
   std::size_t max_fit_observations = 64;  ///< hyperparameters are fitted on at most this many
+  double random_fraction = 0.1;           ///< share of later configurations drawn at random
   double refit_growth = 1.25;             ///< refit once the observations grew by this factor
   int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the

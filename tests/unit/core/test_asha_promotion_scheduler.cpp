@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE core_asha_promotion_scheduler
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 
 #include "core/schedulers/asha_promotion_scheduler.hpp"
 #include "scheduler_fixture.hpp"
@@ -89,4 +90,74 @@ BOOST_AUTO_TEST_CASE(drops_paused_trials_only_when_the_study_is_quiescent) {
   const auto dropped = s.take_dropped();
   BOOST_TEST((dropped == std::vector<TrialId>{0, 1}));
   BOOST_TEST(s.take_dropped().empty());
+}
+
+namespace {
+
+// Rungs 3, 9, 27 for a loss (Mode::Min), with learning-curve prediction on: a trial has
+// three reports when it is first judged.
+AshaPromotionScheduler predicting() {
+  auto s = spec(SchedulerType::AshaPromotion, 3, 3, 27);
+  s.predict = true;
+  return AshaPromotionScheduler(s, Mode::Min);
+}
+
+// A power law ending near `floor` at step 27.
+double loss_curve(double floor, double step) {
+  return floor + 0.5 * std::pow(step, -0.8);
+}
+
+// Reports `from`..`to` of a trial; returns the outcome at `to`.
+ReportOutcome run_to(AshaPromotionScheduler& s, TrialId t, double floor, int from, int to) {
+  ReportOutcome last;
+  for (int step = from; step <= to; ++step)
+    last = s.report(t, step, loss_curve(floor, step));
+  return last;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(predicted_winners_run_on_and_predicted_losers_stop) {
+  auto s = predicting();
+  // Trial 0: the first prediction leads and nothing has finished: it runs on through
+  // rungs 3 and 9 without pausing, and its final report is the incumbent.
+  s.add_trial(0, std::nullopt);
+  auto o = run_to(s, 0, 0.2, 1, 3);
+  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_REQUIRE(o.prediction.has_value());
+  BOOST_TEST(o.prediction->at == 27.0);
+  BOOST_TEST(o.prediction->lower <= o.prediction->mean);
+  BOOST_TEST(o.prediction->mean <= o.prediction->upper);
+  BOOST_TEST(std::fabs(o.prediction->mean - loss_curve(0.2, 27)) < 0.1);
+  BOOST_TEST(run_to(s, 0, 0.2, 4, 9).decision == Decision::Continue);
+  BOOST_TEST(run_to(s, 0, 0.2, 10, 27).decision == Decision::Stop);  // top rung
+
+  // Trial 1 heads for 1.0, far above the incumbent ~0.2: stopped at rung 3, not paused.
+  s.add_trial(1, std::nullopt);
+  o = run_to(s, 1, 1.0, 1, 3);
+  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.prediction->mean > 0.9);
+
+  // Trial 2 heads for 0.05, clearly below: it runs on at rung 3 (no pause).
+  s.add_trial(2, std::nullopt);
+  BOOST_TEST(run_to(s, 2, 0.05, 1, 3).decision == Decision::Continue);
+  // Trial 3 heads for 0.1: better than the incumbent but not than trial 2's prediction,
+  // and not clearly worse than the incumbent: it pauses, as without prediction.
+  s.add_trial(3, std::nullopt);
+  BOOST_TEST(run_to(s, 3, 0.1, 1, 3).decision == Decision::Pause);
+
+  // The same reports give the same predictions (replay and resume decide alike).
+  auto again = predicting();
+  again.add_trial(0, std::nullopt);
+  auto first = predicting();
+  first.add_trial(0, std::nullopt);
+  BOOST_TEST((run_to(first, 0, 0.2, 1, 3).prediction == run_to(again, 0, 0.2, 1, 3).prediction));
+}
+
+BOOST_AUTO_TEST_CASE(without_predict_the_same_trial_pauses) {
+  AshaPromotionScheduler plain(spec(SchedulerType::AshaPromotion, 3, 3, 27), Mode::Min);
+  plain.add_trial(0, std::nullopt);
+  const auto o = run_to(plain, 0, 0.2, 1, 3);
+  BOOST_TEST(o.decision == Decision::Pause);
+  BOOST_TEST(!o.prediction.has_value());
 }

@@ -84,6 +84,7 @@ SamplerSpec mobster_spec(std::size_t startup = 5) {
   spec.kind = SamplerKind::Mobster;
   spec.mobster.n_startup_trials = startup;
   spec.mobster.max_resource = 27;
+  spec.mobster.random_fraction = 0;
   return spec;
 }
 
@@ -212,6 +213,22 @@ BOOST_AUTO_TEST_CASE(mobster_starts_at_random_then_follows_its_model) {
     s->ended(t, TrialEnd::Stopped);
   }
   BOOST_TEST(distance / 20 < 0.15);
+}
+
+BOOST_AUTO_TEST_CASE(mobster_draws_its_random_fraction_at_random) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  auto spec = mobster_spec(5);
+  spec.mobster.random_fraction = 0.5;
+  const auto s = make_suggester(space, spec, false, 4);
+  std::size_t random = 0;
+  for (TrialId t = 0; t < 105; ++t) {
+    const auto sug = s->suggest(t);
+    if (t >= 5) random += sug.info.origin == SuggestionOrigin::Random;
+    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8), at_rung(1, Decision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  BOOST_TEST(random > 35u);  // 50 expected of 100
+  BOOST_TEST(random < 65u);
 }
 
 BOOST_AUTO_TEST_CASE(mobster_spreads_suggestions_over_pending_trials) {

@@ -1,0 +1,109 @@
+// Cost of one MOBSTER suggestion (issue #26: decision cost <= 10 ms with 1,000
+// observations and <= 50 ms with 10,000) and of one hyperparameter refit.
+//   build/tests/bench/bench_mobster
+// A 6-parameter space (4 numbers, one integer, a 3-way choice: 9 model inputs + the
+// resource); observations as ASHA makes them (every trial at rung 1, a third at 3, a
+// ninth at 9), 8 trials pending. `suggest` is timed with the refit of its ladder point
+// already made (most suggestions); `refit` is the fit a suggestion pays when the
+// observations cross the next ladder point.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/random.hpp"
+#include "core/search/mobster_suggester.hpp"
+
+namespace {
+
+using namespace slurmtune::core;
+
+SearchSpace six_parameters() {
+  const auto ranged = [](DomainKind kind, double low, double high) {
+    return Domain{kind, low, high, 0, {}};
+  };
+  return SearchSpace({
+      {"lr", ranged(DomainKind::LogUniform, 1e-5, 1e-1)},
+      {"wd", ranged(DomainKind::LogUniform, 1e-6, 1e-2)},
+      {"dropout", ranged(DomainKind::Uniform, 0, 0.5)},
+      {"momentum", ranged(DomainKind::Uniform, 0.8, 0.99)},
+      {"layers", ranged(DomainKind::RandInt, 1, 9)},
+      {"opt", Domain{DomainKind::Choice,
+                     0,
+                     0,
+                     0,
+                     {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"}}}},
+  });
+}
+
+double loss(const SearchSpace& space, const Configuration& c, double resource) {
+  double x = 0;
+  for (std::size_t p = 0; p + 1 < space.size(); ++p)
+    x += std::pow(space.parameters()[p].domain.to_unit(c.values[p]) - 0.3, 2);
+  return x + 1.0 / resource;
+}
+
+ReportOutcome at_rung(double milestone) {
+  ReportOutcome o;
+  o.rung = 0;
+  o.milestone = milestone;
+  return o;
+}
+
+// A suggester that has seen `observations` judged reports; returns the next trial id.
+TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observations) {
+  Xoshiro256 rng(7);
+  std::size_t seen = 0;
+  TrialId t = 0;
+  for (; seen < observations; ++t) {
+    Configuration c;
+    for (const auto& p : space.parameters())
+      c.values.push_back(p.domain.from_unit(rng.uniform01()));
+    s.started(t, c);
+    for (const double r : {1.0, 3.0, 9.0}) {
+      if (seen == observations || (r == 3 && t % 3) || (r == 9 && t % 9)) break;
+      s.reported(t, r, loss(space, c, r), at_rung(r));
+      ++seen;
+    }
+    s.ended(t, TrialEnd::Stopped);
+  }
+  for (int pending = 0; pending < 8; ++pending, ++t)
+    s.started(t, s.suggest(t).config);
+  return t;
+}
+
+void suggest(benchmark::State& state) {
+  const auto space = six_parameters();
+  MobsterOptions options;
+  options.max_resource = 27;
+  MobsterSuggester s(space, options, false, 1);
+  TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(s.suggest(t));
+    s.ended(t++, TrialEnd::Failed);  // keeps the pending trials at 8
+  }
+}
+
+void refit(benchmark::State& state) {
+  const auto space = six_parameters();
+  MobsterOptions options;
+  options.max_resource = 27;
+  MobsterSuggester s(space, options, false, 1);
+  fill(s, space, static_cast<std::size_t>(state.range(0)));
+  const gp::Data data = s.model()->data();
+  gp::Data fit_data{data.dims, {}, {}};  // the first max_fit_observations rows
+  for (std::size_t i = 0; i < options.max_fit_observations && i < data.size(); ++i) {
+    const auto row = data.row(i);
+    fit_data.inputs.insert(fit_data.inputs.end(), row.begin(), row.end());
+    fit_data.targets.push_back(data.targets[i]);
+  }
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        gp::fit(fit_data, gp::default_hyperparameters(data.dims), {options.fit_iterations}));
+}
+
+}  // namespace
+
+BENCHMARK(suggest)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(refit)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();
