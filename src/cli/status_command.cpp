@@ -55,6 +55,35 @@ void print_rungs(std::ostream& out, const store::StudyReader& reader) {
         << " judged, " << r.stopped << " stopped, " << r.paused << " paused\n";
 }
 
+// Learning-curve predictions (asha_promotion, predict = true): each trial's latest one,
+// the most promising first.
+void print_predictions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
+  std::map<std::uint64_t, store::EventRecord> latest;
+  for (const auto& e : reader.events())
+    if (e.prediction) latest.insert_or_assign(e.trial, e);
+  if (latest.empty()) return;
+  std::vector<const store::EventRecord*> ranked;
+  for (const auto& [trial, e] : latest)
+    ranked.push_back(&e);
+  const bool min = reader.spec().mode == core::Mode::Min;
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const auto* a, const auto* b) {
+    return min ? a->prediction->mean < b->prediction->mean
+               : a->prediction->mean > b->prediction->mean;
+  });
+  const auto& resource = reader.spec().scheduler.resource;
+  const std::size_t shown = std::min(limit, ranked.size());
+  out << "Predicted " << reader.spec().metric << " (" << shown << " of " << ranked.size()
+      << " trials, latest prediction each, most promising first):\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& e = *ranked[i];
+    out << "  trial " << e.trial << ": predicted " << short_number(e.prediction->mean) << " ["
+        << short_number(e.prediction->lower) << ", " << short_number(e.prediction->upper) << "] at "
+        << resource << ' ' << short_number(e.prediction->at) << " (made at " << resource << ' '
+        << short_number(e.step) << ": "
+        << store::event_kind_names()[static_cast<std::size_t>(e.kind)] << ")\n";
+  }
+}
+
 void print_trials(std::ostream& out, const store::StudyReader& reader,
                   const std::vector<store::TrialRecord>& trials, std::size_t limit) {
   const auto& spec = reader.spec();
@@ -143,6 +172,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
         << spec.space.to_json(reader.config_at_best(*best)) << '\n';
   }
   print_rungs(out, reader);
+  print_predictions(out, reader, limit);
   print_trials(out, reader, trials, limit);
 }
 

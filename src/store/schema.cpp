@@ -164,6 +164,12 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   e.milestone = events.add("milestone", FieldKind::F64);
   e.value = events.add("value", FieldKind::F64);
   e.cutoff = events.add("cutoff", FieldKind::F64);
+  if (schema_version >= 5) {
+    e.predicted_at = events.add("predicted_at", FieldKind::F64);
+    e.predicted_mean = events.add("predicted_mean", FieldKind::F64);
+    e.predicted_lower = events.add("predicted_lower", FieldKind::F64);
+    e.predicted_upper = events.add("predicted_upper", FieldKind::F64);
+  }
 
   c.trial = checkpoints.add("trial", FieldKind::U64);
   c.step = checkpoints.add("step", FieldKind::F64);

@@ -19,7 +19,9 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 2: /trials records how each configuration was suggested (origin, sampler streams).
 /// 3: /exploits records PBT's exploits (a trial's configuration changes mid-run).
 /// 4: /checkpoints.path holds whole paths (PATH_MAX bytes, was 256).
-inline constexpr std::int64_t kSchemaVersion = 4;
+/// 5: /events records where a predicting scheduler expects the trial to end
+///    (predicted_at, predicted_mean, predicted_lower, predicted_upper).
+inline constexpr std::int64_t kSchemaVersion = 5;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -73,6 +75,7 @@ struct StudyLayout {
   bool has_suggestions() const { return t.origin != kAbsent; }
   /// Schema 3 on: the file has /exploits.
   bool has_exploits() const { return k.exploits != kAbsent; }
+  bool has_predictions() const { return e.predicted_mean != kAbsent; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
@@ -88,6 +91,8 @@ struct StudyLayout {
   } m;
   struct {
     std::size_t seq, time, trial, kind, rung, step, milestone, value, cutoff;
+    std::size_t predicted_at = kAbsent, predicted_mean = kAbsent, predicted_lower = kAbsent,
+                predicted_upper = kAbsent;
   } e;
   struct {
     std::size_t trial, step, time, size, path;

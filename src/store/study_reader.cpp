@@ -1,6 +1,7 @@
 #include "store/study_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "config/study_file.hpp"
@@ -223,12 +224,17 @@ std::vector<EventRecord> StudyReader::events() const {
   const auto& l = layout_->events;
   const auto& e = layout_->e;
   return read_all<EventRecord>("events", committed_.events, l, [&](const std::byte* row) {
-    return EventRecord{
+    EventRecord r{
         l.get<std::uint64_t>(row, e.seq), l.get<std::uint64_t>(row, e.trial),
         l.get<double>(row, e.time),       static_cast<EventKind>(l.get<std::uint8_t>(row, e.kind)),
         l.get<std::int32_t>(row, e.rung), l.get<double>(row, e.step),
         l.get<double>(row, e.milestone),  l.get<double>(row, e.value),
-        l.get<double>(row, e.cutoff)};
+        l.get<double>(row, e.cutoff),     std::nullopt};
+    if (layout_->has_predictions() && !std::isnan(l.get<double>(row, e.predicted_mean)))
+      r.prediction = core::PredictedFinal{
+          l.get<double>(row, e.predicted_at), l.get<double>(row, e.predicted_mean),
+          l.get<double>(row, e.predicted_lower), l.get<double>(row, e.predicted_upper)};
+    return r;
   });
 }
 

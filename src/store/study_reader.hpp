@@ -45,6 +45,8 @@ struct EventRecord {
   EventKind kind = EventKind::Start;
   int rung = -1;
   double step = 0, milestone = 0, value = 0, cutoff = 0;
+  /// Where a predicting scheduler expected the trial to end (schema 5 on).
+  std::optional<core::PredictedFinal> prediction;
 };
 
 struct CheckpointRecord {

@@ -240,6 +240,12 @@ void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
   l.put_f64(row, layout_.e.milestone, outcome && outcome->milestone ? *outcome->milestone : kNaN);
   l.put_f64(row, layout_.e.value, value);
   l.put_f64(row, layout_.e.cutoff, outcome && outcome->cutoff ? *outcome->cutoff : kNaN);
+  if (!layout_.has_predictions()) return;  // a file of schema 4 or older
+  const auto& p = outcome ? outcome->prediction : std::nullopt;
+  l.put_f64(row, layout_.e.predicted_at, p ? p->at : kNaN);
+  l.put_f64(row, layout_.e.predicted_mean, p ? p->mean : kNaN);
+  l.put_f64(row, layout_.e.predicted_lower, p ? p->lower : kNaN);
+  l.put_f64(row, layout_.e.predicted_upper, p ? p->upper : kNaN);
 }
 
 void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& config, int bracket,

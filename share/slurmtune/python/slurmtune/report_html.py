@@ -246,12 +246,22 @@ def tables_section(study, top=20, decisions=500):
                            "configuration"], numeric=("best_value", "best_step", "reports"),
                   status_column="status")
     events = study.events
-    judged = events[events["kind"].isin(["stop", "pause"])].tail(decisions)
-    total = int(events["kind"].isin(["stop", "pause"]).sum())
+    # With learning-curve prediction a predicted winner's "continue" is a decision too.
+    predicted = "predicted_mean" in events.columns and events["predicted_mean"].notna().any()
+    decided = events["kind"].isin(["stop", "pause"])
+    if predicted:
+        decided |= (events["kind"] == "continue") & events["predicted_mean"].notna()
+    judged = events[decided].tail(decisions)
+    total = int(decided.sum())
     judged = judged.assign(status=judged["trial"].map(trials["status"].astype(str)))
-    history = _table(judged, ["time_s", "trial", "kind", "rung", "step", "milestone", "value",
-                              "cutoff"], numeric=("time_s", "step", "milestone", "value", "cutoff"),
-                     status_column="status")
+    columns = ["time_s", "trial", "kind", "rung", "step", "milestone", "value", "cutoff"]
+    numeric = ("time_s", "step", "milestone", "value", "cutoff")
+    if predicted:
+        judged = judged.rename(columns={"predicted_mean": "predicted", "predicted_lower": "low",
+                                        "predicted_upper": "high", "predicted_at": "at"})
+        columns += ["predicted", "low", "high", "at"]
+        numeric += ("predicted", "low", "high", "at")
+    history = _table(judged, columns, numeric=numeric, status_column="status")
     shown = f" (the last {len(judged)} of {total})" if total > len(judged) else ""
     failed = trials[(trials["status"].astype(str) == "failed") | (trials["retries"] > 0)]
     failures = "<p>No trial failed.</p>"
@@ -264,7 +274,8 @@ def tables_section(study, top=20, decisions=500):
                     f"{rows}</table>")
     return (f'<section id="best-trials"><h2>Best trials</h2>{best}</section>'
             f'<section id="decisions"><h2>Decisions{shown}</h2><p>Stops and pauses with the '
-            f"value judged and the cutoff it met (time in seconds since the study started)."
+            f"value judged and the cutoff it met (time in seconds since the study started)"
+            f"{'; with learning-curve prediction, the value predicted at max_t (at) with its 10-90 % interval and the continues it granted' if predicted else ''}."
             f"</p>{history}</section>"
             f'<section id="failures"><h2>Failures</h2>{failures}</section>')
 

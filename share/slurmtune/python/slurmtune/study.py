@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 __all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -224,6 +224,31 @@ class Study:
         and promotion (kind, rung, milestone, the trial's value and the cutoff it met)."""
         events = self.events
         return events[events["kind"] != "start"].reset_index(drop=True)
+
+    @property
+    def predictions(self) -> pd.DataFrame:
+        """Each trial's latest learning-curve prediction (`asha_promotion` with
+        ``predict = true``; schema 5 on): the `step` it was made at, the `decision` it
+        led to, and the value predicted at `predicted_at` (max_t) with its 10-90 %
+        interval. Indexed by trial; empty for other studies and older files."""
+        columns = ["step", "decision", "predicted_at", "predicted_mean", "predicted_lower",
+                   "predicted_upper"]
+        events = self.events
+        if "predicted_mean" not in events.columns:
+            return pd.DataFrame(columns=columns, index=pd.Index([], name="trial"))
+        made = events.dropna(subset=["predicted_mean"]).rename(columns={"kind": "decision"})
+        latest = made.groupby("trial").tail(1).set_index("trial")
+        return latest[columns].astype({"decision": str})
+
+    def prediction_text(self, trial: int) -> str:
+        """``trial 41: predicted 0.013 [0.012, 0.015] at epoch 27`` (the latest prediction),
+        or ``trial 41: no prediction``."""
+        predictions = self.predictions
+        if trial not in predictions.index:
+            return f"trial {trial}: no prediction"
+        p = predictions.loc[trial]
+        return (f"trial {trial}: predicted {p.predicted_mean:.4g} [{p.predicted_lower:.4g}, "
+                f"{p.predicted_upper:.4g}] at {_text(self.attrs.get('resource', 'step'))} {p.predicted_at:g}")
 
     @property
     def config_columns(self):
