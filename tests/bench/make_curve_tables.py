@@ -8,6 +8,14 @@ that `slurmtune simulate --curves` reads (doc/simulation.md).
                them): 500 configurations x 27 epochs; val_loss (log loss), 5 parameters
   cancer-gbdt  GradientBoostingClassifier on the Wisconsin breast cancer data: 250
                configurations x 2 seeds x 25 steps of 8 trees; val_loss, 5 parameters
+  digits-deep  two-layer MLPClassifier on the UCI digits: 240 configurations x 81 epochs
+               (longer curves); val_loss, 7 parameters
+  diabetes-sgd MLPRegressor trained by SGD on the diabetes data, constant or decaying
+               (invscaling) step sizes, so that fast starters stall and slow ones catch
+               up (curves that cross): 400 configurations x 81 epochs; val_mse, 7 parameters
+
+digits-mlp and cancer-gbdt are the tables the model-based methods' options were chosen
+on (held out); digits-deep and diabetes-sgd are the claim tables, never tuned on.
 
 Configurations are drawn at random (fixed seed) from the search spaces in
 tests/bench/data/*.toml. Run with Debian's interpreter:
@@ -22,12 +30,12 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
-from sklearn.neural_network import MLPClassifier
+from sklearn.neural_network import MLPClassifier, MLPRegressor
 from sklearn.preprocessing import StandardScaler
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,12 +113,73 @@ def cancer_gbdt(writer, limit, steps=25, trees_per_step=8, seeds=(0, 1)):
         progress(i, limit)
 
 
+def digits_deep(writer, limit, epochs=81):
+    x, y = load_digits(return_X_y=True)
+    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=1, stratify=y)
+    scaler = StandardScaler().fit(x_train)
+    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    classes = np.unique(y)
+    rng = np.random.default_rng(20261125)
+    writer.writerow(["lr", "alpha", "hidden1", "hidden2", "batch_size", "solver", "momentum", "step",
+                     "val_loss", "step_seconds"])
+    for i in range(limit):
+        c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 1.0)),
+             "hidden1": int(math.exp(rng.uniform(math.log(8), math.log(257)))),
+             "hidden2": int(math.exp(rng.uniform(math.log(8), math.log(257)))),
+             "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
+             "momentum": sig(rng.uniform(0.5, 0.99))}
+        model = MLPClassifier(hidden_layer_sizes=(c["hidden1"], c["hidden2"]), alpha=c["alpha"],
+                              batch_size=c["batch_size"], learning_rate_init=c["lr"], solver=c["solver"],
+                              momentum=c["momentum"], beta_1=c["momentum"], random_state=i)
+        for epoch in range(1, epochs + 1):
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.partial_fit(x_train, y_train, classes=classes)
+                proba = model.predict_proba(x_val)
+            seconds = time.perf_counter() - start
+            loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) if np.all(np.isfinite(proba)) else float("nan")
+            writer.writerow([*c.values(), epoch, sig(loss), sig(seconds, 4)])
+        progress(i, limit)
+
+
+def diabetes_sgd(writer, limit, epochs=81):
+    x, y = load_diabetes(return_X_y=True)
+    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0)
+    scaler = StandardScaler().fit(x_train)
+    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    mean, sd = y_train.mean(), y_train.std()
+    y_train, y_val = (y_train - mean) / sd, (y_val - mean) / sd
+    rng = np.random.default_rng(20261126)
+    writer.writerow(["lr", "schedule", "power_t", "alpha", "hidden", "batch_size", "momentum", "step",
+                     "val_mse", "step_seconds"])
+    for i in range(limit):
+        c = {"lr": sig(loguniform(rng, 1e-4, 0.1)), "schedule": str(rng.choice(["constant", "invscaling"])),
+             "power_t": sig(rng.uniform(0.1, 0.9)), "alpha": sig(loguniform(rng, 1e-6, 0.1)),
+             "hidden": int(math.exp(rng.uniform(math.log(4), math.log(129)))),
+             "batch_size": int(rng.choice([8, 16, 32, 64])), "momentum": sig(rng.uniform(0.0, 0.99))}
+        model = MLPRegressor(hidden_layer_sizes=(c["hidden"],), solver="sgd", learning_rate=c["schedule"],
+                             learning_rate_init=c["lr"], power_t=c["power_t"], alpha=c["alpha"],
+                             batch_size=c["batch_size"], momentum=c["momentum"], random_state=i)
+        for epoch in range(1, epochs + 1):
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.partial_fit(x_train, y_train)
+                predicted = model.predict(x_val)
+            seconds = time.perf_counter() - start
+            mse = float(np.mean((predicted - y_val) ** 2)) if np.all(np.isfinite(predicted)) else float("nan")
+            writer.writerow([*c.values(), epoch, sig(mse) if math.isfinite(mse) else "nan", sig(seconds, 4)])
+        progress(i, limit)
+
+
 def progress(i, limit):
     if (i + 1) % 25 == 0 or i + 1 == limit:
         print(f"  {i + 1}/{limit} configurations", file=sys.stderr, flush=True)
 
 
-TABLES = {"digits-mlp": (digits_mlp, 500), "cancer-gbdt": (cancer_gbdt, 250)}
+TABLES = {"digits-mlp": (digits_mlp, 500), "cancer-gbdt": (cancer_gbdt, 250),
+          "digits-deep": (digits_deep, 240), "diabetes-sgd": (diabetes_sgd, 400)}
 
 
 def main():
