@@ -96,6 +96,13 @@ std::optional<std::string> curves_path(const po::variables_map& vm, const core::
   return (std::filesystem::path(study.path).parent_path() / file).lexically_normal().string();
 }
 
+// Milliseconds per decision, three significant digits.
+std::string mean_ms(double seconds, std::uint64_t count) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", 1e3 * seconds / static_cast<double>(count));
+  return text;
+}
+
 void print_summary(const core::StudySpec& study, const core::SimulationSummary& s,
                    std::size_t workers, const ObjectiveInfo& objective, double wall_s) {
   const auto& f = s.final;
@@ -128,6 +135,10 @@ void print_summary(const core::StudySpec& study, const core::SimulationSummary& 
               << core::format_double(std::round(a->startup_s)) << " and lost "
               << core::format_double(std::round(a->lost_s)) << " (" << a->killed
               << " attempts killed at an allocation's end)\n";
+  if (s.decisions_charged)
+    std::cout << "  decisions  " << s.decisions_charged << " charged to the virtual clock, "
+              << core::format_double(s.decision_s) << " s in all (mean "
+              << mean_ms(s.decision_s, s.decisions_charged) << " ms, measured)\n";
   std::cout << "  wall time  " << core::format_double(wall_s) << " s\n";
 }
 
@@ -145,7 +156,9 @@ void print_json(const core::StudySpec& study, const core::SimulationSummary& s,
             << (s.time_to_target_s ? core::json_number(*s.time_to_target_s) : "null")
             << ",\"ended_as_recorded\":" << s.ended_as_recorded
             << ",\"beyond_recorded\":" << s.beyond_recorded << ",\"objective\":" << objective.json
-            << ",\"wall_s\":" << core::json_number(wall_s);
+            << ",\"wall_s\":" << core::json_number(wall_s)
+            << ",\"decisions_charged\":" << s.decisions_charged
+            << ",\"decision_s\":" << core::json_number(s.decision_s);
   if (const auto& a = s.allocation)
     std::cout << ",\"allocations\":" << a->allocations
               << ",\"charged_worker_s\":" << core::json_number(a->charged_s)
@@ -204,6 +217,21 @@ int simulate_repeated_command(const po::variables_map& vm, const core::StudySpec
   return kSuccess;
 }
 
+// --decision-cost: measured (each decision's own time on the virtual clock) by default
+// for the model-based samplers, whose decisions cost milliseconds; free otherwise.
+void set_decision_cost(const po::variables_map& vm, const core::StudySpec& study,
+                       core::SimulationOptions& sim) {
+  std::string mode = core::is_model_based(study.sampler.kind) ? "measured" : "free";
+  if (vm.count("decision-cost")) mode = vm["decision-cost"].as<std::string>();
+  if (mode != "measured" && mode != "free")
+    throw InputError("--decision-cost: '" + mode + "' is neither 'measured' nor 'free'");
+  if (mode == "measured")
+    sim.decision_clock = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
+}
+
 }  // namespace
 
 int simulate_command(const Args& args) {
@@ -235,6 +263,10 @@ int simulate_command(const Args& args) {
       "jobs,j",
       po::value<std::size_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "with --repeat: simulations run at once (default: every core)")(
+      "decision-cost", po::value<std::string>(),
+      "measured: each decision's measured time is charged to the virtual clock; free: "
+      "decisions take no time, and a seed gives the same run everywhere (default: measured "
+      "for the model-based samplers tpe, bohb and mobster, free otherwise)")(
       "curve-out", po::value<std::string>(),
       "write best-so-far against virtual time as CSV (quartiles over seeds with --repeat)")(
       "quiet,q", "no progress lines");
@@ -275,6 +307,7 @@ int simulate_command(const Args& args) {
   } else if (vm.count("reuse-configs")) {
     throw InputError("--reuse-configs needs recorded curves (--curves or [simulate] curves)");
   }
+  set_decision_cost(vm, study, sim);
   const ObjectiveInfo objective = describe_objective(study, sim.curves);
   if (vm.count("repeat")) return simulate_repeated_command(vm, study, sim, objective);
   const bool quiet = vm.count("quiet") || vm.count("json");

@@ -3,28 +3,37 @@
 samplers and pruners, in one virtual-time harness, on the same tables, seeds and workers.
 
     /usr/bin/python3 tests/bench/hpo_quality.py [--slurmtune build/src/slurmtune]
-        [--tables digits-mlp cancer-gbdt] [--seeds 20] [--workers 4] [--markdown]
+        [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4] [--methods WORD ...]
+        [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
 
 Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
-it took when the table was recorded. A configuration is drawn at most once.
+it took when the table was recorded. A configuration is drawn at most once, and every
+method draws through the same mechanism: a suggestion is mapped to the nearest
+configuration of the table not yet drawn (unit cube: log scale for log domains, slot
+centre for choices).
   - slurmtune: `slurmtune simulate NAME.toml --seed S -o run.h5` with fifo, asha (Ray's
     and Optuna's semantics), asha_promotion and hyperband with the random sampler, and
-    asha and hyperband with the tpe and bohb samplers (default options); the reports are
-    read back from the study file with h5py. A model's suggestion is mapped to the
-    nearest configuration of the table not yet drawn, as for Optuna below.
-  - Optuna (Debian's python3-optuna): RandomSampler and TPESampler x no pruner,
-    SuccessiveHalvingPruner (min_resource 1, reduction factor 3) and HyperbandPruner
-    (1, max_t, 3), driven through ask/report/should_prune/tell by a discrete-event loop
-    of the same workers. Optuna samples the table's search space; each sample is mapped
-    to the nearest configuration of the table not yet drawn (unit cube: log scale for
-    log domains, slot centre for choices) and reports that configuration's curve.
-Figures per method, over seeds: median [quartiles] virtual time to reach the table's
-target (the 2nd percentile of the curves' best values; a seed that never reaches it
-counts as worst), the regret (best so far minus the table's best value) at 2 %, 10 % and
-50 % of the budget, and trials started. The budget is the time random search without
-stopping needs to run the whole table on the workers. Ratios: time to target over that
-of random search without stopping (slurmtune fifo), and over Optuna's best variant.
+    the model-based samplers (tpe, bohb, mobster), the reports read back with h5py.
+  - Optuna (the one imported: Debian's 3.1, or a newer copy on PYTHONPATH): RandomSampler,
+    TPESampler and, where the version has it, GPSampler x no pruner, SuccessiveHalving
+    (min_resource 1, reduction factor 3) and Hyperband (1, max_t, 3), driven through
+    ask/report/should_prune/tell by a discrete-event loop of the same workers.
+  - top-K (Egele et al. 2023): every configuration of the table, in a random order, trains
+    one step; the K best then train to max_t.
+Decision cost: by default decisions are free (a seed gives the same run everywhere).
+Methods named "[measured]" charge each decision's measured time to the virtual clock:
+`simulate --decision-cost measured` for slurmtune, the seconds of ask/should_prune/tell
+for Optuna, so a model's own time counts as it would for a user.
+Protocol: the same seeds for every method (paired); two targets per table, the 2nd and
+10th percentiles of the curves' best values; per target the median [quartiles] virtual
+time to reach it (a seed that never does counts as worst) and the speed-up over Optuna's
+best variant at that target (its median over ours) with a paired bootstrap 95 % interval;
+the regret (best so far minus the table's best) at 2 %, 10 % and 50 % of the budget. The
+budget is the time random search without stopping needs to run the whole table.
+`--save` writes every run to JSON and `--merge` adds runs saved by another invocation (a
+newer Optuna on PYTHONPATH runs in its own process: see ../shared/notes and
+doc/performance.md). `--plot PREFIX` writes PREFIX-TABLE.png: median regret over time.
 """
 import argparse
 import heapq
@@ -38,6 +47,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from dataclasses import dataclass, field
 
 import h5py
 import numpy as np
@@ -51,17 +61,23 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 DURATION_COLUMNS = ("step_seconds", "elapsed_seconds")
 RESERVED = {"step", "seed", "repeat", "status"} | set(DURATION_COLUMNS)
 BUDGET_FRACTIONS = (0.02, 0.1, 0.5)
+TARGET_PERCENTILES = (2, 10)  # of the curves' best values (mirrored for mode = "max")
+BOOTSTRAP_RESAMPLES = 4000
 
 ASHA_RAY = {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}
 HYPERBAND_RAY = {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}
 ASHA_PREDICT = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3, "predict": True}
-# (label, [scheduler] keys, sampler); the random sampler unless named.
+ASHA_PROMOTION = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}
+# The recommended setting for "a good configuration as soon as possible" (doc/schedulers.md;
+# chosen on the tuning tables digits-mlp and cancer-gbdt only).
+RECOMMENDED = (ASHA_PROMOTION, "mobster")
+# (label, [scheduler] keys, sampler, [sampler] keys); the random sampler unless named.
 SLURMTUNE_VARIANTS = [
     ("fifo", {"type": "fifo"}),
-    ("asha (ray)", {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}),
+    ("asha (ray)", ASHA_RAY),
     ("asha (optuna)", {"type": "asha", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
-    ("asha_promotion", {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}),
-    ("hyperband (ray)", {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}),
+    ("asha_promotion", ASHA_PROMOTION),
+    ("hyperband (ray)", HYPERBAND_RAY),
     ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("tpe + asha (ray)", ASHA_RAY, "tpe"),
     ("tpe + hyperband (ray)", HYPERBAND_RAY, "tpe"),
@@ -69,13 +85,17 @@ SLURMTUNE_VARIANTS = [
     ("bohb + asha (ray)", ASHA_RAY, "bohb"),
     ("bohb + hyperband (ray)", HYPERBAND_RAY, "bohb"),
     ("mobster + asha (ray)", ASHA_RAY, "mobster"),
-    ("mobster + asha_promotion", {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}, "mobster"),
+    ("mobster + asha_promotion", ASHA_PROMOTION, "mobster"),
     ("mobster + hyperband (ray)", HYPERBAND_RAY, "mobster"),
     ("asha_promotion predict", ASHA_PREDICT),
     ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
+    ("recommended", *RECOMMENDED),
+    ("recommended [measured]", *RECOMMENDED),
 ]
-OPTUNA_SAMPLERS = ("random", "tpe")
+OPTUNA_SAMPLERS = ("random", "tpe", "gp")  # gp: GPSampler, where the Optuna imported has it
 OPTUNA_PRUNERS = ("none", "sha", "hyperband")
+OPTUNA_MEASURED = (("tpe", "sha"), ("random", "sha"), ("gp", "sha"))  # rows also run "[measured]"
+TOP_K = 3
 
 
 class Table:
@@ -108,15 +128,21 @@ class Table:
         self.units = np.array([[unit(self.space[p], c[p]) for p in self.params] for c in self.configs])
         bests = [np.nanmin(v) if self.mode == "min" else np.nanmax(v) for runs in self.curves for _, v, _ in runs]
         self.best = min(bests) if self.mode == "min" else max(bests)
-        self.target = float(np.percentile(bests, 2 if self.mode == "min" else 98))
+        self.targets = [float(np.percentile(bests, p if self.mode == "min" else 100 - p))
+                        for p in TARGET_PERCENTILES]
         self.total_seconds = sum(s.sum() for runs in self.curves for _, _, s in runs) / \
             np.mean([len(runs) for runs in self.curves])
 
     def better(self, a, b):
         return a < b if self.mode == "min" else a > b
 
-    def reached(self, value):
-        return value <= self.target if self.mode == "min" else value >= self.target
+    def reached(self, value, target):
+        return value <= target if self.mode == "min" else value >= target
+
+    def draw_curve(self, config, picker):
+        """One recorded run of a configuration (a random repeat where there are several)."""
+        runs = self.curves[config]
+        return runs[picker.randrange(len(runs))] if len(runs) > 1 else runs[0]
 
 
 def domain_kind(domain):
@@ -155,29 +181,54 @@ def optuna_distribution(domain):
 
 
 class Run:
-    """One method on one seed: its best-so-far trace and counts."""
+    """One method on one seed: its best-so-far trace, times to the targets and counts."""
 
-    def __init__(self, table):
-        self.table, self.trace, self.started, self.time_to_target = table, [], 0, None
+    def __init__(self, table, seed):
+        self.table, self.seed, self.trace, self.started = table, seed, [], 0
+        self.times = [None] * len(table.targets)
+        self.decision_s = 0.0
 
     def report(self, time_s, value):
         if math.isnan(value):
             return
         if not self.trace or self.table.better(value, self.trace[-1][1]):
             self.trace.append((time_s, value))
-        if self.time_to_target is None and self.table.reached(value):
-            self.time_to_target = time_s
+        for i, target in enumerate(self.table.targets):
+            if self.times[i] is None and self.table.reached(value, target):
+                self.times[i] = time_s
 
-    def regret_at(self, time_s):
+    def regret_at(self, time_s, table_best):
         best = None
         for t, v in self.trace:
             if t > time_s:
                 break
             best = v
-        return None if best is None else abs(best - self.table.best)
+        return None if best is None else abs(best - table_best)
+
+    def to_json(self):
+        return dict(seed=self.seed, trace=self.trace, started=self.started, times=self.times,
+                    decision_s=self.decision_s)
+
+    @staticmethod
+    def from_json(data):
+        run = Run.__new__(Run)
+        run.table, run.seed, run.started = None, data["seed"], data["started"]
+        run.trace = [tuple(p) for p in data["trace"]]
+        run.times, run.decision_s = data["times"], data["decision_s"]
+        return run
 
 
-def run_slurmtune(binary, table, variant, seed, workers, budget, work):
+@dataclass
+class Method:
+    """A row of the table: how to run one seed of it."""
+    name: str
+    kind: str  # "slurmtune", "optuna" or "top-k"
+    args: tuple = ()
+    measured: bool = False  # charge decisions' measured time to the virtual clock
+    extra: dict = field(default_factory=dict)
+
+
+def run_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
     scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
     sampler_options = variant[2] if len(variant) > 2 else {}
     lines, section = [], None
@@ -203,49 +254,66 @@ def run_slurmtune(binary, table, variant, seed, workers, budget, work):
     if os.path.exists(h5):
         os.remove(h5)
     out = subprocess.run([binary, "simulate", toml, "--seed", str(seed), "-w", str(workers), "--time-budget",
-                          repr(budget), "--json", "-o", h5], capture_output=True, text=True)
+                          repr(budget), "--json", "-o", h5, "--decision-cost", "measured" if measured else "free"],
+                         capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"slurmtune simulate failed: {out.stderr}")
     summary = json.loads(out.stdout)
-    run = Run(table)
+    run = Run(table, seed)
     with h5py.File(h5, "r") as f:
         rows = int(f["commit"][0]["metrics"])
         metrics = f["metrics"][:rows]
     for row in np.sort(metrics, order="seq"):
         run.report(float(row["time"]), float(row[table.metric]))
     run.started = summary["started"]
+    run.decision_s = summary.get("decision_s", 0.0)
     return run
 
 
-def run_optuna(table, sampler_name, pruner_name, seed, workers, budget):
-    sampler = optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe" else optuna.samplers.RandomSampler(seed=seed)
+def optuna_sampler(name, seed):
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "gp":
+        return optuna.samplers.GPSampler(seed=seed)
+    return optuna.samplers.RandomSampler(seed=seed)
+
+
+def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured):
     pruner = {"none": optuna.pruners.NopPruner(),
               "sha": optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3),
               "hyperband": optuna.pruners.HyperbandPruner(min_resource=1, max_resource=table.max_t,
                                                           reduction_factor=3)}[pruner_name]
-    study = optuna.create_study(direction="minimize" if table.mode == "min" else "maximize", sampler=sampler,
-                                pruner=pruner, study_name=f"{table.name}-{seed}")
+    study = optuna.create_study(direction="minimize" if table.mode == "min" else "maximize",
+                                sampler=optuna_sampler(sampler_name, seed), pruner=pruner,
+                                study_name=f"{table.name}-{seed}")
     distributions = {p: optuna_distribution(table.space[p]) for p in table.params}
     unused = np.ones(len(table.configs), bool)
     picker = random.Random(seed)
-    run = Run(table)
+    run = Run(table, seed)
     events, sequence, running = [], 0, {}
+
+    def charged(since):
+        """The decision's measured seconds when they count ([measured]), else 0."""
+        cost = time.perf_counter() - since
+        run.decision_s += cost
+        return cost if measured else 0.0
 
     def launch(worker, now):
         nonlocal sequence
         if not unused.any() or now >= budget:
             return
+        since = time.perf_counter()
         trial = study.ask(distributions)
+        wait = charged(since)
         point = np.array([unit(table.space[p], trial.params[p]) for p in table.params])
         distance = ((table.units - point) ** 2).sum(axis=1)
         distance[~unused] = np.inf
         config = int(np.argmin(distance))
         unused[config] = False
-        runs = table.curves[config]
-        curve = runs[picker.randrange(len(runs))] if len(runs) > 1 else runs[0]
+        curve = table.draw_curve(config, picker)
         running[worker] = [trial, curve, 0]
         run.started += 1
-        heapq.heappush(events, (now + curve[2][0], sequence, worker))
+        heapq.heappush(events, (now + wait + curve[2][0], sequence, worker))
         sequence += 1
 
     for worker in range(workers):
@@ -257,6 +325,7 @@ def run_optuna(table, sampler_name, pruner_name, seed, workers, budget):
         trial, (steps, values, seconds), k = running[worker]
         value, step = float(values[k]), int(steps[k])
         run.report(now, value)
+        since = time.perf_counter()
         trial.report(value, step)
         if pruner_name != "none" and trial.should_prune():
             study.tell(trial, state=optuna.trial.TrialState.PRUNED)
@@ -265,10 +334,49 @@ def run_optuna(table, sampler_name, pruner_name, seed, workers, budget):
                        state=optuna.trial.TrialState.COMPLETE if not math.isnan(value) else optuna.trial.TrialState.FAIL)
         else:
             running[worker][2] = k + 1
-            heapq.heappush(events, (now + seconds[k + 1], sequence, worker))
+            heapq.heappush(events, (now + charged(since) + seconds[k + 1], sequence, worker))
             sequence += 1
             continue
-        launch(worker, now)
+        launch(worker, now + charged(since))
+    return run
+
+
+def run_top_k(table, k, seed, workers, budget):
+    """Egele et al. 2023: every configuration trains one step, in a random order; once all
+    have, the K best go on (from their checkpoint) to the end of their curves."""
+    picker = random.Random(seed)
+    order = list(range(len(table.configs)))
+    picker.shuffle(order)
+    curves = {c: table.draw_curve(c, picker) for c in order}
+    run = Run(table, seed)
+    first, waiting = {}, [(c, 0) for c in order]  # (configuration, index of its next step)
+    events, sequence, idle = [], 0, list(range(workers))
+
+    def assign(now):
+        nonlocal sequence
+        while idle and waiting:
+            config, step = waiting.pop(0)
+            run.started += step == 0
+            heapq.heappush(events, (now + curves[config][2][step], sequence, idle.pop(), config, step))
+            sequence += 1
+
+    assign(0.0)
+    while events:
+        now, _, worker, config, step = heapq.heappop(events)
+        if now > budget:
+            break
+        value = float(curves[config][1][step])
+        run.report(now, value)
+        if step + 1 < len(curves[config][0]) and step > 0:
+            waiting.insert(0, (config, step + 1))
+        elif step == 0:
+            first[config] = value
+            if len(first) == len(order):  # everything has trained one step: the K best go on
+                sign = 1 if table.mode == "min" else -1
+                ranked = sorted((c for c in first if not math.isnan(first[c])), key=lambda c: sign * first[c])
+                waiting += [(c, 1) for c in ranked[:k] if len(curves[c][0]) > 1]
+        idle.append(worker)
+        assign(now)
     return run
 
 
@@ -288,70 +396,157 @@ def quartiles(values, lower_is_better=True):
     return at(0.25), at(0.5), at(0.75)
 
 
-def fmt(value, digits=3):
-    if value is None:
-        return "-"
-    return f"{value:.{digits}g}" if abs(value) < 1000 else f"{value:.0f}"
+def times_by_seed(runs, target_index, seeds):
+    """Times to a target in seed order; a seed that never reaches it counts as infinite."""
+    by_seed = {r.seed: r.times[target_index] for r in runs}
+    return np.array([math.inf if by_seed.get(s) is None else by_seed[s] for s in seeds])
 
 
-def summarise(runs, budget):
-    q25, median, q75 = quartiles([r.time_to_target for r in runs])
-    regrets = [quartiles([r.regret_at(f * budget) for r in runs])[1] for f in BUDGET_FRACTIONS]
-    started = float(np.median([r.started for r in runs]))
-    reached = sum(r.time_to_target is not None for r in runs)
-    return dict(median=median, q25=q25, q75=q75, reached=reached, regrets=regrets, started=started)
+def speedup_interval(ours, theirs, rng):
+    """Median of theirs over median of ours, with a paired (same seeds) bootstrap 95 %
+    percentile interval. Infinite medians (half the seeds never reached the target) give
+    inf or 0; both infinite, nan."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = float(np.median(theirs) / np.median(ours))
+        picks = rng.integers(0, len(ours), size=(BOOTSTRAP_RESAMPLES, len(ours)))
+        ratios = np.median(theirs[picks], axis=1) / np.median(ours[picks], axis=1)
+    ratios = ratios[~np.isnan(ratios)]
+    if not len(ratios):
+        return point, math.nan, math.nan
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return point, float(low), float(high)
+
+
+def summarise(runs, table, budget):
+    per_target = []
+    for i in range(len(table.targets)):
+        q25, median, q75 = quartiles([r.times[i] for r in runs])
+        per_target.append(dict(median=median, q25=q25, q75=q75, reached=sum(r.times[i] is not None for r in runs),
+                               seeds=len(runs)))
+    regrets = [quartiles([r.regret_at(f * budget, table.best) for r in runs])[1] for f in BUDGET_FRACTIONS]
+    return dict(targets=per_target, regrets=regrets, started=float(np.median([r.started for r in runs])),
+                decision_s=float(np.median([r.decision_s for r in runs])))
 
 
 def run_task(task):
     """One (method, seed) in a worker process: (name, run, wall seconds)."""
-    name, method, seed, args, table, budget, work = task
+    method, seed, args, table, budget, work = task
     started = time.time()
-    if name.startswith("slurmtune"):
-        folder = os.path.join(work, f"{table.name}-{name.replace(' ', '_')}-{seed}")
+    if method.kind == "slurmtune":
+        folder = os.path.join(work, f"{table.name}-{method.name.replace(' ', '_')}-{seed}")
         os.makedirs(folder, exist_ok=True)
-        run = run_slurmtune(args.slurmtune, table, method, seed, args.workers, budget, folder)
+        run = run_slurmtune(args.slurmtune, table, method.args, seed, args.workers, budget, folder, method.measured)
+    elif method.kind == "optuna":
+        run = run_optuna(table, *method.args, seed, args.workers, budget, method.measured)
     else:
-        run = run_optuna(table, *method, seed, args.workers, budget)
+        run = run_top_k(table, method.args[0], seed, args.workers, budget)
     run.table = None  # sent back without the table
-    return name, run, time.time() - started
+    return method.name, run, time.time() - started
 
 
-def benchmark(args, table, work):
-    budget = table.total_seconds / args.workers
-    methods = [("slurmtune " + v[0], v[1:]) for v in SLURMTUNE_VARIANTS]
-    methods += [(f"optuna {s} + {p}", (s, p)) for s in OPTUNA_SAMPLERS for p in OPTUNA_PRUNERS]
+def all_methods(args):
+    methods = [Method("slurmtune " + v[0], "slurmtune", v[1:], v[0].endswith("[measured]")) for v in SLURMTUNE_VARIANTS]
+    samplers = [s for s in OPTUNA_SAMPLERS if s != "gp" or hasattr(optuna.samplers, "GPSampler")]
+    label = f"optuna {optuna.__version__}"
+    methods += [Method(f"{label} {s} + {p}", "optuna", (s, p)) for s in samplers for p in OPTUNA_PRUNERS]
+    methods += [Method(f"{label} {s} + {p} [measured]", "optuna", (s, p), True)
+                for s, p in OPTUNA_MEASURED if s in samplers]
+    methods.append(Method(f"top-{args.top_k} after one step", "top-k", (args.top_k,)))
     if args.methods:  # fifo (random search) stays: the ratios are relative to it
-        methods = [m for m in methods if m[0] == "slurmtune fifo" or any(w in m[0] for w in args.methods)]
-    tasks = [(name, method, seed, args, table, budget, work) for name, method in methods for seed in range(args.seeds)]
-    runs, walls = {name: [] for name, _ in methods}, {name: 0.0 for name, _ in methods}
+        methods = [m for m in methods if m.name == "slurmtune fifo" or any(w in m.name for w in args.methods)]
+    return methods
+
+
+def benchmark(args, table, work, merged):
+    """{method name: (summary, CPU seconds, runs)} over args.seeds seeds."""
+    budget = table.total_seconds / args.workers
+    methods = all_methods(args)
+    tasks = [(m, seed, args, table, budget, work) for m in methods for seed in range(args.seeds)]
+    runs, walls = {m.name: [] for m in methods}, {m.name: 0.0 for m in methods}
     with multiprocessing.Pool(args.jobs) as pool:
         for name, run, wall in pool.imap_unordered(run_task, tasks):
             run.table = table
             runs[name].append(run)
             walls[name] += wall
-    return budget, {name: (summarise(runs[name], budget), walls[name]) for name, _ in methods}
+    for name, saved in merged.get(table.name, {}).items():  # possibly fewer seeds (a slow method)
+        runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
+        walls[name] = saved["cpu_s"]
+        for run in runs[name]:
+            run.table = table
+    return budget, {name: (summarise(rs, table, budget), walls[name], rs) for name, rs in runs.items()}
+
+
+def optuna_best(results, target_index):
+    """Optuna's variant with the lowest median time to the target (free decisions)."""
+    medians = {name: r["targets"][target_index]["median"] for name, (r, _, _) in results.items()
+               if name.startswith("optuna") and "[measured]" not in name}
+    reached = {n: m for n, m in medians.items() if m is not None}
+    return min(reached, key=reached.get) if reached else None
 
 
 def print_table(args, table, budget, results):
-    random_median = results["slurmtune fifo"][0]["median"]
-    optuna_best = min((r["median"] for name, (r, _) in results.items() if name.startswith("optuna") and r["median"]),
-                      default=None)
+    rng = np.random.default_rng(0)
     curves = sum(len(r) for r in table.curves)
     print(f"\n### {table.name}: {len(table.configs)} configurations ({curves} curves) x {table.max_t} steps, "
           f"{args.workers} workers, {args.seeds} seeds")
-    print(f"target {table.metric} {'<=' if table.mode == 'min' else '>='} {fmt(table.target, 4)} "
-          f"(2nd percentile of the curves' best), table best {fmt(table.best, 4)}, budget {budget:.1f} s virtual\n")
-    header = ["method", "time to target s, median [q25, q75]", "reached",
-              *[f"regret @{int(f * 100)}%" for f in BUDGET_FRACTIONS], "trials", "vs random", "vs Optuna best", "CPU s"]
+    relation = "<=" if table.mode == "min" else ">="
+    print("targets " + ", ".join(f"T{i + 1}: {table.metric} {relation} {fmt(t, 4)} ({p}th percentile of the "
+                                 f"curves' best)" for i, (t, p) in enumerate(zip(table.targets, TARGET_PERCENTILES)))
+          + f"; table best {fmt(table.best, 4)}; budget {budget:.1f} s virtual")
+    bests = [optuna_best(results, i) for i in range(len(table.targets))]
+    print("Optuna's best variant: " + ", ".join(f"T{i + 1} {b}" for i, b in enumerate(bests)) + "\n")
+    header = ["method"]
+    for i in range(len(table.targets)):
+        header += [f"T{i + 1} time s, median [q25, q75]", "reached", f"T{i + 1} speed-up vs Optuna best [95% CI]"]
+    header += [f"regret @{int(f * 100)}%" for f in BUDGET_FRACTIONS] + ["trials", "decisions s", "CPU s"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for name, (r, wall) in results.items():
-        vs_random = fmt(random_median / r["median"], 3) + "x" if r["median"] and random_median else "-"
-        vs_optuna = fmt(r["median"] / optuna_best, 3) if r["median"] and optuna_best else "-"
-        print(f"| {name} | {fmt(r['median'])} [{fmt(r['q25'])}, {fmt(r['q75'])}] | {r['reached']}/{args.seeds} | "
-              + " | ".join(fmt(x) for x in r["regrets"])
-              + f" | {r['started']:.0f} | {vs_random} | {vs_optuna} | {wall:.1f} |")
+    for name, (r, wall, runs) in results.items():
+        cells = [name]
+        for i, t in enumerate(r["targets"]):
+            cells += [f"{fmt(t['median'])} [{fmt(t['q25'])}, {fmt(t['q75'])}]", f"{t['reached']}/{t['seeds']}"]
+            if bests[i] is None:
+                cells.append("-")
+                continue
+            theirs = results[bests[i]][2]
+            seeds = sorted({r.seed for r in runs} & {r.seed for r in theirs})  # paired: the seeds both ran
+            point, low, high = speedup_interval(times_by_seed(runs, i, seeds), times_by_seed(theirs, i, seeds), rng)
+            cells.append(f"{fmt(point)} [{fmt(low)}, {fmt(high)}]")
+        cells += [fmt(x) for x in r["regrets"]] + [f"{r['started']:.0f}", fmt(r["decision_s"]), f"{wall:.1f}"]
+        print("| " + " | ".join(cells) + " |")
     sys.stdout.flush()
+
+
+def plot_regret(path, table, budget, results, names):
+    """Median regret against virtual time, one line per method (log scale)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    grid = np.linspace(0, budget, 200)[1:]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for name in names:
+        if name not in results:
+            continue
+        runs = results[name][2]
+        medians = [quartiles([r.regret_at(t, table.best) for r in runs])[1] for t in grid]
+        ax.plot(grid, [m if m is not None else np.nan for m in medians], label=name)
+    ax.set_yscale("symlog", linthresh=1e-4)
+    ax.set_xscale("log")
+    ax.set_xlabel("virtual seconds")
+    ax.set_ylabel(f"median regret ({table.metric})")
+    ax.set_title(f"{table.name}: median over {len(next(iter(results.values()))[2])} seeds")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def fmt(value, digits=3):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if math.isinf(value):
+        return "inf"
+    return f"{value:.{digits}g}" if abs(value) < 1000 else f"{value:.0f}"
 
 
 def main():
@@ -359,18 +554,37 @@ def main():
     parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt"])
     parser.add_argument("--methods", nargs="+", help="only the methods whose names contain one of these words")
-    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--seeds", type=int, default=60)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--top-k", type=int, default=TOP_K, help="K of the top-K baseline")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes running seeds in parallel")
+    parser.add_argument("--save", help="write every run of every method to this JSON file")
+    parser.add_argument("--merge", nargs="+", default=[], help="add the runs saved in these JSON files")
+    parser.add_argument("--plot", help="write PREFIX-TABLE.png: median regret against virtual time")
     args = parser.parse_args()
-    print(f"slurmtune {subprocess.run([args.slurmtune, '--version'], capture_output=True, text=True).stdout.split()[-1]}"
-          f", Optuna {optuna.__version__}; `vs random`: how many times sooner than random search without "
-          f"stopping (slurmtune fifo); `vs Optuna best`: median time to target over that of Optuna's best variant")
+    merged = {}
+    for path in args.merge:
+        with open(path) as f:
+            for table, methods in json.load(f).items():
+                merged.setdefault(table, {}).update(methods)
+    version = subprocess.run([args.slurmtune, "--version"], capture_output=True, text=True).stdout.split()
+    print(f"slurmtune {version[-1] if version else '?'}, Optuna {optuna.__version__}; `speed-up`: Optuna's best "
+          f"variant's median time to the target over the method's (> 1: sooner)")
+    saved = {}
     with tempfile.TemporaryDirectory() as work:
         for name in args.tables:
             table = Table(name)
-            budget, results = benchmark(args, table, work)
+            budget, results = benchmark(args, table, work, merged)
             print_table(args, table, budget, results)
+            saved[name] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
+            if args.plot:
+                best = optuna_best(results, 0)
+                names = ["slurmtune recommended", "slurmtune asha (ray)", "slurmtune fifo",
+                         f"top-{args.top_k} after one step", best] + [n for n in results if "gp +" in n and "sha" in n]
+                plot_regret(f"{args.plot}-{name}.png", table, budget, results, [n for n in names if n])
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(saved, f)
 
 
 if __name__ == "__main__":

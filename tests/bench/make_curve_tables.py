@@ -135,11 +135,16 @@ def digits_deep(writer, limit, epochs=81):
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model.partial_fit(x_train, y_train, classes=classes)
-                proba = model.predict_proba(x_val)
+                try:
+                    model.partial_fit(x_train, y_train, classes=classes)
+                    proba = model.predict_proba(x_val)
+                except ValueError:  # diverged: scikit-learn refuses non-finite weights
+                    proba = np.full((len(y_val), len(classes)), np.nan)
             seconds = time.perf_counter() - start
             loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) if np.all(np.isfinite(proba)) else float("nan")
-            writer.writerow([*c.values(), epoch, sig(loss), sig(seconds, 4)])
+            writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
+            if not math.isfinite(loss):  # a diverged run ends here, as a real trial would fail
+                break
         progress(i, limit)
 
 

@@ -55,8 +55,8 @@ def main():
     work = tempfile.mkdtemp(prefix="slurmtune-predictions-")
     try:
         first, second = os.path.join(work, "a.h5"), os.path.join(work, "b.h5")
-        run(slurmtune, "simulate", study, "-q", "-o", first)
-        run(slurmtune, "simulate", study, "-q", "-o", second)
+        run(slurmtune, "simulate", study, "-q", "--decision-cost", "free", "-o", first)
+        run(slurmtune, "simulate", study, "-q", "--decision-cost", "free", "-o", second)
         live = recorded(first)
         assert live, "no prediction recorded"
         assert live == recorded(second), "two simulations of one study predicted differently"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <queue>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -60,6 +61,7 @@ class Simulator {
         max_trials_(spec.max_trials),
         workers_(options.workers),
         busy_since_(options.workers, 0.0),
+        decision_wait_(options.workers, 0.0),
         segment_since_(options.workers, 0.0),
         running_trial_(options.workers, 0),
         options_(options) {
@@ -192,8 +194,9 @@ class Simulator {
     segment_since_[worker] = time_s;
     if (clock_) clock_->attempt_started(trial, trials_[trial].step, time_s);
     if (costs_) costs_->startup_s += options_.startup_s;
-    events_.push(
-        StepDone{time_s + options_.startup_s + trials_[trial].next.seconds, sequence_++, worker});
+    events_.push(StepDone{time_s + take_decision_wait(worker) + options_.startup_s +
+                              trials_[trial].next.seconds,
+                          sequence_++, worker});
   }
 
   // Fetches the trial's next report from its curve; false where the curve ends.
@@ -255,7 +258,25 @@ class Simulator {
   void schedule_step(std::size_t worker, double time_s) {
     const TrialRecord& t = trials_[running_trial_[worker]];
     segment_since_[worker] = time_s;
-    events_.push(StepDone{time_s + t.next.seconds, sequence_++, worker});
+    events_.push(StepDone{time_s + take_decision_wait(worker) + t.next.seconds, sequence_++, worker});
+  }
+
+  // The decision clock's reading (0 when decisions are free).
+  double decision_clock() const {
+    return options_.decision_clock ? options_.decision_clock() : 0.0;
+  }
+
+  // What the decision begun at `since` cost, owed by `worker` before its next step.
+  void charge_decision(std::size_t worker, double since) {
+    if (!options_.decision_clock) return;
+    const double cost = std::max(0.0, options_.decision_clock() - since);
+    decision_wait_[worker] += cost;
+    decision_s_ += cost;
+    ++decisions_charged_;
+  }
+
+  double take_decision_wait(std::size_t worker) {
+    return std::exchange(decision_wait_[worker], 0.0);
   }
 
   // The recorded run ended here (stopped, failed, or the table's last step): so does
@@ -279,8 +300,10 @@ class Simulator {
     }
     t.judged = t.reports;
     const double value = t.value;
+    const double decided_since = decision_clock();
     const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
     suggester_->reported(trial, t.step, value, outcome);
+    charge_decision(event.worker, decided_since);
     ++progress_.reports;
     observer_->reported(trial, t.step, value, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
@@ -324,7 +347,9 @@ class Simulator {
   // table has no configuration left.
   std::optional<TrialId> start_trial(double time_s) {
     const TrialId trial = progress_.started;
+    const double suggested_since = decision_clock();
     const Suggestion suggestion = suggester_->suggest(trial);
+    charge_decision(idle_.back(), suggested_since);  // the worker launch() takes
     const auto curve = objective_->draw(trial, suggestion);
     if (!curve) {
       max_trials_ = progress_.started;
@@ -450,6 +475,8 @@ class Simulator {
     s.ended_as_recorded = ended_as_recorded_;
     s.beyond_recorded = beyond_recorded_;
     s.time_to_target_s = time_to_target_;
+    s.decisions_charged = decisions_charged_;
+    s.decision_s = decision_s_;
     s.makespan_s = now_;
     s.utilisation = now_ > 0 ? busy_s_ / (static_cast<double>(workers_) * now_) : 0.0;
     if (costs_) {
@@ -471,6 +498,7 @@ class Simulator {
   std::size_t workers_;
   std::uint64_t progress_every_ = 1;
   std::vector<double> busy_since_;
+  std::vector<double> decision_wait_;  // measured decision seconds owed before the next step
   std::vector<double> segment_since_;  // when the worker's current step (or start-up) began
   std::vector<TrialId> running_trial_;
   SimulationOptions options_;
@@ -490,6 +518,8 @@ class Simulator {
   double best_step_ = 0;
   std::optional<double> time_to_target_;
   double busy_s_ = 0;
+  double decision_s_ = 0;
+  std::uint64_t decisions_charged_ = 0;
   double now_ = 0;
   bool closed_ = false;
   bool halted_ = false;

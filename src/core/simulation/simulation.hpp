@@ -4,6 +4,7 @@
 // or recorded learning curves. Nothing sleeps and nothing reads a clock, so a million
 // trials take seconds and the same seed gives the same run everywhere.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,13 @@ struct SimulationOptions {
   const CurveTable* curves = nullptr;
   /// With `curves`: a configuration may be drawn again (by default each at most once).
   bool reuse_configurations = false;
+  /// Reads a monotonic clock in seconds. When set, what each decision really cost (the
+  /// sampler's suggestion, the scheduler's and sampler's handling of a report) is charged
+  /// to the virtual clock: the worker waiting for it starts its next step that much later,
+  /// as a trial waits for the coordinator. Unset, decisions are free and a seed gives the
+  /// same run everywhere; set, the run depends on the machine (core stays clock-free: the
+  /// caller supplies the clock).
+  std::function<double()> decision_clock;
 };
 
 /// Where the compute of a simulation with allocations went, in worker-seconds.
@@ -72,6 +80,9 @@ struct SimulationSummary {
   std::uint64_t ended_as_recorded = 0;
   /// ... of which promotions (resumes) past that end, ended instead of invented.
   std::uint64_t beyond_recorded = 0;
+  /// With SimulationOptions::decision_clock: decisions measured and their seconds in all.
+  std::uint64_t decisions_charged = 0;
+  double decision_s = 0;
 };
 
 /// Receives every event of a simulation (the study file writer of later modules, tests).

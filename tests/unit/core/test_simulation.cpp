@@ -93,6 +93,26 @@ BOOST_AUTO_TEST_CASE(the_same_seed_gives_the_same_run) {
   }
 }
 
+// A decision clock that advances a quarter of a second on every reading: each decision
+// (a suggestion, a judged report) then costs exactly 0.25 s, waited for by its worker.
+BOOST_AUTO_TEST_CASE(measured_decisions_delay_the_worker_that_waits_for_them) {
+  const StudySpec s = study(SchedulerType::Fifo, 20);
+  SimulationOptions options;
+  options.workers = 1;
+  const auto free = simulate_study(s, options, nullptr);
+  BOOST_TEST(free.decisions_charged == 0U);
+  BOOST_TEST(free.decision_s == 0.0);
+  double reading = 0;
+  options.decision_clock = [&reading] { return reading += 0.25; };
+  const auto charged = simulate_study(s, options, nullptr);
+  BOOST_TEST(charged.decisions_charged == 20U + 20U * 27U);  // suggestions and reports
+  BOOST_TEST(charged.decision_s == 0.25 * 560, boost::test_tools::tolerance(1e-9));
+  // One worker waits for every decision but the last report's (nothing follows it).
+  BOOST_TEST(charged.makespan_s == free.makespan_s + 0.25 * 559,
+             boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(charged.final.reports == free.final.reports);
+}
+
 BOOST_AUTO_TEST_CASE(one_worker_is_always_busy) {
   const auto s = run(study(SchedulerType::Asha, 50), 1);
   BOOST_TEST(s.utilisation == 1.0, boost::test_tools::tolerance(1e-9));
