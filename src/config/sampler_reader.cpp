@@ -64,6 +64,10 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
   read_count(r, "fit_iterations", iterations, 1);
   if (iterations > 10000) r.fail("fit_iterations", "must be at most 10000");
   o.fit_iterations = static_cast<int>(iterations);
+  if (r.has("rung_weighting"))
+    o.rung_weighting = r.keyword("rung_weighting", {"first-rung", "hyper-tune"}) == "hyper-tune"
+                           ? core::RungWeighting::HyperTune
+                           : core::RungWeighting::FirstRung;
 }
 
 }  // namespace

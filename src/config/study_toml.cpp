@@ -166,7 +166,10 @@ toml::table sampler_table(const core::SamplerSpec& s) {
                        {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
                        {"random_fraction", o.random_fraction},
                        {"refit_growth", o.refit_growth},
-                       {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)}};
+                       {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
+                       {"rung_weighting", o.rung_weighting == core::RungWeighting::HyperTune
+                                              ? "hyper-tune"
+                                              : "first-rung"}};
   }
   return {};
 }

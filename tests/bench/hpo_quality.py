@@ -87,6 +87,9 @@ SLURMTUNE_VARIANTS = [
     ("mobster + asha (ray)", ASHA_RAY, "mobster"),
     ("mobster + asha_promotion", ASHA_PROMOTION, "mobster"),
     ("mobster + hyperband (ray)", HYPERBAND_RAY, "mobster"),
+    ("mobster hyper-tune + asha_promotion", ASHA_PROMOTION, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("mobster hyper-tune + asha (ray)", ASHA_RAY, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("mobster hyper-tune + hyperband (ray)", HYPERBAND_RAY, "mobster", {"rung_weighting": "hyper-tune"}),
     ("asha_promotion predict", ASHA_PREDICT),
     ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
     ("recommended", *RECOMMENDED),
@@ -452,8 +455,13 @@ def all_methods(args):
     methods += [Method(f"{label} {s} + {p} [measured]", "optuna", (s, p), True)
                 for s, p in OPTUNA_MEASURED if s in samplers]
     methods.append(Method(f"top-{args.top_k} after one step", "top-k", (args.top_k,)))
-    if args.methods:  # fifo (random search) stays: the ratios are relative to it
+    if args.methods:  # fifo (random search) stays as the reference
         methods = [m for m in methods if m.name == "slurmtune fifo" or any(w in m.name for w in args.methods)]
+    if args.only:
+        unknown = set(args.only) - {m.name for m in methods}
+        if unknown:
+            sys.exit(f"--only: no method named {', '.join(sorted(unknown))}")
+        methods = [m for m in methods if m.name in args.only]
     return methods
 
 
@@ -554,6 +562,7 @@ def main():
     parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt"])
     parser.add_argument("--methods", nargs="+", help="only the methods whose names contain one of these words")
+    parser.add_argument("--only", nargs="+", help="only the methods of exactly these names")
     parser.add_argument("--seeds", type=int, default=60)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--top-k", type=int, default=TOP_K, help="K of the top-K baseline")

@@ -162,6 +162,24 @@ std::vector<Prediction> Posterior::predict(std::span<const double> points) const
   return out;
 }
 
+std::vector<double> Posterior::leave_one_out_means(std::span<const std::size_t> rows) const {
+  const auto n = static_cast<Eigen::Index>(data_.size());
+  Matrix unit = Matrix::Zero(n, static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    if (rows[j] >= data_.size()) throw Error("gp: leave-one-out row out of range");
+    unit(static_cast<Eigen::Index>(rows[j]), static_cast<Eigen::Index>(j)) = 1;
+  }
+  // The diagonal of K^-1 at each row: the squared norm of L^-1 e_i.
+  const Matrix v = factor_->llt.matrixL().solve(unit);
+  std::vector<double> out(rows.size());
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    const double inverse_diagonal = v.col(static_cast<Eigen::Index>(j)).squaredNorm();
+    const auto i = static_cast<Eigen::Index>(rows[j]);
+    out[j] = data_.targets[rows[j]] - factor_->alpha(i) / inverse_diagonal;
+  }
+  return out;
+}
+
 double Posterior::log_marginal_likelihood() const {
   const auto n = static_cast<double>(data_.size());
   const Eigen::Map<const Vector> y(data_.targets.data(), static_cast<Eigen::Index>(data_.size()));

@@ -58,6 +58,9 @@ class Posterior {
 
   /// Mean and variance at each of `points` (rows of dims numbers).
   std::vector<Prediction> predict(std::span<const double> points) const;
+  /// The mean at each of `rows`' own inputs given every other observation (leave one
+  /// out, without refitting: Rasmussen and Williams 2006, eq. 5.12).
+  std::vector<double> leave_one_out_means(std::span<const std::size_t> rows) const;
   /// log p(targets | inputs, hyperparameters).
   double log_marginal_likelihood() const;
   const Hyperparameters& hyperparameters() const;

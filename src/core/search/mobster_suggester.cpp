@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/search/rung_weighting.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -17,6 +18,7 @@ constexpr std::size_t kFirstFit = 4;                               // the refit 
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
+constexpr std::size_t kMinRanked = 3;     // configurations a rung needs to be ranked against
 
 double normal_pdf(double z) {
   return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
@@ -279,6 +281,46 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
   return out;
 }
 
+std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<std::size_t>& chosen,
+                                                             const gp::Data& data,
+                                                             const gp::Posterior& posterior) const {
+  const double first = *first_resource_;
+  if (options_.rung_weighting == RungWeighting::FirstRung) return {{first, 1.0}};
+  std::map<double, std::vector<std::size_t>> rows;  // data rows by resource
+  for (std::size_t k = 0; k < chosen.size(); ++k)
+    rows[observations_[chosen[k]].resource].push_back(k);
+  // The reference: the highest rung with enough configurations to rank.
+  auto reference = rows.rbegin();
+  while (reference != rows.rend() && reference->second.size() < kMinRanked)
+    ++reference;
+  if (reference == rows.rend() || reference->first == first) return {{first, 1.0}};
+  const auto& reference_rows = reference->second;
+  std::vector<double> observed;
+  std::map<TrialId, double> at_reference;
+  for (const auto k : reference_rows) {
+    observed.push_back(data.targets[k]);
+    at_reference[observations_[chosen[k]].trial] = data.targets[k];
+  }
+  std::map<double, std::optional<double>> agreement;
+  // The reference rung itself: its leave-one-out means (its own fit would rank trivially).
+  agreement[reference->first] =
+      concordance(posterior.leave_one_out_means(reference_rows), observed);
+  // A lower rung: its observations of the configurations also seen at the reference.
+  for (const auto& [resource, ks] : rows) {
+    if (resource >= reference->first) break;
+    std::vector<double> here, there;
+    for (const auto k : ks)
+      if (const auto it = at_reference.find(observations_[chosen[k]].trial);
+          it != at_reference.end()) {
+        here.push_back(data.targets[k]);
+        there.push_back(it->second);
+      }
+    agreement[resource] =
+        here.size() >= kMinRanked ? std::optional(concordance(here, there)) : std::nullopt;
+  }
+  return rung_weights(agreement, first);
+}
+
 Configuration MobsterSuggester::propose(TrialId trial) {
   const gp::Hyperparameters h = hyperparameters();
   const std::vector<std::size_t> chosen =
@@ -287,22 +329,25 @@ Configuration MobsterSuggester::propose(TrialId trial) {
   const double first = *first_resource_;
   const double first_feature = resource_feature(first);
 
-  // The incumbent at the first resource, and the best trials there (perturbation centres).
-  double incumbent = -INFINITY;
+  // The incumbent at each resource (the best standardised score there), and the best
+  // trials at the first one (perturbation centres).
+  std::map<double, double> incumbents;
   std::vector<std::pair<double, TrialId>> at_first;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     const auto& o = observations_[chosen[k]];
-    if (o.resource != first) continue;
-    incumbent = std::max(incumbent, data.targets[k]);
-    at_first.emplace_back(data.targets[k], o.trial);
+    const auto [it, fresh] = incumbents.emplace(o.resource, data.targets[k]);
+    if (!fresh) it->second = std::max(it->second, data.targets[k]);
+    if (o.resource == first) at_first.emplace_back(data.targets[k], o.trial);
   }
-  if (at_first.empty()) incumbent = *std::max_element(data.targets.begin(), data.targets.end());
+  const double best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
   std::stable_sort(at_first.begin(), at_first.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<TrialId> centres;
   for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
     centres.push_back(at_first[k].second);
 
+  gp::Posterior posterior(data, h);
+  const std::map<double, double> weights = acquisition_rungs(chosen, data, posterior);
   // Pending trials land, in the model's belief, on its mean at the first resource.
   std::vector<double> pending;
   for (TrialId t = 0; t < trials_.size(); ++t) {
@@ -311,7 +356,6 @@ Configuration MobsterSuggester::propose(TrialId trial) {
     pending.insert(pending.end(), s.features.begin(), s.features.end());
     pending.push_back(first_feature);
   }
-  gp::Posterior posterior(data, h);
   if (!pending.empty()) {
     const auto believed = posterior.predict(pending);
     data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
@@ -320,24 +364,24 @@ Configuration MobsterSuggester::propose(TrialId trial) {
     posterior = gp::Posterior(std::move(data), h);
   }
 
+  // Expected improvement at each weighted rung, over that rung's incumbent.
   const std::vector<Configuration> pool = candidates(trial, centres);
-  std::vector<double> points;
+  std::vector<double> acquisition(pool.size(), 0.0), points;
   points.reserve(pool.size() * (encoder_.dims() + 1));
-  for (const auto& config : pool) {
-    encoder_.encode(config, points);
-    points.push_back(first_feature);
-  }
-  const auto predictions = posterior.predict(points);
-  std::size_t best = 0;
-  double best_ei = -INFINITY;
-  for (std::size_t c = 0; c < predictions.size(); ++c) {
-    const double ei = expected_improvement(predictions[c], incumbent);
-    if (ei > best_ei) {
-      best_ei = ei;
-      best = c;
+  for (const auto& [resource, weight] : weights) {
+    points.clear();
+    for (const auto& config : pool) {
+      encoder_.encode(config, points);
+      points.push_back(resource_feature(resource));
     }
+    const auto it = incumbents.find(resource);
+    const double incumbent = it != incumbents.end() ? it->second : best_anywhere;
+    const auto predictions = posterior.predict(points);
+    for (std::size_t c = 0; c < predictions.size(); ++c)
+      acquisition[c] += weight * expected_improvement(predictions[c], incumbent);
   }
-  return pool[best];
+  return pool[static_cast<std::size_t>(
+      std::max_element(acquisition.begin(), acquisition.end()) - acquisition.begin())];
 }
 
 }  // namespace slurmtune::core

@@ -70,6 +70,10 @@ class MobsterSuggester final : public Suggester {
   /// Rows (features + resource) and standardised targets of the chosen observations.
   gp::Data data_of(const std::vector<std::size_t>& chosen) const;
   const gp::Hyperparameters& hyperparameters();
+  /// The rungs the acquisition looks at, with their weights (rung_weighting).
+  std::map<double, double> acquisition_rungs(const std::vector<std::size_t>& chosen,
+                                             const gp::Data& data,
+                                             const gp::Posterior& posterior) const;
   Configuration propose(TrialId trial);
   std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
 

@@ -23,6 +23,11 @@ struct BohbOptions {
 /// MOBSTER's searcher (Klein et al. 2020): a Gaussian process over (configuration,
 /// resource) proposing each new trial by expected improvement at the first resource it
 /// will reach (mobster_suggester.hpp).
+/// Where MOBSTER's acquisition looks: expected improvement at the first rung (the
+/// paper's choice), or a weighted sum over the rungs, weighted by how well each ranks
+/// configurations as the highest well-observed rung does (Hyper-Tune; rung_weighting.hpp).
+enum class RungWeighting { FirstRung, HyperTune };
+
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
   std::size_t num_candidates = 250;       ///< random configurations scored per suggestion
@@ -32,6 +37,7 @@ struct MobsterOptions {
   double random_fraction = 0.1;           ///< share of later configurations drawn at random
   double refit_growth = 1.25;             ///< refit once the observations grew by this factor
   int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
+  RungWeighting rung_weighting = RungWeighting::FirstRung;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

@@ -70,3 +70,27 @@ BOOST_AUTO_TEST_CASE(mismatched_shapes_are_refused) {
   data.inputs.push_back(0.4);
   BOOST_CHECK_THROW(gp::Posterior(data, gp::default_hyperparameters(3)), slurmtune::UsageError);
 }
+
+// Leave-one-out in closed form against the posterior conditioned without that row.
+BOOST_AUTO_TEST_CASE(leave_one_out_means_equal_conditioning_without_the_row) {
+  const auto data = relevant_and_irrelevant(25, 3);
+  const auto h = gp::fit(data, gp::default_hyperparameters(2), {});
+  const gp::Posterior posterior(data, h);
+  const std::vector<std::size_t> rows = {0, 7, 24};
+  const auto loo = posterior.leave_one_out_means(rows);
+  BOOST_REQUIRE_EQUAL(loo.size(), rows.size());
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    gp::Data without;
+    without.dims = 2;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (i == rows[j]) continue;
+      const auto r = data.row(i);
+      without.inputs.insert(without.inputs.end(), r.begin(), r.end());
+      without.targets.push_back(data.targets[i]);
+    }
+    const auto row = data.row(rows[j]);
+    const auto direct = gp::Posterior(without, h).predict(std::vector<double>(row.begin(), row.end()));
+    BOOST_TEST(loo[j] == direct[0].mean, boost::test_tools::tolerance(1e-7));
+  }
+  BOOST_CHECK_THROW(posterior.leave_one_out_means(std::vector<std::size_t>{25}), slurmtune::Error);
+}

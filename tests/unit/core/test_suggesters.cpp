@@ -215,6 +215,36 @@ BOOST_AUTO_TEST_CASE(mobster_starts_at_random_then_follows_its_model) {
   BOOST_TEST(distance / 20 < 0.15);
 }
 
+// Curves that cross: at rung 1 the best x is 0.2, from rung 3 on it is 0.8, and every
+// trial is observed at rungs 1, 3 and 9. MOBSTER's first-rung acquisition follows rung 1;
+// Hyper-Tune's weighting finds that rung 1 ranks against rung 9 and follows rungs 3 and 9.
+BOOST_AUTO_TEST_CASE(mobster_hyper_tune_weighting_trusts_the_rungs_that_rank_like_the_last) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  for (const auto weighting : {RungWeighting::FirstRung, RungWeighting::HyperTune}) {
+    auto spec = mobster_spec(6);
+    spec.mobster.rung_weighting = weighting;
+    const auto s = make_suggester(space, spec, false, 5);
+    double from_early = 0, from_late = 0;
+    for (TrialId t = 0; t < 30; ++t) {
+      const double x = as_number(s->suggest(t).config.values[0]);
+      if (t >= 10) {
+        from_early += std::fabs(x - 0.2) / 20;
+        from_late += std::fabs(x - 0.8) / 20;
+      }
+      s->reported(t, 1, std::fabs(x - 0.2), at_rung(1, Decision::Continue));
+      s->reported(t, 3, std::fabs(x - 0.8) * 0.5, at_rung(3, Decision::Continue));
+      s->reported(t, 9, std::fabs(x - 0.8) * 0.3, at_rung(9, Decision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    BOOST_TEST_CONTEXT((weighting == RungWeighting::HyperTune ? "hyper-tune" : "first-rung")) {
+      if (weighting == RungWeighting::HyperTune)
+        BOOST_TEST(from_late < 0.15);
+      else
+        BOOST_TEST(from_early < 0.15);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(mobster_draws_its_random_fraction_at_random) {
   const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
   auto spec = mobster_spec(5);
