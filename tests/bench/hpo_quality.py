@@ -498,7 +498,7 @@ def print_table(args, table, budget, results):
     print(f"\n### {table.name}: {len(table.configs)} configurations ({curves} curves) x {table.max_t} steps, "
           f"{args.workers} workers, {args.seeds} seeds")
     relation = "<=" if table.mode == "min" else ">="
-    print("targets " + ", ".join(f"T{i + 1}: {table.metric} {relation} {fmt(t, 4)} ({p}th percentile of the "
+    print("targets " + ", ".join(f"T{i + 1}: {table.metric} {relation} {fmt(t, 4)} ({ordinal(p)} percentile of the "
                                  f"curves' best)" for i, (t, p) in enumerate(zip(table.targets, TARGET_PERCENTILES)))
           + f"; table best {fmt(table.best, 4)}; budget {budget:.1f} s virtual")
     bests = [optuna_best(results, i) for i in range(len(table.targets))]
@@ -547,6 +547,10 @@ def plot_regret(path, table, budget, results, names):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def ordinal(n):
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def fmt(value, digits=3):
