@@ -8,7 +8,8 @@ SIGTERM), mpi (a 2-node, 4-rank MPI trial whose rank 0 reports), the trial-group
 scenarios groups* / promotion / digits (here), and the reliability scenarios of
 run_reliability.py: faults, limits, clock, term (SIGUSR1: exit 75, the job requeues
 itself and resumes), tpe-resume and mobster-resume (run_samplers.py: a TPE or MOBSTER
-study resumed suggests what an uninterrupted one does), pbt and pbt-resume (run_pbt.py: exploits in a running study, and
+study resumed suggests what an uninterrupted one does; recommended: the recommended setting
+on the numpy MLP, replayed, and resumed with identical decisions and predictions), pbt and pbt-resume (run_pbt.py: exploits in a running study, and
 a PBT study cut and resumed decides as an uninterrupted one), torch (run_distributed.py:
 PyTorch trials of 2 ranks joining by env:// and reporting from every rank), cancel (SIGTERM locally, `scancel JOB` under Slurm: the job ends for
 good, the file is consistent, a new run resumes) and kill (SIGKILL, then resumed).
@@ -35,7 +36,7 @@ from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faul
 from run_hostile import scenario_hostile
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
-from run_samplers import scenario_mobster_resume, scenario_tpe_resume
+from run_samplers import scenario_mobster_resume, scenario_recommended, scenario_tpe_resume
 from run_join import scenario_join, scenario_join_requeue
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
 
@@ -316,7 +317,7 @@ def main():
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
-                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "pbt",
+                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "recommended", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
                                              "workers-absent", "groups-orphaned", "join",
@@ -364,7 +365,7 @@ def main():
                      "faults": scenario_faults, "limits": scenario_limits,
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
-                     "mobster-resume": scenario_mobster_resume,
+                     "mobster-resume": scenario_mobster_resume, "recommended": scenario_recommended,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,
                      "pbt-groups": scenario_pbt_groups, "torch": scenario_torch,
                      "gpus": scenario_gpus, "hostile": scenario_hostile,

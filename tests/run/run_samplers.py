@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """The model-based sampler scenarios of tests/run/check_run.py (tpe-resume,
-mobster-resume): a TPE or MOBSTER study interrupted (SIGUSR1 locally; `scancel
---signal=USR1` of the job under Slurm, which requeues it) and resumed suggests exactly
-the configurations an uninterrupted run suggests, and `slurmtune replay` on the study
-file's log agrees with every recorded suggestion."""
+mobster-resume, recommended): a TPE or MOBSTER study interrupted (SIGUSR1 locally;
+`scancel --signal=USR1` of the job under Slurm, which requeues it) and resumed suggests
+exactly the configurations an uninterrupted run suggests, and `slurmtune replay` on the
+study file's log agrees with every recorded suggestion. `recommended` runs the
+recommended setting of doc/schedulers.md (share/slurmtune/examples/numpy-mlp/fast.toml)
+on the real numpy MLP, and the same [sampler] and [scheduler] interrupted and resumed:
+suggestions, decisions and learning-curve predictions identical to an uninterrupted run
+and to replay."""
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tomllib
 
-from run_harness import (FAULT_TRIAL, Study, check_asha, check_complete, expect, next_session,
+from run_harness import (FAULT_TRIAL, ROOT, Study, check_asha, check_complete, expect, next_session,
                          read, study_toml, wait_for)
 from run_reliability import interrupt_gracefully
 
@@ -26,13 +33,28 @@ SAMPLER_OPTIONS = {"tpe": "constant_liar = true\n",
                    "mobster": "num_candidates = 200\nrandom_fraction = 0.3\n"}
 
 
-def sampler_study(runner, sampler):
+EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
+
+
+def toml_lines(table):
+    return "".join("%s = %s\n" % (k, json.dumps(v)) for k, v in table.items())
+
+
+def sampler_study(runner, sampler, options=None, scheduler=None):
+    """A study of the fault trial (deterministic in x); `options` replace the sampler's
+    test options, `scheduler` the ASHA keys ([scheduler] of another study, less max_t)."""
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.4"]
     # One slot: each suggestion sees every earlier trial ended, so the uninterrupted and
     # the interrupted run see the same histories (the trial is deterministic in x).
     text = study_toml(sampler, command, max_trials=TRIALS, max_t=6,
                       study_extra='sampler = "%s"\n' % sampler)
-    text += "\n[sampler]\nn_startup_trials = %d\n%s" % (STARTUP, SAMPLER_OPTIONS[sampler])
+    if scheduler:
+        keys = {k: v for k, v in scheduler.items() if k not in ("max_t", "resource")}
+        text = re.sub(r"\[scheduler\]\n(.*\n)*?max_t = 6\n",
+                      "[scheduler]\n" + toml_lines(keys) + "max_t = 6\n", text)
+    extra = (toml_lines({k: v for k, v in options.items() if k != "n_startup_trials"}) if options is not None
+             else SAMPLER_OPTIONS[sampler])
+    text += "\n[sampler]\nn_startup_trials = %d\n%s" % (STARTUP, extra)
     return runner.write("study.toml", text)
 
 
@@ -51,8 +73,73 @@ def scenario_mobster_resume(runner, args):
     resume_scenario(runner, "mobster")
 
 
-def resume_scenario(runner, sampler):
-    study = sampler_study(runner, sampler)
+def decisions(path):
+    """Every judged report's decision and prediction, by (trial, step)."""
+    study = Study(path)
+    events = study.events
+    study.close()
+    judged = events[events.kind.isin(["continue", "stop", "pause"])]
+    return {(int(e.trial), float(e.step)): (e.kind, int(e.rung), round(float(e.predicted_mean), 12))
+            for e in judged.itertuples()}
+
+
+def replayed_decisions(runner, study, path):
+    """Replay of the study file's own log: every suggestion must match; its decisions
+    (and predictions) by (trial, step), as decisions() reads them from the file."""
+    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
+                              capture_output=True, text=True, check=True).stdout
+    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
+                              capture_output=True, text=True, check=True).stdout
+    suggestions, out = 0, {}
+    for line in replayed.splitlines():
+        d = json.loads(line)
+        if "suggested" in d:
+            expect(d["matches"], "replay suggests otherwise: " + line)
+            suggestions += 1
+        elif "decision" in d:
+            if d["decision"] == "continue" and "predicted" not in d:
+                continue  # between rungs: the study file records no event there
+            mean = d["predicted"]["mean"] if "predicted" in d else float("nan")
+            out[(d["trial"], float(d["step"]))] = (d["decision"], d.get("rung", -1), round(mean, 12))
+    return suggestions, out
+
+
+def same_decisions(a, b, what):
+    """Decisions equal, NaN predictions (none made) equal to each other."""
+    def key(d):
+        return {k: (v[0], v[1], "none" if v[2] != v[2] else v[2]) for k, v in d.items()}
+    ka, kb = key(a), key(b)
+    differ = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
+    expect(not differ, "%s: %d decisions differ, e.g. %s" % (what, len(differ), [(k, ka.get(k), kb.get(k))
+                                                                                   for k in differ[:3]]))
+
+
+def scenario_recommended(runner, args):
+    """The recommended setting on real trials (numpy-mlp/fast.toml), then resumed."""
+    for name in ("train.py", "fast.toml"):
+        shutil.copy(os.path.join(EXAMPLE, name), runner.workdir)
+    study = os.path.join(runner.workdir, "fast.toml")
+    with open(study, "rb") as f:
+        setting = tomllib.load(f)
+    path = os.path.join(runner.workdir, "fast.h5")
+    rc, log = runner.run(study, path, sbatch_args=["-N", "2", "--ntasks-per-node", "1"], timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, setting["study"]["max_trials"])
+    live = decisions(path)
+    suggestions, replayed = replayed_decisions(runner, study, path)
+    expect(suggestions == len(trials), "replay made %d suggestions for %d trials" % (suggestions, len(trials)))
+    same_decisions(live, replayed, "real trials: replay against the run")
+    predicted = sum(1 for v in live.values() if v[2] == v[2])
+    origins = dict(trials.origin.value_counts())
+    expect("model" in origins, "no configuration came from the model: %s" % origins)
+    expect(predicted > 0, "no decision carried a prediction")
+    print("recommended: %d real trials (%s; %s), %d decisions (%d with a prediction) replayed identically"
+          % (len(trials), dict(trials.status.value_counts()), origins, len(live), predicted))
+    resume_scenario(runner, setting["study"]["sampler"], setting.get("sampler", {}), setting["scheduler"])
+
+
+def resume_scenario(runner, sampler, options=None, scheduler=None):
+    study = sampler_study(runner, sampler, options, scheduler)
     sbatch = ["-N", "1", "--ntasks-per-node", "1"]
     extra = ["--slots", "1"]
     straight = os.path.join(runner.workdir, "straight.h5")
@@ -68,7 +155,11 @@ def resume_scenario(runner, sampler):
     expect(rc == 0, "resumed run failed:\n" + log)
     expect("resuming" in log, "the second run did not resume:\n" + log)
     check_complete(path, TRIALS)
-    judged = check_asha(path, 1, 3, 6)
+    if scheduler:  # not Ray's ASHA: decisions and predictions as the uninterrupted run's
+        same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
+        judged = len(decisions(path))
+    else:
+        judged = check_asha(path, 1, 3, 6)
     a, b = trials_of(straight), trials_of(path)
     expect(list(a["config/x"]) == list(b["config/x"]),
            "the resumed study suggested other configurations:\n%s\n%s"
@@ -78,14 +169,12 @@ def resume_scenario(runner, sampler):
     later = {"model", "random"} if sampler == "mobster" else {"model"}
     expect(list(b.origin[:STARTUP]) == ["startup"] * STARTUP and set(b.origin[STARTUP:]) <= later
            and "model" in set(b.origin[STARTUP:]), "origins: %s" % list(b.origin))
-    # Replaying the file's own log through the sampler suggests what ran, trial by trial.
-    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
-                              capture_output=True, text=True, check=True).stdout
-    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
-                              capture_output=True, text=True, check=True).stdout
-    suggestions = [line for line in replayed.splitlines() if '"suggested"' in line]
-    expect(len(suggestions) == TRIALS and all('"matches":true' in s for s in suggestions),
-           "replay disagrees with the recorded suggestions:\n" + "\n".join(suggestions))
-    print(sampler + "-resume: %d configurations identical to an uninterrupted run (%s); replay "
-          "matches all; %d ASHA decisions equal the model"
-          % (TRIALS, ", ".join("%d %s" % (n, o) for o, n in b.origin.value_counts().items()), judged))
+    # Replaying the file's own log through the sampler suggests what ran, trial by trial,
+    # and decides as the run did.
+    suggestions, replayed = replayed_decisions(runner, study, path)
+    expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
+    same_decisions(decisions(path), replayed, "resumed: replay against the run")
+    print(("recommended, resumed" if scheduler else sampler + "-resume") + ": %d configurations identical to an uninterrupted run (%s); replay "
+          "matches all; %d decisions %s"
+          % (TRIALS, ", ".join("%d %s" % (n, o) for o, n in b.origin.value_counts().items()), judged,
+             "and predictions identical" if scheduler else "equal the ASHA model"))
