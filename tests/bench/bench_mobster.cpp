@@ -4,7 +4,8 @@
 // A 6-parameter space (4 numbers, one integer, a 3-way choice: 9 model inputs + the
 // resource); observations as ASHA makes them (every trial at rung 1, a third at 3, a
 // ninth at 9), 8 trials pending. `suggest` is timed with the refit of its ladder point
-// already made (most suggestions); `refit` is the fit a suggestion pays when the
+// already made (most suggestions), with MOBSTER's first-rung acquisition and with
+// Hyper-Tune's rung weighting; `refit` is the fit a suggestion pays when the
 // observations cross the next ladder point.
 #include <benchmark/benchmark.h>
 
@@ -72,16 +73,27 @@ TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observat
   return t;
 }
 
-void suggest(benchmark::State& state) {
+void suggest_with(benchmark::State& state, RungWeighting weighting) {
   const auto space = six_parameters();
   MobsterOptions options;
   options.max_resource = 27;
+  options.rung_weighting = weighting;
   MobsterSuggester s(space, options, false, 1);
   TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     benchmark::DoNotOptimize(s.suggest(t));
     s.ended(t++, TrialEnd::Failed);  // keeps the pending trials at 8
   }
+}
+
+void suggest(benchmark::State& state) {
+  suggest_with(state, RungWeighting::FirstRung);
+}
+
+// rung_weighting = "hyper-tune": three rungs weighted, so three predictions per candidate,
+// plus the reference rung's leave-one-out means.
+void suggest_hyper_tune(benchmark::State& state) {
+  suggest_with(state, RungWeighting::HyperTune);
 }
 
 void refit(benchmark::State& state) {
@@ -105,5 +117,6 @@ void refit(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(suggest)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(suggest_hyper_tune)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(refit)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -53,6 +53,7 @@ import h5py
 import numpy as np
 import optuna
 import pandas as pd
+from quality_stats import fmt, ordinal, plot_regret, quartiles, speedup_interval, times_by_seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -62,15 +63,16 @@ DURATION_COLUMNS = ("step_seconds", "elapsed_seconds")
 RESERVED = {"step", "seed", "repeat", "status"} | set(DURATION_COLUMNS)
 BUDGET_FRACTIONS = (0.02, 0.1, 0.5)
 TARGET_PERCENTILES = (2, 10)  # of the curves' best values (mirrored for mode = "max")
-BOOTSTRAP_RESAMPLES = 4000
 
 ASHA_RAY = {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}
 HYPERBAND_RAY = {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}
 ASHA_PREDICT = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3, "predict": True}
 ASHA_PROMOTION = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}
-# The recommended setting for "a good configuration as soon as possible" (doc/schedulers.md;
-# chosen on the tuning tables digits-mlp and cancer-gbdt only).
-RECOMMENDED = (ASHA_PROMOTION, "mobster")
+# The recommended setting for "a good configuration as soon as possible" (doc/schedulers.md):
+# of the candidates run on the tuning tables digits-mlp and cancer-gbdt only, the one with
+# the highest geometric mean of its four speed-ups over Optuna's best (two tables x two
+# targets; doc/performance.md).
+RECOMMENDED = (ASHA_PROMOTION, "mobster", {"rung_weighting": "hyper-tune"})
 # (label, [scheduler] keys, sampler, [sampler] keys); the random sampler unless named.
 SLURMTUNE_VARIANTS = [
     ("fifo", {"type": "fifo"}),
@@ -383,43 +385,6 @@ def run_top_k(table, k, seed, workers, budget):
     return run
 
 
-def quartiles(values, lower_is_better=True):
-    """Median and quartiles with missing values counted as worst (as `simulate --repeat`)."""
-    n = len(values)
-    present = sorted(v for v in values if v is not None)
-    if not lower_is_better:
-        present.reverse()
-
-    def at(p):
-        pos = p * (n - 1)
-        lo, hi = math.floor(pos), math.ceil(pos)
-        if hi >= len(present):
-            return None
-        return present[lo] + (pos - lo) * (present[hi] - present[lo])
-    return at(0.25), at(0.5), at(0.75)
-
-
-def times_by_seed(runs, target_index, seeds):
-    """Times to a target in seed order; a seed that never reaches it counts as infinite."""
-    by_seed = {r.seed: r.times[target_index] for r in runs}
-    return np.array([math.inf if by_seed.get(s) is None else by_seed[s] for s in seeds])
-
-
-def speedup_interval(ours, theirs, rng):
-    """Median of theirs over median of ours, with a paired (same seeds) bootstrap 95 %
-    percentile interval. Infinite medians (half the seeds never reached the target) give
-    inf or 0; both infinite, nan."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = float(np.median(theirs) / np.median(ours))
-        picks = rng.integers(0, len(ours), size=(BOOTSTRAP_RESAMPLES, len(ours)))
-        ratios = np.median(theirs[picks], axis=1) / np.median(ours[picks], axis=1)
-    ratios = ratios[~np.isnan(ratios)]
-    if not len(ratios):
-        return point, math.nan, math.nan
-    low, high = np.percentile(ratios, [2.5, 97.5])
-    return point, float(low), float(high)
-
-
 def summarise(runs, table, budget):
     per_target = []
     for i in range(len(table.targets)):
@@ -477,6 +442,8 @@ def benchmark(args, table, work, merged):
             runs[name].append(run)
             walls[name] += wall
     for name, saved in merged.get(table.name, {}).items():  # possibly fewer seeds (a slow method)
+        if runs.get(name):
+            continue  # run here: this invocation's seeds
         runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
         walls[name] = saved["cpu_s"]
         for run in runs[name]:
@@ -525,42 +492,6 @@ def print_table(args, table, budget, results):
     sys.stdout.flush()
 
 
-def plot_regret(path, table, budget, results, names):
-    """Median regret against virtual time, one line per method (log scale)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    grid = np.linspace(0, budget, 200)[1:]
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for name in names:
-        if name not in results:
-            continue
-        runs = results[name][2]
-        medians = [quartiles([r.regret_at(t, table.best) for r in runs])[1] for t in grid]
-        ax.plot(grid, [m if m is not None else np.nan for m in medians], label=name)
-    ax.set_yscale("symlog", linthresh=1e-4)
-    ax.set_xscale("log")
-    ax.set_xlabel("virtual seconds")
-    ax.set_ylabel(f"median regret ({table.metric})")
-    ax.set_title(f"{table.name}: median over {len(next(iter(results.values()))[2])} seeds")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def ordinal(n):
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def fmt(value, digits=3):
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if math.isinf(value):
-        return "inf"
-    return f"{value:.{digits}g}" if abs(value) < 1000 else f"{value:.0f}"
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
@@ -576,10 +507,11 @@ def main():
     parser.add_argument("--plot", help="write PREFIX-TABLE.png: median regret against virtual time")
     args = parser.parse_args()
     merged = {}
-    for path in args.merge:
+    for path in args.merge:  # the first file to hold a method gives its runs
         with open(path) as f:
             for table, methods in json.load(f).items():
-                merged.setdefault(table, {}).update(methods)
+                for name, saved in methods.items():
+                    merged.setdefault(table, {}).setdefault(name, saved)
     version = subprocess.run([args.slurmtune, "--version"], capture_output=True, text=True).stdout.split()
     print(f"slurmtune {version[-1] if version else '?'}, Optuna {optuna.__version__}; `speed-up`: Optuna's best "
           f"variant's median time to the target over the method's (> 1: sooner)")
@@ -592,7 +524,8 @@ def main():
             saved[name] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
             if args.plot:
                 best = optuna_best(results, 0)
-                names = ["slurmtune recommended", "slurmtune asha (ray)", "slurmtune fifo",
+                names = ["slurmtune recommended", "slurmtune recommended [measured]",
+                         "slurmtune mobster hyper-tune + asha_promotion", "slurmtune asha (ray)", "slurmtune fifo",
                          f"top-{args.top_k} after one step", best] + [n for n in results if "gp +" in n and "sha" in n]
                 plot_regret(f"{args.plot}-{name}.png", table, budget, results, [n for n in names if n])
     if args.save:
