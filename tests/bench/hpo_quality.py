@@ -96,6 +96,9 @@ SLURMTUNE_VARIANTS = [
     ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
     ("recommended", *RECOMMENDED),
     ("recommended [measured]", *RECOMMENDED),
+    # What conditioning on at most max_observations (200) costs in quality: no subsampling.
+    ("recommended, every observation", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "max_observations": 100000}),
 ]
 OPTUNA_SAMPLERS = ("random", "tpe", "gp")  # gp: GPSampler, where the Optuna imported has it
 OPTUNA_PRUNERS = ("none", "sha", "hyperband")
