@@ -159,17 +159,17 @@ toml::table sampler_table(const core::SamplerSpec& s) {
   }
   if (s.kind == core::SamplerKind::Mobster) {
     const auto& o = s.mobster;
-    return toml::table{{"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
-                       {"num_candidates", static_cast<std::int64_t>(o.num_candidates)},
-                       {"local_candidates", static_cast<std::int64_t>(o.local_candidates)},
-                       {"max_observations", static_cast<std::int64_t>(o.max_observations)},
-                       {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
-                       {"random_fraction", o.random_fraction},
-                       {"refit_growth", o.refit_growth},
-                       {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
-                       {"rung_weighting", o.rung_weighting == core::RungWeighting::HyperTune
-                                              ? "hyper-tune"
-                                              : "first-rung"}};
+    return toml::table{
+        {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
+        {"num_candidates", static_cast<std::int64_t>(o.num_candidates)},
+        {"local_candidates", static_cast<std::int64_t>(o.local_candidates)},
+        {"max_observations", static_cast<std::int64_t>(o.max_observations)},
+        {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
+        {"random_fraction", o.random_fraction},
+        {"refit_growth", o.refit_growth},
+        {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
+        {"rung_weighting",
+         o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"}};
   }
   return {};
 }

@@ -380,8 +380,8 @@ Configuration MobsterSuggester::propose(TrialId trial) {
     for (std::size_t c = 0; c < predictions.size(); ++c)
       acquisition[c] += weight * expected_improvement(predictions[c], incumbent);
   }
-  return pool[static_cast<std::size_t>(
-      std::max_element(acquisition.begin(), acquisition.end()) - acquisition.begin())];
+  return pool[static_cast<std::size_t>(std::max_element(acquisition.begin(), acquisition.end()) -
+                                       acquisition.begin())];
 }
 
 }  // namespace slurmtune::core

@@ -194,9 +194,9 @@ class Simulator {
     segment_since_[worker] = time_s;
     if (clock_) clock_->attempt_started(trial, trials_[trial].step, time_s);
     if (costs_) costs_->startup_s += options_.startup_s;
-    events_.push(StepDone{time_s + take_decision_wait(worker) + options_.startup_s +
-                              trials_[trial].next.seconds,
-                          sequence_++, worker});
+    events_.push(StepDone{
+        time_s + take_decision_wait(worker) + options_.startup_s + trials_[trial].next.seconds,
+        sequence_++, worker});
   }
 
   // Fetches the trial's next report from its curve; false where the curve ends.
@@ -258,7 +258,8 @@ class Simulator {
   void schedule_step(std::size_t worker, double time_s) {
     const TrialRecord& t = trials_[running_trial_[worker]];
     segment_since_[worker] = time_s;
-    events_.push(StepDone{time_s + take_decision_wait(worker) + t.next.seconds, sequence_++, worker});
+    events_.push(
+        StepDone{time_s + take_decision_wait(worker) + t.next.seconds, sequence_++, worker});
   }
 
   // The decision clock's reading (0 when decisions are free).

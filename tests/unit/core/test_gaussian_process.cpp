@@ -89,7 +89,8 @@ BOOST_AUTO_TEST_CASE(leave_one_out_means_equal_conditioning_without_the_row) {
       without.targets.push_back(data.targets[i]);
     }
     const auto row = data.row(rows[j]);
-    const auto direct = gp::Posterior(without, h).predict(std::vector<double>(row.begin(), row.end()));
+    const auto direct =
+        gp::Posterior(without, h).predict(std::vector<double>(row.begin(), row.end()));
     BOOST_TEST(loo[j] == direct[0].mean, boost::test_tools::tolerance(1e-7));
   }
   BOOST_CHECK_THROW(posterior.leave_one_out_means(std::vector<std::size_t>{25}), slurmtune::Error);

@@ -15,7 +15,8 @@ BOOST_AUTO_TEST_CASE(concordance_counts_pairs_ordered_alike) {
   BOOST_TEST(concordance(a, std::vector<double>{1, 2, 4, 3}) == 5.0 / 6);
   BOOST_TEST(concordance(std::vector<double>{1, 2}, std::vector<double>{5, 5}) == 0.5);
   BOOST_CHECK_THROW(concordance(a, std::vector<double>{1, 2}), slurmtune::UsageError);
-  BOOST_CHECK_THROW(concordance(std::vector<double>{1}, std::vector<double>{1}), slurmtune::UsageError);
+  BOOST_CHECK_THROW(concordance(std::vector<double>{1}, std::vector<double>{1}),
+                    slurmtune::UsageError);
 }
 
 BOOST_AUTO_TEST_CASE(weights_follow_agreement_above_chance) {
