@@ -60,11 +60,16 @@ def digits_configs(rng, n):
         }
 
 
+def scaled_split(x, y, seed, stratify=None):
+    """70 % to train, 30 % to validate; inputs standardised by the training part."""
+    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=seed, stratify=stratify)
+    scaler = StandardScaler().fit(x_train)
+    return scaler.transform(x_train), scaler.transform(x_val), y_train, y_val
+
+
 def digits_mlp(writer, limit, epochs=27):
     x, y = load_digits(return_X_y=True)
-    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
-    scaler = StandardScaler().fit(x_train)
-    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    x_train, x_val, y_train, y_val = scaled_split(x, y, 0, stratify=y)
     classes = np.unique(y)
     rng = np.random.default_rng(20261122)
     writer.writerow(["lr", "alpha", "hidden", "batch_size", "solver", "step", "val_loss", "val_error", "step_seconds"])
@@ -115,9 +120,7 @@ def cancer_gbdt(writer, limit, steps=25, trees_per_step=8, seeds=(0, 1)):
 
 def digits_deep(writer, limit, epochs=81):
     x, y = load_digits(return_X_y=True)
-    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=1, stratify=y)
-    scaler = StandardScaler().fit(x_train)
-    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    x_train, x_val, y_train, y_val = scaled_split(x, y, 1, stratify=y)
     classes = np.unique(y)
     rng = np.random.default_rng(20261125)
     writer.writerow(["lr", "alpha", "hidden1", "hidden2", "batch_size", "solver", "momentum", "step",
@@ -150,9 +153,7 @@ def digits_deep(writer, limit, epochs=81):
 
 def diabetes_sgd(writer, limit, epochs=81):
     x, y = load_diabetes(return_X_y=True)
-    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0)
-    scaler = StandardScaler().fit(x_train)
-    x_train, x_val = scaler.transform(x_train), scaler.transform(x_val)
+    x_train, x_val, y_train, y_val = scaled_split(x, y, 0)
     mean, sd = y_train.mean(), y_train.std()
     y_train, y_val = (y_train - mean) / sd, (y_val - mean) / sd
     rng = np.random.default_rng(20261126)
