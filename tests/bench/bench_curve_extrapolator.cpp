@@ -12,7 +12,7 @@ namespace {
 
 void predict_curve(benchmark::State& state) {
   const auto reports = static_cast<int>(state.range(0));
-  std::vector<slurmtune::core::CurvePoint> curve;
+  std::vector<slurmtune::core::ReportedPoint> curve;
   for (int s = 1; s <= reports; ++s)  // a power law with a deterministic wobble as noise
     curve.push_back(
         {static_cast<double>(s), 0.2 + 0.8 * std::pow(s, -0.7) + 0.01 * std::sin(7.1 * s)});

@@ -194,11 +194,11 @@ std::string_view to_string(CurveFamily family) {
   return names[static_cast<std::size_t>(family)];
 }
 
-std::optional<CurvePrediction> CurveExtrapolator::predict(std::span<const CurvePoint> points,
+std::optional<CurvePrediction> CurveExtrapolator::predict(std::span<const ReportedPoint> points,
                                                           double target_step) const {
   // Positive, increasing steps with finite values; a repeated step keeps its first value.
   Curve curve;
-  for (const CurvePoint& p : points) {
+  for (const ReportedPoint& p : points) {
     if (!(p.step > 0) || !std::isfinite(p.value) || !std::isfinite(p.step)) continue;
     if (!curve.x.empty() && p.step <= curve.x.back()) continue;
     curve.x.push_back(p.step);

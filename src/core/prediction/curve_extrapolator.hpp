@@ -21,8 +21,9 @@
 
 namespace slurmtune::core {
 
-/// One report of a curve.
-struct CurvePoint {
+/// One report of a curve. (Not core::CurvePoint, a recorded table's point with its
+/// duration: one name for two layouts in one namespace broke the one-definition rule.)
+struct ReportedPoint {
   double step = 0;
   double value = 0;
 };
@@ -56,7 +57,7 @@ class CurveExtrapolator {
   /// The value at `target_step` (at or past the last report) from the reports in
   /// `curve` (increasing steps, finite values), or nullopt with fewer than min_points
   /// distinct steps.
-  std::optional<CurvePrediction> predict(std::span<const CurvePoint> curve,
+  std::optional<CurvePrediction> predict(std::span<const ReportedPoint> curve,
                                          double target_step) const;
 
  private:

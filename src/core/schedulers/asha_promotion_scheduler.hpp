@@ -53,7 +53,7 @@ class AshaPromotionScheduler final : public Scheduler {
     int rung = -1;  // highest rung reached
     bool paused = false;
     bool alive = true;
-    std::vector<CurvePoint> curve;    // predict = true: its finite reports
+    std::vector<ReportedPoint> curve;    // predict = true: its finite reports
     std::optional<double> predicted;  // its latest predicted final score
   };
   static Key key_of(TrialId trial, double score);

@@ -11,11 +11,11 @@ namespace core = slurmtune::core;
 
 namespace {
 
-std::vector<core::CurvePoint> curve_of(double (*f)(double), int steps, double noise = 0,
+std::vector<core::ReportedPoint> curve_of(double (*f)(double), int steps, double noise = 0,
                                        unsigned seed = 1) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, noise);
-  std::vector<core::CurvePoint> out;
+  std::vector<core::ReportedPoint> out;
   for (int s = 1; s <= steps; ++s)
     out.push_back({static_cast<double>(s), f(s) + (noise > 0 ? normal(rng) : 0.0)});
   return out;
@@ -79,16 +79,16 @@ BOOST_AUTO_TEST_CASE(the_same_curve_gives_the_same_prediction_bit_for_bit) {
 
 BOOST_AUTO_TEST_CASE(too_short_or_unusable_curves_give_no_prediction) {
   const core::CurveExtrapolator extrapolate;
-  const std::vector<core::CurvePoint> two = {{1, 0.9}, {2, 0.8}};
+  const std::vector<core::ReportedPoint> two = {{1, 0.9}, {2, 0.8}};
   BOOST_TEST(!extrapolate.predict(two, 10));
   // Non-finite values, non-positive and repeated steps are left out before counting.
-  const std::vector<core::CurvePoint> odd = {{0, 1.0}, {1, NAN}, {2, 0.8}, {2, 0.7}, {3, 0.7}};
+  const std::vector<core::ReportedPoint> odd = {{0, 1.0}, {1, NAN}, {2, 0.8}, {2, 0.7}, {3, 0.7}};
   BOOST_TEST(!extrapolate.predict(odd, 10));
   BOOST_TEST(!extrapolate.predict(curve_of(power_law, 5), NAN));
 }
 
 BOOST_AUTO_TEST_CASE(a_flat_curve_stays_flat) {
-  const std::vector<core::CurvePoint> flat = {{1, 0.5}, {2, 0.5}, {3, 0.5}, {4, 0.5}, {5, 0.5}};
+  const std::vector<core::ReportedPoint> flat = {{1, 0.5}, {2, 0.5}, {3, 0.5}, {4, 0.5}, {5, 0.5}};
   const auto p = core::CurveExtrapolator().predict(flat, 50);
   BOOST_REQUIRE(p);
   BOOST_TEST(p->mean == 0.5, boost::test_tools::tolerance(1e-9));
