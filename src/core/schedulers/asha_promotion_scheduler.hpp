@@ -53,8 +53,8 @@ class AshaPromotionScheduler final : public Scheduler {
     int rung = -1;  // highest rung reached
     bool paused = false;
     bool alive = true;
-    std::vector<ReportedPoint> curve;    // predict = true: its finite reports
-    std::optional<double> predicted;  // its latest predicted final score
+    std::vector<ReportedPoint> curve;  // predict = true: its finite reports
+    std::optional<double> predicted;   // its latest predicted final score
   };
   static Key key_of(TrialId trial, double score);
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
