@@ -12,7 +12,7 @@ namespace core = slurmtune::core;
 namespace {
 
 std::vector<core::ReportedPoint> curve_of(double (*f)(double), int steps, double noise = 0,
-                                       unsigned seed = 1) {
+                                          unsigned seed = 1) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, noise);
   std::vector<core::ReportedPoint> out;
