@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import h5py
 import numpy as np
@@ -233,7 +233,6 @@ class Method:
     kind: str  # "slurmtune", "optuna" or "top-k"
     args: tuple = ()
     measured: bool = False  # charge decisions' measured time to the virtual clock
-    extra: dict = field(default_factory=dict)
 
 
 def run_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
