@@ -11,6 +11,8 @@ packages=(
   clang libclang-rt-14-dev
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libeigen3-dev libbenchmark-dev
   libhdf5-dev hdf5-tools
+  # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares
+  libssl-dev
   # a throwaway Slurm cluster for the slurm-labelled tests (tests/slurm/local-cluster.sh)
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev
   # MPI trials (srun --mpi=pmix across the test cluster, mpirun with the local launcher)

@@ -9,7 +9,9 @@
 # '^run[.]local[.]', what CI runs there). Each run is one `ctest -j JOBS` over the
 # selected tests (the Slurm tests run serially among themselves, as in CI); the log of
 # every failed test is kept under --keep (default build/stress) as
-# <build>-<run>-<test>.log. Exits 1 if any test failed in any run.
+# <build>-<run>-<test>.log, and every test run's outcome, round by round, in
+# <keep>/results.txt (so an interrupted hunt keeps its rounds). Exits 1 if any test
+# failed in any run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     -j) jobs=$2; shift 2 ;;
     --hogs) hogs=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "stress.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -31,10 +33,11 @@ for v in "$runs" "$jobs" "$hogs"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "stress.sh: -n, -j and --hogs take a whole number, not '$v'" >&2; exit 2; }
 done
 mkdir -p "$keep"
-results=$(mktemp)
+results=$keep/results.txt
+: >"$results"
 hog_pids=()
 stop_hogs() { [ ${#hog_pids[@]} -eq 0 ] || kill "${hog_pids[@]}" 2>/dev/null || true; hog_pids=(); }
-trap 'stop_hogs; rm -f "$results"' EXIT
+trap stop_hogs EXIT
 
 # The load: K busy loops at normal priority for as long as the tests run, each bounded
 # by `timeout` in case this script is killed without running its trap.

@@ -3,8 +3,9 @@
 // joined allocation, which find the coordinator through a file next to the study):
 // both sides prove they hold the study's token without sending it, so a process that
 // took over a stale address (a coordinator that has since ended) learns nothing and is
-// refused. The proofs are HMAC-SHA-256 (RFC 2104, FIPS 180-4) over both sides' fresh
-// nonces, one direction-specific label each, so a proof cannot be reflected back.
+// refused. The proofs are HMAC-SHA-256 (RFC 2104, FIPS 180-4; OpenSSL's libcrypto) over
+// both sides' fresh nonces, one direction-specific label each, so a proof cannot be
+// reflected back.
 //
 //   worker -> coordinator  HELLO     {..., "challenge": Nw}             (no token)
 //   coordinator -> worker  CHALLENGE {"nonce": Nc, "proof": HMAC(t, "coordinator" Nw Nc)}

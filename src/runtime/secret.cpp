@@ -1,7 +1,8 @@
 #include "runtime/secret.hpp"
 
 #include <fcntl.h>
-#include <sys/random.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,20 +12,14 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "runtime/openssl_error.hpp"
 
 namespace slurmtune::runtime {
 
 std::string generate_token() {
   unsigned char bytes[32];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    const ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(std::string("getrandom failed: ") + std::strerror(errno));
-    }
-    got += static_cast<std::size_t>(n);
-  }
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    throw Error(openssl_error("drawing a random token (OpenSSL RAND_bytes)"));
   static constexpr char kHex[] = "0123456789abcdef";
   std::string token;
   for (const unsigned char b : bytes) {
@@ -36,11 +31,7 @@ std::string generate_token() {
 
 bool tokens_equal(std::string_view a, std::string_view b) {
   // Lengths are not secret (every token has 64 digits); contents are.
-  if (a.size() != b.size()) return false;
-  volatile unsigned char difference = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    difference = static_cast<unsigned char>(difference | (a[i] ^ b[i]));
-  return difference == 0;
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 void write_token_file(const std::string& path, const std::string& token) {

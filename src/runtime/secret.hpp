@@ -7,10 +7,11 @@
 
 namespace slurmtune::runtime {
 
-/// 32 bytes from the kernel's CSPRNG (getrandom), as 64 lowercase hex digits.
+/// 32 bytes from OpenSSL's CSPRNG (RAND_bytes, seeded by the kernel), as 64 lowercase
+/// hex digits.
 std::string generate_token();
 
-/// Compares in time independent of where the first difference is (no early exit), so
+/// Compares in time independent of where the first difference is (CRYPTO_memcmp), so
 /// a client cannot learn the token byte by byte from response times.
 bool tokens_equal(std::string_view a, std::string_view b);
 

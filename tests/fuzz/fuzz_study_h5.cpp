@@ -7,13 +7,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "core/error.hpp"
 #include "store/study_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = "/tmp/slurmtune-fuzz-" + std::to_string(::getpid()) + ".h5";
+  // In TMPDIR, which run_fuzzer.py points into the test's own work folder: a fork-mode
+  // child stopped at the time budget cannot remove its last input, and the folder, not
+  // the system's temp folder, keeps it.
+  static const std::string path = (std::filesystem::temp_directory_path() /
+                                   ("slurmtune-fuzz-" + std::to_string(::getpid()) + ".h5"))
+                                      .string();
   if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(data, 1, size, f);
     std::fclose(f);

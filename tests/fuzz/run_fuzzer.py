@@ -13,6 +13,7 @@ else it is slurmtune's, and the test fails. Standard library only.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -28,7 +29,12 @@ def main():
     corpus, findings = os.path.join(work, "corpus"), os.path.join(work, "findings")
     os.makedirs(corpus, exist_ok=True)
     os.makedirs(findings, exist_ok=True)
-    env = dict(os.environ)
+    # Targets that need a file (fuzz_study_h5) write it to the temp folder; this one is
+    # the test's own, so a run leaves nothing in the system's.
+    scratch = os.path.join(work, "tmp")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    env = dict(os.environ, TMPDIR=scratch)
     env.setdefault("LSAN_OPTIONS", "suppressions=" + os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "lsan.supp"))
     run = subprocess.run([target, "-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1",

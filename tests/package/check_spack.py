@@ -42,7 +42,7 @@ mapped = {strings(c)[1]: strings(c)[0] for c in calls if name(c) == "define_from
 depends = {re.split(r"[@+~ ^]", strings(c)[0])[0] for c in calls if name(c) == "depends_on"}
 
 cmake = open(root + "/CMakeLists.txt").read()
-options = set(re.findall(r"option\((SLURMTUNE_(?:ENABLE_\w+|BUILD_EXAMPLES))", cmake))
+options = set(re.findall(r"(?:option|slurmtune_feature)\((SLURMTUNE_(?:ENABLE_\w+|BUILD_EXAMPLES))", cmake))
 problems = []
 if set(mapped.values()) != options:
     problems.append("CMake options %s vs define_from_variant %s" % (sorted(options), sorted(mapped.values())))
@@ -57,7 +57,7 @@ for variant in mapped:
 found = set(re.findall(r"find_package\((\w+)", cmake)) | set(re.findall(r"pkg_check_modules\(\w+ [A-Z ]*IMPORTED_TARGET ([\w+-]+)", cmake))
 provider = {"Boost": "boost", "PkgConfig": "pkgconfig", "tomlplusplus": "tomlplusplus", "Eigen3": "eigen",
             "HDF5": "hdf5", "MPI": "mpi", "pmix": "pmix", "hdf5-openmpi": "hdf5",
-            "CUDAToolkit": "cuda", "benchmark": None, "ZLIB": "zlib-api"}
+            "CUDAToolkit": "cuda", "benchmark": None, "ZLIB": "zlib-api", "OpenSSL": "openssl"}
 for package in sorted(found):
     if package not in provider:
         problems.append("CMakeLists.txt finds %s: map it to a Spack dependency here" % package)

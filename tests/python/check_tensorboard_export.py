@@ -143,6 +143,13 @@ def main():
     slurmtune, study_toml = sys.argv[1], sys.argv[2]
     classes = build_classes()
     work = tempfile.mkdtemp(prefix="slurmtune-tb-")
+    try:
+        check(slurmtune, study_toml, classes, work)
+    finally:  # nothing is left in the temp folder, whatever the outcome
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def check(slurmtune, study_toml, classes, work):
     path = os.path.join(work, "study.h5")
     subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "-q", "-o", path], check=True,
                    stdout=subprocess.DEVNULL)
@@ -187,7 +194,6 @@ def main():
         scalars += len(got)
     assert scalars == len(metrics) and f"{len(trials)} runs" in out, (scalars, out)
     s.close()
-    shutil.rmtree(work, ignore_errors=True)
     print(f"tensorboard export: {len(trials)} runs, {scalars} scalars equal the study's reports; "
           f"the experiment's {len(infos)} hyperparameters and every session parse with protobuf "
           f"{sys.modules['google.protobuf'].__version__}; every record's CRC-32C checks")

@@ -64,6 +64,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("boost@1.74:+program_options")
     depends_on("boost@1.74:+program_options+test", type=("build", "test"))
     depends_on("tomlplusplus@3:")
+    depends_on("openssl@1.1:")  # libcrypto: the control plane's HMAC, tokens
     depends_on("eigen@3.3:", type="build")  # header-only: the curve and GP models
     # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the study file
     # itself is written by one process and works with either).

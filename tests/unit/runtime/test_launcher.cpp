@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "../temp_folder.hpp"
 #include "core/error.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/launcher.hpp"
@@ -102,10 +103,8 @@ BOOST_AUTO_TEST_CASE(a_local_trial_larger_than_the_slots_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(argv_reaches_the_program_verbatim_without_a_shell) {
-  const auto dir = std::filesystem::temp_directory_path() / "slurmtune-test-launcher";
-  std::filesystem::create_directories(dir);
-  const std::string out = (dir / "out.txt").string();
-  std::filesystem::remove(out);
+  const slurmtune::testing::TempFolder dir("slurmtune-test-launcher");
+  const std::string out = dir.file("out.txt");
   auto child = ChildProcess::spawn(
       {{"printf", "%s|", "a b", "$(touch /tmp/slurmtune-pwned)", "x;y", "$HOME"},
        {{"SLURMTUNE_TEST", "1"}},
@@ -172,10 +171,8 @@ BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
 namespace {
 
 std::string visible_devices(const Launcher& launcher, const Placement& placement) {
-  const auto dir = std::filesystem::temp_directory_path() / "slurmtune-test-launcher";
-  std::filesystem::create_directories(dir);
-  const std::string out = (dir / "devices.txt").string();
-  std::filesystem::remove(out);  // trial logs are appended to
+  const slurmtune::testing::TempFolder dir("slurmtune-test-launcher");
+  const std::string out = dir.file("devices.txt");
   TrialProcessSpec spec;
   spec.argv = {"printenv", "CUDA_VISIBLE_DEVICES"};
   spec.stdout_path = out;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "../temp_folder.hpp"
 #include "core/error.hpp"
 #include "runtime/secret.hpp"
 
@@ -34,9 +35,8 @@ BOOST_AUTO_TEST_CASE(tokens_compare_exactly) {
 }
 
 BOOST_AUTO_TEST_CASE(token_files_are_private_and_never_replaced) {
-  const fs::path dir = fs::temp_directory_path() / ("slurmtune-secret-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string path = (dir / "token").string();
+  const slurmtune::testing::TempFolder dir("slurmtune-secret");
+  const std::string path = dir.file("token");
   const auto token = generate_token();
   write_token_file(path, token);
   struct stat info {};
@@ -52,5 +52,4 @@ BOOST_AUTO_TEST_CASE(token_files_are_private_and_never_replaced) {
     BOOST_TEST(std::string(e.what()).find("readable by others (mode 444); run chmod 600") !=
                std::string::npos);
   }
-  fs::remove_all(dir);
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "../temp_folder.hpp"
 #include "config/study_file.hpp"
 #include "core/error.hpp"
 #include "core/simulation/simulation.hpp"
@@ -43,16 +44,7 @@ reduction_factor = 3
 )";
 
 // A fresh directory per test case, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("slurmtune-test-" + std::to_string(getpid()) + "-" +
-                                        std::to_string(std::random_device{}()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = slurmtune::testing::TempFolder;
 
 core::StudySpec spec(const std::string& extra = "") {
   return config::parse_study(std::string(kStudy) + extra, "study.toml");
