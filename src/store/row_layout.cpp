@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "store/hdf5.hpp"
 
 namespace slurmtune::store {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "store/hdf5.hpp"
-
 namespace slurmtune::store {
+
+class Hid;  // store/hdf5.hpp: only compound_type() needs it, and its callers include it
 
 enum class FieldKind { U64, I64, I32, F64, Enum8, FixedString };
 

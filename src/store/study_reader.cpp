@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "config/study_file.hpp"
+#include "store/hdf5.hpp"
+#include "store/tables.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -51,7 +53,8 @@ Hid open_for_reading(const std::string& path) {
 
 }  // namespace
 
-StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_reading(path)) {
+StudyReader::StudyReader(const std::string& path)
+    : path_(path), file_(std::make_unique<Hid>(open_for_reading(path))) {
   try {
     read_header();
   } catch (const Hdf5Error& e) {
@@ -59,14 +62,18 @@ StudyReader::StudyReader(const std::string& path) : path_(path), file_(open_for_
   }
 }
 
+StudyReader::~StudyReader() = default;
+StudyReader::StudyReader(StudyReader&&) noexcept = default;
+StudyReader& StudyReader::operator=(StudyReader&&) noexcept = default;
+
 void StudyReader::read_header() {
   const std::string& path = path_;
-  const auto format = read_string_attribute(file_, "format");
+  const auto format = read_string_attribute(*file_, "format");
   if (!format || *format != kFormatName)
     throw StudyFileFormatError(path +
                                ": an HDF5 file, but not a slurmtune study file (its root "
                                "has no format = \"slurmtune-study\" attribute)");
-  const auto version = read_int_attribute(file_, "schema_version");
+  const auto version = read_int_attribute(*file_, "schema_version");
   if (!version)
     throw StudyFileFormatError(path + ": a slurmtune study file without a schema_version");
   schema_version_ = *version;
@@ -105,13 +112,13 @@ void StudyReader::read_commit() {
 }
 
 std::string StudyReader::attribute(const std::string& name) const {
-  if (const auto text = read_string_attribute(file_, name)) return *text;
-  if (const auto number = read_int_attribute(file_, name)) return std::to_string(*number);
+  if (const auto text = read_string_attribute(*file_, name)) return *text;
+  if (const auto number = read_int_attribute(*file_, name)) return std::to_string(*number);
   return "";
 }
 
 Hid StudyReader::dataset(const char* name) const {
-  const hid_t id = H5Dopen2(file_, name, H5P_DEFAULT);
+  const hid_t id = H5Dopen2(*file_, name, H5P_DEFAULT);
   if (id < 0)
     throw StudyFileFormatError(path_ +
                                ": corrupted or incomplete: the study file has no readable /" +

@@ -4,16 +4,18 @@
 // a file being written, on a cleanly closed file, and on a file whose writer crashed.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/study/study_spec.hpp"
-#include "store/hdf5.hpp"
 #include "store/schema.hpp"
-#include "store/tables.hpp"
 
 namespace slurmtune::store {
+
+class Hid;  // store/hdf5.hpp, kept out of this header: its includers do not see <hdf5.h>
 
 /// The file is not a readable slurmtune study file (not HDF5, not a study, truncated,
 /// newer schema). what() says which and what to do.
@@ -87,6 +89,9 @@ class StudyReader {
  public:
   /// Opens and validates `path` (SWMR read).
   explicit StudyReader(const std::string& path);
+  ~StudyReader();
+  StudyReader(StudyReader&&) noexcept;
+  StudyReader& operator=(StudyReader&&) noexcept;
 
   const std::string& path() const { return path_; }
   /// The study file that created this study, as recorded in the file.
@@ -129,7 +134,7 @@ class StudyReader {
                                Decode decode) const;
 
   std::string path_;
-  Hid file_;
+  std::unique_ptr<Hid> file_;
   std::int64_t schema_version_ = 0;
   core::StudySpec spec_;
   std::unique_ptr<StudyLayout> layout_;

@@ -12,6 +12,8 @@
 
 #include "config/study_file.hpp"
 #include "slurmtune/version.hpp"
+#include "store/hdf5.hpp"
+#include "store/tables.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -56,10 +58,24 @@ double unix_time_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The file's HDF5 objects, kept out of the header so that its includers (the
+// coordinator, `simulate`) do not see <hdf5.h>.
+struct StudyWriter::Hdf5Objects {
+  explicit Hdf5Objects(Hid f) : file(std::move(f)) {}
+  Hid file, commit;
+  std::unique_ptr<UpdateTable> trials;
+  std::unique_ptr<AppendTable> metrics, events, checkpoints, sessions;
+  std::unique_ptr<AppendTable> exploits;  // schema 3 on
+};
+
+std::uint64_t StudyWriter::metric_rows() const {
+  return h5_->metrics->rows();
+}
+
 StudyWriter::StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options,
                          bool fresh)
-    : file_(std::move(file)),
-      layout_(spec, fresh ? options.schema_version : schema_of(file_)),
+    : h5_(std::make_unique<Hdf5Objects>(std::move(file))),
+      layout_(spec, fresh ? options.schema_version : schema_of(h5_->file)),
       mode_(spec.mode),
       metric_names_(spec.metrics),
       options_(options),
@@ -80,7 +96,7 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   Hid file = check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), "H5Fcreate " + path);
   auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, true));
   // From here on HDF5 1.10 cannot create objects: the layout above is complete.
-  check_status(H5Fstart_swmr_write(writer->file_), "H5Fstart_swmr_write " + path);
+  check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
   writer->append_session();
   writer->flush();
   return writer;
@@ -104,7 +120,7 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
       std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, false));
   writer->seq_ = position.next_seq;
   writer->adopt_live_trials(position);
-  check_status(H5Fstart_swmr_write(writer->file_), "H5Fstart_swmr_write " + path);
+  check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
   writer->append_session();
   writer->flush();
   return writer;
@@ -120,26 +136,27 @@ StudyWriter::~StudyWriter() {
 }
 
 void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
-  write_string_attribute(file_, "format", kFormatName);
-  write_int_attribute(file_, "schema_version", options_.schema_version);
-  write_string_attribute(file_, "slurmtune_version", kVersion);
-  write_string_attribute(file_, "study_name", spec.name);
-  write_string_attribute(file_, "created", iso8601_now());
-  write_string_attribute(file_, "metric", spec.metric);
-  write_strings_attribute(file_, "metrics", spec.metrics);
-  write_string_attribute(file_, "mode", spec.mode == core::Mode::Min ? "min" : "max");
-  write_string_attribute(file_, "resource", spec.scheduler.resource);
-  write_int_attribute(file_, "seed", static_cast<std::int64_t>(spec.seed));
-  write_string_attribute(file_, "sampler", std::string(core::sampler_keyword(spec.sampler.kind)));
-  write_string_attribute(file_, "sampler_options", config::sampler_options_json(spec));
-  write_string_attribute(file_, "study_file", spec.text);
+  write_string_attribute(h5_->file, "format", kFormatName);
+  write_int_attribute(h5_->file, "schema_version", options_.schema_version);
+  write_string_attribute(h5_->file, "slurmtune_version", kVersion);
+  write_string_attribute(h5_->file, "study_name", spec.name);
+  write_string_attribute(h5_->file, "created", iso8601_now());
+  write_string_attribute(h5_->file, "metric", spec.metric);
+  write_strings_attribute(h5_->file, "metrics", spec.metrics);
+  write_string_attribute(h5_->file, "mode", spec.mode == core::Mode::Min ? "min" : "max");
+  write_string_attribute(h5_->file, "resource", spec.scheduler.resource);
+  write_int_attribute(h5_->file, "seed", static_cast<std::int64_t>(spec.seed));
+  write_string_attribute(h5_->file, "sampler",
+                         std::string(core::sampler_keyword(spec.sampler.kind)));
+  write_string_attribute(h5_->file, "sampler_options", config::sampler_options_json(spec));
+  write_string_attribute(h5_->file, "study_file", spec.text);
   // What actually ran, defaults and command-line overrides included: resume compares
   // against this, not against the text above.
-  write_string_attribute(file_, "resolved_study", config::to_toml(spec));
-  write_string_attribute(file_, "study_file_path", spec.path);
-  write_string_attribute(file_, "clock", options_.virtual_clock ? "virtual" : "unix");
-  write_string_attribute(file_, "host", host_name());
-  write_string_attribute(file_, "slurm_job_id", env_or_empty("SLURM_JOB_ID"));
+  write_string_attribute(h5_->file, "resolved_study", config::to_toml(spec));
+  write_string_attribute(h5_->file, "study_file_path", spec.path);
+  write_string_attribute(h5_->file, "clock", options_.virtual_clock ? "virtual" : "unix");
+  write_string_attribute(h5_->file, "host", host_name());
+  write_string_attribute(h5_->file, "slurm_job_id", env_or_empty("SLURM_JOB_ID"));
 }
 
 void StudyWriter::open_tables(bool fresh) {
@@ -147,45 +164,46 @@ void StudyWriter::open_tables(bool fresh) {
   // beyond it are overwritten.
   std::vector<std::byte> committed(layout_.commit.row_size());
   if (fresh) {
-    commit_ = create_single_row(file_, "commit", layout_.commit);
+    h5_->commit = create_single_row(h5_->file, "commit", layout_.commit);
   } else {
-    commit_ = check(H5Dopen2(file_, "commit", H5P_DEFAULT), "H5Dopen2 commit");
-    committed = read_table_rows(commit_, layout_.commit, 0, 1);
+    h5_->commit = check(H5Dopen2(h5_->file, "commit", H5P_DEFAULT), "H5Dopen2 commit");
+    committed = read_table_rows(h5_->commit, layout_.commit, 0, 1);
   }
   const auto count = [&](std::size_t field) {
     return layout_.commit.get<std::uint64_t>(committed.data(), field);
   };
   const auto table = [&](const char* name, const RowLayout& layout, DatasetOptions options) {
-    return fresh ? create_table(file_, name, layout, options)
-                 : check(H5Dopen2(file_, name, H5P_DEFAULT), std::string("H5Dopen2 ") + name);
+    return fresh ? create_table(h5_->file, name, layout, options)
+                 : check(H5Dopen2(h5_->file, name, H5P_DEFAULT), std::string("H5Dopen2 ") + name);
   };
   // Chunk sizes: a chunk is the unit of compression and of SWMR visibility; these keep
   // chunks between 64 KiB and 1 MiB for typical rows.
   Hid t = table("trials", layout_.trials, {1024, 4});
   const std::uint64_t trial_extent = fresh ? 0 : table_rows(t);
-  trials_ = std::make_unique<UpdateTable>(std::move(t), layout_.trials, trial_extent);
-  metrics_ = std::make_unique<AppendTable>(
+  h5_->trials = std::make_unique<UpdateTable>(std::move(t), layout_.trials, trial_extent);
+  h5_->metrics = std::make_unique<AppendTable>(
       table("metrics", layout_.metrics, {16384, options_.metrics_deflate}), layout_.metrics,
       count(layout_.k.metrics));
-  flushed_metric_rows_ = metrics_->rows();
-  events_ = std::make_unique<AppendTable>(table("events", layout_.events, {8192, 4}),
-                                          layout_.events, count(layout_.k.events));
+  flushed_metric_rows_ = h5_->metrics->rows();
+  h5_->events = std::make_unique<AppendTable>(table("events", layout_.events, {8192, 4}),
+                                              layout_.events, count(layout_.k.events));
   // 256 rows of 4 KiB paths (mostly NUL padding, which deflate removes) per chunk.
-  checkpoints_ = std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {256, 4}),
-                                               layout_.checkpoints, count(layout_.k.checkpoints));
-  sessions_ = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
-                                            layout_.sessions, count(layout_.k.sessions));
+  h5_->checkpoints =
+      std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {256, 4}),
+                                    layout_.checkpoints, count(layout_.k.checkpoints));
+  h5_->sessions = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
+                                                layout_.sessions, count(layout_.k.sessions));
   if (layout_.has_exploits())
-    exploits_ = std::make_unique<AppendTable>(table("exploits", layout_.exploits, {1024, 4}),
-                                              layout_.exploits, count(layout_.k.exploits));
+    h5_->exploits = std::make_unique<AppendTable>(table("exploits", layout_.exploits, {1024, 4}),
+                                                  layout_.exploits, count(layout_.k.exploits));
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {
   // Their rows are read back and rewritten with the status the replay derived: a
   // dying writer may have left a row ahead of the committed events.
   for (const auto& [trial, status] : position.live) {
-    trials_->adopt(trial);
-    layout_.trials.put_enum(trials_->row(trial), layout_.t.status,
+    h5_->trials->adopt(trial);
+    layout_.trials.put_enum(h5_->trials->row(trial), layout_.t.status,
                             static_cast<std::uint8_t>(status));
   }
 }
@@ -194,18 +212,18 @@ void StudyWriter::write_commit() {
   std::vector<std::byte> row(layout_.commit.row_size());
   const auto& l = layout_.commit;
   l.put_u64(row.data(), layout_.k.next_seq, seq_);
-  l.put_u64(row.data(), layout_.k.trials, trials_->rows());
-  l.put_u64(row.data(), layout_.k.metrics, metrics_->rows());
-  l.put_u64(row.data(), layout_.k.events, events_->rows());
-  l.put_u64(row.data(), layout_.k.checkpoints, checkpoints_->rows());
-  l.put_u64(row.data(), layout_.k.sessions, sessions_->rows());
-  if (exploits_) l.put_u64(row.data(), layout_.k.exploits, exploits_->rows());
+  l.put_u64(row.data(), layout_.k.trials, h5_->trials->rows());
+  l.put_u64(row.data(), layout_.k.metrics, h5_->metrics->rows());
+  l.put_u64(row.data(), layout_.k.events, h5_->events->rows());
+  l.put_u64(row.data(), layout_.k.checkpoints, h5_->checkpoints->rows());
+  l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
+  if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
-  write_single_row(commit_, l, row.data());
+  write_single_row(h5_->commit, l, row.data());
 }
 
 void StudyWriter::append_session() {
-  std::byte* row = sessions_->new_row();
+  std::byte* row = h5_->sessions->new_row();
   const auto& l = layout_.sessions;
   l.put_f64(row, layout_.s.started, unix_time_s());
   l.put_string(row, layout_.s.host, host_name());
@@ -215,10 +233,10 @@ void StudyWriter::append_session() {
 }
 
 std::byte* StudyWriter::live_row(core::TrialId trial) {
-  if (!trials_->is_live(trial))
+  if (!h5_->trials->is_live(trial))
     throw UsageError("study file: trial " + std::to_string(trial) +
                      " is not running (never started, or already ended)");
-  return trials_->row(trial);
+  return h5_->trials->row(trial);
 }
 
 bool StudyWriter::better(double a, double b) const {
@@ -229,7 +247,7 @@ bool StudyWriter::better(double a, double b) const {
 
 void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
                         const core::ReportOutcome* outcome, double step, double value) {
-  std::byte* row = events_->new_row();
+  std::byte* row = h5_->events->new_row();
   const auto& l = layout_.events;
   l.put_u64(row, layout_.e.seq, seq_++);
   l.put_f64(row, layout_.e.time, time);
@@ -250,9 +268,9 @@ void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
 
 void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
                                 double time, const core::SuggestionInfo& suggestion) {
-  if (trials_->is_live(trial))
+  if (h5_->trials->is_live(trial))
     throw UsageError("study file: trial " + std::to_string(trial) + " started twice");
-  std::byte* row = trials_->row(trial);
+  std::byte* row = h5_->trials->row(trial);
   const auto& l = layout_.trials;
   l.put_u64(row, layout_.t.id, trial);
   l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Running));
@@ -285,7 +303,7 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
                          std::span<const double> values, const core::ReportOutcome& outcome) {
   std::byte* row = live_row(trial);
   const double value = values.empty() ? kNaN : values[0];
-  std::byte* m = metrics_->new_row();
+  std::byte* m = h5_->metrics->new_row();
   const auto& ml = layout_.metrics;
   ml.put_u64(m, layout_.m.seq, seq_++);
   ml.put_u64(m, layout_.m.trial, trial);
@@ -344,7 +362,7 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
   const EventKind kind = end_event(how);
   event(trial, kind, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
-  trials_->retire(trial);
+  h5_->trials->retire(trial);
   flush_if_due();
 }
 
@@ -374,7 +392,7 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
                      std::to_string(relative_path.size()) +
                      " bytes; this study file stores at most " +
                      std::to_string(max_checkpoint_path()));
-  std::byte* row = checkpoints_->new_row();
+  std::byte* row = h5_->checkpoints->new_row();
   const auto& l = layout_.checkpoints;
   l.put_u64(row, layout_.c.trial, trial);
   l.put_f64(row, layout_.c.step, step);
@@ -394,11 +412,11 @@ void StudyWriter::checkpoint_saved(core::TrialId trial, double step, double time
 }
 
 void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time) {
-  if (!exploits_)
+  if (!h5_->exploits)
     throw UsageError(
         "study file: written before schema 3, it has no /exploits; a pbt study "
         "needs a new file");
-  std::byte* row = exploits_->new_row();
+  std::byte* row = h5_->exploits->new_row();
   const auto& l = layout_.exploits;
   l.put_u64(row, layout_.x.seq, seq_++);
   l.put_f64(row, layout_.x.time, time);
@@ -423,16 +441,16 @@ bool StudyWriter::flush_if_due() {
 void StudyWriter::flush() {
   // Appended rows first, then trial rows: a reader never sees a trial's final status
   // before the reports that led to it.
-  metrics_->flush();
-  events_->flush();
-  checkpoints_->flush();
-  sessions_->flush();
-  if (exploits_) exploits_->flush();
-  trials_->flush();
+  h5_->metrics->flush();
+  h5_->events->flush();
+  h5_->checkpoints->flush();
+  h5_->sessions->flush();
+  if (h5_->exploits) h5_->exploits->flush();
+  h5_->trials->flush();
   // Last: the commit row makes everything above count. A writer killed before this
   // line leaves the previous commit in place, and with it a consistent study.
   write_commit();
-  flushed_metric_rows_ = metrics_->rows();
+  flushed_metric_rows_ = h5_->metrics->rows();
   last_flush_ = std::chrono::steady_clock::now();
 }
 

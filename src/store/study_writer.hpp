@@ -15,11 +15,11 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/study/study_spec.hpp"
-#include "store/hdf5.hpp"
 #include "store/schema.hpp"
-#include "store/tables.hpp"
 
 namespace slurmtune::store {
+
+class Hid;  // store/hdf5.hpp
 
 struct WriterOptions {
   double flush_interval_s = 1.0;  ///< buffered rows reach the file at least this often
@@ -91,7 +91,7 @@ class StudyWriter {
   void flush();
 
   const StudyLayout& layout() const { return layout_; }
-  std::uint64_t metric_rows() const { return metrics_->rows(); }
+  std::uint64_t metric_rows() const;
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
@@ -106,16 +106,13 @@ class StudyWriter {
   std::byte* live_row(core::TrialId trial);
   bool better(double a, double b) const;
 
-  Hid file_;
+  struct Hdf5Objects;
+  std::unique_ptr<Hdf5Objects> h5_;  // declared first: layout_ reads the file's schema
   StudyLayout layout_;
   core::Mode mode_;
   std::vector<std::string> metric_names_;
   WriterOptions options_;
   std::uint64_t seq_ = 0;
-  std::unique_ptr<UpdateTable> trials_;
-  std::unique_ptr<AppendTable> metrics_, events_, checkpoints_, sessions_;
-  std::unique_ptr<AppendTable> exploits_;  // schema 3 on
-  Hid commit_;
   std::chrono::steady_clock::time_point last_flush_;
   std::uint64_t flushed_metric_rows_ = 0;
 };
