@@ -323,13 +323,13 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   if (outcome.rung) tl.put_i32(row, layout_.t.rung, *outcome.rung);
   // Only decisions worth explaining become events: a judgement at a rung, or anything
   // but a plain "continue".
-  if (outcome.rung || outcome.decision != core::Decision::Continue) {
+  if (outcome.rung || outcome.decision != core::SchedulerDecision::Continue) {
     // An exploited trial (PBT) waits paused for its resumption.
-    const bool waits =
-        outcome.decision == core::Decision::Pause || outcome.decision == core::Decision::Exploit;
-    const EventKind kind = outcome.decision == core::Decision::Stop ? EventKind::Stop
-                           : waits                                  ? EventKind::Pause
-                                                                    : EventKind::Continue;
+    const bool waits = outcome.decision == core::SchedulerDecision::Pause ||
+                       outcome.decision == core::SchedulerDecision::Exploit;
+    const EventKind kind = outcome.decision == core::SchedulerDecision::Stop ? EventKind::Stop
+                           : waits                                           ? EventKind::Pause
+                                                                             : EventKind::Continue;
     event(trial, kind, time, &outcome, step, value);
     if (kind == EventKind::Pause)
       tl.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));

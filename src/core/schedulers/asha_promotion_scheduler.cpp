@@ -46,14 +46,14 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
   rung.keys.insert(key);
-  ReportOutcome outcome{Decision::Pause, reached, rung.milestone, {}, false, {}, {}};
+  ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
-    outcome.decision = Decision::Stop;  // top rung: the trial has run its full course
+    outcome.decision = SchedulerDecision::Stop;  // top rung: the trial has run its full course
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
   if (predict_) apply_prediction(trial, state, outcome);
-  if (outcome.decision != Decision::Pause) return outcome;
+  if (outcome.decision != SchedulerDecision::Pause) return outcome;
   rung.unpromoted.push(key);
   state.paused = true;
   --running_;
@@ -75,9 +75,9 @@ void AshaPromotionScheduler::apply_prediction(TrialId trial, TrialState& state,
   state.predicted = mean;
   predictions_.insert({mean, trial});
   if (incumbent_ && optimistic < *incumbent_) {
-    outcome.decision = Decision::Stop;
+    outcome.decision = SchedulerDecision::Stop;
   } else if (leads && (!incumbent_ || pessimistic > *incumbent_)) {
-    outcome.decision = Decision::Continue;
+    outcome.decision = SchedulerDecision::Continue;
   }
 }
 

@@ -63,9 +63,9 @@ ReportOutcome HyperbandScheduler::report(TrialId trial, double step, double valu
   Bracket& b = brackets_[static_cast<std::size_t>(it->second.bracket)];
   const double budget = rung_budget(b.s, b.rung);
   if (step < budget) return ReportOutcome{};
-  ReportOutcome outcome{Decision::Pause, b.rung, budget, {}, false, {}, {}};
+  ReportOutcome outcome{SchedulerDecision::Pause, b.rung, budget, {}, false, {}, {}};
   if (b.rung == b.s) {
-    outcome.decision = Decision::Stop;  // the last rung runs to max_t
+    outcome.decision = SchedulerDecision::Stop;  // the last rung runs to max_t
     return outcome;
   }
   it->second.running = false;

@@ -29,7 +29,7 @@ ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double
   TrialState& state = it->second;
   const double s = score(value);
   if (!std::isnan(s)) state.best = std::max(state.best, s);
-  if (step >= max_t_) return ReportOutcome{Decision::Stop, {}, {}, {}, false, {}, {}};
+  if (step >= max_t_) return ReportOutcome{SchedulerDecision::Stop, {}, {}, {}, false, {}, {}};
   if (step < grace_period_) return ReportOutcome{};
   state.sum += s;
   ++state.count;
@@ -41,7 +41,7 @@ ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double
     const double median = median_of(bucket);
     outcome.cutoff = unscore(median);
     outcome.milestone = step;
-    if (state.best < median && step > grace_period_) outcome.decision = Decision::Stop;
+    if (state.best < median && step > grace_period_) outcome.decision = SchedulerDecision::Stop;
   }
   if (std::isnan(mean))
     ++bucket.nan_count;

@@ -45,8 +45,13 @@ class FifoScheduler final : public Scheduler {
   FifoScheduler(double max_t, Mode mode) : Scheduler(mode), max_t_(max_t) {}
   void add_trial(TrialId, std::optional<int>) override {}
   ReportOutcome report(TrialId, double step, double) override {
-    return ReportOutcome{
-        step >= max_t_ ? Decision::Stop : Decision::Continue, {}, {}, {}, false, {}, {}};
+    return ReportOutcome{step >= max_t_ ? SchedulerDecision::Stop : SchedulerDecision::Continue,
+                         {},
+                         {},
+                         {},
+                         false,
+                         {},
+                         {}};
   }
   void end_trial(TrialId, TrialEnd, std::optional<Observation>) override {}
   double max_resource() const override { return max_t_; }

@@ -58,7 +58,7 @@ ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
     outcome.rung = passed;
     outcome.milestone = static_cast<double>(*budget);
     if (std::isnan(score)) {  // NaN is pruned before it is recorded
-      outcome.decision = Decision::Stop;
+      outcome.decision = SchedulerDecision::Stop;
       return outcome;
     }
     if (rungs_.size() <= static_cast<std::size_t>(passed))
@@ -67,7 +67,7 @@ ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
     rung.insert(score);  // the trial's own value competes
     const auto n = static_cast<std::int64_t>(rung.size());
     if (n <= bootstrap_) {
-      outcome.decision = Decision::Stop;
+      outcome.decision = SchedulerDecision::Stop;
       return outcome;
     }
     // Promotable iff among the top n // rf values (at least the best one); ties kept.
@@ -75,7 +75,7 @@ ReportOutcome OptunaHalvingLadder::prune(int& passed, double step, double score,
     const double cutoff = rung.kth(static_cast<std::size_t>(n - 1 - index));
     outcome.cutoff = owner.mode() == Mode::Min ? -cutoff : cutoff;
     if (!(cutoff <= score)) {
-      outcome.decision = Decision::Stop;
+      outcome.decision = SchedulerDecision::Stop;
       return outcome;
     }
     ++passed;

@@ -210,20 +210,20 @@ ReportOutcome PbtScheduler::report(TrialId trial, double step, double value) {
     const Quantiles q = quantiles();
     outcome.checkpoint = in_upper(trial, q);
     if (auto exploit = checkpoint_or_exploit(trial, q)) {
-      outcome.decision = Decision::Exploit;
+      outcome.decision = SchedulerDecision::Exploit;
       outcome.exploit = std::move(exploit);
       pause(trial);
       return outcome;
     }
-    outcome.decision = others_wait ? Decision::Pause : Decision::Continue;
-    if (outcome.decision == Decision::Pause) pause(trial);
+    outcome.decision = others_wait ? SchedulerDecision::Pause : SchedulerDecision::Continue;
+    if (outcome.decision == SchedulerDecision::Pause) pause(trial);
     return outcome;
   }
   // Synchronous: wait at the perturbation point until the whole population is there,
   // each with its checkpoint saved (or known missing); the last of these perturbs all,
   // and the exploits reach the trials when they resume (Job::exploit, take_exploits).
   pause(trial);
-  outcome.decision = Decision::Pause;
+  outcome.decision = SchedulerDecision::Pause;
   outcome.checkpoint = true;
   s.saving = true;
   ++saving_;

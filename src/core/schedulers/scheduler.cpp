@@ -6,15 +6,15 @@
 
 namespace slurmtune::core {
 
-std::string_view to_string(Decision decision) {
+std::string_view to_string(SchedulerDecision decision) {
   switch (decision) {
-    case Decision::Continue:
+    case SchedulerDecision::Continue:
       return "continue";
-    case Decision::Stop:
+    case SchedulerDecision::Stop:
       return "stop";
-    case Decision::Pause:
+    case SchedulerDecision::Pause:
       return "pause";
-    case Decision::Exploit:
+    case SchedulerDecision::Exploit:
       return "exploit";
   }
   return "?";

@@ -20,8 +20,8 @@ enum class Mode { Min, Max };
 
 /// Exploit (PBT): the trial stops here and waits, like a paused one, to resume from
 /// another trial's checkpoint with a new configuration (Job::exploit).
-enum class Decision { Continue, Stop, Pause, Exploit };
-std::string_view to_string(Decision decision);
+enum class SchedulerDecision { Continue, Stop, Pause, Exploit };
+std::string_view to_string(SchedulerDecision decision);
 
 enum class TrialEnd { Completed, Stopped, Failed };
 std::string_view to_string(TrialEnd end);
@@ -49,13 +49,13 @@ struct PredictedFinal {
 
 /// What a scheduler answers to one report.
 struct ReportOutcome {
-  Decision decision = Decision::Continue;
+  SchedulerDecision decision = SchedulerDecision::Continue;
   std::optional<int> rung;          ///< index of the rung judged (0 = lowest), if any
   std::optional<double> milestone;  ///< that rung's resource value
   std::optional<double> cutoff;     ///< the value the report was compared with (user units)
   /// The scheduler needs a checkpoint of this step (PBT: a trial another may clone).
   bool checkpoint = false;
-  std::optional<Exploit> exploit;            ///< with Decision::Exploit
+  std::optional<Exploit> exploit;            ///< with SchedulerDecision::Exploit
   std::optional<PredictedFinal> prediction;  ///< asha_promotion with predict = true
 };
 

@@ -151,7 +151,7 @@ void TpeSuggester::reported(TrialId trial, double step, double value,
   auto& r = history_[trial];
   r.last_intermediate = std::pair{step, value};
   // A paused trial waits for a promotion: Optuna would see it as pruned at this step.
-  if (outcome.decision == Decision::Pause) r.state = tpe::TrialRecord::State::Pruned;
+  if (outcome.decision == SchedulerDecision::Pause) r.state = tpe::TrialRecord::State::Pruned;
   // A running trial's rank does not depend on its reports.
   if (r.state != tpe::TrialRecord::State::Running) sampler_.changed(history_, trial);
 }

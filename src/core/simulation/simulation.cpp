@@ -317,7 +317,7 @@ class Simulator {
     scheduler_->take_exploits();  // applied when the trials resume (Job::exploit)
     if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
     const bool finished = t.step >= scheduler_->max_resource();
-    if (outcome.decision == Decision::Continue && !finished) {
+    if (outcome.decision == SchedulerDecision::Continue && !finished) {
       if (!has_next(t)) {  // the recorded run stopped here
         free_worker(event.worker, event.time_s);
         end_at_recorded_end(trial, event.time_s);
@@ -333,7 +333,8 @@ class Simulator {
       return;
     }
     free_worker(event.worker, event.time_s);
-    if ((outcome.decision == Decision::Pause || outcome.decision == Decision::Exploit) &&
+    if ((outcome.decision == SchedulerDecision::Pause ||
+         outcome.decision == SchedulerDecision::Exploit) &&
         !finished) {
       save_checkpoint(t);
       ++progress_.paused;

@@ -179,14 +179,14 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
   note_value(trial, step, value);
   const bool finished = step >= scheduler_->max_resource();
   switch (verdict.outcome.decision) {
-    case Decision::Continue:
+    case SchedulerDecision::Continue:
       verdict.instruction = finished ? Instruction::Complete : Instruction::Continue;
       break;
-    case Decision::Pause:
-    case Decision::Exploit:  // it waits, paused, for its exploit resumption
+    case SchedulerDecision::Pause:
+    case SchedulerDecision::Exploit:  // it waits, paused, for its exploit resumption
       verdict.instruction = finished ? Instruction::Complete : Instruction::Pause;
       break;
-    case Decision::Stop:
+    case SchedulerDecision::Stop:
       verdict.instruction = finished ? Instruction::Complete : Instruction::Stop;
       break;
   }

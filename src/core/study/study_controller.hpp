@@ -142,8 +142,10 @@ class StudyController {
   /// (checkpoint and exit), and however it then exits it runs again in this session,
   /// from its checkpoint, on other resources, without counting as a failure.
   void evict(TrialId trial);
-  /// True once the study can make no further progress in this session: admissions
-  /// closed, nothing to restart and no paused trial the scheduler could still resume.
+  /// True while the study has work that a later session could do: admissions still
+  /// open, trials to restart or interrupted, paused trials the scheduler could resume,
+  /// or trials still running. After a halt (budget, threshold) only interrupted trials
+  /// count. `run` exits 75 (requeue) when it stops early with this true.
   bool more_work_left() const;
 
   std::vector<TrialId> running() const;

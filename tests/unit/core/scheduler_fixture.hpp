@@ -7,7 +7,7 @@
 
 namespace slurmtune::core {
 // Lets Boost.Test print decisions in failure messages.
-inline std::ostream& operator<<(std::ostream& out, Decision d) {
+inline std::ostream& operator<<(std::ostream& out, SchedulerDecision d) {
   return out << to_string(d);
 }
 }  // namespace slurmtune::core

@@ -26,9 +26,9 @@ BOOST_AUTO_TEST_CASE(pauses_at_each_rung_and_promotes_the_top_third) {
   auto s = make();
   for (TrialId t = 0; t < 3; ++t) {
     s.add_trial(t, std::nullopt);
-    BOOST_TEST(s.report(t, 0.5, 0.0).decision == Decision::Continue);
+    BOOST_TEST(s.report(t, 0.5, 0.0).decision == SchedulerDecision::Continue);
     const auto o = s.report(t, 1, static_cast<double>(t + 1));
-    BOOST_TEST(o.decision == Decision::Pause);
+    BOOST_TEST(o.decision == SchedulerDecision::Pause);
     BOOST_TEST(*o.rung == 0);
   }
   // Rung 0 = {1, 2, 3}: floor(3/3) = 1 promotion slot, taken by trial 2.
@@ -59,13 +59,13 @@ BOOST_AUTO_TEST_CASE(prefers_the_highest_rung_with_a_promotable_trial) {
     const auto job = s.next_job(false);
     BOOST_REQUIRE(job);
     BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision ==
-               Decision::Pause);
+               SchedulerDecision::Pause);
   }
   const auto job = s.next_job(false);
   BOOST_TEST(job->trial == 8U);  // rung 1's best goes first
   BOOST_TEST(job->until == 9.0);
   // The top rung completes the trial.
-  BOOST_TEST(s.report(8, 9, 8.0).decision == Decision::Stop);
+  BOOST_TEST(s.report(8, 9, 8.0).decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(ties_promote_the_earlier_trial) {
@@ -123,28 +123,28 @@ BOOST_AUTO_TEST_CASE(predicted_winners_run_on_and_predicted_losers_stop) {
   // rungs 3 and 9 without pausing, and its final report is the incumbent.
   s.add_trial(0, std::nullopt);
   auto o = run_to(s, 0, 0.2, 1, 3);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   BOOST_REQUIRE(o.prediction.has_value());
   BOOST_TEST(o.prediction->at == 27.0);
   BOOST_TEST(o.prediction->lower <= o.prediction->mean);
   BOOST_TEST(o.prediction->mean <= o.prediction->upper);
   BOOST_TEST(std::fabs(o.prediction->mean - loss_curve(0.2, 27)) < 0.1);
-  BOOST_TEST(run_to(s, 0, 0.2, 4, 9).decision == Decision::Continue);
-  BOOST_TEST(run_to(s, 0, 0.2, 10, 27).decision == Decision::Stop);  // top rung
+  BOOST_TEST(run_to(s, 0, 0.2, 4, 9).decision == SchedulerDecision::Continue);
+  BOOST_TEST(run_to(s, 0, 0.2, 10, 27).decision == SchedulerDecision::Stop);  // top rung
 
   // Trial 1 heads for 1.0, far above the incumbent ~0.2: stopped at rung 3, not paused.
   s.add_trial(1, std::nullopt);
   o = run_to(s, 1, 1.0, 1, 3);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   BOOST_TEST(o.prediction->mean > 0.9);
 
   // Trial 2 heads for 0.05, clearly below: it runs on at rung 3 (no pause).
   s.add_trial(2, std::nullopt);
-  BOOST_TEST(run_to(s, 2, 0.05, 1, 3).decision == Decision::Continue);
+  BOOST_TEST(run_to(s, 2, 0.05, 1, 3).decision == SchedulerDecision::Continue);
   // Trial 3 heads for 0.1: better than the incumbent but not than trial 2's prediction,
   // and not clearly worse than the incumbent: it pauses, as without prediction.
   s.add_trial(3, std::nullopt);
-  BOOST_TEST(run_to(s, 3, 0.1, 1, 3).decision == Decision::Pause);
+  BOOST_TEST(run_to(s, 3, 0.1, 1, 3).decision == SchedulerDecision::Pause);
 
   // The same reports give the same predictions (replay and resume decide alike).
   auto again = predicting();
@@ -158,6 +158,6 @@ BOOST_AUTO_TEST_CASE(without_predict_the_same_trial_pauses) {
   AshaPromotionScheduler plain(spec(SchedulerType::AshaPromotion, 3, 3, 27), Mode::Min);
   plain.add_trial(0, std::nullopt);
   const auto o = run_to(plain, 0, 0.2, 1, 3);
-  BOOST_TEST(o.decision == Decision::Pause);
+  BOOST_TEST(o.decision == SchedulerDecision::Pause);
   BOOST_TEST(!o.prediction.has_value());
 }

@@ -29,24 +29,24 @@ BOOST_AUTO_TEST_CASE(stops_a_trial_strictly_below_the_hand_computed_cutoff) {
   auto s = make(Mode::Max);
   // Empty rung: continue, no cutoff.
   auto o = start_and_report(s, 0, 1, 1.0);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   BOOST_TEST(*o.rung == 0);
   BOOST_TEST(!o.cutoff);
   // Rung {1}: the 66.7th percentile of one value is that value.
   o = start_and_report(s, 1, 1, 2.0);
   BOOST_TEST(*o.cutoff == 1.0);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   // Rung {1, 2}: index 0.667 -> 1 + (2-1)*0.667 = 1.667.
   o = start_and_report(s, 2, 1, 3.0);
   BOOST_TEST(*o.cutoff == 5.0 / 3, tt::tolerance(1e-12));
   // Rung {1, 2, 3}: index 1.333 -> 2 + (3-2)*0.333 = 2.333; 1.5 is worse: stop.
   o = start_and_report(s, 3, 1, 1.5);
   BOOST_TEST(*o.cutoff == 7.0 / 3, tt::tolerance(1e-12));
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   // The stopped value still counts: rung {1, 1.5, 2, 3}, index 2.0 -> 2.
   o = start_and_report(s, 4, 1, 2.4);
   BOOST_TEST(*o.cutoff == 2.0, tt::tolerance(1e-12));
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(min_mode_compares_losses_the_other_way) {
@@ -56,15 +56,15 @@ BOOST_AUTO_TEST_CASE(min_mode_compares_losses_the_other_way) {
   // Losses {1, 2, 3} -> scores {-3, -2, -1}: cutoff score -1.667, i.e. loss 1.667.
   auto o = start_and_report(s, 3, 1, 1.7);
   BOOST_TEST(*o.cutoff == 5.0 / 3, tt::tolerance(1e-12));
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   o = start_and_report(s, 4, 1, 1.6);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(a_tie_with_the_cutoff_continues) {
   auto s = make(Mode::Max);
   start_and_report(s, 0, 1, 5.0);
-  BOOST_TEST(start_and_report(s, 1, 1, 5.0).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(s, 1, 1, 5.0).decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(judges_one_rung_per_report_and_revisits_skipped_rungs) {
@@ -86,11 +86,11 @@ BOOST_AUTO_TEST_CASE(judges_one_rung_per_report_and_revisits_skipped_rungs) {
 BOOST_AUTO_TEST_CASE(stop_last_trials_stops_at_max_t_without_judging) {
   auto s = make(Mode::Max, 9);
   const auto o = start_and_report(s, 0, 9, 100.0);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   BOOST_TEST(!o.rung);
   auto keep = make(Mode::Max, 9, 1, false);
   const auto k = start_and_report(keep, 0, 9, 100.0);
-  BOOST_TEST(k.decision == Decision::Continue);
+  BOOST_TEST(k.decision == SchedulerDecision::Continue);
   BOOST_TEST(*k.milestone == 9.0);
 }
 
@@ -100,13 +100,13 @@ BOOST_AUTO_TEST_CASE(nan_is_ignored_by_the_cutoff_and_never_stops) {
   // Only NaN recorded: numpy's nanpercentile is NaN and nothing compares below it.
   auto o = start_and_report(s, 1, 1, -1e9);
   BOOST_TEST(std::isnan(*o.cutoff));
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   // {NaN, -1e9}: the cutoff is taken over -1e9 alone.
   o = start_and_report(s, 2, 1, std::nan(""));
   BOOST_TEST(*o.cutoff == -1e9);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   o = start_and_report(s, 3, 1, -2e9);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(infinities_follow_numpy_interpolation) {
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(infinities_follow_numpy_interpolation) {
   // numpy: lerp(inf, inf, 0) = inf + (inf - inf) * 0 = NaN -> no stop.
   auto o = start_and_report(s, 1, 1, 5.0);
   BOOST_TEST(std::isnan(*o.cutoff));
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   // {5, inf}: index 0.667 -> inf - inf * 0.333 = NaN as well.
   o = start_and_report(s, 2, 1, 6.0);
   BOOST_TEST(std::isnan(*o.cutoff));
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(infinities_follow_numpy_interpolation) {
   start_and_report(t, 2, 1, 2.0);
   // {-inf, 1, 2}: index 1.333 -> 1 + (2 - 1) * 0.333 = 1.333: -inf trials stop.
   o = start_and_report(t, 3, 1, -HUGE_VAL);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(a_completed_trial_records_its_last_value_like_a_report) {
@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(a_completed_trial_records_its_last_value_like_a_report) {
   s.end_trial(0, TrialEnd::Completed, Observation{1, 10.0});
   const auto o = start_and_report(s, 1, 1, 5.0);
   BOOST_TEST(*o.cutoff == 10.0);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   // A failed trial's value is not recorded.
   auto f = make(Mode::Max);
   f.add_trial(0, std::nullopt);

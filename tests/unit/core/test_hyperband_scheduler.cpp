@@ -33,7 +33,7 @@ BOOST_AUTO_TEST_CASE(halves_a_bracket_only_when_every_trial_reached_the_rung) {
     BOOST_TEST(s.bracket_of(t) == 0);
   }
   for (TrialId t = 0; t < 8; ++t) {
-    BOOST_TEST(s.report(t, 1, static_cast<double>(t)).decision == Decision::Pause);
+    BOOST_TEST(s.report(t, 1, static_cast<double>(t)).decision == SchedulerDecision::Pause);
     BOOST_TEST(!s.next_job(false));  // the bracket waits for its last trial
   }
   s.report(8, 1, 8.0);
@@ -64,13 +64,13 @@ BOOST_AUTO_TEST_CASE(the_last_rung_runs_to_max_t) {
   for (int k = 0; k < 3; ++k) {
     const auto job = s.next_job(false);
     BOOST_TEST(s.report(job->trial, 3, static_cast<double>(job->trial)).decision ==
-               Decision::Pause);
+               SchedulerDecision::Pause);
   }
   const auto job = s.next_job(false);
   BOOST_TEST(job->trial == 8U);
   BOOST_TEST(job->until == 9.0);
-  BOOST_TEST(s.report(8, 5, 8.0).decision == Decision::Continue);
-  BOOST_TEST(s.report(8, 9, 8.0).decision == Decision::Stop);
+  BOOST_TEST(s.report(8, 5, 8.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(8, 9, 8.0).decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_trial_does_not_hold_up_its_bracket) {

@@ -28,10 +28,10 @@ BOOST_AUTO_TEST_CASE(stops_a_trial_whose_best_is_below_the_median_running_averag
   run_constant(s, 2, 3.0, 3);
   s.add_trial(3, std::nullopt);
   // At the grace period itself no trial is stopped.
-  BOOST_TEST(s.report(3, 1, 0.5).decision == Decision::Continue);
+  BOOST_TEST(s.report(3, 1, 0.5).decision == SchedulerDecision::Continue);
   // Step 2: the others' running averages are {1, 2, 3}; median 2; best 0.5 < 2.
   const auto o = s.report(3, 2, 0.5);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   BOOST_TEST(*o.cutoff == 2.0);
 }
 
@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(continues_with_too_few_other_trials) {
   s.add_trial(2, std::nullopt);
   s.report(2, 1, 0.0);
   const auto o = s.report(2, 2, 0.0);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   BOOST_TEST(!o.cutoff);
 }
 
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(an_even_number_of_trials_averages_the_middle_pair) {
   // Losses {1, 2, 3, 4}: median 2.5; the best loss 2.4 beats it.
   const auto o = s.report(9, 2, 2.6);
   BOOST_TEST(*o.cutoff == 2.5);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(a_nan_running_average_makes_the_median_nan_and_never_stops) {
@@ -65,5 +65,5 @@ BOOST_AUTO_TEST_CASE(a_nan_running_average_makes_the_median_nan_and_never_stops)
   run_constant(s, 2, 3.0, 2);
   s.add_trial(3, std::nullopt);
   s.report(3, 1, -5.0);
-  BOOST_TEST(s.report(3, 2, -5.0).decision == Decision::Continue);
+  BOOST_TEST(s.report(3, 2, -5.0).decision == SchedulerDecision::Continue);
 }

@@ -31,37 +31,37 @@ BOOST_AUTO_TEST_CASE(own_value_competes_and_ties_are_kept) {
   OptunaSuccessiveHalvingScheduler s(halving(1), Mode::Min);
   // Rung 0 holds {1}: 1 // 3 - 1 = -1 -> index 0: the best; 1 <= 1 is promoted.
   auto o = start_and_report(s, 0, 1, 1.0);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   BOOST_TEST(*o.cutoff == 1.0);
   // {1, 2}: index 0 -> 1; 2 is not <= 1: pruned.
-  BOOST_TEST(start_and_report(s, 1, 1, 2.0).decision == Decision::Stop);
+  BOOST_TEST(start_and_report(s, 1, 1, 2.0).decision == SchedulerDecision::Stop);
   // {1, 2, 0.5}: index 0 -> 0.5; promoted.
-  BOOST_TEST(start_and_report(s, 2, 1, 0.5).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(s, 2, 1, 0.5).decision == SchedulerDecision::Continue);
   // {1, 2, 0.5, 0.5}: a tie with the cutoff is kept.
-  BOOST_TEST(start_and_report(s, 3, 1, 0.5).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(s, 3, 1, 0.5).decision == SchedulerDecision::Continue);
   // Six values: index 6 // 3 - 1 = 1 -> the second best (0.5).
   start_and_report(s, 4, 1, 3.0);
   o = start_and_report(s, 5, 1, 0.7);
   BOOST_TEST(*o.cutoff == 0.5);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(max_mode_keeps_the_largest_values) {
   OptunaSuccessiveHalvingScheduler s(halving(1), Mode::Max);
   start_and_report(s, 0, 1, 1.0);
-  BOOST_TEST(start_and_report(s, 1, 1, 2.0).decision == Decision::Continue);
-  BOOST_TEST(start_and_report(s, 2, 1, 1.5).decision == Decision::Stop);
+  BOOST_TEST(start_and_report(s, 1, 1, 2.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(start_and_report(s, 2, 1, 1.5).decision == SchedulerDecision::Stop);
 }
 
 BOOST_AUTO_TEST_CASE(one_report_can_pass_several_rungs) {
   OptunaSuccessiveHalvingScheduler s(halving(1), Mode::Min);
   // Rung budgets 1, 3, 9, 27: a first report at step 10 passes rungs 0, 1 and 2.
   auto o = start_and_report(s, 0, 10, 1.0);
-  BOOST_TEST(o.decision == Decision::Continue);
+  BOOST_TEST(o.decision == SchedulerDecision::Continue);
   BOOST_TEST(*o.rung == 2);
   // A second trial at step 10 that is worse is pruned at the first rung it fails.
   o = start_and_report(s, 1, 10, 2.0);
-  BOOST_TEST(o.decision == Decision::Stop);
+  BOOST_TEST(o.decision == SchedulerDecision::Stop);
   BOOST_TEST(*o.rung == 0);
 }
 
@@ -71,26 +71,26 @@ BOOST_AUTO_TEST_CASE(an_enormous_step_climbs_the_representable_rungs_and_stops) 
   for (const double step : {2.9e30, std::numeric_limits<double>::infinity()}) {
     OptunaSuccessiveHalvingScheduler s(halving(2), Mode::Min);
     const auto o = start_and_report(s, 0, step, 1.0);
-    BOOST_TEST(o.decision == Decision::Continue);
+    BOOST_TEST(o.decision == SchedulerDecision::Continue);
     BOOST_TEST(*o.rung <= 63);  // 2 * 3^k stays below 2^63 up to k = 38
   }
 }
 
 BOOST_AUTO_TEST_CASE(nan_at_a_rung_is_pruned_before_it_is_recorded) {
   OptunaSuccessiveHalvingScheduler s(halving(1), Mode::Min);
-  BOOST_TEST(start_and_report(s, 0, 1, std::nan("")).decision == Decision::Stop);
+  BOOST_TEST(start_and_report(s, 0, 1, std::nan("")).decision == SchedulerDecision::Stop);
   // Nothing was recorded: the next trial is alone in the rung.
-  BOOST_TEST(start_and_report(s, 1, 1, 100.0).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(s, 1, 1, 100.0).decision == SchedulerDecision::Continue);
   // Below the first budget NaN is not judged at all.
   OptunaSuccessiveHalvingScheduler later(halving(2), Mode::Min);
-  BOOST_TEST(start_and_report(later, 0, 1, std::nan("")).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(later, 0, 1, std::nan("")).decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(bootstrap_count_prunes_until_enough_values_compete) {
   OptunaSuccessiveHalvingScheduler s(halving(1, 2), Mode::Min);
-  BOOST_TEST(start_and_report(s, 0, 1, 1.0).decision == Decision::Stop);
-  BOOST_TEST(start_and_report(s, 1, 1, 1.0).decision == Decision::Stop);
-  BOOST_TEST(start_and_report(s, 2, 1, 0.1).decision == Decision::Continue);
+  BOOST_TEST(start_and_report(s, 0, 1, 1.0).decision == SchedulerDecision::Stop);
+  BOOST_TEST(start_and_report(s, 1, 1, 1.0).decision == SchedulerDecision::Stop);
+  BOOST_TEST(start_and_report(s, 2, 1, 0.1).decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(min_early_stopping_rate_shifts_the_first_budget) {
@@ -147,10 +147,10 @@ BOOST_AUTO_TEST_CASE(hyperband_brackets_judge_separately_from_their_own_budget) 
   s.add_trial(1, 1);
   BOOST_TEST(!s.report(0, 2, 1.0).rung);
   BOOST_TEST(*s.report(0, 3, 1.0).milestone == 3.0);
-  BOOST_TEST(s.report(1, 3, 5.0).decision == Decision::Stop);
+  BOOST_TEST(s.report(1, 3, 5.0).decision == SchedulerDecision::Stop);
   // A trial in bracket 0 does not compete with bracket 1's values.
   s.add_trial(2, 0);
-  BOOST_TEST(s.report(2, 1, 50.0).decision == Decision::Continue);
+  BOOST_TEST(s.report(2, 1, 50.0).decision == SchedulerDecision::Continue);
 }
 
 BOOST_AUTO_TEST_CASE(hyperband_auto_max_resource_starts_after_a_completion) {

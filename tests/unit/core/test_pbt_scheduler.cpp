@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(nothing_happens_between_perturbation_points_or_during_burn_
   for (TrialId t = 0; t < 4; ++t)
     for (double step = 1; step < 6; ++step) {
       const auto o = report(s, t, step, 1.0 + static_cast<double>(t));
-      BOOST_TEST((o.decision == Decision::Continue));
+      BOOST_TEST((o.decision == SchedulerDecision::Continue));
       BOOST_TEST(!o.checkpoint);
     }
 }
@@ -77,17 +77,17 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
   start(s, 4);
   // The best reports first: ranked alone it is in no quantile (n <= 1), so it keeps no
   // checkpoint; the others rank it above them at their turn.
-  BOOST_TEST((report(s, 0, 2, 0.1).decision == Decision::Continue));
+  BOOST_TEST((report(s, 0, 2, 0.1).decision == SchedulerDecision::Continue));
   const auto second = report(s, 1, 2, 0.2);  // n = 2, k = 1: trial 1 is the lower one
   // Trial 0, the donor, was never checkpointed (it was alone when it reported): skipped.
-  BOOST_TEST((second.decision == Decision::Continue));
+  BOOST_TEST((second.decision == SchedulerDecision::Continue));
   BOOST_TEST(!second.exploit);
   // Trial 0 reports again at its next perturbation point, now in the upper quantile.
   const auto top = report(s, 0, 4, 0.05);
   BOOST_TEST(top.checkpoint);
-  BOOST_TEST((top.decision == Decision::Continue));
+  BOOST_TEST((top.decision == SchedulerDecision::Continue));
   const auto low = report(s, 2, 2, 0.3);  // ranks 0.05, 0.2, 0.3: k = 1, trial 2 lowest
-  BOOST_TEST((low.decision == Decision::Exploit));
+  BOOST_TEST((low.decision == SchedulerDecision::Exploit));
   BOOST_REQUIRE(low.exploit);
   BOOST_TEST(low.exploit->donor == 0u);
   BOOST_TEST(low.exploit->donor_step == 4);
@@ -104,10 +104,10 @@ BOOST_AUTO_TEST_CASE(the_lower_quantile_exploits_the_upper_one) {
   BOOST_TEST((job->exploit->config == low.exploit->config));
   // It continues from the donor's step: its next perturbation point is 4 + 2.
   const auto between = report(s, 2, 5, 0.01);
-  BOOST_TEST((between.decision == Decision::Continue));
+  BOOST_TEST((between.decision == SchedulerDecision::Continue));
   BOOST_TEST(!between.checkpoint);
   const auto next = report(s, 2, 6, 0.01);  // now the best of three: the upper quantile
-  BOOST_TEST((next.decision == Decision::Continue));
+  BOOST_TEST((next.decision == SchedulerDecision::Continue));
   BOOST_TEST(next.checkpoint);
 }
 
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(a_report_without_a_step_is_no_perturbation_point) {
   PbtScheduler s(pbt_spec(1), Mode::Min, 5);
   start(s, 2);
   const auto o = report(s, 0, std::nan(""), 0.5);
-  BOOST_TEST((o.decision == Decision::Continue));
+  BOOST_TEST((o.decision == SchedulerDecision::Continue));
   BOOST_TEST(!o.checkpoint);
 }
 
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_nan_score_ranks_worst) {
   report(s, 1, 1, 0.5);  // 0.9 vs 0.5: trial 1 lower, donor 0 has no checkpoint yet
   BOOST_TEST(report(s, 0, 2, 0.95).checkpoint);  // trial 0 upper: checkpointed
   const auto o = report(s, 2, 1, std::nan(""));
-  BOOST_TEST((o.decision == Decision::Exploit));
+  BOOST_TEST((o.decision == SchedulerDecision::Exploit));
   BOOST_TEST(o.exploit->donor == 0u);
 }
 
@@ -185,13 +185,13 @@ BOOST_AUTO_TEST_CASE(a_population_larger_than_the_workers_takes_turns) {
     s.add_trial(t, std::nullopt);
     s.trial_configured(t, config(0.01, 64));
   }
-  BOOST_TEST((report(s, 0, 2, 0.5).decision == Decision::Pause));  // two more to start
+  BOOST_TEST((report(s, 0, 2, 0.5).decision == SchedulerDecision::Pause));  // two more to start
   s.add_trial(2, std::nullopt);
   s.trial_configured(2, config(0.02, 64));
   s.add_trial(3, std::nullopt);
   s.trial_configured(3, config(0.03, 64));
   s.close_admissions();
-  BOOST_TEST((report(s, 1, 2, 0.4).decision == Decision::Pause));  // trial 0 waits
+  BOOST_TEST((report(s, 1, 2, 0.4).decision == SchedulerDecision::Pause));  // trial 0 waits
   const auto next = s.next_job(false);
   BOOST_REQUIRE(next);
   BOOST_TEST(next->trial == 0u);  // trained 2, as trial 1: the earlier trial first
@@ -202,13 +202,13 @@ BOOST_AUTO_TEST_CASE(synch_mode_waits_for_the_whole_population) {
   start(s, 4);
   for (TrialId t = 0; t < 3; ++t) {
     const auto o = report(s, t, 2, 0.1 * static_cast<double>(t + 1));
-    BOOST_TEST((o.decision == Decision::Pause));
+    BOOST_TEST((o.decision == SchedulerDecision::Pause));
     BOOST_TEST(!s.next_job(false));  // nobody resumes before the last one arrives
   }
   // The last arrival, once its checkpoint is saved, perturbs everyone: it is the worst,
   // so it exploits trial 0 (the best, checkpointed first as the upper quantile).
   const auto last = s.report(3, 2, 0.9);
-  BOOST_TEST((last.decision == Decision::Pause));
+  BOOST_TEST((last.decision == SchedulerDecision::Pause));
   BOOST_TEST(!s.next_job(false));
   s.checkpoint_saved(3, 2);
   const auto taken = s.take_exploits();
@@ -277,13 +277,13 @@ BOOST_AUTO_TEST_CASE(only_a_saved_checkpoint_is_cloned) {
   s.report(1, 2, 0.2);
   BOOST_TEST(s.report(0, 4, 0.05).checkpoint);  // asked, not saved yet
   const auto early = s.report(2, 2, 0.3);
-  BOOST_TEST((early.decision == Decision::Continue));
+  BOOST_TEST((early.decision == SchedulerDecision::Continue));
   BOOST_TEST(s.take_exploits().empty());
   s.checkpoint_saved(0, 3);  // an older step does not provide it
-  BOOST_TEST((s.report(2, 4, 0.3).decision == Decision::Continue));
+  BOOST_TEST((s.report(2, 4, 0.3).decision == SchedulerDecision::Continue));
   s.checkpoint_saved(0, 4);
   const auto late = s.report(3, 2, 0.4);
-  BOOST_TEST((late.decision == Decision::Exploit));
+  BOOST_TEST((late.decision == SchedulerDecision::Exploit));
   BOOST_REQUIRE(late.exploit);
   BOOST_TEST(late.exploit->donor == 0u);
   BOOST_TEST(late.exploit->donor_step == 4);

@@ -39,7 +39,7 @@ struct Ledger final : SimulationObserver {
   void trial_resumed(TrialId, double) override { ++resumed; }
   void reported(TrialId, double, double, const ReportOutcome& o, double) override {
     ++reports;
-    paused += o.decision == Decision::Pause;
+    paused += o.decision == SchedulerDecision::Pause;
   }
   void trial_ended(TrialId t, TrialEnd, double) override { ++ends[t]; }
 };

@@ -372,11 +372,11 @@ BOOST_AUTO_TEST_CASE(a_pbt_exploit_changes_the_configuration_once_the_donor_chec
   BOOST_TEST(f.controller.wants_checkpoint(0, 4));
   BOOST_TEST(!f.controller.wants_checkpoint(0, 3));
   // Lower quantile, but the donor has nothing saved yet: no exploit.
-  BOOST_TEST((f.controller.report(2, 2, 0.3).outcome.decision == Decision::Continue));
+  BOOST_TEST((f.controller.report(2, 2, 0.3).outcome.decision == SchedulerDecision::Continue));
   f.controller.checkpoint_saved(0, 4);
   BOOST_TEST(!f.controller.wants_checkpoint(0, 4));
   const auto verdict = f.controller.report(3, 2, 0.9);  // the worst: exploits trial 0
-  BOOST_TEST((verdict.outcome.decision == Decision::Exploit));
+  BOOST_TEST((verdict.outcome.decision == SchedulerDecision::Exploit));
   BOOST_TEST((verdict.instruction == Instruction::Pause));
   BOOST_TEST(!(f.controller.config_of(3) == before));
   BOOST_TEST((f.controller.config_of(3) == verdict.outcome.exploit->config));

@@ -45,7 +45,7 @@ double loss_of(const SearchSpace& space, const Configuration& c) {
   return loss;
 }
 
-ReportOutcome at_rung(double milestone, Decision decision = Decision::Continue) {
+ReportOutcome at_rung(double milestone, SchedulerDecision decision = SchedulerDecision::Continue) {
   ReportOutcome o;
   o.decision = decision;
   o.rung = 0;
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(bohb_learns_from_trials_stopped_at_a_rung) {
     const auto sug = s->suggest(t);
     BOOST_TEST((sug.info.origin == (t < 4 ? SuggestionOrigin::Random : SuggestionOrigin::Model)));
     const double x = as_number(sug.config.values[0]);
-    s->reported(t, 1, std::fabs(x - 0.8), at_rung(1, Decision::Stop));
+    s->reported(t, 1, std::fabs(x - 0.8), at_rung(1, SchedulerDecision::Stop));
     s->ended(t, TrialEnd::Stopped);
   }
   // Only stopped trials, observed at rung 1: the model lives there.
@@ -189,7 +189,8 @@ BOOST_AUTO_TEST_CASE(bohb_learns_from_trials_stopped_at_a_rung) {
     const auto sug = s->suggest(t);
     BOOST_TEST((sug.info.origin == SuggestionOrigin::Model));
     distance += std::fabs(as_number(sug.config.values[0]) - 0.8);
-    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8), at_rung(1, Decision::Stop));
+    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8),
+                at_rung(1, SchedulerDecision::Stop));
     s->ended(t, TrialEnd::Stopped);
   }
   BOOST_TEST(distance / 20 < 0.2);  // uniform draws: 0.34 on average
@@ -208,8 +209,9 @@ BOOST_AUTO_TEST_CASE(mobster_starts_at_random_then_follows_its_model) {
     if (t >= 10) distance += std::fabs(x - 0.8);
     const double loss = std::fabs(x - 0.8);
     const bool promoted = t % 3 == 0;
-    s->reported(t, 1, loss + 0.5, at_rung(1, promoted ? Decision::Continue : Decision::Stop));
-    if (promoted) s->reported(t, 3, loss + 0.2, at_rung(3, Decision::Stop));
+    s->reported(t, 1, loss + 0.5,
+                at_rung(1, promoted ? SchedulerDecision::Continue : SchedulerDecision::Stop));
+    if (promoted) s->reported(t, 3, loss + 0.2, at_rung(3, SchedulerDecision::Stop));
     s->ended(t, TrialEnd::Stopped);
   }
   BOOST_TEST(distance / 20 < 0.15);
@@ -231,9 +233,9 @@ BOOST_AUTO_TEST_CASE(mobster_hyper_tune_weighting_trusts_the_rungs_that_rank_lik
         from_early += std::fabs(x - 0.2) / 20;
         from_late += std::fabs(x - 0.8) / 20;
       }
-      s->reported(t, 1, std::fabs(x - 0.2), at_rung(1, Decision::Continue));
-      s->reported(t, 3, std::fabs(x - 0.8) * 0.5, at_rung(3, Decision::Continue));
-      s->reported(t, 9, std::fabs(x - 0.8) * 0.3, at_rung(9, Decision::Stop));
+      s->reported(t, 1, std::fabs(x - 0.2), at_rung(1, SchedulerDecision::Continue));
+      s->reported(t, 3, std::fabs(x - 0.8) * 0.5, at_rung(3, SchedulerDecision::Continue));
+      s->reported(t, 9, std::fabs(x - 0.8) * 0.3, at_rung(9, SchedulerDecision::Stop));
       s->ended(t, TrialEnd::Stopped);
     }
     BOOST_TEST_CONTEXT((weighting == RungWeighting::HyperTune ? "hyper-tune" : "first-rung")) {
@@ -254,7 +256,8 @@ BOOST_AUTO_TEST_CASE(mobster_draws_its_random_fraction_at_random) {
   for (TrialId t = 0; t < 105; ++t) {
     const auto sug = s->suggest(t);
     if (t >= 5) random += sug.info.origin == SuggestionOrigin::Random;
-    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8), at_rung(1, Decision::Stop));
+    s->reported(t, 1, std::fabs(as_number(sug.config.values[0]) - 0.8),
+                at_rung(1, SchedulerDecision::Stop));
     s->ended(t, TrialEnd::Stopped);
   }
   BOOST_TEST(random > 35u);  // 50 expected of 100
@@ -270,7 +273,7 @@ BOOST_AUTO_TEST_CASE(mobster_spreads_suggestions_over_pending_trials) {
   for (TrialId t = 0; t < 8; ++t) {
     const auto sug = s->suggest(t);
     const double x = as_number(sug.config.values[0]), y = as_number(sug.config.values[1]);
-    s->reported(t, 1, (x - 0.5) * (x - 0.5) + y, at_rung(1, Decision::Stop));
+    s->reported(t, 1, (x - 0.5) * (x - 0.5) + y, at_rung(1, SchedulerDecision::Stop));
     s->ended(t, TrialEnd::Stopped);
   }
   std::vector<Configuration> batch;

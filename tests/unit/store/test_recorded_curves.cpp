@@ -43,7 +43,7 @@ core::Configuration config(double lr, const char* opt) {
 }
 
 void report(store::StudyWriter& w, core::TrialId trial, double step, double time, double loss,
-            core::Decision decision = core::Decision::Continue) {
+            core::SchedulerDecision decision = core::SchedulerDecision::Continue) {
   const double values[] = {loss, 1 - loss};
   core::ReportOutcome outcome;
   outcome.decision = decision;
@@ -64,7 +64,7 @@ void write_study(const std::string& path, const core::StudySpec& spec) {
   report(*w, 0, 3, 33, 0.6);
   w->trial_ended(0, core::TrialEnd::Stopped, 33);
   w->trial_started(1, config(0.001, "adam"), 0, 0);
-  report(*w, 1, 1, 4, 0.8, core::Decision::Pause);
+  report(*w, 1, 1, 4, 0.8, core::SchedulerDecision::Pause);
   w->trial_resumed(1, 50);
   report(*w, 1, 2, 53, 0.5);
   w->trial_ended(1, core::TrialEnd::Completed, 53);

@@ -257,10 +257,10 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
         if (i + 1 < ops.size() && ops[i + 1].event &&
             ops[i + 1].event->trial == ops[i].report.trial) {
           const auto kind = ops[i + 1].event->kind;
-          if (kind == store::EventKind::Stop) return core::Decision::Stop;
-          if (kind == store::EventKind::Pause) return core::Decision::Pause;
+          if (kind == store::EventKind::Stop) return core::SchedulerDecision::Stop;
+          if (kind == store::EventKind::Pause) return core::SchedulerDecision::Pause;
         }
-        return core::Decision::Continue;
+        return core::SchedulerDecision::Continue;
       };
       // Cut the run a third of the way: write that prefix into its own file.
       const std::size_t cut = ops.size() / 3;
