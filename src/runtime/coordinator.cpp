@@ -20,52 +20,17 @@
 #include "runtime/secret.hpp"
 #include "runtime/slurm_limits.hpp"
 #include "runtime/study_paths.hpp"
+#include "runtime/study_recorder.hpp"
 #include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 
-// Writes the controller's decisions to the study file and the log.
-class Coordinator::Recorder final : public core::StudyObserver {
- public:
-  Recorder(store::StudyWriter& writer, Coordinator& coordinator)
-      : writer_(writer), coordinator_(coordinator) {}
-  void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
-                     const core::SuggestionInfo& suggestion) override {
-    writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
-  }
-  void trial_resumed(core::TrialId t) override { writer_.trial_resumed(t, store::unix_time_s()); }
-  void trial_retried(core::TrialId t, const std::string& error) override {
-    writer_.trial_retried(t, store::unix_time_s(), error);
-    log_line("trial " + std::to_string(t) + " failed (" + first_line(error) + "); retrying");
-  }
-  void trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) override {
-    writer_.trial_ended(t, how, store::unix_time_s(), error);
-    log_line("trial " + std::to_string(t) + " " + std::string(core::to_string(how)) +
-             (error.empty() ? "" : ": " + first_line(error)));
-  }
-  void admissions_closed() override {
-    writer_.admissions_closed(store::unix_time_s());
-    log_line("no further trials will start");
-  }
-  // Carried out by the coordinator once the event that caused it is recorded (the
-  // report, checkpoint or end is written after the controller returns).
-  void trial_exploited(core::TrialId t, const core::Exploit& exploit) override {
-    coordinator_.pending_exploits_.emplace_back(t, exploit);
-  }
-  void checkpoint_saved(core::TrialId t, double step) override {
-    writer_.checkpoint_saved(t, step, store::unix_time_s());
-  }
-
- private:
-  // A trial's error is its own text (stderr, its BYE): shown with control characters
-  // written out, so it cannot move the cursor or recolour the terminal it is logged to.
-  static std::string first_line(const std::string& text) {
-    return core::visible(text.substr(0, text.find('\n')));
-  }
-  store::StudyWriter& writer_;
-  Coordinator& coordinator_;
-};
+double silent_after_s(const RunOptions& options, const core::StudySpec& spec) {
+  if (const auto& timeout = spec.trial.report_timeout_s)
+    return std::min(options.silent_after_s, *timeout / 2);
+  return options.silent_after_s;
+}
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
     : spec_(spec),
@@ -75,8 +40,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
       pbt_(study_dir_, trials_dir_),
-      started_at_(Clock::now()),
-      last_progress_(started_at_) {
+      progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
   if (spec_.trial.command.empty() && !group_mode())
     throw InputError(spec_.path +
                      ": [trial] command is required by 'slurmtune run' (the "
@@ -100,7 +64,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,
                       store::WriterOptions{options_.flush_interval_s, 1, false});
-  recorder_ = std::make_unique<Recorder>(*study_.writer, *this);
+  recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pending_exploits_);
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
@@ -167,25 +131,19 @@ void Coordinator::start_allocation_clock() {
   TimeLeft left{options_.time_left_s, "--time-left"};
   if (!left.seconds) left = slurm_time_left(environment_map(), trials_dir_ + "/squeue.out");
   if (!left.seconds) return;
-  clock_.emplace(controller_->max_resource());
-  usable_until_s_ = elapsed_s() + *left.seconds - options_.end_margin_s;
+  time_.set_end(*left.seconds, options_.end_margin_s, controller_->max_resource());
   log_line("allocation ends in " + core::format_double(std::round(*left.seconds)) + " s (" +
            left.source + "): work that cannot reach its next rung " +
            core::format_double(options_.end_margin_s) +
            " s before then is held for the next session");
 }
 
-core::FitsBeforeEnd Coordinator::fits_before_end() const {
-  if (!clock_) return {};
-  return [this](double step) { return clock_->fits(step, *usable_until_s_ - elapsed_s()); };
-}
-
 void Coordinator::note_held_work() {
   if (!controller_->held_for_clock()) return;
   if (!clock_announced_) {
     clock_announced_ = true;
-    const auto needed = clock_->seconds_to_next_milestone(0);
-    log_line("allocation: " + core::format_double(std::round(*usable_until_s_ - elapsed_s())) +
+    const auto needed = time_.seconds_to_first_rung();
+    log_line("allocation: " + core::format_double(std::round(*time_.usable_left_s())) +
              " s left before the end margin; work that needs more to reach its next rung (a "
              "new trial: ~" +
              core::format_double(std::round(needed ? *needed : 0)) +
@@ -198,10 +156,6 @@ void Coordinator::note_held_work() {
   controller_->begin_shutdown();
 }
 
-double Coordinator::elapsed_s() const {
-  return std::chrono::duration<double>(Clock::now() - started_at_).count();
-}
-
 int Coordinator::run() {
   if (worker_mode()) launch_workers();
   fill_slots();
@@ -212,7 +166,7 @@ int Coordinator::run() {
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   stop_workers(!more || cancel_signal_ != 0);
   study_.writer->flush();
-  print_progress(true);
+  progress_.print(true, *controller_, quiet_times());
   if (!more) return 0;
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
@@ -230,7 +184,7 @@ void Coordinator::tick() {
   expire_unconnected_workers();
   expire_joined_allocations();
   finish_drained();  // exits waiting for their last messages
-  controller_->check_budget(elapsed_s());
+  controller_->check_budget(time_.elapsed_s());
   carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
     halt_announced_ = true;
@@ -240,9 +194,7 @@ void Coordinator::tick() {
   }
   enforce_deadlines();
   study_.writer->flush_if_due();
-  if (std::chrono::duration<double>(Clock::now() - last_progress_).count() >=
-      options_.progress_interval_s)
-    print_progress(false);
+  if (progress_.due()) progress_.print(false, *controller_, quiet_times());
   fill_slots();
 }
 
@@ -253,7 +205,7 @@ void Coordinator::fill_slots() {
   while (!limit || static_cast<std::int64_t>(active_.size()) < *limit) {
     auto placement = launcher_->reserve();
     if (!placement) break;
-    auto launch = controller_->next_launch(elapsed_s(), fits_before_end());
+    auto launch = controller_->next_launch(time_.elapsed_s(), time_.fits_before_end());
     if (!launch) {
       launcher_->release(*placement);
       note_held_work();
@@ -285,7 +237,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placem
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(placement);
   t->started = t->last_sign = Clock::now();
-  if (clock_) clock_->attempt_started(id, controller_->last_step(id), elapsed_s());
+  time_.attempt_started(id, controller_->last_step(id));
   return *active_.emplace(id, std::move(t)).first->second;
 }
 
@@ -391,7 +343,7 @@ void Coordinator::finish_trial(core::TrialId id) {
   }
   controller_->trial_exited(id, clean, error);
   carry_out_exploits();
-  if (clock_) clock_->attempt_ended(id);
+  time_.attempt_ended(id);
   launcher_->release(t.placement);
   if (t.rendezvous) rendezvous_->release(*t.rendezvous);
   cloned_checkpoint_.erase(id);
@@ -524,50 +476,12 @@ void Coordinator::begin_shutdown(int signal) {
   study_.writer->flush();
 }
 
-// "; silent: trial 3 (312 s), trial 9 (305 s)": the trials a user should look at.
-std::string Coordinator::silent_trials() const {
-  double after = options_.silent_after_s;
-  if (const auto& timeout = spec_.trial.report_timeout_s) after = std::min(after, *timeout / 2);
+std::vector<std::pair<core::TrialId, double>> Coordinator::quiet_times() const {
   const auto now = Clock::now();
-  std::string out;
-  int named = 0, more = 0;
-  for (const auto& [id, t] : active_) {
-    const double quiet = std::chrono::duration<double>(now - t->last_sign).count();
-    if (quiet < after) continue;
-    if (named == 5) {
-      ++more;
-      continue;
-    }
-    ++named;
-    out += (out.empty() ? "; silent: trial " : ", trial ") + std::to_string(id) + " (" +
-           core::format_double(std::round(quiet)) + " s)";
-  }
-  if (more) out += " and " + std::to_string(more) + " more";
-  return out;
-}
-
-void Coordinator::print_progress(bool final) {
-  const auto now = Clock::now();
-  const double window = std::chrono::duration<double>(now - last_progress_).count();
-  const auto& c = controller_->counts();
-  const double rate =
-      window > 0 ? static_cast<double>(c.reports - reports_at_last_progress_) / window : 0;
-  std::ostringstream line;
-  line << (final ? "summary: " : "progress: ") << "running " << c.running << ", paused " << c.paused
-       << ", completed " << c.completed << ", stopped " << c.stopped << ", failed " << c.failed
-       << " (retries " << c.retries << "), " << c.started << "/" << spec_.max_trials << " started, "
-       << c.reports << " reports";
-  if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
-  if (!final) line << silent_trials();
-  if (const auto& best = controller_->best())
-    line << "; best " << spec_.metric << " " << core::format_double(best->value) << " (trial "
-         << best->trial << ", step " << core::format_double(best->step) << ")";
-  log_line(line.str());
-  if (final && controller_->best())
-    log_line("best configuration: " +
-             spec_.space.to_json(controller_->config_of(controller_->best()->trial)));
-  last_progress_ = now;
-  reports_at_last_progress_ = c.reports;
+  std::vector<std::pair<core::TrialId, double>> quiet;
+  for (const auto& [id, t] : active_)
+    quiet.emplace_back(id, std::chrono::duration<double>(now - t->last_sign).count());
+  return quiet;
 }
 
 }  // namespace slurmtune::runtime

@@ -11,14 +11,16 @@
 #include <utility>
 #include <vector>
 
-#include "core/study/allocation_clock.hpp"
 #include "core/study/study_controller.hpp"
 #include "core/study/study_spec.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/event_loop.hpp"
+#include "runtime/job_clock.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/pbt_checkpoints.hpp"
+#include "runtime/progress_report.hpp"
 #include "runtime/rendezvous.hpp"
+#include "runtime/study_recorder.hpp"
 #include "runtime/study_session.hpp"
 #include "runtime/trial_process.hpp"
 
@@ -61,6 +63,10 @@ struct RunOptions {
   std::optional<std::pair<int, int>> rendezvous_ports;
 };
 
+/// A running trial silent (no report, heartbeat or checkpoint) this long is named in the
+/// progress line: options.silent_after_s, or half of [trial] report_timeout_s if shorter.
+double silent_after_s(const RunOptions& options, const core::StudySpec& spec);
+
 struct ActiveTrial;
 
 class Coordinator final : public ControlHandler {
@@ -72,7 +78,6 @@ class Coordinator final : public ControlHandler {
   int run();
 
  private:
-  class Recorder;
   using Clock = std::chrono::steady_clock;
 
   // trial lifecycle (coordinator.cpp)
@@ -92,14 +97,12 @@ class Coordinator final : public ControlHandler {
   void on_shutdown_signal(int signal);
   void begin_shutdown(int signal);
   void tick();
-  void print_progress(bool final);
-  std::string silent_trials() const;
+  /// Each running trial's seconds since its last sign of life, for the progress line.
+  std::vector<std::pair<core::TrialId, double>> quiet_times() const;
   void preflight() const;
   void warn_of_step_limit() const;
   void start_allocation_clock();
-  core::FitsBeforeEnd fits_before_end() const;
   void note_held_work();  // after next_launch: logs, and ends the session when idle
-  double elapsed_s() const;
 
   // control plane (coordinator_messages.cpp)
   std::string on_hello(ConnectionId id, const core::JsonObject& hello) override;
@@ -193,7 +196,7 @@ class Coordinator final : public ControlHandler {
   std::string study_dir_, trials_dir_, token_file_, address_;
   std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
   OpenedStudy study_;
-  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<StudyRecorder> recorder_;
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<RendezvousAssigner> rendezvous_;
@@ -202,13 +205,13 @@ class Coordinator final : public ControlHandler {
   std::unique_ptr<ControlServer> server_;
   std::map<core::TrialId, std::unique_ptr<ActiveTrial>> active_;
   PbtCheckpoints pbt_;
-  std::vector<std::pair<core::TrialId, core::Exploit>> pending_exploits_;  // decided, not done
+  PendingExploits pending_exploits_;  // decided, not carried out yet
   // Exploited while their attempt still runs: that attempt's checkpoints are not theirs
   // to resume from any more (the clone is).
   std::set<core::TrialId> cloned_checkpoint_;
   std::map<ConnectionId, core::TrialId> connections_;
-  Clock::time_point started_at_, last_progress_;
-  std::uint64_t reports_at_last_progress_ = 0;
+  SessionClock time_;  // elapsed time and, inside a job, the allocation's clock
+  ProgressReport progress_;
   std::map<ConnectionId, TrialGroup> groups_;
   std::map<int, GroupStep> steps_;  // mode = "mpi": running MPI steps by number (1, 2, ...)
   // Worker steps by key: the node's name ("n3") or, for a joined job, "n3 (job 42)".
@@ -218,8 +221,6 @@ class Coordinator final : public ControlHandler {
   std::map<std::string, JoinedAllocation> joined_;          // by job id
   int step_launches_ = 0, step_restarts_ = 0;
   std::optional<Clock::time_point> step_terminate_at_, step_kill_at_;
-  std::optional<core::AllocationClock> clock_;
-  std::optional<double> usable_until_s_;  // elapsed seconds: job end less end_margin_s
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)

@@ -145,7 +145,7 @@ void Coordinator::serve_groups() {
     if (const auto step = steps_.find(g.step); step != steps_.end() && step->second.failing)
       continue;
     std::optional<core::TrialLaunch> launch;
-    if (!stopping) launch = controller_->next_launch(elapsed_s(), fits_before_end());
+    if (!stopping) launch = controller_->next_launch(time_.elapsed_s(), time_.fits_before_end());
     if (!launch) {
       nothing_to_launch = true;
       if (!stopping) note_held_work();
@@ -180,7 +180,7 @@ void Coordinator::end_group_trial(TrialGroup& g, bool ok, const std::string& rep
   const std::string& fault = active_.at(id)->fault;
   const std::string error = fault.empty() ? reported : fault + "; " + reported;
   const auto meaning = controller_->trial_exited(id, ok && fault.empty(), error);
-  if (clock_) clock_->attempt_ended(id);
+  time_.attempt_ended(id);
   if (!ok && meaning != core::ExitMeaning::Retried && meaning != core::ExitMeaning::Ended)
     log_line("trial " + std::to_string(id) + " left unfinished: " + error);
   connections_.erase(std::find_if(connections_.begin(), connections_.end(),

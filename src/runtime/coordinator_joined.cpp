@@ -60,7 +60,7 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
                           " s, within the end margin (--end-margin " +
                           core::format_double(options_.end_margin_s) +
                           " s): no trial would start there");
-    allocation.ends_at_s = elapsed_s() + seconds;
+    allocation.ends_at_s = time_.elapsed_s() + seconds;
     allocation.usable_until_s = *allocation.ends_at_s - options_.end_margin_s;
     ends = ", ends in " + core::format_double(std::round(seconds)) + " s";
   }
@@ -108,8 +108,8 @@ void Coordinator::allocation_leaving(const std::string& job, const std::string& 
   // (and restarts from its last checkpoint all the same).
   double grace = options_.shutdown_grace_s;
   if (allocation.ends_at_s)
-    grace =
-        std::min(grace, std::max(0.0, *allocation.ends_at_s - elapsed_s() - options_.kill_grace_s));
+    grace = std::min(
+        grace, std::max(0.0, *allocation.ends_at_s - time_.elapsed_s() - options_.kill_grace_s));
   int moving = 0;
   for (auto& [id, t] : active_) {
     if (!nodes.contains(t->placement.nodes.front()) || t->process.status() ||
@@ -126,7 +126,8 @@ void Coordinator::allocation_leaving(const std::string& job, const std::string& 
 void Coordinator::expire_joined_allocations() {
   std::vector<std::string> ending;
   for (const auto& [job, a] : joined_)
-    if (!a.leaving && a.usable_until_s && elapsed_s() >= *a.usable_until_s) ending.push_back(job);
+    if (!a.leaving && a.usable_until_s && time_.elapsed_s() >= *a.usable_until_s)
+      ending.push_back(job);
   for (const auto& job : ending)
     allocation_leaving(job, "its time limit is " + core::format_double(options_.end_margin_s) +
                                 " s away (--end-margin)");
@@ -135,7 +136,7 @@ void Coordinator::expire_joined_allocations() {
 bool Coordinator::evicts_when_lost(const WorkerStep& w) const {
   if (w.allocation.empty()) return false;
   const JoinedAllocation& a = joined_.at(w.allocation);
-  return a.leaving || (a.usable_until_s && elapsed_s() >= *a.usable_until_s);
+  return a.leaving || (a.usable_until_s && time_.elapsed_s() >= *a.usable_until_s);
 }
 
 }  // namespace slurmtune::runtime

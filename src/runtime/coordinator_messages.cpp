@@ -133,7 +133,7 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
   const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
   if (!verdict.duplicate) {
     study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
-    if (clock_) clock_->reported(t.trial, step, elapsed_s(), verdict.outcome.milestone);
+    time_.reported(t.trial, step, verdict.outcome.milestone);
   }
   carry_out_exploits();
   // Write-ahead: the report that makes a trial save a checkpoint is in the file before

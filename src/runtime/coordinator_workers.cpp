@@ -97,7 +97,7 @@ std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject
                                  [](const auto& x) { return x.second.allocation.empty(); });
   if (ready == own)
     log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
-             core::format_double(elapsed_s()) + " s");
+             core::format_double(time_.elapsed_s()) + " s");
   return "{\"worker\": " + core::json_quote(node) + "}";
 }
 

@@ -41,4 +41,36 @@ TimeLeft slurm_time_left(const std::map<std::string, std::string>& env, const st
   return {seconds, "squeue"};
 }
 
+void SessionClock::set_end(double time_left_s, double end_margin_s, double max_resource) {
+  allocation_.emplace(max_resource);
+  usable_until_s_ = elapsed_s() + time_left_s - end_margin_s;
+}
+
+std::optional<double> SessionClock::usable_left_s() const {
+  if (!allocation_) return std::nullopt;
+  return usable_until_s_ - elapsed_s();
+}
+
+core::FitsBeforeEnd SessionClock::fits_before_end() const {
+  if (!allocation_) return {};
+  return [this](double step) { return allocation_->fits(step, *usable_left_s()); };
+}
+
+std::optional<double> SessionClock::seconds_to_first_rung() const {
+  if (!allocation_) return std::nullopt;
+  return allocation_->seconds_to_next_milestone(0);
+}
+
+void SessionClock::attempt_started(core::TrialId trial, double from_step) {
+  if (allocation_) allocation_->attempt_started(trial, from_step, elapsed_s());
+}
+
+void SessionClock::reported(core::TrialId trial, double step, std::optional<double> milestone) {
+  if (allocation_) allocation_->reported(trial, step, elapsed_s(), milestone);
+}
+
+void SessionClock::attempt_ended(core::TrialId trial) {
+  if (allocation_) allocation_->attempt_ended(trial);
+}
+
 }  // namespace slurmtune::runtime

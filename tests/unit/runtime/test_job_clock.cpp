@@ -74,3 +74,32 @@ BOOST_AUTO_TEST_CASE(a_missing_squeue_is_said) {
   BOOST_TEST(!left.seconds);
   BOOST_TEST(left.source.find("squeue did not start") == 0u);
 }
+
+BOOST_AUTO_TEST_CASE(a_session_without_a_known_end_holds_nothing_back) {
+  SessionClock clock;
+  BOOST_TEST(!clock.has_end());
+  BOOST_TEST(!clock.usable_left_s());
+  BOOST_TEST(!clock.fits_before_end());  // empty: next_launch treats all work as fitting
+  BOOST_TEST(!clock.seconds_to_first_rung());
+  clock.attempt_started(1, 0);  // bookkeeping is skipped, not refused
+  clock.reported(1, 1, 1.0);
+  clock.attempt_ended(1);
+  BOOST_TEST(clock.elapsed_s() >= 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_known_end_less_the_margin_bounds_the_work) {
+  SessionClock clock;
+  clock.set_end(1000, 300, 9);
+  BOOST_TEST(clock.has_end());
+  const double left = *clock.usable_left_s();
+  BOOST_TEST(left <= 700);
+  BOOST_TEST(left > 690);
+  const auto fits = clock.fits_before_end();
+  BOOST_REQUIRE(fits);
+  BOOST_TEST(fits(0));  // nothing timed yet: everything fits
+  BOOST_TEST(!clock.seconds_to_first_rung());
+
+  SessionClock ended;
+  ended.set_end(100, 300, 9);  // the margin is past the job's end already
+  BOOST_TEST(*ended.usable_left_s() < 0);
+}
