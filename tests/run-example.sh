@@ -2,7 +2,7 @@
 # Sets up, builds and runs the example study end to end on this machine:
 # `bash tests/run-example.sh`. `slurmtune run` tunes a small numpy MLP
 # (share/slurmtune/examples/numpy-mlp) with ASHA using the local launcher: real trial
-# processes, real reports over the control plane, one HDF5 study file. Inside a Slurm
+# processes, real reports over the control plane, one results file. Inside a Slurm
 # allocation the same command would launch each trial as a job step (doc/slurm.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +19,4 @@ cd "$run"
 # The example's command names Debian's interpreter, which sees python3-numpy.
 "$slurmtune" run study.toml --progress-interval 5
 "$slurmtune" status study.h5
-echo "study file: $run/study.h5 (try: $slurmtune best $run/study.h5 --format flags)"
+echo "results file: $run/study.h5 (try: $slurmtune best $run/study.h5 --format flags)"

@@ -17,7 +17,7 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev
   # MPI trials (srun --mpi=pmix across the test cluster, mpirun with the local launcher)
   openmpi-bin libopenmpi-dev
-  # collective trial checkpoints (parallel HDF5 over MPI-IO; the study file stays serial)
+  # collective trial checkpoints (parallel HDF5 over MPI-IO; the results file stays serial)
   libhdf5-openmpi-dev
   # the mlp-digits example: the UCI digits ship with scikit-learn; zlib reads them
   python3-sklearn zlib1g-dev

@@ -23,7 +23,7 @@ commands=$("$slurmtune" --help | awk '/^commands:/{on=1;next} on && !NF {exit} o
   echo ".SH DESCRIPTION"
   echo "slurmtune runs a hyperparameter study (ASHA, Hyperband, median stopping, ...) inside"
   echo "one Slurm allocation or on a workstation, and records every trial, report and decision"
-  echo "in one HDF5 study file. A study is described by a TOML study file, see"
+  echo "in one HDF5 results file. A study is described by a TOML study file, see"
   echo ".BR slurmtune-study (5)."
   echo ".SH COMMANDS"
   "$slurmtune" --help | awk '/^commands:/{on=1;next} on && !NF {exit} on {name=$1; $1=""; sub(/^ +/, ""); print ".TP\n.B " name "\n" $0}' | sed 's/-/\\-/g'

@@ -1,7 +1,7 @@
 #pragma once
 // Collective per-trial checkpoints in HDF5 over MPI-IO (parallel HDF5), for trials run by
 // slurmtune::run_trials. One file per checkpoint, `<trial dir>/ckpt-<step>.h5`, written
-// by all of the trial's ranks at once and indexed in the study file:
+// by all of the trial's ranks at once and indexed in the results file:
 //
 //   t.checkpoint(epoch, [&](slurmtune::CheckpointWriter& w) {
 //     w.write_sliced("weights", my_shard);   // each rank its slice of one dataset

@@ -36,11 +36,17 @@
 
 namespace slurmtune {
 
+namespace trial {
+class Communicator;  // the owner of the trial's communicator (src/trial/communicator.hpp)
+}
+
 class Trial {
  public:
   /// The trial's own communicator: a private duplicate made for this trial, never
-  /// MPI_COMM_WORLD; freed when the trial ends.
-  MPI_Comm comm() const { return comm_; }
+  /// MPI_COMM_WORLD; freed when the trial ends. Its errors return to the caller
+  /// (MPI_ERRORS_RETURN): slurmtune's own calls on it throw ClientError, and your calls
+  /// on it return the error code instead of aborting the step.
+  MPI_Comm comm() const;
   int rank() const { return rank_; }
   int size() const { return size_; }
   /// Rank among this trial's ranks on the same node (GPU pinning).
@@ -105,7 +111,7 @@ class Trial {
   Trial(MPI_Comm group, const std::string& assignment, Client* leader, int local_rank,
         std::vector<std::string> nodes);
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<trial::Communicator> comm_;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::vector<std::string> nodes_;
   std::uint64_t id_ = 0, attempt_ = 0;

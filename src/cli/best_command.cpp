@@ -13,7 +13,7 @@ namespace slurmtune::cli {
 
 int best_command(const Args& args) {
   po::options_description options("best options");
-  options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
+  options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
       "format,f", po::value<std::string>()->default_value("toml"), "toml | json | flags");
   po::positional_options_description positional;
   positional.add("study-file", 1);

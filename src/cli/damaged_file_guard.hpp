@@ -1,7 +1,7 @@
 #pragma once
 // HDF5 1.10 itself can crash (an out-of-bounds copy from a damaged global heap) or loop
 // forever on some damaged files; h5py does the same on them. The commands that read a
-// study file turn both into the error every other kind of damage gets.
+// results file turn both into the error every other kind of damage gets.
 #include <string>
 
 namespace slurmtune::cli {
@@ -20,7 +20,7 @@ class DamagedFileGuard {
   void opened();
 };
 
-/// Seconds allowed for opening a study file: SLURMTUNE_OPEN_TIMEOUT_S, default 20.
+/// Seconds allowed for opening a results file: SLURMTUNE_OPEN_TIMEOUT_S, default 20.
 unsigned open_timeout_s();
 
 }  // namespace slurmtune::cli

@@ -69,7 +69,7 @@ int export_tensorboard_logs(const po::variables_map& vm) {
 
 int export_command(const Args& args) {
   po::options_description options("export options");
-  options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
+  options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
       "table,t", po::value<std::string>()->default_value("trials"),
       "trials | metrics | events | checkpoints | exploits | replay (the log `slurmtune replay` "
       "reads)")("format,f", po::value<std::string>()->default_value("csv"),

@@ -20,7 +20,7 @@ int html_command(const Args& args) {
   // Answered here, so that the help (and the man page made from it) needs no Python.
   constexpr const char* kUsageText =
       "usage: slurmtune html STUDY.h5 [-o PAGE.html] [--curves N]\n\n"
-      "One self-contained HTML page about a study file: summary, Slurm context, plots\n"
+      "One self-contained HTML page about a results file: summary, Slurm context, plots\n"
       "(inline SVG; hover a curve for its trial, filter by outcome), best trials,\n"
       "decisions and failures. It opens from a file, with no network.\n\n"
       "  -o, --output PAGE.html  the page to write (default: STUDY.html)\n"

@@ -1,7 +1,7 @@
 #pragma once
 // Text written for another program to parse back: a POSIX shell (`best --format flags`)
 // and spreadsheets (`export --formula-guard`); TOML is config/toml_quoting.hpp. Names and
-// values come from the study file; each format quotes them by its own rules.
+// values come from the results file; each format quotes them by its own rules.
 #include <string>
 #include <string_view>
 

@@ -28,7 +28,7 @@ int run_command(const Args& args) {
   auto& launch = run.launch;
   options.add_options()("study", po::value<std::string>()->required(), "study file (TOML)")(
       "output,o", po::value<std::string>(),
-      "HDF5 study file (default: STUDY.h5 in this folder); an existing one is resumed")(
+      "results file (default: STUDY.h5 in this folder); an existing one is resumed")(
       "allow-changes", "resume even if safe keys of the study file changed (max_trials, ...)")(
       "launcher", po::value<std::string>(&launch.launcher)->default_value("auto"),
       "auto | slurm | local (auto: slurm inside an allocation)")(
@@ -73,7 +73,7 @@ int run_command(const Args& args) {
       "on SIGUSR1 (exit 75: requeue) or SIGTERM/SIGINT (exit 128+signal: cancel): seconds trials "
       "have to checkpoint before SIGTERM")(
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
-      "seconds between flushes of the study file (what a crash can lose)")(
+      "seconds between flushes of the results file (what a crash can lose)")(
       "silent-after", po::value<double>(&run.silent_after_s)->default_value(300),
       "the progress line names trials without a report or heartbeat for this long")(
       "end-margin", po::value<double>(&run.end_margin_s)->default_value(300),

@@ -74,7 +74,7 @@ ObjectiveInfo describe_objective(const core::StudySpec& study, const core::Curve
               ",\"best_value\":" + (std::isnan(best) ? "null" : core::json_number(best)) + "}"};
 }
 
-// A study file (HDF5 signature) or a CSV table.
+// A results file (HDF5 signature) or a CSV table.
 core::CurveTable load_curve_table(const std::string& path, const core::StudySpec& study) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open the recorded curves (does it exist?)");
@@ -243,9 +243,9 @@ int simulate_command(const Args& args) {
       "seed", po::value<std::uint64_t>(), "override [study] seed")(
       "time-budget", po::value<double>(), "override [study] time_budget_s (virtual seconds)")(
       "json", "print the summary as one JSON object instead of text")(
-      "output,o", po::value<std::string>(), "record the study in this HDF5 study file")(
+      "output,o", po::value<std::string>(), "record the study in this results file")(
       "flush-interval", po::value<double>()->default_value(1.0),
-      "with --output: seconds between flushes of the study file")(
+      "with --output: seconds between flushes of the results file")(
       "allocation-s", po::value<double>(),
       "run in Slurm allocations of this many virtual seconds (requeued back to back)")(
       "end-margin", po::value<double>()->default_value(300),
@@ -256,7 +256,7 @@ int simulate_command(const Args& args) {
       "with --allocation-s: launch whatever fits a slot, as a naive "
       "orchestrator would (for comparison)")(
       "curves", po::value<std::string>(),
-      "recorded learning curves (CSV table or study file) instead of [simulate] objective")(
+      "recorded learning curves (CSV table or results file) instead of [simulate] objective")(
       "reuse-configs", "with --curves: a recorded configuration may be drawn more than once")(
       "repeat", po::value<std::uint64_t>(),
       "run K seeds (seed, seed+1, ...) and the random-search baseline; summarise quartiles")(
@@ -284,11 +284,11 @@ int simulate_command(const Args& args) {
   if (sim.startup_s < 0) throw InputError("--startup-s must be >= 0");
   if (vm.count("allocation-s")) {
     sim.allocation_s = vm["allocation-s"].as<double>();
-    // A killed attempt re-runs steps the study file has already recorded; the file's
+    // A killed attempt re-runs steps the results file has already recorded; the file's
     // events describe one uninterrupted run, so the two do not mix (yet).
     if (vm.count("output")) throw InputError("--allocation-s cannot be recorded with --output");
   }
-  // Overrides go into the study itself, so a recorded study file says what really ran.
+  // Overrides go into the study itself, so a recorded results file says what really ran.
   if (vm.count("max-trials")) {
     study.max_trials = vm["max-trials"].as<std::uint64_t>();
     study.scheduler.pbt.population = study.max_trials;

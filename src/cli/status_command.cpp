@@ -180,7 +180,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
 
 int status_command(const Args& args) {
   po::options_description options("status options");
-  options.add_options()("study-file", po::value<std::string>()->required(), "study file (HDF5)")(
+  options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
       "watch,w", po::value<double>()->implicit_value(2.0),
       "redraw every SECONDS (default 2) until interrupted")(
       "all,a", "list every trial (default: the first 20)")("iterations", po::value<std::size_t>(),

@@ -1,5 +1,5 @@
 #pragma once
-// The study file's tables as named columns of cells, shared by `export` and `status`.
+// The results file's tables as named columns of cells, shared by `export` and `status`.
 #include <string>
 #include <vector>
 

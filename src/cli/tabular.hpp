@@ -1,5 +1,5 @@
 #pragma once
-// Rows out of a study file as CSV or JSON lines (`slurmtune export`), and the cell
+// Rows out of a results file as CSV or JSON lines (`slurmtune export`), and the cell
 // formatting `status` shares with it.
 #include <cstdint>
 #include <ostream>

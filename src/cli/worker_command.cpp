@@ -31,7 +31,7 @@ int worker_command(const Args& args) {
   po::options_description options("worker options (set by slurmtune join)");
   runtime::WorkerOptions worker;
   options.add_options()("study", po::value<std::string>(&worker.study),
-                        "a joined job's worker: the study file")(
+                        "a joined job's worker: the results file")(
       "allocation", po::value<std::string>(&worker.allocation), "the joined job's id")(
       "node", po::value<std::string>(&worker.node), "the node it serves")(
       "cpus", po::value<std::int64_t>(&worker.cpus)->default_value(0), "its CPUs for trials")(

@@ -41,7 +41,7 @@ void read_study(TableReader r, core::StudySpec& study) {
     r.fail("metric",
            "is required: the metric trials report and schedulers judge, e.g. "
            "metric = \"val_loss\"");
-  // seq, trial, step and time are the fixed columns of the HDF5 study file's /metrics.
+  // seq, trial, step and time are the fixed columns of the results file's /metrics.
   const auto check_metric_name = [&r](std::string_view key, const std::string& m) {
     for (const std::string reserved : {"seq", "trial", "step", "time"})
       if (m == reserved)

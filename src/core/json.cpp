@@ -118,7 +118,7 @@ class Parser {
   }
   // \uXXXX as UTF-8. A surrogate pair (\uD83D\uDE00, as Python's json writes every
   // character beyond U+FFFF) is one code point; a lone surrogate has no UTF-8 form and
-  // becomes U+FFFD, so that no ill-formed text reaches a name or the study file.
+  // becomes U+FFFD, so that no ill-formed text reaches a name or the results file.
   std::string unicode_escape() {
     char32_t code = hex4();
     if (code >= 0xD800 && code <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {

@@ -1,7 +1,7 @@
 #pragma once
 // Text that comes from users and trials (names, choice values, error messages, paths)
 // as UTF-8: checked, repaired, and cut only at character boundaries, so that every
-// output (the HDF5 study file, CSV, TOML, the HTML page) can decode what it is given.
+// output (the results file, CSV, TOML, the HTML page) can decode what it is given.
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -10,7 +10,7 @@ namespace slurmtune::runtime {
 
 struct CheckpointPath {
   std::filesystem::path resolved;  ///< absolute, every link and ".." resolved
-  std::string relative;            ///< to the study file's folder, as the study file keeps it
+  std::string relative;            ///< to the results file's folder, as the results file keeps it
 };
 
 /// Resolves `named` (absolute, or relative to `trial_dir`) and checks that it lies

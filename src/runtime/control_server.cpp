@@ -72,7 +72,7 @@ std::string peer_name(const sockaddr_storage& address) {
 
 // At most a quarter of this process's descriptors wait for a HELLO: peers that never
 // authenticate cannot take the descriptors that trials' connections, log files and the
-// study file need.
+// results file need.
 std::size_t unauthenticated_cap(std::size_t wanted) {
   rlimit limit{};
   std::size_t cap = wanted;

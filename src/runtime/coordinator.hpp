@@ -1,5 +1,5 @@
 #pragma once
-// `slurmtune run`: one process that owns the study file (single writer), the sampler
+// `slurmtune run`: one process that owns the results file (single writer), the sampler
 // and the scheduler (through core::StudyController), the control plane and the trial
 // processes, all on one epoll loop. Nothing else to start: no head node, no database.
 #include <chrono>
@@ -37,7 +37,7 @@ inline constexpr int cancelled_exit_status(int signal) {
 }
 
 struct RunOptions {
-  std::string output;          ///< the HDF5 study file
+  std::string output;          ///< the results file
   bool allow_changes = false;  ///< resume despite safe differences in the study file
   LaunchOptions launch;
   ControlServerOptions control;
@@ -182,7 +182,7 @@ class Coordinator final : public ControlHandler {
     std::optional<double> usable_until_s;  // ... less end_margin_s: its trials move then
     bool leaving = false;
   };
-  void publish_address() const;  // next to the study file, for `slurmtune join`
+  void publish_address() const;  // next to the results file, for `slurmtune join`
   std::string on_joined_hello(ConnectionId id, const core::JsonObject& hello);
   void check_joinable(const std::string& job) const;
   /// The job ends (its USR1 warning, SIGTERM, or its clock): its nodes take no more

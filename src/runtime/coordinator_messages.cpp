@@ -1,6 +1,6 @@
 // The coordinator's side of the control-plane conversation (doc/protocol.md): HELLO
 // binds a connection to a running trial, REPORT goes to the study controller and the
-// study file, ASK returns the trial's current instruction, CHECKPOINT is indexed, BYE
+// results file, ASK returns the trial's current instruction, CHECKPOINT is indexed, BYE
 // records how the trial ended.
 #include <cmath>
 #include <filesystem>
@@ -115,7 +115,7 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
     throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
-  // One value per declared metric, in the study file's column order (the scheduled
+  // One value per declared metric, in the results file's column order (the scheduled
   // metric first); NaN where the report has none. Names are resolved once, here.
   std::vector<double> values(spec_.metrics.size(), NAN);
   for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
@@ -166,7 +166,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())
     throw ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
-                        " bytes relative to the study's folder; the study file stores at most " +
+                        " bytes relative to the study's folder; the results file stores at most " +
                         std::to_string(study_.writer->max_checkpoint_path()));
   const auto bytes = static_cast<std::uint64_t>(
       body.contains("size") ? whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole) : 0);

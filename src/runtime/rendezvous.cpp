@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -20,7 +21,10 @@
 namespace slurmtune::runtime {
 namespace {
 
-constexpr int kDefaultPorts = 1000;
+// Ports per study by default: MASTER_PORTs are unique per host, and 250 trials at once
+// on one host is far more than its cores run; smaller windows give more of them
+// outside the ephemeral ports (29500-32767 and 61000-65535 on a default Linux).
+constexpr int kDefaultPorts = 250;
 constexpr double kScontrolWait_s = 10;
 
 // Whether nothing listens on `port` of this host now (a trial of another study, a
@@ -80,11 +84,22 @@ std::map<std::string, std::string> slurm_node_addresses(const std::string& text)
 
 }  // namespace
 
+core::EphemeralPorts ephemeral_ports(const std::string& path) {
+  core::EphemeralPorts ports;
+  std::ifstream in(path);
+  int first = 0, last = 0;
+  if (in >> first >> last && first >= 1 && first <= last && last <= 65535) {
+    ports.first = first;
+    ports.last = last;
+  }
+  return ports;
+}
+
 std::pair<int, int> default_rendezvous_ports() {
   const char* job = std::getenv("SLURM_JOB_ID");
   const std::uint64_t salt =
       job && *job ? std::strtoull(job, nullptr, 10) : static_cast<std::uint64_t>(::getpid());
-  return {core::rendezvous_base(salt, kDefaultPorts), kDefaultPorts};
+  return {core::rendezvous_base(salt, kDefaultPorts, ephemeral_ports()), kDefaultPorts};
 }
 
 RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch)

@@ -56,8 +56,13 @@ class RendezvousAssigner {
   std::map<int, UniqueFd> claims_;
 };
 
-/// The default range: 1000 ports from a base chosen by the Slurm job id (or this
-/// process's id outside Slurm).
+/// The kernel's ephemeral ports from `path` (two numbers); Linux's default when it
+/// cannot be read.
+core::EphemeralPorts ephemeral_ports(
+    const std::string& path = "/proc/sys/net/ipv4/ip_local_port_range");
+
+/// The default range: 250 ports outside the ephemeral ones, from a base chosen by the
+/// Slurm job id (or this process's id outside Slurm); core::rendezvous_base.
 std::pair<int, int> default_rendezvous_ports();
 
 }  // namespace slurmtune::runtime

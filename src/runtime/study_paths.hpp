@@ -1,5 +1,5 @@
 #pragma once
-// Where a study's run-time files live, next to its study file: STUDY.trials/ holds the
+// Where a study's run-time files live, next to its results file: STUDY.trials/ holds the
 // trials' folders, the session's token (0600) and the coordinator's published address,
 // through which `slurmtune join` finds the running study.
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
 // Writes the controller's decisions (starts, retries, ends, closing admissions,
-// checkpoints the scheduler asked for) to the study file and the log. PBT's exploits are
+// checkpoints the scheduler asked for) to the results file and the log. PBT's exploits are
 // queued for the coordinator instead: it carries them out once the event that caused
 // them (the report, checkpoint or end, written after the controller returns) is recorded.
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The study file of one `slurmtune run`: created when it does not exist, resumed when
+// The results file of one `slurmtune run`: created when it does not exist, resumed when
 // it does (after checking that the study file still describes the recorded study), so
 // the same command starts a study and continues it after a requeue or a crash.
 #include <map>
@@ -18,7 +18,7 @@ struct OpenedStudy {
   std::unique_ptr<core::Scheduler> scheduler;
   std::unique_ptr<core::Suggester> suggester;     ///< resumed: has seen every recorded event
   std::optional<core::StudyResumePoint> resumed;  ///< set when the file existed
-  /// A trial's latest checkpoint: its path relative to the study file's folder, and step.
+  /// A trial's latest checkpoint: its path relative to the results file's folder, and step.
   struct Checkpoint {
     std::string path;
     double step = 0;

@@ -15,7 +15,7 @@ struct WorkerOptions {
   std::string address;     ///< the coordinator, HOST:PORT (SLURMTUNE_ADDR)
   std::string token_file;  ///< SLURMTUNE_TOKEN_FILE
   std::string node;        ///< the node this worker serves, as the coordinator names it
-  /// A joined job's worker (`slurmtune join`): the study file. The address and token are
+  /// A joined job's worker (`slurmtune join`): the results file. The address and token are
   /// read from next to it at every connect, so the worker follows a requeued coordinator.
   std::string study;
   std::string allocation;            ///< the joined job's id

@@ -25,14 +25,14 @@ std::vector<std::size_t> map_parameters(const std::string& path, const core::Sea
   for (const auto& p : wanted.parameters()) {
     const auto j = recorded.index_of(p.name);
     if (!j)
-      throw InputError(path + ": the study file records no parameter '" + p.name +
+      throw InputError(path + ": the results file records no parameter '" + p.name +
                        "' (it records: " + names_of(recorded) +
                        "); rename the [search] parameter to a recorded one");
     from.push_back(*j);
   }
   for (const auto& p : recorded.parameters())
     if (!wanted.index_of(p.name))
-      throw InputError(path + ": the study file records the parameter '" + p.name +
+      throw InputError(path + ": the results file records the parameter '" + p.name +
                        "', which [search] does not declare; add it to [search] (a constant "
                        "keeps only the trials with that value)");
   return from;
@@ -71,7 +71,7 @@ core::CurveTable read_recorded_curves(const std::string& path, const core::Study
   const auto& recorded = reader.spec();
   const auto metric_it = std::find(recorded.metrics.begin(), recorded.metrics.end(), study.metric);
   if (metric_it == recorded.metrics.end())
-    throw InputError(path + ": the study file records no metric '" + study.metric +
+    throw InputError(path + ": the results file records no metric '" + study.metric +
                      "' (it records: " + core::join_names(recorded.metrics) +
                      "); set [study] metric to a recorded one");
   const auto metric = static_cast<std::size_t>(metric_it - recorded.metrics.begin());

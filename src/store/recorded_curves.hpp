@@ -1,5 +1,5 @@
 #pragma once
-// A past study file as recorded learning curves for `slurmtune simulate --curves`: each
+// A past results file as recorded learning curves for `slurmtune simulate --curves`: each
 // trial of /trials is one configuration's run, its /metrics rows the curve. A step's
 // duration is the time since the trial's previous report, or since the (re)launch of
 // its attempt (Start, Resume, Retry events and session starts), so the first report of
@@ -13,7 +13,7 @@
 
 namespace slurmtune::store {
 
-/// Reads the curves of the study file `path` for the study `study` (its metric and its
+/// Reads the curves of the results file `path` for the study `study` (its metric and its
 /// search space's parameter names must be the recorded ones).
 core::CurveTable read_recorded_curves(const std::string& path, const core::StudySpec& study);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Resuming a study from its study file: check that the study file given now still
+// Resuming a study from its results file: check that the study file given now still
 // describes the recorded study, then rebuild the scheduler by replaying every recorded
 // start, report and end in their original order, into the scheduler and into the
 // sampler's suggester (whose random streams are then put where the last recorded

@@ -1,5 +1,5 @@
 #pragma once
-// Row layouts of the study file's compound datasets. A layout is built at run time
+// Row layouts of the results file's compound datasets. A layout is built at run time
 // (the trial table has one column per hyperparameter, the metric table one per metric)
 // and gives both the HDF5 compound type and the byte offsets used to fill rows.
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// The study file's layout (doc/hdf5-layout.md is the public description).
+// The results file's layout (doc/hdf5-layout.md is the public description).
 // The schema version is independent of slurmtune's version: it changes only when a
 // reader of the previous schema could no longer read the file.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Records a simulated study into a study file, so `slurmtune status`, `best`, `export`
+// Records a simulated study into a results file, so `slurmtune status`, `best`, `export`
 // and the Python module work on simulations exactly as on real runs.
 #include "core/simulation/simulation.hpp"
 #include "store/study_writer.hpp"

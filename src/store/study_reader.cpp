@@ -29,13 +29,13 @@ Hid swmr_read_access() {
 // refuses that, and is opened for SWMR reading instead, with bounded retries.
 Hid open_for_reading(const std::string& path) {
   quiet_hdf5_errors();
-  if (!std::filesystem::exists(path)) throw StudyFileFormatError(path + ": no such file");
+  if (!std::filesystem::exists(path)) throw ResultsFileFormatError(path + ": no such file");
   const htri_t hdf5 = H5Fis_hdf5(path.c_str());
   H5Eclear2(H5E_DEFAULT);
   if (hdf5 <= 0)
-    throw StudyFileFormatError(path +
-                               ": not an HDF5 file (no HDF5 signature); a study file is "
-                               "what `slurmtune run` or `slurmtune simulate -o` writes");
+    throw ResultsFileFormatError(path +
+                                 ": not an HDF5 file (no HDF5 signature); a results file is "
+                                 "what `slurmtune run` or `slurmtune simulate -o` writes");
   if (const hid_t plain = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); plain >= 0)
     return Hid(plain);
   const std::string plain_error = error_stack_text();
@@ -44,11 +44,11 @@ Hid open_for_reading(const std::string& path) {
   if (file >= 0) return Hid(file);
   const std::string stack = plain_error + "; as a SWMR reader: " + error_stack_text();
   if (stack.find("truncated") != std::string::npos)
-    throw StudyFileFormatError(path + ": the file is truncated (" + stack +
-                               "); it was cut short by a full disk or an incomplete copy. "
-                               "Restore it from the original location");
-  throw StudyFileFormatError(path + ": corrupted or not a study file: HDF5 cannot open it (" +
-                             stack + ")");
+    throw ResultsFileFormatError(path + ": the file is truncated (" + stack +
+                                 "); it was cut short by a full disk or an incomplete copy. "
+                                 "Restore it from the original location");
+  throw ResultsFileFormatError(path + ": corrupted or not a results file: HDF5 cannot open it (" +
+                               stack + ")");
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ StudyReader::StudyReader(const std::string& path)
   try {
     read_header();
   } catch (const Hdf5Error& e) {
-    throw StudyFileFormatError(path + ": corrupted: " + e.what());
+    throw ResultsFileFormatError(path + ": corrupted: " + e.what());
   }
 }
 
@@ -70,15 +70,15 @@ void StudyReader::read_header() {
   const std::string& path = path_;
   const auto format = read_string_attribute(*file_, "format");
   if (!format || *format != kFormatName)
-    throw StudyFileFormatError(path +
-                               ": an HDF5 file, but not a slurmtune study file (its root "
-                               "has no format = \"slurmtune-study\" attribute)");
+    throw ResultsFileFormatError(path +
+                                 ": an HDF5 file, but not a slurmtune results file (its root "
+                                 "has no format = \"slurmtune-study\" attribute)");
   const auto version = read_int_attribute(*file_, "schema_version");
   if (!version)
-    throw StudyFileFormatError(path + ": a slurmtune study file without a schema_version");
+    throw ResultsFileFormatError(path + ": a slurmtune results file without a schema_version");
   schema_version_ = *version;
   if (schema_version_ > kSchemaVersion)
-    throw StudyFileFormatError(
+    throw ResultsFileFormatError(
         path + ": written with study-file schema " + std::to_string(schema_version_) +
         " by slurmtune " + attribute("slurmtune_version") + "; this slurmtune reads schema " +
         std::to_string(kSchemaVersion) + " and older. Use a newer slurmtune");
@@ -87,8 +87,8 @@ void StudyReader::read_header() {
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {
-    throw StudyFileFormatError(path +
-                               ": corrupted: its embedded study file does not parse: " + e.what());
+    throw ResultsFileFormatError(
+        path + ": corrupted: its embedded study file does not parse: " + e.what());
   }
   layout_ = std::make_unique<StudyLayout>(spec_, schema_version_);
   read_commit();
@@ -120,9 +120,9 @@ std::string StudyReader::attribute(const std::string& name) const {
 Hid StudyReader::dataset(const char* name) const {
   const hid_t id = H5Dopen2(*file_, name, H5P_DEFAULT);
   if (id < 0)
-    throw StudyFileFormatError(path_ +
-                               ": corrupted or incomplete: the study file has no readable /" +
-                               std::string(name) + " dataset (" + error_stack_text() + ")");
+    throw ResultsFileFormatError(path_ +
+                                 ": corrupted or incomplete: the results file has no readable /" +
+                                 std::string(name) + " dataset (" + error_stack_text() + ")");
   return Hid(id);
 }
 
@@ -132,9 +132,9 @@ std::vector<std::byte> StudyReader::read_rows(const Hid& d, const char* name,
   try {
     return read_table_rows(d, layout, first, count);
   } catch (const Hdf5Error& e) {
-    throw StudyFileFormatError(path_ + ": corrupted: rows " + std::to_string(first) + " to " +
-                               std::to_string(first + count) + " of /" + name +
-                               " cannot be read (" + e.what() + ")");
+    throw ResultsFileFormatError(path_ + ": corrupted: rows " + std::to_string(first) + " to " +
+                                 std::to_string(first + count) + " of /" + name +
+                                 " cannot be read (" + e.what() + ")");
   }
 }
 

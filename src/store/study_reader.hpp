@@ -1,5 +1,5 @@
 #pragma once
-// Reading a study file: `slurmtune status/best/export`, resume, and anything else that
+// Reading a results file: `slurmtune status/best/export`, resume, and anything else that
 // must not disturb a running writer. Files are opened in SWMR-read mode, which works on
 // a file being written, on a cleanly closed file, and on a file whose writer crashed.
 #include <cstdint>
@@ -17,9 +17,9 @@ namespace slurmtune::store {
 
 class Hid;  // store/hdf5.hpp, kept out of this header: its includers do not see <hdf5.h>
 
-/// The file is not a readable slurmtune study file (not HDF5, not a study, truncated,
+/// The file is not a readable slurmtune results file (not HDF5, not a study, truncated,
 /// newer schema). what() says which and what to do.
-class StudyFileFormatError : public InputError {
+class ResultsFileFormatError : public InputError {
  public:
   using InputError::InputError;
 };
@@ -125,7 +125,7 @@ class StudyReader {
   void read_header();  // format, schema version, embedded study, commit row
   Hid dataset(const char* name) const;
   /// Rows [first, first + count) of dataset `name`; a failed read is reported as a
-  /// corrupted study file naming the dataset and the rows.
+  /// corrupted results file naming the dataset and the rows.
   std::vector<std::byte> read_rows(const Hid& d, const char* name, const RowLayout& layout,
                                    std::uint64_t first, std::uint64_t count) const;
   void read_commit();

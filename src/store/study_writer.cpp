@@ -90,7 +90,7 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   quiet_hdf5_errors();
   if (std::filesystem::exists(path))
     throw InputError(path +
-                     ": already exists; slurmtune never overwrites a study file. "
+                     ": already exists; slurmtune never overwrites a results file. "
                      "Resume it, or choose another path");
   const Hid fapl = swmr_file_access();
   Hid file = check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), "H5Fcreate " + path);
@@ -130,7 +130,7 @@ StudyWriter::~StudyWriter() {
   try {
     flush();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "slurmtune: warning: final flush of the study file failed: %s\n",
+    std::fprintf(stderr, "slurmtune: warning: final flush of the results file failed: %s\n",
                  e.what());
   }
 }
@@ -234,7 +234,7 @@ void StudyWriter::append_session() {
 
 std::byte* StudyWriter::live_row(core::TrialId trial) {
   if (!h5_->trials->is_live(trial))
-    throw UsageError("study file: trial " + std::to_string(trial) +
+    throw UsageError("results file: trial " + std::to_string(trial) +
                      " is not running (never started, or already ended)");
   return h5_->trials->row(trial);
 }
@@ -269,7 +269,7 @@ void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
 void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
                                 double time, const core::SuggestionInfo& suggestion) {
   if (h5_->trials->is_live(trial))
-    throw UsageError("study file: trial " + std::to_string(trial) + " started twice");
+    throw UsageError("results file: trial " + std::to_string(trial) + " started twice");
   std::byte* row = h5_->trials->row(trial);
   const auto& l = layout_.trials;
   l.put_u64(row, layout_.t.id, trial);
@@ -390,7 +390,7 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   if (relative_path.size() > max_checkpoint_path())
     throw InputError("checkpoint path of trial " + std::to_string(trial) + " has " +
                      std::to_string(relative_path.size()) +
-                     " bytes; this study file stores at most " +
+                     " bytes; this results file stores at most " +
                      std::to_string(max_checkpoint_path()));
   std::byte* row = h5_->checkpoints->new_row();
   const auto& l = layout_.checkpoints;
@@ -414,7 +414,7 @@ void StudyWriter::checkpoint_saved(core::TrialId trial, double step, double time
 void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time) {
   if (!h5_->exploits)
     throw UsageError(
-        "study file: written before schema 3, it has no /exploits; a pbt study "
+        "results file: written before schema 3, it has no /exploits; a pbt study "
         "needs a new file");
   std::byte* row = h5_->exploits->new_row();
   const auto& l = layout_.exploits;

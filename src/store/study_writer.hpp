@@ -1,5 +1,5 @@
 #pragma once
-// The single writer of a study file. One process (the coordinator, or `slurmtune
+// The single writer of a results file. One process (the coordinator, or `slurmtune
 // simulate`) owns the file; it creates the whole layout, then switches to HDF5's
 // single-writer/multiple-reader mode so `slurmtune status` and h5py can read while
 // the study runs. Rows are buffered and flushed at least every flush_interval_s: after
@@ -43,7 +43,7 @@ class StudyWriter {
   /// Creates `path`; refuses to touch an existing file.
   static std::unique_ptr<StudyWriter> create(const std::string& path, const core::StudySpec& spec,
                                              const WriterOptions& options);
-  /// Opens an existing study file for appending (resume). The caller has checked that
+  /// Opens an existing results file for appending (resume). The caller has checked that
   /// it belongs to `spec` (see resume.hpp). Clears the "open for writing" flags a
   /// crashed writer leaves behind.
   static std::unique_ptr<StudyWriter> reopen(const std::string& path, const core::StudySpec& spec,
@@ -117,7 +117,7 @@ class StudyWriter {
   std::uint64_t flushed_metric_rows_ = 0;
 };
 
-/// Current time as the study file records it: seconds since the Unix epoch.
+/// Current time as the results file records it: seconds since the Unix epoch.
 double unix_time_s();
 
 }  // namespace slurmtune::store

@@ -1,5 +1,5 @@
 #pragma once
-// The two kinds of datasets in a study file. Both are one-dimensional, chunked and
+// The two kinds of datasets in a results file. Both are one-dimensional, chunked and
 // extendable, created before SWMR writing starts (HDF5 1.10 cannot create objects
 // after that); afterwards rows are only appended or rewritten in place, which SWMR
 // allows. Readers see a row once the dataset has been flushed.

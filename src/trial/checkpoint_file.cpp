@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "slurmtune/trial.hpp"
+#include "trial/communicator.hpp"
 
 #ifdef SLURMTUNE_HAVE_PARALLEL_HDF5
 #include <hdf5.h>
@@ -95,14 +96,13 @@ std::vector<double> read_rows(hid_t file, const std::string& name, hsize_t first
 
 class ParallelWriter final : public CheckpointWriter {
  public:
-  ParallelWriter(hid_t file, MPI_Comm comm) : file_(file), comm_(comm) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
-  }
+  ParallelWriter(hid_t file, MPI_Comm comm)
+      : file_(file), comm_(comm), rank_(trial::rank_of(comm)), size_(trial::size_of(comm)) {}
   void write_sliced(const std::string& name, std::span<const double> mine) override {
     const double count = static_cast<double>(mine.size());
     std::vector<double> counts(static_cast<std::size_t>(size_));
-    MPI_Allgather(&count, 1, MPI_DOUBLE, counts.data(), 1, MPI_DOUBLE, comm_);
+    trial::mpi_check(MPI_Allgather(&count, 1, MPI_DOUBLE, counts.data(), 1, MPI_DOUBLE, comm_),
+                     "MPI_Allgather");
     const auto first =
         static_cast<hsize_t>(std::accumulate(counts.begin(), counts.begin() + rank_, 0.0));
     const auto total = static_cast<hsize_t>(std::accumulate(counts.begin(), counts.end(), 0.0));
@@ -111,7 +111,7 @@ class ParallelWriter final : public CheckpointWriter {
   }
   void write_root(const std::string& name, std::span<const double> values) override {
     auto n = static_cast<hsize_t>(values.size());
-    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm_);
+    trial::mpi_check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm_), "MPI_Bcast");
     write_rows(file_, name, n, 0, rank_ == 0 ? values : std::span<const double>());
   }
 
@@ -123,10 +123,8 @@ class ParallelWriter final : public CheckpointWriter {
 
 class ParallelReader final : public CheckpointReader {
  public:
-  ParallelReader(hid_t file, MPI_Comm comm, double step) : file_(file), step_(step) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
-  }
+  ParallelReader(hid_t file, MPI_Comm comm, double step)
+      : file_(file), step_(step), rank_(trial::rank_of(comm)), size_(trial::size_of(comm)) {}
   std::vector<double> read_sliced(const std::string& name) override {
     const auto counts = read_root(name + ".counts");
     if (counts.size() != static_cast<std::size_t>(size_))
@@ -156,7 +154,7 @@ void Trial::checkpoint(double step, const std::function<void(CheckpointWriter&)>
   std::snprintf(name, sizeof name, "/ckpt-%g.h5", step);
   const std::string path = dir_ + name;
   {
-    const H5Handle fapl = mpio_access(comm_);
+    const H5Handle fapl = mpio_access(comm());
     H5Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
                   "creating " + path);
     hsize_t one = 1;
@@ -165,7 +163,7 @@ void Trial::checkpoint(double step, const std::function<void(CheckpointWriter&)>
         H5Acreate2(file.get(), "step", H5T_NATIVE_DOUBLE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
         H5Aclose, "H5Acreate step");
     H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &step);
-    ParallelWriter writer(file.get(), comm_);
+    ParallelWriter writer(file.get(), comm());
     fill(writer);
   }  // closed (collectively) before the study hears of it
   checkpoint_saved(step, path);
@@ -173,7 +171,7 @@ void Trial::checkpoint(double step, const std::function<void(CheckpointWriter&)>
 
 bool Trial::restore(const std::function<void(CheckpointReader&)>& read) {
   if (resume_.empty()) return false;
-  const H5Handle fapl = mpio_access(comm_);
+  const H5Handle fapl = mpio_access(comm());
   H5Handle file(H5Fopen(resume_.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose,
                 "opening checkpoint " + resume_);
   double step = NAN;
@@ -181,7 +179,7 @@ bool Trial::restore(const std::function<void(CheckpointReader&)>& read) {
     H5Handle attr(H5Aopen(file.get(), "step", H5P_DEFAULT), H5Aclose, "H5Aopen step");
     H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &step);
   }
-  ParallelReader reader(file.get(), comm_, step);
+  ParallelReader reader(file.get(), comm(), step);
   read(reader);
   return true;
 }

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "trial/communicator.hpp"
+
 namespace slurmtune::dp {
 
 void sum(const Trial& t, std::span<double> values) {
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM,
-                t.comm());
+  trial::mpi_check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                                 MPI_DOUBLE, MPI_SUM, t.comm()),
+                   "MPI_Allreduce");
 }
 
 void average(const Trial& t, std::span<double> values) {
@@ -16,13 +19,16 @@ void average(const Trial& t, std::span<double> values) {
 }
 
 void broadcast(const Trial& t, std::span<double> values, int root) {
-  MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, t.comm());
+  trial::mpi_check(
+      MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, root, t.comm()),
+      "MPI_Bcast");
 }
 
 std::vector<double> allgather(const Trial& t, std::span<const double> values) {
   std::vector<double> out(values.size() * static_cast<std::size_t>(t.size()));
-  MPI_Allgather(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, out.data(),
-                static_cast<int>(values.size()), MPI_DOUBLE, t.comm());
+  trial::mpi_check(MPI_Allgather(values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                                 out.data(), static_cast<int>(values.size()), MPI_DOUBLE, t.comm()),
+                   "MPI_Allgather");
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "slurmtune/dp.hpp"
 #include "slurmtune/trial.hpp"
+#include "trial/communicator.hpp"
 
 #ifdef SLURMTUNE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -25,7 +26,7 @@ bool every_rank_has_a_gpu(MPI_Comm comm, int& devices, std::string& why) {
   const cudaError_t rc = cudaGetDeviceCount(&devices);
   int mine = rc == cudaSuccess && devices > 0 ? 1 : 0, all = 0;
   if (!mine) why = rc == cudaSuccess ? "no GPU visible" : cudaGetErrorString(rc);
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  trial::mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
   if (!all && why.empty()) why = "a rank of the trial sees no GPU";
   return all != 0;
 }
@@ -41,7 +42,7 @@ void* Trial::nccl_comm() {
   int devices = 0;
   std::string why;
   static bool said = false;  // once per process, not once per trial
-  if (!every_rank_has_a_gpu(comm_, devices, why)) {
+  if (!every_rank_has_a_gpu(comm(), devices, why)) {
     if (rank_ == 0 && !std::exchange(said, true))
       std::fprintf(stderr, "slurmtune: trial %llu: %s; using MPI collectives instead of NCCL\n",
                    static_cast<unsigned long long>(id_), why.c_str());
@@ -50,7 +51,7 @@ void* Trial::nccl_comm() {
   cudaSetDevice(local_rank_ % devices);
   ncclUniqueId unique{};
   if (rank_ == 0) ncclGetUniqueId(&unique);
-  MPI_Bcast(&unique, sizeof unique, MPI_BYTE, 0, comm_);
+  trial::mpi_check(MPI_Bcast(&unique, sizeof unique, MPI_BYTE, 0, comm()), "MPI_Bcast");
   ncclComm_t comm = nullptr;
   const ncclResult_t rc = ncclCommInitRank(&comm, size_, unique, rank_);
   if (rc != ncclSuccess) {
@@ -91,7 +92,9 @@ void dp::average_device(Trial& t, float* values, std::size_t n) {
   std::vector<float> host(n);
   if (cudaMemcpy(host.data(), values, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
     throw ClientError("dp::average_device: the buffer is not on a GPU (no GPU visible?)");
-  MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, t.comm());
+  trial::mpi_check(
+      MPI_Allreduce(MPI_IN_PLACE, host.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, t.comm()),
+      "MPI_Allreduce");
   for (float& v : host)
     v /= static_cast<float>(t.size());
   cudaMemcpy(values, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);

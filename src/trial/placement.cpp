@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 
+#include "trial/communicator.hpp"
+
 #ifdef SLURMTUNE_HAVE_PMIX
 #include <pmix.h>
 #endif
@@ -76,19 +78,13 @@ std::optional<RankPlace> from_pmix() {
 
 RankPlace from_shared_memory(MPI_Comm world) {
   RankPlace place;
-  MPI_Comm local = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &place.local_rank);
-  int world_rank = 0;
-  MPI_Comm_rank(world, &world_rank);
+  const Communicator local = Communicator::node_local(world);
+  place.local_rank = local.rank();
   // The first rank of each node numbers the nodes; the others learn it from it.
-  MPI_Comm_split(world, place.local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank, &leaders);
-  if (leaders != MPI_COMM_NULL) {
-    MPI_Comm_rank(leaders, &place.node);
-    MPI_Comm_free(&leaders);
-  }
-  MPI_Bcast(&place.node, 1, MPI_INT, 0, local);
-  MPI_Comm_free(&local);
+  const Communicator leaders =
+      Communicator::split(world, place.local_rank == 0 ? 0 : MPI_UNDEFINED, rank_of(world));
+  if (!leaders.empty()) place.node = leaders.rank();
+  mpi_check(MPI_Bcast(&place.node, 1, MPI_INT, 0, local.get()), "MPI_Bcast");
   place.host = host_name();
   place.source = "mpi-shared";
   return place;
@@ -105,7 +101,7 @@ RankPlace query_placement(MPI_Comm world) {
 #endif
   // Every rank must take the same path: the fallback is collective.
   int have = place ? 1 : 0, all = 0;
-  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, world);
+  mpi_check(MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
   if (all) return *place;
   return from_shared_memory(world);
 }

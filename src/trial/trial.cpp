@@ -3,89 +3,27 @@
 #include "slurmtune/trial.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 
 #include "client/typed_param.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/placement/hostlist.hpp"
 #include "core/placement/partition.hpp"
+#include "trial/collectives.hpp"
+#include "trial/communicator.hpp"
 #include "trial/placement.hpp"
 
 namespace slurmtune {
 namespace {
 
-constexpr int kHostChars = 256;
-
-// MPI_Comm owner: freed exactly once.
-class CommHandle {
- public:
-  CommHandle() = default;
-  explicit CommHandle(MPI_Comm comm) : comm_(comm) {}
-  ~CommHandle() {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-  }
-  CommHandle(const CommHandle&) = delete;
-  CommHandle& operator=(const CommHandle&) = delete;
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
-// Completes `request` without holding a core. MPI_Bcast spins (Open MPI's default), and
-// the ranks of a group waiting for their next assignment may wait long (no work yet);
-// spinning there starves the group's rank 0 and the coordinator on a node whose every
-// core is busy, and turned a 0.2 ms turnaround into one scheduler time slice (24 ms).
-// Tested back to back for 100 us (an assignment usually comes within that), then with
-// naps doubling from 20 us to 1 ms.
-void wait_without_spinning(MPI_Request& request) {
-  using namespace std::chrono_literals;
-  const auto start = std::chrono::steady_clock::now();
-  auto nap = std::chrono::microseconds(20);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    if (std::chrono::steady_clock::now() - start < 100us) continue;
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(1000));
-  }
-}
-
-enum class Wait { Spin, Nap };
-
-// One broadcast for the usual short text (length and bytes in one 4 KiB buffer), a
-// second only for the rest of a longer one: trial turnaround is a handful of these.
-void broadcast_string(std::string& text, MPI_Comm comm, Wait wait = Wait::Spin) {
-  constexpr std::size_t kInline = 4096 - sizeof(int);
-  char buffer[4096];
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int size = static_cast<int>(text.size());
-  if (rank == 0) {
-    std::memcpy(buffer, &size, sizeof size);
-    std::memcpy(buffer + sizeof size, text.data(), std::min(text.size(), kInline));
-  }
-  if (wait == Wait::Nap) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Ibcast(buffer, sizeof buffer, MPI_CHAR, 0, comm, &request);
-    wait_without_spinning(request);
-  } else {
-    MPI_Bcast(buffer, sizeof buffer, MPI_CHAR, 0, comm);
-  }
-  std::memcpy(&size, buffer, sizeof size);
-  if (rank != 0)
-    text.assign(buffer + sizeof size, std::min(static_cast<std::size_t>(size), kInline));
-  if (static_cast<std::size_t>(size) <= kInline) return;
-  text.resize(static_cast<std::size_t>(size));
-  MPI_Bcast(text.data() + kInline, size - static_cast<int>(kInline), MPI_CHAR, 0, comm);
-}
+using trial::broadcast_string;
+using trial::Communicator;
+using trial::mpi_check;
+using trial::Wait;
 
 // SLURMTUNE_TRIAL_SHAPE: "nodes:N", "ranks:R" or "gpus:G:GPUS_PER_NODE" (set by
 // `slurmtune run` from [resources]); without it the whole step is one trial group.
@@ -119,40 +57,12 @@ void defer_sigterm() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-// Collective: the host of every rank of `comm`, in rank order, given this rank's.
-std::vector<std::string> allgather_hosts(const std::string& mine, MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  char host[kHostChars] = {};
-  std::strncpy(host, mine.c_str(), kHostChars - 1);
-  std::vector<char> all(kHostChars * static_cast<std::size_t>(size));
-  MPI_Allgather(host, kHostChars, MPI_CHAR, all.data(), kHostChars, MPI_CHAR, comm);
-  std::vector<std::string> hosts;
-  for (int r = 0; r < size; ++r)
-    hosts.emplace_back(&all[kHostChars * static_cast<std::size_t>(r)]);
-  return hosts;
-}
-
-// This rank's rank among the ranks of `comm` on its node, and the host of every rank.
-std::pair<int, std::vector<std::string>> node_layout(MPI_Comm comm) {
-  MPI_Comm local = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-  const CommHandle owner(local);
-  int local_rank = 0;
-  MPI_Comm_rank(local, &local_rank);
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  MPI_Get_processor_name(host, &length);
-  return {local_rank, allgather_hosts(host, comm)};
-}
-
 }  // namespace
 
 // ---- Trial ------------------------------------------------------------------
 
 std::unique_ptr<Trial> Trial::from_environment(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  const int rank = trial::rank_of(comm);
   std::unique_ptr<Client> leader;
   // One broadcast: "A" + the trial's description, "E" + why rank 0 could not connect, or
   // "L" + why it lost the coordinator.
@@ -172,7 +82,7 @@ std::unique_ptr<Trial> Trial::from_environment(MPI_Comm comm) {
   broadcast_string(message, comm);
   if (message.starts_with("L")) throw CoordinatorLost(message.substr(1));
   if (message.starts_with("E")) throw ClientError(message.substr(1));
-  auto [local_rank, hosts] = node_layout(comm);
+  auto [local_rank, hosts] = trial::node_layout(comm);
   std::unique_ptr<Trial> trial(
       new Trial(comm, message.substr(1), leader.get(), local_rank, std::move(hosts)));
   trial->own_leader_ = std::move(leader);
@@ -196,13 +106,13 @@ Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int 
   if (const auto p = body.find("params"); p != body.end() && p->second.is_object())
     *params = std::get<core::JsonObject>(p->second.data);
   params_ = std::move(params);
-  MPI_Comm_dup(group, &comm_);
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+  comm_ = std::make_unique<Communicator>(Communicator::duplicate(group));
+  rank_ = comm_->rank();
+  size_ = comm_->size();
 }
 
 Trial::~Trial() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  comm_.reset();
   if (!own_leader_) return;
   try {
     if (std::uncaught_exceptions() > exceptions_at_start_)
@@ -212,6 +122,10 @@ Trial::~Trial() {
   } catch (const ClientError&) {
     // The coordinator is gone: nothing left to tell it.
   }
+}
+
+MPI_Comm Trial::comm() const {
+  return comm_->get();
 }
 
 template <class T>
@@ -237,8 +151,8 @@ Decision Trial::report(double step, const std::map<std::string, double>& metrics
       error = e.what();
     }
   }
-  MPI_Bcast(answer, 3, MPI_INT, 0, comm_);
-  broadcast_string(error, comm_);
+  mpi_check(MPI_Bcast(answer, 3, MPI_INT, 0, comm()), "MPI_Bcast");
+  broadcast_string(error, comm());
   if (answer[0] < 0) throw CoordinatorLost("trial " + std::to_string(id_) + ": " + error);
   checkpoint_wanted_ = answer[1] != 0;
   terminated_ = answer[2] != 0;
@@ -250,7 +164,7 @@ void Trial::heartbeat() {
 }
 
 void Trial::checkpoint_saved(double step, const std::string& path) {
-  MPI_Barrier(comm_);  // every rank has written its part
+  mpi_check(MPI_Barrier(comm()), "MPI_Barrier");  // every rank has written its part
   if (rank_ == 0) leader_->checkpoint_saved(step, path);
 }
 
@@ -258,11 +172,13 @@ void Trial::checkpoint_saved(double step, const std::string& path) {
 
 class TrialGroupRunner {
  public:
-  TrialGroupRunner(MPI_Comm group, int index, int local_rank, std::vector<std::string> hosts)
-      : group_(group), index_(index), local_rank_(local_rank), hosts_(std::move(hosts)) {
-    MPI_Comm_rank(group_.get(), &rank_);
-    MPI_Comm_size(group_.get(), &size_);
-  }
+  TrialGroupRunner(Communicator group, int index, int local_rank, std::vector<std::string> hosts)
+      : group_(std::move(group)),
+        index_(index),
+        local_rank_(local_rank),
+        rank_(group_.rank()),
+        size_(group_.size()),
+        hosts_(std::move(hosts)) {}
 
   int run(const TrainFunction& train) {
     std::unique_ptr<Client> leader;
@@ -277,13 +193,13 @@ class TrialGroupRunner {
         error = e.what();
       }
     }
-    MPI_Bcast(&connected, 1, MPI_INT, 0, group_.get());
-    if (!connected) return fail("trial group " + std::to_string(index_) + ": " + error);
     try {
+      mpi_check(MPI_Bcast(&connected, 1, MPI_INT, 0, group_.get()), "MPI_Bcast");
+      if (!connected) return fail("trial group " + std::to_string(index_) + ": " + error);
       while (run_one(train, leader.get())) {
       }
-    } catch (const CoordinatorLost& e) {
-      return fail(e.what());
+    } catch (const ClientError& e) {  // the coordinator is lost, or an MPI call failed
+      return fail("trial group " + std::to_string(index_) + ": " + e.what());
     }
     return 0;
   }
@@ -330,19 +246,23 @@ class TrialGroupRunner {
     }
     // The trial failed if any rank failed; rank 0 tells the study why.
     int ok = error.empty() ? 1 : 0, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, group_.get());
+    mpi_check(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, group_.get()), "MPI_Allreduce");
     int first_failed = ok ? size_ : rank_, reporter = 0;
-    MPI_Allreduce(&first_failed, &reporter, 1, MPI_INT, MPI_MIN, group_.get());
+    mpi_check(MPI_Allreduce(&first_failed, &reporter, 1, MPI_INT, MPI_MIN, group_.get()),
+              "MPI_Allreduce");
     if (!all_ok && reporter != 0) {
       if (rank_ == reporter)
-        MPI_Send(error.data(), static_cast<int>(error.size()), MPI_CHAR, 0, 7, group_.get());
+        mpi_check(
+            MPI_Send(error.data(), static_cast<int>(error.size()), MPI_CHAR, 0, 7, group_.get()),
+            "MPI_Send");
       if (rank_ == 0) {
         MPI_Status status;
-        MPI_Probe(reporter, 7, group_.get(), &status);
+        mpi_check(MPI_Probe(reporter, 7, group_.get(), &status), "MPI_Probe");
         int n = 0;
-        MPI_Get_count(&status, MPI_CHAR, &n);
+        mpi_check(MPI_Get_count(&status, MPI_CHAR, &n), "MPI_Get_count");
         error.resize(static_cast<std::size_t>(n));
-        MPI_Recv(error.data(), n, MPI_CHAR, reporter, 7, group_.get(), MPI_STATUS_IGNORE);
+        mpi_check(MPI_Recv(error.data(), n, MPI_CHAR, reporter, 7, group_.get(), MPI_STATUS_IGNORE),
+                  "MPI_Recv");
       }
     }
     // A failure to send this shows at the next NEXT, which every rank learns about.
@@ -355,53 +275,66 @@ class TrialGroupRunner {
     return true;
   }
 
-  CommHandle group_;
+  Communicator group_;
   int index_, local_rank_, rank_ = 0, size_ = 1;
   std::vector<std::string> hosts_;  // host of each group rank
 };
 
-int run_trials(int argc, char** argv, const TrainFunction& train) {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) MPI_Init(&argc, &argv);
-  int world_rank = 0, world_size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+namespace {
 
+// run_trials between MPI_Init and MPI_Finalize: placement, the split into groups, and
+// this rank's group running trials. Throws Error (a bad trial shape) or ClientError (a
+// failed MPI call on MPI_COMM_WORLD).
+int run_groups(const TrainFunction& train) {
+  const int world_rank = trial::rank_of(MPI_COMM_WORLD);
+  const int world_size = trial::size_of(MPI_COMM_WORLD);
   const trial::RankPlace place = trial::query_placement(MPI_COMM_WORLD);
   int mine[2] = {place.node, place.local_rank};
   std::vector<int> all(2 * static_cast<std::size_t>(world_size));
-  MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, MPI_COMM_WORLD);
-  const std::vector<std::string> hosts = allgather_hosts(place.host, MPI_COMM_WORLD);
+  mpi_check(MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, MPI_COMM_WORLD),
+            "MPI_Allgather");
+  const std::vector<std::string> hosts = trial::allgather_hosts(place.host, MPI_COMM_WORLD);
 
   std::vector<core::RankPlacement> placements;
   for (int r = 0; r < world_size; ++r)
     placements.push_back(
         {r, all[2 * static_cast<std::size_t>(r)], all[2 * static_cast<std::size_t>(r) + 1]});
-  int status = 0;
-  core::Partition partition;
-  try {
-    partition = core::partition_ranks(placements, shape_from_environment(world_size));
-  } catch (const Error& e) {
-    if (world_rank == 0) std::fprintf(stderr, "slurmtune: %s\n", e.what());
-    if (!initialised) MPI_Finalize();
-    return 1;
-  }
+  const core::Partition partition =
+      core::partition_ranks(placements, shape_from_environment(world_size));
   if (world_rank == 0)
     std::fprintf(stderr, "slurmtune: %d rank(s), placement from %s: %s\n", world_size, place.source,
                  partition.summary().c_str());
   const int color = partition.color[static_cast<std::size_t>(world_rank)];
-  MPI_Comm group = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, color < 0 ? MPI_UNDEFINED : color, world_rank, &group);
-  if (group != MPI_COMM_NULL) {
-    const auto& members = partition.groups[static_cast<std::size_t>(color)];
-    std::vector<std::string> group_hosts;
-    int local_rank = 0;
-    for (const int r : members) {
-      group_hosts.push_back(hosts[static_cast<std::size_t>(r)]);
-      if (r < world_rank && all[2 * static_cast<std::size_t>(r)] == place.node) ++local_rank;
-    }
-    status = TrialGroupRunner(group, color, local_rank, std::move(group_hosts)).run(train);
+  Communicator group =
+      Communicator::split(MPI_COMM_WORLD, color < 0 ? MPI_UNDEFINED : color, world_rank);
+  if (group.empty()) return 0;  // a rank the shape leaves out
+  const auto& members = partition.groups[static_cast<std::size_t>(color)];
+  std::vector<std::string> group_hosts;
+  int local_rank = 0;
+  for (const int r : members) {
+    group_hosts.push_back(hosts[static_cast<std::size_t>(r)]);
+    if (r < world_rank && all[2 * static_cast<std::size_t>(r)] == place.node) ++local_rank;
+  }
+  return TrialGroupRunner(std::move(group), color, local_rank, std::move(group_hosts)).run(train);
+}
+
+}  // namespace
+
+int run_trials(int argc, char** argv, const TrainFunction& train) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised && MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    std::fprintf(stderr, "slurmtune: MPI_Init failed\n");
+    return 1;
+  }
+  int status = 1, rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);  // for the message; unchecked in an error path
+  try {
+    status = run_groups(train);
+  } catch (const InputError& e) {  // the trial shape: every rank finds the same
+    if (rank == 0) std::fprintf(stderr, "slurmtune: %s\n", e.what());
+  } catch (const std::exception& e) {  // a failed MPI call: this rank says so
+    std::fprintf(stderr, "slurmtune: rank %d: %s\n", rank, e.what());
   }
   if (!initialised) MPI_Finalize();
   return status;

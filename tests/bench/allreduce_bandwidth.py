@@ -12,7 +12,7 @@ bandwidth as nccl-tests defines it (2 (n-1)/n x bytes / time).
   - inside: `slurmtune run` (local launcher) of a 1-trial study whose 2-rank trial gets
     its rendezvous (and, with nccl, one GPU per rank through CUDA_VISIBLE_DEVICES) from
     slurmtune and reports each size's bandwidth.
-Needs python3-torch; h5py to read the study file back.
+Needs python3-torch; h5py to read the results file back.
 """
 import argparse
 import os

@@ -1,7 +1,7 @@
 // Control-plane throughput of `slurmtune run`: CLIENTS concurrent connections, each a
 // trial's rank 0 in lock-step (one report outstanding, the next sent when its DECISION
 // arrives), against a real coordinator that decodes, authenticates, judges every report
-// with the study's scheduler, answers it and writes it to the study file.
+// with the study's scheduler, answers it and writes it to the results file.
 //
 // The trials the coordinator launches are `sleep` processes; this program speaks for
 // them over the real protocol with their token. One load-generator process drives all

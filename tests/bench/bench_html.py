@@ -37,7 +37,7 @@ def main():
                        stdout=subprocess.DEVNULL)
         times.append(time.monotonic() - started)
     size = os.path.getsize(page) / 1e6
-    print(f"{trials} trials, {reports} reports ({os.path.getsize(study) / 1e6:.0f} MB study file): "
+    print(f"{trials} trials, {reports} reports ({os.path.getsize(study) / 1e6:.0f} MB results file): "
           f"page in {statistics.median(times):.1f} s (median of {', '.join(f'{t:.1f}' for t in times)}), "
           f"{size:.1f} MB")
 

@@ -15,7 +15,7 @@
       Under a local Slurm cluster of 4 nodes with CORES CPUs each (local-cluster.sh
       start DIR 4 CORES): one study of TRIALS trials of SLEEP seconds with worker steps,
       in one `salloc` (the cluster's MaxStepCount is 500); wall time, trials/s, the
-      coordinator's peak memory, the study file's size.
+      coordinator's peak memory, the results file's size.
   bench_launch.py startup SLURMTUNE LAUNCH_PROBE [--runs 10]
       Local launcher: from starting `slurmtune run` to the first trial's process running.
 
@@ -80,7 +80,7 @@ def many_inside(args):
         trials = f["trials"][:]
         done = sum(1 for t in trials if t["status"] in (3, 4))  # completed, stopped
     print("%d trials of %g s, 4 nodes x %d cores, worker steps: %d ended well, wall %.0f s "
-          "(%.1f trials/s; ideal %.0f s), coordinator peak RSS %.0f MiB, study file %.1f MiB"
+          "(%.1f trials/s; ideal %.0f s), coordinator peak RSS %.0f MiB, results file %.1f MiB"
           % (len(trials), args.sleep, args.cores, done, wall, len(trials) / wall,
              args.trials * args.sleep / (4 * args.cores), peak_kib / 1024,
              os.path.getsize(output) / 2**20))

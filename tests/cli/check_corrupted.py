@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Corrupted study files: every reading command answers, exit 0 or 1, never hangs.
+"""Corrupted results files: every reading command answers, exit 0 or 1, never hangs.
 
     check_corrupted.py SLURMTUNE STUDY.toml [--copies N] [--seed S]
 

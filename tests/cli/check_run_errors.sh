@@ -31,7 +31,7 @@ printf '[study]\nname = "bare"\nmetric = "loss"\n[search]\nx = { uniform = [0, 1
 check 1 '\[trial\] command is required by .slurmtune run.' "$slurmtune" run bare.toml
 study missing '["no-such-trainer-xyz", "{x}"]' ''
 check 1 "program 'no-such-trainer-xyz' is not on PATH" "$slurmtune" run missing.toml
-test ! -e missing.h5 || { echo "FAILED: a study file was created for a study that cannot start"; failures=$((failures + 1)); }
+test ! -e missing.h5 || { echo "FAILED: a results file was created for a study that cannot start"; failures=$((failures + 1)); }
 study big '["true"]' $'[resources]\nntasks_per_node = 4'
 check 1 'one trial needs 4 slot.* raise --slots' "$slurmtune" run big.toml --launcher local --slots 2
 check 1 'not inside a Slurm allocation' env -u SLURM_JOB_ID "$slurmtune" run big.toml --launcher slurm
@@ -40,7 +40,7 @@ check 1 'one trial needs 2 GPU.* found none .*name them with --gpus' env CUDA_VI
 check 1 'one trial needs 2 GPU.* has 1 \(--gpus 1\)' "$slurmtune" run gpu.toml --launcher local --gpus 1
 check 1 "--gpus '0,,1': give a count" "$slurmtune" run gpu.toml --launcher local --gpus 0,,1
 check 1 "--worker-connect-timeout 0.0: give a positive number of seconds" "$slurmtune" run gpu.toml --worker-connect-timeout 0
-test ! -e gpu.h5 || { echo "FAILED: a study file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
+test ! -e gpu.h5 || { echo "FAILED: a results file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.
 study done '["true"]' ''

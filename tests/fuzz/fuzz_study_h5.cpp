@@ -1,6 +1,6 @@
-// libFuzzer target: the HDF5 study file reader behind `status`, `best`, `export` and
+// libFuzzer target: the results file reader behind `status`, `best`, `export` and
 // resume. The input is written to a file and read the way `slurmtune status` reads it;
-// a damaged file must throw StudyFileFormatError (or InputError), never crash or hang.
+// a damaged file must throw ResultsFileFormatError (or InputError), never crash or hang.
 // HDF5 itself is not instrumented: the target guards slurmtune's use of it.
 #include <unistd.h>
 
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static_cast<void>(reader.events());
     static_cast<void>(reader.checkpoints());
     static_cast<void>(reader.sessions());
-  } catch (const slurmtune::InputError&) {  // StudyFileFormatError is one
+  } catch (const slurmtune::InputError&) {  // ResultsFileFormatError is one
   }
   // Written anew for every input: nothing is left in the temp folder when the run ends
   // (a crash leaves the input that caused it there, beside libFuzzer's own copy).

@@ -1,6 +1,6 @@
 """An independent model of Ray Tune's AsyncHyperBandScheduler decisions, with numpy's
 nanpercentile computing every cutoff. Shared by check_ray_asha.py (replay) and the
-`slurmtune run` end-to-end checks (decisions recorded in real study files)."""
+`slurmtune run` end-to-end checks (decisions recorded in real results files)."""
 import numpy as np
 
 

@@ -3,7 +3,7 @@
 
     check_predictions.py SLURMTUNE STUDY.toml
 
-`slurmtune simulate -o` records a MOBSTER study whose scheduler predicts: the study file's
+`slurmtune simulate -o` records a MOBSTER study whose scheduler predicts: the results file's
 /events carry each judged report's predicted final value and interval (schema 5);
 `slurmtune replay` of the file's own log predicts exactly the same values at the same
 reports with the same decisions (the prediction is a function of the events); a second
@@ -76,7 +76,7 @@ def main():
         assert set(replayed) == set(live), \
             f"replay predicted at {len(replayed)} reports, the live run at {len(live)}"
         for key, value in live.items():
-            assert replayed[key] == value[:5], f"{key}: replay {replayed[key]}, study file {value[:5]}"
+            assert replayed[key] == value[:5], f"{key}: replay {replayed[key]}, results file {value[:5]}"
 
         # status and the Python module.
         status = run(slurmtune, "status", first)

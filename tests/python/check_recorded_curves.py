@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks `slurmtune simulate --curves` end to end with the real binary, h5py and pandas.
 
-1. A FIFO study simulated into a study file, then simulated again with FIFO on that file
+1. A FIFO study simulated into a results file, then simulated again with FIFO on that file
    as recorded curves: every configuration's reports (step, value, time since its start)
    are reproduced exactly.
 2. ASHA on a recorded table (tests/bench/data/digits-mlp.csv): the simulation's reports
@@ -86,7 +86,7 @@ def check_fifo_roundtrip(work):
 
 
 def check_study_file_errors(work, recorded):
-    """A study file that does not fit the study is refused with the fix."""
+    """A results file that does not fit the study is refused with the fix."""
     cases = [(SYNTHETIC.replace('metric = "loss"', 'metric = "acc"'), "records no metric 'acc' (it records: loss)"),
              (SYNTHETIC.replace("width =", "depth ="), "records no parameter 'depth'"),
              (SYNTHETIC.replace('act = { choice = ["relu", "gelu"] }\n', ""),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python analysis module (share/slurmtune/python/slurmtune/study.py) on study files
+"""The Python analysis module (share/slurmtune/python/slurmtune/study.py) on results files
 the C++ writer produced: a finished simulated study, and one read while the writer is
 still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml PBT_STUDY.toml"""
 import json
@@ -12,7 +12,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "share", "slurmtune", "python"))
-from slurmtune.study import Study, StudyFileError  # noqa: E402
+from slurmtune.study import ResultsFileError, Study, StudyFileError  # noqa: E402
 
 
 def record_and_summarise(slurmtune, study_toml, workers, path):
@@ -91,10 +91,11 @@ def check_bad_files(workdir):
     for bad in (text, os.path.join(workdir, "missing.h5")):
         try:
             Study(bad)
-        except StudyFileError as error:
+        except ResultsFileError as error:
             assert bad in str(error)
         else:
             raise AssertionError(f"{bad} opened")
+    assert StudyFileError is ResultsFileError  # the old name still catches it
     print("bad files: refused with the path in the message")
 
 

@@ -120,7 +120,7 @@ def run(*argv, ok=True, **kw):
 
 
 def check_round_trips(slurmtune, work, study, path, chrome, env):
-    """Every output of the study file at `path` gives back `study`'s names."""
+    """Every output of the results file at `path` gives back `study`'s names."""
     name, metric, params = study.name, study.metric, study.params
     with Study(path) as s:
         assert s.name == name and s.metric == metric, (s.name, name, s.metric, metric)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end checks of `slurmtune run`, with real processes and a real study file.
+"""End-to-end checks of `slurmtune run`, with real processes and a real results file.
 
     check_run.py SLURMTUNE SCENARIO --launcher local|slurm [--cpp-trial P] [--mpi-trial P]
 
@@ -64,14 +64,14 @@ def scenario_python(runner, args):
 
 
 def check_recorded_curves(runner, study, path):
-    """The run's study file as recorded curves (`simulate --curves`): FIFO over them
+    """The run's results file as recorded curves (`simulate --curves`): FIFO over them
     replays every report and invents none; step durations come from the wall clock."""
     with open(study) as f:
         text = re.sub(r"(?m)^(grace_period|reduction_factor) = .*$", "", f.read().replace('type = "asha"', 'type = "fifo"'))
     fifo = runner.write("fifo.toml", text)
     out = subprocess.run([runner.slurmtune, "simulate", fifo, "--curves", path, "--workers", "3", "--json"],
                          capture_output=True, text=True)
-    expect(out.returncode == 0, "simulate --curves on the run's study file failed: " + out.stderr)
+    expect(out.returncode == 0, "simulate --curves on the run's results file failed: " + out.stderr)
     summary = json.loads(out.stdout)
     with h5py.File(path, "r") as f:
         metrics = f["metrics"][: int(f["commit"][0]["metrics"])]

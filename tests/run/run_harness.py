@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What every `slurmtune run` end-to-end scenario shares (tests/run/check_run.py): the
 Runner that starts a study with the local launcher or as an sbatch job of the template,
-waiting with bounds, and the checks of a study file read back with h5py."""
+waiting with bounds, and the checks of a results file read back with h5py."""
 import os
 import re
 import subprocess

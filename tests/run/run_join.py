@@ -12,7 +12,7 @@ sends it). No move counts as a failure; every trial completes exactly once and e
 ASHA decision equals the model.
 join-requeue: the coordinator's session ends (SIGUSR1: exit 75, as before a requeue) while
 a joined job serves it; its workers wait, find the next session through the address
-published next to the study file, and serve it until the study is over, when the joined
+published next to the results file, and serve it until the study is over, when the joined
 job ends by itself.
 """
 import os

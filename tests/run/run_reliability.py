@@ -226,7 +226,7 @@ def scenario_interrupt(runner, args, how):
         # The progress line can run ahead of the first flush (by up to the flush interval,
         # more under sanitizers): kill only once some reports are durable, so there is
         # something to resume.
-        wait_for(lambda: committed_metric_rows(path) > 0, 60, "the first flush of the study file")
+        wait_for(lambda: committed_metric_rows(path) > 0, 60, "the first flush of the results file")
     if how == "term":
         interrupt_gracefully(runner, handle)
     elif how == "cancel":
@@ -333,7 +333,7 @@ def cancel_run(runner, handle):
 
 
 def check_consistent(path):
-    """The study file of an interrupted run: every row counted in /trials is in /metrics,
+    """The results file of an interrupted run: every row counted in /trials is in /metrics,
     no step twice, and no trial ended that did not end."""
     with h5py.File(path, "r") as f:  # a reader without SWMR: the writer closed the file
         committed = int(f["commit"][0]["metrics"])
@@ -349,7 +349,7 @@ def check_consistent(path):
 
 
 def committed_metric_rows(path):
-    """Metric rows of the study file's last complete flush (0 while it has none)."""
+    """Metric rows of the results file's last complete flush (0 while it has none)."""
     try:
         with h5py.File(path, "r", swmr=True) as f:
             return int(f["commit"][0]["metrics"])
@@ -389,7 +389,7 @@ def scenario_write_ahead(runner, args):
     """A report whose decision asks for a checkpoint is durable before the trial hears of
     it: with periodic flushes off (--flush-interval 3600), the orchestrator is killed as
     soon as some trial has saved a checkpoint, and every saved checkpoint's step must be
-    in the study file's committed reports. The study then resumes and completes."""
+    in the results file's committed reports. The study then resumes and completes."""
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.2"]
     study = runner.write("study.toml", study_toml("write-ahead", command, max_trials=6,
                                                   trial_extra="max_failures = 1\n"))
@@ -416,7 +416,7 @@ def scenario_write_ahead(runner, args):
         recorded = {(int(r["trial"]), float(r["step"])) for r in f["metrics"][:count]}
     for trial, step in checkpoints.items():
         expect((trial, float(step)) in recorded,
-               "trial %d saved a checkpoint at step %s that the study file does not hold "
+               "trial %d saved a checkpoint at step %s that the results file does not hold "
                "(committed reports: %s)" % (trial, step, sorted(recorded)))
     rc, log = runner.run(study, path, extra=extra, sbatch_args=["-N", "2", "--ntasks-per-node", "1"])
     expect(rc == 0 and "resuming" in log, "the resumed run failed:\n" + log)

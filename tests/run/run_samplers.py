@@ -3,7 +3,7 @@
 mobster-resume, recommended): a TPE or MOBSTER study interrupted (SIGUSR1 locally;
 `scancel --signal=USR1` of the job under Slurm, which requeues it) and resumed suggests
 exactly the configurations an uninterrupted run suggests, and `slurmtune replay` on the
-study file's log agrees with every recorded suggestion. `recommended` runs the
+results file's log agrees with every recorded suggestion. `recommended` runs the
 recommended setting of doc/schedulers.md (share/slurmtune/examples/numpy-mlp/fast.toml)
 on the real numpy MLP, replayed with identical suggestions and decisions; then the same
 [sampler] and [scheduler] with learning-curve prediction (predict = true) interrupted and
@@ -89,7 +89,7 @@ def decisions(path):
 
 
 def replayed_decisions(runner, study, path):
-    """Replay of the study file's own log: every suggestion must match; its decisions
+    """Replay of the results file's own log: every suggestion must match; its decisions
     (and predictions) by (trial, step), as decisions() reads them from the file."""
     exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
                               capture_output=True, text=True, check=True).stdout
@@ -103,7 +103,7 @@ def replayed_decisions(runner, study, path):
             suggestions += 1
         elif "decision" in d:
             if d["decision"] == "continue" and "rung" not in d:
-                continue  # between rungs: the study file records no event there
+                continue  # between rungs: the results file records no event there
             mean = d["predicted"]["mean"] if "predicted" in d else float("nan")
             out[(d["trial"], float(d["step"]))] = (d["decision"], d.get("rung", -1), round(mean, 12))
     return suggestions, out

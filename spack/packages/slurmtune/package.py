@@ -7,7 +7,7 @@ from spack.package import *
 class Slurmtune(CMakePackage, CudaPackage):
     """Hyperparameter optimization (ASHA, Hyperband, median stopping) that lives inside
     a Slurm allocation: trials as job steps or as MPI sub-communicators of one step, an
-    authenticated control plane, and one HDF5 study file per study."""
+    authenticated control plane, and one results file per study."""
 
     # The project's address is set once, in CMakeLists.txt (project HOMEPAGE_URL);
     # tests/package/check_spack.py checks that these two follow it.
@@ -66,7 +66,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("tomlplusplus@3:")
     depends_on("openssl@1.1:")  # libcrypto: the control plane's HMAC, tokens
     depends_on("eigen@3.3:", type="build")  # header-only: the curve and GP models
-    # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the study file
+    # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the results file
     # itself is written by one process and works with either).
     depends_on("hdf5@1.10:+hl~mpi", when="~mpi")
     depends_on("hdf5@1.10:+hl~mpi", when="~parallel_hdf5")
@@ -133,7 +133,7 @@ class Slurmtune(CMakePackage, CudaPackage):
         slurmtune("validate", "--quiet", example)
 
     def test_python_module(self):
-        """slurmtune.study imports and reads a study file that slurmtune simulate wrote"""
+        """slurmtune.study imports and reads a results file that slurmtune simulate wrote"""
         if not self.spec.satisfies("+python"):
             raise SkipTest("the Python module needs +python")
         slurmtune = which(self.prefix.bin.slurmtune)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -48,9 +49,22 @@ void RendezvousPorts::release(const std::string& host, int port) {
   if (it->second.empty()) taken_.erase(it);
 }
 
-int rendezvous_base(std::uint64_t salt, int count) {
-  const int steps = std::max(1, (65536 - kDefaultFirst) / count - 1);
-  return kDefaultFirst + static_cast<int>(salt % static_cast<std::uint64_t>(steps)) * count;
+int rendezvous_base(std::uint64_t salt, int count, const EphemeralPorts& ephemeral) {
+  // Windows of `count` ports aligned from the start of each stretch they may use: from
+  // 29500 up to the ephemeral ports, and from past them up to 65535.
+  std::vector<int> bases;
+  const auto windows = [&](int from, int to_excl) {
+    for (int base = from; base + count <= to_excl; base += count)
+      bases.push_back(base);
+  };
+  const bool overlaps = ephemeral.first <= 65535 && ephemeral.last >= kDefaultFirst;
+  if (overlaps) {
+    windows(kDefaultFirst, std::max(kDefaultFirst, ephemeral.first));
+    windows(std::max(kDefaultFirst, ephemeral.last + 1), 65536);
+  }
+  if (bases.empty()) windows(kDefaultFirst, 65536);
+  if (bases.empty()) return kDefaultFirst;  // a count past the whole stretch: refused later
+  return bases[static_cast<std::size_t>(salt % bases.size())];
 }
 
 std::pair<int, int> parse_port_range(const std::string& text) {

@@ -33,10 +33,19 @@ class RendezvousPorts {
   std::map<std::string, std::set<int>> taken_;
 };
 
-/// The first port of a study's range: 29500 plus a step of `count` chosen by `salt`
-/// (the Slurm job id, or the process id), so studies sharing a node rarely collide;
-/// the range stays below 65536.
-int rendezvous_base(std::uint64_t salt, int count);
+/// Ports [first, last] the kernel hands out itself: to outgoing connections and to
+/// sockets bound to port 0 (Linux: /proc/sys/net/ipv4/ip_local_port_range).
+struct EphemeralPorts {
+  int first = 32768, last = 60999;  // Linux's default
+};
+
+/// The first port of a study's default range of `count` ports: one of the windows of
+/// `count` ports from 29500 to 65535 that lie outside the ephemeral ports, chosen by
+/// `salt` (the Slurm job id, or the process id) so studies sharing a node rarely meet.
+/// Outside, because a MASTER_PORT the kernel may give any connection of the host in
+/// the seconds before the trial binds it can be taken (a flake seen as "Address already
+/// in use"). When no window lies outside, every window from 29500 is used.
+int rendezvous_base(std::uint64_t salt, int count, const EphemeralPorts& ephemeral = {});
 
 /// Parses "FIRST-LAST" (`--rendezvous-ports`); throws InputError naming the text.
 std::pair<int, int> parse_port_range(const std::string& text);

@@ -14,7 +14,7 @@
 
 namespace slurmtune::core {
 
-/// How a configuration was chosen (recorded per trial in the study file).
+/// How a configuration was chosen (recorded per trial in the results file).
 enum class SuggestionOrigin : std::uint8_t {
   Blind,    ///< a blind sampler (random, halton, grid)
   Startup,  ///< tpe: one of the first n_startup_trials, drawn at random
@@ -32,7 +32,7 @@ struct SamplerPosition {
   friend bool operator==(const SamplerPosition&, const SamplerPosition&) = default;
 };
 
-/// What the study file records about a suggestion besides the configuration.
+/// What the results file records about a suggestion besides the configuration.
 struct SuggestionInfo {
   SuggestionOrigin origin = SuggestionOrigin::Blind;
   SamplerPosition position;

@@ -1,7 +1,7 @@
 #pragma once
 // Recorded learning curves: for each configuration of a finite set, the judged metric
 // after each step and the seconds each step took, possibly several times (training
-// seeds). Built row by row from a CSV table (curve_csv.hpp) or a past study file
+// seeds). Built row by row from a CSV table (curve_csv.hpp) or a past results file
 // (store/recorded_curves.hpp), validated once, then read by the simulator at memory
 // speed: the points of all curves live in one flat array, each curve's contiguous.
 #include <cstdint>

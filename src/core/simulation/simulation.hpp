@@ -85,7 +85,7 @@ struct SimulationSummary {
   double decision_s = 0;
 };
 
-/// Receives every event of a simulation (the study file writer of later modules, tests).
+/// Receives every event of a simulation (the results file writer of later modules, tests).
 class SimulationObserver {
  public:
   virtual ~SimulationObserver() = default;

@@ -133,7 +133,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
     if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
       // Promoted, but its next rung lies past the allocation's end: it is left running
-      // in the study file, so the next session restarts it from its checkpoint.
+      // in the results file, so the next session restarts it from its checkpoint.
       --counts_.paused;
       ++interrupted_;
       auto other = next_launch(elapsed_s, fits);

@@ -19,7 +19,7 @@
 
 namespace slurmtune::core {
 
-/// Receives what the study file must record, in the order it happens.
+/// Receives what the results file must record, in the order it happens.
 class StudyObserver {
  public:
   virtual ~StudyObserver() = default;

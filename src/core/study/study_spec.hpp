@@ -55,7 +55,7 @@ struct ResourceSpec {
 
 /// `[simulate]`: the objective `slurmtune simulate` evaluates.
 struct SimulationSpec {
-  /// Recorded learning curves (a CSV table or a study file) instead of the synthetic
+  /// Recorded learning curves (a CSV table or a results file) instead of the synthetic
   /// objective; a relative path is relative to the study file's folder.
   std::optional<std::string> curves;
   std::string objective = "bowl";  ///< bowl | rastrigin
@@ -66,7 +66,7 @@ struct SimulationSpec {
 
 struct StudySpec {
   std::string path;  ///< where the study file was read from ("<string>" if not a file)
-  std::string text;  ///< the study file as written (kept verbatim in the HDF5 study file)
+  std::string text;  ///< the study file as written (kept verbatim in the results file)
   std::string name;
   std::string metric;                ///< the metric schedulers judge
   std::vector<std::string> metrics;  ///< every metric column (metric first)

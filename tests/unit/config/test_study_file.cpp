@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(worker_launch_is_for_single_rank_command_trials) {
 }
 
 // toml++ 3.3 writes a key that holds ' but no " bare; the resolved study (printed by
-// validate, embedded in the study file) must still read back with any name.
+// validate, embedded in the results file) must still read back with any name.
 BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_with_quotes_in_every_name) {
   const auto first = config::parse_study(
       "[study]\nname = \"it's\"\nmetric = \"l'oss\"\n[search]\n\"'\" = { uniform = [0, 1] }\n"

@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE core_rendezvous
 #include <boost/test/unit_test.hpp>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/placement/rendezvous.hpp"
@@ -33,6 +34,29 @@ BOOST_AUTO_TEST_CASE(bases_differ_by_salt_and_stay_in_range) {
   BOOST_TEST(rendezvous_base(1, 1000) == 30500);
   for (std::uint64_t salt = 0; salt < 200; ++salt)
     BOOST_TEST(rendezvous_base(salt, 1000) + 999 <= 65535);
+}
+
+// A MASTER_PORT among the ephemeral ports can be taken by any connection of the host
+// between its assignment and the trial's bind ("Address already in use", seen in
+// run.local.torch beside another suite): default windows lie outside them.
+BOOST_AUTO_TEST_CASE(default_windows_avoid_the_ephemeral_ports) {
+  const EphemeralPorts linux_default{32768, 60999};
+  std::set<int> bases;
+  for (std::uint64_t salt = 0; salt < 1000; ++salt) {
+    const int base = rendezvous_base(salt, 250, linux_default);
+    BOOST_TEST(base >= 29500);
+    BOOST_TEST(base + 249 <= 65535);
+    BOOST_TEST((base + 249 < linux_default.first || base > linux_default.last), base);
+    bases.insert(base);
+  }
+  // 29500-32749 (13 windows) and 61000-65499 (18): studies sharing a node rarely meet.
+  BOOST_TEST(bases.size() == 31U);
+  BOOST_TEST(*bases.begin() == 29500);
+  BOOST_TEST(bases.contains(61000));
+  // A site whose ephemeral ports start low keeps the stretch above them.
+  BOOST_TEST(rendezvous_base(5, 250, {1024, 40000}) >= 40001);
+  // No window outside: every window from 29500, as before.
+  BOOST_TEST(rendezvous_base(1, 1000, {1024, 65535}) == 30500);
 }
 
 BOOST_AUTO_TEST_CASE(port_ranges_parse_or_say_what_is_wrong) {

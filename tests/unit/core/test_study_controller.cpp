@@ -36,7 +36,7 @@ StudySpec promotion_study() {
   return s;
 }
 
-// Records what the study file would: one line per event, in order.
+// Records what the results file would: one line per event, in order.
 struct Journal final : StudyObserver {
   std::vector<std::string> lines;
   void trial_started(TrialId t, const Configuration&, int, const SuggestionInfo&) override {

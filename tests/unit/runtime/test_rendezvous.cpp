@@ -2,7 +2,9 @@
 // port ranges the same) never hand out one port, even before any trial has bound it.
 #define BOOST_TEST_MODULE runtime_rendezvous
 #include <boost/test/unit_test.hpp>
+#include <fstream>
 
+#include "../temp_folder.hpp"
 #include "runtime/rendezvous.hpp"
 
 using namespace slurmtune;
@@ -43,4 +45,21 @@ BOOST_AUTO_TEST_CASE(a_study_hands_out_each_port_once_until_it_is_released) {
   BOOST_TEST(!ports.assign(here, two_ranks()));  // both taken
   ports.release(*b);
   BOOST_TEST(ports.assign(here, two_ranks())->port == b->port);
+}
+
+BOOST_AUTO_TEST_CASE(the_ephemeral_ports_come_from_the_kernel_or_its_default) {
+  const slurmtune::testing::TempFolder dir("slurmtune-ephemeral");
+  std::ofstream(dir.file("range")) << "40000\t50000\n";
+  const auto read = runtime::ephemeral_ports(dir.file("range"));
+  BOOST_TEST(read.first == 40000);
+  BOOST_TEST(read.last == 50000);
+  const auto missing = runtime::ephemeral_ports(dir.file("missing"));
+  BOOST_TEST(missing.first == 32768);
+  BOOST_TEST(missing.last == 60999);
+  std::ofstream(dir.file("garbage")) << "60999 32768\n";  // reversed: not a range
+  BOOST_TEST(runtime::ephemeral_ports(dir.file("garbage")).first == 32768);
+  // This machine's own range, whatever it is, gives a default range outside it.
+  const auto here = runtime::ephemeral_ports();
+  const auto [first, count] = runtime::default_rendezvous_ports();
+  BOOST_TEST((first + count - 1 < here.first || first > here.last || here.first <= 29500));
 }

@@ -1,4 +1,4 @@
-// Test helper: records a long simulated study into a study file, flushing every
+// Test helper: records a long simulated study into a results file, flushing every
 // FLUSH_S seconds, and prints "flushed N" on stdout whenever N metric rows have become
 // durable. The kill tests run it, SIGKILL it at a random moment, and check that the
 // file opens and holds at least the last N announced.

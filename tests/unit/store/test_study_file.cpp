@@ -70,7 +70,7 @@ core::SimulationSummary simulate_into(const std::string& path, const core::Study
 std::string error_of(const std::string& path) {
   try {
     store::StudyReader reader(path);
-  } catch (const store::StudyFileFormatError& e) {
+  } catch (const store::ResultsFileFormatError& e) {
     return e.what();
   }
   return "";
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(bad_files_get_clear_errors) {
     store::Hid plain(
         H5Fcreate(dir.file("plain.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   }
-  BOOST_TEST(contains(error_of(dir.file("plain.h5")), "not a slurmtune study file"));
+  BOOST_TEST(contains(error_of(dir.file("plain.h5")), "not a slurmtune results file"));
 
   simulate_into(dir.file("good.h5"), spec());
   const auto size = fs::file_size(dir.file("good.h5"));

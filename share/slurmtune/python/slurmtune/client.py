@@ -269,7 +269,7 @@ class Client(Connection):
         return self._checkpoint_wanted
 
     def checkpoint_saved(self, step, path):
-        """Indexes a checkpoint file (inside the trial's folder) in the study file."""
+        """Indexes a checkpoint file (inside the trial's folder) in the results file."""
         self.index_checkpoint(step, path)
 
     def finish(self, ok=True, error=""):

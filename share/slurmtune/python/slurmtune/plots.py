@@ -1,4 +1,4 @@
-"""Plots of a study file (``slurmtune.study.Study``), for a person looking at a study:
+"""Plots of a results file (``slurmtune.study.Study``), for a person looking at a study:
 
     from slurmtune.study import Study
     from slurmtune import plots

@@ -1,4 +1,4 @@
-"""One self-contained HTML page about a study file: ``slurmtune html STUDY.h5 -o study.html``
+"""One self-contained HTML page about a results file: ``slurmtune html STUDY.h5 -o study.html``
 (or ``python3 -m slurmtune.report_html STUDY.h5 -o study.html``).
 
 The page opens from a file (``file://``) with no network, no CDN and no server, so it can
@@ -24,7 +24,7 @@ try:
     import numpy as np
 
     from . import plots
-    from .study import Study, StudyFileError
+    from .study import ResultsFileError, Study
 except ImportError as missing:  # said once, plainly, instead of a traceback
     sys.exit(f"slurmtune html: {sys.executable} cannot import {missing.name}: it needs Python 3.9+ "
              "with numpy, h5py, pandas and matplotlib (set SLURMTUNE_PYTHON to one that has them; "
@@ -306,7 +306,7 @@ def write_report(study_path, output, curves_limit=1000):
         page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>\u2068{html.escape(study.name)}\u2069: slurmtune study</title>"
                 f"<style>{STYLE}</style></head><body>"
-                f"<h1><bdi>{html.escape(study.name)}</bdi></h1><p class=\"sub\">slurmtune study file "
+                f"<h1><bdi>{html.escape(study.name)}</bdi></h1><p class=\"sub\">slurmtune results file "
                 f"<bdi>{html.escape(os.path.basename(study.path))}</bdi>, schema {study.schema_version}; "
                 f"page written {generated}</p>"
                 "<noscript><p class=\"note\">Without JavaScript the plots are static; hovering "
@@ -325,8 +325,8 @@ def write_report(study_path, output, curves_limit=1000):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="slurmtune html",
-                                     description="One self-contained HTML page about a study file.")
-    parser.add_argument("study", help="the HDF5 study file")
+                                     description="One self-contained HTML page about a results file.")
+    parser.add_argument("study", help="the results file")
     parser.add_argument("-o", "--output", help="the page to write (default: STUDY.html)")
     parser.add_argument("--curves", type=int, default=1000,
                         help="trials whose curves and configurations are drawn (default 1000)")
@@ -337,7 +337,7 @@ def main(argv=None):
     started = time.monotonic()
     try:
         size = write_report(args.study, output, args.curves)
-    except (StudyFileError, OSError) as error:
+    except (ResultsFileError, OSError) as error:
         print(f"slurmtune html: {error}", file=sys.stderr)
         return 1
     print(f"slurmtune html: wrote {output} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.1f} s")

@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune study file (HDF5, schemas 1 to 3).
+"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 3).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
@@ -37,13 +37,17 @@ import pandas as pd
 FORMAT = "slurmtune-study"
 SCHEMA_VERSION = 5
 
-__all__ = ["Study", "StudyFileError", "read_anytime", "plot_anytime"]
+__all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
 ANYTIME_COLUMNS = ["series", "label", "time_s", "best_q25", "best_median", "best_q75", "runs_with_value"]
 
 
-class StudyFileError(Exception):
-    """The file is not a readable slurmtune study file."""
+class ResultsFileError(Exception):
+    """The file is not a readable slurmtune results file."""
+
+
+# The name before 0.2 (when the HDF5 file was also called a study file); kept for old scripts.
+StudyFileError = ResultsFileError
 
 
 def _text(value):
@@ -80,7 +84,7 @@ def _new_figure(size):
 
 def _save(figure, path):
     """Writes the figure to `path` and returns the path; with no path, returns the figure.
-    Every text is drawn as written: names from a study file are the user's (a metric
+    Every text is drawn as written: names from a results file are the user's (a metric
     `cost_$_usd_$` is no mathtext formula), so mathtext parsing is off for the figure's
     texts and for the tick labels drawn while it is laid out and saved."""
     import matplotlib
@@ -98,20 +102,20 @@ def _save(figure, path):
 
 
 class Study:
-    """A study file, read consistently as of its last complete flush."""
+    """A results file, read consistently as of its last complete flush."""
 
     def __init__(self, path):
         self.path = str(path)
         try:
             self._file = h5py.File(self.path, "r", swmr=True)
         except OSError as error:
-            raise StudyFileError(f"{self.path}: cannot open as an HDF5 study file: {error}") from None
+            raise ResultsFileError(f"{self.path}: cannot open as a results file (HDF5): {error}") from None
         attrs = self._file.attrs
         if _text(attrs.get("format", "")) != FORMAT:
-            raise StudyFileError(f"{self.path}: an HDF5 file, but not a slurmtune study file")
+            raise ResultsFileError(f"{self.path}: an HDF5 file, but not a slurmtune results file")
         self.schema_version = int(attrs["schema_version"])
         if self.schema_version > SCHEMA_VERSION:
-            raise StudyFileError(
+            raise ResultsFileError(
                 f"{self.path}: written with study-file schema {self.schema_version}; this module "
                 f"reads schema {SCHEMA_VERSION} and older")
         self.name = _text(attrs["study_name"])
