@@ -13,6 +13,7 @@
 
 #include "core/study/study_controller.hpp"
 #include "core/study/study_spec.hpp"
+#include "protocol/worker_messages.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/job_clock.hpp"
@@ -168,7 +169,7 @@ class Coordinator final : public ControlHandler {
   std::string on_worker_hello(ConnectionId id, const core::JsonObject& hello);
   std::optional<Reply> on_worker_message(ConnectionId id, const std::string& key, MessageType type,
                                          const core::JsonObject& body);
-  void on_worker_exited(const WorkerStep& w, const core::JsonObject& body);
+  void on_worker_exited(const WorkerStep& w, const protocol::Exited& exited);
   TrialProcess start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec);
   void worker_lost(const std::string& key, const std::string& why);
   void reap_workers();

@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "core/search/param_value.hpp"
+#include "protocol/fields.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_fields.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;

@@ -11,10 +11,10 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/fields.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_fields.hpp"
 #include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {

@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "core/search/param_value.hpp"
+#include "protocol/fields.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/checkpoint_path.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_fields.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {

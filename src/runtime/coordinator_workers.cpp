@@ -9,39 +9,14 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/fields.hpp"
+#include "protocol/worker_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_fields.hpp"
 #include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
-namespace {
-
-// "12.0": which attempt of which trial a worker's message is about.
-std::string process_key(core::TrialId trial, std::uint64_t attempt) {
-  return std::to_string(trial) + "." + std::to_string(attempt);
-}
-
-std::string json_strings(const std::vector<std::string>& values) {
-  std::string out = "[";
-  for (const auto& v : values) {
-    if (out.size() > 1) out += ", ";
-    out += core::json_quote(v);
-  }
-  return out + "]";
-}
-
-std::string json_environment(const std::map<std::string, std::string>& env) {
-  std::string out = "{";
-  for (const auto& [name, value] : env) {
-    if (out.size() > 1) out += ", ";
-    out += core::json_quote(name) + ": " + core::json_quote(value);
-  }
-  return out + "}";
-}
-
-}  // namespace
 
 bool Coordinator::worker_mode() const {
   return spec_.resources.launch == core::ResourceSpec::Launch::Worker;
@@ -105,17 +80,12 @@ TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec
   // One node: worker trials are single-rank.
   const ConnectionId worker =
       *workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
-  const std::string key = process_key(t.trial, t.attempt);
+  const protocol::ProcessKey key{t.trial, t.attempt};
   server_->send(worker, MessageType::Launch,
-                "{\"key\": " + core::json_quote(key) + ", \"argv\": " + json_strings(spec.argv) +
-                    ", \"env\": " + json_environment(spec.env) +
-                    ", \"stdout\": " + core::json_quote(spec.stdout_path) +
-                    ", \"stderr\": " + core::json_quote(spec.stderr_path) +
-                    ", \"gpus\": " + json_strings(t.placement.gpus) + "}");
+                protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
+                                                  spec.stderr_path, t.placement.gpus}));
   return TrialProcess::remote([this, worker, key](int signal) {
-    server_->send(
-        worker, MessageType::Signal,
-        "{\"key\": " + core::json_quote(key) + ", \"signal\": " + std::to_string(signal) + "}");
+    server_->send(worker, MessageType::Signal, protocol::encode(protocol::Signal{key, signal}));
   });
 }
 
@@ -124,41 +94,31 @@ std::optional<Reply> Coordinator::on_worker_message(ConnectionId, const std::str
                                                     const core::JsonObject& body) {
   const WorkerStep& w = workers_.at(key);
   if (type == MessageType::Leaving && !w.allocation.empty()) {
-    allocation_leaving(w.allocation, text(body, "why"));
+    allocation_leaving(w.allocation, protocol::decode_leaving(body).why);
     return std::nullopt;
   }
   if (type != MessageType::Exited)
     throw ProtocolError("a worker may not send " + std::string(to_string(type)));
-  on_worker_exited(w, body);
+  on_worker_exited(w, protocol::decode_exited(body));
   return std::nullopt;
 }
 
-void Coordinator::on_worker_exited(const WorkerStep& w, const core::JsonObject& body) {
-  const std::string key = text(body, "key");
-  const auto dot = key.find('.');
-  core::TrialId id = 0;
-  try {
-    id = static_cast<core::TrialId>(std::stoull(key.substr(0, dot)));
-  } catch (const std::exception&) {
-    throw ProtocolError("EXITED for '" + key + "', not TRIAL.ATTEMPT");
-  }
-  const auto it = active_.find(id);
+void Coordinator::on_worker_exited(const WorkerStep& w, const protocol::Exited& exited) {
+  const auto it = active_.find(exited.key.trial);
   // An attempt that already ended here (its worker was lost, or said so late) is done.
   if (it == active_.end()) return;
   ActiveTrial& t = *it->second;
-  if (process_key(id, t.attempt) != key || !t.process.is_remote() || t.process.status()) return;
+  if (t.attempt != exited.key.attempt || !t.process.is_remote() || t.process.status()) return;
   if (t.placement.nodes.front() != w.node)
-    throw ProtocolError("EXITED for trial " + key + ", which runs on another node");
+    throw ProtocolError("EXITED for trial " + exited.key.text() + ", which runs on another node");
   ExitStatus status;
-  status.code = static_cast<int>(whole(body, "code", "EXITED", -1, 255));
-  status.signal = static_cast<int>(whole(body, "signal", "EXITED", 0, 128));
-  const auto* signaled = field(body, "signaled");
-  status.signaled =
-      signaled && std::holds_alternative<bool>(signaled->data) && std::get<bool>(signaled->data);
-  if (const std::string error = text(body, "error"); !error.empty())
-    t.fault = "the worker on " + t.placement.hostlist + " could not start it: " + error;
+  status.code = exited.code;
+  status.signal = exited.signal;
+  status.signaled = exited.signaled;
+  if (!exited.error.empty())
+    t.fault = "the worker on " + t.placement.hostlist + " could not start it: " + exited.error;
   t.process.ended(status);
-  if (messages_drained(t)) finish_trial(id);
+  if (messages_drained(t)) finish_trial(exited.key.trial);
 }
 
 void Coordinator::worker_lost(const std::string& key, const std::string& why) {

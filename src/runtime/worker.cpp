@@ -17,13 +17,14 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/fields.hpp"
+#include "protocol/worker_messages.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/job_clock.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/local_gpus.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_fields.hpp"
 #include "runtime/mutual_auth.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
@@ -181,17 +182,20 @@ class Worker {
   void on_frame(const Frame& frame) {
     const auto body = payload_object(frame);
     switch (frame.type) {
-      case MessageType::Launch:
-        if (const auto* done = field(body, "done");
-            done && std::holds_alternative<bool>(done->data) && std::get<bool>(done->data)) {
+      case MessageType::Launch: {
+        const auto message = protocol::decode_launch(body);
+        if (std::holds_alternative<protocol::StudyOver>(message)) {
           end_ = SessionEnd::Done;  // the study is over: nothing of ours runs any more
           return;
         }
-        return launch(body);
-      case MessageType::Signal:
-        if (const auto child = children_.find(text(body, "key")); child != children_.end())
-          child->second.signal_group(static_cast<int>(whole(body, "signal", "SIGNAL", 1, 64)));
+        return launch(std::get<protocol::Launch>(message));
+      }
+      case MessageType::Signal: {
+        const auto message = protocol::decode_signal(body);
+        if (const auto child = children_.find(message.key); child != children_.end())
+          child->second.signal_group(message.signal);
         return;
+      }
       case MessageType::Error:
         return lose("refused: " + text(body, "error"));
       default:
@@ -199,35 +203,21 @@ class Worker {
     }
   }
 
-  void launch(const core::JsonObject& body) {
-    const std::string key = text(body, "key");
-    const auto* argv = field(body, "argv");
-    const auto* env = field(body, "env");
-    if (!argv || !env) throw ProtocolError("LAUNCH without argv or env");
+  void launch(const protocol::Launch& message) {
     SpawnRequest request;
-    for (const auto& arg : std::get<core::JsonArray>(argv->data))
-      request.argv.push_back(std::get<std::string>(arg.data));
-    for (const auto& [name, value] : std::get<core::JsonObject>(env->data))
-      request.env[name] = std::get<std::string>(value.data);
-    if (const auto* gpus = field(body, "gpus");
-        gpus && std::holds_alternative<core::JsonArray>(gpus->data)) {
-      std::vector<std::string> positions;
-      for (const auto& g : std::get<core::JsonArray>(gpus->data))
-        positions.push_back(std::get<std::string>(g.data));
-      if (!positions.empty())
-        request.env["CUDA_VISIBLE_DEVICES"] =
-            visible_devices_for(positions, env_or_empty("CUDA_VISIBLE_DEVICES"));
-    }
-    request.stdout_path = text(body, "stdout");
-    request.stderr_path = text(body, "stderr");
+    request.argv = message.argv;
+    request.env = message.env;
+    if (!message.gpus.empty())
+      request.env["CUDA_VISIBLE_DEVICES"] =
+          visible_devices_for(message.gpus, env_or_empty("CUDA_VISIBLE_DEVICES"));
+    request.stdout_path = message.stdout_path;
+    request.stderr_path = message.stderr_path;
     request.inherit_sigusr1 = true;  // ignored: see run_worker
     try {
-      children_.insert_or_assign(key, ChildProcess::spawn(request));
+      children_.insert_or_assign(message.key, ChildProcess::spawn(request));
     } catch (const Error& e) {
-      send(MessageType::Exited, "{\"key\": " + core::json_quote(key) +
-                                    ", \"code\": 127, \"signal\": 0, \"signaled\": false, "
-                                    "\"error\": " +
-                                    core::json_quote(e.what()) + "}");
+      send(MessageType::Exited,
+           protocol::encode(protocol::Exited{message.key, 127, 0, false, e.what()}));
     }
   }
 
@@ -242,9 +232,8 @@ class Worker {
     if (joined_ && (terminate || leaving) && !told_leaving_) {
       told_leaving_ = true;
       send(MessageType::Leaving,
-           std::string("{\"why\": ") +
-               (terminate ? "\"SIGTERM: the job ends\"" : "\"SIGUSR1: its time limit is near\"") +
-               "}");
+           protocol::encode(protocol::Leaving{terminate ? "SIGTERM: the job ends"
+                                                        : "SIGUSR1: its time limit is near"}));
     }
     if (terminate) {
       terminated_ = true;
@@ -254,9 +243,8 @@ class Worker {
     for (auto it = children_.begin(); it != children_.end();) {
       if (const auto& status = it->second.poll()) {
         send(MessageType::Exited,
-             "{\"key\": " + core::json_quote(it->first) + ", \"code\": " +
-                 std::to_string(status->code) + ", \"signal\": " + std::to_string(status->signal) +
-                 ", \"signaled\": " + (status->signaled ? "true" : "false") + "}");
+             protocol::encode(
+                 protocol::Exited{it->first, status->code, status->signal, status->signaled, {}}));
         it = children_.erase(it);
       } else {
         ++it;
@@ -270,7 +258,7 @@ class Worker {
   std::string node_;
   bool joined_;
   int signals_;
-  std::map<std::string, ChildProcess> children_;  // by "trial.attempt"
+  std::map<protocol::ProcessKey, ChildProcess> children_;
   std::optional<SessionEnd> end_;
   bool terminated_ = false, told_leaving_ = false;
 };

@@ -1,13 +1,16 @@
 // libFuzzer target: the control plane's frame decoder and message decoding, as the
 // coordinator runs them on bytes from the network. The first byte sets the chunk size
 // the stream arrives in. A malformed stream must end in ProtocolError; decoded payloads
-// go through the same field accessors the message handlers use.
+// go through the same field accessors the message handlers use, and through the typed
+// decoders (protocol/*_messages.hpp): a decoded message must encode and decode again
+// to the same message.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "core/error.hpp"
-#include "runtime/message_fields.hpp"
+#include "protocol/fields.hpp"
+#include "protocol/worker_messages.hpp"
 #include "runtime/protocol.hpp"
 
 using namespace slurmtune::runtime;
@@ -26,6 +29,27 @@ void read_fields(const slurmtune::core::JsonObject& body) {
     for (const auto& [name, value] : std::get<slurmtune::core::JsonObject>(metrics->data))
       static_cast<void>(value.is_number());
 }
+slurmtune::core::JsonObject parse_object(const std::string& text) {
+  return payload_object(Frame{MessageType::Launch, text});
+}
+
+// Decodes `body` as a typed message; what decodes must encode and decode to itself.
+template <class Decode>
+void round_trip(const slurmtune::core::JsonObject& body, Decode decode) {
+  try {
+    const auto message = decode(body);
+    if (!(decode(parse_object(slurmtune::protocol::encode(message))) == message)) __builtin_trap();
+  } catch (const ProtocolError&) {
+  }
+}
+
+void decode_typed(const slurmtune::core::JsonObject& body) {
+  namespace p = slurmtune::protocol;
+  round_trip(body, p::decode_launch);
+  round_trip(body, p::decode_exited);
+  round_trip(body, p::decode_signal);
+  round_trip(body, p::decode_leaving);
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -38,7 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       decoder.feed(stream.substr(at, chunk));
       while (auto frame = decoder.next()) {
         try {
-          read_fields(payload_object(*frame));
+          const auto body = payload_object(*frame);
+          read_fields(body);
+          decode_typed(body);
         } catch (const ProtocolError&) {
         }
       }

@@ -1,16 +1,22 @@
 #pragma once
-// Typed access to the fields of a control-plane message (a JSON object), shared by the
-// coordinator's handlers for trials and for trial groups.
+// Checked reads of the fields of a control-plane message (a JSON object): each names
+// the message and the field when the field is missing, of another type or out of range
+// (runtime::ProtocolError). The typed messages (protocol/*_messages.hpp) decode with
+// them; handlers not yet moved to typed messages use them directly.
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
 #include "runtime/protocol.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
+
+using runtime::ProtocolError;
 
 /// The field, or nullptr when the message lacks it.
 inline const core::JsonValue* field(const core::JsonObject& body, std::string_view name) {
@@ -60,4 +66,30 @@ inline std::string text(const core::JsonObject& body, std::string_view name) {
   return v && v->is_string() ? std::get<std::string>(v->data) : std::string();
 }
 
+/// A string field that must be there: ProtocolError naming it when it is missing, not
+/// a string, empty (unless `may_be_empty`) or longer than `max_bytes`.
+std::string required_text(const core::JsonObject& body, std::string_view name,
+                          std::string_view message, std::size_t max_bytes,
+                          bool may_be_empty = false);
+/// A boolean field; `fallback` when absent, ProtocolError when of another type.
+bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
+             bool fallback);
+/// An array of strings (absent: empty); ProtocolError naming the field and the item.
+std::vector<std::string> strings(const core::JsonObject& body, std::string_view name,
+                                 std::string_view message);
+/// An object of string values; ProtocolError naming the field and the key.
+std::map<std::string, std::string> string_map(const core::JsonObject& body, std::string_view name,
+                                              std::string_view message);
+
+}  // namespace slurmtune::protocol
+
+namespace slurmtune::runtime {
+// The coordinator's handlers read fields by these names until every message is typed.
+using protocol::field;
+using protocol::finite;
+using protocol::kMaxCount;
+using protocol::kMaxExactWhole;
+using protocol::number;
+using protocol::text;
+using protocol::whole;
 }  // namespace slurmtune::runtime

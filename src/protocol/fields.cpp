@@ -1,0 +1,62 @@
+#include "protocol/fields.hpp"
+
+namespace slurmtune::protocol {
+namespace {
+
+std::string where(std::string_view message, std::string_view name) {
+  return std::string(message) + ": '" + std::string(name) + "'";
+}
+
+}  // namespace
+
+std::string required_text(const core::JsonObject& body, std::string_view name,
+                          std::string_view message, std::size_t max_bytes, bool may_be_empty) {
+  const auto* v = field(body, name);
+  if (!v || !v->is_string()) throw ProtocolError(where(message, name) + " must be a string");
+  const auto& s = std::get<std::string>(v->data);
+  if (s.empty() && !may_be_empty) throw ProtocolError(where(message, name) + " must not be empty");
+  if (s.size() > max_bytes)
+    throw ProtocolError(where(message, name) + " has " + std::to_string(s.size()) +
+                        " bytes, at most " + std::to_string(max_bytes) + " are allowed");
+  return s;
+}
+
+bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
+             bool fallback) {
+  const auto* v = field(body, name);
+  if (!v) return fallback;
+  if (!std::holds_alternative<bool>(v->data))
+    throw ProtocolError(where(message, name) + " must be true or false");
+  return std::get<bool>(v->data);
+}
+
+std::vector<std::string> strings(const core::JsonObject& body, std::string_view name,
+                                 std::string_view message) {
+  const auto* v = field(body, name);
+  if (!v) return {};
+  if (!std::holds_alternative<core::JsonArray>(v->data))
+    throw ProtocolError(where(message, name) + " must be an array of strings");
+  std::vector<std::string> out;
+  for (const auto& item : std::get<core::JsonArray>(v->data)) {
+    if (!item.is_string())
+      throw ProtocolError(where(message, name) + " item " + std::to_string(out.size()) +
+                          " must be a string");
+    out.push_back(std::get<std::string>(item.data));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> string_map(const core::JsonObject& body, std::string_view name,
+                                              std::string_view message) {
+  const auto* v = field(body, name);
+  if (!v || !v->is_object()) throw ProtocolError(where(message, name) + " must be an object");
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : std::get<core::JsonObject>(v->data)) {
+    if (!value.is_string())
+      throw ProtocolError(where(message, name) + " entry '" + key + "' must be a string");
+    out.emplace(key, std::get<std::string>(value.data));
+  }
+  return out;
+}
+
+}  // namespace slurmtune::protocol

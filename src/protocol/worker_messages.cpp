@@ -1,0 +1,135 @@
+#include "protocol/worker_messages.hpp"
+
+#include <charconv>
+#include <system_error>
+
+#include "core/text.hpp"
+#include "protocol/fields.hpp"
+
+namespace slurmtune::protocol {
+namespace {
+
+constexpr std::size_t kMaxKey = 64;
+constexpr std::size_t kMaxPath = 4096;
+constexpr std::size_t kMaxWhy = 1024;
+
+std::string quoted_strings(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (const auto& v : values) {
+    if (out.size() > 1) out += ", ";
+    out += core::json_quote(v);
+  }
+  return out + "]";
+}
+
+std::string quoted_map(const std::map<std::string, std::string>& values) {
+  std::string out = "{";
+  for (const auto& [name, value] : values) {
+    if (out.size() > 1) out += ", ";
+    out += core::json_quote(name) + ": " + core::json_quote(value);
+  }
+  return out + "}";
+}
+
+ProcessKey key_of(const core::JsonObject& body, const char* message) {
+  return ProcessKey::parse(required_text(body, "key", message, kMaxKey), message);
+}
+
+}  // namespace
+
+std::string ProcessKey::text() const {
+  return std::to_string(trial) + "." + std::to_string(attempt);
+}
+
+ProcessKey ProcessKey::parse(const std::string& text, const char* message) {
+  ProcessKey key;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const auto dot = text.find('.');
+  const auto whole = [](const char* from, const char* to, std::uint64_t& out) {
+    const auto [ptr, error] = std::from_chars(from, to, out);
+    return error == std::errc() && ptr == to;
+  };
+  const bool ok = dot != std::string::npos && dot > 0 && dot + 1 < text.size() &&
+                  whole(begin, begin + dot, key.trial) && whole(begin + dot + 1, end, key.attempt);
+  if (!ok)
+    throw ProtocolError(std::string(message) + ": 'key' must be TRIAL.ATTEMPT, not '" +
+                        core::visible(text) + "'");
+  return key;
+}
+
+std::string encode(const Launch& m) {
+  return "{\"key\": " + core::json_quote(m.key.text()) + ", \"argv\": " + quoted_strings(m.argv) +
+         ", \"env\": " + quoted_map(m.env) + ", \"stdout\": " + core::json_quote(m.stdout_path) +
+         ", \"stderr\": " + core::json_quote(m.stderr_path) +
+         ", \"gpus\": " + quoted_strings(m.gpus) + "}";
+}
+
+std::string encode(const StudyOver&) {
+  return "{\"done\": true}";
+}
+
+std::string encode(const LaunchOrDone& m) {
+  return std::visit([](const auto& message) { return encode(message); }, m);
+}
+
+std::string encode(const Exited& m) {
+  std::string out = "{\"key\": " + core::json_quote(m.key.text()) +
+                    ", \"code\": " + std::to_string(m.code) +
+                    ", \"signal\": " + std::to_string(m.signal) +
+                    ", \"signaled\": " + (m.signaled ? "true" : "false");
+  if (!m.error.empty()) out += ", \"error\": " + core::json_quote(m.error);
+  return out + "}";
+}
+
+std::string encode(const Signal& m) {
+  return "{\"key\": " + core::json_quote(m.key.text()) +
+         ", \"signal\": " + std::to_string(m.signal) + "}";
+}
+
+std::string encode(const Leaving& m) {
+  return "{\"why\": " + core::json_quote(m.why) + "}";
+}
+
+LaunchOrDone decode_launch(const core::JsonObject& body) {
+  if (boolean(body, "done", "LAUNCH", false)) return StudyOver{};
+  Launch m;
+  m.key = key_of(body, "LAUNCH");
+  m.argv = strings(body, "argv", "LAUNCH");
+  if (m.argv.empty()) throw ProtocolError("LAUNCH: 'argv' must name a program");
+  m.env = string_map(body, "env", "LAUNCH");
+  for (const auto& [name, value] : m.env)
+    if (name.empty() || name.find('=') != std::string::npos)
+      throw ProtocolError("LAUNCH: 'env' has the name '" + core::visible(name) +
+                          "', not a variable name");
+  m.stdout_path = required_text(body, "stdout", "LAUNCH", kMaxPath);
+  m.stderr_path = required_text(body, "stderr", "LAUNCH", kMaxPath);
+  m.gpus = strings(body, "gpus", "LAUNCH");
+  for (const auto& g : m.gpus)
+    if (g.empty() || g.size() > 8 || g.find_first_not_of("0123456789") != std::string::npos)
+      throw ProtocolError("LAUNCH: 'gpus' has '" + core::visible(g) + "', not a device position");
+  return m;
+}
+
+Exited decode_exited(const core::JsonObject& body) {
+  Exited m;
+  m.key = key_of(body, "EXITED");
+  m.code = static_cast<int>(whole(body, "code", "EXITED", -1, 255));
+  m.signal = static_cast<int>(whole(body, "signal", "EXITED", 0, 128));
+  m.signaled = boolean(body, "signaled", "EXITED", false);
+  if (field(body, "error")) m.error = required_text(body, "error", "EXITED", 16384, true);
+  return m;
+}
+
+Signal decode_signal(const core::JsonObject& body) {
+  Signal m;
+  m.key = key_of(body, "SIGNAL");
+  m.signal = static_cast<int>(whole(body, "signal", "SIGNAL", 1, 64));
+  return m;
+}
+
+Leaving decode_leaving(const core::JsonObject& body) {
+  return Leaving{required_text(body, "why", "LEAVING", kMaxWhy, true)};
+}
+
+}  // namespace slurmtune::protocol

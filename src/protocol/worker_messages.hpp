@@ -1,0 +1,76 @@
+#pragma once
+// The messages between the coordinator and its worker steps (doc/protocol.md, "Worker
+// steps"), as types: one encode and one decode each, in one place. A decode checks every
+// field (type, range, length) and throws runtime::ProtocolError naming the message and
+// the field, so a handler never reads a field by name and never meets a wrong type.
+#include <compare>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/study/study_spec.hpp"
+
+namespace slurmtune::protocol {
+
+/// "TRIAL.ATTEMPT" ("12.0"): which attempt of which trial a worker's message is about.
+struct ProcessKey {
+  core::TrialId trial = 0;
+  std::uint64_t attempt = 0;
+  std::string text() const;
+  static ProcessKey parse(const std::string& text, const char* message);
+  friend auto operator<=>(const ProcessKey&, const ProcessKey&) = default;
+};
+
+/// LAUNCH, coordinator -> worker: start a trial's process as a child (no shell).
+struct Launch {
+  ProcessKey key;
+  std::vector<std::string> argv;           ///< not empty
+  std::map<std::string, std::string> env;  ///< added to the worker's environment
+  std::string stdout_path, stderr_path;    ///< not empty
+  std::vector<std::string> gpus;           ///< positions in the worker's CUDA_VISIBLE_DEVICES
+  friend bool operator==(const Launch&, const Launch&) = default;
+};
+/// LAUNCH {"done": true}: the study is over; the worker exits.
+struct StudyOver {
+  friend bool operator==(const StudyOver&, const StudyOver&) = default;
+};
+using LaunchOrDone = std::variant<Launch, StudyOver>;
+
+/// EXITED, worker -> coordinator: a child ended (or could not start: `error`).
+struct Exited {
+  ProcessKey key;
+  int code = 0;    ///< -1 to 255
+  int signal = 0;  ///< 0 to 128
+  bool signaled = false;
+  std::string error;  ///< why it could not start, else empty
+  friend bool operator==(const Exited&, const Exited&) = default;
+};
+
+/// SIGNAL, coordinator -> worker: to a child's process group.
+struct Signal {
+  ProcessKey key;
+  int signal = 0;  ///< 1 to 64
+  friend bool operator==(const Signal&, const Signal&) = default;
+};
+
+/// LEAVING, worker -> coordinator: its (joined) allocation ends.
+struct Leaving {
+  std::string why;
+  friend bool operator==(const Leaving&, const Leaving&) = default;
+};
+
+std::string encode(const Launch& message);
+std::string encode(const StudyOver& message);
+std::string encode(const LaunchOrDone& message);
+std::string encode(const Exited& message);
+std::string encode(const Signal& message);
+std::string encode(const Leaving& message);
+
+LaunchOrDone decode_launch(const core::JsonObject& body);
+Exited decode_exited(const core::JsonObject& body);
+Signal decode_signal(const core::JsonObject& body);
+Leaving decode_leaving(const core::JsonObject& body);
+
+}  // namespace slurmtune::protocol

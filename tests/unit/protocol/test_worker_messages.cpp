@@ -1,0 +1,109 @@
+// The worker-step messages as types: each encodes and decodes to itself, and a decode
+// refuses every malformed field with a ProtocolError naming the message and the field.
+#define BOOST_TEST_MODULE protocol_worker_messages
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "protocol/worker_messages.hpp"
+#include "runtime/protocol.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::protocol;
+using runtime::ProtocolError;
+
+namespace {
+
+core::JsonObject object(const std::string& text) {
+  return runtime::payload_object(runtime::Frame{runtime::MessageType::Launch, text});
+}
+
+// The ProtocolError's text, or "" when `decode` accepts `text`.
+template <class Decode>
+std::string refusal(Decode decode, const std::string& text) {
+  try {
+    decode(object(text));
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_message_decodes_to_what_was_encoded) {
+  const Launch launch{{12, 3},
+                      {"python3", "train.py", "--lr=0.1", "a \"quoted\" $HOME;"},
+                      {{"SLURMTUNE_TRIAL_ID", "12"}, {"PATH", "/usr/bin:/bin"}},
+                      "/s/study.trials/trial-12/stdout.log",
+                      "/s/study.trials/trial-12/stderr.log",
+                      {"0", "3"}};
+  BOOST_TEST((std::get<Launch>(decode_launch(object(encode(launch)))) == launch));
+  BOOST_TEST(std::holds_alternative<StudyOver>(decode_launch(object(encode(StudyOver{})))));
+  const Exited exited{{4, 0}, 127, 0, false, "cannot start: no such file \xE2\x80\xA6"};
+  BOOST_TEST((decode_exited(object(encode(exited))) == exited));
+  const Exited killed{{4, 1}, -1, 9, true, ""};
+  BOOST_TEST((decode_exited(object(encode(killed))) == killed));
+  const Signal signal{{7, 2}, 15};
+  BOOST_TEST((decode_signal(object(encode(signal))) == signal));
+  const Leaving leaving{"SIGUSR1: its time limit is near"};
+  BOOST_TEST((decode_leaving(object(encode(leaving))) == leaving));
+}
+
+BOOST_AUTO_TEST_CASE(process_keys_are_trial_dot_attempt) {
+  BOOST_TEST(ProcessKey::parse("12.0", "X").trial == 12U);
+  BOOST_TEST(ProcessKey::parse("12.7", "X").attempt == 7U);
+  BOOST_TEST((ProcessKey{3, 1}.text() == "3.1"));
+  for (const char* bad :
+       {"", "12", "12.", ".3", "a.b", "1.2.3", "-1.0", "1.-2", "99999999999999999999.0"})
+    BOOST_CHECK_THROW(ProcessKey::parse(bad, "EXITED"), ProtocolError);
+}
+
+BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {
+  const std::string ok_tail = R"(, "stdout": "o", "stderr": "e")";
+  BOOST_TEST(has(refusal(decode_launch, R"({"argv": ["x"], "env": {})" + ok_tail + "}"),
+                 "LAUNCH: 'key' must be a string"));
+  BOOST_TEST(has(refusal(decode_launch, R"({"key": "1.0", "argv": [], "env": {})" + ok_tail + "}"),
+                 "LAUNCH: 'argv' must name a program"));
+  BOOST_TEST(
+      has(refusal(decode_launch, R"({"key": "1.0", "argv": ["x", 3], "env": {})" + ok_tail + "}"),
+          "LAUNCH: 'argv' item 1 must be a string"));
+  BOOST_TEST(has(
+      refusal(decode_launch, R"({"key": "1.0", "argv": ["x"], "env": {"A": 1})" + ok_tail + "}"),
+      "LAUNCH: 'env' entry 'A' must be a string"));
+  BOOST_TEST(has(refusal(decode_launch,
+                         R"({"key": "1.0", "argv": ["x"], "env": {"A=B": "1"})" + ok_tail + "}"),
+                 "not a variable name"));
+  BOOST_TEST(
+      has(refusal(decode_launch,
+                  R"({"key": "1.0", "argv": ["x"], "env": {}, "stdout": "", "stderr": "e"})"),
+          "LAUNCH: 'stdout' must not be empty"));
+  BOOST_TEST(
+      has(refusal(decode_launch,
+                  R"({"key": "1.0", "argv": ["x"], "env": {}, "gpus": ["1;rm"])" + ok_tail + "}"),
+          "not a device position"));
+  BOOST_TEST(
+      has(refusal(decode_launch, R"({"done": "yes"})"), "LAUNCH: 'done' must be true or false"));
+  BOOST_TEST(
+      refusal(decode_launch, R"({"key": "1.0", "argv": ["x"], "env": {})" + ok_tail + "}").empty());
+}
+
+BOOST_AUTO_TEST_CASE(exited_signal_and_leaving_refuse_out_of_range_fields) {
+  BOOST_TEST(has(refusal(decode_exited, R"({"key": "1.0", "code": 256, "signal": 0})"),
+                 "EXITED: 'code' must be a whole number from -1 to 255"));
+  BOOST_TEST(has(refusal(decode_exited, R"({"key": "1.0", "code": 0, "signal": 0.5})"),
+                 "EXITED: 'signal' must be a whole number from 0 to 128"));
+  BOOST_TEST(has(refusal(decode_exited, R"({"key": "1.0", "code": 0, "signal": 0, "signaled": 1})"),
+                 "EXITED: 'signaled' must be true or false"));
+  BOOST_TEST(has(refusal(decode_exited, R"({"key": "x", "code": 0, "signal": 0})"),
+                 "EXITED: 'key' must be TRIAL.ATTEMPT"));
+  BOOST_TEST(has(refusal(decode_signal, R"({"key": "1.0", "signal": 0})"),
+                 "SIGNAL: 'signal' must be a whole number from 1 to 64"));
+  BOOST_TEST(has(refusal(decode_signal, R"({"key": "1.0", "signal": NaN})"), "SIGNAL: 'signal'"));
+  BOOST_TEST(has(refusal(decode_leaving, R"({})"), "LEAVING: 'why' must be a string"));
+  BOOST_TEST(has(refusal(decode_leaving, "{\"why\": \"" + std::string(2000, 'x') + "\"}"),
+                 "at most 1024 are allowed"));
+}
