@@ -101,7 +101,14 @@ class Runner:
             try:
                 rc = what.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                what.kill()
+                # SIGTERM first: slurmtune run then ends its trials (their own process
+                # groups) within its graces. A SIGKILL alone left a hung trial's mpirun
+                # and ranks running for half an hour after the test, holding its port.
+                what.terminate()
+                try:
+                    what.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    what.kill()
                 fail("slurmtune run did not finish in %d s; log:\n%s" % (timeout, read(log)))
             return rc, read(log)
         while time.time() < deadline:
