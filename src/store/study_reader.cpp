@@ -79,7 +79,7 @@ void StudyReader::read_header() {
   schema_version_ = *version;
   if (schema_version_ > kSchemaVersion)
     throw ResultsFileFormatError(
-        path + ": written with study-file schema " + std::to_string(schema_version_) +
+        path + ": written with results-file schema " + std::to_string(schema_version_) +
         " by slurmtune " + attribute("slurmtune_version") + "; this slurmtune reads schema " +
         std::to_string(kSchemaVersion) + " and older. Use a newer slurmtune");
   try {

@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(bad_files_get_clear_errors) {
     BOOST_REQUIRE(file.valid());
     store::write_int_attribute(file, "schema_version", 99);
   }
-  BOOST_TEST(contains(error_of(dir.file("newer.h5")), "written with study-file schema 99"));
+  BOOST_TEST(contains(error_of(dir.file("newer.h5")), "written with results-file schema 99"));
 }
 
 BOOST_AUTO_TEST_CASE(compare_studies_separates_safe_from_unsafe_changes) {

@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 3).
+"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 5).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
@@ -116,7 +116,7 @@ class Study:
         self.schema_version = int(attrs["schema_version"])
         if self.schema_version > SCHEMA_VERSION:
             raise ResultsFileError(
-                f"{self.path}: written with study-file schema {self.schema_version}; this module "
+                f"{self.path}: written with results-file schema {self.schema_version}; this module "
                 f"reads schema {SCHEMA_VERSION} and older")
         self.name = _text(attrs["study_name"])
         self.metric = _text(attrs["metric"])
