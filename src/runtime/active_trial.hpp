@@ -25,7 +25,7 @@ struct ActiveTrial {
   std::optional<double> checkpoint_step;      // the step `checkpoint` was saved at
   std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
   std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins
-  Placement placement;
+  TrialResources placement;
   TrialProcess process;
   TimePoint started;
   TimePoint last_sign;  // launch, then the last report, heartbeat or checkpoint

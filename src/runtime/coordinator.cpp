@@ -218,7 +218,8 @@ void Coordinator::fill_slots() {
   if (active_.empty() && !waiting_for_workers()) done_ = true;
 }
 
-ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch, Placement placement) {
+ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
+                                         TrialResources placement) {
   carry_out_exploits();  // its own clone must be in place before it starts
   const core::TrialId id = launch.trial;
   auto t = std::make_unique<ActiveTrial>();
@@ -263,7 +264,7 @@ std::map<std::string, std::string> Coordinator::trial_environment(ActiveTrial& t
   return env;
 }
 
-void Coordinator::start_trial(const core::TrialLaunch& launch, Placement placement) {
+void Coordinator::start_trial(const core::TrialLaunch& launch, TrialResources placement) {
   ActiveTrial& t = register_trial(launch, std::move(placement));
   const core::TrialId id = t.trial;
   TrialProcessSpec process;

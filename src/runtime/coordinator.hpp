@@ -83,7 +83,7 @@ class Coordinator final : public ControlHandler {
 
   // trial lifecycle (coordinator.cpp)
   void fill_slots();
-  void start_trial(const core::TrialLaunch& launch, Placement placement);
+  void start_trial(const core::TrialLaunch& launch, TrialResources placement);
   /// SLURMTUNE_*, PYTHONPATH and the rendezvous variables (assigned to `t` here).
   std::map<std::string, std::string> trial_environment(ActiveTrial& t);
   void reap_children();
@@ -131,9 +131,9 @@ class Coordinator final : public ControlHandler {
   // trial's resources (layout "steps", one group per step).
   struct GroupStep {
     ChildProcess process;
-    Placement placement;   // layout "steps": its resources
-    int groups = 0;        // groups that connected from it
-    bool failing = false;  // one of its groups vanished: it gets nothing more
+    TrialResources placement;  // layout "steps": its resources
+    int groups = 0;            // groups that connected from it
+    bool failing = false;      // one of its groups vanished: it gets nothing more
     // Terminated for a trial past its limits: SIGKILL at kill_at; its end does not count
     // against --max-step-restarts.
     std::optional<Clock::time_point> kill_at;
@@ -141,7 +141,7 @@ class Coordinator final : public ControlHandler {
   };
   bool split_layout() const { return spec_.trial.layout == core::TrialSpec::Layout::Split; }
   void ensure_steps();
-  void launch_step(Placement placement);
+  void launch_step(TrialResources placement);
   std::string trial_shape() const;
   std::string on_group_hello(ConnectionId id, const core::JsonObject& hello);
   static std::string group_name(const TrialGroup& g);  // STEP.GROUP, for the log
@@ -152,7 +152,7 @@ class Coordinator final : public ControlHandler {
   void end_group_trial(TrialGroup& g, bool ok, const std::string& error);
   void step_ended(int number);
   void signal_steps(int signal);
-  ActiveTrial& register_trial(const core::TrialLaunch& launch, Placement placement);
+  ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources placement);
 
   // worker steps, [resources] launch = "worker" (coordinator_workers.cpp)
   struct WorkerStep {

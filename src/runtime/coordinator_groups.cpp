@@ -42,7 +42,7 @@ void Coordinator::ensure_steps() {
   }
 }
 
-void Coordinator::launch_step(Placement placement) {
+void Coordinator::launch_step(TrialResources placement) {
   const int number = ++step_launches_;
   SpawnRequest request;
   const auto& r = spec_.resources;
@@ -151,7 +151,7 @@ void Coordinator::serve_groups() {
       if (!stopping) note_held_work();
       continue;
     }
-    ActiveTrial& t = register_trial(*launch, Placement{{}, g.nodes, {}});
+    ActiveTrial& t = register_trial(*launch, TrialResources{{}, g.nodes, {}});
     t.group = id;
     t.reporter = id;
     connections_[id] = t.trial;

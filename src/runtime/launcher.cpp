@@ -42,7 +42,7 @@ class LocalLauncher final : public Launcher {
            (ranks_ > 1 ? ", " + mpirun_ + " -np " + std::to_string(ranks_) + " per trial" : "");
   }
 
-  std::vector<std::string> wrap(const Placement&,
+  std::vector<std::string> wrap(const TrialResources&,
                                 const std::vector<std::string>& argv) const override {
     if (ranks_ <= 1) return argv;
     std::vector<std::string> out = {mpirun_, "-np", std::to_string(ranks_)};
@@ -110,7 +110,7 @@ class SlurmLauncher final : public Launcher {
            ", " + std::to_string(capacity()) + " trial(s) at once";
   }
 
-  std::vector<std::string> wrap(const Placement& placement,
+  std::vector<std::string> wrap(const TrialResources& placement,
                                 const std::vector<std::string>& argv) const override {
     const auto& r = resources_;
     std::vector<std::string> out = {
@@ -262,10 +262,10 @@ std::size_t Launcher::add_node(const core::NodeCapacity& node) {
   return index;
 }
 
-std::optional<Placement> Launcher::reserve() {
+std::optional<TrialResources> Launcher::reserve() {
   auto nodes = ledger_.acquire(request_);
   if (!nodes) return std::nullopt;
-  Placement placement;
+  TrialResources placement;
   if (const auto pool = gpus_.find(nodes->front());
       pool != gpus_.end() && request_.gpus_per_node > 0) {
     // The ledger counts GPU shares; the pool also keeps a trial's devices distinct. Pools
@@ -293,12 +293,12 @@ std::vector<std::string> Launcher::node_names() const {
   return names;
 }
 
-void Launcher::release(const Placement& placement) {
+void Launcher::release(const TrialResources& placement) {
   ledger_.release(placement.nodes, request_);
   if (!placement.gpus.empty()) gpus_.at(placement.nodes.front()).release(placement.gpus);
 }
 
-ChildProcess Launcher::start(const Placement& placement, const TrialProcessSpec& spec) const {
+ChildProcess Launcher::start(const TrialResources& placement, const TrialProcessSpec& spec) const {
   SpawnRequest request;
   request.argv = wrap(placement, spec.argv);
   request.env = spec.env;

@@ -31,8 +31,10 @@ struct TrialProcessSpec {
   std::string stdout_path, stderr_path;
 };
 
-/// Resources held by one running trial.
-struct Placement {
+/// Resources held by one running trial (or, layout "steps", one MPI step): its nodes in
+/// the ledger and the GPUs slurmtune handed it. Not core::RankPlacement (where one rank
+/// of a step runs) nor trial::RankLocation (where this rank found itself).
+struct TrialResources {
   std::vector<std::size_t> nodes;  ///< indices into the ledger
   std::string hostlist;            ///< "n[1-2]"
   /// GPUs handed out by slurmtune (local launcher, worker steps): the trial's devices,
@@ -55,12 +57,12 @@ class Launcher {
   /// Every trial runs on this host (the local launcher).
   virtual bool single_host() const { return false; }
   /// Resources for one trial, or nullopt when none are free now.
-  std::optional<Placement> reserve();
-  void release(const Placement& placement);
+  std::optional<TrialResources> reserve();
+  void release(const TrialResources& placement);
   /// Starts the trial on reserved resources (with CUDA_VISIBLE_DEVICES = its GPUs).
-  ChildProcess start(const Placement& placement, const TrialProcessSpec& spec) const;
+  ChildProcess start(const TrialResources& placement, const TrialProcessSpec& spec) const;
   /// The argv actually executed (the trial's argv wrapped in srun or mpirun).
-  virtual std::vector<std::string> wrap(const Placement& placement,
+  virtual std::vector<std::string> wrap(const TrialResources& placement,
                                         const std::vector<std::string>& argv) const = 0;
   /// Trials of this shape that fit in the whole allocation at once.
   std::size_t capacity() const { return ledger_.capacity(request_); }

@@ -130,7 +130,7 @@ std::string RendezvousAssigner::address_of(const std::string& node) {
   return addresses_[node] = node;
 }
 
-std::optional<TrialRendezvous> RendezvousAssigner::assign(const Placement& placement,
+std::optional<TrialRendezvous> RendezvousAssigner::assign(const TrialResources& placement,
                                                           const core::ResourceSpec& resources) {
   const std::int64_t ranks = resources.ranks();
   // The local launcher runs every rank on this host.

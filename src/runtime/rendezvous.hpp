@@ -33,7 +33,7 @@ class RendezvousAssigner {
 
   /// The variables of a trial of shape `resources` on `placement`; nullopt when every
   /// port of the range is taken on its first node.
-  std::optional<TrialRendezvous> assign(const Placement& placement,
+  std::optional<TrialRendezvous> assign(const TrialResources& placement,
                                         const core::ResourceSpec& resources);
   void release(const TrialRendezvous& rendezvous);
   /// `argv` for a multi-rank trial: `slurmtune rank-exec -- argv` (this executable).

@@ -58,13 +58,13 @@ class PmixSession {
   bool ok_ = false;
 };
 
-std::optional<RankPlace> from_pmix() {
+std::optional<RankLocation> from_pmix() {
   PmixSession pmix;
   if (!pmix.ok()) return std::nullopt;
   const PmixValue node = pmix.get(PMIX_NODEID);
   const PmixValue local = pmix.get(PMIX_LOCAL_RANK);
   if (!node || !local) return std::nullopt;
-  RankPlace place;
+  RankLocation place;
   place.node = static_cast<int>(node->data.uint32);
   place.local_rank = static_cast<int>(local->data.uint16);
   place.host = host_name();
@@ -76,8 +76,8 @@ std::optional<RankPlace> from_pmix() {
 }
 #endif
 
-RankPlace from_shared_memory(MPI_Comm world) {
-  RankPlace place;
+RankLocation from_shared_memory(MPI_Comm world) {
+  RankLocation place;
   const Communicator local = Communicator::node_local(world);
   place.local_rank = local.rank();
   // The first rank of each node numbers the nodes; the others learn it from it.
@@ -92,8 +92,8 @@ RankPlace from_shared_memory(MPI_Comm world) {
 
 }  // namespace
 
-RankPlace query_placement(MPI_Comm world) {
-  std::optional<RankPlace> place;
+RankLocation query_placement(MPI_Comm world) {
+  std::optional<RankLocation> place;
 #ifdef SLURMTUNE_HAVE_PMIX
   // SLURMTUNE_PLACEMENT=mpi skips PMIx (a launcher whose PMIx keys are wrong; tests).
   const char* choice = std::getenv("SLURMTUNE_PLACEMENT");

@@ -10,7 +10,9 @@
 
 namespace slurmtune::trial {
 
-struct RankPlace {
+/// Where this rank found itself: its node within the step, its rank on that node and
+/// its host (the step-wide view, one per rank, is core::RankPlacement).
+struct RankLocation {
   int node = 0;
   int local_rank = 0;
   std::string host;
@@ -18,6 +20,6 @@ struct RankPlace {
 };
 
 /// Collective over `world` (every rank must call it).
-RankPlace query_placement(MPI_Comm world);
+RankLocation query_placement(MPI_Comm world);
 
 }  // namespace slurmtune::trial

@@ -288,7 +288,7 @@ namespace {
 int run_groups(const TrainFunction& train) {
   const int world_rank = trial::rank_of(MPI_COMM_WORLD);
   const int world_size = trial::size_of(MPI_COMM_WORLD);
-  const trial::RankPlace place = trial::query_placement(MPI_COMM_WORLD);
+  const trial::RankLocation place = trial::query_placement(MPI_COMM_WORLD);
   int mine[2] = {place.node, place.local_rank};
   std::vector<int> all(2 * static_cast<std::size_t>(world_size));
   mpi_check(MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, MPI_COMM_WORLD),

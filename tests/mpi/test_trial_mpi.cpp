@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(hosts_and_node_local_ranks) {
 
 BOOST_AUTO_TEST_CASE(placement_without_pmix_numbers_one_node) {
   ::setenv("SLURMTUNE_PLACEMENT", "mpi", 1);
-  const RankPlace place = query_placement(MPI_COMM_WORLD);
+  const RankLocation place = query_placement(MPI_COMM_WORLD);
   BOOST_TEST(place.node == 0);
   BOOST_TEST(place.local_rank == world_rank());
   BOOST_TEST(std::string(place.source) == "mpi-shared");

@@ -170,7 +170,7 @@ BOOST_AUTO_TEST_CASE(slurm_steps_carry_the_time_limit_backstop) {
 
 namespace {
 
-std::string visible_devices(const Launcher& launcher, const Placement& placement) {
+std::string visible_devices(const Launcher& launcher, const TrialResources& placement) {
   const slurmtune::testing::TempFolder dir("slurmtune-test-launcher");
   const std::string out = dir.file("devices.txt");
   TrialProcessSpec spec;
@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(local_trials_are_packed_onto_their_own_gpus) {
   const auto launcher = make_launcher(resources, options);
   BOOST_TEST(launcher->capacity() == 3u);
   BOOST_TEST(launcher->describe().find("GPUs 0,1,2") != std::string::npos);
-  std::vector<Placement> running;
+  std::vector<TrialResources> running;
   for (int i = 0; i < 3; ++i)
     running.push_back(*launcher->reserve());
   BOOST_TEST(!launcher->reserve());  // cores are left, GPUs are not
@@ -334,7 +334,7 @@ BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
   BOOST_TEST(launcher->capacity() == 4u);
   const auto step = launcher->worker_step(0, {"slurmtune", "worker"});
   BOOST_TEST(std::count(step.begin(), step.end(), "--gpus=2") == 1);
-  std::vector<Placement> running;
+  std::vector<TrialResources> running;
   for (int i = 0; i < 4; ++i)
     running.push_back(*launcher->reserve());
   BOOST_TEST(!launcher->reserve());

@@ -22,7 +22,7 @@ constexpr std::pair<int, int> kRange{61200, 20};
 BOOST_AUTO_TEST_CASE(two_studies_on_one_host_get_different_ports) {
   runtime::RendezvousAssigner first(kRange, true, "/tmp/unused"),
       second(kRange, true, "/tmp/unused");
-  const runtime::Placement here{{0}, "localhost", {}};
+  const runtime::TrialResources here{{0}, "localhost", {}};
   const auto a = first.assign(here, two_ranks());
   const auto b = second.assign(here, two_ranks());
   BOOST_REQUIRE(a && b);
@@ -38,7 +38,7 @@ BOOST_AUTO_TEST_CASE(two_studies_on_one_host_get_different_ports) {
 
 BOOST_AUTO_TEST_CASE(a_study_hands_out_each_port_once_until_it_is_released) {
   runtime::RendezvousAssigner ports({kRange.first, 2}, true, "/tmp/unused");
-  const runtime::Placement here{{0}, "localhost", {}};
+  const runtime::TrialResources here{{0}, "localhost", {}};
   const auto a = ports.assign(here, two_ranks()), b = ports.assign(here, two_ranks());
   BOOST_REQUIRE(a && b);
   BOOST_TEST(a->port != b->port);
