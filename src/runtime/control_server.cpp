@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "core/search/param_value.hpp"
+#include "protocol/auth_messages.hpp"
+#include "protocol/fields.hpp"
 #include "runtime/log.hpp"
 #include "runtime/mutual_auth.hpp"
 #include "runtime/secret.hpp"
@@ -83,10 +85,6 @@ std::size_t unauthenticated_cap(std::size_t wanted) {
 
 // Connections accepted per readiness of the listener (see control_server.hpp).
 constexpr std::size_t kAcceptBatch = 32;
-
-std::string error_payload(const std::string& reason) {
-  return "{\"error\": " + core::json_quote(reason) + "}";
-}
 
 }  // namespace
 
@@ -230,17 +228,15 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
 // The client proves itself second: a peer that does not hold the token learns only a
 // proof bound to nonces that never come again.
 void ControlServer::challenge(ConnectionId id, Connection& c, core::JsonObject hello) {
-  const auto& nonce = hello.at("challenge");
-  if (!nonce.is_string()) throw ProtocolError("HELLO: \"challenge\" is not a string");
-  c.client_nonce = std::get<std::string>(nonce.data);
-  if (c.client_nonce.size() < 32 || c.client_nonce.size() > 128)
-    throw ProtocolError("HELLO: \"challenge\" must have 32 to 128 characters");
+  c.client_nonce = protocol::required_text(hello, "challenge", "HELLO", protocol::kMaxNonce);
+  if (c.client_nonce.size() < protocol::kMinNonce)
+    throw ProtocolError("HELLO: 'challenge' must have 32 to 128 characters");
   c.server_nonce = generate_token();
   c.challenged_hello = std::move(hello);
-  c.outbox += encode_frame(
-      MessageType::Challenge,
-      "{\"nonce\": " + core::json_quote(c.server_nonce) + ", \"proof\": " +
-          core::json_quote(coordinator_proof(token_, c.client_nonce, c.server_nonce)) + "}");
+  c.outbox +=
+      encode_frame(MessageType::Challenge,
+                   protocol::encode(protocol::Challenge{
+                       c.server_nonce, coordinator_proof(token_, c.client_nonce, c.server_nonce)}));
   flush(id, c);
 }
 
@@ -248,12 +244,9 @@ void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& fra
   if (frame.type != MessageType::Proof)
     throw ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
                         ", not PROOF");
-  const auto body = payload_object(frame);
-  const auto proof = body.find("proof");
-  if (proof == body.end() || !proof->second.is_string() ||
-      !tokens_equal(std::get<std::string>(proof->second.data),
-                    worker_proof(token_, c.server_nonce, c.client_nonce)))
-    throw ProtocolError("wrong or missing proof of the token");
+  const protocol::Proof proof = protocol::decode_proof(payload_object(frame));
+  if (!tokens_equal(proof.proof, worker_proof(token_, c.server_nonce, c.client_nonce)))
+    throw ProtocolError("wrong proof of the token");
   const core::JsonObject hello = std::move(*c.challenged_hello);
   c.challenged_hello.reset();
   welcome(id, c, hello);
@@ -279,7 +272,8 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
   else
     peer_log_.line(line);
   // Best effort, without blocking: the peer learns why, if it still listens.
-  const std::string frame = encode_frame(MessageType::Error, error_payload(reason));
+  const std::string frame =
+      encode_frame(MessageType::Error, protocol::encode(protocol::ErrorReply{reason}));
   [[maybe_unused]] const ssize_t sent =
       ::send(c.fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   drop(id, reason, c.authenticated);

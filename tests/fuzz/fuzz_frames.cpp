@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "protocol/auth_messages.hpp"
 #include "protocol/fields.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/protocol.hpp"
@@ -49,6 +50,9 @@ void decode_typed(const slurmtune::core::JsonObject& body) {
   round_trip(body, p::decode_exited);
   round_trip(body, p::decode_signal);
   round_trip(body, p::decode_leaving);
+  round_trip(body, p::decode_challenge);
+  round_trip(body, p::decode_proof);
+  round_trip(body, p::decode_error);
 }
 }  // namespace
 

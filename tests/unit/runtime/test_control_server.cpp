@@ -219,7 +219,7 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
         fd.get(), encode_frame(MessageType::Proof,
                                R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
     BOOST_REQUIRE(frames.size() == 1u);
-    BOOST_TEST(error_text(frames[0]) == "wrong or missing proof of the token");
+    BOOST_TEST(error_text(frames[0]) == "wrong proof of the token");
     BOOST_TEST(closed);
   }
   {
@@ -235,7 +235,16 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
     const auto fd = connect();
     const auto [frames, closed] = exchange(fd.get(), challenge_hello("0123"));
     BOOST_REQUIRE(frames.size() == 1u);
-    BOOST_TEST(error_text(frames[0]) == "HELLO: \"challenge\" must have 32 to 128 characters");
+    BOOST_TEST(error_text(frames[0]) == "HELLO: 'challenge' must have 32 to 128 characters");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    std::tie(frames, closed) =
+        exchange(fd.get(), encode_frame(MessageType::Proof, R"({"proof": "not hex"})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "PROOF: 'proof' must be 64 lowercase hex digits");
     BOOST_TEST(closed);
   }
   BOOST_TEST(handler.hellos == 0);
