@@ -16,6 +16,7 @@
 #include "client/typed_param.hpp"
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/trial_messages.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
 #include "runtime/tcp_connect.hpp"
@@ -68,8 +69,7 @@ const core::JsonValue* find(const core::JsonObject& o, std::string_view key) {
 
 // The payload of BYE and TRIAL_END: how a trial ended.
 std::string ending(bool ok, const std::string& error) {
-  return std::string("{\"status\": \"") + (ok ? "completed" : "failed") +
-         "\", \"error\": " + core::json_quote(error) + "}";
+  return protocol::encode(protocol::TrialEnding{ok, error});
 }
 
 Decision decision_of(const core::JsonObject& body) {

@@ -10,6 +10,7 @@
 
 #include "core/search/param_value.hpp"
 #include "protocol/fields.hpp"
+#include "protocol/trial_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
@@ -116,7 +117,8 @@ std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& 
       return std::nullopt;
     case MessageType::TrialEnd: {
       if (!g.trial) throw ProtocolError("TRIAL_END without a trial");
-      end_group_trial(g, text(body, "status") == "completed", text(body, "error"));
+      const auto ending = protocol::decode_trial_ending(body, "TRIAL_END");
+      end_group_trial(g, ending.completed, ending.error);
       return std::nullopt;
     }
     case MessageType::Report:

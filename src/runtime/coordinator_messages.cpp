@@ -8,6 +8,7 @@
 
 #include "core/search/param_value.hpp"
 #include "protocol/fields.hpp"
+#include "protocol/trial_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/checkpoint_path.hpp"
 #include "runtime/coordinator.hpp"
@@ -100,9 +101,9 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
       on_checkpoint(t, body);
       return std::nullopt;
     case MessageType::Bye:
-      if (text(body, "status") == "failed") {
+      if (const auto ending = protocol::decode_trial_ending(body, "BYE"); !ending.completed) {
         t.bye_failed = true;
-        t.bye_error = text(body, "error");
+        t.bye_error = ending.error;
       }
       return std::nullopt;
     default:

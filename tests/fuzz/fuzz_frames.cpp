@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/fields.hpp"
+#include "protocol/trial_messages.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/protocol.hpp"
 
@@ -53,6 +54,8 @@ void decode_typed(const slurmtune::core::JsonObject& body) {
   round_trip(body, p::decode_challenge);
   round_trip(body, p::decode_proof);
   round_trip(body, p::decode_error);
+  round_trip(body,
+             [](const slurmtune::core::JsonObject& b) { return p::decode_trial_ending(b, "BYE"); });
 }
 }  // namespace
 

@@ -1,0 +1,46 @@
+// BYE and TRIAL_END as one type: round trips, and a status that is neither completed nor
+// failed refused (it used to read as a failure).
+#define BOOST_TEST_MODULE protocol_trial_messages
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "protocol/trial_messages.hpp"
+#include "runtime/protocol.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::protocol;
+using runtime::ProtocolError;
+
+namespace {
+
+core::JsonObject object(const std::string& text) {
+  return runtime::payload_object(runtime::Frame{runtime::MessageType::Bye, text});
+}
+
+std::string refusal(const std::string& text) {
+  try {
+    decode_trial_ending(object(text), "BYE");
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(endings_decode_to_what_was_encoded) {
+  for (const TrialEnding& ending : {TrialEnding{true, ""}, TrialEnding{false, "Traceback:\n  x\n"},
+                                    TrialEnding{false, "\xE2\x80\xA6 \"quoted\" \x01"}})
+    BOOST_TEST((decode_trial_ending(object(encode(ending)), "BYE") == ending));
+  // What the Python client sends (json.dumps) reads the same.
+  BOOST_TEST((decode_trial_ending(object(R"({"status": "failed", "error": "oom"})"), "TRIAL_END") ==
+              TrialEnding{false, "oom"}));
+  BOOST_TEST(decode_trial_ending(object(R"({"status": "completed"})"), "BYE").completed);
+}
+
+BOOST_AUTO_TEST_CASE(a_status_must_say_completed_or_failed) {
+  BOOST_TEST(refusal(R"({"status": "done"})") ==
+             "BYE: 'status' must be \"completed\" or \"failed\", not \"done\"");
+  BOOST_TEST(refusal(R"({})") == "BYE: 'status' must be a string");
+  BOOST_TEST(refusal(R"({"status": "failed", "error": 7})") == "BYE: 'error' must be a string");
+}
