@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "message_testing.hpp"
 #include "protocol/auth_messages.hpp"
 #include "runtime/mutual_auth.hpp"
 #include "runtime/protocol.hpp"
@@ -11,24 +12,8 @@
 using namespace slurmtune;
 using namespace slurmtune::protocol;
 using runtime::ProtocolError;
-
-namespace {
-
-core::JsonObject object(const std::string& text) {
-  return runtime::payload_object(runtime::Frame{runtime::MessageType::Challenge, text});
-}
-
-template <class Decode>
-std::string refusal(Decode decode, const std::string& text) {
-  try {
-    decode(object(text));
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using testing::refusal;
+const auto object = testing::payload;
 
 BOOST_AUTO_TEST_CASE(every_message_decodes_to_what_was_encoded) {
   const std::string token = runtime::generate_token(), nonce = runtime::generate_token();

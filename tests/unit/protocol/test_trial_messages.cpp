@@ -4,26 +4,20 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "message_testing.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/protocol.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;
 using runtime::ProtocolError;
+const auto object = testing::payload;
 
 namespace {
 
-core::JsonObject object(const std::string& text) {
-  return runtime::payload_object(runtime::Frame{runtime::MessageType::Bye, text});
-}
-
 std::string refusal(const std::string& text) {
-  try {
-    decode_trial_ending(object(text), "BYE");
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::refusal([](const core::JsonObject& b) { return decode_trial_ending(b, "BYE"); },
+                          text);
 }
 
 }  // namespace

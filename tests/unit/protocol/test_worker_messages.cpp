@@ -4,29 +4,17 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "message_testing.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/protocol.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;
 using runtime::ProtocolError;
+using testing::refusal;
+const auto object = testing::payload;
 
 namespace {
-
-core::JsonObject object(const std::string& text) {
-  return runtime::payload_object(runtime::Frame{runtime::MessageType::Launch, text});
-}
-
-// The ProtocolError's text, or "" when `decode` accepts `text`.
-template <class Decode>
-std::string refusal(Decode decode, const std::string& text) {
-  try {
-    decode(object(text));
-  } catch (const ProtocolError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

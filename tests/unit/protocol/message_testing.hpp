@@ -1,0 +1,27 @@
+#pragma once
+// Helpers of the typed-message tests: a payload as the coordinator parses it, and the
+// text a decode refuses it with.
+#include <string>
+
+#include "core/json.hpp"
+#include "runtime/protocol.hpp"
+
+namespace slurmtune::testing {
+
+/// `text` parsed as a frame's payload (a JSON object), as every receiver parses it.
+inline core::JsonObject payload(const std::string& text) {
+  return runtime::payload_object(runtime::Frame{runtime::MessageType::Hello, text});
+}
+
+/// The ProtocolError's text, or "" when `decode` accepts `text`.
+template <class Decode>
+std::string refusal(Decode decode, const std::string& text) {
+  try {
+    decode(payload(text));
+  } catch (const runtime::ProtocolError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace slurmtune::testing
