@@ -276,7 +276,13 @@ class Client(Connection):
         """Says how the trial ended; a failed trial is retried up to max_failures times."""
         if not self._finished:
             self._finished = True
-            self.send(_BYE, {"status": "completed" if ok else "failed", "error": error})
+            self.send(_BYE, ending_payload(ok, error))
+
+
+def ending_payload(ok, error=""):
+    """The payload of BYE and TRIAL_END: how a trial ended (tests/protocol/vectors.json
+    holds what the coordinator accepts)."""
+    return {"status": "completed" if ok else "failed", "error": error}
 
 
 _client = None

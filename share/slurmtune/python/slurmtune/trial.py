@@ -68,7 +68,7 @@ class _GroupLeader(client.Connection):
         self.send(client._HEARTBEAT, {})
 
     def end_trial(self, ok, error):
-        self.send(client._TRIAL_END, {"status": "completed" if ok else "failed", "error": error})
+        self.send(client._TRIAL_END, client.ending_payload(ok, error))
 
 
 class Trial:

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The Python client builds exactly the payloads of the shared test vectors
+(tests/protocol/vectors.json) that name one of its functions; the C++ decoders accept
+the same payloads (unit.protocol.vectors). Standard library only.
+
+    check_protocol_vectors.py SLURMTUNE (unused; every python.* test gets it)
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
+
+from slurmtune import client  # noqa: E402
+
+
+def main():
+    vectors = json.load(open(os.path.join(ROOT, "tests", "protocol", "vectors.json")))
+    checked = 0
+    for entry in vectors["accept"]:
+        built_by = entry.get("python")
+        if not built_by:
+            continue
+        built = getattr(client, built_by["function"])(*built_by["args"])
+        assert built == entry["payload"], (entry["message"], built, entry["payload"])
+        # What goes on the wire parses back to the vector.
+        assert json.loads(json.dumps(built)) == entry["payload"]
+        checked += 1
+    assert checked >= 3, checked
+    print("protocol vectors: the Python client builds %d payloads exactly as the vectors "
+          "the C++ decoders accept" % checked)
+
+
+if __name__ == "__main__":
+    main()
