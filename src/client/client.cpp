@@ -291,14 +291,10 @@ const std::string& Client::assignment() const {
 }
 
 Decision Client::report(double step, const std::map<std::string, double>& metrics) {
-  std::string body = "{\"step\": " + core::format_double(step) + ", \"metrics\": {";
-  bool first = true;
-  for (const auto& [name, value] : metrics) {
-    body += (first ? "" : ", ") + core::json_quote(name) + ": " + core::to_json(value);
-    first = false;
-  }
-  body += "}}";
-  return state_->exchange(MessageType::Report, body, step);
+  protocol::Report report{step, {}};
+  for (const auto& [name, value] : metrics)
+    report.metrics.emplace_back(name, value);
+  return state_->exchange(MessageType::Report, protocol::encode(report), step);
 }
 
 Decision Client::ask() {
@@ -320,10 +316,8 @@ bool Client::should_checkpoint() const {
 void Client::checkpoint_saved(double step, const std::string& path) {
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  const std::string body = "{\"step\": " + core::format_double(step) +
-                           ", \"path\": " + core::json_quote(path) +
-                           ", \"size\": " + std::to_string(ec ? 0 : size) + "}";
-  state_->send(MessageType::Checkpoint, body);
+  state_->send(MessageType::Checkpoint,
+               protocol::encode(protocol::CheckpointSaved{step, path, ec ? 0 : size}));
 }
 
 void Client::finish(bool ok, const std::string& error) {

@@ -1,5 +1,7 @@
 #include "protocol/trial_messages.hpp"
 
+#include <cmath>
+
 #include "core/text.hpp"
 #include "protocol/fields.hpp"
 
@@ -8,12 +10,69 @@ namespace {
 
 // The error of a failed trial: its stderr's last lines fit; the frame bounds it anyway.
 constexpr std::size_t kMaxError = 32768;
+// A checkpoint's path as the trial names it (absolute or relative; resolved and bounded
+// by the coordinator against the results file's limit).
+constexpr std::size_t kMaxPath = 16384;
 
 }  // namespace
 
 std::string encode(const TrialEnding& m) {
   return std::string("{\"status\": \"") + (m.completed ? "completed" : "failed") +
          "\", \"error\": " + core::json_quote(m.error) + "}";
+}
+
+bool operator==(const Report& a, const Report& b) {
+  const auto same = [](const std::optional<double>& x, const std::optional<double>& y) {
+    if (!x || !y) return !x && !y;
+    return *x == *y || (std::isnan(*x) && std::isnan(*y));
+  };
+  if (a.step != b.step || a.metrics.size() != b.metrics.size()) return false;
+  for (std::size_t i = 0; i < a.metrics.size(); ++i)
+    if (a.metrics[i].first != b.metrics[i].first || !same(a.metrics[i].second, b.metrics[i].second))
+      return false;
+  return true;
+}
+
+std::string encode(const Report& m) {
+  std::string out = "{\"step\": " + core::format_double(m.step) + ", \"metrics\": {";
+  bool first = true;
+  for (const auto& [name, value] : m.metrics) {
+    out += (first ? "" : ", ") + core::json_quote(name) + ": " +
+           (value ? core::to_json(*value) : std::string("null"));
+    first = false;
+  }
+  return out + "}}";
+}
+
+std::string encode(const CheckpointSaved& m) {
+  return "{\"step\": " + core::format_double(m.step) + ", \"path\": " + core::json_quote(m.path) +
+         ", \"size\": " + std::to_string(m.size) + "}";
+}
+
+Report decode_report(const core::JsonObject& body) {
+  Report m;
+  m.step = finite(body, "step", "REPORT");
+  const auto* metrics = field(body, "metrics");
+  if (!metrics || !metrics->is_object())
+    throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
+  for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
+    if (!value.is_number() && !std::holds_alternative<std::nullptr_t>(value.data))
+      throw ProtocolError("REPORT: metric '" + core::visible(name) + "' is a " +
+                          std::string(value.type_name()) + ", not a number");
+    m.metrics.emplace_back(name, value.is_number()
+                                     ? std::optional<double>(std::get<double>(value.data))
+                                     : std::nullopt);
+  }
+  return m;
+}
+
+CheckpointSaved decode_checkpoint(const core::JsonObject& body) {
+  CheckpointSaved m;
+  m.step = finite(body, "step", "CHECKPOINT");
+  m.path = required_text(body, "path", "CHECKPOINT", kMaxPath);
+  if (field(body, "size"))
+    m.size = static_cast<std::uint64_t>(whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole));
+  return m;
 }
 
 TrialEnding decode_trial_ending(const core::JsonObject& body, const char* message) {

@@ -1,8 +1,12 @@
 #pragma once
 // The messages between a trial (its report client, or a trial group's rank 0) and the
 // coordinator, as types with one encode and one decode each (see worker_messages.hpp).
-// So far: how a trial ended, the payload of BYE and TRIAL_END.
+// So far: REPORT, CHECKPOINT, and how a trial ended (the payload of BYE and TRIAL_END).
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/json.hpp"
 
@@ -15,7 +19,29 @@ struct TrialEnding {
   friend bool operator==(const TrialEnding&, const TrialEnding&) = default;
 };
 
+/// REPORT: metrics at a step. A value is a number (NaN and infinities included: a
+/// diverged loss is a result) or null (absent in this report).
+struct Report {
+  double step = 0;                                                     ///< finite
+  std::vector<std::pair<std::string, std::optional<double>>> metrics;  ///< by name
+  /// NaN equals NaN here: a report of a diverged loss is the same report again.
+  friend bool operator==(const Report& a, const Report& b);
+};
+
+/// CHECKPOINT: a checkpoint file the trial wrote at `step` (confined to the trial's
+/// folder by the coordinator, runtime/checkpoint_path.hpp).
+struct CheckpointSaved {
+  double step = 0;   ///< finite
+  std::string path;  ///< not empty
+  std::uint64_t size = 0;
+  friend bool operator==(const CheckpointSaved&, const CheckpointSaved&) = default;
+};
+
 std::string encode(const TrialEnding& message);
+std::string encode(const Report& message);
+std::string encode(const CheckpointSaved& message);
+Report decode_report(const core::JsonObject& body);
+CheckpointSaved decode_checkpoint(const core::JsonObject& body);
 /// `message`: "BYE" or "TRIAL_END", for the error text. A status other than "completed"
 /// or "failed" is refused, not read as a failure.
 TrialEnding decode_trial_ending(const core::JsonObject& body, const char* message);

@@ -112,23 +112,17 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
 }
 
 Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
-  const double step = finite(body, "step", "REPORT");
-  const auto* metrics = field(body, "metrics");
-  if (!metrics || !metrics->is_object())
-    throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
+  const protocol::Report report = protocol::decode_report(body);
+  const double step = report.step;
   // One value per declared metric, in the results file's column order (the scheduled
   // metric first); NaN where the report has none. Names are resolved once, here.
   std::vector<double> values(spec_.metrics.size(), NAN);
-  for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
-    if (!value.is_number() && !std::holds_alternative<std::nullptr_t>(value.data))
-      throw ProtocolError("REPORT: metric '" + name + "' is a " + std::string(value.type_name()) +
-                          ", not a number");
+  for (const auto& [name, value] : report.metrics) {
     const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
     if (column == spec_.metrics.end())
       throw ProtocolError("REPORT: metric '" + name +
                           "' is not declared in the study file ([study] metrics)");
-    values[static_cast<std::size_t>(column - spec_.metrics.begin())] =
-        value.is_number() ? std::get<double>(value.data) : NAN;
+    values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
   const double judged = values.empty() ? NAN : values.front();
   const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
@@ -159,18 +153,16 @@ Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObjec
 }
 
 void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
-  const double step = finite(body, "step", "CHECKPOINT");
-  const std::string path = text(body, "path");
-  if (path.empty()) throw ProtocolError("CHECKPOINT: 'path' must be a non-empty string");
-  const CheckpointPath checkpoint = confine_checkpoint(path, t.dir, study_dir_);
+  const protocol::CheckpointSaved saved = protocol::decode_checkpoint(body);
+  const double step = saved.step;
+  const CheckpointPath checkpoint = confine_checkpoint(saved.path, t.dir, study_dir_);
   const fs::path& absolute = checkpoint.resolved;
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())
     throw ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
                         " bytes relative to the study's folder; the results file stores at most " +
                         std::to_string(study_.writer->max_checkpoint_path()));
-  const auto bytes = static_cast<std::uint64_t>(
-      body.contains("size") ? whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole) : 0);
+  const std::uint64_t bytes = saved.size;
   if (cloned_checkpoint_.contains(t.trial)) {
     log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative +
              " ignored: the trial was exploited and resumes from its donor's");

@@ -33,6 +33,8 @@ std::string round_trip(const std::string& message, const core::JsonObject& paylo
   namespace p = protocol;
   if (message == "BYE" || message == "TRIAL_END")
     return p::encode(p::decode_trial_ending(payload, message.c_str()));
+  if (message == "REPORT") return p::encode(p::decode_report(payload));
+  if (message == "CHECKPOINT") return p::encode(p::decode_checkpoint(payload));
   if (message == "LAUNCH") return p::encode(p::decode_launch(payload));
   if (message == "EXITED") return p::encode(p::decode_exited(payload));
   if (message == "SIGNAL") return p::encode(p::decode_signal(payload));

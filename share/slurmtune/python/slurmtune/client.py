@@ -191,7 +191,7 @@ class Connection:
     def index_checkpoint(self, step, path):
         """Sends CHECKPOINT: ``path`` (inside the trial's folder) was written at ``step``."""
         size = os.path.getsize(path) if os.path.exists(path) else 0
-        self.send(_CHECKPOINT, {"step": float(step), "path": os.path.abspath(path), "size": size})
+        self.send(_CHECKPOINT, checkpoint_payload(step, os.path.abspath(path), size))
 
     def local_address(self):
         """This end's IP address: one the coordinator's network reaches this node at."""
@@ -201,8 +201,13 @@ class Connection:
         self._sock.close()
 
 
+def checkpoint_payload(step, path, size):
+    """A CHECKPOINT's payload (tests/protocol/vectors.json)."""
+    return {"step": float(step), "path": path, "size": int(size)}
+
+
 def metrics_body(step, metrics):
-    """A REPORT's payload."""
+    """A REPORT's payload (tests/protocol/vectors.json)."""
     values = {name: (None if value is None else float(value)) for name, value in metrics.items()}
     return {"step": float(step), "metrics": values}
 
