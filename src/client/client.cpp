@@ -72,13 +72,10 @@ std::string ending(bool ok, const std::string& error) {
   return protocol::encode(protocol::TrialEnding{ok, error});
 }
 
-Decision decision_of(const core::JsonObject& body) {
-  const auto* d = find(body, "decision");
-  const std::string word = d && d->is_string() ? std::get<std::string>(d->data) : "";
-  if (word == "continue") return Decision::Continue;
-  if (word == "stop") return Decision::Stop;
-  if (word == "pause") return Decision::Pause;
-  throw ClientError("the coordinator sent an unknown decision '" + word + "'");
+Decision decision_of(const protocol::DecisionReply& reply) {
+  if (reply.decision == "continue") return Decision::Continue;
+  if (reply.decision == "stop") return Decision::Stop;
+  return Decision::Pause;  // decode_decision admits nothing else
 }
 
 // SIGTERM (scancel, preemption, the orchestrator's stop escalation) ends a trial's
@@ -208,10 +205,14 @@ struct Client::State {
 
   Decision exchange(MessageType type, const std::string& payload, double step) {
     send(type, payload);
-    const auto body = receive(MessageType::Decision);
-    const auto* c = find(body, "checkpoint");
-    checkpoint_wanted = c && std::holds_alternative<bool>(c->data) && std::get<bool>(c->data);
-    Decision decision = decision_of(body);
+    protocol::DecisionReply reply;
+    try {
+      reply = protocol::decode_decision(receive(MessageType::Decision));
+    } catch (const runtime::ProtocolError& e) {
+      throw ClientError(std::string("the coordinator sent a malformed DECISION: ") + e.what());
+    }
+    checkpoint_wanted = reply.checkpoint;
+    Decision decision = decision_of(reply);
     if (decision == Decision::Continue && sigterm_seen && !group) {
       terminated_at = step;
       checkpoint_wanted = true;

@@ -21,11 +21,22 @@ std::string encode(const TrialEnding& m) {
          "\", \"error\": " + core::json_quote(m.error) + "}";
 }
 
+namespace {
+
+bool same(const std::optional<double>& x, const std::optional<double>& y) {
+  if (!x || !y) return !x && !y;
+  return *x == *y || (std::isnan(*x) && std::isnan(*y));
+}
+
+}  // namespace
+
+bool operator==(const DecisionReply& a, const DecisionReply& b) {
+  return a.decision == b.decision && a.instruction == b.instruction &&
+         a.checkpoint == b.checkpoint && a.rung == b.rung && same(a.cutoff, b.cutoff) &&
+         a.exploit == b.exploit && a.duplicate == b.duplicate;
+}
+
 bool operator==(const Report& a, const Report& b) {
-  const auto same = [](const std::optional<double>& x, const std::optional<double>& y) {
-    if (!x || !y) return !x && !y;
-    return *x == *y || (std::isnan(*x) && std::isnan(*y));
-  };
   if (a.step != b.step || a.metrics.size() != b.metrics.size()) return false;
   for (std::size_t i = 0; i < a.metrics.size(); ++i)
     if (a.metrics[i].first != b.metrics[i].first || !same(a.metrics[i].second, b.metrics[i].second))
@@ -47,6 +58,41 @@ std::string encode(const Report& m) {
 std::string encode(const CheckpointSaved& m) {
   return "{\"step\": " + core::format_double(m.step) + ", \"path\": " + core::json_quote(m.path) +
          ", \"size\": " + std::to_string(m.size) + "}";
+}
+
+std::string encode(const DecisionReply& m) {
+  std::string out = "{\"decision\": " + core::json_quote(m.decision) +
+                    ", \"instruction\": " + core::json_quote(m.instruction) +
+                    ", \"checkpoint\": " + (m.checkpoint ? "true" : "false");
+  if (m.exploit)
+    out += ", \"exploit\": {\"donor\": " + std::to_string(m.exploit->donor) +
+           ", \"donor_step\": " + core::format_double(m.exploit->donor_step) + "}";
+  if (m.rung) out += ", \"rung\": " + std::to_string(*m.rung);
+  if (m.cutoff) out += ", \"cutoff\": " + core::format_double(*m.cutoff);
+  if (m.duplicate) out += ", \"duplicate\": true";
+  return out + "}";
+}
+
+DecisionReply decode_decision(const core::JsonObject& body) {
+  DecisionReply m;
+  m.decision = required_text(body, "decision", "DECISION", 16);
+  if (m.decision != "continue" && m.decision != "stop" && m.decision != "pause")
+    throw ProtocolError("DECISION: 'decision' must be \"continue\", \"stop\" or \"pause\", not \"" +
+                        core::visible(m.decision) + "\"");
+  if (field(body, "instruction"))
+    m.instruction = required_text(body, "instruction", "DECISION", 32, true);
+  m.checkpoint = boolean(body, "checkpoint", "DECISION", false);
+  if (field(body, "rung")) m.rung = static_cast<int>(whole(body, "rung", "DECISION", 0, kMaxCount));
+  if (field(body, "cutoff")) m.cutoff = number(body, "cutoff", "DECISION");
+  if (const auto* exploit = field(body, "exploit")) {
+    if (!exploit->is_object()) throw ProtocolError("DECISION: 'exploit' must be an object");
+    const auto& e = std::get<core::JsonObject>(exploit->data);
+    m.exploit = DecisionReply::Exploit{
+        static_cast<std::uint64_t>(whole(e, "donor", "DECISION exploit", 0, kMaxExactWhole)),
+        finite(e, "donor_step", "DECISION exploit")};
+  }
+  m.duplicate = boolean(body, "duplicate", "DECISION", false);
+  return m;
 }
 
 Report decode_report(const core::JsonObject& body) {

@@ -37,7 +37,27 @@ struct CheckpointSaved {
   friend bool operator==(const CheckpointSaved&, const CheckpointSaved&) = default;
 };
 
+/// DECISION, coordinator -> trial: what to do after a REPORT or an ASK.
+struct DecisionReply {
+  std::string decision;     ///< "continue", "stop" or "pause": what the trial does
+  std::string instruction;  ///< the study's word for it ("complete", "suspend", ...): logs
+  bool checkpoint = false;  ///< save a checkpoint before going on or leaving
+  std::optional<int> rung;
+  std::optional<double> cutoff;
+  struct Exploit {
+    std::uint64_t donor = 0;
+    double donor_step = 0;
+    friend bool operator==(const Exploit&, const Exploit&) = default;
+  };
+  std::optional<Exploit> exploit;  ///< PBT: resumes from this donor's checkpoint
+  bool duplicate = false;          ///< the report repeated one already recorded
+  /// A NaN cutoff (a rung whose values are all NaN) equals NaN here.
+  friend bool operator==(const DecisionReply& a, const DecisionReply& b);
+};
+
 std::string encode(const TrialEnding& message);
+std::string encode(const DecisionReply& message);
+DecisionReply decode_decision(const core::JsonObject& body);
 std::string encode(const Report& message);
 std::string encode(const CheckpointSaved& message);
 Report decode_report(const core::JsonObject& body);

@@ -32,22 +32,17 @@ bool asks_for_checkpoint(core::Instruction instruction, const core::ReportOutcom
 
 std::string decision_payload(core::Instruction instruction, const core::ReportOutcome* outcome,
                              bool duplicate) {
-  std::string out = "{\"decision\": \"";
-  out += core::decision_word(instruction);
-  out += "\", \"instruction\": \"";
-  out += core::to_string(instruction);
-  out += '"';
-  const bool exploited = outcome && outcome->exploit;
-  const bool checkpoint = asks_for_checkpoint(instruction, outcome);
-  out += checkpoint ? ", \"checkpoint\": true" : ", \"checkpoint\": false";
-  if (exploited)
-    out += ", \"exploit\": {\"donor\": " + std::to_string(outcome->exploit->donor) +
-           ", \"donor_step\": " + core::format_double(outcome->exploit->donor_step) + "}";
-  if (outcome && outcome->rung) out += ", \"rung\": " + std::to_string(*outcome->rung);
-  if (outcome && outcome->cutoff) out += ", \"cutoff\": " + core::format_double(*outcome->cutoff);
-  if (duplicate) out += ", \"duplicate\": true";
-  out += '}';
-  return out;
+  protocol::DecisionReply reply;
+  reply.decision = core::decision_word(instruction);
+  reply.instruction = core::to_string(instruction);
+  reply.checkpoint = asks_for_checkpoint(instruction, outcome);
+  if (outcome && outcome->exploit)
+    reply.exploit =
+        protocol::DecisionReply::Exploit{outcome->exploit->donor, outcome->exploit->donor_step};
+  if (outcome && outcome->rung) reply.rung = *outcome->rung;
+  if (outcome) reply.cutoff = outcome->cutoff;
+  reply.duplicate = duplicate;
+  return protocol::encode(reply);
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ void decode_typed(const slurmtune::core::JsonObject& body) {
   round_trip(body, p::decode_proof);
   round_trip(body, p::decode_error);
   round_trip(body, p::decode_report);
+  round_trip(body, p::decode_decision);
   round_trip(body, p::decode_checkpoint);
   round_trip(body,
              [](const slurmtune::core::JsonObject& b) { return p::decode_trial_ending(b, "BYE"); });

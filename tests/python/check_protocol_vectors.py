@@ -27,9 +27,25 @@ def main():
         # What goes on the wire parses back to the vector.
         assert json.loads(json.dumps(built)) == entry["payload"]
         checked += 1
-    assert checked >= 3, checked
+    read = 0
+    for entry in vectors["accept"]:
+        reads = entry.get("python_reads")
+        if not reads:
+            continue
+        got = getattr(client, reads["function"])(entry["payload"])
+        assert list(got) == reads["result"], (entry["message"], got, reads["result"])
+        read += 1
+    for entry in vectors["refuse"]:
+        if entry["message"] == "DECISION":
+            try:
+                client.parse_decision(entry["payload"])
+            except client.ClientError:
+                read += 1
+            else:
+                assert entry["payload"].get("decision") in ("continue", "stop", "pause"), entry
+    assert checked >= 3 and read >= 3, (checked, read)
     print("protocol vectors: the Python client builds %d payloads exactly as the vectors "
-          "the C++ decoders accept" % checked)
+          "the C++ decoders accept, and reads %d as they do" % (checked, read))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ std::string round_trip(const std::string& message, const core::JsonObject& paylo
   if (message == "BYE" || message == "TRIAL_END")
     return p::encode(p::decode_trial_ending(payload, message.c_str()));
   if (message == "REPORT") return p::encode(p::decode_report(payload));
+  if (message == "DECISION") return p::encode(p::decode_decision(payload));
   if (message == "CHECKPOINT") return p::encode(p::decode_checkpoint(payload));
   if (message == "LAUNCH") return p::encode(p::decode_launch(payload));
   if (message == "EXITED") return p::encode(p::decode_exited(payload));

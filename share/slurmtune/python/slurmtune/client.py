@@ -201,6 +201,15 @@ class Connection:
         self._sock.close()
 
 
+def parse_decision(reply):
+    """(decision, checkpoint) of a DECISION: "continue", "stop" or "pause", and whether to
+    save a checkpoint first (tests/protocol/vectors.json)."""
+    decision = reply.get("decision")
+    if decision not in ("continue", "stop", "pause"):
+        raise ClientError("the coordinator sent a malformed DECISION: %r" % (decision,))
+    return decision, reply.get("checkpoint") is True
+
+
 def checkpoint_payload(step, path, size):
     """A CHECKPOINT's payload (tests/protocol/vectors.json)."""
     return {"step": float(step), "path": path, "size": int(size)}
@@ -245,9 +254,7 @@ class Client(Connection):
         self._sigterm = True
 
     def _decide(self, kind, body, step):
-        reply = self.exchange(kind, body, _DECISION)
-        self._checkpoint_wanted = bool(reply.get("checkpoint"))
-        decision = reply["decision"]
+        decision, self._checkpoint_wanted = parse_decision(self.exchange(kind, body, _DECISION))
         if decision != "continue":
             self._ending = True
             raise TrialStopped(decision, step, self._checkpoint_wanted)
