@@ -14,6 +14,14 @@ std::string hex_proof(const core::JsonObject& body, const char* message) {
 
 }  // namespace
 
+std::string nonce_field(const core::JsonObject& body, const char* name, const char* message) {
+  std::string nonce = required_text(body, name, message, kMaxNonce);
+  if (nonce.size() < kMinNonce)
+    throw ProtocolError(where(message, name) + " must have " + std::to_string(kMinNonce) + " to " +
+                        std::to_string(kMaxNonce) + " characters");
+  return nonce;
+}
+
 std::string encode(const Challenge& m) {
   return "{\"nonce\": " + core::json_quote(m.nonce) + ", \"proof\": " + core::json_quote(m.proof) +
          "}";
@@ -29,10 +37,7 @@ std::string encode(const ErrorReply& m) {
 
 Challenge decode_challenge(const core::JsonObject& body) {
   Challenge m;
-  m.nonce = required_text(body, "nonce", "CHALLENGE", kMaxNonce);
-  if (m.nonce.size() < kMinNonce)
-    throw ProtocolError("CHALLENGE: 'nonce' must have " + std::to_string(kMinNonce) + " to " +
-                        std::to_string(kMaxNonce) + " characters");
+  m.nonce = nonce_field(body, "nonce", "CHALLENGE");
   m.proof = hex_proof(body, "CHALLENGE");
   return m;
 }

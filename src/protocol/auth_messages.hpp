@@ -36,7 +36,11 @@ Proof decode_proof(const core::JsonObject& body);
 /// or non-string "error" reads as "(no reason given)".
 ErrorReply decode_error(const core::JsonObject& body);
 
-/// Bounds of a nonce: shared with HELLO's "challenge".
+/// Bounds of a nonce: CHALLENGE's "nonce" and HELLO's "challenge".
 inline constexpr std::size_t kMinNonce = 32, kMaxNonce = 128;
+
+/// A nonce field (`name` of `message`) of kMinNonce to kMaxNonce characters;
+/// ProtocolError naming it otherwise.
+std::string nonce_field(const core::JsonObject& body, const char* name, const char* message);
 
 }  // namespace slurmtune::protocol

@@ -1,13 +1,6 @@
 #include "protocol/fields.hpp"
 
 namespace slurmtune::protocol {
-namespace {
-
-std::string where(std::string_view message, std::string_view name) {
-  return std::string(message) + ": '" + std::string(name) + "'";
-}
-
-}  // namespace
 
 std::string required_text(const core::JsonObject& body, std::string_view name,
                           std::string_view message, std::size_t max_bytes, bool may_be_empty) {

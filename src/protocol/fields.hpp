@@ -18,6 +18,11 @@ namespace slurmtune::protocol {
 
 using runtime::ProtocolError;
 
+/// "MESSAGE: 'name'", the start of every refusal of a field.
+inline std::string where(std::string_view message, std::string_view name) {
+  return std::string(message) + ": '" + std::string(name) + "'";
+}
+
 /// The field, or nullptr when the message lacks it.
 inline const core::JsonValue* field(const core::JsonObject& body, std::string_view name) {
   const auto it = body.find(name);
@@ -28,8 +33,7 @@ inline const core::JsonValue* field(const core::JsonObject& body, std::string_vi
 inline double number(const core::JsonObject& body, std::string_view name,
                      std::string_view message) {
   const auto* v = field(body, name);
-  if (!v || !v->is_number())
-    throw ProtocolError(std::string(message) + ": '" + std::string(name) + "' must be a number");
+  if (!v || !v->is_number()) throw ProtocolError(where(message, name) + " must be a number");
   return std::get<double>(v->data);
 }
 
@@ -38,8 +42,8 @@ inline double finite(const core::JsonObject& body, std::string_view name,
                      std::string_view message) {
   const double v = number(body, name, message);
   if (!std::isfinite(v))
-    throw ProtocolError(std::string(message) + ": '" + std::string(name) +
-                        "' must be a finite number, not " + core::format_double(v));
+    throw ProtocolError(where(message, name) + " must be a finite number, not " +
+                        core::format_double(v));
   return v;
 }
 
@@ -49,9 +53,9 @@ inline std::int64_t whole(const core::JsonObject& body, std::string_view name,
                           std::string_view message, std::int64_t low, std::int64_t high) {
   const double v = number(body, name, message);
   if (!(v >= static_cast<double>(low) && v <= static_cast<double>(high)) || v != std::floor(v))
-    throw ProtocolError(std::string(message) + ": '" + std::string(name) +
-                        "' must be a whole number from " + std::to_string(low) + " to " +
-                        std::to_string(high) + ", not " + core::format_double(v));
+    throw ProtocolError(where(message, name) + " must be a whole number from " +
+                        std::to_string(low) + " to " + std::to_string(high) + ", not " +
+                        core::format_double(v));
   return static_cast<std::int64_t>(v);
 }
 

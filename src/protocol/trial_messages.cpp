@@ -14,21 +14,18 @@ constexpr std::size_t kMaxError = 32768;
 // by the coordinator against the results file's limit).
 constexpr std::size_t kMaxPath = 16384;
 
-}  // namespace
-
-std::string encode(const TrialEnding& m) {
-  return std::string("{\"status\": \"") + (m.completed ? "completed" : "failed") +
-         "\", \"error\": " + core::json_quote(m.error) + "}";
-}
-
-namespace {
-
+// Values are equal, or both NaN: a report of a diverged loss is the same report again.
 bool same(const std::optional<double>& x, const std::optional<double>& y) {
   if (!x || !y) return !x && !y;
   return *x == *y || (std::isnan(*x) && std::isnan(*y));
 }
 
 }  // namespace
+
+std::string encode(const TrialEnding& m) {
+  return std::string("{\"status\": \"") + (m.completed ? "completed" : "failed") +
+         "\", \"error\": " + core::json_quote(m.error) + "}";
+}
 
 bool operator==(const DecisionReply& a, const DecisionReply& b) {
   return a.decision == b.decision && a.instruction == b.instruction &&

@@ -16,7 +16,6 @@
 
 #include "core/search/param_value.hpp"
 #include "protocol/auth_messages.hpp"
-#include "protocol/fields.hpp"
 #include "runtime/log.hpp"
 #include "runtime/mutual_auth.hpp"
 #include "runtime/secret.hpp"
@@ -228,9 +227,7 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
 // The client proves itself second: a peer that does not hold the token learns only a
 // proof bound to nonces that never come again.
 void ControlServer::challenge(ConnectionId id, Connection& c, core::JsonObject hello) {
-  c.client_nonce = protocol::required_text(hello, "challenge", "HELLO", protocol::kMaxNonce);
-  if (c.client_nonce.size() < protocol::kMinNonce)
-    throw ProtocolError("HELLO: 'challenge' must have 32 to 128 characters");
+  c.client_nonce = protocol::nonce_field(hello, "challenge", "HELLO");
   c.server_nonce = generate_token();
   c.challenged_hello = std::move(hello);
   c.outbox +=

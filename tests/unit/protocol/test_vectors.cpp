@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/json.hpp"
 #include "protocol/auth_messages.hpp"
@@ -17,15 +18,27 @@ using namespace slurmtune;
 
 namespace {
 
-core::JsonObject vectors() {
+// One vector of the file's list `kind` ("accept" or "refuse").
+struct Vector {
+  std::string message;
+  core::JsonObject payload;
+  std::string refusal;  ///< "refuse" only
+};
+
+std::vector<Vector> vectors(const char* kind) {
   std::ifstream in(SLURMTUNE_PROTOCOL_VECTORS);
   std::stringstream text;
   text << in.rdbuf();
-  return std::get<core::JsonObject>(core::parse_json(text.str()).data);
-}
-
-const core::JsonObject& object_at(const core::JsonObject& o, const char* key) {
-  return std::get<core::JsonObject>(o.at(key).data);
+  const auto all = std::get<core::JsonObject>(core::parse_json(text.str()).data);
+  std::vector<Vector> out;
+  for (const auto& entry : std::get<core::JsonArray>(all.at(kind).data)) {
+    const auto& e = std::get<core::JsonObject>(entry.data);
+    const auto refusal = e.find("refusal");
+    out.push_back({std::get<std::string>(e.at("message").data),
+                   std::get<core::JsonObject>(e.at("payload").data),
+                   refusal == e.end() ? "" : std::get<std::string>(refusal->second.data)});
+  }
+  return out;
 }
 
 // Decodes `payload` as `message` and encodes it again.
@@ -49,35 +62,26 @@ std::string round_trip(const std::string& message, const core::JsonObject& paylo
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(accepted_payloads_round_trip) {
-  const auto all = vectors();
-  int checked = 0;
-  for (const auto& entry : std::get<core::JsonArray>(all.at("accept").data)) {
-    const auto& e = std::get<core::JsonObject>(entry.data);
-    const std::string message = std::get<std::string>(e.at("message").data);
-    const auto& payload = object_at(e, "payload");
+  const auto accepted = vectors("accept");
+  for (const auto& [message, payload, refusal] : accepted) {
     const std::string again = round_trip(message, payload);
     BOOST_TEST(
         core::to_json_text(core::parse_json(again)) == core::to_json_text(core::JsonValue{payload}),
         message);
-    ++checked;
   }
-  BOOST_TEST(checked >= 10);
+  BOOST_TEST(accepted.size() >= 10U);
 }
 
 BOOST_AUTO_TEST_CASE(refused_payloads_say_why) {
-  const auto all = vectors();
-  int checked = 0;
-  for (const auto& entry : std::get<core::JsonArray>(all.at("refuse").data)) {
-    const auto& e = std::get<core::JsonObject>(entry.data);
-    const std::string message = std::get<std::string>(e.at("message").data);
+  const auto refused = vectors("refuse");
+  for (const auto& [message, payload, expected] : refused) {
     std::string refusal;
     try {
-      round_trip(message, object_at(e, "payload"));
+      round_trip(message, payload);
     } catch (const runtime::ProtocolError& error) {
       refusal = error.what();
     }
-    BOOST_TEST(refusal == std::get<std::string>(e.at("refusal").data), message << ": " << refusal);
-    ++checked;
+    BOOST_TEST(refusal == expected, message << ": " << refusal);
   }
-  BOOST_TEST(checked >= 8);
+  BOOST_TEST(refused.size() >= 8U);
 }
