@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -16,6 +17,8 @@
 #include "client/typed_param.hpp"
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/auth_messages.hpp"
+#include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/secret.hpp"
@@ -60,11 +63,6 @@ runtime::UniqueFd connect_to(const std::string& address) {
     if (e.kind() == runtime::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
     throw ClientError(std::string("SLURMTUNE_ADDR: ") + e.what());
   }
-}
-
-const core::JsonValue* find(const core::JsonObject& o, std::string_view key) {
-  const auto it = o.find(key);
-  return it == o.end() ? nullptr : &it->second;
 }
 
 // The payload of BYE and TRIAL_END: how a trial ended.
@@ -136,11 +134,8 @@ struct Client::State {
     for (;;) {
       if (auto frame = decoder.next()) {
         const auto body = runtime::payload_object(*frame);
-        if (frame->type == MessageType::Error) {
-          const auto* e = find(body, "error");
-          throw ClientError("the coordinator refused: " +
-                            (e && e->is_string() ? std::get<std::string>(e->data) : "?"));
-        }
+        if (frame->type == MessageType::Error)
+          throw ClientError("the coordinator refused: " + protocol::decode_error(body).error);
         if (frame->type != expected)
           throw ClientError("expected " + std::string(runtime::to_string(expected)) + ", got " +
                             std::string(runtime::to_string(frame->type)));
@@ -158,7 +153,7 @@ struct Client::State {
   // pause: a coordinator flooded with connections that never authenticate closes the
   // oldest waiting ones, which may be this one (doc/protocol.md#limits). An ERROR reply
   // is final.
-  core::JsonObject hello(const std::string& identity) {
+  core::JsonObject hello(const protocol::HelloFrom& identity) {
     auto pause = kFirstHelloPause;
     for (int tries = 1;; ++tries) {
       try {
@@ -174,33 +169,29 @@ struct Client::State {
     }
   }
 
-  void connect_and_hello(const std::string& identity) {
+  void connect_and_hello(protocol::HelloFrom identity) {
     const std::string address = required_env("SLURMTUNE_ADDR");
-    const std::string token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
+    protocol::Hello hello;
+    hello.token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
     fd = connect_to(address);
-    std::string hello = "{\"token\": " + core::json_quote(token) + ", " + identity;
     const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
-    if (!job.empty() && !step.empty())
-      hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
-    hello += "}";
-    send(MessageType::Hello, hello);
+    if (auto* trial_hello = std::get_if<protocol::TrialHello>(&identity);
+        trial_hello && !job.empty() && !step.empty())
+      trial_hello->slurm_step = job + "." + step;
+    hello.from = std::move(identity);
+    send(MessageType::Hello, protocol::encode(hello));
   }
 
   // Installs a trial's description (WELCOME of a trial, ASSIGN of a group).
-  void adopt(const core::JsonObject& body) {
-    trial = static_cast<std::uint64_t>(std::get<double>(body.at("trial").data));
-    attempt = static_cast<std::uint64_t>(std::get<double>(body.at("attempt").data));
-    trial_dir = std::get<std::string>(body.at("trial_dir").data);
-    checkpoint.clear();
-    if (const auto* c = find(body, "checkpoint"); c && c->is_string())
-      checkpoint = std::get<std::string>(c->data);
-    checkpoint_step.reset();
-    if (const auto* s = find(body, "checkpoint_step"); s && s->is_number())
-      checkpoint_step = std::get<double>(s->data);
-    params.clear();
-    if (const auto* p = find(body, "params"); p && p->is_object())
-      params = std::get<core::JsonObject>(p->data);
+  void adopt(const protocol::TrialAssignment& given) {
+    trial = given.trial;
+    attempt = given.attempt;
+    trial_dir = given.trial_dir;
+    checkpoint = given.checkpoint;
+    checkpoint_step = given.checkpoint_step;
+    params = given.params_object();
     checkpoint_wanted = false;
+    assignment = protocol::encode(given);
   }
 
   Decision exchange(MessageType type, const std::string& payload, double step) {
@@ -240,19 +231,18 @@ Client Client::from_environment() {
   auto state = std::make_unique<State>();
   required_env("SLURMTUNE_ADDR");  // the first thing a misplaced call lacks: say that
   const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
+  protocol::TrialHello hello;
+  if (const auto [end, error] =
+          std::from_chars(trial.data(), trial.data() + trial.size(), hello.trial);
+      error != std::errc() || end != trial.data() + trial.size())
+    throw ClientError("SLURMTUNE_TRIAL_ID is '" + trial + "', not a trial id");
   state->rank = detect_rank();
+  hello.rank = state->rank;
   catch_sigterm_once();
   try {
-    const auto welcome =
-        state->hello("\"trial\": " + trial + ", \"rank\": " + std::to_string(state->rank));
-    state->adopt(welcome);
-    state->assignment = core::to_json_text(core::JsonValue{welcome});
+    state->adopt(protocol::decode_trial_assignment(state->hello(hello), "WELCOME"));
   } catch (const slurmtune::Error& e) {
     throw ClientError(std::string("bad reply from the coordinator: ") + e.what());
-  } catch (const std::out_of_range&) {
-    throw ClientError("bad WELCOME from the coordinator (missing fields)");
-  } catch (const std::bad_variant_access&) {
-    throw ClientError("bad WELCOME from the coordinator (wrong field types)");
   }
   return Client(std::move(state));
 }
@@ -262,24 +252,21 @@ Client Client::for_group(int group, int ranks, const std::string& nodes) {
   state->group = true;
   // SLURMTUNE_STEP: which of the coordinator's MPI steps this group belongs to.
   const std::string step = env_or("SLURMTUNE_STEP", "0");
-  state->hello("\"group\": " + std::to_string(group) + ", \"ranks\": " + std::to_string(ranks) +
-               ", \"nodes\": " + core::json_quote(nodes) +
-               ", \"step\": " + std::to_string(std::atoi(step.c_str())));
+  state->hello(protocol::GroupHello{group, ranks, std::atoi(step.c_str()), nodes});
   return Client(std::move(state));
 }
 
 bool Client::next_trial() {
-  state_->send(MessageType::Next, "{}");
+  state_->send(MessageType::Next, protocol::encode(protocol::Next{}));
   const auto body = state_->receive(MessageType::Assign);
-  if (const auto* done = find(body, "done");
-      done && std::holds_alternative<bool>(done->data) && std::get<bool>(done->data))
-    return false;
+  protocol::Assignment next;
   try {
-    state_->adopt(body);
-  } catch (const std::exception&) {
-    throw ClientError("bad ASSIGN from the coordinator");
+    next = protocol::decode_assign(body);
+  } catch (const runtime::ProtocolError& e) {
+    throw ClientError(std::string("bad ASSIGN from the coordinator: ") + e.what());
   }
-  state_->assignment = core::to_json_text(core::JsonValue{body});
+  if (std::holds_alternative<protocol::StudyOver>(next)) return false;
+  state_->adopt(std::get<protocol::TrialAssignment>(next));
   return true;
 }
 
@@ -299,11 +286,11 @@ Decision Client::report(double step, const std::map<std::string, double>& metric
 }
 
 Decision Client::ask() {
-  return state_->exchange(MessageType::Ask, "{}", std::nan(""));
+  return state_->exchange(MessageType::Ask, protocol::encode(protocol::Ask{}), std::nan(""));
 }
 
 void Client::heartbeat() {
-  state_->send(MessageType::Heartbeat, "{}");
+  state_->send(MessageType::Heartbeat, protocol::encode(protocol::Heartbeat{}));
 }
 
 bool Client::terminated() const {

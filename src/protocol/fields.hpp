@@ -1,8 +1,8 @@
 #pragma once
 // Checked reads of the fields of a control-plane message (a JSON object): each names
 // the message and the field when the field is missing, of another type or out of range
-// (runtime::ProtocolError). The typed messages (protocol/*_messages.hpp) decode with
-// them; handlers not yet moved to typed messages use them directly.
+// (runtime::ProtocolError). Private to src/protocol: the typed messages
+// (protocol/*_messages.hpp) decode with them, and nothing else reads a field by name.
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -86,14 +86,3 @@ std::map<std::string, std::string> string_map(const core::JsonObject& body, std:
                                               std::string_view message);
 
 }  // namespace slurmtune::protocol
-
-namespace slurmtune::runtime {
-// The coordinator's handlers read fields by these names until every message is typed.
-using protocol::field;
-using protocol::finite;
-using protocol::kMaxCount;
-using protocol::kMaxExactWhole;
-using protocol::number;
-using protocol::text;
-using protocol::whole;
-}  // namespace slurmtune::runtime

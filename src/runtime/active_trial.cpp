@@ -8,16 +8,15 @@
 
 namespace slurmtune::runtime {
 
-std::string ActiveTrial::start_message(const std::string& more_members) const {
-  std::string out = "{\"trial\": " + std::to_string(trial) +
-                    ", \"attempt\": " + std::to_string(attempt) + ", \"params\": " + params_json +
-                    ", \"trial_dir\": " + core::json_quote(dir) + ", \"checkpoint\": ";
-  out += checkpoint.empty() ? "null" : core::json_quote(checkpoint);
-  out += ", \"checkpoint_step\": ";
-  out += checkpoint_step ? core::format_double(*checkpoint_step) : "null";
-  out += more_members;
-  out += '}';
-  return out;
+protocol::TrialAssignment ActiveTrial::assignment() const {
+  protocol::TrialAssignment m;
+  m.trial = trial;
+  m.attempt = attempt;
+  m.params = params_json;
+  m.trial_dir = dir;
+  m.checkpoint = checkpoint;
+  m.checkpoint_step = checkpoint_step;
+  return m;
 }
 
 std::string ActiveTrial::stderr_tail() const {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/study/study_controller.hpp"
+#include "protocol/session_messages.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/control_server.hpp"
 #include "runtime/launcher.hpp"
@@ -38,10 +39,8 @@ struct ActiveTrial {
   std::optional<TimePoint> terminate_at, kill_at;
   std::optional<TimePoint> exited_at;  // its process ended; its connections were still open
 
-  /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group): a JSON
-  /// object with trial, attempt, params, trial_dir, checkpoint and checkpoint_step, then
-  /// `more_members` (", \"name\": value" ...).
-  std::string start_message(const std::string& more_members = {}) const;
+  /// What a trial learns when it starts (WELCOME, or ASSIGN to a trial group).
+  protocol::TrialAssignment assignment() const;
   /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
   std::string stderr_tail() const;
   /// SIGKILL to the process group, and to the Slurm step when its id is known (killing

@@ -214,20 +214,16 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
   if (c.challenged_hello) return check_proof(id, c, frame);
   if (frame.type != MessageType::Hello)
     throw ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
-  auto hello = payload_object(frame);
-  if (const auto nonce = hello.find("challenge"); nonce != hello.end())
-    return challenge(id, c, std::move(hello));
-  const auto token = hello.find("token");
-  if (token == hello.end() || !token->second.is_string() ||
-      !tokens_equal(std::get<std::string>(token->second.data), token_))
-    throw ProtocolError("wrong or missing token");
+  protocol::Hello hello = protocol::decode_hello(payload_object(frame));
+  if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
+  if (!tokens_equal(hello.token, token_)) throw ProtocolError("wrong or missing token");
   welcome(id, c, hello);
 }
 
 // The client proves itself second: a peer that does not hold the token learns only a
 // proof bound to nonces that never come again.
-void ControlServer::challenge(ConnectionId id, Connection& c, core::JsonObject hello) {
-  c.client_nonce = protocol::nonce_field(hello, "challenge", "HELLO");
+void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello hello) {
+  c.client_nonce = hello.challenge;
   c.server_nonce = generate_token();
   c.challenged_hello = std::move(hello);
   c.outbox +=
@@ -244,16 +240,16 @@ void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& fra
   const protocol::Proof proof = protocol::decode_proof(payload_object(frame));
   if (!tokens_equal(proof.proof, worker_proof(token_, c.server_nonce, c.client_nonce)))
     throw ProtocolError("wrong proof of the token");
-  const core::JsonObject hello = std::move(*c.challenged_hello);
+  const protocol::Hello hello = std::move(*c.challenged_hello);
   c.challenged_hello.reset();
   welcome(id, c, hello);
 }
 
-void ControlServer::welcome(ConnectionId id, Connection& c, const core::JsonObject& hello) {
+void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hello& hello) {
   c.authenticated = true;
   --unauthenticated_;
   ++stats_.authenticated;
-  c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello));
+  c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello.from));
   flush(id, c);
 }
 

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/json.hpp"
+#include "protocol/session_messages.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/log.hpp"
 #include "runtime/protocol.hpp"
@@ -41,8 +42,9 @@ struct Reply {
 class ControlHandler {
  public:
   virtual ~ControlHandler() = default;
-  /// HELLO passed the token check: returns the WELCOME payload.
-  virtual std::string on_hello(ConnectionId id, const core::JsonObject& hello) = 0;
+  /// HELLO passed the token check (or, for a worker, mutual authentication): returns
+  /// the WELCOME payload.
+  virtual std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) = 0;
   /// Any later message; returns the reply (a DECISION, an ASSIGN), if it has one now.
   virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
                                           const core::JsonObject& body) = 0;
@@ -90,7 +92,7 @@ class ControlServer {
     std::string outbox;
     bool authenticated = false;
     // A HELLO with a "challenge", waiting for its PROOF (runtime/mutual_auth.hpp).
-    std::optional<core::JsonObject> challenged_hello;
+    std::optional<protocol::Hello> challenged_hello;
     std::string client_nonce, server_nonce;
     bool want_write = false;  // EPOLLOUT armed: the outbox did not fit the socket
     std::chrono::steady_clock::time_point since;
@@ -104,9 +106,9 @@ class ControlServer {
   void on_writable(ConnectionId id);
   void handle(ConnectionId id, Connection& c, const Frame& frame);
   void authenticate(ConnectionId id, Connection& c, const Frame& frame);
-  void challenge(ConnectionId id, Connection& c, core::JsonObject hello);
+  void challenge(ConnectionId id, Connection& c, protocol::Hello hello);
   void check_proof(ConnectionId id, Connection& c, const Frame& frame);
-  void welcome(ConnectionId id, Connection& c, const core::JsonObject& hello);
+  void welcome(ConnectionId id, Connection& c, const protocol::Hello& hello);
   void refuse(ConnectionId id, const std::string& reason);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);

@@ -106,7 +106,7 @@ class Coordinator final : public ControlHandler {
   void note_held_work();  // after next_launch: logs, and ends the session when idle
 
   // control plane (coordinator_messages.cpp)
-  std::string on_hello(ConnectionId id, const core::JsonObject& hello) override;
+  std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   std::optional<Reply> on_message(ConnectionId id, MessageType type,
                                   const core::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
@@ -143,12 +143,11 @@ class Coordinator final : public ControlHandler {
   void ensure_steps();
   void launch_step(TrialResources placement);
   std::string trial_shape() const;
-  std::string on_group_hello(ConnectionId id, const core::JsonObject& hello);
+  std::string on_group_hello(ConnectionId id, const protocol::GroupHello& hello);
   static std::string group_name(const TrialGroup& g);  // STEP.GROUP, for the log
   std::optional<Reply> on_group_message(ConnectionId id, TrialGroup& g, MessageType type,
                                         const core::JsonObject& body);
   void serve_groups();
-  std::string assignment(const ActiveTrial& t) const;
   void end_group_trial(TrialGroup& g, bool ok, const std::string& error);
   void step_ended(int number);
   void signal_steps(int signal);
@@ -166,7 +165,7 @@ class Coordinator final : public ControlHandler {
   bool worker_mode() const;
   void launch_workers();
   bool waiting_for_workers() const;  // a worker step started and has not connected yet
-  std::string on_worker_hello(ConnectionId id, const core::JsonObject& hello);
+  std::string on_worker_hello(ConnectionId id, const protocol::WorkerHello& hello);
   std::optional<Reply> on_worker_message(ConnectionId id, const std::string& key, MessageType type,
                                          const core::JsonObject& body);
   void on_worker_exited(const WorkerStep& w, const protocol::Exited& exited);
@@ -184,7 +183,7 @@ class Coordinator final : public ControlHandler {
     bool leaving = false;
   };
   void publish_address() const;  // next to the results file, for `slurmtune join`
-  std::string on_joined_hello(ConnectionId id, const core::JsonObject& hello);
+  std::string on_joined_hello(ConnectionId id, const protocol::JoinedHello& hello);
   void check_joinable(const std::string& job) const;
   /// The job ends (its USR1 warning, SIGTERM, or its clock): its nodes take no more
   /// trials, and its trials checkpoint and restart on other nodes.

@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "core/search/param_value.hpp"
-#include "protocol/fields.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
@@ -87,24 +86,17 @@ std::string Coordinator::group_name(const TrialGroup& g) {
   return std::to_string(g.step) + "." + std::to_string(g.index);
 }
 
-std::string Coordinator::on_group_hello(ConnectionId id, const core::JsonObject& hello) {
+std::string Coordinator::on_group_hello(ConnectionId id, const protocol::GroupHello& hello) {
   TrialGroup g;
-  const auto integer = [&](const char* key, std::int64_t low) {
-    return static_cast<int>(whole(hello, key, "HELLO of a group", low, kMaxCount));
-  };
-  g.index = integer("group", 0);
-  g.ranks = integer("ranks", 1);
-  g.step = hello.contains("step") ? integer("step", 0) : 0;
-  g.nodes = text(hello, "nodes");
+  g.index = hello.group;
+  g.ranks = hello.ranks;
+  g.step = hello.step;
+  g.nodes = hello.nodes;
   log_line("trial group " + group_name(g) + " ready: " + std::to_string(g.ranks) + " rank(s) on " +
            g.nodes);
   if (const auto step = steps_.find(g.step); step != steps_.end()) ++step->second.groups;
   groups_.emplace(id, g);
-  return "{\"group\": " + std::to_string(g.index) + "}";
-}
-
-std::string Coordinator::assignment(const ActiveTrial& t) const {
-  return t.start_message();
+  return protocol::encode(protocol::GroupWelcome{g.index});
 }
 
 std::optional<Reply> Coordinator::on_group_message(ConnectionId id, TrialGroup& g, MessageType type,
@@ -162,7 +154,7 @@ void Coordinator::serve_groups() {
     study_.writer->set_nodes(t.trial, g.nodes);
     log_line("trial " + std::to_string(t.trial) + " " + std::string(core::to_string(launch->kind)) +
              " in group " + group_name(g) + " (" + g.nodes + "): " + t.params_json);
-    server_->send(id, MessageType::Assign, assignment(t));
+    server_->send(id, MessageType::Assign, protocol::encode(t.assignment()));
   }
   // A healthy group asked and the controller had nothing, and nothing runs: the study is
   // over. Tell every waiting group, so the steps end.

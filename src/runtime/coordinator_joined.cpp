@@ -11,7 +11,6 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
-#include "protocol/fields.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/log.hpp"
@@ -48,13 +47,13 @@ void Coordinator::check_joinable(const std::string& job) const {
     throw ProtocolError("job " + job + " has said that it is leaving");
 }
 
-std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject& hello) {
-  const std::string job = text(hello, "allocation"), node = text(hello, "worker");
+std::string Coordinator::on_joined_hello(ConnectionId id, const protocol::JoinedHello& hello) {
+  const std::string &job = hello.allocation, &node = hello.node;
   check_joinable(job);
   JoinedAllocation& allocation = joined_[job];
   std::string ends;
-  if (hello.contains("time_left_s")) {
-    const double seconds = finite(hello, "time_left_s", "HELLO");
+  if (hello.time_left_s) {
+    const double seconds = *hello.time_left_s;
     if (seconds <= options_.end_margin_s)
       throw ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
                           " s, within the end margin (--end-margin " +
@@ -69,8 +68,7 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
   if (w != workers_.end() && !w->second.lost)
     throw ProtocolError("node " + key + " already has its worker");
   if (w == workers_.end()) {
-    core::NodeCapacity capacity{node, whole(hello, "cpus", "HELLO", 1, kMaxCount),
-                                whole(hello, "gpus", "HELLO", 0, kMaxCount), job};
+    core::NodeCapacity capacity{node, hello.cpus, hello.gpus, job};
     std::size_t index = 0;
     try {
       index = launcher_->add_node(capacity);
@@ -88,10 +86,9 @@ std::string Coordinator::on_joined_hello(ConnectionId id, const core::JsonObject
   w->second.connection = id;
   worker_connections_[id] = key;
   launcher_->set_node_usable(w->second.node, true);
-  log_line("job " + job + " joined the study: " + node + ", " +
-           std::to_string(whole(hello, "cpus", "HELLO", 1, kMaxCount)) + " CPU(s)" + ends);
-  return "{\"worker\": " + core::json_quote(node) + ", \"allocation\": " + core::json_quote(job) +
-         "}";
+  log_line("job " + job + " joined the study: " + node + ", " + std::to_string(hello.cpus) +
+           " CPU(s)" + ends);
+  return protocol::encode(protocol::WorkerWelcome{node, job});
 }
 
 void Coordinator::allocation_leaving(const std::string& job, const std::string& why) {

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "core/search/param_value.hpp"
-#include "protocol/fields.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/checkpoint_path.hpp"
@@ -54,23 +53,27 @@ ActiveTrial& Coordinator::trial_of(ConnectionId id) {
   return *t->second;
 }
 
-std::string Coordinator::on_hello(ConnectionId id, const core::JsonObject& hello) {
-  if (hello.contains("worker")) return on_worker_hello(id, hello);
-  if (hello.contains("group")) {
+std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& from) {
+  if (const auto* worker = std::get_if<protocol::WorkerHello>(&from))
+    return on_worker_hello(id, *worker);
+  if (const auto* joined = std::get_if<protocol::JoinedHello>(&from))
+    return on_joined_hello(id, *joined);
+  if (const auto* group = std::get_if<protocol::GroupHello>(&from)) {
     if (!group_mode()) throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
-    return on_group_hello(id, hello);
+    return on_group_hello(id, *group);
   }
-  const auto trial = static_cast<core::TrialId>(whole(hello, "trial", "HELLO", 0, kMaxExactWhole));
-  const auto it = active_.find(trial);
+  const auto& hello = std::get<protocol::TrialHello>(from);
+  const auto it = active_.find(hello.trial);
   if (it == active_.end())
-    throw ProtocolError("trial " + std::to_string(trial) +
+    throw ProtocolError("trial " + std::to_string(hello.trial) +
                         " is not running in this study (a process of an earlier attempt?)");
   ActiveTrial& t = *it->second;
-  const bool reporter = !hello.contains("rank") || whole(hello, "rank", "HELLO", 0, kMaxCount) == 0;
-  if (reporter) t.reporter = id;
-  if (const std::string step = text(hello, "slurm_step"); !step.empty()) t.slurm_step = step;
-  connections_[id] = trial;
-  return t.start_message(std::string(", \"metric\": ").append(core::json_quote(spec_.metric)));
+  if (hello.rank == 0) t.reporter = id;
+  if (!hello.slurm_step.empty()) t.slurm_step = hello.slurm_step;
+  connections_[id] = hello.trial;
+  protocol::TrialAssignment welcome = t.assignment();
+  welcome.metric = spec_.metric;
+  return protocol::encode(welcome);
 }
 
 std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,

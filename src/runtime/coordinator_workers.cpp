@@ -9,7 +9,6 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
-#include "protocol/fields.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/active_trial.hpp"
 #include "runtime/coordinator.hpp"
@@ -54,9 +53,8 @@ bool Coordinator::waiting_for_workers() const {
   });
 }
 
-std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject& hello) {
-  if (!text(hello, "allocation").empty()) return on_joined_hello(id, hello);
-  const std::string node = text(hello, "worker");
+std::string Coordinator::on_worker_hello(ConnectionId id, const protocol::WorkerHello& hello) {
+  const std::string& node = hello.node;
   const auto w = workers_.find(node);
   if (w == workers_.end())
     throw ProtocolError("no worker step was started for node '" + node + "'");
@@ -73,7 +71,7 @@ std::string Coordinator::on_worker_hello(ConnectionId id, const core::JsonObject
   if (ready == own)
     log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
              core::format_double(time_.elapsed_s()) + " s");
-  return "{\"worker\": " + core::json_quote(node) + "}";
+  return protocol::encode(protocol::WorkerWelcome{node, ""});
 }
 
 TrialProcess Coordinator::start_on_worker(ActiveTrial& t, const TrialProcessSpec& spec) {

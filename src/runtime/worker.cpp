@@ -17,7 +17,8 @@
 
 #include "core/json.hpp"
 #include "core/search/param_value.hpp"
-#include "protocol/fields.hpp"
+#include "protocol/auth_messages.hpp"
+#include "protocol/session_messages.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/child_process.hpp"
 #include "runtime/event_loop.hpp"
@@ -82,36 +83,44 @@ void send_frame(int fd, MessageType type, const std::string& payload) {
 
 // Connects and authenticates both ways (runtime/mutual_auth.hpp): the coordinator proves
 // it holds the token before this worker does, so a stale published address that another
-// process now answers learns nothing. `fields`: the rest of the HELLO, ", ..." JSON.
+// process now answers learns nothing.
 Session open_session(const std::string& address, const std::string& token,
-                     const std::string& fields) {
+                     protocol::HelloFrom from) {
   Session s{connect_tcp(address), {}};
   const timeval send_timeout{kSendTimeout.count(), 0};
   ::setsockopt(s.fd.get(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   const auto deadline = Clock::now() + kHandshakeTimeout;
   const std::string nonce = generate_token();
   send_frame(s.fd.get(), MessageType::Hello,
-             "{\"challenge\": " + core::json_quote(nonce) + fields + "}");
+             protocol::encode(protocol::Hello{"", nonce, std::move(from)}));
   const auto refused = [&](const Frame& f) {
     return Error("the coordinator at " + address +
-                 " refused this worker: " + text(payload_object(f), "error"));
+                 " refused this worker: " + protocol::decode_error(payload_object(f)).error);
   };
-  const Frame challenge = next_frame(s, deadline, address);
-  if (challenge.type == MessageType::Error) throw refused(challenge);
-  const auto body = payload_object(challenge);
-  if (challenge.type != MessageType::Challenge ||
-      !tokens_equal(text(body, "proof"), coordinator_proof(token, nonce, text(body, "nonce"))))
-    throw Error("the process at " + address +
-                " could not prove that it holds the study's token (an address left by an "
-                "earlier session?)");
-  send_frame(
-      s.fd.get(), MessageType::Proof,
-      "{\"proof\": " + core::json_quote(worker_proof(token, text(body, "nonce"), nonce)) + "}");
+  const auto unproven = [&] {
+    return Error("the process at " + address +
+                 " could not prove that it holds the study's token (an address left by an "
+                 "earlier session?)");
+  };
+  const Frame frame = next_frame(s, deadline, address);
+  if (frame.type == MessageType::Error) throw refused(frame);
+  if (frame.type != MessageType::Challenge) throw unproven();
+  protocol::Challenge challenge;
+  try {
+    challenge = protocol::decode_challenge(payload_object(frame));
+  } catch (const ProtocolError&) {
+    throw unproven();
+  }
+  if (!tokens_equal(challenge.proof, coordinator_proof(token, nonce, challenge.nonce)))
+    throw unproven();
+  send_frame(s.fd.get(), MessageType::Proof,
+             protocol::encode(protocol::Proof{worker_proof(token, challenge.nonce, nonce)}));
   const Frame welcome = next_frame(s, deadline, address);
   if (welcome.type == MessageType::Error) throw refused(welcome);
   if (welcome.type != MessageType::Welcome)
     throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
                 " instead of WELCOME");
+  protocol::decode_worker_welcome(payload_object(welcome));
   return s;
 }
 
@@ -197,7 +206,7 @@ class Worker {
         return;
       }
       case MessageType::Error:
-        return lose("refused: " + text(body, "error"));
+        return lose("refused: " + protocol::decode_error(body).error);
       default:
         throw ProtocolError("a worker does not take " + std::string(to_string(frame.type)));
     }
@@ -291,18 +300,18 @@ std::string visible_devices_for(const std::vector<std::string>& positions,
 
 namespace {
 
-std::string hello_fields(const WorkerOptions& options) {
-  std::string hello = ", \"worker\": " + core::json_quote(options.node);
+protocol::HelloFrom hello_from(const WorkerOptions& options) {
   const std::string job = env_or_empty("SLURM_JOB_ID"), step = env_or_empty("SLURM_STEP_ID");
-  if (!job.empty() && !step.empty())
-    hello += ", \"slurm_step\": " + core::json_quote(job + "." + step);
-  if (options.study.empty()) return hello;
-  hello += ", \"allocation\": " + core::json_quote(options.allocation) +
-           ", \"cpus\": " + std::to_string(options.cpus) +
-           ", \"gpus\": " + std::to_string(options.gpus);
+  const std::string slurm_step = !job.empty() && !step.empty() ? job + "." + step : "";
+  if (options.study.empty()) return protocol::WorkerHello{options.node, slurm_step};
+  protocol::JoinedHello hello;
+  hello.node = options.node;
+  hello.allocation = options.allocation;
+  hello.slurm_step = slurm_step;
+  hello.cpus = options.cpus;
+  hello.gpus = options.gpus;
   // Asked at every connect: a requeued coordinator learns how long this job still has.
-  if (const auto left = slurm_time_left(environment_map(), options.scratch).seconds)
-    hello += ", \"time_left_s\": " + core::format_double(*left);
+  hello.time_left_s = slurm_time_left(environment_map(), options.scratch).seconds;
   return hello;
 }
 
@@ -333,7 +342,7 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
     try {
       const std::string address = read_published_address(address_file_of(options.study));
       return open_session(address, read_token_file(token_file_of(options.study)),
-                          hello_fields(options));
+                          hello_from(options));
     } catch (const Error& e) {
       if (e.what() != last_error)
         log_line("worker " + options.node + ": " + e.what() + "; trying again");
@@ -391,7 +400,7 @@ int run_worker(const WorkerOptions& options) {
     std::signal(SIGUSR1, SIG_IGN);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
     auto session =
-        open_session(options.address, read_token_file(options.token_file), hello_fields(options));
+        open_session(options.address, read_token_file(options.token_file), hello_from(options));
     log_line("worker " + options.node + ": serving the study's trials on this node");
     return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
   } catch (const Error& e) {

@@ -13,6 +13,7 @@
 #include "core/json.hpp"
 #include "core/placement/hostlist.hpp"
 #include "core/placement/partition.hpp"
+#include "protocol/session_messages.hpp"
 #include "trial/collectives.hpp"
 #include "trial/communicator.hpp"
 #include "trial/placement.hpp"
@@ -92,20 +93,16 @@ std::unique_ptr<Trial> Trial::from_environment(MPI_Comm comm) {
 Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int local_rank,
              std::vector<std::string> nodes)
     : local_rank_(local_rank), nodes_(std::move(nodes)), leader_(leader) {
-  const auto body = std::get<core::JsonObject>(core::parse_json(assignment).data);
-  id_ = static_cast<std::uint64_t>(std::get<double>(body.at("trial").data));
-  attempt_ = static_cast<std::uint64_t>(std::get<double>(body.at("attempt").data));
-  dir_ = std::get<std::string>(body.at("trial_dir").data);
-  if (const auto c = body.find("checkpoint"); c != body.end() && c->second.is_string())
-    resume_ = std::get<std::string>(c->second.data);
-  resume_step_ = std::nan("");
-  if (const auto s = body.find("checkpoint_step"); s != body.end() && s->second.is_number())
-    resume_step_ = std::get<double>(s->second.data);
+  // Rank 0's client checked it when it came (WELCOME or ASSIGN) and encoded it again.
+  const auto given = protocol::decode_trial_assignment(
+      std::get<core::JsonObject>(core::parse_json(assignment).data), "ASSIGN");
+  id_ = given.trial;
+  attempt_ = given.attempt;
+  dir_ = given.trial_dir;
+  resume_ = given.checkpoint;
+  resume_step_ = given.checkpoint_step.value_or(std::nan(""));
   exceptions_at_start_ = std::uncaught_exceptions();
-  auto params = std::make_shared<core::JsonObject>();
-  if (const auto p = body.find("params"); p != body.end() && p->second.is_object())
-    *params = std::get<core::JsonObject>(p->second.data);
-  params_ = std::move(params);
+  params_ = std::make_shared<core::JsonObject>(given.params_object());
   comm_ = std::make_unique<Communicator>(Communicator::duplicate(group));
   rank_ = comm_->rank();
   size_ = comm_->size();

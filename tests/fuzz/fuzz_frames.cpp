@@ -1,16 +1,15 @@
 // libFuzzer target: the control plane's frame decoder and message decoding, as the
 // coordinator runs them on bytes from the network. The first byte sets the chunk size
 // the stream arrives in. A malformed stream must end in ProtocolError; decoded payloads
-// go through the same field accessors the message handlers use, and through the typed
-// decoders (protocol/*_messages.hpp): a decoded message must encode and decode again
-// to the same message.
+// go through every typed decoder (protocol/*_messages.hpp), as the handlers receive
+// them: a decoded message must encode and decode again to the same message.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "protocol/auth_messages.hpp"
-#include "protocol/fields.hpp"
+#include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/protocol.hpp"
@@ -18,19 +17,6 @@
 using namespace slurmtune::runtime;
 
 namespace {
-void read_fields(const slurmtune::core::JsonObject& body) {
-  for (const char* name : {"step", "trial", "rank", "size", "group", "ranks"}) {
-    try {
-      static_cast<void>(number(body, name, "FUZZ"));
-    } catch (const ProtocolError&) {
-    }
-  }
-  for (const char* name : {"token", "status", "error", "path", "nodes", "slurm_step"})
-    static_cast<void>(text(body, name));
-  if (const auto* metrics = field(body, "metrics"); metrics && metrics->is_object())
-    for (const auto& [name, value] : std::get<slurmtune::core::JsonObject>(metrics->data))
-      static_cast<void>(value.is_number());
-}
 slurmtune::core::JsonObject parse_object(const std::string& text) {
   return payload_object(Frame{MessageType::Launch, text});
 }
@@ -59,6 +45,13 @@ void decode_typed(const slurmtune::core::JsonObject& body) {
   round_trip(body, p::decode_checkpoint);
   round_trip(body,
              [](const slurmtune::core::JsonObject& b) { return p::decode_trial_ending(b, "BYE"); });
+  round_trip(body, p::decode_hello);
+  round_trip(body, [](const slurmtune::core::JsonObject& b) {
+    return p::decode_trial_assignment(b, "WELCOME");
+  });
+  round_trip(body, p::decode_group_welcome);
+  round_trip(body, p::decode_worker_welcome);
+  round_trip(body, p::decode_assign);
 }
 }  // namespace
 
@@ -73,7 +66,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       while (auto frame = decoder.next()) {
         try {
           const auto body = payload_object(*frame);
-          read_fields(body);
           decode_typed(body);
         } catch (const ProtocolError&) {
         }

@@ -33,19 +33,30 @@ def main():
         if not reads:
             continue
         got = getattr(client, reads["function"])(entry["payload"])
-        assert list(got) == reads["result"], (entry["message"], got, reads["result"])
+        expected = reads["result"]
+        assert (got is None and expected is None) or list(got) == expected, \
+            (entry["message"], got, expected)
         read += 1
+    # What the coordinator sends and the C++ client refuses, the Python client refuses too
+    # (the rules it checks itself: a DECISION's word, an assignment's fields).
+    readers = {"DECISION": client.parse_decision,
+               "WELCOME": lambda body: client.parse_assignment(body, "WELCOME"),
+               "ASSIGN": lambda body: client.parse_assignment(body, "ASSIGN")}
+    refused = 0
     for entry in vectors["refuse"]:
-        if entry["message"] == "DECISION":
-            try:
-                client.parse_decision(entry["payload"])
-            except client.ClientError:
-                read += 1
-            else:
-                assert entry["payload"].get("decision") in ("continue", "stop", "pause"), entry
-    assert checked >= 3 and read >= 3, (checked, read)
+        reader = readers.get(entry["message"])
+        if not reader:
+            continue
+        try:
+            reader(entry["payload"])
+        except client.ClientError:
+            refused += 1
+        else:
+            raise AssertionError("the Python client read what the C++ client refuses: %r" % entry)
+    assert checked >= 6 and read >= 7 and refused >= 5, (checked, read, refused)
     print("protocol vectors: the Python client builds %d payloads exactly as the vectors "
-          "the C++ decoders accept, and reads %d as they do" % (checked, read))
+          "the C++ decoders accept, reads %d as they do, and refuses %d as they do"
+          % (checked, read, refused))
 
 
 if __name__ == "__main__":

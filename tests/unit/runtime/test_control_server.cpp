@@ -21,8 +21,8 @@ namespace {
 // Stands in for the coordinator: welcomes trial 3, answers REPORT, refuses trial 9.
 struct Handler final : ControlHandler {
   int hellos = 0, reports = 0, closed = 0;
-  std::string on_hello(ConnectionId, const core::JsonObject& hello) override {
-    if (std::get<double>(hello.at("trial").data) == 9)
+  std::string on_hello(ConnectionId, const protocol::HelloFrom& hello) override {
+    if (std::get<protocol::TrialHello>(hello).trial == 9)
       throw ProtocolError("trial 9 is not running");
     ++hellos;
     return R"({"trial": 3})";

@@ -30,6 +30,7 @@ The wire format is doc/protocol.md.
 """
 
 import json
+import math
 import os
 import signal
 import socket
@@ -122,9 +123,10 @@ class Connection:
     def __init__(self, identity):
         host, _, port = _env("SLURMTUNE_ADDR").rpartition(":")
         token = _read_token(_env("SLURMTUNE_TOKEN_FILE"))
-        hello = dict(identity, token=token)
+        slurm_step = None
         if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
-            hello["slurm_step"] = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
+            slurm_step = "%s.%s" % (os.environ["SLURM_JOB_ID"], os.environ["SLURM_STEP_ID"])
+        hello = hello_payload(identity, token, slurm_step)
         # A connection refused or closed before any reply is tried again: a coordinator
         # flooded with connections that never authenticate closes the oldest waiting ones,
         # which may be this one (doc/protocol.md#limits). An ERROR reply is final.
@@ -201,13 +203,61 @@ class Connection:
         self._sock.close()
 
 
+def hello_payload(identity, token, slurm_step=None):
+    """A HELLO's payload: ``identity`` (a trial's id and rank, or a trial group's
+    description), the token, and the job step it runs in, if any
+    (tests/protocol/vectors.json)."""
+    hello = dict(identity, token=token)
+    if slurm_step:
+        hello["slurm_step"] = slurm_step
+    return hello
+
+
+def _whole(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value) and value == int(value) and 0 <= value <= 2 ** 53
+
+
+def parse_assignment(body, message="WELCOME"):
+    """(trial, attempt, params, trial_dir, checkpoint, checkpoint_step) of a WELCOME or an
+    ASSIGN, or None for ASSIGN's ``{"done": true}``; ClientError naming the field when
+    one is malformed, as the C++ client refuses it (tests/protocol/vectors.json)."""
+    if body.get("done") is True:
+        return None
+
+    def malformed(name, rule):
+        raise ClientError("the coordinator sent a malformed %s: '%s' %s" % (message, name, rule))
+
+    for name in ("trial", "attempt"):
+        if not _whole(body.get(name)):
+            malformed(name, "must be a whole number from 0 to 2^53")
+    params = body.get("params")
+    if not isinstance(params, dict):
+        malformed("params", "must be an object")
+    trial_dir = body.get("trial_dir")
+    if not isinstance(trial_dir, str) or not trial_dir:
+        malformed("trial_dir", "must be a non-empty string")
+    checkpoint = body.get("checkpoint")
+    if checkpoint is not None and not isinstance(checkpoint, str):
+        malformed("checkpoint", "must be a string or null")
+    step = body.get("checkpoint_step")
+    if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float)) or
+                             not math.isfinite(step)):
+        malformed("checkpoint_step", "must be a finite number or null")
+    return int(body["trial"]), int(body["attempt"]), params, trial_dir, checkpoint or None, step
+
+
 def parse_decision(reply):
     """(decision, checkpoint) of a DECISION: "continue", "stop" or "pause", and whether to
     save a checkpoint first (tests/protocol/vectors.json)."""
     decision = reply.get("decision")
     if decision not in ("continue", "stop", "pause"):
         raise ClientError("the coordinator sent a malformed DECISION: %r" % (decision,))
-    return decision, reply.get("checkpoint") is True
+    checkpoint = reply.get("checkpoint", False)
+    if not isinstance(checkpoint, bool):
+        raise ClientError("the coordinator sent a malformed DECISION: 'checkpoint' is %r, "
+                          "not true or false" % (checkpoint,))
+    return decision, checkpoint
 
 
 def checkpoint_payload(step, path, size):
@@ -232,13 +282,8 @@ class Client(Connection):
         self._ending = False   # told to stop or pause: a SIGTERM now terminates at once
         self._catch_sigterm()
         super().__init__({"trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank})
-        welcome = self.welcome
-        self.trial_id = welcome["trial"]
-        self.attempt = welcome.get("attempt", 0)
-        self.params = welcome.get("params", {})
-        self.trial_dir = welcome["trial_dir"]
-        self.resume_checkpoint = welcome.get("checkpoint")
-        self.resume_step = welcome.get("checkpoint_step")
+        (self.trial_id, self.attempt, self.params, self.trial_dir, self.resume_checkpoint,
+         self.resume_step) = parse_assignment(self.welcome)
 
     def _catch_sigterm(self):
         try:

@@ -58,11 +58,11 @@ class _GroupLeader(client.Connection):
     def next_trial(self):
         """The next assignment, or None when the study is over (blocks until one comes)."""
         assignment = self.exchange(client._NEXT, {}, client._ASSIGN)
-        return None if assignment.get("done") else assignment
+        return None if client.parse_assignment(assignment, "ASSIGN") is None else assignment
 
     def report(self, step, metrics):
-        reply = self.exchange(client._REPORT, client.metrics_body(step, metrics), client._DECISION)
-        return reply["decision"], bool(reply.get("checkpoint"))
+        return client.parse_decision(
+            self.exchange(client._REPORT, client.metrics_body(step, metrics), client._DECISION))
 
     def heartbeat(self):
         self.send(client._HEARTBEAT, {})
@@ -84,12 +84,8 @@ class Trial:
         self.size = self.comm.Get_size()
         self.local_rank = local_rank
         self.nodes = nodes
-        self.id = int(assignment["trial"])
-        self.attempt = int(assignment.get("attempt", 0))
-        self.params = assignment.get("params", {})
-        self.trial_dir = assignment["trial_dir"]
-        self.resume_checkpoint = assignment.get("checkpoint") or None
-        self.resume_step = assignment.get("checkpoint_step")
+        (self.id, self.attempt, self.params, self.trial_dir, self.resume_checkpoint,
+         self.resume_step) = client.parse_assignment(assignment, "ASSIGN")
         self._leader = leader  # rank 0 only
         self._checkpoint_wanted = False
         self._torch_group = None
