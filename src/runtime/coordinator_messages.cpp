@@ -46,70 +46,42 @@ std::string decision_payload(core::Instruction instruction, const core::ReportOu
 
 }  // namespace
 
-ActiveTrial& Coordinator::trial_of(ConnectionId id) {
-  const auto c = connections_.find(id);
-  const auto t = c == connections_.end() ? active_.end() : active_.find(c->second);
-  if (t == active_.end()) throw ProtocolError("this trial has ended");
-  return *t->second;
-}
-
 std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& from) {
-  if (const auto* worker = std::get_if<protocol::WorkerHello>(&from))
-    return on_worker_hello(id, *worker);
-  if (const auto* joined = std::get_if<protocol::JoinedHello>(&from))
-    return on_joined_hello(id, *joined);
-  if (const auto* group = std::get_if<protocol::GroupHello>(&from)) {
-    if (!group_mode()) throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
-    return on_group_hello(id, *group);
-  }
-  const auto& hello = std::get<protocol::TrialHello>(from);
-  const auto it = active_.find(hello.trial);
-  if (it == active_.end())
-    throw ProtocolError("trial " + std::to_string(hello.trial) +
+  const auto* hello = std::get_if<protocol::TrialHello>(&from);
+  if (!hello) return backend_->on_hello(id, from);  // a group's, a worker's
+  ActiveTrial* t = trials_.find(hello->trial);
+  if (!t)
+    throw ProtocolError("trial " + std::to_string(hello->trial) +
                         " is not running in this study (a process of an earlier attempt?)");
-  ActiveTrial& t = *it->second;
-  if (hello.rank == 0) t.reporter = id;
-  if (!hello.slurm_step.empty()) t.slurm_step = hello.slurm_step;
-  connections_[id] = hello.trial;
-  protocol::TrialAssignment welcome = t.assignment();
+  if (hello->rank == 0) t->reporter = id;
+  if (!hello->slurm_step.empty()) t->slurm_step = hello->slurm_step;
+  trials_.bind(id, hello->trial);
+  protocol::TrialAssignment welcome = t->assignment();
   welcome.metric = spec_.metric;
   return protocol::encode(welcome);
 }
 
 std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
                                              const core::JsonObject& body) {
-  if (const auto g = groups_.find(id); g != groups_.end())
-    return on_group_message(id, g->second, type, body);
-  if (const auto w = worker_connections_.find(id); w != worker_connections_.end())
-    return on_worker_message(id, w->second, type, body);
-  ActiveTrial& t = trial_of(id);
+  if (backend_->owns(id)) return backend_->on_message(id, type, body);
+  ActiveTrial* t = trials_.of_connection(id);
+  if (!t) throw ProtocolError("this trial has ended");
   switch (type) {
-    case MessageType::Report:
-      if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
-      t.last_sign = Clock::now();
-      return on_report(t, id, body);
-    case MessageType::Heartbeat:
-      t.last_sign = Clock::now();
-      return std::nullopt;
     case MessageType::Ask:
       return Reply{MessageType::Decision,
-                   decision_payload(controller_->instruction(t.trial), nullptr, false)};
-    case MessageType::Checkpoint:
-      t.last_sign = Clock::now();
-      on_checkpoint(t, body);
-      return std::nullopt;
+                   decision_payload(controller_->instruction(t->trial), nullptr, false)};
     case MessageType::Bye:
       if (const auto ending = protocol::decode_trial_ending(body, "BYE"); !ending.completed) {
-        t.bye_failed = true;
-        t.bye_error = ending.error;
+        t->bye_failed = true;
+        t->bye_error = ending.error;
       }
       return std::nullopt;
     default:
-      throw ProtocolError("a client may not send " + std::string(to_string(type)));
+      return trial_message(*t, id, type, body);
   }
 }
 
-Reply Coordinator::on_report(ActiveTrial& t, ConnectionId, const core::JsonObject& body) {
+Reply Coordinator::on_report(ActiveTrial& t, const core::JsonObject& body) {
   const protocol::Report report = protocol::decode_report(body);
   const double step = report.step;
   // One value per declared metric, in the results file's column order (the scheduled
@@ -183,29 +155,13 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
 }
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
-  if (const auto w = worker_connections_.find(id); w != worker_connections_.end()) {
-    const std::string key = w->second;
-    if (!done_) worker_lost(key, "its connection closed: " + reason);
-    return;
-  }
-  if (const auto g = groups_.find(id); g != groups_.end()) {
-    if (const auto step = steps_.find(g->second.step); step != steps_.end() && !done_)
-      step->second.failing = true;
-    if (g->second.trial)
-      end_group_trial(
-          g->second, false,
-          "trial group " + group_name(g->second) + " lost its connection (" + reason + ")");
-    groups_.erase(g);
-    return;
-  }
-  const auto c = connections_.find(id);
-  if (c == connections_.end()) return;
-  const auto t = active_.find(c->second);
+  if (backend_->owns(id)) return backend_->on_closed(id, reason);
+  const auto trial = trials_.unbind(id);
+  ActiveTrial* t = trial ? trials_.find(*trial) : nullptr;
+  if (!t) return;
   // A connection that closes because its process ended is not a lost one.
-  const bool exited = t != active_.end() && !t->second->group && t->second->process.poll();
-  if (t != active_.end() && t->second->reporter == id && !exited) t->second->lost_connection = true;
-  connections_.erase(c);
-  if (exited && messages_drained(*t->second)) finish_trial(t->first);  // its exit waited for this
+  if (t->reporter == id && !t->process.poll()) t->lost_connection = true;
+  backend_->trial_connection_closed(*t);
 }
 
 }  // namespace slurmtune::runtime

@@ -30,7 +30,7 @@ void Coordinator::exploited(core::TrialId trial, const core::Exploit& exploit) {
     const PbtCheckpoints::Copy copy = pbt_.clone(trial, exploit);
     study_.writer->checkpoint(trial, exploit.donor_step, now, copy.relative, copy.bytes);
     study_.checkpoints[trial] = {copy.relative, exploit.donor_step};
-    if (active_.contains(trial)) cloned_checkpoint_.insert(trial);
+    if (trials_.find(trial)) cloned_checkpoint_.insert(trial);
   } catch (const Error& e) {
     // Without the clone it resumes from its own checkpoint, with the new configuration.
     how += "; " + std::string(e.what()) + ": it goes on from its own checkpoint";
