@@ -1,7 +1,10 @@
 #pragma once
-// A small JSON reader for line-oriented inputs (replay event logs). It accepts what
-// Python's json module writes, including the non-standard NaN, Infinity and -Infinity,
-// which no JSON package in Debian 12 parses. Errors say at which byte the text breaks.
+// A small JSON reader for line-oriented inputs (replay event logs, control-plane
+// payloads). It accepts what Python's json module writes, including the non-standard
+// NaN, Infinity and -Infinity (nlohmann/json refuses them, RapidJSON reads them behind a
+// flag, simdjson's on-demand API only as raw tokens; doc/performance.md#json-readers
+// measures them and picks simdjson to replace this). Errors say at which byte the text
+// breaks.
 #include <map>
 #include <memory>
 #include <string>
