@@ -45,7 +45,7 @@ void publish_address(const std::string& results_file, const std::string& address
 
 }  // namespace
 
-Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
+Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
     : spec_(spec),
       options_(std::move(options)),
       study_dir_(fs::absolute(options_.output).parent_path().string()),
@@ -53,6 +53,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
       pbt_(study_dir_, trials_dir_),
+      seams_(std::move(seams)),
+      time_(seams_.now ? seams_.now : SteadyNow(std::chrono::steady_clock::now)),
       progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
   check_launchable(spec_);
   // The coordinator ends an attempt at time_limit_s itself; srun's own limit (whole
@@ -91,9 +93,10 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options)
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
-  backend_ = make_launch_backend(BackendContext{spec_, options_, *controller_, *server_, loop_,
-                                                *launcher_, time_, trials_, *this, address_,
-                                                token_file_, trials_dir_, python_path_});
+  const BackendContext context{spec_,       options_,    *controller_, *server_, loop_,
+                               *launcher_,  time_,       trials_,      *this,    address_,
+                               token_file_, trials_dir_, python_path_};
+  backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
            options_.output +
@@ -128,13 +131,13 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
-    loop_.run_once(100);
+    loop_.run_once(seams_.turn_ms);
     tick();
   }
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
   study_.writer->flush();
-  progress_.print(true, *controller_, trials_.quiet_times(Clock::now()));
+  progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
   if (!more) return 0;
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
@@ -155,12 +158,12 @@ void Coordinator::tick() {
     halt_announced_ = true;
     log_line(controller_->halt_reason() + ": stopping running trials");
     for (auto& [id, t] : trials_)
-      schedule_stop(*t, options_.stop_grace_s);
+      schedule_stop(*t, time_.now(), options_.stop_grace_s);
   }
   enforce_trial_limits();
   backend_->tick();  // timeouts, exits whose last messages are read, signals due
   study_.writer->flush_if_due();
-  if (progress_.due()) progress_.print(false, *controller_, trials_.quiet_times(Clock::now()));
+  if (progress_.due()) progress_.print(false, *controller_, trials_.quiet_times(time_.now()));
   backend_->fill();
 }
 
@@ -169,7 +172,7 @@ void Coordinator::tick() {
 // or pause is already on its way out under the stop grace.
 void Coordinator::enforce_trial_limits() {
   if (controller_->shutting_down()) return;
-  const auto now = Clock::now();
+  const auto now = time_.now();
   const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   const auto& limit = spec_.trial.time_limit_s;
   const auto& silence = spec_.trial.report_timeout_s;
@@ -205,7 +208,7 @@ void Coordinator::end_attempt(ActiveTrial& t, const std::string& why) {
 // template forwards the same signal: one event arrives twice within moments. It counts
 // once, so the second copy does not cut the trials' checkpoint grace short.
 void Coordinator::on_shutdown_signal(int signal) {
-  const auto now = Clock::now();
+  const auto now = time_.now();
   const bool echo = last_signal_ && last_signal_->first == signal &&
                     now - last_signal_->second < std::chrono::seconds(2);
   last_signal_ = {signal, now};
@@ -219,7 +222,7 @@ void Coordinator::begin_shutdown(int signal) {
   if (shutdown_signals_ > 1) {
     log_line(std::string("SIG") + (name ? name : "?") + " again: terminating running trials now");
     for (auto& [id, t] : trials_)
-      schedule_stop(*t, 0);
+      schedule_stop(*t, time_.now(), 0);
     return;
   }
   log_line(std::string("SIG") + (name ? name : "?") +
@@ -229,7 +232,7 @@ void Coordinator::begin_shutdown(int signal) {
            core::format_double(options_.shutdown_grace_s) + " s");
   controller_->begin_shutdown();
   for (auto& [id, t] : trials_)
-    schedule_stop(*t, options_.shutdown_grace_s);
+    schedule_stop(*t, time_.now(), options_.shutdown_grace_s);
   backend_->begin_shutdown();
   study_.writer->flush();
 }

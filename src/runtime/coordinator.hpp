@@ -5,6 +5,7 @@
 // The coordinator wires the controller, the recorder, the control plane, the session's
 // clock and one launch backend (runtime/launch_backend.hpp), which it does not know.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,9 +39,18 @@ inline constexpr int cancelled_exit_status(int signal) {
   return 128 + signal;
 }
 
+/// What a test puts in place of the real thing (tests/unit/runtime/test_coordinator.cpp):
+/// the clock, the launch backend, and how long the loop waits for an event per turn.
+struct CoordinatorSeams {
+  SteadyNow now;  ///< empty: the steady clock
+  /// Empty: the study's own backend (make_launch_backend).
+  std::function<std::unique_ptr<LaunchBackend>(const BackendContext&)> backend;
+  int turn_ms = 100;
+};
+
 class Coordinator final : public ControlHandler, private TrialHost {
  public:
-  Coordinator(const core::StudySpec& spec, RunOptions options);
+  Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams = {});
   ~Coordinator() override;
   /// Runs the study to its end, or until a shutdown signal; returns the exit status
   /// (0, kMoreWorkLeft, or cancelled_exit_status(signal)).
@@ -98,7 +108,8 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // Exploited while their attempt still runs: that attempt's checkpoints are not theirs
   // to resume from any more (the clone is).
   std::set<core::TrialId> cloned_checkpoint_;
-  SessionClock time_;  // elapsed time and, inside a job, the allocation's clock
+  CoordinatorSeams seams_;
+  SessionClock time_;  // elapsed time and, inside a job, the allocation's clock; the session's now
   ProgressReport progress_;
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;

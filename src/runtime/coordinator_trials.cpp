@@ -33,7 +33,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   }
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(resources);
-  t->started = t->last_sign = Clock::now();
+  t->started = t->last_sign = time_.now();
   time_.attempt_started(id, controller_->last_step(id));
   study_.writer->set_nodes(id, t->placement.hostlist);
   return trials_.add(std::move(t));
@@ -70,13 +70,13 @@ std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id,
   switch (type) {
     case MessageType::Report:
       if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
-      t.last_sign = Clock::now();
+      t.last_sign = time_.now();
       return on_report(t, body);
     case MessageType::Heartbeat:
-      t.last_sign = Clock::now();
+      t.last_sign = time_.now();
       return std::nullopt;
     case MessageType::Checkpoint:
-      t.last_sign = Clock::now();
+      t.last_sign = time_.now();
       on_checkpoint(t, body);
       return std::nullopt;
     default:

@@ -13,10 +13,9 @@
 namespace slurmtune::runtime {
 namespace {
 
-std::chrono::steady_clock::time_point after(double seconds) {
-  return std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-             std::chrono::duration<double>(seconds));
+std::chrono::steady_clock::time_point after(const SessionClock& clock, double seconds) {
+  return clock.now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -258,17 +257,17 @@ void GroupBackend::end_attempt(ActiveTrial& t) {
     log_line("MPI step " + std::to_string(g.step) + " runs the hung trial: terminating it");
     step->second.process.signal_group(SIGTERM);
     step->second.ended_for_trial = true;
-    step->second.kill_at = after(context_.options.kill_grace_s);
+    step->second.kill_at = after(context_.clock, context_.options.kill_grace_s);
   }
 }
 
 void GroupBackend::begin_shutdown() {
   fill();  // waiting groups learn that nothing more comes
-  step_terminate_at_ = after(context_.options.shutdown_grace_s);
+  step_terminate_at_ = after(context_.clock, context_.options.shutdown_grace_s);
 }
 
 void GroupBackend::tick() {
-  const auto now = Clock::now();
+  const auto now = context_.clock.now();
   for (auto& [number, step] : steps_)
     if (step.kill_at && now >= *step.kill_at) {
       log_line("MPI step " + std::to_string(number) + " ignored SIGTERM; sending SIGKILL");
@@ -282,7 +281,7 @@ void GroupBackend::tick() {
   } else if (step_terminate_at_ && now >= *step_terminate_at_ && !steps_.empty()) {
     signal_steps(SIGTERM);
     step_terminate_at_.reset();
-    step_kill_at_ = after(context_.options.kill_grace_s);
+    step_kill_at_ = after(context_.clock, context_.options.kill_grace_s);
   }
 }
 

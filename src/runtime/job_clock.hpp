@@ -4,6 +4,7 @@
 // Slurm sets it (23.02 and later), else `squeue -h -j JOB -o %L`, asked with a bounded
 // wait.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,18 +27,22 @@ TimeLeft slurm_time_left(const std::map<std::string, std::string>& env, const st
 /// clock: work that cannot reach its next rung before the end (less a margin for the
 /// trials' checkpoints) is held for the next session. Without a known end every piece of
 /// work fits and the attempt bookkeeping is skipped.
+/// The steady clock's now, or a test's (a fake clock the test advances).
+using SteadyNow = std::function<std::chrono::steady_clock::time_point()>;
+
 class SessionClock {
  public:
   using Clock = std::chrono::steady_clock;
 
-  SessionClock() : started_(Clock::now()) {}
+  /// `now`: the steady clock's, or a test's.
+  explicit SessionClock(SteadyNow now = Clock::now) : now_(std::move(now)), started_(now_()) {}
+  /// The session's notion of now: every deadline of the coordinator and its backends.
+  Clock::time_point now() const { return now_(); }
   /// The job ends `time_left_s` from now; work must reach its next checkpoint
   /// `end_margin_s` before that. `max_resource`: where a trial ends.
   void set_end(double time_left_s, double end_margin_s, double max_resource);
 
-  double elapsed_s() const {
-    return std::chrono::duration<double>(Clock::now() - started_).count();
-  }
+  double elapsed_s() const { return std::chrono::duration<double>(now_() - started_).count(); }
   bool has_end() const { return allocation_.has_value(); }
   /// Seconds left before the end margin; nullopt without a known end.
   std::optional<double> usable_left_s() const;
@@ -51,6 +56,7 @@ class SessionClock {
   void attempt_ended(core::TrialId trial);
 
  private:
+  SteadyNow now_;
   Clock::time_point started_;
   std::optional<core::AllocationClock> allocation_;
   double usable_until_s_ = 0;  // elapsed seconds: the job's end less the margin

@@ -114,8 +114,8 @@ void check_launchable(const core::StudySpec& spec);
 /// The backend of the study's launch mode.
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
 
-/// Sets `t`'s terminate_at `grace_s` from now, unless an earlier one is set: SIGTERM
+/// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
 /// then, SIGKILL a kill grace later (backends that own processes carry it out).
-void schedule_stop(ActiveTrial& t, double grace_s);
+void schedule_stop(ActiveTrial& t, std::chrono::steady_clock::time_point now, double grace_s);
 
 }  // namespace slurmtune::runtime

@@ -116,7 +116,7 @@ void ProcessBackend::finish(core::TrialId trial) {
 void ProcessBackend::reap() {
   workers_.reap();
   std::vector<core::TrialId> ended;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = context_.clock.now();
   for (auto& [id, t] : context_.trials)
     if (t->process.poll() && context_.trials.messages_drained(*t, now)) ended.push_back(id);
   for (const core::TrialId id : ended)
@@ -129,7 +129,7 @@ void ProcessBackend::reap() {
 void ProcessBackend::tick() {
   workers_.tick();
   std::vector<core::TrialId> ended;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = context_.clock.now();
   for (auto& [id, t] : context_.trials)
     if (t->exited_at && context_.trials.messages_drained(*t, now)) ended.push_back(id);
   for (const core::TrialId id : ended)
@@ -138,12 +138,12 @@ void ProcessBackend::tick() {
 }
 
 void ProcessBackend::trial_connection_closed(ActiveTrial& t) {
-  if (t.process.poll() && context_.trials.messages_drained(t, std::chrono::steady_clock::now()))
+  if (t.process.poll() && context_.trials.messages_drained(t, context_.clock.now()))
     finish(t.trial);  // its exit waited for this
 }
 
 void ProcessBackend::signal_due() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = context_.clock.now();
   const auto kill_grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(context_.options.kill_grace_s));
   for (auto& [id, t] : context_.trials) {
@@ -160,7 +160,7 @@ void ProcessBackend::signal_due() {
 }
 
 void ProcessBackend::end_attempt(ActiveTrial& t) {
-  schedule_stop(t, 0);  // SIGTERM now, SIGKILL after the kill grace
+  schedule_stop(t, context_.clock.now(), 0);  // SIGTERM now, SIGKILL after the kill grace
 }
 
 std::string ProcessBackend::on_hello(ConnectionId id, const protocol::HelloFrom& hello) {

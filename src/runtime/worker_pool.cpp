@@ -38,7 +38,7 @@ void WorkerPool::launch_own_workers() {
     worker.node = node;
     worker_of_node_[node] = names[node];
     worker.process = ChildProcess::spawn(request);
-    worker.launched = Clock::now();
+    worker.launched = context_.clock.now();
     launcher.set_node_usable(node, false);  // until its worker says HELLO
     workers_.emplace(names[node], std::move(worker));
   }
@@ -115,7 +115,7 @@ void WorkerPool::on_exited(const WorkerStep& w, const protocol::Exited& exited) 
   if (!exited.error.empty())
     t->fault = "the worker on " + t->placement.hostlist + " could not start it: " + exited.error;
   t->process.ended(status);
-  if (context_.trials.messages_drained(*t, Clock::now())) finish_trial_(exited.key.trial);
+  if (context_.trials.messages_drained(*t, context_.clock.now())) finish_trial_(exited.key.trial);
 }
 
 void WorkerPool::on_closed(ConnectionId id, const std::string& reason) {
@@ -189,7 +189,8 @@ void WorkerPool::expire_unconnected() {
   const double timeout_s = context_.options.worker_connect_timeout_s;
   const auto within = std::chrono::duration<double>(timeout_s);
   for (auto& [node, w] : workers_)
-    if (w.allocation.empty() && !w.lost && !w.connection && Clock::now() - w.launched > within)
+    if (w.allocation.empty() && !w.lost && !w.connection &&
+        context_.clock.now() - w.launched > within)
       lost(node, "its worker did not connect within " + core::format_double(timeout_s) +
                      " s of its srun");
 }
@@ -199,6 +200,7 @@ void WorkerPool::stop(bool study_over) {
     if (w.connection && (study_over || w.allocation.empty()))
       context_.server.send(*w.connection, MessageType::Launch,
                            protocol::encode(protocol::StudyOver{}));
+  // A real wait for real processes: the steady clock, whatever the session's clock is.
   const auto deadline = Clock::now() + std::chrono::seconds(10);
   for (auto& [key, w] : workers_) {
     while (w.allocation.empty() && !w.process.poll() && Clock::now() < deadline)

@@ -67,7 +67,7 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& h
     WorkerStep step;
     step.node = index;
     step.allocation = job;
-    step.launched = Clock::now();
+    step.launched = context_.clock.now();
     w = workers_.emplace(key, std::move(step)).first;
     worker_of_node_[index] = key;
   }
@@ -103,7 +103,7 @@ void WorkerPool::allocation_leaving(const std::string& job, const std::string& w
         context_.controller.instruction(id) != core::Instruction::Continue)
       continue;
     context_.controller.evict(id);
-    schedule_stop(*t, grace);
+    schedule_stop(*t, context_.clock.now(), grace);
     ++moving;
   }
   log_line("job " + job + " is leaving (" + why + "): " + std::to_string(moving) +

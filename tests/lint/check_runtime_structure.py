@@ -67,7 +67,7 @@ def ast_of(clang, source_dir, translation_unit):
 
 
 def main():
-    source_dir, clang = sys.argv[1], sys.argv[2]
+    source_dir, clang = os.path.abspath(sys.argv[1]), sys.argv[2]
     runtime_dir = os.path.realpath(os.path.join(source_dir, "src", "runtime"))
     files = sorted(os.listdir(runtime_dir))
     problems = []
