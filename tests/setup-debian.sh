@@ -9,6 +9,8 @@ packages=(
   build-essential cmake pkg-config
   # the sanitizer build and the libFuzzer targets (tests/run-all.sh, tests/fuzz)
   clang libclang-rt-14-dev
+  # lint.clang_tidy (.clang-tidy's checks)
+  clang-tidy
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libeigen3-dev libbenchmark-dev
   libhdf5-dev hdf5-tools
   # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares

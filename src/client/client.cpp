@@ -42,7 +42,7 @@ std::string env_or(const char* name, const std::string& fallback = {}) {
 }
 
 std::string required_env(const char* name) {
-  const std::string value = env_or(name);
+  std::string value = env_or(name);
   if (value.empty())
     throw ClientError(std::string(name) +
                       " is not set: this program must be started by 'slurmtune run'");
@@ -133,7 +133,7 @@ struct Client::State {
     char buffer[65536];
     for (;;) {
       if (auto frame = decoder.next()) {
-        const auto body = runtime::payload_object(*frame);
+        auto body = runtime::payload_object(*frame);
         if (frame->type == MessageType::Error)
           throw ClientError("the coordinator refused: " + protocol::decode_error(body).error);
         if (frame->type != expected)

@@ -13,8 +13,6 @@ namespace slurmtune::config {
 namespace {
 
 using core::Mode;
-using core::SchedulerType;
-using core::Semantics;
 
 const toml::table& table_or_empty(const toml::table& root, std::string_view name,
                                   const std::string& source) {

@@ -129,13 +129,13 @@ ChildProcess ChildProcess::spawn(const SpawnRequest& request) {
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), status_(std::move(other.status_)) {}
+    : pid_(std::exchange(other.pid_, -1)), status_(other.status_) {}
 
 ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
     kill_and_reap();
     pid_ = std::exchange(other.pid_, -1);
-    status_ = std::move(other.status_);
+    status_ = other.status_;
   }
   return *this;
 }

@@ -18,7 +18,7 @@ fs::path replace_copy(const fs::path& source, const fs::path& dir, const fs::pat
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
-  const fs::path target = dir / source.filename();
+  fs::path target = dir / source.filename();
   // Links are copied as links, never followed: a link in a checkpoint that points at
   // the study's folder would otherwise copy the study into the trial.
   if (!ec)

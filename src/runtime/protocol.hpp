@@ -25,7 +25,7 @@ namespace slurmtune::runtime {
 
 inline constexpr std::uint8_t kProtocolVersion = 1;
 inline constexpr std::size_t kHeaderSize = 8;
-inline constexpr std::size_t kMaxPayload = 64 * 1024;
+inline constexpr std::size_t kMaxPayload = std::size_t{64} * 1024;
 
 enum class MessageType : std::uint8_t {
   Hello = 1,       ///< client -> server: {"token", "trial", "rank"} or {"token", "group", ...}

@@ -105,7 +105,7 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
 std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
                                                  const core::StudySpec& spec,
                                                  const WriterOptions& options,
-                                                 WriterPosition position) {
+                                                 const WriterPosition& position) {
   quiet_hdf5_errors();
   const Hid fapl = swmr_file_access();
   // A writer killed while in SWMR mode leaves the file marked "open for writing";

@@ -47,7 +47,8 @@ class StudyWriter {
   /// it belongs to `spec` (see resume.hpp). Clears the "open for writing" flags a
   /// crashed writer leaves behind.
   static std::unique_ptr<StudyWriter> reopen(const std::string& path, const core::StudySpec& spec,
-                                             const WriterOptions& options, WriterPosition position);
+                                             const WriterOptions& options,
+                                             const WriterPosition& position);
 
   ~StudyWriter();  // flushes; logs instead of throwing
   StudyWriter(const StudyWriter&) = delete;

@@ -37,10 +37,10 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   if (predict_ && std::isfinite(value) && (state.curve.empty() || step > state.curve.back().step))
     state.curve.push_back({step, value});
   // The highest rung this step reaches; rungs jumped over in one report are not entered.
-  int reached = state.rung;
-  while (reached + 1 < static_cast<int>(rungs_.size()) &&
-         step >= rungs_[static_cast<std::size_t>(reached + 1)].milestone)
-    ++reached;
+  std::size_t next = state.rung < 0 ? 0 : static_cast<std::size_t>(state.rung) + 1;
+  while (next < rungs_.size() && step >= rungs_[next].milestone)
+    ++next;
+  const int reached = static_cast<int>(next) - 1;
   if (reached == state.rung) return ReportOutcome{};
   state.rung = reached;
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];

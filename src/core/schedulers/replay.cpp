@@ -103,7 +103,7 @@ Configuration suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* co
   ++sampler.next_trial;
   Suggestion suggested = sampler.suggester.suggest(trial);
   if (!config) return std::move(suggested.config);
-  const Configuration ran = recorded_config(*config, sampler.space);
+  Configuration ran = recorded_config(*config, sampler.space);
   std::string differs;
   for (std::size_t p = 0; p < ran.values.size(); ++p)
     if (!(ran.values[p] == suggested.config.values[p])) {

@@ -111,12 +111,12 @@ std::optional<CurveId> SyntheticObjective::continue_from(CurveId from, std::uint
   const double inherited = loss(curve_of(from), origin);
   Curve c = curve(config);
   c.origin = origin;
-  if (schedule_) {
-    c.start = inherited;  // geometric steps: the same law from any starting loss
-  } else if (inherited > c.floor) {
+  if (!schedule_ && inherited > c.floor) {
     // Where the new curve reaches the inherited loss: (1 + p)^-alpha = (L0 - f) / (2.5 - f).
     c.progress = std::pow((inherited - c.floor) / (c.start - c.floor), -1.0 / c.alpha) - 1.0;
   } else {
+    // Geometric steps: the same law from any starting loss; and a loss at or below the
+    // floor can only start there.
     c.start = inherited;
   }
   continued_.push_back(c);
