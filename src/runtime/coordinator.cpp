@@ -52,7 +52,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
-      pbt_(study_dir_, trials_dir_),
+      pbt_(study_, trials_, study_dir_, trials_dir_),
       seams_(std::move(seams)),
       time_(seams_.now ? seams_.now : SteadyNow(std::chrono::steady_clock::now)),
       progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
@@ -72,11 +72,11 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,
                       store::WriterOptions{options_.flush_interval_s, 1, false});
-  recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pending_exploits_);
+  recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
-  settle_resumed_pbt();
+  pbt_.settle_resumed(*controller_);
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
@@ -153,7 +153,7 @@ int Coordinator::run() {
 void Coordinator::tick() {
   server_->tick();
   controller_->check_budget(time_.elapsed_s());
-  carry_out_exploits();  // any the budget's halt decided (synchronous PBT)
+  pbt_.carry_out();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
     halt_announced_ = true;
     log_line(controller_->halt_reason() + ": stopping running trials");

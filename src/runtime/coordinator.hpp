@@ -20,7 +20,7 @@
 #include "runtime/event_loop.hpp"
 #include "runtime/job_clock.hpp"
 #include "runtime/launch_backend.hpp"
-#include "runtime/pbt_checkpoints.hpp"
+#include "runtime/pbt_exploits.hpp"
 #include "runtime/progress_report.hpp"
 #include "runtime/run_options.hpp"
 #include "runtime/study_recorder.hpp"
@@ -84,12 +84,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   Reply on_report(ActiveTrial& t, const core::JsonObject& body);
   void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
 
-  // PBT (coordinator_pbt.cpp)
-  /// PBT: clones the donor's kept checkpoint as the trial's and records the exploit.
-  void exploited(core::TrialId trial, const core::Exploit& exploit);
-  void carry_out_exploits();  // the pending ones, in order
-  void settle_resumed_pbt();
-
   const core::StudySpec& spec_;
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
@@ -103,11 +97,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<ControlServer> server_;
   TrialTable trials_;
   std::unique_ptr<LaunchBackend> backend_;
-  PbtCheckpoints pbt_;
-  PendingExploits pending_exploits_;  // decided, not carried out yet
-  // Exploited while their attempt still runs: that attempt's checkpoints are not theirs
-  // to resume from any more (the clone is).
-  std::set<core::TrialId> cloned_checkpoint_;
+  PbtExploits pbt_;  // PBT's exploits and kept checkpoints
   CoordinatorSeams seams_;
   SessionClock time_;  // elapsed time and, inside a job, the allocation's clock; the session's now
   ProgressReport progress_;

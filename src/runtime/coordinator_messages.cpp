@@ -100,7 +100,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const core::JsonObject& body) {
     study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
     time_.reported(t.trial, step, verdict.outcome.milestone);
   }
-  carry_out_exploits();
+  pbt_.carry_out();
   // Write-ahead: the report that makes a trial save a checkpoint is in the file before
   // the trial hears of it. A trial's checkpoint file is often overwritten in place, so
   // if the coordinator died between the two, a resumed study would hand the trial its
@@ -133,7 +133,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
                         " bytes relative to the study's folder; the results file stores at most " +
                         std::to_string(study_.writer->max_checkpoint_path()));
   const std::uint64_t bytes = saved.size;
-  if (cloned_checkpoint_.contains(t.trial)) {
+  if (!pbt_.takes_checkpoint_of(t.trial)) {
     log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative +
              " ignored: the trial was exploited and resumes from its donor's");
     return;
@@ -148,7 +148,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
     return;
   }
   controller_->checkpoint_saved(t.trial, step);
-  carry_out_exploits();
+  pbt_.carry_out();
   // Durable at once: a donor checkpoint whose row a crash lost would be missing on
   // resume, and the resumed study would decide otherwise than the lost one did.
   study_.writer->flush();

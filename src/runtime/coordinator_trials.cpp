@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
                                          TrialResources resources) {
-  carry_out_exploits();  // its own clone must be in place before it starts
+  pbt_.carry_out();  // its own clone must be in place before it starts
   const core::TrialId id = launch.trial;
   auto t = std::make_unique<ActiveTrial>();
   t->trial = id;
@@ -58,9 +58,9 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
 core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
                                          const std::string& error) {
   const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
-  carry_out_exploits();
+  pbt_.carry_out();
   time_.attempt_ended(trial);
-  cloned_checkpoint_.erase(trial);
+  pbt_.attempt_ended(trial);
   trials_.erase(trial);
   return meaning;
 }

@@ -14,6 +14,11 @@ ActiveTrial* TrialTable::find(core::TrialId trial) {
   return it == trials_.end() ? nullptr : it->second.get();
 }
 
+const ActiveTrial* TrialTable::find(core::TrialId trial) const {
+  const auto it = trials_.find(trial);
+  return it == trials_.end() ? nullptr : it->second.get();
+}
+
 void TrialTable::erase(core::TrialId trial) {
   take_connections(trial);
   trials_.erase(trial);

@@ -23,6 +23,7 @@ class TrialTable {
   ActiveTrial& add(std::unique_ptr<ActiveTrial> trial);
   /// The running attempt of `trial`, or nullptr.
   ActiveTrial* find(core::TrialId trial);
+  const ActiveTrial* find(core::TrialId trial) const;
   /// Forgets the attempt and every connection bound to it.
   void erase(core::TrialId trial);
   bool empty() const { return trials_.empty(); }
