@@ -1,5 +1,6 @@
 #include "core/schedulers/replay.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <istream>
 #include <ostream>
@@ -37,31 +38,65 @@ TrialId trial_field(const JsonObject& object) {
   return static_cast<TrialId>(t);
 }
 
+// Decision lines are built by appending to one string, numbers by std::to_chars: an
+// std::ostringstream per line (its locale and facets) cost more than the decision itself
+// (doc/performance.md#json-readers).
+void append_whole(std::string& out, std::uint64_t value) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, end);
+}
+
+void append_field(std::string& out, std::string_view name, double value) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  out += json_number(value);
+}
+
 std::string exploit_fields(const Exploit& e, const SearchSpace* space) {
-  std::ostringstream text;
-  text << "\"donor\":" << e.donor << ",\"donor_step\":" << json_number(e.donor_step);
-  if (space) text << ",\"config\":" << space->to_json(e.config);
-  text << ",\"operations\":" << json_quote(e.operations);
-  return text.str();
+  std::string text = "\"donor\":";
+  append_whole(text, e.donor);
+  append_field(text, "donor_step", e.donor_step);
+  if (space) {
+    text += ",\"config\":";
+    text += space->to_json(e.config);
+  }
+  text += ",\"operations\":";
+  text += json_quote(e.operations);
+  return text;
 }
 
 std::string report_line(TrialId trial, double step, const ReportOutcome& o,
                         const SearchSpace* space) {
-  std::ostringstream line;
-  line << "{\"trial\":" << trial << ",\"step\":" << json_number(step) << ",\"decision\":\""
-       << to_string(o.decision) << "\"";
-  if (o.rung) line << ",\"rung\":" << *o.rung;
-  if (o.milestone) line << ",\"milestone\":" << json_number(*o.milestone);
-  if (o.cutoff) line << ",\"cutoff\":" << json_number(*o.cutoff);
-  if (o.checkpoint) line << ",\"checkpoint\":true";
-  if (o.prediction)
-    line << ",\"predicted\":{\"at\":" << json_number(o.prediction->at)
-         << ",\"mean\":" << json_number(o.prediction->mean)
-         << ",\"lower\":" << json_number(o.prediction->lower)
-         << ",\"upper\":" << json_number(o.prediction->upper) << "}";
-  if (o.exploit) line << "," << exploit_fields(*o.exploit, space);
-  line << "}";
-  return line.str();
+  std::string line = "{\"trial\":";
+  line.reserve(128);
+  append_whole(line, trial);
+  append_field(line, "step", step);
+  line += ",\"decision\":\"";
+  line += to_string(o.decision);
+  line += '"';
+  if (o.rung) {
+    line += ",\"rung\":";
+    line += std::to_string(*o.rung);
+  }
+  if (o.milestone) append_field(line, "milestone", *o.milestone);
+  if (o.cutoff) append_field(line, "cutoff", *o.cutoff);
+  if (o.checkpoint) line += ",\"checkpoint\":true";
+  if (o.prediction) {
+    line += ",\"predicted\":{\"at\":";
+    line += json_number(o.prediction->at);
+    append_field(line, "mean", o.prediction->mean);
+    append_field(line, "lower", o.prediction->lower);
+    append_field(line, "upper", o.prediction->upper);
+    line += '}';
+  }
+  if (o.exploit) {
+    line += ',';
+    line += exploit_fields(*o.exploit, space);
+  }
+  line += '}';
+  return line;
 }
 
 // A start's "config" object as a configuration of `space`.
