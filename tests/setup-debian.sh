@@ -15,7 +15,8 @@ packages=(
   libhdf5-dev hdf5-tools
   # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares
   libssl-dev
-  # JSON readers compared by tests/bench/bench_json (doc/performance.md#json-readers)
+  # simdjson: replay's event lines; RapidJSON and nlohmann/json only for the comparison in
+  # tests/bench/bench_json (doc/performance.md#json-readers)
   libsimdjson-dev rapidjson-dev nlohmann-json3-dev
   # a throwaway Slurm cluster for the slurm-labelled tests (tests/slurm/local-cluster.sh)
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev

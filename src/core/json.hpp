@@ -1,10 +1,10 @@
 #pragma once
-// A small JSON reader for line-oriented inputs (replay event logs, control-plane
-// payloads). It accepts what Python's json module writes, including the non-standard
-// NaN, Infinity and -Infinity (nlohmann/json refuses them, RapidJSON reads them behind a
-// flag, simdjson's on-demand API only as raw tokens; doc/performance.md#json-readers
-// measures them and picks simdjson to replace this). Errors say at which byte the text
-// breaks.
+// A small JSON reader, kept for the control plane's payloads until they move to
+// simdjson as replay's event lines have (schedulers/replay_event.hpp;
+// doc/performance.md#json-readers). It accepts what Python's json module writes,
+// including the non-standard NaN, Infinity and -Infinity (nlohmann/json refuses them,
+// RapidJSON reads them behind a flag, simdjson's on-demand API as raw tokens). Errors say
+// at which byte the text breaks.
 #include <map>
 #include <memory>
 #include <string>

@@ -66,6 +66,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("tomlplusplus@3:")
     depends_on("openssl@1.1:")  # libcrypto: the control plane's HMAC, tokens
     depends_on("eigen@3.3:", type="build")  # header-only: the curve and GP models
+    depends_on("simdjson@3:")  # replay's event lines
     # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the results file
     # itself is written by one process and works with either).
     depends_on("hdf5@1.10:+hl~mpi", when="~mpi")

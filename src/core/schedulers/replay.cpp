@@ -8,30 +8,26 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/schedulers/replay_event.hpp"
 #include "core/search/param_value.hpp"
 
 namespace slurmtune::core {
 namespace {
 
-const JsonValue* field(const JsonObject& object, std::string_view key) {
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &it->second;
-}
-
-double number_field(const JsonObject& object, std::string_view key, bool required,
+double number_field(const ReplayEvent& event, std::string_view key, bool required,
                     double fallback = 0) {
-  const JsonValue* v = field(object, key);
+  const EventValue* v = event.field(key);
   if (!v) {
     if (required) throw InputError("missing field \"" + std::string(key) + "\"");
     return fallback;
   }
-  if (!v->is_number())
+  if (v->kind != EventKind::Number)
     throw InputError("field \"" + std::string(key) + "\" must be a number, not " +
-                     std::string(v->type_name()));
-  return std::get<double>(v->data);
+                     std::string(to_string(v->kind)));
+  return v->number;
 }
 
-TrialId trial_field(const JsonObject& object) {
+TrialId trial_field(const ReplayEvent& object) {
   const double t = number_field(object, "trial", true);
   if (!(t >= 0) || t != std::floor(t) || t > 9007199254740992.0)
     throw InputError("field \"trial\" must be a non-negative integer");
@@ -100,28 +96,28 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o,
 }
 
 // A start's "config" object as a configuration of `space`.
-Configuration recorded_config(const JsonValue& value, const SearchSpace& space) {
-  if (!value.is_object()) throw InputError("field \"config\" must be an object");
-  const auto& object = std::get<JsonObject>(value.data);
-  for (const auto& [name, v] : object)
-    if (!space.index_of(name))
-      throw InputError("config names \"" + name + "\", which is not a parameter of [search]");
+Configuration recorded_config(const EventValue& value, const SearchSpace& space) {
+  if (value.kind != EventKind::Object) throw InputError("field \"config\" must be an object");
+  for (const auto& member : value.members)
+    if (!space.index_of(member.name))
+      throw InputError("config names \"" + member.name +
+                       "\", which is not a parameter of [search]");
   Configuration config;
   for (const auto& p : space.parameters()) {
-    const JsonValue* v = field(object, p.name);
+    // The last of duplicate names counts, as in Python's json.
+    const ConfigMember* v = nullptr;
+    for (const auto& member : value.members)
+      if (member.name == p.name) v = &member;
     if (!v) throw InputError("config lacks parameter \"" + p.name + "\"");
-    std::string text;
-    if (v->is_number())
-      text = format_double(std::get<double>(v->data));
-    else if (v->is_string())
-      text = std::get<std::string>(v->data);
-    else if (const auto* b = std::get_if<bool>(&v->data))
-      text = *b ? "true" : "false";
-    const auto parsed = text.empty() ? std::nullopt : p.domain.parse(text);
+    const bool readable =
+        v->kind == EventKind::Number || v->kind == EventKind::String || v->kind == EventKind::Bool;
+    const std::string& text = v->text;
+    const auto parsed = !readable || text.empty() ? std::nullopt : p.domain.parse(text);
     if (!parsed || !p.domain.admits(*parsed))
-      throw InputError("config \"" + p.name +
-                       "\": " + (text.empty() ? std::string(v->type_name()) : json_quote(text)) +
-                       " is not a value of " + p.domain.describe());
+      throw InputError(
+          "config \"" + p.name + "\": " +
+          (!readable || text.empty() ? std::string(to_string(v->kind)) : json_quote(text)) +
+          " is not a value of " + p.domain.describe());
     config.values.push_back(*parsed);
   }
   return config;
@@ -129,7 +125,7 @@ Configuration recorded_config(const JsonValue& value, const SearchSpace& space) 
 
 // The sampler's suggestion for a starting trial, compared with what ran when the event
 // says; the sampler then learns from what ran.
-Configuration suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* config,
+Configuration suggest(ReplaySampler& sampler, TrialId trial, const EventValue* config,
                       std::ostream& out) {
   if (sampler.model_based && trial != sampler.next_trial)
     throw InputError("trial " + std::to_string(trial) + " starts where trial " +
@@ -155,11 +151,11 @@ Configuration suggest(ReplaySampler& sampler, TrialId trial, const JsonValue* co
 }
 
 // Applies one event; returns true when it was a report (and writes its decision).
-bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event,
+bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& event,
            std::ostream& out) {
-  const JsonValue* type = field(event, "type");
-  if (!type || !type->is_string()) throw InputError("missing string field \"type\"");
-  const auto& kind = std::get<std::string>(type->data);
+  const EventValue* type = event.field("type");
+  if (!type || type->kind != EventKind::String) throw InputError("missing string field \"type\"");
+  const std::string_view kind = type->text;
   if (kind == "close") {
     scheduler.close_admissions();
     return false;
@@ -167,9 +163,9 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
   const TrialId trial = trial_field(event);
   if (kind == "start") {
     std::optional<int> bracket;
-    if (field(event, "bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
+    if (event.field("bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
     scheduler.add_trial(trial, bracket);
-    const JsonValue* config = field(event, "config");
+    const EventValue* config = event.field("config");
     if (sampler && (sampler->model_based || config))
       scheduler.trial_configured(trial, suggest(*sampler, trial, config, out));
     return false;
@@ -184,12 +180,13 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
     return true;
   }
   if (kind == "end") {
-    const JsonValue* state = field(event, "state");
-    if (!state || !state->is_string()) throw InputError("missing string field \"state\"");
-    const auto end = trial_end_from_string(std::get<std::string>(state->data));
+    const EventValue* state = event.field("state");
+    if (!state || state->kind != EventKind::String)
+      throw InputError("missing string field \"state\"");
+    const auto end = trial_end_from_string(state->text);
     if (!end) throw InputError("field \"state\" must be \"completed\", \"stopped\" or \"failed\"");
     std::optional<Observation> last;
-    if (field(event, "step") || field(event, "value"))
+    if (event.field("step") || event.field("value"))
       last = Observation{number_field(event, "step", true), number_field(event, "value", true)};
     scheduler.end_trial(trial, *end, last);
     scheduler.take_exploits();  // synchronous PBT: shown when the trials resume
@@ -212,7 +209,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const JsonObject& event
           << exploit_fields(*job->exploit, sampler ? &sampler->space : nullptr) << "}}\n";
     return false;
   }
-  throw InputError("unknown event type \"" + kind +
+  throw InputError("unknown event type \"" + std::string(kind) +
                    "\" (expected start, report, checkpoint, resume, close or end)");
 }
 
@@ -229,15 +226,13 @@ std::size_t replay_events(Scheduler& scheduler, std::istream& in, std::ostream& 
   std::string line;
   std::size_t number = 0;
   std::size_t reports = 0;
+  ReplayEventReader reader;
   while (std::getline(in, line)) {
     ++number;
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;
     try {
-      const JsonValue event = parse_json(line);
-      if (!event.is_object())
-        throw InputError("expected a JSON object, not " + std::string(event.type_name()));
-      if (apply(scheduler, sampler, std::get<JsonObject>(event.data), out)) ++reports;
+      if (apply(scheduler, sampler, reader.read(line), out)) ++reports;
     } catch (const InputError& e) {
       throw InputError(source + ":" + std::to_string(number) + ": " + e.what());
     }

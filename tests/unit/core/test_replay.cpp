@@ -82,3 +82,26 @@ BOOST_AUTO_TEST_CASE(json_numbers_drop_the_fraction_of_integral_values) {
   BOOST_TEST(json_number(0.25) == "0.25");
   BOOST_TEST(json_number(-HUGE_VAL) == "-Infinity");
 }
+
+// The event reader (simdjson's on-demand API, replay_event.hpp): Python's NaN and
+// infinities are numbers, fields it does not use are skipped, and whatever breaks the
+// line is refused with the column where it breaks.
+BOOST_AUTO_TEST_CASE(the_event_reader_reads_what_python_writes_and_refuses_the_rest) {
+  const std::string start = "{\"type\": \"start\", \"trial\": 0, \"note\": [1, {\"x\": null}]}\n";
+  // Python's spelling of the non-finite values, with its ", " and ": " separators.
+  BOOST_TEST(replay(start + "{\"type\": \"report\", \"trial\": 0, \"step\": 1, \"value\": "
+                            "Infinity}\n{\"type\": \"report\", \"trial\": 0, \"step\": 2, "
+                            "\"value\": -Infinity}\n")
+                 .find("\"step\":2,") != std::string::npos);
+  BOOST_TEST(error_of(start + "{\"type\": \"report\", \"trial\": 0, \"step\": Inf, \"value\": 1}\n")
+                 .find("events.jsonl:2: invalid JSON at column") == 0U);
+  // Something after the object breaks the line; so does a cut one.
+  BOOST_TEST(error_of(start + "{\"type\": \"close\"} {\"type\": \"close\"}\n")
+                 .find("events.jsonl:2: invalid JSON at column") == 0U);
+  BOOST_TEST(
+      error_of("{\"type\": \"start\", \"trial\": 0\n").find("events.jsonl:1: invalid JSON") == 0U);
+  BOOST_TEST(error_of("\"start\"\n").find("events.jsonl:1: expected a JSON object, not string") ==
+             0U);
+  // Blank lines and comments are no events.
+  BOOST_TEST(replay("\n# a comment\n" + start + "   \n").empty());
+}
