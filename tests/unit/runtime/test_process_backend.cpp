@@ -10,9 +10,7 @@
 #include <tuple>
 
 #include "../temp_folder.hpp"
-#include "config/study_file.hpp"
-#include "core/schedulers/scheduler_spec.hpp"
-#include "core/search/suggester.hpp"
+#include "backend_testing.hpp"
 #include "runtime/process_backend.hpp"
 #include "runtime/run_options.hpp"
 #include "runtime/secret.hpp"
@@ -24,20 +22,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const core::StudySpec& spec() {
-  static const core::StudySpec s = config::parse_study(R"(
-[study]
-name = "edge"
-metric = "loss"
-mode = "min"
-max_trials = 3
-[search]
-x = { uniform = [0, 1] }
-[scheduler]
-type = "fifo"
-[trial]
-command = ["sh", "-c", 'case $SLURMTUNE_TRIAL_ID in 0) exit 0;; 1) echo boom >&2; exit 3;; *) trap "" TERM; exec sleep 30;; esac']
-)",
-                                                       "edge.toml");
+  static const core::StudySpec s = testing::fifo_study(
+      "edge", 3,
+      R"(["sh", "-c", 'case $SLURMTUNE_TRIAL_ID in 0) exit 0;; 1) echo boom >&2; exit 3;; *) trap "" TERM; exec sleep 30;; esac'])");
   return s;
 }
 
@@ -100,11 +87,8 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   options.launch.launcher = "local";
   options.launch.slots = 4;
   const auto launcher = make_launcher(spec().resources, options.launch);
-  struct Quiet final : core::StudyObserver {
-  } observer;
-  core::StudyController controller(
-      spec(), core::make_scheduler(spec().scheduler, spec().mode, spec().seed, spec().name),
-      core::make_suggester(spec().space, spec().sampler, false, spec().seed), observer, nullptr);
+  testing::QuietController quiet(spec());
+  core::StudyController& controller = quiet.controller;
   TrialTable trials;
   SessionClock clock;
   RecordingHost host(trials, controller, folder.path().string());

@@ -11,9 +11,7 @@
 #include <fstream>
 
 #include "../temp_folder.hpp"
-#include "config/study_file.hpp"
-#include "core/schedulers/scheduler_spec.hpp"
-#include "core/search/suggester.hpp"
+#include "backend_testing.hpp"
 #include "runtime/run_options.hpp"
 #include "runtime/secret.hpp"
 #include "runtime/study_paths.hpp"
@@ -26,20 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const core::StudySpec& spec() {
-  static const core::StudySpec s = config::parse_study(R"(
-[study]
-name = "pool"
-metric = "loss"
-mode = "min"
-max_trials = 4
-[search]
-x = { uniform = [0, 1] }
-[scheduler]
-type = "fifo"
-[trial]
-command = ["true"]
-)",
-                                                       "pool.toml");
+  static const core::StudySpec s = testing::fifo_study("pool", 4, R"(["true"])");
   return s;
 }
 
@@ -95,11 +80,8 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
   options.launch.slots = 1;
   options.end_margin_s = 0;
   const auto launcher = make_launcher(spec().resources, options.launch);
-  struct Quiet final : core::StudyObserver {
-  } observer;
-  core::StudyController controller(
-      spec(), core::make_scheduler(spec().scheduler, spec().mode, spec().seed, spec().name),
-      core::make_suggester(spec().space, spec().sampler, false, spec().seed), observer, nullptr);
+  testing::QuietController quiet(spec());
+  core::StudyController& controller = quiet.controller;
   TrialTable trials;
   SessionClock clock;
   NoHost host;
