@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/search/param_value.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::core {
 namespace od = simdjson::ondemand;
@@ -40,13 +41,13 @@ class LineReader {
  public:
   LineReader(od::document& doc, std::string_view line) : doc_(doc), line_(line) {}
 
-  [[noreturn]] void fail(simdjson::error_code error) {
+  [[noreturn]] void fail(simdjson::error_code error) { fail(simdjson::error_message(error)); }
+  [[noreturn]] void fail(const std::string& why) {
     std::size_t column = line_.size();
     const char* at = nullptr;
     if (!doc_.current_location().get(at) && at >= line_.data() && at <= line_.data() + line_.size())
       column = static_cast<std::size_t>(at - line_.data());
-    throw InputError("invalid JSON at column " + std::to_string(column + 1) + ": " +
-                     simdjson::error_message(error));
+    throw InputError("invalid JSON at column " + std::to_string(column + 1) + ": " + why);
   }
   template <class T>
   T take(simdjson::simdjson_result<T>&& result) {
@@ -57,10 +58,16 @@ class LineReader {
 
   // NaN, Infinity and -Infinity: not JSON, so simdjson has no type for them, but its raw
   // token says which one it is.
-  std::optional<double> python_special(od::value& value) {
+  // The value's text up to the next structural character, less trailing blanks.
+  static std::string_view token_of(od::value& value) {
     std::string_view token = value.raw_json_token();
     while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\r'))
       token.remove_suffix(1);
+    return token;
+  }
+
+  std::optional<double> python_special(od::value& value) {
+    const std::string_view token = token_of(value);
     if (token == "NaN") return std::numeric_limits<double>::quiet_NaN();
     if (token == "Infinity") return std::numeric_limits<double>::infinity();
     if (token == "-Infinity") return -std::numeric_limits<double>::infinity();
@@ -76,7 +83,7 @@ class LineReader {
         out.number = *special;
         return out;
       }
-      fail(simdjson::INCORRECT_TYPE);
+      fail("expected a value, not '" + visible(token_of(value)) + "'");
     }
     out.kind = kind_of(type);
     switch (type) {
