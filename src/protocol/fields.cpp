@@ -14,6 +14,13 @@ std::string required_text(const core::JsonObject& body, std::string_view name,
   return s;
 }
 
+std::string optional_text(const core::JsonObject& body, std::string_view name,
+                          std::string_view message, std::size_t max_bytes, bool null_is_absent) {
+  const auto* v = field(body, name);
+  if (!v || (null_is_absent && std::holds_alternative<std::nullptr_t>(v->data))) return {};
+  return required_text(body, name, message, max_bytes, true);
+}
+
 bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
              bool fallback) {
   const auto* v = field(body, name);

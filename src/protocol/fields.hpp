@@ -75,6 +75,11 @@ inline std::string text(const core::JsonObject& body, std::string_view name) {
 std::string required_text(const core::JsonObject& body, std::string_view name,
                           std::string_view message, std::size_t max_bytes,
                           bool may_be_empty = false);
+/// A string field that may be absent (and, where `null_is_absent`, null): "" then;
+/// otherwise as required_text with `may_be_empty`.
+std::string optional_text(const core::JsonObject& body, std::string_view name,
+                          std::string_view message, std::size_t max_bytes,
+                          bool null_is_absent = false);
 /// A boolean field; `fallback` when absent, ProtocolError when of another type.
 bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
              bool fallback);

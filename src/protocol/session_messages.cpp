@@ -14,14 +14,6 @@ constexpr std::size_t kMaxName = 1024;
 // A hostlist ("n[1-4,7]") or a path the coordinator hands out.
 constexpr std::size_t kMaxLong = 16384;
 
-// An optional string field: "" when absent (or null, where `null_is_absent`).
-std::string optional_text(const core::JsonObject& body, const char* name, const char* message,
-                          std::size_t max_bytes, bool null_is_absent = false) {
-  const auto* v = field(body, name);
-  if (!v || (null_is_absent && std::holds_alternative<std::nullptr_t>(v->data))) return {};
-  return required_text(body, name, message, max_bytes, true);
-}
-
 int count(const core::JsonObject& body, const char* name, const char* message, std::int64_t low) {
   return static_cast<int>(whole(body, name, message, low, kMaxCount));
 }

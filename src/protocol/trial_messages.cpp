@@ -76,8 +76,7 @@ DecisionReply decode_decision(const core::JsonObject& body) {
   if (m.decision != "continue" && m.decision != "stop" && m.decision != "pause")
     throw ProtocolError("DECISION: 'decision' must be \"continue\", \"stop\" or \"pause\", not \"" +
                         core::visible(m.decision) + "\"");
-  if (field(body, "instruction"))
-    m.instruction = required_text(body, "instruction", "DECISION", 32, true);
+  m.instruction = optional_text(body, "instruction", "DECISION", 32);
   m.checkpoint = boolean(body, "checkpoint", "DECISION", false);
   if (field(body, "rung")) m.rung = static_cast<int>(whole(body, "rung", "DECISION", 0, kMaxCount));
   if (field(body, "cutoff")) m.cutoff = number(body, "cutoff", "DECISION");
@@ -126,7 +125,7 @@ TrialEnding decode_trial_ending(const core::JsonObject& body, const char* messag
                         core::visible(status) + "\"");
   TrialEnding m;
   m.completed = status == "completed";
-  if (field(body, "error")) m.error = required_text(body, "error", message, kMaxError, true);
+  m.error = optional_text(body, "error", message, kMaxError);
   return m;
 }
 

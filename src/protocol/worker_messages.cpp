@@ -117,7 +117,7 @@ Exited decode_exited(const core::JsonObject& body) {
   m.code = static_cast<int>(whole(body, "code", "EXITED", -1, 255));
   m.signal = static_cast<int>(whole(body, "signal", "EXITED", 0, 128));
   m.signaled = boolean(body, "signaled", "EXITED", false);
-  if (field(body, "error")) m.error = required_text(body, "error", "EXITED", 16384, true);
+  m.error = optional_text(body, "error", "EXITED", 16384);
   return m;
 }
 

@@ -132,6 +132,19 @@ class LineReader {
   std::string_view line_;
 };
 
+// The field of `event` (const or not) that `name` fills, or nullptr for one replay skips.
+template <class Event>
+auto* slot_of(Event& event, std::string_view name) {
+  return name == "type"      ? &event.type
+         : name == "trial"   ? &event.trial
+         : name == "step"    ? &event.step
+         : name == "value"   ? &event.value
+         : name == "bracket" ? &event.bracket
+         : name == "state"   ? &event.state
+         : name == "config"  ? &event.config
+                             : nullptr;
+}
+
 }  // namespace
 
 std::string_view to_string(EventKind kind) {
@@ -153,14 +166,7 @@ std::string_view to_string(EventKind kind) {
 }
 
 const EventValue* ReplayEvent::field(std::string_view name) const {
-  const std::optional<EventValue>* slot = name == "type"      ? &type
-                                          : name == "trial"   ? &trial
-                                          : name == "step"    ? &step
-                                          : name == "value"   ? &value
-                                          : name == "bracket" ? &bracket
-                                          : name == "state"   ? &state
-                                          : name == "config"  ? &config
-                                                              : nullptr;
+  const std::optional<EventValue>* slot = slot_of(*this, name);
   return slot && *slot ? &**slot : nullptr;
 }
 
@@ -183,15 +189,8 @@ ReplayEvent ReplayEventReader::read(std::string& line) {
   for (auto field_result : reader.take(doc.get_object())) {
     od::field field = reader.take(std::move(field_result));
     const std::string_view key = reader.take(field.unescaped_key());
-    std::optional<EventValue>* slot = key == "type"      ? &event.type
-                                      : key == "trial"   ? &event.trial
-                                      : key == "step"    ? &event.step
-                                      : key == "value"   ? &event.value
-                                      : key == "bracket" ? &event.bracket
-                                      : key == "state"   ? &event.state
-                                      : key == "config"  ? &event.config
-                                                         : nullptr;
-    if (slot) *slot = reader.value(field.value(), key == "config");  // others are skipped
+    if (std::optional<EventValue>* slot = slot_of(event, key))
+      *slot = reader.value(field.value(), key == "config");  // others are skipped
   }
   // Anything after the object (a second value, stray text) breaks the line.
   const char* at = nullptr;
