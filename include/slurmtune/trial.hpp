@@ -117,7 +117,7 @@ class Trial {
   std::uint64_t id_ = 0, attempt_ = 0;
   std::string dir_, resume_;
   double resume_step_ = 0;
-  std::shared_ptr<const void> params_;  // core::JsonObject, kept out of this header
+  std::shared_ptr<const void> params_;  // protocol::JsonObject, kept out of this header
   Client* leader_;                      // rank 0 only
   std::unique_ptr<Client> own_leader_;  // from_environment(): rank 0's connection
   int exceptions_at_start_ = 0;         // std::uncaught_exceptions() when made

@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "client/typed_param.hpp"
-#include "core/json.hpp"
 #include "core/search/param_value.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/protocol.hpp"
@@ -112,7 +112,7 @@ struct Client::State {
   int rank = 0;
   std::string trial_dir, checkpoint;
   std::optional<double> checkpoint_step;
-  core::JsonObject params;
+  protocol::JsonObject params;
   std::string assignment;  // WELCOME or ASSIGN payload of the current trial
   bool checkpoint_wanted = false, finished = false, group = false;
   std::optional<double> terminated_at;  // the step whose report noticed a SIGTERM
@@ -129,7 +129,7 @@ struct Client::State {
     }
   }
 
-  core::JsonObject receive(MessageType expected) {
+  protocol::JsonObject receive(MessageType expected) {
     char buffer[65536];
     for (;;) {
       if (auto frame = decoder.next()) {
@@ -153,7 +153,7 @@ struct Client::State {
   // pause: a coordinator flooded with connections that never authenticate closes the
   // oldest waiting ones, which may be this one (doc/protocol.md#limits). An ERROR reply
   // is final.
-  core::JsonObject hello(const protocol::HelloFrom& identity) {
+  protocol::JsonObject hello(const protocol::HelloFrom& identity) {
     auto pause = kFirstHelloPause;
     for (int tries = 1;; ++tries) {
       try {

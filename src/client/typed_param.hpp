@@ -7,15 +7,15 @@
 #include <string>
 #include <type_traits>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
 namespace slurmtune {
 
 template <class T, class Error>
-T typed_param(const core::JsonObject& params, const std::string& name) {
+T typed_param(const protocol::JsonObject& params, const std::string& name) {
   const auto it = params.find(name);
   if (it == params.end()) throw Error("trial has no parameter '" + name + "'");
-  const core::JsonValue& v = it->second;
+  const protocol::JsonValue& v = it->value;
   const auto wrong = [&](const char* wanted) {
     return Error("parameter '" + name + "' is a " + std::string(v.type_name()) + ", not " + wanted);
   };

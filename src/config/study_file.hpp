@@ -25,12 +25,12 @@ core::StudySpec parse_study(std::string_view text, const std::string& source);
 /// The resolved study (defaults filled in) as TOML, as `slurmtune validate` prints it.
 std::string to_toml(const core::StudySpec& study);
 
-/// The resolved study as "table.key" -> TOML text of its value ("search.lr" ->
-/// "{ loguniform = [ 0.0001, 0.1 ] }"), for comparing two studies key by key.
 /// The resolved `[sampler]` options as a JSON object (`{}` for blind samplers): the
 /// results file's root attribute `sampler_options`.
 std::string sampler_options_json(const core::StudySpec& study);
 
+/// The resolved study as "table.key" -> TOML text of its value ("search.lr" ->
+/// "{ loguniform = [ 0.0001, 0.1 ] }"), for comparing two studies key by key.
 std::map<std::string, std::string> flatten_study(const core::StudySpec& study);
 
 }  // namespace slurmtune::config

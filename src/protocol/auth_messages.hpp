@@ -3,7 +3,7 @@
 // ERROR, as types with one encode and one decode each (see worker_messages.hpp).
 #include <string>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
 namespace slurmtune::protocol {
 
@@ -30,17 +30,17 @@ std::string encode(const Challenge& message);
 std::string encode(const Proof& message);
 std::string encode(const ErrorReply& message);
 
-Challenge decode_challenge(const core::JsonObject& body);
-Proof decode_proof(const core::JsonObject& body);
+Challenge decode_challenge(const JsonObject& body);
+Proof decode_proof(const JsonObject& body);
 /// Any text is accepted (it is shown, with control characters written out); a missing
 /// or non-string "error" reads as "(no reason given)".
-ErrorReply decode_error(const core::JsonObject& body);
+ErrorReply decode_error(const JsonObject& body);
 
 /// Bounds of a nonce: CHALLENGE's "nonce" and HELLO's "challenge".
 inline constexpr std::size_t kMinNonce = 32, kMaxNonce = 128;
 
 /// A nonce field (`name` of `message`) of kMinNonce to kMaxNonce characters;
 /// ProtocolError naming it otherwise.
-std::string nonce_field(const core::JsonObject& body, const char* name, const char* message);
+std::string nonce_field(const JsonObject& body, const char* name, const char* message);
 
 }  // namespace slurmtune::protocol

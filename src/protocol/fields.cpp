@@ -2,8 +2,8 @@
 
 namespace slurmtune::protocol {
 
-std::string required_text(const core::JsonObject& body, std::string_view name,
-                          std::string_view message, std::size_t max_bytes, bool may_be_empty) {
+std::string required_text(const JsonObject& body, std::string_view name, std::string_view message,
+                          std::size_t max_bytes, bool may_be_empty) {
   const auto* v = field(body, name);
   if (!v || !v->is_string()) throw ProtocolError(where(message, name) + " must be a string");
   const auto& s = std::get<std::string>(v->data);
@@ -14,14 +14,14 @@ std::string required_text(const core::JsonObject& body, std::string_view name,
   return s;
 }
 
-std::string optional_text(const core::JsonObject& body, std::string_view name,
-                          std::string_view message, std::size_t max_bytes, bool null_is_absent) {
+std::string optional_text(const JsonObject& body, std::string_view name, std::string_view message,
+                          std::size_t max_bytes, bool null_is_absent) {
   const auto* v = field(body, name);
   if (!v || (null_is_absent && std::holds_alternative<std::nullptr_t>(v->data))) return {};
   return required_text(body, name, message, max_bytes, true);
 }
 
-bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
+bool boolean(const JsonObject& body, std::string_view name, std::string_view message,
              bool fallback) {
   const auto* v = field(body, name);
   if (!v) return fallback;
@@ -30,14 +30,14 @@ bool boolean(const core::JsonObject& body, std::string_view name, std::string_vi
   return std::get<bool>(v->data);
 }
 
-std::vector<std::string> strings(const core::JsonObject& body, std::string_view name,
+std::vector<std::string> strings(const JsonObject& body, std::string_view name,
                                  std::string_view message) {
   const auto* v = field(body, name);
   if (!v) return {};
-  if (!std::holds_alternative<core::JsonArray>(v->data))
+  if (!std::holds_alternative<JsonArray>(v->data))
     throw ProtocolError(where(message, name) + " must be an array of strings");
   std::vector<std::string> out;
-  for (const auto& item : std::get<core::JsonArray>(v->data)) {
+  for (const auto& item : std::get<JsonArray>(v->data)) {
     if (!item.is_string())
       throw ProtocolError(where(message, name) + " item " + std::to_string(out.size()) +
                           " must be a string");
@@ -46,12 +46,12 @@ std::vector<std::string> strings(const core::JsonObject& body, std::string_view 
   return out;
 }
 
-std::map<std::string, std::string> string_map(const core::JsonObject& body, std::string_view name,
+std::map<std::string, std::string> string_map(const JsonObject& body, std::string_view name,
                                               std::string_view message) {
   const auto* v = field(body, name);
   if (!v || !v->is_object()) throw ProtocolError(where(message, name) + " must be an object");
   std::map<std::string, std::string> out;
-  for (const auto& [key, value] : std::get<core::JsonObject>(v->data)) {
+  for (const auto& [key, value] : std::get<JsonObject>(v->data)) {
     if (!value.is_string())
       throw ProtocolError(where(message, name) + " entry '" + key + "' must be a string");
     out.emplace(key, std::get<std::string>(value.data));

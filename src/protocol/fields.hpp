@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.hpp"
 #include "core/search/param_value.hpp"
+#include "protocol/json_value.hpp"
 #include "runtime/protocol.hpp"
 
 namespace slurmtune::protocol {
@@ -24,22 +24,20 @@ inline std::string where(std::string_view message, std::string_view name) {
 }
 
 /// The field, or nullptr when the message lacks it.
-inline const core::JsonValue* field(const core::JsonObject& body, std::string_view name) {
+inline const JsonValue* field(const JsonObject& body, std::string_view name) {
   const auto it = body.find(name);
-  return it == body.end() ? nullptr : &it->second;
+  return it == body.end() ? nullptr : &it->value;
 }
 
 /// A numeric field; ProtocolError "MESSAGE: 'name' must be a number" otherwise.
-inline double number(const core::JsonObject& body, std::string_view name,
-                     std::string_view message) {
+inline double number(const JsonObject& body, std::string_view name, std::string_view message) {
   const auto* v = field(body, name);
   if (!v || !v->is_number()) throw ProtocolError(where(message, name) + " must be a number");
   return std::get<double>(v->data);
 }
 
 /// A finite numeric field (not NaN or ±Infinity); ProtocolError naming it otherwise.
-inline double finite(const core::JsonObject& body, std::string_view name,
-                     std::string_view message) {
+inline double finite(const JsonObject& body, std::string_view name, std::string_view message) {
   const double v = number(body, name, message);
   if (!std::isfinite(v))
     throw ProtocolError(where(message, name) + " must be a finite number, not " +
@@ -49,8 +47,8 @@ inline double finite(const core::JsonObject& body, std::string_view name,
 
 /// A whole number in [low, high]; ProtocolError naming the field otherwise. Checked
 /// before any cast: a double outside the integer's range has no defined conversion.
-inline std::int64_t whole(const core::JsonObject& body, std::string_view name,
-                          std::string_view message, std::int64_t low, std::int64_t high) {
+inline std::int64_t whole(const JsonObject& body, std::string_view name, std::string_view message,
+                          std::int64_t low, std::int64_t high) {
   const double v = number(body, name, message);
   if (!(v >= static_cast<double>(low) && v <= static_cast<double>(high)) || v != std::floor(v))
     throw ProtocolError(where(message, name) + " must be a whole number from " +
@@ -65,29 +63,27 @@ inline constexpr std::int64_t kMaxExactWhole = std::int64_t{1} << 53;
 inline constexpr std::int64_t kMaxCount = std::int64_t{1} << 24;
 
 /// A string field, or "" when it is absent or not a string.
-inline std::string text(const core::JsonObject& body, std::string_view name) {
+inline std::string text(const JsonObject& body, std::string_view name) {
   const auto* v = field(body, name);
   return v && v->is_string() ? std::get<std::string>(v->data) : std::string();
 }
 
 /// A string field that must be there: ProtocolError naming it when it is missing, not
 /// a string, empty (unless `may_be_empty`) or longer than `max_bytes`.
-std::string required_text(const core::JsonObject& body, std::string_view name,
-                          std::string_view message, std::size_t max_bytes,
-                          bool may_be_empty = false);
+std::string required_text(const JsonObject& body, std::string_view name, std::string_view message,
+                          std::size_t max_bytes, bool may_be_empty = false);
 /// A string field that may be absent (and, where `null_is_absent`, null): "" then;
 /// otherwise as required_text with `may_be_empty`.
-std::string optional_text(const core::JsonObject& body, std::string_view name,
-                          std::string_view message, std::size_t max_bytes,
-                          bool null_is_absent = false);
+std::string optional_text(const JsonObject& body, std::string_view name, std::string_view message,
+                          std::size_t max_bytes, bool null_is_absent = false);
 /// A boolean field; `fallback` when absent, ProtocolError when of another type.
-bool boolean(const core::JsonObject& body, std::string_view name, std::string_view message,
+bool boolean(const JsonObject& body, std::string_view name, std::string_view message,
              bool fallback);
 /// An array of strings (absent: empty); ProtocolError naming the field and the item.
-std::vector<std::string> strings(const core::JsonObject& body, std::string_view name,
+std::vector<std::string> strings(const JsonObject& body, std::string_view name,
                                  std::string_view message);
 /// An object of string values; ProtocolError naming the field and the key.
-std::map<std::string, std::string> string_map(const core::JsonObject& body, std::string_view name,
+std::map<std::string, std::string> string_map(const JsonObject& body, std::string_view name,
                                               std::string_view message);
 
 }  // namespace slurmtune::protocol

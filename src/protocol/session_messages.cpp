@@ -14,7 +14,7 @@ constexpr std::size_t kMaxName = 1024;
 // A hostlist ("n[1-4,7]") or a path the coordinator hands out.
 constexpr std::size_t kMaxLong = 16384;
 
-int count(const core::JsonObject& body, const char* name, const char* message, std::int64_t low) {
+int count(const JsonObject& body, const char* name, const char* message, std::int64_t low) {
   return static_cast<int>(whole(body, name, message, low, kMaxCount));
 }
 
@@ -50,7 +50,7 @@ std::string hello_fields(const JoinedHello& m) {
   return out;
 }
 
-HelloFrom decode_worker_hello(const core::JsonObject& body) {
+HelloFrom decode_worker_hello(const JsonObject& body) {
   const std::string node = required_text(body, "worker", "HELLO", kMaxName);
   const std::string slurm_step = optional_text(body, "slurm_step", "HELLO", kMaxName);
   if (!field(body, "allocation")) return WorkerHello{node, slurm_step};
@@ -64,7 +64,7 @@ HelloFrom decode_worker_hello(const core::JsonObject& body) {
   return m;
 }
 
-HelloFrom decode_hello_from(const core::JsonObject& body) {
+HelloFrom decode_hello_from(const JsonObject& body) {
   if (field(body, "worker")) return decode_worker_hello(body);
   if (field(body, "group")) {
     GroupHello m;
@@ -83,8 +83,8 @@ HelloFrom decode_hello_from(const core::JsonObject& body) {
 
 }  // namespace
 
-core::JsonObject TrialAssignment::params_object() const {
-  return std::get<core::JsonObject>(core::parse_json(params).data);
+JsonObject TrialAssignment::params_object() const {
+  return std::get<JsonObject>(parse_json(params).data);
 }
 
 std::string encode(const Hello& m) {
@@ -131,7 +131,7 @@ std::string encode(const Heartbeat&) {
   return "{}";
 }
 
-Hello decode_hello(const core::JsonObject& body) {
+Hello decode_hello(const JsonObject& body) {
   Hello m;
   if (field(body, "challenge"))
     m.challenge = nonce_field(body, "challenge", "HELLO");
@@ -141,14 +141,14 @@ Hello decode_hello(const core::JsonObject& body) {
   return m;
 }
 
-TrialAssignment decode_trial_assignment(const core::JsonObject& body, const char* message) {
+TrialAssignment decode_trial_assignment(const JsonObject& body, const char* message) {
   TrialAssignment m;
   m.trial = static_cast<core::TrialId>(whole(body, "trial", message, 0, kMaxExactWhole));
   m.attempt = static_cast<std::uint64_t>(whole(body, "attempt", message, 0, kMaxExactWhole));
   const auto* params = field(body, "params");
   if (!params || !params->is_object())
     throw ProtocolError(where(message, "params") + " must be an object");
-  m.params = core::to_json_text(*params);
+  m.params = to_json_text(*params);
   m.trial_dir = required_text(body, "trial_dir", message, kMaxLong);
   m.checkpoint = optional_text(body, "checkpoint", message, kMaxLong, true);
   if (const auto* step = field(body, "checkpoint_step");
@@ -158,29 +158,29 @@ TrialAssignment decode_trial_assignment(const core::JsonObject& body, const char
   return m;
 }
 
-GroupWelcome decode_group_welcome(const core::JsonObject& body) {
+GroupWelcome decode_group_welcome(const JsonObject& body) {
   return GroupWelcome{count(body, "group", "WELCOME", 0)};
 }
 
-WorkerWelcome decode_worker_welcome(const core::JsonObject& body) {
+WorkerWelcome decode_worker_welcome(const JsonObject& body) {
   return WorkerWelcome{required_text(body, "worker", "WELCOME", kMaxName),
                        optional_text(body, "allocation", "WELCOME", kMaxName)};
 }
 
-Assignment decode_assign(const core::JsonObject& body) {
+Assignment decode_assign(const JsonObject& body) {
   if (boolean(body, "done", "ASSIGN", false)) return StudyOver{};
   return decode_trial_assignment(body, "ASSIGN");
 }
 
-Next decode_next(const core::JsonObject&) {
+Next decode_next(const JsonObject&) {
   return {};
 }
 
-Ask decode_ask(const core::JsonObject&) {
+Ask decode_ask(const JsonObject&) {
   return {};
 }
 
-Heartbeat decode_heartbeat(const core::JsonObject&) {
+Heartbeat decode_heartbeat(const JsonObject&) {
   return {};
 }
 

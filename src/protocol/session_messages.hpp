@@ -8,8 +8,8 @@
 #include <string>
 #include <variant>
 
-#include "core/json.hpp"
 #include "core/study/study_spec.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/worker_messages.hpp"
 
 namespace slurmtune::protocol {
@@ -72,7 +72,7 @@ struct TrialAssignment {
   std::optional<double> checkpoint_step;  ///< the step `checkpoint` was saved at; finite
   std::string metric;                     ///< WELCOME: the scheduled metric; ASSIGN: ""
   /// The parameters as an object.
-  core::JsonObject params_object() const;
+  JsonObject params_object() const;
   friend bool operator==(const TrialAssignment&, const TrialAssignment&) = default;
 };
 
@@ -116,14 +116,14 @@ std::string encode(const Heartbeat& message);
 /// A HELLO: "worker" makes it a worker's (a joined job's with "allocation"), "group" a
 /// trial group's, and otherwise a trial's. The credential is checked for its form only;
 /// whether it is right is the control server's to say.
-Hello decode_hello(const core::JsonObject& body);
+Hello decode_hello(const JsonObject& body);
 /// `message`: "WELCOME" or "ASSIGN", for the error text.
-TrialAssignment decode_trial_assignment(const core::JsonObject& body, const char* message);
-GroupWelcome decode_group_welcome(const core::JsonObject& body);
-WorkerWelcome decode_worker_welcome(const core::JsonObject& body);
-Assignment decode_assign(const core::JsonObject& body);
-Next decode_next(const core::JsonObject& body);
-Ask decode_ask(const core::JsonObject& body);
-Heartbeat decode_heartbeat(const core::JsonObject& body);
+TrialAssignment decode_trial_assignment(const JsonObject& body, const char* message);
+GroupWelcome decode_group_welcome(const JsonObject& body);
+WorkerWelcome decode_worker_welcome(const JsonObject& body);
+Assignment decode_assign(const JsonObject& body);
+Next decode_next(const JsonObject& body);
+Ask decode_ask(const JsonObject& body);
+Heartbeat decode_heartbeat(const JsonObject& body);
 
 }  // namespace slurmtune::protocol

@@ -70,7 +70,7 @@ std::string encode(const DecisionReply& m) {
   return out + "}";
 }
 
-DecisionReply decode_decision(const core::JsonObject& body) {
+DecisionReply decode_decision(const JsonObject& body) {
   DecisionReply m;
   m.decision = required_text(body, "decision", "DECISION", 16);
   if (m.decision != "continue" && m.decision != "stop" && m.decision != "pause")
@@ -82,7 +82,7 @@ DecisionReply decode_decision(const core::JsonObject& body) {
   if (field(body, "cutoff")) m.cutoff = number(body, "cutoff", "DECISION");
   if (const auto* exploit = field(body, "exploit")) {
     if (!exploit->is_object()) throw ProtocolError("DECISION: 'exploit' must be an object");
-    const auto& e = std::get<core::JsonObject>(exploit->data);
+    const auto& e = std::get<JsonObject>(exploit->data);
     m.exploit = DecisionReply::Exploit{
         static_cast<std::uint64_t>(whole(e, "donor", "DECISION exploit", 0, kMaxExactWhole)),
         finite(e, "donor_step", "DECISION exploit")};
@@ -91,13 +91,13 @@ DecisionReply decode_decision(const core::JsonObject& body) {
   return m;
 }
 
-Report decode_report(const core::JsonObject& body) {
+Report decode_report(const JsonObject& body) {
   Report m;
   m.step = finite(body, "step", "REPORT");
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
     throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
-  for (const auto& [name, value] : std::get<core::JsonObject>(metrics->data)) {
+  for (const auto& [name, value] : std::get<JsonObject>(metrics->data)) {
     if (!value.is_number() && !std::holds_alternative<std::nullptr_t>(value.data))
       throw ProtocolError("REPORT: metric '" + core::visible(name) + "' is a " +
                           std::string(value.type_name()) + ", not a number");
@@ -108,7 +108,7 @@ Report decode_report(const core::JsonObject& body) {
   return m;
 }
 
-CheckpointSaved decode_checkpoint(const core::JsonObject& body) {
+CheckpointSaved decode_checkpoint(const JsonObject& body) {
   CheckpointSaved m;
   m.step = finite(body, "step", "CHECKPOINT");
   m.path = required_text(body, "path", "CHECKPOINT", kMaxPath);
@@ -117,7 +117,7 @@ CheckpointSaved decode_checkpoint(const core::JsonObject& body) {
   return m;
 }
 
-TrialEnding decode_trial_ending(const core::JsonObject& body, const char* message) {
+TrialEnding decode_trial_ending(const JsonObject& body, const char* message) {
   const std::string status = required_text(body, "status", message, 16);
   if (status != "completed" && status != "failed")
     throw ProtocolError(std::string(message) +

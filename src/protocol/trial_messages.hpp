@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
 namespace slurmtune::protocol {
 
@@ -57,13 +57,13 @@ struct DecisionReply {
 
 std::string encode(const TrialEnding& message);
 std::string encode(const DecisionReply& message);
-DecisionReply decode_decision(const core::JsonObject& body);
+DecisionReply decode_decision(const JsonObject& body);
 std::string encode(const Report& message);
 std::string encode(const CheckpointSaved& message);
-Report decode_report(const core::JsonObject& body);
-CheckpointSaved decode_checkpoint(const core::JsonObject& body);
+Report decode_report(const JsonObject& body);
+CheckpointSaved decode_checkpoint(const JsonObject& body);
 /// `message`: "BYE" or "TRIAL_END", for the error text. A status other than "completed"
 /// or "failed" is refused, not read as a failure.
-TrialEnding decode_trial_ending(const core::JsonObject& body, const char* message);
+TrialEnding decode_trial_ending(const JsonObject& body, const char* message);
 
 }  // namespace slurmtune::protocol

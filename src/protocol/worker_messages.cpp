@@ -31,7 +31,7 @@ std::string quoted_map(const std::map<std::string, std::string>& values) {
   return out + "}";
 }
 
-ProcessKey key_of(const core::JsonObject& body, const char* message) {
+ProcessKey key_of(const JsonObject& body, const char* message) {
   return ProcessKey::parse(required_text(body, "key", message, kMaxKey), message);
 }
 
@@ -91,7 +91,7 @@ std::string encode(const Leaving& m) {
   return "{\"why\": " + core::json_quote(m.why) + "}";
 }
 
-LaunchOrDone decode_launch(const core::JsonObject& body) {
+LaunchOrDone decode_launch(const JsonObject& body) {
   if (boolean(body, "done", "LAUNCH", false)) return StudyOver{};
   Launch m;
   m.key = key_of(body, "LAUNCH");
@@ -111,7 +111,7 @@ LaunchOrDone decode_launch(const core::JsonObject& body) {
   return m;
 }
 
-Exited decode_exited(const core::JsonObject& body) {
+Exited decode_exited(const JsonObject& body) {
   Exited m;
   m.key = key_of(body, "EXITED");
   m.code = static_cast<int>(whole(body, "code", "EXITED", -1, 255));
@@ -121,14 +121,14 @@ Exited decode_exited(const core::JsonObject& body) {
   return m;
 }
 
-Signal decode_signal(const core::JsonObject& body) {
+Signal decode_signal(const JsonObject& body) {
   Signal m;
   m.key = key_of(body, "SIGNAL");
   m.signal = static_cast<int>(whole(body, "signal", "SIGNAL", 1, 64));
   return m;
 }
 
-Leaving decode_leaving(const core::JsonObject& body) {
+Leaving decode_leaving(const JsonObject& body) {
   return Leaving{required_text(body, "why", "LEAVING", kMaxWhy, true)};
 }
 

@@ -9,8 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/json.hpp"
 #include "core/study/study_spec.hpp"
+#include "protocol/json_value.hpp"
 
 namespace slurmtune::protocol {
 
@@ -68,9 +68,9 @@ std::string encode(const Exited& message);
 std::string encode(const Signal& message);
 std::string encode(const Leaving& message);
 
-LaunchOrDone decode_launch(const core::JsonObject& body);
-Exited decode_exited(const core::JsonObject& body);
-Signal decode_signal(const core::JsonObject& body);
-Leaving decode_leaving(const core::JsonObject& body);
+LaunchOrDone decode_launch(const JsonObject& body);
+Exited decode_exited(const JsonObject& body);
+Signal decode_signal(const JsonObject& body);
+Leaving decode_leaving(const JsonObject& body);
 
 }  // namespace slurmtune::protocol

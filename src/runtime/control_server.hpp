@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "runtime/event_loop.hpp"
 #include "runtime/log.hpp"
@@ -47,7 +47,7 @@ class ControlHandler {
   virtual std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) = 0;
   /// Any later message; returns the reply (a DECISION, an ASSIGN), if it has one now.
   virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
-                                          const core::JsonObject& body) = 0;
+                                          const protocol::JsonObject& body) = 0;
   /// An authenticated connection ended (the peer closed it, or the server did).
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
 };

@@ -73,16 +73,16 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override;
   core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override;
   std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
-                                     const core::JsonObject& body) override;
+                                     const protocol::JsonObject& body) override;
   void nothing_to_launch() override;  // logs held work; ends a session that only holds
 
   // control plane (coordinator_messages.cpp)
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   std::optional<Reply> on_message(ConnectionId id, MessageType type,
-                                  const core::JsonObject& body) override;
+                                  const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
-  Reply on_report(ActiveTrial& t, const core::JsonObject& body);
-  void on_checkpoint(ActiveTrial& t, const core::JsonObject& body);
+  Reply on_report(ActiveTrial& t, const protocol::JsonObject& body);
+  void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 
   const core::StudySpec& spec_;
   RunOptions options_;

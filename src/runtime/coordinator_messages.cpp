@@ -62,7 +62,7 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
 }
 
 std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
-                                             const core::JsonObject& body) {
+                                             const protocol::JsonObject& body) {
   if (backend_->owns(id)) return backend_->on_message(id, type, body);
   ActiveTrial* t = trials_.of_connection(id);
   if (!t) throw ProtocolError("this trial has ended");
@@ -81,7 +81,7 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
   }
 }
 
-Reply Coordinator::on_report(ActiveTrial& t, const core::JsonObject& body) {
+Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
   const protocol::Report report = protocol::decode_report(body);
   const double step = report.step;
   // One value per declared metric, in the results file's column order (the scheduled
@@ -122,7 +122,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const core::JsonObject& body) {
                decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
 }
 
-void Coordinator::on_checkpoint(ActiveTrial& t, const core::JsonObject& body) {
+void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body) {
   const protocol::CheckpointSaved saved = protocol::decode_checkpoint(body);
   const double step = saved.step;
   const CheckpointPath checkpoint = confine_checkpoint(saved.path, t.dir, study_dir_);

@@ -66,7 +66,7 @@ core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
 }
 
 std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
-                                                const core::JsonObject& body) {
+                                                const protocol::JsonObject& body) {
   switch (type) {
     case MessageType::Report:
       if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");

@@ -114,7 +114,7 @@ std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& f
 }
 
 std::optional<Reply> GroupBackend::on_message(ConnectionId id, MessageType type,
-                                              const core::JsonObject& body) {
+                                              const protocol::JsonObject& body) {
   TrialGroup& g = groups_.at(id);
   switch (type) {
     case MessageType::Next:

@@ -42,7 +42,8 @@ class TrialHost {
                                       const std::string& error) = 0;
   /// REPORT, CHECKPOINT or HEARTBEAT of a running trial, whichever connection carries it.
   virtual std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId connection,
-                                             MessageType type, const core::JsonObject& body) = 0;
+                                             MessageType type,
+                                             const protocol::JsonObject& body) = 0;
   /// The controller had nothing to launch: held work is logged, and an idle session
   /// that only holds work ends.
   virtual void nothing_to_launch() = 0;
@@ -87,7 +88,7 @@ class LaunchBackend {
   virtual bool owns(ConnectionId id) const = 0;
   /// A message on a connection it owns.
   virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
-                                          const core::JsonObject& body) = 0;
+                                          const protocol::JsonObject& body) = 0;
   /// A connection it owns closed.
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
   /// A trial's connection closed (the coordinator has unbound it): an exit that waited

@@ -172,7 +172,7 @@ std::string ProcessBackend::on_hello(ConnectionId id, const protocol::HelloFrom&
 }
 
 std::optional<Reply> ProcessBackend::on_message(ConnectionId id, MessageType type,
-                                                const core::JsonObject& body) {
+                                                const protocol::JsonObject& body) {
   return workers_.on_message(id, type, body);
 }
 

@@ -26,7 +26,7 @@ class ProcessBackend final : public LaunchBackend {
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return workers_.owns(id); }
   std::optional<Reply> on_message(ConnectionId id, MessageType type,
-                                  const core::JsonObject& body) override;
+                                  const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial& t) override;
   void reap() override;

@@ -101,12 +101,12 @@ std::optional<Frame> FrameDecoder::next() {
   return frame;
 }
 
-core::JsonObject payload_object(const Frame& frame) {
+protocol::JsonObject payload_object(const Frame& frame) {
   try {
-    auto value = core::parse_json(frame.payload);
+    auto value = protocol::parse_json(frame.payload);
     if (!value.is_object())
       throw ProtocolError(std::string(to_string(frame.type)) + " payload is not a JSON object");
-    return std::get<core::JsonObject>(std::move(value.data));
+    return std::get<protocol::JsonObject>(std::move(value.data));
   } catch (const InputError& e) {
     throw ProtocolError(std::string(to_string(frame.type)) + " payload: " + e.what());
   }

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
 namespace slurmtune::runtime {
 
@@ -84,6 +84,6 @@ class FrameDecoder {
 };
 
 /// Parses a frame's payload as a JSON object; ProtocolError otherwise.
-core::JsonObject payload_object(const Frame& frame);
+protocol::JsonObject payload_object(const Frame& frame);
 
 }  // namespace slurmtune::runtime

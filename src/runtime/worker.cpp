@@ -15,9 +15,9 @@
 #include <map>
 #include <optional>
 
-#include "core/json.hpp"
 #include "core/search/param_value.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/child_process.hpp"

@@ -89,7 +89,7 @@ TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spe
 }
 
 std::optional<Reply> WorkerPool::on_message(ConnectionId id, MessageType type,
-                                            const core::JsonObject& body) {
+                                            const protocol::JsonObject& body) {
   const WorkerStep& w = workers_.at(connections_.at(id));
   if (type == MessageType::Leaving && !w.allocation.empty()) {
     allocation_leaving(w.allocation, protocol::decode_leaving(body).why);

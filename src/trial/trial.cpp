@@ -10,9 +10,9 @@
 
 #include "client/typed_param.hpp"
 #include "core/error.hpp"
-#include "core/json.hpp"
 #include "core/placement/hostlist.hpp"
 #include "core/placement/partition.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "trial/collectives.hpp"
 #include "trial/communicator.hpp"
@@ -95,14 +95,14 @@ Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int 
     : local_rank_(local_rank), nodes_(std::move(nodes)), leader_(leader) {
   // Rank 0's client checked it when it came (WELCOME or ASSIGN) and encoded it again.
   const auto given = protocol::decode_trial_assignment(
-      std::get<core::JsonObject>(core::parse_json(assignment).data), "ASSIGN");
+      std::get<protocol::JsonObject>(protocol::parse_json(assignment).data), "ASSIGN");
   id_ = given.trial;
   attempt_ = given.attempt;
   dir_ = given.trial_dir;
   resume_ = given.checkpoint;
   resume_step_ = given.checkpoint_step.value_or(std::nan(""));
   exceptions_at_start_ = std::uncaught_exceptions();
-  params_ = std::make_shared<core::JsonObject>(given.params_object());
+  params_ = std::make_shared<protocol::JsonObject>(given.params_object());
   comm_ = std::make_unique<Communicator>(Communicator::duplicate(group));
   rank_ = comm_->rank();
   size_ = comm_->size();
@@ -127,7 +127,8 @@ MPI_Comm Trial::comm() const {
 
 template <class T>
 T Trial::param(const std::string& name) const {
-  return typed_param<T, ClientError>(*static_cast<const core::JsonObject*>(params_.get()), name);
+  return typed_param<T, ClientError>(*static_cast<const protocol::JsonObject*>(params_.get()),
+                                     name);
 }
 template double Trial::param<double>(const std::string&) const;
 template std::int64_t Trial::param<std::int64_t>(const std::string&) const;

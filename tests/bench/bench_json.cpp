@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
 namespace {
 
@@ -28,8 +28,9 @@ struct Fields {
   void add(double v) { sum += std::isnan(v) ? 1 : v; }
 };
 
-void own(const std::string& line, Fields& out) {
-  using namespace slurmtune::core;
+// The tree the control plane's decoders read (simdjson underneath).
+void payload_tree(const std::string& line, Fields& out) {
+  using namespace slurmtune::protocol;
   try {
     const JsonValue value = parse_json(line);
     const auto& o = std::get<JsonObject>(value.data);
@@ -172,7 +173,7 @@ int main(int argc, char** argv) {
   }
   SimdReader simd;
   const std::vector<std::pair<const char*, std::function<void(const std::string&, Fields&)>>>
-      readers = {{"own (core::parse_json)", own},
+      readers = {{"payload tree (protocol::parse_json)", payload_tree},
                  {"RapidJSON 1.1 (DOM, kParseNanAndInfFlag)", rapid},
                  {"simdjson 3.0 (on-demand, NaN from its raw token)", std::ref(simd)},
                  {"nlohmann/json 3.11 (DOM)", nlohmann_dom}};

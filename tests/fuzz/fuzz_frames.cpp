@@ -17,13 +17,13 @@
 using namespace slurmtune::runtime;
 
 namespace {
-slurmtune::core::JsonObject parse_object(const std::string& text) {
+slurmtune::protocol::JsonObject parse_object(const std::string& text) {
   return payload_object(Frame{MessageType::Launch, text});
 }
 
 // Decodes `body` as a typed message; what decodes must encode and decode to itself.
 template <class Decode>
-void round_trip(const slurmtune::core::JsonObject& body, Decode decode) {
+void round_trip(const slurmtune::protocol::JsonObject& body, Decode decode) {
   try {
     const auto message = decode(body);
     if (!(decode(parse_object(slurmtune::protocol::encode(message))) == message)) __builtin_trap();
@@ -31,7 +31,7 @@ void round_trip(const slurmtune::core::JsonObject& body, Decode decode) {
   }
 }
 
-void decode_typed(const slurmtune::core::JsonObject& body) {
+void decode_typed(const slurmtune::protocol::JsonObject& body) {
   namespace p = slurmtune::protocol;
   round_trip(body, p::decode_launch);
   round_trip(body, p::decode_exited);
@@ -43,10 +43,11 @@ void decode_typed(const slurmtune::core::JsonObject& body) {
   round_trip(body, p::decode_report);
   round_trip(body, p::decode_decision);
   round_trip(body, p::decode_checkpoint);
-  round_trip(body,
-             [](const slurmtune::core::JsonObject& b) { return p::decode_trial_ending(b, "BYE"); });
+  round_trip(body, [](const slurmtune::protocol::JsonObject& b) {
+    return p::decode_trial_ending(b, "BYE");
+  });
   round_trip(body, p::decode_hello);
-  round_trip(body, [](const slurmtune::core::JsonObject& b) {
+  round_trip(body, [](const slurmtune::protocol::JsonObject& b) {
     return p::decode_trial_assignment(b, "WELCOME");
   });
   round_trip(body, p::decode_group_welcome);

@@ -11,10 +11,14 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "core/json.hpp"
 #include "core/search/tpe_sampler.hpp"
+#include "protocol/json_value.hpp"
 
 using namespace slurmtune::core;
+using slurmtune::protocol::JsonArray;
+using slurmtune::protocol::JsonObject;
+using slurmtune::protocol::JsonValue;
+using slurmtune::protocol::parse_json;
 
 namespace {
 
@@ -26,7 +30,7 @@ double number(const JsonObject& o, const char* key) {
 }
 bool flag(const JsonObject& o, const char* key, bool fallback) {
   const auto it = o.find(key);
-  return it == o.end() ? fallback : std::get<bool>(it->second.data);
+  return it == o.end() ? fallback : std::get<bool>(it->value.data);
 }
 
 tpe::Distribution distribution(const JsonObject& o) {
@@ -41,8 +45,8 @@ tpe::Distribution distribution(const JsonObject& o) {
   d.low = number(o, "low");
   d.high = number(o, "high");
   d.log = flag(o, "log", false);
-  if (const auto it = o.find("step"); it != o.end() && it->second.is_number())
-    d.step = std::get<double>(it->second.data);
+  if (const auto it = o.find("step"); it != o.end() && it->value.is_number())
+    d.step = std::get<double>(it->value.data);
   return d;
 }
 
@@ -62,10 +66,11 @@ int main() {
   options.estimator.consider_endpoints = flag(header, "consider_endpoints", false);
   options.estimator.consider_prior = flag(header, "consider_prior", true);
   options.estimator.consider_magic_clip = flag(header, "consider_magic_clip", true);
-  if (header.count("prior_weight")) options.estimator.prior_weight = number(header, "prior_weight");
-  if (header.count("n_startup_trials"))
+  if (header.contains("prior_weight"))
+    options.estimator.prior_weight = number(header, "prior_weight");
+  if (header.contains("n_startup_trials"))
     options.n_startup_trials = static_cast<std::size_t>(number(header, "n_startup_trials"));
-  if (header.count("n_ei_candidates"))
+  if (header.contains("n_ei_candidates"))
     options.n_ei_candidates = static_cast<std::size_t>(number(header, "n_ei_candidates"));
   tpe::TpeSampler sampler(space, options, static_cast<std::uint32_t>(number(header, "seed")),
                           flag(header, "maximize", false));

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/json.hpp"
 #include "core/schedulers/replay_event.hpp"
 #include "core/search/param_value.hpp"
 

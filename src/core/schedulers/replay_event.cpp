@@ -1,19 +1,19 @@
 #include "core/schedulers/replay_event.hpp"
 
-#include <simdjson.h>
-
-#include <cmath>
-#include <limits>
+#include <deque>
 
 #include "core/error.hpp"
+#include "core/json_reading.hpp"
 #include "core/search/param_value.hpp"
-#include "core/text.hpp"
 
 namespace slurmtune::core {
 namespace od = simdjson::ondemand;
 
 struct ReplayEventReader::Parser {
   od::parser parser;
+  // Strings simdjson refused for a lone surrogate, unescaped here: they live as long as
+  // the line's other strings (until the next line).
+  std::deque<std::string> scratch;
 };
 
 namespace {
@@ -36,75 +36,33 @@ EventKind kind_of(od::json_type type) {
   return EventKind::Null;
 }
 
-// Reads one line's values, throwing "invalid JSON at column N" where the text breaks.
+// Reads the values replay uses from one line.
 class LineReader {
  public:
-  LineReader(od::document& doc, std::string_view line) : doc_(doc), line_(line) {}
+  LineReader(od::document& doc, std::string_view line, std::deque<std::string>& scratch)
+      : reader_(doc, line), scratch_(scratch) {}
 
-  [[noreturn]] void fail(simdjson::error_code error) { fail(simdjson::error_message(error)); }
-  [[noreturn]] void fail(const std::string& why) {
-    std::size_t column = line_.size();
-    const char* at = nullptr;
-    if (!doc_.current_location().get(at) && at >= line_.data() && at <= line_.data() + line_.size())
-      column = static_cast<std::size_t>(at - line_.data());
-    throw InputError("invalid JSON at column " + std::to_string(column + 1) + ": " + why);
-  }
-  template <class T>
-  T take(simdjson::simdjson_result<T>&& result) {
-    T out;
-    if (const auto error = std::move(result).get(out)) fail(error);
-    return out;
-  }
-
-  // NaN, Infinity and -Infinity: not JSON, so simdjson has no type for them, but its raw
-  // token says which one it is.
-  // The value's text up to the next structural character, less trailing blanks.
-  static std::string_view token_of(od::value& value) {
-    std::string_view token = value.raw_json_token();
-    while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\r'))
-      token.remove_suffix(1);
-    return token;
-  }
-
-  std::optional<double> python_special(od::value& value) {
-    const std::string_view token = token_of(value);
-    if (token == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    if (token == "Infinity") return std::numeric_limits<double>::infinity();
-    if (token == "-Infinity") return -std::numeric_limits<double>::infinity();
-    return std::nullopt;
-  }
+  const json_reading::ValueReader& reader() const { return reader_; }
 
   EventValue value(od::value value, bool with_members) {
     EventValue out;
-    od::json_type type{};
-    if (value.type().get(type)) {
-      if (const auto special = python_special(value)) {
-        out.kind = EventKind::Number;
-        out.number = *special;
-        return out;
-      }
-      fail("expected a value, not '" + visible(token_of(value)) + "'");
-    }
+    const od::json_type type = reader_.type(value);
     out.kind = kind_of(type);
     switch (type) {
       case od::json_type::number:
-        if (value.get_double().get(out.number)) {
-          const auto special = python_special(value);
-          if (!special) fail(simdjson::NUMBER_ERROR);
-          out.number = *special;
-        }
+        out.number = reader_.number(value);
         break;
       case od::json_type::string:
-        out.text = take(value.get_string());
+        out.text = reader_.string(value, scratch_.emplace_back());
         break;
       case od::json_type::boolean:
-        out.text = take(value.get_bool()) ? std::string_view("true") : std::string_view("false");
+        out.text = reader_.boolean(value) ? std::string_view("true") : std::string_view("false");
         break;
       case od::json_type::null:
-        if (!take(value.is_null())) fail(simdjson::N_ATOM_ERROR);
+        reader_.null(value);
         break;
       case od::json_type::object:
-        if (with_members) out.members = members(take(value.get_object()));
+        if (with_members) out.members = members(reader_.take(value.get_object()));
         break;
       case od::json_type::array:
         break;
@@ -115,10 +73,11 @@ class LineReader {
   // A config object's members as text a domain parses (numbers in shortest form).
   std::vector<ConfigMember> members(od::object object) {
     std::vector<ConfigMember> out;
+    std::string key_scratch;
     for (auto field_result : object) {
-      od::field field = take(std::move(field_result));
+      od::field field = reader_.take(std::move(field_result));
       ConfigMember member;
-      member.name = std::string(take(field.unescaped_key()));
+      member.name = std::string(reader_.key(field, key_scratch));
       EventValue v = value(field.value(), false);
       member.kind = v.kind;
       member.text = v.kind == EventKind::Number ? format_double(v.number) : std::string(v.text);
@@ -128,8 +87,8 @@ class LineReader {
   }
 
  private:
-  od::document& doc_;
-  std::string_view line_;
+  json_reading::ValueReader reader_;
+  std::deque<std::string>& scratch_;
 };
 
 // The field of `event` (const or not) that `name` fills, or nullptr for one replay skips.
@@ -175,26 +134,23 @@ ReplayEventReader::~ReplayEventReader() = default;
 
 ReplayEvent ReplayEventReader::read(std::string& line) {
   const std::size_t size = line.size();
-  if (line.capacity() < size + simdjson::SIMDJSON_PADDING)
-    line.reserve(size + simdjson::SIMDJSON_PADDING);
-  od::document doc;
-  if (const auto error = parser_->parser.iterate(line.data(), size, line.capacity()).get(doc))
-    throw InputError("invalid JSON at column 1: " + std::string(simdjson::error_message(error)));
-  LineReader reader(doc, std::string_view(line.data(), size));
+  od::document doc = json_reading::iterate_in_place(parser_->parser, line);
+  parser_->scratch.clear();
+  LineReader reader(doc, std::string_view(line.data(), size), parser_->scratch);
+  const json_reading::ValueReader& values = reader.reader();
   od::json_type type{};
-  if (doc.type().get(type)) reader.fail(simdjson::TAPE_ERROR);
+  if (doc.type().get(type)) values.fail(simdjson::TAPE_ERROR);
   if (type != od::json_type::object)
     throw InputError("expected a JSON object, not " + std::string(to_string(kind_of(type))));
   ReplayEvent event;
-  for (auto field_result : reader.take(doc.get_object())) {
-    od::field field = reader.take(std::move(field_result));
-    const std::string_view key = reader.take(field.unescaped_key());
+  std::string key_scratch;
+  for (auto field_result : values.take(doc.get_object())) {
+    od::field field = values.take(std::move(field_result));
+    const std::string_view key = values.key(field, key_scratch);
     if (std::optional<EventValue>* slot = slot_of(event, key))
       *slot = reader.value(field.value(), key == "config");  // others are skipped
   }
-  // Anything after the object (a second value, stray text) breaks the line.
-  const char* at = nullptr;
-  if (!doc.current_location().get(at)) reader.fail(simdjson::TRAILING_CONTENT);
+  values.expect_end();  // a second value or stray text after the object breaks the line
   return event;
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace slurmtune::core {
 
@@ -38,7 +39,10 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string json_quote(std::string_view text) {
+std::string json_quote(std::string_view raw) {
+  std::string repaired;
+  if (!is_valid_utf8(raw)) repaired = repair_utf8(raw);
+  const std::string_view text = repaired.empty() ? raw : std::string_view(repaired);
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {

@@ -35,7 +35,8 @@ std::optional<double> parse_double(std::string_view text);
 /// "a, b, c": names for messages.
 std::string join_names(const std::vector<std::string>& names);
 
-/// JSON string literal with escapes.
+/// JSON string literal with escapes. Text that is not UTF-8 (a trial's stderr may be
+/// anything) is repaired first (core/text.hpp): JSON is UTF-8, and readers refuse it.
 std::string json_quote(std::string_view text);
 
 }  // namespace slurmtune::core

@@ -3,13 +3,13 @@
 // text a decode refuses it with.
 #include <string>
 
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 #include "runtime/protocol.hpp"
 
 namespace slurmtune::testing {
 
 /// `text` parsed as a frame's payload (a JSON object), as every receiver parses it.
-inline core::JsonObject payload(const std::string& text) {
+inline protocol::JsonObject payload(const std::string& text) {
   return runtime::payload_object(runtime::Frame{runtime::MessageType::Hello, text});
 }
 

@@ -80,8 +80,8 @@ BOOST_AUTO_TEST_CASE(a_trial_assignment_round_trips_and_keeps_the_parameters_ord
   BOOST_TEST(text.find(R"("params": {"lr": 0.01, "batch": 64, "opt": "sgd"})") !=
              std::string::npos);
   const TrialAssignment back = decode_trial_assignment(object(text), "WELCOME");
-  BOOST_TEST(core::to_json_text(core::JsonValue{back.params_object()}) ==
-             core::to_json_text(core::JsonValue{welcome.params_object()}));
+  BOOST_TEST(protocol::to_json_text(protocol::JsonValue{back.params_object()}) ==
+             protocol::to_json_text(protocol::JsonValue{welcome.params_object()}));
   BOOST_TEST(back.trial == 3U);
   BOOST_TEST(back.checkpoint_step.value_or(0) == 9.0);
   BOOST_TEST(back.metric == "val_loss");
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(assign_is_a_trial_or_the_end_of_the_study) {
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_assignment_is_refused_by_name) {
-  const auto as_welcome = [](const core::JsonObject& body) {
+  const auto as_welcome = [](const protocol::JsonObject& body) {
     return decode_trial_assignment(body, "WELCOME");
   };
   const std::string base = R"("trial": 1, "attempt": 0, "trial_dir": "/t")";

@@ -16,8 +16,8 @@ const auto object = testing::payload;
 namespace {
 
 std::string refusal(const std::string& text) {
-  return testing::refusal([](const core::JsonObject& b) { return decode_trial_ending(b, "BYE"); },
-                          text);
+  return testing::refusal(
+      [](const protocol::JsonObject& b) { return decode_trial_ending(b, "BYE"); }, text);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "protocol/worker_messages.hpp"
@@ -22,7 +22,7 @@ namespace {
 // One vector of the file's list `kind` ("accept" or "refuse").
 struct Vector {
   std::string message;
-  core::JsonObject payload;
+  protocol::JsonObject payload;
   std::string refusal;  ///< "refuse" only
 };
 
@@ -30,20 +30,20 @@ std::vector<Vector> vectors(const char* kind) {
   std::ifstream in(SLURMTUNE_PROTOCOL_VECTORS);
   std::stringstream text;
   text << in.rdbuf();
-  const auto all = std::get<core::JsonObject>(core::parse_json(text.str()).data);
+  const auto all = std::get<protocol::JsonObject>(protocol::parse_json(text.str()).data);
   std::vector<Vector> out;
-  for (const auto& entry : std::get<core::JsonArray>(all.at(kind).data)) {
-    const auto& e = std::get<core::JsonObject>(entry.data);
+  for (const auto& entry : std::get<protocol::JsonArray>(all.at(kind).data)) {
+    const auto& e = std::get<protocol::JsonObject>(entry.data);
     const auto refusal = e.find("refusal");
     out.push_back({std::get<std::string>(e.at("message").data),
-                   std::get<core::JsonObject>(e.at("payload").data),
-                   refusal == e.end() ? "" : std::get<std::string>(refusal->second.data)});
+                   std::get<protocol::JsonObject>(e.at("payload").data),
+                   refusal == e.end() ? "" : std::get<std::string>(refusal->value.data)});
   }
   return out;
 }
 
 // Decodes `payload` as `message` and encodes it again.
-std::string round_trip(const std::string& message, const core::JsonObject& payload) {
+std::string round_trip(const std::string& message, const protocol::JsonObject& payload) {
   namespace p = protocol;
   if (message == "BYE" || message == "TRIAL_END")
     return p::encode(p::decode_trial_ending(payload, message.c_str()));
@@ -74,9 +74,9 @@ BOOST_AUTO_TEST_CASE(accepted_payloads_round_trip) {
   const auto accepted = vectors("accept");
   for (const auto& [message, payload, refusal] : accepted) {
     const std::string again = round_trip(message, payload);
-    BOOST_TEST(
-        core::to_json_text(core::parse_json(again)) == core::to_json_text(core::JsonValue{payload}),
-        message);
+    BOOST_TEST(protocol::to_json_text(protocol::parse_json(again)) ==
+                   protocol::to_json_text(protocol::JsonValue{payload}),
+               message);
   }
   BOOST_TEST(accepted.size() >= 31U);
 }

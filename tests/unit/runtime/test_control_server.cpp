@@ -28,7 +28,7 @@ struct Handler final : ControlHandler {
     return R"({"trial": 3})";
   }
   std::optional<Reply> on_message(ConnectionId, MessageType type,
-                                  const core::JsonObject&) override {
+                                  const protocol::JsonObject&) override {
     if (type != MessageType::Report) throw ProtocolError("unexpected");
     ++reports;
     return Reply{MessageType::Decision, R"({"decision": "continue"})"};

@@ -76,7 +76,7 @@ class FakeBackend final : public LaunchBackend {
     throw ProtocolError("the fake backend takes no peers");
   }
   bool owns(ConnectionId) const override { return false; }
-  std::optional<Reply> on_message(ConnectionId, MessageType, const core::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, MessageType, const protocol::JsonObject&) override {
     return std::nullopt;
   }
   void on_closed(ConnectionId, const std::string&) override {}

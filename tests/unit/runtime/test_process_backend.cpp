@@ -52,7 +52,7 @@ struct RecordingHost final : TrialHost {
     return meaning;
   }
   std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, MessageType,
-                                     const core::JsonObject&) override {
+                                     const protocol::JsonObject&) override {
     return std::nullopt;
   }
   void nothing_to_launch() override { ++idle; }
@@ -68,7 +68,7 @@ struct NoPeers final : ControlHandler {
   std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
     throw ProtocolError("no peers here");
   }
-  std::optional<Reply> on_message(ConnectionId, MessageType, const core::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, MessageType, const protocol::JsonObject&) override {
     throw ProtocolError("no peers here");
   }
   void on_closed(ConnectionId, const std::string&) override {}

@@ -37,7 +37,7 @@ struct PoolPeers final : ControlHandler {
     throw ProtocolError("only a joined job's worker is expected here");
   }
   std::optional<Reply> on_message(ConnectionId id, MessageType type,
-                                  const core::JsonObject& body) override {
+                                  const protocol::JsonObject& body) override {
     return pool->on_message(id, type, body);
   }
   void on_closed(ConnectionId id, const std::string& reason) override {
@@ -56,7 +56,7 @@ struct NoHost final : TrialHost {
     throw std::logic_error("not used");
   }
   std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, MessageType,
-                                     const core::JsonObject&) override {
+                                     const protocol::JsonObject&) override {
     return std::nullopt;
   }
   void nothing_to_launch() override {}

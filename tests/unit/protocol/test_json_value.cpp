@@ -1,11 +1,11 @@
-#define BOOST_TEST_MODULE core_json
+#define BOOST_TEST_MODULE protocol_json_value
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
 #include "core/error.hpp"
-#include "core/json.hpp"
+#include "protocol/json_value.hpp"
 
-using namespace slurmtune::core;
+using namespace slurmtune::protocol;
 
 BOOST_AUTO_TEST_CASE(reads_python_style_non_finite_numbers) {
   const auto v = parse_json(R"({"a": NaN, "b": Infinity, "c": -Infinity, "d": -1.5e3})");
@@ -29,7 +29,10 @@ BOOST_AUTO_TEST_CASE(reads_nested_values_and_escapes) {
 // Python's json.dumps writes every character beyond U+FFFF as a surrogate pair (its
 // default ensure_ascii): the pair is one character, a lone surrogate is U+FFFD.
 BOOST_AUTO_TEST_CASE(joins_surrogate_pairs_and_replaces_lone_surrogates) {
-  const auto text = [](const char* json) { return std::get<std::string>(parse_json(json).data); };
+  const auto text = [](const std::string& json) {
+    const auto array = std::get<JsonArray>(parse_json("[" + json + "]").data);
+    return std::get<std::string>(array.at(0).data);
+  };
   BOOST_TEST(text(R"("\ud83d\ude00")") == "\xF0\x9F\x98\x80");  // 😀
   BOOST_TEST(text(R"("a\uD834\uDD1Eb")") ==
              "a\xF0\x9D\x84\x9E"
@@ -68,4 +71,53 @@ BOOST_AUTO_TEST_CASE(reads_numbers_beyond_a_double_as_python_does) {
   BOOST_TEST(std::get<double>(o.at("small").data) == 0.0);
   BOOST_TEST(std::signbit(std::get<double>(o.at("small").data)));
   BOOST_TEST(std::get<double>(o.at("neg").data) == -HUGE_VAL);
+}
+
+BOOST_AUTO_TEST_CASE(keeps_the_last_of_duplicate_keys_and_sorts_members) {
+  const auto v = parse_json(R"({"b": 1, "a": 2, "b": 3, "c": {"z": 1, "y": 2}})");
+  const auto& o = std::get<JsonObject>(v.data);
+  BOOST_TEST(o.size() == 3U);
+  BOOST_TEST(std::get<double>(o.at("b").data) == 3.0);
+  std::string keys;
+  for (const auto& [key, value] : o)
+    keys += key;
+  BOOST_TEST(keys == "abc");
+  BOOST_TEST(to_json_text(v) == R"({"a": 2.0, "b": 3.0, "c": {"y": 2.0, "z": 1.0}})");
+  BOOST_TEST((o.find("d") == o.end()));
+  BOOST_CHECK_THROW(o.at("d"), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(reads_a_key_with_a_lone_surrogate) {
+  const auto v = parse_json(R"({"x\udcff": "p\udcffq", "n": 1})");
+  const auto& o = std::get<JsonObject>(v.data);
+  BOOST_TEST(std::get<std::string>(o.at("x\xEF\xBF\xBD").data) ==
+             "p\xEF\xBF\xBD"
+             "q");
+  BOOST_TEST(std::get<double>(o.at("n").data) == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(names_where_and_why_text_is_refused) {
+  const auto why = [](const std::string& text) {
+    try {
+      parse_json(text);
+    } catch (const slurmtune::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  BOOST_TEST(why(R"({"a": nope})") == "invalid JSON at column 7: expected a value, not 'nope'");
+  BOOST_TEST(why("3") == "invalid JSON at column 1: expected a JSON object or array");
+  BOOST_TEST(why("\"text\"").find("expected a JSON object or array") != std::string::npos);
+  BOOST_TEST(why("{\"a\": \"\xff\"}").find("invalid JSON at column 1") == 0U);  // not UTF-8
+  BOOST_TEST(why(R"({"a": 1} {"b": 2})").find("invalid JSON at column 10") == 0U);
+}
+
+// A trial's stderr may hold any bytes; what slurmtune writes as JSON is UTF-8, so that
+// simdjson (which refuses text that is not) reads it back.
+BOOST_AUTO_TEST_CASE(writes_text_that_is_not_utf8_repaired) {
+  const JsonValue bad{JsonArray{JsonValue{std::string("ok \xff\xfe end")}}};
+  const std::string text = to_json_text(bad);
+  BOOST_TEST(text == "[\"ok \xEF\xBF\xBD\xEF\xBF\xBD end\"]");
+  const auto back = std::get<JsonArray>(parse_json(text).data);
+  BOOST_TEST(std::get<std::string>(back.at(0).data) == "ok \xEF\xBF\xBD\xEF\xBF\xBD end");
 }
