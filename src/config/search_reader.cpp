@@ -61,6 +61,21 @@ core::Domain ranged_domain(const TableReader& r, DomainKind kind, const toml::no
   return core::Domain{kind, v[0], v[1], quantized ? v[2] : 0.0, {}};
 }
 
+// `{ uniform = [low, high], step = q }`: Optuna's suggest_float(..., step=q).
+core::Domain stepped_domain(const TableReader& r, std::string_view word, const toml::node& body,
+                            const toml::node& step, std::string_view name) {
+  if (word != "uniform")
+    fail(r, step, name,
+         "step goes with uniform only, as Optuna's suggest_float(..., step=q) (not on a log "
+         "scale); for integers with a step use qrandint");
+  if (!step.is_number()) fail(r, step, name, "step must be a number, e.g. step = 0.1");
+  core::Domain d = ranged_domain(r, DomainKind::Uniform, body, name);
+  d.kind = DomainKind::SteppedUniform;
+  d.q =
+      step.is_integer() ? static_cast<double>(*step.value<std::int64_t>()) : *step.value<double>();
+  return d;
+}
+
 core::Domain read_domain(const TableReader& r, const toml::node& value, std::string_view name) {
   if (const auto constant = scalar(value))
     return core::Domain{DomainKind::Constant, 0, 0, 0, {*constant}};
@@ -69,13 +84,16 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
          "a bare array is ambiguous; write { choice = [...] } to sample one "
          "value or { grid = [...] } to try every value");
   const toml::table* table = value.as_table();
-  if (!table || table->size() != 1)
+  const toml::node* step = table ? table->get("step") : nullptr;
+  if (!table || table->size() != (step ? 2U : 1U))
     fail(r, value, name,
          "expected one domain, e.g. { uniform = [0, 1] }, { choice = [\"a\", \"b\"] } "
-         "or a constant");
-  const auto entry = table->begin();  // toml++ iterators yield proxies: keep the iterator
+         "or a constant (a stepped float adds step: { uniform = [0, 1], step = 0.1 })");
+  auto entry = table->begin();  // toml++ iterators yield proxies: keep the iterator
+  if (entry->first.str() == "step") ++entry;
   const toml::key& key = entry->first;
   const toml::node& body = entry->second;
+  if (step) return stepped_domain(r, key.str(), body, *step, name);
   const auto kind = core::domain_kind_from_keyword(key.str());
   if (!kind) {
     std::vector<std::string> words;

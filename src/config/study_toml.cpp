@@ -30,6 +30,10 @@ toml::table domain_table(const core::Domain& d) {
     values.push_back(static_cast<std::int64_t>(d.low));
     values.push_back(static_cast<std::int64_t>(d.high));
     if (d.q > 0) values.push_back(static_cast<std::int64_t>(d.q));
+  } else if (d.kind == core::DomainKind::SteppedUniform) {
+    values.push_back(d.low);
+    values.push_back(d.high);
+    t.insert("step", d.q);
   } else {
     values.push_back(d.low);
     values.push_back(d.high);

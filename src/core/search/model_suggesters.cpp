@@ -83,6 +83,8 @@ Distribution tpe_distribution(const Domain& d) {
     case DomainKind::Uniform:
     case DomainKind::QUniform:
       return Distribution{Distribution::Kind::Float, d.low, d.high, std::nullopt, false, 0};
+    case DomainKind::SteppedUniform:  // Optuna's FloatDistribution(low, high, step=q)
+      return Distribution{Distribution::Kind::Float, d.low, d.high, d.q, false, 0};
     case DomainKind::LogUniform:
     case DomainKind::QLogUniform:
       return Distribution{Distribution::Kind::Float, d.low, d.high, std::nullopt, true, 0};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -11,8 +12,11 @@
 namespace slurmtune::core {
 namespace {
 
-constexpr std::array<std::pair<DomainKind, std::string_view>, 10> kKeywords{{
+// The first of two kinds with one keyword is the one the keyword names: a stepped float is
+// `{ uniform = [low, high], step = q }`.
+constexpr std::array<std::pair<DomainKind, std::string_view>, 11> kKeywords{{
     {DomainKind::Uniform, "uniform"},
+    {DomainKind::SteppedUniform, "uniform"},
     {DomainKind::LogUniform, "loguniform"},
     {DomainKind::QUniform, "quniform"},
     {DomainKind::QLogUniform, "qloguniform"},
@@ -27,6 +31,16 @@ constexpr std::array<std::pair<DomainKind, std::string_view>, 10> kKeywords{{
 // Rounds to the nearest multiple of q, ties to even, like numpy.round(v / q) * q.
 double quantize(double value, double q) {
   return std::nearbyint(value / q) * q;
+}
+
+// How close (high - low) / step must come to a whole number: decimal steps such as 0.1
+// are not exact in binary ((0.7 - 0.1) / 0.2 is 2.9999999999999996).
+constexpr double kStepTolerance = 1e-9;
+
+// Optuna's value of a step grid: k steps above low, clipped to the bounds (the last one
+// may round past high).
+double stepped_value(const Domain& d, double k) {
+  return std::clamp(k * d.q + d.low, d.low, d.high);
 }
 
 double lerp_log(double low, double high, double u) {
@@ -57,6 +71,11 @@ bool Domain::is_integer() const {
          kind == DomainKind::LogRandInt;
 }
 
+std::size_t Domain::steps() const {
+  if (kind != DomainKind::SteppedUniform) return 0;
+  return static_cast<std::size_t>(std::nearbyint((high - low) / q));
+}
+
 bool Domain::is_log() const {
   return kind == DomainKind::LogUniform || kind == DomainKind::QLogUniform ||
          kind == DomainKind::LogRandInt;
@@ -72,6 +91,10 @@ ParamValue Domain::from_unit(double u) const {
       return quantize(low + u * (high - low), q);
     case DomainKind::QLogUniform:
       return quantize(lerp_log(low, high, u), q);
+    case DomainKind::SteppedUniform: {
+      const auto points = static_cast<double>(steps()) + 1.0;
+      return stepped_value(*this, std::min(std::floor(u * points), points - 1.0));
+    }
     case DomainKind::RandInt: {
       const double span = high - low;
       const auto offset = std::min(std::floor(u * span), span - 1.0);
@@ -108,6 +131,11 @@ double Domain::to_unit(const ParamValue& value) const {
     }
     case DomainKind::Constant:
       return 0.5;
+    case DomainKind::SteppedUniform: {  // the centre of the value's slot, as from_unit's
+      const auto points = static_cast<double>(steps()) + 1.0;
+      const double k = std::clamp(std::nearbyint((as_number(value) - low) / q), 0.0, points - 1.0);
+      return (k + 0.5) / points;
+    }
     default:
       return std::clamp(unit_of_number(*this, as_number(value)), 0.0, 1.0);
   }
@@ -127,6 +155,9 @@ ParamValue Domain::from_number(double x) const {
       if (v > high && v - q >= low) v -= q;
       return v;
     }
+    case DomainKind::SteppedUniform:
+      return stepped_value(
+          *this, std::clamp(std::nearbyint((x - low) / q), 0.0, static_cast<double>(steps())));
     case DomainKind::RandInt:
     case DomainKind::LogRandInt:
       return static_cast<std::int64_t>(std::clamp(std::nearbyint(x), low, high - 1));
@@ -153,6 +184,9 @@ bool Domain::admits(const ParamValue& value) const {
     return false;
   const double x = as_number(value);
   if (is_integer() && x != std::trunc(x)) return false;
+  if (kind == DomainKind::SteppedUniform &&
+      std::abs((x - low) / q - std::nearbyint((x - low) / q)) > kStepTolerance * (1.0 + steps()))
+    return false;  // between two steps
   return x >= low && x <= high;
 }
 
@@ -207,6 +241,22 @@ std::optional<std::string> Domain::problem() const {
   if (quantized && !(q > 0.0 && std::isfinite(q)))
     return "needs a positive quantum q as its third element, e.g. [0, 1, 0.1]";
   if (kind == DomainKind::QRandInt && q != std::trunc(q)) return "needs an integer quantum q";
+  if (kind == DomainKind::SteppedUniform) {
+    if (!(q > 0.0 && std::isfinite(q))) return "needs a positive, finite step";
+    const double n = (high - low) / q;
+    if (std::abs(n - std::nearbyint(n)) > kStepTolerance * (1.0 + n)) {
+      // Decimal steps print as the user wrote them, not as 0.6000000000000001.
+      const auto near = [](double x) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.12g", x);
+        return std::string(text);
+      };
+      const double below = low + std::floor(n) * q;
+      return "has a step of " + near(q) + " that does not divide high - low (" + near(high - low) +
+             "); its values start at low, so make high " + near(below) + " or " + near(below + q);
+    }
+    if (n > 1e9) return "has more than 10^9 steps; use a larger step or uniform";
+  }
   if (kind == DomainKind::RandInt && high - low < 1.0) return "has no integer in [low, high)";
   return std::nullopt;
 }
@@ -220,6 +270,7 @@ std::string Domain::describe() const {
     return text + "]";
   }
   text += " [" + format_double(low) + ", " + format_double(high);
+  if (kind == DomainKind::SteppedUniform) return text + "] step " + format_double(q);
   if (q > 0.0) text += ", " + format_double(q);
   return text + "]";
 }

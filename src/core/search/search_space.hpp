@@ -12,16 +12,17 @@
 namespace slurmtune::core {
 
 enum class DomainKind {
-  Uniform,      ///< real in [low, high)
-  LogUniform,   ///< real in [low, high), uniform in log space; low > 0
-  QUniform,     ///< uniform rounded to a multiple of q
-  QLogUniform,  ///< loguniform rounded to a multiple of q
-  RandInt,      ///< integer in [low, high)  (upper bound exclusive, as Ray Tune)
-  QRandInt,     ///< integer in {low, low+q, ...} up to and including high
-  LogRandInt,   ///< integer in [low, high), uniform in log space; low > 0
-  Choice,       ///< one of the listed values, uniformly
-  Grid,         ///< every listed value in turn (an axis of a grid search)
-  Constant,     ///< always the same value
+  Uniform,         ///< real in [low, high)
+  LogUniform,      ///< real in [low, high), uniform in log space; low > 0
+  QUniform,        ///< uniform rounded to a multiple of q (Ray's quniform: the grid holds 0)
+  SteppedUniform,  ///< low, low+q, ... high (Optuna's float with a step: the grid starts at low)
+  QLogUniform,     ///< loguniform rounded to a multiple of q
+  RandInt,         ///< integer in [low, high)  (upper bound exclusive, as Ray Tune)
+  QRandInt,        ///< integer in {low, low+q, ...} up to and including high
+  LogRandInt,      ///< integer in [low, high), uniform in log space; low > 0
+  Choice,          ///< one of the listed values, uniformly
+  Grid,            ///< every listed value in turn (an axis of a grid search)
+  Constant,        ///< always the same value
 };
 
 /// Spelling of a domain kind in the study file (`loguniform`, `choice`, ...).
@@ -33,13 +34,16 @@ struct Domain {
   DomainKind kind = DomainKind::Constant;
   double low = 0.0;
   double high = 0.0;
-  double q = 0.0;                  ///< quantum of q* kinds
+  double q = 0.0;                  ///< quantum of q* kinds, the step of SteppedUniform
   std::vector<ParamValue> values;  ///< Choice, Grid, Constant (one value)
 
   /// Whether this domain consumes one coordinate of the sampler's unit cube.
   bool is_sampled() const { return kind != DomainKind::Grid && kind != DomainKind::Constant; }
   bool is_integer() const;
   bool is_log() const;
+  /// SteppedUniform: how many steps from low to high (a whole number; the last value is
+  /// high). 0 for other kinds.
+  std::size_t steps() const;
   /// Value at unit coordinate u in [0, 1). Grid and Constant ignore u.
   ParamValue from_unit(double u) const;
   /// Position of a value inside the domain in [0, 1] (the inverse of from_unit, up to

@@ -59,6 +59,8 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   const std::size_t finished = index_ ? index_->finished() : count_finished(history);
   std::vector<double> values;
   last_was_startup_ = finished < options_.n_startup_trials;
+  // Nothing to sample (every parameter a constant): Optuna draws nothing either.
+  if (space_.empty()) return values;
   if (last_was_startup_) {
     for (std::size_t p = 0; p < space_.size(); ++p)
       values.push_back(sample_random(p));

@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE core_search_space
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/error.hpp"
@@ -40,6 +41,40 @@ BOOST_AUTO_TEST_CASE(quantized_reals_are_multiples_of_q) {
   }
   // Ties round to even, like numpy.round: 0.375 / 0.25 = 1.5 -> 2.
   BOOST_TEST(std::get<double>(d.from_unit(0.375)) == 0.5);
+}
+
+// Optuna's suggest_float(low, high, step=q): low, low+q, ... high, each as often.
+BOOST_AUTO_TEST_CASE(stepped_floats_start_at_low_and_reach_high) {
+  const auto d = ranged(DomainKind::SteppedUniform, 0.1, 0.7, 0.2);
+  BOOST_TEST(d.steps() == 3U);
+  BOOST_TEST(!d.problem());
+  std::map<double, int> seen;
+  for (int i = 0; i < 400; ++i)
+    ++seen[std::get<double>(d.from_unit(i / 400.0))];
+  // 3 * 0.2 + 0.1 rounds past 0.7: the last value is clipped to high, as Optuna clips.
+  BOOST_TEST((seen == std::map<double, int>{
+                          {0.1, 100}, {0.2 + 0.1, 100}, {2 * 0.2 + 0.1, 100}, {0.7, 100}}));
+  BOOST_TEST(std::get<double>(d.from_unit(std::nextafter(1.0, 0.0))) == 0.7);
+  BOOST_TEST(std::get<double>(d.from_number(0.33)) == 0.2 + 0.1);
+  BOOST_TEST(std::get<double>(d.from_number(-5)) == 0.1);
+  BOOST_TEST(std::get<double>(d.from_number(5)) == 0.7);
+  BOOST_TEST(d.to_unit(ParamValue{0.7}) == 0.875);
+  BOOST_TEST(d.admits(ParamValue{0.5}));
+  BOOST_TEST(d.admits(ParamValue{0.7}));
+  BOOST_TEST(!d.admits(ParamValue{0.4}));  // between two steps
+  BOOST_TEST(!d.admits(ParamValue{0.9}));
+  BOOST_TEST(d.describe() == "uniform [0.1, 0.7] step 0.2");
+}
+
+BOOST_AUTO_TEST_CASE(a_step_must_divide_the_range) {
+  const auto why = ranged(DomainKind::SteppedUniform, 0, 1, 0.3).problem();
+  BOOST_REQUIRE(why);
+  BOOST_TEST(*why ==
+             "has a step of 0.3 that does not divide high - low (1); its values start at "
+             "low, so make high 0.9 or 1.2");
+  BOOST_TEST(*ranged(DomainKind::SteppedUniform, 0, 1, 0).problem() ==
+             "needs a positive, finite step");
+  BOOST_TEST(!ranged(DomainKind::SteppedUniform, -0.4, 0.8, 0.1).problem());
 }
 
 BOOST_AUTO_TEST_CASE(randint_excludes_the_upper_bound_and_reaches_every_integer) {
