@@ -38,9 +38,13 @@ int best_command(const Args& args) {
   } else if (format == "flags") {
     // One shell word per flag: `eval "set -- $(slurmtune best s.h5 -f flags)"` or
     // `python3 train.py $(...)` only when no value needs quoting.
-    for (std::size_t i = 0; i < params.size(); ++i)
-      std::cout << (i ? " " : "")
+    const char* separator = "";
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (!config.is_active(i)) continue;  // the best trial has no such parameter
+      std::cout << separator
                 << shell_word("--" + params[i].name + "=" + core::to_text(config.values[i]));
+      separator = " ";
+    }
     std::cout << '\n';
   } else {
     // The comment is one line whatever the names hold (control characters shown as \u).
@@ -49,8 +53,9 @@ int best_command(const Args& args) {
               << core::visible(spec.scheduler.resource) << " " << core::json_number(best->best_step)
               << " (" << core::visible(reader.path()) << ")\n";
     for (std::size_t i = 0; i < params.size(); ++i)
-      std::cout << slurmtune::config::toml_key(params[i].name) << " = "
-                << slurmtune::config::toml_value(config.values[i]) << '\n';
+      if (config.is_active(i))
+        std::cout << slurmtune::config::toml_key(params[i].name) << " = "
+                  << slurmtune::config::toml_value(config.values[i]) << '\n';
   }
   return kSuccess;
 }

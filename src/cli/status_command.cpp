@@ -115,8 +115,12 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
         pad(enum_name(store::trial_status_names(), static_cast<std::size_t>(t.status)), 11) +
         pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
         pad(short_number(t.best_value), 12);
-    for (const auto& v : t.config.values) {
-      const Cell c = param_cell(v);
+    for (std::size_t p = 0; p < t.config.values.size(); ++p) {
+      if (!t.config.is_active(p)) {  // a conditional parameter this trial does not have
+        line += pad("-", 14);
+        continue;
+      }
+      const Cell c = param_cell(t.config.values[p]);
       line += pad(
           std::holds_alternative<double>(c) ? short_number(std::get<double>(c)) : cell_text(c), 14);
     }
@@ -128,12 +132,15 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
 void print_origins(std::ostream& out, const core::StudySpec& spec,
                    const std::vector<store::TrialRecord>& trials) {
   if (!core::is_model_based(spec.sampler.kind)) return;
-  std::array<std::uint64_t, 4> counts{};
+  std::array<std::uint64_t, 5> counts{};
   for (const auto& t : trials)
     ++counts[static_cast<std::size_t>(t.suggestion.origin) % counts.size()];
   out << "Configurations:";
   const char* separator = " ";
-  for (std::size_t o = 1; o < counts.size(); ++o) {
+  using core::SuggestionOrigin;
+  for (const auto origin : {SuggestionOrigin::Enqueued, SuggestionOrigin::Startup,
+                            SuggestionOrigin::Random, SuggestionOrigin::Model}) {
+    const auto o = static_cast<std::size_t>(origin);
     if (counts[o] == 0) continue;
     out << separator << counts[o] << ' ' << store::suggestion_origin_names()[o];
     separator = ", ";

@@ -40,8 +40,9 @@ std::vector<Cell> trial_cells(const store::TrialRecord& t) {
       t.reports,
       t.nodes,
       t.error};
-  for (const auto& v : t.config.values)
-    cells.push_back(param_cell(v));
+  for (std::size_t p = 0; p < t.config.values.size(); ++p)
+    cells.push_back(t.config.is_active(p) ? param_cell(t.config.values[p])
+                                          : Cell{std::monostate{}});
   return cells;
 }
 

@@ -19,6 +19,7 @@ std::string cell_text(const Cell& cell) {
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
   if (const auto* u = std::get_if<std::uint64_t>(&cell)) return std::to_string(*u);
   if (const auto* d = std::get_if<double>(&cell)) return core::json_number(*d);
+  if (std::holds_alternative<std::monostate>(cell)) return {};
   return std::get<std::string>(cell);
 }
 
@@ -49,6 +50,8 @@ void TableWriter::row(const std::vector<Cell>& cells) {
     out_ << (i ? "," : "") << core::json_quote(columns_[i]) << ':';
     if (const auto* s = std::get_if<std::string>(&cells[i]))
       out_ << core::json_quote(*s);
+    else if (std::holds_alternative<std::monostate>(cells[i]))
+      out_ << "null";
     else
       out_ << cell_text(cells[i]);
   }

@@ -9,8 +9,9 @@
 
 namespace slurmtune::cli {
 
-/// One cell: an integer, a real (NaN allowed), or text.
-using Cell = std::variant<std::int64_t, std::uint64_t, double, std::string>;
+/// One cell: an integer, a real (NaN allowed), text, or nothing (a parameter a trial
+/// does not have: empty in CSV, null in JSON).
+using Cell = std::variant<std::int64_t, std::uint64_t, double, std::string, std::monostate>;
 
 enum class TableFormat { Csv, JsonLines };
 

@@ -85,6 +85,7 @@ ProtoWriter session_start(const store::StudyReader& reader, const store::TrialRe
   ProtoWriter start;
   const auto& parameters = reader.spec().space.parameters();
   for (std::size_t i = 0; i < parameters.size() && i < trial.config.values.size(); ++i) {
+    if (!trial.config.is_active(i)) continue;  // absent, as TensorBoard shows a missing hparam
     ProtoWriter entry;
     entry.bytes(1, parameters[i].name).message(2, proto_value(trial.config.values[i]));
     start.message(1, entry);

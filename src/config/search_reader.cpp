@@ -85,12 +85,14 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
          "value or { grid = [...] } to try every value");
   const toml::table* table = value.as_table();
   const toml::node* step = table ? table->get("step") : nullptr;
-  if (!table || table->size() != (step ? 2U : 1U))
+  const bool conditional = table && table->contains("when");  // read by read_condition
+  if (!table || table->size() != 1U + (step ? 1U : 0U) + (conditional ? 1U : 0U))
     fail(r, value, name,
          "expected one domain, e.g. { uniform = [0, 1] }, { choice = [\"a\", \"b\"] } "
          "or a constant (a stepped float adds step: { uniform = [0, 1], step = 0.1 })");
   auto entry = table->begin();  // toml++ iterators yield proxies: keep the iterator
-  if (entry->first.str() == "step") ++entry;
+  while (entry->first.str() == "step" || entry->first.str() == "when")
+    ++entry;
   const toml::key& key = entry->first;
   const toml::node& body = entry->second;
   if (step) return stepped_domain(r, key.str(), body, *step, name);
@@ -118,6 +120,76 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
   return ranged_domain(r, *kind, body, name);
 }
 
+// `when = { parent = value }` or `{ parent = [v1, v2] }`, all keys holding: the parents
+// are earlier choices of `params` (define-by-run order, so no cycle can form).
+std::vector<core::Condition> read_condition(const TableReader& r, const toml::table& search,
+                                            const toml::node& when, std::string_view name,
+                                            const std::vector<core::Parameter>& params,
+                                            const std::vector<std::string>& later) {
+  const toml::table* table = when.as_table();
+  if (!table || table->empty())
+    fail(r, when, name,
+         "when takes a table of conditions on earlier choices, e.g. "
+         "when = { optimizer = \"sgd\" }");
+  std::vector<core::Condition> out;
+  for (const auto& [key, wanted] : *table) {
+    const std::string parent(key.str());
+    std::size_t index = 0;
+    while (index < params.size() && params[index].name != parent)
+      ++index;
+    if (index == params.size()) {
+      if (parent == name) fail(r, wanted, name, "a parameter cannot depend on itself");
+      const toml::table* other = search.get(parent) ? search.get(parent)->as_table() : nullptr;
+      const toml::table* back =
+          other && other->get("when") ? other->get("when")->as_table() : nullptr;
+      if (back && back->contains(name))
+        fail(r, wanted, name,
+             "a cycle: '" + std::string(name) + "' depends on '" + core::visible(parent) +
+                 "', which depends on '" + std::string(name) + "'; one of them must not");
+      if (std::find(later.begin(), later.end(), parent) != later.end())
+        fail(r, wanted, name,
+             "depends on '" + core::visible(parent) + "', declared after it; declare '" +
+                 core::visible(parent) +
+                 "' first (parameters are chosen in the file's order, as define-by-run code "
+                 "suggests them, so a condition names an earlier one)");
+      std::vector<std::string> names;
+      for (const auto& p : params)
+        names.push_back(p.name);
+      const std::string hint = closest_word(parent, names);
+      fail(r, wanted, name,
+           "when names '" + core::visible(parent) + "', which is no parameter of [search]" +
+               (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    }
+    const core::Domain& d = params[index].domain;
+    if (d.kind != DomainKind::Choice)
+      fail(r, wanted, name,
+           "when names '" + core::visible(parent) + "', a " +
+               std::string(core::domain_keyword(d.kind)) +
+               "; a condition names a choice (make it one, e.g. { choice = [true, false] })");
+    core::Condition c{index, {}};
+    const toml::array* list = wanted.as_array();
+    const auto add = [&](const toml::node& node) {
+      const auto v = scalar(node);
+      const auto it = v ? std::find(d.values.begin(), d.values.end(), *v) : d.values.end();
+      if (it == d.values.end())
+        fail(r, node, name,
+             "when " + core::visible(parent) + " = " +
+                 (v ? core::visible(core::to_json(*v)) : toml_type_name(node)) + ": '" +
+                 core::visible(parent) + "' has no such value (" + d.describe() + ")");
+      c.values.push_back(*it);
+    };
+    if (list) {
+      if (list->empty()) fail(r, wanted, name, "when lists no value of '" + parent + "'");
+      for (const auto& item : *list)
+        add(item);
+    } else {
+      add(wanted);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<ParamValue> scalar(const toml::node& n) {
@@ -140,14 +212,21 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
                                         : a.first.column < b.first.column;
   });
   std::vector<core::Parameter> params;
+  std::vector<std::string> later;
+  for (const auto& entry : order)
+    later.push_back(entry.second);
   for (const auto& [position, name] : order) {
+    later.erase(later.begin());
     const toml::node& value = *table.get(name);
     if (const auto problem = core::name_problem(name))
       fail(r, value, name, "the parameter name " + *problem);
     core::Domain domain = read_domain(r, value, name);
     if (const auto why = domain.problem())
       fail(r, value, name, std::string(core::domain_keyword(domain.kind)) + " " + *why);
-    params.push_back(core::Parameter{name, std::move(domain)});
+    std::vector<core::Condition> when;
+    if (const auto* t = value.as_table(); t && t->contains("when"))
+      when = read_condition(r, table, *t->get("when"), name, params, later);
+    params.push_back(core::Parameter{name, std::move(domain), std::move(when)});
   }
   if (params.empty())
     throw StudyFileError(source +

@@ -9,6 +9,7 @@
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/search_space.hpp"
+#include "core/study/study_spec.hpp"
 
 namespace slurmtune::config {
 
@@ -22,6 +23,11 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
 
 /// A TOML scalar (boolean, integer, float, string) as a parameter value; nullopt otherwise.
 std::optional<core::ParamValue> scalar(const toml::node& node);
+
+/// `[[enqueue]]` (`node`: the top-level key, when the file has one): configurations to
+/// try first, checked against the study's space, sampler and max_trials.
+std::vector<core::PartialConfiguration> read_enqueue(const toml::node* node,
+                                                     const core::StudySpec& study);
 
 /// `[scheduler]`: the keys valid for the chosen type and semantics, with defaults.
 /// PBT's mutations name parameters of `space`.

@@ -132,6 +132,20 @@ void read_trial(TableReader r, core::StudySpec& study) {
         r.fail("command", "placeholder {" + name + "} names no parameter of [search]");
     }
   }
+  // An argument naming a conditional parameter is left out when it does not exist; a flag
+  // in the argument before it would stay behind, with the next argument as its value.
+  const auto& command = study.trial.command;
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    const std::string& arg = command[i];
+    if (arg.size() < 3 || arg.front() != '{' || arg.back() != '}') continue;
+    const auto p = study.space.index_of(arg.substr(1, arg.size() - 2));
+    if (p && !study.space.parameters()[*p].when.empty() && command[i - 1].starts_with("-"))
+      r.fail("command", "argument \"" + arg + "\" is left out when " +
+                            arg.substr(1, arg.size() - 2) +
+                            " does not exist (its when does not hold), but \"" + command[i - 1] +
+                            "\" before it would stay; write them as one argument, \"" +
+                            command[i - 1] + "=" + arg + "\"");
+  }
 }
 
 void read_resources(TableReader r, core::StudySpec& study) {
@@ -202,6 +216,46 @@ void read_simulate(TableReader r, core::StudySpec& study) {
   r.finish();
 }
 
+// What a conditional space (`when`) goes with so far; each refusal names the way out.
+void check_conditional_space(const toml::table& root, const core::StudySpec& study,
+                             const std::string& source) {
+  if (!study.space.conditional()) return;
+  std::string why;
+  const auto sampler = study.sampler.kind;
+  if (sampler == core::SamplerKind::Grid)
+    why =
+        "sampler \"grid\" enumerates every combination of values, which a conditional "
+        "space does not have; use random, halton or tpe";
+  else if (sampler == core::SamplerKind::Bohb || sampler == core::SamplerKind::Mobster)
+    why = "sampler \"" + std::string(core::sampler_keyword(sampler)) +
+          "\" does not take conditional parameters yet; use tpe, random or halton";
+  else if (sampler == core::SamplerKind::Tpe && study.sampler.tpe.estimator.multivariate &&
+           study.sampler.tpe.constant_liar)
+    why =
+        "tpe with multivariate = true and constant_liar = true ranks running trials that "
+        "may lack a parameter every finished trial has (Optuna 3.1 fails on it); drop one "
+        "of the two";
+  else if (sampler == core::SamplerKind::Tpe && study.sampler.tpe.bins > 0)
+    why =
+        "tpe's semantics = \"binned\" does not take conditional parameters yet; use "
+        "semantics = \"optuna\"";
+  else if (study.scheduler.type == core::SchedulerType::Pbt)
+    why =
+        "pbt mutates every parameter of a running trial, which a conditional parameter "
+        "may not have; make the parameters unconditional";
+  else if (study.simulate.curves)
+    why =
+        "[simulate] curves: recorded configurations have every parameter; a conditional "
+        "space has not";
+  if (why.empty()) return;
+  for (const auto& p : study.space.parameters())
+    if (!p.when.empty()) {
+      const auto& search = *root.get("search")->as_table();
+      TableReader(search, "search", source)
+          .fail_at(*search.get(p.name), p.name, "has a when, but " + why);
+    }
+}
+
 }  // namespace
 
 core::StudySpec parse_study(std::string_view text, const std::string& source) {
@@ -219,7 +273,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   if (!root.contains("study"))
     throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
   for (const auto name :
-       {"study", "search", "sampler", "scheduler", "trial", "resources", "simulate"})
+       {"study", "search", "sampler", "enqueue", "scheduler", "trial", "resources", "simulate"})
     top.node(name);
   top.finish();
   read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
@@ -231,6 +285,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
       read_search_space(table_or_empty(root, "search", source), source, study.sampler.kind);
   read_sampler(TableReader(table_or_empty(root, "sampler", source), "sampler", source),
                root.get("sampler"), study.sampler);
+  study.sampler.enqueued = read_enqueue(root.get("enqueue"), study);
   read_scheduler(TableReader(table_or_empty(root, "scheduler", source), "scheduler", source),
                  study.space, study.scheduler);
   study.scheduler.pbt.population = study.max_trials;
@@ -239,6 +294,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
+  check_conditional_space(root, study, source);
   return study;
 }
 

@@ -216,10 +216,43 @@ toml::table simulate_table(const core::SimulationSpec& s) {
   return t;
 }
 
+// A parameter's domain with its `when`, if any.
+toml::table parameter_table(const core::SearchSpace& space, const core::Parameter& p) {
+  toml::table t = domain_table(p.domain);
+  if (p.when.empty()) return t;
+  toml::table when;
+  when.is_inline(true);
+  for (const auto& c : p.when) {
+    toml::array values;
+    for (const auto& v : c.values)
+      insert_value(values, v);
+    const std::string& parent = space.parameters()[c.parent].name;
+    if (values.size() == 1)
+      when.insert(parent, *values.get(0));
+    else
+      when.insert(parent, std::move(values));
+  }
+  t.insert("when", std::move(when));
+  return t;
+}
+
+// One [[enqueue]] entry: its values in parameter order (toml++ sorts them in a table).
+std::vector<std::pair<std::string, toml::array>> enqueued_values(
+    const core::SearchSpace& space, const core::PartialConfiguration& entry) {
+  std::vector<std::pair<std::string, toml::array>> out;
+  for (std::size_t p = 0; p < space.size() && p < entry.values.size(); ++p) {
+    if (!entry.values[p]) continue;
+    toml::array value;  // a one-element array: a scalar node toml++ can hold
+    insert_value(value, *entry.values[p]);
+    out.emplace_back(space.parameters()[p].name, std::move(value));
+  }
+  return out;
+}
+
 toml::table resolved_table(const core::StudySpec& study) {
   toml::table search;
   for (const auto& p : study.space.parameters())
-    search.insert(p.name, domain_table(p.domain));
+    search.insert(p.name, parameter_table(study.space, p));
   toml::table out{{"study", study_table(study)},
                   {"search", std::move(search)},
                   {"scheduler", scheduler_table(study.scheduler)},
@@ -228,6 +261,16 @@ toml::table resolved_table(const core::StudySpec& study) {
                   {"simulate", simulate_table(study.simulate)}};
   if (auto sampler = sampler_table(study.sampler); !sampler.empty())
     out.insert("sampler", std::move(sampler));
+  // Flattened as "enqueue.N" (from 1): an entry is compared whole.
+  toml::table enqueue;
+  for (std::size_t i = 0; i < study.sampler.enqueued.size(); ++i) {
+    toml::table entry;
+    entry.is_inline(true);
+    for (auto& [name, value] : enqueued_values(study.space, study.sampler.enqueued[i]))
+      entry.insert(name, *value.get(0));
+    enqueue.insert(std::to_string(i + 1), std::move(entry));
+  }
+  if (!enqueue.empty()) out.insert("enqueue", std::move(enqueue));
   return out;
 }
 
@@ -247,6 +290,7 @@ std::string to_toml(const core::StudySpec& study) {
   // sorts keys, and PBT's [scheduler.mutations]; toml++ writes the rest.
   toml::table root = resolved_table(study);
   root.erase("search");
+  root.erase("enqueue");
   toml::table mutations;
   if (auto* scheduler = root["scheduler"].as_table()) {
     if (auto* found = (*scheduler)["mutations"].as_table()) mutations = std::move(*found);
@@ -255,11 +299,16 @@ std::string to_toml(const core::StudySpec& study) {
   std::ostringstream out;
   out << toml::toml_formatter{root, kFormat} << "\n\n[search]\n";
   for (const auto& p : study.space.parameters())
-    write_entry(out, p.name, domain_table(p.domain));
+    write_entry(out, p.name, parameter_table(study.space, p));
   if (!mutations.empty()) {
     out << "\n[scheduler.mutations]\n";
     for (const auto& [name, values] : mutations)
       write_entry(out, name.str(), values);
+  }
+  for (const auto& entry : study.sampler.enqueued) {
+    out << "\n[[enqueue]]\n";
+    for (const auto& [name, value] : enqueued_values(study.space, entry))
+      write_entry(out, name, *value.get(0));
   }
   return out.str();
 }

@@ -86,8 +86,11 @@ ParamColumn param_column(const core::Domain& d) {
 const std::vector<std::string>& suggestion_origin_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
+    // In the enum's order: the results file's enum values are its numbers (Enqueued,
+    // the newest, last, so that older files read the same).
     for (const auto o : {core::SuggestionOrigin::Blind, core::SuggestionOrigin::Startup,
-                         core::SuggestionOrigin::Random, core::SuggestionOrigin::Model})
+                         core::SuggestionOrigin::Random, core::SuggestionOrigin::Model,
+                         core::SuggestionOrigin::Enqueued})
       out.emplace_back(core::to_string(o));
     return out;
   }();
@@ -137,7 +140,9 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   t.nodes = trials.add("nodes", FieldKind::FixedString, 64);
   t.error = trials.add("error", FieldKind::FixedString, 512);
   if (schema_version >= 2) {
-    t.origin = trials.add("origin", FieldKind::Enum8, 0, suggestion_origin_names());
+    std::vector<std::string> origins = suggestion_origin_names();
+    if (schema_version < 6) origins.pop_back();  // `enqueued` came with schema 6
+    t.origin = trials.add("origin", FieldKind::Enum8, 0, origins);
     // Where the sampler's random streams stood after this suggestion: resume restores it.
     t.sampler_words = trials.add("sampler_words", FieldKind::U64);
     t.startup_words = trials.add("startup_words", FieldKind::U64);
@@ -146,6 +151,13 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   add_param_columns(trials, spec.space);
   for (const auto& p : spec.space.parameters())
     params.push_back(param_column(p.domain));
+  // Schema 6: whether a conditional parameter exists in each trial (spaces before it had
+  // none).
+  for (const auto& p : spec.space.parameters())
+    t.active.push_back(
+        p.when.empty() || schema_version < 6
+            ? kAbsent
+            : trials.add("active/" + p.name, FieldKind::Enum8, 0, {"FALSE", "TRUE"}));
 
   m.seq = metrics.add("seq", FieldKind::U64);
   m.trial = metrics.add("trial", FieldKind::U64);

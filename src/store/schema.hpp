@@ -21,7 +21,10 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 4: /checkpoints.path holds whole paths (PATH_MAX bytes, was 256).
 /// 5: /events records where a predicting scheduler expects the trial to end
 ///    (predicted_at, predicted_mean, predicted_lower, predicted_upper).
-inline constexpr std::int64_t kSchemaVersion = 5;
+/// 6: /trials.origin gains `enqueued` (a configuration given by [[enqueue]]), and each
+///    conditional parameter an `active/<name>` column (its `config/<name>` means nothing
+///    where that is FALSE).
+inline constexpr std::int64_t kSchemaVersion = 6;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -85,6 +88,8 @@ struct StudyLayout {
     std::size_t id, status, bracket, rung, retries, start_time, end_time, last_step, last_value,
         best_value, best_step, reports, nodes, error, first_param;
     std::size_t origin = kAbsent, sampler_words = kAbsent, startup_words = kAbsent;
+    /// Per parameter: its `active/<name>` field, kAbsent for an unconditional one.
+    std::vector<std::size_t> active;
   } t;
   struct {
     std::size_t seq, trial, step, time, first_metric;

@@ -178,6 +178,15 @@ std::vector<TrialRecord> StudyReader::trials() const {
     }
     for (std::size_t p = 0; p < layout_->params.size(); ++p)
       r.config.values.push_back(get_param(*layout_, l, t.first_param, row, p));
+    if (spec_.space.conditional()) {
+      r.config.active.assign(layout_->params.size(), true);
+      for (std::size_t p = 0; p < layout_->params.size(); ++p) {
+        if (t.active[p] == StudyLayout::kAbsent) continue;
+        r.config.active[p] = l.get<std::uint8_t>(row, t.active[p]) != 0;
+        if (!r.config.active[p])
+          r.config.values[p] = core::placeholder(spec_.space.parameters()[p].domain);
+      }
+    }
     return r;
   });
 }

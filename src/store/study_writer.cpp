@@ -280,8 +280,11 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
   for (const std::size_t f : {layout_.t.end_time, layout_.t.last_step, layout_.t.last_value,
                               layout_.t.best_value, layout_.t.best_step})
     l.put_f64(row, f, kNaN);
-  for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p)
+  for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p) {
     put_param(layout_, l, layout_.t.first_param, row, p, config.values[p]);
+    if (layout_.t.active[p] != StudyLayout::kAbsent)
+      l.put_enum(row, layout_.t.active[p], config.is_active(p) ? 1 : 0);
+  }
   if (layout_.has_suggestions()) {
     l.put_enum(row, layout_.t.origin, static_cast<std::uint8_t>(suggestion.origin));
     l.put_u64(row, layout_.t.sampler_words, suggestion.position.model_words);

@@ -78,6 +78,117 @@ def scenario_mobster_resume(runner, args):
     resume_scenario(runner, "mobster")
 
 
+def scenario_conditional(runner, args):
+    """A conditional space (`when`, a chain included) on real trials under tpe: a trial
+    gets exactly the parameters that exist for it, in argv (an argument naming an absent
+    one is left out) and from the client; the results file, status and the Python module
+    show the absent ones as absent; replay suggests every configuration that ran."""
+    trial = os.path.join(os.path.dirname(FAULT_TRIAL), "argv_trial.py")
+    record = os.path.join(runner.workdir, "argv-{trial_id}.json")
+    command = [sys.executable, trial, "--x={x}", "--momentum={momentum}", "--warmup={warmup}",
+               "--record=" + record]
+    text = study_toml("conditional", command, max_trials=8, max_t=3, study_extra='sampler = "tpe"\n')
+    text = text.replace("[search]\n", "[search]\nopt = { choice = [\"sgd\", \"adam\"] }\n")
+    text = text.replace("x = { uniform = [-1.0, 1.0] }\n",
+                        "x = { uniform = [-1.0, 1.0] }\n"
+                        "momentum = { uniform = [0.0, 0.9], when = { opt = \"sgd\" } }\n"
+                        "nesterov = { choice = [true, false], when = { opt = \"sgd\" } }\n"
+                        "warmup = { randint = [0, 5], when = { nesterov = true } }\n")
+    text += ("\n[sampler]\nn_startup_trials = 3\n"
+             "\n[[enqueue]]\nopt = \"sgd\"\nnesterov = true\n"
+             "\n[[enqueue]]\nopt = \"adam\"\n")
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "2"], sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
+    expect(rc == 0, "the run failed:\n" + log)
+    check_complete(path, 8)
+    trials = trials_of(path)
+    branches = set()
+    for t in trials.itertuples():
+        row = trials.loc[t.Index]
+        sgd = row["config/opt"] == "sgd"
+        nesterov = sgd and bool(row["config/nesterov"])
+        with open(record.replace("{trial_id}", str(t.Index))) as f:
+            given = json.load(f)
+        flags = {a.split("=")[0] for a in given["argv"]}
+        expect(("--momentum" in flags) == sgd and ("--warmup" in flags) == nesterov,
+               "trial %d (opt %s, nesterov %s) got argv %s" % (t.Index, row["config/opt"],
+                                                              row["config/nesterov"], given["argv"]))
+        names = {"x", "opt"} | ({"momentum", "nesterov"} if sgd else set()) | ({"warmup"} if nesterov else set())
+        expect(set(given["params"]) == names, "trial %d has parameters %s" % (t.Index, sorted(given["params"])))
+        for name in ("momentum", "nesterov", "warmup"):
+            absent = row["config/" + name] is None or row["config/" + name] != row["config/" + name]
+            expect(absent == (name not in names), "trial %d: config/%s is %r" % (t.Index, name, row["config/" + name]))
+        branches.add((sgd, nesterov))
+    expect({(True, True), (False, False)} <= branches, "both branches did not run: %s" % branches)
+    status = subprocess.run([runner.slurmtune, "status", path, "--all"], capture_output=True, text=True,
+                            check=True).stdout
+    expect(re.search(r"^  1 .* adam .* - +- +- *$", status, re.M), "status shows trial 1's absent ones:\n" + status)
+    suggestions, _ = replayed_decisions(runner, study, path)
+    expect(suggestions == 8, "replay made %d suggestions for 8 trials" % suggestions)
+    print("conditional: 8 trials, branches %s; argv, client parameters, results file and status show "
+          "exactly the parameters each has; replay matches all" % sorted(branches))
+
+
+def scenario_example_conditional(runner, args):
+    """The worked example share/slurmtune/examples/numpy-mlp/conditional.toml as shipped:
+    the real numpy MLP, a conditional momentum, two [[enqueue]] entries."""
+    for name in ("train.py", "conditional.toml"):
+        shutil.copy(os.path.join(EXAMPLE, name), runner.workdir)
+    study = os.path.join(runner.workdir, "conditional.toml")
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
+    expect(rc == 0, "the example failed:\n" + log)
+    check_complete(path, 16)
+    trials = trials_of(path)
+    first = trials.iloc[0]
+    expect((first["config/lr"], first["config/hidden"], first["config/optimizer"], first["config/momentum"],
+            first.origin) == (0.3, 32, "momentum", 0.9, "enqueued"), "trial 0: %s" % dict(first))
+    second = trials.iloc[1]
+    expect((second["config/lr"], second["config/optimizer"]) == (0.5, "sgd")
+           and second["config/momentum"] != second["config/momentum"], "trial 1: %s" % dict(second))
+    sgd = trials["config/optimizer"] == "sgd"
+    expect(trials.loc[sgd, "config/momentum"].isna().all() and trials.loc[~sgd, "config/momentum"].notna().all(),
+           "momentum where it does not exist: %s" % list(zip(trials["config/optimizer"], trials["config/momentum"])))
+    print("example-conditional: 16 trials (%d with momentum), trial 0 as enqueued, best val_loss %.4f"
+          % ((~sgd).sum(), trials["best_value"].min()))
+
+
+def scenario_enqueue(runner, args):
+    """[[enqueue]] under tpe on real trials: a whole configuration runs first as written
+    (origin "enqueued"), a partial one with its given value and the sampler's others;
+    replay suggests every configuration that ran."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=3", "--sleep=0.1"]
+    text = study_toml("enqueue", command, max_trials=6, max_t=3, study_extra='sampler = "tpe"\n')
+    text = text.replace("[search]\n", "[search]\nopt = { choice = [\"sgd\", \"adam\"] }\n"
+                        "drop = { uniform = [0.0, 0.5], step = 0.1 }\n")
+    text += ("\n[sampler]\nn_startup_trials = 3\n"
+             "\n[[enqueue]]\nx = 0.5\nopt = \"adam\"\ndrop = 0.2\n"
+             "\n[[enqueue]]\nx = -0.25\n")
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "1"], sbatch_args=["-N", "1", "--ntasks-per-node", "1"])
+    expect(rc == 0, "the run failed:\n" + log)
+    check_complete(path, 6)
+    trials = trials_of(path)
+    first, second = trials.iloc[0], trials.iloc[1]
+    expect((first["config/x"], first["config/opt"], first["config/drop"], first.origin)
+           == (0.5, "adam", 0.2, "enqueued"), "trial 0 did not run [[enqueue]] 1: %s" % dict(first))
+    expect(second["config/x"] == -0.25 and second.origin == "startup",
+           "trial 1 did not run x of [[enqueue]] 2: %s" % dict(second))
+    drops = list(trials["config/drop"])
+    expect(all(abs(d * 10 - round(d * 10)) < 1e-9 and 0 <= d <= 0.5 for d in drops),
+           "a stepped value off its steps: %s" % drops)
+    status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True,
+                            check=True).stdout
+    expect("Configurations: 1 enqueued, 2 startup, 3 model" in status, "status:\n" + status)
+    suggestions, _ = replayed_decisions(runner, study, path)
+    expect(suggestions == 6, "replay made %d suggestions for 6 trials" % suggestions)
+    print("enqueue: trial 0 ran [[enqueue]] 1 as written, trial 1 its x with suggested opt=%s "
+          "drop=%s; origins %s; replay matches all 6" % (second["config/opt"], second["config/drop"],
+                                                         list(trials.origin)))
+
+
 def decisions(path):
     """Every judged report's decision and prediction, by (trial, step)."""
     study = Study(path)

@@ -94,7 +94,8 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o,
   return line;
 }
 
-// A start's "config" object as a configuration of `space`.
+// A start's "config" object as a configuration of `space`: every parameter that exists
+// in it (a conditional one only while its condition holds), and no other.
 Configuration recorded_config(const EventValue& value, const SearchSpace& space) {
   if (value.kind != EventKind::Object) throw InputError("field \"config\" must be an object");
   for (const auto& member : value.members)
@@ -102,23 +103,34 @@ Configuration recorded_config(const EventValue& value, const SearchSpace& space)
       throw InputError("config names \"" + member.name +
                        "\", which is not a parameter of [search]");
   Configuration config;
-  for (const auto& p : space.parameters()) {
+  std::vector<bool> active;
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    const Parameter& param = space.parameters()[p];
     // The last of duplicate names counts, as in Python's json.
     const ConfigMember* v = nullptr;
     for (const auto& member : value.members)
-      if (member.name == p.name) v = &member;
-    if (!v) throw InputError("config lacks parameter \"" + p.name + "\"");
+      if (member.name == param.name) v = &member;
+    active.push_back(space.is_active(p, config.values, active));
+    if (!active.back()) {
+      if (v)
+        throw InputError("config gives \"" + param.name +
+                         "\", which does not exist in this configuration (its when does not hold)");
+      config.values.push_back(placeholder(param.domain));
+      continue;
+    }
+    if (!v) throw InputError("config lacks parameter \"" + param.name + "\"");
     const bool readable =
         v->kind == EventKind::Number || v->kind == EventKind::String || v->kind == EventKind::Bool;
     const std::string& text = v->text;
-    const auto parsed = !readable || text.empty() ? std::nullopt : p.domain.parse(text);
-    if (!parsed || !p.domain.admits(*parsed))
+    const auto parsed = !readable || text.empty() ? std::nullopt : param.domain.parse(text);
+    if (!parsed || !param.domain.admits(*parsed))
       throw InputError(
-          "config \"" + p.name + "\": " +
+          "config \"" + param.name + "\": " +
           (!readable || text.empty() ? std::string(to_string(v->kind)) : json_quote(text)) +
-          " is not a value of " + p.domain.describe());
+          " is not a value of " + param.domain.describe());
     config.values.push_back(*parsed);
   }
+  space.resolve_activity(config);
   return config;
 }
 
@@ -136,7 +148,8 @@ Configuration suggest(ReplaySampler& sampler, TrialId trial, const EventValue* c
   Configuration ran = recorded_config(*config, sampler.space);
   std::string differs;
   for (std::size_t p = 0; p < ran.values.size(); ++p)
-    if (!(ran.values[p] == suggested.config.values[p])) {
+    if (!(ran.values[p] == suggested.config.values[p]) ||
+        ran.is_active(p) != suggested.config.is_active(p)) {
       if (!differs.empty()) differs.push_back(',');
       differs.append(json_quote(sampler.space.parameters()[p].name));
     }

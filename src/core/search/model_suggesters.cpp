@@ -1,5 +1,6 @@
 #include "core/search/model_suggesters.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -32,6 +33,7 @@ double internal_value(const Domain& d, const ParamValue& value) {
 }
 
 ParamValue from_internal(const Domain& d, double x) {
+  if (std::isnan(x)) return placeholder(d);  // not suggested: the parameter is inactive
   if (is_listed(d)) return d.values[static_cast<std::size_t>(x)];
   return d.from_number(x);
 }
@@ -48,6 +50,25 @@ Configuration configuration_of(const SearchSpace& space, const std::vector<std::
     config.values.push_back(is_sampled ? value_of(d, numbers[next++]) : d.values.front());
   }
   return config;
+}
+
+// The space's `when`s in the sampler's terms: parents by position among the sampled
+// parameters, values by their index in the parent's choice.
+std::vector<std::vector<tpe::Condition>> tpe_conditions(const SearchSpace& space,
+                                                        const std::vector<std::size_t>& sampled) {
+  std::vector<std::vector<tpe::Condition>> out;
+  for (const auto p : sampled) {
+    auto& conditions = out.emplace_back();
+    for (const auto& c : space.parameters()[p].when) {
+      tpe::Condition t;
+      t.parent = static_cast<std::size_t>(std::find(sampled.begin(), sampled.end(), c.parent) -
+                                          sampled.begin());
+      for (const auto& v : c.values)
+        t.values.push_back(internal_value(space.parameters()[c.parent].domain, v));
+      conditions.push_back(std::move(t));
+    }
+  }
+  return out;
 }
 
 std::vector<Distribution> tpe_space(const SearchSpace& space,
@@ -114,7 +135,8 @@ TpeSuggester::TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& opti
                            std::uint32_t seed)
     : space_(space),
       sampled_(sampled_parameters(space, "tpe")),
-      sampler_(tpe_space(space, sampled_), options, seed, maximize) {}
+      sampler_(tpe_space(space, sampled_), options, seed, maximize,
+               tpe_conditions(space, sampled_)) {}
 
 tpe::TrialRecord& TpeSuggester::record(TrialId trial) {
   if (trial >= history_.size()) history_.resize(trial + 1);
@@ -126,14 +148,29 @@ SamplerPosition TpeSuggester::position() const {
 }
 
 Suggestion TpeSuggester::suggest(TrialId trial) {
+  return suggest_with(trial, nullptr);
+}
+
+Suggestion TpeSuggester::suggest_fixed(TrialId trial, const PartialConfiguration& fixed) {
+  return suggest_with(trial, &fixed);
+}
+
+Suggestion TpeSuggester::suggest_with(TrialId trial, const PartialConfiguration* fixed) {
   if (trial != history_.size())
     throw UsageError("tpe: trial " + std::to_string(trial) + " suggested out of order");
+  std::vector<std::optional<double>> given(sampled_.size());  // internal representation
+  for (std::size_t k = 0; fixed && k < sampled_.size(); ++k)
+    if (const auto p = sampled_[k]; p < fixed->values.size() && fixed->values[p])
+      given[k] = internal_value(space_.parameters()[p].domain, *fixed->values[p]);
   history_.emplace_back();
-  const auto numbers = sampler_.suggest(history_);
+  const auto numbers = sampler_.suggest(history_, given);
   Suggestion s;
   s.config = configuration_of(space_, sampled_, numbers, from_internal);
+  space_.resolve_activity(s.config);
   s.info.origin = sampler_.last_was_startup() ? SuggestionOrigin::Startup : SuggestionOrigin::Model;
   s.info.position = position();
+  // The fixed values themselves, not their round trip through the internal representation.
+  if (fixed) apply_fixed(s, *fixed, space_);
   started(trial, s.config);
   return s;
 }
@@ -142,8 +179,13 @@ void TpeSuggester::started(TrialId trial, const Configuration& config) {
   auto& r = record(trial);
   r.state = tpe::TrialRecord::State::Running;
   r.params.clear();
-  for (const auto p : sampled_)
+  for (const auto p : sampled_) {
+    if (!config.is_active(p)) {  // the trial has no such parameter
+      r.params.emplace_back();
+      continue;
+    }
     r.params.emplace_back(internal_value(space_.parameters()[p].domain, config.values[p]));
+  }
   sampler_.changed(history_, trial);
 }
 

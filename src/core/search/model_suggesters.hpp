@@ -22,6 +22,9 @@ class TpeSuggester final : public Suggester {
   TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& options, bool maximize,
                std::uint32_t seed);
   Suggestion suggest(TrialId trial) override;
+  /// Optuna's trial with fixed parameters: they are not drawn (with multivariate, the
+  /// joint draw happens and the fixed values take the place of theirs).
+  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override;
   void started(TrialId trial, const Configuration& config) override;
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void resumed(TrialId trial) override;
@@ -30,6 +33,7 @@ class TpeSuggester final : public Suggester {
 
  private:
   tpe::TrialRecord& record(TrialId trial);
+  Suggestion suggest_with(TrialId trial, const PartialConfiguration* fixed);
   SamplerPosition position() const;
 
   SearchSpace space_;

@@ -151,6 +151,9 @@ Configuration ConfigSampler::sample(std::uint64_t trial_index) const {
       config.values.push_back(d.values.front());
     }
   }
+  // A conditional parameter drawn for a configuration it does not exist in is dropped
+  // (its coordinate is spent either way, so the others do not move).
+  space_.resolve_activity(config);
   return config;
 }
 

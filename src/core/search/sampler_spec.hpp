@@ -45,6 +45,8 @@ struct MobsterOptions {
 
 struct SamplerSpec {
   SamplerKind kind = SamplerKind::Random;
+  /// `[[enqueue]]`: the first trials' configurations, in order (trial i runs entry i).
+  std::vector<PartialConfiguration> enqueued;
   tpe::TpeOptions tpe;     ///< kind == Tpe
   BohbOptions bohb;        ///< kind == Bohb
   MobsterOptions mobster;  ///< kind == Mobster

@@ -306,10 +306,43 @@ std::uint64_t SearchSpace::grid_size() const {
 
 std::string SearchSpace::to_json(const Configuration& config) const {
   std::string text = "{";
-  for (std::size_t i = 0; i < parameters_.size() && i < config.values.size(); ++i)
-    text +=
-        (i ? ", " : "") + json_quote(parameters_[i].name) + ": " + core::to_json(config.values[i]);
+  for (std::size_t i = 0; i < parameters_.size() && i < config.values.size(); ++i) {
+    if (!config.is_active(i)) continue;
+    text += (text.size() > 1 ? ", " : "") + json_quote(parameters_[i].name) + ": " +
+            core::to_json(config.values[i]);
+  }
   return text + "}";
+}
+
+bool SearchSpace::conditional() const {
+  return std::any_of(parameters_.begin(), parameters_.end(),
+                     [](const Parameter& p) { return !p.when.empty(); });
+}
+
+bool SearchSpace::is_active(std::size_t p, const std::vector<ParamValue>& values,
+                            const std::vector<bool>& active) const {
+  for (const auto& c : parameters_[p].when) {
+    if (!active[c.parent]) return false;
+    if (std::find(c.values.begin(), c.values.end(), values[c.parent]) == c.values.end())
+      return false;
+  }
+  return true;
+}
+
+void SearchSpace::resolve_activity(Configuration& config) const {
+  config.active.clear();
+  if (!conditional()) return;
+  config.active.assign(parameters_.size(), true);
+  for (std::size_t p = 0; p < parameters_.size(); ++p) {
+    config.active[p] = is_active(p, config.values, config.active);
+    if (!config.active[p]) config.values[p] = placeholder(parameters_[p].domain);
+  }
+}
+
+ParamValue placeholder(const Domain& d) {
+  if (!d.values.empty()) return d.values.front();
+  if (d.is_integer()) return static_cast<std::int64_t>(d.low);
+  return d.low;
 }
 
 }  // namespace slurmtune::core

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/search/param_value.hpp"
@@ -68,16 +69,49 @@ struct Domain {
   std::string describe() const;
 };
 
+/// `when = { parent = value }`: a parameter exists only while an earlier choice takes one
+/// of the listed values (and is itself active).
+struct Condition {
+  std::size_t parent = 0;  ///< index of an earlier parameter, a choice
+  std::vector<ParamValue> values;
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
 struct Parameter {
+  Parameter() = default;
+  Parameter(std::string name_, Domain domain_, std::vector<Condition> when_ = {})
+      : name(std::move(name_)), domain(std::move(domain_)), when(std::move(when_)) {}
+
   std::string name;
   Domain domain;
+  std::vector<Condition> when;  ///< all must hold; empty: always active
 };
 
 /// One value per parameter, in the search space's order.
 struct Configuration {
+  Configuration() = default;
+  Configuration(std::vector<ParamValue> values_, std::vector<bool> active_ = {})
+      : values(std::move(values_)), active(std::move(active_)) {}
+
   std::vector<ParamValue> values;
+  /// Which parameters exist in this configuration (a conditional space); empty: all. An
+  /// inactive parameter's entry in `values` is a placeholder that means nothing.
+  std::vector<bool> active;
+  bool is_active(std::size_t p) const { return active.empty() || active[p]; }
   friend bool operator==(const Configuration&, const Configuration&) = default;
 };
+
+/// Values chosen in advance for some parameters (a configuration to try first: Optuna's
+/// enqueue_trial, Ray Tune's points_to_evaluate); the others are suggested as usual. One
+/// entry per parameter, in the search space's order.
+struct PartialConfiguration {
+  std::vector<std::optional<ParamValue>> values;
+  friend bool operator==(const PartialConfiguration&, const PartialConfiguration&) = default;
+};
+
+/// The value an inactive parameter holds in a Configuration (its domain's first value):
+/// fixed, so that equal configurations compare equal.
+ParamValue placeholder(const Domain& d);
 
 class SearchSpace {
  public:
@@ -94,8 +128,19 @@ class SearchSpace {
   /// at UINT64_MAX.
   std::uint64_t grid_size() const;
 
-  /// `{"lr": 0.01, "optimizer": "adam"}` in parameter order.
+  /// `{"lr": 0.01, "optimizer": "adam"}` in parameter order; inactive parameters are
+  /// left out.
   std::string to_json(const Configuration& config) const;
+
+  /// Whether any parameter has a `when`.
+  bool conditional() const;
+  /// Whether parameter p is active given the values (and activity) of the parameters
+  /// before it; `active` holds at least p entries.
+  bool is_active(std::size_t p, const std::vector<ParamValue>& values,
+                 const std::vector<bool>& active) const;
+  /// Sets `config.active` from its values, in order (cleared for an unconditional
+  /// space), and puts each inactive parameter's placeholder in place.
+  void resolve_activity(Configuration& config) const;
 
  private:
   std::vector<Parameter> parameters_;

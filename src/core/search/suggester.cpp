@@ -19,12 +19,80 @@ std::string_view to_string(SuggestionOrigin origin) {
       return "random";
     case SuggestionOrigin::Model:
       return "model";
+    case SuggestionOrigin::Enqueued:
+      return "enqueued";
   }
   return "?";
 }
 
+namespace {
+
+// The enqueued configurations first, then the sampler's: every event reaches the
+// sampler, so a model learns from the enqueued trials as from any other.
+class EnqueuedFirst final : public Suggester {
+ public:
+  EnqueuedFirst(const SearchSpace& space, std::unique_ptr<Suggester> sampler,
+                std::vector<PartialConfiguration> enqueued)
+      : space_(space), sampler_(std::move(sampler)), enqueued_(std::move(enqueued)) {}
+
+  Suggestion suggest(TrialId trial) override {
+    if (trial >= enqueued_.size()) return sampler_->suggest(trial);
+    return suggest_fixed(trial, enqueued_[trial]);
+  }
+  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
+    Suggestion s = sampler_->suggest_fixed(trial, fixed);
+    apply_fixed(s, fixed, space_);
+    return s;
+  }
+  void started(TrialId trial, const Configuration& config) override {
+    sampler_->started(trial, config);
+  }
+  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override {
+    sampler_->reported(trial, step, value, outcome);
+  }
+  void resumed(TrialId trial) override { sampler_->resumed(trial); }
+  void ended(TrialId trial, TrialEnd how) override { sampler_->ended(trial, how); }
+  void restore(const SamplerPosition& position) override { sampler_->restore(position); }
+
+ private:
+  SearchSpace space_;
+  std::unique_ptr<Suggester> sampler_;
+  std::vector<PartialConfiguration> enqueued_;
+};
+
+std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
+                                        bool maximize, std::uint64_t seed);
+
+}  // namespace
+
+Suggestion Suggester::suggest_fixed(TrialId trial, const PartialConfiguration& /*fixed*/) {
+  return suggest(trial);  // EnqueuedFirst puts the fixed values in
+}
+
+void apply_fixed(Suggestion& suggestion, const PartialConfiguration& fixed,
+                 const SearchSpace& space) {
+  Configuration& config = suggestion.config;
+  const auto given = [&fixed](std::size_t p) { return p < fixed.values.size() && fixed.values[p]; };
+  for (std::size_t p = 0; p < config.values.size(); ++p)
+    if (given(p)) config.values[p] = *fixed.values[p];
+  space.resolve_activity(config);  // a fixed choice decides which parameters exist
+  bool every_value_given = true;
+  for (std::size_t p = 0; p < config.values.size(); ++p)
+    if (config.is_active(p) && !given(p)) every_value_given = false;
+  if (every_value_given) suggestion.info.origin = SuggestionOrigin::Enqueued;
+}
+
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed) {
+  auto sampler = make_sampler(space, spec, maximize, seed);
+  if (spec.enqueued.empty()) return sampler;
+  return std::make_unique<EnqueuedFirst>(space, std::move(sampler), spec.enqueued);
+}
+
+namespace {
+
+std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
+                                        bool maximize, std::uint64_t seed) {
   if (!is_model_based(spec.kind)) return std::make_unique<BlindSuggester>(space, spec.kind, seed);
   if (spec.kind == SamplerKind::Mobster)
     return std::make_unique<MobsterSuggester>(space, spec.mobster, maximize, seed);
@@ -38,5 +106,7 @@ std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const Sample
     return std::make_unique<TpeSuggester>(space, spec.tpe, maximize, seed32);
   return std::make_unique<BohbSuggester>(space, spec.bohb, maximize, seed32);
 }
+
+}  // namespace
 
 }  // namespace slurmtune::core

@@ -16,10 +16,11 @@ namespace slurmtune::core {
 
 /// How a configuration was chosen (recorded per trial in the results file).
 enum class SuggestionOrigin : std::uint8_t {
-  Blind,    ///< a blind sampler (random, halton, grid)
-  Startup,  ///< tpe: one of the first n_startup_trials, drawn at random
-  Random,   ///< bohb: its random fraction, or no model fits yet
-  Model,    ///< from the fitted density model
+  Blind,     ///< a blind sampler (random, halton, grid)
+  Startup,   ///< tpe: one of the first n_startup_trials, drawn at random
+  Random,    ///< bohb: its random fraction, or no model fits yet
+  Model,     ///< from the fitted density model
+  Enqueued,  ///< every sampled value given by `[[enqueue]]`
 };
 std::string_view to_string(SuggestionOrigin origin);
 
@@ -48,6 +49,11 @@ class Suggester {
   virtual ~Suggester() = default;
   /// The configuration of new trial `trial`; trials are suggested in id order.
   virtual Suggestion suggest(TrialId trial) = 0;
+  /// suggest() for a trial whose values `fixed` gives some of (an enqueued
+  /// configuration; make_suggester's wrapper puts them in). By default the sampler's
+  /// suggestion; tpe does not draw the fixed ones at all, as Optuna's trial does not ask
+  /// its sampler for a fixed parameter.
+  virtual Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed);
   /// The trial runs `config`: the suggestion, or (recorded curves) the table's
   /// configuration nearest to it. Called after suggest(), and for every trial a resumed
   /// study replays.
@@ -62,7 +68,14 @@ class Suggester {
   virtual void restore(const SamplerPosition& /*position*/) {}
 };
 
-/// The suggester of `spec` over `space`; `maximize` for mode = "max".
+/// Puts `fixed`'s values into `suggestion` and settles which parameters are active; its
+/// origin becomes Enqueued when every active value was given (the study file's reader
+/// fills in the constants).
+void apply_fixed(Suggestion& suggestion, const PartialConfiguration& fixed,
+                 const SearchSpace& space);
+
+/// The suggester of `spec` over `space`; `maximize` for mode = "max". With enqueued
+/// configurations, trial i < spec.enqueued.size() is suggested with entry i fixed.
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed);
 

@@ -28,8 +28,9 @@ std::size_t default_gamma(std::size_t n, double fraction, std::size_t cap) {
 }
 
 TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
-                       bool maximize)
+                       bool maximize, std::vector<std::vector<Condition>> when)
     : space_(std::move(space)),
+      when_(std::move(when)),
       options_(options),
       maximize_(maximize),
       seed_(seed),
@@ -50,7 +51,11 @@ void TpeSampler::restore(std::uint64_t model_words, std::uint64_t startup_words)
   random_rng_.discard(startup_words);
 }
 
-std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
+std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
+                                        const std::vector<std::optional<double>>& fixed) {
+  const auto given = [&fixed](std::size_t p) {
+    return p < fixed.size() ? fixed[p] : std::optional<double>();
+  };
   auto& trial = history.back();
   trial.params.clear();
   if (index_)  // trials it has not seen yet, all but the new one
@@ -62,35 +67,77 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history) {
   // Nothing to sample (every parameter a constant): Optuna draws nothing either.
   if (space_.empty()) return values;
   if (last_was_startup_) {
-    for (std::size_t p = 0; p < space_.size(); ++p)
-      values.push_back(sample_random(p));
-    trial.params.assign(values.begin(), values.end());
+    for (std::size_t p = 0; p < space_.size(); ++p) {
+      if (!active(p, values)) {
+        values.push_back(std::nan(""));
+        trial.params.emplace_back();
+        continue;
+      }
+      values.push_back(given(p) ? *given(p) : sample_random(p));
+      trial.params.emplace_back(values.back());
+    }
     return values;
   }
-  if (index_) return suggest_binned(history);
-  // The ranking is the same for every parameter of this trial: split the history once,
-  // and gather every parameter's observations in one pass (the new trial, which has no
-  // values yet, is in none of them: Optuna masks it out).
+  if (index_) return suggest_binned(history, fixed);
+  // The ranking is the same for every parameter of this trial: split the history once
+  // (Optuna ranks every trial, whichever parameters it has, and masks per parameter).
   const Split observed = split(history, finished);
-  std::vector<std::size_t> all(space_.size());
-  for (std::size_t p = 0; p < all.size(); ++p)
-    all[p] = p;
-  auto below = observed.columns(all, observed.below);
-  auto above = observed.columns(all, observed.above);
-  // Optuna's relative search space is every parameter once some trial has finished.
-  if (options_.estimator.multivariate && finished > 0) {
-    values = sample_model(all, below, above);
-    trial.params.assign(values.begin(), values.end());
-    return values;
+  // Optuna's sample_relative at the trial's start: one joint draw over the parameters
+  // every finished trial has; an enqueued trial's fixed values then take their place.
+  std::vector<std::optional<double>> relative(space_.size());
+  if (options_.estimator.multivariate) {
+    const auto joint = relative_space(history);
+    if (!joint.empty()) {
+      const auto drawn = sample_model(joint, observed.columns(joint, observed.below),
+                                      observed.columns(joint, observed.above));
+      for (std::size_t i = 0; i < joint.size(); ++i)
+        relative[joint[i]] = drawn[i];
+    }
   }
   for (std::size_t p = 0; p < space_.size(); ++p) {
-    std::vector<std::vector<double>> below_p, above_p;  // moved, not copied
-    below_p.push_back(std::move(below[p]));
-    above_p.push_back(std::move(above[p]));
-    values.push_back(sample_model({p}, below_p, above_p).front());
-    trial.params.push_back(values.back());  // as Optuna's trial holds it meanwhile
+    if (!active(p, values)) {  // not suggested in this trial: no draw, no value
+      values.push_back(std::nan(""));
+      trial.params.emplace_back();
+      continue;
+    }
+    if (given(p)) {
+      values.push_back(*given(p));  // Optuna does not ask its sampler for a fixed one
+    } else if (relative[p]) {
+      values.push_back(*relative[p]);
+    } else {
+      const std::vector<std::size_t> one{p};
+      values.push_back(sample_model(one, observed.columns(one, observed.below),
+                                    observed.columns(one, observed.above))
+                           .front());
+    }
+    trial.params.emplace_back(values.back());  // as Optuna's trial holds it meanwhile
   }
   return values;
+}
+
+bool TpeSampler::active(std::size_t p, const std::vector<double>& chosen) const {
+  if (p >= when_.size()) return true;
+  for (const auto& c : when_[p]) {
+    const double v = chosen[c.parent];
+    if (std::isnan(v) || std::find(c.values.begin(), c.values.end(), v) == c.values.end())
+      return false;
+  }
+  return true;
+}
+
+std::vector<std::size_t> TpeSampler::relative_space(const std::vector<TrialRecord>& history) const {
+  std::vector<bool> in_all(space_.size(), true);
+  bool any = false;
+  for (const auto& t : history) {
+    if (t.state != TrialRecord::State::Complete && t.state != TrialRecord::State::Pruned) continue;
+    any = true;
+    for (std::size_t p = 0; p < space_.size(); ++p)
+      if (p >= t.params.size() || !t.params[p]) in_all[p] = false;
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t p = 0; any && p < space_.size(); ++p)
+    if (in_all[p]) out.push_back(p);
+  return out;
 }
 
 double TpeSampler::sample_random(std::size_t p) {
@@ -170,15 +217,17 @@ TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
 std::vector<std::vector<double>> TpeSampler::Split::columns(
     const std::vector<std::size_t>& params, const std::vector<std::size_t>& ids) const {
   // A trial without a value for the first of `params` (the new one, still being
-  // suggested) drops out, as Optuna's mask does.
+  // suggested, or one the parameter did not exist in) drops out, as Optuna's mask does:
+  // it masks by the first parameter only.
   std::vector<std::vector<double>> observed(params.size());
   for (auto& column : observed)
     column.reserve(ids.size());
   for (const auto i : ids) {
     const auto& values = trials[i]->params;
-    if (params.front() >= values.size()) continue;
+    if (params.front() >= values.size() || !values[params.front()]) continue;
     for (std::size_t k = 0; k < params.size(); ++k)
-      observed[k].push_back(values[params[k]].value_or(std::nan("")));
+      observed[k].push_back(params[k] < values.size() ? values[params[k]].value_or(std::nan(""))
+                                                      : std::nan(""));
   }
   return observed;
 }
@@ -212,7 +261,8 @@ std::vector<double> TpeSampler::choose(const ParzenEstimator& below, const Parze
   return chosen;
 }
 
-std::vector<double> TpeSampler::suggest_binned(std::vector<TrialRecord>& history) {
+std::vector<double> TpeSampler::suggest_binned(std::vector<TrialRecord>& history,
+                                               const std::vector<std::optional<double>>& fixed) {
   const RankedHistory& index = *index_;
   const std::size_t n_below = std::min(
       default_gamma(index.finished(), options_.gamma_fraction, options_.gamma_max), index.ranked());
@@ -227,6 +277,11 @@ std::vector<double> TpeSampler::suggest_binned(std::vector<TrialRecord>& history
   std::vector<double> values;
   auto& trial = history.back();
   for (std::size_t p = 0; p < space_.size(); ++p) {
+    if (p < fixed.size() && fixed[p]) {  // not drawn, as in Optuna's semantics
+      values.push_back(*fixed[p]);
+      trial.params.push_back(values.back());
+      continue;
+    }
     const std::vector<Distribution> sub{space_[p]};
     const ParzenEstimator below(column(p, below_ids), sub, options_.estimator);
     if (index.count_except(p, below_ids) > options_.bins) {

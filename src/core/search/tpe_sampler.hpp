@@ -31,17 +31,30 @@ struct TpeOptions {
 /// Optuna's default_gamma: min(ceil(0.1 n), 25), with the fraction and cap as options.
 std::size_t default_gamma(std::size_t n, double fraction = 0.1, std::size_t cap = 25);
 
+/// A parameter exists only while an earlier one (`parent`, a categorical) takes one of
+/// `values` (internal representation: choice indices) and is itself active.
+struct Condition {
+  std::size_t parent = 0;
+  std::vector<double> values;
+};
+
 class TpeSampler {
  public:
-  TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
-             bool maximize);
+  /// `when[p]`: the conditions of parameter p, all of which must hold (a define-by-run
+  /// space: p is suggested only then, and only trials that have p inform its estimators).
+  TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed, bool maximize,
+             std::vector<std::vector<Condition>> when = {});
 
   /// Every parameter of a new trial (internal representation), given the trials so far:
   /// `history.back()` is the new trial itself, running, without parameters yet; its
   /// params are filled as they are suggested. With `multivariate`, once a trial has
   /// finished and n_startup_trials have, all parameters come from one joint estimator
   /// (Optuna's sample_relative); otherwise each on its own, in space order.
-  std::vector<double> suggest(std::vector<TrialRecord>& history);
+  /// `fixed[p]`, where given, is parameter p's value, not drawn (Optuna's fixed
+  /// parameters of an enqueued trial); empty: none is. An inactive parameter's value is
+  /// NaN (and absent from the trial's params).
+  std::vector<double> suggest(std::vector<TrialRecord>& history,
+                              const std::vector<std::optional<double>>& fixed = {});
   /// `history[trial]` changed since suggest() last saw it. Binned semantics keeps its
   /// index up to date with this (suggest() only adds trials it has not seen); Optuna's
   /// reads the whole history each time and needs no notice.
@@ -67,9 +80,15 @@ class TpeSampler {
                                              const std::vector<std::size_t>& ids) const;
   };
   Split split(const std::vector<TrialRecord>& history, std::size_t finished) const;
+  /// Whether parameter p exists given the values chosen before it (NaN: inactive).
+  bool active(std::size_t p, const std::vector<double>& chosen) const;
+  /// multivariate: Optuna's IntersectionSearchSpace(include_pruned=True), the parameters
+  /// every completed or pruned trial has, in space order; empty before one has finished.
+  std::vector<std::size_t> relative_space(const std::vector<TrialRecord>& history) const;
   /// Binned semantics: each parameter from the index, its "above" density binned once it
   /// outgrows the bins.
-  std::vector<double> suggest_binned(std::vector<TrialRecord>& history);
+  std::vector<double> suggest_binned(std::vector<TrialRecord>& history,
+                                     const std::vector<std::optional<double>>& fixed);
   double sample_random(std::size_t p);
   /// The parameters `params` drawn from the estimators of their observations below and
   /// above ([k][observation], k indexing `params`).
@@ -80,6 +99,7 @@ class TpeSampler {
   std::vector<double> choose(const ParzenEstimator& below, const ParzenEstimator& above);
 
   std::vector<Distribution> space_;
+  std::vector<std::vector<Condition>> when_;
   TpeOptions options_;
   bool maximize_;
   std::uint32_t seed_;

@@ -12,8 +12,10 @@ namespace slurmtune::core {
 
 /// Replaces `{name}` by the trial's value of parameter `name` (core::to_text),
 /// `{trial_id}` by the trial id and `{trial_dir}` by its directory; `{{` and `}}` stand
-/// for literal braces. Throws InputError naming the argument for an unknown placeholder
-/// or an unclosed brace (the study file reader has already refused both).
+/// for literal braces. An argument that names a parameter the configuration does not
+/// have (a conditional one whose `when` does not hold) is left out whole, so write
+/// `--momentum={momentum}` as one argument. Throws InputError naming the argument for an unknown
+/// placeholder or an unclosed brace (the study file reader has already refused both).
 std::vector<std::string> expand_command(const std::vector<std::string>& command,
                                         const SearchSpace& space, const Configuration& config,
                                         TrialId trial, const std::string& trial_dir);

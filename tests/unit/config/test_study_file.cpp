@@ -348,3 +348,109 @@ BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_with_quotes_in_every_name) {
   BOOST_TEST(second.scheduler.pbt.mutations[0].name == "'");
   BOOST_TEST(second.scheduler.pbt.mutations[1].name == "a'b");
 }
+
+// [[enqueue]]: values in the search space's order, numbers as the domain's type,
+// constants filled in; the resolved study writes and reads them back.
+BOOST_AUTO_TEST_CASE(enqueued_configurations_read_and_round_trip) {
+  const auto s = config::parse_study(
+      kHeader +
+          "sampler = \"tpe\"\n[search]\nlr = { loguniform = [1e-4, 0.1] }\n"
+          "n = { randint = [1, 8] }\ndrop = { uniform = [0, 0.5], step = 0.1 }\n"
+          "opt = { choice = [\"a\", 2.5] }\ntag = \"t\"\n"
+          "[[enqueue]]\nopt = 2.5\nlr = 1e-3\nn = 3\ndrop = 0.3\n[[enqueue]]\ndrop = 0\n",
+      "e.toml");
+  BOOST_REQUIRE(s.sampler.enqueued.size() == 2U);
+  const auto& first = s.sampler.enqueued[0].values;
+  BOOST_TEST((first == std::vector<std::optional<ParamValue>>{
+                           ParamValue{1e-3}, ParamValue{std::int64_t{3}}, ParamValue{0.3},
+                           ParamValue{2.5}, ParamValue{std::string("t")}}));
+  const auto& second = s.sampler.enqueued[1].values;
+  BOOST_TEST((second == std::vector<std::optional<ParamValue>>{std::nullopt, std::nullopt,
+                                                               ParamValue{0.0}, std::nullopt,
+                                                               ParamValue{std::string("t")}}));
+  const std::string text = config::to_toml(s);
+  BOOST_TEST(contains(text,
+                      "\n[[enqueue]]\nlr = 0.001\nn = 3\ndrop = 0.3\nopt = 2.5\ntag = 't'\n\n"
+                      "[[enqueue]]\ndrop = 0.0\ntag = 't'\n"));
+  const auto again = config::parse_study(text, "resolved.toml");
+  BOOST_TEST((again.sampler.enqueued == s.sampler.enqueued));
+  BOOST_TEST(config::flatten_study(again).at("enqueue.2") == "{ drop = 0.0, tag = 't' }");
+}
+
+BOOST_AUTO_TEST_CASE(enqueued_values_must_be_values_of_their_domains) {
+  const std::string head =
+      kHeader + "[search]\nn = { randint = [1, 8] }\nopt = { choice = [\"a\"] }\n";
+  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nn = 2.5\n"),
+                      "[enqueue] n: 2.5 is not a value of randint [1.0, 8.0]"));
+  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nn = 8\n"), "[enqueue] n: 8 is not a value"));
+  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nopt = \"b\"\n"),
+                      "[enqueue] opt: \"b\" is not a value of choice [\"a\"]"));
+  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nopt = [1]\n"),
+                      "[enqueue] opt: must be a number, string or boolean"));
+  BOOST_TEST(contains(error_of(head + "[[enqueue]]\n"), "names no parameter"));
+  BOOST_TEST(contains(error_of(kHeader + "sampler = \"grid\"\n[search]\nx = { grid = [1, 2] }\n"
+                                         "[[enqueue]]\nx = 1\n"),
+                      "sampler \"grid\" tries every configuration in turn"));
+}
+
+// `when`: a parameter exists only while earlier choices take given values; chains follow.
+BOOST_AUTO_TEST_CASE(conditional_parameters_read_and_round_trip) {
+  const auto s = config::parse_study(
+      kHeader +
+          "sampler = \"tpe\"\n[search]\nopt = { choice = [\"sgd\", \"adam\", \"rms\"] }\n"
+          "momentum = { uniform = [0, 0.9], when = { opt = [\"sgd\", \"rms\"] } }\n"
+          "nesterov = { choice = [true, false], when = { opt = \"sgd\" } }\n"
+          "warmup = { randint = [0, 5], when = { nesterov = true } }\n",
+      "c.toml");
+  const auto& p = s.space.parameters();
+  BOOST_REQUIRE(p[1].when.size() == 1U);
+  BOOST_TEST(p[1].when[0].parent == 0U);
+  BOOST_TEST((p[1].when[0].values == std::vector<ParamValue>{ParamValue{std::string("sgd")},
+                                                             ParamValue{std::string("rms")}}));
+  BOOST_TEST(p[3].when[0].parent == 2U);
+  // rms: momentum exists, nesterov does not, so neither does warmup (the chain).
+  Configuration c{{ParamValue{std::string("rms")}, ParamValue{0.5}, ParamValue{true},
+                   ParamValue{std::int64_t{3}}}};
+  s.space.resolve_activity(c);
+  BOOST_TEST((c.active == std::vector<bool>{true, true, false, false}));
+  BOOST_TEST(std::get<bool>(c.values[2]) == true);  // the placeholder: the first choice
+  BOOST_TEST(std::get<std::int64_t>(c.values[3]) == 0);
+  BOOST_TEST(s.space.to_json(c) == R"({"opt": "rms", "momentum": 0.5})");
+  const std::string text = config::to_toml(s);
+  BOOST_TEST(contains(text, "warmup = { randint = [ 0, 5 ], when = { nesterov = true } }"));
+  BOOST_TEST(contains(text, "when = { opt = [ 'sgd', 'rms' ] }"));
+  BOOST_TEST((config::parse_study(text, "resolved.toml").space.parameters()[3].when == p[3].when));
+}
+
+BOOST_AUTO_TEST_CASE(conditions_are_checked_where_they_are_written) {
+  const std::string head = kHeader +
+                           "[search]\nopt = { choice = [\"sgd\", \"adam\"] }\n"
+                           "lr = { uniform = [0, 1] }\n";
+  BOOST_TEST(
+      contains(error_of(head + "m = { uniform = [0, 1], when = { otp = \"sgd\" } }\n"),
+               "m: when names 'otp', which is no parameter of [search]; did you mean 'opt'?"));
+  BOOST_TEST(
+      contains(error_of(head + "m = { uniform = [0, 1], when = { opt = \"rms\" } }\n"),
+               "m: when opt = \"rms\": 'opt' has no such value (choice [\"sgd\", \"adam\"])"));
+  BOOST_TEST(contains(error_of(head + "m = { uniform = [0, 1], when = { lr = 0.5 } }\n"),
+                      "m: when names 'lr', a uniform; a condition names a choice"));
+  BOOST_TEST(contains(error_of(head + "m = { uniform = [0, 1], when = { m = 1 } }\n"),
+                      "m: a parameter cannot depend on itself"));
+  BOOST_TEST(contains(error_of(head + "m = { uniform = [0, 1], when = { k = true } }\n"
+                                      "k = { choice = [true, false] }\n"),
+                      "m: depends on 'k', declared after it; declare 'k' first"));
+  BOOST_TEST(contains(error_of(head + "a = { choice = [1, 2], when = { b = 1 } }\n"
+                                      "b = { choice = [1, 2], when = { a = 1 } }\n"),
+                      "a: a cycle: 'a' depends on 'b', which depends on 'a'"));
+  BOOST_TEST(contains(error_of(head + "m = { uniform = [0, 1], when = {} }\n"),
+                      "m: when takes a table of conditions on earlier choices"));
+  BOOST_TEST(
+      contains(error_of(kHeader + "sampler = \"bohb\"\n[search]\nopt = { choice = [1, 2] }\n"
+                                  "m = { uniform = [0, 1], when = { opt = 1 } }\n"),
+               "m: has a when, but sampler \"bohb\" does not take conditional parameters yet"));
+  BOOST_TEST(contains(
+      error_of(head + "m = { uniform = [0, 1], when = { opt = \"sgd\" } }\n"
+                      "[trial]\ncommand = [\"train\", \"--m\", \"{m}\"]\n"),
+      "argument \"{m}\" is left out when m does not exist (its when does not hold), but \"--m\" "
+      "before it would stay; write them as one argument, \"--m={m}\""));
+}

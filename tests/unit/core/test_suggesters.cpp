@@ -32,6 +32,7 @@ SearchSpace every_kind() {
       {"opt",
        listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"}})},
       {"fixed", listed(DomainKind::Constant, {ParamValue{std::int64_t{3}}})},
+      {"step", ranged(DomainKind::SteppedUniform, 0.1, 0.7, 0.2)},
   });
 }
 
@@ -329,4 +330,39 @@ BOOST_AUTO_TEST_CASE(a_binned_tpe_is_optuna_s_until_the_history_outgrows_its_bin
   const auto first_b = run_trials(*b, space, 0, 40);
   for (std::size_t i = 0; i < first_a.size(); ++i)
     BOOST_TEST((first_a[i].config == first_b[i].config));
+}
+
+// [[enqueue]]: trial i runs entry i's values; a whole entry is origin "enqueued", a
+// partial one keeps the sampler's origin and its other values; later trials are the
+// sampler's own, for blind samplers exactly what they suggest without the queue.
+BOOST_AUTO_TEST_CASE(enqueued_configurations_come_first) {
+  const SearchSpace space = every_kind();
+  for (const auto kind :
+       {SamplerKind::Random, SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster}) {
+    BOOST_TEST_CONTEXT(sampler_keyword(kind)) {
+      SamplerSpec spec;
+      spec.kind = kind;
+      const auto plain = make_suggester(space, spec, false, 5)->suggest(0).config;
+      PartialConfiguration whole{
+          std::vector<std::optional<ParamValue>>(plain.values.begin(), plain.values.end())};
+      whole.values[0] = ParamValue{0.25};
+      PartialConfiguration partial{std::vector<std::optional<ParamValue>>(space.size())};
+      partial.values[7] = ParamValue{"rms"};
+      spec.enqueued = {whole, partial};
+      const auto suggester = make_suggester(space, spec, false, 5);
+      const Suggestion first = suggester->suggest(0);
+      BOOST_TEST(to_string(first.info.origin) == "enqueued");
+      BOOST_TEST(as_number(first.config.values[0]) == 0.25);
+      suggester->started(0, first.config);
+      const Suggestion second = suggester->suggest(1);
+      BOOST_TEST(to_string(second.info.origin) != "enqueued");
+      BOOST_TEST(std::get<std::string>(second.config.values[7]) == "rms");
+      for (std::size_t p = 0; p < space.size(); ++p)
+        BOOST_TEST(space.parameters()[p].domain.admits(second.config.values[p]));
+      suggester->started(1, second.config);
+      if (kind == SamplerKind::Random)
+        BOOST_TEST((suggester->suggest(2).config ==
+                    make_suggester(space, SamplerSpec{}, false, 5)->suggest(2).config));
+    }
+  }
 }

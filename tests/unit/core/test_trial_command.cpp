@@ -53,3 +53,25 @@ BOOST_AUTO_TEST_CASE(unknown_placeholders_name_the_argument) {
   }
   BOOST_CHECK_THROW(expand_command({"--x={lr"}, space(), config, 0, "/d"), InputError);
 }
+
+// A conditional parameter a configuration does not have: every argument naming it is
+// left out whole (--momentum={momentum} for adam), the others stay as they are.
+BOOST_AUTO_TEST_CASE(arguments_naming_an_absent_parameter_are_left_out) {
+  const SearchSpace conditional(
+      {Parameter{"opt",
+                 Domain{DomainKind::Choice, 0, 0, 0, {ParamValue{"sgd"}, ParamValue{"adam"}}}},
+       Parameter{"momentum",
+                 Domain{DomainKind::Uniform, 0, 1, 0, {}},
+                 {Condition{0, {ParamValue{"sgd"}}}}}});
+  for (const char* opt : {"sgd", "adam"}) {
+    Configuration config{{ParamValue{std::string(opt)}, ParamValue{0.5}}};
+    conditional.resolve_activity(config);
+    const auto argv =
+        expand_command({"train", "--opt={opt}", "--momentum={momentum}", "{{momentum}}"},
+                       conditional, config, 1, "/t");
+    const std::vector<std::string> with = {"train", "--opt=sgd", "--momentum=0.5", "{momentum}"};
+    const std::vector<std::string> without = {"train", "--opt=adam", "{momentum}"};
+    BOOST_TEST(argv == (std::string(opt) == "sgd" ? with : without),
+               boost::test_tools::per_element());
+  }
+}

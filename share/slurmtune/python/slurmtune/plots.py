@@ -208,8 +208,8 @@ def _encoded(study, trials):
                 name += " (log)"
             out[name] = (x - lo) / (hi - lo) if hi > lo else np.full(len(x), 0.5)
             ticks[name] = None
-        else:
-            codes = pd.Categorical(values.astype(str))
+        else:  # a conditional parameter a trial does not have is a category of its own
+            codes = pd.Categorical(values.astype(object).where(values.notna(), "(absent)").astype(str))
             span = max(len(codes.categories) - 1, 1)
             out[name] = codes.codes / span
             ticks[name] = list(codes.categories)

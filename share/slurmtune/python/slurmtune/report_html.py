@@ -22,6 +22,7 @@ import time
 
 try:
     import numpy as np
+    import pandas as pd
 
     from . import plots
     from .study import ResultsFileError, Study
@@ -104,7 +105,10 @@ def _svg(figure, prefix):
 
 
 def _plain(value):
-    """A cell's text, not yet escaped: reals in 6 digits, NaN as nothing."""
+    """A cell's text, not yet escaped: reals in 6 digits, NaN (and a parameter a trial
+    does not have) as nothing."""
+    if value is None or value is pd.NA:
+        return ""
     if isinstance(value, (float, np.floating)):
         return "" if np.isnan(value) else f"{value:.6g}"
     return str(value)
@@ -137,7 +141,8 @@ def _table(frame, columns, numeric=(), status_column=None):
 
 def _config_text(study, row):
     """The configuration as plain text (escaped where it is written out, once)."""
-    return ", ".join(f"{c[len('config/'):]}={_plain(row[c])}" for c in study.config_columns)
+    return ", ".join(f"{c[len('config/'):]}={_plain(row[c])}" for c in study.config_columns
+                     if _plain(row[c]) != "")
 
 
 def _resolved_key(study, table, key):

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -71,6 +71,25 @@ def _decode_frame(array: np.ndarray) -> pd.DataFrame:
                                              categories=[labels[k] for k in sorted(labels)])
         elif array.dtype[name].kind == "S":
             frame[name] = frame[name].map(_text)
+    return frame
+
+
+def _absent_where_inactive(frame: pd.DataFrame) -> pd.DataFrame:
+    """A conditional parameter's ``config/<name>`` is missing in the trials that do not
+    have it (schema 6: its ``active/<name>`` column is False there): NaN for numbers
+    (integers become floats), None for booleans, NaN in a category; the ``active/*``
+    columns themselves are dropped."""
+    for column in [c for c in frame.columns if c.startswith("active/")]:
+        name = "config/" + column[len("active/"):]
+        active = frame[column].astype(bool).to_numpy()
+        values = frame[name]
+        if pd.api.types.is_bool_dtype(values):
+            frame[name] = values.astype(object).where(active, None)
+        elif pd.api.types.is_integer_dtype(values):
+            frame[name] = values.astype(float).where(active)
+        else:
+            frame[name] = values.where(active)
+        frame = frame.drop(columns=column)
     return frame
 
 
@@ -137,7 +156,9 @@ class Study:
             dataset.refresh()
             rows = min(self.committed[name], dataset.shape[0])
             frame = _decode_frame(dataset[:rows])
-            if name != "trials":
+            if name == "trials":
+                frame = _absent_where_inactive(frame)
+            else:
                 for column in ("time", "start_time", "end_time"):
                     if column in frame:
                         frame[column.replace("time", "s") if column != "time" else "time_s"] = \
@@ -283,6 +304,8 @@ class Study:
         config = {}
         for column in self.config_columns:
             value = source[column]
+            if pd.isna(value):
+                continue  # a conditional parameter the best trial does not have
             config[column[len("config/"):]] = value.item() if hasattr(value, "item") else value
         return config
 

@@ -1,0 +1,107 @@
+// `[[enqueue]]`: configurations to try first, in order (Optuna's enqueue_trial, Ray
+// Tune's points_to_evaluate). Each entry gives values for some parameters of [search];
+// the sampler suggests the rest.
+#include "config/section_readers.hpp"
+#include "config/study_file.hpp"
+#include "core/text.hpp"
+
+namespace slurmtune::config {
+namespace {
+
+using core::DomainKind;
+using core::ParamValue;
+
+bool is_listed(const core::Domain& d) {
+  return d.kind == DomainKind::Choice || d.kind == DomainKind::Grid ||
+         d.kind == DomainKind::Constant;
+}
+
+// `given` as a value of `d`, or nullopt: a listed value (a number matches an equal
+// number), a whole number for an integer domain, any number for a real one (inside the
+// bounds, on the step).
+std::optional<ParamValue> value_in(const core::Domain& d, const ParamValue& given) {
+  const bool number =
+      std::holds_alternative<std::int64_t>(given) || std::holds_alternative<double>(given);
+  if (is_listed(d)) {
+    for (const auto& v : d.values)
+      if (v == given) return v;
+    for (const auto& v : d.values)
+      if (number &&
+          (std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v)) &&
+          core::as_number(v) == core::as_number(given))
+        return v;
+    return std::nullopt;
+  }
+  if (!number) return std::nullopt;
+  const ParamValue v = d.is_integer() ? given : ParamValue{core::as_number(given)};
+  if (d.is_integer() && !std::holds_alternative<std::int64_t>(v)) return std::nullopt;
+  // randint's upper bound is not one of its values (admits() takes it for recorded tables).
+  const bool excluded_high = (d.kind == DomainKind::RandInt || d.kind == DomainKind::LogRandInt) &&
+                             core::as_number(v) >= d.high;
+  return d.admits(v) && !excluded_high ? std::optional(v) : std::nullopt;
+}
+
+core::PartialConfiguration read_entry(const TableReader& r, const toml::table& entry,
+                                      const core::SearchSpace& space) {
+  core::PartialConfiguration out;
+  out.values.resize(space.size());
+  std::vector<std::string> names;
+  for (const auto& p : space.parameters())
+    names.push_back(p.name);
+  for (const auto& [key, node] : entry) {
+    const std::string name(key.str());
+    const auto index = space.index_of(name);
+    if (!index) {
+      const std::string hint = closest_word(name, names);
+      r.fail_at(node, name,
+                "names no parameter of [search]" +
+                    (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+    }
+    const core::Domain& d = space.parameters()[*index].domain;
+    if (d.kind == DomainKind::Grid)
+      r.fail_at(node, name, "is a grid axis, which takes every value in turn; it cannot be fixed");
+    const auto given = scalar(node);
+    if (!given) r.fail_at(node, name, "must be a number, string or boolean");
+    const auto value = value_in(d, *given);
+    if (!value)
+      r.fail_at(node, name,
+                core::visible(core::to_json(*given)) + " is not a value of " + d.describe());
+    out.values[*index] = *value;
+  }
+  if (entry.empty())
+    r.fail_at(entry, "entry", "names no parameter; give at least one, e.g. lr = 0.01");
+  // A constant is what it is: an entry that gives every other value is complete.
+  for (std::size_t p = 0; p < space.size(); ++p)
+    if (space.parameters()[p].domain.kind == DomainKind::Constant && !out.values[p])
+      out.values[p] = space.parameters()[p].domain.values.front();
+  return out;
+}
+
+}  // namespace
+
+std::vector<core::PartialConfiguration> read_enqueue(const toml::node* node,
+                                                     const core::StudySpec& study) {
+  std::vector<core::PartialConfiguration> out;
+  if (!node) return out;
+  static const toml::table kNoTable;
+  const TableReader r(kNoTable, "enqueue", study.path);
+  const toml::array* entries = node->as_array();
+  if (!entries || !entries->is_array_of_tables())
+    r.fail_at(*node, "enqueue",
+              "must be tables of values, each under its own [[enqueue]] header, e.g.\n"
+              "  [[enqueue]]\n  lr = 0.01");
+  if (study.sampler.kind == core::SamplerKind::Grid)
+    r.fail_at(*node, "enqueue",
+              "sampler \"grid\" tries every configuration in turn; [[enqueue]] goes with "
+              "random, halton, tpe, bohb or mobster");
+  for (const auto& entry : *entries) {
+    if (out.size() == study.max_trials)
+      r.fail_at(entry, "entry " + std::to_string(out.size() + 1),
+                "max_trials is " + std::to_string(study.max_trials) +
+                    ": no trial would run this configuration");
+    out.push_back(read_entry(r, *entry.as_table(), study.space));
+  }
+  return out;
+}
+
+}  // namespace slurmtune::config
