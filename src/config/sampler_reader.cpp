@@ -37,6 +37,9 @@ void read_tpe(TableReader& r, core::tpe::TpeOptions& o) {
   read_flag(r, "consider_endpoints", o.estimator.consider_endpoints);
   read_flag(r, "multivariate", o.estimator.multivariate);
   read_flag(r, "constant_liar", o.constant_liar);
+  read_flag(r, "group", o.group);
+  if (o.group && !o.estimator.multivariate)
+    r.fail("group", "goes with multivariate = true (Optuna's group decomposes its joint draw)");
 }
 
 void read_bohb(TableReader& r, core::BohbOptions& o) {

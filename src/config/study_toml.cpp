@@ -148,6 +148,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
                   {"multivariate", o.estimator.multivariate},
                   {"constant_liar", o.constant_liar}};
     if (o.bins > 0) t.insert("bins", static_cast<std::int64_t>(o.bins));
+    if (o.group) t.insert("group", true);  // absent when false, as older results files have it
     return t;
   }
   if (s.kind == core::SamplerKind::Bohb) {

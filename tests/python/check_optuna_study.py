@@ -32,7 +32,11 @@ def toml_number(x):
 def random_parameter(rng):
     """One [search] entry: its TOML text and the Optuna call that suggests it."""
     kind = rng.choice(["uniform", "step", "step", "loguniform", "randint", "lograndint",
-                       "qrandint", "choice", "constant"])
+                       "qrandint", "choice", "constant", "single"])
+    if kind == "single":  # one value: Optuna takes it without asking its sampler
+        return rng.choice([("{ randint = [4, 5] }", ("int", 4, 4, {})),
+                           ('{ choice = ["only"] }', ("categorical", ["only"])),
+                           ("{ qrandint = [0, 3, 4] }", ("int", 0, 0, {"step": 4}))])
     if kind == "uniform":
         low = round(rng.uniform(-5, 5), 3)
         high = round(low + rng.uniform(0.1, 10), 3)
@@ -155,6 +159,7 @@ def scenario(rng):
         # Optuna 3.1 fails there (a running trial lacking a relative parameter becomes a
         # NaN index); slurmtune refuses the combination.
         options["constant_liar"] = False
+        options["group"] = rng.random() < 0.6  # Optuna's group decomposition
     seed = rng.randrange(2**32)
     maximize = rng.random() < 0.5
     enqueued = random_enqueued(rng, params, conditions)
@@ -162,11 +167,12 @@ def scenario(rng):
         ["[study]", 'name = "conformance"', 'metric = "loss"',
          f'mode = "{"max" if maximize else "min"}"', f"seed = {seed}", 'sampler = "tpe"',
          "", "[sampler]"] +
-        [f"{k} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items()] +
+        [f"{k} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items()
+         if k != "group" or v] +
         ["", "[search]"] + [f"{name} = {text}" for name, (text, _) in params.items()] +
         [line for entry in enqueued for line in
          ["", "[[enqueue]]"] + [f"{n} = {toml_value(v)}" for n, v in entry.items()]]) + "\n"
-    sampler = optuna.samplers.TPESampler(seed=seed, **options)
+    sampler = optuna.samplers.TPESampler(seed=seed, **options)  # group: Optuna's same option
     study = optuna.create_study(direction="maximize" if maximize else "minimize",
                                 sampler=sampler)
     for entry in enqueued:
@@ -215,12 +221,13 @@ def scenario(rng):
 def main():
     binary = sys.argv[1]
     rng = random.Random(20261126)
-    trials = enqueued = conditional = 0
+    trials = enqueued = conditional = grouped = 0
     with tempfile.TemporaryDirectory(prefix="slurmtune-optuna-study-") as scratch:
         for number in range(120):
             study_toml, events, asked = scenario(rng)
             enqueued += "[[enqueue]]" in study_toml
             conditional += "when =" in study_toml
+            grouped += "group = true" in study_toml
             study_path = os.path.join(scratch, "study.toml")
             with open(study_path, "w") as f:
                 f.write(study_toml)
@@ -237,7 +244,7 @@ def main():
                          f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
             trials += asked
     print(f"tpe on study files: 120 scenarios ({enqueued} with [[enqueue]], {conditional} "
-          f"conditional), {trials} trials "
+          f"conditional, {grouped} of them with group), {trials} trials "
           f"suggested as Optuna {optuna.__version__} suggests them")
 
 

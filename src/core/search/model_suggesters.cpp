@@ -71,6 +71,18 @@ std::vector<std::vector<tpe::Condition>> tpe_conditions(const SearchSpace& space
   return out;
 }
 
+// The sampled parameters' positions sorted by their names (Optuna sorts a group's).
+std::vector<std::size_t> by_name(const SearchSpace& space,
+                                 const std::vector<std::size_t>& sampled) {
+  std::vector<std::size_t> order(sampled.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return space.parameters()[sampled[a]].name < space.parameters()[sampled[b]].name;
+  });
+  return order;
+}
+
 std::vector<Distribution> tpe_space(const SearchSpace& space,
                                     const std::vector<std::size_t>& sampled) {
   std::vector<Distribution> out;
@@ -135,8 +147,9 @@ TpeSuggester::TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& opti
                            std::uint32_t seed)
     : space_(space),
       sampled_(sampled_parameters(space, "tpe")),
-      sampler_(tpe_space(space, sampled_), options, seed, maximize,
-               tpe_conditions(space, sampled_)) {}
+      sampler_(tpe_space(space, sampled_), options, seed, maximize, tpe_conditions(space, sampled_),
+               by_name(space, sampled_)),
+      group_(options.group) {}
 
 tpe::TrialRecord& TpeSuggester::record(TrialId trial) {
   if (trial >= history_.size()) history_.resize(trial + 1);
@@ -163,6 +176,7 @@ Suggestion TpeSuggester::suggest_with(TrialId trial, const PartialConfiguration*
     if (const auto p = sampled_[k]; p < fixed->values.size() && fixed->values[p])
       given[k] = internal_value(space_.parameters()[p].domain, *fixed->values[p]);
   history_.emplace_back();
+  suggested_ = trial;
   const auto numbers = sampler_.suggest(history_, given);
   Suggestion s;
   s.config = configuration_of(space_, sampled_, numbers, from_internal);
@@ -176,6 +190,9 @@ Suggestion TpeSuggester::suggest_with(TrialId trial, const PartialConfiguration*
 }
 
 void TpeSuggester::started(TrialId trial, const Configuration& config) {
+  // A trial a resumed study replays: Optuna's group decomposition was updated when it
+  // started, so it is now, in the same order.
+  if (group_ && suggested_ != trial) sampler_.update_groups(history_);
   auto& r = record(trial);
   r.state = tpe::TrialRecord::State::Running;
   r.params.clear();

@@ -40,6 +40,8 @@ class TpeSuggester final : public Suggester {
   std::vector<std::size_t> sampled_;  // parameters TPE samples (constants are not)
   tpe::TpeSampler sampler_;
   std::vector<tpe::TrialRecord> history_;  // by trial id
+  bool group_ = false;
+  std::optional<TrialId> suggested_;  // the trial suggest() suggested last
 };
 
 class BohbSuggester final : public Suggester {

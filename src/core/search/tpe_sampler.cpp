@@ -28,9 +28,11 @@ std::size_t default_gamma(std::size_t n, double fraction, std::size_t cap) {
 }
 
 TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed,
-                       bool maximize, std::vector<std::vector<Condition>> when)
+                       bool maximize, std::vector<std::vector<Condition>> when,
+                       std::vector<std::size_t> name_order)
     : space_(std::move(space)),
       when_(std::move(when)),
+      name_order_(std::move(name_order)),
       options_(options),
       maximize_(maximize),
       seed_(seed),
@@ -38,6 +40,9 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
       random_rng_(seed) {
   if (options_.bins > 0 && !options_.estimator.multivariate)
     index_.emplace(space_, options_.bins, maximize, options_.constant_liar);
+  if (name_order_.empty())
+    for (std::size_t p = 0; p < space_.size(); ++p)
+      name_order_.push_back(p);
 }
 
 void TpeSampler::changed(const std::vector<TrialRecord>& history, std::size_t trial) {
@@ -66,6 +71,11 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
   last_was_startup_ = finished < options_.n_startup_trials;
   // Nothing to sample (every parameter a constant): Optuna draws nothing either.
   if (space_.empty()) return values;
+  if (options_.group) update_groups(history);
+  // One value only: Optuna takes it without asking a sampler (a categorical's index 0).
+  const auto only_value = [this](std::size_t p) {
+    return space_[p].kind == Distribution::Kind::Categorical ? 0.0 : space_[p].low;
+  };
   if (last_was_startup_) {
     for (std::size_t p = 0; p < space_.size(); ++p) {
       if (!active(p, values)) {
@@ -73,7 +83,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
         trial.params.emplace_back();
         continue;
       }
-      values.push_back(given(p) ? *given(p) : sample_random(p));
+      values.push_back(given(p) ? *given(p) : single(p) ? only_value(p) : sample_random(p));
       trial.params.emplace_back(values.back());
     }
     return values;
@@ -82,18 +92,10 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
   // The ranking is the same for every parameter of this trial: split the history once
   // (Optuna ranks every trial, whichever parameters it has, and masks per parameter).
   const Split observed = split(history, finished);
-  // Optuna's sample_relative at the trial's start: one joint draw over the parameters
-  // every finished trial has; an enqueued trial's fixed values then take their place.
+  // Optuna's sample_relative at the trial's start; an enqueued trial's fixed values then
+  // take the place of the drawn ones.
   std::vector<std::optional<double>> relative(space_.size());
-  if (options_.estimator.multivariate) {
-    const auto joint = relative_space(history);
-    if (!joint.empty()) {
-      const auto drawn = sample_model(joint, observed.columns(joint, observed.below),
-                                      observed.columns(joint, observed.above));
-      for (std::size_t i = 0; i < joint.size(); ++i)
-        relative[joint[i]] = drawn[i];
-    }
-  }
+  if (options_.estimator.multivariate) sample_relative(history, observed, finished, relative);
   for (std::size_t p = 0; p < space_.size(); ++p) {
     if (!active(p, values)) {  // not suggested in this trial: no draw, no value
       values.push_back(std::nan(""));
@@ -102,6 +104,8 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
     }
     if (given(p)) {
       values.push_back(*given(p));  // Optuna does not ask its sampler for a fixed one
+    } else if (single(p)) {
+      values.push_back(only_value(p));
     } else if (relative[p]) {
       values.push_back(*relative[p]);
     } else {
@@ -123,6 +127,66 @@ bool TpeSampler::active(std::size_t p, const std::vector<double>& chosen) const 
       return false;
   }
   return true;
+}
+
+bool TpeSampler::single(std::size_t p) const {
+  const Distribution& d = space_[p];
+  if (d.kind == Distribution::Kind::Categorical) return d.choices == 1;
+  if (d.low == d.high) return true;
+  return !(d.kind == Distribution::Kind::Int && d.log) && d.step && d.high - d.low < *d.step;
+}
+
+void TpeSampler::update_groups(const std::vector<TrialRecord>& history) {
+  for (const auto& t : history) {
+    if (t.state != TrialRecord::State::Complete && t.state != TrialRecord::State::Pruned) continue;
+    // _SearchSpaceGroup.add_distributions: each group splits into its part the trial has
+    // and the rest; what no group held becomes a group of its own.
+    std::vector<bool> rest(space_.size(), false);
+    for (std::size_t p = 0; p < space_.size() && p < t.params.size(); ++p)
+      rest[p] = t.params[p].has_value();
+    std::vector<std::vector<std::size_t>> next;
+    for (const auto& group : groups_) {
+      std::vector<std::size_t> both, only_group;
+      for (const auto p : group)
+        (rest[p] ? both : only_group).push_back(p);
+      for (const auto p : group)
+        rest[p] = false;
+      if (!both.empty()) next.push_back(std::move(both));
+      if (!only_group.empty()) next.push_back(std::move(only_group));
+    }
+    std::vector<std::size_t> fresh;
+    for (std::size_t p = 0; p < space_.size(); ++p)
+      if (rest[p]) fresh.push_back(p);
+    if (!fresh.empty()) next.push_back(std::move(fresh));
+    groups_ = std::move(next);
+  }
+}
+
+void TpeSampler::sample_relative(const std::vector<TrialRecord>& history, const Split& observed,
+                                 std::size_t finished,
+                                 std::vector<std::optional<double>>& relative) {
+  // _sample_relative of one space: nothing before n_startup_trials have finished, else
+  // one joint draw, its observations masked by the space's first parameter.
+  const auto draw = [&](const std::vector<std::size_t>& space) {
+    if (space.empty() || finished < options_.n_startup_trials) return;
+    const auto drawn = sample_model(space, observed.columns(space, observed.below),
+                                    observed.columns(space, observed.above));
+    for (std::size_t i = 0; i < space.size(); ++i)
+      relative[space[i]] = drawn[i];
+  };
+  if (!options_.group) {
+    std::vector<std::size_t> joint;
+    for (const auto p : relative_space(history))
+      if (!single(p)) joint.push_back(p);
+    draw(joint);
+    return;
+  }
+  for (const auto& group : groups_) {  // each group's parameters sorted by name
+    std::vector<std::size_t> space;
+    for (const auto p : name_order_)
+      if (std::find(group.begin(), group.end(), p) != group.end() && !single(p)) space.push_back(p);
+    draw(space);
+  }
 }
 
 std::vector<std::size_t> TpeSampler::relative_space(const std::vector<TrialRecord>& history) const {

@@ -22,6 +22,9 @@ struct TpeOptions {
   double gamma_fraction = 0.1;
   std::size_t gamma_max = 25;
   bool constant_liar = false;
+  /// With `estimator.multivariate`: Optuna's group decomposition, one joint draw per group
+  /// of parameters that the finished trials always have together (a conditional space).
+  bool group = false;
   /// `semantics = "binned"`: a parameter's "above" density with more than `bins`
   /// observations is built from slices of its range (RankedHistory) instead of one
   /// kernel per observation. 0: Optuna's estimator, exactly.
@@ -42,8 +45,11 @@ class TpeSampler {
  public:
   /// `when[p]`: the conditions of parameter p, all of which must hold (a define-by-run
   /// space: p is suggested only then, and only trials that have p inform its estimators).
+  /// `name_order`: the parameters sorted by name (Optuna samples a group's parameters in
+  /// that order); empty: their order.
   TpeSampler(std::vector<Distribution> space, TpeOptions options, std::uint32_t seed, bool maximize,
-             std::vector<std::vector<Condition>> when = {});
+             std::vector<std::vector<Condition>> when = {},
+             std::vector<std::size_t> name_order = {});
 
   /// Every parameter of a new trial (internal representation), given the trials so far:
   /// `history.back()` is the new trial itself, running, without parameters yet; its
@@ -85,6 +91,21 @@ class TpeSampler {
   /// multivariate: Optuna's IntersectionSearchSpace(include_pruned=True), the parameters
   /// every completed or pruned trial has, in space order; empty before one has finished.
   std::vector<std::size_t> relative_space(const std::vector<TrialRecord>& history) const;
+  /// The joint draws of sample_relative into `relative` (multivariate, by group or over
+  /// the intersection).
+  void sample_relative(const std::vector<TrialRecord>& history, const Split& observed,
+                       std::size_t finished, std::vector<std::optional<double>>& relative);
+  /// Whether parameter p has one value only (Optuna's distribution.single(): never drawn).
+  bool single(std::size_t p) const;
+
+ public:
+  /// Optuna's _GroupDecomposedSearchSpace.calculate at a trial's start: every completed or
+  /// pruned trial's parameter set split into the groups, in trial order. Persistent, as
+  /// Optuna's: suggest() calls it, and so must a resumed study for every trial it replays
+  /// (TpeSuggester::started), so that the groups come in the same order.
+  void update_groups(const std::vector<TrialRecord>& history);
+
+ private:
   /// Binned semantics: each parameter from the index, its "above" density binned once it
   /// outgrows the bins.
   std::vector<double> suggest_binned(std::vector<TrialRecord>& history,
@@ -100,6 +121,8 @@ class TpeSampler {
 
   std::vector<Distribution> space_;
   std::vector<std::vector<Condition>> when_;
+  std::vector<std::size_t> name_order_;
+  std::vector<std::vector<std::size_t>> groups_;  // group decomposition, in Optuna's order
   TpeOptions options_;
   bool maximize_;
   std::uint32_t seed_;

@@ -454,3 +454,16 @@ BOOST_AUTO_TEST_CASE(conditions_are_checked_where_they_are_written) {
       "argument \"{m}\" is left out when m does not exist (its when does not hold), but \"--m\" "
       "before it would stay; write them as one argument, \"--m={m}\""));
 }
+
+BOOST_AUTO_TEST_CASE(tpe_group_goes_with_multivariate) {
+  const std::string head =
+      kHeader + "sampler = \"tpe\"\n[search]\nx = { uniform = [0, 1] }\n[sampler]\n";
+  BOOST_TEST(contains(error_of(head + "group = true\n"),
+                      "[sampler] group: goes with multivariate = true"));
+  const auto s = config::parse_study(head + "group = true\nmultivariate = true\n", "g.toml");
+  BOOST_TEST(s.sampler.tpe.group);
+  BOOST_TEST(contains(config::to_toml(s), "group = true"));
+  // Absent when false, as in results files written before the option existed (a resume
+  // compares the two studies key by key).
+  BOOST_TEST(!contains(config::to_toml(config::parse_study(head, "n.toml")), "group"));
+}
