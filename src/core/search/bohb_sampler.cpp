@@ -84,14 +84,50 @@ std::vector<double> BohbSampler::random_vector() {
   return x;
 }
 
-BohbSampler::Density BohbSampler::density(const Observations& o,
-                                          const std::vector<std::size_t>& ids) const {
+std::vector<double> BohbSampler::imputed_rows(const Observations& o,
+                                              const std::vector<std::size_t>& ids) {
+  const std::size_t k = dims_.size();
+  std::vector<double> rows;
+  for (const auto i : ids)
+    rows.insert(rows.end(), o.vectors.begin() + static_cast<std::ptrdiff_t>(i * k),
+                o.vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * k));
+  const std::size_t n = ids.size();
+  const auto missing = [&](const std::vector<double>& row) {
+    for (std::size_t j = 0; j < k; ++j)
+      if (std::isnan(row[j])) return j;
+    return k;
+  };
+  std::vector<double> out = rows;
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<double> datum(rows.begin() + static_cast<std::ptrdiff_t>(r * k),
+                              rows.begin() + static_cast<std::ptrdiff_t>((r + 1) * k));
+    for (std::size_t j = missing(datum); j < k; j = missing(datum)) {
+      std::vector<std::size_t> having;  // rows of the set (as given) that have dimension j
+      for (std::size_t other = 0; other < n; ++other)
+        if (!std::isnan(rows[other * k + j])) having.push_back(other);
+      if (having.empty()) {  // no row has it: a random value of its kind
+        datum[j] =
+            dims_[j].levels == 0
+                ? rng_.random_sample()
+                : static_cast<double>(rng_.randint(0, static_cast<std::int64_t>(dims_[j].levels)));
+        continue;
+      }
+      // One such row, at random, fills every missing dimension it has.
+      const std::size_t from = having[static_cast<std::size_t>(
+          rng_.randint(0, static_cast<std::int64_t>(having.size())))];
+      for (std::size_t m = 0; m < k; ++m)
+        if (std::isnan(datum[m])) datum[m] = rows[from * k + m];
+    }
+    std::copy(datum.begin(), datum.end(), out.begin() + static_cast<std::ptrdiff_t>(r * k));
+  }
+  return out;
+}
+
+BohbSampler::Density BohbSampler::density(std::vector<double> rows) const {
   const std::size_t k = dims_.size();
   Density d;
-  d.n = ids.size();
-  for (const auto i : ids)
-    d.rows.insert(d.rows.end(), o.vectors.begin() + static_cast<std::ptrdiff_t>(i * k),
-                  o.vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * k));
+  d.n = k == 0 ? 0 : rows.size() / k;
+  d.rows = std::move(rows);
   // statsmodels' normal_reference rule, 1.06 sd n^(-1/(4+k)), for every column (as
   // KDEMultivariate applies it), floored at min_bandwidth. A categorical bandwidth is
   // the Aitchison-Aitken probability of leaving the observed level: capped at
@@ -164,8 +200,8 @@ std::optional<std::vector<double>> BohbSampler::model_draw(const Observations& o
   const std::vector<std::size_t> bad(
       order.begin() + static_cast<std::ptrdiff_t>(sizes.good),
       order.begin() + static_cast<std::ptrdiff_t>(sizes.good + sizes.bad));
-  const Density l = density(o, good);
-  const Density g = density(o, bad);
+  const Density l = density(imputed_rows(o, good));
+  const Density g = density(imputed_rows(o, bad));
   std::optional<std::vector<double>> best;
   double best_score = std::numeric_limits<double>::infinity();
   std::vector<double> x(k);

@@ -58,7 +58,11 @@ class BohbSampler {
   std::size_t min_points() const;
   bool fits(const Observations& o) const;
   std::vector<double> random_vector();
-  Density density(const Observations& o, const std::vector<std::size_t>& ids) const;
+  /// The rows `ids` of `o`, a conditional parameter's NaN (inactive) imputed as
+  /// HpBandSter's impute_conditional_data does: from a random row of the same set that has
+  /// it, else a random value.
+  std::vector<double> imputed_rows(const Observations& o, const std::vector<std::size_t>& ids);
+  Density density(std::vector<double> rows) const;
   double log_pdf(const Density& d, const std::vector<double>& x) const;
   std::optional<std::vector<double>> model_draw(const Observations& o);
 

@@ -268,6 +268,9 @@ Suggestion BohbSuggester::suggest(TrialId trial) {
   const auto draw = sampler_.draw();
   Suggestion s;
   s.config = configuration_of(space_, sampled_, draw.vector, from_bohb);
+  // A whole vector is drawn; what does not exist in it is dropped (ConfigSpace's
+  // deactivate_inactive_hyperparameters).
+  space_.resolve_activity(s.config);
   s.info.origin = draw.from_model ? SuggestionOrigin::Model : SuggestionOrigin::Random;
   s.info.position = {sampler_.words_drawn(), 0};
   started(trial, s.config);
@@ -281,6 +284,10 @@ void BohbSuggester::started(TrialId trial, const Configuration& config) {
   t.vector.clear();
   for (const auto p : sampled_) {
     const Domain& d = space_.parameters()[p].domain;
+    if (!config.is_active(p)) {  // NaN, as ConfigSpace's get_array; imputed when fitted
+      t.vector.push_back(std::nan(""));
+      continue;
+    }
     t.vector.push_back(d.kind == DomainKind::Choice
                            ? static_cast<double>(d.index_of(config.values[p]))
                            : d.to_unit(config.values[p]));

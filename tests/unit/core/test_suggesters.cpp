@@ -444,3 +444,52 @@ BOOST_AUTO_TEST_CASE(tpe_groups_resume_in_the_order_trials_finished) {
     }
   }
 }
+
+// bohb on a conditional space: an absent parameter is NaN in its observations, imputed as
+// HpBandSter imputes (from a row that has it, else at random) when a density is fitted;
+// a drawn vector keeps only what exists. The model takes over, and a rebuilt suggester
+// restored to the recorded position suggests the same.
+BOOST_AUTO_TEST_CASE(bohb_imputes_absent_parameters_as_hpbandster) {
+  const SearchSpace space({
+      {"opt", listed(DomainKind::Choice, {ParamValue{"a"}, ParamValue{"b"}})},
+      {"x", ranged(DomainKind::Uniform, 0, 1), {Condition{0, {ParamValue{"a"}}}}},
+      {"k",
+       listed(DomainKind::Choice, {ParamValue{1L}, ParamValue{2L}, ParamValue{3L}}),
+       {Condition{0, {ParamValue{"b"}}}}},
+      {"z", ranged(DomainKind::Uniform, 0, 1)},
+  });
+  const auto loss = [&](const Configuration& c) {
+    return std::fabs(as_number(c.values[3]) - 0.7) +
+           (c.is_active(1) ? std::fabs(as_number(c.values[1]) - 0.2) : 0.3);
+  };
+  const auto run = [&](Suggester& s, TrialId first, TrialId count) {
+    std::vector<Suggestion> out;
+    for (TrialId t = first; t < first + count; ++t) {
+      out.push_back(s.suggest(t));
+      s.started(t, out.back().config);
+      s.reported(t, 1, loss(out.back().config), {});
+      s.ended(t, TrialEnd::Completed);
+    }
+    return out;
+  };
+  const auto original = make_suggester(space, bohb_spec(), false, 3);
+  const auto before = run(*original, 0, 40);
+  const auto next = run(*original, 40, 10);
+  std::size_t model = 0;
+  for (const auto& s : before) {
+    model += s.info.origin == SuggestionOrigin::Model;
+    const bool a = std::get<std::string>(s.config.values[0]) == "a";
+    BOOST_TEST((s.config.active == std::vector<bool>{true, a, !a, true}));
+  }
+  BOOST_TEST(model > 10U);
+  const auto rebuilt = make_suggester(space, bohb_spec(), false, 3);
+  for (TrialId t = 0; t < before.size(); ++t) {
+    rebuilt->started(t, before[t].config);
+    rebuilt->reported(t, 1, loss(before[t].config), {});
+    rebuilt->ended(t, TrialEnd::Completed);
+  }
+  rebuilt->restore(before.back().info.position);
+  const auto again = run(*rebuilt, 40, 10);
+  for (std::size_t i = 0; i < next.size(); ++i)
+    BOOST_TEST((again[i].config == next[i].config));
+}
