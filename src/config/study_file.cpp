@@ -226,10 +226,6 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
     why =
         "sampler \"grid\" enumerates every combination of values, which a conditional "
         "space does not have; use random, halton or tpe";
-  else if (sampler == core::SamplerKind::Mobster)
-    why =
-        "sampler \"mobster\" does not take conditional parameters yet (its Gaussian process "
-        "has no notion of an absent input); use tpe, bohb, random or halton";
   else if (sampler == core::SamplerKind::Tpe && study.sampler.tpe.estimator.multivariate &&
            study.sampler.tpe.constant_liar)
     why =

@@ -18,6 +18,7 @@ constexpr std::size_t kFirstFit = 4;                               // the refit 
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
+constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
 constexpr std::size_t kMinRanked = 3;     // configurations a rung needs to be ranked against
 
 double normal_pdf(double z) {
@@ -68,6 +69,7 @@ Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
   for (const auto& p : space.parameters())
     config.values.push_back(p.domain.is_sampled() ? value_at(p.domain, rng.uniform01())
                                                   : p.domain.values.front());
+  space.resolve_activity(config);  // a conditional parameter that does not exist is dropped
   return config;
 }
 
@@ -91,7 +93,14 @@ void ConfigurationEncoder::encode(const Configuration& config, std::vector<doubl
   const auto& params = space_->parameters();
   for (std::size_t j = 0; j < params.size(); ++j) {
     const Domain& d = params[j].domain;
-    if (d.kind == DomainKind::Choice) {
+    if (!config.is_active(j)) {
+      // An absent parameter imputed with a constant no present value takes (as studied by Lévesque
+      // et al. 2017): a number at -1, below the unit interval; a choice as no choice at all.
+      if (d.kind == DomainKind::Choice)
+        out.insert(out.end(), d.values.size(), 0.0);
+      else if (d.kind != DomainKind::Constant)
+        out.push_back(kAbsentInput);
+    } else if (d.kind == DomainKind::Choice) {
       const std::size_t chosen = d.index_of(config.values[j]);
       for (std::size_t c = 0; c < d.values.size(); ++c)
         out.push_back(c == chosen ? 1.0 : 0.0);
@@ -269,13 +278,18 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
     Configuration config = trials_[best[c % best.size()]].config;
     for (std::size_t j = 0; j < params.size(); ++j) {
       const Domain& d = params[j].domain;
-      if (d.kind == DomainKind::Choice) {
+      if (!config.is_active(j) && d.is_sampled()) {
+        // Absent in the centre: nothing to perturb, a value of its own in case a perturbed
+        // choice brings it into existence.
+        config.values[j] = value_at(d, rng.uniform01());
+      } else if (d.kind == DomainKind::Choice) {
         if (rng.uniform01() < kChoiceResample) config.values[j] = value_at(d, rng.uniform01());
       } else if (d.is_sampled()) {
         config.values[j] =
             value_at(d, d.to_unit(config.values[j]) + kLocalSpread * standard_normal(rng));
       }
     }
+    space_.resolve_activity(config);
     out.push_back(std::move(config));
   }
   return out;

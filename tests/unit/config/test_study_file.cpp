@@ -445,9 +445,9 @@ BOOST_AUTO_TEST_CASE(conditions_are_checked_where_they_are_written) {
   BOOST_TEST(contains(error_of(head + "m = { uniform = [0, 1], when = {} }\n"),
                       "m: when takes a table of conditions on earlier choices"));
   BOOST_TEST(
-      contains(error_of(kHeader + "sampler = \"mobster\"\n[search]\nopt = { choice = [1, 2] }\n"
-                                  "m = { uniform = [0, 1], when = { opt = 1 } }\n"),
-               "m: has a when, but sampler \"mobster\" does not take conditional parameters yet"));
+      contains(error_of(kHeader + "sampler = \"grid\"\n[search]\nopt = { choice = [1, 2] }\n"
+                                  "m = { choice = [3, 4], when = { opt = 1 } }\n"),
+               "m: has a when, but sampler \"grid\" enumerates every combination of values"));
   BOOST_TEST(contains(
       error_of(head + "m = { uniform = [0, 1], when = { opt = \"sgd\" } }\n"
                       "[trial]\ncommand = [\"train\", \"--m\", \"{m}\"]\n"),

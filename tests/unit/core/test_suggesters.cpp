@@ -445,11 +445,12 @@ BOOST_AUTO_TEST_CASE(tpe_groups_resume_in_the_order_trials_finished) {
   }
 }
 
-// bohb on a conditional space: an absent parameter is NaN in its observations, imputed as
-// HpBandSter imputes (from a row that has it, else at random) when a density is fitted;
-// a drawn vector keeps only what exists. The model takes over, and a rebuilt suggester
-// restored to the recorded position suggests the same.
-BOOST_AUTO_TEST_CASE(bohb_imputes_absent_parameters_as_hpbandster) {
+// bohb and mobster on a conditional space. bohb: an absent parameter is NaN in its
+// observations, imputed as HpBandSter imputes (from a row that has it, else at random)
+// when a density is fitted; a drawn vector keeps only what exists. mobster: an absent
+// input is a constant no present value takes. Either way the model takes over, and a
+// rebuilt suggester restored to the recorded position suggests the same.
+BOOST_AUTO_TEST_CASE(model_samplers_take_conditional_spaces) {
   const SearchSpace space({
       {"opt", listed(DomainKind::Choice, {ParamValue{"a"}, ParamValue{"b"}})},
       {"x", ranged(DomainKind::Uniform, 0, 1), {Condition{0, {ParamValue{"a"}}}}},
@@ -472,24 +473,28 @@ BOOST_AUTO_TEST_CASE(bohb_imputes_absent_parameters_as_hpbandster) {
     }
     return out;
   };
-  const auto original = make_suggester(space, bohb_spec(), false, 3);
-  const auto before = run(*original, 0, 40);
-  const auto next = run(*original, 40, 10);
-  std::size_t model = 0;
-  for (const auto& s : before) {
-    model += s.info.origin == SuggestionOrigin::Model;
-    const bool a = std::get<std::string>(s.config.values[0]) == "a";
-    BOOST_TEST((s.config.active == std::vector<bool>{true, a, !a, true}));
+  for (const auto& spec : {bohb_spec(), mobster_spec(4)}) {
+    BOOST_TEST_CONTEXT(sampler_keyword(spec.kind)) {
+      const auto original = make_suggester(space, spec, false, 3);
+      const auto before = run(*original, 0, 40);
+      const auto next = run(*original, 40, 10);
+      std::size_t model = 0;
+      for (const auto& s : before) {
+        model += s.info.origin == SuggestionOrigin::Model;
+        const bool a = std::get<std::string>(s.config.values[0]) == "a";
+        BOOST_TEST((s.config.active == std::vector<bool>{true, a, !a, true}));
+      }
+      BOOST_TEST(model > 10U);
+      const auto rebuilt = make_suggester(space, spec, false, 3);
+      for (TrialId t = 0; t < before.size(); ++t) {
+        rebuilt->started(t, before[t].config);
+        rebuilt->reported(t, 1, loss(before[t].config), {});
+        rebuilt->ended(t, TrialEnd::Completed);
+      }
+      rebuilt->restore(before.back().info.position);
+      const auto again = run(*rebuilt, 40, 10);
+      for (std::size_t i = 0; i < next.size(); ++i)
+        BOOST_TEST((again[i].config == next[i].config));
+    }
   }
-  BOOST_TEST(model > 10U);
-  const auto rebuilt = make_suggester(space, bohb_spec(), false, 3);
-  for (TrialId t = 0; t < before.size(); ++t) {
-    rebuilt->started(t, before[t].config);
-    rebuilt->reported(t, 1, loss(before[t].config), {});
-    rebuilt->ended(t, TrialEnd::Completed);
-  }
-  rebuilt->restore(before.back().info.position);
-  const auto again = run(*rebuilt, 40, 10);
-  for (std::size_t i = 0; i < next.size(); ++i)
-    BOOST_TEST((again[i].config == next[i].config));
 }
