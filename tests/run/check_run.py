@@ -36,8 +36,9 @@ from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faul
 from run_hostile import scenario_hostile
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
-from run_samplers import (scenario_conditional, scenario_enqueue, scenario_example_conditional,
-                          scenario_mobster_resume, scenario_recommended, scenario_tpe_resume)
+from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
+                          scenario_example_conditional, scenario_mobster_resume,
+                          scenario_recommended, scenario_tpe_resume)
 from run_join import scenario_join, scenario_join_requeue
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
 
@@ -323,7 +324,8 @@ def main():
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
                                              "workers-absent", "groups-orphaned", "join",
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
-                                             "conditional", "example-conditional"])
+                                             "conditional", "example-conditional",
+                                             "conditional-resume"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -373,7 +375,8 @@ def main():
                      "gpus": scenario_gpus, "hostile": scenario_hostile,
                      "write-ahead": scenario_write_ahead, "enqueue": scenario_enqueue,
                      "conditional": scenario_conditional,
-                     "example-conditional": scenario_example_conditional}
+                     "example-conditional": scenario_example_conditional,
+                     "conditional-resume": scenario_conditional_resume}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

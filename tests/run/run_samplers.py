@@ -78,12 +78,22 @@ def scenario_mobster_resume(runner, args):
     resume_scenario(runner, "mobster")
 
 
-def run_tpe_study(runner, name, command, trials, search, tail, slots):
-    """A tpe study of `trials` trials of `command` ([search] gains `search` before x,
-    the file `tail`) run with `slots` slots to the end; (study file, results file, trials)."""
+CONDITIONAL_SEARCH = ("opt = { choice = [\"sgd\", \"adam\"] }\n"
+                      "momentum = { uniform = [0.0, 0.9], when = { opt = \"sgd\" } }\n"
+                      "nesterov = { choice = [true, false], when = { opt = \"sgd\" } }\n"
+                      "warmup = { randint = [0, 5], when = { nesterov = true } }\n")
+
+
+def tpe_study_text(name, command, trials, search, tail):
+    """A tpe study of `trials` trials of `command`: [search] gains `search` before x, the
+    file ends with `tail`."""
     text = study_toml(name, command, max_trials=trials, max_t=3, study_extra='sampler = "tpe"\n')
-    text = text.replace("[search]\n", "[search]\n" + search) + tail
-    study = runner.write("study.toml", text)
+    return text.replace("[search]\n", "[search]\n" + search) + tail
+
+
+def run_tpe_study(runner, name, command, trials, search, tail, slots):
+    """tpe_study_text run with `slots` slots to the end; (study file, results file, trials)."""
+    study = runner.write("study.toml", tpe_study_text(name, command, trials, search, tail))
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=["--slots", str(slots)],
                          sbatch_args=["-N", "1", "--ntasks-per-node", str(slots)])
@@ -102,11 +112,7 @@ def scenario_conditional(runner, args):
     command = [sys.executable, trial, "--x={x}", "--momentum={momentum}", "--warmup={warmup}",
                "--record=" + record]
     study, path, trials = run_tpe_study(
-        runner, "conditional", command, 8,
-        "opt = { choice = [\"sgd\", \"adam\"] }\n"
-        "momentum = { uniform = [0.0, 0.9], when = { opt = \"sgd\" } }\n"
-        "nesterov = { choice = [true, false], when = { opt = \"sgd\" } }\n"
-        "warmup = { randint = [0, 5], when = { nesterov = true } }\n",
+        runner, "conditional", command, 8, CONDITIONAL_SEARCH,
         "\n[sampler]\nn_startup_trials = 3\n"
         "\n[[enqueue]]\nopt = \"sgd\"\nnesterov = true\n"
         "\n[[enqueue]]\nopt = \"adam\"\n", slots=2)
@@ -136,6 +142,40 @@ def scenario_conditional(runner, args):
     expect(suggestions == 8, "replay made %d suggestions for 8 trials" % suggestions)
     print("conditional: 8 trials, branches %s; argv, client parameters, results file and status show "
           "exactly the parameters each has; replay matches all" % sorted(branches))
+
+
+def scenario_conditional_resume(runner, args):
+    """A conditional tpe study with group decomposition, interrupted (SIGUSR1) and resumed,
+    suggests what an uninterrupted run suggests, the absent parameters included: the
+    results file's active/* columns and the groups' order come back as they were."""
+    trial = os.path.join(os.path.dirname(FAULT_TRIAL), "argv_trial.py")
+    command = [sys.executable, trial, "--x={x}", "--momentum={momentum}", "--warmup={warmup}",
+               "--record=" + os.devnull, "--sleep=0.25"]
+    text = tpe_study_text("conditional-resume", command, TRIALS, CONDITIONAL_SEARCH,
+                          "\n[sampler]\nn_startup_trials = %d\nmultivariate = true\ngroup = true\n"
+                          % STARTUP)
+    study = runner.write("study.toml", text)
+    extra, sbatch = ["--slots", "1"], ["-N", "1", "--ntasks-per-node", "1"]
+    straight = os.path.join(runner.workdir, "straight.h5")
+    rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
+    expect(rc == 0, "the uninterrupted run failed:\n" + log)
+    path = os.path.join(runner.workdir, "study.h5")
+    offset = len(log) if runner.launcher == "local" else 0
+    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(lambda: started_so_far(handle[2], offset) >= STARTUP + 2, 180, "trials past the startup ones")
+    interrupt_gracefully(runner, handle)
+    rc, log = next_session(runner, handle, study, path, extra, sbatch)
+    expect(rc == 0 and "resuming" in log, "the resumed run failed or did not resume:\n" + log)
+    check_complete(path, TRIALS)
+    columns = ["config/" + n for n in ("opt", "x", "momentum", "nesterov", "warmup")]
+    a, b = trials_of(straight), trials_of(path)
+    same = a[columns].astype(str).values.tolist() == b[columns].astype(str).values.tolist()
+    expect(same, "the resumed study suggested otherwise:\n%s\n%s" % (a[columns], b[columns]))
+    expect(list(a.origin) == list(b.origin), "origins differ: %s / %s" % (list(a.origin), list(b.origin)))
+    suggestions, _ = replayed_decisions(runner, study, path)
+    expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
+    print("conditional-resume: %d configurations (%d with momentum) identical to an uninterrupted "
+          "run; replay matches all" % (TRIALS, (b["config/opt"] == "sgd").sum()))
 
 
 def scenario_example_conditional(runner, args):
