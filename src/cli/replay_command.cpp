@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
 #include "core/schedulers/replay.hpp"
+#include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
 
@@ -16,7 +17,8 @@ int replay_command(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "slurmtune replay STUDY.toml EVENTS.jsonl", options, positional, vm))
     return kSuccess;
-  const auto study = config::load_study_file(vm["study"].as<std::string>());
+  auto study = config::load_study_file(vm["study"].as<std::string>());
+  store::load_warm_start(study);
   auto scheduler = core::make_scheduler(study.scheduler, study.mode, study.seed, study.name);
   const auto suggester =
       core::make_suggester(study.space, study.sampler, study.mode == core::Mode::Max, study.seed);

@@ -5,6 +5,7 @@
 #include "config/study_file.hpp"
 #include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator.hpp"
+#include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
 namespace {
@@ -87,7 +88,8 @@ int run_command(const Args& args) {
                      vm))
     return kSuccess;
   const std::string study_path = vm["study"].as<std::string>();
-  const auto study = config::load_study_file(study_path);
+  auto study = config::load_study_file(study_path);
+  store::load_warm_start(study);
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   run.allow_changes = vm.count("allow-changes") > 0;
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();

@@ -21,6 +21,7 @@
 #include "core/simulation/simulation.hpp"
 #include "store/recorded_curves.hpp"
 #include "store/simulation_recorder.hpp"
+#include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
 namespace {
@@ -276,6 +277,7 @@ int simulate_command(const Args& args) {
   if (!parse_options(args, "slurmtune simulate STUDY.toml [--workers N]", options, positional, vm))
     return kSuccess;
   auto study = config::load_study_file(vm["study"].as<std::string>());
+  store::load_warm_start(study);
   core::SimulationOptions sim;
   sim.workers = vm["workers"].as<std::size_t>();
   sim.end_margin_s = vm["end-margin"].as<double>();

@@ -9,37 +9,6 @@ namespace slurmtune::config {
 namespace {
 
 using core::DomainKind;
-using core::ParamValue;
-
-bool is_listed(const core::Domain& d) {
-  return d.kind == DomainKind::Choice || d.kind == DomainKind::Grid ||
-         d.kind == DomainKind::Constant;
-}
-
-// `given` as a value of `d`, or nullopt: a listed value (a number matches an equal
-// number), a whole number for an integer domain, any number for a real one (inside the
-// bounds, on the step).
-std::optional<ParamValue> value_in(const core::Domain& d, const ParamValue& given) {
-  const bool number =
-      std::holds_alternative<std::int64_t>(given) || std::holds_alternative<double>(given);
-  if (is_listed(d)) {
-    for (const auto& v : d.values)
-      if (v == given) return v;
-    for (const auto& v : d.values)
-      if (number &&
-          (std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v)) &&
-          core::as_number(v) == core::as_number(given))
-        return v;
-    return std::nullopt;
-  }
-  if (!number) return std::nullopt;
-  const ParamValue v = d.is_integer() ? given : ParamValue{core::as_number(given)};
-  if (d.is_integer() && !std::holds_alternative<std::int64_t>(v)) return std::nullopt;
-  // randint's upper bound is not one of its values (admits() takes it for recorded tables).
-  const bool excluded_high = (d.kind == DomainKind::RandInt || d.kind == DomainKind::LogRandInt) &&
-                             core::as_number(v) >= d.high;
-  return d.admits(v) && !excluded_high ? std::optional(v) : std::nullopt;
-}
 
 core::PartialConfiguration read_entry(const TableReader& r, const toml::table& entry,
                                       const core::SearchSpace& space) {
@@ -62,7 +31,7 @@ core::PartialConfiguration read_entry(const TableReader& r, const toml::table& e
       r.fail_at(node, name, "is a grid axis, which takes every value in turn; it cannot be fixed");
     const auto given = scalar(node);
     if (!given) r.fail_at(node, name, "must be a number, string or boolean");
-    const auto value = value_in(d, *given);
+    const auto value = d.accept(*given);
     if (!value)
       r.fail_at(node, name,
                 core::visible(core::to_json(*given)) + " is not a value of " + d.describe());

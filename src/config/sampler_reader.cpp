@@ -84,6 +84,15 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
   if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec.tpe);
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
   if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
+  // Results files of earlier studies whose trials the model learns from first; read by
+  // store::load_warm_start (config does not read HDF5).
+  if (const auto files = reader.strings("warm_start")) {
+    if (files->empty())
+      reader.fail("warm_start", "lists no results file; name one, e.g. [\"last-month.h5\"]");
+    for (const auto& f : *files)
+      if (f.empty()) reader.fail("warm_start", "names an empty path");
+    spec.warm_start_files = *files;
+  }
   reader.finish();
 }
 

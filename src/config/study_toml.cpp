@@ -133,7 +133,20 @@ toml::table study_table(const core::StudySpec& study) {
 
 // Every option of the chosen model-based sampler, defaults included; empty for the blind
 // samplers (so files written before [sampler] existed resolve the same).
+toml::table sampler_options_table(const core::SamplerSpec& s);
+
 toml::table sampler_table(const core::SamplerSpec& s) {
+  toml::table t = sampler_options_table(s);
+  if (!s.warm_start_files.empty()) {  // absent otherwise, as in older results files
+    toml::array files;
+    for (const auto& f : s.warm_start_files)
+      files.push_back(f);
+    t.insert("warm_start", std::move(files));
+  }
+  return t;
+}
+
+toml::table sampler_options_table(const core::SamplerSpec& s) {
   if (s.kind == core::SamplerKind::Tpe) {
     const auto& o = s.tpe;
     toml::table t{{"semantics", o.bins > 0 ? "binned" : "optuna"},

@@ -4,7 +4,9 @@
 Random study files (every [search] domain TPE maps to an Optuna distribution, Optuna's
 stepped floats `{ uniform = [low, high], step = q }` among them; random [sampler]
 options; configurations to try first, whole or partial, as `[[enqueue]]` and Optuna's
-enqueue_trial) are run through Optuna's TPESampler define-by-run, one suggest_* call per
+enqueue_trial; conditional spaces with `when`, Optuna's define-by-run `if`; a
+`[sampler] warm_start` from an earlier study simulated by slurmtune, which Optuna gets by
+add_trial) are run through Optuna's TPESampler define-by-run, one suggest_* call per
 parameter in the file's order, with parallel workers, reports, completed, pruned and
 failed trials. Every trial's start, reports and end go to an event log with the
 configuration Optuna suggested; `slurmtune replay STUDY EVENTS` asks slurmtune's sampler
@@ -22,6 +24,7 @@ import warnings
 import optuna
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
+D = optuna.distributions
 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
 
 
@@ -140,7 +143,65 @@ def active(name, config, conditions):
                                     for v in values)
 
 
-def scenario(rng):
+def distribution(how):
+    if how[0] == "float":
+        return D.FloatDistribution(how[1], how[2], **how[3])
+    if how[0] == "int":
+        return D.IntDistribution(how[1], how[2], **how[3])
+    return D.CategoricalDistribution(how[1])
+
+
+def warm_start(rng, binary, scratch, params, maximize, study):
+    """An earlier study of the same objective (slurmtune simulate, random sampler, ASHA,
+    maybe one parameter fewer) added to Optuna's study as finished trials (add_trial), as
+    `[sampler] warm_start` gives it to slurmtune's sampler; returns that key's line."""
+    parents = {t.split("when = { ")[1].split(" ")[0] for t, _ in params.values() if "when = {" in t}
+    droppable = [n for n, (t, how) in params.items()
+                 if how is not None and n not in parents and "when" not in t]
+    sampled = [n for n, (_, how) in params.items() if how is not None]
+    dropped = rng.choice(droppable) if droppable and len(sampled) > 1 and rng.random() < 0.5 else None
+    if not sampled:
+        return None  # nothing to learn: slurmtune refuses such a warm start
+    past_toml = "\n".join(
+        ["[study]", 'name = "past"', 'metric = "loss"', f'mode = "{"max" if maximize else "min"}"',
+         f"seed = {rng.randrange(2**32)}", f"max_trials = {rng.randint(3, 30)}", "",
+         "[search]"] + [f"{n} = {t}" for n, (t, _) in params.items() if n != dropped] +
+        ["", "[scheduler]", 'type = "asha"', "max_t = 9", "grace_period = 1"]) + "\n"
+    name = os.path.join(scratch, "past-%d" % len(os.listdir(scratch)))
+    with open(name + ".toml", "w") as f:
+        f.write(past_toml)
+    past = name + ".h5"
+    out = subprocess.run([binary, "simulate", name + ".toml", "-o", past, "-q"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, f"simulate failed: {out.stderr}\n{past_toml}"
+    log = subprocess.run([binary, "export", past, "--table", "replay"], check=True,
+                         capture_output=True, text=True).stdout
+    trials = {}
+    for line in log.splitlines():
+        e = json.loads(line)
+        if e.get("type") == "start":
+            trials[e["trial"]] = {"config": e["config"], "reports": {}, "end": None}
+        elif e.get("type") == "report":
+            trials[e["trial"]]["reports"][e["step"]] = e["value"]
+        elif e.get("type") == "end":
+            trials[e["trial"]]["end"] = e["state"]
+    states = {"completed": optuna.trial.TrialState.COMPLETE,
+              "stopped": optuna.trial.TrialState.PRUNED, "failed": optuna.trial.TrialState.FAIL}
+    for number in sorted(trials):
+        t = trials[number]
+        config = {n: v for n, v in t["config"].items() if params[n][1] is not None}
+        last = t["reports"][max(t["reports"])] if t["reports"] else None
+        state = states[t["end"]]
+        if state == optuna.trial.TrialState.COMPLETE and last is None:
+            state = optuna.trial.TrialState.FAIL  # slurmtune: no last report, no value
+        study.add_trial(optuna.trial.create_trial(
+            state=state, value=last if state == optuna.trial.TrialState.COMPLETE else None,
+            params=config, distributions={n: distribution(params[n][1]) for n in config},
+            intermediate_values=t["reports"]))
+    return f'warm_start = ["{past}"]'
+
+
+def scenario(rng, binary=None, scratch=None):
     params = {f"p{i}": random_parameter(rng) for i in range(rng.randint(1, 4))}
     if rng.random() < 0.5:  # a conditional space: a choice first, then what depends on it
         params = {"c0": ('{ choice = ["sgd", "adam", "rms"] }', ("categorical", ["sgd", "adam", "rms"])),
@@ -175,6 +236,11 @@ def scenario(rng):
     sampler = optuna.samplers.TPESampler(seed=seed, **options)  # group: Optuna's same option
     study = optuna.create_study(direction="maximize" if maximize else "minimize",
                                 sampler=sampler)
+    if binary and rng.random() < 0.3:  # learns from an earlier study first
+        line = warm_start(rng, binary, scratch, params, maximize, study)
+        if line:
+            study_toml = study_toml.replace("[sampler]\n", "[sampler]\n" + line + "\n")
+    offset = len(study.trials)  # Optuna numbers the added trials first; slurmtune's start at 0
     for entry in enqueued:
         study.enqueue_trial(entry)
     events = []
@@ -187,7 +253,7 @@ def scenario(rng):
             for name, (_, how) in params.items():
                 if active(name, config, conditions):
                     config[name] = 7 if how is None else suggest(trial, name, how)
-            events.append({"type": "start", "trial": trial.number, "config": config})
+            events.append({"type": "start", "trial": trial.number - offset, "config": config})
             running[trial.number] = (trial, 0)
             asked += 1
             continue
@@ -198,22 +264,23 @@ def scenario(rng):
         if r < 0.5 and step < 9:
             step += rng.randint(1, 3)
             trial.report(value, step)
-            events.append({"type": "report", "trial": number, "step": step, "value": value})
+            events.append({"type": "report", "trial": number - offset, "step": step, "value": value})
             running[number] = (trial, step)
         elif r < 0.8:
             # slurmtune's objective value is the last report: report it, then tell it.
             trial.report(value, step + 1)
-            events.append({"type": "report", "trial": number, "step": step + 1, "value": value})
+            events.append({"type": "report", "trial": number - offset, "step": step + 1,
+                           "value": value})
             study.tell(trial, value)
-            events.append({"type": "end", "trial": number, "state": "completed"})
+            events.append({"type": "end", "trial": number - offset, "state": "completed"})
             del running[number]
         elif r < 0.93:
             study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-            events.append({"type": "end", "trial": number, "state": "stopped"})
+            events.append({"type": "end", "trial": number - offset, "state": "stopped"})
             del running[number]
         else:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
-            events.append({"type": "end", "trial": number, "state": "failed"})
+            events.append({"type": "end", "trial": number - offset, "state": "failed"})
             del running[number]
     return study_toml, events, asked
 
@@ -221,13 +288,14 @@ def scenario(rng):
 def main():
     binary = sys.argv[1]
     rng = random.Random(20261126)
-    trials = enqueued = conditional = grouped = 0
+    trials = enqueued = conditional = grouped = warm = 0
     with tempfile.TemporaryDirectory(prefix="slurmtune-optuna-study-") as scratch:
         for number in range(120):
-            study_toml, events, asked = scenario(rng)
+            study_toml, events, asked = scenario(rng, binary, scratch)
             enqueued += "[[enqueue]]" in study_toml
             conditional += "when =" in study_toml
             grouped += "group = true" in study_toml
+            warm += "warm_start" in study_toml
             study_path = os.path.join(scratch, "study.toml")
             with open(study_path, "w") as f:
                 f.write(study_toml)
@@ -244,7 +312,7 @@ def main():
                          f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
             trials += asked
     print(f"tpe on study files: 120 scenarios ({enqueued} with [[enqueue]], {conditional} "
-          f"conditional, {grouped} of them with group), {trials} trials "
+          f"conditional, {grouped} of them with group, {warm} warm-started), {trials} trials "
           f"suggested as Optuna {optuna.__version__} suggests them")
 
 

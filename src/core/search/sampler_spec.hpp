@@ -2,7 +2,10 @@
 // The resolved `[study] sampler` and its `[sampler]` options.
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "core/search/past_trial.hpp"
 #include "core/search/sampler.hpp"
 #include "core/search/tpe_sampler.hpp"
 
@@ -47,6 +50,10 @@ struct SamplerSpec {
   SamplerKind kind = SamplerKind::Random;
   /// `[[enqueue]]`: the first trials' configurations, in order (trial i runs entry i).
   std::vector<PartialConfiguration> enqueued;
+  /// `warm_start`: results files of earlier studies, as written (relative to the study
+  /// file's folder), and their trials once store::load_warm_start has read them.
+  std::vector<std::string> warm_start_files;
+  std::vector<PastTrial> warm_start;
   tpe::TpeOptions tpe;     ///< kind == Tpe
   BohbOptions bohb;        ///< kind == Bohb
   MobsterOptions mobster;  ///< kind == Mobster

@@ -190,6 +190,26 @@ bool Domain::admits(const ParamValue& value) const {
   return x >= low && x <= high;
 }
 
+std::optional<ParamValue> Domain::accept(const ParamValue& given) const {
+  const auto is_number = [](const ParamValue& v) {
+    return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
+  };
+  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+    for (const auto& v : values)
+      if (v == given) return v;
+    for (const auto& v : values)
+      if (is_number(given) && is_number(v) && as_number(v) == as_number(given)) return v;
+    return std::nullopt;
+  }
+  if (!is_number(given)) return std::nullopt;
+  const ParamValue v = is_integer() ? given : ParamValue{as_number(given)};
+  if (is_integer() && !std::holds_alternative<std::int64_t>(v)) return std::nullopt;
+  // randint's upper bound is not one of its values (admits() takes it for recorded tables).
+  const bool excluded_high =
+      (kind == DomainKind::RandInt || kind == DomainKind::LogRandInt) && as_number(v) >= high;
+  return admits(v) && !excluded_high ? std::optional(v) : std::nullopt;
+}
+
 namespace {
 
 std::optional<bool> bool_of(std::string_view text) {

@@ -63,6 +63,11 @@ struct Domain {
   /// value whose text or number it matches for choice, grid and constant); nullopt
   /// when it is not one. Reads recorded tables (CSV cells).
   std::optional<ParamValue> parse(std::string_view text) const;
+  /// `given` (from a study file or an earlier study) as a value of this domain, or nullopt:
+  /// a listed value (a number matches an equal number), a whole number of an integer
+  /// domain below randint's excluded bound, a number of a real domain inside its bounds
+  /// and on its step.
+  std::optional<ParamValue> accept(const ParamValue& given) const;
   /// Why this domain is impossible (with the fix), or nullopt when it is valid.
   std::optional<std::string> problem() const;
   /// Short description, e.g. `loguniform [0.0001, 0.1]`.

@@ -60,6 +60,46 @@ class EnqueuedFirst final : public Suggester {
   std::vector<PartialConfiguration> enqueued_;
 };
 
+// The sampler learns from the trials of earlier studies first: they become its trials
+// 0..k-1 (as Optuna's add_trials numbers them), this study's trial t its trial k + t.
+class WarmStarted final : public Suggester {
+ public:
+  WarmStarted(std::unique_ptr<Suggester> sampler, const std::vector<PastTrial>& past)
+      : sampler_(std::move(sampler)), offset_(past.size()) {
+    for (TrialId t = 0; t < past.size(); ++t) {
+      const PastTrial& p = past[t];
+      sampler_->started(t, p.config);
+      for (const auto& j : p.judged) {
+        ReportOutcome judged;
+        judged.milestone = j.milestone;
+        sampler_->reported(t, j.step, j.value, judged);
+      }
+      // The last report counts last (a completed trial's value), judged or not.
+      if (p.last && (p.judged.empty() || p.judged.back().step != p.last->first))
+        sampler_->reported(t, p.last->first, p.last->second, {});
+      sampler_->ended(t, p.end);
+    }
+  }
+
+  Suggestion suggest(TrialId trial) override { return sampler_->suggest(offset_ + trial); }
+  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
+    return sampler_->suggest_fixed(offset_ + trial, fixed);
+  }
+  void started(TrialId trial, const Configuration& config) override {
+    sampler_->started(offset_ + trial, config);
+  }
+  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override {
+    sampler_->reported(offset_ + trial, step, value, outcome);
+  }
+  void resumed(TrialId trial) override { sampler_->resumed(offset_ + trial); }
+  void ended(TrialId trial, TrialEnd how) override { sampler_->ended(offset_ + trial, how); }
+  void restore(const SamplerPosition& position) override { sampler_->restore(position); }
+
+ private:
+  std::unique_ptr<Suggester> sampler_;
+  TrialId offset_;
+};
+
 std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
                                         bool maximize, std::uint64_t seed);
 
@@ -85,6 +125,10 @@ void apply_fixed(Suggestion& suggestion, const PartialConfiguration& fixed,
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed) {
   auto sampler = make_sampler(space, spec, maximize, seed);
+  if (!spec.warm_start_files.empty() && spec.warm_start.empty() && is_model_based(spec.kind))
+    throw UsageError("make_suggester: warm_start files not read (store::load_warm_start)");
+  if (!spec.warm_start.empty())
+    sampler = std::make_unique<WarmStarted>(std::move(sampler), spec.warm_start);
   if (spec.enqueued.empty()) return sampler;
   return std::make_unique<EnqueuedFirst>(space, std::move(sampler), spec.enqueued);
 }

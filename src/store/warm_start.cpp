@@ -1,0 +1,137 @@
+#include "store/warm_start.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "store/study_reader.hpp"
+
+namespace slurmtune::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A refusal already worded in full (the study file, the key, the results file).
+class WarmStartError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+std::optional<core::TrialEnd> end_of(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::Completed:
+      return core::TrialEnd::Completed;
+    case TrialStatus::Stopped:
+    case TrialStatus::Paused:  // never promoted: stopped where it waited
+      return core::TrialEnd::Stopped;
+    case TrialStatus::Failed:
+      return core::TrialEnd::Failed;
+    case TrialStatus::Pending:
+    case TrialStatus::Running:
+      break;
+  }
+  return std::nullopt;
+}
+
+// Where each of this study's parameters is in the earlier one (nullopt: it has none).
+std::vector<std::optional<std::size_t>> parameter_map(const core::SearchSpace& now,
+                                                      const core::SearchSpace& past) {
+  std::vector<std::optional<std::size_t>> out;
+  for (const auto& p : now.parameters())
+    out.push_back(past.index_of(p.name));
+  return out;
+}
+
+// One earlier trial in this study's space; nullopt when a value is not one of it.
+std::optional<core::Configuration> translate(const core::SearchSpace& now,
+                                             const std::vector<std::optional<std::size_t>>& map,
+                                             const core::Configuration& past) {
+  core::Configuration config;
+  config.active.assign(now.size(), false);
+  for (std::size_t p = 0; p < now.size(); ++p) {
+    const core::Domain& d = now.parameters()[p].domain;
+    config.values.push_back(core::placeholder(d));
+    if (!map[p] || !past.is_active(*map[p])) continue;  // absent in that trial
+    const auto value = d.accept(past.values[*map[p]]);
+    if (!value) return std::nullopt;
+    config.values[p] = *value;
+    config.active[p] = true;
+  }
+  return config;
+}
+
+WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
+  const StudyReader reader(path);
+  const core::StudySpec& past = reader.spec();
+  const auto refuse = [&](const std::string& why) {
+    throw WarmStartError(study.path + ": [sampler] warm_start: " + path + " " + why);
+  };
+  if (past.metric != study.metric || past.mode != study.mode)
+    refuse("optimizes " + core::visible(past.metric) + " (" +
+           (past.mode == core::Mode::Max ? "max" : "min") + "), this study " +
+           core::visible(study.metric) + " (" + (study.mode == core::Mode::Max ? "max" : "min") +
+           "): its values say nothing about this objective");
+  const auto map = parameter_map(study.space, past.space);
+  WarmStartSource source{path, 0, 0, 0, {}};
+  bool shared = false;
+  for (std::size_t p = 0; p < study.space.size(); ++p) {
+    if (map[p] && study.space.parameters()[p].domain.is_sampled()) shared = true;
+    if (!map[p]) source.absent.push_back(study.space.parameters()[p].name);
+  }
+  if (!shared) refuse("has none of this study's sampled parameters");
+  // Its judged reports, by trial, in the order they came.
+  std::map<std::uint64_t, std::vector<core::PastTrial::Judged>> judged;
+  for (const auto& e : reader.events())
+    if ((e.kind == EventKind::Continue || e.kind == EventKind::Stop ||
+         e.kind == EventKind::Pause) &&
+        e.rung >= 0)
+      judged[e.trial].push_back({e.step, e.value, e.milestone});
+  for (const auto& t : reader.trials()) {
+    const auto end = end_of(t.status);
+    if (!end) {
+      ++source.unfinished;
+      continue;
+    }
+    auto config = translate(study.space, map, t.config);
+    if (!config) {
+      ++source.outside;
+      continue;
+    }
+    core::PastTrial trial;
+    trial.config = std::move(*config);
+    trial.judged = judged[t.id];
+    if (t.reports > 0) trial.last = std::pair{t.last_step, t.last_value};
+    trial.end = *end;
+    study.sampler.warm_start.push_back(std::move(trial));
+    ++source.used;
+  }
+  if (source.used == 0)
+    refuse("has no finished trial whose values this study's space has (" +
+           std::to_string(source.outside) + " outside it, " + std::to_string(source.unfinished) +
+           " unfinished)");
+  return source;
+}
+
+}  // namespace
+
+std::vector<WarmStartSource> load_warm_start(core::StudySpec& study) {
+  std::vector<WarmStartSource> sources;
+  study.sampler.warm_start.clear();
+  const fs::path folder = fs::path(study.path).parent_path();
+  for (const auto& file : study.sampler.warm_start_files) {
+    const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
+    try {
+      sources.push_back(read_source(path.string(), study));
+    } catch (const WarmStartError&) {
+      throw;
+    } catch (const std::exception& e) {  // not a results file, damaged, unreadable
+
+      throw InputError(study.path + ": [sampler] warm_start: " + path.string() + ": " + e.what());
+    }
+  }
+  return sources;
+}
+
+}  // namespace slurmtune::store
