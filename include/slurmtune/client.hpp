@@ -97,6 +97,9 @@ class Client {
   /// ClientError naming the parameter when it is missing or has another type.
   template <class T>
   T param(const std::string& name) const;
+  /// Whether this trial has parameter `name`: a conditional one (`when` in [search])
+  /// exists only in the trials its condition holds for.
+  bool has_param(const std::string& name) const;
 
  private:
   struct State;

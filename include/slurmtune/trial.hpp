@@ -60,6 +60,9 @@ class Trial {
   /// the parameter when it is missing or has another type. Same value on every rank.
   template <class T>
   T param(const std::string& name) const;
+  /// Whether this trial has parameter `name` (a conditional one exists only in the trials
+  /// its `when` holds for). Same answer on every rank.
+  bool has_param(const std::string& name) const;
 
   /// Collective over comm(): rank 0 reports `metrics` (pass the same values on every
   /// rank, e.g. after an allreduce) and every rank returns the same decision.

@@ -341,6 +341,10 @@ T Client::param(const std::string& name) const {
   return typed_param<T, ClientError>(state_->params, name);
 }
 
+bool Client::has_param(const std::string& name) const {
+  return state_->params.contains(name);
+}
+
 template double Client::param<double>(const std::string&) const;
 template std::int64_t Client::param<std::int64_t>(const std::string&) const;
 template bool Client::param<bool>(const std::string&) const;

@@ -130,6 +130,10 @@ T Trial::param(const std::string& name) const {
   return typed_param<T, ClientError>(*static_cast<const protocol::JsonObject*>(params_.get()),
                                      name);
 }
+bool Trial::has_param(const std::string& name) const {
+  return static_cast<const protocol::JsonObject*>(params_.get())->contains(name);
+}
+
 template double Trial::param<double>(const std::string&) const;
 template std::int64_t Trial::param<std::int64_t>(const std::string&) const;
 template bool Trial::param<bool>(const std::string&) const;

@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
   try {
     auto client = slurmtune::Client::from_environment();
     const double x = client.param<double>("x");
+    if (!client.has_param("x") || client.has_param("nope")) {  // a conditional space asks so
+      std::cerr << "has_param(\"x\") or has_param(\"nope\") is wrong\n";
+      return 1;
+    }
     const bool chosen = static_cast<long>(client.trial_id()) == interrupted;
     int first = 1;
     if (const std::string resume = client.resume_checkpoint(); !resume.empty()) {

@@ -61,6 +61,9 @@ void train(slurmtune::Trial& t) {
   // Collective; on the test machines (no GPU) NCCL must decline, saying so, not crash.
   static_cast<void>(t.nccl_comm());
   const double x = t.param<double>("x");
+  // has_param: what a conditional space asks before param<T> (the same on every rank).
+  if (!t.has_param("x") || t.has_param("nope"))
+    throw std::logic_error("has_param(\"x\") or has_param(\"nope\") is wrong");
   // Typed parameters refuse a wrong type or a missing name, naming it (on every rank).
   for (const auto& [name, wanted] :
        {std::pair<const char*, const char*>{"x", "is a number, not a string"},
