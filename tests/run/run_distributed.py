@@ -44,16 +44,25 @@ def run_shape(runner, name, resources, extra, sbatch, reporter="torch", kill_tri
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
     study_ = Study(path)
     m = study_.metrics
+    retries = study_.events[study_.events.kind == "retry"]
     study_.close()
     expect(set(m.ranks) == {2.0}, "world sizes: %s" % set(m.ranks))
     ports = m.groupby("trial").port.agg(set)
     expect(all(len(p) == 1 for p in ports), "a trial's ranks disagreed on MASTER_PORT: %s" % ports)
     port = {t: next(iter(p)) for t, p in ports.items()}
-    # Trials that ran at the same time had different ports: locally they share the host,
-    # and the test cluster's nodes are names of one host (NodeAddr 127.0.0.1).
-    together = [(a, b) for a in trials.index for b in trials.index if a < b and
-                trials.loc[a].start_time < trials.loc[b].end_time and
-                trials.loc[b].start_time < trials.loc[a].end_time]
+    # Attempts that ran at the same time had different ports: locally they share the host,
+    # and the test cluster's nodes are names of one host (NodeAddr 127.0.0.1). An attempt
+    # runs from its first report to its last (a trial's attempts are cut at its retry
+    # events: a port the killed attempt freed may serve another trial before the retry).
+    attempts = []
+    for trial, reports in m.groupby("trial"):
+        cuts = [float("-inf")] + sorted(retries[retries.trial == trial].time) + [float("inf")]
+        for low, high in zip(cuts, cuts[1:]):
+            span = reports[(reports.time > low) & (reports.time <= high)]
+            if len(span):
+                attempts.append((trial, span.time.min(), span.time.max()))
+    together = sorted({(a, b) for a, a_first, a_last in attempts for b, b_first, b_last in attempts
+                       if a < b and a_first <= b_last and b_first <= a_last})
     clashes = [(a, b) for a, b in together if port[a] == port[b]]
     expect(not clashes, "trials running at the same time got the same port: %s" % clashes)
     for t, row in trials.iterrows():
