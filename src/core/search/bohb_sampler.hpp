@@ -59,8 +59,9 @@ class BohbSampler {
   bool fits(const Observations& o) const;
   std::vector<double> random_vector();
   /// The rows `ids` of `o`, a conditional parameter's NaN (inactive) imputed as
-  /// HpBandSter's impute_conditional_data does: from a random row of the same set that has
-  /// it, else a random value.
+  /// HpBandSter's impute_conditional_data means to: from a random row of the same set that
+  /// has it, else a random value. (Its loop, `while np.any(nan_indices)`, stops early when
+  /// the only missing dimension is the first, index 0 being falsy; here every one is filled.)
   std::vector<double> imputed_rows(const Observations& o, const std::vector<std::size_t>& ids);
   Density density(std::vector<double> rows) const;
   double log_pdf(const Density& d, const std::vector<double>& x) const;
