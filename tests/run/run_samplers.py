@@ -155,18 +155,7 @@ def scenario_conditional_resume(runner, args):
                           "\n[sampler]\nn_startup_trials = %d\nmultivariate = true\ngroup = true\n"
                           % STARTUP)
     study = runner.write("study.toml", text)
-    extra, sbatch = ["--slots", "1"], ["-N", "1", "--ntasks-per-node", "1"]
-    straight = os.path.join(runner.workdir, "straight.h5")
-    rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
-    expect(rc == 0, "the uninterrupted run failed:\n" + log)
-    path = os.path.join(runner.workdir, "study.h5")
-    offset = len(log) if runner.launcher == "local" else 0
-    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
-    wait_for(lambda: started_so_far(handle[2], offset) >= STARTUP + 2, 180, "trials past the startup ones")
-    interrupt_gracefully(runner, handle)
-    rc, log = next_session(runner, handle, study, path, extra, sbatch)
-    expect(rc == 0 and "resuming" in log, "the resumed run failed or did not resume:\n" + log)
-    check_complete(path, TRIALS)
+    straight, path, _ = straight_and_resumed(runner, study)
     columns = ["config/" + n for n in ("opt", "x", "momentum", "nesterov", "warmup")]
     a, b = trials_of(straight), trials_of(path)
     same = a[columns].astype(str).values.tolist() == b[columns].astype(str).values.tolist()
@@ -295,10 +284,11 @@ def scenario_recommended(runner, args):
                     dict(setting["scheduler"], predict=True))
 
 
-def resume_scenario(runner, sampler, options=None, scheduler=None):
-    study = sampler_study(runner, sampler, options, scheduler)
-    sbatch = ["-N", "1", "--ntasks-per-node", "1"]
-    extra = ["--slots", "1"]
+def straight_and_resumed(runner, study):
+    """`study` run through once (straight.h5), then again interrupted past the startup
+    trials (SIGUSR1; scancel --signal=USR1 under Slurm) and resumed (study.h5), one slot
+    each; (straight, resumed, the resumed session's log)."""
+    sbatch, extra = ["-N", "1", "--ntasks-per-node", "1"], ["--slots", "1"]
     straight = os.path.join(runner.workdir, "straight.h5")
     rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
     expect(rc == 0, "the uninterrupted run failed:\n" + log)
@@ -312,6 +302,12 @@ def resume_scenario(runner, sampler, options=None, scheduler=None):
     expect(rc == 0, "resumed run failed:\n" + log)
     expect("resuming" in log, "the second run did not resume:\n" + log)
     check_complete(path, TRIALS)
+    return straight, path, log
+
+
+def resume_scenario(runner, sampler, options=None, scheduler=None):
+    study = sampler_study(runner, sampler, options, scheduler)
+    straight, path, _ = straight_and_resumed(runner, study)
     if scheduler:  # not Ray's ASHA: decisions and predictions as the uninterrupted run's
         same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
         judged = len(decisions(path))
