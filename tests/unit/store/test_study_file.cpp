@@ -463,6 +463,30 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
   BOOST_CHECK_THROW(simulate_into(dir.file("pbt-v2.h5"), pbt, 4, 2), UsageError);
 }
 
+BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additions) {
+  // Schema 6 added `enqueued` to /trials.origin and active/<name> columns: a schema-5 file
+  // (origin of four names) reads back and resumes as schema 5.
+  TempDir dir;
+  const auto s = spec();
+  simulate_into(dir.file("v5.h5"), s, 8, 5);
+  {
+    const store::StudyReader reader(dir.file("v5.h5"));
+    BOOST_TEST(reader.schema_version() == 5);
+    BOOST_TEST(reader.trials().size() == 400U);
+    BOOST_TEST(reader.layout().trials.fields().size() ==
+               store::StudyLayout(s, store::kSchemaVersion).trials.fields().size());
+  }
+  {
+    store::WriterOptions options;
+    options.virtual_clock = true;
+    auto writer = store::StudyWriter::reopen(dir.file("v5.h5"), s, options, {});
+    writer->flush();
+  }
+  const store::StudyReader reopened(dir.file("v5.h5"));
+  BOOST_TEST(reopened.schema_version() == 5);
+  BOOST_TEST(reopened.sessions().size() == 2U);
+}
+
 BOOST_AUTO_TEST_CASE(a_schema_3_file_reads_resumes_and_refuses_paths_it_cannot_hold) {
   // Schema 4 widened /checkpoints.path; a schema-3 file keeps its 256-byte field, so a
   // resumed writer refuses a longer path instead of cutting it.
