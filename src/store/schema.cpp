@@ -56,8 +56,7 @@ std::optional<core::TrialEnd> trial_end_of(EventKind kind) {
 }
 
 ParamColumn param_column(const core::Domain& d) {
-  using core::DomainKind;
-  if (d.kind != DomainKind::Choice && d.kind != DomainKind::Grid && d.kind != DomainKind::Constant)
+  if (!d.is_listed())
     return ParamColumn{
         d.is_integer() ? ParamColumn::Kind::Integer : ParamColumn::Kind::Real, {}, 0, {}};
   const auto all = [&d](auto predicate) {

@@ -22,19 +22,14 @@ std::vector<std::size_t> sampled_parameters(const SearchSpace& space, std::strin
   return sampled;
 }
 
-bool is_listed(const Domain& d) {
-  return d.kind == DomainKind::Choice || d.kind == DomainKind::Grid ||
-         d.kind == DomainKind::Constant;
-}
-
 // A configuration's value as the sampler's number: listed values by index.
 double internal_value(const Domain& d, const ParamValue& value) {
-  return is_listed(d) ? static_cast<double>(d.index_of(value)) : as_number(value);
+  return d.is_listed() ? static_cast<double>(d.index_of(value)) : as_number(value);
 }
 
 ParamValue from_internal(const Domain& d, double x) {
   if (std::isnan(x)) return placeholder(d);  // not suggested: the parameter is inactive
-  if (is_listed(d)) return d.values[static_cast<std::size_t>(x)];
+  if (d.is_listed()) return d.values[static_cast<std::size_t>(x)];
   return d.from_number(x);
 }
 

@@ -178,8 +178,7 @@ std::size_t Domain::index_of(const ParamValue& value) const {
 }
 
 bool Domain::admits(const ParamValue& value) const {
-  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant)
-    return std::find(values.begin(), values.end(), value) != values.end();
+  if (is_listed()) return std::find(values.begin(), values.end(), value) != values.end();
   if (!std::holds_alternative<std::int64_t>(value) && !std::holds_alternative<double>(value))
     return false;
   const double x = as_number(value);
@@ -194,7 +193,7 @@ std::optional<ParamValue> Domain::accept(const ParamValue& given) const {
   const auto is_number = [](const ParamValue& v) {
     return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
   };
-  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+  if (is_listed()) {
     for (const auto& v : values)
       if (v == given) return v;
     for (const auto& v : values)
@@ -221,7 +220,7 @@ std::optional<bool> bool_of(std::string_view text) {
 }  // namespace
 
 std::optional<ParamValue> Domain::parse(std::string_view text) const {
-  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+  if (is_listed()) {
     const auto number = parse_double(text);
     const auto flag = bool_of(text);
     for (const auto& v : values) {
@@ -283,7 +282,7 @@ std::optional<std::string> Domain::problem() const {
 
 std::string Domain::describe() const {
   std::string text(domain_keyword(kind));
-  if (kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant) {
+  if (is_listed()) {
     text += " [";
     for (std::size_t i = 0; i < values.size(); ++i)
       text += (i ? ", " : "") + core::to_json(values[i]);

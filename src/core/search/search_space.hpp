@@ -41,6 +41,10 @@ struct Domain {
   /// Whether this domain consumes one coordinate of the sampler's unit cube.
   bool is_sampled() const { return kind != DomainKind::Grid && kind != DomainKind::Constant; }
   bool is_integer() const;
+  /// Choice, Grid or Constant: its values are listed, not a range.
+  bool is_listed() const {
+    return kind == DomainKind::Choice || kind == DomainKind::Grid || kind == DomainKind::Constant;
+  }
   bool is_log() const;
   /// SteppedUniform: how many steps from low to high (a whole number; the last value is
   /// high). 0 for other kinds.
