@@ -14,18 +14,12 @@ core::PartialConfiguration read_entry(const TableReader& r, const toml::table& e
                                       const core::SearchSpace& space) {
   core::PartialConfiguration out;
   out.values.resize(space.size());
-  std::vector<std::string> names;
-  for (const auto& p : space.parameters())
-    names.push_back(p.name);
   for (const auto& [key, node] : entry) {
     const std::string name(key.str());
     const auto index = space.index_of(name);
-    if (!index) {
-      const std::string hint = closest_word(name, names);
+    if (!index)
       r.fail_at(node, name,
-                "names no parameter of [search]" +
-                    (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
-    }
+                "names no parameter of [search]" + parameter_hint(name, space.parameters()));
     const core::Domain& d = space.parameters()[*index].domain;
     if (d.kind == DomainKind::Grid)
       r.fail_at(node, name, "is a grid axis, which takes every value in turn; it cannot be fixed");

@@ -17,12 +17,7 @@ core::PbtMutation mutation_of(const TableReader& r, const core::SearchSpace& spa
   };
   const auto index = space.index_of(name);
   if (!index) {
-    std::vector<std::string> names;
-    for (const auto& p : space.parameters())
-      names.push_back(p.name);
-    const auto hint = closest_word(name, names);
-    return at("is not a parameter of [search]" +
-              (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+    return at("is not a parameter of [search]" + parameter_hint(name, space.parameters()));
   }
   core::PbtMutation m;
   m.param = *index;

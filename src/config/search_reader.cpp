@@ -102,10 +102,8 @@ core::Domain read_domain(const TableReader& r, const toml::node& value, std::str
     for (const auto k : {"uniform", "loguniform", "quniform", "qloguniform", "randint", "qrandint",
                          "lograndint", "choice", "grid", "constant"})
       words.emplace_back(k);
-    const std::string hint = closest_word(key.str(), words);
     fail(r, body, name,
-         "unknown domain '" + std::string(key.str()) + "'" +
-             (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+         "unknown domain '" + std::string(key.str()) + "'" + did_you_mean(key.str(), words) +
              " (domains: uniform, loguniform, quniform, qloguniform, randint, "
              "qrandint, lograndint, choice, grid, constant)");
   }
@@ -152,13 +150,9 @@ std::vector<core::Condition> read_condition(const TableReader& r, const toml::ta
                  core::visible(parent) +
                  "' first (parameters are chosen in the file's order, as define-by-run code "
                  "suggests them, so a condition names an earlier one)");
-      std::vector<std::string> names;
-      for (const auto& p : params)
-        names.push_back(p.name);
-      const std::string hint = closest_word(parent, names);
       fail(r, wanted, name,
            "when names '" + core::visible(parent) + "', which is no parameter of [search]" +
-               (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+               parameter_hint(parent, params));
     }
     const core::Domain& d = params[index].domain;
     if (d.kind != DomainKind::Choice)
@@ -191,6 +185,13 @@ std::vector<core::Condition> read_condition(const TableReader& r, const toml::ta
 }
 
 }  // namespace
+
+std::string parameter_hint(std::string_view word, const std::vector<core::Parameter>& params) {
+  std::vector<std::string> names;
+  for (const auto& p : params)
+    names.push_back(p.name);
+  return did_you_mean(word, names);
+}
 
 std::optional<ParamValue> scalar(const toml::node& n) {
   if (n.is_boolean()) return ParamValue{*n.value<bool>()};

@@ -29,6 +29,9 @@ std::optional<core::ParamValue> scalar(const toml::node& node);
 std::vector<core::PartialConfiguration> read_enqueue(const toml::node* node,
                                                      const core::StudySpec& study);
 
+/// "; did you mean 'NAME'?" for the parameter of `params` closest to `word`, or "".
+std::string parameter_hint(std::string_view word, const std::vector<core::Parameter>& params);
+
 /// `[scheduler]`: the keys valid for the chosen type and semantics, with defaults.
 /// PBT's mutations name parameters of `space`.
 void read_scheduler(TableReader reader, const core::SearchSpace& space, core::SchedulerSpec& spec);

@@ -39,6 +39,11 @@ std::string closest_word(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string hint = closest_word(word, candidates);
+  return hint.empty() ? std::string() : "; did you mean '" + hint + "'?";
+}
+
 std::string toml_type_name(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::string:
@@ -161,13 +166,11 @@ void TableReader::finish() const {
   for (const auto& [key, value] : table_) {
     if (known_.contains(key.str())) continue;
     std::vector<std::string> candidates(known_.begin(), known_.end());
-    const std::string hint = closest_word(key.str(), candidates);
     std::string known_list;
     for (const auto& k : known_)
       known_list += (known_list.empty() ? "" : ", ") + k;
     throw StudyFileError(location(source_, key.source()) + ": [" + name_ + "] unknown key '" +
-                         std::string(key.str()) + "'" +
-                         (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                         std::string(key.str()) + "'" + did_you_mean(key.str(), candidates) +
                          " (known keys here: " + known_list + ")");
   }
 }

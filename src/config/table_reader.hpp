@@ -60,6 +60,8 @@ void read_in_range(TableReader& r, std::string_view key, double& into, double lo
 
 /// The word in `candidates` closest to `word` (edit distance <= 2), or empty.
 std::string closest_word(std::string_view word, const std::vector<std::string>& candidates);
+/// "; did you mean 'WORD'?" for closest_word's answer, or "" when there is none.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 /// "SOURCE:LINE:COLUMN" of the start of a region of the study file.
 std::string location(const std::string& source, const toml::source_region& region);
