@@ -27,59 +27,12 @@ std::string_view to_string(SuggestionOrigin origin) {
 
 namespace {
 
-// The enqueued configurations first, then the sampler's: every event reaches the
-// sampler, so a model learns from the enqueued trials as from any other.
-class EnqueuedFirst final : public Suggester {
+// Passes every call on to the sampler it wraps, this study's trial t as the sampler's
+// trial offset + t.
+class Forwarding : public Suggester {
  public:
-  EnqueuedFirst(const SearchSpace& space, std::unique_ptr<Suggester> sampler,
-                std::vector<PartialConfiguration> enqueued)
-      : space_(space), sampler_(std::move(sampler)), enqueued_(std::move(enqueued)) {}
-
-  Suggestion suggest(TrialId trial) override {
-    if (trial >= enqueued_.size()) return sampler_->suggest(trial);
-    return suggest_fixed(trial, enqueued_[trial]);
-  }
-  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
-    Suggestion s = sampler_->suggest_fixed(trial, fixed);
-    apply_fixed(s, fixed, space_);
-    return s;
-  }
-  void started(TrialId trial, const Configuration& config) override {
-    sampler_->started(trial, config);
-  }
-  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override {
-    sampler_->reported(trial, step, value, outcome);
-  }
-  void resumed(TrialId trial) override { sampler_->resumed(trial); }
-  void ended(TrialId trial, TrialEnd how) override { sampler_->ended(trial, how); }
-  void restore(const SamplerPosition& position) override { sampler_->restore(position); }
-
- private:
-  SearchSpace space_;
-  std::unique_ptr<Suggester> sampler_;
-  std::vector<PartialConfiguration> enqueued_;
-};
-
-// The sampler learns from the trials of earlier studies first: they become its trials
-// 0..k-1 (as Optuna's add_trials numbers them), this study's trial t its trial k + t.
-class WarmStarted final : public Suggester {
- public:
-  WarmStarted(std::unique_ptr<Suggester> sampler, const std::vector<PastTrial>& past)
-      : sampler_(std::move(sampler)), offset_(past.size()) {
-    for (TrialId t = 0; t < past.size(); ++t) {
-      const PastTrial& p = past[t];
-      sampler_->started(t, p.config);
-      for (const auto& j : p.judged) {
-        ReportOutcome judged;
-        judged.milestone = j.milestone;
-        sampler_->reported(t, j.step, j.value, judged);
-      }
-      // The last report counts last (a completed trial's value), judged or not.
-      if (p.last && (p.judged.empty() || p.judged.back().step != p.last->first))
-        sampler_->reported(t, p.last->first, p.last->second, {});
-      sampler_->ended(t, p.end);
-    }
-  }
+  Forwarding(std::unique_ptr<Suggester> sampler, TrialId offset)
+      : sampler_(std::move(sampler)), offset_(offset) {}
 
   Suggestion suggest(TrialId trial) override { return sampler_->suggest(offset_ + trial); }
   Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
@@ -95,9 +48,57 @@ class WarmStarted final : public Suggester {
   void ended(TrialId trial, TrialEnd how) override { sampler_->ended(offset_ + trial, how); }
   void restore(const SamplerPosition& position) override { sampler_->restore(position); }
 
+ protected:
+  Suggester& sampler() { return *sampler_; }
+
  private:
   std::unique_ptr<Suggester> sampler_;
   TrialId offset_;
+};
+
+// The enqueued configurations first, then the sampler's: every event reaches the
+// sampler, so a model learns from the enqueued trials as from any other.
+class EnqueuedFirst final : public Forwarding {
+ public:
+  EnqueuedFirst(const SearchSpace& space, std::unique_ptr<Suggester> sampler,
+                std::vector<PartialConfiguration> enqueued)
+      : Forwarding(std::move(sampler), 0), space_(space), enqueued_(std::move(enqueued)) {}
+
+  Suggestion suggest(TrialId trial) override {
+    if (trial >= enqueued_.size()) return Forwarding::suggest(trial);
+    return suggest_fixed(trial, enqueued_[trial]);
+  }
+  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
+    Suggestion s = Forwarding::suggest_fixed(trial, fixed);
+    apply_fixed(s, fixed, space_);
+    return s;
+  }
+
+ private:
+  SearchSpace space_;
+  std::vector<PartialConfiguration> enqueued_;
+};
+
+// The sampler learns from the trials of earlier studies first: they become its trials
+// 0..k-1 (as Optuna's add_trials numbers them), this study's trial t its trial k + t.
+class WarmStarted final : public Forwarding {
+ public:
+  WarmStarted(std::unique_ptr<Suggester> inner, const std::vector<PastTrial>& past)
+      : Forwarding(std::move(inner), past.size()) {
+    for (TrialId t = 0; t < past.size(); ++t) {
+      const PastTrial& p = past[t];
+      sampler().started(t, p.config);
+      for (const auto& j : p.judged) {
+        ReportOutcome judged;
+        judged.milestone = j.milestone;
+        sampler().reported(t, j.step, j.value, judged);
+      }
+      // The last report counts last (a completed trial's value), judged or not.
+      if (p.last && (p.judged.empty() || p.judged.back().step != p.last->first))
+        sampler().reported(t, p.last->first, p.last->second, {});
+      sampler().ended(t, p.end);
+    }
+  }
 };
 
 std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
