@@ -53,7 +53,7 @@ class LineReader {
         out.number = reader_.number(value);
         break;
       case od::json_type::string:
-        out.text = reader_.string(value, scratch_.emplace_back());
+        out.text = string(value);
         break;
       case od::json_type::boolean:
         out.text = reader_.boolean(value) ? std::string_view("true") : std::string_view("false");
@@ -87,6 +87,15 @@ class LineReader {
   }
 
  private:
+  // A string value; one simdjson refused (a lone surrogate) is unescaped into a string
+  // kept with the line's others, so that the view lives as long as theirs.
+  std::string_view string(od::value& value) {
+    std::string unescaped;
+    const std::string_view text = reader_.string(value, unescaped);
+    if (text.data() != unescaped.data()) return text;  // simdjson's own buffer
+    return scratch_.emplace_back(std::move(unescaped));
+  }
+
   json_reading::ValueReader reader_;
   std::deque<std::string>& scratch_;
 };

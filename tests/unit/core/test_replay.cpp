@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/schedulers/replay.hpp"
+#include "core/schedulers/replay_event.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "scheduler_fixture.hpp"
 
@@ -104,4 +105,19 @@ BOOST_AUTO_TEST_CASE(the_event_reader_reads_what_python_writes_and_refuses_the_r
              0U);
   // Blank lines and comments are no events.
   BOOST_TEST(replay("\n# a comment\n" + start + "   \n").empty());
+}
+
+// A string with a lone surrogate escape (Python writes one for a byte of a file name that
+// is not UTF-8): simdjson refuses it, the reader unescapes it (U+FFFD), and its view lives
+// as long as the line's other strings.
+BOOST_AUTO_TEST_CASE(the_event_reader_keeps_strings_it_unescapes_itself) {
+  ReplayEventReader reader;
+  std::string line =
+      R"({"type": "x\udcffy", "state": "s\ud83d", "config": {"k\udcff": "v\ude00w"}})";
+  const ReplayEvent event = reader.read(line);
+  BOOST_TEST(event.type->text == "x\xEF\xBF\xBDy");
+  BOOST_TEST(event.state->text == "s\xEF\xBF\xBD");
+  BOOST_REQUIRE(event.config->members.size() == 1U);
+  BOOST_TEST(event.config->members[0].name == "k\xEF\xBF\xBD");
+  BOOST_TEST(event.config->members[0].text == "v\xEF\xBF\xBDw");
 }
