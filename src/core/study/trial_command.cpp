@@ -1,44 +1,32 @@
 #include "core/study/trial_command.hpp"
 
+#include <optional>
+
 #include "core/error.hpp"
 
 namespace slurmtune::core {
 namespace {
 
-std::string placeholder_value(std::string_view name, const SearchSpace& space,
-                              const Configuration& config, TrialId trial,
-                              const std::string& trial_dir, const std::string& argument) {
+// The text of placeholder `name`; nullopt for a parameter the configuration does not
+// have (a conditional one whose `when` does not hold).
+std::optional<std::string> placeholder_value(std::string_view name, const SearchSpace& space,
+                                             const Configuration& config, TrialId trial,
+                                             const std::string& trial_dir,
+                                             const std::string& argument) {
   if (name == "trial_id") return std::to_string(trial);
   if (name == "trial_dir") return trial_dir;
   const auto index = space.index_of(name);
   if (!index || *index >= config.values.size())
     throw InputError("[trial] command: argument \"" + argument + "\": placeholder {" +
                      std::string(name) + "} names no parameter of [search]");
+  if (!config.is_active(*index)) return std::nullopt;
   return to_text(config.values[*index]);
 }
 
-// Whether a placeholder of `argument` (not a doubled, literal brace) names a parameter
-// that does not exist in `config`.
-bool names_inactive(const std::string& argument, const SearchSpace& space,
-                    const Configuration& config) {
-  for (std::size_t i = 0; i < argument.size(); ++i) {
-    const char c = argument[i];
-    if ((c == '{' || c == '}') && i + 1 < argument.size() && argument[i + 1] == c) {
-      ++i;  // "{{" or "}}"
-    } else if (c == '{') {
-      const std::size_t close = argument.find('}', i);
-      if (close == std::string::npos) return false;  // expand_argument says what is wrong
-      const auto p = space.index_of(std::string_view(argument).substr(i + 1, close - i - 1));
-      if (p && !config.is_active(*p)) return true;
-      i = close;
-    }
-  }
-  return false;
-}
-
-std::string expand_argument(const std::string& argument, const SearchSpace& space,
-                            const Configuration& config, TrialId trial,
-                            const std::string& trial_dir) {
+// The argument with its placeholders replaced; nullopt when one names an absent parameter.
+std::optional<std::string> expand_argument(const std::string& argument, const SearchSpace& space,
+                                           const Configuration& config, TrialId trial,
+                                           const std::string& trial_dir) {
   std::string out;
   out.reserve(argument.size());
   for (std::size_t i = 0; i < argument.size(); ++i) {
@@ -52,7 +40,9 @@ std::string expand_argument(const std::string& argument, const SearchSpace& spac
       if (close == std::string::npos)
         throw InputError("[trial] command: argument \"" + argument + "\" has an unclosed '{'");
       const std::string_view name(argument.data() + i + 1, close - i - 1);
-      out += placeholder_value(name, space, config, trial, trial_dir, argument);
+      const auto value = placeholder_value(name, space, config, trial, trial_dir, argument);
+      if (!value) return std::nullopt;
+      out += *value;
       i = close;
     } else {
       out += c;
@@ -69,8 +59,8 @@ std::vector<std::string> expand_command(const std::vector<std::string>& command,
   std::vector<std::string> argv;
   argv.reserve(command.size());
   for (const auto& argument : command)
-    if (!names_inactive(argument, space, config))  // `--momentum={momentum}` without SGD
-      argv.push_back(expand_argument(argument, space, config, trial, trial_dir));
+    if (auto expanded = expand_argument(argument, space, config, trial, trial_dir))
+      argv.push_back(std::move(*expanded));  // none: `--momentum={momentum}` without SGD
   return argv;
 }
 
