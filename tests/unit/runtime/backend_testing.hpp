@@ -1,13 +1,21 @@
 #pragma once
-// What the launch-backend tests share (test_process_backend.cpp, test_worker_pool.cpp):
-// a study of one real parameter under FIFO whose trials run `command` (a TOML array),
-// and a study controller of it that records nothing (no results file).
+// What the launch-backend tests share (test_process_backend.cpp, test_worker_pool.cpp,
+// test_group_backend.cpp): a study of one real parameter under FIFO whose trials run
+// `command` (a TOML array), a study controller of it that records nothing (no results
+// file), and the coordinator's part of a trial's life as a small recording stand-in.
+#include <chrono>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "config/study_file.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/suggester.hpp"
 #include "core/study/study_controller.hpp"
+#include "runtime/launch_backend.hpp"
+#include "runtime/trial_table.hpp"
 
 namespace slurmtune::testing {
 
@@ -36,6 +44,57 @@ class QuietController {
 
  public:
   core::StudyController controller;
+};
+
+/// The coordinator's part, recorded: attempts registered in the trial table (a folder
+/// under `dir` each, their parameters), their environment (the control plane's address
+/// and token file when given), their ends passed to the controller. Messages of running
+/// trials are not answered here; a test that needs them overrides trial_message.
+struct RecordingHost : runtime::TrialHost {
+  RecordingHost(runtime::TrialTable& t, core::StudyController& c, std::string d)
+      : trials(t), controller(c), dir(std::move(d)) {}
+  runtime::ActiveTrial& register_trial(const core::TrialLaunch& launch,
+                                       runtime::TrialResources resources) override {
+    auto t = std::make_unique<runtime::ActiveTrial>();
+    t->trial = launch.trial;
+    t->attempt = launch.attempt;
+    t->kind = launch.kind;
+    t->dir = dir + "/trial-" + std::to_string(launch.trial);
+    t->stderr_path = t->dir + "/stderr.log";
+    std::filesystem::create_directories(t->dir);
+    t->params_json = controller.spec().space.to_json(launch.config);
+    t->placement = std::move(resources);
+    t->started = t->last_sign = std::chrono::steady_clock::now();
+    return trials.add(std::move(t));
+  }
+  std::map<std::string, std::string> trial_environment(
+      const runtime::ActiveTrial& t) const override {
+    std::map<std::string, std::string> env = {{"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
+                                              {"SLURMTUNE_TRIAL_DIR", t.dir},
+                                              {"SLURMTUNE_PARAMS", t.params_json}};
+    if (!address.empty()) env["SLURMTUNE_ADDR"] = address;
+    if (!token_file.empty()) env["SLURMTUNE_TOKEN_FILE"] = token_file;
+    return env;
+  }
+  core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override {
+    ended.emplace_back(trial, clean, error);
+    const auto meaning = controller.trial_exited(trial, clean, error);
+    trials.erase(trial);
+    return meaning;
+  }
+  std::optional<runtime::Reply> trial_message(runtime::ActiveTrial&, runtime::ConnectionId,
+                                              runtime::MessageType,
+                                              const protocol::JsonObject&) override {
+    return std::nullopt;
+  }
+  void nothing_to_launch() override { ++idle; }
+
+  runtime::TrialTable& trials;
+  core::StudyController& controller;
+  std::string dir;
+  std::string address, token_file;  ///< for trials that connect ("" leaves them out)
+  std::vector<std::tuple<core::TrialId, bool, std::string>> ended;
+  int idle = 0;
 };
 
 }  // namespace slurmtune::testing

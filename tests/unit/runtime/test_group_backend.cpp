@@ -10,12 +10,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "../temp_folder.hpp"
-#include "config/study_file.hpp"
-#include "core/schedulers/scheduler_spec.hpp"
-#include "core/search/suggester.hpp"
+#include "backend_testing.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/group_backend.hpp"
 #include "runtime/run_options.hpp"
@@ -50,35 +47,9 @@ struct Ends final : core::StudyObserver {
   void trial_retried(core::TrialId trial, const std::string&) override { ++retried[trial]; }
 };
 
-// The coordinator's side of a trial, as small as a group's trials need it.
-struct Host final : TrialHost {
-  core::StudyController* controller = nullptr;
-  TrialTable* trials = nullptr;
-  std::string trials_dir, address, token_file;
-  ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources resources) override {
-    auto t = std::make_unique<ActiveTrial>();
-    t->trial = launch.trial;
-    t->attempt = launch.attempt;
-    t->kind = launch.kind;
-    t->dir = trials_dir + "/trial-" + std::to_string(launch.trial);
-    t->stderr_path = t->dir + "/stderr.log";
-    fs::create_directories(t->dir);
-    t->params_json = spec().space.to_json(launch.config);
-    t->placement = std::move(resources);
-    return trials->add(std::move(t));
-  }
-  std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override {
-    return {{"SLURMTUNE_ADDR", address},
-            {"SLURMTUNE_TOKEN_FILE", token_file},
-            {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
-            {"SLURMTUNE_TRIAL_DIR", t.dir},
-            {"SLURMTUNE_PARAMS", t.params_json}};
-  }
-  core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override {
-    const auto meaning = controller->trial_exited(trial, clean, error);
-    trials->erase(trial);
-    return meaning;
-  }
+// The recording host, answering a group's REPORTs with the controller's verdict.
+struct Host final : testing::RecordingHost {
+  using RecordingHost::RecordingHost;
   std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId, MessageType type,
                                      const protocol::JsonObject& body) override {
     if (type != MessageType::Report) return std::nullopt;
@@ -86,13 +57,12 @@ struct Host final : TrialHost {
     double loss = NAN;
     for (const auto& [name, value] : report.metrics)
       if (name == "loss") loss = value.value_or(NAN);
-    const auto verdict = controller->report(t.trial, report.step, loss);
+    const auto verdict = controller.report(t.trial, report.step, loss);
     protocol::DecisionReply reply;
     reply.decision = core::decision_word(verdict.instruction);
     reply.instruction = core::to_string(verdict.instruction);
     return Reply{MessageType::Decision, protocol::encode(reply)};
   }
-  void nothing_to_launch() override {}
 };
 
 // A group's connection goes to the backend (HELLO, NEXT, its trials' messages).
@@ -133,15 +103,13 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
       core::make_suggester(spec().space, spec().sampler, false, spec().seed), ends, nullptr);
   TrialTable trials;
   SessionClock clock;
-  Host host;
-  host.controller = &controller;
-  host.trials = &trials;
-  host.trials_dir = trials_dir_of(results);
+  Host host(trials, controller, trials_dir_of(results));
   host.address = "127.0.0.1:" + std::to_string(server.port());
   host.token_file = token_file_of(results);
-  const BackendContext context{spec(),          options,         controller, server, loop,
-                               *launcher,       clock,           trials,     host,   host.address,
-                               host.token_file, host.trials_dir, ""};
+  const BackendContext context{spec(), options,      controller,      server,
+                               loop,   *launcher,    clock,           trials,
+                               host,   host.address, host.token_file, trials_dir_of(results),
+                               ""};
   GroupBackend backend(context);
   peers.backend = &backend;
 

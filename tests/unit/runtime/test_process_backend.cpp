@@ -28,42 +28,6 @@ const core::StudySpec& spec() {
   return s;
 }
 
-// The coordinator's part, recorded: attempts registered in the table, their ends.
-struct RecordingHost final : TrialHost {
-  RecordingHost(TrialTable& t, core::StudyController& c, std::string d)
-      : trials(t), controller(c), dir(std::move(d)) {}
-  ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources resources) override {
-    auto t = std::make_unique<ActiveTrial>();
-    t->trial = launch.trial;
-    t->dir = dir + "/trial-" + std::to_string(launch.trial);
-    t->stderr_path = t->dir + "/stderr.log";
-    fs::create_directories(t->dir);
-    t->placement = std::move(resources);
-    t->started = t->last_sign = std::chrono::steady_clock::now();
-    return trials.add(std::move(t));
-  }
-  std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override {
-    return {{"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)}};
-  }
-  core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override {
-    ended.emplace_back(trial, clean, error);
-    const auto meaning = controller.trial_exited(trial, clean, error);
-    trials.erase(trial);
-    return meaning;
-  }
-  std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, MessageType,
-                                     const protocol::JsonObject&) override {
-    return std::nullopt;
-  }
-  void nothing_to_launch() override { ++idle; }
-
-  TrialTable& trials;
-  core::StudyController& controller;
-  std::string dir;
-  std::vector<std::tuple<core::TrialId, bool, std::string>> ended;
-  int idle = 0;
-};
-
 struct NoPeers final : ControlHandler {
   std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
     throw ProtocolError("no peers here");
@@ -91,7 +55,7 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   core::StudyController& controller = quiet.controller;
   TrialTable trials;
   SessionClock clock;
-  RecordingHost host(trials, controller, folder.path().string());
+  testing::RecordingHost host(trials, controller, folder.path().string());
   const BackendContext context{spec(),
                                options,
                                controller,
