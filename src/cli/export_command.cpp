@@ -18,6 +18,7 @@ namespace {
 void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
   const auto trials = reader.trials();
   const auto& space = reader.spec().space;
+  const auto& metrics = reader.spec().metrics;
   reader.for_each_in_seq_order(
       reader.events(),
       [&](const store::EventRecord& e) {
@@ -44,7 +45,19 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
       [&](const store::MetricRecord& m) {
         out << "{\"type\":\"report\",\"trial\":" << m.trial
             << ",\"step\":" << core::json_number(m.step)
-            << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]) << "}\n";
+            << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]);
+        // The other metrics a report carried: what samplers for several objectives and
+        // constraints learn from.
+        std::string others;
+        for (std::size_t c = 1; c < m.values.size(); ++c)
+          if (!std::isnan(m.values[c])) {
+            if (!others.empty()) others += ',';
+            others += core::json_quote(metrics[c]);
+            others += ':';
+            others += core::json_number(m.values[c]);
+          }
+        if (!others.empty()) out << ",\"metrics\":{" << others << "}";
+        out << "}\n";
       });
 }
 

@@ -73,6 +73,17 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
                            : core::RungWeighting::FirstRung;
 }
 
+// NSGAIISampler's options, with its checks.
+void read_nsga2(TableReader& r, core::nsga2::Nsga2Options& o) {
+  read_count(r, "population_size", o.population_size, 2);
+  if (const auto p = r.number("mutation_prob")) {
+    if (!(*p >= 0 && *p <= 1)) r.fail("mutation_prob", "must be in [0, 1]");
+    o.mutation_prob = *p;
+  }
+  read_in_range(r, "crossover_prob", o.crossover_prob, 0, 1, "in [0, 1]");
+  read_in_range(r, "swapping_prob", o.swapping_prob, 0, 1, "in [0, 1]");
+}
+
 }  // namespace
 
 void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec) {
@@ -80,10 +91,11 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
     throw StudyFileError(reader.where(*present) + ": [sampler]: sampler \"" +
                          std::string(core::sampler_keyword(spec.kind)) +
                          "\" has no options; [sampler] configures [study] sampler = \"tpe\", "
-                         "\"bohb\" or \"mobster\"");
+                         "\"bohb\", \"mobster\" or \"nsga2\"");
   if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec.tpe);
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
   if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
+  if (spec.kind == core::SamplerKind::Nsga2) read_nsga2(reader, spec.nsga2);
   // Results files of earlier studies whose trials the model learns from first; read by
   // store::load_warm_start (config does not read HDF5).
   if (const auto files = reader.strings("warm_start")) {

@@ -29,16 +29,73 @@ void require_positive(TableReader& r, std::string_view key, double value) {
     r.fail(key, "must be a positive number, got " + core::format_double(value));
 }
 
+// `metric` names the metric, or lists two or more objectives; `mode` is one keyword, or
+// (several objectives) a list with one per objective.
+void read_objectives(TableReader& r, core::StudySpec& study) {
+  const toml::node* metric = r.node("metric");
+  const std::string example =
+      "the metric trials report and schedulers judge, e.g. metric = \"val_loss\", or several "
+      "objectives, e.g. metric = [\"val_loss\", \"latency_ms\"]";
+  if (!metric) r.fail("metric", "is required: " + example);
+  std::vector<std::string> names;
+  if (metric->is_array()) {
+    names = *r.strings("metric");
+    if (names.size() < 2)
+      r.fail("metric", "lists " + std::to_string(names.size()) +
+                           " objective(s); name one metric as a string (metric = \"val_loss\") "
+                           "or list two or more");
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (names[i] == names[j]) r.fail("metric", "lists '" + core::visible(names[i]) + "' twice");
+  } else {
+    names.push_back(r.string("metric").value_or(""));
+    if (names.front().empty()) r.fail("metric", "is required: " + example);
+  }
+  std::vector<Mode> modes(names.size(), Mode::Min);
+  const toml::node* mode = r.node("mode");
+  if (mode && mode->is_array()) {
+    const auto words = *r.strings("mode");
+    if (words.size() != names.size())
+      r.fail("mode", "lists " + std::to_string(words.size()) + " mode(s) for " +
+                         std::to_string(names.size()) + " objective(s); give one per objective");
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      if (words[k] != "min" && words[k] != "max")
+        r.fail("mode", "'" + core::visible(words[k]) + "' is neither \"min\" nor \"max\"");
+      modes[k] = words[k] == "max" ? Mode::Max : Mode::Min;
+    }
+  } else if (const auto word = r.keyword("mode", {"min", "max"})) {
+    if (names.size() > 1)
+      r.fail("mode", "is one mode for " + std::to_string(names.size()) +
+                         " objectives; list one per objective, e.g. mode = [\"min\", \"max\"]");
+    modes.front() = *word == "max" ? Mode::Max : Mode::Min;
+  }
+  for (std::size_t k = 0; k < names.size(); ++k)
+    study.objectives.push_back({names[k], modes[k]});
+}
+
+// `constraints = ["mem_gb <= 40", ...]` on declared metrics.
+void read_constraints(TableReader& r, core::StudySpec& study) {
+  const auto texts = r.strings("constraints");
+  if (!texts) return;
+  for (const auto& text : *texts) {
+    std::string shown(1, '\'');  // the constraint as written, quoted
+    shown += core::visible(text);
+    shown += '\'';
+    std::string why;
+    auto c = core::parse_constraint(text, why);
+    if (!c) r.fail("constraints", shown + " " + why);
+    if (std::find(study.metrics.begin(), study.metrics.end(), c->metric) == study.metrics.end())
+      r.fail("constraints", shown + " constrains '" + core::visible(c->metric) +
+                                "', which is not a declared metric; add it to [study] metrics");
+    study.constraints.push_back(std::move(*c));
+  }
+}
+
 void read_study(TableReader r, core::StudySpec& study) {
   const auto name = r.string("name");
   if (!name || name->empty()) r.fail("name", "is required, e.g. name = \"mlp-digits\"");
   if (const auto problem = core::name_problem(*name)) r.fail("name", *problem);
   study.name = *name;
-  const auto metric = r.string("metric");
-  if (!metric || metric->empty())
-    r.fail("metric",
-           "is required: the metric trials report and schedulers judge, e.g. "
-           "metric = \"val_loss\"");
   // seq, trial, step and time are the fixed columns of the results file's /metrics.
   const auto check_metric_name = [&r](std::string_view key, const std::string& m) {
     for (const std::string reserved : {"seq", "trial", "step", "time"})
@@ -48,17 +105,20 @@ void read_study(TableReader r, core::StudySpec& study) {
     if (const auto problem = core::name_problem(m))
       r.fail(key, "metric name '" + core::visible(m) + "' " + *problem);
   };
-  check_metric_name("metric", *metric);
-  study.metric = *metric;
-  study.metrics = {study.metric};
+  read_objectives(r, study);
+  for (const auto& o : study.objectives)
+    check_metric_name("metric", o.metric);
+  study.metric = study.objectives.front().metric;
+  study.mode = study.objectives.front().mode;
+  for (const auto& o : study.objectives)
+    study.metrics.push_back(o.metric);
   if (const auto extra = r.strings("metrics"))
     for (const auto& m : *extra) {
       check_metric_name("metrics", m);
       if (std::find(study.metrics.begin(), study.metrics.end(), m) == study.metrics.end())
         study.metrics.push_back(m);
     }
-  if (const auto mode = r.keyword("mode", {"min", "max"}))
-    study.mode = *mode == "max" ? Mode::Max : Mode::Min;
+  read_constraints(r, study);
   if (const auto seed = r.integer("seed")) {
     if (*seed < 0) r.fail("seed", "must be >= 0");
     study.seed = static_cast<std::uint64_t>(*seed);
@@ -73,11 +133,12 @@ void read_study(TableReader r, core::StudySpec& study) {
   }
   study.metric_threshold = r.number("metric_threshold");
   if (const auto sampler =
-          r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster"}))
+          r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster", "nsga2"}))
     study.sampler.kind = *core::sampler_kind_from_keyword(*sampler);
   // numpy's RandomState, whose stream the tpe sampler reproduces, takes 32-bit seeds.
   if ((study.sampler.kind == core::SamplerKind::Tpe ||
-       study.sampler.kind == core::SamplerKind::Bohb) &&
+       study.sampler.kind == core::SamplerKind::Bohb ||
+       study.sampler.kind == core::SamplerKind::Nsga2) &&
       study.seed > 0xffffffffULL)
     r.fail("seed", "must be below 2^32 with sampler \"" +
                        std::string(core::sampler_keyword(study.sampler.kind)) + "\"");
@@ -217,6 +278,42 @@ void read_simulate(TableReader r, core::StudySpec& study) {
 }
 
 // What a conditional space (`when`) goes with so far; each refusal names the way out.
+// Several objectives or constraints: what takes them into account, what refuses them.
+void check_objectives(const toml::table& root, core::StudySpec& study, const std::string& source) {
+  study.sampler.objectives = study.objectives;
+  study.sampler.constraints = study.constraints;
+  study.sampler.metric_columns = study.metrics;
+  const auto sampler = study.sampler.kind;
+  const auto fail = [&](std::string_view key, const std::string& why) {
+    const auto& table = *root.get("study")->as_table();
+    TableReader(table, "study", source).fail_at(*table.get(key), key, why);
+  };
+  const std::string keyword(core::sampler_keyword(sampler));
+  if (study.multi_objective()) {
+    if (sampler == core::SamplerKind::Tpe || sampler == core::SamplerKind::Bohb ||
+        sampler == core::SamplerKind::Mobster)
+      fail("metric", "lists several objectives, which sampler \"" + keyword +
+                         "\" does not take yet; use sampler = \"nsga2\" (or random, halton, grid)");
+    if (study.scheduler.type != core::SchedulerType::Fifo)
+      fail("metric", "lists several objectives; schedulers judge one metric, so [scheduler] "
+                     "type must be \"fifo\" (multi-objective early stopping is not there yet)");
+    if (study.metric_threshold)
+      fail("metric_threshold", "applies to one objective; a study with several has no single "
+                               "value to reach");
+    if (!study.sampler.warm_start_files.empty())
+      fail("metric", "lists several objectives; [sampler] warm_start takes studies of one "
+                     "objective only, for now");
+    if (study.simulate.curves)
+      fail("metric", "lists several objectives; [simulate] curves record one metric");
+  }
+  if (!study.constraints.empty() &&
+      (sampler == core::SamplerKind::Tpe || sampler == core::SamplerKind::Bohb ||
+       sampler == core::SamplerKind::Mobster))
+    fail("constraints", "sampler \"" + keyword +
+                            "\" does not take constraints into account yet; use sampler = "
+                            "\"nsga2\" (or a blind sampler, which marks infeasible trials only)");
+}
+
 void check_conditional_space(const toml::table& root, const core::StudySpec& study,
                              const std::string& source) {
   if (!study.space.conditional()) return;
@@ -292,6 +389,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
   check_conditional_space(root, study, source);
+  check_objectives(root, study, source);
   return study;
 }
 

@@ -128,6 +128,21 @@ toml::table study_table(const core::StudySpec& study) {
                 {"sampler", std::string(core::sampler_keyword(study.sampler.kind))}};
   if (study.time_budget_s) t.insert("time_budget_s", *study.time_budget_s);
   if (study.metric_threshold) t.insert("metric_threshold", *study.metric_threshold);
+  if (study.multi_objective()) {  // one objective keeps the form older files have
+    toml::array names, modes;
+    for (const auto& o : study.objectives) {
+      names.push_back(o.metric);
+      modes.push_back(o.mode == core::Mode::Min ? "min" : "max");
+    }
+    t.insert_or_assign("metric", std::move(names));
+    t.insert_or_assign("mode", std::move(modes));
+  }
+  if (!study.constraints.empty()) {
+    toml::array constraints;
+    for (const auto& c : study.constraints)
+      constraints.push_back(c.text());
+    t.insert("constraints", std::move(constraints));
+  }
   return t;
 }
 
@@ -188,6 +203,14 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
         {"rung_weighting",
          o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"}};
+  }
+  if (s.kind == core::SamplerKind::Nsga2) {
+    const auto& o = s.nsga2;
+    toml::table t{{"population_size", static_cast<std::int64_t>(o.population_size)},
+                  {"crossover_prob", o.crossover_prob},
+                  {"swapping_prob", o.swapping_prob}};
+    if (o.mutation_prob) t.insert("mutation_prob", *o.mutation_prob);
+    return t;
   }
   return {};
 }

@@ -1,5 +1,6 @@
 #include "core/schedulers/replay.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <istream>
@@ -24,6 +25,31 @@ double number_field(const ReplayEvent& event, std::string_view key, bool require
     throw InputError("field \"" + std::string(key) + "\" must be a number, not " +
                      std::string(to_string(v->kind)));
   return v->number;
+}
+
+// A report's value of every metric column: "value" the first, "metrics" the others by
+// name (NaN where absent).
+std::vector<double> metric_row(const ReplaySampler& sampler, const ReplayEvent& event) {
+  const auto& columns = sampler.metric_columns;
+  std::vector<double> row(std::max<std::size_t>(columns.size(), 1), NAN);
+  row[0] = number_field(event, "value", true);
+  const EventValue* metrics = event.field("metrics");
+  if (!metrics) return row;
+  if (metrics->kind != EventKind::Object)
+    throw InputError("field \"metrics\" must be an object, not " +
+                     std::string(to_string(metrics->kind)));
+  for (const auto& m : metrics->members) {
+    const auto column = std::find(columns.begin(), columns.end(), m.name);
+    if (column == columns.end())
+      throw InputError("field \"metrics\": '" + m.name +
+                       "' is not a metric of the study ([study] metric and metrics)");
+    const auto number = m.kind == EventKind::Number ? parse_double(m.text) : std::nullopt;
+    if (!number)
+      throw InputError("field \"metrics\": '" + m.name + "' must be a number, not " +
+                       std::string(to_string(m.kind)));
+    row[static_cast<std::size_t>(column - columns.begin())] = *number;
+  }
+  return row;
 }
 
 TrialId trial_field(const ReplayEvent& object) {
@@ -185,6 +211,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& even
   if (kind == "report") {
     const double step = number_field(event, "step", true);
     const double value = number_field(event, "value", true);
+    if (sampler) sampler->suggester.reported_metrics(trial, step, metric_row(*sampler, event));
     const ReportOutcome outcome = scheduler.report(trial, step, value);
     if (sampler) sampler->suggester.reported(trial, step, value, outcome);
     out << report_line(trial, step, outcome, sampler ? &sampler->space : nullptr) << '\n';

@@ -13,6 +13,7 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/suggester.hpp"
@@ -26,6 +27,9 @@ struct ReplaySampler {
   const SearchSpace& space;
   bool model_based = false;
   TrialId next_trial = 0;  ///< model-based: the id the next start must have
+  /// The study's metric columns (StudySpec::metrics): a report's "value" is the first,
+  /// its "metrics" object gives others by name.
+  std::vector<std::string> metric_columns;
 };
 
 /// Replays `in` into `scheduler` (and `sampler`, when given), writing decisions to

@@ -30,6 +30,9 @@ double internal_value(const Domain& d, const ParamValue& value) {
 ParamValue from_internal(const Domain& d, double x) {
   if (std::isnan(x)) return placeholder(d);  // not suggested: the parameter is inactive
   if (d.is_listed()) return d.values[static_cast<std::size_t>(x)];
+  // Optuna's stepped float is already on its grid, or is a value the study file gave
+  // (an enqueued one a child inherits): as it is, not rounded again.
+  if (d.kind == DomainKind::SteppedUniform) return x;
   return d.from_number(x);
 }
 
@@ -313,6 +316,116 @@ void BohbSuggester::ended(TrialId trial, TrialEnd how) {
 
 void BohbSuggester::restore(const SamplerPosition& position) {
   sampler_.restore(position.model_words);
+}
+
+// --- NSGA-II ---------------------------------------------------------------------
+
+namespace {
+
+std::size_t column_of(const SamplerSpec& spec, const std::string& metric) {
+  const auto it = std::find(spec.metric_columns.begin(), spec.metric_columns.end(), metric);
+  if (it == spec.metric_columns.end())
+    throw UsageError("sampler: metric '" + metric + "' is not a column of the study's reports");
+  return static_cast<std::size_t>(it - spec.metric_columns.begin());
+}
+
+std::vector<double> picked(const std::vector<double>& row, const std::vector<std::size_t>& columns) {
+  std::vector<double> out;
+  for (const auto c : columns)
+    out.push_back(c < row.size() ? row[c] : std::nan(""));
+  return out;
+}
+
+}  // namespace
+
+Nsga2Suggester::Nsga2Suggester(const SearchSpace& space, const SamplerSpec& spec,
+                               std::uint32_t seed)
+    : space_(space),
+      sampled_(sampled_parameters(space, "nsga2")),
+      objectives_(spec.objectives),
+      constraints_(spec.constraints),
+      sampler_(tpe_space(space, sampled_), spec.nsga2, seed, !spec.constraints.empty(),
+               tpe_conditions(space, sampled_)) {
+  for (const auto& o : objectives_)
+    objective_columns_.push_back(column_of(spec, o.metric));
+  for (const auto& c : constraints_)
+    constraint_columns_.push_back(column_of(spec, c.metric));
+}
+
+nsga2::Individual& Nsga2Suggester::record(TrialId trial) {
+  if (trial >= history_.size()) {
+    history_.resize(trial + 1);
+    reported_.resize(trial + 1, ObjectiveTracker(objectives_.size(), constraints_.size()));
+  }
+  return history_[trial];
+}
+
+Suggestion Nsga2Suggester::suggest(TrialId trial) {
+  return suggest_with(trial, nullptr);
+}
+
+Suggestion Nsga2Suggester::suggest_fixed(TrialId trial, const PartialConfiguration& fixed) {
+  return suggest_with(trial, &fixed);
+}
+
+Suggestion Nsga2Suggester::suggest_with(TrialId trial, const PartialConfiguration* fixed) {
+  if (trial != history_.size())
+    throw UsageError("nsga2: trial " + std::to_string(trial) + " suggested out of order");
+  std::vector<std::optional<double>> given(sampled_.size());  // internal representation
+  for (std::size_t k = 0; fixed && k < sampled_.size(); ++k)
+    if (const auto p = sampled_[k]; p < fixed->values.size() && fixed->values[p])
+      given[k] = internal_value(space_.parameters()[p].domain, *fixed->values[p]);
+  record(trial);
+  suggested_ = trial;
+  const auto numbers = sampler_.suggest(history_, given);
+  Suggestion s;
+  s.config = configuration_of(space_, sampled_, numbers, from_internal);
+  space_.resolve_activity(s.config);
+  s.info.origin = sampler_.last_was_bred() ? SuggestionOrigin::Model : SuggestionOrigin::Startup;
+  s.info.position = {sampler_.model_words(), sampler_.startup_words()};
+  if (fixed) apply_fixed(s, *fixed, space_);
+  started(trial, s.config);
+  return s;
+}
+
+void Nsga2Suggester::started(TrialId trial, const Configuration& config) {
+  auto& r = record(trial);
+  // A trial a resumed study replays joins the generation it joined when it started.
+  if (suggested_ != trial) r.generation = sampler_.next_generation(history_);
+  r.state = nsga2::Individual::State::Running;
+  r.params.clear();
+  for (const auto p : sampled_)
+    r.params.push_back(config.is_active(p)
+                           ? std::optional(internal_value(space_.parameters()[p].domain,
+                                                          config.values[p]))
+                           : std::nullopt);
+}
+
+void Nsga2Suggester::reported_metrics(TrialId trial, double /*step*/,
+                                      const std::vector<double>& row) {
+  if (trial >= history_.size()) return;
+  reported_[trial].update(picked(row, objective_columns_), picked(row, constraint_columns_));
+}
+
+void Nsga2Suggester::ended(TrialId trial, TrialEnd how) {
+  using State = nsga2::Individual::State;
+  if (trial >= history_.size()) return;
+  auto& r = history_[trial];
+  const ObjectiveTracker& reported = reported_[trial];
+  if (how == TrialEnd::Completed && reported.complete()) {
+    r.state = State::Complete;
+    r.values = reported.objectives();
+    r.point.loss = r.values;
+    for (std::size_t k = 0; k < objectives_.size(); ++k)
+      if (objectives_[k].mode == Mode::Max) r.point.loss[k] = -r.point.loss[k];
+    if (!constraints_.empty()) r.point.constraints = reported.constraint_values(constraints_);
+    return;
+  }
+  r.state = how == TrialEnd::Stopped ? State::Pruned : State::Failed;
+}
+
+void Nsga2Suggester::restore(const SamplerPosition& position) {
+  sampler_.restore(position.model_words, position.startup_words);
 }
 
 }  // namespace slurmtune::core

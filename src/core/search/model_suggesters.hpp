@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "core/search/bohb_sampler.hpp"
+#include "core/search/nsga2_sampler.hpp"
 #include "core/search/suggester.hpp"
+#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 
@@ -68,6 +70,35 @@ class BohbSuggester final : public Suggester {
   bool maximize_;
   bohb::BohbSampler sampler_;
   std::vector<TrialState> trials_;  // by trial id
+};
+
+/// NSGA-II over several objectives: a trial's objective values are the last ones it
+/// reported of each objective metric (a completed trial lacking one fails, as an
+/// Optuna objective returning None does); its constraint values come from the last
+/// reported value of each constraint's metric (none when one was never reported).
+class Nsga2Suggester final : public Suggester {
+ public:
+  Nsga2Suggester(const SearchSpace& space, const SamplerSpec& spec, std::uint32_t seed);
+  Suggestion suggest(TrialId trial) override;
+  Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override;
+  void started(TrialId trial, const Configuration& config) override;
+  void reported_metrics(TrialId trial, double step, const std::vector<double>& row) override;
+  void ended(TrialId trial, TrialEnd how) override;
+  void restore(const SamplerPosition& position) override;
+
+ private:
+  Suggestion suggest_with(TrialId trial, const PartialConfiguration* fixed);
+  nsga2::Individual& record(TrialId trial);
+
+  SearchSpace space_;
+  std::vector<std::size_t> sampled_;
+  std::vector<StudyObjective> objectives_;
+  std::vector<Constraint> constraints_;
+  std::vector<std::size_t> objective_columns_, constraint_columns_;  // in a metric row
+  nsga2::Nsga2Sampler sampler_;
+  std::vector<nsga2::Individual> history_;  // by trial id
+  std::vector<ObjectiveTracker> reported_;  // by trial id
+  std::optional<TrialId> suggested_;        // the trial suggest() suggested last
 };
 
 }  // namespace slurmtune::core

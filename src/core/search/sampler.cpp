@@ -50,13 +50,16 @@ std::string_view sampler_keyword(SamplerKind kind) {
       return "bohb";
     case SamplerKind::Mobster:
       return "mobster";
+    case SamplerKind::Nsga2:
+      return "nsga2";
   }
   return "?";
 }
 
 std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word) {
   for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid,
-                          SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster})
+                          SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster,
+                          SamplerKind::Nsga2})
     if (sampler_keyword(kind) == word) return kind;
   return std::nullopt;
 }

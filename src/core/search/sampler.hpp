@@ -20,10 +20,12 @@ enum class SamplerKind {
   Tpe,      ///< Optuna 3.1's Tree-structured Parzen Estimator (tpe_sampler.hpp)
   Bohb,     ///< BOHB's multi-fidelity kernel density model (bohb_sampler.hpp)
   Mobster,  ///< a Gaussian process over (configuration, resource) (mobster_suggester.hpp)
+  Nsga2,    ///< Optuna 3.1's NSGA-II for several objectives (nsga2_sampler.hpp)
 };
 /// Whether the sampler learns from reports (and so keeps a history).
 inline bool is_model_based(SamplerKind kind) {
-  return kind == SamplerKind::Tpe || kind == SamplerKind::Bohb || kind == SamplerKind::Mobster;
+  return kind == SamplerKind::Tpe || kind == SamplerKind::Bohb || kind == SamplerKind::Mobster ||
+         kind == SamplerKind::Nsga2;
 }
 
 std::string_view sampler_keyword(SamplerKind kind);

@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "core/search/nsga2_sampler.hpp"
 #include "core/search/past_trial.hpp"
 #include "core/search/sampler.hpp"
 #include "core/search/tpe_sampler.hpp"
+#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 
@@ -57,6 +59,13 @@ struct SamplerSpec {
   tpe::TpeOptions tpe;     ///< kind == Tpe
   BohbOptions bohb;        ///< kind == Bohb
   MobsterOptions mobster;  ///< kind == Mobster
+  nsga2::Nsga2Options nsga2;  ///< kind == Nsga2
+  /// Several objectives (two or more; empty for one) and constraints, as `[study]` gives
+  /// them, and the columns of a report's metric row (StudySpec::metrics) where a sampler
+  /// finds their values. Set by the study reader.
+  std::vector<StudyObjective> objectives;
+  std::vector<Constraint> constraints;
+  std::vector<std::string> metric_columns;
 };
 
 }  // namespace slurmtune::core

@@ -44,6 +44,9 @@ class Forwarding : public Suggester {
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override {
     sampler_->reported(offset_ + trial, step, value, outcome);
   }
+  void reported_metrics(TrialId trial, double step, const std::vector<double>& row) override {
+    sampler_->reported_metrics(offset_ + trial, step, row);
+  }
   void resumed(TrialId trial) override { sampler_->resumed(offset_ + trial); }
   void ended(TrialId trial, TrialEnd how) override { sampler_->ended(offset_ + trial, how); }
   void restore(const SamplerPosition& position) override { sampler_->restore(position); }
@@ -149,6 +152,8 @@ std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerS
   const auto seed32 = static_cast<std::uint32_t>(seed);
   if (spec.kind == SamplerKind::Tpe)
     return std::make_unique<TpeSuggester>(space, spec.tpe, maximize, seed32);
+  if (spec.kind == SamplerKind::Nsga2)
+    return std::make_unique<Nsga2Suggester>(space, spec, seed32);
   return std::make_unique<BohbSuggester>(space, spec.bohb, maximize, seed32);
 }
 

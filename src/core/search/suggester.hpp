@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/sampler_spec.hpp"
@@ -62,6 +63,11 @@ class Suggester {
   /// of the running ones until resumed()).
   virtual void reported(TrialId /*trial*/, double /*step*/, double /*value*/,
                         const ReportOutcome& /*outcome*/) {}
+  /// A report's value of every metric column (StudySpec::metrics order; NaN where it has
+  /// none), before reported() of the same report: what samplers for several objectives
+  /// and constraints learn from. Every metric counts, judged or not.
+  virtual void reported_metrics(TrialId /*trial*/, double /*step*/,
+                                const std::vector<double>& /*row*/) {}
   virtual void resumed(TrialId /*trial*/) {}
   virtual void ended(TrialId /*trial*/, TrialEnd /*how*/) {}
   /// Puts the random streams where a recorded suggestion left them (resume).

@@ -7,11 +7,6 @@
 namespace slurmtune::core::tpe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double below_max(double high) {
-  return std::nextafter(high, high - 1);
-}
 
 std::size_t count_finished(const std::vector<TrialRecord>& history) {
   std::size_t finished = 0;
@@ -73,9 +68,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
   if (space_.empty()) return values;
   if (options_.group) update_groups(history);
   // One value only: Optuna takes it without asking a sampler (a categorical's index 0).
-  const auto only_value = [this](std::size_t p) {
-    return space_[p].kind == Distribution::Kind::Categorical ? 0.0 : space_[p].low;
-  };
+  const auto only_value = [this](std::size_t p) { return single_value(space_[p]); };
   if (last_was_startup_) {
     for (std::size_t p = 0; p < space_.size(); ++p) {
       if (!active(p, values)) {
@@ -120,20 +113,11 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
 }
 
 bool TpeSampler::active(std::size_t p, const std::vector<double>& chosen) const {
-  if (p >= when_.size()) return true;
-  for (const auto& c : when_[p]) {
-    const double v = chosen[c.parent];
-    if (std::isnan(v) || std::find(c.values.begin(), c.values.end(), v) == c.values.end())
-      return false;
-  }
-  return true;
+  return p >= when_.size() || conditions_hold(when_[p], chosen);
 }
 
 bool TpeSampler::single(std::size_t p) const {
-  const Distribution& d = space_[p];
-  if (d.kind == Distribution::Kind::Categorical) return d.choices == 1;
-  if (d.low == d.high) return true;
-  return !(d.kind == Distribution::Kind::Int && d.log) && d.step && d.high - d.low < *d.step;
+  return is_single(space_[p]);
 }
 
 void TpeSampler::update_groups(const std::vector<TrialRecord>& history) {
@@ -205,41 +189,7 @@ std::vector<std::size_t> TpeSampler::relative_space(const std::vector<TrialRecor
 }
 
 double TpeSampler::sample_random(std::size_t p) {
-  // RandomSampler: one uniform draw per column of Optuna's search-space transform
-  // (a categorical has one column per choice and takes the argmax), then back.
-  const Distribution& d = space_[p];
-  if (d.kind == Distribution::Kind::Categorical) {
-    std::size_t best = 0;
-    double best_value = -kInf;
-    for (std::size_t c = 0; c < d.choices; ++c) {
-      const double u = random_rng_.uniform(0, 1);
-      if (u > best_value) {
-        best_value = u;
-        best = c;
-      }
-    }
-    return static_cast<double>(best);
-  }
-  const double step = d.step.value_or(1.0);
-  if (d.kind == Distribution::Kind::Float) {
-    if (d.log) {
-      const double x = random_rng_.uniform(std::log(d.low), std::log(d.high));
-      return d.low == d.high ? std::exp(x) : std::min(std::exp(x), below_max(d.high));
-    }
-    if (d.step) {
-      const double x = random_rng_.uniform(d.low - 0.5 * step, d.high + 0.5 * step);
-      return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
-    }
-    const double x = random_rng_.uniform(d.low, d.high);
-    return d.low == d.high ? x : std::min(x, below_max(d.high));
-  }
-  if (d.log) {
-    const double x =
-        random_rng_.uniform(std::log(d.low - 0.5 * step), std::log(d.high + 0.5 * step));
-    return std::clamp(std::nearbyint(std::exp(x)), d.low, d.high);
-  }
-  const double x = random_rng_.uniform(d.low - 0.5 * step, d.high + 0.5 * step);
-  return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
+  return tpe::sample_random(space_[p], random_rng_);
 }
 
 TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,

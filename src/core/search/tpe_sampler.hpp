@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/search/optuna_distribution.hpp"
 #include "core/search/tpe_history.hpp"
 
 namespace slurmtune::core::tpe {
@@ -33,13 +34,6 @@ struct TpeOptions {
 
 /// Optuna's default_gamma: min(ceil(0.1 n), 25), with the fraction and cap as options.
 std::size_t default_gamma(std::size_t n, double fraction = 0.1, std::size_t cap = 25);
-
-/// A parameter exists only while an earlier one (`parent`, a categorical) takes one of
-/// `values` (internal representation: choice indices) and is itself active.
-struct Condition {
-  std::size_t parent = 0;
-  std::vector<double> values;
-};
 
 class TpeSampler {
  public:

@@ -57,7 +57,8 @@ std::size_t RecordedObjective::pick(TrialId trial, const Suggestion& suggestion)
       return nearest_unused();
     case SamplerKind::Tpe:
     case SamplerKind::Bohb:
-    case SamplerKind::Mobster: {
+    case SamplerKind::Mobster:
+    case SamplerKind::Nsga2: {
       const auto& params = space_->parameters();
       std::size_t d = 0;
       for (std::size_t j = 0; j < params.size(); ++j)

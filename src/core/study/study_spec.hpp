@@ -10,6 +10,7 @@
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/search_space.hpp"
+#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 
@@ -68,9 +69,14 @@ struct StudySpec {
   std::string path;  ///< where the study file was read from ("<string>" if not a file)
   std::string text;  ///< the study file as written (kept verbatim in the results file)
   std::string name;
-  std::string metric;                ///< the metric schedulers judge
-  std::vector<std::string> metrics;  ///< every metric column (metric first)
-  Mode mode = Mode::Min;
+  std::string metric;                ///< the metric schedulers judge: the first objective
+  std::vector<std::string> metrics;  ///< every metric column (the objectives first)
+  Mode mode = Mode::Min;             ///< the first objective's
+  /// What the study optimizes: one objective (metric, mode), or several, whose result
+  /// is a Pareto front.
+  std::vector<StudyObjective> objectives;
+  std::vector<Constraint> constraints;  ///< on reported metrics (feasible trials first)
+  bool multi_objective() const { return objectives.size() > 1; }
   std::uint64_t seed = 0;
   std::uint64_t max_trials = 100;
   std::optional<double> time_budget_s;

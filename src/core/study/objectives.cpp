@@ -1,0 +1,81 @@
+#include "core/study/objectives.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "core/text.hpp"
+
+namespace slurmtune::core {
+
+double Constraint::value(double metric_value) const {
+  return bound == Bound::AtMost ? metric_value - limit : limit - metric_value;
+}
+
+std::string Constraint::text() const {
+  return metric + (bound == Bound::AtMost ? " <= " : " >= ") + format_double(limit);
+}
+
+std::optional<Constraint> parse_constraint(std::string_view text, std::string& why) {
+  const auto at = text.find_first_of("<>");
+  if (at == std::string_view::npos || at + 1 >= text.size() || text[at + 1] != '=') {
+    why = "must read \"metric <= number\" or \"metric >= number\"";
+    return std::nullopt;
+  }
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ')
+      s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ')
+      s.remove_suffix(1);
+    return s;
+  };
+  Constraint c;
+  c.metric = std::string(trim(text.substr(0, at)));
+  c.bound = text[at] == '<' ? Constraint::Bound::AtMost : Constraint::Bound::AtLeast;
+  const std::string_view number = trim(text.substr(at + 2));
+  if (c.metric.empty()) {
+    why = text[at] == '<' ? "names no metric before '<='" : "names no metric before '>='";
+    return std::nullopt;
+  }
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), c.limit);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
+      !std::isfinite(c.limit)) {
+    why = std::string(number);
+    why.insert(0, 1, '\'');
+    why += "' is not a finite number";
+    return std::nullopt;
+  }
+  return c;
+}
+
+double ObjectiveTracker::nan() {
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+void ObjectiveTracker::update(const std::vector<double>& objective_values,
+                              const std::vector<double>& constraint_metric_values) {
+  for (std::size_t k = 0; k < objectives_.size() && k < objective_values.size(); ++k)
+    if (!std::isnan(objective_values[k])) objectives_[k] = objective_values[k];
+  for (std::size_t k = 0; k < constraint_metrics_.size() && k < constraint_metric_values.size();
+       ++k)
+    if (!std::isnan(constraint_metric_values[k]))
+      constraint_metrics_[k] = constraint_metric_values[k];
+}
+
+bool ObjectiveTracker::complete() const {
+  for (const double v : objectives_)
+    if (std::isnan(v)) return false;
+  return true;
+}
+
+std::optional<std::vector<double>> ObjectiveTracker::constraint_values(
+    const std::vector<Constraint>& constraints) const {
+  std::vector<double> out;
+  for (std::size_t k = 0; k < constraints.size(); ++k) {
+    if (std::isnan(constraint_metrics_[k])) return std::nullopt;
+    out.push_back(constraints[k].value(constraint_metrics_[k]));
+  }
+  return out;
+}
+
+}  // namespace slurmtune::core

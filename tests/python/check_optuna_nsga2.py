@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Checks slurmtune's `sampler = "nsga2"` on whole study files against the real Optuna 3.1.
+
+Random study files with two or three objectives in mixed directions (`[study] metric =
+[...]`, `mode = [...]`), random [sampler] options (population size, mutation, crossover
+and swapping probabilities), sometimes constraints on reported metrics (`constraints =
+["mem <= 4.5"]`, Optuna's constraints_func), conditional spaces and `[[enqueue]]`, are
+run through Optuna's NSGAIISampler define-by-run with parallel workers and completed,
+pruned and failed trials. Reports may carry a subset of the metrics; a trial's values are
+the last reported of each, which is what Optuna is told. `slurmtune replay STUDY EVENTS`
+must suggest every trial's configuration exactly as Optuna did.
+Usage: check_optuna_nsga2.py SLURMTUNE_BINARY
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import optuna
+
+from check_optuna_study import (active, add_conditions, random_enqueued, random_parameter,
+                                suggest, toml_value)
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+warnings.simplefilter("ignore", UserWarning)
+
+OBJECTIVES = ["loss", "cost", "size"]
+
+
+def objective_value(rng, params, k):
+    """A value that depends on the configuration, ties included (rounded values)."""
+    base = sum(len(str(v)) % (5 + k) for v in params.values()) / 7 + rng.gauss(0, 0.5)
+    return round(base, 1) if rng.random() < 0.3 else base
+
+
+def scenario(rng):
+    params = {f"p{i}": random_parameter(rng) for i in range(rng.randint(1, 4))}
+    if rng.random() < 0.3:
+        params = {"c0": ('{ choice = ["sgd", "adam", "rms"] }', ("categorical", ["sgd", "adam", "rms"])),
+                  **params, "z": random_parameter(rng)}
+    conditions = add_conditions(rng, params) if "c0" in params else {}
+    n_objectives = rng.choice([2, 2, 3])
+    names = OBJECTIVES[:n_objectives]
+    modes = [rng.choice(["min", "max"]) for _ in names]
+    options = {"population_size": rng.choice([2, 3, 4, 6, 10])}
+    if rng.random() < 0.4:
+        options["mutation_prob"] = rng.choice([0.0, 0.1, 0.5, 1.0])
+    if rng.random() < 0.4:
+        options["crossover_prob"] = rng.choice([0.0, 0.5, 1.0])
+    if rng.random() < 0.3:
+        options["swapping_prob"] = rng.choice([0.0, 0.2, 0.8])
+    constraints = []
+    if rng.random() < 0.4:  # on an extra metric, and maybe on an objective
+        constraints.append(("mem", rng.choice(["<=", ">="]), round(rng.uniform(1, 3), 2)))
+        if rng.random() < 0.5:
+            constraints.append((names[0], "<=", round(rng.uniform(0, 2), 2)))
+    seed = rng.randrange(2**32)
+    enqueued = random_enqueued(rng, params, conditions)
+    metric_line = "metric = [" + ", ".join(f'"{n}"' for n in names) + "]"
+    mode_line = "mode = [" + ", ".join(f'"{m}"' for m in modes) + "]"
+    study_toml = "\n".join(
+        ["[study]", 'name = "nsga2-conformance"', metric_line, mode_line, 'metrics = ["mem"]',
+         f"seed = {seed}", 'sampler = "nsga2"'] +
+        (["constraints = [" + ", ".join(f'"{m} {op} {lim!r}"' for m, op, lim in constraints) + "]"]
+         if constraints else []) +
+        ["", "[sampler]"] + [f"{k} = {v!r}" for k, v in options.items()] +
+        ["", "[search]"] + [f"{name} = {text}" for name, (text, _) in params.items()] +
+        [line for entry in enqueued for line in
+         ["", "[[enqueue]]"] + [f"{n} = {toml_value(v)}" for n, v in entry.items()]]) + "\n"
+
+    def constraint_values(last):
+        return [last[m] - lim if op == "<=" else lim - last[m] for m, op, lim in constraints]
+
+    sampler = optuna.samplers.NSGAIISampler(
+        seed=seed, **options,
+        constraints_func=(lambda t: t.user_attrs["constraints"]) if constraints else None)
+    study = optuna.create_study(
+        directions=["maximize" if m == "max" else "minimize" for m in modes], sampler=sampler)
+    for entry in enqueued:
+        study.enqueue_trial(entry)
+    events = []
+    workers, total = rng.randint(1, 4), rng.randint(max(5, len(enqueued)), 70)
+    running, asked = {}, 0
+    while asked < total or running:
+        if asked < total and (len(running) < workers or not running):
+            trial = study.ask()
+            config = {}
+            for name, (_, how) in params.items():
+                if active(name, config, conditions):
+                    config[name] = 7 if how is None else suggest(trial, name, how)
+            events.append({"type": "start", "trial": trial.number, "config": config})
+            running[trial.number] = (trial, 0, {})
+            asked += 1
+            continue
+        number = rng.choice(list(running))
+        trial, step, last = running[number]
+        r = rng.random()
+        # A report of some of the metrics (the first objective is its "value").
+        shown = [n for n in names + ["mem"] if rng.random() < 0.6]
+        finishing = r >= 0.5 or step >= 9
+        if finishing and r < 0.85:  # completes: every value it has not reported yet
+            shown += [n for n in names + ["mem"] if n not in last and n not in shown]
+        values = {n: (objective_value(rng, trial.params, names.index(n)) if n in names
+                      else round(rng.uniform(0, 4), 2)) for n in shown}
+        if values:
+            step += 1
+            report = {"type": "report", "trial": number, "step": step,
+                      "value": values.get(names[0], float("nan"))}
+            others = {n: v for n, v in values.items() if n != names[0]}
+            if others:
+                report["metrics"] = others
+            events.append(report)
+            last.update(values)
+        if not finishing:
+            running[number] = (trial, step, last)
+            continue
+        if r < 0.85:
+            if constraints:
+                trial.set_user_attr("constraints", constraint_values(last))
+            study.tell(trial, [last[n] for n in names])
+            events.append({"type": "end", "trial": number, "state": "completed"})
+        elif r < 0.93:
+            if constraints:  # Optuna evaluates constraints of pruned trials too
+                trial.set_user_attr("constraints", [0.0] * len(constraints))
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            events.append({"type": "end", "trial": number, "state": "stopped"})
+        else:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            events.append({"type": "end", "trial": number, "state": "failed"})
+        del running[number]
+    return study_toml, events, asked
+
+
+def main():
+    binary = sys.argv[1]
+    rng = random.Random(20261126)
+    trials = three = constrained = conditional = enqueued = 0
+    count = 150
+    with tempfile.TemporaryDirectory(prefix="slurmtune-optuna-nsga2-") as scratch:
+        for number in range(count):
+            study_toml, events, asked = scenario(rng)
+            three += '"size"' in study_toml
+            constrained += "constraints =" in study_toml
+            conditional += "when =" in study_toml
+            enqueued += "[[enqueue]]" in study_toml
+            study_path = os.path.join(scratch, "study.toml")
+            with open(study_path, "w") as f:
+                f.write(study_toml)
+            log = "\n".join(json.dumps(e) for e in events) + "\n"
+            out = subprocess.run([binary, "replay", study_path, "-"], input=log,
+                                 capture_output=True, text=True)
+            assert out.returncode == 0, f"scenario {number}: replay failed: {out.stderr}\n{study_toml}"
+            lines = [json.loads(line) for line in out.stdout.splitlines() if '"matches"' in line]
+            assert len(lines) == asked, f"scenario {number}: {len(lines)} suggestions, {asked} trials"
+            wrong = [line for line in lines if not line["matches"]]
+            if wrong:
+                ran = {e["trial"]: e["config"] for e in events if e["type"] == "start"}
+                if os.environ.get("KEEP"):
+                    with open(os.environ["KEEP"] + ".toml", "w") as f:
+                        f.write(study_toml)
+                    with open(os.environ["KEEP"] + ".jsonl", "w") as f:
+                        f.write(log)
+                sys.exit(f"scenario {number}: trial {wrong[0]['trial']}: slurmtune suggested "
+                         f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
+            trials += asked
+    print(f"nsga2 on study files: {count} scenarios ({three} with three objectives, "
+          f"{constrained} constrained, {conditional} conditional, {enqueued} with [[enqueue]]), "
+          f"{trials} trials suggested as Optuna {optuna.__version__} suggests them")
+
+
+if __name__ == "__main__":
+    main()
