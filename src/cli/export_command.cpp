@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -129,9 +130,17 @@ int export_command(const Args& args) {
   if (table == "replay") {
     write_replay_log(reader, out);
   } else if (table == "trials") {
-    TableWriter w(out, format, trial_columns(reader.spec()), formula_guard);
-    for (const auto& t : reader.trials())
-      w.row(trial_cells(t));
+    const auto& spec = reader.spec();
+    const auto trials = reader.trials();
+    const auto standings = store::trial_standings(reader, trials.size());
+    const auto front = store::pareto_front(spec, trials, standings);
+    TableWriter w(out, format, trial_columns(spec), formula_guard);
+    for (const auto& t : trials) {
+      auto cells = trial_cells(t);
+      append_standing(cells, spec, standings[t.id],
+                      std::find(front.begin(), front.end(), t.id) != front.end());
+      w.row(std::move(cells));
+    }
   } else if (table == "metrics") {
     TableWriter w(out, format, metric_columns(reader.spec()), formula_guard);
     reader.for_each_metric([&w](const store::MetricRecord& m) { w.row(metric_cells(m)); });

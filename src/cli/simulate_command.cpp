@@ -277,6 +277,11 @@ int simulate_command(const Args& args) {
   if (!parse_options(args, "slurmtune simulate STUDY.toml [--workers N]", options, positional, vm))
     return kSuccess;
   auto study = config::load_study_file(vm["study"].as<std::string>());
+  if (study.multi_objective())
+    throw InputError(study.path + ": [study] metric lists " +
+                     std::to_string(study.objectives.size()) +
+                     " objectives; simulate's objectives (bowl, rastrigin, recorded curves) "
+                     "report one metric, so it simulates studies of one objective only");
   store::load_warm_start(study);
   core::SimulationOptions sim;
   sim.workers = vm["workers"].as<std::size_t>();

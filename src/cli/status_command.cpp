@@ -12,6 +12,7 @@
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
+#include "store/objective_values.hpp"
 #include "core/schedulers/replay.hpp"
 #include "core/search/param_value.hpp"
 
@@ -84,8 +85,68 @@ void print_predictions(std::ostream& out, const store::StudyReader& reader, std:
   }
 }
 
+std::string objectives_text(const core::StudySpec& spec) {
+  std::string text = spec.multi_objective() ? "Objectives " : "Metric ";
+  for (std::size_t k = 0; k < spec.objectives.size(); ++k)
+    text += (k ? ", " : "") + spec.objectives[k].metric +
+            (spec.objectives[k].mode == core::Mode::Min ? " (min)" : " (max)");
+  return text;
+}
+
+// Constraints: what they are and how many finished trials break one (shown apart).
+void print_constraints(std::ostream& out, const core::StudySpec& spec,
+                       const std::vector<store::TrialRecord>& trials,
+                       const std::vector<store::TrialStanding>& standings) {
+  if (spec.constraints.empty()) return;
+  std::size_t finished = 0, infeasible = 0;
+  for (const auto& t : trials) {
+    if (t.status != store::TrialStatus::Completed && t.status != store::TrialStatus::Stopped)
+      continue;
+    ++finished;
+    infeasible += !standings[t.id].feasible;
+  }
+  out << "Constraints";
+  for (const auto& c : spec.constraints)
+    out << ' ' << c.text() << (&c == &spec.constraints.back() ? "" : ",");
+  out << ": " << infeasible << " of " << finished
+      << " finished trials infeasible (never best, never on the front)\n";
+}
+
+void print_front(std::ostream& out, const core::StudySpec& spec,
+                 const std::vector<store::TrialRecord>& trials,
+                 const std::vector<store::TrialStanding>& standings,
+                 const std::vector<std::uint64_t>& front) {
+  out << "Pareto front: " << front.size() << " trial(s)" << (front.empty() ? "" : ":") << '\n';
+  for (const auto id : front) {
+    out << "  trial " << id << ":";
+    for (std::size_t k = 0; k < spec.objectives.size(); ++k)
+      out << (k ? ", " : " ") << spec.objectives[k].metric << " = "
+          << short_number(standings[id].objectives[k]);
+    out << "\n    " << spec.space.to_json(trials[id].config) << '\n';
+  }
+}
+
+// Per trial: "front" on the Pareto front, "infeasible" when a constraint fails (empty
+// for a study of one objective without constraints).
+std::vector<std::string> notes(const core::StudySpec& spec,
+                               const std::vector<store::TrialRecord>& trials,
+                               const std::vector<store::TrialStanding>& standings,
+                               const std::vector<std::uint64_t>& front) {
+  if (!spec.multi_objective() && spec.constraints.empty()) return {};
+  std::vector<std::string> out(trials.size());
+  for (std::size_t t = 0; t < trials.size(); ++t)
+    if (!standings[t].feasible && trials[t].status != store::TrialStatus::Running &&
+        trials[t].status != store::TrialStatus::Pending)
+      out[t] = "infeasible";
+  if (spec.multi_objective())
+    for (const auto id : front)
+      out[id] = "front";
+  return out;
+}
+
 void print_trials(std::ostream& out, const store::StudyReader& reader,
-                  const std::vector<store::TrialRecord>& trials, std::size_t limit) {
+                  const std::vector<store::TrialRecord>& trials, std::size_t limit,
+                  const std::vector<std::string>& notes) {
   const auto& spec = reader.spec();
   std::vector<const store::TrialRecord*> order;
   for (const auto& t : trials)
@@ -105,6 +166,7 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
       << "):\n";
   std::string header = pad("trial", 8) + pad("status", 11) + pad(spec.scheduler.resource, 9) +
                        pad("last", 12) + pad("best", 12);
+  if (!notes.empty()) header += pad("note", 11);
   for (const auto& p : spec.space.parameters())
     header += pad(p.name, 14);
   out << "  " << rtrim(header) << '\n';
@@ -115,6 +177,7 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
         pad(enum_name(store::trial_status_names(), static_cast<std::size_t>(t.status)), 11) +
         pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
         pad(short_number(t.best_value), 12);
+    if (!notes.empty()) line += pad(t.id < notes.size() ? notes[t.id] : "", 11);
     for (std::size_t p = 0; p < t.config.values.size(); ++p) {
       if (!t.config.is_active(p)) {  // a conditional parameter this trial does not have
         line += pad("-", 14);
@@ -162,8 +225,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
       << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
       << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
       << " on " << reader.attribute("host") << ")\n"
-      << "Metric " << spec.metric << " (" << (spec.mode == core::Mode::Min ? "min" : "max")
-      << "), scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", sampler "
+      << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", sampler "
       << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows() << " reports\n"
       << "Trials " << trials.size() << ":";
   for (std::size_t s = 0; s < counts.size(); ++s)
@@ -172,15 +234,21 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
   print_origins(out, spec, trials);
   if (spec.scheduler.type == core::SchedulerType::Pbt)
     out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
-  if (const auto* best = best_trial(trials, spec.mode)) {
-    out << "Best trial " << best->id << ": " << spec.metric << " = "
-        << short_number(best->best_value) << " at " << spec.scheduler.resource << " "
-        << short_number(best->best_step) << "\n  "
+  const auto standings = store::trial_standings(reader, trials.size());
+  const auto front = store::pareto_front(spec, trials, standings);
+  print_constraints(out, spec, trials, standings);
+  if (spec.multi_objective()) {
+    print_front(out, spec, trials, standings, front);
+  } else if (const auto feasible = feasible_trials(trials, standings);
+             const auto* best = best_trial(feasible, spec.mode)) {
+    out << "Best " << (spec.constraints.empty() ? "" : "feasible ") << "trial " << best->id
+        << ": " << spec.metric << " = " << short_number(best->best_value) << " at "
+        << spec.scheduler.resource << " " << short_number(best->best_step) << "\n  "
         << spec.space.to_json(reader.config_at_best(*best)) << '\n';
   }
   print_rungs(out, reader);
   print_predictions(out, reader, limit);
-  print_trials(out, reader, trials, limit);
+  print_trials(out, reader, trials, limit, notes(spec, trials, standings, front));
 }
 
 }  // namespace

@@ -21,7 +21,25 @@ std::vector<std::string> trial_columns(const core::StudySpec& spec) {
       "last_step", "last_value", "best_value", "best_step", "reports", "nodes",      "error"};
   for (const auto& p : spec.space.parameters())
     columns.push_back("config/" + p.name);
+  // Several objectives: each one's last reported value, and whether the trial is on
+  // the Pareto front (1 or 0); constraints: whether all hold (1 or 0).
+  if (spec.multi_objective()) {
+    for (const auto& o : spec.objectives)
+      columns.push_back("objective/" + o.metric);
+    columns.emplace_back("pareto");
+  }
+  if (!spec.constraints.empty()) columns.emplace_back("feasible");
   return columns;
+}
+
+void append_standing(std::vector<Cell>& cells, const core::StudySpec& spec,
+                     const store::TrialStanding& standing, bool on_front) {
+  if (spec.multi_objective()) {
+    for (const double v : standing.objectives)
+      cells.emplace_back(v);
+    cells.emplace_back(std::int64_t{on_front});
+  }
+  if (!spec.constraints.empty()) cells.emplace_back(std::int64_t{standing.feasible});
 }
 
 std::vector<Cell> trial_cells(const store::TrialRecord& t) {
@@ -96,6 +114,14 @@ std::vector<Cell> exploit_cells(const store::ExploitRecord& x) {
   for (const auto& v : x.config.values)
     cells.push_back(param_cell(v));
   return cells;
+}
+
+std::vector<store::TrialRecord> feasible_trials(const std::vector<store::TrialRecord>& trials,
+                                                const std::vector<store::TrialStanding>& standings) {
+  std::vector<store::TrialRecord> out;
+  for (const auto& t : trials)
+    if (t.id >= standings.size() || standings[t.id].feasible) out.push_back(t);
+  return out;
 }
 
 const store::TrialRecord* best_trial(const std::vector<store::TrialRecord>& trials,

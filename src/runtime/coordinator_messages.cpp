@@ -95,7 +95,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
   const double judged = values.empty() ? NAN : values.front();
-  const core::ReportVerdict verdict = controller_->report(t.trial, step, judged);
+  const core::ReportVerdict verdict = controller_->report(t.trial, step, values);
   if (!verdict.duplicate) {
     study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
     time_.reported(t.trial, step, verdict.outcome.milestone);

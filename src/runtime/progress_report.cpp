@@ -48,11 +48,17 @@ void ProgressReport::print(bool final, const core::StudyController& controller,
        << c.reports << " reports";
   if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
   if (!final) line << silent_trials(quiet_s);
-  if (const auto& best = controller.best())
+  // Several objectives or constraints have no one best value to watch: the Pareto front
+  // and the feasible trials are in `slurmtune status` and `best`.
+  const bool one_best = !spec.multi_objective() && spec.constraints.empty();
+  if (const auto& best = controller.best(); best && one_best)
     line << "; best " << spec.metric << " " << core::format_double(best->value) << " (trial "
          << best->trial << ", step " << core::format_double(best->step) << ")";
   log_line(line.str());
-  if (final && controller.best())
+  if (final && !one_best)
+    log_line(std::string(spec.multi_objective() ? "Pareto front" : "best feasible trial") +
+             ": slurmtune status or slurmtune best on the results file");
+  if (final && controller.best() && one_best)
     log_line("best configuration: " +
              spec.space.to_json(controller.config_of(controller.best()->trial)));
   last_ = now;

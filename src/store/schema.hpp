@@ -24,7 +24,9 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 6: /trials.origin gains `enqueued` (a configuration given by [[enqueue]]), and each
 ///    conditional parameter an `active/<name>` column (its `config/<name>` means nothing
 ///    where that is FALSE).
-inline constexpr std::int64_t kSchemaVersion = 6;
+/// 7: root attributes `objectives` and `modes` (one per objective: a study of several
+///    objectives has a Pareto front) and `constraints` (as written, "mem_gb <= 40").
+inline constexpr std::int64_t kSchemaVersion = 7;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.

@@ -144,6 +144,18 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
   write_string_attribute(h5_->file, "metric", spec.metric);
   write_strings_attribute(h5_->file, "metrics", spec.metrics);
   write_string_attribute(h5_->file, "mode", spec.mode == core::Mode::Min ? "min" : "max");
+  if (options_.schema_version >= 7) {
+    std::vector<std::string> objectives, modes, constraints;
+    for (const auto& o : spec.objectives) {
+      objectives.push_back(o.metric);
+      modes.emplace_back(o.mode == core::Mode::Min ? "min" : "max");
+    }
+    for (const auto& c : spec.constraints)
+      constraints.push_back(c.text());
+    write_strings_attribute(h5_->file, "objectives", objectives);
+    write_strings_attribute(h5_->file, "modes", modes);
+    write_strings_attribute(h5_->file, "constraints", constraints);
+  }
   write_string_attribute(h5_->file, "resource", spec.scheduler.resource);
   write_int_attribute(h5_->file, "seed", static_cast<std::int64_t>(spec.seed));
   write_string_attribute(h5_->file, "sampler",

@@ -154,6 +154,12 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
 }
 
 ReportVerdict StudyController::report(TrialId trial, double step, double value) {
+  return report(trial, step, std::vector<double>{value});
+}
+
+ReportVerdict StudyController::report(TrialId trial, double step,
+                                      const std::vector<double>& metrics) {
+  const double value = metrics.empty() ? std::nan("") : metrics.front();
   LiveTrial& t = live(trial);
   ReportVerdict verdict;
   const auto previous = last_step_.find(trial);
@@ -169,6 +175,7 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
     verdict.outcome.checkpoint = wants_checkpoint(trial, step);
     return verdict;
   }
+  suggester_->reported_metrics(trial, step, metrics);
   verdict.outcome = scheduler_->report(trial, step, value);
   suggester_->reported(trial, step, value, verdict.outcome);
   ++counts_.reports;

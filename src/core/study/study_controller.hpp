@@ -118,6 +118,10 @@ class StudyController {
   double last_step(TrialId trial) const;
   /// One report of a running trial; `value` is the scheduled metric (NaN if absent).
   ReportVerdict report(TrialId trial, double step, double value);
+  /// The same with the report's value of every metric column (StudySpec::metrics, NaN
+  /// where absent): the first is the scheduled one; samplers for several objectives and
+  /// constraints learn from the others.
+  ReportVerdict report(TrialId trial, double step, const std::vector<double>& metrics);
   /// The last instruction given to a running trial (for ranks that ask).
   Instruction instruction(TrialId trial) const;
   /// Whether the scheduler asked the trial for a checkpoint that a checkpoint saved at

@@ -70,6 +70,9 @@ def main():
     parser.add_argument("--optimizer", choices=["sgd", "momentum"], default="sgd")
     parser.add_argument("--momentum", type=float, default=None)
     parser.add_argument("--epochs", type=int, default=27)
+    parser.add_argument("--report-size", action="store_true",
+                        help="also report n_params, the network's weight count (a second "
+                             "objective: two-objectives.toml)")
     parser.add_argument("--sleep", type=float, default=0,
                         help="seconds to wait after each epoch (tests cut a run midway)")
     args = parser.parse_args()
@@ -114,7 +117,8 @@ def main():
         print("epoch %d val_loss %.4f val_accuracy %.4f" % (epoch, val_loss, val_accuracy),
               flush=True)
         try:
-            client.report(step=epoch, val_loss=val_loss, val_accuracy=val_accuracy)
+            size = {"n_params": sum(int(v.size) for v in params.values())} if args.report_size else {}
+            client.report(step=epoch, val_loss=val_loss, val_accuracy=val_accuracy, **size)
         except client.TrialStopped as stopped:
             if stopped.checkpoint:
                 save(epoch)

@@ -1,0 +1,32 @@
+#pragma once
+// A results file's trials as a study of several objectives or with constraints sees
+// them: each trial's last reported value of every objective and constraint metric, its
+// feasibility, and the Pareto front. `best`, `status` and `export` show these; the
+// Python module computes the same from the same rule (python.md).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "store/study_reader.hpp"
+
+namespace slurmtune::store {
+
+struct TrialStanding {
+  std::vector<double> objectives;  ///< the last reported value of each (NaN: never)
+  /// The constraints' values (<= 0 satisfied); nullopt where a constraint's metric was
+  /// never reported. Empty when the study has no constraints.
+  std::optional<std::vector<double>> constraints;
+  /// Every constraint satisfied (true in a study without constraints).
+  bool feasible = true;
+};
+
+/// Per trial, by id (one per /trials row).
+std::vector<TrialStanding> trial_standings(const StudyReader& reader, std::size_t trials);
+
+/// The Pareto front: completed, feasible trials with a value for every objective that no
+/// other such trial dominates, by ascending id.
+std::vector<std::uint64_t> pareto_front(const core::StudySpec& spec,
+                                        const std::vector<TrialRecord>& trials,
+                                        const std::vector<TrialStanding>& standings);
+
+}  // namespace slurmtune::store
