@@ -312,3 +312,36 @@ def plot_importance(study, path=None):
     ax.set_xlabel(f"share of the variance of {study.metric} explained by the marginal means")
     ax.set_title(f"{study.name}: parameter importance")
     return _finish(figure, path)
+
+
+def pareto(study, path=None):
+    """Several objectives: every completed trial by its first two objectives, the Pareto
+    front highlighted and joined, infeasible trials (constraints) apart as crosses."""
+    trials, standings = study.trials, study.standings
+    x_name, y_name = (f"objective/{name}" for name in study.objectives[:2])
+    done = standings[(trials["status"] == "completed") &
+                     standings[[x_name, y_name]].notna().all(axis=1)]
+    figure, axes = _figure((7, 5))
+    ax = axes[0][0]
+    if done.empty:
+        return _nothing_yet(figure, ax, path, "trial completed with every objective")
+    front = study.pareto_front()
+    feasible = done[done["feasible"]]
+    infeasible = done[~done["feasible"]]
+    ax.scatter(feasible[x_name], feasible[y_name], s=18, color="#9aa5b1", label="completed")
+    if not infeasible.empty:
+        ax.scatter(infeasible[x_name], infeasible[y_name], s=22, marker="x", color="#d62728",
+                   label="infeasible")
+    ordered = front.sort_values([x_name, y_name], kind="stable")
+    ax.plot(ordered[x_name], ordered[y_name], "-o", color="#1f77b4", markersize=6,
+            label="Pareto front")
+    for trial_id, row in ordered.iterrows():
+        ax.annotate(str(trial_id), (row[x_name], row[y_name]), textcoords="offset points",
+                    xytext=(4, 4), fontsize=8)
+    modes = dict(zip(study.objectives, study.modes))
+    ax.set_xlabel(f"{study.objectives[0]} ({modes[study.objectives[0]]})")
+    ax.set_ylabel(f"{study.objectives[1]} ({modes[study.objectives[1]]})")
+    more = f"; {len(study.objectives) - 2} more objective(s) not drawn" if len(study.objectives) > 2 else ""
+    ax.set_title(f"{study.name}: {len(front)} trial(s) on the Pareto front{more}")
+    ax.legend(loc="best", fontsize=8)
+    return _finish(figure, path)

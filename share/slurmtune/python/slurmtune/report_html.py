@@ -171,6 +171,18 @@ def summary_section(study):
                        f"{_resolved_key(study, 'study', 'max_trials')}"),
             ("reports", f"{len(study.metrics)}"),
             ("by outcome", ", ".join(f"{k} {v}" for k, v in counts.items() if v))]
+    if len(study.objectives) > 1:
+        rows[2] = ("objectives", ", ".join(f"{o} ({m})" for o, m in zip(study.objectives, study.modes)))
+    if study.constraints:
+        infeasible = int((~study.standings["feasible"] & trials["status"].isin(
+            ["completed", "stopped"])).sum())
+        rows.append(("constraints", f"{', '.join(study.constraints)}: {infeasible} finished "
+                                    "trial(s) infeasible, never best nor on the front"))
+    if len(study.objectives) > 1:
+        front = study.pareto_front()
+        rows.append(("Pareto front", f"{len(front)} trial(s): " +
+                     ", ".join(str(i) for i in front.index) if len(front) else "no trial yet"))
+        return _summary_table(rows)
     try:
         best = study.best_trial
         rows.append(("best", f"trial {int(best['id'])}: {study.metric} {best['best_value']:.6g} "
@@ -178,6 +190,10 @@ def summary_section(study):
         rows.append(("best configuration", json.dumps(study.best_config)))
     except ValueError:
         rows.append(("best", "no trial has reported yet"))
+    return _summary_table(rows)
+
+
+def _summary_table(rows):
     body = "".join(f'<tr><th>{html.escape(k)}</th><td id="summary-{k.replace(" ", "-")}">'
                    f"<bdi>{html.escape(str(v))}</bdi></td></tr>" for k, v in rows)
     return f'<section id="summary"><h2>Summary</h2><table>{body}</table></section>'
@@ -215,6 +231,11 @@ def plots_section(study, curves_limit):
                               "each parameter's marginal means explain (first-order fANOVA "
                               "term over 10 quantile bins).",
                 lambda: plots.plot_importance(study, None))]
+    if len(study.objectives) > 1:
+        figures.insert(0, ("pareto", "Completed trials by the first two objectives; the Pareto "
+                                     "front (labelled with trial ids) joined, infeasible trials "
+                                     "as crosses.",
+                           lambda: plots.pareto(study, None)))
     if len(study.exploits):  # PBT: the configuration schedules it found
         numeric = [c for c in study.config_columns if trials[c].dtype.kind in "fi"][:3]
         for column in numeric:
@@ -277,7 +298,14 @@ def tables_section(study, top=20, decisions=500):
                        for _, r in failed.head(200).iterrows())
         failures = ("<table><tr><th>trial</th><th>status</th><th>retries</th><th>error</th></tr>"
                     f"{rows}</table>")
-    return (f'<section id="best-trials"><h2>Best trials</h2>{best}</section>'
+    if len(study.objectives) > 1:  # the front is the result, not one metric's ranking
+        front = study.pareto_front()
+        front["configuration"] = [_config_text(study, trials.loc[i]) for i in front.index]
+        values = [c for c in front.columns if c.startswith("objective/")]
+        best = _table(front.assign(status=trials.loc[front.index, "status"].astype(str)),
+                      ["id"] + values + ["configuration"], numeric=tuple(values),
+                      status_column="status")
+    return (f'<section id="best-trials"><h2>{"Pareto front" if len(study.objectives) > 1 else "Best trials"}</h2>{best}</section>'
             f'<section id="decisions"><h2>Decisions{shown}</h2><p>Stops and pauses with the '
             f"value judged and the cutoff it met (time in seconds since the study started)"
             f"{'; with learning-curve prediction, the value predicted at max_t (at) with its 10-90 % interval and the continues it granted' if predicted else ''}."

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -120,6 +120,21 @@ def _save(figure, path):
     return path
 
 
+def _last_values(metrics: pd.DataFrame, name: str, index) -> pd.Series:
+    """Each trial's last reported (non-NaN) value of metric `name`."""
+    reported = metrics.dropna(subset=[name])
+    return reported.groupby("trial")[name].last().reindex(index)
+
+
+def _parse_constraint(text: str):
+    """'mem_gb <= 40' -> ('mem_gb', '<=', 40.0), as the study file reader reads it."""
+    for bound in ("<=", ">="):
+        if bound in text:
+            name, limit = text.split(bound, 1)
+            return name.strip(), bound, float(limit)
+    raise ResultsFileError(f"constraint {text!r} reads neither <= nor >=")
+
+
 class Study:
     """A results file, read consistently as of its last complete flush."""
 
@@ -140,6 +155,10 @@ class Study:
         self.name = _text(attrs["study_name"])
         self.metric = _text(attrs["metric"])
         self.mode = _text(attrs["mode"])
+        # Schema 7 on: every objective with its mode, and constraints as written.
+        self.objectives = [_text(v) for v in attrs.get("objectives", [self.metric])]
+        self.modes = [_text(v) for v in attrs.get("modes", [self.mode])]
+        self.constraints = [_text(v) for v in attrs.get("constraints", [])]
         self.attrs = {key: (_text(v) if isinstance(v, (bytes, str)) else v) for key, v in attrs.items()}
         self.refresh()
 
@@ -280,9 +299,50 @@ class Study:
         return [c for c in self._table("trials").columns if c.startswith("config/")]
 
     @property
+    def standings(self) -> pd.DataFrame:
+        """Per trial (indexed by id): the last reported value of every objective
+        (``objective/<metric>``), each constraint's value (``constraint/<text>``, <= 0
+        holds; NaN where its metric was never reported) and ``feasible`` (every constraint
+        holds; True without constraints), as `slurmtune status` and `best` decide."""
+        if "standings" not in self._cache:
+            metrics = self.metrics
+            frame = pd.DataFrame(index=self.trials.index)
+            for name in self.objectives:
+                frame["objective/" + name] = _last_values(metrics, name, frame.index)
+            frame["feasible"] = True
+            for text in self.constraints:
+                name, bound, limit = _parse_constraint(text)
+                last = _last_values(metrics, name, frame.index)
+                value = last - limit if bound == "<=" else limit - last
+                frame["constraint/" + text] = value
+                frame["feasible"] &= value.le(0).fillna(False)
+            self._cache["standings"] = frame
+        return self._cache["standings"]
+
+    def pareto_front(self) -> pd.DataFrame:
+        """The trials no other beats on every objective: completed, feasible, with every
+        objective reported, by id; their objective values and configurations."""
+        trials, standings = self.trials, self.standings
+        values = [c for c in standings.columns if c.startswith("objective/")]
+        candidates = standings[(trials["status"] == "completed") & standings["feasible"] &
+                               standings[values].notna().all(axis=1)]
+        loss = candidates[values].to_numpy(dtype=float) * np.array(
+            [-1.0 if mode == "max" else 1.0 for mode in self.modes])
+        on_front = [not any((other <= point).all() and (other != point).any() for other in loss)
+                    for point in loss]
+        front = candidates[on_front]
+        return pd.concat([trials.loc[front.index, ["id"] + self.config_columns], front[values]],
+                         axis=1).sort_index()
+
+    @property
     def best_trial(self) -> pd.Series:
-        """The trial with the best value of the study's metric at any report."""
-        trials = self.trials.dropna(subset=["best_value"])
+        """The trial with the best value of the study's metric at any report (among the
+        feasible ones, with constraints). A study of several objectives has a Pareto
+        front instead: pareto_front()."""
+        if len(self.objectives) > 1:
+            raise ValueError(f"{self.path}: {len(self.objectives)} objectives have no one best "
+                             "trial; see pareto_front()")
+        trials = self.trials[self.standings["feasible"]].dropna(subset=["best_value"])
         if trials.empty:
             raise ValueError(f"{self.path}: no trial has reported {self.metric} yet")
         index = trials["best_value"].idxmin() if self.mode == "min" else trials["best_value"].idxmax()
