@@ -37,6 +37,12 @@ def objective_value(rng, params, k):
     return round(base, 1) if rng.random() < 0.3 else base
 
 
+def mem_value(rng):
+    """A constrained metric; whole numbers half the time, so that infeasible trials tie
+    on their violation (Optuna then keeps the second of two candidates)."""
+    return float(rng.randint(0, 4)) if rng.random() < 0.5 else round(rng.uniform(0, 4), 2)
+
+
 def scenario(rng):
     params = {f"p{i}": random_parameter(rng) for i in range(rng.randint(1, 4))}
     if rng.random() < 0.3:
@@ -105,7 +111,7 @@ def scenario(rng):
         if finishing and r < 0.85:  # completes: every value it has not reported yet
             shown += [n for n in names + ["mem"] if n not in last and n not in shown]
         values = {n: (objective_value(rng, trial.params, names.index(n)) if n in names
-                      else round(rng.uniform(0, 4), 2)) for n in shown}
+                      else mem_value(rng)) for n in shown}
         if values:
             step += 1
             report = {"type": "report", "trial": number, "step": step,

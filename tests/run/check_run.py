@@ -40,6 +40,7 @@ from run_samplers import (scenario_conditional, scenario_conditional_resume, sce
                           scenario_example_conditional, scenario_mobster_resume,
                           scenario_recommended, scenario_tpe_resume)
 from run_join import scenario_join, scenario_join_requeue
+from run_objectives import scenario_nsga2_resume, scenario_two_objectives
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
 
 
@@ -325,6 +326,7 @@ def main():
                                              "workers-absent", "groups-orphaned", "join",
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
+                                             "two-objectives", "nsga2-resume",
                                              "conditional-resume"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
@@ -376,6 +378,8 @@ def main():
                      "write-ahead": scenario_write_ahead, "enqueue": scenario_enqueue,
                      "conditional": scenario_conditional,
                      "example-conditional": scenario_example_conditional,
+                     "two-objectives": scenario_two_objectives,
+                     "nsga2-resume": scenario_nsga2_resume,
                      "conditional-resume": scenario_conditional_resume}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)

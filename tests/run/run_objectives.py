@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The scenarios of tests/run/check_run.py for studies of several objectives:
+two-objectives runs the worked example share/slurmtune/examples/numpy-mlp/two-objectives.toml
+(the real numpy MLP: val_loss against n_params under NSGA-II, with a constraint on
+val_accuracy) and checks that `best` in every format, `status`, `export` and the Python
+module name the same Pareto front and the same infeasible trials, and that replay of the
+results file's log suggests every configuration again; nsga2-resume interrupts an NSGA-II
+study with a constraint (SIGUSR1; scancel --signal=USR1 under Slurm) and checks that the
+resumed study suggests what an uninterrupted run suggests."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from run_harness import ROOT, Study, check_complete, expect
+from run_samplers import TRIALS, replayed_decisions, straight_and_resumed, trials_of
+
+EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
+ARGV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "argv_trial.py")
+
+
+def run(runner, *args):
+    return subprocess.run([runner.slurmtune, *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def scenario_two_objectives(runner, args):
+    for name in ("train.py", "two-objectives.toml"):
+        shutil.copy(os.path.join(EXAMPLE, name), runner.workdir)
+    study = os.path.join(runner.workdir, "two-objectives.toml")
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
+    expect(rc == 0, "the example failed:\n" + log)
+    check_complete(path, 24)
+    python = Study(path)
+    front = list(python.pareto_front().index)
+    expect(front, "no trial on the Pareto front")
+    from_json = [json.loads(line) for line in run(runner, "best", path, "-f", "json").splitlines()]
+    expect([t["trial"] for t in from_json] == front,
+           "best -f json: %s, Study.pareto_front(): %s" % ([t["trial"] for t in from_json], front))
+    for t in from_json:
+        for name in ("val_loss", "n_params"):
+            expect(t["values"][name] == python.standings.loc[t["trial"], "objective/" + name],
+                   "trial %d: best says %s = %s" % (t["trial"], name, t["values"][name]))
+    toml = run(runner, "best", path)
+    expect(toml.count("[[trial]]") == len(front), "best (toml) lists %d trials" % toml.count("[[trial]]"))
+    flags = run(runner, "best", path, "-f", "flags").splitlines()
+    expect(len(flags) == len(front) and all("--hidden=" in f for f in flags), "best -f flags:\n" + "\n".join(flags))
+    status = run(runner, "status", path, "--all")
+    expect("Pareto front: %d trial(s)" % len(front) in status, "status:\n" + status)
+    shown = [int(line.split()[1].rstrip(":")) for line in status.splitlines()
+             if line.startswith("  trial ") and "val_loss =" in line]
+    expect(shown == front, "status shows the front %s, expected %s" % (shown, front))
+    exported = subprocess.run([runner.slurmtune, "export", path, "-f", "json"], capture_output=True,
+                              text=True, check=True).stdout
+    rows = [json.loads(line) for line in exported.splitlines()]
+    expect([r["id"] for r in rows if r["pareto"] == 1] == front, "export's pareto column differs")
+    feasible = python.standings["feasible"]
+    expect([bool(r["feasible"]) for r in rows] == list(feasible), "export's feasible column differs")
+    infeasible = [r["id"] for r in rows if not r["feasible"]]
+    expect(not set(infeasible) & set(front), "an infeasible trial on the front: %s" % infeasible)
+    for trial in infeasible:
+        expect(any(line.split()[:1] == [str(trial)] and "infeasible" in line
+                   for line in status.splitlines()), "status does not mark trial %d infeasible" % trial)
+    suggestions, _ = replayed_decisions(runner, study, path)
+    expect(suggestions == 24, "replay made %d suggestions for 24 trials" % suggestions)
+    origins = dict(trials_of(path).origin.value_counts())
+    expect(origins.get("model", 0) > 0, "no configuration was bred: %s" % origins)
+    print("two-objectives: 24 real trials (%s), Pareto front %s and %d infeasible trial(s) alike in "
+          "best (toml, json, flags), status, export and the Python module; replay matches all"
+          % (origins, front, len(infeasible)))
+
+
+def scenario_nsga2_resume(runner, args):
+    command = [sys.executable, ARGV_TRIAL, "--x={x}", "--record=" + os.devnull, "--steps=4",
+               "--sleep=0.25", "--cost"]
+    quoted = ", ".join('"%s"' % part for part in command)
+    text = f"""[study]
+name = "nsga2-resume"
+metric = ["loss", "cost"]
+mode = ["min", "min"]
+metrics = ["mem"]
+constraints = ["mem <= 2.0"]
+seed = 5
+max_trials = {TRIALS}
+sampler = "nsga2"
+
+[sampler]
+population_size = 3
+
+[search]
+x = {{ uniform = [-1.0, 1.0] }}
+opt = {{ choice = ["a", "b", "c"] }}
+
+[scheduler]
+type = "fifo"
+max_t = 4
+
+[trial]
+command = [{quoted}]
+"""
+    study = runner.write("study.toml", text)
+    straight, path, _ = straight_and_resumed(runner, study)
+    a, b = trials_of(straight), trials_of(path)
+    columns = ["config/x", "config/opt"]
+    expect(a[columns].values.tolist() == b[columns].values.tolist(),
+           "the resumed study suggested otherwise:\n%s\n%s" % (a[columns], b[columns]))
+    expect(list(a.origin) == list(b.origin), "origins differ: %s / %s" % (list(a.origin), list(b.origin)))
+    bred = int((b.origin == "model").sum())
+    expect(bred > 0, "no configuration was bred before the interruption's end")
+    suggestions, _ = replayed_decisions(runner, study, path)
+    expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
+    front = list(Study(path).pareto_front().index)
+    expect(front == list(Study(straight).pareto_front().index), "the fronts differ")
+    print("nsga2-resume: %d configurations (%d bred) identical to an uninterrupted run; replay "
+          "matches all; front %s" % (TRIALS, bred, front))
