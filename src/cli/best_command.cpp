@@ -42,8 +42,8 @@ void print_pareto_front(const store::StudyReader& reader,
     std::cout << "# Pareto front: " << front.size() << " trial(s) of "
               << core::visible(reader.path()) << ";";
     for (const auto& o : spec.objectives)
-      std::cout << ' ' << core::visible(o.metric) << " (" << (o.mode == core::Mode::Min ? "min" : "max")
-                << ")";
+      std::cout << ' ' << core::visible(o.metric) << " ("
+                << (o.mode == core::Mode::Min ? "min" : "max") << ")";
     std::cout << '\n';
   }
   for (const auto id : front) {

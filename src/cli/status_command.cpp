@@ -12,9 +12,9 @@
 #include "cli/damaged_file_guard.hpp"
 #include "cli/options.hpp"
 #include "cli/study_tables.hpp"
-#include "store/objective_values.hpp"
 #include "core/schedulers/replay.hpp"
 #include "core/search/param_value.hpp"
+#include "store/objective_values.hpp"
 
 namespace slurmtune::cli {
 namespace {
@@ -225,8 +225,9 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
       << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
       << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
       << " on " << reader.attribute("host") << ")\n"
-      << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type) << ", sampler "
-      << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows() << " reports\n"
+      << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type)
+      << ", sampler " << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows()
+      << " reports\n"
       << "Trials " << trials.size() << ":";
   for (std::size_t s = 0; s < counts.size(); ++s)
     out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
@@ -241,8 +242,8 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
     print_front(out, spec, trials, standings, front);
   } else if (const auto feasible = feasible_trials(trials, standings);
              const auto* best = best_trial(feasible, spec.mode)) {
-    out << "Best " << (spec.constraints.empty() ? "" : "feasible ") << "trial " << best->id
-        << ": " << spec.metric << " = " << short_number(best->best_value) << " at "
+    out << "Best " << (spec.constraints.empty() ? "" : "feasible ") << "trial " << best->id << ": "
+        << spec.metric << " = " << short_number(best->best_value) << " at "
         << spec.scheduler.resource << " " << short_number(best->best_step) << "\n  "
         << spec.space.to_json(reader.config_at_best(*best)) << '\n';
   }

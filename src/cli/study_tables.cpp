@@ -116,8 +116,9 @@ std::vector<Cell> exploit_cells(const store::ExploitRecord& x) {
   return cells;
 }
 
-std::vector<store::TrialRecord> feasible_trials(const std::vector<store::TrialRecord>& trials,
-                                                const std::vector<store::TrialStanding>& standings) {
+std::vector<store::TrialRecord> feasible_trials(
+    const std::vector<store::TrialRecord>& trials,
+    const std::vector<store::TrialStanding>& standings) {
   std::vector<store::TrialRecord> out;
   for (const auto& t : trials)
     if (t.id >= standings.size() || standings[t.id].feasible) out.push_back(t);

@@ -295,14 +295,17 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
       fail("metric", "lists several objectives, which sampler \"" + keyword +
                          "\" does not take yet; use sampler = \"nsga2\" (or random, halton, grid)");
     if (study.scheduler.type != core::SchedulerType::Fifo)
-      fail("metric", "lists several objectives; schedulers judge one metric, so [scheduler] "
-                     "type must be \"fifo\" (multi-objective early stopping is not there yet)");
+      fail("metric",
+           "lists several objectives; schedulers judge one metric, so [scheduler] "
+           "type must be \"fifo\" (multi-objective early stopping is not there yet)");
     if (study.metric_threshold)
-      fail("metric_threshold", "applies to one objective; a study with several has no single "
-                               "value to reach");
+      fail("metric_threshold",
+           "applies to one objective; a study with several has no single "
+           "value to reach");
     if (!study.sampler.warm_start_files.empty())
-      fail("metric", "lists several objectives; [sampler] warm_start takes studies of one "
-                     "objective only, for now");
+      fail("metric",
+           "lists several objectives; [sampler] warm_start takes studies of one "
+           "objective only, for now");
     if (study.simulate.curves)
       fail("metric", "lists several objectives; [simulate] curves record one metric");
   }

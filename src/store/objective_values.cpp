@@ -12,12 +12,13 @@ std::vector<std::size_t> columns_of(const core::StudySpec& spec,
                                     const std::vector<std::string>& metrics) {
   std::vector<std::size_t> out;
   for (const auto& m : metrics)
-    out.push_back(static_cast<std::size_t>(
-        std::find(spec.metrics.begin(), spec.metrics.end(), m) - spec.metrics.begin()));
+    out.push_back(static_cast<std::size_t>(std::find(spec.metrics.begin(), spec.metrics.end(), m) -
+                                           spec.metrics.begin()));
   return out;
 }
 
-std::vector<double> picked(const std::vector<double>& row, const std::vector<std::size_t>& columns) {
+std::vector<double> picked(const std::vector<double>& row,
+                           const std::vector<std::size_t>& columns) {
   std::vector<double> out;
   for (const auto c : columns)
     out.push_back(c < row.size() ? row[c] : NAN);

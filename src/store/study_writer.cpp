@@ -154,7 +154,8 @@ void StudyWriter::write_root_attributes(const core::StudySpec& spec) {
       constraints.push_back(c.text());
     write_strings_attribute(h5_->file, "objectives", objectives);
     write_strings_attribute(h5_->file, "modes", modes);
-    write_strings_attribute(h5_->file, "constraints", constraints);
+    if (!constraints.empty())  // an empty list is no attribute: readers take none
+      write_strings_attribute(h5_->file, "constraints", constraints);
   }
   write_string_attribute(h5_->file, "resource", spec.scheduler.resource);
   write_int_attribute(h5_->file, "seed", static_cast<std::int64_t>(spec.seed));

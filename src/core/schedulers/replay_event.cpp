@@ -158,7 +158,8 @@ ReplayEvent ReplayEventReader::read(std::string& line) {
     od::field field = values.take(std::move(field_result));
     const std::string_view key = values.key(field, key_scratch);
     if (std::optional<EventValue>* slot = slot_of(event, key))
-      *slot = reader.value(field.value(), key == "config" || key == "metrics");  // others are skipped
+      *slot =
+          reader.value(field.value(), key == "config" || key == "metrics");  // others are skipped
   }
   values.expect_end();  // a second value or stray text after the object breaks the line
   return event;

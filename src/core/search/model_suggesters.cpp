@@ -329,7 +329,8 @@ std::size_t column_of(const SamplerSpec& spec, const std::string& metric) {
   return static_cast<std::size_t>(it - spec.metric_columns.begin());
 }
 
-std::vector<double> picked(const std::vector<double>& row, const std::vector<std::size_t>& columns) {
+std::vector<double> picked(const std::vector<double>& row,
+                           const std::vector<std::size_t>& columns) {
   std::vector<double> out;
   for (const auto c : columns)
     out.push_back(c < row.size() ? row[c] : std::nan(""));
@@ -395,10 +396,9 @@ void Nsga2Suggester::started(TrialId trial, const Configuration& config) {
   r.state = nsga2::Individual::State::Running;
   r.params.clear();
   for (const auto p : sampled_)
-    r.params.push_back(config.is_active(p)
-                           ? std::optional(internal_value(space_.parameters()[p].domain,
-                                                          config.values[p]))
-                           : std::nullopt);
+    r.params.push_back(config.is_active(p) ? std::optional(internal_value(
+                                                 space_.parameters()[p].domain, config.values[p]))
+                                           : std::nullopt);
 }
 
 void Nsga2Suggester::reported_metrics(TrialId trial, double /*step*/,

@@ -27,8 +27,7 @@ double untransformed(const Distribution& d, double x) {
       const double v = std::exp(x);
       return d.low == d.high ? v : std::min(v, tpe::below_max(d.high));
     }
-    if (d.step)
-      return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
+    if (d.step) return std::clamp(std::nearbyint((x - d.low) / step) * step + d.low, d.low, d.high);
     return d.low == d.high ? x : std::min(x, tpe::below_max(d.high));
   }
   if (d.log) return std::clamp(std::nearbyint(std::exp(x)), d.low, d.high);
@@ -37,7 +36,8 @@ double untransformed(const Distribution& d, double x) {
 
 // distribution._contains(value).
 bool contains(const Distribution& d, double v) {
-  if (d.kind == Distribution::Kind::Categorical) return v >= 0 && v < static_cast<double>(d.choices);
+  if (d.kind == Distribution::Kind::Categorical)
+    return v >= 0 && v < static_cast<double>(d.choices);
   if (!(d.low <= v && v <= d.high)) return false;
   if (d.kind == Distribution::Kind::Int) return std::fmod(v - d.low, d.step.value_or(1.0)) == 0;
   if (!d.step) return true;
@@ -57,8 +57,7 @@ Nsga2Sampler::Nsga2Sampler(std::vector<Distribution> space, Nsga2Options options
       seed_(seed),
       rng_(seed),
       random_rng_(seed) {
-  if (options_.population_size < 2)
-    throw UsageError("nsga2: population_size must be at least 2");
+  if (options_.population_size < 2) throw UsageError("nsga2: population_size must be at least 2");
 }
 
 void Nsga2Sampler::restore(std::uint64_t model_words, std::uint64_t startup_words) {
@@ -76,8 +75,9 @@ bool Nsga2Sampler::dominates(const std::vector<Individual>& history, std::size_t
 
 std::vector<std::size_t> Nsga2Sampler::elite(const std::vector<Individual>& history,
                                              std::vector<std::size_t> population) const {
-  const auto fronts = nondominated_fronts(
-      std::move(population), [&](std::size_t a, std::size_t b) { return dominates(history, a, b); });
+  const auto fronts = nondominated_fronts(std::move(population), [&](std::size_t a, std::size_t b) {
+    return dominates(history, a, b);
+  });
   std::vector<std::size_t> out;
   for (auto front : fronts) {
     if (out.size() + front.size() < options_.population_size) {
@@ -168,7 +168,8 @@ std::optional<std::vector<std::pair<std::size_t, double>>> Nsga2Sampler::crossov
   const auto numerical_masks = masks(numerical.size());
   for (std::size_t k = 0; k < numerical.size(); ++k) {
     const Distribution& d = space_[numerical[k]];
-    const double x = transformed(d, parent_value(numerical_masks[k] ? second : first, numerical[k]));
+    const double x =
+        transformed(d, parent_value(numerical_masks[k] ? second : first, numerical[k]));
     child.emplace_back(numerical[k], untransformed(d, x));
   }
   for (const auto& [p, v] : child)

@@ -57,9 +57,9 @@ std::string_view sampler_keyword(SamplerKind kind) {
 }
 
 std::optional<SamplerKind> sampler_kind_from_keyword(std::string_view word) {
-  for (const auto kind : {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid,
-                          SamplerKind::Tpe, SamplerKind::Bohb, SamplerKind::Mobster,
-                          SamplerKind::Nsga2})
+  for (const auto kind :
+       {SamplerKind::Random, SamplerKind::Halton, SamplerKind::Grid, SamplerKind::Tpe,
+        SamplerKind::Bohb, SamplerKind::Mobster, SamplerKind::Nsga2})
     if (sampler_keyword(kind) == word) return kind;
   return std::nullopt;
 }

@@ -56,9 +56,9 @@ struct SamplerSpec {
   /// file's folder), and their trials once store::load_warm_start has read them.
   std::vector<std::string> warm_start_files;
   std::vector<PastTrial> warm_start;
-  tpe::TpeOptions tpe;     ///< kind == Tpe
-  BohbOptions bohb;        ///< kind == Bohb
-  MobsterOptions mobster;  ///< kind == Mobster
+  tpe::TpeOptions tpe;        ///< kind == Tpe
+  BohbOptions bohb;           ///< kind == Bohb
+  MobsterOptions mobster;     ///< kind == Mobster
   nsga2::Nsga2Options nsga2;  ///< kind == Nsga2
   /// Several objectives (two or more; empty for one) and constraints, as `[study]` gives
   /// them, and the columns of a report's metric row (StudySpec::metrics) where a sampler

@@ -7,7 +7,6 @@
 namespace slurmtune::core::tpe {
 namespace {
 
-
 std::size_t count_finished(const std::vector<TrialRecord>& history) {
   std::size_t finished = 0;
   for (const auto& t : history)

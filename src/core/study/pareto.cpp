@@ -21,8 +21,8 @@ double total_violation(const std::vector<double>& constraints) {
 }
 
 bool is_feasible(const ParetoPoint& p) {
-  return p.constraints && std::all_of(p.constraints->begin(), p.constraints->end(),
-                                      [](double c) { return c <= 0; });
+  return p.constraints &&
+         std::all_of(p.constraints->begin(), p.constraints->end(), [](double c) { return c <= 0; });
 }
 
 bool constrained_dominates(const ParetoPoint& a, const ParetoPoint& b) {
@@ -106,7 +106,8 @@ std::vector<std::size_t> pareto_front(const std::vector<ParetoPoint>& points, bo
     if (constrained && !is_feasible(points[i])) continue;
     bool dominated = false;
     for (std::size_t j = 0; j < points.size() && !dominated; ++j)
-      dominated = (!constrained || is_feasible(points[j])) && dominates(points[j].loss, points[i].loss);
+      dominated =
+          (!constrained || is_feasible(points[j])) && dominates(points[j].loss, points[i].loss);
     if (!dominated) front.push_back(i);
   }
   return front;

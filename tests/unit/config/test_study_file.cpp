@@ -467,3 +467,82 @@ BOOST_AUTO_TEST_CASE(tpe_group_goes_with_multivariate) {
   // compares the two studies key by key).
   BOOST_TEST(!contains(config::to_toml(config::parse_study(head, "n.toml")), "group"));
 }
+
+// --- several objectives and constraints ----------------------------------------------
+
+namespace {
+const std::string kTwoObjectives =
+    "[study]\nname = \"s\"\nmetric = [\"loss\", \"latency\"]\nmode = [\"min\", \"max\"]\n"
+    "metrics = [\"mem\"]\nsampler = \"nsga2\"\n";
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(several_objectives_are_read_in_order_with_their_modes) {
+  const auto s = config::parse_study(
+      kTwoObjectives +
+          "constraints = [\"mem <= 40\", \"latency>=2.5\"]\n[sampler]\n"
+          "population_size = 8\nmutation_prob = 0.25\n[search]\nx = { uniform = [0, 1] }\n",
+      "study.toml");
+  BOOST_TEST(s.multi_objective());
+  BOOST_TEST(s.objectives.size() == 2u);
+  BOOST_TEST(s.objectives[1].metric == "latency");
+  BOOST_TEST((s.objectives[1].mode == Mode::Max));
+  BOOST_TEST(s.metric == "loss");  // schedulers and single-metric outputs: the first
+  BOOST_TEST((s.metrics == std::vector<std::string>{"loss", "latency", "mem"}));
+  BOOST_TEST(s.constraints.size() == 2u);
+  BOOST_TEST(s.constraints[0].text() == "mem <= 40.0");
+  BOOST_TEST(s.constraints[1].value(2.0) == 0.5);  // 2.5 - 2: violated by 0.5
+  BOOST_TEST(s.constraints[0].value(30.0) == -10.0);
+  BOOST_TEST(s.sampler.nsga2.population_size == 8u);
+  BOOST_TEST(*s.sampler.nsga2.mutation_prob == 0.25);
+  BOOST_TEST((s.sampler.metric_columns == s.metrics));
+  // The resolved study reads back the same (resume compares it).
+  const auto again = config::parse_study(config::to_toml(s), "resolved");
+  BOOST_TEST(again.objectives.size() == 2u);
+  BOOST_TEST(again.constraints[1].text() == "latency >= 2.5");
+}
+
+BOOST_AUTO_TEST_CASE(objective_mistakes_are_located) {
+  const std::string space = "[search]\nx = { uniform = [0, 1] }\n";
+  BOOST_TEST(contains(error_of("[study]\nname = \"s\"\nmetric = [\"loss\"]\n" + space),
+                      "study.toml:3:10: [study] metric: lists 1 objective(s)"));
+  BOOST_TEST(contains(error_of("[study]\nname = \"s\"\nmetric = [\"a\", \"a\"]\n" + space),
+                      "metric: lists 'a' twice"));
+  BOOST_TEST(
+      contains(error_of("[study]\nname = \"s\"\nmetric = [\"a\", \"b\"]\nmode = \"min\"\n" + space),
+               "study.toml:4:8: [study] mode: is one mode for 2 objectives"));
+  BOOST_TEST(contains(
+      error_of("[study]\nname = \"s\"\nmetric = [\"a\", \"b\"]\nmode = [\"min\"]\n" + space),
+      "mode: lists 1 mode(s) for 2 objective(s)"));
+  BOOST_TEST(contains(
+      error_of("[study]\nname = \"s\"\nmetric = [\"a\", \"b\"]\nmode = [\"min\", \"up\"]\n" +
+               space),
+      "mode: 'up' is neither \"min\" nor \"max\""));
+  BOOST_TEST(contains(error_of(kTwoObjectives + "constraints = [\"gpu_hours < 3\"]\n" + space),
+                      "constraints: 'gpu_hours < 3' must read \"metric <= number\""));
+  BOOST_TEST(contains(error_of(kTwoObjectives + "constraints = [\"gpu_hours <= 3\"]\n" + space),
+                      "'gpu_hours <= 3' constrains 'gpu_hours', which is not a declared metric"));
+  BOOST_TEST(contains(error_of(kTwoObjectives + "constraints = [\"mem <= lots\"]\n" + space),
+                      "'lots' is not a finite number"));
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
+  const std::string space = "[search]\nx = { uniform = [0, 1] }\n";
+  const std::string two =
+      "[study]\nname = \"s\"\nmetric = [\"a\", \"b\"]\nmode = [\"min\", \"min\"]\n";
+  BOOST_TEST(contains(error_of(two + "sampler = \"tpe\"\n" + space),
+                      "study.toml:3:10: [study] metric: lists several objectives, which sampler "
+                      "\"tpe\" does not take yet"));
+  BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"asha\"\n"),
+                      "schedulers judge one metric"));
+  BOOST_TEST(contains(error_of(two + "metric_threshold = 0.1\n" + space),
+                      "metric_threshold: applies to one objective"));
+  BOOST_TEST(contains(error_of(kHeader +
+                               "metrics = [\"mem\"]\nsampler = \"bohb\"\nconstraints = "
+                               "[\"mem <= 4\"]\n" +
+                               space),
+                      "sampler \"bohb\" does not take constraints into account yet"));
+  // A blind sampler marks infeasible trials; nsga2 takes one objective as Optuna's does.
+  BOOST_TEST(
+      error_of(kHeader + "metrics = [\"mem\"]\nconstraints = [\"mem <= 4\"]\n" + space).empty());
+  BOOST_TEST(error_of(kHeader + "sampler = \"nsga2\"\n" + space).empty());
+}
