@@ -139,7 +139,7 @@ int export_command(const Args& args) {
       auto cells = trial_cells(t);
       append_standing(cells, spec, standings[t.id],
                       std::find(front.begin(), front.end(), t.id) != front.end());
-      w.row(std::move(cells));
+      w.row(cells);
     }
   } else if (table == "metrics") {
     TableWriter w(out, format, metric_columns(reader.spec()), formula_guard);
