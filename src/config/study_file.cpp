@@ -289,11 +289,16 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
     TableReader(table, "study", source).fail_at(*table.get(key), key, why);
   };
   const std::string keyword(core::sampler_keyword(sampler));
+  const bool binned_tpe = sampler == core::SamplerKind::Tpe && study.sampler.tpe.bins > 0;
+  const bool density_model =
+      sampler == core::SamplerKind::Bohb || sampler == core::SamplerKind::Mobster || binned_tpe;
+  const std::string which =
+      binned_tpe ? "tpe's semantics = \"binned\"" : "sampler \"" + keyword + "\"";
   if (study.multi_objective()) {
-    if (sampler == core::SamplerKind::Tpe || sampler == core::SamplerKind::Bohb ||
-        sampler == core::SamplerKind::Mobster)
-      fail("metric", "lists several objectives, which sampler \"" + keyword +
-                         "\" does not take yet; use sampler = \"nsga2\" (or random, halton, grid)");
+    if (density_model)
+      fail("metric", "lists several objectives, which " + which +
+                         " does not take; use sampler = \"tpe\" (Optuna's MOTPE) or \"nsga2\" "
+                         "(or random, halton, grid)");
     if (study.scheduler.type != core::SchedulerType::Fifo)
       fail("metric",
            "lists several objectives; schedulers judge one metric, so [scheduler] "
@@ -309,12 +314,11 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
     if (study.simulate.curves)
       fail("metric", "lists several objectives; [simulate] curves record one metric");
   }
-  if (!study.constraints.empty() &&
-      (sampler == core::SamplerKind::Tpe || sampler == core::SamplerKind::Bohb ||
-       sampler == core::SamplerKind::Mobster))
-    fail("constraints", "sampler \"" + keyword +
-                            "\" does not take constraints into account yet; use sampler = "
-                            "\"nsga2\" (or a blind sampler, which marks infeasible trials only)");
+  if (!study.constraints.empty() && density_model)
+    fail("constraints", which +
+                            " does not take constraints into account; use sampler = "
+                            "\"tpe\" or \"nsga2\" (or a blind sampler, which marks "
+                            "infeasible trials only)");
 }
 
 void check_conditional_space(const toml::table& root, const core::StudySpec& study,

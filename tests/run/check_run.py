@@ -40,7 +40,7 @@ from run_samplers import (scenario_conditional, scenario_conditional_resume, sce
                           scenario_example_conditional, scenario_mobster_resume,
                           scenario_recommended, scenario_tpe_resume)
 from run_join import scenario_join, scenario_join_requeue
-from run_objectives import scenario_nsga2_resume, scenario_two_objectives
+from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
 
 
@@ -326,7 +326,7 @@ def main():
                                              "workers-absent", "groups-orphaned", "join",
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
-                                             "two-objectives", "nsga2-resume",
+                                             "two-objectives", "nsga2-resume", "motpe-resume",
                                              "conditional-resume"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
@@ -380,6 +380,7 @@ def main():
                      "example-conditional": scenario_example_conditional,
                      "two-objectives": scenario_two_objectives,
                      "nsga2-resume": scenario_nsga2_resume,
+                     "motpe-resume": scenario_motpe_resume,
                      "conditional-resume": scenario_conditional_resume}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)

@@ -4,9 +4,10 @@ two-objectives runs the worked example share/slurmtune/examples/numpy-mlp/two-ob
 (the real numpy MLP: val_loss against n_params under NSGA-II, with a constraint on
 val_accuracy) and checks that `best` in every format, `status`, `export` and the Python
 module name the same Pareto front and the same infeasible trials, and that replay of the
-results file's log suggests every configuration again; nsga2-resume interrupts an NSGA-II
-study with a constraint (SIGUSR1; scancel --signal=USR1 under Slurm) and checks that the
-resumed study suggests what an uninterrupted run suggests."""
+results file's log suggests every configuration again; nsga2-resume and motpe-resume
+interrupt an NSGA-II or a multi-objective TPE study with a constraint (SIGUSR1; scancel
+--signal=USR1 under Slurm) and check that the resumed study suggests what an
+uninterrupted run suggests."""
 import json
 import os
 import shutil
@@ -72,22 +73,33 @@ def scenario_two_objectives(runner, args):
           % (origins, front, len(infeasible)))
 
 
+SAMPLER_OPTIONS = {"nsga2": "population_size = 3", "tpe": "n_startup_trials = 3\nmultivariate = true"}
+
+
 def scenario_nsga2_resume(runner, args):
+    objectives_resume(runner, "nsga2")
+
+
+def scenario_motpe_resume(runner, args):
+    objectives_resume(runner, "tpe")
+
+
+def objectives_resume(runner, sampler):
     command = [sys.executable, ARGV_TRIAL, "--x={x}", "--record=" + os.devnull, "--steps=4",
                "--sleep=0.25", "--cost"]
     quoted = ", ".join('"%s"' % part for part in command)
     text = f"""[study]
-name = "nsga2-resume"
+name = "{sampler}-objectives-resume"
 metric = ["loss", "cost"]
 mode = ["min", "min"]
 metrics = ["mem"]
 constraints = ["mem <= 2.0"]
 seed = 5
 max_trials = {TRIALS}
-sampler = "nsga2"
+sampler = "{sampler}"
 
 [sampler]
-population_size = 3
+{SAMPLER_OPTIONS[sampler]}
 
 [search]
 x = {{ uniform = [-1.0, 1.0] }}
@@ -108,10 +120,10 @@ command = [{quoted}]
            "the resumed study suggested otherwise:\n%s\n%s" % (a[columns], b[columns]))
     expect(list(a.origin) == list(b.origin), "origins differ: %s / %s" % (list(a.origin), list(b.origin)))
     bred = int((b.origin == "model").sum())
-    expect(bred > 0, "no configuration was bred before the interruption's end")
+    expect(bred > 0, "no configuration came from the model")
     suggestions, _ = replayed_decisions(runner, study, path)
     expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
     front = list(Study(path).pareto_front().index)
     expect(front == list(Study(straight).pareto_front().index), "the fronts differ")
-    print("nsga2-resume: %d configurations (%d bred) identical to an uninterrupted run; replay "
-          "matches all; front %s" % (TRIALS, bred, front))
+    print("%s-resume: %d configurations (%d from the model) identical to an uninterrupted run; "
+          "replay matches all; front %s" % ("nsga2" if sampler == "nsga2" else "motpe", TRIALS, bred, front))

@@ -139,15 +139,48 @@ Distribution tpe_distribution(const Domain& d) {
   throw UsageError("tpe_distribution: unknown domain kind");
 }
 
+namespace {
+
+std::size_t column_of(const SamplerSpec& spec, const std::string& metric) {
+  const auto it = std::find(spec.metric_columns.begin(), spec.metric_columns.end(), metric);
+  if (it == spec.metric_columns.end())
+    throw UsageError("sampler: metric '" + metric + "' is not a column of the study's reports");
+  return static_cast<std::size_t>(it - spec.metric_columns.begin());
+}
+
+std::vector<double> picked(const std::vector<double>& row,
+                           const std::vector<std::size_t>& columns) {
+  std::vector<double> out;
+  for (const auto c : columns)
+    out.push_back(c < row.size() ? row[c] : std::nan(""));
+  return out;
+}
+
+}  // namespace
+
 // --- TPE -------------------------------------------------------------------------
 
-TpeSuggester::TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& options, bool maximize,
+namespace {
+
+tpe::TpeOptions tpe_options(const SamplerSpec& spec) {
+  tpe::TpeOptions options = spec.tpe;
+  if (spec.objectives.size() > 1)
+    for (const auto& o : spec.objectives)
+      options.objectives_maximize.push_back(o.mode == Mode::Max);
+  options.constrained = !spec.constraints.empty();
+  return options;
+}
+
+}  // namespace
+
+TpeSuggester::TpeSuggester(const SearchSpace& space, const SamplerSpec& spec, bool maximize,
                            std::uint32_t seed)
     : space_(space),
       sampled_(sampled_parameters(space, "tpe")),
-      sampler_(tpe_space(space, sampled_), options, seed, maximize, tpe_conditions(space, sampled_),
-               by_name(space, sampled_)),
-      group_(options.group) {}
+      sampler_(tpe_space(space, sampled_), tpe_options(spec), seed, maximize,
+               tpe_conditions(space, sampled_), by_name(space, sampled_)),
+      reported_(spec),
+      group_(spec.tpe.group) {}
 
 tpe::TrialRecord& TpeSuggester::record(TrialId trial) {
   if (trial >= history_.size()) history_.resize(trial + 1);
@@ -204,6 +237,11 @@ void TpeSuggester::started(TrialId trial, const Configuration& config) {
   sampler_.changed(history_, trial);
 }
 
+void TpeSuggester::reported_metrics(TrialId trial, double /*step*/,
+                                    const std::vector<double>& row) {
+  if (reported_.needed() && trial < history_.size()) reported_.update(trial, row);
+}
+
 void TpeSuggester::reported(TrialId trial, double step, double value,
                             const ReportOutcome& outcome) {
   if (trial >= history_.size()) return;  // never started: not part of the history
@@ -225,8 +263,14 @@ void TpeSuggester::ended(TrialId trial, TrialEnd how) {
   using State = tpe::TrialRecord::State;
   if (trial >= history_.size()) return;
   auto& r = history_[trial];
+  const ObjectiveTracker& reported = reported_.of(trial);
   switch (how) {
     case TrialEnd::Completed:
+      if (reported_.objectives().size() > 1) {  // the last value of each objective
+        r.state = reported.complete() ? State::Complete : State::Failed;
+        r.values = reported.objectives();
+        break;
+      }
       // Its objective value is its last report; without one (or NaN) Optuna fails it.
       if (r.last_intermediate && !std::isnan(r.last_intermediate->second)) {
         r.state = State::Complete;
@@ -242,6 +286,9 @@ void TpeSuggester::ended(TrialId trial, TrialEnd how) {
       r.state = State::Failed;
       break;
   }
+  // Optuna evaluates constraints_func on completed and pruned trials.
+  if (!reported_.constraints().empty() && r.state != State::Failed)
+    r.constraints = reported.constraint_values(reported_.constraints());
   sampler_.changed(history_, trial);
 }
 
@@ -320,44 +367,36 @@ void BohbSuggester::restore(const SamplerPosition& position) {
 
 // --- NSGA-II ---------------------------------------------------------------------
 
-namespace {
-
-std::size_t column_of(const SamplerSpec& spec, const std::string& metric) {
-  const auto it = std::find(spec.metric_columns.begin(), spec.metric_columns.end(), metric);
-  if (it == spec.metric_columns.end())
-    throw UsageError("sampler: metric '" + metric + "' is not a column of the study's reports");
-  return static_cast<std::size_t>(it - spec.metric_columns.begin());
-}
-
-std::vector<double> picked(const std::vector<double>& row,
-                           const std::vector<std::size_t>& columns) {
-  std::vector<double> out;
-  for (const auto c : columns)
-    out.push_back(c < row.size() ? row[c] : std::nan(""));
-  return out;
-}
-
-}  // namespace
-
-Nsga2Suggester::Nsga2Suggester(const SearchSpace& space, const SamplerSpec& spec,
-                               std::uint32_t seed)
-    : space_(space),
-      sampled_(sampled_parameters(space, "nsga2")),
-      objectives_(spec.objectives),
-      constraints_(spec.constraints),
-      sampler_(tpe_space(space, sampled_), spec.nsga2, seed, !spec.constraints.empty(),
-               tpe_conditions(space, sampled_)) {
+ReportedObjectives::ReportedObjectives(const SamplerSpec& spec)
+    : objectives_(spec.objectives), constraints_(spec.constraints) {
+  if (!needed()) return;
   for (const auto& o : objectives_)
     objective_columns_.push_back(column_of(spec, o.metric));
   for (const auto& c : constraints_)
     constraint_columns_.push_back(column_of(spec, c.metric));
 }
 
+void ReportedObjectives::update(TrialId trial, const std::vector<double>& row) {
+  of(trial);
+  trials_[trial].update(picked(row, objective_columns_), picked(row, constraint_columns_));
+}
+
+const ObjectiveTracker& ReportedObjectives::of(TrialId trial) {
+  if (trial >= trials_.size())
+    trials_.resize(trial + 1, ObjectiveTracker(objectives_.size(), constraints_.size()));
+  return trials_[trial];
+}
+
+Nsga2Suggester::Nsga2Suggester(const SearchSpace& space, const SamplerSpec& spec,
+                               std::uint32_t seed)
+    : space_(space),
+      sampled_(sampled_parameters(space, "nsga2")),
+      sampler_(tpe_space(space, sampled_), spec.nsga2, seed, !spec.constraints.empty(),
+               tpe_conditions(space, sampled_)),
+      reported_(spec) {}
+
 nsga2::Individual& Nsga2Suggester::record(TrialId trial) {
-  if (trial >= history_.size()) {
-    history_.resize(trial + 1);
-    reported_.resize(trial + 1, ObjectiveTracker(objectives_.size(), constraints_.size()));
-  }
+  if (trial >= history_.size()) history_.resize(trial + 1);
   return history_[trial];
 }
 
@@ -403,22 +442,23 @@ void Nsga2Suggester::started(TrialId trial, const Configuration& config) {
 
 void Nsga2Suggester::reported_metrics(TrialId trial, double /*step*/,
                                       const std::vector<double>& row) {
-  if (trial >= history_.size()) return;
-  reported_[trial].update(picked(row, objective_columns_), picked(row, constraint_columns_));
+  if (trial < history_.size()) reported_.update(trial, row);
 }
 
 void Nsga2Suggester::ended(TrialId trial, TrialEnd how) {
   using State = nsga2::Individual::State;
   if (trial >= history_.size()) return;
   auto& r = history_[trial];
-  const ObjectiveTracker& reported = reported_[trial];
+  const ObjectiveTracker& reported = reported_.of(trial);
+  const auto& objectives = reported_.objectives();
   if (how == TrialEnd::Completed && reported.complete()) {
     r.state = State::Complete;
     r.values = reported.objectives();
     r.point.loss = r.values;
-    for (std::size_t k = 0; k < objectives_.size(); ++k)
-      if (objectives_[k].mode == Mode::Max) r.point.loss[k] = -r.point.loss[k];
-    if (!constraints_.empty()) r.point.constraints = reported.constraint_values(constraints_);
+    for (std::size_t k = 0; k < objectives.size(); ++k)
+      if (objectives[k].mode == Mode::Max) r.point.loss[k] = -r.point.loss[k];
+    if (!reported_.constraints().empty())
+      r.point.constraints = reported.constraint_values(reported_.constraints());
     return;
   }
   r.state = how == TrialEnd::Stopped ? State::Pruned : State::Failed;

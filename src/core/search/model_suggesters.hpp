@@ -19,15 +19,39 @@ namespace slurmtune::core {
 /// reader before this is reached.
 tpe::Distribution tpe_distribution(const Domain& domain);
 
+/// Every trial's last reported value of each objective and constraint metric, from the
+/// metric rows reported_metrics() passes (SamplerSpec::metric_columns), for the samplers
+/// of several objectives and constraints.
+class ReportedObjectives {
+ public:
+  explicit ReportedObjectives(const SamplerSpec& spec);
+  void update(TrialId trial, const std::vector<double>& row);
+  /// The trial's values so far (none reported: an empty tracker).
+  const ObjectiveTracker& of(TrialId trial);
+  const std::vector<StudyObjective>& objectives() const { return objectives_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  /// Several objectives or any constraint: reports matter beyond the judged value.
+  bool needed() const { return objectives_.size() > 1 || !constraints_.empty(); }
+
+ private:
+  std::vector<StudyObjective> objectives_;
+  std::vector<Constraint> constraints_;
+  std::vector<std::size_t> objective_columns_, constraint_columns_;  // in a metric row
+  std::vector<ObjectiveTracker> trials_;                             // by trial id
+};
+
 class TpeSuggester final : public Suggester {
  public:
-  TpeSuggester(const SearchSpace& space, const tpe::TpeOptions& options, bool maximize,
+  /// `spec.tpe` with the study's objectives and constraints (Optuna's MOTPE and
+  /// constraints_func).
+  TpeSuggester(const SearchSpace& space, const SamplerSpec& spec, bool maximize,
                std::uint32_t seed);
   Suggestion suggest(TrialId trial) override;
   /// Optuna's trial with fixed parameters: they are not drawn (with multivariate, the
   /// joint draw happens and the fixed values take the place of theirs).
   Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override;
   void started(TrialId trial, const Configuration& config) override;
+  void reported_metrics(TrialId trial, double step, const std::vector<double>& row) override;
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void resumed(TrialId trial) override;
   void ended(TrialId trial, TrialEnd how) override;
@@ -42,6 +66,7 @@ class TpeSuggester final : public Suggester {
   std::vector<std::size_t> sampled_;  // parameters TPE samples (constants are not)
   tpe::TpeSampler sampler_;
   std::vector<tpe::TrialRecord> history_;  // by trial id
+  ReportedObjectives reported_;
   bool group_ = false;
   std::optional<TrialId> suggested_;  // the trial suggest() suggested last
 };
@@ -92,13 +117,10 @@ class Nsga2Suggester final : public Suggester {
 
   SearchSpace space_;
   std::vector<std::size_t> sampled_;
-  std::vector<StudyObjective> objectives_;
-  std::vector<Constraint> constraints_;
-  std::vector<std::size_t> objective_columns_, constraint_columns_;  // in a metric row
   nsga2::Nsga2Sampler sampler_;
   std::vector<nsga2::Individual> history_;  // by trial id
-  std::vector<ObjectiveTracker> reported_;  // by trial id
-  std::optional<TrialId> suggested_;        // the trial suggest() suggested last
+  ReportedObjectives reported_;
+  std::optional<TrialId> suggested_;  // the trial suggest() suggested last
 };
 
 }  // namespace slurmtune::core

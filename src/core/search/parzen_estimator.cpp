@@ -48,12 +48,15 @@ std::vector<double> default_weights(std::size_t n) {
 
 ParzenEstimator::ParzenEstimator(const std::vector<std::vector<double>>& observations,
                                  const std::vector<Distribution>& space,
-                                 const EstimatorOptions& options)
+                                 const EstimatorOptions& options,
+                                 const std::optional<std::vector<double>>& predetermined_weights)
     : space_(space), options_(options) {
   if (observations.size() != space.size() || space.empty())
     throw std::invalid_argument("ParzenEstimator: one observation column per parameter");
   observations_ = observations.front().size();
-  weights_ = default_weights(observations_);
+  if (predetermined_weights && predetermined_weights->size() != observations_)
+    throw std::invalid_argument("ParzenEstimator: one predetermined weight per observation");
+  weights_ = predetermined_weights ? *predetermined_weights : default_weights(observations_);
   if (has_prior()) weights_.push_back(options_.prior_weight);
   if (options_.multivariate) {
     const double n = static_cast<double>(std::max<std::size_t>(observations_, 1));

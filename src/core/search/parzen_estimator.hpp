@@ -51,8 +51,11 @@ class ParzenEstimator {
   /// `observations[p]` holds parameter p's values of every observation, in Optuna's
   /// internal representation (numbers as they are, log domains not yet logged, choice
   /// indices for categoricals); all parameters have the same number of observations.
+  /// `predetermined_weights`: the observations' weights in place of default_weights
+  /// (MOTPE's hypervolume contributions), one per observation.
   ParzenEstimator(const std::vector<std::vector<double>>& observations,
-                  const std::vector<Distribution>& space, const EstimatorOptions& options);
+                  const std::vector<Distribution>& space, const EstimatorOptions& options,
+                  const std::optional<std::vector<double>>& predetermined_weights = std::nullopt);
   /// One parameter's binned estimator (`semantics = "binned"`): a component per
   /// non-empty slice at its mean, carrying its mass, with Optuna's bandwidth rule
   /// applied to the means and its magic clip counting every observation. For a

@@ -151,7 +151,7 @@ std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerS
                      std::to_string(seed));
   const auto seed32 = static_cast<std::uint32_t>(seed);
   if (spec.kind == SamplerKind::Tpe)
-    return std::make_unique<TpeSuggester>(space, spec.tpe, maximize, seed32);
+    return std::make_unique<TpeSuggester>(space, spec, maximize, seed32);
   if (spec.kind == SamplerKind::Nsga2) return std::make_unique<Nsga2Suggester>(space, spec, seed32);
   return std::make_unique<BohbSuggester>(space, spec.bohb, maximize, seed32);
 }

@@ -25,6 +25,11 @@ struct TrialRecord {
   double value = 0;  ///< Complete: the objective value
   /// Pruned: the intermediate value at the highest step reported, with that step.
   std::optional<std::pair<double, double>> last_intermediate;
+  /// Several objectives (MOTPE), Complete: the objective values.
+  std::vector<double> values;
+  /// With constraints, a finished trial's constraint values (Optuna computes them for
+  /// completed and pruned trials); nullopt: none (it ranks as the most violating).
+  std::optional<std::vector<double>> constraints;
 };
 
 /// Optuna's order of observations, lexicographic in (step key, signed value): completed

@@ -5,16 +5,7 @@
 #include <limits>
 
 namespace slurmtune::core::tpe {
-namespace {
-
-std::size_t count_finished(const std::vector<TrialRecord>& history) {
-  std::size_t finished = 0;
-  for (const auto& t : history)
-    finished += t.state == TrialRecord::State::Complete || t.state == TrialRecord::State::Pruned;
-  return finished;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::size_t default_gamma(std::size_t n, double fraction, std::size_t cap) {
   return std::min<std::size_t>(
@@ -60,7 +51,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
   if (index_)  // trials it has not seen yet, all but the new one
     for (std::size_t i = index_->size(); i + 1 < history.size(); ++i)
       index_->update(i, history[i]);
-  const std::size_t finished = index_ ? index_->finished() : count_finished(history);
+  const std::size_t finished = index_ ? index_->finished() : count_observed(history);
   std::vector<double> values;
   last_was_startup_ = finished < options_.n_startup_trials;
   // Nothing to sample (every parameter a constant): Optuna draws nothing either.
@@ -102,9 +93,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
       values.push_back(*relative[p]);
     } else {
       const std::vector<std::size_t> one{p};
-      values.push_back(sample_model(one, observed.columns(one, observed.below),
-                                    observed.columns(one, observed.above))
-                           .front());
+      values.push_back(sample_model(one, observed).front());
     }
     trial.params.emplace_back(values.back());  // as Optuna's trial holds it meanwhile
   }
@@ -152,8 +141,7 @@ void TpeSampler::sample_relative(const std::vector<TrialRecord>& history, const 
   // one joint draw, its observations masked by the space's first parameter.
   const auto draw = [&](const std::vector<std::size_t>& space) {
     if (space.empty() || finished < options_.n_startup_trials) return;
-    const auto drawn = sample_model(space, observed.columns(space, observed.below),
-                                    observed.columns(space, observed.above));
+    const auto drawn = sample_model(space, observed);
     for (std::size_t i = 0; i < space.size(); ++i)
       relative[space[i]] = drawn[i];
   };
@@ -193,6 +181,7 @@ double TpeSampler::sample_random(std::size_t p) {
 
 TpeSampler::Split TpeSampler::split(const std::vector<TrialRecord>& history,
                                     std::size_t finished) const {
+  if (multi_objective() || options_.constrained) return split_observations(history);
   const double sign = maximize_ ? -1.0 : 1.0;
   std::vector<Rank> ranks;
   Split result;
@@ -246,14 +235,27 @@ std::vector<std::vector<double>> TpeSampler::Split::columns(
 }
 
 std::vector<double> TpeSampler::sample_model(const std::vector<std::size_t>& params,
-                                             const std::vector<std::vector<double>>& below_values,
-                                             const std::vector<std::vector<double>>& above_values) {
+                                             const Split& observed) {
   std::vector<Distribution> sub;
   for (const auto p : params)
     sub.push_back(space_[p]);
-  const ParzenEstimator below(below_values, sub, options_.estimator);
-  const ParzenEstimator above(above_values, sub, options_.estimator);
+  // Several objectives: "below" weighted by hypervolume contribution (MOTPE).
+  std::optional<std::vector<double>> weights;
+  if (multi_objective()) weights = observed.masked_below_weights(params);
+  const ParzenEstimator below(observed.columns(params, observed.below), sub, options_.estimator,
+                              weights);
+  const ParzenEstimator above(observed.columns(params, observed.above), sub, options_.estimator);
   return choose(below, above);
+}
+
+std::vector<double> TpeSampler::Split::masked_below_weights(
+    const std::vector<std::size_t>& params) const {
+  std::vector<double> out;
+  for (std::size_t k = 0; k < below.size(); ++k) {
+    const auto& values = trials[below[k]]->params;
+    if (params.front() < values.size() && values[params.front()]) out.push_back(below_weights[k]);
+  }
+  return out;
 }
 
 std::vector<double> TpeSampler::choose(const ParzenEstimator& below, const ParzenEstimator& above) {

@@ -26,6 +26,13 @@ struct TpeOptions {
   /// With `estimator.multivariate`: Optuna's group decomposition, one joint draw per group
   /// of parameters that the finished trials always have together (a conditional space).
   bool group = false;
+  /// Several objectives (Optuna's MOTPE): whether each is maximised; empty for one (the
+  /// sampler's `maximize`). Only completed trials count then, split by non-domination
+  /// rank and hypervolume subset selection, "below" weighted by hypervolume contribution.
+  std::vector<bool> objectives_maximize;
+  /// Optuna's constraints_func is given: feasible trials rank first, the others by
+  /// their total violation (TrialRecord::constraints).
+  bool constrained = false;
   /// `semantics = "binned"`: a parameter's "above" density with more than `bins`
   /// observations is built from slices of its range (RankedHistory) instead of one
   /// kernel per observation. 0: Optuna's estimator, exactly.
@@ -75,11 +82,21 @@ class TpeSampler {
   struct Split {
     std::vector<const TrialRecord*> trials;  // the ranked ones (failed ones left out)
     std::vector<std::size_t> below, above;
+    /// Several objectives: the weight of each of `below`, in its order; empty otherwise.
+    std::vector<double> below_weights;
     /// Observations of `params` ([parameter][observation]) of the trials `ids`.
     std::vector<std::vector<double>> columns(const std::vector<std::size_t>& params,
                                              const std::vector<std::size_t>& ids) const;
+    /// below_weights of the below trials `columns(params, below)` keeps.
+    std::vector<double> masked_below_weights(const std::vector<std::size_t>& params) const;
   };
   Split split(const std::vector<TrialRecord>& history, std::size_t finished) const;
+  /// Optuna's _split_observation_pairs with constraints or several objectives.
+  Split split_observations(const std::vector<TrialRecord>& history) const;
+  bool multi_objective() const { return options_.objectives_maximize.size() > 1; }
+  /// Trials that count as observations for n_startup_trials and gamma: completed and
+  /// pruned ones; completed ones only with several objectives.
+  std::size_t count_observed(const std::vector<TrialRecord>& history) const;
   /// Whether parameter p exists given the values chosen before it (NaN: inactive).
   bool active(std::size_t p, const std::vector<double>& chosen) const;
   /// multivariate: Optuna's IntersectionSearchSpace(include_pruned=True), the parameters
@@ -107,9 +124,7 @@ class TpeSampler {
   double sample_random(std::size_t p);
   /// The parameters `params` drawn from the estimators of their observations below and
   /// above ([k][observation], k indexing `params`).
-  std::vector<double> sample_model(const std::vector<std::size_t>& params,
-                                   const std::vector<std::vector<double>>& below,
-                                   const std::vector<std::vector<double>>& above);
+  std::vector<double> sample_model(const std::vector<std::size_t>& params, const Split& observed);
   /// The best of n_ei_candidates draws from `below` by log l(x) - log g(x).
   std::vector<double> choose(const ParzenEstimator& below, const ParzenEstimator& above);
 

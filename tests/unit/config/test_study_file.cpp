@@ -529,9 +529,13 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
   const std::string space = "[search]\nx = { uniform = [0, 1] }\n";
   const std::string two =
       "[study]\nname = \"s\"\nmetric = [\"a\", \"b\"]\nmode = [\"min\", \"min\"]\n";
-  BOOST_TEST(contains(error_of(two + "sampler = \"tpe\"\n" + space),
+  BOOST_TEST(contains(error_of(two + "sampler = \"bohb\"\n" + space),
                       "study.toml:3:10: [study] metric: lists several objectives, which sampler "
-                      "\"tpe\" does not take yet"));
+                      "\"bohb\" does not take"));
+  BOOST_TEST(contains(
+      error_of(two + "sampler = \"tpe\"\n" + space + "[sampler]\nsemantics = \"binned\"\n"),
+      "which tpe's semantics = \"binned\" does not take"));
+  BOOST_TEST(error_of(two + "sampler = \"tpe\"\n" + space).empty());  // MOTPE
   BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"asha\"\n"),
                       "schedulers judge one metric"));
   BOOST_TEST(contains(error_of(two + "metric_threshold = 0.1\n" + space),
@@ -540,7 +544,7 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
                                "metrics = [\"mem\"]\nsampler = \"bohb\"\nconstraints = "
                                "[\"mem <= 4\"]\n" +
                                space),
-                      "sampler \"bohb\" does not take constraints into account yet"));
+                      "sampler \"bohb\" does not take constraints into account"));
   // A blind sampler marks infeasible trials; nsga2 takes one objective as Optuna's does.
   BOOST_TEST(
       error_of(kHeader + "metrics = [\"mem\"]\nconstraints = [\"mem <= 4\"]\n" + space).empty());
