@@ -18,7 +18,7 @@ TpeSampler::TpeSampler(std::vector<Distribution> space, TpeOptions options, std:
     : space_(std::move(space)),
       when_(std::move(when)),
       name_order_(std::move(name_order)),
-      options_(options),
+      options_(std::move(options)),
       maximize_(maximize),
       seed_(seed),
       rng_(seed),
