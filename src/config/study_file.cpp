@@ -283,6 +283,8 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
   study.sampler.objectives = study.objectives;
   study.sampler.constraints = study.constraints;
   study.sampler.metric_columns = study.metrics;
+  study.scheduler.objectives = study.objectives;
+  study.scheduler.metric_columns = study.metrics;
   const auto sampler = study.sampler.kind;
   const auto fail = [&](std::string_view key, const std::string& why) {
     const auto& table = *root.get("study")->as_table();
@@ -299,10 +301,16 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
       fail("metric", "lists several objectives, which " + which +
                          " does not take; use sampler = \"tpe\" (Optuna's MOTPE) or \"nsga2\" "
                          "(or random, halton, grid)");
-    if (study.scheduler.type != core::SchedulerType::Fifo)
+    const auto& scheduler = study.scheduler;
+    if (scheduler.type != core::SchedulerType::Fifo && scheduler.type != core::SchedulerType::Asha)
+      fail("metric", "lists several objectives; [scheduler] type \"" +
+                         std::string(core::scheduler_keyword(scheduler.type)) +
+                         "\" judges one metric; use \"asha\" (MO-ASHA) or \"fifo\"");
+    if (scheduler.type == core::SchedulerType::Asha &&
+        (scheduler.semantics == core::Semantics::Optuna || scheduler.brackets != 1))
       fail("metric",
-           "lists several objectives; schedulers judge one metric, so [scheduler] "
-           "type must be \"fifo\" (multi-objective early stopping is not there yet)");
+           "lists several objectives: asha is then MO-ASHA, with Ray's rungs and one "
+           "bracket; drop semantics = \"optuna\" and brackets");
     if (study.metric_threshold)
       fail("metric_threshold",
            "applies to one objective; a study with several has no single "

@@ -175,6 +175,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
       [&](const MetricRecord& m) {
         const double value = m.values.empty() ? NAN : m.values[0];
         state.suggester->reported_metrics(m.trial, m.step, m.values);
+        state.scheduler->reported_metrics(m.trial, m.step, m.values);
         const core::ReportOutcome outcome = state.scheduler->report(m.trial, m.step, value);
         state.suggester->reported(m.trial, m.step, value, outcome);
         if (outcome.checkpoint) state.awaited_checkpoints[m.trial] = m.step;

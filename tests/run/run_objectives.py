@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The scenarios of tests/run/check_run.py for studies of several objectives:
 two-objectives runs the worked example share/slurmtune/examples/numpy-mlp/two-objectives.toml
-(the real numpy MLP: val_loss against n_params under NSGA-II, with a constraint on
-val_accuracy) and checks that `best` in every format, `status`, `export` and the Python
-module name the same Pareto front and the same infeasible trials, and that replay of the
-results file's log suggests every configuration again; nsga2-resume and motpe-resume
-interrupt an NSGA-II or a multi-objective TPE study with a constraint (SIGUSR1; scancel
---signal=USR1 under Slurm) and check that the resumed study suggests what an
-uninterrupted run suggests."""
+(the real numpy MLP: val_loss against n_params under NSGA-II and MO-ASHA, with a
+constraint on val_accuracy) and checks that `best` in every format, `status`, `export`
+and the Python module name the same Pareto front and the same infeasible trials, and
+that replay of the results file's log suggests every configuration again and takes
+every MO-ASHA decision again, each explained by the trial's place in its rung; nsga2-resume and motpe-resume
+interrupt an NSGA-II study, or a multi-objective TPE study under MO-ASHA, with a
+constraint (SIGUSR1; scancel --signal=USR1 under Slurm) and check that the resumed study
+suggests and decides what an uninterrupted run does."""
 import json
 import os
 import shutil
@@ -15,7 +16,8 @@ import subprocess
 import sys
 
 from run_harness import ROOT, Study, check_complete, expect
-from run_samplers import TRIALS, replayed_decisions, straight_and_resumed, trials_of
+from run_samplers import (TRIALS, decisions, replayed_decisions, same_decisions, straight_and_resumed,
+                          trials_of)
 
 EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
 ARGV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "argv_trial.py")
@@ -33,7 +35,7 @@ def scenario_two_objectives(runner, args):
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
     expect(rc == 0, "the example failed:\n" + log)
-    check_complete(path, 24)
+    check_complete(path, 30)
     python = Study(path)
     front = list(python.pareto_front().index)
     expect(front, "no trial on the Pareto front")
@@ -64,16 +66,33 @@ def scenario_two_objectives(runner, args):
     for trial in infeasible:
         expect(any(line.split()[:1] == [str(trial)] and "infeasible" in line
                    for line in status.splitlines()), "status does not mark trial %d infeasible" % trial)
-    suggestions, _ = replayed_decisions(runner, study, path)
-    expect(suggestions == 24, "replay made %d suggestions for 24 trials" % suggestions)
+    suggestions, replayed = replayed_decisions(runner, study, path)
+    expect(suggestions == 30, "replay made %d suggestions for 30 trials" % suggestions)
+    live = decisions(path)
+    same_decisions(live, replayed, "MO-ASHA: replay against the run")
+    stops = [k for k, v in live.items() if v[0] == "stop"]
+    expect(stops, "MO-ASHA stopped no trial")
+    explained = subprocess.run([runner.slurmtune, "replay", study, "-"], capture_output=True, text=True,
+                               check=True, input=subprocess.run(
+                                   [runner.slurmtune, "export", path, "--table", "replay"],
+                                   capture_output=True, text=True, check=True).stdout).stdout
+    for line in explained.splitlines():
+        d = json.loads(line)
+        if "rung" in d:
+            expect((d["decision"] == "stop") == (d["position"] >= d["kept"]) and d["kept"] <= d["of"],
+                   "a decision its standing does not explain: " + line)
     origins = dict(trials_of(path).origin.value_counts())
     expect(origins.get("model", 0) > 0, "no configuration was bred: %s" % origins)
-    print("two-objectives: 24 real trials (%s), Pareto front %s and %d infeasible trial(s) alike in "
-          "best (toml, json, flags), status, export and the Python module; replay matches all"
-          % (origins, front, len(infeasible)))
+    print("two-objectives: 30 real trials (%s), %d MO-ASHA decisions (%d stops) replayed identically; "
+          "Pareto front %s and %d infeasible trial(s) alike in best (toml, json, flags), status, export "
+          "and the Python module" % ({k: v for k, v in origins.items() if v}, len(live), len(stops), front,
+                                     len(infeasible)))
 
 
 SAMPLER_OPTIONS = {"nsga2": "population_size = 3", "tpe": "n_startup_trials = 3\nmultivariate = true"}
+# MOTPE's study also stops trials early: MO-ASHA's rungs at steps 1 and 2 (and 4).
+SCHEDULER = {"nsga2": 'type = "fifo"\nmax_t = 4',
+             "tpe": 'type = "asha"\ngrace_period = 1\nreduction_factor = 2\nmax_t = 4'}
 
 
 def scenario_nsga2_resume(runner, args):
@@ -106,8 +125,7 @@ x = {{ uniform = [-1.0, 1.0] }}
 opt = {{ choice = ["a", "b", "c"] }}
 
 [scheduler]
-type = "fifo"
-max_t = 4
+{SCHEDULER[sampler]}
 
 [trial]
 command = [{quoted}]
@@ -119,6 +137,7 @@ command = [{quoted}]
     expect(a[columns].values.tolist() == b[columns].values.tolist(),
            "the resumed study suggested otherwise:\n%s\n%s" % (a[columns], b[columns]))
     expect(list(a.origin) == list(b.origin), "origins differ: %s / %s" % (list(a.origin), list(b.origin)))
+    same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
     bred = int((b.origin == "model").sum())
     expect(bred > 0, "no configuration came from the model")
     suggestions, _ = replayed_decisions(runner, study, path)

@@ -46,7 +46,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
   rung.keys.insert(key);
-  ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}};
+  ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
     outcome.decision = SchedulerDecision::Stop;  // top rung: the trial has run its full course
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;

@@ -91,7 +91,7 @@ int AshaScheduler::bracket_of(TrialId trial) const {
 ReportOutcome AshaScheduler::report(TrialId trial, double step, double value) {
   TrialState& state = state_of(trial);
   if (stop_last_trials_ && step >= max_t_)
-    return ReportOutcome{SchedulerDecision::Stop, {}, {}, {}, false, {}, {}};
+    return ReportOutcome{SchedulerDecision::Stop, {}, {}, {}, false, {}, {}, {}};
   return judge(state, step, score(value));
 }
 
@@ -113,7 +113,7 @@ ReportOutcome AshaScheduler::judge(TrialState& trial, double step, double s) {
     if (step >= rung.milestone && holds && !stop_last_trials_) break;
     if (step < rung.milestone || holds) continue;
     ReportOutcome outcome{
-        SchedulerDecision::Continue, static_cast<int>(k), rung.milestone, {}, false, {}, {}};
+        SchedulerDecision::Continue, static_cast<int>(k), rung.milestone, {}, false, {}, {}, {}};
     if (!rung.values.empty() || rung.nan_count > 0) {
       const double c = cutoff(rung);
       outcome.cutoff = unscore(c);

@@ -63,7 +63,7 @@ ReportOutcome HyperbandScheduler::report(TrialId trial, double step, double valu
   Bracket& b = brackets_[static_cast<std::size_t>(it->second.bracket)];
   const double budget = rung_budget(b.s, b.rung);
   if (step < budget) return ReportOutcome{};
-  ReportOutcome outcome{SchedulerDecision::Pause, b.rung, budget, {}, false, {}, {}};
+  ReportOutcome outcome{SchedulerDecision::Pause, b.rung, budget, {}, false, {}, {}, {}};
   if (b.rung == b.s) {
     outcome.decision = SchedulerDecision::Stop;  // the last rung runs to max_t
     return outcome;

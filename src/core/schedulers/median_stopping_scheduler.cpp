@@ -29,7 +29,7 @@ ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double
   TrialState& state = it->second;
   const double s = score(value);
   if (!std::isnan(s)) state.best = std::max(state.best, s);
-  if (step >= max_t_) return ReportOutcome{SchedulerDecision::Stop, {}, {}, {}, false, {}, {}};
+  if (step >= max_t_) return ReportOutcome{SchedulerDecision::Stop, {}, {}, {}, false, {}, {}, {}};
   if (step < grace_period_) return ReportOutcome{};
   state.sum += s;
   ++state.count;

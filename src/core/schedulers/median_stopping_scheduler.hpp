@@ -51,6 +51,7 @@ class FifoScheduler final : public Scheduler {
                          {},
                          false,
                          {},
+                         {},
                          {}};
   }
   void end_trial(TrialId, TrialEnd, std::optional<Observation>) override {}

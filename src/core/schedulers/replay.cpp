@@ -103,6 +103,11 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o,
   }
   if (o.milestone) append_field(line, "milestone", *o.milestone);
   if (o.cutoff) append_field(line, "cutoff", *o.cutoff);
+  if (o.standing) {  // MO-ASHA: where it came in its rung, and how many go on
+    line += ",\"position\":" + std::to_string(o.standing->position);
+    line += ",\"of\":" + std::to_string(o.standing->judged);
+    line += ",\"kept\":" + std::to_string(o.standing->kept);
+  }
   if (o.checkpoint) line += ",\"checkpoint\":true";
   if (o.prediction) {
     line += ",\"predicted\":{\"at\":";
@@ -211,7 +216,11 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& even
   if (kind == "report") {
     const double step = number_field(event, "step", true);
     const double value = number_field(event, "value", true);
-    if (sampler) sampler->suggester.reported_metrics(trial, step, metric_row(*sampler, event));
+    if (sampler) {
+      const auto row = metric_row(*sampler, event);
+      sampler->suggester.reported_metrics(trial, step, row);
+      scheduler.reported_metrics(trial, step, row);
+    }
     const ReportOutcome outcome = scheduler.report(trial, step, value);
     if (sampler) sampler->suggester.reported(trial, step, value, outcome);
     out << report_line(trial, step, outcome, sampler ? &sampler->space : nullptr) << '\n';

@@ -48,6 +48,12 @@ struct PredictedFinal {
 };
 
 /// What a scheduler answers to one report.
+/// MO-ASHA's judgement at a rung: of `judged` trials recorded there (this one included),
+/// the first `kept` in the rung's order continue; this one came at `position` (0: first).
+struct RungStanding {
+  std::size_t position = 0, judged = 0, kept = 0;
+};
+
 struct ReportOutcome {
   SchedulerDecision decision = SchedulerDecision::Continue;
   std::optional<int> rung;          ///< index of the rung judged (0 = lowest), if any
@@ -57,6 +63,8 @@ struct ReportOutcome {
   bool checkpoint = false;
   std::optional<Exploit> exploit;            ///< with SchedulerDecision::Exploit
   std::optional<PredictedFinal> prediction;  ///< asha_promotion with predict = true
+  /// MO-ASHA: where the report came in its rung's multi-objective order.
+  std::optional<RungStanding> standing;
 };
 
 /// Work for a free worker.
@@ -86,6 +94,10 @@ class Scheduler {
   virtual void add_trial(TrialId trial, std::optional<int> bracket) = 0;
   /// The trial reached `step` with metric `value` (user units; NaN and ±inf allowed).
   virtual ReportOutcome report(TrialId trial, double step, double value) = 0;
+  /// A report's value of every metric column (StudySpec::metrics, NaN where absent),
+  /// before report() of the same report: what a scheduler of several objectives ranks.
+  virtual void reported_metrics(TrialId /*trial*/, double /*step*/,
+                                const std::vector<double>& /*row*/) {}
   /// The trial ended. `last` is its last report when known.
   virtual void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) = 0;
   /// Next job for a free worker: resume a paused trial, or start a new one when

@@ -9,6 +9,7 @@
 #include "core/schedulers/asha_scheduler.hpp"
 #include "core/schedulers/hyperband_scheduler.hpp"
 #include "core/schedulers/median_stopping_scheduler.hpp"
+#include "core/schedulers/moasha_scheduler.hpp"
 #include "core/schedulers/optuna_pruners.hpp"
 #include "core/schedulers/pbt_scheduler.hpp"
 
@@ -52,6 +53,7 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, 
     case SchedulerType::Fifo:
       return std::make_unique<FifoScheduler>(spec.max_t, mode);
     case SchedulerType::Asha:
+      if (spec.objectives.size() > 1) return std::make_unique<MoashaScheduler>(spec);
       if (optuna) return std::make_unique<OptunaSuccessiveHalvingScheduler>(spec, mode);
       return std::make_unique<AshaScheduler>(spec, mode, seed);
     case SchedulerType::AshaPromotion:

@@ -10,6 +10,7 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/search_space.hpp"
+#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 
@@ -68,6 +69,12 @@ struct SchedulerSpec {
   std::int64_t min_samples_required = 3;
 
   PbtSpec pbt;
+
+  /// Several objectives (set by the study reader): `asha` is then MO-ASHA
+  /// (moasha_scheduler.hpp), which ranks a rung by every objective; metric_columns are
+  /// a report's metric row's columns (StudySpec::metrics).
+  std::vector<StudyObjective> objectives;
+  std::vector<std::string> metric_columns;
 };
 
 /// Rungs of a geometric schedule: grace * rf^k for k >= skip while <= max_t.

@@ -176,6 +176,7 @@ ReportVerdict StudyController::report(TrialId trial, double step,
     return verdict;
   }
   suggester_->reported_metrics(trial, step, metrics);
+  scheduler_->reported_metrics(trial, step, metrics);
   verdict.outcome = scheduler_->report(trial, step, value);
   suggester_->reported(trial, step, value, verdict.outcome);
   ++counts_.reports;

@@ -536,8 +536,11 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
       error_of(two + "sampler = \"tpe\"\n" + space + "[sampler]\nsemantics = \"binned\"\n"),
       "which tpe's semantics = \"binned\" does not take"));
   BOOST_TEST(error_of(two + "sampler = \"tpe\"\n" + space).empty());  // MOTPE
-  BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"asha\"\n"),
-                      "schedulers judge one metric"));
+  BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"median\"\n"),
+                      "[scheduler] type \"median\" judges one metric; use \"asha\" (MO-ASHA)"));
+  BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"asha\"\nbrackets = 2\n"),
+                      "asha is then MO-ASHA, with Ray's rungs and one bracket"));
+  BOOST_TEST(error_of(two + space + "[scheduler]\ntype = \"asha\"\n").empty());
   BOOST_TEST(contains(error_of(two + "metric_threshold = 0.1\n" + space),
                       "metric_threshold: applies to one objective"));
   BOOST_TEST(contains(error_of(kHeader +
