@@ -117,6 +117,10 @@ std::string StudyReader::attribute(const std::string& name) const {
   return "";
 }
 
+bool StudyReader::has_attribute(const std::string& name) const {
+  return H5Aexists(*file_, name.c_str()) > 0;
+}
+
 Hid StudyReader::dataset(const char* name) const {
   const hid_t id = H5Dopen2(*file_, name, H5P_DEFAULT);
   if (id < 0)

@@ -100,6 +100,8 @@ class StudyReader {
   std::int64_t schema_version() const { return schema_version_; }
   /// Root attribute as text ("" when absent).
   std::string attribute(const std::string& name) const;
+  /// Whether the root has attribute `name` (of any type).
+  bool has_attribute(const std::string& name) const;
 
   const CommittedCounts& committed() const { return committed_; }
   std::vector<TrialRecord> trials() const;

@@ -487,6 +487,35 @@ BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additio
   BOOST_TEST(reopened.sessions().size() == 2U);
 }
 
+BOOST_AUTO_TEST_CASE(a_schema_6_file_has_one_objective_and_no_objectives_attribute) {
+  // Schema 7 added the root attributes objectives, modes and constraints: a schema-6
+  // file has none, its one objective is metric and mode, and it resumes as schema 6.
+  TempDir dir;
+  const auto s = spec();
+  simulate_into(dir.file("v6.h5"), s, 8, 6);
+  {
+    const store::StudyReader reader(dir.file("v6.h5"));
+    BOOST_TEST(reader.schema_version() == 6);
+    BOOST_TEST(!reader.has_attribute("objectives"));
+    BOOST_TEST(reader.spec().objectives.size() == 1U);
+    BOOST_TEST(reader.spec().objectives[0].metric == s.metric);
+  }
+  {
+    store::WriterOptions options;
+    options.virtual_clock = true;
+    auto writer = store::StudyWriter::reopen(dir.file("v6.h5"), s, options, {});
+    writer->flush();
+  }
+  const store::StudyReader reopened(dir.file("v6.h5"));
+  BOOST_TEST(reopened.schema_version() == 6);
+  BOOST_TEST(!reopened.has_attribute("objectives"));
+  simulate_into(dir.file("v7.h5"), s, 2, store::kSchemaVersion);
+  const store::StudyReader fresh(dir.file("v7.h5"));
+  BOOST_TEST(fresh.has_attribute("objectives"));
+  BOOST_TEST(fresh.has_attribute("modes"));
+  BOOST_TEST(!fresh.has_attribute("constraints"));  // the study has none
+}
+
 BOOST_AUTO_TEST_CASE(a_schema_3_file_reads_resumes_and_refuses_paths_it_cannot_hold) {
   // Schema 4 widened /checkpoints.path; a schema-3 file keeps its 256-byte field, so a
   // resumed writer refuses a longer path instead of cutting it.
