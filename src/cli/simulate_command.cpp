@@ -19,6 +19,7 @@
 #include "core/search/param_value.hpp"
 #include "core/simulation/curve_csv.hpp"
 #include "core/simulation/simulation.hpp"
+#include "core/study/pareto.hpp"
 #include "store/recorded_curves.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/warm_start.hpp"
@@ -49,6 +50,20 @@ class ProgressPrinter final : public core::SimulationObserver {
   const core::StudySpec& study_;
   std::uint64_t max_trials_;
 };
+
+// Several objectives: how many completed trials the front holds.
+void print_front_size(const core::StudySpec& study,
+                      const std::vector<core::CompletedPoint>& completed) {
+  std::vector<core::ParetoPoint> points;
+  for (const auto& c : completed)
+    points.push_back({c.loss, std::nullopt});
+  std::cout << "  front      " << core::pareto_front(points, false).size()
+            << " trial(s) on the Pareto front of " << completed.size() << " completed"
+            << (study.constraints.empty()
+                    ? " (slurmtune best on the results file lists them)\n"
+                    : "; constraint metrics are not simulated, so outputs count every trial "
+                      "infeasible\n");
+}
 
 // What the simulated trials run on, in words and as JSON.
 struct ObjectiveInfo {
@@ -277,11 +292,6 @@ int simulate_command(const Args& args) {
   if (!parse_options(args, "slurmtune simulate STUDY.toml [--workers N]", options, positional, vm))
     return kSuccess;
   auto study = config::load_study_file(vm["study"].as<std::string>());
-  if (study.multi_objective())
-    throw InputError(study.path + ": [study] metric lists " +
-                     std::to_string(study.objectives.size()) +
-                     " objectives; simulate's objectives (bowl, rastrigin, recorded curves) "
-                     "report one metric, so it simulates studies of one objective only");
   store::load_warm_start(study);
   core::SimulationOptions sim;
   sim.workers = vm["workers"].as<std::size_t>();
@@ -330,7 +340,7 @@ int simulate_command(const Args& args) {
     recorder = std::make_unique<store::SimulationRecorder>(*writer, observer);
     observer = recorder.get();
   }
-  core::BestSoFarRecorder best(study.mode, observer);
+  core::BestSoFarRecorder best(study, observer);
   const auto start = std::chrono::steady_clock::now();
   const auto summary = core::simulate_study(study, sim, &best);
   if (writer) writer->flush();
@@ -339,13 +349,17 @@ int simulate_command(const Args& args) {
   if (vm.count("curve-out")) {
     core::RepeatedSimulation one;
     one.study.label = core::strategy_label(study);
-    one.study.runs.push_back(core::SimulatedRun{study.seed, summary, best.take(), 0});
+    one.study.runs.push_back(
+        core::SimulatedRun{study.seed, summary, best.take(), best.take_completed(), {}, 0});
+    if (study.multi_objective()) core::measure_hypervolume(one);
     write_anytime_csv(vm["curve-out"].as<std::string>(), study, one);
   }
   if (vm.count("json"))
     print_json(study, summary, objective, wall_s);
   else
     print_summary(study, summary, sim.workers, objective, wall_s);
+  if (study.multi_objective() && !vm.count("json") && !vm.count("curve-out"))
+    print_front_size(study, best.take_completed());
   return kSuccess;
 }
 

@@ -45,15 +45,19 @@ std::optional<double> compute(const core::SimulatedRun& r) {
 std::optional<double> final_best(const core::SimulatedRun& r) {
   return r.summary.final.best_value;
 }
+std::optional<double> final_hypervolume(const core::SimulatedRun& r) {
+  return r.hypervolume.empty() ? 0.0 : r.hypervolume.back().second;
+}
 
 struct SeriesFigures {
-  core::Quartiles to_target, started, compute_s, best;
+  core::Quartiles to_target, started, compute_s, best, hypervolume;
 };
 
 SeriesFigures figures(const core::RepeatedSeries& series, core::Mode mode) {
   return SeriesFigures{over_runs(series, time_to_target, true),
                        over_runs(series, trials_started, true), over_runs(series, compute, true),
-                       over_runs(series, final_best, mode == core::Mode::Min)};
+                       over_runs(series, final_best, mode == core::Mode::Min),
+                       over_runs(series, final_hypervolume, false)};
 }
 
 // Streams, not string sums: GCC 12 warns falsely (-Wrestrict) on long `"..." + s` chains.
@@ -71,8 +75,8 @@ std::string quartiles_text(const core::Quartiles& q) {
   return out.str();
 }
 
-std::string series_json(const core::RepeatedSeries& series, core::Mode mode) {
-  const SeriesFigures f = figures(series, mode);
+std::string series_json(const core::RepeatedSeries& series, const core::StudySpec& study) {
+  const SeriesFigures f = figures(series, study.mode);
   std::ostringstream out;
   out << "{\"label\":" << core::json_quote(series.label) << ",\"seeds\":[";
   for (std::size_t i = 0; i < series.runs.size(); ++i)
@@ -80,7 +84,9 @@ std::string series_json(const core::RepeatedSeries& series, core::Mode mode) {
   out << "],\"time_to_target_s\":" << quartiles_json(f.to_target)
       << ",\"trials_started\":" << quartiles_json(f.started)
       << ",\"compute_worker_s\":" << quartiles_json(f.compute_s)
-      << ",\"best_value\":" << quartiles_json(f.best) << "}";
+      << ",\"best_value\":" << quartiles_json(f.best);
+  if (study.multi_objective()) out << ",\"hypervolume\":" << quartiles_json(f.hypervolume);
+  out << "}";
   return out.str();
 }
 
@@ -105,6 +111,9 @@ void print_repeated_text(const core::StudySpec& study, const core::RepeatedSimul
     const SeriesFigures f = figures(*series, study.mode);
     std::cout << "  " << series->label << '\n'
               << "    best " << study.metric << "      " << quartiles_text(f.best) << '\n';
+    if (study.multi_objective())
+      std::cout << "    hypervolume     " << quartiles_text(f.hypervolume)
+                << " (of the completed trials' Pareto front)\n";
     if (study.simulate.target)
       std::cout << "    time to target  " << quartiles_text(f.to_target) << " s ("
                 << f.to_target.present << "/" << repeats << " reached "
@@ -114,6 +123,13 @@ void print_repeated_text(const core::StudySpec& study, const core::RepeatedSimul
   }
   if (const auto s = speedup(sim))
     std::cout << "  speed-up to target over the baseline: " << text_or_dash(*s) << "x\n";
+  if (study.multi_objective() && !sim.reference.empty()) {
+    std::cout << "  hypervolume measured to the losses (";
+    for (std::size_t k = 0; k < sim.reference.size(); ++k)
+      std::cout << (k ? ", " : "") << text_or_dash(sim.reference[k]);
+    std::cout << "), every run's worst completed loss of each objective x 1.1 (maximised "
+                 "objectives negated); --curve-out has it over time\n";
+  }
 }
 
 void print_repeated_json(const core::StudySpec& study, const core::RepeatedSimulation& sim,
@@ -121,8 +137,8 @@ void print_repeated_json(const core::StudySpec& study, const core::RepeatedSimul
   std::cout << "{\"study\":" << core::json_quote(study.name)
             << ",\"repeats\":" << sim.study.runs.size() << ",\"objective\":" << objective_json
             << ",\"target\":" << json_or_null(study.simulate.target)
-            << ",\"study_runs\":" << series_json(sim.study, study.mode)
-            << ",\"baseline\":" << series_json(sim.baseline, study.mode)
+            << ",\"study_runs\":" << series_json(sim.study, study)
+            << ",\"baseline\":" << series_json(sim.baseline, study)
             << ",\"speedup_to_target\":" << json_or_null(speedup(sim))
             << ",\"wall_s\":" << core::json_number(wall_s) << "}\n";
 }
@@ -131,7 +147,9 @@ void write_anytime_csv(const std::string& path, const core::StudySpec& study,
                        const core::RepeatedSimulation& sim) {
   std::ofstream out(path);
   if (!out) throw InputError(path + ": cannot write the any-time curve (--curve-out)");
-  out << "series,label,time_s,best_q25,best_median,best_q75,runs_with_value\n";
+  const bool several = study.multi_objective();
+  out << "series,label,time_s,best_q25,best_median,best_q75,runs_with_value"
+      << (several ? ",hypervolume_q25,hypervolume_median,hypervolume_q75" : "") << '\n';
   const auto grid = core::anytime_grid(sim, kAnytimePoints);
   const std::pair<const char*, const core::RepeatedSeries*> all[] = {{"study", &sim.study},
                                                                      {"baseline", &sim.baseline}};
@@ -146,7 +164,15 @@ void write_anytime_csv(const std::string& path, const core::StudySpec& study,
         return v ? core::json_number(*v) : std::string();
       };
       out << name << ",\"" << series->label << "\"," << core::json_number(t) << ',' << cell(q.q25)
-          << ',' << cell(q.median) << ',' << cell(q.q75) << ',' << q.present << '\n';
+          << ',' << cell(q.median) << ',' << cell(q.q75) << ',' << q.present;
+      if (several) {  // before a run's first completion its hypervolume is 0
+        std::vector<std::optional<double>> volumes;
+        for (const auto& run : series->runs)
+          volumes.push_back(core::best_at(run.hypervolume, t).value_or(0.0));
+        const auto hv = core::quartiles(volumes, false);
+        out << ',' << cell(hv.q25) << ',' << cell(hv.median) << ',' << cell(hv.q75);
+      }
+      out << '\n';
     }
   }
   if (!out.flush()) throw InputError(path + ": writing the any-time curve failed");

@@ -24,10 +24,10 @@ class SimulationRecorder final : public core::ForwardingObserver {
     writer_.trial_exploited(t, e, time_s);
     ForwardingObserver::trial_exploited(t, e, time_s);
   }
-  void reported(core::TrialId t, double step, double value, const core::ReportOutcome& o,
-                double time_s) override {
-    writer_.report(t, step, time_s, std::span<const double>(&value, 1), o);
-    ForwardingObserver::reported(t, step, value, o, time_s);
+  void reported(core::TrialId t, double step, const std::vector<double>& metrics,
+                const core::ReportOutcome& o, double time_s) override {
+    writer_.report(t, step, time_s, metrics, o);
+    ForwardingObserver::reported(t, step, metrics, o, time_s);
   }
   void checkpoint_saved(core::TrialId t, double step, double time_s) override {
     writer_.checkpoint_saved(t, step, time_s);

@@ -96,7 +96,7 @@ void CurveTableBuilder::add_curve(CurveTable& table, std::size_t kept_config, co
       seconds = row.duration - previous_elapsed;
       previous_elapsed = row.duration;
     }
-    table.points_.push_back(CurvePoint{row.step, row.value, seconds});
+    table.points_.push_back(CurvePoint{row.step, row.value, seconds, {}});
   }
   table.curves_.push_back(
       CurveTable::Curve{kept_config, static_cast<std::uint32_t>(table.points_.size() - rows.size()),

@@ -20,6 +20,8 @@ struct CurvePoint {
   double step = 0;     ///< the resource value (epoch, iteration)
   double value = 0;    ///< the judged metric (NaN: the run diverged)
   double seconds = 0;  ///< how long this step took
+  /// Several objectives: the other objectives' values at this report, in order.
+  std::vector<double> others;
 };
 
 class CurveTable {

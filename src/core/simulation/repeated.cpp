@@ -4,25 +4,69 @@
 #include <cmath>
 #include <limits>
 
+#include "core/search/hypervolume.hpp"
+
 namespace slurmtune::core {
 
-void BestSoFarRecorder::reported(TrialId trial, double step, double value,
+BestSoFarRecorder::BestSoFarRecorder(const StudySpec& study, SimulationObserver* next)
+    : ForwardingObserver(next), mode_(study.mode) {
+  if (study.multi_objective()) objectives_ = study.objectives;
+}
+
+void BestSoFarRecorder::reported(TrialId trial, double step, const std::vector<double>& metrics,
                                  const ReportOutcome& outcome, double time_s) {
+  const double value = metrics.empty() ? std::nan("") : metrics.front();
   if (!std::isnan(value) && (best_.empty() || (mode_ == Mode::Min ? value < best_.back().second
                                                                   : value > best_.back().second)))
     best_.emplace_back(time_s, value);
-  ForwardingObserver::reported(trial, step, value, outcome, time_s);
+  if (!objectives_.empty()) {  // the objectives are the first metric columns
+    auto [it, fresh] = reported_.try_emplace(trial, objectives_.size(), 0);
+    it->second.update({metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                              metrics.size(), objectives_.size()))},
+                      {});
+  }
+  ForwardingObserver::reported(trial, step, metrics, outcome, time_s);
+}
+
+void BestSoFarRecorder::trial_ended(TrialId trial, TrialEnd how, double time_s) {
+  if (const auto it = reported_.find(trial); it != reported_.end()) {
+    if (how == TrialEnd::Completed && it->second.complete()) {
+      CompletedPoint point{time_s, it->second.objectives()};
+      for (std::size_t k = 0; k < objectives_.size(); ++k)
+        if (objectives_[k].mode == Mode::Max) point.loss[k] = -point.loss[k];
+      completed_.push_back(std::move(point));
+    }
+    reported_.erase(it);
+  }
+  ForwardingObserver::trial_ended(trial, how, time_s);
+}
+
+BestSoFar hypervolume_trace(const std::vector<CompletedPoint>& completed,
+                            const std::vector<double>& reference) {
+  BestSoFar trace;
+  std::vector<std::vector<double>> front;
+  for (const auto& c : completed) {  // in the order they completed
+    bool inside = true;
+    for (std::size_t k = 0; k < reference.size(); ++k)
+      inside = inside && c.loss[k] <= reference[k];
+    if (!inside) continue;  // adds no volume below the reference point
+    front.push_back(c.loss);
+    const double hv = tpe::hypervolume(front, reference);
+    if (trace.empty() || hv > trace.back().second) trace.emplace_back(c.time_s, hv);
+  }
+  return trace;
 }
 
 namespace {
 
 SimulatedRun run_seed(StudySpec study, const SimulationOptions& options, std::uint64_t seed) {
   study.seed = seed;
-  BestSoFarRecorder recorder(study.mode);
+  BestSoFarRecorder recorder(study);
   SimulatedRun run;
   run.seed = seed;
   run.summary = simulate_study(study, options, &recorder);
   run.best = recorder.take();
+  run.completed = recorder.take_completed();
   run.compute_s =
       run.summary.utilisation * static_cast<double>(options.workers) * run.summary.makespan_s;
   return run;
@@ -95,7 +139,21 @@ RepeatedSimulation simulate_repeated(const StudySpec& study, const SimulationOpt
     (ours ? sim.study.runs[job] : sim.baseline.runs[job - n]) =
         run_seed(ours ? study : baseline, options, seed);
   });
+  if (study.multi_objective()) measure_hypervolume(sim);
   return sim;
+}
+
+void measure_hypervolume(RepeatedSimulation& sim) {
+  std::vector<std::vector<double>> all;
+  for (const auto* series : {&sim.study, &sim.baseline})
+    for (const auto& run : series->runs)
+      for (const auto& c : run.completed)
+        all.push_back(c.loss);
+  if (all.empty()) return;
+  sim.reference = tpe::reference_point(all);
+  for (auto* series : {&sim.study, &sim.baseline})
+    for (auto& run : series->runs)
+      run.hypervolume = hypervolume_trace(run.completed, sim.reference);
 }
 
 std::vector<double> anytime_grid(const RepeatedSimulation& sim, std::size_t points) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,20 +17,38 @@ namespace slurmtune::core {
 /// improvement.
 using BestSoFar = std::vector<std::pair<double, double>>;
 
-/// Keeps the improvements of the best reported value; passes every event on to `next`.
+/// A completed trial of a study of several objectives: when it ended and its losses (the
+/// last value of each objective, maximised ones negated).
+struct CompletedPoint {
+  double time_s = 0;
+  std::vector<double> loss;
+};
+
+/// Keeps the improvements of the best reported value and, with several objectives, every
+/// completed trial's point; passes every event on to `next`.
 class BestSoFarRecorder final : public ForwardingObserver {
  public:
-  explicit BestSoFarRecorder(Mode mode, SimulationObserver* next = nullptr)
-      : ForwardingObserver(next), mode_(mode) {}
+  explicit BestSoFarRecorder(const StudySpec& study, SimulationObserver* next = nullptr);
   BestSoFar take() { return std::move(best_); }
+  std::vector<CompletedPoint> take_completed() { return std::move(completed_); }
 
-  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome,
-                double time_s) override;
+  void reported(TrialId trial, double step, const std::vector<double>& metrics,
+                const ReportOutcome& outcome, double time_s) override;
+  void trial_ended(TrialId trial, TrialEnd how, double time_s) override;
 
  private:
   Mode mode_;
+  std::vector<StudyObjective> objectives_;  // several: each trial's point is kept
   BestSoFar best_;
+  std::unordered_map<TrialId, ObjectiveTracker> reported_;
+  std::vector<CompletedPoint> completed_;
 };
+
+/// Hypervolume of the Pareto front of completed trials over time, as a step function
+/// (time, hypervolume) that rises at each completion that enlarges it; `reference` the
+/// point it is measured to (losses).
+BestSoFar hypervolume_trace(const std::vector<CompletedPoint>& completed,
+                            const std::vector<double>& reference);
 
 /// The best of `trace` at time `t` (nullopt before its first report).
 std::optional<double> best_at(const BestSoFar& trace, double t);
@@ -51,6 +70,11 @@ struct SimulatedRun {
   std::uint64_t seed = 0;
   SimulationSummary summary;
   BestSoFar best;
+  /// Several objectives: the completed trials' points, and the hypervolume of their
+  /// front over time, measured to a reference point common to every run of the study
+  /// and its baseline (simulate_repeated).
+  std::vector<CompletedPoint> completed;
+  BestSoFar hypervolume;
   double compute_s = 0;  ///< busy worker-seconds
 };
 
@@ -62,7 +86,14 @@ struct RepeatedSeries {
 struct RepeatedSimulation {
   RepeatedSeries study;     ///< the study as written
   RepeatedSeries baseline;  ///< fifo scheduler, random sampler
+  /// Several objectives: where every run's hypervolume is measured to, from the worst
+  /// loss of each objective over every completed trial of every run (Optuna's rule:
+  /// max(1.1 w, 0.9 w)).
+  std::vector<double> reference;
 };
+
+/// Several objectives: sets `reference` and every run's hypervolume trace.
+void measure_hypervolume(RepeatedSimulation& sim);
 
 /// Label of a study's strategy: "asha (ray), random sampler".
 std::string strategy_label(const StudySpec& study);

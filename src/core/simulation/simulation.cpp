@@ -302,11 +302,19 @@ class Simulator {
     t.judged = t.reports;
     const double value = t.value;
     const double decided_since = decision_clock();
+    // Every metric column: the judged value, then the other objectives' (the objectives
+    // come first among the study's metrics); NaN for metrics the objective does not make.
+    std::vector<double> metrics(std::max<std::size_t>(spec_.metrics.size(), 1), std::nan(""));
+    metrics[0] = value;
+    for (std::size_t k = 0; k < t.next.others.size() && k + 1 < metrics.size(); ++k)
+      metrics[k + 1] = t.next.others[k];
+    suggester_->reported_metrics(trial, t.step, metrics);
+    scheduler_->reported_metrics(trial, t.step, metrics);
     const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
     suggester_->reported(trial, t.step, value, outcome);
     charge_decision(event.worker, decided_since);
     ++progress_.reports;
-    observer_->reported(trial, t.step, value, outcome, event.time_s);
+    observer_->reported(trial, t.step, metrics, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
     if (outcome.rung) save_checkpoint(t);  // slurmtune asks for a checkpoint at every rung
     if (outcome.checkpoint) {

@@ -94,8 +94,10 @@ class SimulationObserver {
   virtual void trial_resumed(TrialId, double /*time_s*/) {}
   /// PBT: the resumed trial took over `exploit.donor`'s checkpoint with a new configuration.
   virtual void trial_exploited(TrialId, const Exploit& /*exploit*/, double /*time_s*/) {}
-  virtual void reported(TrialId, double /*step*/, double /*value*/, const ReportOutcome&,
-                        double /*time_s*/) {}
+  /// A report: `metrics` holds its value of every metric column (StudySpec::metrics;
+  /// the judged one first, NaN where absent).
+  virtual void reported(TrialId, double /*step*/, const std::vector<double>& /*metrics*/,
+                        const ReportOutcome&, double /*time_s*/) {}
   /// A checkpoint the scheduler asked for was saved (right after the report asking).
   virtual void checkpoint_saved(TrialId, double /*step*/, double /*time_s*/) {}
   virtual void trial_ended(TrialId, TrialEnd, double /*time_s*/) {}
@@ -119,9 +121,9 @@ class ForwardingObserver : public SimulationObserver {
   void trial_exploited(TrialId t, const Exploit& e, double time_s) override {
     if (next_) next_->trial_exploited(t, e, time_s);
   }
-  void reported(TrialId t, double step, double value, const ReportOutcome& o,
+  void reported(TrialId t, double step, const std::vector<double>& metrics, const ReportOutcome& o,
                 double time_s) override {
-    if (next_) next_->reported(t, step, value, o, time_s);
+    if (next_) next_->reported(t, step, metrics, o, time_s);
   }
   void checkpoint_saved(TrialId t, double step, double time_s) override {
     if (next_) next_->checkpoint_saved(t, step, time_s);

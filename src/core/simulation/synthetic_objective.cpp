@@ -34,6 +34,13 @@ SyntheticObjective::SyntheticObjective(const StudySpec& study)
                      "\" is unknown; use \"bowl\", \"rastrigin\" or \"schedule\"");
   for (std::size_t j = 0; j < space.size(); ++j)
     optimum_.push_back(0.2 + 0.6 * Xoshiro256(derive_seed(seed_, kOptimumStream, j)).uniform01());
+  for (std::size_t k = 1; k < study.objectives.size(); ++k) {
+    auto& optimum = cost_optima_.emplace_back();
+    for (std::size_t j = 0; j < space.size(); ++j)
+      optimum.push_back(0.2 +
+                        0.6 * Xoshiro256(derive_seed(seed_, kOptimumStream + k, j)).uniform01());
+    cost_modes_.push_back(study.objectives[k].mode);
+  }
 }
 
 SyntheticObjective::Curve SyntheticObjective::curve(const Configuration& config) const {
@@ -128,7 +135,28 @@ std::optional<CurvePoint> SyntheticObjective::report(CurveId curve, TrialId tria
                                                      std::uint32_t index) const {
   const Curve& c = curve_of(curve);
   const double step = index + 1.0;
-  return CurvePoint{step, value(c, trial, step), c.step_time_s};
+  CurvePoint point{step, value(c, trial, step), c.step_time_s, {}};
+  if (cost_optima_.empty()) return point;
+  // The other objectives: costs of the configuration, with their own noise.
+  const Configuration config = configuration(curve);
+  const auto& params = space_.parameters();
+  for (std::size_t k = 0; k < cost_optima_.size(); ++k) {
+    double sum = 0;
+    for (std::size_t j = 0; j < params.size(); ++j) {
+      const double d = params[j].domain.to_unit(config.values[j]) - cost_optima_[k][j];
+      sum += 4 * d * d;
+    }
+    double cost = 0.05 + sum / static_cast<double>(std::max<std::size_t>(params.size(), 1));
+    if (noise_ > 0) {
+      Xoshiro256 rng(
+          derive_seed(seed_ ^ (kNoiseStream + k + 1), trial, static_cast<std::uint64_t>(step)));
+      const double u1 = 1.0 - rng.uniform01();
+      const double u2 = rng.uniform01();
+      cost += noise_ * std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+    }
+    point.others.push_back(cost_modes_[k] == Mode::Max ? 1.0 - cost : cost);
+  }
+  return point;
 }
 
 std::uint64_t SyntheticObjective::capacity() const {

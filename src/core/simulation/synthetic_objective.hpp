@@ -18,6 +18,10 @@
 //   L(step) = L_inf + (2.5 - L_inf) (1 - s)^step
 // so a large u learns fast and stalls high, a small one the reverse: a decaying schedule
 // (large, then smaller) beats every constant, which is what PBT can find and ASHA cannot.
+// Several objectives: objective k >= 1 is a cost with its own hidden optimum c^(k) (drawn
+// from the seed like c): 0.05 + (1/D) sum_j 4 (x_j - c^(k)_j)^2, the same at every step
+// up to its noise (a latency or a memory footprint does not learn); 1 minus that for
+// mode "max". Configurations between the optima trade the objectives: a Pareto front.
 // PBT: a trial that takes over another's state at loss L0 after step s0 and changes its
 // configuration continues along the new configuration's curve from the point where
 // that curve reaches L0 (as if it had trained that far with the new configuration); a
@@ -84,6 +88,8 @@ class SyntheticObjective final : public Objective {
   Mode mode_;
   std::uint64_t seed_;
   std::vector<double> optimum_;
+  std::vector<std::vector<double>> cost_optima_;  // objective k >= 1: its optimum
+  std::vector<Mode> cost_modes_;
 };
 
 }  // namespace slurmtune::core

@@ -80,9 +80,9 @@ struct Reports final : SimulationObserver {
     config[t] = c;
     started_at[t] = time_s;
   }
-  void reported(TrialId t, double step, double value, const ReportOutcome&,
+  void reported(TrialId t, double step, const std::vector<double>& metrics, const ReportOutcome&,
                 double time_s) override {
-    points[t].emplace_back(step, value);
+    points[t].emplace_back(step, metrics.front());
     times.push_back(time_s - started_at[t]);
   }
   void trial_ended(TrialId t, TrialEnd how, double) override { ends[t] = how; }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/simulation/repeated.hpp"
 #include "core/simulation/simulation.hpp"
 
 using namespace slurmtune::core;
@@ -37,7 +38,8 @@ struct Ledger final : SimulationObserver {
     ++started;
   }
   void trial_resumed(TrialId, double) override { ++resumed; }
-  void reported(TrialId, double, double, const ReportOutcome& o, double) override {
+  void reported(TrialId, double, const std::vector<double>&, const ReportOutcome& o,
+                double) override {
     ++reports;
     paused += o.decision == SchedulerDecision::Pause;
   }
@@ -240,8 +242,9 @@ struct ExploitLog final : SimulationObserver {
   void trial_exploited(TrialId t, const Exploit& e, double) override {
     exploits.emplace_back(t, e);
   }
-  void reported(TrialId t, double step, double value, const ReportOutcome&, double) override {
-    reports[t].emplace_back(step, value);
+  void reported(TrialId t, double step, const std::vector<double>& metrics, const ReportOutcome&,
+                double) override {
+    reports[t].emplace_back(step, metrics.front());
   }
   void trial_ended(TrialId t, TrialEnd, double) override { ++ends[t]; }
 };
@@ -299,4 +302,73 @@ BOOST_AUTO_TEST_CASE(recorded_curves_cannot_simulate_pbt) {
   SimulationOptions options;
   options.curves = &table;
   BOOST_CHECK_THROW(simulate_study(pbt_study("bowl", 4), options, nullptr), slurmtune::InputError);
+}
+
+// --- several objectives -------------------------------------------------------------
+
+namespace {
+StudySpec two_objective_study(SchedulerType type) {
+  StudySpec s = study(type, 60);
+  s.objectives = {{"loss", Mode::Min}, {"latency", Mode::Max}};
+  s.metrics = {"loss", "latency"};
+  s.scheduler.objectives = s.objectives;
+  s.scheduler.metric_columns = s.metrics;
+  s.sampler.objectives = s.objectives;
+  s.sampler.metric_columns = s.metrics;
+  return s;
+}
+
+// Every report's metric row.
+struct Rows final : SimulationObserver {
+  std::vector<std::vector<double>> rows;
+  void reported(TrialId, double, const std::vector<double>& metrics, const ReportOutcome&,
+                double) override {
+    rows.push_back(metrics);
+  }
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_study_of_two_objectives_reports_both_and_has_a_hypervolume) {
+  auto s = two_objective_study(SchedulerType::Asha);  // MO-ASHA
+  s.sampler.kind = SamplerKind::Nsga2;
+  s.sampler.nsga2.population_size = 6;
+  Rows rows;
+  SimulationOptions options;
+  options.workers = 4;
+  simulate_study(s, options, &rows);
+  BOOST_TEST(!rows.rows.empty());
+  for (const auto& row : rows.rows) {
+    BOOST_TEST(row.size() == 2U);
+    BOOST_TEST(!std::isnan(row[1]));  // the second objective at every report
+    BOOST_TEST(row[1] <= 1.0);        // maximised: 1 - cost
+  }
+  const auto sim = simulate_repeated(s, options, 3);
+  BOOST_TEST(sim.reference.size() == 2U);
+  for (const auto* series : {&sim.study, &sim.baseline})
+    for (const auto& run : series->runs) {
+      BOOST_TEST(!run.completed.empty());
+      BOOST_TEST(!run.hypervolume.empty());
+      for (std::size_t i = 1; i < run.hypervolume.size(); ++i) {
+        BOOST_TEST(run.hypervolume[i].second > run.hypervolume[i - 1].second);
+        BOOST_TEST(run.hypervolume[i].first >= run.hypervolume[i - 1].first);
+      }
+      for (const auto& c : run.completed)  // every point inside the reference box
+        for (std::size_t k = 0; k < 2; ++k)
+          BOOST_TEST(c.loss[k] <= sim.reference[k]);
+    }
+  // The same seeds, the same figures.
+  const auto again = simulate_repeated(s, options, 3);
+  BOOST_TEST((again.study.runs[2].hypervolume == sim.study.runs[2].hypervolume));
+}
+
+BOOST_AUTO_TEST_CASE(the_hypervolume_trace_rises_only_with_the_front) {
+  // Losses; reference (4, 4). (1,3): 3. (3,1) adds 3 - the overlap 1: 5. (2,2) adds 1: 6.
+  // (3,3) is dominated and adds nothing; (5,0) lies beyond the reference.
+  const std::vector<CompletedPoint> completed = {
+      {1, {1, 3}}, {2, {3, 3}}, {3, {3, 1}}, {4, {5, 0}}, {5, {2, 2}}};
+  const auto trace = hypervolume_trace(completed, {4, 4});
+  BOOST_TEST(trace.size() == 3U);
+  BOOST_TEST((trace[0] == std::pair<double, double>{1, 3}));
+  BOOST_TEST((trace[1] == std::pair<double, double>{3, 5}));
+  BOOST_TEST((trace[2] == std::pair<double, double>{5, 6}));
 }

@@ -21,7 +21,8 @@ class Announcer final : public core::SimulationObserver {
  public:
   Announcer(const store::StudyWriter& writer, double reports_per_s)
       : writer_(writer), reports_per_s_(reports_per_s) {}
-  void reported(core::TrialId, double, double, const core::ReportOutcome&, double) override {
+  void reported(core::TrialId, double, const std::vector<double>&, const core::ReportOutcome&,
+                double) override {
     if (reports_per_s_ > 0 && ++reports_ % 100 == 0) {
       const auto due =
           start_ + std::chrono::duration<double>(static_cast<double>(reports_) / reports_per_s_);
