@@ -3,8 +3,9 @@
 fails for good, so the page has a failure to show) becomes one HTML page, which headless
 Chromium loads from a file with no network. The page must run its script without a
 console error, show the study's counts, best trial, plots and failure, hide trials by
-outcome when asked (#hide=stopped), and refer to nothing outside itself. A screenshot is
-kept as a test artefact.
+outcome when asked (#hide=stopped), and refer to nothing outside itself. A study of two
+objectives with a constraint shows its Pareto plot, its front in place of the best trials
+and its infeasible trials apart. A screenshot is kept as a test artefact.
 
     check_html_report.py SLURMTUNE ARTIFACT_DIR
 """
@@ -37,6 +38,27 @@ reduction_factor = 3
 max_t = 9
 [trial]
 command = ["{python}", "{trial}", "--x={{x}}", "--steps=9", "--faults=3:exit"]
+"""
+
+
+TWO_OBJECTIVES = """[study]
+name = "two"
+metric = ["loss", "cost"]
+mode = ["min", "min"]
+metrics = ["mem"]
+constraints = ["mem <= 2.4"]
+seed = 3
+max_trials = 10
+sampler = "nsga2"
+[sampler]
+population_size = 3
+[search]
+x = {{ uniform = [-1.0, 1.0] }}
+[scheduler]
+type = "fifo"
+max_t = 3
+[trial]
+command = ["{python}", "{trial}", "--x={{x}}", "--record=/dev/null", "--steps=3", "--sleep=0.01", "--cost"]
 """
 
 
@@ -125,6 +147,33 @@ def main():
                    stdout=subprocess.DEVNULL, timeout=300)
     with open(pbt + ".html", encoding="utf-8") as f:
         assert re.search(r'<figure id="plot-schedule-lr"><svg', f.read()), "no PBT schedule"
+
+    # Two objectives with a constraint: the Pareto plot and the front in place of the best
+    # trials, the infeasible trials apart.
+    argv_trial = os.path.join(ROOT, "tests", "run", "trials", "argv_trial.py")
+    two_toml = os.path.join(work, "two.toml")
+    with open(two_toml, "w") as f:
+        f.write(TWO_OBJECTIVES.format(python=sys.executable, trial=argv_trial))
+    two = os.path.join(work, "two.h5")
+    subprocess.run([slurmtune, "run", two_toml, "-o", two, "--launcher", "local", "--slots", "2"],
+                   check=True, capture_output=True, timeout=300)
+    subprocess.run([slurmtune, "html", two, "-o", two + ".html"], check=True, env=env,
+                   stdout=subprocess.DEVNULL, timeout=300)
+    with Study(two) as s:
+        front = list(s.pareto_front().index)
+        infeasible = sorted(s.standings.index[~s.standings["feasible"]])
+    assert front and infeasible, f"front {front}, infeasible {infeasible}: the page shows neither"
+    two_dom, log = run_browser(chrome, "file://" + two + ".html", "--dump-dom")
+    assert not console_errors(log), console_errors(log)
+    assert re.search(r'<figure id="plot-pareto"><svg', two_dom), "no Pareto plot"
+    shown = re.search(r'<td id="summary-Pareto-front"><bdi>([^<]*)</bdi>', two_dom).group(1)
+    assert shown.endswith(", ".join(str(i) for i in front)), f"summary front {shown}, expected {front}"
+    section = two_dom[two_dom.index('id="infeasible"'):two_dom.index('id="decisions"')]
+    listed = sorted(int(i) for i in re.findall(r'<tr data-status="[a-z]+"><td><bdi>(\d+)</bdi>', section))
+    assert listed == infeasible, f"infeasible trials listed {listed}, expected {infeasible}"
+    best_section = two_dom[two_dom.index('id="best-trials"'):two_dom.index('id="infeasible"')]
+    rows = [int(i) for i in re.findall(r'<tr data-status="[a-z]+"><td><bdi>(\d+)</bdi>', best_section)]
+    assert "<h2>Pareto front</h2>" in best_section and rows == front, f"front table {rows}, expected {front}"
 
     # A study no trial has reported in yet still gets a page, which says so.
     silent_toml = os.path.join(work, "silent.toml")

@@ -266,7 +266,10 @@ def plots_section(study, curves_limit):
 
 def tables_section(study, top=20, decisions=500):
     trials = study.trials
-    ranked = plots._ranked(study).head(top).copy()
+    ranked = plots._ranked(study)
+    if study.constraints:  # infeasible trials are never best: listed apart below
+        ranked = ranked[study.standings.loc[ranked.index, "feasible"]]
+    ranked = ranked.head(top).copy()
     ranked["configuration"] = [_config_text(study, row) for _, row in ranked.iterrows()]
     best = _table(ranked, ["id", "status", "best_value", "best_step", "reports", "nodes",
                            "configuration"], numeric=("best_value", "best_step", "reports"),
@@ -305,7 +308,22 @@ def tables_section(study, top=20, decisions=500):
         best = _table(front.assign(status=trials.loc[front.index, "status"].astype(str)),
                       ["id"] + values + ["configuration"], numeric=tuple(values),
                       status_column="status")
-    return (f'<section id="best-trials"><h2>{"Pareto front" if len(study.objectives) > 1 else "Best trials"}</h2>{best}</section>'
+    infeasible = ""
+    if study.constraints:
+        standings = study.standings
+        broken = trials[~standings["feasible"] & trials["status"].astype(str).isin(
+            ["completed", "stopped"])].copy()
+        constraint_columns = [c for c in standings.columns if c.startswith("constraint/")]
+        for column in constraint_columns:
+            broken[column] = standings.loc[broken.index, column]
+        infeasible = ('<section id="infeasible"><h2>Infeasible trials</h2><p>Finished trials '
+                      f"that break a constraint ({html.escape(', '.join(study.constraints))}; "
+                      "a value above 0 is the amount by which): never best, never on the "
+                      "front.</p>" + (_table(broken.head(200), ["id", "status"] + constraint_columns,
+                                             numeric=tuple(constraint_columns),
+                                             status_column="status")
+                                      if len(broken) else "<p>None.</p>") + "</section>")
+    return (f'<section id="best-trials"><h2>{"Pareto front" if len(study.objectives) > 1 else "Best trials"}</h2>{best}</section>' + infeasible +
             f'<section id="decisions"><h2>Decisions{shown}</h2><p>Stops and pauses with the '
             f"value judged and the cutoff it met (time in seconds since the study started)"
             f"{'; with learning-curve prediction, the value predicted at max_t (at) with its 10-90 % interval and the continues it granted' if predicted else ''}."
