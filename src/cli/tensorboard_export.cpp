@@ -3,11 +3,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <utility>
 #include <variant>
 
 #include "cli/tensorboard_events.hpp"
 #include "core/error.hpp"
 #include "runtime/this_process.hpp"
+#include "store/objective_values.hpp"
 
 namespace slurmtune::cli {
 namespace fs = std::filesystem;
@@ -61,6 +64,25 @@ ProtoWriter hparam_info(const core::Parameter& parameter) {
 // HParamsPluginData { version = 1 (0), experiment = 2 } with
 // Experiment { name = 6, description = 1, time_created_secs = 3, hparam_infos = 4,
 // metric_infos = 5 }; MetricInfo { name = 1 (MetricName { group = 1, tag = 2 }) }.
+// Several objectives or constraints: each trial's standing as two boolean hparams, so
+// that TensorBoard's table can filter the front and the infeasible trials.
+struct Standing {
+  bool pareto = false, feasible = true;
+};
+constexpr const char* kParetoHparam = "slurmtune/pareto";
+constexpr const char* kFeasibleHparam = "slurmtune/feasible";
+
+bool has_standing(const core::StudySpec& spec) {
+  return spec.multi_objective() || !spec.constraints.empty();
+}
+
+ProtoWriter bool_hparam_info(const char* name) {
+  ProtoWriter info, list;
+  list.message(1, proto_value(false)).message(1, proto_value(true));
+  info.bytes(1, name).varint(4, kBool).message(5, list);
+  return info;
+}
+
 ProtoWriter experiment(const store::StudyReader& reader, double created) {
   ProtoWriter out;
   out.bytes(6, reader.spec().name)
@@ -68,6 +90,8 @@ ProtoWriter experiment(const store::StudyReader& reader, double created) {
       .fixed64(3, created);
   for (const auto& parameter : reader.spec().space.parameters())
     out.message(4, hparam_info(parameter));
+  if (has_standing(reader.spec()))
+    out.message(4, bool_hparam_info(kParetoHparam)).message(4, bool_hparam_info(kFeasibleHparam));
   for (const auto& metric : reader.spec().metrics) {
     ProtoWriter name, info;
     name.bytes(2, metric);
@@ -81,8 +105,17 @@ ProtoWriter experiment(const store::StudyReader& reader, double created) {
 
 // SessionStartInfo { hparams = 1 (map entries { key = 1, value = 2 }), group_name = 4,
 // start_time_secs = 5 }, as HParamsPluginData.session_start_info = 3.
-ProtoWriter session_start(const store::StudyReader& reader, const store::TrialRecord& trial) {
+ProtoWriter session_start(const store::StudyReader& reader, const store::TrialRecord& trial,
+                          const std::optional<Standing>& standing) {
   ProtoWriter start;
+  if (standing) {
+    for (const auto& [name, value] : {std::pair{kParetoHparam, standing->pareto},
+                                      std::pair{kFeasibleHparam, standing->feasible}}) {
+      ProtoWriter entry;
+      entry.bytes(1, name).message(2, proto_value(value));
+      start.message(1, entry);
+    }
+  }
   const auto& parameters = reader.spec().space.parameters();
   for (std::size_t i = 0; i < parameters.size() && i < trial.config.values.size(); ++i) {
     if (!trial.config.is_active(i)) continue;  // absent, as TensorBoard shows a missing hparam
@@ -154,6 +187,14 @@ TensorboardExport export_tensorboard(const store::StudyReader& reader, const std
   write_file(fs::path(dir) / file_name, tfrecord(file_version_event(created)) +
                                             tfrecord(hparams_event(created, "_hparams_/experiment",
                                                                    experiment(reader, created))));
+  std::vector<std::optional<Standing>> standing(trials.size());
+  if (has_standing(reader.spec())) {
+    const auto standings = store::trial_standings(reader, trials.size());
+    for (std::size_t t = 0; t < trials.size(); ++t)
+      standing[t] = Standing{false, standings[t].feasible};
+    for (const auto id : store::pareto_front(reader.spec(), trials, standings))
+      if (id < standing.size() && reader.spec().multi_objective()) standing[id]->pareto = true;
+  }
   const auto& metrics = reader.spec().metrics;
   std::vector<std::uint64_t> scalars(trials.size(), 0);
   reader.for_each_metric([&](const store::MetricRecord& m) {
@@ -171,7 +212,7 @@ TensorboardExport export_tensorboard(const store::StudyReader& reader, const std
     for (std::size_t t = first; t < last; ++t)
       runs[t - first] = tfrecord(file_version_event(trials[t].start_time)) +
                         tfrecord(hparams_event(trials[t].start_time, "_hparams_/session_start_info",
-                                               session_start(reader, trials[t])));
+                                               session_start(reader, trials[t], standing[t])));
     reader.for_each_metric([&](const store::MetricRecord& m) {
       if (m.trial < first || m.trial >= last) return;
       for (std::size_t i = 0; i < metrics.size() && i < m.values.size(); ++i) {

@@ -145,6 +145,7 @@ def main():
     work = tempfile.mkdtemp(prefix="slurmtune-tb-")
     try:
         check(slurmtune, study_toml, classes, work)
+        check_objectives(slurmtune, classes, work)
     finally:  # nothing is left in the temp folder, whatever the outcome
         shutil.rmtree(work, ignore_errors=True)
 
@@ -197,6 +198,37 @@ def check(slurmtune, study_toml, classes, work):
     print(f"tensorboard export: {len(trials)} runs, {scalars} scalars equal the study's reports; "
           f"the experiment's {len(infos)} hyperparameters and every session parse with protobuf "
           f"{sys.modules['google.protobuf'].__version__}; every record's CRC-32C checks")
+
+
+def check_objectives(slurmtune, classes, work):
+    """Two objectives: every session carries slurmtune/pareto (on the front, as the Python
+    module finds it) and slurmtune/feasible, and every objective is a metric."""
+    study_toml = os.path.join(os.path.dirname(__file__), "..", "bench", "data", "two-objectives.toml")
+    path = os.path.join(work, "two.h5")
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", "4", "-q", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    logs = os.path.join(work, "two-logs")
+    subprocess.run([slurmtune, "export", path, "--format", "tensorboard", "-o", logs], check=True,
+                   capture_output=True)
+    s = Study(path)
+    (experiment_event,) = events(classes, logs)
+    experiment = hparams_data(classes, experiment_event, "_hparams_/experiment").experiment
+    infos = {h.name: h for h in experiment.hparam_infos}
+    assert infos["slurmtune/pareto"].type == 2 and infos["slurmtune/feasible"].type == 2, list(infos)
+    assert [m.name.tag for m in experiment.metric_infos] == s.objectives
+    front = set(s.pareto_front().index)
+    on_front = set()
+    for trial in s.trials.index:
+        run = events(classes, os.path.join(logs, f"trial-{trial}"))
+        start = hparams_data(classes, run[0], "_hparams_/session_start_info").session_start_info
+        hparams = {k: plain(v) for k, v in start.hparams.items()}
+        assert hparams["slurmtune/feasible"] is True, (trial, hparams)
+        if hparams["slurmtune/pareto"]:
+            on_front.add(trial)
+    assert front and on_front == front, (sorted(on_front), sorted(front))
+    s.close()
+    print(f"tensorboard export of two objectives: the {len(front)} trials of the Pareto front "
+          f"marked slurmtune/pareto, as the Python module finds them")
 
 
 if __name__ == "__main__":
