@@ -16,18 +16,15 @@ each, which is what Optuna is told. `slurmtune replay STUDY EVENTS` must suggest
 trial's configuration exactly as Optuna did.
 Usage: check_optuna_objectives.py SLURMTUNE_BINARY
 """
-import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import warnings
 
 import optuna
 
-from check_optuna_study import (active, add_conditions, random_enqueued, random_parameter,
-                                suggest, toml_value)
+from check_optuna_study import (add_conditions, ask, check_replay, random_enqueued, random_parameter,
+                                toml_value)
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -117,11 +114,7 @@ def scenario(rng, sampler):
     running, asked = {}, 0
     while asked < total or running:
         if asked < total and (len(running) < workers or not running):
-            trial = study.ask()
-            config = {}
-            for name, (_, how) in params.items():
-                if active(name, config, conditions):
-                    config[name] = 7 if how is None else suggest(trial, name, how)
+            trial, config = ask(study, params, conditions)
             events.append({"type": "start", "trial": trial.number, "config": config})
             running[trial.number] = (trial, 0, {})
             asked += 1
@@ -184,25 +177,7 @@ def main():
                                   ("conditional", "when =" in study_toml),
                                   ("with [[enqueue]]", "[[enqueue]]" in study_toml)):
                 counts[(sampler, what)] = counts.get((sampler, what), 0) + present
-            study_path = os.path.join(scratch, "study.toml")
-            with open(study_path, "w") as f:
-                f.write(study_toml)
-            log = "\n".join(json.dumps(e) for e in events) + "\n"
-            out = subprocess.run([binary, "replay", study_path, "-"], input=log,
-                                 capture_output=True, text=True)
-            assert out.returncode == 0, f"scenario {number}: replay failed: {out.stderr}\n{study_toml}"
-            lines = [json.loads(line) for line in out.stdout.splitlines() if '"matches"' in line]
-            assert len(lines) == asked, f"scenario {number}: {len(lines)} suggestions, {asked} trials"
-            wrong = [line for line in lines if not line["matches"]]
-            if wrong:
-                ran = {e["trial"]: e["config"] for e in events if e["type"] == "start"}
-                if os.environ.get("KEEP"):
-                    with open(os.environ["KEEP"] + ".toml", "w") as f:
-                        f.write(study_toml)
-                    with open(os.environ["KEEP"] + ".jsonl", "w") as f:
-                        f.write(log)
-                sys.exit(f"scenario {number}: trial {wrong[0]['trial']}: slurmtune suggested "
-                         f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
+            check_replay(binary, scratch, number, study_toml, events, asked)
             trials += asked
     for sampler, n in per_sampler.items():
         shown = ", ".join(f"{counts[(s, what)]} {what}" for s, what in counts if s == sampler)

@@ -143,6 +143,17 @@ def active(name, config, conditions):
                                     for v in values)
 
 
+def ask(study, params, conditions):
+    """study.ask() and the define-by-run suggestions of every active parameter, in the
+    file's order (a constant is 7, suggested by no one); (trial, configuration)."""
+    trial = study.ask()
+    config = {}
+    for name, (_, how) in params.items():
+        if active(name, config, conditions):
+            config[name] = 7 if how is None else suggest(trial, name, how)
+    return trial, config
+
+
 def distribution(how):
     if how[0] == "float":
         return D.FloatDistribution(how[1], how[2], **how[3])
@@ -248,11 +259,7 @@ def scenario(rng, binary=None, scratch=None):
     running, asked = {}, 0
     while asked < total or running:
         if asked < total and (len(running) < workers or not running):
-            trial = study.ask()
-            config = {}
-            for name, (_, how) in params.items():
-                if active(name, config, conditions):
-                    config[name] = 7 if how is None else suggest(trial, name, how)
+            trial, config = ask(study, params, conditions)
             events.append({"type": "start", "trial": trial.number - offset, "config": config})
             running[trial.number] = (trial, 0)
             asked += 1
@@ -285,6 +292,31 @@ def scenario(rng, binary=None, scratch=None):
     return study_toml, events, asked
 
 
+def check_replay(binary, scratch, number, study_toml, events, asked):
+    """`slurmtune replay` of scenario `number`'s log must suggest each of its `asked`
+    trials as Optuna did; exits naming the first that differs (KEEP=PREFIX keeps the
+    study file and log as PREFIX.toml and PREFIX.jsonl)."""
+    study_path = os.path.join(scratch, "study.toml")
+    with open(study_path, "w") as f:
+        f.write(study_toml)
+    log = "\n".join(json.dumps(e) for e in events) + "\n"
+    out = subprocess.run([binary, "replay", study_path, "-"], input=log, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, f"scenario {number}: replay failed: {out.stderr}\n{study_toml}"
+    lines = [json.loads(line) for line in out.stdout.splitlines() if '"matches"' in line]
+    assert len(lines) == asked, f"scenario {number}: {len(lines)} suggestions, {asked} trials"
+    wrong = [line for line in lines if not line["matches"]]
+    if not wrong:
+        return
+    if os.environ.get("KEEP"):
+        for suffix, text in ((".toml", study_toml), (".jsonl", log)):
+            with open(os.environ["KEEP"] + suffix, "w") as f:
+                f.write(text)
+    ran = {e["trial"]: e["config"] for e in events if e["type"] == "start"}
+    sys.exit(f"scenario {number}: trial {wrong[0]['trial']}: slurmtune suggested "
+             f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
+
+
 def main():
     binary = sys.argv[1]
     rng = random.Random(20261126)
@@ -296,20 +328,7 @@ def main():
             conditional += "when =" in study_toml
             grouped += "group = true" in study_toml
             warm += "warm_start" in study_toml
-            study_path = os.path.join(scratch, "study.toml")
-            with open(study_path, "w") as f:
-                f.write(study_toml)
-            log = "\n".join(json.dumps(e) for e in events) + "\n"
-            out = subprocess.run([binary, "replay", study_path, "-"], input=log,
-                                 capture_output=True, text=True)
-            assert out.returncode == 0, f"scenario {number}: replay failed: {out.stderr}\n{study_toml}"
-            lines = [json.loads(line) for line in out.stdout.splitlines() if '"matches"' in line]
-            assert len(lines) == asked, f"scenario {number}: {len(lines)} suggestions, {asked} trials"
-            wrong = [line for line in lines if not line["matches"]]
-            if wrong:
-                ran = {e["trial"]: e["config"] for e in events if e["type"] == "start"}
-                sys.exit(f"scenario {number}: trial {wrong[0]['trial']}: slurmtune suggested "
-                         f"{wrong[0]['suggested']}, Optuna {ran[wrong[0]['trial']]}\n{study_toml}")
+            check_replay(binary, scratch, number, study_toml, events, asked)
             trials += asked
     print(f"tpe on study files: 120 scenarios ({enqueued} with [[enqueue]], {conditional} "
           f"conditional, {grouped} of them with group, {warm} warm-started), {trials} trials "

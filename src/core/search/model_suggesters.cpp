@@ -50,6 +50,18 @@ Configuration configuration_of(const SearchSpace& space, const std::vector<std::
   return config;
 }
 
+// An enqueued trial's fixed values of the sampled parameters (internal representation;
+// nullopt where not fixed, or with no `fixed` at all).
+std::vector<std::optional<double>> fixed_values(const SearchSpace& space,
+                                                const std::vector<std::size_t>& sampled,
+                                                const PartialConfiguration* fixed) {
+  std::vector<std::optional<double>> given(sampled.size());
+  for (std::size_t k = 0; fixed && k < sampled.size(); ++k)
+    if (const auto p = sampled[k]; p < fixed->values.size() && fixed->values[p])
+      given[k] = internal_value(space.parameters()[p].domain, *fixed->values[p]);
+  return given;
+}
+
 // The space's `when`s in the sampler's terms: parents by position among the sampled
 // parameters, values by their index in the parent's choice.
 std::vector<std::vector<tpe::Condition>> tpe_conditions(const SearchSpace& space,
@@ -202,10 +214,7 @@ Suggestion TpeSuggester::suggest_fixed(TrialId trial, const PartialConfiguration
 Suggestion TpeSuggester::suggest_with(TrialId trial, const PartialConfiguration* fixed) {
   if (trial != history_.size())
     throw UsageError("tpe: trial " + std::to_string(trial) + " suggested out of order");
-  std::vector<std::optional<double>> given(sampled_.size());  // internal representation
-  for (std::size_t k = 0; fixed && k < sampled_.size(); ++k)
-    if (const auto p = sampled_[k]; p < fixed->values.size() && fixed->values[p])
-      given[k] = internal_value(space_.parameters()[p].domain, *fixed->values[p]);
+  const auto given = fixed_values(space_, sampled_, fixed);
   history_.emplace_back();
   suggested_ = trial;
   const auto numbers = sampler_.suggest(history_, given);
@@ -411,10 +420,7 @@ Suggestion Nsga2Suggester::suggest_fixed(TrialId trial, const PartialConfigurati
 Suggestion Nsga2Suggester::suggest_with(TrialId trial, const PartialConfiguration* fixed) {
   if (trial != history_.size())
     throw UsageError("nsga2: trial " + std::to_string(trial) + " suggested out of order");
-  std::vector<std::optional<double>> given(sampled_.size());  // internal representation
-  for (std::size_t k = 0; fixed && k < sampled_.size(); ++k)
-    if (const auto p = sampled_[k]; p < fixed->values.size() && fixed->values[p])
-      given[k] = internal_value(space_.parameters()[p].domain, *fixed->values[p]);
+  const auto given = fixed_values(space_, sampled_, fixed);
   record(trial);
   suggested_ = trial;
   const auto numbers = sampler_.suggest(history_, given);
