@@ -158,6 +158,18 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
             ? kAbsent
             : trials.add("active/" + p.name, FieldKind::Enum8, 0, {"FALSE", "TRUE"}));
 
+  // Schema 7: each constraint's value at the trial's last report of its metric, and
+  // whether all of them hold.
+  if (schema_version >= 7 && !spec.constraints.empty()) {
+    for (const auto& constraint : spec.constraints) {
+      t.constraints.push_back(trials.add("constraint/" + constraint.text(), FieldKind::F64));
+      constraint_metrics.push_back(static_cast<std::size_t>(
+          std::find(spec.metrics.begin(), spec.metrics.end(), constraint.metric) -
+          spec.metrics.begin()));
+    }
+    t.feasible = trials.add("feasible", FieldKind::Enum8, 0, {"FALSE", "TRUE"});
+  }
+
   m.seq = metrics.add("seq", FieldKind::U64);
   m.trial = metrics.add("trial", FieldKind::U64);
   m.step = metrics.add("step", FieldKind::F64);

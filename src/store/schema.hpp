@@ -25,7 +25,8 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 ///    conditional parameter an `active/<name>` column (its `config/<name>` means nothing
 ///    where that is FALSE).
 /// 7: root attributes `objectives` and `modes` (one per objective: a study of several
-///    objectives has a Pareto front) and `constraints` (as written, "mem_gb <= 40").
+///    objectives has a Pareto front) and `constraints` (as written, "mem_gb <= 40"); with
+///    constraints, /trials gains `constraint/<text>` and `feasible` columns.
 inline constexpr std::int64_t kSchemaVersion = 7;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
@@ -92,7 +93,13 @@ struct StudyLayout {
     std::size_t origin = kAbsent, sampler_words = kAbsent, startup_words = kAbsent;
     /// Per parameter: its `active/<name>` field, kAbsent for an unconditional one.
     std::vector<std::size_t> active;
+    /// Schema 7, a study with constraints: per constraint its `constraint/<text>` field
+    /// (its value at the trial's last report of the metric), and `feasible`.
+    std::vector<std::size_t> constraints;
+    std::size_t feasible = kAbsent;
   } t;
+  /// Per constraint, its metric's column in /metrics (first_metric + this).
+  std::vector<std::size_t> constraint_metrics;
   struct {
     std::size_t seq, trial, step, time, first_metric;
   } m;

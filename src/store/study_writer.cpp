@@ -78,6 +78,7 @@ StudyWriter::StudyWriter(Hid file, const core::StudySpec& spec, const WriterOpti
       layout_(spec, fresh ? options.schema_version : schema_of(h5_->file)),
       mode_(spec.mode),
       metric_names_(spec.metrics),
+      constraints_(spec.constraints),
       options_(options),
       last_flush_(std::chrono::steady_clock::now()) {
   if (fresh) write_root_attributes(spec);
@@ -298,6 +299,9 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
     if (layout_.t.active[p] != StudyLayout::kAbsent)
       l.put_enum(row, layout_.t.active[p], config.is_active(p) ? 1 : 0);
   }
+  for (const std::size_t f : layout_.t.constraints)  // not reported yet: not feasible
+    l.put_f64(row, f, kNaN);
+  if (layout_.t.feasible != StudyLayout::kAbsent) l.put_enum(row, layout_.t.feasible, 0);
   if (layout_.has_suggestions()) {
     l.put_enum(row, layout_.t.origin, static_cast<std::uint8_t>(suggestion.origin));
     l.put_u64(row, layout_.t.sampler_words, suggestion.position.model_words);
@@ -305,6 +309,19 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
   }
   event(trial, EventKind::Start, time, nullptr, kNaN, kNaN);
   flush_if_due();
+}
+
+void StudyWriter::mark_constraints(std::byte* row, std::span<const double> values) {
+  if (layout_.t.feasible == StudyLayout::kAbsent) return;
+  const auto& tl = layout_.trials;
+  bool feasible = true;
+  for (std::size_t k = 0; k < layout_.t.constraints.size(); ++k) {
+    const std::size_t column = layout_.constraint_metrics[k];
+    if (column < values.size() && !std::isnan(values[column]))
+      tl.put_f64(row, layout_.t.constraints[k], constraints_[k].value(values[column]));
+    feasible = feasible && tl.get<double>(row, layout_.t.constraints[k]) <= 0;  // NaN: no
+  }
+  tl.put_enum(row, layout_.t.feasible, feasible ? 1 : 0);
 }
 
 void StudyWriter::trial_resumed(core::TrialId trial, double time) {
@@ -337,6 +354,7 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
     tl.put_f64(row, layout_.t.best_step, step);
   }
   if (outcome.rung) tl.put_i32(row, layout_.t.rung, *outcome.rung);
+  mark_constraints(row, values);
   // Only decisions worth explaining become events: a judgement at a rung, or anything
   // but a plain "continue".
   if (outcome.rung || outcome.decision != core::SchedulerDecision::Continue) {

@@ -96,6 +96,9 @@ class StudyWriter {
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
+  /// Constraints (schema 7): the row's constraint values from this report's metrics
+  /// (those it carries), and whether they all hold now.
+  void mark_constraints(std::byte* row, std::span<const double> values);
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   void open_tables(bool fresh);
   void adopt_live_trials(const WriterPosition& position);
@@ -112,6 +115,7 @@ class StudyWriter {
   StudyLayout layout_;
   core::Mode mode_;
   std::vector<std::string> metric_names_;
+  std::vector<core::Constraint> constraints_;
   WriterOptions options_;
   std::uint64_t seq_ = 0;
   std::chrono::steady_clock::time_point last_flush_;

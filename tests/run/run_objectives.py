@@ -61,6 +61,8 @@ def scenario_two_objectives(runner, args):
     expect([r["id"] for r in rows if r["pareto"] == 1] == front, "export's pareto column differs")
     feasible = python.standings["feasible"]
     expect([bool(r["feasible"]) for r in rows] == list(feasible), "export's feasible column differs")
+    expect(list(python.trials["feasible"]) == list(feasible),
+           "the results file's feasible marks differ from the reports")
     infeasible = [r["id"] for r in rows if not r["feasible"]]
     expect(not set(infeasible) & set(front), "an infeasible trial on the front: %s" % infeasible)
     for trial in infeasible:
@@ -149,7 +151,10 @@ command = [{quoted}]
     expect(bred > 0, "no configuration came from the model")
     suggestions, _ = replayed_decisions(runner, study, path)
     expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
-    front = list(Study(path).pareto_front().index)
+    resumed = Study(path)
+    expect(list(resumed.trials["feasible"]) == list(resumed.standings["feasible"]),
+           "the resumed results file's feasible marks differ from its reports")
+    front = list(resumed.pareto_front().index)
     expect(front == list(Study(straight).pareto_front().index), "the fronts differ")
     print("%s-resume: %d configurations (%d from the model) identical to an uninterrupted run; "
           "replay matches all; front %s" % ("nsga2" if sampler == "nsga2" else "motpe", TRIALS, bred, front))
