@@ -108,8 +108,8 @@ void print_constraints(std::ostream& out, const core::StudySpec& spec,
   out << "Constraints";
   for (const auto& c : spec.constraints)
     out << ' ' << c.text() << (&c == &spec.constraints.back() ? "" : ",");
-  out << ": " << infeasible << " of " << finished
-      << " finished trials infeasible (never best, never on the front)\n";
+  out << ": " << infeasible << " of " << finished << " finished trials infeasible ("
+      << (spec.multi_objective() ? "never on the front" : "never best") << ")\n";
 }
 
 void print_front(std::ostream& out, const core::StudySpec& spec,
