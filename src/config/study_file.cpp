@@ -322,6 +322,13 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
     if (study.simulate.curves)
       fail("metric", "lists several objectives; [simulate] curves record one metric");
   }
+  if (sampler == core::SamplerKind::Nsga2 && !study.sampler.warm_start_files.empty()) {
+    const auto& table = *root.get("sampler")->as_table();
+    TableReader(table, "sampler", source)
+        .fail_at(*table.get("warm_start"), "warm_start",
+                 "sampler \"nsga2\" breeds from its own generations only (Optuna's added "
+                 "trials join none); use sampler = \"tpe\" to learn from earlier studies");
+  }
   if (!study.constraints.empty() && density_model)
     fail("constraints", which +
                             " does not take constraints into account; use sampler = "

@@ -552,4 +552,9 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
   BOOST_TEST(
       error_of(kHeader + "metrics = [\"mem\"]\nconstraints = [\"mem <= 4\"]\n" + space).empty());
   BOOST_TEST(error_of(kHeader + "sampler = \"nsga2\"\n" + space).empty());
+  BOOST_TEST(contains(error_of(kHeader +
+                               "sampler = \"nsga2\"\n[sampler]\nwarm_start = "
+                               "[\"old.h5\"]\n" +
+                               space),
+                      "[sampler] warm_start: sampler \"nsga2\" breeds from its own generations"));
 }
