@@ -176,14 +176,19 @@ void Coordinator::enforce_trial_limits() {
   const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   const auto& limit = spec_.trial.time_limit_s;
   const auto& silence = spec_.trial.report_timeout_s;
-  for (auto& [id, t] : trials_) {
+  // The attempts to end are chosen first and ended after: a backend may end one at once,
+  // and its trial then leaves trials_, which must not happen while it is walked.
+  std::vector<std::pair<core::TrialId, std::string>> overdue;
+  for (const auto& [id, t] : trials_) {
     if (!t->fault.empty() || controller_->instruction(id) != core::Instruction::Continue) continue;
     if (limit && seconds(now - t->started) >= *limit)
-      end_attempt(*t, "time limit of " + core::format_double(*limit) +
-                          " s exceeded ([trial] time_limit_s)");
+      overdue.emplace_back(id, "time limit of " + core::format_double(*limit) +
+                                   " s exceeded ([trial] time_limit_s)");
     else if (silence && seconds(now - t->last_sign) >= *silence)
-      end_attempt(*t, silence_message(*t, *silence));
+      overdue.emplace_back(id, silence_message(*t, *silence));
   }
+  for (const auto& [id, why] : overdue)
+    if (ActiveTrial* t = trials_.find(id)) end_attempt(*t, why);
 }
 
 std::string Coordinator::silence_message(const ActiveTrial& t, double silence_s) const {
