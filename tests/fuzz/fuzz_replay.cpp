@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto spec = slurmtune::config::parse_study(study, "fuzz.toml");
   auto scheduler = slurmtune::core::make_scheduler(spec.scheduler, spec.mode, 1, spec.name);
   const auto suggester = slurmtune::core::make_suggester(spec.space, spec.sampler, false, 1);
-  slurmtune::core::ReplaySampler sampler{*suggester, spec.space,
-                                         slurmtune::core::is_model_based(spec.sampler.kind)};
+  slurmtune::core::ReplaySampler sampler{
+      *suggester, spec.space, slurmtune::core::is_model_based(spec.sampler.kind), 0, spec.metrics};
   std::istringstream in(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
   std::ostringstream out;
   try {
