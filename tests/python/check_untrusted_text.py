@@ -186,6 +186,53 @@ def check_round_trips(slurmtune, work, study, path, chrome, env):
         assert html_module.unescape(heading) == name, (heading, name)
 
 
+def check_objectives(slurmtune, work, rng, env):
+    """Two objectives with hostile names and a constraint on one of them, simulated with
+    NSGA-II: best (JSON, TOML, flags), status, export (CSV, JSON) and the Python module
+    name the same front by the same names; the constraint's text reads back."""
+    used = set()
+    objectives = [random_name(rng, used), random_name(rng, used)]
+    constraint = f"{objectives[0]} <= 100.0"  # simulated losses lie far below: feasible
+    toml_path = os.path.join(work, "objectives.toml")
+    with open(toml_path, "w", encoding="utf-8") as f:
+        f.write(f"""[study]
+name = {toml_string(random_name(rng, used))}
+metric = [{toml_string(objectives[0])}, {toml_string(objectives[1])}]
+mode = ["min", "max"]
+constraints = [{toml_string(constraint)}]
+seed = 3
+max_trials = 30
+sampler = "nsga2"
+[sampler]
+population_size = 4
+[search]
+{toml_string(random_name(rng, used))} = {{ uniform = [0.0, 1.0] }}
+{toml_string(random_name(rng, used))} = {{ uniform = [0.0, 1.0] }}
+""")
+    path = os.path.join(work, "objectives.h5")
+    run(slurmtune, "simulate", toml_path, "-w", "3", "-q", "-o", path)
+    with Study(path) as s:
+        assert s.objectives == objectives and s.constraints == [constraint], (s.objectives, s.constraints)
+        front = s.pareto_front()
+        values = {int(i): [front.loc[i, "objective/" + o] for o in objectives] for i in front.index}
+        assert s.standings["feasible"].all() and list(s.trials["feasible"]) == [True] * 30
+    got = [json.loads(line) for line in run(slurmtune, "best", path, "-f", "json").stdout.splitlines()]
+    assert {t["trial"]: [t["values"][o] for o in objectives] for t in got} == values, (got, values)
+    if tomllib:
+        tables = tomllib.loads(run(slurmtune, "best", path).stdout)["trial"]
+        assert {t["id"]: [t[o] for o in objectives] for t in tables} == values, tables
+    assert len(run(slurmtune, "best", path, "-f", "flags").stdout.splitlines()) == len(values)
+    status = run(slurmtune, "status", path).stdout
+    assert all(o in status for o in objectives) and constraint in status, status
+    exported = subprocess.run([slurmtune, "export", path], capture_output=True, timeout=300, check=True)
+    header = next(csv.reader(io.StringIO(exported.stdout.decode("utf-8"), newline="")))
+    assert [h for h in header if h.startswith("objective/")] == ["objective/" + o for o in objectives], header
+    for line in run(slurmtune, "export", path, "--format", "json").stdout.split("\n")[:-1]:
+        row = json.loads(line)
+        assert all("objective/" + o in row for o in objectives), row
+    return objectives
+
+
 def check_tensorboard(slurmtune, path, study, trials):
     """`export --format tensorboard`: every name in the event files as written."""
     logs = path + ".tensorboard"
@@ -318,13 +365,15 @@ def main():
             path = check_run(slurmtune, work, study, i, env)
             check_round_trips(slurmtune, work, study, path, chrome if i < 2 else None, env)
         names.append(study.name)
+    objectives = check_objectives(slurmtune, work, rng, env)
     refused = check_refusals(slurmtune, work)
     cut = check_cut_error(slurmtune, work, env)
     shutil.rmtree(work, ignore_errors=True)
     print(f"untrusted text: 8 random studies round-trip through simulate -o (4 also through run), "
           f"status, best (toml{'' if tomllib else ' skipped: no tomllib'}, flags, json), export "
           f"(csv, --formula-guard, json, tensorboard) and html ({'4 in Chromium' if chrome else 'no Chromium'}), "
-          f"e.g. study names {names[:2]!r}; {refused} bad names refused by validate; a "
+          f"e.g. study names {names[:2]!r}; two objectives {objectives!r} and a constraint on "
+          f"one alike in best, status, export and Python; {refused} bad names refused by validate; a "
           f"Cyrillic error cut to {cut} bytes at a character boundary")
 
 

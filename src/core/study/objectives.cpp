@@ -1,5 +1,6 @@
 #include "core/study/objectives.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -17,8 +18,13 @@ std::string Constraint::text() const {
 }
 
 std::optional<Constraint> parse_constraint(std::string_view text, std::string& why) {
-  const auto at = text.find_first_of("<>");
-  if (at == std::string_view::npos || at + 1 >= text.size() || text[at + 1] != '=') {
+  // The operator is the last "<=" or ">=": a metric name may hold '<', '>' or '=', the
+  // number after it cannot.
+  const auto at_most = text.rfind("<="), at_least = text.rfind(">=");
+  const auto at = at_most == std::string_view::npos    ? at_least
+                  : at_least == std::string_view::npos ? at_most
+                                                       : std::max(at_most, at_least);
+  if (at == std::string_view::npos) {
     why = "must read \"metric <= number\" or \"metric >= number\"";
     return std::nullopt;
   }

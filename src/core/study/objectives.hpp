@@ -30,8 +30,9 @@ struct Constraint {
   std::string text() const;
 };
 
-/// Reads "metric <= number" or "metric >= number" (spaces optional); nullopt with the
-/// reason in `why` otherwise.
+/// Reads "metric <= number" or "metric >= number" (spaces optional; the operator is the
+/// last "<=" or ">=", so a metric name may hold either); nullopt with the reason in
+/// `why` otherwise.
 std::optional<Constraint> parse_constraint(std::string_view text, std::string& why);
 
 /// A trial's standing on several objectives: the last value of each objective and of

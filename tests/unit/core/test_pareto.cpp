@@ -73,6 +73,9 @@ BOOST_AUTO_TEST_CASE(constraints_read_and_evaluate_as_optuna_expects) {
   BOOST_TEST(at_most->value(41.5) == 1.5);
   const auto at_least = parse_constraint("  accuracy >= 0.9 ", why);
   BOOST_TEST(at_least->value(0.95) == 0.9 - 0.95);
+  // The operator is the last one: a metric name may hold '<', '>' and '='.
+  const auto odd = parse_constraint("a<=b >= 2", why);
+  BOOST_TEST((odd && odd->metric == "a<=b" && odd->bound == Constraint::Bound::AtLeast));
   BOOST_TEST(!parse_constraint("mem = 4", why));
   BOOST_TEST(!parse_constraint("<= 4", why));
   BOOST_TEST(why == "names no metric before '<='");

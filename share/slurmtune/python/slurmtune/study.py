@@ -127,12 +127,12 @@ def _last_values(metrics: pd.DataFrame, name: str, index) -> pd.Series:
 
 
 def _parse_constraint(text: str):
-    """'mem_gb <= 40' -> ('mem_gb', '<=', 40.0), as the study file reader reads it."""
-    for bound in ("<=", ">="):
-        if bound in text:
-            name, limit = text.split(bound, 1)
-            return name.strip(), bound, float(limit)
-    raise ResultsFileError(f"constraint {text!r} reads neither <= nor >=")
+    """'mem_gb <= 40' -> ('mem_gb', '<=', 40.0), as the study file reader reads it: the
+    operator is the last '<=' or '>=' (a metric name may hold either)."""
+    at = max(text.rfind("<="), text.rfind(">="))
+    if at < 0:
+        raise ResultsFileError(f"constraint {text!r} reads neither <= nor >=")
+    return text[:at].strip(), text[at:at + 2], float(text[at + 2:])
 
 
 class Study:
