@@ -11,15 +11,13 @@ constraint (SIGUSR1; scancel --signal=USR1 under Slurm) and check that the resum
 suggests and decides what an uninterrupted run does."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-from run_harness import ROOT, Study, check_complete, expect
-from run_samplers import (TRIALS, decisions, replayed_decisions, same_decisions, straight_and_resumed,
-                          trials_of)
+from run_harness import ROOT, Study, expect
+from run_samplers import (TRIALS, decisions, replayed_decisions, run_example, same_decisions,
+                          straight_and_resumed, trials_of)
 
-EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
 ARGV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "argv_trial.py")
 
 
@@ -29,13 +27,7 @@ def run(runner, *args):
 
 
 def scenario_two_objectives(runner, args):
-    for name in ("train.py", "two-objectives.toml"):
-        shutil.copy(os.path.join(EXAMPLE, name), runner.workdir)
-    study = os.path.join(runner.workdir, "two-objectives.toml")
-    path = os.path.join(runner.workdir, "study.h5")
-    rc, log = runner.run(study, path, sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
-    expect(rc == 0, "the example failed:\n" + log)
-    check_complete(path, 30)
+    study, path = run_example(runner, "two-objectives.toml", 30)
     python = Study(path)
     front = list(python.pareto_front().index)
     expect(front, "no trial on the Pareto front")

@@ -167,16 +167,23 @@ def scenario_conditional_resume(runner, args):
           "run; replay matches all" % (TRIALS, (b["config/opt"] == "sgd").sum()))
 
 
-def scenario_example_conditional(runner, args):
-    """The worked example share/slurmtune/examples/numpy-mlp/conditional.toml as shipped:
-    the real numpy MLP, a conditional momentum, two [[enqueue]] entries."""
-    for name in ("train.py", "conditional.toml"):
+def run_example(runner, study_file, trials):
+    """The numpy-mlp example `study_file` as shipped, with its train.py, run to the end on
+    one node with two slots and checked complete; (study file, results file)."""
+    for name in ("train.py", study_file):
         shutil.copy(os.path.join(EXAMPLE, name), runner.workdir)
-    study = os.path.join(runner.workdir, "conditional.toml")
+    study = os.path.join(runner.workdir, study_file)
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
     expect(rc == 0, "the example failed:\n" + log)
-    check_complete(path, 16)
+    check_complete(path, trials)
+    return study, path
+
+
+def scenario_example_conditional(runner, args):
+    """The worked example share/slurmtune/examples/numpy-mlp/conditional.toml as shipped:
+    the real numpy MLP, a conditional momentum, two [[enqueue]] entries."""
+    _, path = run_example(runner, "conditional.toml", 16)
     trials = trials_of(path)
     first = trials.iloc[0]
     expect((first["config/lr"], first["config/hidden"], first["config/optimizer"], first["config/momentum"],
