@@ -6,42 +6,14 @@
 #include "core/study/pareto.hpp"
 
 namespace slurmtune::store {
-namespace {
-
-std::vector<std::size_t> columns_of(const core::StudySpec& spec,
-                                    const std::vector<std::string>& metrics) {
-  std::vector<std::size_t> out;
-  for (const auto& m : metrics)
-    out.push_back(static_cast<std::size_t>(std::find(spec.metrics.begin(), spec.metrics.end(), m) -
-                                           spec.metrics.begin()));
-  return out;
-}
-
-std::vector<double> picked(const std::vector<double>& row,
-                           const std::vector<std::size_t>& columns) {
-  std::vector<double> out;
-  for (const auto c : columns)
-    out.push_back(c < row.size() ? row[c] : NAN);
-  return out;
-}
-
-}  // namespace
 
 std::vector<TrialStanding> trial_standings(const StudyReader& reader, std::size_t trials) {
   const auto& spec = reader.spec();
-  std::vector<std::string> objective_metrics, constraint_metrics;
-  for (const auto& o : spec.objectives)
-    objective_metrics.push_back(o.metric);
-  for (const auto& c : spec.constraints)
-    constraint_metrics.push_back(c.metric);
-  const auto objective_columns = columns_of(spec, objective_metrics);
-  const auto constraint_columns = columns_of(spec, constraint_metrics);
+  const core::ObjectiveColumns columns(spec.metrics, spec.objectives, spec.constraints);
   std::vector<core::ObjectiveTracker> last(
-      trials, core::ObjectiveTracker(objective_columns.size(), constraint_columns.size()));
+      trials, core::ObjectiveTracker(spec.objectives.size(), spec.constraints.size()));
   reader.for_each_metric([&](const MetricRecord& m) {
-    if (m.trial < last.size())
-      last[m.trial].update(picked(m.values, objective_columns),
-                           picked(m.values, constraint_columns));
+    if (m.trial < last.size()) last[m.trial].update(m.values, columns);
   });
   std::vector<TrialStanding> out(trials);
   for (std::size_t t = 0; t < trials; ++t) {

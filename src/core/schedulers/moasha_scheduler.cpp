@@ -87,14 +87,9 @@ MoashaScheduler::MoashaScheduler(const SchedulerSpec& spec)
     : Scheduler(Mode::Min),
       max_t_(spec.max_t),
       reduction_factor_(spec.reduction_factor),
-      objectives_(spec.objectives) {
+      objectives_(spec.objectives),
+      columns_(spec.metric_columns, spec.objectives, {}) {
   if (spec.brackets != 1) throw InputError("MO-ASHA has one bracket; set brackets = 1");
-  for (const auto& o : objectives_) {
-    const auto it = std::find(spec.metric_columns.begin(), spec.metric_columns.end(), o.metric);
-    if (it == spec.metric_columns.end())
-      throw UsageError("MO-ASHA: objective '" + o.metric + "' is not a metric column");
-    columns_.push_back(static_cast<std::size_t>(it - spec.metric_columns.begin()));
-  }
   const auto marks =
       spec.milestones.empty()
           ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
@@ -111,10 +106,7 @@ void MoashaScheduler::reported_metrics(TrialId trial, double /*step*/,
                                        const std::vector<double>& row) {
   const auto it = trials_.find(trial);
   if (it == trials_.end()) return;
-  std::vector<double> values;
-  for (const auto c : columns_)
-    values.push_back(c < row.size() ? row[c] : std::nan(""));
-  it->second.reported.update(values, {});
+  it->second.reported.update(row, columns_);
 }
 
 ReportOutcome MoashaScheduler::report(TrialId trial, double step, double /*value*/) {

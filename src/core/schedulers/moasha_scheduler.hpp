@@ -45,8 +45,8 @@ class MoashaScheduler final : public Scheduler {
   double max_t_;
   double reduction_factor_;
   std::vector<StudyObjective> objectives_;
-  std::vector<std::size_t> columns_;  // each objective's column in a metric row
-  std::vector<Rung> rungs_;           // ascending
+  ObjectiveColumns columns_;  // each objective's column in a metric row
+  std::vector<Rung> rungs_;   // ascending
   std::unordered_map<TrialId, TrialState> trials_;
 };
 

@@ -151,24 +151,7 @@ Distribution tpe_distribution(const Domain& d) {
   throw UsageError("tpe_distribution: unknown domain kind");
 }
 
-namespace {
-
-std::size_t column_of(const SamplerSpec& spec, const std::string& metric) {
-  const auto it = std::find(spec.metric_columns.begin(), spec.metric_columns.end(), metric);
-  if (it == spec.metric_columns.end())
-    throw UsageError("sampler: metric '" + metric + "' is not a column of the study's reports");
-  return static_cast<std::size_t>(it - spec.metric_columns.begin());
-}
-
-std::vector<double> picked(const std::vector<double>& row,
-                           const std::vector<std::size_t>& columns) {
-  std::vector<double> out;
-  for (const auto c : columns)
-    out.push_back(c < row.size() ? row[c] : std::nan(""));
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // --- TPE -------------------------------------------------------------------------
 
@@ -378,16 +361,12 @@ void BohbSuggester::restore(const SamplerPosition& position) {
 
 ReportedObjectives::ReportedObjectives(const SamplerSpec& spec)
     : objectives_(spec.objectives), constraints_(spec.constraints) {
-  if (!needed()) return;
-  for (const auto& o : objectives_)
-    objective_columns_.push_back(column_of(spec, o.metric));
-  for (const auto& c : constraints_)
-    constraint_columns_.push_back(column_of(spec, c.metric));
+  if (needed()) columns_ = ObjectiveColumns(spec.metric_columns, objectives_, constraints_);
 }
 
 void ReportedObjectives::update(TrialId trial, const std::vector<double>& row) {
   of(trial);
-  trials_[trial].update(picked(row, objective_columns_), picked(row, constraint_columns_));
+  trials_[trial].update(row, columns_);
 }
 
 const ObjectiveTracker& ReportedObjectives::of(TrialId trial) {

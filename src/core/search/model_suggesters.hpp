@@ -36,8 +36,8 @@ class ReportedObjectives {
  private:
   std::vector<StudyObjective> objectives_;
   std::vector<Constraint> constraints_;
-  std::vector<std::size_t> objective_columns_, constraint_columns_;  // in a metric row
-  std::vector<ObjectiveTracker> trials_;                             // by trial id
+  ObjectiveColumns columns_;
+  std::vector<ObjectiveTracker> trials_;  // by trial id
 };
 
 class TpeSuggester final : public Suggester {

@@ -10,7 +10,9 @@ namespace slurmtune::core {
 
 BestSoFarRecorder::BestSoFarRecorder(const StudySpec& study, SimulationObserver* next)
     : ForwardingObserver(next), mode_(study.mode) {
-  if (study.multi_objective()) objectives_ = study.objectives;
+  if (!study.multi_objective()) return;
+  objectives_ = study.objectives;
+  columns_ = ObjectiveColumns(study.metrics, objectives_, {});
 }
 
 void BestSoFarRecorder::reported(TrialId trial, double step, const std::vector<double>& metrics,
@@ -19,12 +21,8 @@ void BestSoFarRecorder::reported(TrialId trial, double step, const std::vector<d
   if (!std::isnan(value) && (best_.empty() || (mode_ == Mode::Min ? value < best_.back().second
                                                                   : value > best_.back().second)))
     best_.emplace_back(time_s, value);
-  if (!objectives_.empty()) {  // the objectives are the first metric columns
-    auto [it, fresh] = reported_.try_emplace(trial, objectives_.size(), 0);
-    it->second.update({metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                              metrics.size(), objectives_.size()))},
-                      {});
-  }
+  if (!objectives_.empty())
+    reported_.try_emplace(trial, objectives_.size(), 0).first->second.update(metrics, columns_);
   ForwardingObserver::reported(trial, step, metrics, outcome, time_s);
 }
 

@@ -39,6 +39,7 @@ class BestSoFarRecorder final : public ForwardingObserver {
  private:
   Mode mode_;
   std::vector<StudyObjective> objectives_;  // several: each trial's point is kept
+  ObjectiveColumns columns_;
   BestSoFar best_;
   std::unordered_map<TrialId, ObjectiveTracker> reported_;
   std::vector<CompletedPoint> completed_;

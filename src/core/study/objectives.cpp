@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/error.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::core {
@@ -54,6 +55,21 @@ std::optional<Constraint> parse_constraint(std::string_view text, std::string& w
   return c;
 }
 
+ObjectiveColumns::ObjectiveColumns(const std::vector<std::string>& metric_columns,
+                                   const std::vector<StudyObjective>& objective_list,
+                                   const std::vector<Constraint>& constraint_list) {
+  const auto column = [&metric_columns](const std::string& metric) {
+    const auto it = std::find(metric_columns.begin(), metric_columns.end(), metric);
+    if (it == metric_columns.end())
+      throw UsageError("metric '" + metric + "' is not a column of the study's reports");
+    return static_cast<std::size_t>(it - metric_columns.begin());
+  };
+  for (const auto& o : objective_list)
+    objectives.push_back(column(o.metric));
+  for (const auto& c : constraint_list)
+    constraints.push_back(column(c.metric));
+}
+
 double ObjectiveTracker::nan() {
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -66,6 +82,16 @@ void ObjectiveTracker::update(const std::vector<double>& objective_values,
        ++k)
     if (!std::isnan(constraint_metric_values[k]))
       constraint_metrics_[k] = constraint_metric_values[k];
+}
+
+void ObjectiveTracker::update(const std::vector<double>& row, const ObjectiveColumns& columns) {
+  const auto picked = [&row](const std::vector<std::size_t>& at) {
+    std::vector<double> out;
+    for (const auto c : at)
+      out.push_back(c < row.size() ? row[c] : nan());
+    return out;
+  };
+  update(picked(columns.objectives), picked(columns.constraints));
 }
 
 bool ObjectiveTracker::complete() const {

@@ -35,6 +35,17 @@ struct Constraint {
 /// `why` otherwise.
 std::optional<Constraint> parse_constraint(std::string_view text, std::string& why);
 
+/// Where a report's row of metric values (StudySpec::metrics order) holds each objective
+/// and each constraint's metric.
+struct ObjectiveColumns {
+  ObjectiveColumns() = default;
+  /// Throws UsageError for a metric that is not one of `metric_columns`.
+  ObjectiveColumns(const std::vector<std::string>& metric_columns,
+                   const std::vector<StudyObjective>& objectives,
+                   const std::vector<Constraint>& constraints);
+  std::vector<std::size_t> objectives, constraints;
+};
+
 /// A trial's standing on several objectives: the last value of each objective and of
 /// each constraint's metric (NaN until one is reported). Fed a report's row of metric
 /// values, in the columns `objective_columns` and `constraint_columns` name.
@@ -47,6 +58,8 @@ class ObjectiveTracker {
   /// Takes the non-NaN values of `row` (objectives first, then constraint metrics).
   void update(const std::vector<double>& objective_values,
               const std::vector<double>& constraint_metric_values);
+  /// The same from a report's whole row.
+  void update(const std::vector<double>& row, const ObjectiveColumns& columns);
   /// Every objective has a value.
   bool complete() const;
   const std::vector<double>& objectives() const { return objectives_; }
