@@ -15,15 +15,15 @@
 #include <thread>
 
 #include "client/typed_param.hpp"
-#include "core/search/param_value.hpp"
+#include "core/space/param_value.hpp"
 #include "protocol/auth_messages.hpp"
-#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
-#include "runtime/protocol.hpp"
-#include "runtime/secret.hpp"
-#include "runtime/tcp_connect.hpp"
-#include "runtime/unique_fd.hpp"
+#include "protocol/wire/json_value.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
+#include "protocol/wire/tcp_connect.hpp"
+#include "protocol/wire/unique_fd.hpp"
 
 namespace slurmtune {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 
 namespace slurmtune {
 

@@ -8,7 +8,7 @@
 #include "config/table_reader.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/sampler_spec.hpp"
-#include "core/search/search_space.hpp"
+#include "core/space/search_space.hpp"
 #include "core/study/study_spec.hpp"
 
 namespace slurmtune::config {

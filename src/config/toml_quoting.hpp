@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/search/param_value.hpp"
+#include "core/space/param_value.hpp"
 
 namespace slurmtune::config {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Reading JSON text with simdjson's on-demand API as Python's json module writes it,
 // for replay's event lines (schedulers/replay_event.hpp) and the control plane's
-// payloads (protocol/json_value.hpp); the library was chosen by measurement
+// payloads (protocol/wire/json_value.hpp); the library was chosen by measurement
 // (doc/performance.md#json-readers). What simdjson 3.0 does not read, this adds:
 // - NaN, Infinity and -Infinity are numbers (a diverged loss is a result);
 // - a number beyond a double reads as Python reads it (1e400 is Infinity, 1e-400 is 0);

@@ -1,9 +1,9 @@
 #pragma once
-// The messages of mutual authentication (runtime/mutual_auth.hpp, doc/protocol.md) and
+// The messages of mutual authentication (protocol/wire/mutual_auth.hpp, doc/protocol.md) and
 // ERROR, as types with one encode and one decode each (see worker_messages.hpp).
 #include <string>
 
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 
 namespace slurmtune::protocol {
 

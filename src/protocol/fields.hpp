@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/search/param_value.hpp"
-#include "protocol/json_value.hpp"
-#include "runtime/protocol.hpp"
+#include "core/space/param_value.hpp"
+#include "protocol/wire/json_value.hpp"
+#include "protocol/wire/protocol.hpp"
 
 namespace slurmtune::protocol {
 

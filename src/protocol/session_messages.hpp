@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "core/study/study_spec.hpp"
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 #include "protocol/worker_messages.hpp"
 
 namespace slurmtune::protocol {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 
 namespace slurmtune::protocol {
 
@@ -29,7 +29,7 @@ struct Report {
 };
 
 /// CHECKPOINT: a checkpoint file the trial wrote at `step` (confined to the trial's
-/// folder by the coordinator, runtime/checkpoint_path.hpp).
+/// folder by the coordinator, runtime/coordinator/checkpoint_path.hpp).
 struct CheckpointSaved {
   double step = 0;   ///< finite
   std::string path;  ///< not empty

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/study/study_spec.hpp"
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 
 namespace slurmtune::protocol {
 

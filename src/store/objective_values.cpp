@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/study/pareto.hpp"
+#include "core/objectives/pareto.hpp"
 
 namespace slurmtune::store {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/search_space.hpp"
 #include "core/search/suggester.hpp"
+#include "core/space/search_space.hpp"
 #include "core/study/study_spec.hpp"
 #include "store/row_layout.hpp"
 

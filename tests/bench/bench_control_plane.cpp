@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/protocol.hpp"
-#include "runtime/secret.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
 #include "store/study_reader.hpp"
 
 namespace fs = std::filesystem;

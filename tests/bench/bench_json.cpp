@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/json_value.hpp"
+#include "protocol/wire/json_value.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/random.hpp"
-#include "core/search/mobster_suggester.hpp"
+#include "core/search/gp/mobster_suggester.hpp"
 
 namespace {
 

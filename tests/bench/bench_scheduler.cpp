@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/random.hpp"
-#include "core/schedulers/asha_promotion_scheduler.hpp"
-#include "core/schedulers/asha_scheduler.hpp"
-#include "core/schedulers/median_stopping_scheduler.hpp"
-#include "core/schedulers/optuna_pruners.hpp"
-#include "core/schedulers/pbt_scheduler.hpp"
+#include "core/schedulers/early_stopping/asha_promotion_scheduler.hpp"
+#include "core/schedulers/early_stopping/asha_scheduler.hpp"
+#include "core/schedulers/early_stopping/median_stopping_scheduler.hpp"
+#include "core/schedulers/early_stopping/optuna_pruners.hpp"
+#include "core/schedulers/pbt/pbt_scheduler.hpp"
 
 using namespace slurmtune::core;
 

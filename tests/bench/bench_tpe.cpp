@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/random.hpp"
-#include "core/search/bohb_sampler.hpp"
-#include "core/search/tpe_sampler.hpp"
+#include "core/search/bohb/bohb_sampler.hpp"
+#include "core/search/optuna/tpe_sampler.hpp"
 
 using namespace slurmtune::core;
 

@@ -11,8 +11,8 @@
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
+#include "protocol/wire/protocol.hpp"
 #include "protocol/worker_messages.hpp"
-#include "runtime/protocol.hpp"
 
 using namespace slurmtune::runtime;
 

@@ -10,7 +10,7 @@
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
-#include "core/schedulers/replay.hpp"
+#include "core/replay/replay.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 
 namespace {

@@ -8,7 +8,7 @@ new inputs go to WORK_DIR/corpus, findings to WORK_DIR/findings. Each finding is
 again alone and classified by the innermost stack frame outside the sanitizer runtime
 and the C library: in libhdf5 it is a defect of the HDF5 library on a damaged file
 (listed, and counted, but it does not fail the test: slurmtune cannot fix HDF5, and its
-commands report such files as corrupted, see src/cli/damaged_file_guard.hpp); anywhere
+commands report such files as corrupted, see src/cli/results/damaged_file_guard.hpp); anywhere
 else it is slurmtune's, and the test fails. Standard library only.
 """
 import os

@@ -2,8 +2,9 @@
 """The shape src/runtime keeps (doc/architecture.md, issue #27): no file over 500 lines,
 no class or struct with more than 25 member functions (constructors and operators
 count; what the compiler declares implicitly does not), and the launch mode read only
-where the backend is picked (launch_backend.cpp) and where the launcher decides who
-hands out a worker step's GPUs (launcher.cpp).
+where the backend is picked (backends/launch_backend.cpp) and where the launcher decides
+who hands out a worker step's GPUs (launch/launcher.cpp). Every file of src/runtime's
+folders counts.
 
     check_runtime_structure.py SOURCE_DIR CLANG
 
@@ -17,7 +18,7 @@ import sys
 
 MAX_LINES = 500
 MAX_MEMBER_FUNCTIONS = 25
-MODE_READERS = {"launch_backend.cpp", "launcher.cpp"}
+MODE_READERS = {"backends/launch_backend.cpp", "launch/launcher.cpp"}
 MODE_PATTERN = re.compile(r"TrialSpec::Mode::|ResourceSpec::Launch::|group_mode\(\)|worker_mode\(\)")
 RECORD = re.compile(r"^(?P<indent>[ |`-]*)CXXRecordDecl 0x\w+ <(?P<where>[^>]*)>.*? (?P<kind>class|struct) "
                     r"(?P<name>\w+) definition")
@@ -69,7 +70,8 @@ def ast_of(clang, source_dir, translation_unit):
 def main():
     source_dir, clang = os.path.abspath(sys.argv[1]), sys.argv[2]
     runtime_dir = os.path.realpath(os.path.join(source_dir, "src", "runtime"))
-    files = sorted(os.listdir(runtime_dir))
+    files = sorted(os.path.relpath(os.path.join(folder, name), runtime_dir)
+                   for folder, _, names in os.walk(runtime_dir) for name in names)
     problems = []
     for name in files:
         with open(os.path.join(runtime_dir, name)) as f:

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/search/gaussian_process.hpp"
+#include "core/search/gp/gaussian_process.hpp"
 
 int main() {
   namespace gp = slurmtune::core::gp;

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "core/search/tpe_sampler.hpp"
-#include "protocol/json_value.hpp"
+#include "core/search/optuna/tpe_sampler.hpp"
+#include "protocol/wire/json_value.hpp"
 
 using namespace slurmtune::core;
 using slurmtune::protocol::JsonArray;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/search/search_space.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

@@ -5,13 +5,13 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/schedulers/asha_promotion_scheduler.hpp"
-#include "core/schedulers/asha_scheduler.hpp"
-#include "core/schedulers/hyperband_scheduler.hpp"
-#include "core/schedulers/median_stopping_scheduler.hpp"
-#include "core/schedulers/moasha_scheduler.hpp"
-#include "core/schedulers/optuna_pruners.hpp"
-#include "core/schedulers/pbt_scheduler.hpp"
+#include "core/schedulers/early_stopping/asha_promotion_scheduler.hpp"
+#include "core/schedulers/early_stopping/asha_scheduler.hpp"
+#include "core/schedulers/early_stopping/hyperband_scheduler.hpp"
+#include "core/schedulers/early_stopping/median_stopping_scheduler.hpp"
+#include "core/schedulers/early_stopping/moasha_scheduler.hpp"
+#include "core/schedulers/early_stopping/optuna_pruners.hpp"
+#include "core/schedulers/pbt/pbt_scheduler.hpp"
 
 namespace slurmtune::core {
 namespace {

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/objectives/objectives.hpp"
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/search_space.hpp"
-#include "core/study/objectives.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <vector>
 
-#include "core/search/bohb_sampler.hpp"
-#include "core/search/nsga2_sampler.hpp"
+#include "core/objectives/objectives.hpp"
+#include "core/search/bohb/bohb_sampler.hpp"
+#include "core/search/optuna/nsga2_sampler.hpp"
 #include "core/search/suggester.hpp"
-#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 

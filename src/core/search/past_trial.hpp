@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/search_space.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

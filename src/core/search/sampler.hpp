@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/search/search_space.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

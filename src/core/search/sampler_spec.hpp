@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "core/search/nsga2_sampler.hpp"
+#include "core/objectives/objectives.hpp"
+#include "core/search/optuna/nsga2_sampler.hpp"
+#include "core/search/optuna/tpe_sampler.hpp"
 #include "core/search/past_trial.hpp"
 #include "core/search/sampler.hpp"
-#include "core/search/tpe_sampler.hpp"
-#include "core/study/objectives.hpp"
 
 namespace slurmtune::core {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "core/search/mobster_suggester.hpp"
+#include "core/search/gp/mobster_suggester.hpp"
 #include "core/search/model_suggesters.hpp"
 
 namespace slurmtune::core {

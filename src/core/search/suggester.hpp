@@ -11,7 +11,7 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/sampler_spec.hpp"
-#include "core/search/search_space.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

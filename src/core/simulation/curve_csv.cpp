@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/search/param_value.hpp"
+#include "core/space/param_value.hpp"
 
 namespace slurmtune::core {
 namespace {

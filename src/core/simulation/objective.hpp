@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "core/schedulers/scheduler.hpp"
-#include "core/search/search_space.hpp"
 #include "core/search/suggester.hpp"
 #include "core/simulation/curve_table.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

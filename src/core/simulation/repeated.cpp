@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/search/hypervolume.hpp"
+#include "core/search/optuna/hypervolume.hpp"
 
 namespace slurmtune::core {
 

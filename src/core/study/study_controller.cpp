@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/search/param_value.hpp"
+#include "core/space/param_value.hpp"
 
 namespace slurmtune::core {
 

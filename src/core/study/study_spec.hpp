@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "core/objectives/objectives.hpp"
 #include "core/schedulers/scheduler.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/sampler_spec.hpp"
-#include "core/search/search_space.hpp"
-#include "core/study/objectives.hpp"
+#include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 

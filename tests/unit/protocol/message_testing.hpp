@@ -3,8 +3,8 @@
 // text a decode refuses it with.
 #include <string>
 
-#include "protocol/json_value.hpp"
-#include "runtime/protocol.hpp"
+#include "protocol/wire/json_value.hpp"
+#include "protocol/wire/protocol.hpp"
 
 namespace slurmtune::testing {
 

@@ -3,11 +3,11 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "message_testing.hpp"
 #include "protocol/auth_messages.hpp"
-#include "runtime/mutual_auth.hpp"
-#include "runtime/protocol.hpp"
-#include "runtime/secret.hpp"
+#include "protocol/wire/mutual_auth.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
+#include "unit/protocol/message_testing.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;

@@ -4,10 +4,10 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "message_testing.hpp"
 #include "protocol/session_messages.hpp"
-#include "runtime/protocol.hpp"
-#include "runtime/secret.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
+#include "unit/protocol/message_testing.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "protocol/auth_messages.hpp"
-#include "protocol/json_value.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
+#include "protocol/wire/json_value.hpp"
+#include "protocol/wire/protocol.hpp"
 #include "protocol/worker_messages.hpp"
-#include "runtime/protocol.hpp"
 
 using namespace slurmtune;
 

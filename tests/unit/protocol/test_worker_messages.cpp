@@ -4,9 +4,9 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "message_testing.hpp"
+#include "protocol/wire/protocol.hpp"
 #include "protocol/worker_messages.hpp"
-#include "runtime/protocol.hpp"
+#include "unit/protocol/message_testing.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <random>
 
-#include "../temp_folder.hpp"
 #include "config/study_file.hpp"
 #include "core/error.hpp"
 #include "core/simulation/simulation.hpp"
@@ -18,6 +17,7 @@
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
+#include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
 namespace fs = std::filesystem;

@@ -1,0 +1,288 @@
+// `slurmtune status`: a study at a glance, in the spirit of Ray Tune's status table.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli/options.hpp"
+#include "cli/results/damaged_file_guard.hpp"
+#include "cli/results/study_tables.hpp"
+#include "core/replay/replay.hpp"
+#include "core/space/param_value.hpp"
+#include "store/objective_values.hpp"
+
+namespace slurmtune::cli {
+namespace {
+
+std::string short_number(double v) {
+  if (std::isnan(v)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+std::string rtrim(std::string text) {
+  text.erase(text.find_last_not_of(' ') + 1);
+  return text;
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+struct RungCount {
+  std::uint64_t judged = 0, stopped = 0, paused = 0;
+};
+
+void print_rungs(std::ostream& out, const store::StudyReader& reader) {
+  std::map<std::pair<int, double>, RungCount> rungs;
+  for (const auto& e : reader.events()) {
+    if (e.rung < 0) continue;
+    auto& r = rungs[{e.rung, e.milestone}];
+    ++r.judged;
+    r.stopped += e.kind == store::EventKind::Stop;
+    r.paused += e.kind == store::EventKind::Pause;
+  }
+  if (rungs.empty()) return;
+  out << "Rung occupancy (" << reader.spec().scheduler.resource << "):\n";
+  for (const auto& [key, r] : rungs)
+    out << "  rung " << key.first << " @ " << core::json_number(key.second) << ": " << r.judged
+        << " judged, " << r.stopped << " stopped, " << r.paused << " paused\n";
+}
+
+// Learning-curve predictions (asha_promotion, predict = true): each trial's latest one,
+// the most promising first.
+void print_predictions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
+  std::map<std::uint64_t, store::EventRecord> latest;
+  for (const auto& e : reader.events())
+    if (e.prediction) latest.insert_or_assign(e.trial, e);
+  if (latest.empty()) return;
+  std::vector<const store::EventRecord*> ranked;
+  for (const auto& [trial, e] : latest)
+    ranked.push_back(&e);
+  const bool min = reader.spec().mode == core::Mode::Min;
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const auto* a, const auto* b) {
+    return min ? a->prediction->mean < b->prediction->mean
+               : a->prediction->mean > b->prediction->mean;
+  });
+  const auto& resource = reader.spec().scheduler.resource;
+  const std::size_t shown = std::min(limit, ranked.size());
+  out << "Predicted " << reader.spec().metric << " (" << shown << " of " << ranked.size()
+      << " trials, latest prediction each, most promising first):\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& e = *ranked[i];
+    out << "  trial " << e.trial << ": predicted " << short_number(e.prediction->mean) << " ["
+        << short_number(e.prediction->lower) << ", " << short_number(e.prediction->upper) << "] at "
+        << resource << ' ' << short_number(e.prediction->at) << " (made at " << resource << ' '
+        << short_number(e.step) << ": "
+        << store::event_kind_names()[static_cast<std::size_t>(e.kind)] << ")\n";
+  }
+}
+
+std::string objectives_text(const core::StudySpec& spec) {
+  std::string text = spec.multi_objective() ? "Objectives " : "Metric ";
+  for (std::size_t k = 0; k < spec.objectives.size(); ++k)
+    text += (k ? ", " : "") + spec.objectives[k].metric +
+            (spec.objectives[k].mode == core::Mode::Min ? " (min)" : " (max)");
+  return text;
+}
+
+// Constraints: what they are and how many finished trials break one (shown apart).
+void print_constraints(std::ostream& out, const core::StudySpec& spec,
+                       const std::vector<store::TrialRecord>& trials,
+                       const std::vector<store::TrialStanding>& standings) {
+  if (spec.constraints.empty()) return;
+  std::size_t finished = 0, infeasible = 0;
+  for (const auto& t : trials) {
+    if (t.status != store::TrialStatus::Completed && t.status != store::TrialStatus::Stopped)
+      continue;
+    ++finished;
+    infeasible += !standings[t.id].feasible;
+  }
+  out << "Constraints";
+  for (const auto& c : spec.constraints)
+    out << ' ' << c.text() << (&c == &spec.constraints.back() ? "" : ",");
+  out << ": " << infeasible << " of " << finished << " finished trials infeasible ("
+      << (spec.multi_objective() ? "never on the front" : "never best") << ")\n";
+}
+
+void print_front(std::ostream& out, const core::StudySpec& spec,
+                 const std::vector<store::TrialRecord>& trials,
+                 const std::vector<store::TrialStanding>& standings,
+                 const std::vector<std::uint64_t>& front) {
+  out << "Pareto front: " << front.size() << " trial(s)" << (front.empty() ? "" : ":") << '\n';
+  for (const auto id : front) {
+    out << "  trial " << id << ":";
+    for (std::size_t k = 0; k < spec.objectives.size(); ++k)
+      out << (k ? ", " : " ") << spec.objectives[k].metric << " = "
+          << short_number(standings[id].objectives[k]);
+    out << "\n    " << spec.space.to_json(trials[id].config) << '\n';
+  }
+}
+
+// Per trial: "front" on the Pareto front, "infeasible" when a constraint fails (empty
+// for a study of one objective without constraints).
+std::vector<std::string> notes(const core::StudySpec& spec,
+                               const std::vector<store::TrialRecord>& trials,
+                               const std::vector<store::TrialStanding>& standings,
+                               const std::vector<std::uint64_t>& front) {
+  if (!spec.multi_objective() && spec.constraints.empty()) return {};
+  std::vector<std::string> out(trials.size());
+  for (std::size_t t = 0; t < trials.size(); ++t)
+    if (!standings[t].feasible && trials[t].status != store::TrialStatus::Running &&
+        trials[t].status != store::TrialStatus::Pending)
+      out[t] = "infeasible";
+  if (spec.multi_objective())
+    for (const auto id : front)
+      out[id] = "front";
+  return out;
+}
+
+void print_trials(std::ostream& out, const store::StudyReader& reader,
+                  const std::vector<store::TrialRecord>& trials, std::size_t limit,
+                  const std::vector<std::string>& notes) {
+  const auto& spec = reader.spec();
+  std::vector<const store::TrialRecord*> order;
+  for (const auto& t : trials)
+    order.push_back(&t);
+  // Running trials first, then by best value: what a user watching a study wants.
+  const bool minimise = spec.mode == core::Mode::Min;
+  std::stable_sort(order.begin(), order.end(), [minimise](const auto* a, const auto* b) {
+    const bool ra = a->status == store::TrialStatus::Running,
+               rb = b->status == store::TrialStatus::Running;
+    if (ra != rb) return ra;
+    if (std::isnan(a->best_value) != std::isnan(b->best_value)) return std::isnan(b->best_value);
+    return minimise ? a->best_value < b->best_value : a->best_value > b->best_value;
+  });
+  const std::size_t shown = std::min(limit, order.size());
+  out << "Trials (" << shown << " of " << trials.size()
+      << (shown < trials.size() ? ", running first then best; --all shows every trial" : "")
+      << "):\n";
+  std::string header = pad("trial", 8) + pad("status", 11) + pad(spec.scheduler.resource, 9) +
+                       pad("last", 12) + pad("best", 12);
+  if (!notes.empty()) header += pad("note", 11);
+  for (const auto& p : spec.space.parameters())
+    header += pad(p.name, 14);
+  out << "  " << rtrim(header) << '\n';
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& t = *order[i];
+    std::string line =
+        pad(std::to_string(t.id), 8) +
+        pad(enum_name(store::trial_status_names(), static_cast<std::size_t>(t.status)), 11) +
+        pad(short_number(t.last_step), 9) + pad(short_number(t.last_value), 12) +
+        pad(short_number(t.best_value), 12);
+    if (!notes.empty()) line += pad(t.id < notes.size() ? notes[t.id] : "", 11);
+    for (std::size_t p = 0; p < t.config.values.size(); ++p) {
+      if (!t.config.is_active(p)) {  // a conditional parameter this trial does not have
+        line += pad("-", 14);
+        continue;
+      }
+      const Cell c = param_cell(t.config.values[p]);
+      line += pad(
+          std::holds_alternative<double>(c) ? short_number(std::get<double>(c)) : cell_text(c), 14);
+    }
+    out << "  " << rtrim(line) << '\n';
+  }
+}
+
+// Where a model-based sampler's configurations came from: how far the model took over.
+void print_origins(std::ostream& out, const core::StudySpec& spec,
+                   const std::vector<store::TrialRecord>& trials) {
+  if (!core::is_model_based(spec.sampler.kind)) return;
+  std::array<std::uint64_t, 5> counts{};
+  for (const auto& t : trials)
+    ++counts[static_cast<std::size_t>(t.suggestion.origin) % counts.size()];
+  out << "Configurations:";
+  const char* separator = " ";
+  using core::SuggestionOrigin;
+  for (const auto origin : {SuggestionOrigin::Enqueued, SuggestionOrigin::Startup,
+                            SuggestionOrigin::Random, SuggestionOrigin::Model}) {
+    const auto o = static_cast<std::size_t>(origin);
+    if (counts[o] == 0) continue;
+    out << separator << counts[o] << ' ' << store::suggestion_origin_names()[o];
+    separator = ", ";
+  }
+  out << '\n';
+}
+
+void print_status(std::ostream& out, const std::string& path, std::size_t limit) {
+  DamagedFileGuard guard(path);
+  const store::StudyReader reader(path);
+  guard.opened();
+  const auto& spec = reader.spec();
+  const auto trials = reader.trials();
+  std::array<std::uint64_t, 6> counts{};
+  for (const auto& t : trials)
+    if (static_cast<std::size_t>(t.status) < counts.size())
+      ++counts[static_cast<std::size_t>(t.status)];
+  out << "== Status: " << spec.name << " ==\n"
+      << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
+      << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
+      << " on " << reader.attribute("host") << ")\n"
+      << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type)
+      << ", sampler " << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows()
+      << " reports\n"
+      << "Trials " << trials.size() << ":";
+  for (std::size_t s = 0; s < counts.size(); ++s)
+    out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
+        << (s + 1 < counts.size() ? "," : "\n");
+  print_origins(out, spec, trials);
+  if (spec.scheduler.type == core::SchedulerType::Pbt)
+    out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
+  const auto standings = store::trial_standings(reader, trials.size());
+  const auto front = store::pareto_front(spec, trials, standings);
+  print_constraints(out, spec, trials, standings);
+  if (spec.multi_objective()) {
+    print_front(out, spec, trials, standings, front);
+  } else if (const auto feasible = feasible_trials(trials, standings);
+             const auto* best = best_trial(feasible, spec.mode)) {
+    out << "Best " << (spec.constraints.empty() ? "" : "feasible ") << "trial " << best->id << ": "
+        << spec.metric << " = " << short_number(best->best_value) << " at "
+        << spec.scheduler.resource << " " << short_number(best->best_step) << "\n  "
+        << spec.space.to_json(reader.config_at_best(*best)) << '\n';
+  }
+  print_rungs(out, reader);
+  print_predictions(out, reader, limit);
+  print_trials(out, reader, trials, limit, notes(spec, trials, standings, front));
+}
+
+}  // namespace
+
+int status_command(const Args& args) {
+  po::options_description options("status options");
+  options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
+      "watch,w", po::value<double>()->implicit_value(2.0),
+      "redraw every SECONDS (default 2) until interrupted")(
+      "all,a", "list every trial (default: the first 20)")("iterations", po::value<std::size_t>(),
+                                                           "with --watch: stop after N redraws");
+  po::positional_options_description positional;
+  positional.add("study-file", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "slurmtune status STUDY.h5 [--watch [SECONDS]] [--all]", options,
+                     positional, vm))
+    return kSuccess;
+  const auto path = vm["study-file"].as<std::string>();
+  const std::size_t limit = vm.count("all") ? SIZE_MAX : 20;
+  if (!vm.count("watch")) {
+    print_status(std::cout, path, limit);
+    return kSuccess;
+  }
+  const auto period = std::chrono::duration<double>(vm["watch"].as<double>());
+  const std::size_t iterations =
+      vm.count("iterations") ? vm["iterations"].as<std::size_t>() : SIZE_MAX;
+  for (std::size_t i = 0; i < iterations; ++i) {
+    std::ostringstream frame;  // drawn in one write, so the terminal never shows half a frame
+    print_status(frame, path, limit);
+    std::cout << "\x1b[H\x1b[2J" << frame.str() << std::flush;
+    if (i + 1 < iterations) std::this_thread::sleep_for(period);
+  }
+  return kSuccess;
+}
+
+}  // namespace slurmtune::cli

@@ -1,0 +1,109 @@
+// slurmtune run STUDY.toml: the orchestrator. Starts the study or resumes it.
+#include <filesystem>
+
+#include "cli/options.hpp"
+#include "config/study_file.hpp"
+#include "core/placement/rendezvous.hpp"
+#include "runtime/coordinator/coordinator.hpp"
+#include "store/warm_start.hpp"
+
+namespace slurmtune::cli {
+namespace {
+
+std::uint16_t port_of(int port) {
+  if (port < 0 || port > 65535)
+    throw InputError("--port " + std::to_string(port) + " is not 0..65535");
+  return static_cast<std::uint16_t>(port);
+}
+
+std::string default_output(const std::string& study_path) {
+  std::filesystem::path p(study_path);
+  return p.filename().replace_extension(".h5").string();
+}
+
+}  // namespace
+
+int run_command(const Args& args) {
+  po::options_description options("run options");
+  runtime::RunOptions run;
+  auto& launch = run.launch;
+  options.add_options()("study", po::value<std::string>()->required(), "study file (TOML)")(
+      "output,o", po::value<std::string>(),
+      "results file (default: STUDY.h5 in this folder); an existing one is resumed")(
+      "allow-changes", "resume even if safe keys of the study file changed (max_trials, ...)")(
+      "launcher", po::value<std::string>(&launch.launcher)->default_value("auto"),
+      "auto | slurm | local (auto: slurm inside an allocation)")(
+      "slots", po::value<std::int64_t>(&launch.slots)->default_value(0),
+      "local launcher: cores to use (0: all)")(
+      "mpirun", po::value<std::string>(&launch.mpirun)->default_value("mpirun"),
+      "local launcher: MPI launcher for multi-rank trials")(
+      "gpus", po::value<std::string>(&launch.gpus),
+      "local launcher: GPUs for trials with gpus_per_task > 0, a count (4) or devices (0,2) "
+      "(default: CUDA_VISIBLE_DEVICES, else the NVIDIA driver's)")(
+      "trials-per-gpu", po::value<std::int64_t>(&launch.trials_per_gpu)->default_value(1),
+      "local launcher: trials that may share one GPU (small models)")(
+      "srun", po::value<std::string>(&launch.srun)->default_value("srun"), "slurm launcher: srun")(
+      "mpi", po::value<std::string>(&launch.mpi)->default_value("auto"),
+      "slurm launcher: srun --mpi type (auto: pmix for multi-rank trials, else the "
+      "cluster's MpiDefault)")("srun-arg",
+                               po::value<std::vector<std::string>>(&launch.srun_args)->composing(),
+                               "slurm launcher: extra argument for every trial step (repeatable)")(
+      "coordinator-cpus", po::value<std::int64_t>(),
+      "slurm launcher: cores of the coordinator's node kept from trials (default: 1 on a node "
+      "of 16 or more cores, else 0)")(
+      "listen", po::value<std::string>(&run.control.listen_host)->default_value("0.0.0.0"),
+      "control plane: address to listen on")("port", po::value<int>()->default_value(0),
+                                             "control plane: TCP port (0: any free port)")(
+      "advertise", po::value<std::string>(&run.advertise_host),
+      "control plane: host name trials connect to (default: this host's name)")(
+      "rendezvous-ports", po::value<std::string>(),
+      "FIRST-LAST: MASTER_PORTs for trials (default: 1000 ports from a base chosen by the job "
+      "id)")("worker-connect-timeout",
+             po::value<double>(&run.worker_connect_timeout_s)->default_value(120),
+             "launch = \"worker\": seconds a worker step has to connect before its node is "
+             "given up")("hello-timeout",
+                         po::value<double>(&run.control.hello_timeout_s)->default_value(10),
+                         "seconds a new connection has to authenticate")(
+      "progress-interval", po::value<double>(&run.progress_interval_s)->default_value(30),
+      "seconds between progress lines")("stop-grace",
+                                        po::value<double>(&run.stop_grace_s)->default_value(30),
+                                        "seconds a trial told to stop has before SIGTERM")(
+      "kill-grace", po::value<double>(&run.kill_grace_s)->default_value(10),
+      "seconds between SIGTERM and SIGKILL")(
+      "shutdown-grace", po::value<double>(&run.shutdown_grace_s)->default_value(60),
+      "on SIGUSR1 (exit 75: requeue) or SIGTERM/SIGINT (exit 128+signal: cancel): seconds trials "
+      "have to checkpoint before SIGTERM")(
+      "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
+      "seconds between flushes of the results file (what a crash can lose)")(
+      "silent-after", po::value<double>(&run.silent_after_s)->default_value(300),
+      "the progress line names trials without a report or heartbeat for this long")(
+      "end-margin", po::value<double>(&run.end_margin_s)->default_value(300),
+      "no launch whose next rung lies past the job's end less this (the template's USR1 lead)")(
+      "time-left", po::value<double>(),
+      "seconds this session may run, instead of the Slurm job's time left");
+  po::positional_options_description positional;
+  positional.add("study", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "slurmtune run STUDY.toml [-o STUDY.h5] [options]", options, positional,
+                     vm))
+    return kSuccess;
+  const std::string study_path = vm["study"].as<std::string>();
+  auto study = config::load_study_file(study_path);
+  store::load_warm_start(study);
+  run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
+  run.allow_changes = vm.count("allow-changes") > 0;
+  if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
+  if (vm.count("rendezvous-ports"))
+    run.rendezvous_ports = core::parse_port_range(vm["rendezvous-ports"].as<std::string>());
+  if (!(run.worker_connect_timeout_s > 0))
+    throw InputError("--worker-connect-timeout " +
+                     core::format_double(run.worker_connect_timeout_s) +
+                     ": give a positive number of seconds");
+  if (vm.count("coordinator-cpus"))
+    launch.coordinator_cpus = vm["coordinator-cpus"].as<std::int64_t>();
+  run.control.port = port_of(vm["port"].as<int>());
+  runtime::Coordinator coordinator(study, run);
+  return coordinator.run();
+}
+
+}  // namespace slurmtune::cli

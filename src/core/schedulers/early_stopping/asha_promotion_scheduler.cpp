@@ -1,0 +1,140 @@
+#include "core/schedulers/early_stopping/asha_promotion_scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace slurmtune::core {
+
+AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode mode)
+    : Scheduler(mode),
+      milestones_(spec.milestones.empty()
+                      ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
+                      : spec.milestones),
+      reduction_factor_(spec.reduction_factor),
+      predict_(spec.predict) {
+  if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
+  for (const double m : milestones_)
+    rungs_.push_back(Rung{m, {}, {}});
+}
+
+AshaPromotionScheduler::Key AshaPromotionScheduler::key_of(TrialId trial, double score) {
+  const double s = std::isnan(score) ? -std::numeric_limits<double>::infinity() : score;
+  return {s, -static_cast<std::int64_t>(trial)};
+}
+
+void AshaPromotionScheduler::add_trial(TrialId trial, std::optional<int>) {
+  trials_.insert_or_assign(trial, TrialState{});
+  ++running_;
+}
+
+ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double value) {
+  const auto it = trials_.find(trial);
+  if (it == trials_.end()) throw_unknown_trial(trial);
+  TrialState& state = it->second;
+  if (predict_ && std::isfinite(value) && (state.curve.empty() || step > state.curve.back().step))
+    state.curve.push_back({step, value});
+  // The highest rung this step reaches; rungs jumped over in one report are not entered.
+  std::size_t next = state.rung < 0 ? 0 : static_cast<std::size_t>(state.rung) + 1;
+  while (next < rungs_.size() && step >= rungs_[next].milestone)
+    ++next;
+  const int reached = static_cast<int>(next) - 1;
+  if (reached == state.rung) return ReportOutcome{};
+  state.rung = reached;
+  Rung& rung = rungs_[static_cast<std::size_t>(reached)];
+  const Key key = key_of(trial, score(value));
+  rung.keys.insert(key);
+  ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}, {}};
+  if (reached + 1 == static_cast<int>(rungs_.size())) {
+    outcome.decision = SchedulerDecision::Stop;  // top rung: the trial has run its full course
+    if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
+    return outcome;
+  }
+  if (predict_) apply_prediction(trial, state, outcome);
+  if (outcome.decision != SchedulerDecision::Pause) return outcome;
+  rung.unpromoted.push(key);
+  state.paused = true;
+  --running_;
+  return outcome;
+}
+
+void AshaPromotionScheduler::apply_prediction(TrialId trial, TrialState& state,
+                                              ReportOutcome& outcome) {
+  const double max_t = milestones_.back();
+  const auto p = extrapolator_.predict(state.curve, max_t);
+  if (!p) return;  // too few reports yet: the rung decides alone
+  outcome.prediction = PredictedFinal{max_t, p->mean, p->lower, p->upper};
+  const double mean = score(p->mean);
+  const double optimistic = std::max(score(p->lower), score(p->upper));
+  const double pessimistic = std::min(score(p->lower), score(p->upper));
+  // A trial leads when its prediction beats every other trial's latest one.
+  if (state.predicted) predictions_.erase({*state.predicted, trial});
+  const bool leads = predictions_.empty() || mean > predictions_.rbegin()->first;
+  state.predicted = mean;
+  predictions_.insert({mean, trial});
+  if (incumbent_ && optimistic < *incumbent_) {
+    outcome.decision = SchedulerDecision::Stop;
+  } else if (leads && (!incumbent_ || pessimistic > *incumbent_)) {
+    outcome.decision = SchedulerDecision::Continue;
+  }
+}
+
+void AshaPromotionScheduler::end_trial(TrialId trial, TrialEnd, std::optional<Observation>) {
+  const auto it = trials_.find(trial);
+  if (it == trials_.end() || !it->second.alive) return;
+  if (!it->second.paused) --running_;
+  it->second.alive = false;
+}
+
+std::optional<std::size_t> AshaPromotionScheduler::promotable_rung() {
+  for (std::size_t k = rungs_.size() - 1; k-- > 0;) {
+    Rung& rung = rungs_[k];
+    while (!rung.unpromoted.empty()) {
+      const Key best = rung.unpromoted.top();
+      const TrialState& state = trials_.at(static_cast<TrialId>(-best.second));
+      if (!state.alive || !state.paused || state.rung != static_cast<int>(k)) {
+        rung.unpromoted.pop();  // ended or already moved on
+        continue;
+      }
+      // Position of `best` from the top = keys ranked above it.
+      const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(best);
+      const auto top = static_cast<std::size_t>(
+          std::floor(static_cast<double>(rung.keys.size()) / reduction_factor_));
+      if (above < top) return k;
+      break;  // the best waiting trial of this rung is not in its top 1/eta
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Job> AshaPromotionScheduler::next_job(bool may_start_new) {
+  if (const auto k = promotable_rung()) {
+    Rung& rung = rungs_[*k];
+    const auto trial = static_cast<TrialId>(-rung.unpromoted.top().second);
+    rung.unpromoted.pop();
+    trials_.at(trial).paused = false;
+    ++running_;
+    return Job{Job::Kind::Resume, trial, rungs_[*k + 1].milestone, std::nullopt};
+  }
+  if (!may_start_new) return std::nullopt;
+  return Job{Job::Kind::Start, 0, rungs_.front().milestone, std::nullopt};
+}
+
+std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
+  // While trials run or may still arrive, a paused trial can still rise into the top
+  // 1/eta of its rung (the rung grows). Only when admissions are closed, nothing runs
+  // and nothing is promotable is every trial still paused final.
+  std::vector<TrialId> dropped;
+  if (!closed_ || running_ > 0 || promotable_rung()) return dropped;
+  for (auto& [id, state] : trials_) {
+    if (!state.alive || !state.paused) continue;
+    state.alive = false;
+    dropped.push_back(id);
+  }
+  std::sort(dropped.begin(), dropped.end());
+  return dropped;
+}
+
+}  // namespace slurmtune::core

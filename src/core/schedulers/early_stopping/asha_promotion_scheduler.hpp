@@ -1,0 +1,77 @@
+#pragma once
+// ASHA, promotion variant (Li et al., "A System for Massively Parallel Hyperparameter
+// Tuning", MLSys 2020, Algorithm 2): trials pause at every rung; a free worker resumes
+// the best not-yet-promoted trial among the top 1/eta of the highest rung that has one,
+// otherwise it starts a new trial.
+//
+// With predict = true (issue #26) each report at a rung below the top also asks the
+// learning-curve extrapolator (core/prediction) where the trial will end at max_t:
+//   - a trial whose optimistic end of the interval cannot beat the incumbent (the best
+//     value reported at the top rung) is stopped instead of paused: it would only ever
+//     be promoted to lose;
+//   - a trial whose predicted value is the best predicted so far, and whose pessimistic
+//     end beats the incumbent (or no trial has finished yet), runs on without pausing:
+//     it does not wait at the rung for the rung to fill with a third of worse trials.
+// Either way it still enters the rung's ranking. The prediction is a function of the
+// trial's reports, so replay and resume decide identically.
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/prediction/curve_extrapolator.hpp"
+#include "core/schedulers/early_stopping/order_statistic_tree.hpp"
+#include "core/schedulers/scheduler.hpp"
+#include "core/schedulers/scheduler_spec.hpp"
+
+namespace slurmtune::core {
+
+class AshaPromotionScheduler final : public Scheduler {
+ public:
+  AshaPromotionScheduler(const SchedulerSpec& spec, Mode mode);
+
+  void add_trial(TrialId trial, std::optional<int> bracket) override;
+  ReportOutcome report(TrialId trial, double step, double value) override;
+  void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
+  std::optional<Job> next_job(bool may_start_new) override;
+  std::vector<TrialId> take_dropped() override;
+  void close_admissions() override { closed_ = true; }
+  double max_resource() const override { return milestones_.back(); }
+
+ private:
+  // Ranking key: higher score first, then the earlier trial (ties go to seniority).
+  // NaN ranks below every number.
+  using Key = std::pair<double, std::int64_t>;  // (score, -trial)
+  struct Rung {
+    double milestone;
+    OrderStatisticTree<Key> keys;
+    std::priority_queue<Key> unpromoted;  // lazily cleaned of trials that ended
+  };
+  struct TrialState {
+    int rung = -1;  // highest rung reached
+    bool paused = false;
+    bool alive = true;
+    std::vector<ReportedPoint> curve;  // predict = true: its finite reports
+    std::optional<double> predicted;   // its latest predicted final score
+  };
+  static Key key_of(TrialId trial, double score);
+  /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
+  void apply_prediction(TrialId trial, TrialState& state, ReportOutcome& outcome);
+  // Rung whose best waiting trial is in its top 1/eta (highest first), if any.
+  std::optional<std::size_t> promotable_rung();
+
+  std::vector<double> milestones_;
+  double reduction_factor_;
+  std::vector<Rung> rungs_;
+  std::unordered_map<TrialId, TrialState> trials_;
+  std::size_t running_ = 0;  // trials alive and not paused
+  bool closed_ = false;
+  bool predict_ = false;
+  CurveExtrapolator extrapolator_;
+  std::optional<double> incumbent_;                   // best score reported at the top rung
+  std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)
+};
+
+}  // namespace slurmtune::core

@@ -1,0 +1,268 @@
+#include "core/search/gp/gaussian_process.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace slurmtune::core::gp {
+namespace {
+
+using Matrix = Eigen::MatrixXd;
+using Vector = Eigen::VectorXd;
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+const double kSqrt5 = std::sqrt(5.0);
+
+// Boxes and weak log-normal priors of the log parameters. Targets are standardised and
+// inputs lie in the unit cube, so these are scale-free: a length scale of 0.5 spans half
+// an input's range; 1e-2 noise is 1 % of the targets' variance.
+struct LogPrior {
+  double mean, sd, low, high;
+};
+const LogPrior kSignalPrior{0.0, 1.5, std::log(1e-2), std::log(1e2)};
+const LogPrior kLengthPrior{std::log(0.5), 1.5, std::log(1e-2), std::log(1e2)};
+const LogPrior kNoisePrior{std::log(1e-2), 2.0, std::log(1e-6), std::log(1.0)};
+
+// The inputs divided by their length scales, one row per point.
+Matrix scaled(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
+  const auto rows = static_cast<Eigen::Index>(dims == 0 ? 0 : points.size() / dims);
+  Matrix z = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
+  for (std::size_t k = 0; k < dims; ++k)
+    z.col(static_cast<Eigen::Index>(k)) /= h.length_scales[k];
+  return z;
+}
+
+double matern_of_distance(double r, double variance) {
+  const double s = kSqrt5 * r;
+  return variance * (1.0 + s + s * s / 3.0) * std::exp(-s);
+}
+
+// Covariances between the rows of `a` and of `b` (both already scaled). Squared
+// distances come from one matrix product (|a|^2 + |b|^2 - 2 a.b), the bulk of the cost
+// of scoring hundreds of candidates; rounding can make a tiny one negative: clamped.
+Matrix cross_covariance(const Matrix& a, const Matrix& b, double variance) {
+  const Vector a2 = a.rowwise().squaredNorm();
+  const Vector b2 = b.rowwise().squaredNorm();
+  Matrix k = -2.0 * a * b.transpose();
+  for (Eigen::Index j = 0; j < b.rows(); ++j)
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+      k(i, j) = matern_of_distance(std::sqrt(std::max(k(i, j) + a2(i) + b2(j), 0.0)), variance);
+  return k;
+}
+
+void check(const Data& data, const Hyperparameters& h) {
+  if (h.length_scales.size() != data.dims || data.inputs.size() != data.size() * data.dims)
+    throw UsageError("gp: " + std::to_string(data.size()) + " targets, " +
+                     std::to_string(data.inputs.size()) + " input numbers, " +
+                     std::to_string(h.length_scales.size()) + " length scales for " +
+                     std::to_string(data.dims) + " dimensions");
+}
+
+double log_prior(double log_value, const LogPrior& p, double& gradient) {
+  const double d = (log_value - p.mean) / p.sd;
+  gradient = -d / p.sd;
+  return -0.5 * d * d;
+}
+
+std::vector<double> to_log(const Hyperparameters& h) {
+  std::vector<double> theta{std::log(h.signal_variance)};
+  for (const double l : h.length_scales)
+    theta.push_back(std::log(l));
+  theta.push_back(std::log(h.noise_variance));
+  return theta;
+}
+
+Hyperparameters from_log(const std::vector<double>& theta) {
+  Hyperparameters h;
+  h.signal_variance = std::exp(theta.front());
+  for (std::size_t k = 1; k + 1 < theta.size(); ++k)
+    h.length_scales.push_back(std::exp(theta[k]));
+  h.noise_variance = std::exp(theta.back());
+  return h;
+}
+
+const LogPrior& prior_of(std::size_t index, std::size_t count) {
+  if (index == 0) return kSignalPrior;
+  return index + 1 == count ? kNoisePrior : kLengthPrior;
+}
+
+}  // namespace
+
+struct Posterior::Factor {
+  Matrix scaled_inputs;
+  Eigen::LLT<Matrix> llt;
+  Vector alpha;  // K^-1 y
+  double jitter = 0;
+};
+
+Hyperparameters default_hyperparameters(std::size_t dims) {
+  return {1.0, std::vector<double>(dims, 0.5), 1e-2};
+}
+
+double matern52(std::span<const double> a, std::span<const double> b, const Hyperparameters& h) {
+  double r2 = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const double d = (a[k] - b[k]) / h.length_scales[k];
+    r2 += d * d;
+  }
+  return matern_of_distance(std::sqrt(r2), h.signal_variance);
+}
+
+Posterior::Posterior(Data data, Hyperparameters h)
+    : data_(std::move(data)), h_(std::move(h)), factor_(std::make_unique<Factor>()) {
+  check(data_, h_);
+  auto& f = *factor_;
+  f.scaled_inputs = scaled(data_.inputs, data_.dims, h_);
+  Matrix k = cross_covariance(f.scaled_inputs, f.scaled_inputs, h_.signal_variance);
+  k.diagonal().array() += h_.noise_variance;
+  // Nearly repeated inputs with little noise make K singular in floating point: a little
+  // jitter, grown tenfold while the factorisation fails, keeps the model usable.
+  for (double jitter = 0;; jitter = jitter == 0 ? 1e-10 * h_.signal_variance : jitter * 10) {
+    if (jitter > 1e-4 * h_.signal_variance)
+      throw Error("gp: the kernel matrix of " + std::to_string(data_.size()) +
+                  " observations is not positive definite even with jitter");
+    Matrix kj = k;
+    kj.diagonal().array() += jitter;
+    f.llt.compute(kj);
+    if (f.llt.info() == Eigen::Success) {
+      f.jitter = jitter;
+      break;
+    }
+  }
+  f.alpha = f.llt.solve(
+      Eigen::Map<const Vector>(data_.targets.data(), static_cast<Eigen::Index>(data_.size())));
+}
+
+Posterior::~Posterior() = default;
+Posterior::Posterior(Posterior&&) noexcept = default;
+Posterior& Posterior::operator=(Posterior&&) noexcept = default;
+
+const Hyperparameters& Posterior::hyperparameters() const {
+  return h_;
+}
+
+const Data& Posterior::data() const {
+  return data_;
+}
+
+std::vector<Prediction> Posterior::predict(std::span<const double> points) const {
+  const Matrix z = scaled(points, data_.dims, h_);
+  const Matrix k_star = cross_covariance(factor_->scaled_inputs, z, h_.signal_variance);
+  const Vector mean = k_star.transpose() * factor_->alpha;
+  const Matrix v = factor_->llt.matrixL().solve(k_star);
+  std::vector<Prediction> out(static_cast<std::size_t>(z.rows()));
+  for (Eigen::Index i = 0; i < z.rows(); ++i) {
+    const double variance = h_.signal_variance - v.col(i).squaredNorm();
+    out[static_cast<std::size_t>(i)] = {mean(i), std::max(variance, 1e-12 * h_.signal_variance)};
+  }
+  return out;
+}
+
+std::vector<double> Posterior::leave_one_out_means(std::span<const std::size_t> rows) const {
+  const auto n = static_cast<Eigen::Index>(data_.size());
+  Matrix unit = Matrix::Zero(n, static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    if (rows[j] >= data_.size()) throw Error("gp: leave-one-out row out of range");
+    unit(static_cast<Eigen::Index>(rows[j]), static_cast<Eigen::Index>(j)) = 1;
+  }
+  // The diagonal of K^-1 at each row: the squared norm of L^-1 e_i.
+  const Matrix v = factor_->llt.matrixL().solve(unit);
+  std::vector<double> out(rows.size());
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    const double inverse_diagonal = v.col(static_cast<Eigen::Index>(j)).squaredNorm();
+    const auto i = static_cast<Eigen::Index>(rows[j]);
+    out[j] = data_.targets[rows[j]] - factor_->alpha(i) / inverse_diagonal;
+  }
+  return out;
+}
+
+double Posterior::log_marginal_likelihood() const {
+  const auto n = static_cast<double>(data_.size());
+  const Eigen::Map<const Vector> y(data_.targets.data(), static_cast<Eigen::Index>(data_.size()));
+  const double fit = -0.5 * y.dot(factor_->alpha);
+  const double complexity = -factor_->llt.matrixLLT().diagonal().array().log().sum();
+  return fit + complexity - 0.5 * n * std::log(2 * std::numbers::pi);
+}
+
+Objective fit_objective(const Data& data, const Hyperparameters& h) {
+  const Posterior posterior(data, h);
+  const Posterior::Factor& f = *posterior.factor_;
+  const auto n = static_cast<Eigen::Index>(data.size());
+  // d LML / d theta = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta).
+  Matrix w = f.alpha * f.alpha.transpose() - f.llt.solve(Matrix::Identity(n, n));
+  const std::size_t dims = data.dims;
+  Objective out;
+  out.value = posterior.log_marginal_likelihood();
+  out.gradient.assign(dims + 2, 0.0);
+  double signal = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    signal += 0.5 * w(j, j) * h.signal_variance;
+    for (Eigen::Index i = 0; i < j; ++i) {
+      const Eigen::RowVectorXd delta = f.scaled_inputs.row(i) - f.scaled_inputs.row(j);
+      const double s = kSqrt5 * delta.norm();
+      const double e = std::exp(-s);
+      signal += w(i, j) * h.signal_variance * (1.0 + s + s * s / 3.0) * e;  // both triangles
+      const double common = w(i, j) * h.signal_variance * (5.0 / 3.0) * (1.0 + s) * e;
+      for (std::size_t k = 0; k < dims; ++k) {
+        const double dk = delta(static_cast<Eigen::Index>(k));
+        out.gradient[k + 1] += common * dk * dk;
+      }
+    }
+  }
+  out.gradient[0] = signal;
+  out.gradient[dims + 1] = 0.5 * w.trace() * h.noise_variance;
+  const std::vector<double> theta = to_log(h);
+  for (std::size_t j = 0; j < theta.size(); ++j) {
+    double g = 0;
+    out.value += log_prior(theta[j], prior_of(j, theta.size()), g);
+    out.gradient[j] += g;
+  }
+  return out;
+}
+
+Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOptions& options) {
+  check(data, start);
+  std::vector<double> theta = to_log(start);
+  const std::size_t count = theta.size();
+  for (std::size_t j = 0; j < count; ++j)
+    theta[j] = std::clamp(theta[j], prior_of(j, count).low, prior_of(j, count).high);
+  std::vector<double> step(count, 0.1), previous(count, 0.0), best_theta = theta;
+  double best = -INFINITY;
+  for (int it = 0; it < options.iterations; ++it) {
+    Objective obj;
+    try {
+      obj = fit_objective(data, from_log(theta));
+    } catch (const Error&) {
+      // Not factorisable here: back to the best point with smaller steps.
+      theta = best_theta;
+      for (double& s : step)
+        s *= 0.5;
+      continue;
+    }
+    if (obj.value > best) {
+      best = obj.value;
+      best_theta = theta;
+    }
+    // iRprop-: a step grows while its gradient keeps its sign and halves when it flips
+    // (a flip also skips that coordinate once).
+    for (std::size_t j = 0; j < count; ++j) {
+      double g = obj.gradient[j];
+      if (g * previous[j] > 0) {
+        step[j] = std::min(step[j] * 1.2, 1.0);
+      } else if (g * previous[j] < 0) {
+        step[j] = std::max(step[j] * 0.5, 1e-6);
+        g = 0;
+      }
+      const LogPrior& p = prior_of(j, count);
+      theta[j] = std::clamp(theta[j] + (g > 0 ? step[j] : g < 0 ? -step[j] : 0.0), p.low, p.high);
+      previous[j] = g;
+    }
+  }
+  return from_log(best_theta);
+}
+
+}  // namespace slurmtune::core::gp

@@ -1,0 +1,401 @@
+#include "core/search/gp/mobster_suggester.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "core/search/gp/rung_weighting.hpp"
+
+namespace slurmtune::core {
+namespace {
+
+constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
+constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
+constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
+constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
+constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
+constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
+constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
+constexpr std::size_t kMinRanked = 3;     // configurations a rung needs to be ranked against
+
+double normal_pdf(double z) {
+  return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
+}
+
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
+
+double expected_improvement(const gp::Prediction& p, double incumbent) {
+  const double sd = std::sqrt(p.variance);
+  const double z = (p.mean - incumbent) / sd;
+  return sd * (z * normal_cdf(z) + normal_pdf(z));
+}
+
+double standard_normal(Xoshiro256& rng) {
+  // Box-Muller; 1 - u keeps the logarithm finite.
+  const double u = 1.0 - rng.uniform01();
+  const double v = rng.uniform01();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
+}
+
+double below_one(double u) {
+  return std::clamp(u, 0.0, std::nextafter(1.0, 0.0));
+}
+
+// The largest point of the refit ladder (kFirstFit * growth^k, rounded up) not above n.
+std::size_t ladder_point(std::size_t n, double growth) {
+  std::size_t point = kFirstFit;
+  for (;;) {
+    const auto next = std::max(
+        point + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
+    if (next > n) return point;
+    point = next;
+  }
+}
+
+// The value at unit coordinate u, kept inside the bounds: a q-grid need not fit them
+// (qloguniform [1, 100] by 5 rounds 1 to 0).
+ParamValue value_at(const Domain& d, double u) {
+  const ParamValue v = d.from_unit(below_one(u));
+  return d.admits(v) ? v : d.from_number(as_number(v));
+}
+
+Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
+  Configuration config;
+  for (const auto& p : space.parameters())
+    config.values.push_back(p.domain.is_sampled() ? value_at(p.domain, rng.uniform01())
+                                                  : p.domain.values.front());
+  space.resolve_activity(config);  // a conditional parameter that does not exist is dropped
+  return config;
+}
+
+}  // namespace
+
+// --- ConfigurationEncoder ----------------------------------------------------------
+
+ConfigurationEncoder::ConfigurationEncoder(const SearchSpace& space) : space_(&space) {
+  for (const auto& p : space.parameters()) {
+    if (p.domain.kind == DomainKind::Grid)
+      throw InputError("sampler \"mobster\" chooses every value itself, but parameter '" + p.name +
+                       "' is a grid axis; make it a choice");
+    if (p.domain.kind == DomainKind::Choice)
+      dims_ += p.domain.values.size();
+    else if (p.domain.kind != DomainKind::Constant)
+      dims_ += 1;
+  }
+}
+
+void ConfigurationEncoder::encode(const Configuration& config, std::vector<double>& out) const {
+  const auto& params = space_->parameters();
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    const Domain& d = params[j].domain;
+    if (!config.is_active(j)) {
+      // An absent parameter imputed with a constant no present value takes (as studied by Lévesque
+      // et al. 2017): a number at -1, below the unit interval; a choice as no choice at all.
+      if (d.kind == DomainKind::Choice)
+        out.insert(out.end(), d.values.size(), 0.0);
+      else if (d.kind != DomainKind::Constant)
+        out.push_back(kAbsentInput);
+    } else if (d.kind == DomainKind::Choice) {
+      const std::size_t chosen = d.index_of(config.values[j]);
+      for (std::size_t c = 0; c < d.values.size(); ++c)
+        out.push_back(c == chosen ? 1.0 : 0.0);
+    } else if (d.kind != DomainKind::Constant) {
+      out.push_back(d.to_unit(config.values[j]));
+    }
+  }
+}
+
+// --- MobsterSuggester --------------------------------------------------------------
+
+MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOptions& options,
+                                   bool maximize, std::uint64_t seed)
+    : space_(space), options_(options), maximize_(maximize), seed_(seed), encoder_(space_) {}
+
+MobsterSuggester::TrialState& MobsterSuggester::state(TrialId trial) {
+  if (trial >= trials_.size()) trials_.resize(trial + 1);
+  return trials_[trial];
+}
+
+double MobsterSuggester::resource_feature(double resource) const {
+  const double r = std::max(resource, 0.0);
+  return options_.max_resource > 0 ? std::log1p(r) / std::log1p(options_.max_resource)
+                                   : std::log1p(r);
+}
+
+Suggestion MobsterSuggester::suggest(TrialId trial) {
+  const bool startup = trial < options_.n_startup_trials || observations_.size() < kFirstFit;
+  // Its own stream (not the candidates'): whether this trial explores at random.
+  Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
+  const bool explore = !startup && coin.uniform01() < options_.random_fraction;
+  Suggestion s;
+  if (startup || explore) {
+    Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
+    s.config = random_configuration(space_, rng);
+    s.info.origin = startup ? SuggestionOrigin::Startup : SuggestionOrigin::Random;
+  } else {
+    s.config = propose(trial);
+    s.info.origin = SuggestionOrigin::Model;
+  }
+  started(trial, s.config);
+  return s;
+}
+
+void MobsterSuggester::started(TrialId trial, const Configuration& config) {
+  auto& t = state(trial);
+  t.started = true;
+  t.config = config;
+  t.features.clear();
+  encoder_.encode(config, t.features);
+}
+
+void MobsterSuggester::observe(TrialId trial, double resource, double value) {
+  observations_.push_back({trial, resource, maximize_ ? value : -value});
+  trials_[trial].observed_at = resource;
+  if (!first_resource_ || resource < *first_resource_) first_resource_ = resource;
+}
+
+void MobsterSuggester::reported(TrialId trial, double step, double value,
+                                const ReportOutcome& outcome) {
+  if (trial >= trials_.size() || !trials_[trial].started) return;
+  auto& t = trials_[trial];
+  t.last_step = step;
+  t.last_value = value;
+  // Judged at a rung: an observation at that rung's resource, whatever the verdict.
+  if (outcome.milestone) observe(trial, *outcome.milestone, value);
+}
+
+void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
+  if (trial >= trials_.size() || !trials_[trial].started) return;
+  auto& t = trials_[trial];
+  t.ended = true;
+  // A completed trial is an observation at its full resource (no rung there).
+  if (how == TrialEnd::Completed && t.last_step && t.observed_at != t.last_step)
+    observe(trial, *t.last_step, *t.last_value);
+}
+
+namespace {
+
+// At most `limit` of the first `count` observations: the better half by rank among
+// those at the same resource, then the most recent of the rest; in arrival order.
+template <typename Observations>
+std::vector<std::size_t> choose(const Observations& all, std::size_t count, std::size_t limit) {
+  std::vector<std::size_t> chosen(count);
+  std::iota(chosen.begin(), chosen.end(), 0);
+  if (count <= limit) return chosen;
+  std::map<double, std::vector<std::size_t>> by_resource;
+  for (std::size_t i = 0; i < count; ++i)
+    by_resource[all[i].resource].push_back(i);
+  std::vector<double> rank(count);  // 0 = best at its resource, 1 = worst
+  for (auto& [resource, members] : by_resource) {
+    std::stable_sort(members.begin(), members.end(),
+                     [&](std::size_t a, std::size_t b) { return all[a].score > all[b].score; });
+    for (std::size_t k = 0; k < members.size(); ++k)
+      rank[members[k]] = static_cast<double>(k) / static_cast<double>(members.size());
+  }
+  std::vector<std::size_t> order = chosen;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
+  std::vector<bool> keep(count, false);
+  for (std::size_t k = 0; k < limit / 2; ++k)
+    keep[order[k]] = true;
+  std::size_t kept = limit / 2;
+  for (std::size_t i = count; i-- > 0 && kept < limit;)
+    if (!keep[i]) {
+      keep[i] = true;
+      ++kept;
+    }
+  chosen.clear();
+  for (std::size_t i = 0; i < count; ++i)
+    if (keep[i]) chosen.push_back(i);
+  return chosen;
+}
+
+}  // namespace
+
+gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen) const {
+  gp::Data data;
+  data.dims = encoder_.dims() + 1;
+  // A diverged trial's NaN or infinite metric counts as the worst finite value seen.
+  double worst = INFINITY, sum = 0, sum2 = 0;
+  for (const auto i : chosen)
+    if (std::isfinite(observations_[i].score)) worst = std::min(worst, observations_[i].score);
+  if (!std::isfinite(worst)) worst = 0;
+  for (const auto i : chosen) {
+    const auto& o = observations_[i];
+    const auto& features = trials_[o.trial].features;
+    data.inputs.insert(data.inputs.end(), features.begin(), features.end());
+    data.inputs.push_back(resource_feature(o.resource));
+    const double y = std::isfinite(o.score) ? o.score : worst;
+    data.targets.push_back(y);
+    sum += y;
+    sum2 += y * y;
+  }
+  const auto n = static_cast<double>(chosen.size());
+  const double mean = sum / n;
+  const double var = std::max(sum2 / n - mean * mean, 0.0);
+  const double sd = var > 1e-300 ? std::sqrt(var) : 1.0;
+  for (double& y : data.targets)
+    y = (y - mean) / sd;
+  return data;
+}
+
+const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
+  const std::size_t point = ladder_point(observations_.size(), options_.refit_growth);
+  auto it = fits_.find(point);
+  if (it == fits_.end()) {
+    const gp::Data data = data_of(choose(observations_, point, options_.max_fit_observations));
+    it = fits_
+             .emplace(point, gp::fit(data, gp::default_hyperparameters(data.dims),
+                                     {options_.fit_iterations}))
+             .first;
+  }
+  return it->second;
+}
+
+std::optional<gp::Posterior> MobsterSuggester::model() const {
+  if (observations_.size() < kFirstFit) return std::nullopt;
+  auto data = data_of(choose(observations_, observations_.size(), options_.max_observations));
+  const auto point = ladder_point(observations_.size(), options_.refit_growth);
+  const auto it = fits_.find(point);
+  auto h = it != fits_.end() ? it->second : gp::default_hyperparameters(data.dims);
+  return gp::Posterior(std::move(data), std::move(h));
+}
+
+std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
+                                                        const std::vector<TrialId>& best) const {
+  Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
+  const auto& params = space_.parameters();
+  std::vector<Configuration> out;
+  out.reserve(options_.num_candidates + options_.local_candidates);
+  for (std::size_t c = 0; c < options_.num_candidates; ++c)
+    out.push_back(random_configuration(space_, rng));
+  for (std::size_t c = 0; c < options_.local_candidates && !best.empty(); ++c) {
+    Configuration config = trials_[best[c % best.size()]].config;
+    for (std::size_t j = 0; j < params.size(); ++j) {
+      const Domain& d = params[j].domain;
+      if (!config.is_active(j) && d.is_sampled()) {
+        // Absent in the centre: nothing to perturb, a value of its own in case a perturbed
+        // choice brings it into existence.
+        config.values[j] = value_at(d, rng.uniform01());
+      } else if (d.kind == DomainKind::Choice) {
+        if (rng.uniform01() < kChoiceResample) config.values[j] = value_at(d, rng.uniform01());
+      } else if (d.is_sampled()) {
+        config.values[j] =
+            value_at(d, d.to_unit(config.values[j]) + kLocalSpread * standard_normal(rng));
+      }
+    }
+    space_.resolve_activity(config);
+    out.push_back(std::move(config));
+  }
+  return out;
+}
+
+std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<std::size_t>& chosen,
+                                                             const gp::Data& data,
+                                                             const gp::Posterior& posterior) const {
+  const double first = *first_resource_;
+  if (options_.rung_weighting == RungWeighting::FirstRung) return {{first, 1.0}};
+  std::map<double, std::vector<std::size_t>> rows;  // data rows by resource
+  for (std::size_t k = 0; k < chosen.size(); ++k)
+    rows[observations_[chosen[k]].resource].push_back(k);
+  // The reference: the highest rung with enough configurations to rank.
+  auto reference = rows.rbegin();
+  while (reference != rows.rend() && reference->second.size() < kMinRanked)
+    ++reference;
+  if (reference == rows.rend() || reference->first == first) return {{first, 1.0}};
+  const auto& reference_rows = reference->second;
+  std::vector<double> observed;
+  std::map<TrialId, double> at_reference;
+  for (const auto k : reference_rows) {
+    observed.push_back(data.targets[k]);
+    at_reference[observations_[chosen[k]].trial] = data.targets[k];
+  }
+  std::map<double, std::optional<double>> agreement;
+  // The reference rung itself: its leave-one-out means (its own fit would rank trivially).
+  agreement[reference->first] =
+      concordance(posterior.leave_one_out_means(reference_rows), observed);
+  // A lower rung: its observations of the configurations also seen at the reference.
+  for (const auto& [resource, ks] : rows) {
+    if (resource >= reference->first) break;
+    std::vector<double> here, there;
+    for (const auto k : ks)
+      if (const auto it = at_reference.find(observations_[chosen[k]].trial);
+          it != at_reference.end()) {
+        here.push_back(data.targets[k]);
+        there.push_back(it->second);
+      }
+    agreement[resource] =
+        here.size() >= kMinRanked ? std::optional(concordance(here, there)) : std::nullopt;
+  }
+  return rung_weights(agreement, first);
+}
+
+Configuration MobsterSuggester::propose(TrialId trial) {
+  const gp::Hyperparameters h = hyperparameters();
+  const std::vector<std::size_t> chosen =
+      choose(observations_, observations_.size(), options_.max_observations);
+  gp::Data data = data_of(chosen);
+  const double first = *first_resource_;
+  const double first_feature = resource_feature(first);
+
+  // The incumbent at each resource (the best standardised score there), and the best
+  // trials at the first one (perturbation centres).
+  std::map<double, double> incumbents;
+  std::vector<std::pair<double, TrialId>> at_first;
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    const auto& o = observations_[chosen[k]];
+    const auto [it, fresh] = incumbents.emplace(o.resource, data.targets[k]);
+    if (!fresh) it->second = std::max(it->second, data.targets[k]);
+    if (o.resource == first) at_first.emplace_back(data.targets[k], o.trial);
+  }
+  const double best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
+  std::stable_sort(at_first.begin(), at_first.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<TrialId> centres;
+  for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
+    centres.push_back(at_first[k].second);
+
+  gp::Posterior posterior(data, h);
+  const std::map<double, double> weights = acquisition_rungs(chosen, data, posterior);
+  // Pending trials land, in the model's belief, on its mean at the first resource.
+  std::vector<double> pending;
+  for (TrialId t = 0; t < trials_.size(); ++t) {
+    const auto& s = trials_[t];
+    if (!s.started || s.ended || s.observed_at || t == trial) continue;
+    pending.insert(pending.end(), s.features.begin(), s.features.end());
+    pending.push_back(first_feature);
+  }
+  if (!pending.empty()) {
+    const auto believed = posterior.predict(pending);
+    data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
+    for (const auto& p : believed)
+      data.targets.push_back(p.mean);
+    posterior = gp::Posterior(std::move(data), h);
+  }
+
+  // Expected improvement at each weighted rung, over that rung's incumbent.
+  const std::vector<Configuration> pool = candidates(trial, centres);
+  std::vector<double> acquisition(pool.size(), 0.0), points;
+  points.reserve(pool.size() * (encoder_.dims() + 1));
+  for (const auto& [resource, weight] : weights) {
+    points.clear();
+    for (const auto& config : pool) {
+      encoder_.encode(config, points);
+      points.push_back(resource_feature(resource));
+    }
+    const auto it = incumbents.find(resource);
+    const double incumbent = it != incumbents.end() ? it->second : best_anywhere;
+    const auto predictions = posterior.predict(points);
+    for (std::size_t c = 0; c < predictions.size(); ++c)
+      acquisition[c] += weight * expected_improvement(predictions[c], incumbent);
+  }
+  return pool[static_cast<std::size_t>(std::max_element(acquisition.begin(), acquisition.end()) -
+                                       acquisition.begin())];
+}
+
+}  // namespace slurmtune::core

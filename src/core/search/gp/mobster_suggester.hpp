@@ -1,0 +1,91 @@
+#pragma once
+// MOBSTER's searcher (Klein, Tiao, Lienart, Archambeau, Seeger 2020, "Model-based
+// asynchronous hyperparameter and neural architecture search"), clean-room from the
+// paper: one Gaussian process over (configuration, resource) learns from every rung a
+// trial was judged at, and a new trial's configuration maximises expected improvement at
+// the first resource it will reach. Trials still on their way there are "pending": the
+// model is told they will land on its own mean there (a kriging-believer fantasy), which
+// keeps it from proposing the same region to every free worker at once.
+//
+// Every suggestion is a function of the events seen so far: the candidates come from a
+// stream seeded by (seed, trial), and the kernel hyperparameters at n observations are
+// fitted, from a fixed start, on the first m of them in arrival order (m the largest
+// point of the refit ladder not above n). A resumed study, whose suggester is rebuilt
+// from the recorded events, therefore suggests what the uninterrupted one would have.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/search/gp/gaussian_process.hpp"
+#include "core/search/sampler_spec.hpp"
+#include "core/search/suggester.hpp"
+
+namespace slurmtune::core {
+
+/// How configurations enter the model: a number's position in its domain (log domains
+/// in log space, integers as the centre of their slot: to_unit()), a choice as one-hot
+/// coordinates. Constants are left out.
+class ConfigurationEncoder {
+ public:
+  explicit ConfigurationEncoder(const SearchSpace& space);
+  std::size_t dims() const { return dims_; }
+  void encode(const Configuration& config, std::vector<double>& out) const;
+
+ private:
+  const SearchSpace* space_;
+  std::size_t dims_ = 0;
+};
+
+class MobsterSuggester final : public Suggester {
+ public:
+  MobsterSuggester(const SearchSpace& space, const MobsterOptions& options, bool maximize,
+                   std::uint64_t seed);
+  Suggestion suggest(TrialId trial) override;
+  void started(TrialId trial, const Configuration& config) override;
+  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
+  void ended(TrialId trial, TrialEnd how) override;
+
+  /// The model a suggestion would use now (nullopt before it has data): for tests and the
+  /// decision-cost bench.
+  std::optional<gp::Posterior> model() const;
+
+ private:
+  struct TrialState {
+    bool started = false, ended = false;
+    Configuration config;
+    std::vector<double> features;
+    std::optional<double> last_step, last_value;
+    std::optional<double> observed_at;  // resource of its latest observation
+  };
+  struct Observation {
+    TrialId trial;
+    double resource;
+    double score;  // larger is better
+  };
+
+  TrialState& state(TrialId trial);
+  void observe(TrialId trial, double resource, double value);
+  double resource_feature(double resource) const;
+  /// Rows (features + resource) and standardised targets of the chosen observations.
+  gp::Data data_of(const std::vector<std::size_t>& chosen) const;
+  const gp::Hyperparameters& hyperparameters();
+  /// The rungs the acquisition looks at, with their weights (rung_weighting).
+  std::map<double, double> acquisition_rungs(const std::vector<std::size_t>& chosen,
+                                             const gp::Data& data,
+                                             const gp::Posterior& posterior) const;
+  Configuration propose(TrialId trial);
+  std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
+
+  SearchSpace space_;
+  MobsterOptions options_;
+  bool maximize_;
+  std::uint64_t seed_;
+  ConfigurationEncoder encoder_;
+  std::vector<TrialState> trials_;                   // by trial id
+  std::vector<Observation> observations_;            // in arrival order
+  std::optional<double> first_resource_;             // the lowest rung seen
+  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
+};
+
+}  // namespace slurmtune::core

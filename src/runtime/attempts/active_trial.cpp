@@ -1,0 +1,54 @@
+#include "runtime/attempts/active_trial.hpp"
+
+#include <csignal>
+#include <fstream>
+
+#include "core/space/param_value.hpp"
+#include "runtime/coordinator/coordinator.hpp"
+
+namespace slurmtune::runtime {
+
+protocol::TrialAssignment ActiveTrial::assignment() const {
+  protocol::TrialAssignment m;
+  m.trial = trial;
+  m.attempt = attempt;
+  m.params = params_json;
+  m.trial_dir = dir;
+  m.checkpoint = checkpoint;
+  m.checkpoint_step = checkpoint_step;
+  return m;
+}
+
+std::string ActiveTrial::stderr_tail() const {
+  constexpr std::uintmax_t kTail = 2048;
+  std::ifstream in(stderr_path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const auto size = static_cast<std::uintmax_t>(in.tellg());
+  if (size <= stderr_offset) return {};
+  const std::uintmax_t from = std::max(stderr_offset, size > kTail ? size - kTail : 0);
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (from > stderr_offset) {
+    const auto newline = text.find('\n');
+    text = "..." + (newline == std::string::npos ? text : text.substr(newline));
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  return text;
+}
+
+void ActiveTrial::hard_kill(const std::string& scancel) const {
+  if (!slurm_step.empty() && !process.is_remote()) {
+    try {
+      // scancel only asks slurmctld and returns at once.
+      ChildProcess::spawn(SpawnRequest{{scancel, "--signal=KILL", slurm_step}, {}, {}, {}, {}})
+          .wait();
+    } catch (const std::exception&) {
+      // scancel missing: the SIGKILL below still ends srun.
+    }
+  }
+  process.signal_group(SIGKILL);
+}
+
+}  // namespace slurmtune::runtime

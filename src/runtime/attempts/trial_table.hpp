@@ -1,0 +1,57 @@
+#pragma once
+// The trial attempts a session is running and the control-plane connections that speak
+// for them: one table that the coordinator and every launch backend read and change,
+// so that none of them keeps a copy that could disagree.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/study/study_spec.hpp"
+#include "runtime/attempts/active_trial.hpp"
+#include "runtime/control/control_server.hpp"
+
+namespace slurmtune::runtime {
+
+class TrialTable {
+ public:
+  using Trials = std::map<core::TrialId, std::unique_ptr<ActiveTrial>>;
+  using Clock = std::chrono::steady_clock;
+
+  ActiveTrial& add(std::unique_ptr<ActiveTrial> trial);
+  /// The running attempt of `trial`, or nullptr.
+  ActiveTrial* find(core::TrialId trial);
+  const ActiveTrial* find(core::TrialId trial) const;
+  /// Forgets the attempt and every connection bound to it.
+  void erase(core::TrialId trial);
+  bool empty() const { return trials_.empty(); }
+  std::size_t size() const { return trials_.size(); }
+  Trials::iterator begin() { return trials_.begin(); }
+  Trials::iterator end() { return trials_.end(); }
+  Trials::const_iterator begin() const { return trials_.begin(); }
+  Trials::const_iterator end() const { return trials_.end(); }
+
+  /// The connection speaks for `trial` (a rank's HELLO, or a group given the trial).
+  void bind(ConnectionId connection, core::TrialId trial);
+  /// The attempt `connection` speaks for, or nullptr (never bound, or the trial ended).
+  ActiveTrial* of_connection(ConnectionId connection);
+  /// Unbinds `connection`; the trial it spoke for, if any.
+  std::optional<core::TrialId> unbind(ConnectionId connection);
+  /// The connections bound to `trial`, unbound here (to be closed by the caller).
+  std::vector<ConnectionId> take_connections(core::TrialId trial);
+
+  /// Whether an attempt whose process has ended has had its last messages read: true
+  /// once its connections have closed, which the kernel does after the data at exit,
+  /// or 2 s after the exit was first seen (a process it left behind may hold them open).
+  bool messages_drained(ActiveTrial& trial, Clock::time_point now);
+  /// Each running attempt's seconds since its last sign of life, for the progress line.
+  std::vector<std::pair<core::TrialId, double>> quiet_times(Clock::time_point now) const;
+
+ private:
+  Trials trials_;
+  std::map<ConnectionId, core::TrialId> connections_;
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,122 @@
+#pragma once
+// Where and how a session's trials run, behind one interface (doc/architecture.md):
+//   ProcessBackend  a process per trial attempt: a job step (srun), the program itself or
+//                   mpirun on a workstation, or a child of a worker step on its node
+//                   ([resources] launch = "worker", and the nodes of joined jobs);
+//   GroupBackend    [trial] mode = "mpi": MPI steps whose trial groups ask for trials.
+// The coordinator wires one of them to the study controller, the control plane and
+// the clock, and does not know which: make_launch_backend is the one place that looks
+// at the launch mode.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/study/study_controller.hpp"
+#include "core/study/study_spec.hpp"
+#include "protocol/session_messages.hpp"
+#include "runtime/attempts/trial_table.hpp"
+#include "runtime/control/control_server.hpp"
+#include "runtime/control/event_loop.hpp"
+#include "runtime/launch/job_clock.hpp"
+#include "runtime/launch/launcher.hpp"
+
+namespace slurmtune::runtime {
+
+struct RunOptions;
+
+/// What a backend asks of the coordinator: the parts of a trial's life that do not
+/// depend on where it runs.
+class TrialHost {
+ public:
+  virtual ~TrialHost() = default;
+  /// A new attempt of `launch` on `resources`, registered in the trial table (its folder
+  /// made, its checkpoint found, its clock started).
+  virtual ActiveTrial& register_trial(const core::TrialLaunch& launch,
+                                      TrialResources resources) = 0;
+  /// The SLURMTUNE_* variables (and PYTHONPATH) of a trial's process.
+  virtual std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const = 0;
+  /// The attempt is over (`clean`, or `error` says why): recorded, and removed from the
+  /// trial table with its connections. What the controller made of it.
+  virtual core::ExitMeaning end_trial(core::TrialId trial, bool clean,
+                                      const std::string& error) = 0;
+  /// REPORT, CHECKPOINT or HEARTBEAT of a running trial, whichever connection carries it.
+  virtual std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId connection,
+                                             MessageType type,
+                                             const protocol::JsonObject& body) = 0;
+  /// The controller had nothing to launch: held work is logged, and an idle session
+  /// that only holds work ends.
+  virtual void nothing_to_launch() = 0;
+};
+
+/// The parts of the session a backend works with (all owned by the coordinator).
+struct BackendContext {
+  const core::StudySpec& spec;
+  const RunOptions& options;
+  core::StudyController& controller;
+  ControlServer& server;
+  EventLoop& loop;
+  Launcher& launcher;
+  const SessionClock& clock;
+  TrialTable& trials;
+  TrialHost& host;
+  std::string address;     ///< the control plane's HOST:PORT, for the processes started
+  std::string token_file;  ///< the session's token, for the same
+  std::string trials_dir;
+  std::string python_path;  ///< PYTHONPATH for what runs Python: slurmtune's package first
+};
+
+class LaunchBackend {
+ public:
+  virtual ~LaunchBackend() = default;
+  /// "...; ports 29500-29749, ..." appended to the launcher's line in the log ("" none).
+  virtual std::string describe() const = 0;
+  /// Before the first launch (worker steps start here).
+  virtual void begin() = 0;
+  /// Starts what the controller has to launch on free resources, or answers the trial
+  /// groups that wait for work.
+  virtual void fill() = 0;
+  /// Nothing more can happen: nothing runs, nothing waits to connect, nothing to launch.
+  virtual bool done() const = 0;
+  /// Processes of its own (MPI steps) still run: the session waits for them.
+  virtual bool busy() const = 0;
+
+  /// HELLO of a group or a worker (a trial's own HELLO is the coordinator's); the
+  /// WELCOME payload, or ProtocolError when this backend takes no such peer.
+  virtual std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) = 0;
+  /// Whether `id` is a connection of this backend's (a group's, a worker's).
+  virtual bool owns(ConnectionId id) const = 0;
+  /// A message on a connection it owns.
+  virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
+                                          const protocol::JsonObject& body) = 0;
+  /// A connection it owns closed.
+  virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
+  /// A trial's connection closed (the coordinator has unbound it): an exit that waited
+  /// for its last messages may be classified now.
+  virtual void trial_connection_closed(ActiveTrial& t) = 0;
+
+  /// SIGCHLD: children that ended.
+  virtual void reap() = 0;
+  /// Every turn of the loop: timeouts, exits whose messages have drained, and the
+  /// graces of what it was told to stop.
+  virtual void tick() = 0;
+  /// The coordinator gives up on a running attempt (time limit, silence): end it.
+  virtual void end_attempt(ActiveTrial& t) = 0;
+  /// The session stops (a signal, the allocation's clock): no more launches.
+  virtual void begin_shutdown() = 0;
+  /// The session is over; `study_over`: the study is, too (workers of joined jobs leave).
+  virtual void stop(bool study_over) = 0;
+};
+
+/// [trial] command (or program) can run: InputError naming the study file otherwise.
+/// Called before anything is written, so a study that cannot start leaves no file.
+void check_launchable(const core::StudySpec& spec);
+
+/// The backend of the study's launch mode.
+std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
+
+/// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
+/// then, SIGKILL a kill grace later (backends that own processes carry it out).
+void schedule_stop(ActiveTrial& t, std::chrono::steady_clock::time_point now, double grace_s);
+
+}  // namespace slurmtune::runtime

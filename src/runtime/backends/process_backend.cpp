@@ -1,0 +1,183 @@
+#include "runtime/backends/process_backend.hpp"
+
+#include <csignal>
+
+#include "core/space/param_value.hpp"
+#include "core/study/trial_command.hpp"
+#include "runtime/backends/run_options.hpp"
+#include "runtime/launch/slurm_limits.hpp"
+#include "runtime/log.hpp"
+
+namespace slurmtune::runtime {
+
+ProcessBackend::ProcessBackend(const BackendContext& context, bool worker_steps)
+    : context_(context),
+      worker_steps_(worker_steps),
+      rendezvous_(context.options.rendezvous_ports.value_or(default_rendezvous_ports()),
+                  context.launcher.single_host(), context.trials_dir + "/scontrol.out"),
+      workers_(
+          context_, [this](core::TrialId trial) { finish(trial); }, done_) {}
+
+std::string ProcessBackend::describe() const {
+  return "; " + rendezvous_.describe();
+}
+
+void ProcessBackend::begin() {
+  if (worker_steps_)
+    workers_.launch_own_workers();
+  else
+    warn_of_step_limit();
+}
+
+// A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.
+void ProcessBackend::warn_of_step_limit() const {
+  if (context_.launcher.single_host()) return;
+  const auto max_steps = cluster_max_step_count(context_.trials_dir + "/scontrol-config.out");
+  if (!max_steps) return;
+  if (const std::string warning = step_count_warning(context_.spec.max_trials, *max_steps);
+      !warning.empty())
+    log_line("warning: " + warning);
+}
+
+void ProcessBackend::fill() {
+  core::StudyController& controller = context_.controller;
+  if (controller.shutting_down()) return;
+  const auto& limit = context_.spec.resources.max_concurrent;
+  while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
+    auto placement = context_.launcher.reserve();
+    if (!placement) break;
+    auto launch =
+        controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
+    if (!launch) {
+      context_.launcher.release(*placement);
+      context_.host.nothing_to_launch();
+      break;
+    }
+    start_trial(*launch, std::move(*placement));
+  }
+  // With every slot free and nothing to launch, nothing can happen any more (unless
+  // worker steps have yet to connect and bring their nodes).
+  if (context_.trials.empty() && !workers_.waiting()) done_ = true;
+}
+
+void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources placement) {
+  const core::StudySpec& spec = context_.spec;
+  ActiveTrial& t = context_.host.register_trial(launch, std::move(placement));
+  const core::TrialId id = t.trial;
+  TrialProcessSpec process;
+  process.trial = id;
+  process.attempt = launch.attempt;
+  process.argv = core::expand_command(spec.trial.command, spec.space, launch.config, id, t.dir);
+  // Each rank of a multi-rank trial learns its RANK from srun or mpirun.
+  if (spec.resources.ranks() > 1) process.argv = RendezvousAssigner::with_rank_exec(process.argv);
+  process.env = context_.host.trial_environment(t);
+  t.rendezvous = rendezvous_.assign(t.placement, spec.resources);
+  if (t.rendezvous)
+    process.env.insert(t.rendezvous->env.begin(), t.rendezvous->env.end());
+  else
+    log_line("trial " + std::to_string(id) + ": every port of the " + rendezvous_.describe() +
+             " is taken on its first node; it gets no MASTER_ADDR/MASTER_PORT");
+  process.stdout_path = t.dir + "/stdout.log";
+  process.stderr_path = t.stderr_path;
+  try {
+    t.process = workers_.serves(t.placement.nodes.front())
+                    ? workers_.start(t, process)
+                    : TrialProcess(context_.launcher.start(t.placement, process));
+  } catch (const Error& e) {
+    context_.launcher.release(t.placement);
+    if (t.rendezvous) rendezvous_.release(*t.rendezvous);
+    log_line("trial " + std::to_string(id) + ": " + e.what());
+    context_.host.end_trial(id, false, e.what());
+    return;
+  }
+  log_line("trial " + std::to_string(id) + " " + std::string(core::to_string(launch.kind)) +
+           (launch.attempt ? " (attempt " + std::to_string(launch.attempt + 1) + ")" : "") +
+           " on " + t.placement.hostlist + ": " + t.params_json);
+}
+
+void ProcessBackend::finish(core::TrialId trial) {
+  ActiveTrial& t = *context_.trials.find(trial);
+  const ExitStatus status = *t.process.status();
+  const bool clean = status.success() && !t.bye_failed && t.fault.empty();
+  std::string error;
+  if (!clean) {
+    error = t.fault.empty() ? "" : t.fault + "; ";
+    error += t.bye_failed ? "trial reported failure: " + t.bye_error + "; " : "";
+    error += status.describe();
+    if (t.lost_connection && !status.success()) error += " after losing its connection";
+    const std::string tail = t.stderr_tail();
+    if (!tail.empty()) error += "\n" + tail;
+  }
+  context_.launcher.release(t.placement);
+  if (t.rendezvous) rendezvous_.release(*t.rendezvous);
+  context_.host.end_trial(trial, clean, error);
+}
+
+void ProcessBackend::reap() {
+  workers_.reap();
+  std::vector<core::TrialId> ended;
+  const auto now = context_.clock.now();
+  for (auto& [id, t] : context_.trials)
+    if (t->process.poll() && context_.trials.messages_drained(*t, now)) ended.push_back(id);
+  for (const core::TrialId id : ended)
+    finish(id);
+}
+
+// A trial's last messages (CHECKPOINT, BYE) may still be unread when its exit is reaped
+// (epoll hands the SIGCHLD and the socket over together): the exit is classified once
+// its connections have closed, or a moment later (TrialTable::messages_drained).
+void ProcessBackend::tick() {
+  workers_.tick();
+  std::vector<core::TrialId> ended;
+  const auto now = context_.clock.now();
+  for (auto& [id, t] : context_.trials)
+    if (t->exited_at && context_.trials.messages_drained(*t, now)) ended.push_back(id);
+  for (const core::TrialId id : ended)
+    finish(id);
+  signal_due();
+}
+
+void ProcessBackend::trial_connection_closed(ActiveTrial& t) {
+  if (t.process.poll() && context_.trials.messages_drained(t, context_.clock.now()))
+    finish(t.trial);  // its exit waited for this
+}
+
+void ProcessBackend::signal_due() {
+  const auto now = context_.clock.now();
+  const auto kill_grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(context_.options.kill_grace_s));
+  for (auto& [id, t] : context_.trials) {
+    if (t->kill_at && now >= *t->kill_at) {
+      log_line("trial " + std::to_string(id) + " ignored SIGTERM; sending SIGKILL");
+      t->hard_kill("scancel");
+      t->kill_at.reset();
+    } else if (t->terminate_at && now >= *t->terminate_at) {
+      t->process.signal_group(SIGTERM);
+      t->terminate_at.reset();
+      t->kill_at = now + kill_grace;
+    }
+  }
+}
+
+void ProcessBackend::end_attempt(ActiveTrial& t) {
+  schedule_stop(t, context_.clock.now(), 0);  // SIGTERM now, SIGKILL after the kill grace
+}
+
+std::string ProcessBackend::on_hello(ConnectionId id, const protocol::HelloFrom& hello) {
+  if (const auto* worker = std::get_if<protocol::WorkerHello>(&hello))
+    return workers_.on_hello(id, *worker);
+  if (const auto* joined = std::get_if<protocol::JoinedHello>(&hello))
+    return workers_.on_hello(id, *joined);
+  throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
+}
+
+std::optional<Reply> ProcessBackend::on_message(ConnectionId id, MessageType type,
+                                                const protocol::JsonObject& body) {
+  return workers_.on_message(id, type, body);
+}
+
+void ProcessBackend::on_closed(ConnectionId id, const std::string& reason) {
+  workers_.on_closed(id, reason);
+}
+
+}  // namespace slurmtune::runtime

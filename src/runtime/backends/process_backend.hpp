@@ -1,0 +1,53 @@
+#pragma once
+// A process per trial attempt: a job step (`srun`) inside an allocation, the program
+// itself or `mpirun` on a workstation (runtime/launch/launcher.hpp), or a child of the worker
+// step on its node (runtime/backends/worker_pool.hpp). Each attempt gets free resources from the
+// launcher's ledger and, for distributed trials, a rendezvous port; its exit is
+// classified once its last messages have been read.
+#include <memory>
+#include <string>
+
+#include "runtime/backends/launch_backend.hpp"
+#include "runtime/backends/worker_pool.hpp"
+#include "runtime/launch/rendezvous.hpp"
+
+namespace slurmtune::runtime {
+
+class ProcessBackend final : public LaunchBackend {
+ public:
+  /// `worker_steps`: [resources] launch = "worker" (a worker step on every node).
+  ProcessBackend(const BackendContext& context, bool worker_steps);
+
+  std::string describe() const override;
+  void begin() override;
+  void fill() override;
+  bool done() const override { return done_; }
+  bool busy() const override { return false; }
+  std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
+  bool owns(ConnectionId id) const override { return workers_.owns(id); }
+  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+                                  const protocol::JsonObject& body) override;
+  void on_closed(ConnectionId id, const std::string& reason) override;
+  void trial_connection_closed(ActiveTrial& t) override;
+  void reap() override;
+  void tick() override;
+  void end_attempt(ActiveTrial& t) override;
+  void begin_shutdown() override {}
+  void stop(bool study_over) override { workers_.stop(study_over); }
+
+ private:
+  void start_trial(const core::TrialLaunch& launch, TrialResources placement);
+  /// Its process has ended and its messages are read: recorded, resources released.
+  void finish(core::TrialId trial);
+  /// SIGTERM at terminate_at, SIGKILL a kill grace later.
+  void signal_due();
+  void warn_of_step_limit() const;
+
+  BackendContext context_;
+  bool worker_steps_;
+  RendezvousAssigner rendezvous_;
+  bool done_ = false;
+  WorkerPool workers_;
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,212 @@
+// The worker steps of the study's own job ([resources] launch = "worker"): one
+// long-lived `slurmtune worker` step per node starts that node's trials as its own
+// children on LAUNCH, so a trial costs a message instead of an srun step. Jobs that join
+// the study bring workers of their own (worker_pool_joined.cpp).
+#include "runtime/backends/worker_pool.hpp"
+
+#include <algorithm>
+#include <csignal>
+
+#include "core/error.hpp"
+#include "core/space/param_value.hpp"
+#include "runtime/backends/run_options.hpp"
+#include "runtime/log.hpp"
+#include "runtime/this_process.hpp"
+
+namespace slurmtune::runtime {
+
+WorkerPool::WorkerPool(const BackendContext& context,
+                       std::function<void(core::TrialId)> finish_trial, const bool& study_done)
+    : context_(context), finish_trial_(std::move(finish_trial)), study_done_(study_done) {}
+
+void WorkerPool::launch_own_workers() {
+  Launcher& launcher = context_.launcher;
+  const auto names = launcher.node_names();
+  for (std::size_t node = 0; node < names.size(); ++node) {
+    SpawnRequest request;
+    request.argv = launcher.worker_step(node, {self_program(), "worker"});
+    if (request.argv.empty()) {
+      log_line("launch = \"worker\": the local launcher starts trials as its own children");
+      return;
+    }
+    request.env = {{"SLURMTUNE_ADDR", context_.address},
+                   {"SLURMTUNE_TOKEN_FILE", context_.token_file},
+                   {"SLURMTUNE_WORKER_NODE", names[node]}};
+    request.stdout_path = context_.trials_dir + "/worker-" + names[node] + ".out";
+    request.stderr_path = context_.trials_dir + "/worker-" + names[node] + ".err";
+    WorkerStep worker;
+    worker.node = node;
+    worker_of_node_[node] = names[node];
+    worker.process = ChildProcess::spawn(request);
+    worker.launched = context_.clock.now();
+    launcher.set_node_usable(node, false);  // until its worker says HELLO
+    workers_.emplace(names[node], std::move(worker));
+  }
+  own_workers_ = true;
+  log_line("launch = \"worker\": " + std::to_string(workers_.size()) +
+           " worker step(s), one per node; trials start as their children");
+}
+
+bool WorkerPool::waiting() const {
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) {
+    return w.second.allocation.empty() && !w.second.connection && !w.second.lost;
+  });
+}
+
+std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& hello) {
+  const std::string& node = hello.node;
+  const auto w = workers_.find(node);
+  if (w == workers_.end())
+    throw ProtocolError("no worker step was started for node '" + node + "'");
+  if (w->second.connection || w->second.lost)
+    throw ProtocolError("node " + node + " already has its worker (or lost it)");
+  w->second.connection = id;
+  connections_[id] = node;
+  context_.launcher.set_node_usable(w->second.node, true);
+  const auto ready = std::count_if(workers_.begin(), workers_.end(), [](const auto& x) {
+    return x.second.allocation.empty() && x.second.connection.has_value();
+  });
+  const auto own = std::count_if(workers_.begin(), workers_.end(),
+                                 [](const auto& x) { return x.second.allocation.empty(); });
+  if (ready == own)
+    log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
+             core::format_double(context_.clock.elapsed_s()) + " s");
+  return protocol::encode(protocol::WorkerWelcome{node, ""});
+}
+
+TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spec) {
+  // One node: worker trials are single-rank.
+  const ConnectionId worker =
+      *workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
+  const protocol::ProcessKey key{t.trial, t.attempt};
+  ControlServer& server = context_.server;
+  server.send(worker, MessageType::Launch,
+              protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
+                                                spec.stderr_path, t.placement.gpus}));
+  return TrialProcess::remote([&server, worker, key](int signal) {
+    server.send(worker, MessageType::Signal, protocol::encode(protocol::Signal{key, signal}));
+  });
+}
+
+std::optional<Reply> WorkerPool::on_message(ConnectionId id, MessageType type,
+                                            const protocol::JsonObject& body) {
+  const WorkerStep& w = workers_.at(connections_.at(id));
+  if (type == MessageType::Leaving && !w.allocation.empty()) {
+    allocation_leaving(w.allocation, protocol::decode_leaving(body).why);
+    return std::nullopt;
+  }
+  if (type != MessageType::Exited)
+    throw ProtocolError("a worker may not send " + std::string(to_string(type)));
+  on_exited(w, protocol::decode_exited(body));
+  return std::nullopt;
+}
+
+void WorkerPool::on_exited(const WorkerStep& w, const protocol::Exited& exited) {
+  ActiveTrial* t = context_.trials.find(exited.key.trial);
+  // An attempt that already ended here (its worker was lost, or said so late) is done.
+  if (!t || t->attempt != exited.key.attempt || !t->process.is_remote() || t->process.status())
+    return;
+  if (t->placement.nodes.front() != w.node)
+    throw ProtocolError("EXITED for trial " + exited.key.text() + ", which runs on another node");
+  ExitStatus status;
+  status.code = exited.code;
+  status.signal = exited.signal;
+  status.signaled = exited.signaled;
+  if (!exited.error.empty())
+    t->fault = "the worker on " + t->placement.hostlist + " could not start it: " + exited.error;
+  t->process.ended(status);
+  if (context_.trials.messages_drained(*t, context_.clock.now())) finish_trial_(exited.key.trial);
+}
+
+void WorkerPool::on_closed(ConnectionId id, const std::string& reason) {
+  const std::string key = connections_.at(id);
+  if (!study_done_) lost(key, "its connection closed: " + reason);
+}
+
+void WorkerPool::lost(const std::string& key, const std::string& why) {
+  WorkerStep& w = workers_.at(key);
+  if (w.lost) return;
+  w.lost = true;
+  if (w.connection) {
+    connections_.erase(*w.connection);
+    // A worker still alive (its srun went first) ends and takes its children with it.
+    context_.server.close(*w.connection, "your node takes no more trials");
+  }
+  w.connection.reset();
+  // Its step ends too (srun passes SIGTERM on): nothing of it should start trials later.
+  if (w.allocation.empty() && !w.process.poll()) w.process.signal_group(SIGTERM);
+  context_.launcher.set_node_usable(w.node, false);
+  end_trials_of(w, key, why);
+  const bool any_left =
+      std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
+  if (own_workers_ && !any_left && !study_done_ && !context_.controller.shutting_down())
+    throw Error("every worker step is gone (the last: " + key + ", " + why + "); see " +
+                context_.trials_dir + "/worker-*.err");
+}
+
+// The trials of a lost worker are over now: on a cluster that tracks processes by
+// parent, children can outlive a killed worker, and their reports must not count any
+// more. A joined job at its end takes its trials along: they restart elsewhere from
+// their checkpoints instead of failing.
+void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
+                               const std::string& why) {
+  const bool evict = evicts_when_lost(w);
+  log_line("worker step on " + key + " lost (" + why + "): its trials " +
+           (evict ? "restart from their checkpoints" : "fail and are retried") +
+           " elsewhere; the node takes no more");
+  std::vector<core::TrialId> ended;
+  for (auto& [id, t] : context_.trials) {
+    if (!t->process.is_remote() || t->process.status() || t->placement.nodes.at(0) != w.node)
+      continue;
+    if (evict && context_.controller.instruction(id) == core::Instruction::Continue)
+      context_.controller.evict(id);
+    t->fault = "its worker step on " + key + " was lost (" + why + ")";
+    t->process.ended(ExitStatus{0, SIGKILL, true});
+    ended.push_back(id);
+  }
+  for (const core::TrialId id : ended) {
+    for (const ConnectionId connection : context_.trials.take_connections(id))
+      context_.server.close(connection, "trial " + std::to_string(id) + " ended with its worker");
+    finish_trial_(id);
+  }
+}
+
+void WorkerPool::reap() {
+  for (auto& [key, w] : workers_)
+    if (w.allocation.empty() && !w.lost && w.process.poll() && !study_done_)
+      lost(key, "its step ended: " + w.process.status()->describe());
+}
+
+void WorkerPool::tick() {
+  expire_unconnected();
+  expire_joined();
+}
+
+// A worker step Slurm never started (its node busy or down), or whose worker never
+// connected, would keep the study waiting for its node forever: after this long the
+// study goes on without it.
+void WorkerPool::expire_unconnected() {
+  const double timeout_s = context_.options.worker_connect_timeout_s;
+  const auto within = std::chrono::duration<double>(timeout_s);
+  for (auto& [node, w] : workers_)
+    if (w.allocation.empty() && !w.lost && !w.connection &&
+        context_.clock.now() - w.launched > within)
+      lost(node, "its worker did not connect within " + core::format_double(timeout_s) +
+                     " s of its srun");
+}
+
+void WorkerPool::stop(bool study_over) {
+  for (auto& [key, w] : workers_)
+    if (w.connection && (study_over || w.allocation.empty()))
+      context_.server.send(*w.connection, MessageType::Launch,
+                           protocol::encode(protocol::StudyOver{}));
+  // A real wait for real processes: the steady clock, whatever the session's clock is.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  for (auto& [key, w] : workers_) {
+    while (w.allocation.empty() && !w.process.poll() && Clock::now() < deadline)
+      context_.loop.run_once(50);
+    // Still running (srun slow to end): its destructor kills the step.
+  }
+}
+
+}  // namespace slurmtune::runtime

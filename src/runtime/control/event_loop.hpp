@@ -1,0 +1,34 @@
+#pragma once
+// A minimal epoll loop: file descriptors with callbacks, one thread, no timers (the
+// caller passes the longest it may wait, and does its periodic work between waits).
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+
+#include "protocol/wire/unique_fd.hpp"
+
+namespace slurmtune::runtime {
+
+class EventLoop {
+ public:
+  using Callback = std::function<void(std::uint32_t events)>;
+
+  EventLoop();
+  /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT, ...); the callback may add or remove
+  /// any fd, including its own.
+  void add(int fd, std::uint32_t events, Callback callback);
+  void modify(int fd, std::uint32_t events);
+  void remove(int fd);
+  /// Waits up to `timeout_ms` and runs the callbacks of ready fds; returns how many ran.
+  int run_once(int timeout_ms);
+
+ private:
+  UniqueFd epoll_;
+  std::unordered_map<int, Callback> callbacks_;
+};
+
+/// A signalfd for `signals`, which are blocked for normal delivery in this thread (and
+/// in threads it creates later); children must unblock them (ChildProcess does).
+UniqueFd make_signal_fd(std::initializer_list<int> signals);
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,44 @@
+#include "runtime/coordinator/checkpoint_path.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "protocol/wire/protocol.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+// `path` resolved as far as it exists (a checkpoint may be named before it is written).
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path out = fs::weakly_canonical(path, ec);
+  if (ec)
+    throw ProtocolError("CHECKPOINT: cannot resolve '" + path.string() + "': " + ec.message());
+  return out;
+}
+
+// True when `inner` is `outer` or lies below it (both resolved).
+bool within(const fs::path& inner, const fs::path& outer) {
+  const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return mismatch == outer.end();
+}
+
+}  // namespace
+
+CheckpointPath confine_checkpoint(const std::string& named, const fs::path& trial_dir,
+                                  const fs::path& study_dir) {
+  const fs::path given(named);
+  const fs::path own = resolved(trial_dir);
+  fs::path path = resolved(given.is_absolute() ? given : trial_dir / given);
+  if (path.filename().empty()) path = path.parent_path();  // "ckpt/" names the folder ckpt
+  if (path == own || !within(path, own))
+    throw ProtocolError("CHECKPOINT: '" + named + "' resolves to " + path.string() +
+                        ", which is not inside the trial's own folder " + own.string());
+  if (within(path, own / "pbt-kept"))
+    throw ProtocolError("CHECKPOINT: '" + named + "' is inside " + (own / "pbt-kept").string() +
+                        ", where slurmtune keeps copies of checkpoints");
+  return CheckpointPath{path, path.lexically_relative(resolved(study_dir)).string()};
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,245 @@
+#include "runtime/coordinator/coordinator.hpp"
+
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/space/param_value.hpp"
+#include "core/text.hpp"
+#include "protocol/wire/secret.hpp"
+#include "runtime/attempts/active_trial.hpp"
+#include "runtime/launch/job_clock.hpp"
+#include "runtime/log.hpp"
+#include "runtime/recording/study_recorder.hpp"
+#include "runtime/study_paths.hpp"
+#include "runtime/this_process.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+double silent_after_s(const RunOptions& options, const core::StudySpec& spec) {
+  if (const auto& timeout = spec.trial.report_timeout_s)
+    return std::min(options.silent_after_s, *timeout / 2);
+  return options.silent_after_s;
+}
+
+namespace {
+
+// Written whole, then renamed: a joining worker never reads half an address.
+void publish_address(const std::string& results_file, const std::string& address) {
+  const std::string path = address_file_of(results_file), partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << address << '\n';
+    if (!out.flush()) throw Error("cannot write " + partial);
+  }
+  fs::rename(partial, path);
+}
+
+}  // namespace
+
+Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
+    : spec_(spec),
+      options_(std::move(options)),
+      study_dir_(fs::absolute(options_.output).parent_path().string()),
+      trials_dir_(trials_dir_of(options_.output)),
+      token_file_(token_file_of(options_.output)),
+      python_path_(python_path_with_bundled()),
+      pbt_(study_, trials_, study_dir_, trials_dir_),
+      seams_(std::move(seams)),
+      time_(seams_.now ? seams_.now : SteadyNow(std::chrono::steady_clock::now)),
+      progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
+  check_launchable(spec_);
+  // The coordinator ends an attempt at time_limit_s itself; srun's own limit (whole
+  // minutes) only catches a step the coordinator can no longer end.
+  if (const auto& limit = spec_.trial.time_limit_s)
+    options_.launch.step_time_limit_min =
+        static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
+  launcher_ = make_launcher(spec_.resources, options_.launch);
+  fs::create_directories(trials_dir_);
+  fs::permissions(trials_dir_, fs::perms::owner_all);
+  // A fresh token every session: processes of an earlier session cannot report into it.
+  fs::remove(token_file_);
+  const std::string token = generate_token();
+  write_token_file(token_file_, token);
+
+  study_ = open_study(spec_, options_.output, options_.allow_changes,
+                      store::WriterOptions{options_.flush_interval_s, 1, false});
+  recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
+  controller_ = std::make_unique<core::StudyController>(
+      spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
+      study_.resumed ? &*study_.resumed : nullptr);
+  pbt_.settle_resumed(*controller_);
+  start_allocation_clock();
+
+  signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+  std::signal(SIGPIPE, SIG_IGN);
+  loop_.add(signals_.get(), EPOLLIN, [this](std::uint32_t) {
+    signalfd_siginfo info{};
+    while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
+      if (info.ssi_signo == SIGCHLD)
+        backend_->reap();
+      else
+        on_shutdown_signal(static_cast<int>(info.ssi_signo));
+    }
+  });
+  server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
+  address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
+             std::to_string(server_->port());
+  const BackendContext context{spec_,       options_,    *controller_, *server_, loop_,
+                               *launcher_,  time_,       trials_,      *this,    address_,
+                               token_file_, trials_dir_, python_path_};
+  backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
+
+  log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
+           options_.output +
+           (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
+                           : ""));
+  log_line(launcher_->describe() + backend_->describe());
+  log_line("control plane on " + address_ + ", token in " + token_file_);
+  publish_address(options_.output, address_);
+}
+
+Coordinator::~Coordinator() {
+  std::error_code ignored;  // the session is over: `slurmtune join` waits for the next
+  fs::remove(address_file_of(options_.output), ignored);
+}
+
+// The allocation's clock (doc/slurm.md): work that cannot reach its next rung before
+// the job ends (less the margin the template's USR1 warning needs) is held for the
+// requeued job instead of being started and thrown away.
+void Coordinator::start_allocation_clock() {
+  TimeLeft left{options_.time_left_s, "--time-left"};
+  if (!left.seconds) left = slurm_time_left(environment_map(), trials_dir_ + "/squeue.out");
+  if (!left.seconds) return;
+  time_.set_end(*left.seconds, options_.end_margin_s, controller_->max_resource());
+  log_line("allocation ends in " + core::format_double(std::round(*left.seconds)) + " s (" +
+           left.source + "): work that cannot reach its next rung " +
+           core::format_double(options_.end_margin_s) +
+           " s before then is held for the next session");
+}
+
+int Coordinator::run() {
+  backend_->begin();
+  backend_->fill();
+  while (!(trials_.empty() && !backend_->busy() &&
+           (controller_->shutting_down() || backend_->done()))) {
+    loop_.run_once(seams_.turn_ms);
+    tick();
+  }
+  const bool more = controller_->shutting_down() && controller_->more_work_left();
+  backend_->stop(!more || cancel_signal_ != 0);
+  study_.writer->flush();
+  progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
+  if (!more) return 0;
+  if (cancel_signal_) {
+    const int status = cancelled_exit_status(cancel_signal_);
+    log_line("cancelled with work left: exit status " + std::to_string(status) +
+             " (not a requeue); run the same command again to resume");
+    return status;
+  }
+  log_line("stopped early with work left: exit status " + std::to_string(kMoreWorkLeft) +
+           "; run the same command again to resume");
+  return kMoreWorkLeft;
+}
+
+void Coordinator::tick() {
+  server_->tick();
+  controller_->check_budget(time_.elapsed_s());
+  pbt_.carry_out();  // any the budget's halt decided (synchronous PBT)
+  if (!controller_->halt_reason().empty() && !halt_announced_) {
+    halt_announced_ = true;
+    log_line(controller_->halt_reason() + ": stopping running trials");
+    for (auto& [id, t] : trials_)
+      schedule_stop(*t, time_.now(), options_.stop_grace_s);
+  }
+  enforce_trial_limits();
+  backend_->tick();  // timeouts, exits whose last messages are read, signals due
+  study_.writer->flush_if_due();
+  if (progress_.due()) progress_.print(false, *controller_, trials_.quiet_times(time_.now()));
+  backend_->fill();
+}
+
+// [trial] time_limit_s and report_timeout_s: an attempt past either is ended and fails
+// (retried up to max_failures). Only attempts still told to continue: one told to stop
+// or pause is already on its way out under the stop grace.
+void Coordinator::enforce_trial_limits() {
+  if (controller_->shutting_down()) return;
+  const auto now = time_.now();
+  const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  const auto& limit = spec_.trial.time_limit_s;
+  const auto& silence = spec_.trial.report_timeout_s;
+  // The attempts to end are chosen first and ended after: a backend may end one at once,
+  // and its trial then leaves trials_, which must not happen while it is walked.
+  std::vector<std::pair<core::TrialId, std::string>> overdue;
+  for (const auto& [id, t] : trials_) {
+    if (!t->fault.empty() || controller_->instruction(id) != core::Instruction::Continue) continue;
+    if (limit && seconds(now - t->started) >= *limit)
+      overdue.emplace_back(id, "time limit of " + core::format_double(*limit) +
+                                   " s exceeded ([trial] time_limit_s)");
+    else if (silence && seconds(now - t->last_sign) >= *silence)
+      overdue.emplace_back(id, silence_message(*t, *silence));
+  }
+  for (const auto& [id, why] : overdue)
+    if (ActiveTrial* t = trials_.find(id)) end_attempt(*t, why);
+}
+
+std::string Coordinator::silence_message(const ActiveTrial& t, double silence_s) const {
+  std::string why = "no report or heartbeat for " + core::format_double(silence_s) + " s ";
+  const bool never = t.last_sign == t.started;
+  why += never ? "after its launch" : "after its last report";
+  why += " ([trial] report_timeout_s): hung?";
+  // Ranks that never met leave a distributed trial silent from its start.
+  if (never && t.rendezvous && spec_.resources.ranks() > 1)
+    why += " Its ranks may not have met at MASTER_ADDR=" + t.rendezvous->host +
+           " MASTER_PORT=" + std::to_string(t.rendezvous->port) + ".";
+  return why;
+}
+
+void Coordinator::end_attempt(ActiveTrial& t, const std::string& why) {
+  t.fault = why;
+  log_line("trial " + std::to_string(t.trial) + ": " + why + "; ending the attempt");
+  backend_->end_attempt(t);
+}
+
+// Under `scancel` Slurm signals every process of the batch step, and the sbatch
+// template forwards the same signal: one event arrives twice within moments. It counts
+// once, so the second copy does not cut the trials' checkpoint grace short.
+void Coordinator::on_shutdown_signal(int signal) {
+  const auto now = time_.now();
+  const bool echo = last_signal_ && last_signal_->first == signal &&
+                    now - last_signal_->second < std::chrono::seconds(2);
+  last_signal_ = {signal, now};
+  if (signal == SIGTERM || signal == SIGINT) cancel_signal_ = signal;
+  if (!echo) begin_shutdown(signal);
+}
+
+void Coordinator::begin_shutdown(int signal) {
+  ++shutdown_signals_;
+  const char* name = sigabbrev_np(signal);
+  if (shutdown_signals_ > 1) {
+    log_line(std::string("SIG") + (name ? name : "?") + " again: terminating running trials now");
+    for (auto& [id, t] : trials_)
+      schedule_stop(*t, time_.now(), 0);
+    return;
+  }
+  log_line(std::string("SIG") + (name ? name : "?") +
+           (signal == SIGUSR1 ? " (checkpoint and requeue)" : " (cancel)") +
+           ": no further launches; " + std::to_string(trials_.size()) +
+           " running trial(s) will checkpoint and stop within " +
+           core::format_double(options_.shutdown_grace_s) + " s");
+  controller_->begin_shutdown();
+  for (auto& [id, t] : trials_)
+    schedule_stop(*t, time_.now(), options_.shutdown_grace_s);
+  backend_->begin_shutdown();
+  study_.writer->flush();
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,112 @@
+#pragma once
+// `slurmtune run`: one process that owns the results file (single writer), the sampler
+// and the scheduler (through core::StudyController), the control plane and the trial
+// processes, all on one epoll loop. Nothing else to start: no head node, no database.
+// The coordinator wires the controller, the recorder, the control plane, the session's
+// clock and one launch backend (runtime/backends/launch_backend.hpp), which it does not know.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/study/study_controller.hpp"
+#include "core/study/study_spec.hpp"
+#include "runtime/attempts/trial_table.hpp"
+#include "runtime/backends/launch_backend.hpp"
+#include "runtime/backends/run_options.hpp"
+#include "runtime/control/control_server.hpp"
+#include "runtime/control/event_loop.hpp"
+#include "runtime/coordinator/progress_report.hpp"
+#include "runtime/launch/job_clock.hpp"
+#include "runtime/pbt/pbt_exploits.hpp"
+#include "runtime/recording/study_recorder.hpp"
+#include "runtime/recording/study_session.hpp"
+
+namespace slurmtune::runtime {
+
+/// Exit status of `slurmtune run` when SIGUSR1 (the time-limit warning, or an explicit
+/// "checkpoint and requeue now") stopped it with work left: run it again (the sbatch
+/// template requeues) to resume. EX_TEMPFAIL.
+inline constexpr int kMoreWorkLeft = 75;
+/// SIGTERM or SIGINT (scancel, preemption, Ctrl-C) stopped it the same graceful way, but
+/// the exit status is 128 + the signal's number: a cancelled job must not requeue itself.
+inline constexpr int cancelled_exit_status(int signal) {
+  return 128 + signal;
+}
+
+/// What a test puts in place of the real thing
+/// (tests/unit/runtime/coordinator/test_coordinator.cpp): the clock, the launch backend, and how
+/// long the loop waits for an event per turn.
+struct CoordinatorSeams {
+  SteadyNow now;  ///< empty: the steady clock
+  /// Empty: the study's own backend (make_launch_backend).
+  std::function<std::unique_ptr<LaunchBackend>(const BackendContext&)> backend;
+  int turn_ms = 100;
+};
+
+class Coordinator final : public ControlHandler, private TrialHost {
+ public:
+  Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams = {});
+  ~Coordinator() override;
+  /// Runs the study to its end, or until a shutdown signal; returns the exit status
+  /// (0, kMoreWorkLeft, or cancelled_exit_status(signal)).
+  int run();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // the session (coordinator.cpp)
+  void tick();
+  void enforce_trial_limits();
+  std::string silence_message(const ActiveTrial& t, double silence_s) const;
+  void end_attempt(ActiveTrial& t, const std::string& why);
+  void on_shutdown_signal(int signal);
+  void begin_shutdown(int signal);
+  void start_allocation_clock();
+
+  // TrialHost: what every backend's trials share (coordinator_trials.cpp)
+  ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources resources) override;
+  std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override;
+  core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override;
+  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
+                                     const protocol::JsonObject& body) override;
+  void nothing_to_launch() override;  // logs held work; ends a session that only holds
+
+  // control plane (coordinator_messages.cpp)
+  std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
+  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+                                  const protocol::JsonObject& body) override;
+  void on_closed(ConnectionId id, const std::string& reason) override;
+  Reply on_report(ActiveTrial& t, const protocol::JsonObject& body);
+  void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
+
+  const core::StudySpec& spec_;
+  RunOptions options_;
+  std::string study_dir_, trials_dir_, token_file_, address_;
+  std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
+  OpenedStudy study_;
+  std::unique_ptr<StudyRecorder> recorder_;
+  std::unique_ptr<core::StudyController> controller_;
+  std::unique_ptr<Launcher> launcher_;
+  EventLoop loop_;
+  UniqueFd signals_;
+  std::unique_ptr<ControlServer> server_;
+  TrialTable trials_;
+  std::unique_ptr<LaunchBackend> backend_;
+  PbtExploits pbt_;  // PBT's exploits and kept checkpoints
+  CoordinatorSeams seams_;
+  SessionClock time_;  // elapsed time and, inside a job, the allocation's clock; the session's now
+  ProgressReport progress_;
+  bool clock_announced_ = false;
+  int shutdown_signals_ = 0;
+  int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
+  std::optional<std::pair<int, Clock::time_point>> last_signal_;
+  bool halt_announced_ = false;
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,167 @@
+// The coordinator's side of the control-plane conversation (doc/protocol.md): HELLO
+// binds a connection to a running trial, REPORT goes to the study controller and the
+// results file, ASK returns the trial's current instruction, CHECKPOINT is indexed, BYE
+// records how the trial ended.
+#include <cmath>
+#include <filesystem>
+#include <utility>
+
+#include "core/space/param_value.hpp"
+#include "protocol/trial_messages.hpp"
+#include "runtime/attempts/active_trial.hpp"
+#include "runtime/coordinator/checkpoint_path.hpp"
+#include "runtime/coordinator/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "store/study_writer.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+// Checkpoint before leaving when the trial may run again (a pause, a shutdown), at every
+// rung it passes (a retry or a promotion then starts from there), and where PBT asks
+// (others may clone it). An exploited trial resumes from its donor's checkpoint.
+bool asks_for_checkpoint(core::Instruction instruction, const core::ReportOutcome* outcome) {
+  const bool exploited = outcome && outcome->exploit;
+  return !exploited &&
+         (instruction == core::Instruction::Pause || instruction == core::Instruction::Suspend ||
+          (instruction == core::Instruction::Continue && outcome &&
+           (outcome->rung || outcome->checkpoint)));
+}
+
+std::string decision_payload(core::Instruction instruction, const core::ReportOutcome* outcome,
+                             bool duplicate) {
+  protocol::DecisionReply reply;
+  reply.decision = core::decision_word(instruction);
+  reply.instruction = core::to_string(instruction);
+  reply.checkpoint = asks_for_checkpoint(instruction, outcome);
+  if (outcome && outcome->exploit)
+    reply.exploit =
+        protocol::DecisionReply::Exploit{outcome->exploit->donor, outcome->exploit->donor_step};
+  if (outcome && outcome->rung) reply.rung = *outcome->rung;
+  if (outcome) reply.cutoff = outcome->cutoff;
+  reply.duplicate = duplicate;
+  return protocol::encode(reply);
+}
+
+}  // namespace
+
+std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& from) {
+  const auto* hello = std::get_if<protocol::TrialHello>(&from);
+  if (!hello) return backend_->on_hello(id, from);  // a group's, a worker's
+  ActiveTrial* t = trials_.find(hello->trial);
+  if (!t)
+    throw ProtocolError("trial " + std::to_string(hello->trial) +
+                        " is not running in this study (a process of an earlier attempt?)");
+  if (hello->rank == 0) t->reporter = id;
+  if (!hello->slurm_step.empty()) t->slurm_step = hello->slurm_step;
+  trials_.bind(id, hello->trial);
+  protocol::TrialAssignment welcome = t->assignment();
+  welcome.metric = spec_.metric;
+  return protocol::encode(welcome);
+}
+
+std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
+                                             const protocol::JsonObject& body) {
+  if (backend_->owns(id)) return backend_->on_message(id, type, body);
+  ActiveTrial* t = trials_.of_connection(id);
+  if (!t) throw ProtocolError("this trial has ended");
+  switch (type) {
+    case MessageType::Ask:
+      return Reply{MessageType::Decision,
+                   decision_payload(controller_->instruction(t->trial), nullptr, false)};
+    case MessageType::Bye:
+      if (const auto ending = protocol::decode_trial_ending(body, "BYE"); !ending.completed) {
+        t->bye_failed = true;
+        t->bye_error = ending.error;
+      }
+      return std::nullopt;
+    default:
+      return trial_message(*t, id, type, body);
+  }
+}
+
+Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
+  const protocol::Report report = protocol::decode_report(body);
+  const double step = report.step;
+  // One value per declared metric, in the results file's column order (the scheduled
+  // metric first); NaN where the report has none. Names are resolved once, here.
+  std::vector<double> values(spec_.metrics.size(), NAN);
+  for (const auto& [name, value] : report.metrics) {
+    const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
+    if (column == spec_.metrics.end())
+      throw ProtocolError("REPORT: metric '" + name +
+                          "' is not declared in the study file ([study] metrics)");
+    values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
+  }
+  const double judged = values.empty() ? NAN : values.front();
+  const core::ReportVerdict verdict = controller_->report(t.trial, step, values);
+  if (!verdict.duplicate) {
+    study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
+    time_.reported(t.trial, step, verdict.outcome.milestone);
+  }
+  pbt_.carry_out();
+  // Write-ahead: the report that makes a trial save a checkpoint is in the file before
+  // the trial hears of it. A trial's checkpoint file is often overwritten in place, so
+  // if the coordinator died between the two, a resumed study would hand the trial its
+  // older indexed step while the file already holds this one, and the trial would skip
+  // reports the study never recorded (a PBT population then decides otherwise).
+  if (!verdict.duplicate && asks_for_checkpoint(verdict.instruction, &verdict.outcome))
+    study_.writer->flush();
+  if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
+    log_line(
+        "trial " + std::to_string(t.trial) + " told to " +
+        std::string(core::to_string(verdict.instruction)) + " at step " +
+        core::format_double(step) + " (" + spec_.metric + " " + core::format_double(judged) +
+        (verdict.outcome.cutoff ? ", cutoff " + core::format_double(*verdict.outcome.cutoff) : "") +
+        ")");
+    schedule_stop(t, time_.now(),
+                  controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
+  }
+  return Reply{MessageType::Decision,
+               decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
+}
+
+void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body) {
+  const protocol::CheckpointSaved saved = protocol::decode_checkpoint(body);
+  const double step = saved.step;
+  const CheckpointPath checkpoint = confine_checkpoint(saved.path, t.dir, study_dir_);
+  const fs::path& absolute = checkpoint.resolved;
+  const std::string& relative = checkpoint.relative;
+  if (relative.size() > study_.writer->max_checkpoint_path())
+    throw ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
+                        " bytes relative to the study's folder; the results file stores at most " +
+                        std::to_string(study_.writer->max_checkpoint_path()));
+  const std::uint64_t bytes = saved.size;
+  if (!pbt_.takes_checkpoint_of(t.trial)) {
+    log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative +
+             " ignored: the trial was exploited and resumes from its donor's");
+    return;
+  }
+  study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative, bytes);
+  study_.checkpoints[t.trial] = {relative, step};
+  if (!controller_->wants_checkpoint(t.trial, step)) return;
+  try {
+    pbt_.keep(t.trial, step, absolute);
+  } catch (const Error& e) {  // not kept: nobody clones it, the study goes on
+    log_line("trial " + std::to_string(t.trial) + ": " + e.what());
+    return;
+  }
+  controller_->checkpoint_saved(t.trial, step);
+  pbt_.carry_out();
+  // Durable at once: a donor checkpoint whose row a crash lost would be missing on
+  // resume, and the resumed study would decide otherwise than the lost one did.
+  study_.writer->flush();
+}
+
+void Coordinator::on_closed(ConnectionId id, const std::string& reason) {
+  if (backend_->owns(id)) return backend_->on_closed(id, reason);
+  const auto trial = trials_.unbind(id);
+  ActiveTrial* t = trial ? trials_.find(*trial) : nullptr;
+  if (!t) return;
+  // A connection that closes because its process ended is not a lost one.
+  if (t->reporter == id && !t->process.poll()) t->lost_connection = true;
+  backend_->trial_connection_closed(*t);
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,105 @@
+// What every launch backend's trials share (TrialHost): an attempt's registration (its
+// folder, its checkpoint, the results file's record of its nodes), its environment, its
+// end as the study controller and the results file see it, and the messages a running
+// trial sends, whichever connection carries them.
+#include <cmath>
+#include <filesystem>
+
+#include "core/space/param_value.hpp"
+#include "runtime/attempts/active_trial.hpp"
+#include "runtime/coordinator/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "store/study_writer.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
+                                         TrialResources resources) {
+  pbt_.carry_out();  // its own clone must be in place before it starts
+  const core::TrialId id = launch.trial;
+  auto t = std::make_unique<ActiveTrial>();
+  t->trial = id;
+  t->attempt = launch.attempt;
+  t->kind = launch.kind;
+  t->dir = trials_dir_ + "/trial-" + std::to_string(id);
+  t->stderr_path = t->dir + "/stderr.log";
+  fs::create_directories(t->dir);
+  t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
+  const auto checkpoint = study_.checkpoints.find(id);
+  if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start) {
+    t->checkpoint = (fs::path(study_dir_) / checkpoint->second.path).string();
+    t->checkpoint_step = checkpoint->second.step;
+  }
+  t->params_json = spec_.space.to_json(launch.config);
+  t->placement = std::move(resources);
+  t->started = t->last_sign = time_.now();
+  time_.attempt_started(id, controller_->last_step(id));
+  study_.writer->set_nodes(id, t->placement.hostlist);
+  return trials_.add(std::move(t));
+}
+
+std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTrial& t) const {
+  std::map<std::string, std::string> env = {
+      {"SLURMTUNE_ADDR", address_},
+      {"SLURMTUNE_TOKEN_FILE", token_file_},
+      {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
+      {"SLURMTUNE_TRIAL_DIR", t.dir},
+      {"SLURMTUNE_ATTEMPT", std::to_string(t.attempt)},
+      {"SLURMTUNE_PARAMS", t.params_json},
+      {"SLURMTUNE_STUDY", spec_.name},
+      {"SLURMTUNE_CHECKPOINT", t.checkpoint},
+      {"SLURMTUNE_CHECKPOINT_STEP",
+       t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
+  if (!python_path_.empty()) env["PYTHONPATH"] = python_path_;
+  return env;
+}
+
+core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
+                                         const std::string& error) {
+  const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
+  pbt_.carry_out();
+  time_.attempt_ended(trial);
+  pbt_.attempt_ended(trial);
+  trials_.erase(trial);
+  return meaning;
+}
+
+std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
+                                                const protocol::JsonObject& body) {
+  switch (type) {
+    case MessageType::Report:
+      if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
+      t.last_sign = time_.now();
+      return on_report(t, body);
+    case MessageType::Heartbeat:
+      t.last_sign = time_.now();
+      return std::nullopt;
+    case MessageType::Checkpoint:
+      t.last_sign = time_.now();
+      on_checkpoint(t, body);
+      return std::nullopt;
+    default:
+      throw ProtocolError("a client may not send " + std::string(to_string(type)));
+  }
+}
+
+void Coordinator::nothing_to_launch() {
+  if (!controller_->held_for_clock()) return;
+  if (!clock_announced_) {
+    clock_announced_ = true;
+    const auto needed = time_.seconds_to_first_rung();
+    log_line("allocation: " + core::format_double(std::round(*time_.usable_left_s())) +
+             " s left before the end margin; work that needs more to reach its next rung (a "
+             "new trial: ~" +
+             core::format_double(std::round(needed ? *needed : 0)) +
+             " s) is held for the next session");
+  }
+  if (!trials_.empty() || controller_->shutting_down()) return;
+  log_line(
+      "allocation: nothing more reaches its next rung before the job ends; stopping with "
+      "work left");
+  controller_->begin_shutdown();
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,50 @@
+#include "runtime/recording/study_recorder.hpp"
+
+#include "core/text.hpp"
+#include "runtime/log.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+// A trial's error is its own text (stderr, its BYE): shown with control characters
+// written out, so it cannot move the cursor or recolour the terminal it is logged to.
+std::string first_line(const std::string& text) {
+  return core::visible(text.substr(0, text.find('\n')));
+}
+
+}  // namespace
+
+void StudyRecorder::trial_started(core::TrialId t, const core::Configuration& c, int bracket,
+                                  const core::SuggestionInfo& suggestion) {
+  writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
+}
+
+void StudyRecorder::trial_resumed(core::TrialId t) {
+  writer_.trial_resumed(t, store::unix_time_s());
+}
+
+void StudyRecorder::trial_retried(core::TrialId t, const std::string& error) {
+  writer_.trial_retried(t, store::unix_time_s(), error);
+  log_line("trial " + std::to_string(t) + " failed (" + first_line(error) + "); retrying");
+}
+
+void StudyRecorder::trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) {
+  writer_.trial_ended(t, how, store::unix_time_s(), error);
+  log_line("trial " + std::to_string(t) + " " + std::string(core::to_string(how)) +
+           (error.empty() ? "" : ": " + first_line(error)));
+}
+
+void StudyRecorder::admissions_closed() {
+  writer_.admissions_closed(store::unix_time_s());
+  log_line("no further trials will start");
+}
+
+void StudyRecorder::trial_exploited(core::TrialId t, const core::Exploit& exploit) {
+  exploits_.emplace_back(t, exploit);
+}
+
+void StudyRecorder::checkpoint_saved(core::TrialId t, double step) {
+  writer_.checkpoint_saved(t, step, store::unix_time_s());
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,80 @@
+#include "runtime/recording/study_session.hpp"
+
+#include <filesystem>
+
+#include "core/schedulers/scheduler_spec.hpp"
+#include "store/resume.hpp"
+#include "store/study_reader.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+core::StudyResumePoint resume_point(const store::ResumeState& state) {
+  core::StudyResumePoint point;
+  point.started = state.trials.size();
+  point.failures = state.retries;
+  point.last_step = state.last_step;
+  point.admissions_closed = state.admissions_closed;
+  for (const auto& t : state.trials)
+    point.configs.push_back(t.config);
+  for (const auto& [trial, exploit] : state.exploits)  // PBT changed them since
+    if (trial < point.configs.size()) point.configs[trial] = exploit.config;
+  for (const auto& [trial, status] : state.live) {
+    if (status == store::TrialStatus::Running) point.restart.push_back(trial);
+    if (status == store::TrialStatus::Paused) point.paused.push_back(trial);
+  }
+  for (const auto& t : state.trials) {
+    if (t.status == store::TrialStatus::Completed) ++point.counts.completed;
+    if (t.status == store::TrialStatus::Stopped) ++point.counts.stopped;
+    if (t.status == store::TrialStatus::Failed) ++point.counts.failed;
+    point.counts.retries += static_cast<std::uint64_t>(t.retries);
+    point.counts.reports += t.reports;
+  }
+  return point;
+}
+
+}  // namespace
+
+OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,
+                       const store::WriterOptions& options) {
+  OpenedStudy opened;
+  if (!std::filesystem::exists(path)) {
+    opened.writer = store::StudyWriter::create(path, spec, options);
+    opened.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
+    opened.suggester =
+        core::make_suggester(spec.space, spec.sampler, spec.mode == core::Mode::Max, spec.seed);
+    return opened;
+  }
+  store::WriterPosition position;
+  std::vector<core::TrialId> dropped;
+  {
+    // The reader must be gone before the writer opens the same file (HDF5 1.10 keeps
+    // one open file per path and process).
+    const store::StudyReader reader(path);
+    auto state = store::resume_study(reader, spec, store::ResumeOptions{allow_changes});
+    opened.resumed = resume_point(state);
+    opened.reports_replayed = state.reports_replayed;
+    opened.scheduler = std::move(state.scheduler);
+    opened.suggester = std::move(state.suggester);
+    for (const auto& c : reader.checkpoints())
+      opened.checkpoints[c.trial] = {c.path, c.step};
+    opened.unrecorded_exploits.assign(
+        state.exploits.begin() + static_cast<std::ptrdiff_t>(state.recorded_exploits),
+        state.exploits.end());
+    opened.awaited_checkpoints = state.awaited_checkpoints;
+    position = store::WriterPosition{state.next_seq, state.live};
+    dropped = state.dropped;
+  }
+  opened.writer = store::StudyWriter::reopen(path, spec, options, position);
+  // Paused trials the replayed scheduler has already given up on end now, as they
+  // would have in an uninterrupted run.
+  for (const core::TrialId trial : dropped) {
+    opened.writer->trial_ended(trial, core::TrialEnd::Stopped, store::unix_time_s(),
+                               "dropped by the scheduler");
+    std::erase(opened.resumed->paused, trial);
+    ++opened.resumed->counts.stopped;
+  }
+  return opened;
+}
+
+}  // namespace slurmtune::runtime

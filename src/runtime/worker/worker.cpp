@@ -1,0 +1,412 @@
+#include "runtime/worker/worker.hpp"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "core/space/param_value.hpp"
+#include "protocol/auth_messages.hpp"
+#include "protocol/session_messages.hpp"
+#include "protocol/wire/json_value.hpp"
+#include "protocol/wire/mutual_auth.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
+#include "protocol/wire/tcp_connect.hpp"
+#include "protocol/worker_messages.hpp"
+#include "runtime/control/event_loop.hpp"
+#include "runtime/launch/child_process.hpp"
+#include "runtime/launch/job_clock.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "runtime/launch/local_gpus.hpp"
+#include "runtime/log.hpp"
+#include "runtime/study_paths.hpp"
+
+namespace slurmtune::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// The authentication exchange must be done within this; a send to a coordinator that
+// stopped reading fails after kSendTimeout instead of blocking the worker for ever.
+constexpr std::chrono::seconds kHandshakeTimeout{10}, kSendTimeout{60};
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+// An authenticated connection, and what arrived after the WELCOME.
+struct Session {
+  UniqueFd fd;
+  FrameDecoder decoder;
+};
+
+// The next frame within `deadline`; throws Error when none comes.
+Frame next_frame(Session& s, Clock::time_point deadline, const std::string& address) {
+  for (;;) {
+    if (auto frame = s.decoder.next()) return *frame;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{s.fd.get(), POLLIN, 0};
+    const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0)
+      throw Error("the coordinator at " + address + " did not answer within " +
+                  std::to_string(kHandshakeTimeout.count()) + " s");
+    char buffer[4096];
+    const ssize_t n = ::recv(s.fd.get(), buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("the coordinator at " + address + " closed the connection");
+    s.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+}
+
+void send_frame(int fd, MessageType type, const std::string& payload) {
+  const std::string frame = encode_frame(type, payload);
+  for (std::size_t sent = 0; sent < frame.size();) {
+    const ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(std::string("sending to the coordinator: ") + std::strerror(errno));
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// Connects and authenticates both ways (protocol/wire/mutual_auth.hpp): the coordinator
+// proves it holds the token before this worker does, so a stale published address that another
+// process now answers learns nothing.
+Session open_session(const std::string& address, const std::string& token,
+                     protocol::HelloFrom from) {
+  Session s{connect_tcp(address), {}};
+  const timeval send_timeout{kSendTimeout.count(), 0};
+  ::setsockopt(s.fd.get(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
+  const auto deadline = Clock::now() + kHandshakeTimeout;
+  const std::string nonce = generate_token();
+  send_frame(s.fd.get(), MessageType::Hello,
+             protocol::encode(protocol::Hello{"", nonce, std::move(from)}));
+  const auto refused = [&](const Frame& f) {
+    return Error("the coordinator at " + address +
+                 " refused this worker: " + protocol::decode_error(payload_object(f)).error);
+  };
+  const auto unproven = [&] {
+    return Error("the process at " + address +
+                 " could not prove that it holds the study's token (an address left by an "
+                 "earlier session?)");
+  };
+  const Frame frame = next_frame(s, deadline, address);
+  if (frame.type == MessageType::Error) throw refused(frame);
+  if (frame.type != MessageType::Challenge) throw unproven();
+  protocol::Challenge challenge;
+  try {
+    challenge = protocol::decode_challenge(payload_object(frame));
+  } catch (const ProtocolError&) {
+    throw unproven();
+  }
+  if (!tokens_equal(challenge.proof, coordinator_proof(token, nonce, challenge.nonce)))
+    throw unproven();
+  send_frame(s.fd.get(), MessageType::Proof,
+             protocol::encode(protocol::Proof{worker_proof(token, challenge.nonce, nonce)}));
+  const Frame welcome = next_frame(s, deadline, address);
+  if (welcome.type == MessageType::Error) throw refused(welcome);
+  if (welcome.type != MessageType::Welcome)
+    throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
+                " instead of WELCOME");
+  protocol::decode_worker_welcome(payload_object(welcome));
+  return s;
+}
+
+// How a session with one coordinator ended.
+enum class SessionEnd {
+  Done,        // the study is over (LAUNCH {"done": true})
+  Closed,      // the coordinator closed the connection (it ended, or requeues)
+  Lost,        // the connection broke, or a malformed message
+  Terminated,  // this worker was told to end (SIGTERM, SIGINT)
+};
+class Worker {
+ public:
+  Worker(Session session, const WorkerOptions& options, int signals)
+      : session_(std::move(session)),
+        node_(options.node),
+        joined_(!options.study.empty()),
+        signals_(signals) {}
+
+  SessionEnd run() {
+    EventLoop loop;
+    loop.add(signals_, EPOLLIN, [&](std::uint32_t) { on_signal(); });
+    loop.add(session_.fd.get(), EPOLLIN, [&](std::uint32_t) { on_readable(); });
+    drain_frames();  // what came with the WELCOME
+    while (!end_)
+      loop.run_once(1000);
+    loop.remove(signals_);
+    children_.clear();  // kills and reaps what still runs
+    return *end_;
+  }
+
+ private:
+  void send(MessageType type, const std::string& payload) {
+    try {
+      send_frame(session_.fd.get(), type, payload);
+    } catch (const Error& e) {
+      lose(e.what());
+    }
+  }
+
+  void lose(const std::string& why) {
+    if (end_) return;
+    log_line("worker " + node_ + ": lost the coordinator (" + why + ")");
+    end_ = SessionEnd::Lost;
+  }
+
+  void on_readable() {
+    char buffer[65536];
+    const ssize_t n = ::recv(session_.fd.get(), buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) return;
+    if (n == 0) {
+      if (!end_) end_ = SessionEnd::Closed;  // the coordinator is done with this worker
+      return;
+    }
+    if (n < 0) return lose(std::strerror(errno));
+    session_.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    drain_frames();
+  }
+
+  void drain_frames() {
+    try {
+      while (auto frame = session_.decoder.next())
+        on_frame(*frame);
+    } catch (const std::exception& e) {  // ProtocolError, or a field of the wrong type
+      lose(std::string("a malformed message: ") + e.what());
+    }
+  }
+
+  void on_frame(const Frame& frame) {
+    const auto body = payload_object(frame);
+    switch (frame.type) {
+      case MessageType::Launch: {
+        const auto message = protocol::decode_launch(body);
+        if (std::holds_alternative<protocol::StudyOver>(message)) {
+          end_ = SessionEnd::Done;  // the study is over: nothing of ours runs any more
+          return;
+        }
+        return launch(std::get<protocol::Launch>(message));
+      }
+      case MessageType::Signal: {
+        const auto message = protocol::decode_signal(body);
+        if (const auto child = children_.find(message.key); child != children_.end())
+          child->second.signal_group(message.signal);
+        return;
+      }
+      case MessageType::Error:
+        return lose("refused: " + protocol::decode_error(body).error);
+      default:
+        throw ProtocolError("a worker does not take " + std::string(to_string(frame.type)));
+    }
+  }
+
+  void launch(const protocol::Launch& message) {
+    SpawnRequest request;
+    request.argv = message.argv;
+    request.env = message.env;
+    if (!message.gpus.empty())
+      request.env["CUDA_VISIBLE_DEVICES"] =
+          visible_devices_for(message.gpus, env_or_empty("CUDA_VISIBLE_DEVICES"));
+    request.stdout_path = message.stdout_path;
+    request.stderr_path = message.stderr_path;
+    request.inherit_sigusr1 = true;  // ignored: see run_worker
+    try {
+      children_.insert_or_assign(message.key, ChildProcess::spawn(request));
+    } catch (const Error& e) {
+      send(MessageType::Exited,
+           protocol::encode(protocol::Exited{message.key, 127, 0, false, e.what()}));
+    }
+  }
+
+  void on_signal() {
+    signalfd_siginfo info{};
+    bool terminate = false, leaving = false;
+    while (::read(signals_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      terminate = terminate || info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT;
+      leaving = leaving || info.ssi_signo == SIGUSR1;
+    }
+    // A joined job's end: its trials checkpoint and move to other allocations' nodes.
+    if (joined_ && (terminate || leaving) && !told_leaving_) {
+      told_leaving_ = true;
+      send(MessageType::Leaving,
+           protocol::encode(protocol::Leaving{terminate ? "SIGTERM: the job ends"
+                                                        : "SIGUSR1: its time limit is near"}));
+    }
+    if (terminate) {
+      terminated_ = true;
+      for (const auto& [key, child] : children_)
+        child.signal_group(SIGTERM);
+    }
+    for (auto it = children_.begin(); it != children_.end();) {
+      if (const auto& status = it->second.poll()) {
+        send(MessageType::Exited,
+             protocol::encode(
+                 protocol::Exited{it->first, status->code, status->signal, status->signaled, {}}));
+        it = children_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // Told to end and nothing left to report: the session is over for this worker.
+    if (terminated_ && children_.empty() && !end_) end_ = SessionEnd::Terminated;
+  }
+
+  Session session_;
+  std::string node_;
+  bool joined_;
+  int signals_;
+  std::map<protocol::ProcessKey, ChildProcess> children_;
+  std::optional<SessionEnd> end_;
+  bool terminated_ = false, told_leaving_ = false;
+};
+
+}  // namespace
+
+std::string visible_devices_for(const std::vector<std::string>& positions,
+                                const std::string& worker_visible) {
+  const auto mine = cuda_visible_devices(worker_visible);
+  std::string out;
+  for (const auto& position : positions) {
+    std::string device = position;
+    if (!worker_visible.empty()) {  // set: the devices it names, maybe none ("-1")
+      std::size_t index = mine.size();
+      try {
+        index = std::stoul(position);
+      } catch (const std::exception&) {
+      }
+      if (index >= mine.size())
+        throw ProtocolError("GPU " + position + " asked of a worker that has " +
+                            std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
+                            worker_visible + "')");
+      device = mine[index];
+    }
+    if (!out.empty()) out += ',';
+    out += device;
+  }
+  return out;
+}
+
+namespace {
+
+protocol::HelloFrom hello_from(const WorkerOptions& options) {
+  const std::string job = env_or_empty("SLURM_JOB_ID"), step = env_or_empty("SLURM_STEP_ID");
+  const std::string slurm_step = !job.empty() && !step.empty() ? job + "." + step : "";
+  if (options.study.empty()) return protocol::WorkerHello{options.node, slurm_step};
+  protocol::JoinedHello hello;
+  hello.node = options.node;
+  hello.allocation = options.allocation;
+  hello.slurm_step = slurm_step;
+  hello.cpus = options.cpus;
+  hello.gpus = options.gpus;
+  // Asked at every connect: a requeued coordinator learns how long this job still has.
+  hello.time_left_s = slurm_time_left(environment_map(), options.scratch).seconds;
+  return hello;
+}
+
+std::string read_published_address(const std::string& path) {
+  std::ifstream in(path);
+  std::string address;
+  if (!in || !std::getline(in, address) || address.empty())
+    throw Error("no coordinator is published in " + path + " (the study is not running)");
+  return address;
+}
+
+// Whether SIGTERM or SIGINT arrived while no session ran.
+bool termination_pending(int signals) {
+  signalfd_siginfo info{};
+  bool terminate = false;
+  while (::read(signals, &info, sizeof info) == static_cast<ssize_t>(sizeof info))
+    terminate = terminate || info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT;
+  return terminate;
+}
+
+// A joined worker looks for the study's coordinator until `deadline`: the address and
+// token are read again at every try (a requeued coordinator has new ones). nullopt when
+// none answered in time, or when the worker was told to end (`terminated`).
+std::optional<Session> find_coordinator(const WorkerOptions& options, int signals,
+                                        Clock::time_point deadline, bool& terminated) {
+  std::string last_error;
+  for (;;) {
+    try {
+      const std::string address = read_published_address(address_file_of(options.study));
+      return open_session(address, read_token_file(token_file_of(options.study)),
+                          hello_from(options));
+    } catch (const Error& e) {
+      if (e.what() != last_error)
+        log_line("worker " + options.node + ": " + e.what() + "; trying again");
+      last_error = e.what();
+    }
+    const auto left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      log_line("worker " + options.node + ": no coordinator of " + options.study + " within " +
+               core::format_double(options.reconnect_timeout_s) + " s; leaving");
+      return std::nullopt;
+    }
+    pollfd p{signals, POLLIN, 0};
+    const double nap = std::min(left, options.retry_interval_s);
+    if (::poll(&p, 1, static_cast<int>(nap * 1000)) > 0 && termination_pending(signals)) {
+      terminated = true;
+      return std::nullopt;
+    }
+  }
+}
+
+int run_joined_worker(const WorkerOptions& options, int signals) {
+  const auto within = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options.reconnect_timeout_s));
+  for (;;) {
+    bool terminated = false;
+    auto session = find_coordinator(options, signals, Clock::now() + within, terminated);
+    if (!session) return terminated ? 0 : 1;
+    log_line("worker " + options.node + " of job " + options.allocation +
+             ": serving the study's trials on this node");
+    switch (Worker(std::move(*session), options, signals).run()) {
+      case SessionEnd::Done:
+        log_line("worker " + options.node + ": the study is over");
+        return 0;
+      case SessionEnd::Terminated:
+        return 0;
+      case SessionEnd::Closed:
+      case SessionEnd::Lost:
+        log_line("worker " + options.node + ": the coordinator's session ended; waiting up to " +
+                 core::format_double(options.reconnect_timeout_s) + " s for the next one");
+    }
+  }
+}
+
+}  // namespace
+
+int run_worker(const WorkerOptions& options) {
+  try {
+    const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+    // The job's time-limit warning (USR1, passed on by `join` to the worker steps' srun)
+    // reaches every process of the step, trials included, whose default is to die of it;
+    // one that died before this worker told the coordinator LEAVING counted as a failed
+    // attempt. The warning is slurmtune's: the coordinator moves the trials with a
+    // checkpoint. So the trials ignore it (SIG_IGN is inherited across exec). The signalfd
+    // still gets it here: Linux never discards a blocked signal as ignored.
+    std::signal(SIGUSR1, SIG_IGN);
+    if (!options.study.empty()) return run_joined_worker(options, signals.get());
+    auto session =
+        open_session(options.address, read_token_file(options.token_file), hello_from(options));
+    log_line("worker " + options.node + ": serving the study's trials on this node");
+    return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
+  } catch (const Error& e) {
+    log_line("worker " + options.node + ": " + e.what());
+    return 1;
+  }
+}
+
+}  // namespace slurmtune::runtime

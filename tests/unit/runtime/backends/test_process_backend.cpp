@@ -1,0 +1,106 @@
+// ProcessBackend at its edge: real trial processes from the local launcher, with a
+// recording TrialHost in place of the coordinator. A clean exit, a failure with its
+// stderr's last words, and an attempt the coordinator ends that ignores SIGTERM (killed
+// after the kill grace); its resources come back each time.
+#define BOOST_TEST_MODULE runtime_process_backend
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <tuple>
+
+#include "protocol/wire/secret.hpp"
+#include "runtime/backends/process_backend.hpp"
+#include "runtime/backends/run_options.hpp"
+#include "unit/runtime/backends/backend_testing.hpp"
+#include "unit/temp_folder.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+const core::StudySpec& spec() {
+  static const core::StudySpec s = testing::fifo_study(
+      "edge", 3,
+      R"(["sh", "-c", 'case $SLURMTUNE_TRIAL_ID in 0) exit 0;; 1) echo boom >&2; exit 3;; *) trap "" TERM; exec sleep 30;; esac'])");
+  return s;
+}
+
+struct NoPeers final : ControlHandler {
+  std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
+    throw ProtocolError("no peers here");
+  }
+  std::optional<Reply> on_message(ConnectionId, MessageType, const protocol::JsonObject&) override {
+    throw ProtocolError("no peers here");
+  }
+  void on_closed(ConnectionId, const std::string&) override {}
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
+  testing::TempFolder folder("slurmtune-process-backend");
+  EventLoop loop;
+  NoPeers peers;
+  ControlServer server(loop, peers, generate_token(),
+                       ControlServerOptions{"127.0.0.1", 0, 10, 128});
+  RunOptions options;
+  options.kill_grace_s = 0.5;
+  options.launch.launcher = "local";
+  options.launch.slots = 4;
+  const auto launcher = make_launcher(spec().resources, options.launch);
+  testing::QuietController quiet(spec());
+  core::StudyController& controller = quiet.controller;
+  TrialTable trials;
+  SessionClock clock;
+  testing::RecordingHost host(trials, controller, folder.path().string());
+  const BackendContext context{spec(),
+                               options,
+                               controller,
+                               server,
+                               loop,
+                               *launcher,
+                               clock,
+                               trials,
+                               host,
+                               "127.0.0.1:1",
+                               folder.file("token"),
+                               folder.path().string(),
+                               ""};
+  ProcessBackend backend(context, false);
+
+  backend.begin();
+  backend.fill();
+  BOOST_TEST(trials.size() == 3U);  // max_trials, all at once on 4 slots
+  ActiveTrial* stubborn = trials.find(2);
+  BOOST_REQUIRE(stubborn);
+  stubborn->fault = "time limit of 1.0 s exceeded";
+  backend.end_attempt(*stubborn);  // SIGTERM now (ignored), SIGKILL after the kill grace
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (host.ended.size() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    backend.reap();
+    backend.tick();
+  }
+  BOOST_REQUIRE(host.ended.size() == 3U);
+  std::map<core::TrialId, std::pair<bool, std::string>> ends;
+  for (const auto& [trial, clean, error] : host.ended)
+    ends[trial] = {clean, error};
+  BOOST_TEST(ends.at(0).first);
+  BOOST_TEST(ends.at(0).second.empty());
+  BOOST_TEST(!ends.at(1).first);
+  BOOST_TEST(ends.at(1).second == "exit status 3\nboom");
+  BOOST_TEST(!ends.at(2).first);
+  BOOST_TEST(ends.at(2).second == "time limit of 1.0 s exceeded; killed by signal 9 (SIGKILL)");
+  BOOST_TEST(trials.empty());
+  // Nothing is left to launch: the backend is done, and every slot is free again.
+  backend.fill();
+  BOOST_TEST(backend.done());
+  std::size_t reserved = 0;
+  while (launcher->reserve())
+    ++reserved;
+  BOOST_TEST(reserved == launcher->capacity());
+}

@@ -1,0 +1,404 @@
+#define BOOST_TEST_MODULE runtime_control_server
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "protocol/wire/mutual_auth.hpp"
+#include "protocol/wire/secret.hpp"
+#include "runtime/control/control_server.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::runtime;
+
+namespace {
+
+// Stands in for the coordinator: welcomes trial 3, answers REPORT, refuses trial 9.
+struct Handler final : ControlHandler {
+  int hellos = 0, reports = 0, closed = 0;
+  std::string on_hello(ConnectionId, const protocol::HelloFrom& hello) override {
+    if (std::get<protocol::TrialHello>(hello).trial == 9)
+      throw ProtocolError("trial 9 is not running");
+    ++hellos;
+    return R"({"trial": 3})";
+  }
+  std::optional<Reply> on_message(ConnectionId, MessageType type,
+                                  const protocol::JsonObject&) override {
+    if (type != MessageType::Report) throw ProtocolError("unexpected");
+    ++reports;
+    return Reply{MessageType::Decision, R"({"decision": "continue"})"};
+  }
+  void on_closed(ConnectionId, const std::string&) override { ++closed; }
+};
+
+struct Fixture {
+  explicit Fixture(std::size_t max_unauthenticated = 128, double hello_timeout_s = 0.2)
+      : server(loop, handler, token,
+               ControlServerOptions{"127.0.0.1", 0, hello_timeout_s, max_unauthenticated}) {}
+  void pump(int rounds = 5) {
+    for (int i = 0; i < rounds; ++i)
+      loop.run_once(20);
+  }
+  UniqueFd connect() {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    timeval timeout{2, 0};
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    pump();
+    return fd;
+  }
+  // Sends bytes, lets the server work, returns every frame it answered and whether it
+  // closed the connection.
+  std::pair<std::vector<Frame>, bool> exchange(int fd, const std::string& bytes) {
+    if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    pump();
+    FrameDecoder decoder;
+    std::vector<Frame> frames;
+    char buffer[4096];
+    bool closed = false;
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0) closed = true;
+      if (n <= 0) break;
+      decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    }
+    while (auto f = decoder.next())
+      frames.push_back(*f);
+    return {frames, closed};
+  }
+  std::string hello(const std::string& t, int trial = 3) {
+    return encode_frame(MessageType::Hello,
+                        R"({"token": ")" + t + R"(", "trial": )" + std::to_string(trial) + "}");
+  }
+
+  EventLoop loop;
+  Handler handler;
+  std::string token = generate_token();
+  ControlServer server;
+};
+
+std::string error_text(const Frame& f) {
+  return std::get<std::string>(payload_object(f).at("error").data);
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fixture) {
+  const auto fd = connect();
+  auto [frames, closed] = exchange(fd.get(), hello(token));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST(!closed);
+  std::tie(frames, closed) =
+      exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Decision));
+  BOOST_TEST(handler.reports == 1);
+  BOOST_TEST(server.stats().authenticated == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_wrong_token_is_refused_and_never_reaches_the_study, Fixture) {
+  const auto fd = connect();
+  std::string wrong = token;
+  wrong[10] = wrong[10] == 'a' ? 'b' : 'a';
+  const auto [frames, closed] = exchange(fd.get(), hello(wrong));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST(error_text(frames[0]) == "wrong or missing token");
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.hellos == 0);
+  BOOST_TEST(handler.closed == 0);  // never authenticated: the study never knew it
+}
+
+BOOST_FIXTURE_TEST_CASE(anything_but_hello_first_is_refused, Fixture) {
+  const auto fd = connect();
+  const auto [frames, closed] =
+      exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST(error_text(frames[0]).find("not HELLO") != std::string::npos);
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.reports == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(garbage_bytes_close_the_connection, Fixture) {
+  const auto fd = connect();
+  const auto [frames, closed] = exchange(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  BOOST_TEST(closed);
+  BOOST_TEST(server.stats().refused == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_oversized_frame_is_refused_from_its_header, Fixture) {
+  const auto fd = connect();
+  std::string header = "ST";
+  header += static_cast<char>(kProtocolVersion);
+  header += static_cast<char>(MessageType::Hello);
+  header += std::string("\x7f\xff\xff\xff", 4);
+  const auto [frames, closed] = exchange(fd.get(), header);
+  BOOST_TEST(closed);
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST(error_text(frames[0]).find("exceeds") != std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
+  const auto fd = connect();
+  exchange(fd.get(), hello(token));
+  std::string frame = encode_frame(MessageType::Ask, "{}");
+  frame[3] = 42;
+  const auto [frames, closed] = exchange(fd.get(), frame);
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.closed == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_silent_client_is_closed_after_the_hello_timeout, Fixture) {
+  const auto fd = connect();
+  ::usleep(300'000);
+  server.tick();
+  const auto [frames, closed] = exchange(fd.get(), "");
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.hellos == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_handler_refusing_a_hello_closes_only_that_connection, Fixture) {
+  const auto bad = connect();
+  const auto good = connect();
+  auto [frames, closed] = exchange(bad.get(), hello(token, 9));
+  BOOST_TEST(closed);
+  BOOST_TEST(error_text(frames.at(0)) == "trial 9 is not running");
+  std::tie(frames, closed) = exchange(good.get(), hello(token));
+  BOOST_TEST(!closed);
+  BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+}
+
+// Mutual authentication: the server proves the token first, then the client; neither
+// sends it. A wrong proof, a PROOF out of turn and a short nonce are refused.
+namespace {
+std::string challenge_hello(const std::string& nonce) {
+  return encode_frame(MessageType::Hello, R"({"challenge": ")" + nonce + R"(", "trial": 3})");
+}
+std::string body_text(const Frame& f, const char* name) {
+  return std::get<std::string>(payload_object(f).at(name).data);
+}
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_welcomed, Fixture) {
+  const auto fd = connect();
+  const std::string nonce = generate_token();
+  auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_REQUIRE((frames[0].type == MessageType::Challenge));
+  const std::string server_nonce = body_text(frames[0], "nonce");
+  BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(token, nonce, server_nonce));
+  BOOST_TEST(handler.hellos == 0);  // not before the client's proof
+  std::tie(frames, closed) =
+      exchange(fd.get(),
+               encode_frame(MessageType::Proof,
+                            R"({"proof": ")" + worker_proof(token, server_nonce, nonce) + R"("})"));
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST(!closed);
+  BOOST_TEST(handler.hellos == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixture) {
+  {
+    const auto fd = connect();
+    const std::string nonce = generate_token();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
+    BOOST_REQUIRE(frames.size() == 1u);
+    const std::string server_nonce = body_text(frames[0], "nonce");
+    // The coordinator's own proof reflected back is not the worker's.
+    std::tie(frames, closed) = exchange(
+        fd.get(), encode_frame(MessageType::Proof,
+                               R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "wrong proof of the token");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    std::tie(frames, closed) =
+        exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "after CHALLENGE came REPORT, not PROOF");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    const auto [frames, closed] = exchange(fd.get(), challenge_hello("0123"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "HELLO: 'challenge' must have 32 to 128 characters");
+    BOOST_TEST(closed);
+  }
+  {
+    const auto fd = connect();
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    std::tie(frames, closed) =
+        exchange(fd.get(), encode_frame(MessageType::Proof, R"({"proof": "not hex"})"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_TEST(error_text(frames[0]) == "PROOF: 'proof' must be 64 lowercase hex digits");
+    BOOST_TEST(closed);
+  }
+  BOOST_TEST(handler.hellos == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_challenge_left_unproven_times_out, Fixture) {
+  const auto fd = connect();
+  auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+  BOOST_REQUIRE(frames.size() == 1u);
+  for (int i = 0; i < 20 && !closed; ++i) {
+    server.tick();
+    std::tie(frames, closed) = exchange(fd.get(), "");
+  }
+  BOOST_TEST(closed);
+  BOOST_TEST(handler.hellos == 0);
+}
+
+// Peers that never say HELLO hold at most max_unauthenticated connections: each new one
+// closes the oldest, and an authenticated connection is never closed for them.
+struct SmallFixture : Fixture {
+  SmallFixture() : Fixture(4) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first, SmallFixture) {
+  const auto trial = connect();
+  BOOST_TEST((exchange(trial.get(), hello(token)).first.at(0).type == MessageType::Welcome));
+  std::vector<UniqueFd> idle;
+  for (int i = 0; i < 10; ++i)
+    idle.push_back(connect());
+  pump();
+  BOOST_TEST(server.stats().evicted == 6u);
+  for (int i = 0; i < 10; ++i)
+    BOOST_TEST(exchange(idle[static_cast<std::size_t>(i)].get(), "").second == (i < 6),
+               "idle connection " << i);
+  const auto [frames, closed] =
+      exchange(trial.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  BOOST_TEST(!closed);
+  BOOST_TEST((frames.at(0).type == MessageType::Decision));
+}
+
+namespace {
+// Lowers this process's descriptor limit for one test and restores it.
+class DescriptorLimit {
+ public:
+  explicit DescriptorLimit(rlim_t soft) {
+    BOOST_REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved_) == 0);
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    BOOST_REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  }
+  ~DescriptorLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+
+ private:
+  rlimit saved_{};
+};
+
+// A descriptor limit that leaves `free` descriptors to open (new ones take the lowest
+// free numbers, and the environment may hold high ones).
+rlim_t limit_leaving(int free) {
+  std::set<int> open;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    open.insert(std::stoi(entry.path().filename().string()));
+  int limit = 0;
+  for (int left = free; left > 0; ++limit)
+    if (!open.contains(limit)) --left;
+  return static_cast<rlim_t>(limit);
+}
+}  // namespace
+
+// Idle connections stay for the whole test (no hello timeout frees their descriptors).
+struct PatientFixture : Fixture {
+  PatientFixture() : Fixture(128, 60) {}
+  // A new client socket connected to the server (no HELLO yet), or none when this
+  // process has no descriptor left for it.
+  UniqueFd dial() {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    if (!fd) return fd;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    return fd;
+  }
+};
+
+// When accept() fails for want of descriptors and every connection is authenticated,
+// the listener stays ready (level-triggered epoll): the server must stop watching it
+// rather than spin, and accept the waiting peer once a descriptor is free.
+BOOST_FIXTURE_TEST_CASE(descriptor_exhaustion_pauses_accepting_without_spinning, PatientFixture) {
+  std::vector<UniqueFd> clients;
+  {
+    const DescriptorLimit limit(limit_leaving(16));
+    // Each client costs two descriptors here (its socket and the accepted one).
+    while (server.stats().accept_failures == 0 && clients.size() < 64) {
+      UniqueFd fd = dial();
+      BOOST_REQUIRE(fd);
+      const std::string bytes = hello(token);
+      ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      clients.push_back(std::move(fd));
+      for (int i = 0; i < 3; ++i)
+        loop.run_once(20);
+    }
+    BOOST_REQUIRE(server.stats().accept_failures >= 1u);
+    BOOST_TEST(server.stats().accept_pauses == 1u);
+    BOOST_TEST(server.stats().evicted == 0u);  // every connection said HELLO
+    // One second of the coordinator's loop: a spinning listener would run its callback
+    // thousands of times; a paused one is tried again twice a second.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    int callbacks = 0;
+    while (std::chrono::steady_clock::now() < until) {
+      callbacks += loop.run_once(100);
+      server.tick();
+    }
+    BOOST_TEST(callbacks <= 10);
+    BOOST_TEST(server.stats().accept_failures <= 5u);
+  }
+  // Two clients leave: their descriptors free, and the waiting peer is welcomed.
+  clients.erase(clients.begin(), clients.begin() + 2);
+  const auto [frames, closed] = exchange(clients.back().get(), "");
+  BOOST_TEST(!closed);
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == MessageType::Welcome));
+}
+
+// Out of descriptors with idle peers connected: the oldest idle one makes room.
+BOOST_FIXTURE_TEST_CASE(idle_peers_make_room_when_descriptors_run_out, PatientFixture) {
+  std::vector<UniqueFd> idle;
+  const DescriptorLimit limit(limit_leaving(16));
+  while (server.stats().evicted == 0 && idle.size() < 64) {
+    UniqueFd fd = dial();
+    if (!fd) {  // this process's own end ran out first: one idle peer leaves
+      idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(idle.size() / 2));
+      pump();
+      continue;
+    }
+    idle.push_back(std::move(fd));
+    pump(2);
+  }
+  BOOST_TEST(server.stats().evicted >= 1u);
+  BOOST_TEST(server.stats().accept_pauses == 0u);
+  BOOST_TEST(exchange(idle.front().get(), "").second);  // the oldest was closed
+  const auto [frames, closed] = exchange(idle.back().get(), hello(token));
+  BOOST_TEST(!closed);
+  BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+}
+
+BOOST_AUTO_TEST_CASE(a_throttled_log_keeps_a_burst_per_interval_and_counts_the_rest) {
+  ThrottledLog log("test", 3, std::chrono::seconds(10));
+  const auto start = ThrottledLog::Clock::now();
+  int written = 0;
+  for (int i = 0; i < 1000; ++i)
+    written += log.line("refused", start + std::chrono::milliseconds(i)) ? 1 : 0;
+  BOOST_TEST(written == 3);
+  BOOST_TEST(log.left_out() == 997u);
+  BOOST_TEST(log.line("refused", start + std::chrono::seconds(11)));
+}
