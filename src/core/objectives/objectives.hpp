@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/schedulers/scheduler.hpp"
+#include "core/objectives/mode.hpp"
 
 namespace slurmtune::core {
 

@@ -10,13 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/objectives/mode.hpp"
 #include "core/space/search_space.hpp"
 
 namespace slurmtune::core {
 
 using TrialId = std::uint64_t;
-
-enum class Mode { Min, Max };
 
 /// Exploit (PBT): the trial stops here and waits, like a paused one, to resume from
 /// another trial's checkpoint with a new configuration (Job::exploit).
