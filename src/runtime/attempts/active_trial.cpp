@@ -1,10 +1,8 @@
 #include "runtime/attempts/active_trial.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
-
-#include "core/space/param_value.hpp"
-#include "runtime/coordinator/coordinator.hpp"
 
 namespace slurmtune::runtime {
 
