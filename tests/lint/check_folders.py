@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""src/'s folders as doc/architecture.md's folder table describes them (issue #40):
+
+  - every folder of src/ that holds code has a row (what it is, what it may include),
+    and every row names a folder that exists;
+  - no folder holds more than 24 files (.cpp and .hpp together);
+  - every `#include "a/b/file.hpp"` from a file in folder F names a file of F itself or
+    of a folder F's row allows (`core/space`, or `core/**` for core and every folder
+    below it);
+  - the includes make no loop between families: a folder of a module and its subfolders
+    (core/search and core/search/gp) are one family, whose top (the interface and the
+    factory that picks an implementation) and subfolders (the implementations) include
+    each other; between families, includes point one way.
+
+    check_folders.py SOURCE_DIR
+
+Standard library only.
+"""
+import os
+import re
+import sys
+
+MAX_FILES = 24
+ROW = re.compile(r"^\| `([a-z_/]+)` \| (.+?) \|(.*)\|\s*$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def read_rules(architecture):
+    """{folder: (sentence, [allowed folder patterns])} from the folder table."""
+    rules = {}
+    inside = False
+    for line in open(architecture, encoding="utf-8"):
+        if line.startswith("| folder | what it is | may include |"):
+            inside = True
+            continue
+        if inside and not line.startswith("|"):
+            break
+        match = ROW.match(line) if inside else None
+        if match:
+            allowed = re.findall(r"`([a-z_/*]+)`", match.group(3))
+            rules[match.group(1)] = (match.group(2).strip(), allowed)
+    return rules
+
+
+def allows(patterns, folder):
+    for pattern in patterns:
+        if pattern.endswith("/**"):
+            root = pattern[:-3]
+            if folder == root or folder.startswith(root + "/"):
+                return True
+        elif pattern == folder:
+            return True
+    return False
+
+
+def family(folder):
+    """core/search/gp -> core/search; core -> core; runtime/backends -> runtime/backends."""
+    return "/".join(folder.split("/")[:2])
+
+
+def find_loop(edges):
+    """A loop in {node: {nodes}} as a list of nodes, or None."""
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for successor in sorted(edges.get(node, ())):
+            if state.get(successor) == "open":
+                return path[path.index(successor):] + [successor]
+            if successor not in state:
+                loop = visit(successor, path + [successor])
+                if loop:
+                    return loop
+        state[node] = "done"
+        return None
+
+    for node in sorted(edges):
+        if node not in state:
+            loop = visit(node, [node])
+            if loop:
+                return loop
+    return None
+
+
+def main():
+    source = os.path.abspath(sys.argv[1])
+    src = os.path.join(source, "src")
+    rules = read_rules(os.path.join(source, "doc", "architecture.md"))
+    problems = []
+    if len(rules) < 20:
+        problems.append("doc/architecture.md: the folder table has %d rows; is its header "
+                        "'| folder | what it is | may include |'?" % len(rules))
+    files_of = {}
+    for folder, _, names in os.walk(src):
+        code = sorted(n for n in names if n.endswith((".cpp", ".hpp")))
+        if code:
+            files_of[os.path.relpath(folder, src)] = code
+    for folder, code in sorted(files_of.items()):
+        if folder not in rules:
+            problems.append("src/%s has no row in doc/architecture.md's folder table" % folder)
+        if len(code) > MAX_FILES:
+            problems.append("src/%s holds %d files (at most %d): split it by concern"
+                            % (folder, len(code), MAX_FILES))
+    for folder in sorted(set(rules) - set(files_of)):
+        problems.append("doc/architecture.md names src/%s, which holds no code" % folder)
+
+    family_edges = {}
+    for folder, code in sorted(files_of.items()):
+        allowed = rules.get(folder, ("", []))[1]
+        for name in code:
+            text = open(os.path.join(src, folder, name), encoding="utf-8").read()
+            for included in INCLUDE.findall(text):
+                target = os.path.dirname(included)
+                if not target or target == folder:
+                    continue
+                if not allows(allowed, target):
+                    problems.append("src/%s/%s includes %s: src/%s may not include src/%s "
+                                    "(doc/architecture.md)" % (folder, name, included, folder, target))
+                if family(target) != family(folder):
+                    family_edges.setdefault(family(folder), set()).add(family(target))
+    loop = find_loop(family_edges)
+    if loop:
+        problems.append("the includes make a loop between folders: %s" % " -> ".join(loop))
+    for problem in problems:
+        print(problem)
+    largest = sorted(files_of.items(), key=lambda item: -len(item[1]))[:3]
+    print("folders: %d, largest %s; %d include edges between families, %s" % (
+        len(files_of), ", ".join("src/%s %d" % (f, len(c)) for f, c in largest),
+        sum(len(v) for v in family_edges.values()), "a loop" if loop else "no loop"))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
