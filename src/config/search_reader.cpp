@@ -41,6 +41,26 @@ core::Domain listed_domain(const TableReader& r, DomainKind kind, const toml::no
   return d;
 }
 
+// A bound or step as the double slurmtune keeps it (the samplers, the results file):
+// refused unless finite and, for an integer, within +-2^53, where doubles hold every
+// integer exactly (2^63 - 1 became -2^63 in the results file, which then read as damaged).
+double exact_number(const TableReader& r, const toml::node& element, std::string_view name,
+                    const std::string& word) {
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (element.is_integer()) {
+    const std::int64_t i = *element.value<std::int64_t>();
+    if (i > kExact || i < -kExact)
+      fail(r, element, name,
+           word + " bound " + std::to_string(i) +
+               " is beyond +-2^53 (9007199254740992), where slurmtune can no longer "
+               "hold every integer exactly");
+    return static_cast<double>(i);
+  }
+  const double d = *element.value<double>();
+  if (!std::isfinite(d)) fail(r, element, name, word + " bounds must be finite numbers");
+  return d;
+}
+
 core::Domain ranged_domain(const TableReader& r, DomainKind kind, const toml::node& body,
                            std::string_view name) {
   const std::string word(core::domain_keyword(kind));
@@ -55,9 +75,13 @@ core::Domain ranged_domain(const TableReader& r, DomainKind kind, const toml::no
   std::vector<double> v;
   for (const auto& element : *array) {
     if (!element.is_number()) fail(r, element, name, word + " bounds must be numbers");
-    v.push_back(element.is_integer() ? static_cast<double>(*element.value<std::int64_t>())
-                                     : *element.value<double>());
+    v.push_back(exact_number(r, element, name, word));
   }
+  // A range wider than the largest double makes every draw infinite.
+  if (!std::isfinite(v[1] - v[0]))
+    fail(r, body, name,
+         word + " spans " + core::format_double(v[1] - v[0]) +
+             ": high - low must be a finite double");
   return core::Domain{kind, v[0], v[1], quantized ? v[2] : 0.0, {}};
 }
 
@@ -71,8 +95,7 @@ core::Domain stepped_domain(const TableReader& r, std::string_view word, const t
   if (!step.is_number()) fail(r, step, name, "step must be a number, e.g. step = 0.1");
   core::Domain d = ranged_domain(r, DomainKind::Uniform, body, name);
   d.kind = DomainKind::SteppedUniform;
-  d.q =
-      step.is_integer() ? static_cast<double>(*step.value<std::int64_t>()) : *step.value<double>();
+  d.q = exact_number(r, step, name, "step");
   return d;
 }
 

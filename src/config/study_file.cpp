@@ -7,6 +7,7 @@
 
 #include "config/section_readers.hpp"
 #include "config/table_reader.hpp"
+#include "config/toml_depth.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {
@@ -376,6 +377,7 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
 
 core::StudySpec parse_study(std::string_view text, const std::string& source) {
   toml::table root;
+  check_key_depth(text, source);
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {

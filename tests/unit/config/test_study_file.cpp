@@ -73,6 +73,53 @@ BOOST_AUTO_TEST_CASE(an_unknown_key_names_file_line_column_and_a_suggestion) {
       contains(e, "study.toml:4:1: [study] unknown key 'max_trails'; did you mean 'max_trials'?"));
 }
 
+// Issue #41 (9): toml++ recurses once per part of a dotted key; 40,000 parts overflowed
+// the stack. The scan before parsing refuses a key past 64 parts, with its place, and
+// leaves strings, comments, floats and keys of 64 parts alone.
+BOOST_AUTO_TEST_CASE(a_dotted_key_of_too_many_parts_is_refused_before_parsing) {
+  std::string deep = "a";
+  for (int i = 1; i < 40000; ++i)
+    deep += ".a";
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n" + deep + " = 1\n"),
+                      "study.toml:6:1: a dotted key of more than 64 parts"));
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n[" + deep + "]\n"),
+                      "study.toml:6:2: a dotted key of more than 64 parts"));
+  std::string spaced = "a";  // TOML allows blanks around the dots
+  for (int i = 1; i < 100; ++i)
+    spaced += " . \"q\"";
+  BOOST_TEST(contains(error_of(kHeader + "[search]\nx = 1\n" + spaced + " = 1\n"),
+                      "a dotted key of more than 64 parts"));
+  std::string allowed = "a";
+  for (int i = 1; i < 64; ++i)
+    allowed += ".a";
+  const std::string dots(200, '.');
+  const auto e = error_of(kHeader + "[search]\nx = 1\n# " + dots + "\nname2 = \"" + dots + "\"\n" +
+                          allowed + " = 1.5\n");
+  BOOST_TEST(!contains(e, "parts"));
+}
+
+// Issue #41 (10, 11): a bound that cannot round-trip through the double slurmtune keeps
+// is refused where it is written: integers beyond 2^53 (2^63 - 1 was recorded as -2^63
+// and the results file then read as damaged), ranges wider than a double (every draw was
+// Infinity), infinite bounds and steps.
+BOOST_AUTO_TEST_CASE(bounds_that_cannot_round_trip_are_refused) {
+  const std::string head = kHeader + "[search]\n";
+  BOOST_TEST(contains(error_of(head + "n = { randint = [0, 9223372036854775807] }\n"),
+                      "study.toml:5:21: [search] n: randint bound 9223372036854775807 is beyond "
+                      "+-2^53 (9007199254740992)"));
+  BOOST_TEST(contains(error_of(head + "n = { qrandint = [-9007199254740993, 0, 1] }\n"),
+                      "qrandint bound -9007199254740993 is beyond +-2^53"));
+  BOOST_TEST(contains(error_of(head + "u = { uniform = [-1.7e308, 1.7e308] }\n"),
+                      "study.toml:5:17: [search] u: uniform spans Infinity: high - low must be a "
+                      "finite double"));
+  BOOST_TEST(contains(error_of(head + "u = { uniform = [0, inf] }\n"),
+                      "study.toml:5:21: [search] u: uniform bounds must be finite numbers"));
+  BOOST_TEST(contains(error_of(head + "u = { uniform = [0, 1], step = nan }\n"),
+                      "[search] u: step bounds must be finite numbers"));
+  BOOST_TEST(!contains(error_of(head + "n = { randint = [-9007199254740992, 9007199254740992] }\n"),
+                       "2^53"));
+}
+
 BOOST_AUTO_TEST_CASE(a_key_of_another_scheduler_type_is_unknown) {
   const auto e =
       error_of(kHeader + "[search]\nx = 1\n[scheduler]\ntype = \"fifo\"\ngrace_period = 2\n");
