@@ -104,6 +104,7 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
     for (const auto& f : *files)
       if (f.empty()) reader.fail("warm_start", "names an empty path");
     spec.warm_start_files = *files;
+    spec.warm_start_where = reader.where(*reader.node("warm_start"));
   }
   reader.finish();
 }

@@ -8,6 +8,7 @@
 #include "config/section_readers.hpp"
 #include "config/table_reader.hpp"
 #include "config/toml_depth.hpp"
+#include "core/input_file.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {
@@ -418,6 +419,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
 }
 
 core::StudySpec load_study_file(const std::string& path) {
+  core::require_regular_file(path, "a study file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw StudyFileError(path + ": cannot open the study file (does it exist?)");
   std::ostringstream text;

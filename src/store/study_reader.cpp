@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "config/study_file.hpp"
+#include "core/input_file.hpp"
 #include "store/hdf5.hpp"
 #include "store/tables.hpp"
 
@@ -30,6 +31,7 @@ Hid swmr_read_access() {
 Hid open_for_reading(const std::string& path) {
   quiet_hdf5_errors();
   if (!std::filesystem::exists(path)) throw ResultsFileFormatError(path + ": no such file");
+  core::require_regular_file(path, "a results file");
   const htri_t hdf5 = H5Fis_hdf5(path.c_str());
   H5Eclear2(H5E_DEFAULT);
   if (hdf5 <= 0)

@@ -62,11 +62,17 @@ std::optional<core::Configuration> translate(const core::SearchSpace& now,
   return config;
 }
 
+// Where the study file names its warm starts, or the study file alone when the spec
+// was built without one.
+std::string warm_start_where(const core::StudySpec& study) {
+  return study.sampler.warm_start_where.empty() ? study.path : study.sampler.warm_start_where;
+}
+
 WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
   const StudyReader reader(path);
   const core::StudySpec& past = reader.spec();
   const auto refuse = [&](const std::string& why) {
-    throw WarmStartError(study.path + ": [sampler] warm_start: " + path + " " + why);
+    throw WarmStartError(warm_start_where(study) + ": [sampler] warm_start: " + path + " " + why);
   };
   if (past.metric != study.metric || past.mode != study.mode)
     refuse("optimizes " + core::visible(past.metric) + " (" +
@@ -126,9 +132,9 @@ std::vector<WarmStartSource> load_warm_start(core::StudySpec& study) {
       sources.push_back(read_source(path.string(), study));
     } catch (const WarmStartError&) {
       throw;
-    } catch (const std::exception& e) {  // not a results file, damaged, unreadable
-
-      throw InputError(study.path + ": [sampler] warm_start: " + path.string() + ": " + e.what());
+    } catch (const std::exception& e) {  // not a results file, damaged, unreadable: the
+      // reader's message starts with the path
+      throw InputError(warm_start_where(study) + ": [sampler] warm_start: " + e.what());
     }
   }
   return sources;

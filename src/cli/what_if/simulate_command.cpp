@@ -15,6 +15,7 @@
 #include "cli/what_if/simulate_repeated.hpp"
 #include "config/study_file.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "core/objectives/pareto.hpp"
 #include "core/replay/replay.hpp"
 #include "core/simulation/curve_csv.hpp"
@@ -92,6 +93,7 @@ ObjectiveInfo describe_objective(const core::StudySpec& study, const core::Curve
 
 // A results file (HDF5 signature) or a CSV table.
 core::CurveTable load_curve_table(const std::string& path, const core::StudySpec& study) {
+  core::require_regular_file(path, "recorded curves (a results file or a CSV table)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open the recorded curves (does it exist?)");
   char magic[8] = {};

@@ -55,6 +55,8 @@ struct SamplerSpec {
   /// `warm_start`: results files of earlier studies, as written (relative to the study
   /// file's folder), and their trials once store::load_warm_start has read them.
   std::vector<std::string> warm_start_files;
+  /// "FILE:LINE:COLUMN" of the `warm_start` key, for the refusals of its files.
+  std::string warm_start_where;
   std::vector<PastTrial> warm_start;
   tpe::TpeOptions tpe;        ///< kind == Tpe
   BohbOptions bohb;           ///< kind == Bohb
