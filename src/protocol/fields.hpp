@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/space/param_value.hpp"
+#include "core/steps.hpp"
 #include "protocol/wire/json_value.hpp"
 #include "protocol/wire/protocol.hpp"
 
@@ -42,6 +43,14 @@ inline double finite(const JsonObject& body, std::string_view name, std::string_
   if (!std::isfinite(v))
     throw ProtocolError(where(message, name) + " must be a finite number, not " +
                         core::format_double(v));
+  return v;
+}
+
+/// A step (core/steps.hpp: from 0 to 2^53); ProtocolError naming the field otherwise.
+inline double step(const JsonObject& body, std::string_view name, std::string_view message) {
+  const double v = number(body, name, message);
+  if (!core::valid_step(v))
+    throw ProtocolError(where(message, name) + " " + core::step_range_refusal(v));
   return v;
 }
 

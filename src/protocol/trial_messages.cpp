@@ -93,7 +93,7 @@ DecisionReply decode_decision(const JsonObject& body) {
 
 Report decode_report(const JsonObject& body) {
   Report m;
-  m.step = finite(body, "step", "REPORT");
+  m.step = step(body, "step", "REPORT");
   const auto* metrics = field(body, "metrics");
   if (!metrics || !metrics->is_object())
     throw ProtocolError("REPORT: 'metrics' must be an object of numbers");
@@ -110,7 +110,7 @@ Report decode_report(const JsonObject& body) {
 
 CheckpointSaved decode_checkpoint(const JsonObject& body) {
   CheckpointSaved m;
-  m.step = finite(body, "step", "CHECKPOINT");
+  m.step = step(body, "step", "CHECKPOINT");
   m.path = required_text(body, "path", "CHECKPOINT", kMaxPath);
   if (field(body, "size"))
     m.size = static_cast<std::uint64_t>(whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole));

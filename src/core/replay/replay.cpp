@@ -6,10 +6,12 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/replay/replay_event.hpp"
 #include "core/space/param_value.hpp"
+#include "core/steps.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -51,6 +53,46 @@ std::vector<double> metric_row(const ReplaySampler& sampler, const ReplayEvent& 
   }
   return row;
 }
+
+// A step of a report, an end or a checkpoint (core/steps.hpp).
+double step_field(const ReplayEvent& event) {
+  const double step = number_field(event, "step", true);
+  if (!valid_step(step)) throw InputError("field \"step\" " + step_range_refusal(step));
+  return step;
+}
+
+// A start's forced bracket: a whole number an int holds (a cast of anything else to int
+// is undefined).
+int bracket_field(const ReplayEvent& event) {
+  const double b = number_field(event, "bracket", true);
+  if (!(b >= 0 && b <= 1e6) || b != std::floor(b))
+    throw InputError("field \"bracket\" must be a whole number from 0 to 1000000, not " +
+                     json_number(b));
+  return static_cast<int>(b);
+}
+
+// Which trials a log has started and ended so far: a second start, and an event of a
+// trial never started or already ended, are refused with the trial named.
+class TrialLedger {
+ public:
+  void start(TrialId trial) {
+    if (!started_.insert(trial).second)
+      throw InputError("trial " + std::to_string(trial) + " starts a second time");
+  }
+  /// `did`: "reported", "ended", ... as the refusal says it.
+  void running(TrialId trial, std::string_view did) const {
+    if (!started_.count(trial))
+      throw InputError("trial " + std::to_string(trial) + " " + std::string(did) +
+                       " before it was started");
+    if (ended_.count(trial))
+      throw InputError("trial " + std::to_string(trial) + " " + std::string(did) +
+                       " after it ended");
+  }
+  void end(TrialId trial) { ended_.insert(trial); }
+
+ private:
+  std::unordered_set<TrialId> started_, ended_;
+};
 
 TrialId trial_field(const ReplayEvent& object) {
   const double t = number_field(object, "trial", true);
@@ -194,8 +236,8 @@ Configuration suggest(ReplaySampler& sampler, TrialId trial, const EventValue* c
 }
 
 // Applies one event; returns true when it was a report (and writes its decision).
-bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& event,
-           std::ostream& out) {
+bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
+           const ReplayEvent& event, std::ostream& out) {
   const EventValue* type = event.field("type");
   if (!type || type->kind != EventKind::String) throw InputError("missing string field \"type\"");
   const std::string_view kind = type->text;
@@ -206,7 +248,8 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& even
   const TrialId trial = trial_field(event);
   if (kind == "start") {
     std::optional<int> bracket;
-    if (event.field("bracket")) bracket = static_cast<int>(number_field(event, "bracket", true));
+    if (event.field("bracket")) bracket = bracket_field(event);
+    ledger.start(trial);
     scheduler.add_trial(trial, bracket);
     const EventValue* config = event.field("config");
     if (sampler && (sampler->model_based || config))
@@ -214,7 +257,8 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& even
     return false;
   }
   if (kind == "report") {
-    const double step = number_field(event, "step", true);
+    ledger.running(trial, "reported");
+    const double step = step_field(event);
     const double value = number_field(event, "value", true);
     if (sampler) {
       const auto row = metric_row(*sampler, event);
@@ -233,19 +277,23 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, const ReplayEvent& even
       throw InputError("missing string field \"state\"");
     const auto end = trial_end_from_string(state->text);
     if (!end) throw InputError("field \"state\" must be \"completed\", \"stopped\" or \"failed\"");
+    ledger.running(trial, "ended");
     std::optional<Observation> last;
     if (event.field("step") || event.field("value"))
-      last = Observation{number_field(event, "step", true), number_field(event, "value", true)};
+      last = Observation{step_field(event), number_field(event, "value", true)};
+    ledger.end(trial);
     scheduler.end_trial(trial, *end, last);
     scheduler.take_exploits();  // synchronous PBT: shown when the trials resume
     if (sampler) sampler->suggester.ended(trial, *end);
     return false;
   }
   if (kind == "checkpoint") {  // a checkpoint the scheduler asked for was saved
-    scheduler.checkpoint_saved(trial, number_field(event, "step", true));
+    ledger.running(trial, "saved a checkpoint");
+    scheduler.checkpoint_saved(trial, step_field(event));
     return false;
   }
   if (kind == "resume") {
+    ledger.running(trial, "resumed");
     // The original run got this resumption from next_job(); asking again moves the
     // scheduler's promotion queue as it moved then.
     const auto job = scheduler.next_job(false);
@@ -275,12 +323,13 @@ std::size_t replay_events(Scheduler& scheduler, std::istream& in, std::ostream& 
   std::size_t number = 0;
   std::size_t reports = 0;
   ReplayEventReader reader;
+  TrialLedger ledger;
   while (std::getline(in, line)) {
     ++number;
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;
     try {
-      if (apply(scheduler, sampler, reader.read(line), out)) ++reports;
+      if (apply(scheduler, sampler, ledger, reader.read(line), out)) ++reports;
     } catch (const InputError& e) {
       throw InputError(source + ":" + std::to_string(number) + ": " + e.what());
     }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/steps.hpp"
 
 namespace slurmtune::core {
 
@@ -31,9 +32,8 @@ std::size_t CurveTableBuilder::config_index(Configuration config) {
 void CurveTableBuilder::add(const std::string& where, Configuration config,
                             const std::string& repeat, double step, double value, double duration,
                             std::optional<TrialEnd> end) {
-  if (!std::isfinite(step))
-    throw InputError(source_ + ": " + where + ": the step is " + format_double(step) +
-                     "; steps must be finite numbers");
+  if (!valid_step(step))
+    throw InputError(source_ + ": " + where + ": the step " + step_range_refusal(step));
   if (!std::isfinite(duration) || duration < 0)
     throw InputError(source_ + ": " + where + ": the step's duration is " +
                      format_double(duration) + "; durations must be finite and >= 0 seconds");

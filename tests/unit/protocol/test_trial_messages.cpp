@@ -38,3 +38,23 @@ BOOST_AUTO_TEST_CASE(a_status_must_say_completed_or_failed) {
   BOOST_TEST(refusal(R"({})") == "BYE: 'status' must be a string");
   BOOST_TEST(refusal(R"({"status": "failed", "error": 7})") == "BYE: 'error' must be a string");
 }
+
+// Issue #41 (6): a REPORT's or CHECKPOINT's step is from 0 to 2^53 (core/steps.hpp); -5
+// and 1e300 were recorded and came out of the TensorBoard export as -2^63.
+BOOST_AUTO_TEST_CASE(steps_outside_their_range_are_refused) {
+  const auto report = [](const std::string& text) {
+    return testing::refusal([](const protocol::JsonObject& b) { return decode_report(b); }, text);
+  };
+  BOOST_TEST(report(R"({"step": -5, "metrics": {"loss": 1}})") ==
+             "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not -5");
+  BOOST_TEST(report(R"({"step": 1e300, "metrics": {"loss": 1}})") ==
+             "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not 1e+300");
+  BOOST_TEST(report(R"({"step": NaN, "metrics": {"loss": 1}})") ==
+             "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not nan");
+  BOOST_TEST(decode_report(object(R"({"step": 9007199254740992, "metrics": {}})")).step ==
+             9007199254740992.0);
+  BOOST_TEST(decode_report(object(R"({"step": 0.5, "metrics": {}})")).step == 0.5);
+  BOOST_TEST(testing::refusal([](const protocol::JsonObject& b) { return decode_checkpoint(b); },
+                              R"({"step": -1, "path": "ck"})") ==
+             "CHECKPOINT: 'step' must be from 0 to 2^53 (9007199254740992), not -1");
+}

@@ -78,6 +78,40 @@ BOOST_AUTO_TEST_CASE(a_malformed_line_names_its_line_number) {
           .find("events.jsonl:2: field \"state\"") == 0U);
 }
 
+// Issue #41 (16): steps outside 0..2^53 (NaN and infinities among them), events of trials
+// never started or already ended, a second start and brackets an int cannot hold are
+// refused with the line and the trial.
+BOOST_AUTO_TEST_CASE(refuses_impossible_steps_trials_and_brackets) {
+  const std::string start = "{\"type\":\"start\",\"trial\":0}\n";
+  const auto report = [](const std::string& step) {
+    return "{\"type\":\"report\",\"trial\":0,\"step\":" + step + ",\"value\":1}\n";
+  };
+  for (const std::string step : {"NaN", "Infinity", "-Infinity", "-5", "1e300", "9007199254740994"})
+    BOOST_TEST(
+        error_of(start + report(step))
+                .find("events.jsonl:2: field \"step\" must be from 0 to 2^53 (9007199254740992)") ==
+            0U,
+        step);
+  BOOST_TEST(error_of(start + report("9007199254740992")).empty());
+  BOOST_TEST(error_of(start + "{\"type\":\"end\",\"trial\":0,\"state\":\"completed\",\"step\":NaN,"
+                              "\"value\":1}\n")
+                 .find("events.jsonl:2: field \"step\" must be from 0") == 0U);
+  BOOST_TEST(error_of(start + "{\"type\":\"checkpoint\",\"trial\":0,\"step\":-1}\n")
+                 .find("events.jsonl:2: field \"step\" must be from 0") == 0U);
+  BOOST_TEST(error_of("{\"type\":\"end\",\"trial\":3,\"state\":\"completed\"}\n")
+                 .find("events.jsonl:1: trial 3 ended before it was started") == 0U);
+  BOOST_TEST(error_of("{\"type\":\"checkpoint\",\"trial\":3,\"step\":1}\n")
+                 .find("events.jsonl:1: trial 3 saved a checkpoint before it was started") == 0U);
+  BOOST_TEST(error_of(start + start).find("events.jsonl:2: trial 0 starts a second time") == 0U);
+  BOOST_TEST(error_of(start + "{\"type\":\"end\",\"trial\":0,\"state\":\"failed\"}\n" + report("1"))
+                 .find("events.jsonl:3: trial 0 reported after it ended") == 0U);
+  for (const std::string bracket : {"-1", "2147483648", "1e300", "0.5", "NaN"})
+    BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0,\"bracket\":" + bracket + "}\n")
+                       .find("events.jsonl:1: field \"bracket\" must be a whole number from 0 to "
+                             "1000000") == 0U,
+               bracket);
+}
+
 BOOST_AUTO_TEST_CASE(json_numbers_drop_the_fraction_of_integral_values) {
   BOOST_TEST(json_number(3.0) == "3");
   BOOST_TEST(json_number(0.25) == "0.25");

@@ -1,0 +1,26 @@
+#pragma once
+// The range of a step (the study's resource at a report: an epoch, an iteration, a
+// sample count). Every way in refuses the rest: the control plane, replay's event logs
+// and recorded curves. Doubles hold every whole step up to 2^53 exactly; the pruners,
+// the results file and the TensorBoard export turn steps into integers, which a negative,
+// NaN or larger step made undefined (-5 and 1e300 came out as -9223372036854775808).
+#include <charconv>
+#include <string>
+
+namespace slurmtune::core {
+
+inline constexpr double kMaxStep = 9007199254740992.0;  // 2^53
+
+/// False for NaN, infinities, negative steps and steps past 2^53.
+inline bool valid_step(double step) {
+  return step >= 0 && step <= kMaxStep;
+}
+
+/// "must be from 0 to 2^53 (9007199254740992), not VALUE", for a refusal.
+inline std::string step_range_refusal(double step) {
+  char text[32];
+  const auto written = std::to_chars(text, text + sizeof text, step);
+  return "must be from 0 to 2^53 (9007199254740992), not " + std::string(text, written.ptr);
+}
+
+}  // namespace slurmtune::core
