@@ -41,18 +41,21 @@ std::optional<double> beyond_double(std::string_view token) {
   return std::strtod(copy.c_str(), nullptr);
 }
 
-unsigned hex4(std::string_view text, std::size_t at) {
+// The four hex digits of a \u escape at `at`, or nullopt when they are not there.
+std::optional<char32_t> hex4(std::string_view text, std::size_t at) {
   unsigned code = 0;
-  if (at + 4 > text.size()) return 0xFFFD;
+  if (at + 4 > text.size()) return std::nullopt;
   const auto [end, ec] = std::from_chars(text.data() + at, text.data() + at + 4, code, 16);
-  return ec == std::errc() && end == text.data() + at + 4 ? code : 0xFFFD;
+  if (ec != std::errc() || end != text.data() + at + 4) return std::nullopt;
+  return code;
 }
 
 // The string that starts after an opening quote at `body`, unescaped, where simdjson
 // refused it for a lone surrogate escape: the pair \uD83D\uDE00 is one character (Python
 // writes every character beyond U+FFFF so), a lone surrogate becomes U+FFFD. simdjson
-// has already checked the text's structure, so the closing quote is there.
-std::string unescape_leniently(std::string_view body) {
+// has already checked the text's structure, so the closing quote is there. Every other
+// escape must be one of JSON's: nullopt for the rest (`"lo\ss"` was read as "loss").
+std::optional<std::string> unescape_leniently(std::string_view body) {
   std::string out;
   std::size_t i = 0;
   while (i < body.size() && body[i] != '"') {
@@ -78,13 +81,20 @@ std::string unescape_leniently(std::string_view body) {
       case 'f':
         out += '\f';
         break;
+      case '"':
+      case '\\':
+      case '/':
+        out += e;
+        break;
       case 'u': {
-        char32_t code = hex4(body, i);
+        const auto high = hex4(body, i);
+        if (!high) return std::nullopt;
+        char32_t code = *high;
         i += 4;
         if (code >= 0xD800 && code <= 0xDBFF && body.substr(i, 2) == "\\u") {
-          const char32_t low = hex4(body, i + 2);
-          if (low >= 0xDC00 && low <= 0xDFFF) {
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+          const auto low = hex4(body, i + 2);
+          if (low && *low >= 0xDC00 && *low <= 0xDFFF) {
+            code = 0x10000 + ((code - 0xD800) << 10) + (*low - 0xDC00);
             i += 6;
           }
         }
@@ -92,11 +102,15 @@ std::string unescape_leniently(std::string_view body) {
         break;
       }
       default:
-        out += e;
+        return std::nullopt;
     }
   }
   return out;
 }
+
+constexpr const char* kInvalidEscape =
+    "a string holds an escape JSON does not have (only \\\" \\\\ \\/ \\b \\f \\n \\r \\t "
+    "and \\u with four hex digits)";
 
 }  // namespace
 
@@ -145,7 +159,9 @@ std::string_view ValueReader::string(od::value& value, std::string& scratch) con
   std::string_view out;
   if (const auto error = value.get_string().get(out)) {
     if (error != simdjson::STRING_ERROR || token.empty()) fail(error);
-    scratch = unescape_leniently(token.substr(1));
+    auto text = unescape_leniently(token.substr(1));
+    if (!text) fail(kInvalidEscape);
+    scratch = std::move(*text);
     return scratch;
   }
   return out;
@@ -157,7 +173,9 @@ std::string_view ValueReader::key(od::field& field, std::string& scratch) const 
   if (const auto error = field.unescaped_key().get(out)) {
     if (error != simdjson::STRING_ERROR) fail(error);
     const auto* end = text_.data() + text_.size();
-    scratch = unescape_leniently(std::string_view(body, static_cast<std::size_t>(end - body)));
+    auto text = unescape_leniently(std::string_view(body, static_cast<std::size_t>(end - body)));
+    if (!text) fail(kInvalidEscape);
+    scratch = std::move(*text);
     return scratch;
   }
   return out;

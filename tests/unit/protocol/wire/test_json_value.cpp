@@ -59,6 +59,28 @@ BOOST_AUTO_TEST_CASE(names_the_column_of_bad_text) {
   }
 }
 
+// Issue #41 (7): the lenient path that keeps lone surrogates took any escape (`"lo\ss"`
+// was recorded as metric "loss"); JSON's escapes are the only ones, in values and keys,
+// also where a lone surrogate sends the string down that path.
+BOOST_AUTO_TEST_CASE(refuses_escapes_json_does_not_have) {
+  for (const char* bad : {R"({"lo\ss": 1})", R"({"a": "lo\ss"})", R"({"\ud83d\q": 1})",
+                          R"({"a": "\ud83d\x41"})", R"({"a": "\uZZZZ\ud83d"})"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      try {
+        parse_json(bad);
+        BOOST_ERROR("accepted an invalid escape");
+      } catch (const slurmtune::InputError& e) {
+        const std::string what = e.what();
+        BOOST_TEST(what.find("invalid JSON at column") == 0U);
+        BOOST_TEST((what.find("escape") != std::string::npos), what);
+      }
+    }
+  }
+  const auto object = std::get<JsonObject>(parse_json(R"({"\ud83d\"\\\/\b\f\n\r\t": 1})").data);
+  BOOST_TEST(object.size() == 1U);
+  BOOST_TEST(object.begin()->key == "\xEF\xBF\xBD\"\\/\b\f\n\r\t");
+}
+
 BOOST_AUTO_TEST_CASE(refuses_absurd_nesting) {
   BOOST_CHECK_THROW(parse_json(std::string(100, '[') + std::string(100, ']')),
                     slurmtune::InputError);
