@@ -2,6 +2,18 @@
 
 namespace slurmtune::protocol {
 
+std::string path_text(const JsonObject& body, std::string_view name, std::string_view message,
+                      std::size_t max_bytes) {
+  std::string path = required_text(body, name, message, max_bytes);
+  if (path.find('\0') != std::string::npos)
+    throw ProtocolError(where(message, name) + " holds a NUL byte; a path cannot");
+  if (path.find("\xEF\xBF\xBD") != std::string::npos)
+    throw ProtocolError(where(message, name) +
+                        " holds U+FFFD (a lone surrogate escape reads so): name the file with "
+                        "a path that is valid UTF-8");
+  return path;
+}
+
 std::string required_text(const JsonObject& body, std::string_view name, std::string_view message,
                           std::size_t max_bytes, bool may_be_empty) {
   const auto* v = field(body, name);

@@ -81,6 +81,12 @@ inline std::string text(const JsonObject& body, std::string_view name) {
 /// a string, empty (unless `may_be_empty`) or longer than `max_bytes`.
 std::string required_text(const JsonObject& body, std::string_view name, std::string_view message,
                           std::size_t max_bytes, bool may_be_empty = false);
+/// A path (as required_text) that names one file as the sender meant it: no NUL byte,
+/// which cut the path short where it was used (`ck\u0000../../etc` was indexed as
+/// `etc`), and no U+FFFD, which is what a lone surrogate escape reads as (Python writes
+/// one for each byte of a file name that is not UTF-8): the file read would be another.
+std::string path_text(const JsonObject& body, std::string_view name, std::string_view message,
+                      std::size_t max_bytes);
 /// A string field that may be absent (and, where `null_is_absent`, null): "" then;
 /// otherwise as required_text with `may_be_empty`.
 std::string optional_text(const JsonObject& body, std::string_view name, std::string_view message,

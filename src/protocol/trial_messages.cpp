@@ -111,7 +111,7 @@ Report decode_report(const JsonObject& body) {
 CheckpointSaved decode_checkpoint(const JsonObject& body) {
   CheckpointSaved m;
   m.step = step(body, "step", "CHECKPOINT");
-  m.path = required_text(body, "path", "CHECKPOINT", kMaxPath);
+  m.path = path_text(body, "path", "CHECKPOINT", kMaxPath);
   if (field(body, "size"))
     m.size = static_cast<std::uint64_t>(whole(body, "size", "CHECKPOINT", 0, kMaxExactWhole));
   return m;

@@ -58,3 +58,18 @@ BOOST_AUTO_TEST_CASE(steps_outside_their_range_are_refused) {
                               R"({"step": -1, "path": "ck"})") ==
              "CHECKPOINT: 'step' must be from 0 to 2^53 (9007199254740992), not -1");
 }
+
+// Issue #41 (8): a checkpoint path with a NUL byte or a lone surrogate named another file
+// than the trial meant (`ck\u0000../../etc` was indexed as `.../trial-0/etc`).
+BOOST_AUTO_TEST_CASE(checkpoint_paths_are_refused_with_nul_or_lone_surrogates) {
+  const auto checkpoint = [](const std::string& text) {
+    return testing::refusal([](const protocol::JsonObject& b) { return decode_checkpoint(b); },
+                            text);
+  };
+  BOOST_TEST(checkpoint(R"({"step": 1, "path": "ck\u0000../../etc"})") ==
+             "CHECKPOINT: 'path' holds a NUL byte; a path cannot");
+  BOOST_TEST(checkpoint(R"({"step": 1, "path": "ck-\udcff.pt"})")
+                 .find("CHECKPOINT: 'path' holds U+FFFD") == 0U);
+  BOOST_TEST(decode_checkpoint(object(R"({"step": 1, "path": "ck-\ud83d\ude00.pt"})")).path ==
+             "ck-\xF0\x9F\x98\x80.pt");
+}
