@@ -5,7 +5,24 @@
 #include <ctime>
 #include <string>
 
+#include "core/text.hpp"
+
 namespace slurmtune::runtime {
+
+std::string loggable(std::string_view message) {
+  const std::string fitted = core::fit_utf8(message, kMaxLogMessage);
+  std::string out;
+  out.reserve(fitted.size());
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t newline = fitted.find('\n', from);
+    out += core::visible(std::string_view(fitted).substr(from, newline - from));
+    if (newline == std::string::npos) break;
+    out += "\n    ";  // a continuation line cannot pass for a line of its own
+    from = newline + 1;
+  }
+  return out;
+}
 
 void log_line(std::string_view message) {
   const auto now = std::chrono::system_clock::now();
@@ -17,7 +34,7 @@ void log_line(std::string_view message) {
   std::string line = "[slurmtune ";
   line += stamp;
   line += "] ";
-  line += message;
+  line += loggable(message);
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

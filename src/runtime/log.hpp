@@ -2,6 +2,7 @@
 // The coordinator's log: one line per event on stderr (the job's log under sbatch),
 // stamped with the wall-clock time so lines can be matched with Slurm's own logs.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,14 @@
 namespace slurmtune::runtime {
 
 void log_line(std::string_view message);
+
+/// The longest message a log line carries (longer ones are cut, marked with an ellipsis).
+inline constexpr std::size_t kMaxLogMessage = 8192;
+/// `message` as log_line writes it: cut to kMaxLogMessage bytes, control and invisible
+/// bidirectional characters written as \uXXXX (a metric name holding ESC coloured the
+/// terminal), and every line after the first indented, so that text from a trial cannot
+/// forge a line of the log.
+std::string loggable(std::string_view message);
 
 /// Log lines that a peer can provoke at will (refused connections, failed accepts):
 /// at most `burst` lines per `interval`; the rest are counted and the next line that

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/space/param_value.hpp"
+#include "core/text.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/coordinator/checkpoint_path.hpp"
@@ -90,7 +91,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
   for (const auto& [name, value] : report.metrics) {
     const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
     if (column == spec_.metrics.end())
-      throw ProtocolError("REPORT: metric '" + name +
+      throw ProtocolError("REPORT: metric '" + core::visible(core::fit_utf8(name, 200)) +
                           "' is not declared in the study file ([study] metrics)");
     values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
