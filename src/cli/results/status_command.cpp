@@ -31,8 +31,19 @@ std::string rtrim(std::string text) {
   return text;
 }
 
+// Characters, not bytes: a UTF-8 name of a parameter or resource takes one column per
+// character (continuation bytes take none).
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+  }));
+}
+
+// `text` filled to `width` columns; one space after a text that fills them, so that a
+// long value or name never runs into the next column (headers read `iterationslast`).
 std::string pad(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
+  const std::size_t used = columns(text);
+  text.append(used < width ? width - used : 1, ' ');
   return text;
 }
 
