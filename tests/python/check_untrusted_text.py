@@ -146,10 +146,11 @@ def check_round_trips(slurmtune, work, study, path, chrome, env):
         assert (float(value) == v if isinstance(v, float) else value == str(v)), (g, p, v)
     assert json.loads(run(slurmtune, "best", path, "--format", "json").stdout) == best
 
-    # export: CSV read back (names, choice values and errors intact), the formula guard,
-    # JSON lines.
+    # export: CSV read back exactly with --no-formula-guard (names, choice values and
+    # errors intact), the formula guard of the default, JSON lines.
     # Read as bytes: text mode would turn the "\r" of an error into "\n".
-    exported = subprocess.run([slurmtune, "export", path], capture_output=True, timeout=300, check=True)
+    exported = subprocess.run([slurmtune, "export", path, "--no-formula-guard"], capture_output=True,
+                              timeout=300, check=True)
     rows = list(csv.reader(io.StringIO(exported.stdout.decode("utf-8"), newline="")))
     header = rows[0]
     for p in params:
@@ -158,7 +159,8 @@ def check_round_trips(slurmtune, work, study, path, chrome, env):
     assert [r[column] for r in rows[1:]] == [str(v) for v in trials["config/" + params[1]]]
     errors = header.index("error")
     assert [r[errors] for r in rows[1:]] == list(trials["error"]), "export changed an error text"
-    guarded = list(csv.reader(io.StringIO(run(slurmtune, "export", path, "--formula-guard").stdout)))
+    guarded = list(csv.reader(io.StringIO(run(slurmtune, "export", path).stdout)))
+    assert guarded == list(csv.reader(io.StringIO(run(slurmtune, "export", path, "--formula-guard").stdout)))
     for plain_row, safe in zip(rows[1:], guarded[1:]):
         cell, guarded_cell = plain_row[column], safe[column]
         assert guarded_cell == ("'" + cell if cell[:1] in ("=", "+", "-", "@") else cell), (cell, guarded_cell)
@@ -224,7 +226,8 @@ population_size = 4
     assert len(run(slurmtune, "best", path, "-f", "flags").stdout.splitlines()) == len(values)
     status = run(slurmtune, "status", path).stdout
     assert all(o in status for o in objectives) and constraint in status, status
-    exported = subprocess.run([slurmtune, "export", path], capture_output=True, timeout=300, check=True)
+    exported = subprocess.run([slurmtune, "export", path, "--no-formula-guard"], capture_output=True,
+                              timeout=300, check=True)
     header = next(csv.reader(io.StringIO(exported.stdout.decode("utf-8"), newline="")))
     assert [h for h in header if h.startswith("objective/")] == ["objective/" + o for o in objectives], header
     for line in run(slurmtune, "export", path, "--format", "json").stdout.split("\n")[:-1]:

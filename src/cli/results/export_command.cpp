@@ -92,8 +92,11 @@ int export_command(const Args& args) {
                                           "write to this file instead of stdout (tensorboard: "
                                           "this new folder)")(
       "formula-guard",
-      "csv: put ' before text cells that start with =, +, -, @, a tab or a carriage return, so "
-      "that a spreadsheet shows them as text instead of running them as formulas");
+      "csv (the default): put ' before text cells that start with =, +, -, @, a tab or a "
+      "carriage return, so that a spreadsheet shows them as text instead of running them as "
+      "formulas; numbers are written as they are")(
+      "no-formula-guard",
+      "csv: write text cells exactly as recorded (for programs that read the CSV back)");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
@@ -124,9 +127,13 @@ int export_command(const Args& args) {
   }
   std::ostream& out = vm.count("output") ? file : std::cout;
   const TableFormat format = format_name == "csv" ? TableFormat::Csv : TableFormat::JsonLines;
-  const bool formula_guard = vm.count("formula-guard") > 0;
-  if (formula_guard && format != TableFormat::Csv)
+  // On by default: a CSV file is opened in a spreadsheet by whoever is given it, and its
+  // text cells carry what trials wrote (their errors); programs opt out.
+  if (vm.count("formula-guard") && vm.count("no-formula-guard"))
+    throw po::error("--formula-guard and --no-formula-guard exclude each other");
+  if (vm.count("formula-guard") && format != TableFormat::Csv)
     throw po::error("--formula-guard is for --format csv (JSON lines are read by programs)");
+  const bool formula_guard = format == TableFormat::Csv && !vm.count("no-formula-guard");
   if (table == "replay") {
     write_replay_log(reader, out);
   } else if (table == "trials") {
