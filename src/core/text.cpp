@@ -122,6 +122,27 @@ std::string fit_utf8(std::string_view text, std::size_t max_bytes) {
   return repaired += kCutMarker;
 }
 
+std::string fit_utf8_head_and_end(std::string_view text, std::size_t max_bytes) {
+  std::string repaired = repair_utf8(text);
+  if (repaired.size() <= max_bytes) return repaired;
+  if (max_bytes < 4 * kCutMarker.size()) return fit_utf8(repaired, max_bytes);
+  const auto continuation = [&](std::size_t i) {
+    return (static_cast<unsigned char>(repaired[i]) & 0xC0U) == 0x80U;
+  };
+  // The first line with its newline, or the first third of the room, in whole characters.
+  const std::size_t newline = repaired.find('\n');
+  std::size_t head_end =
+      std::min(newline == std::string::npos ? repaired.size() : newline + 1, max_bytes / 3);
+  while (head_end > 0 && continuation(head_end))
+    --head_end;
+  // The longest end of whole characters that fits after the head and the marker.
+  std::size_t start = repaired.size() - (max_bytes - head_end - kCutMarker.size());
+  while (start < repaired.size() && continuation(start))
+    ++start;
+  start = std::max(start, head_end);
+  return repaired.substr(0, head_end) + std::string(kCutMarker) + repaired.substr(start);
+}
+
 std::optional<std::string> name_problem(std::string_view text) {
   if (text.empty()) return "must not be empty";
   for (std::size_t i = 0; i < text.size();) {

@@ -27,6 +27,12 @@ std::string repair_utf8(std::string_view text);
 /// character; when anything was cut it ends with kCutMarker (still within max_bytes).
 std::string fit_utf8(std::string_view text, std::size_t max_bytes);
 
+/// For an error: its first line (cut to a third of `max_bytes` if longer), then as much
+/// of its end as fits, with kCutMarker where text was left out. Where a program failed
+/// is at the end of what it printed (Python's exception follows its traceback), and
+/// what failed is on the first line (the exit status).
+std::string fit_utf8_head_and_end(std::string_view text, std::size_t max_bytes);
+
 /// Why `text` cannot be a name (of a study, parameter, metric, resource) or a choice
 /// value, or nullopt when it can: it is empty, is not UTF-8, or holds a control
 /// character (C0, DEL, C1) or an invisible bidirectional control (U+061C, U+200E,

@@ -137,7 +137,7 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   t.best_step = trials.add("best_step", FieldKind::F64);
   t.reports = trials.add("reports", FieldKind::U64);
   t.nodes = trials.add("nodes", FieldKind::FixedString, 64);
-  t.error = trials.add("error", FieldKind::FixedString, 512);
+  t.error = trials.add("error", FieldKind::FixedString, kErrorBytes);
   if (schema_version >= 2) {
     std::vector<std::string> origins = suggestion_origin_names();
     if (schema_version < 6) origins.pop_back();  // `enqueued` came with schema 6

@@ -33,6 +33,8 @@ inline constexpr std::int64_t kSchemaVersion = 7;
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
 inline constexpr std::size_t kShortPathBytes = 256;
 inline constexpr std::size_t kPathBytes = 4096;
+/// /trials error: a failed trial's error (the exit status and the end of its stderr).
+inline constexpr std::size_t kErrorBytes = 512;
 
 /// Reserved column names of /metrics; a metric may not use them.
 inline const std::vector<std::string> kReservedMetricNames = {"seq", "trial", "step", "time"};

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "config/study_file.hpp"
+#include "core/text.hpp"
 #include "slurmtune/version.hpp"
 #include "store/hdf5.hpp"
 #include "store/tables.hpp"
@@ -50,6 +51,12 @@ Hid swmr_file_access() {
 // A resumed file keeps the schema it was created with.
 std::int64_t schema_of(const Hid& file) {
   return read_int_attribute(file, "schema_version").value_or(1);
+}
+
+// A trial's error as its 512-byte cell keeps it: the first line (what failed: the exit
+// status) and the end of the rest (where it failed: Python prints its exception last).
+std::string error_cell(const std::string& error) {
+  return core::fit_utf8_head_and_end(error, kErrorBytes);
 }
 
 }  // namespace
@@ -392,7 +399,7 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
   const TrialStatus status = end_status(how);
   l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(status));
   l.put_f64(row, layout_.t.end_time, time);
-  if (!error.empty()) l.put_string(row, layout_.t.error, error);
+  if (!error.empty()) l.put_string(row, layout_.t.error, error_cell(error));
   const EventKind kind = end_event(how);
   event(trial, kind, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
@@ -404,7 +411,7 @@ void StudyWriter::trial_retried(core::TrialId trial, double time, const std::str
   std::byte* row = live_row(trial);
   const auto& l = layout_.trials;
   l.put_i32(row, layout_.t.retries, l.get<std::int32_t>(row, layout_.t.retries) + 1);
-  l.put_string(row, layout_.t.error, error);
+  l.put_string(row, layout_.t.error, error_cell(error));
   event(trial, EventKind::Retry, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
   flush_if_due();

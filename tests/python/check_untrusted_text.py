@@ -318,7 +318,7 @@ def check_refusals(slurmtune, work):
 
 def check_cut_error(slurmtune, work, env):
     toml_path = os.path.join(work, "cyrillic.toml")
-    message = "Ошибка: " + "данные повреждены " * 60
+    message = "Ошибка: " + "данные повреждены " * 60 + "конец"
     with open(toml_path, "w", encoding="utf-8") as f:
         f.write(f"""[study]
 name = "cyrillic"
@@ -337,7 +337,10 @@ max_failures = 0
     run(slurmtune, "run", toml_path, "-o", path, "--launcher", "local")
     with Study(path) as s:
         error = s.trials.iloc[0]["error"]
-    assert error.endswith("…") and "\ufffd" not in error and len(error.encode()) <= 512, error
+    # Cut in the middle: the exit status first, the end of what the trial printed last
+    # (where Python's exception is), never half a character.
+    assert error.startswith("exit status 3") and "…" in error and error.endswith("конец"), error
+    assert "\ufffd" not in error and len(error.encode()) <= 512, error
     exported = subprocess.run([slurmtune, "export", path], capture_output=True, timeout=60)
     exported.stdout.decode("utf-8")  # valid UTF-8
     run(slurmtune, "html", path, "-o", path + ".html", env=env)

@@ -83,3 +83,22 @@ BOOST_AUTO_TEST_CASE(visible_escapes_what_names_may_not_hold) {
   BOOST_TEST(core::visible("caf\xE9") == "caf\xEF\xBF\xBD");
   BOOST_TEST(core::visible("\xE6\x97\xA5") == "\xE6\x97\xA5");
 }
+
+// Issue #41 (18): a failed trial's stored error keeps its first line and the end of the
+// rest, where Python prints the exception, cut between whole characters.
+BOOST_AUTO_TEST_CASE(an_error_keeps_its_first_line_and_its_end) {
+  const std::string traceback = "exit status 1\nTraceback (most recent call last):\n" +
+                                std::string(3000, 'x') + "\nValueError: bad lr";
+  const std::string kept = slurmtune::core::fit_utf8_head_and_end(traceback, 512);
+  BOOST_TEST(kept.size() <= 512U);
+  BOOST_TEST(kept.find("exit status 1\n\xE2\x80\xA6") == 0U, kept);
+  BOOST_TEST(kept.substr(kept.size() - 18) == "ValueError: bad lr");
+  BOOST_TEST(slurmtune::core::fit_utf8_head_and_end("short", 512) == "short");
+  std::string cyrillic;  // two bytes a character: never cut in two
+  for (int i = 0; i < 400; ++i)
+    cyrillic += "\xD0\xB4";
+  const std::string cut = slurmtune::core::fit_utf8_head_and_end(cyrillic, 100);
+  BOOST_TEST(cut.size() <= 100U);
+  BOOST_TEST(slurmtune::core::repair_utf8(cut) == cut);
+  BOOST_TEST(cut.find("\xE2\x80\xA6") != std::string::npos);
+}
