@@ -22,12 +22,15 @@ std::string ActiveTrial::stderr_tail() const {
   std::ifstream in(stderr_path, std::ios::binary | std::ios::ate);
   if (!in) return {};
   const auto size = static_cast<std::uintmax_t>(in.tellg());
-  if (size <= stderr_offset) return {};
-  const std::uintmax_t from = std::max(stderr_offset, size > kTail ? size - kTail : 0);
+  // A file emptied by cap_stderr_log (or shared with an attempt that capped it) is
+  // read from its new start.
+  const std::uintmax_t begin = size < stderr_offset ? 0 : stderr_offset;
+  if (size == begin) return {};
+  const std::uintmax_t from = std::max(begin, size > kTail ? size - kTail : 0);
   in.seekg(static_cast<std::streamoff>(from));
   std::string text(static_cast<std::size_t>(size - from), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (from > stderr_offset) {
+  if (from > begin) {
     const auto newline = text.find('\n');
     text = "..." + (newline == std::string::npos ? text : text.substr(newline));
   }

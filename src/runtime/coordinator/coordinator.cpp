@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/attempts/active_trial.hpp"
+#include "runtime/attempts/stderr_cap.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/recording/study_recorder.hpp"
@@ -161,6 +162,10 @@ void Coordinator::tick() {
       schedule_stop(*t, time_.now(), options_.stop_grace_s);
   }
   enforce_trial_limits();
+  if (time_.now() - stderr_checked_ >= std::chrono::seconds(1)) {
+    stderr_checked_ = time_.now();
+    cap_stderr_logs(trials_);
+  }
   backend_->tick();  // timeouts, exits whose last messages are read, signals due
   study_.writer->flush_if_due();
   if (progress_.due()) progress_.print(false, *controller_, trials_.quiet_times(time_.now()));

@@ -106,6 +106,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
   std::optional<std::pair<int, Clock::time_point>> last_signal_;
+  Clock::time_point stderr_checked_{};  // when the trials' stderr files were last capped
   bool halt_announced_ = false;
 };
 

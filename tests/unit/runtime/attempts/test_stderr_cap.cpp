@@ -1,0 +1,48 @@
+// A trial's stderr.log is bounded (issue #41, item 18): past the cap its end is kept in
+// stderr.log.1 and the file is emptied under the trial, whose appends land at its start.
+#define BOOST_TEST_MODULE runtime_stderr_cap
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "runtime/attempts/stderr_cap.hpp"
+#include "unit/temp_folder.hpp"
+
+using namespace slurmtune::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(keeps_the_end_and_empties_the_file_under_its_writer) {
+  slurmtune::testing::TempFolder folder("stderr-cap");
+  const std::string path = (folder.path() / "stderr.log").string();
+  // The trial's side: a descriptor opened as ChildProcess opens it (O_APPEND).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  BOOST_REQUIRE(fd >= 0);
+  std::string written;
+  for (int i = 0; i < 5000; ++i)
+    written += "line " + std::to_string(i) + " of a chatty trial\n";
+  BOOST_REQUIRE(::write(fd, written.data(), written.size()) ==
+                static_cast<ssize_t>(written.size()));
+  BOOST_TEST(!cap_stderr_log(path, written.size(), 1000));  // at the cap: left alone
+  BOOST_TEST(cap_stderr_log(path, 10000, 1000));
+  BOOST_TEST(fs::file_size(path) == 0U);
+  BOOST_TEST(read_all(path + ".1") == written.substr(written.size() - 1000));
+  const std::string more = "Traceback: the end\n";
+  BOOST_REQUIRE(::write(fd, more.data(), more.size()) == static_cast<ssize_t>(more.size()));
+  ::close(fd);
+  BOOST_TEST(read_all(path) == more);  // at the start: no hole where the old text was
+  BOOST_TEST(!cap_stderr_log((folder.path() / "absent.log").string(), 10, 1));
+}
