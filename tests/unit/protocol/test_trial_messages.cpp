@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(steps_outside_their_range_are_refused) {
   BOOST_TEST(report(R"({"step": 1e300, "metrics": {"loss": 1}})") ==
              "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not 1e+300");
   BOOST_TEST(report(R"({"step": NaN, "metrics": {"loss": 1}})") ==
-             "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not nan");
+             "REPORT: 'step' must be from 0 to 2^53 (9007199254740992), not NaN");
   BOOST_TEST(decode_report(object(R"({"step": 9007199254740992, "metrics": {}})")).step ==
              9007199254740992.0);
   BOOST_TEST(decode_report(object(R"({"step": 0.5, "metrics": {}})")).step == 0.5);
