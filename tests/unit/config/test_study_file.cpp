@@ -605,3 +605,28 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
                                space),
                       "[sampler] warm_start: sampler \"nsga2\" breeds from its own generations"));
 }
+
+// Issue #41 (13): an [[enqueue]] value between a quantized domain's steps, or for a
+// conditional parameter whose when does not hold (or whose parent the entry leaves to
+// the sampler), is refused where it is written; it used to run off the grid or be
+// dropped without a word.
+BOOST_AUTO_TEST_CASE(enqueued_values_off_the_grid_or_outside_their_condition_are_refused) {
+  const std::string search = kHeader +
+                             "[search]\n"
+                             "q = { quniform = [0, 1, 0.25] }\n"
+                             "n = { qrandint = [1, 9, 2] }\n"
+                             "opt = { choice = [\"sgd\", \"adam\"] }\n"
+                             "momentum = { uniform = [0, 0.9], when = { opt = \"sgd\" } }\n";
+  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nq = 0.3\n"),
+                      "study.toml:10:5: [enqueue] q: 0.3 is not on the grid of quniform"));
+  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nn = 4\n"),
+                      "[enqueue] n: 4 is not on the grid of qrandint"));
+  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nopt = \"adam\"\nmomentum = 0.5\n"),
+                      "study.toml:11:12: [enqueue] momentum: exists only while opt is one of its "
+                      "when's values, and this entry sets opt = \"adam\""));
+  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nmomentum = 0.5\n"),
+                      "[enqueue] momentum: exists only under its when on opt, which this entry "
+                      "leaves to the sampler; give opt too"));
+  BOOST_TEST(
+      error_of(search + "[[enqueue]]\nq = 0.75\nn = 5\nopt = \"sgd\"\nmomentum = 0.5\n").empty());
+}
