@@ -19,6 +19,7 @@ from run_reliability import control_address
 
 HOSTILE_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "hostile_trial.py")
 DESCRIPTORS = 96
+EXTRA = 12  # hostile_trial.py's EXTRA_CONNECTIONS
 FLOOD = 400
 
 
@@ -99,10 +100,26 @@ def scenario_hostile(runner, args):
         expect(len(errors) == 1 and ("'%s'" % probe["field"] in errors[0] or
                                      (probe["field"] == "path" and "CHECKPOINT" in errors[0])),
                "%s: answered %s, not one ERROR naming '%s'" % (name, answers, probe["field"]))
+    # Issue #41 (1, 2): a second rank 0 cannot take the reports over, a rank the trial
+    # does not have is refused, so a trial's child cannot pile up connections; those still
+    # open when its attempt ends are closed then (after the 2 s drain wait).
+    extra = json.loads(read(os.path.join(runner.workdir, "study.trials", "trial-0", "extra.json")))
+    expect(extra["rank 0"]["welcomed"] == 0 and extra["rank 1"]["welcomed"] == 0 and all(
+        "rank 0 of trial 0 is connected already" in r for r in extra["rank 0"]["refusals"]) and all(
+        "trial 0 has 1 rank(s); rank 1 is not one of them" in r for r in extra["rank 1"]["refusals"]),
+           "trial 0's extra connections: %s" % extra)
+    leftover_path = os.path.join(runner.workdir, "study.trials", "trial-0", "leftover.json")
+    leftover = json.loads(wait_for(lambda: os.path.exists(leftover_path) and read(leftover_path), 30,
+                                   "the left-behind process's record"))
+    expect(all(s is not None and s < 10 for s in leftover["closed_after"]),
+           "connections left open after trial 0 ended: %s" % leftover)
     judged = check_asha(path, 1, 3, steps)
     print("hostile: %d idle connections under ulimit -n %d: the coordinator used %.2f s of CPU "
           "in %.1f s, its log %d lines; %d probes each refused with an ERROR naming the field "
-          "(e.g. %r); every report of 8 trials recorded, none failed; %d ASHA decisions equal "
-          "the model; %d retries" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
-                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0], judged,
+          "(e.g. %r); %d extra HELLOs of trial 0 (a second rank 0, a rank it lacks) refused, "
+          "its connection held by a process it left behind closed %.1f s after it ended; every "
+          "report of 8 trials recorded, none failed; %d ASHA decisions equal the model; %d "
+          "retries" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
+                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0],
+                         2 * EXTRA, max(leftover["closed_after"]), judged,
                          int(trials.retries.sum())))

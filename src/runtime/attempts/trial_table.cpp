@@ -19,9 +19,16 @@ const ActiveTrial* TrialTable::find(core::TrialId trial) const {
   return it == trials_.end() ? nullptr : it->second.get();
 }
 
-void TrialTable::erase(core::TrialId trial) {
-  take_connections(trial);
+std::vector<ConnectionId> TrialTable::erase(core::TrialId trial) {
+  std::vector<ConnectionId> taken = take_connections(trial);
   trials_.erase(trial);
+  return taken;
+}
+
+std::size_t TrialTable::connection_count(core::TrialId trial) const {
+  return static_cast<std::size_t>(
+      std::count_if(connections_.begin(), connections_.end(),
+                    [trial](const auto& c) { return c.second == trial; }));
 }
 
 void TrialTable::bind(ConnectionId connection, core::TrialId trial) {

@@ -24,8 +24,9 @@ class TrialTable {
   /// The running attempt of `trial`, or nullptr.
   ActiveTrial* find(core::TrialId trial);
   const ActiveTrial* find(core::TrialId trial) const;
-  /// Forgets the attempt and every connection bound to it.
-  void erase(core::TrialId trial);
+  /// Forgets the attempt and every connection bound to it; returns those connections
+  /// (still open, perhaps: the caller closes the ones the attempt's own ranks opened).
+  std::vector<ConnectionId> erase(core::TrialId trial);
   bool empty() const { return trials_.empty(); }
   std::size_t size() const { return trials_.size(); }
   Trials::iterator begin() { return trials_.begin(); }
@@ -41,6 +42,8 @@ class TrialTable {
   std::optional<core::TrialId> unbind(ConnectionId connection);
   /// The connections bound to `trial`, unbound here (to be closed by the caller).
   std::vector<ConnectionId> take_connections(core::TrialId trial);
+  /// How many connections are bound to `trial`.
+  std::size_t connection_count(core::TrialId trial) const;
 
   /// Whether an attempt whose process has ended has had its last messages read: true
   /// once its connections have closed, which the kernel does after the data at exit,

@@ -71,14 +71,14 @@ std::string peer_name(const sockaddr_storage& address) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
-// At most a quarter of this process's descriptors wait for a HELLO: peers that never
-// authenticate cannot take the descriptors that trials' connections, log files and the
-// results file need.
-std::size_t unauthenticated_cap(std::size_t wanted) {
+// At most a quarter of this process's descriptors wait for a HELLO, and half are
+// authenticated: peers that never authenticate cannot take the descriptors that trials'
+// connections need, and trials cannot take those of the log files and the results file.
+std::size_t descriptor_share_cap(std::size_t wanted, std::size_t divisor) {
   rlimit limit{};
   std::size_t cap = wanted;
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    cap = std::min<std::size_t>(cap, static_cast<std::size_t>(limit.rlim_cur / 4));
+    cap = std::min<std::size_t>(cap, static_cast<std::size_t>(limit.rlim_cur / divisor));
   return std::max<std::size_t>(cap, 1);
 }
 
@@ -93,7 +93,8 @@ ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::stri
       handler_(handler),
       token_(std::move(token)),
       hello_timeout_s_(options.hello_timeout_s),
-      max_unauthenticated_(unauthenticated_cap(options.max_unauthenticated)),
+      max_unauthenticated_(descriptor_share_cap(options.max_unauthenticated, 4)),
+      max_authenticated_(descriptor_share_cap(options.max_authenticated, 2)),
       listener_(listen_on(options.listen_host, options.port)),
       port_(bound_port(listener_.get())) {
   loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
@@ -126,7 +127,7 @@ bool ControlServer::evict_oldest_unauthenticated(const std::string& why) {
   for (const auto& [id, c] : connections_)
     if (!c.authenticated) {
       ++stats_.evicted;
-      refuse(id, why);
+      close_for_retry(id, why);
       return true;
     }
   return false;
@@ -204,10 +205,20 @@ void ControlServer::handle(ConnectionId id, Connection& c, const Frame& frame) {
   if (!c.authenticated) return authenticate(id, c, frame);
   if (frame.type == MessageType::Hello) throw ProtocolError("HELLO sent twice on one connection");
   const auto reply = handler_.on_message(id, frame.type, payload_object(frame));
-  if (reply) {
-    c.outbox += encode_frame(reply->type, reply->payload);
-    flush(id, c);
-  }
+  // The handler may have closed this very connection (its trial ended): `c` is gone then.
+  const auto it = connections_.find(id);
+  if (reply && it != connections_.end()) queue(id, it->second, reply->type, reply->payload);
+}
+
+void ControlServer::queue(ConnectionId id, Connection& c, MessageType type,
+                          const std::string& payload) {
+  c.outbox += encode_frame(type, payload);
+  flush(id, c);
+  const auto it = connections_.find(id);
+  if (it == connections_.end() || it->second.outbox.size() <= kMaxOutbox) return;
+  ++stats_.unread;
+  refuse(id, "more than " + std::to_string(kMaxOutbox >> 20) +
+                 " MiB of replies unread; a client reads each reply before its next request");
 }
 
 void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& frame) {
@@ -246,11 +257,15 @@ void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& fra
 }
 
 void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hello& hello) {
+  if (connections_.size() - unauthenticated_ >= max_authenticated_) {
+    ++stats_.over_capacity;
+    return close_for_retry(id, std::to_string(max_authenticated_) +
+                                   " connections are open already; the client tries again");
+  }
   c.authenticated = true;
   --unauthenticated_;
   ++stats_.authenticated;
-  c.outbox += encode_frame(MessageType::Welcome, handler_.on_hello(id, hello.from));
-  flush(id, c);
+  queue(id, c, MessageType::Welcome, handler_.on_hello(id, hello.from));
 }
 
 void ControlServer::refuse(ConnectionId id, const std::string& reason) {
@@ -272,11 +287,17 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
   drop(id, reason, c.authenticated);
 }
 
+void ControlServer::close_for_retry(ConnectionId id, const std::string& reason) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  peer_log_.line("control plane: closing connection from " + it->second.peer + ": " + reason);
+  drop(id, reason, it->second.authenticated);
+}
+
 void ControlServer::send(ConnectionId id, MessageType type, const std::string& payload) {
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
-  it->second.outbox += encode_frame(type, payload);
-  flush(id, it->second);
+  queue(id, it->second, type, payload);
 }
 
 void ControlServer::close(ConnectionId id, const std::string& reason) {
@@ -315,7 +336,7 @@ void ControlServer::tick() {
     if (!c.authenticated && std::chrono::duration<double>(now - c.since).count() > hello_timeout_s_)
       silent.push_back(id);
   for (const ConnectionId id : silent)
-    refuse(id, "no HELLO within " + core::format_double(hello_timeout_s_) + " s");
+    close_for_retry(id, "no HELLO within " + core::format_double(hello_timeout_s_) + " s");
 }
 
 void ControlServer::drop(ConnectionId id, const std::string& reason, bool tell_handler) {

@@ -13,7 +13,12 @@
 // again at once, for ever -- until a connection closes or half a second has passed, and
 // the queued peers wait in the kernel's backlog. At most 32 connections (and half the
 // cap) are accepted per turn of the loop, so a trial's HELLO is read before a flood of
-// newer connections could push it out. Lines a peer can provoke go through a ThrottledLog.
+// newer connections could push it out. A connection closed for room (evicted, silent past
+// the hello timeout, or past max_authenticated) is closed without ERROR, which both
+// clients take as final: they connect again (doc/protocol.md#limits). Authenticated
+// connections are bounded too: at most max_authenticated at once, and none may leave
+// more than kMaxOutbox bytes of replies unread (a client that pipelines requests without
+// reading the answers is closed). Lines a peer can provoke go through a ThrottledLog.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -58,13 +63,21 @@ struct ControlServerOptions {
   double hello_timeout_s = 10;          ///< unauthenticated connections are closed after this
   /// Connections waiting for HELLO at once (at most a quarter of RLIMIT_NOFILE).
   std::size_t max_unauthenticated = 128;
+  /// Authenticated connections at once (at most half of RLIMIT_NOFILE); a HELLO past it
+  /// is closed without a reply, and the client tries again.
+  std::size_t max_authenticated = 4096;
 };
+
+/// Replies a connection may leave unread before it is closed.
+inline constexpr std::size_t kMaxOutbox = std::size_t{1} << 20;
 
 struct ControlServerStats {
   std::uint64_t accepted = 0, authenticated = 0, refused = 0, frames = 0;
   std::uint64_t accept_failures = 0;  ///< accept() failed for want of descriptors (EMFILE...)
   std::uint64_t accept_pauses = 0;    ///< times the listener stopped being watched for that
   std::uint64_t evicted = 0;          ///< unauthenticated connections closed for a newer one
+  std::uint64_t over_capacity = 0;    ///< HELLOs closed past max_authenticated
+  std::uint64_t unread = 0;           ///< connections closed for leaving kMaxOutbox unread
 };
 
 class ControlServer {
@@ -110,6 +123,11 @@ class ControlServer {
   void check_proof(ConnectionId id, Connection& c, const Frame& frame);
   void welcome(ConnectionId id, Connection& c, const protocol::Hello& hello);
   void refuse(ConnectionId id, const std::string& reason);
+  /// Closes without ERROR: the client tries again (room was wanted, or time ran out).
+  void close_for_retry(ConnectionId id, const std::string& reason);
+  /// Queues a frame and sends what the socket takes; closes a connection whose unread
+  /// replies pass kMaxOutbox.
+  void queue(ConnectionId id, Connection& c, MessageType type, const std::string& payload);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);
 
@@ -118,6 +136,7 @@ class ControlServer {
   std::string token_;
   double hello_timeout_s_;
   std::size_t max_unauthenticated_;
+  std::size_t max_authenticated_;
   UniqueFd listener_;
   std::uint16_t port_ = 0;
   std::optional<std::chrono::steady_clock::time_point> paused_since_;

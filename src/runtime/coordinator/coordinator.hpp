@@ -29,6 +29,9 @@
 
 namespace slurmtune::runtime {
 
+/// The connections one rank of a trial attempt may hold open at once.
+inline constexpr std::size_t kConnectionsPerRank = 4;
+
 /// Exit status of `slurmtune run` when SIGUSR1 (the time-limit warning, or an explicit
 /// "checkpoint and requeue now") stopped it with work left: run it again (the sbatch
 /// template requeues) to resume. EX_TEMPFAIL.

@@ -54,6 +54,22 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
   if (!t)
     throw ProtocolError("trial " + std::to_string(hello->trial) +
                         " is not running in this study (a process of an earlier attempt?)");
+  // A rank the trial has, and one reporter: a second rank 0 would take the reports over
+  // from the first, whose next REPORT was then refused.
+  const std::int64_t ranks = spec_.resources.ranks();
+  if (hello->rank >= ranks)
+    throw ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(ranks) +
+                        " rank(s); rank " + std::to_string(hello->rank) + " is not one of them");
+  if (hello->rank == 0 && t->reporter && trials_.of_connection(*t->reporter) == t)
+    throw ProtocolError("rank 0 of trial " + std::to_string(hello->trial) +
+                        " is connected already; only one connection reports");
+  // Each rank connects once, and again if its connection is lost: a few per rank are
+  // enough, and a trial's child opening hundreds cannot take the coordinator's descriptors.
+  const std::size_t cap = kConnectionsPerRank * static_cast<std::size_t>(ranks);
+  if (trials_.connection_count(hello->trial) >= cap)
+    throw ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(cap) +
+                        " connections open already (at most " +
+                        std::to_string(kConnectionsPerRank) + " per rank)");
   if (hello->rank == 0) t->reporter = id;
   if (!hello->slurm_step.empty()) t->slurm_step = hello->slurm_step;
   trials_.bind(id, hello->trial);

@@ -61,7 +61,11 @@ core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
   pbt_.carry_out();
   time_.attempt_ended(trial);
   pbt_.attempt_ended(trial);
-  trials_.erase(trial);
+  // Connections its ranks (or a process they left behind) still hold speak for nothing
+  // now: closed, so they cannot pile up. A trial group's connection is its backend's and
+  // lives on for the group's next trial.
+  for (const ConnectionId id : trials_.erase(trial))
+    if (!backend_->owns(id)) server_->close(id, "trial " + std::to_string(trial) + " has ended");
   return meaning;
 }
 

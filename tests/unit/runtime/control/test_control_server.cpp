@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE runtime_control_server
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -157,12 +158,15 @@ BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
   BOOST_TEST(handler.closed == 1);
 }
 
+// Closed without ERROR (issue #41, item 4): both clients take ERROR as final, and a
+// client closed for time or room connects again.
 BOOST_FIXTURE_TEST_CASE(a_silent_client_is_closed_after_the_hello_timeout, Fixture) {
   const auto fd = connect();
   ::usleep(300'000);
   server.tick();
   const auto [frames, closed] = exchange(fd.get(), "");
   BOOST_TEST(closed);
+  BOOST_TEST(frames.empty());
   BOOST_TEST(handler.hellos == 0);
 }
 
@@ -276,13 +280,76 @@ BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first
     idle.push_back(connect());
   pump();
   BOOST_TEST(server.stats().evicted == 6u);
-  for (int i = 0; i < 10; ++i)
-    BOOST_TEST(exchange(idle[static_cast<std::size_t>(i)].get(), "").second == (i < 6),
-               "idle connection " << i);
+  for (int i = 0; i < 10; ++i) {
+    const auto [frames, closed] = exchange(idle[static_cast<std::size_t>(i)].get(), "");
+    BOOST_TEST(closed == (i < 6), "idle connection " << i);
+    BOOST_TEST(frames.empty(), "idle connection " << i << " got a frame: no ERROR when evicted");
+  }
   const auto [frames, closed] =
       exchange(trial.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_TEST(!closed);
   BOOST_TEST((frames.at(0).type == MessageType::Decision));
+}
+
+// Issue #41 (3): a client that pipelines requests without reading the replies is closed
+// once they pass kMaxOutbox (the coordinator grew from 22 MB to 489 MB in 6 s).
+BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture) {
+  // A small receive buffer, set before connecting: the kernel holds little of the replies.
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  const int small = 4096;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(server.port());
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  pump();
+  BOOST_TEST((exchange(fd.get(), hello(token)).first.at(0).type == MessageType::Welcome));
+  const std::string report = encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})");
+  std::string burst;
+  for (int i = 0; i < 2000; ++i)
+    burst += report;
+  ::fcntl(fd.get(), F_SETFL, O_NONBLOCK);
+  std::size_t sent_total = 0;  // bounded: the test ends even if the cap never trips
+  while (server.stats().unread == 0 && sent_total < (std::size_t{256} << 20)) {
+    const ssize_t sent = ::send(fd.get(), burst.data(), burst.size(), MSG_NOSIGNAL);
+    if (sent > 0) sent_total += static_cast<std::size_t>(sent);
+    if (sent < 0 && errno != EAGAIN) break;
+    pump(1);
+  }
+  BOOST_TEST(server.stats().unread == 1u);
+  BOOST_TEST(handler.closed == 1);  // the study is told, as for any closed connection
+}
+
+// At most max_authenticated connections: a HELLO past it is closed without a reply (the
+// client tries again) and the others are untouched.
+BOOST_AUTO_TEST_CASE(authenticated_connections_are_capped) {
+  EventLoop loop;
+  Handler handler;
+  const std::string token = generate_token();
+  ControlServer server(loop, handler, token, ControlServerOptions{"127.0.0.1", 0, 5, 128, 2});
+  const auto connect = [&] {
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    return fd;
+  };
+  const auto hello =
+      encode_frame(MessageType::Hello, R"({"token": ")" + token + R"(", "trial": 3})");
+  std::vector<UniqueFd> fds;
+  for (int i = 0; i < 3; ++i) {
+    fds.push_back(connect());
+    ::send(fds.back().get(), hello.data(), hello.size(), MSG_NOSIGNAL);
+    for (int r = 0; r < 5; ++r)
+      loop.run_once(20);
+  }
+  BOOST_TEST(handler.hellos == 2);
+  BOOST_TEST(server.stats().over_capacity == 1u);
+  char byte = 0;
+  BOOST_TEST(::recv(fds[2].get(), &byte, 1, MSG_DONTWAIT) == 0);  // closed, no ERROR frame
 }
 
 namespace {
