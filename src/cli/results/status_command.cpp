@@ -202,18 +202,20 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
   }
 }
 
-// Where a model-based sampler's configurations came from: how far the model took over.
+// Where a model-based sampler's configurations came from: how far the model took over;
+// and, for any sampler, how many trials ran an [[enqueue]] entry.
 void print_origins(std::ostream& out, const core::StudySpec& spec,
                    const std::vector<store::TrialRecord>& trials) {
-  if (!core::is_model_based(spec.sampler.kind)) return;
+  if (!core::is_model_based(spec.sampler.kind) && spec.sampler.enqueued.empty()) return;
   std::array<std::uint64_t, 5> counts{};
   for (const auto& t : trials)
     ++counts[static_cast<std::size_t>(t.suggestion.origin) % counts.size()];
   out << "Configurations:";
   const char* separator = " ";
   using core::SuggestionOrigin;
-  for (const auto origin : {SuggestionOrigin::Enqueued, SuggestionOrigin::Startup,
-                            SuggestionOrigin::Random, SuggestionOrigin::Model}) {
+  for (const auto origin :
+       {SuggestionOrigin::Enqueued, SuggestionOrigin::Blind, SuggestionOrigin::Startup,
+        SuggestionOrigin::Random, SuggestionOrigin::Model}) {
     const auto o = static_cast<std::size_t>(origin);
     if (counts[o] == 0) continue;
     out << separator << counts[o] << ' ' << store::suggestion_origin_names()[o];

@@ -23,6 +23,7 @@ SyntheticObjective::SyntheticObjective(const StudySpec& study)
       step_time_s_(study.simulate.step_time_s),
       mode_(study.mode),
       seed_(study.seed) {
+  enqueued_ = study.sampler.enqueued.size();
   const auto& spec = study.simulate;
   if (!is_model_based(study.sampler.kind)) {
     blind_.emplace(study.space, study.sampler.kind, study.seed);
@@ -93,7 +94,7 @@ std::optional<CurveId> SyntheticObjective::draw(TrialId trial, const Suggestion&
   if (trial >= capacity()) return std::nullopt;
   if (curves_.size() <= trial) curves_.resize(trial + 1);
   curves_[trial] = curve(suggestion.config);
-  if (!blind_) {
+  if (!blind_ || trial < enqueued_) {  // a blind sampler's other draws are drawn again
     if (configs_.size() <= trial) configs_.resize(trial + 1);
     configs_[trial] = suggestion.config;
   }
@@ -108,7 +109,8 @@ Configuration SyntheticObjective::configuration(CurveId curve) const {
   if (curve >= kContinued) return continued_configs_.at(curve - kContinued);
   // Blind configurations are drawn again rather than kept: a million-trial simulation
   // need not hold a million configurations.
-  return blind_ ? blind_->sample(curve) : configs_.at(curve);
+  // An enqueued trial's configuration holds the entry's values, which a new draw lacks.
+  return blind_ && curve >= enqueued_ ? blind_->sample(curve) : configs_.at(curve);
 }
 
 std::optional<CurveId> SyntheticObjective::continue_from(CurveId from, std::uint32_t index,

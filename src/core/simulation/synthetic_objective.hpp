@@ -71,7 +71,10 @@ class SyntheticObjective final : public Objective {
  private:
   SearchSpace space_;
   std::optional<ConfigSampler> blind_;  // random, halton and grid samplers
-  std::vector<Configuration> configs_;  // model-based samplers: by trial
+  // By trial: every configuration of a model-based sampler; of a blind one, those of the
+  // [[enqueue]]d trials 0..enqueued_-1 (the others are drawn again when asked for).
+  std::vector<Configuration> configs_;
+  std::size_t enqueued_ = 0;
   std::uint64_t capacity_;
   /// The noise-free loss of a curve after `step` steps.
   double loss(const Curve& c, double step) const;
