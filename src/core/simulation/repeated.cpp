@@ -39,17 +39,61 @@ void BestSoFarRecorder::trial_ended(TrialId trial, TrialEnd how, double time_s) 
   ForwardingObserver::trial_ended(trial, how, time_s);
 }
 
+namespace {
+
+// a <= b in every objective (losses): b adds nothing a does not cover.
+bool weakly_dominates(const std::vector<double>& a, const std::vector<double>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] > b[k]) return false;
+  return true;
+}
+
+// The points of `points` no other one weakly dominates (the first of equal ones kept).
+std::vector<std::vector<double>> non_dominated(std::vector<std::vector<double>> points) {
+  std::vector<std::vector<double>> front;
+  for (auto& p : points) {
+    if (std::any_of(front.begin(), front.end(),
+                    [&p](const auto& q) { return weakly_dominates(q, p); }))
+      continue;
+    std::erase_if(front, [&p](const auto& q) { return weakly_dominates(p, q); });
+    front.push_back(std::move(p));
+  }
+  return front;
+}
+
+}  // namespace
+
+// The front is kept, not every completed point, and each new point adds its exclusive
+// volume: its box up to the reference less what the front already covers of it (the
+// front limited to the box, as WFG's own step does). Every point went into WFG after each
+// completion before: 5.7 s at 150 trials and over 100 s at 250 with three objectives.
 BestSoFar hypervolume_trace(const std::vector<CompletedPoint>& completed,
                             const std::vector<double>& reference) {
   BestSoFar trace;
   std::vector<std::vector<double>> front;
+  double hv = 0;
   for (const auto& c : completed) {  // in the order they completed
     bool inside = true;
     for (std::size_t k = 0; k < reference.size(); ++k)
       inside = inside && c.loss[k] <= reference[k];
     if (!inside) continue;  // adds no volume below the reference point
+    if (std::any_of(front.begin(), front.end(),
+                    [&c](const auto& q) { return weakly_dominates(q, c.loss); }))
+      continue;  // inside the front's volume already
+    double box = 1;
+    std::vector<std::vector<double>> limited;
+    for (std::size_t k = 0; k < reference.size(); ++k)
+      box *= reference[k] - c.loss[k];
+    for (const auto& q : front) {
+      std::vector<double> l(q.size());
+      for (std::size_t k = 0; k < q.size(); ++k)
+        l[k] = std::max(q[k], c.loss[k]);
+      limited.push_back(std::move(l));
+    }
+    limited = non_dominated(std::move(limited));
+    hv += box - (limited.empty() ? 0.0 : tpe::hypervolume(limited, reference));
+    std::erase_if(front, [&c](const auto& q) { return weakly_dominates(c.loss, q); });
     front.push_back(c.loss);
-    const double hv = tpe::hypervolume(front, reference);
     if (trace.empty() || hv > trace.back().second) trace.emplace_back(c.time_s, hv);
   }
   return trace;
