@@ -42,12 +42,14 @@ fi
 # ---- the machine ---------------------------------------------------------------------
 gpus=0
 bus_ids=""
-if command -v nvidia-smi > /dev/null && nvidia-smi > "$out/nvidia-smi.log" 2>&1; then
-  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
-  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
-  names=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c |
+# Every probe of the driver is bounded: a wedged GPU must not hang the check.
+smi() { timeout 60 nvidia-smi "$@"; }
+if command -v nvidia-smi > /dev/null && smi > "$out/nvidia-smi.log" 2>&1; then
+  gpus=$(smi -L 2>/dev/null | grep -c '^GPU ')
+  driver=$(smi --query-gpu=driver_version --format=csv,noheader | head -1)
+  names=$(smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c |
           sed 's/^ *\([0-9]*\) /\1 x /' | paste -sd ';' -)
-  bus_ids=$(nvidia-smi --query-gpu=index,pci.bus --format=csv,noheader | tr -d ' ' |
+  bus_ids=$(smi --query-gpu=index,pci.bus --format=csv,noheader | tr -d ' ' |
             sed 's/,/:/' | paste -sd ',' -)
 else
   driver="none"
@@ -81,7 +83,7 @@ with_cuda=$(grep -q 'SLURMTUNE_HAVE_CUDA:INTERNAL=ON\|^SLURMTUNE_ENABLE_CUDA:BOO
 
 versions="CUDA and NCCL: not in this build"
 if [ -n "$gpu_probe" ]; then
-  "$gpu_probe" > "$out/gpu-probe.log" 2>&1
+  timeout 60 "$gpu_probe" > "$out/gpu-probe.log" 2>&1
   versions=$(grep -E '^(cuda_driver_api|cuda_runtime|nccl):' "$out/gpu-probe.log" | paste -sd ';' - |
              sed 's/cuda_driver_api:/CUDA driver API/; s/;cuda_runtime:/, runtime/; s/;nccl:/, NCCL/')
   cat "$out/gpu-probe.log" >> "$out/machine.log"
@@ -93,7 +95,8 @@ fi
 torch_python=""
 allreduce_python=""
 for python in python3 /usr/bin/python3; do
-  gpus_seen=$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null) || continue
+  gpus_seen=$(timeout 120 "$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null) ||
+    continue
   [ "${gpus_seen:-0}" -ge 1 ] && [ -z "$torch_python" ] && torch_python=$(command -v "$python")
   [ "${gpus_seen:-0}" -ge 2 ] && [ -z "$allreduce_python" ] && allreduce_python=$(command -v "$python")
 done
