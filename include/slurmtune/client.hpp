@@ -12,8 +12,8 @@
 //   }
 //
 // Everything comes from the environment `slurmtune run` sets: SLURMTUNE_ADDR,
-// SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID. Only trial rank 0 reports; other ranks call
-// ask() for the same decision. MPI programs get a collective report, every rank calling
+// SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_ATTEMPT. Only trial rank 0 reports; other
+// ranks call ask() for the same decision. MPI programs get a collective report, every rank calling
 // it, from slurmtune::Trial::from_environment (slurmtune/trial.hpp, library
 // slurmtune::trial). Errors throw slurmtune::ClientError.
 #include <cstdint>

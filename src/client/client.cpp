@@ -49,6 +49,17 @@ std::string required_env(const char* name) {
   return value;
 }
 
+// A whole number from the environment (SLURMTUNE_TRIAL_ID, SLURMTUNE_ATTEMPT).
+template <typename Number>
+Number whole_env(const char* name, const char* what) {
+  const std::string text = required_env(name);
+  Number value{};
+  if (const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      error != std::errc() || end != text.data() + text.size())
+    throw ClientError(std::string(name) + " is '" + text + "', not " + what);
+  return value;
+}
+
 int detect_rank() {
   for (const char* name :
        {"SLURMTUNE_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
@@ -230,12 +241,10 @@ Client::~Client() {
 Client Client::from_environment() {
   auto state = std::make_unique<State>();
   required_env("SLURMTUNE_ADDR");  // the first thing a misplaced call lacks: say that
-  const std::string trial = required_env("SLURMTUNE_TRIAL_ID");
   protocol::TrialHello hello;
-  if (const auto [end, error] =
-          std::from_chars(trial.data(), trial.data() + trial.size(), hello.trial);
-      error != std::errc() || end != trial.data() + trial.size())
-    throw ClientError("SLURMTUNE_TRIAL_ID is '" + trial + "', not a trial id");
+  hello.trial = whole_env<core::TrialId>("SLURMTUNE_TRIAL_ID", "a trial id");
+  // Its credential covers this attempt only (doc/protocol.md#credentials).
+  hello.attempt = whole_env<std::uint64_t>("SLURMTUNE_ATTEMPT", "an attempt number");
   state->rank = detect_rank();
   hello.rank = state->rank;
   catch_sigterm_once();

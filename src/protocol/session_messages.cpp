@@ -24,8 +24,9 @@ std::string member(const char* name, const std::string& quoted_value) {
 
 // The fields of each kind of HELLO, after the credential (", \"name\": value" ...).
 std::string hello_fields(const TrialHello& m) {
-  std::string out =
-      member("trial", std::to_string(m.trial)) + member("rank", std::to_string(m.rank));
+  std::string out = member("trial", std::to_string(m.trial)) +
+                    member("attempt", std::to_string(m.attempt)) +
+                    member("rank", std::to_string(m.rank));
   if (!m.slurm_step.empty()) out += member("slurm_step", core::json_quote(m.slurm_step));
   return out;
 }
@@ -76,6 +77,7 @@ HelloFrom decode_hello_from(const JsonObject& body) {
   }
   TrialHello m;
   m.trial = static_cast<core::TrialId>(whole(body, "trial", "HELLO", 0, kMaxExactWhole));
+  m.attempt = static_cast<std::uint64_t>(whole(body, "attempt", "HELLO", 0, kMaxExactWhole));
   if (field(body, "rank")) m.rank = whole(body, "rank", "HELLO", 0, kMaxCount);
   m.slurm_step = optional_text(body, "slurm_step", "HELLO", kMaxName);
   return m;

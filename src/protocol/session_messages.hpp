@@ -14,11 +14,13 @@
 
 namespace slurmtune::protocol {
 
-/// HELLO of one rank of a trial: which trial, and which rank (only rank 0 reports).
+/// HELLO of one rank of a trial: which trial and attempt (its credential covers both),
+/// and which rank (only rank 0 reports).
 struct TrialHello {
-  core::TrialId trial = 0;  ///< 0 to 2^53
-  std::int64_t rank = 0;    ///< 0 to 2^24
-  std::string slurm_step;   ///< "JOBID.STEPID" when the trial runs in a job step, else ""
+  core::TrialId trial = 0;    ///< 0 to 2^53
+  std::uint64_t attempt = 0;  ///< 0 to 2^53
+  std::int64_t rank = 0;      ///< 0 to 2^24
+  std::string slurm_step;     ///< "JOBID.STEPID" when the trial runs in a job step, else ""
   friend bool operator==(const TrialHello&, const TrialHello&) = default;
 };
 
@@ -51,8 +53,9 @@ struct JoinedHello {
 
 using HelloFrom = std::variant<TrialHello, GroupHello, WorkerHello, JoinedHello>;
 
-/// HELLO: who connects, and its credential: the study's token (trials, groups), or the
-/// nonce that opens mutual authentication (workers, which never send the token).
+/// HELLO: who connects, and its credential (protocol/credentials.hpp: the attempt's, the
+/// group step's), or the nonce that opens mutual authentication (workers, which never
+/// send theirs).
 struct Hello {
   std::string token;      ///< "" when `challenge` is given
   std::string challenge;  ///< 32 to 128 characters, or ""

@@ -1,7 +1,7 @@
 #pragma once
 // Where a study's run-time files live, next to its results file: STUDY.trials/ holds the
-// trials' folders, the session's token (0600) and the coordinator's published address,
-// through which `slurmtune join` finds the running study.
+// trials' folders, the session's secret (0600), the credentials derived from it and the
+// coordinator's published address, through which `slurmtune join` finds the running study.
 #include <filesystem>
 #include <string>
 
@@ -17,6 +17,11 @@ inline std::string trials_dir_of(const std::string& study_file) {
 /// The session's token file.
 inline std::string token_file_of(const std::string& study_file) {
   return trials_dir_of(study_file) + "/token";
+}
+
+/// The folder of the credentials the session hands out (runtime/control/credential_files.hpp).
+inline std::string credentials_dir_of(const std::string& study_file) {
+  return trials_dir_of(study_file) + "/credentials";
 }
 
 /// The running coordinator's "HOST:PORT", one line; absent while no session runs.

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "protocol/credentials.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
 #include "store/study_reader.hpp"
@@ -119,14 +120,19 @@ int main(int argc, char** argv) {
     _exit(127);
   }
   const std::string address = address_from_log(log, clients);
-  const std::string token = read_token_file((dir / "study.trials" / "token").string());
+  // The bench plays every trial's rank 0: it holds the session's secret, and each
+  // connection presents that trial's first attempt's credential.
+  const std::string secret = read_token_file((dir / "study.trials" / "token").string());
   std::vector<Connection> connections(static_cast<std::size_t>(clients));
   for (int t = 0; t < clients; ++t) {
     Connection& c = connections[static_cast<std::size_t>(t)];
     c.fd = connect_to(address);
     if (c.fd < 0) throw std::runtime_error("cannot connect to " + address);
-    send_all(c.fd, encode_frame(MessageType::Hello, "{\"token\": \"" + token + "\", \"trial\": " +
-                                                        std::to_string(t) + "}"));
+    const auto trial = static_cast<slurmtune::core::TrialId>(t);
+    send_all(c.fd, encode_frame(MessageType::Hello,
+                                "{\"token\": \"" +
+                                    slurmtune::protocol::attempt_credential(secret, trial, 0) +
+                                    "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
   }
   std::vector<pollfd> fds;
   for (const auto& c : connections)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""What one MOTPE suggestion costs the coordinator's loop at 2, 3, 4 and 6 objectives
+"""What one MOTPE suggestion costs the coordinator's loop at 2, 3, 4 and 5 objectives
 (issue #41, item 15): the coordinator suggests on its one event loop, so a suggestion
 that takes long holds every report and heartbeat that arrives meanwhile.
 
-    bench_motpe_loop.py SLURMTUNE [--trials 200,500] [--objectives 2,3,4,6]
+    bench_motpe_loop.py SLURMTUNE [--trials 200,500] [--objectives 2,3,4,5]
 
 For each objective count and study size, `slurmtune simulate` runs a synthetic study
 (tpe, fifo, 4 workers, three parameters, every decision measured and charged to the
@@ -55,7 +55,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("slurmtune")
     parser.add_argument("--trials", default="200,500")
-    parser.add_argument("--objectives", default="2,3,4,6")
+    # Six objectives and more are refused for tpe (doc/study-file.md): measure them with a
+    # build from before that rule.
+    parser.add_argument("--objectives", default="2,3,4,5")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="slurmtune-bench-motpe-")
     print("| objectives | trials | decisions in all | per trial (mean) |")

@@ -56,5 +56,5 @@ check 0 'summary: .*3/3 started' "$slurmtune" run done.toml --launcher local --a
 check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" report --step 1 loss=0.5
 check 1 "'loss' is not NAME=VALUE" env SLURMTUNE_ADDR=localhost:1 "$slurmtune" report --step 1 loss
 echo 0123 > token && chmod 644 token
-check 1 'token.*chmod 600' env SLURMTUNE_ADDR=localhost:1 SLURMTUNE_TOKEN_FILE=token SLURMTUNE_TRIAL_ID=0 "$slurmtune" report --step 1 loss=0.5
+check 1 'token.*chmod 600' env SLURMTUNE_ADDR=localhost:1 SLURMTUNE_TOKEN_FILE=token SLURMTUNE_TRIAL_ID=0 SLURMTUNE_ATTEMPT=0 "$slurmtune" report --step 1 loss=0.5
 exit $((failures > 0))

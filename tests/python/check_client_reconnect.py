@@ -114,7 +114,7 @@ def clients(slurmtune):
 
 def run_client(argv, address, token_file, trial_dir):
     env = dict(os.environ, SLURMTUNE_ADDR=address, SLURMTUNE_TOKEN_FILE=token_file,
-               SLURMTUNE_TRIAL_ID="3", SLURMTUNE_TRIAL_DIR=trial_dir, SLURMTUNE_PARAMS='{"x": 0.5}',
+               SLURMTUNE_TRIAL_ID="3", SLURMTUNE_ATTEMPT="0", SLURMTUNE_TRIAL_DIR=trial_dir, SLURMTUNE_PARAMS='{"x": 0.5}',
                PYTHONPATH=PACKAGE)
     for name in ("SLURM_JOB_ID", "SLURM_STEP_ID"):
         env.pop(name, None)

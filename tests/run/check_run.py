@@ -28,8 +28,9 @@ import tempfile
 
 import h5py
 
-from run_harness import (ROOT, Runner, Study, check_asha, check_complete, check_group_trials,
-                         check_one_group_step, check_relaunched, expect, next_session,
+from run_harness import (ROOT, Runner, Study, as_impostor, check_asha, check_complete,
+                         check_group_trials, check_impostors, check_one_group_step,
+                         check_relaunched, expect, next_session,
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits, scenario_write_ahead)
@@ -97,8 +98,9 @@ def check_recorded_curves(runner, study, path):
 def scenario_cpp(runner, args):
     # Trial 4 sends itself SIGTERM once: the client turns it into a checkpoint and an
     # interrupted attempt, which is retried from that checkpoint.
-    study = runner.write("study.toml", study_toml("cpp", [args.cpp_trial, "9", "4"], max_trials=10,
-                                                  trial_extra="max_failures = 1\n"))
+    # Each attempt first claims identities its credential does not cover (impostor.py).
+    study = runner.write("study.toml", study_toml("cpp", as_impostor(runner, [args.cpp_trial, "9", "4"]),
+                                                  max_trials=10, trial_extra="max_failures = 1\n"))
     path = os.path.join(runner.workdir, "study.h5")
     rc, log = runner.run(study, path, extra=["--slots", "2"], sbatch_args=["-N", "2", "--ntasks-per-node", "2"])
     expect(rc == 0, "run failed:\n" + log)
@@ -109,8 +111,10 @@ def scenario_cpp(runner, args):
            and "resumed from step 2" in output and interrupted.status == "completed",
            "trial 4 after its SIGTERM: %s\n%s" % (interrupted.to_dict(), output))
     judged = check_asha(path, 1, 3, 9)
+    impostors = check_impostors(runner, 11)  # 10 trials, trial 4 twice
     print("cpp: %d trials (%s), trial 4 checkpointed on SIGTERM and resumed; %d ASHA decisions "
-          "equal the model" % (len(trials), dict(trials.status.value_counts()), judged))
+          "equal the model; %d attempts' claims of other identities refused"
+          % (len(trials), dict(trials.status.value_counts()), judged, impostors))
 
 
 def scenario_mpi(runner, args):

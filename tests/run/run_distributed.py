@@ -18,9 +18,9 @@ import re
 import shutil
 import time
 
-from run_harness import (ROOT, Study, check_asha, check_complete, check_group_trials,
-                         check_one_group_step, check_relaunched, expect, read, run_on_four_ranks,
-                         study_toml, wait_for)
+from run_harness import (ROOT, Study, as_impostor, check_asha, check_complete, check_group_trials,
+                         check_impostors, check_one_group_step, check_relaunched, expect, read,
+                         run_on_four_ranks, study_toml, wait_for)
 
 TORCH_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "torch_trial.py")
 
@@ -128,7 +128,9 @@ def scenario_pygroups(runner, args, kill=False):
                       metrics=("loss", "ranks", "mixed", "torch_ok", "start"),
                       resources="ranks_per_trial = 2\n" if runner.launcher == "local" else "nodes = 2\n",
                       trial_extra="max_failures = 2\n")
-    program = ["/usr/bin/python3", PY_GROUP_TRIAL, "--sleep=0.05"] + (["--kill-trial=5"] if kill else [])
+    # The step's rank 0 first claims identities its step's credential does not cover.
+    program = as_impostor(runner, ["/usr/bin/python3", PY_GROUP_TRIAL, "--sleep=0.05"] +
+                          (["--kill-trial=5"] if kill else []))
     text = text.replace('command = ["unused"]', 'mode = "mpi"\nprogram = [%s]'
                         % ", ".join('"%s"' % p for p in program))
     study = runner.write("study.toml", text)
@@ -166,10 +168,12 @@ def scenario_pygroups(runner, args, kill=False):
         check_one_group_step(log, "trials should run back to back in one step")
         outcome = "one MPI step"
     judged = check_asha(path, 1, 3, 9)
+    impostors = check_impostors(runner, 1)
     print("%s: 8 Python trials in 2 groups of 2 ranks (placement from %s), %s; torch process "
           "group per trial: %s; every rank left at its trial's last step; trial 2 failed once "
-          "and was retried; %d ASHA decisions equal the model"
-          % (args.scenario, source, outcome, with_torch, judged))
+          "and was retried; %d ASHA decisions equal the model; %d MPI steps' claims of other "
+          "steps, trials and workers refused"
+          % (args.scenario, source, outcome, with_torch, judged, impostors))
 
 
 def ended_in_torn_down_step(log):

@@ -2,6 +2,7 @@
 """What every `slurmtune run` end-to-end scenario shares (tests/run/check_run.py): the
 Runner that starts a study with the local launcher or as an sbatch job of the template,
 waiting with bounds, and the checks of a results file read back with h5py."""
+import json
 import os
 import re
 import subprocess
@@ -20,6 +21,7 @@ from slurmtune.study import Study  # noqa: E402
 
 TEMPLATE = os.path.join(ROOT, "sbatch", "submit-hpo.sbatch")
 FAULT_TRIAL = os.path.join(HERE, "trials", "fault_trial.py")
+IMPOSTOR = os.path.join(HERE, "trials", "impostor.py")
 
 
 def fail(message):
@@ -236,6 +238,34 @@ def check_complete(path, trials):
     expect(starts.is_unique and len(starts) == trials, "a trial started twice: %s" % list(starts))
     study.close()
     return t
+
+
+def as_impostor(runner, command):
+    """`command` wrapped in tests/run/trials/impostor.py: each trial's (or trial group's)
+    rank 0 first claims identities its credential does not cover."""
+    out = os.path.join(runner.workdir, "impostors")
+    os.makedirs(out, exist_ok=True)
+    return ["/usr/bin/python3", IMPOSTOR, out] + list(command)
+
+
+def check_impostors(runner, at_least):
+    """Every claim of impostor.py was refused for its credential (issue #41, item 1): a
+    token for another trial, attempt or step, or a proof for a worker, never opens a
+    connection, and the coordinator never proved the prober's own credential to it.
+    Returns how many holders probed."""
+    out = os.path.join(runner.workdir, "impostors")
+    files = sorted(f for f in os.listdir(out) if f.endswith(".json"))
+    expect(len(files) >= at_least, "%d holders probed, expected %d or more" % (len(files), at_least))
+    for name in files:
+        with open(os.path.join(out, name)) as f:
+            for probe, answer in json.load(f).items():
+                proving = "coordinator_proved_our_credential" in answer
+                wanted = "wrong proof of the credential for " if proving else \
+                    "wrong or missing credential for "
+                expect(answer["kind"] == "ERROR" and (answer["error"] or "").startswith(wanted)
+                       and not answer.get("coordinator_proved_our_credential"),
+                       "%s, %s: %s" % (name, probe, answer))
+    return len(files)
 
 
 def wait_for(predicate, timeout, what):

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 
-from run_harness import ROOT, Study, check_asha, check_complete, expect, read, study_toml, wait_for
+from run_harness import (ROOT, Study, as_impostor, check_asha, check_complete, check_impostors, expect,
+                         read, study_toml, wait_for)
 from run_reliability import control_address
 
 HOSTILE_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "hostile_trial.py")
@@ -48,8 +49,8 @@ def flood(address, seconds):
 
 def scenario_hostile(runner, args):
     steps = 6
-    command = ["/usr/bin/python3", HOSTILE_TRIAL, "--x={x}", "--steps=%d" % steps, "--sleep=0.4",
-               "--probe-trial=0"]
+    command = as_impostor(runner, ["/usr/bin/python3", HOSTILE_TRIAL, "--x={x}", "--steps=%d" % steps,
+                                   "--sleep=0.4", "--probe-trial=0"])
     study = runner.write("study.toml", study_toml("hostile", command, max_trials=8, max_t=steps,
                                                   trial_extra="max_failures = 2\n"))
     path = os.path.join(runner.workdir, "study.h5")
@@ -80,6 +81,7 @@ def scenario_hostile(runner, args):
            "the log grew to %d lines, %d bytes under the flood" % (lines, len(log)))
     expect("similar line(s) left out" in log, "no throttled log line:\n" + log[-3000:])
     trials = check_complete(path, 8).set_index("id")
+    impostors = check_impostors(runner, 8)
     # A trial that connected in the middle of the flood may have lost its connection
     # before its HELLO was read (the oldest connections without HELLO make room): its
     # client connects again, and past 7 tries the attempt is retried. None may fail for
@@ -119,7 +121,7 @@ def scenario_hostile(runner, args):
           "(e.g. %r); %d extra HELLOs of trial 0 (a second rank 0, a rank it lacks) refused, "
           "its connection held by a process it left behind closed %.1f s after it ended; every "
           "report of 8 trials recorded, none failed; %d ASHA decisions equal the model; %d "
-          "retries" % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
-                         [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0],
-                         2 * EXTRA, max(leftover["closed_after"]), judged,
-                         int(trials.retries.sum())))
+          "retries; %d attempts' claims of other trials, attempts, steps and workers refused"
+          % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
+             [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0],
+             2 * EXTRA, max(leftover["closed_after"]), judged, int(trials.retries.sum()), impostors))

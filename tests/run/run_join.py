@@ -22,8 +22,8 @@ import subprocess
 import sys
 import time
 
-from run_harness import (FAULT_TRIAL, ROOT, check_asha, check_complete, expect, job_state, read,
-                         study_toml, wait_for)
+from run_harness import (FAULT_TRIAL, ROOT, as_impostor, check_asha, check_complete, check_impostors,
+                         expect, job_state, read, study_toml, wait_for)
 
 JOIN_TEMPLATE = os.path.join(ROOT, "sbatch", "join-hpo.sbatch")
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
@@ -58,7 +58,10 @@ def joinable_study(runner, name, trials, sleep):
     if runner.launcher != "slurm":
         print("SKIPPED: joining jobs are Slurm jobs")
         raise SystemExit(77)
-    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=%g" % sleep]
+    # Each attempt first claims identities its credential does not cover (impostor.py),
+    # those launched by a joined job's worker too.
+    command = as_impostor(runner, [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9",
+                                   "--sleep=%g" % sleep])
     study = runner.write("study.toml", study_toml(name, command, max_trials=trials,
                                                   trial_extra="max_failures = 0\n"))
     return study, os.path.join(runner.workdir, "study.h5")
@@ -116,12 +119,14 @@ def scenario_join(runner, args):
     expect(all(trials.nodes[t] == "n1" for t in later),
            "a trial's last attempt ran on a left job's nodes:\n%s" % trials.nodes)
     judged = check_asha(path, 1, 3, 9)
+    impostors = check_impostors(runner, wanted)
     print("join: jobs %s (n2, n3; 1 minute) and %s (n4) joined the 1-node study and ran %d "
           "trials; job %s's trials moved before its end (%s) and the job then ended %s, job "
           "%s's on its USR1 warning; %d trials restarted on n1, %d from their checkpoints; all "
           "%d trials completed once (%s), none failed or retried; %d ASHA decisions equal the "
-          "model" % (a, b, len(on_joined), a, reasons[a], a_state, b, len(moved), len(resumed),
-                     wanted, dict(trials.status.value_counts()), judged))
+          "model; %d attempts' claims of other identities refused"
+          % (a, b, len(on_joined), a, reasons[a], a_state, b, len(moved), len(resumed),
+             wanted, dict(trials.status.value_counts()), judged, impostors))
 
 
 def scenario_join_requeue(runner, args):

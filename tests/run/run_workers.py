@@ -18,7 +18,8 @@ import signal
 import subprocess
 import time
 
-from run_harness import ROOT, check_asha, check_complete, expect, read, reports_so_far, study_toml, wait_for
+from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, read,
+                         reports_so_far, study_toml, wait_for)
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 
@@ -46,8 +47,9 @@ def scenario_workers(runner, args, kill=False):
         print("SKIPPED: worker steps are Slurm job steps")
         raise SystemExit(77)
     trials_wanted = 40
-    text = study_toml("workers", ["/usr/bin/python3", ENV_TRIAL, "--steps=9",
-                                  "--sleep=%s" % ("0.3" if kill else "0.05")],
+    # Each trial first claims identities its credential does not cover (impostor.py).
+    text = study_toml("workers", as_impostor(runner, ["/usr/bin/python3", ENV_TRIAL, "--steps=9",
+                                                      "--sleep=%s" % ("0.3" if kill else "0.05")]),
                       max_trials=trials_wanted, resources='launch = "worker"\n',
                       metrics=("loss", "device", "devices"),
                       trial_extra="max_failures = 2\n")
@@ -87,7 +89,9 @@ def scenario_workers(runner, args, kill=False):
         outcome += "; the worker on %s was killed: trials %s failed and were retried elsewhere, " \
                    "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
     judged = check_asha(path, 1, 3, 9)
-    print("%s: %s; %d ASHA decisions equal the model" % (args.scenario, outcome, judged))
+    impostors = check_impostors(runner, trials_wanted)
+    print("%s: %s; %d ASHA decisions equal the model; %d trials' claims of other identities refused"
+          % (args.scenario, outcome, judged, impostors))
 
 
 def scenario_workers_many(runner, args):

@@ -23,6 +23,7 @@ struct ActiveTrial {
   std::uint64_t attempt = 0;
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
+  std::string credential_file;                ///< its ranks' SLURMTUNE_TOKEN_FILE (0600)
   std::optional<double> checkpoint_step;      // the step `checkpoint` was saved at
   std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
   std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins

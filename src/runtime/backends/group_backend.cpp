@@ -61,7 +61,7 @@ void GroupBackend::launch_step(TrialResources placement) {
   request.argv = split_layout() ? context_.launcher.whole_step(spec.trial.program)
                                 : context_.launcher.wrap(placement, spec.trial.program);
   request.env = {{"SLURMTUNE_ADDR", context_.address},
-                 {"SLURMTUNE_TOKEN_FILE", context_.token_file},
+                 {"SLURMTUNE_TOKEN_FILE", context_.credentials.write_group_step(number)},
                  {"SLURMTUNE_STUDY", spec.name},
                  {"SLURMTUNE_STEP", std::to_string(number)},
                  {"SLURMTUNE_TRIAL_SHAPE", shape}};
@@ -101,6 +101,11 @@ std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& f
     throw ProtocolError(joined_job_refusal(context_.spec.resources.ranks(), true));
   const auto* hello = std::get_if<protocol::GroupHello>(&from);
   if (!hello) throw ProtocolError("a worker connected, but [resources] launch is not worker");
+  // The credential covered the step the HELLO names; a step this session is not running
+  // (one it relaunched, say) speaks for nothing.
+  const auto step = steps_.find(hello->step);
+  if (step == steps_.end())
+    throw ProtocolError("MPI step " + std::to_string(hello->step) + " is not running");
   TrialGroup g;
   g.index = hello->group;
   g.ranks = hello->ranks;
@@ -108,7 +113,7 @@ std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& f
   g.nodes = hello->nodes;
   log_line("trial group " + group_name(g) + " ready: " + std::to_string(g.ranks) + " rank(s) on " +
            g.nodes);
-  if (const auto step = steps_.find(g.step); step != steps_.end()) ++step->second.groups;
+  ++step->second.groups;
   groups_.emplace(id, g);
   return protocol::encode(protocol::GroupWelcome{g.index});
 }

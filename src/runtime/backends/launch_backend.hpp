@@ -17,6 +17,7 @@
 #include "protocol/session_messages.hpp"
 #include "runtime/attempts/trial_table.hpp"
 #include "runtime/control/control_server.hpp"
+#include "runtime/control/credential_files.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/launch/launcher.hpp"
@@ -60,8 +61,8 @@ struct BackendContext {
   const SessionClock& clock;
   TrialTable& trials;
   TrialHost& host;
-  std::string address;     ///< the control plane's HOST:PORT, for the processes started
-  std::string token_file;  ///< the session's token, for the same
+  std::string address;                 ///< the control plane's HOST:PORT, for the processes started
+  const CredentialFiles& credentials;  ///< theirs, written as they start
   std::string trials_dir;
   std::string python_path;  ///< PYTHONPATH for what runs Python: slurmtune's package first
 };

@@ -30,7 +30,7 @@ void WorkerPool::launch_own_workers() {
       return;
     }
     request.env = {{"SLURMTUNE_ADDR", context_.address},
-                   {"SLURMTUNE_TOKEN_FILE", context_.token_file},
+                   {"SLURMTUNE_TOKEN_FILE", context_.credentials.write_worker(node, names[node])},
                    {"SLURMTUNE_WORKER_NODE", names[node]}};
     request.stdout_path = context_.trials_dir + "/worker-" + names[node] + ".out";
     request.stderr_path = context_.trials_dir + "/worker-" + names[node] + ".err";

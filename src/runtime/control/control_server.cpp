@@ -16,6 +16,7 @@
 
 #include "core/space/param_value.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/wire/mutual_auth.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/log.hpp"
@@ -87,11 +88,11 @@ constexpr std::size_t kAcceptBatch = 32;
 
 }  // namespace
 
-ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::string token,
+ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::string secret,
                              const ControlServerOptions& options)
     : loop_(loop),
       handler_(handler),
-      token_(std::move(token)),
+      secret_(std::move(secret)),
       hello_timeout_s_(options.hello_timeout_s),
       max_unauthenticated_(descriptor_share_cap(options.max_unauthenticated, 4)),
       max_authenticated_(descriptor_share_cap(options.max_authenticated, 2)),
@@ -227,7 +228,10 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
     throw ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
   protocol::Hello hello = protocol::decode_hello(payload_object(frame));
   if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
-  if (!tokens_equal(hello.token, token_)) throw ProtocolError("wrong or missing token");
+  // The credential covers exactly what the HELLO claims: another trial's, attempt's or
+  // step's is refused (it names only what the peer itself sent).
+  if (!tokens_equal(hello.token, protocol::credential_for(secret_, hello.from)))
+    throw ProtocolError("wrong or missing credential for " + protocol::claim_of(hello.from));
   welcome(id, c, hello);
 }
 
@@ -236,11 +240,12 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
 void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello hello) {
   c.client_nonce = hello.challenge;
   c.server_nonce = generate_token();
+  c.key = protocol::credential_for(secret_, hello.from);
   c.challenged_hello = std::move(hello);
   c.outbox +=
       encode_frame(MessageType::Challenge,
                    protocol::encode(protocol::Challenge{
-                       c.server_nonce, coordinator_proof(token_, c.client_nonce, c.server_nonce)}));
+                       c.server_nonce, coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
   flush(id, c);
 }
 
@@ -249,8 +254,9 @@ void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& fra
     throw ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
                         ", not PROOF");
   const protocol::Proof proof = protocol::decode_proof(payload_object(frame));
-  if (!tokens_equal(proof.proof, worker_proof(token_, c.server_nonce, c.client_nonce)))
-    throw ProtocolError("wrong proof of the token");
+  if (!tokens_equal(proof.proof, worker_proof(c.key, c.server_nonce, c.client_nonce)))
+    throw ProtocolError("wrong proof of the credential for " +
+                        protocol::claim_of(c.challenged_hello->from));
   const protocol::Hello hello = std::move(*c.challenged_hello);
   c.challenged_hello.reset();
   welcome(id, c, hello);

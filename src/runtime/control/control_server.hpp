@@ -1,9 +1,10 @@
 #pragma once
 // The coordinator's end of the control plane: a TCP listener and its connections, all
 // on the coordinator's event loop. It owns authentication: a connection's first frame
-// must be HELLO with the study's token (compared in constant time) within the hello
+// must be HELLO with the credential of what it claims to be (protocol/credentials.hpp:
+// derived from the session's secret, compared in constant time) within the hello
 // timeout; anything else -- garbage bytes, an oversized frame, an unknown type, a wrong
-// token, silence -- closes that connection with a log line, and the study never sees it.
+// credential, silence -- closes that connection with a log line, and the study never sees it.
 // Authenticated messages go to the ControlHandler.
 //
 // Peers cannot exhaust it. At most max_unauthenticated connections wait for their HELLO:
@@ -47,8 +48,8 @@ struct Reply {
 class ControlHandler {
  public:
   virtual ~ControlHandler() = default;
-  /// HELLO passed the token check (or, for a worker, mutual authentication): returns
-  /// the WELCOME payload.
+  /// HELLO carried the credential of what it claims (or, for a worker, proved it by
+  /// mutual authentication): returns the WELCOME payload.
   virtual std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) = 0;
   /// Any later message; returns the reply (a DECISION, an ASSIGN), if it has one now.
   virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
@@ -82,7 +83,8 @@ struct ControlServerStats {
 
 class ControlServer {
  public:
-  ControlServer(EventLoop& loop, ControlHandler& handler, std::string token,
+  /// `secret`: the session's, from which every credential is derived.
+  ControlServer(EventLoop& loop, ControlHandler& handler, std::string secret,
                 const ControlServerOptions& options);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
@@ -107,6 +109,7 @@ class ControlServer {
     // A HELLO with a "challenge", waiting for its PROOF (protocol/wire/mutual_auth.hpp).
     std::optional<protocol::Hello> challenged_hello;
     std::string client_nonce, server_nonce;
+    std::string key;          ///< the credential the challenged HELLO's claim needs
     bool want_write = false;  // EPOLLOUT armed: the outbox did not fit the socket
     std::chrono::steady_clock::time_point since;
   };
@@ -133,7 +136,7 @@ class ControlServer {
 
   EventLoop& loop_;
   ControlHandler& handler_;
-  std::string token_;
+  std::string secret_;
   double hello_timeout_s_;
   std::size_t max_unauthenticated_;
   std::size_t max_authenticated_;

@@ -70,6 +70,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   fs::remove(token_file_);
   const std::string token = generate_token();
   write_token_file(token_file_, token);
+  credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,
                       store::WriterOptions{options_.flush_interval_s, 1, false});
@@ -94,9 +95,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
-  const BackendContext context{spec_,       options_,    *controller_, *server_, loop_,
-                               *launcher_,  time_,       trials_,      *this,    address_,
-                               token_file_, trials_dir_, python_path_};
+  const BackendContext context{spec_,         options_,    *controller_, *server_, loop_,
+                               *launcher_,    time_,       trials_,      *this,    address_,
+                               *credentials_, trials_dir_, python_path_};
   backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
@@ -104,7 +105,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
            (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
                            : ""));
   log_line(launcher_->describe() + backend_->describe());
-  log_line("control plane on " + address_ + ", token in " + token_file_);
+  log_line("control plane on " + address_ + ", secret in " + token_file_ + ", credentials in " +
+           credentials_dir_of(options_.output));
   publish_address(options_.output, address_);
 }
 

@@ -98,6 +98,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<Launcher> launcher_;
   EventLoop loop_;
   UniqueFd signals_;
+  std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<ControlServer> server_;
   TrialTable trials_;
   std::unique_ptr<LaunchBackend> backend_;

@@ -54,6 +54,11 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
   if (!t)
     throw ProtocolError("trial " + std::to_string(hello->trial) +
                         " is not running in this study (a process of an earlier attempt?)");
+  // The credential covered the attempt the HELLO names; only the running one speaks.
+  if (hello->attempt != t->attempt)
+    throw ProtocolError("attempt " + std::to_string(hello->attempt) + " of trial " +
+                        std::to_string(hello->trial) + " has ended; attempt " +
+                        std::to_string(t->attempt) + " is running");
   // A rank the trial has, and one reporter: a second rank 0 would take the reports over
   // from the first, whose next REPORT was then refused.
   const std::int64_t ranks = spec_.resources.ranks();

@@ -23,6 +23,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->attempt = launch.attempt;
   t->kind = launch.kind;
   t->dir = trials_dir_ + "/trial-" + std::to_string(id);
+  t->credential_file = credentials_->write_attempt(id, launch.attempt);
   t->stderr_path = t->dir + "/stderr.log";
   fs::create_directories(t->dir);
   t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
@@ -42,7 +43,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
 std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTrial& t) const {
   std::map<std::string, std::string> env = {
       {"SLURMTUNE_ADDR", address_},
-      {"SLURMTUNE_TOKEN_FILE", token_file_},
+      {"SLURMTUNE_TOKEN_FILE", t.credential_file},
       {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
       {"SLURMTUNE_TRIAL_DIR", t.dir},
       {"SLURMTUNE_ATTEMPT", std::to_string(t.attempt)},
@@ -57,6 +58,7 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
 
 core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
                                          const std::string& error) {
+  if (const ActiveTrial* t = trials_.find(trial)) credentials_->remove_attempt(trial, t->attempt);
   const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
   pbt_.carry_out();
   time_.attempt_ended(trial);

@@ -60,7 +60,7 @@ def probe(hello, message=None):
 def run_probes(trial):
     with open(os.environ["SLURMTUNE_TOKEN_FILE"]) as f:
         token = f.read().strip()
-    own = '{"token": "%s", "trial": %d' % (token, trial)
+    own = '{"token": "%s", "trial": %d, "attempt": 0' % (token, trial)
     cases = {}
     for value in ("NaN", "Infinity", "-Infinity", "1e300", "-1", "0.5", "1e400"):
         cases["HELLO trial " + value] = ("trial", '{"token": "%s", "trial": %s}' % (token, value), None)
@@ -99,7 +99,8 @@ def open_extra_connections(trial, rank):
     held, refusals = [], []
     for _ in range(EXTRA_CONNECTIONS):
         sock = socket.create_connection((host, int(port)), timeout=5)
-        sock.sendall(frame(HELLO, '{"token": "%s", "trial": %d, "rank": %d}' % (token, trial, rank)))
+        sock.sendall(frame(HELLO, '{"token": "%s", "trial": %d, "attempt": %s, "rank": %d}'
+                           % (token, trial, os.environ["SLURMTUNE_ATTEMPT"], rank)))
         header = sock.recv(8, socket.MSG_WAITALL)
         _, _, kind, length = struct.unpack(">2sBBI", header)
         body = json.loads(sock.recv(length, socket.MSG_WAITALL))

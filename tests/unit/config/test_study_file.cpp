@@ -583,6 +583,24 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
       error_of(two + "sampler = \"tpe\"\n" + space + "[sampler]\nsemantics = \"binned\"\n"),
       "which tpe's semantics = \"binned\" does not take"));
   BOOST_TEST(error_of(two + "sampler = \"tpe\"\n" + space).empty());  // MOTPE
+  // Issue #41, item 15: MOTPE serves up to five objectives; six would hold the
+  // coordinator's loop for seconds per suggestion, and nsga2 is named instead.
+  const auto objectives = [&space](int count, const char* sampler) {
+    std::string metric, mode;
+    for (int i = 0; i < count; ++i) {
+      metric += std::string(i ? ", " : "") + "\"m" + std::to_string(i) + "\"";
+      mode += std::string(i ? ", " : "") + "\"min\"";
+    }
+    return error_of("[study]\nname = \"s\"\nmetric = [" + metric + "]\nmode = [" + mode +
+                    "]\nsampler = \"" + sampler + "\"\n" + space);
+  };
+  BOOST_TEST(objectives(5, "tpe").empty());
+  BOOST_TEST(contains(objectives(6, "tpe"),
+                      "study.toml:3:10: [study] metric: lists 6 objectives; sampler \"tpe\" "
+                      "(MOTPE) serves at most 5: its suggestions would hold the coordinator's "
+                      "loop for seconds as the study grows; use sampler = \"nsga2\""));
+  BOOST_TEST(objectives(6, "nsga2").empty());
+  BOOST_TEST(objectives(6, "random").empty());
   BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"median\"\n"),
                       "[scheduler] type \"median\" judges one metric; use \"asha\" (MO-ASHA)"));
   BOOST_TEST(contains(error_of(two + space + "[scheduler]\ntype = \"asha\"\nbrackets = 2\n"),

@@ -17,8 +17,8 @@ const auto object = testing::payload;
 BOOST_AUTO_TEST_CASE(every_kind_of_hello_decodes_to_what_was_encoded) {
   const std::string token = runtime::generate_token();
   const std::vector<Hello> hellos = {
-      {token, "", TrialHello{12, 0, ""}},
-      {token, "", TrialHello{(std::uint64_t{1} << 53), 3, "41.7"}},
+      {token, "", TrialHello{12, 0, 0, ""}},
+      {token, "", TrialHello{(std::uint64_t{1} << 53), 2, 3, "41.7"}},
       {token, "", GroupHello{2, 4, 1, "n[3-4]"}},
       {"", runtime::generate_token(), WorkerHello{"n3", "41.0"}},
       {"", runtime::generate_token(), JoinedHello{"m1", "42", "42.0", 8, 2, 3600.5}},
@@ -30,25 +30,29 @@ BOOST_AUTO_TEST_CASE(every_kind_of_hello_decodes_to_what_was_encoded) {
 
 BOOST_AUTO_TEST_CASE(the_fields_say_which_kind_of_hello_it_is) {
   const auto from = [](const std::string& text) { return decode_hello(object(text)).from; };
-  BOOST_TEST(std::holds_alternative<TrialHello>(from(R"({"token": "t", "trial": 1})")));
+  BOOST_TEST(
+      std::holds_alternative<TrialHello>(from(R"({"token": "t", "trial": 1, "attempt": 0})")));
   BOOST_TEST(std::holds_alternative<GroupHello>(from(R"({"token": "t", "group": 1, "ranks": 2})")));
   BOOST_TEST(std::holds_alternative<WorkerHello>(from(R"({"token": "t", "worker": "n1"})")));
   BOOST_TEST(std::holds_alternative<JoinedHello>(
       from(R"({"token": "t", "worker": "n1", "allocation": "7", "cpus": 4, "gpus": 0})")));
   // rank defaults to 0 (the reporter), a group's step to 0.
-  BOOST_TEST(std::get<TrialHello>(from(R"({"token": "t", "trial": 1})")).rank == 0);
+  BOOST_TEST(std::get<TrialHello>(from(R"({"token": "t", "trial": 1, "attempt": 0})")).rank == 0);
   BOOST_TEST(std::get<GroupHello>(from(R"({"token": "t", "group": 1, "ranks": 2})")).step == 0);
   // No token is not a field error: the control server answers "wrong or missing token".
-  BOOST_TEST(decode_hello(object(R"({"trial": 1})")).token.empty());
+  BOOST_TEST(decode_hello(object(R"({"trial": 1, "attempt": 0})")).token.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_hello_with_a_field_out_of_its_range_is_refused_by_name) {
   BOOST_TEST(refusal(decode_hello, R"({"token": "t", "trial": -1})") ==
              "HELLO: 'trial' must be a whole number from 0 to 9007199254740992, not -1.0");
-  BOOST_TEST(refusal(decode_hello, R"({"token": "t", "trial": 1, "rank": 0.5})") ==
+  BOOST_TEST(refusal(decode_hello, R"({"token": "t", "trial": 1, "attempt": 0, "rank": 0.5})") ==
              "HELLO: 'rank' must be a whole number from 0 to 16777216, not 0.5");
-  BOOST_TEST(refusal(decode_hello, R"({"token": "t", "trial": 1, "slurm_step": 7})") ==
-             "HELLO: 'slurm_step' must be a string");
+  BOOST_TEST(
+      refusal(decode_hello, R"({"token": "t", "trial": 1, "attempt": 0, "slurm_step": 7})") ==
+      "HELLO: 'slurm_step' must be a string");
+  BOOST_TEST(refusal(decode_hello, R"({"token": "t", "trial": 1})") ==
+             "HELLO: 'attempt' must be a number");
   BOOST_TEST(refusal(decode_hello, R"({"token": 5, "trial": 1})") ==
              "HELLO: 'token' must be a string");
   BOOST_TEST(refusal(decode_hello, R"({"token": "t", "group": 1, "ranks": 0})") ==

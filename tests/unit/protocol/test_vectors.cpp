@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/auth_messages.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "protocol/wire/json_value.hpp"
@@ -93,4 +94,31 @@ BOOST_AUTO_TEST_CASE(refused_payloads_say_why) {
     BOOST_TEST(refusal == expected, message << ": " << refusal);
   }
   BOOST_TEST(refused.size() >= 24U);
+}
+
+// The credentials the coordinator derives (protocol/credentials.hpp) equal those computed
+// independently with Python's hmac when the vectors were written.
+BOOST_AUTO_TEST_CASE(credentials_match_independent_hmacs) {
+  std::ifstream in(SLURMTUNE_PROTOCOL_VECTORS);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto all = std::get<protocol::JsonObject>(protocol::parse_json(text.str()).data);
+  const auto secret = std::get<std::string>(all.at("credentials_secret").data);
+  const auto& entries = std::get<protocol::JsonArray>(all.at("credentials").data);
+  BOOST_TEST(entries.size() == 5U);
+  for (const auto& entry : entries) {
+    const auto& e = std::get<protocol::JsonObject>(entry.data);
+    const auto& of = std::get<protocol::JsonObject>(e.at("for").data);
+    const auto holder = std::get<std::string>(of.at("holder").data);
+    const auto number = [&of](const char* name) { return std::get<double>(of.at(name).data); };
+    std::string derived;
+    if (holder == "attempt")
+      derived = protocol::attempt_credential(secret, static_cast<core::TrialId>(number("trial")),
+                                             static_cast<std::uint64_t>(number("attempt")));
+    else if (holder == "step")
+      derived = protocol::group_step_credential(secret, static_cast<int>(number("step")));
+    else
+      derived = protocol::worker_credential(secret, std::get<std::string>(of.at("node").data));
+    BOOST_TEST(derived == std::get<std::string>(e.at("credential").data), holder);
+  }
 }

@@ -24,7 +24,7 @@ save the checkpoint and let it propagate; the attempt counts as interrupted and 
 from that checkpoint. A second SIGTERM terminates as usual.
 
 Everything comes from the environment ``slurmtune run`` sets (SLURMTUNE_ADDR,
-SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_TRIAL_DIR, SLURMTUNE_PARAMS,
+SLURMTUNE_TOKEN_FILE, SLURMTUNE_TRIAL_ID, SLURMTUNE_ATTEMPT, SLURMTUNE_TRIAL_DIR, SLURMTUNE_PARAMS,
 SLURMTUNE_CHECKPOINT, SLURMTUNE_CHECKPOINT_STEP). Only trial rank 0 reports; other ranks call ``ask()``.
 The wire format is doc/protocol.md.
 """
@@ -281,7 +281,10 @@ class Client(Connection):
         self._sigterm = False  # a SIGTERM was noted: the next decision ends the attempt
         self._ending = False   # told to stop or pause: a SIGTERM now terminates at once
         self._catch_sigterm()
-        super().__init__({"trial": int(_env("SLURMTUNE_TRIAL_ID")), "rank": self.rank})
+        # The credential in SLURMTUNE_TOKEN_FILE covers this trial's attempt only
+        # (doc/protocol.md#credentials).
+        super().__init__({"trial": int(_env("SLURMTUNE_TRIAL_ID")),
+                          "attempt": int(_env("SLURMTUNE_ATTEMPT")), "rank": self.rank})
         (self.trial_id, self.attempt, self.params, self.trial_dir, self.resume_checkpoint,
          self.resume_step) = parse_assignment(self.welcome)
 

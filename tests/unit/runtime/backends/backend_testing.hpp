@@ -73,7 +73,6 @@ struct RecordingHost : runtime::TrialHost {
                                               {"SLURMTUNE_TRIAL_DIR", t.dir},
                                               {"SLURMTUNE_PARAMS", t.params_json}};
     if (!address.empty()) env["SLURMTUNE_ADDR"] = address;
-    if (!token_file.empty()) env["SLURMTUNE_TOKEN_FILE"] = token_file;
     return env;
   }
   core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override {
@@ -92,7 +91,7 @@ struct RecordingHost : runtime::TrialHost {
   runtime::TrialTable& trials;
   core::StudyController& controller;
   std::string dir;
-  std::string address, token_file;  ///< for trials that connect ("" leaves them out)
+  std::string address;  ///< for trials that connect ("" leaves them out)
   std::vector<std::tuple<core::TrialId, bool, std::string>> ended;
   int idle = 0;
 };

@@ -105,10 +105,10 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
   SessionClock clock;
   Host host(trials, controller, trials_dir_of(results));
   host.address = "127.0.0.1:" + std::to_string(server.port());
-  host.token_file = token_file_of(results);
-  const BackendContext context{spec(), options,      controller,      server,
-                               loop,   *launcher,    clock,           trials,
-                               host,   host.address, host.token_file, trials_dir_of(results),
+  const CredentialFiles credentials(credentials_dir_of(results), token);
+  const BackendContext context{spec(), options,      controller,  server,
+                               loop,   *launcher,    clock,       trials,
+                               host,   host.address, credentials, trials_dir_of(results),
                                ""};
   GroupBackend backend(context);
   peers.backend = &backend;

@@ -85,8 +85,10 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
   TrialTable trials;
   SessionClock clock;
   NoHost host;
-  const BackendContext context{spec(), options, controller, server, loop, *launcher,
-                               clock,  trials,  host,       "",     "",   trials_dir_of(results),
+  const CredentialFiles credentials(credentials_dir_of(results), token);
+  const BackendContext context{spec(), options,   controller,  server,
+                               loop,   *launcher, clock,       trials,
+                               host,   "",        credentials, trials_dir_of(results),
                                ""};
   bool study_done = false;
   std::vector<core::TrialId> finished;

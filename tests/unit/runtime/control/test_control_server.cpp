@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "protocol/credentials.hpp"
 #include "protocol/wire/mutual_auth.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/control/control_server.hpp"
@@ -23,8 +24,8 @@ namespace {
 struct Handler final : ControlHandler {
   int hellos = 0, reports = 0, closed = 0;
   std::string on_hello(ConnectionId, const protocol::HelloFrom& hello) override {
-    if (std::get<protocol::TrialHello>(hello).trial == 9)
-      throw ProtocolError("trial 9 is not running");
+    const auto* trial = std::get_if<protocol::TrialHello>(&hello);
+    if (trial && trial->trial == 9) throw ProtocolError("trial 9 is not running");
     ++hellos;
     return R"({"trial": 3})";
   }
@@ -40,7 +41,7 @@ struct Handler final : ControlHandler {
 struct Fixture {
   explicit Fixture(std::size_t max_unauthenticated = 128, double hello_timeout_s = 0.2,
                    std::size_t max_authenticated = 4096)
-      : server(loop, handler, token,
+      : server(loop, handler, secret,
                ControlServerOptions{"127.0.0.1", 0, hello_timeout_s, max_unauthenticated,
                                     max_authenticated}) {}
   void pump(int rounds = 5) {
@@ -78,14 +79,20 @@ struct Fixture {
       frames.push_back(*f);
     return {frames, closed};
   }
-  std::string hello(const std::string& t, int trial = 3) {
-    return encode_frame(MessageType::Hello,
-                        R"({"token": ")" + t + R"(", "trial": )" + std::to_string(trial) + "}");
+  // HELLO of attempt 0 of `trial` carrying `credential`.
+  static std::string hello_with(const std::string& credential, int trial = 3) {
+    return encode_frame(MessageType::Hello, R"({"token": ")" + credential + R"(", "trial": )" +
+                                                std::to_string(trial) + R"(, "attempt": 0})");
+  }
+  // HELLO of attempt 0 of `trial` with its own credential.
+  std::string hello(int trial = 3) const {
+    return hello_with(protocol::attempt_credential(secret, static_cast<core::TrialId>(trial), 0),
+                      trial);
   }
 
   EventLoop loop;
   Handler handler;
-  std::string token = generate_token();
+  std::string secret = generate_token();  // the session's
   ControlServer server;
 };
 
@@ -97,7 +104,7 @@ std::string error_text(const Frame& f) {
 
 BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fixture) {
   const auto fd = connect();
-  auto [frames, closed] = exchange(fd.get(), hello(token));
+  auto [frames, closed] = exchange(fd.get(), hello());
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST((frames[0].type == MessageType::Welcome));
   BOOST_TEST(!closed);
@@ -111,11 +118,11 @@ BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fi
 
 BOOST_FIXTURE_TEST_CASE(a_wrong_token_is_refused_and_never_reaches_the_study, Fixture) {
   const auto fd = connect();
-  std::string wrong = token;
+  std::string wrong = protocol::attempt_credential(secret, 3, 0);
   wrong[10] = wrong[10] == 'a' ? 'b' : 'a';
-  const auto [frames, closed] = exchange(fd.get(), hello(wrong));
+  const auto [frames, closed] = exchange(fd.get(), hello_with(wrong));
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_TEST(error_text(frames[0]) == "wrong or missing token");
+  BOOST_TEST(error_text(frames[0]) == "wrong or missing credential for trial 3, attempt 0");
   BOOST_TEST(closed);
   BOOST_TEST(handler.hellos == 0);
   BOOST_TEST(handler.closed == 0);  // never authenticated: the study never knew it
@@ -152,7 +159,7 @@ BOOST_FIXTURE_TEST_CASE(an_oversized_frame_is_refused_from_its_header, Fixture) 
 
 BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
   const auto fd = connect();
-  exchange(fd.get(), hello(token));
+  exchange(fd.get(), hello());
   std::string frame = encode_frame(MessageType::Ask, "{}");
   frame[3] = 42;
   const auto [frames, closed] = exchange(fd.get(), frame);
@@ -175,19 +182,93 @@ BOOST_FIXTURE_TEST_CASE(a_silent_client_is_closed_after_the_hello_timeout, Fixtu
 BOOST_FIXTURE_TEST_CASE(the_handler_refusing_a_hello_closes_only_that_connection, Fixture) {
   const auto bad = connect();
   const auto good = connect();
-  auto [frames, closed] = exchange(bad.get(), hello(token, 9));
+  auto [frames, closed] = exchange(bad.get(), hello(9));
   BOOST_TEST(closed);
   BOOST_TEST(error_text(frames.at(0)) == "trial 9 is not running");
-  std::tie(frames, closed) = exchange(good.get(), hello(token));
+  std::tie(frames, closed) = exchange(good.get(), hello());
   BOOST_TEST(!closed);
   BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+}
+
+// Issue #41, item 1: a credential covers exactly the trial and attempt, the MPI step or
+// the worker it was derived for. Trial 0's credential (what trial 0 holds) claims trial
+// 1, another attempt of trial 0, a group step and a worker in vain; the study's secret
+// itself opens only a joined job's worker.
+BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixture) {
+  const std::string own = protocol::attempt_credential(secret, 0, 0);
+  const auto refused = [this](const std::string& frame) {
+    const auto fd = connect();
+    const auto [frames, closed] = exchange(fd.get(), frame);
+    return frames.size() == 1 && frames[0].type == MessageType::Error && closed
+               ? error_text(frames[0])
+               : std::string("(not refused)");
+  };
+  BOOST_TEST(refused(hello_with(own, 1)) == "wrong or missing credential for trial 1, attempt 0");
+  BOOST_TEST(refused(encode_frame(MessageType::Hello,
+                                  R"({"token": ")" + own + R"(", "trial": 0, "attempt": 1})")) ==
+             "wrong or missing credential for trial 0, attempt 1");
+  BOOST_TEST(
+      refused(encode_frame(MessageType::Hello,
+                           R"({"token": ")" + own + R"(", "group": 1, "ranks": 2, "step": 1})")) ==
+      "wrong or missing credential for group step 1");
+  // A group step's credential is its own step's only.
+  BOOST_TEST(refused(encode_frame(MessageType::Hello,
+                                  R"({"token": ")" + protocol::group_step_credential(secret, 1) +
+                                      R"(", "group": 1, "ranks": 2, "step": 2})")) ==
+             "wrong or missing credential for group step 2");
+  BOOST_TEST(handler.hellos == 0);
+  // Each of these is welcomed with its own credential.
+  const auto welcomed = [this](const std::string& frame) {
+    const auto fd = connect();
+    const auto [frames, closed] = exchange(fd.get(), frame);
+    return frames.size() == 1 && frames[0].type == MessageType::Welcome && !closed;
+  };
+  BOOST_TEST(welcomed(hello_with(own, 0)));
+  BOOST_TEST(welcomed(encode_frame(MessageType::Hello,
+                                   R"({"token": ")" + protocol::group_step_credential(secret, 2) +
+                                       R"(", "group": 1, "ranks": 2, "step": 2})")));
+  BOOST_TEST(handler.hellos == 2);
+}
+
+// A worker proves its node's credential, a joined job's worker the secret: the
+// coordinator's proof tells each which key it used, and another key's proof is refused.
+BOOST_FIXTURE_TEST_CASE(workers_prove_their_own_credential_and_joined_ones_the_secret, Fixture) {
+  const std::string nonce = generate_token();
+  const auto proof_of = [&](const std::string& hello_fields, const std::string& key) {
+    const auto fd = connect();
+    auto [frames, closed] =
+        exchange(fd.get(), encode_frame(MessageType::Hello, R"({"challenge": ")" + nonce +
+                                                                R"(", )" + hello_fields + "}"));
+    BOOST_REQUIRE(frames.size() == 1u);
+    const auto body = payload_object(frames[0]);
+    const std::string server_nonce = std::get<std::string>(body.at("nonce").data);
+    const bool coordinator_used_key =
+        std::get<std::string>(body.at("proof").data) == coordinator_proof(key, nonce, server_nonce);
+    std::tie(frames, closed) =
+        exchange(fd.get(),
+                 encode_frame(MessageType::Proof,
+                              R"({"proof": ")" + worker_proof(key, server_nonce, nonce) + R"("})"));
+    return std::make_pair(coordinator_used_key,
+                          frames.size() == 1 && frames[0].type == MessageType::Welcome);
+  };
+  const std::string worker = R"("worker": "n3")";
+  const std::string joined = R"("worker": "m1", "allocation": "42", "cpus": 1, "gpus": 0)";
+  BOOST_TEST(
+      (proof_of(worker, protocol::worker_credential(secret, "n3")) == std::make_pair(true, true)));
+  BOOST_TEST((proof_of(worker, protocol::worker_credential(secret, "n4")) ==
+              std::make_pair(false, false)));
+  BOOST_TEST((proof_of(worker, secret) == std::make_pair(false, false)));
+  BOOST_TEST((proof_of(joined, secret) == std::make_pair(true, true)));
+  BOOST_TEST((proof_of(joined, protocol::worker_credential(secret, "m1")) ==
+              std::make_pair(false, false)));
 }
 
 // Mutual authentication: the server proves the token first, then the client; neither
 // sends it. A wrong proof, a PROOF out of turn and a short nonce are refused.
 namespace {
 std::string challenge_hello(const std::string& nonce) {
-  return encode_frame(MessageType::Hello, R"({"challenge": ")" + nonce + R"(", "trial": 3})");
+  return encode_frame(MessageType::Hello,
+                      R"({"challenge": ")" + nonce + R"(", "trial": 3, "attempt": 0})");
 }
 std::string body_text(const Frame& f, const char* name) {
   return std::get<std::string>(payload_object(f).at(name).data);
@@ -201,12 +282,13 @@ BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_w
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_REQUIRE((frames[0].type == MessageType::Challenge));
   const std::string server_nonce = body_text(frames[0], "nonce");
-  BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(token, nonce, server_nonce));
+  // Both proofs are of the credential of what the HELLO claims (trial 3, attempt 0).
+  const std::string key = protocol::attempt_credential(secret, 3, 0);
+  BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(key, nonce, server_nonce));
   BOOST_TEST(handler.hellos == 0);  // not before the client's proof
-  std::tie(frames, closed) =
-      exchange(fd.get(),
-               encode_frame(MessageType::Proof,
-                            R"({"proof": ")" + worker_proof(token, server_nonce, nonce) + R"("})"));
+  std::tie(frames, closed) = exchange(
+      fd.get(), encode_frame(MessageType::Proof,
+                             R"({"proof": ")" + worker_proof(key, server_nonce, nonce) + R"("})"));
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST((frames[0].type == MessageType::Welcome));
   BOOST_TEST(!closed);
@@ -225,7 +307,7 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
         fd.get(), encode_frame(MessageType::Proof,
                                R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
     BOOST_REQUIRE(frames.size() == 1u);
-    BOOST_TEST(error_text(frames[0]) == "wrong proof of the token");
+    BOOST_TEST(error_text(frames[0]) == "wrong proof of the credential for trial 3, attempt 0");
     BOOST_TEST(closed);
   }
   {
@@ -276,7 +358,7 @@ struct SmallFixture : Fixture {
 
 BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first, SmallFixture) {
   const auto trial = connect();
-  BOOST_TEST((exchange(trial.get(), hello(token)).first.at(0).type == MessageType::Welcome));
+  BOOST_TEST((exchange(trial.get(), hello()).first.at(0).type == MessageType::Welcome));
   std::vector<UniqueFd> idle;
   for (int i = 0; i < 10; ++i)
     idle.push_back(connect());
@@ -306,7 +388,7 @@ BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
   pump();
-  BOOST_TEST((exchange(fd.get(), hello(token)).first.at(0).type == MessageType::Welcome));
+  BOOST_TEST((exchange(fd.get(), hello()).first.at(0).type == MessageType::Welcome));
   const std::string report = encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})");
   std::string burst;
   for (int i = 0; i < 2000; ++i)
@@ -338,7 +420,7 @@ BOOST_FIXTURE_TEST_CASE(authenticated_connections_are_capped, TwoConnectionsFixt
   std::vector<std::pair<std::vector<Frame>, bool>> answers;
   for (int i = 0; i < 3; ++i) {
     fds.push_back(connect());
-    answers.push_back(exchange(fds.back().get(), hello(token)));
+    answers.push_back(exchange(fds.back().get(), hello()));
   }
   BOOST_TEST(handler.hellos == 2);
   BOOST_TEST(server.stats().over_capacity == 1u);
@@ -404,7 +486,7 @@ BOOST_FIXTURE_TEST_CASE(descriptor_exhaustion_pauses_accepting_without_spinning,
     while (server.stats().accept_failures == 0 && clients.size() < 64) {
       UniqueFd fd = dial();
       BOOST_REQUIRE(fd);
-      const std::string bytes = hello(token);
+      const std::string bytes = hello();
       ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
       clients.push_back(std::move(fd));
       for (int i = 0; i < 3; ++i)
@@ -449,7 +531,7 @@ BOOST_FIXTURE_TEST_CASE(idle_peers_make_room_when_descriptors_run_out, PatientFi
   BOOST_TEST(server.stats().evicted >= 1u);
   BOOST_TEST(server.stats().accept_pauses == 0u);
   BOOST_TEST(exchange(idle.front().get(), "").second);  // the oldest was closed
-  const auto [frames, closed] = exchange(idle.back().get(), hello(token));
+  const auto [frames, closed] = exchange(idle.back().get(), hello());
   BOOST_TEST(!closed);
   BOOST_TEST((frames.at(0).type == MessageType::Welcome));
 }

@@ -1,0 +1,33 @@
+#pragma once
+// Credentials of the control plane (doc/protocol.md#credentials): each holder speaks only
+// for itself. A trial's attempt, a trial group's MPI step and a worker step each get
+// their own credential, an HMAC-SHA-256 of the session's secret over what the holder is,
+// handed to that holder only; the coordinator derives the one a HELLO's claim needs and
+// compares. Only the coordinator and the workers of joined jobs (the user's own
+// `slurmtune join`, which must find a session it did not start) hold the secret itself.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "protocol/session_messages.hpp"
+
+namespace slurmtune::protocol {
+
+/// HMAC(secret, "slurmtune credential\nattempt\n<trial>\n<attempt>"), 64 hex digits:
+/// the credential of every rank of one attempt of one trial.
+std::string attempt_credential(std::string_view secret, core::TrialId trial, std::uint64_t attempt);
+/// HMAC(secret, "slurmtune credential\nstep\n<step>"): a trial group's MPI step.
+std::string group_step_credential(std::string_view secret, int step);
+/// HMAC(secret, "slurmtune credential\nworker\n<node>"): the worker step on `node`.
+std::string worker_credential(std::string_view secret, std::string_view node);
+
+/// The credential that covers what `from` claims: the attempt's for a trial's rank, the
+/// step's for a group, the node's for a worker step, and the secret itself for the
+/// worker of a joined job.
+std::string credential_for(std::string_view secret, const HelloFrom& from);
+
+/// What `from` claims, for a refusal: "trial 3, attempt 0", "group step 2", "worker n3",
+/// "joined worker n4 of job 77".
+std::string claim_of(const HelloFrom& from);
+
+}  // namespace slurmtune::protocol

@@ -1,0 +1,53 @@
+#include "runtime/control/credential_files.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "core/error.hpp"
+#include "protocol/credentials.hpp"
+#include "protocol/wire/secret.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+CredentialFiles::CredentialFiles(std::string dir, std::string secret)
+    : dir_(std::move(dir)), secret_(std::move(secret)) {
+  std::error_code error;
+  fs::remove_all(dir_, error);
+  if (error)
+    throw Error(dir_ + ": cannot remove an earlier session's credentials: " + error.message());
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::owner_all);
+}
+
+std::string CredentialFiles::write(const std::string& name, const std::string& credential) const {
+  std::string path = dir_ + "/" + name;
+  std::error_code ignored;  // a relaunch of the same holder writes the same text again
+  fs::remove(path, ignored);
+  write_token_file(path, credential);
+  return path;
+}
+
+std::string CredentialFiles::attempt_path(core::TrialId trial, std::uint64_t attempt) const {
+  return dir_ + "/trial-" + std::to_string(trial) + "." + std::to_string(attempt);
+}
+
+std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t attempt) const {
+  return write(fs::path(attempt_path(trial, attempt)).filename().string(),
+               protocol::attempt_credential(secret_, trial, attempt));
+}
+
+void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t attempt) const {
+  std::error_code ignored;  // already gone: nothing to remove
+  fs::remove(attempt_path(trial, attempt), ignored);
+}
+
+std::string CredentialFiles::write_group_step(int step) const {
+  return write("step-" + std::to_string(step), protocol::group_step_credential(secret_, step));
+}
+
+std::string CredentialFiles::write_worker(std::size_t index, std::string_view node) const {
+  return write("worker-" + std::to_string(index), protocol::worker_credential(secret_, node));
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,37 @@
+#pragma once
+// The credentials a session hands out (protocol/credentials.hpp), one file of mode 0600
+// each in STUDY.trials/credentials/ (mode 0700): a holder's SLURMTUNE_TOKEN_FILE. The
+// folder is on the study's file system, which worker steps and joined jobs read as the
+// coordinator does. Every session derives from a fresh secret, so what an earlier
+// session left there is removed first and covers nothing anyway.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/schedulers/scheduler.hpp"
+
+namespace slurmtune::runtime {
+
+class CredentialFiles {
+ public:
+  /// Empties (or creates) `dir` for a session whose secret is `secret`.
+  CredentialFiles(std::string dir, std::string secret);
+
+  /// Writes the credential of `attempt` of `trial` for its ranks; returns its path.
+  std::string write_attempt(core::TrialId trial, std::uint64_t attempt) const;
+  /// Removes it once the attempt has ended (nothing it could still say is accepted).
+  void remove_attempt(core::TrialId trial, std::uint64_t attempt) const;
+  /// Writes the credential of a trial group's MPI step `step`; returns its path.
+  std::string write_group_step(int step) const;
+  /// Writes the credential of the worker step on `node`, the launcher's node `index`
+  /// (node names need not make good file names); returns its path.
+  std::string write_worker(std::size_t index, std::string_view node) const;
+
+ private:
+  std::string write(const std::string& name, const std::string& credential) const;
+  std::string attempt_path(core::TrialId trial, std::uint64_t attempt) const;
+
+  std::string dir_, secret_;
+};
+
+}  // namespace slurmtune::runtime
