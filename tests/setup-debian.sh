@@ -33,6 +33,8 @@ packages=(
   # the HTML report, loaded in a real browser (tests/python/check_html_report.py), and
   # an independent reader of the TensorBoard export (tests/python/check_tensorboard_export.py)
   chromium python3-protobuf
+  # slurmtune dashboard: its HTTP server and the plotting library it serves
+  python3-tornado libjs-chart.js
   # distributed Python trials: PyTorch (gloo on CPU) and mpi4py
   python3-torch python3-mpi4py
 )

@@ -30,5 +30,6 @@ int rank_exec_command(const Args& args);
 int worker_command(const Args& args);
 int join_command(const Args& args);
 int html_command(const Args& args);
+int dashboard_command(const Args& args);
 
 }  // namespace slurmtune::cli

@@ -34,6 +34,8 @@ constexpr Subcommand kSubcommands[] = {
     {"export", "a table of a results file as CSV or JSON lines", slurmtune::cli::export_command},
     {"html", "one self-contained HTML page about a results file (plots, tables)",
      slurmtune::cli::html_command},
+    {"dashboard", "a live page about a results file, for its owner only (token, 127.0.0.1)",
+     slurmtune::cli::dashboard_command},
     {"rank-exec", "run a program with RANK/LOCAL_RANK/NODE_RANK from srun or mpirun",
      slurmtune::cli::rank_exec_command},
     {"join", "add this Slurm job's nodes to a running study (sbatch/join-hpo.sbatch)",

@@ -26,7 +26,7 @@ def bad_clients(address):
     """A client with a wrong token and one that sends garbage; both must be shut out."""
     host, port = address.rsplit(":", 1)
     results = []
-    hello = json.dumps({"token": "0" * 64, "trial": 0, "rank": 0}).encode()
+    hello = json.dumps({"token": "0" * 64, "trial": 0, "attempt": 0, "rank": 0}).encode()
     for payload in (struct.pack(">2sBBI", b"ST", 1, 1, len(hello)) + hello,
                     b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"):
         with socket.create_connection((host, int(port)), timeout=5) as s:
@@ -61,7 +61,7 @@ def scenario_faults(runner, args):
     handle = runner.start(study, path, extra=["--slots", "3"], sbatch_args=["-N", "3", "--ntasks-per-node", "1"])
     address = wait_for(lambda: control_address(handle[2]), 60, "the control plane address")
     replies = bad_clients(address)
-    expect(b"wrong or missing token" in replies[0], "wrong token: reply %r" % replies[0])
+    expect(b"wrong or missing credential for trial 0, attempt 0" in replies[0], "wrong token: reply %r" % replies[0])
     expect(replies[1] == b"" or b"magic" in replies[1] or replies[1].startswith(b"ST"),
            "garbage: reply %r" % replies[1])
     # Trial 3's first attempt is interrupted. Under Slurm its step is scancelled (Slurm
@@ -74,7 +74,7 @@ def scenario_faults(runner, args):
         cancelled = terminate_trial(runner.workdir, 3)
     rc, log = runner.wait(handle)
     expect(rc == 0, "run failed:\n" + log)
-    expect("wrong or missing token" in log and "closing connection" in log,
+    expect("wrong or missing credential for trial 0, attempt 0" in log and "closing connection" in log,
            "the log does not record the refused clients:\n" + log)
     trials = check_complete(path, 8).set_index("id")
     segv, exited, hung = trials.loc[1], trials.loc[2], trials.loc[5]

@@ -86,6 +86,16 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("py-pandas", type="run", when="+python")
     depends_on("py-numpy", type="run", when="+python")
     depends_on("py-matplotlib", type="run", when="+plots")
+    # `slurmtune dashboard`: the HTTP server, and Chart.js drawn in the browser (the page
+    # never loads anything from the internet, which compute nodes often lack).
+    depends_on("py-tornado@6:", type="run", when="+python")
+    resource(
+        name="chartjs",
+        url="https://registry.npmjs.org/chart.js/-/chart.js-3.9.1.tgz",
+        sha256="111e0751796f087a51e94dfed910ccfb1278fd30e584a6e48514dba9ae7e72c6",
+        destination="",
+        placement="chartjs",  # the archive's package/ lands as <source>/chartjs
+    )
     depends_on("slurm", type="run")
 
     def cmake_args(self):
@@ -98,6 +108,8 @@ class Slurmtune(CMakePackage, CudaPackage):
             self.define_from_variant("SLURMTUNE_BUILD_EXAMPLES", "examples"),
             self.define("SLURMTUNE_BUILD_TESTS", self.run_tests),
             self.define("SLURMTUNE_BUILD_BENCHMARKS", False),
+            self.define("SLURMTUNE_CHARTJS",
+                        join_path(self.stage.source_path, "chartjs", "dist", "chart.min.js")),
         ]
         if self.spec.satisfies("+cuda"):
             archs = self.spec.variants["cuda_arch"].value

@@ -2,17 +2,10 @@
 // file (doc/python.md#the-html-page). The page is drawn by slurmtune's Python package
 // (share/slurmtune/python/slurmtune/report_html.py, with matplotlib): this command runs
 // it with the bundled package first on PYTHONPATH, no shell in between.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <vector>
 
 #include "cli/commands.hpp"
-#include "core/error.hpp"
-#include "runtime/this_process.hpp"
+#include "cli/results/python_module.hpp"
 
 namespace slurmtune::cli {
 
@@ -32,23 +25,7 @@ int html_command(const Args& args) {
       std::cout << kUsageText;
       return kSuccess;
     }
-  const char* chosen = std::getenv("SLURMTUNE_PYTHON");
-  const std::string python = chosen && *chosen ? chosen : "python3";
-  const std::string path = runtime::python_path_with_bundled();
-  if (runtime::bundled_python_dir().empty())
-    std::cerr << "slurmtune html: slurmtune's Python package is not next to this executable; "
-                 "using PYTHONPATH as it is\n";
-  if (!path.empty()) ::setenv("PYTHONPATH", path.c_str(), 1);
-  std::vector<std::string> argv = {python, "-m", "slurmtune.report_html"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> pointers;
-  for (auto& arg : argv)
-    pointers.push_back(arg.data());
-  pointers.push_back(nullptr);
-  ::execvp(pointers[0], pointers.data());
-  throw Error("cannot run '" + python + "' (" + std::strerror(errno) +
-              "): it needs Python 3.9+ with numpy, h5py, pandas and matplotlib; set "
-              "SLURMTUNE_PYTHON to one");
+  exec_python_module("html", "slurmtune.report_html", args, "numpy, h5py, pandas and matplotlib");
 }
 
 }  // namespace slurmtune::cli

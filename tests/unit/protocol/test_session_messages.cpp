@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(the_fields_say_which_kind_of_hello_it_is) {
   // rank defaults to 0 (the reporter), a group's step to 0.
   BOOST_TEST(std::get<TrialHello>(from(R"({"token": "t", "trial": 1, "attempt": 0})")).rank == 0);
   BOOST_TEST(std::get<GroupHello>(from(R"({"token": "t", "group": 1, "ranks": 2})")).step == 0);
-  // No token is not a field error: the control server answers "wrong or missing token".
+  // No token is not a field error: the control server answers "wrong or missing credential".
   BOOST_TEST(decode_hello(object(R"({"trial": 1, "attempt": 0})")).token.empty());
 }
 

@@ -1,0 +1,274 @@
+"""`slurmtune dashboard STUDY.h5`: a live page about a results file, for its owner only
+(doc/dashboard.md).
+
+The server is Tornado (Debian's python3-tornado). It listens on 127.0.0.1 unless --bind
+says otherwise, and answers only requests that carry its token (`?token=`, 256 random
+bits, compared in constant time), also when bound elsewhere; the token is printed in the
+URL and kept in a file of mode 0600. It serves five fixed paths, never a path taken from
+the request, and only reads. The results file is read by a child process
+(slurmtune.dashboard_reader): a damaged file that crashes HDF5 ends the child, and the
+page says so while the server starts another.
+"""
+from __future__ import annotations
+
+import argparse
+import hmac
+import json
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import tornado.escape
+import tornado.httpserver
+import tornado.ioloop
+import tornado.netutil
+import tornado.web
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ASSETS = os.path.join(HERE, "dashboard_assets")
+# Chart.js: installed with slurmtune (share/slurmtune/dashboard/), else Debian's libjs-chart.js.
+CHART_JS = ("../../dashboard/chart.min.js", "/usr/share/javascript/chart.js/chart.min.js")
+FIRST_READ_TIMEOUT_S = 300   # a first read of 10 million reports takes seconds, not minutes
+READ_TIMEOUT_S = 60          # a later read that takes this long is ended and retried
+RESTART_AFTER_S = 5          # between a reader's end and the next one's start
+
+
+class Reader:
+    """Keeps the latest snapshot of the results file, read by a child process every
+    `interval` seconds on a thread of its own; a child that dies or hangs is replaced, and
+    the snapshot says why in the meantime."""
+
+    def __init__(self, study, interval):
+        self.study, self.interval = study, interval
+        self.lock = threading.Lock()
+        self.payload = json.dumps({"ok": False, "error": "reading the results file for the first time",
+                                   "version": 0, "first": True})
+        self.version = 0
+        self.last_good = None
+        self.child = None
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        self._end_child()
+
+    def _spawn(self):
+        self.child = subprocess.Popen(
+            [sys.executable, "-m", "slurmtune.dashboard_reader", self.study],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
+                                                                          os.environ.get("PYTHONPATH")]))))
+        self.reads = 0
+
+    def _end_child(self):
+        if self.child and self.child.poll() is None:
+            self.child.kill()
+        if self.child:
+            self.child.wait(timeout=30)
+
+    def _ask(self):
+        """One snapshot line from the child, or (None, why)."""
+        try:
+            self.child.stdin.write(b"snapshot\n")
+            self.child.stdin.flush()
+        except OSError:
+            pass
+        limit = FIRST_READ_TIMEOUT_S if self.reads == 0 else READ_TIMEOUT_S
+        ready, _, _ = select.select([self.child.stdout], [], [], limit)
+        line = self.child.stdout.readline() if ready else b""
+        if line:
+            self.reads += 1
+            return line, None
+        if not ready:
+            self.child.kill()
+            self.child.wait(timeout=30)
+            return None, f"reading the results file took over {limit} s; the reader was ended"
+        code = self.child.wait(timeout=30)
+        stderr = self.child.stderr.read().decode(errors="replace").strip().splitlines()
+        how = (f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}")
+        return None, (f"the reader of the results file ended with {how}: the file may be damaged "
+                      f"or replaced while it was read" + (f" ({stderr[-1]})" if stderr else "") +
+                      f"; a new reader starts in {RESTART_AFTER_S} s")
+
+    def _publish(self, snapshot):
+        with self.lock:
+            self.version += 1
+            snapshot["version"] = self.version
+            self.payload = json.dumps(snapshot, allow_nan=False)
+
+    def _run(self):
+        while not self.stopping.is_set():
+            if self.child is None or self.child.poll() is not None:
+                self._spawn()
+            started = time.monotonic()
+            line, why = self._ask()
+            if line is not None:
+                snapshot = json.loads(line)
+                if snapshot.get("ok"):
+                    self.last_good = snapshot
+                else:  # the file cannot be read now: say so, keep what was read before
+                    snapshot = dict(self.last_good or {}, ok=False, error=snapshot["error"])
+                self._publish(snapshot)
+                pause = self.interval - (time.monotonic() - started)
+            else:
+                self._publish(dict(self.last_good or {}, ok=False, error=why))
+                self.child = None
+                pause = RESTART_AFTER_S
+            self.stopping.wait(max(pause, 0.05))
+
+    def latest(self):
+        with self.lock:
+            return self.version, self.payload
+
+
+class Guarded(tornado.web.RequestHandler):
+    """Every request needs the token; no response may be cached, framed or leak the URL."""
+
+    def initialize(self, token, **kwargs):
+        self.token = token
+        self.extra = kwargs
+
+    def set_default_headers(self):
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Referrer-Policy", "no-referrer")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("X-Frame-Options", "DENY")
+        self.set_header("Content-Security-Policy",
+                        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        self.clear_header("Server")
+
+    def prepare(self):
+        given = self.get_query_argument("token", "")
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            self.set_status(403)
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish("403: this page needs the token in the URL that `slurmtune dashboard` printed\n")
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code}: {self._reason}\n")
+
+
+class Page(Guarded):
+    def get(self):
+        with open(os.path.join(ASSETS, "page.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(page.replace("TOKEN", tornado.escape.url_escape(self.token)))
+
+
+class Asset(Guarded):
+    def get(self):
+        path, kind = self.extra["path"], self.extra["kind"]
+        with open(path, "rb") as f:
+            self.set_header("Content-Type", kind)
+            self.finish(f.read())
+
+
+class Data(Guarded):
+    def get(self):
+        version, payload = self.extra["reader"].latest()
+        self.set_header("Content-Type", "application/json")
+        if self.get_query_argument("since", "") == str(version):
+            self.finish(json.dumps({"version": version, "unchanged": True}))
+        else:
+            self.finish(payload)
+
+
+class NotFound(Guarded):
+    def get(self):
+        raise tornado.web.HTTPError(404)
+
+
+def chart_js():
+    for candidate in CHART_JS:
+        path = os.path.normpath(os.path.join(HERE, candidate))
+        if os.path.isfile(path):
+            return path
+    raise SystemExit("slurmtune dashboard: Chart.js is not installed (share/slurmtune/dashboard/chart.min.js, "
+                     "or Debian's libjs-chart.js)")
+
+
+def token_file_path(given):
+    if given:
+        return given
+    folder = os.path.join(os.path.expanduser("~"), ".slurmtune")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return os.path.join(folder, f"dashboard-{os.getpid()}.token")
+
+
+def write_token(path, token):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="slurmtune dashboard")
+    parser.add_argument("study")
+    parser.add_argument("--bind", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--token-file", default="")
+    parser.add_argument("--interval", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    if not os.path.isfile(args.study):
+        raise SystemExit(f"slurmtune dashboard: {args.study}: no such results file")
+    if not 0.1 <= args.interval <= 3600:
+        raise SystemExit("slurmtune dashboard: --interval must be from 0.1 to 3600 seconds")
+    token = secrets.token_hex(32)
+    token_path = token_file_path(args.token_file)
+    try:
+        write_token(token_path, token)
+    except OSError as error:
+        raise SystemExit(f"slurmtune dashboard: {token_path}: cannot create the token file: {error}")
+    reader = Reader(os.path.abspath(args.study), args.interval)
+    common = {"token": token}
+    app = tornado.web.Application([
+        (r"/", Page, common),
+        (r"/data", Data, dict(common, reader=reader)),
+        (r"/app.js", Asset, dict(common, path=os.path.join(ASSETS, "app.js"), kind="text/javascript")),
+        (r"/style.css", Asset, dict(common, path=os.path.join(ASSETS, "style.css"), kind="text/css")),
+        (r"/chart.js", Asset, dict(common, path=chart_js(), kind="text/javascript")),
+    ], default_handler_class=NotFound, default_handler_args=common, compress_response=True)
+    try:
+        sockets = tornado.netutil.bind_sockets(args.port, address=args.bind)
+    except OSError as error:
+        os.unlink(token_path)
+        raise SystemExit(f"slurmtune dashboard: cannot listen on {args.bind}:{args.port}: {error}")
+    server = tornado.httpserver.HTTPServer(app, xheaders=False, max_body_size=0, max_header_size=16384)
+    server.add_sockets(sockets)
+    port = sockets[0].getsockname()[1]
+    host = f"[{args.bind}]" if ":" in args.bind else args.bind
+    reader.start()
+    print(f"slurmtune dashboard of {args.study}: http://{host}:{port}/?token={token}\n"
+          f"  token in {token_path}; stop with Ctrl-C", flush=True)
+    loop = tornado.ioloop.IOLoop.current()
+
+    def stop(*_):
+        loop.add_callback_from_signal(loop.stop)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        loop.start()
+    finally:
+        reader.stop()
+        server.stop()
+        try:
+            os.unlink(token_path)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    main()

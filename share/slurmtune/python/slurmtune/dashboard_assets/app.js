@@ -1,0 +1,280 @@
+// The live page of `slurmtune dashboard` (doc/dashboard.md): polls /data about once a
+// second and redraws in place, without reloading. Every text from the results file goes
+// in through textContent (never as markup); charts are Chart.js, served by the dashboard.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const COLOURS = { completed: "#2ca02c", stopped: "#ff7f0e", paused: "#9467bd",
+                  running: "#1f77b4", pending: "#7f7f7f", failed: "#d62728" };
+const charts = {};
+const hidden = new Set();
+let version = -1;
+let latest = null;
+document.documentElement.dataset.loadedAt = String(Date.now());  // the test: no reload
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function num(v, digits = 6) {
+  return v === null || v === undefined ? "" : Number(v).toPrecision(digits).replace(/\.?0+(e|$)/, "$1");
+}
+
+function configText(config) {
+  return Object.entries(config || {}).map(([k, v]) => `${k}=${v}`).join(", ");
+}
+
+function fillTable(id, header, rows) {
+  const table = document.getElementById(id);
+  table.replaceChildren();
+  const head = el("tr");
+  header.forEach((h) => head.appendChild(el("th", h)));
+  table.appendChild(head);
+  rows.forEach((cells) => {
+    const tr = el("tr");
+    cells.forEach(([text, cls]) => tr.appendChild(el("td", text, cls)));
+    table.appendChild(tr);
+  });
+}
+
+function chart(id, type, options) {
+  if (!charts[id]) {
+    charts[id] = new Chart(document.getElementById(id), {
+      type, data: { datasets: [] },
+      options: Object.assign({ animation: false, responsive: true, maintainAspectRatio: false,
+                               parsing: false, normalized: true, plugins: { legend: { display: false } } },
+                             options),
+    });
+  }
+  return charts[id];
+}
+
+function summary(d) {
+  const s = d.study, c = d.counts;
+  const several = s.objectives.length > 1;
+  const rows = [["study", s.name], ["file", s.path],
+    [several ? "objectives" : "metric", s.objectives.map((o, i) => `${o} (${s.modes[i]})`).join(", ")],
+    ["scheduler", s.scheduler], ["sampler", s.sampler],
+    ["trials", `${c.started} started of max_trials ${s.max_trials ?? "(none)"}`],
+    ["reports", c.reports],
+    ["by outcome", Object.entries(c.by_status).map(([k, v]) => `${k} ${v}`).join(", ")],
+    ["sessions", s.sessions]];
+  if (several) rows.push(["Pareto front", d.front.length ? `${d.front.length} trial(s): ${d.front.map((p) => p.trial).join(", ")}` : "no trial yet"]);
+  else if (d.best) {
+    rows.push(["best", `trial ${d.best.trial}: ${s.objectives[0]} ${num(d.best.value)} at ${s.resource} ${num(d.best.step)}`]);
+    rows.push(["best configuration", JSON.stringify(d.best.config)]);
+  } else rows.push(["best", "no trial has reported yet"]);
+  const table = document.getElementById("summary-table");
+  table.replaceChildren();
+  rows.forEach(([k, v]) => {
+    const tr = el("tr");
+    tr.appendChild(el("th", k));
+    const td = el("td");
+    td.id = "summary-" + k.replace(/ /g, "-");
+    td.appendChild(el("bdi", v));
+    tr.appendChild(td);
+    table.appendChild(tr);
+  });
+  document.getElementById("title").textContent = `slurmtune dashboard: ${s.name}`;
+}
+
+function filters(d) {
+  const box = document.getElementById("filter-boxes");
+  const statuses = Object.keys(COLOURS).filter((s) => d.counts.by_status[s]);
+  if (box.dataset.statuses === statuses.join()) return;
+  box.dataset.statuses = statuses.join();
+  box.replaceChildren();
+  statuses.forEach((s) => {
+    const label = el("label");
+    const input = el("input");
+    input.type = "checkbox";
+    input.value = s;
+    input.checked = !hidden.has(s);
+    input.addEventListener("change", () => {
+      if (input.checked) hidden.delete(s); else hidden.add(s);
+      curves(latest);
+    });
+    label.appendChild(input);
+    label.appendChild(document.createTextNode(" " + s));
+    box.appendChild(label);
+  });
+}
+
+function curves(d) {
+  const c = chart("chart-curves", "line", {
+    scales: { x: { type: "linear", title: { display: true, text: d.study.resource } },
+              y: { title: { display: true, text: d.study.objectives[0] } } },
+    elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1 } },
+    interaction: { mode: "nearest", intersect: false },
+    plugins: { legend: { display: false },
+               tooltip: { callbacks: { label: (ctx) => ctx.dataset.label } } },
+  });
+  c.data.datasets = d.curves.filter((t) => !hidden.has(t.status)).map((t) => ({
+    label: `trial ${t.trial} (${t.status}): ${configText(t.config)}`,
+    data: t.points.map(([x, y]) => ({ x, y })), borderColor: COLOURS[t.status] || "#999",
+  }));
+  c.update("none");
+}
+
+function best(d) {
+  const several = d.study.objectives.length > 1;
+  document.getElementById("plot-best").hidden = several;
+  document.getElementById("plot-pareto").hidden = !several;
+  if (several) {
+    const p = chart("chart-pareto", "scatter", {
+      scales: { x: { title: { display: true, text: d.study.objectives[0] } },
+                y: { title: { display: true, text: d.study.objectives[1] } } },
+      plugins: { legend: { display: false }, tooltip: { callbacks: { label: (ctx) => ctx.raw.label } } },
+    });
+    p.data.datasets = [
+      { data: d.points.map(([t, x, y]) => ({ x, y, label: `trial ${t}` })), backgroundColor: "#bbb", pointRadius: 2 },
+      { type: "line", data: d.front.map((f) => ({ x: f.values[0], y: f.values[1], label: `trial ${f.trial} (front)` })),
+        borderColor: "#d62728", backgroundColor: "#d62728", pointRadius: 4, stepped: "before" },
+    ];
+    p.update("none");
+    return;
+  }
+  const b = chart("chart-best", "line", {
+    scales: { x: { type: "linear", title: { display: true, text: "trial" } },
+              y: { title: { display: true, text: "best " + d.study.objectives[0] } } },
+    elements: { point: { radius: 2 } },
+    plugins: { legend: { display: false }, tooltip: { callbacks: { label: (ctx) => `trial ${ctx.raw.x}: ${num(ctx.raw.y)}` } } },
+  });
+  b.data.datasets = [{ data: d.trace.map(([t, v]) => ({ x: t, y: v })), borderColor: "#1f77b4", stepped: "before" }];
+  b.update("none");
+}
+
+function bars(id, labels, values, horizontal, title) {
+  const c = chart(id, "bar", { indexAxis: horizontal ? "y" : "x", parsing: true,
+                               scales: { x: { title: { display: !horizontal, text: title } } } });
+  c.data.labels = labels;
+  c.data.datasets = [{ data: values, backgroundColor: "#1f77b4" }];
+  c.update("none");
+}
+
+function parallel(d) {
+  const axes = d.parallel.axes;
+  const c = chart("chart-parallel", "line", {
+    parsing: true,
+    scales: { y: { min: 0, max: 1, title: { display: true, text: "low → high" } } },
+    elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1 } },
+    interaction: { mode: "nearest", intersect: false },
+    plugins: { legend: { display: false }, tooltip: { callbacks: { label: (ctx) => ctx.dataset.label } } },
+  });
+  const values = d.parallel.lines.map((l) => l.value).filter((v) => v !== null).sort((a, b) => a - b);
+  const max = d.study.modes[0] === "max";
+  const shade = (v) => {
+    if (v === null || !values.length) return "rgba(150,150,150,0.3)";
+    let rank = values.findIndex((x) => x >= v) / Math.max(values.length - 1, 1);
+    if (max) rank = 1 - rank;
+    const g = Math.round(40 + 180 * rank);
+    return `rgba(${g},${g},${Math.round(90 + 160 * rank)},0.5)`;
+  };
+  c.data.labels = axes.map((a) => a.name + (a.log ? " (log)" : ""));
+  c.data.datasets = d.parallel.lines.map((l) => ({
+    label: `trial ${l.trial}: ${num(l.value)}`, data: l.coords, borderColor: shade(l.value), spanGaps: false,
+  }));
+  c.update("none");
+}
+
+function slices(d) {
+  const box = document.getElementById("slices");
+  d.slices.forEach((s, i) => {
+    const id = "chart-slice-" + i;
+    if (!document.getElementById(id)) {
+      const figure = el("figure");
+      const canvas = el("canvas");
+      canvas.id = id;
+      figure.appendChild(canvas);
+      figure.appendChild(el("figcaption", `Best value against ${s.name}.`));
+      box.appendChild(figure);
+    }
+    const categories = s.numeric ? null : [...new Set(s.points.map((p) => p[0]))];
+    const c = chart(id, "scatter", {
+      scales: { x: s.numeric ? { title: { display: true, text: s.name } }
+                             : { type: "category", labels: categories, title: { display: true, text: s.name } },
+                y: { title: { display: true, text: "best " + d.study.objectives[0] } } },
+    });
+    c.data.datasets = [{ data: s.points.map(([x, y]) => ({ x, y })), backgroundColor: "rgba(31,119,180,0.4)", pointRadius: 2 }];
+    c.update("none");
+  });
+}
+
+function tables(d) {
+  const r = d.study.resource;
+  fillTable("running-table", ["trial", "last " + r, "last value", "since its last report", "nodes"],
+    d.running.map((t) => [[t.trial], [num(t.last_step), "number"], [num(t.last_value), "number"],
+                          [t.since_s === null ? "" : `${t.since_s.toFixed(1)} s`, "number"], [t.nodes]]));
+  document.querySelector("#running h2").textContent =
+    `Running trials (${d.running_total}${d.running_total > d.running.length ? `, the first ${d.running.length} shown` : ""})`;
+  document.getElementById("best-title").textContent = d.study.objectives.length > 1 ? "Pareto front" : "Best trials";
+  if (d.study.objectives.length > 1)
+    fillTable("best-table", ["trial"].concat(d.study.objectives),
+      d.front.map((f) => [[f.trial]].concat(f.values.map((v) => [num(v), "number"]))));
+  else
+    fillTable("best-table", ["trial", "status", d.study.objectives[0], "at " + r, "reports", "configuration"],
+      d.best_trials.map((t) => [[t.trial], [t.status], [num(t.value), "number"], [num(t.step), "number"],
+                                [t.reports, "number"], [configText(t.config)]]));
+  fillTable("failures-table", ["trial", "retries", "ended (s into the study)", "error"],
+    d.failures.map((f) => [[f.trial], [f.retries, "number"], [num(f.end_s, 4), "number"], [f.error, "error"]]));
+}
+
+function sampled(d) {
+  const s = d.sampled;
+  document.getElementById("sampled").textContent = s.trials > s.curves
+    ? `This study has ${s.trials} trials and ${d.counts.reports} reports: the curves of ${s.curves} trials are drawn ` +
+      `(the best, the running ones and a fixed sample), at most ${s.points} points each; parallel coordinates ` +
+      `show ${Math.min(s.parallel, s.trials)} trials and each slice ${Math.min(s.slices, s.trials)}; counts, ` +
+      "best values and tables use every trial."
+    : "";
+}
+
+function draw(d) {
+  latest = d;
+  summary(d);
+  filters(d);
+  sampled(d);
+  best(d);
+  curves(d);
+  bars("chart-rungs", Object.keys(d.rungs), Object.values(d.rungs), false, "rung");
+  bars("chart-importance", d.importance.map((p) => p[0]), d.importance.map((p) => p[1]), true, "share");
+  parallel(d);
+  slices(d);
+  tables(d);
+  if (!document.documentElement.dataset.firstDrawMs)
+    document.documentElement.dataset.firstDrawMs = String(Math.round(performance.now()));
+}
+
+function show(d) {
+  const banner = document.getElementById("banner");
+  banner.hidden = d.ok !== false;
+  banner.textContent = d.ok === false ? "The results file cannot be read now: " + d.error +
+    (d.study ? " (the page shows what was read before)" : "") : "";
+  if (d.study) draw(d);
+  const ago = d.written_s_ago;
+  document.getElementById("freshness").textContent = `updated ${new Date().toLocaleTimeString()}` +
+    (ago !== null && ago !== undefined ? `; the writer last flushed ${ago.toFixed(0)} s ago` : "") +
+    (d.read_s !== undefined ? `; read in ${d.read_s.toFixed(2)} s` : "");
+}
+
+async function poll() {
+  try {
+    const response = await fetch(`data?token=${encodeURIComponent(token)}&since=${version}`, { cache: "no-store" });
+    if (!response.ok) throw new Error(`the dashboard answered ${response.status}`);
+    const d = await response.json();
+    if (!d.unchanged) {
+      version = d.version;
+      show(d);
+    }
+  } catch (error) {
+    const banner = document.getElementById("banner");
+    banner.hidden = false;
+    banner.textContent = "The dashboard server cannot be reached: " + error.message + " (trying again)";
+  }
+  setTimeout(poll, 1000);
+}
+
+document.addEventListener("DOMContentLoaded", poll);

@@ -1,0 +1,414 @@
+"""The reader of `slurmtune dashboard` (doc/dashboard.md): a child process of the server,
+the only one that opens the results file, so that a damaged file (a SIGSEGV or SIGBUS
+inside HDF5, as `slurmtune status` ends on) ends this process and not the server, which
+says so on the page and starts a new reader.
+
+It reads the file under SWMR as the writer flushes it, and incrementally: the reports
+(`/metrics`, append-only) only from the row it last read, into compact arrays (a trial,
+a step and each objective per report: 10 million reports hold about 120 MB); the trials
+(`/trials`) from the first one still open (pending, running or paused: earlier rows no
+longer change). A file replaced under the same name (another inode) is opened afresh.
+
+Protocol: each line "snapshot" on stdin is answered by one JSON line on stdout: the
+snapshot (below, `"ok": true`) or `{"ok": false, "error": ...}`; stdin's end ends it.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+
+import h5py
+import numpy as np
+import pandas as pd
+
+from slurmtune.study import FORMAT, SCHEMA_VERSION, _absent_where_inactive, _decode_frame, _text
+
+CURVES = 250           # trials whose learning curves are sent: best, running, a fixed sample
+CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
+PARALLEL = 1000        # trials drawn in parallel coordinates
+SLICE_POINTS = 2000    # trials per parameter slice
+BLOCK = 1 << 20        # reports read per HDF5 call
+OPEN = ("pending", "running", "paused")
+# Fields of /trials read at every update (the error text only for the failures shown).
+TRIAL_FIELDS = ("id", "status", "rung", "retries", "start_time", "end_time", "last_step",
+                "last_value", "best_value", "best_step", "reports", "nodes")
+
+
+def _finite(value):
+    """A float for JSON, None where it is NaN or infinite (JSON has neither)."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _plain(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return _finite(value)
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    return str(value)
+
+
+def _sample_key(ids):
+    """A fixed pseudo-random order of trial ids (Knuth's multiplicative hash), so the
+    sampled trials stay the same from one update to the next."""
+    return (np.asarray(ids, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(1 << 32)
+
+
+class Reports:
+    """Every report read so far, as arrays: trial, step, arrival time, each objective."""
+
+    def __init__(self, objectives):
+        self.objectives = objectives
+        self.size = 0
+        self.trial = np.empty(0, np.uint32)
+        self.step = np.empty(0, np.float32)
+        self.values = [np.empty(0, np.float32) for _ in objectives]
+        self.last_time = np.full(0, np.nan)            # by trial id
+        self.last_values = [np.full(0, np.nan) for _ in objectives]  # by trial id
+
+    def _grow_trials(self, count):
+        if count > len(self.last_time):
+            extra = count - len(self.last_time) + 1024
+            self.last_time = np.concatenate([self.last_time, np.full(extra, np.nan)])
+            self.last_values = [np.concatenate([v, np.full(extra, np.nan)]) for v in self.last_values]
+
+    def append(self, block):
+        trial = block["trial"].astype(np.uint32)
+        self._grow_trials(int(trial.max()) + 1 if len(trial) else 0)
+        self.trial = np.concatenate([self.trial, trial])
+        self.step = np.concatenate([self.step, block["step"].astype(np.float32)])
+        # The last report of each trial in this block (reports arrive in time order).
+        reversed_trials = trial[::-1]
+        ids, first = np.unique(reversed_trials, return_index=True)
+        self.last_time[ids] = block["time"][::-1][first]
+        for k, name in enumerate(self.objectives):
+            column = block[name]
+            self.values[k] = np.concatenate([self.values[k], column.astype(np.float32)])
+            known = ~np.isnan(column)
+            ids, first = np.unique(trial[known][::-1], return_index=True)
+            self.last_values[k][ids] = column[known][::-1][first]
+        self.size += len(trial)
+
+    def curves(self, ids):
+        """{trial: [[step, value], ...]} of the first objective, at most CURVE_POINTS each."""
+        if not len(ids) or not self.size:
+            return {}
+        mask = np.isin(self.trial, np.asarray(ids, dtype=np.uint32))
+        trial, step, value = self.trial[mask], self.step[mask], self.values[0][mask]
+        order = np.argsort(trial, kind="stable")
+        trial, step, value = trial[order], step[order], value[order]
+        out = {}
+        bounds = np.flatnonzero(np.diff(trial)) + 1
+        for start, end in zip(np.r_[0, bounds], np.r_[bounds, len(trial)]):
+            if end <= start:
+                continue
+            keep = np.unique(np.linspace(start, end - 1, min(CURVE_POINTS, end - start)).astype(int))
+            out[int(trial[start])] = [[_finite(s), _finite(v)] for s, v in zip(step[keep], value[keep])]
+        return out
+
+
+class LiveStudy:
+    """One results file, followed as it grows."""
+
+    def __init__(self, path):
+        self.path = path
+        self._file = None
+        self._identity = None
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+        self._file = None
+
+    def _open(self):
+        self.close()
+        info = os.stat(self.path)
+        self._identity = (info.st_dev, info.st_ino)
+        try:
+            self._file = h5py.File(self.path, "r", swmr=True)
+        except OSError as error:
+            raise ValueError(f"{self.path}: cannot open as a results file (HDF5): {error}") from None
+        attrs = self._file.attrs
+        if _text(attrs.get("format", "")) != FORMAT:
+            raise ValueError(f"{self.path}: an HDF5 file, but not a slurmtune results file")
+        schema = int(attrs["schema_version"])
+        if schema > SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: results-file schema {schema}; this dashboard reads "
+                             f"{SCHEMA_VERSION} and older")
+        self.attrs = {k: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in attrs.items()}
+        self.metric = _text(attrs["metric"])
+        self.objectives = [_text(v) for v in attrs.get("objectives", [self.metric])]
+        self.modes = [_text(v) for v in attrs.get("modes", [_text(attrs["mode"])])]
+        self.constraints = [_text(v) for v in attrs.get("constraints", [])]
+        self.resolved = self._resolved()
+        names = self._file["trials"].dtype.names
+        self.config_columns = [n for n in names if n.startswith("config/")]
+        self.trial_fields = [n for n in TRIAL_FIELDS if n in names] + self.config_columns + \
+            [n for n in names if n.startswith("active/") or n == "feasible"]
+        self.reports = Reports(self.objectives)
+        self.trials = pd.DataFrame()
+        self.first_open = 0
+        self.sessions = 0
+        self._importance = (None, [])
+
+    def _resolved(self):
+        try:
+            import tomllib
+            return tomllib.loads(self.attrs.get("resolved_study", ""))
+        except (ImportError, ValueError):
+            return {}
+
+    def _replaced(self):
+        info = os.stat(self.path)
+        return (info.st_dev, info.st_ino) != self._identity
+
+    def update(self):
+        """Reads what the writer committed since the last update."""
+        if self._file is None or self._replaced():
+            self._open()
+        commit = self._file["commit"]
+        commit.refresh()
+        committed = {n: int(commit[0][n]) for n in commit.dtype.names if n != "time"}
+        self.commit_time = float(commit[0]["time"]) if "time" in commit.dtype.names else float("nan")
+        metrics = self._file["metrics"]
+        metrics.refresh()
+        end = min(committed["metrics"], metrics.shape[0])
+        fields = ["trial", "step", "time"] + self.objectives
+        while self.reports.size < end:
+            stop = min(end, self.reports.size + BLOCK)
+            self.reports.append(metrics.fields(fields)[self.reports.size:stop])
+        trials = self._file["trials"]
+        trials.refresh()
+        count = min(committed["trials"], trials.shape[0])
+        if count > self.first_open or len(self.trials) > self.first_open:
+            fresh = _absent_where_inactive(_decode_frame(trials.fields(self.trial_fields)[self.first_open:count]))
+            fresh.index = range(self.first_open, self.first_open + len(fresh))
+            self.trials = pd.concat([self.trials.iloc[:self.first_open], fresh]) if len(self.trials) else fresh
+            still_open = np.flatnonzero(self.trials["status"].astype(str).isin(OPEN).to_numpy())
+            self.first_open = int(still_open[0]) if len(still_open) else len(self.trials)
+        sessions = self._file["sessions"]
+        sessions.refresh()
+        self.sessions = min(committed.get("sessions", sessions.shape[0]), sessions.shape[0])
+
+    # --- the snapshot ------------------------------------------------------------------
+
+    def _signs(self):
+        return np.array([-1.0 if m == "max" else 1.0 for m in self.modes])
+
+    def _feasible(self):
+        t = self.trials
+        return t["feasible"].astype(bool).to_numpy() if "feasible" in t else np.ones(len(t), bool)
+
+    def _config(self, row):
+        return {c[len("config/"):]: _plain(row[c]) for c in self.config_columns
+                if _plain(row[c]) is not None}
+
+    def _ranked(self):
+        """Trial ids with a best value, best first (feasible ones only)."""
+        t = self.trials
+        value = t["best_value"].to_numpy(dtype=float) * self._signs()[0]
+        usable = np.isfinite(value) & self._feasible()
+        ids = t.index.to_numpy()[usable]
+        return ids[np.argsort(value[usable], kind="stable")]
+
+    def _front(self):
+        """Completed feasible trials no other beats on every objective, and a sample of
+        every completed trial's first two objectives."""
+        t = self.trials
+        ids = t.index.to_numpy()
+        done = (t["status"].astype(str) == "completed").to_numpy() & self._feasible()
+        values = np.stack([lv[:len(t)] if len(lv) >= len(t) else np.r_[lv, np.full(len(t) - len(lv), np.nan)]
+                           for lv in self.reports.last_values], axis=1) if len(t) else np.empty((0, len(self.objectives)))
+        usable = done & np.isfinite(values).all(axis=1)
+        points, point_ids = values[usable] * self._signs(), ids[usable]
+        order = np.lexsort(points.T[::-1])
+        front = []
+        for i in order:  # sorted by the first objective: a point is dominated only by earlier ones
+            p = points[i]
+            if not any((points[j] <= p).all() and (points[j] != p).any() for j in front):
+                front.append(i)
+        shown = point_ids[np.argsort(_sample_key(point_ids))][:SLICE_POINTS]
+        index = {int(i): n for n, i in enumerate(point_ids)}
+        return ([{"trial": int(point_ids[i]), "values": [_finite(v) for v in values[usable][i]]}
+                 for i in sorted(front, key=lambda i: points[i][0])],
+                [[int(i)] + [_finite(v) for v in values[usable][index[int(i)]][:2]] for i in shown])
+
+    def _best_trace(self):
+        """The best value so far of the first objective, at each report that improved it."""
+        r = self.reports
+        if not r.size:
+            return []
+        signed = r.values[0].astype(float) * self._signs()[0]
+        signed = np.where(np.isnan(signed), np.inf, signed)
+        running = np.minimum.accumulate(signed)
+        better = np.flatnonzero(np.r_[running[0] < np.inf, running[1:] < running[:-1]])
+        return [[int(r.trial[i]), _finite(running[i] * self._signs()[0])] for i in better[-2000:]]
+
+    def _curve_ids(self, ranked):
+        t = self.trials
+        running = t.index.to_numpy()[(t["status"].astype(str) == "running").to_numpy()]
+        ids = list(dict.fromkeys([int(i) for i in ranked[:CURVES // 4]] + [int(i) for i in running[:CURVES // 4]]))
+        rest = t.index.to_numpy()
+        rest = rest[np.argsort(_sample_key(rest), kind="stable")]
+        for i in rest:
+            if len(ids) >= CURVES:
+                break
+            if int(i) not in ids:
+                ids.append(int(i))
+        return ids
+
+    def _parallel(self, ranked):
+        t = self.trials
+        ids = list(dict.fromkeys([int(i) for i in ranked[:PARALLEL // 4]] +
+                                 [int(i) for i in t.index.to_numpy()[np.argsort(_sample_key(t.index.to_numpy()))]
+                                  if np.isfinite(t.at[i, "best_value"])][:PARALLEL]))[:PARALLEL]
+        axes = []
+        for column in self.config_columns:
+            values = t[column]
+            axis = {"name": column[len("config/"):]}
+            if values.dtype.kind in "fiu":
+                numbers = values.to_numpy(dtype=float)
+                known = numbers[np.isfinite(numbers)]
+                low, high = (float(known.min()), float(known.max())) if len(known) else (0.0, 1.0)
+                axis["log"] = bool(low > 0 and high / low > 100)
+                if axis["log"]:
+                    low, high = math.log10(low), math.log10(high)
+                axis.update(low=low, high=high)
+            else:
+                axis["categories"] = [str(c) for c in pd.unique(values.dropna().astype(str))][:50]
+            axes.append(axis)
+        lines = []
+        for i in ids:
+            row = t.loc[i]
+            coords = []
+            for axis, column in zip(axes, self.config_columns):
+                value = row[column]
+                if value is None or (isinstance(value, float) and math.isnan(value)):
+                    coords.append(None)
+                elif "categories" in axis:
+                    cats = axis["categories"]
+                    coords.append(cats.index(str(value)) / max(len(cats) - 1, 1) if str(value) in cats else None)
+                else:
+                    x = math.log10(value) if axis["log"] else float(value)
+                    span = axis["high"] - axis["low"]
+                    coords.append((x - axis["low"]) / span if span > 0 else 0.5)
+            lines.append({"trial": i, "value": _finite(row["best_value"]), "coords": coords})
+        return {"axes": axes, "lines": lines}
+
+    def _slices(self):
+        t = self.trials
+        done = t[np.isfinite(t["best_value"].to_numpy(dtype=float))]
+        done = done.iloc[np.argsort(_sample_key(done.index.to_numpy()), kind="stable")[:SLICE_POINTS]]
+        out = []
+        for column in self.config_columns:
+            values = done[column]
+            numeric = values.dtype.kind in "fiu"
+            out.append({"name": column[len("config/"):], "numeric": bool(numeric),
+                        "points": [[_plain(x) if numeric else str(x), _finite(y)]
+                                   for x, y in zip(values, done["best_value"]) if _plain(x) is not None]})
+        return out
+
+    def _importance_now(self):
+        """First-order fANOVA shares (plots.importance), again only when trials ended."""
+        ended = int((~self.trials["status"].astype(str).isin(OPEN)).sum()) if len(self.trials) else 0
+        if self._importance[0] != ended:
+            from slurmtune import plots
+
+            class View:  # what plots.importance reads of a Study
+                trials, config_columns = self.trials, self.config_columns
+            shares = plots.importance(View())
+            self._importance = (ended, [[p, _finite(v)] for p, v in zip(shares["parameter"], shares["importance"])])
+        return self._importance[1]
+
+    def _failures(self):
+        t = self.trials
+        failed = t[(t["status"].astype(str) == "failed").to_numpy()]
+        failed = failed.sort_values("end_time", kind="stable").tail(20)
+        if not len(failed):
+            return []
+        errors = self._file["trials"].fields(["error"])[np.sort(failed.index.to_numpy())]
+        text = {int(i): _text(e[0]) for i, e in zip(np.sort(failed.index.to_numpy()), errors)}
+        return [{"trial": int(i), "retries": int(r.retries), "end_s": _finite(r.end_time - self._started()),
+                 "error": text.get(int(i), "")} for i, r in failed.iterrows()][::-1]
+
+    def _started(self):
+        starts = self.trials["start_time"].to_numpy(dtype=float) if len(self.trials) else np.array([])
+        return float(np.nanmin(starts)) if np.isfinite(starts).any() else 0.0
+
+    def snapshot(self):
+        t = self.trials
+        unix = self.attrs.get("clock", "unix") == "unix"
+        now = time.time() if unix else float("nan")
+        status = t["status"].astype(str) if len(t) else pd.Series([], dtype=str)
+        ranked = self._ranked() if len(t) else np.array([], int)
+        several = len(self.objectives) > 1
+        curve_ids = self._curve_ids(ranked) if len(t) else []
+        curves = self.reports.curves(curve_ids)
+        running = t[(status == "running").to_numpy()] if len(t) else t
+        snapshot = {
+            "ok": True,
+            "study": {"name": self.attrs.get("study_name", ""), "objectives": self.objectives,
+                      "modes": self.modes, "constraints": self.constraints,
+                      "resource": self.attrs.get("resource", "step"),
+                      "scheduler": self.resolved.get("scheduler", {}).get("type", "?"),
+                      "sampler": self.attrs.get("sampler", "random"),
+                      "max_trials": self.resolved.get("study", {}).get("max_trials"),
+                      "clock": self.attrs.get("clock", "unix"), "sessions": self.sessions,
+                      "path": os.path.abspath(self.path)},
+            "counts": {"started": len(t), "reports": self.reports.size,
+                       "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
+            "written_s_ago": _finite(now - self.commit_time) if unix else None,
+            "best": None, "best_trials": [], "front": [], "points": [],
+            "trace": self._best_trace() if not several else [],
+            "curves": [{"trial": i, "status": status.iloc[i] if i < len(status) else "?",
+                        "config": self._config(t.loc[i]), "points": curves.get(i, [])} for i in curve_ids],
+            "rungs": {str(int(k)): int(v) for k, v in t["rung"].value_counts().sort_index().items() if k >= 0} if len(t) else {},
+            "running": [{"trial": int(i), "last_step": _finite(r.last_step), "last_value": _finite(r.last_value),
+                         "since_s": _finite(now - self.reports.last_time[i]) if unix and i < len(self.reports.last_time) else None,
+                         "nodes": r.nodes} for i, r in running.iterrows()][:200],
+            "running_total": len(running),
+            "failures": self._failures() if len(t) else [],
+            "parallel": self._parallel(ranked) if len(t) else {"axes": [], "lines": []},
+            "slices": self._slices() if len(t) else [],
+            "importance": self._importance_now() if len(t) else [],
+            "sampled": {"trials": len(t), "curves": len(curve_ids), "points": CURVE_POINTS,
+                        "parallel": PARALLEL, "slices": SLICE_POINTS},
+        }
+        if several:
+            snapshot["front"], snapshot["points"] = self._front() if len(t) else ([], [])
+        for i in ranked[:20]:
+            row = t.loc[i]
+            snapshot["best_trials"].append({"trial": int(i), "status": str(row.status), "value": _finite(row.best_value),
+                                            "step": _finite(row.best_step), "reports": int(row.reports),
+                                            "config": self._config(row)})
+        if len(snapshot["best_trials"]) and not several:
+            snapshot["best"] = snapshot["best_trials"][0]
+        return snapshot
+
+
+def main():
+    study = LiveStudy(sys.argv[1])
+    for line in sys.stdin:
+        if line.strip() != "snapshot":
+            continue
+        started = time.monotonic()
+        try:
+            study.update()
+            reply = study.snapshot()
+        except (OSError, ValueError, KeyError) as error:
+            study.close()  # opened afresh next time: the file may be back by then
+            reply = {"ok": False, "error": str(error) or type(error).__name__}
+        reply["read_s"] = round(time.monotonic() - started, 4)
+        sys.stdout.write(json.dumps(reply, allow_nan=False) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+// `slurmtune dashboard STUDY.h5`: a live page about a results file, served to its owner
+// only (doc/dashboard.md). The server is slurmtune's Python package
+// (share/slurmtune/python/slurmtune/dashboard.py, Tornado; plots drawn in the browser
+// with Chart.js, installed with slurmtune).
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/results/python_module.hpp"
+
+namespace slurmtune::cli {
+
+int dashboard_command(const Args& args) {
+  // Answered here, so that the help (and the man page made from it) needs no Python.
+  constexpr const char* kUsageText =
+      "usage: slurmtune dashboard STUDY.h5 [--bind ADDRESS] [--port N] [--token-file PATH]\n"
+      "                           [--interval SECONDS]\n\n"
+      "Serves a live page about a results file while its study runs (and after): counts,\n"
+      "best so far, learning curves by outcome, rungs, parameter importance, parallel\n"
+      "coordinates, slices, the Pareto front, running trials with their last report,\n"
+      "failures as they happen. It updates without a reload and only reads the file.\n\n"
+      "  --bind ADDRESS      the address to listen on (default 127.0.0.1: this host only)\n"
+      "  --port N            the port (default 0: any free one)\n"
+      "  --token-file PATH   where to keep the token, mode 0600 (default\n"
+      "                      ~/.slurmtune/dashboard-PID.token, removed at exit)\n"
+      "  --interval SECONDS  how often the file is read again (default 1)\n\n"
+      "Every request needs the random token of the URL it prints, also with --bind.\n"
+      "From a login node: ssh -L PORT:127.0.0.1:PORT login; from a compute node:\n"
+      "ssh -J login -L PORT:127.0.0.1:PORT node (doc/slurm.md).\n\n"
+      "The server is slurmtune's Python package: the interpreter is $SLURMTUNE_PYTHON,\n"
+      "else python3, with numpy, h5py, pandas and tornado.\n";
+  for (const auto& arg : args)
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsageText;
+      return kSuccess;
+    }
+  exec_python_module("dashboard", "slurmtune.dashboard", args, "numpy, h5py, pandas and tornado");
+}
+
+}  // namespace slurmtune::cli

@@ -1,0 +1,37 @@
+#include "cli/results/python_module.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+#include "core/error.hpp"
+#include "runtime/this_process.hpp"
+
+namespace slurmtune::cli {
+
+void exec_python_module(const std::string& command, const std::string& module, const Args& args,
+                        const std::string& needs) {
+  const char* chosen = std::getenv("SLURMTUNE_PYTHON");
+  const std::string python = chosen && *chosen ? chosen : "python3";
+  const std::string path = runtime::python_path_with_bundled();
+  if (runtime::bundled_python_dir().empty())
+    std::cerr << "slurmtune " << command
+              << ": slurmtune's Python package is not next to this executable; "
+                 "using PYTHONPATH as it is\n";
+  if (!path.empty()) ::setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<std::string> argv = {python, "-m", module};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (auto& arg : argv)
+    pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  ::execvp(pointers[0], pointers.data());
+  throw Error("cannot run '" + python + "' (" + std::strerror(errno) +
+              "): it needs Python 3.9+ with " + needs + "; set SLURMTUNE_PYTHON to one");
+}
+
+}  // namespace slurmtune::cli
