@@ -45,6 +45,27 @@ cp -r "$prefix/share/slurmtune/examples/numpy-mlp" "$work/study"
 (cd "$work/study" && slurmtune run study.toml --progress-interval 60 2> run.log) || { cat "$work/study/run.log"; fail "example study"; }
 grep -q "summary: running 0.*12/12 started" "$work/study/run.log" || fail "example study summary"
 
+# The installed dashboard serves the installed page and Chart.js about that study.
+if [ -f "$prefix/share/slurmtune/dashboard/chart.min.js" ]; then
+  if [ -d "$prefix/share/man/man1" ]; then man -w slurmtune-dashboard > /dev/null || fail "man slurmtune-dashboard"; fi
+  SLURMTUNE_PYTHON=/usr/bin/python3 slurmtune dashboard "$work/study/numpy-mlp.h5" --token-file "$work/dashboard.token" \
+    > "$work/dashboard.out" 2>&1 &
+  dashboard=$!
+  for _ in $(seq 100); do grep -q "token=" "$work/dashboard.out" && break; sleep 0.2; done
+  url=$(grep -o 'http://[^ ]*' "$work/dashboard.out") || { kill "$dashboard"; fail "dashboard: $(cat "$work/dashboard.out")"; }
+  /usr/bin/python3 - "$url" "$prefix/share/slurmtune/dashboard/chart.min.js" <<'PY' || { kill "$dashboard"; fail "installed dashboard"; }
+import sys, urllib.request
+url, chart = sys.argv[1], sys.argv[2]
+base, query = url.split("?")
+page = urllib.request.urlopen(url, timeout=30).read().decode()
+served = urllib.request.urlopen(base + "chart.js?" + query, timeout=30).read()
+assert "app.js?token=" in page, page[:300]
+assert served == open(chart, "rb").read(), "the dashboard served another Chart.js"
+PY
+  kill "$dashboard"; wait "$dashboard" || true
+  [ ! -e "$work/dashboard.token" ] || fail "the dashboard's token file outlived it"
+fi
+
 # Trial programs built outside the tree, run as trials of an installed slurmtune.
 run_trial_program() {  # run_trial_program NAME PROGRAM
   mkdir -p "$work/$1"

@@ -201,6 +201,8 @@ def chart_js():
 
 def token_file_path(given):
     if given:
+        folder = os.path.dirname(os.path.abspath(given))
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         return given
     folder = os.path.join(os.path.expanduser("~"), ".slurmtune")
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -209,6 +211,17 @@ def token_file_path(given):
 
 
 def write_token(path, token):
+    """A fresh 0600 file. A regular file of this user left there (a dashboard that was
+    killed) is replaced; anything else (a link, another user's file) is refused."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None:
+        import stat
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            raise OSError(f"{path} exists and is not a regular file of yours")
+        os.unlink(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(token + "\n")
@@ -222,8 +235,9 @@ def main(argv=None):
     parser.add_argument("--token-file", default="")
     parser.add_argument("--interval", type=float, default=1.0)
     args = parser.parse_args(argv)
-    if not os.path.isfile(args.study):
-        raise SystemExit(f"slurmtune dashboard: {args.study}: no such results file")
+    if not os.path.exists(args.study):  # a job that has not written it yet: the page waits
+        print(f"slurmtune dashboard: {args.study} does not exist yet; the page shows it once it does",
+              file=sys.stderr)
     if not 0.1 <= args.interval <= 3600:
         raise SystemExit("slurmtune dashboard: --interval must be from 0.1 to 3600 seconds")
     token = secrets.token_hex(32)

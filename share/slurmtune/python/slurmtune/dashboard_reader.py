@@ -62,7 +62,8 @@ def _sample_key(ids):
 
 
 class Reports:
-    """Every report read so far, as arrays: trial, step, arrival time, each objective."""
+    """Every report read so far, as arrays: trial, step and each objective (float32, which
+    a plot needs), with the last report's time and objective values of each trial."""
 
     def __init__(self, objectives):
         self.objectives = objectives
@@ -72,36 +73,59 @@ class Reports:
         self.values = [np.empty(0, np.float32) for _ in objectives]
         self.last_time = np.full(0, np.nan)            # by trial id
         self.last_values = [np.full(0, np.nan) for _ in objectives]  # by trial id
+        self.best = (np.inf, [])  # the best signed first objective so far, and its improvements
 
-    def _grow_trials(self, count):
-        if count > len(self.last_time):
-            extra = count - len(self.last_time) + 1024
-            self.last_time = np.concatenate([self.last_time, np.full(extra, np.nan)])
-            self.last_values = [np.concatenate([v, np.full(extra, np.nan)]) for v in self.last_values]
+    def reserve(self, rows, trials):
+        """Room for `rows` reports and `trials` trials (doubling, so appends stay linear)."""
+        if rows > len(self.trial):
+            size = max(rows, 2 * len(self.trial))
+            grow = lambda a: np.concatenate([a[:self.size], np.empty(size - self.size, a.dtype)])  # noqa: E731
+            self.trial, self.step = grow(self.trial), grow(self.step)
+            self.values = [grow(v) for v in self.values]
+        if trials > len(self.last_time):
+            size = max(trials, 2 * len(self.last_time))
+            grow = lambda a: np.concatenate([a, np.full(size - len(a), np.nan)])  # noqa: E731
+            self.last_time = grow(self.last_time)
+            self.last_values = [grow(v) for v in self.last_values]
 
-    def append(self, block):
+    def append(self, block, sign):
+        """Reports in arrival order; `sign` makes the first objective one to minimise."""
+        n = len(block)
         trial = block["trial"].astype(np.uint32)
-        self._grow_trials(int(trial.max()) + 1 if len(trial) else 0)
-        self.trial = np.concatenate([self.trial, trial])
-        self.step = np.concatenate([self.step, block["step"].astype(np.float32)])
-        # The last report of each trial in this block (reports arrive in time order).
-        reversed_trials = trial[::-1]
-        ids, first = np.unique(reversed_trials, return_index=True)
-        self.last_time[ids] = block["time"][::-1][first]
+        self.reserve(self.size + n, int(trial.max()) + 1 if n else 0)
+        rows = slice(self.size, self.size + n)
+        self.trial[rows], self.step[rows] = trial, block["step"]
+        # The last report of each trial in this block: a hash-based drop of duplicates,
+        # O(n), where a sort (np.unique) took most of a first read of 10 million reports.
+        last = pd.Series(trial).drop_duplicates(keep="last").index.to_numpy()
+        self.last_time[trial[last]] = block["time"][last]
         for k, name in enumerate(self.objectives):
             column = block[name]
-            self.values[k] = np.concatenate([self.values[k], column.astype(np.float32)])
-            known = ~np.isnan(column)
-            ids, first = np.unique(trial[known][::-1], return_index=True)
-            self.last_values[k][ids] = column[known][::-1][first]
-        self.size += len(trial)
+            self.values[k][rows] = column
+            if len(self.objectives) == 1:
+                continue  # last values make the Pareto front of several objectives
+            known = np.flatnonzero(~np.isnan(column))
+            last = known[pd.Series(trial[known]).drop_duplicates(keep="last").index.to_numpy()]
+            self.last_values[k][trial[last]] = column[last]
+        self._improve(trial, block[self.objectives[0]] * sign, sign)
+        self.size += n
+
+    def _improve(self, trial, signed, sign):
+        """Extends the best-so-far trace with the reports of a block that improved it."""
+        best, trace = self.best
+        signed = np.where(np.isnan(signed), np.inf, signed)
+        running = np.minimum.accumulate(np.r_[best, signed])
+        better = np.flatnonzero(running[1:] < running[:-1])
+        trace.extend([int(trial[i]), _finite(running[i + 1] * sign)] for i in better)
+        self.best = (float(running[-1]), trace[-2000:])
 
     def curves(self, ids):
         """{trial: [[step, value], ...]} of the first objective, at most CURVE_POINTS each."""
         if not len(ids) or not self.size:
             return {}
-        mask = np.isin(self.trial, np.asarray(ids, dtype=np.uint32))
-        trial, step, value = self.trial[mask], self.step[mask], self.values[0][mask]
+        mask = np.isin(self.trial[:self.size], np.asarray(ids, dtype=np.uint32))
+        n = self.size
+        trial, step, value = self.trial[:n][mask], self.step[:n][mask], self.values[0][:n][mask]
         order = np.argsort(trial, kind="stable")
         trial, step, value = trial[order], step[order], value[order]
         out = {}
@@ -181,9 +205,11 @@ class LiveStudy:
         metrics.refresh()
         end = min(committed["metrics"], metrics.shape[0])
         fields = ["trial", "step", "time"] + self.objectives
+        sign = self._signs()[0]
+        self.reports.reserve(end, 0)
         while self.reports.size < end:
             stop = min(end, self.reports.size + BLOCK)
-            self.reports.append(metrics.fields(fields)[self.reports.size:stop])
+            self.reports.append(metrics.fields(fields)[self.reports.size:stop], sign)
         trials = self._file["trials"]
         trials.refresh()
         count = min(committed["trials"], trials.shape[0])
@@ -240,17 +266,6 @@ class LiveStudy:
                  for i in sorted(front, key=lambda i: points[i][0])],
                 [[int(i)] + [_finite(v) for v in values[usable][index[int(i)]][:2]] for i in shown])
 
-    def _best_trace(self):
-        """The best value so far of the first objective, at each report that improved it."""
-        r = self.reports
-        if not r.size:
-            return []
-        signed = r.values[0].astype(float) * self._signs()[0]
-        signed = np.where(np.isnan(signed), np.inf, signed)
-        running = np.minimum.accumulate(signed)
-        better = np.flatnonzero(np.r_[running[0] < np.inf, running[1:] < running[:-1]])
-        return [[int(r.trial[i]), _finite(running[i] * self._signs()[0])] for i in better[-2000:]]
-
     def _curve_ids(self, ranked):
         t = self.trials
         running = t.index.to_numpy()[(t["status"].astype(str) == "running").to_numpy()]
@@ -265,11 +280,16 @@ class LiveStudy:
         return ids
 
     def _parallel(self, ranked):
+        """Each drawn trial's parameters on axes from 0 (the lowest value) to 1 (the
+        highest; log where it spans over 100x; categories evenly), None where absent."""
         t = self.trials
-        ids = list(dict.fromkeys([int(i) for i in ranked[:PARALLEL // 4]] +
-                                 [int(i) for i in t.index.to_numpy()[np.argsort(_sample_key(t.index.to_numpy()))]
-                                  if np.isfinite(t.at[i, "best_value"])][:PARALLEL]))[:PARALLEL]
-        axes = []
+        ids = t.index.to_numpy()
+        scored = ids[np.isfinite(t["best_value"].to_numpy(dtype=float))]
+        sample = scored[np.argsort(_sample_key(scored), kind="stable")]
+        chosen = np.array(list(dict.fromkeys([int(i) for i in ranked[:PARALLEL // 4]] +
+                                             [int(i) for i in sample[:PARALLEL]]))[:PARALLEL], dtype=int)
+        rows = t.loc[chosen] if len(chosen) else t.iloc[:0]
+        axes, columns = [], []
         for column in self.config_columns:
             values = t[column]
             axis = {"name": column[len("config/"):]}
@@ -278,28 +298,27 @@ class LiveStudy:
                 known = numbers[np.isfinite(numbers)]
                 low, high = (float(known.min()), float(known.max())) if len(known) else (0.0, 1.0)
                 axis["log"] = bool(low > 0 and high / low > 100)
+                chosen_values = rows[column].to_numpy(dtype=float)
                 if axis["log"]:
                     low, high = math.log10(low), math.log10(high)
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        chosen_values = np.log10(chosen_values)
                 axis.update(low=low, high=high)
+                span = high - low
+                coords = (chosen_values - low) / span if span > 0 else np.where(np.isnan(chosen_values), np.nan, 0.5)
             else:
-                axis["categories"] = [str(c) for c in pd.unique(values.dropna().astype(str))][:50]
+                categories = [str(c) for c in pd.unique(values.dropna().astype(str))][:50]
+                axis["categories"] = categories
+                position = {c: i / max(len(categories) - 1, 1) for i, c in enumerate(categories)}
+                coords = np.array([position.get(str(v), np.nan) if v is not None and v == v else np.nan
+                                   for v in rows[column]], dtype=float)
             axes.append(axis)
-        lines = []
-        for i in ids:
-            row = t.loc[i]
-            coords = []
-            for axis, column in zip(axes, self.config_columns):
-                value = row[column]
-                if value is None or (isinstance(value, float) and math.isnan(value)):
-                    coords.append(None)
-                elif "categories" in axis:
-                    cats = axis["categories"]
-                    coords.append(cats.index(str(value)) / max(len(cats) - 1, 1) if str(value) in cats else None)
-                else:
-                    x = math.log10(value) if axis["log"] else float(value)
-                    span = axis["high"] - axis["low"]
-                    coords.append((x - axis["low"]) / span if span > 0 else 0.5)
-            lines.append({"trial": i, "value": _finite(row["best_value"]), "coords": coords})
+            columns.append(coords)
+        matrix = np.stack(columns, axis=1) if columns else np.empty((len(rows), 0))
+        matrix = np.round(matrix, 4)
+        lines = [{"trial": int(i), "value": _finite(v),
+                  "coords": [None if math.isnan(x) else x for x in row]}
+                 for i, v, row in zip(chosen, rows["best_value"].to_numpy(dtype=float), matrix.tolist())]
         return {"axes": axes, "lines": lines}
 
     def _slices(self):
@@ -366,7 +385,7 @@ class LiveStudy:
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
             "written_s_ago": _finite(now - self.commit_time) if unix else None,
             "best": None, "best_trials": [], "front": [], "points": [],
-            "trace": self._best_trace() if not several else [],
+            "trace": self.reports.best[1] if not several else [],
             "curves": [{"trial": i, "status": status.iloc[i] if i < len(status) else "?",
                         "config": self._config(t.loc[i]), "points": curves.get(i, [])} for i in curve_ids],
             "rungs": {str(int(k)): int(v) for k, v in t["rung"].value_counts().sort_index().items() if k >= 0} if len(t) else {},
