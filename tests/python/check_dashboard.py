@@ -320,9 +320,10 @@ def take_screenshot(slurmtune, chrome, workdir, png):
     browser = Browser(chrome, workdir)
     try:
         browser.call("Page.navigate", url=base + "?token=" + token)
-        wait_for(lambda: len(re.findall(r"\d+", state(browser)["outcome"])) >= 2 and
-                 "completed" in state(browser)["outcome"], 600, "completed trials")
-        time.sleep(8)
+        # While it runs, with a few trials on the front.
+        wait_for(lambda: re.search(r"completed ([3-9]|\d\d)", state(browser)["outcome"]) and
+                 "running" in state(browser)["outcome"], 600, "completed and running trials")
+        time.sleep(2)
         browser.screenshot(png)
     finally:
         browser.close()

@@ -231,13 +231,15 @@ def scenario_gpus(runner, args):
     print("gpus: " + "; ".join(results))
 
 
-def study_processes(token_file):
-    """PIDs of processes started for the study whose token file is `token_file`."""
+def study_processes(trials_dir):
+    """PIDs of processes started for the study whose folder is `trials_dir`: their
+    credential (SLURMTUNE_TOKEN_FILE) lies in its credentials/ folder."""
+    prefix = b"SLURMTUNE_TOKEN_FILE=" + os.path.join(trials_dir, "credentials").encode() + b"/"
     pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open("/proc/%s/environ" % pid, "rb") as f:
-                if b"SLURMTUNE_TOKEN_FILE=" + token_file.encode() in f.read().split(b"\0"):
+                if any(entry.startswith(prefix) for entry in f.read().split(b"\0")):
                     pids.append(int(pid))
         except OSError:
             continue
@@ -262,21 +264,21 @@ def scenario_groups_orphaned(runner, args):
                             % ", ".join('"%s"' % p for p in program))
         study = runner.write(name + ".toml", text)
         handle = runner.start(study, os.path.join(runner.workdir, name + ".h5"), extra=["--slots", "6"])
-        token = os.path.join(runner.workdir, name + ".trials", "token")
+        trials_dir = os.path.join(runner.workdir, name + ".trials")
         # mpirun and its 6 ranks are up, and both trials have started (the log is shared by
         # both studies, so its progress lines do not tell).
         # The third group (1.2) has connected too, and gets no trial: it waits for one.
-        wait_for(lambda: len(study_processes(token)) >= 7 and
+        wait_for(lambda: len(study_processes(trials_dir)) >= 7 and
                  os.path.isdir(os.path.join(runner.workdir, name + ".trials", "trial-1")) and
                  read(handle[2]).count("trial group 1.2 ready") == index + 1,
                  120, "the %s groups at work, one of them idle" % name)
-        ranks = study_processes(token)
+        ranks = study_processes(trials_dir)
         handle[1].kill()
         handle[1].wait()
         started = time.time()
-        wait_for(lambda: not study_processes(token), 60,
+        wait_for(lambda: not study_processes(trials_dir), 60,
                  "the %s ranks to exit after the coordinator's SIGKILL (left: %s)"
-                 % (name, study_processes(token)))
+                 % (name, study_processes(trials_dir)))
         outcomes.append("%s: %d process(es) ended %.1f s after the SIGKILL"
                         % (name, len(ranks), time.time() - started))
     print("groups-orphaned: " + "; ".join(outcomes))

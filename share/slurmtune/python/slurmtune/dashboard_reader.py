@@ -30,6 +30,7 @@ CURVES = 250           # trials whose learning curves are sent: best, running, a
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
 PARALLEL = 1000        # trials drawn in parallel coordinates
 SLICE_POINTS = 2000    # trials per parameter slice
+DECISIONS = 100        # the latest scheduler decisions shown
 BLOCK = 1 << 20        # reports read per HDF5 call
 OPEN = ("pending", "running", "paused")
 # Fields of /trials read at every update (the error text only for the failures shown).
@@ -179,7 +180,12 @@ class LiveStudy:
         self.reports = Reports(self.objectives)
         self.trials = pd.DataFrame()
         self.first_open = 0
-        self.sessions = 0
+        self.sessions = []
+        self.events_read, self.decisions, self.decided = 0, [], 0
+        kinds = h5py.check_enum_dtype(self._file["events"].dtype["kind"]) or {}
+        self.kind_names = np.array(["?"] * 256, dtype=object)
+        for name, value in kinds.items():
+            self.kind_names[value] = name
         self._importance = (None, [])
 
     def _resolved(self):
@@ -219,9 +225,36 @@ class LiveStudy:
             self.trials = pd.concat([self.trials.iloc[:self.first_open], fresh]) if len(self.trials) else fresh
             still_open = np.flatnonzero(self.trials["status"].astype(str).isin(OPEN).to_numpy())
             self.first_open = int(still_open[0]) if len(still_open) else len(self.trials)
+        self._read_events(committed)
         sessions = self._file["sessions"]
         sessions.refresh()
-        self.sessions = min(committed.get("sessions", sessions.shape[0]), sessions.shape[0])
+        rows = sessions[:min(committed.get("sessions", sessions.shape[0]), sessions.shape[0])]
+        self.sessions = [{"started": float(r["started"]), "host": _text(r["host"]),
+                          "slurm_job_id": _text(r["slurm_job_id"]), "version": _text(r["version"])}
+                         for r in rows]
+
+    def _read_events(self, committed):
+        """Keeps the latest decisions: stops and pauses, and a continue granted by a
+        learning-curve prediction (as `html` lists them)."""
+        events = self._file["events"]
+        events.refresh()
+        end = min(committed["events"], events.shape[0])
+        while self.events_read < end:
+            stop = min(end, self.events_read + BLOCK)
+            block = events[self.events_read:stop]
+            kind = self.kind_names[block["kind"].astype(np.intp)].astype(str)
+            decided = np.isin(kind, ["stop", "pause"]) | ((kind == "continue") & np.isfinite(block["predicted_mean"]))
+            self.decided += int(decided.sum())
+            for row, name in zip(block[decided][-DECISIONS:], kind[decided][-DECISIONS:]):
+                self.decisions.append({"time": float(row["time"]), "trial": int(row["trial"]), "kind": str(name),
+                                       "rung": int(row["rung"]), "step": _finite(row["step"]),
+                                       "milestone": _finite(row["milestone"]), "value": _finite(row["value"]),
+                                       "cutoff": _finite(row["cutoff"]),
+                                       "predicted": _finite(row["predicted_mean"]),
+                                       "low": _finite(row["predicted_lower"]), "high": _finite(row["predicted_upper"]),
+                                       "at": _finite(row["predicted_at"])})
+            self.decisions = self.decisions[-DECISIONS:]
+            self.events_read = stop
 
     # --- the snapshot ------------------------------------------------------------------
 
@@ -347,14 +380,16 @@ class LiveStudy:
         return self._importance[1]
 
     def _failures(self):
+        """The latest 20 trials that failed or were retried, with the end of their error."""
         t = self.trials
-        failed = t[(t["status"].astype(str) == "failed").to_numpy()]
-        failed = failed.sort_values("end_time", kind="stable").tail(20)
+        failed = t[((t["status"].astype(str) == "failed") | (t["retries"] > 0)).to_numpy()]
+        failed = failed.assign(at=failed["end_time"].fillna(failed["start_time"])).sort_values("at", kind="stable").tail(20)
         if not len(failed):
             return []
         errors = self._file["trials"].fields(["error"])[np.sort(failed.index.to_numpy())]
         text = {int(i): _text(e[0]) for i, e in zip(np.sort(failed.index.to_numpy()), errors)}
-        return [{"trial": int(i), "retries": int(r.retries), "end_s": _finite(r.end_time - self._started()),
+        return [{"trial": int(i), "status": str(r.status), "retries": int(r.retries),
+                 "end_s": _finite(r.end_time - self._started()),
                  "error": text.get(int(i), "")} for i, r in failed.iterrows()][::-1]
 
     def _started(self):
@@ -379,7 +414,7 @@ class LiveStudy:
                       "scheduler": self.resolved.get("scheduler", {}).get("type", "?"),
                       "sampler": self.attrs.get("sampler", "random"),
                       "max_trials": self.resolved.get("study", {}).get("max_trials"),
-                      "clock": self.attrs.get("clock", "unix"), "sessions": self.sessions,
+                      "clock": self.attrs.get("clock", "unix"), "sessions": len(self.sessions),
                       "path": os.path.abspath(self.path)},
             "counts": {"started": len(t), "reports": self.reports.size,
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
@@ -394,6 +429,14 @@ class LiveStudy:
                          "nodes": r.nodes} for i, r in running.iterrows()][:200],
             "running_total": len(running),
             "failures": self._failures() if len(t) else [],
+            "decisions": [dict(d, time_s=_finite(d.pop("time") - self._started())) for d in
+                          [dict(x) for x in self.decisions]],
+            "decided": self.decided,
+            "slurm": {"sessions": self.sessions, "host": self.attrs.get("host", ""),
+                      "job": self.attrs.get("slurm_job_id", ""),
+                      "nodes": [[str(n), int(c)] for n, c in
+                                t["nodes"].replace("", np.nan).dropna().value_counts().head(30).items()] if len(t) else [],
+                      "node_count": int(t["nodes"].replace("", np.nan).dropna().nunique()) if len(t) else 0},
             "parallel": self._parallel(ranked) if len(t) else {"axes": [], "lines": []},
             "slices": self._slices() if len(t) else [],
             "importance": self._importance_now() if len(t) else [],

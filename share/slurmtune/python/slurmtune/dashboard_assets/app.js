@@ -200,9 +200,11 @@ function slices(d) {
     const id = "chart-slice-" + i;
     if (!document.getElementById(id)) {
       const figure = el("figure");
+      const holder = el("div", null, "chart");
       const canvas = el("canvas");
       canvas.id = id;
-      figure.appendChild(canvas);
+      holder.appendChild(canvas);
+      figure.appendChild(holder);
       figure.appendChild(el("figcaption", `Best value against ${s.name}.`));
       box.appendChild(figure);
     }
@@ -233,8 +235,26 @@ function tables(d) {
     fillTable("best-table", ["trial", "status", d.study.objectives[0], "at " + r, "reports", "configuration"],
       d.best_trials.map((t) => [[t.trial], [t.status], [num(t.value), "number"], [num(t.step), "number"],
                                 [t.reports, "number"], [configText(t.config)]]));
-  fillTable("failures-table", ["trial", "retries", "ended (s into the study)", "error"],
-    d.failures.map((f) => [[f.trial], [f.retries, "number"], [num(f.end_s, 4), "number"], [f.error, "error"]]));
+  fillTable("failures-table", ["trial", "status", "retries", "ended (s into the study)", "error"],
+    d.failures.map((f) => [[f.trial], [f.status], [f.retries, "number"], [num(f.end_s, 4), "number"], [f.error, "error"]]));
+  const predicted = d.decisions.some((x) => x.predicted !== null);
+  const header = ["s into the study", "trial", "decision", "rung", r, "milestone", "value", "cutoff"]
+    .concat(predicted ? ["predicted", "low", "high", "at"] : []);
+  fillTable("decisions-table", header, d.decisions.slice().reverse().map((x) =>
+    [[num(x.time_s, 5), "number"], [x.trial], [x.kind], [x.rung, "number"], [num(x.step), "number"],
+     [num(x.milestone), "number"], [num(x.value), "number"], [num(x.cutoff), "number"]]
+      .concat(predicted ? [x.predicted, x.low, x.high, x.at].map((v) => [num(v), "number"]) : [])));
+  document.getElementById("decisions-title").textContent =
+    `Decisions${d.decided > d.decisions.length ? ` (the latest ${d.decisions.length} of ${d.decided})` : ""}`;
+  const slurm = d.slurm;
+  const nodes = slurm.nodes.map(([n, c]) => `${n} (${c})`).join(", ") || "none recorded";
+  document.getElementById("slurm-text").textContent =
+    `${slurm.sessions.length} session(s), ${Math.max(slurm.sessions.length - 1, 0)} restart(s) (requeues or resumes); ` +
+    `created on ${slurm.host || "?"}, job ${slurm.job || "none"}. Trials per node: ${nodes}` +
+    (slurm.node_count > slurm.nodes.length ? ` and ${slurm.node_count - slurm.nodes.length} more.` : ".");
+  fillTable("sessions-table", ["started", "host", "slurm_job_id", "version"],
+    slurm.sessions.map((x) => [[new Date(x.started * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC"],
+                               [x.host], [x.slurm_job_id], [x.version]]));
 }
 
 function sampled(d) {
