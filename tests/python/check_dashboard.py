@@ -63,7 +63,7 @@ class Browser:
 
     def __init__(self, chrome, workdir):
         import tornado.websocket
-        self.profile = os.path.join(workdir, "chromium")
+        self.profile = tempfile.mkdtemp(prefix="chromium-", dir=workdir)  # a fresh DevToolsActivePort
         self.process = subprocess.Popen(
             [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--remote-debugging-port=0", "--user-data-dir=" + self.profile,
@@ -129,6 +129,7 @@ class Browser:
         self.socket.close()
         self.process.kill()
         self.process.wait(timeout=30)
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 PAGE_STATE = """(() => { try { return JSON.stringify({

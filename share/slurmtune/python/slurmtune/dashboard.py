@@ -118,7 +118,8 @@ class Reader:
                 else:  # the file cannot be read now: say so, keep what was read before
                     snapshot = dict(self.last_good or {}, ok=False, error=snapshot["error"])
                 self._publish(snapshot)
-                pause = self.interval - (time.monotonic() - started)
+                # A first read of millions of reports comes in parts: the next at once.
+                pause = 0 if snapshot.get("reports_behind") else self.interval - (time.monotonic() - started)
             else:
                 self._publish(dict(self.last_good or {}, ok=False, error=why))
                 self.child = None

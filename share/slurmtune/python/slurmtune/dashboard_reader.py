@@ -31,7 +31,8 @@ CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
 PARALLEL = 1000        # trials drawn in parallel coordinates
 SLICE_POINTS = 2000    # trials per parameter slice
 DECISIONS = 100        # the latest scheduler decisions shown
-BLOCK = 1 << 20        # reports read per HDF5 call
+BLOCK = 1 << 19        # reports read per HDF5 call
+UPDATE_BUDGET_S = 0.8  # reports read per update, in seconds: the rest in the next ones
 OPEN = ("pending", "running", "paused")
 # Fields of /trials read at every update (the error text only for the failures shown).
 TRIAL_FIELDS = ("id", "status", "rung", "retries", "start_time", "end_time", "last_step",
@@ -45,14 +46,16 @@ def _finite(value):
 
 
 def _plain(value):
+    """A parameter's value for JSON: None where absent, numbers as numbers (pandas gives
+    Python ints and floats when iterated, numpy scalars when indexed), else text."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    if isinstance(value, (np.integer,)):
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
         return _finite(value)
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
     return str(value)
 
 
@@ -199,23 +202,18 @@ class LiveStudy:
         info = os.stat(self.path)
         return (info.st_dev, info.st_ino) != self._identity
 
-    def update(self):
-        """Reads what the writer committed since the last update."""
+    def update(self, budget_s=None):
+        """Reads what the writer committed since the last update: the trials, decisions
+        and sessions whole, the reports for about `budget_s` seconds (None: all of them),
+        so that a first view of a study of millions of reports comes before they are all
+        read; `reports_behind` says how many are left for the next update."""
+        started = time.monotonic()
         if self._file is None or self._replaced():
             self._open()
         commit = self._file["commit"]
         commit.refresh()
         committed = {n: int(commit[0][n]) for n in commit.dtype.names if n != "time"}
         self.commit_time = float(commit[0]["time"]) if "time" in commit.dtype.names else float("nan")
-        metrics = self._file["metrics"]
-        metrics.refresh()
-        end = min(committed["metrics"], metrics.shape[0])
-        fields = ["trial", "step", "time"] + self.objectives
-        sign = self._signs()[0]
-        self.reports.reserve(end, 0)
-        while self.reports.size < end:
-            stop = min(end, self.reports.size + BLOCK)
-            self.reports.append(metrics.fields(fields)[self.reports.size:stop], sign)
         trials = self._file["trials"]
         trials.refresh()
         count = min(committed["trials"], trials.shape[0])
@@ -232,6 +230,16 @@ class LiveStudy:
         self.sessions = [{"started": float(r["started"]), "host": _text(r["host"]),
                           "slurm_job_id": _text(r["slurm_job_id"]), "version": _text(r["version"])}
                          for r in rows]
+        metrics = self._file["metrics"]
+        metrics.refresh()
+        end = min(committed["metrics"], metrics.shape[0])
+        fields = ["trial", "step", "time"] + self.objectives
+        sign = self._signs()[0]
+        self.reports.reserve(end, 0)
+        while self.reports.size < end and (budget_s is None or time.monotonic() - started < budget_s):
+            stop = min(end, self.reports.size + BLOCK)
+            self.reports.append(metrics.fields(fields)[self.reports.size:stop], sign)
+        self.reports_committed = end
 
     def _read_events(self, committed):
         """Keeps the latest decisions: stops and pauses, and a continue granted by a
@@ -416,7 +424,7 @@ class LiveStudy:
                       "max_trials": self.resolved.get("study", {}).get("max_trials"),
                       "clock": self.attrs.get("clock", "unix"), "sessions": len(self.sessions),
                       "path": os.path.abspath(self.path)},
-            "counts": {"started": len(t), "reports": self.reports.size,
+            "counts": {"started": len(t), "reports": self.reports_committed,
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
             "written_s_ago": _finite(now - self.commit_time) if unix else None,
             "best": None, "best_trials": [], "front": [], "points": [],
@@ -440,6 +448,7 @@ class LiveStudy:
             "parallel": self._parallel(ranked) if len(t) else {"axes": [], "lines": []},
             "slices": self._slices() if len(t) else [],
             "importance": self._importance_now() if len(t) else [],
+            "reports_behind": self.reports_committed - self.reports.size,
             "sampled": {"trials": len(t), "curves": len(curve_ids), "points": CURVE_POINTS,
                         "parallel": PARALLEL, "slices": SLICE_POINTS},
         }
@@ -462,7 +471,7 @@ def main():
             continue
         started = time.monotonic()
         try:
-            study.update()
+            study.update(UPDATE_BUDGET_S)
             reply = study.snapshot()
         except (OSError, ValueError, KeyError) as error:
             study.close()  # opened afresh next time: the file may be back by then

@@ -259,12 +259,14 @@ function tables(d) {
 
 function sampled(d) {
   const s = d.sampled;
-  document.getElementById("sampled").textContent = s.trials > s.curves
+  const reading = d.reports_behind ? `Reading the reports: ${d.counts.reports - d.reports_behind} of ` +
+    `${d.counts.reports} so far; the curves and the best value so far fill in as they come. ` : "";
+  document.getElementById("sampled").textContent = reading + (s.trials > s.curves
     ? `This study has ${s.trials} trials and ${d.counts.reports} reports: the curves of ${s.curves} trials are drawn ` +
       `(the best, the running ones and a fixed sample), at most ${s.points} points each; parallel coordinates ` +
       `show ${Math.min(s.parallel, s.trials)} trials and each slice ${Math.min(s.slices, s.trials)}; counts, ` +
       "best values and tables use every trial."
-    : "";
+    : "");
 }
 
 function draw(d) {
@@ -289,6 +291,10 @@ function draw(d) {
 }
 
 function show(d) {
+  if (d.first) {  // nothing read yet: not an error
+    document.getElementById("freshness").textContent = "reading the results file for the first time…";
+    return;
+  }
   const banner = document.getElementById("banner");
   banner.hidden = d.ok !== false;
   banner.textContent = d.ok === false ? "The results file cannot be read now: " + d.error +
@@ -308,6 +314,11 @@ async function poll() {
     if (!d.unchanged) {
       version = d.version;
       show(d);
+    }
+    // Sooner while the first read is under way.
+    if (d.first || d.reports_behind) {
+      setTimeout(poll, 250);
+      return;
     }
   } catch (error) {
     const banner = document.getElementById("banner");
