@@ -324,8 +324,8 @@ def take_screenshot(slurmtune, chrome, workdir, png):
         # While it runs, with a few trials on the front.
         wait_for(lambda: re.search(r"completed ([3-9]|\d\d)", state(browser)["outcome"]) and
                  "running" in state(browser)["outcome"], 600, "completed and running trials")
-        time.sleep(2)
         browser.screenshot(png)
+        expect("running" in state(browser)["outcome"], "the study ended before the screenshot: try again")
     finally:
         browser.close()
         dashboard.terminate()
