@@ -322,7 +322,7 @@ def take_screenshot(slurmtune, chrome, workdir, png):
     try:
         browser.call("Page.navigate", url=base + "?token=" + token)
         # While it runs, with a few trials on the front.
-        wait_for(lambda: re.search(r"completed ([3-9]|\d\d)", state(browser)["outcome"]) and
+        wait_for(lambda: re.search(r"completed ([5-9]|\d\d)", state(browser)["outcome"]) and
                  "running" in state(browser)["outcome"], 600, "completed and running trials")
         browser.screenshot(png)
         expect("running" in state(browser)["outcome"], "the study ended before the screenshot: try again")

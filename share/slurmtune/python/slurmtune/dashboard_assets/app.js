@@ -126,6 +126,8 @@ function curves(d) {
   c.data.datasets = d.curves.filter((t) => !hidden.has(t.status)).map((t) => ({
     label: `trial ${t.trial} (${t.status}): ${configText(t.config)}`,
     data: t.points.map(([x, y]) => ({ x, y })), borderColor: COLOURS[t.status] || "#999",
+    backgroundColor: COLOURS[t.status] || "#999",
+    pointRadius: t.points.length === 1 ? 2 : 0,  // a trial stopped at its first report
   }));
   c.update("none");
 }
