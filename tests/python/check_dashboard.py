@@ -35,27 +35,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "run"))
-from run_harness import FAULT_TRIAL, study_toml  # noqa: E402
-
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
-
-
-def expect(condition, message):
-    if not condition:
-        fail(message)
-
-
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    fail("timed out waiting for " + what)
+from run_harness import FAULT_TRIAL, expect, fail, study_toml, wait_for  # noqa: E402
 
 
 class Browser:

@@ -24,7 +24,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from slurmtune.study import FORMAT, SCHEMA_VERSION, _absent_where_inactive, _decode_frame, _text
+from slurmtune.study import ResultsFileError, _absent_where_inactive, _decode_frame, _text, open_results_file
 
 CURVES = 250           # trials whose learning curves are sent: best, running, a fixed sample
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
@@ -159,17 +159,8 @@ class LiveStudy:
         self.close()
         info = os.stat(self.path)
         self._identity = (info.st_dev, info.st_ino)
-        try:
-            self._file = h5py.File(self.path, "r", swmr=True)
-        except OSError as error:
-            raise ValueError(f"{self.path}: cannot open as a results file (HDF5): {error}") from None
+        self._file = open_results_file(self.path)
         attrs = self._file.attrs
-        if _text(attrs.get("format", "")) != FORMAT:
-            raise ValueError(f"{self.path}: an HDF5 file, but not a slurmtune results file")
-        schema = int(attrs["schema_version"])
-        if schema > SCHEMA_VERSION:
-            raise ValueError(f"{self.path}: results-file schema {schema}; this dashboard reads "
-                             f"{SCHEMA_VERSION} and older")
         self.attrs = {k: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in attrs.items()}
         self.metric = _text(attrs["metric"])
         self.objectives = [_text(v) for v in attrs.get("objectives", [self.metric])]
@@ -473,7 +464,7 @@ def main():
         try:
             study.update(UPDATE_BUDGET_S)
             reply = study.snapshot()
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, ValueError, KeyError, ResultsFileError) as error:
             study.close()  # opened afresh next time: the file may be back by then
             reply = {"ok": False, "error": str(error) or type(error).__name__}
         reply["read_s"] = round(time.monotonic() - started, 4)

@@ -46,6 +46,25 @@ class ResultsFileError(Exception):
     """The file is not a readable slurmtune results file."""
 
 
+def open_results_file(path: str) -> h5py.File:
+    """The results file opened in SWMR-read mode; ResultsFileError when it is not HDF5,
+    not a slurmtune results file, or of a newer schema than this module reads."""
+    try:
+        file = h5py.File(path, "r", swmr=True)
+    except OSError as error:
+        raise ResultsFileError(f"{path}: cannot open as a results file (HDF5): {error}") from None
+    attrs = file.attrs
+    if _text(attrs.get("format", "")) != FORMAT:
+        file.close()
+        raise ResultsFileError(f"{path}: an HDF5 file, but not a slurmtune results file")
+    schema = int(attrs["schema_version"])
+    if schema > SCHEMA_VERSION:
+        file.close()
+        raise ResultsFileError(f"{path}: written with results-file schema {schema}; this module "
+                               f"reads schema {SCHEMA_VERSION} and older")
+    return file
+
+
 # The name before 0.2 (when the HDF5 file was also called a study file); kept for old scripts.
 StudyFileError = ResultsFileError
 
@@ -140,18 +159,9 @@ class Study:
 
     def __init__(self, path):
         self.path = str(path)
-        try:
-            self._file = h5py.File(self.path, "r", swmr=True)
-        except OSError as error:
-            raise ResultsFileError(f"{self.path}: cannot open as a results file (HDF5): {error}") from None
+        self._file = open_results_file(self.path)
         attrs = self._file.attrs
-        if _text(attrs.get("format", "")) != FORMAT:
-            raise ResultsFileError(f"{self.path}: an HDF5 file, but not a slurmtune results file")
         self.schema_version = int(attrs["schema_version"])
-        if self.schema_version > SCHEMA_VERSION:
-            raise ResultsFileError(
-                f"{self.path}: written with results-file schema {self.schema_version}; this module "
-                f"reads schema {SCHEMA_VERSION} and older")
         self.name = _text(attrs["study_name"])
         self.metric = _text(attrs["metric"])
         self.mode = _text(attrs["mode"])
