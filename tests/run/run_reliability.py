@@ -227,6 +227,11 @@ def scenario_interrupt(runner, args, how):
         # more under sanitizers): kill only once some reports are durable, so there is
         # something to resume.
         wait_for(lambda: committed_metric_rows(path) > 0, 60, "the first flush of the results file")
+        if args.long_paths:
+            # The check below wants a trial to resume from a checkpoint: under load the
+            # first flush can come before any trial saved one (seen once under the
+            # sanitizers), so kill only once one is durable.
+            wait_for(lambda: committed_metric_rows(path, "checkpoints") > 0, 60, "a durable checkpoint")
     if how == "term":
         interrupt_gracefully(runner, handle)
     elif how == "cancel":
@@ -348,11 +353,11 @@ def check_consistent(path):
                "trial %d: %d metric rows, /trials says %d" % (row.id, len(rows), row.reports))
 
 
-def committed_metric_rows(path):
-    """Metric rows of the results file's last complete flush (0 while it has none)."""
+def committed_metric_rows(path, table="metrics"):
+    """Rows of `table` in the results file's last complete flush (0 while it has none)."""
     try:
         with h5py.File(path, "r", swmr=True) as f:
-            return int(f["commit"][0]["metrics"])
+            return int(f["commit"][0][table])
     except (OSError, KeyError, ValueError, IndexError):
         return 0
 
