@@ -12,6 +12,7 @@ page says so while the server starts another.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hmac
 import json
 import os
@@ -20,6 +21,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -36,6 +38,7 @@ CHART_JS = ("../../dashboard/chart.min.js", "/usr/share/javascript/chart.js/char
 FIRST_READ_TIMEOUT_S = 300   # a first read of 10 million reports takes seconds, not minutes
 READ_TIMEOUT_S = 60          # a later read that takes this long is ended and retried
 RESTART_AFTER_S = 5          # between a reader's end and the next one's start
+STDERR_KEPT = 1 << 20        # bytes of a reader's stderr kept before it is emptied
 
 
 class Reader:
@@ -51,6 +54,7 @@ class Reader:
         self.version = 0
         self.last_good = None
         self.child = None
+        self.stderr = None
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -62,12 +66,28 @@ class Reader:
         self._end_child()
 
     def _spawn(self):
+        # The child's stderr goes to an unnamed file in append mode, never a pipe that a
+        # chatty child could fill and block on; it is emptied past STDERR_KEPT, and its
+        # end explains a child that died.
+        self._close_pipes()
+        self.stderr = tempfile.TemporaryFile()
+        fcntl.fcntl(self.stderr.fileno(), fcntl.F_SETFL,
+                    fcntl.fcntl(self.stderr.fileno(), fcntl.F_GETFL) | os.O_APPEND)
         self.child = subprocess.Popen(
             [sys.executable, "-m", "slurmtune.dashboard_reader", self.study],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, bufsize=0,
             env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
                                                                           os.environ.get("PYTHONPATH")]))))
         self.reads = 0
+        self.pending = b""
+
+    def _close_pipes(self):
+        """The previous reader's pipes and stderr file (it has ended)."""
+        if self.child is not None:
+            for end in (self.child.stdin, self.child.stdout):
+                end.close()
+        if self.stderr is not None:
+            self.stderr.close()
 
     def _end_child(self):
         if self.child and self.child.poll() is None:
@@ -83,21 +103,39 @@ class Reader:
         except OSError:
             pass
         limit = FIRST_READ_TIMEOUT_S if self.reads == 0 else READ_TIMEOUT_S
-        ready, _, _ = select.select([self.child.stdout], [], [], limit)
-        line = self.child.stdout.readline() if ready else b""
+        line, timed_out = self._read_line(time.monotonic() + limit)
         if line:
             self.reads += 1
+            if os.fstat(self.stderr.fileno()).st_size > STDERR_KEPT:
+                self.stderr.truncate(0)
             return line, None
-        if not ready:
+        if timed_out:
             self.child.kill()
             self.child.wait(timeout=30)
             return None, f"reading the results file took over {limit} s; the reader was ended"
         code = self.child.wait(timeout=30)
-        stderr = self.child.stderr.read().decode(errors="replace").strip().splitlines()
+        self.stderr.seek(max(os.fstat(self.stderr.fileno()).st_size - 4096, 0))
+        stderr = self.stderr.read().decode(errors="replace").strip().splitlines()
         how = (f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}")
         return None, (f"the reader of the results file ended with {how}: the file may be damaged "
                       f"or replaced while it was read" + (f" ({stderr[-1]})" if stderr else "") +
                       f"; a new reader starts in {RESTART_AFTER_S} s")
+
+    def _read_line(self, deadline):
+        """(one line of the child's, False), or (None, timed out?) when the child closed
+        its end first or the deadline passed (the whole line counts, not only its start)."""
+        fd = self.child.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(left, 0))
+            if not ready:
+                return None, True
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None, False
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line, False
 
     def _publish(self, snapshot):
         with self.lock:
@@ -122,8 +160,7 @@ class Reader:
                 pause = 0 if snapshot.get("reports_behind") else self.interval - (time.monotonic() - started)
             else:
                 self._publish(dict(self.last_good or {}, ok=False, error=why))
-                self.child = None
-                pause = RESTART_AFTER_S
+                pause = RESTART_AFTER_S  # the child has ended: the next turn starts another
             self.stopping.wait(max(pause, 0.05))
 
     def latest(self):
