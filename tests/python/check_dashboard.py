@@ -207,7 +207,8 @@ def follow_the_study(browser, run, url):
 
 def check_live(slurmtune, chrome, workdir):
     study_file = os.path.join(workdir, "study.toml")
-    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.25", "--faults=3:exit"]
+    # About 20 s of study: time for a dozen looks at the page even on a loaded machine.
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=6", "--sleep=0.4", "--faults=3:exit"]
     with open(study_file, "w") as f:
         f.write(study_toml("dashboard", command, max_trials=14, max_t=6, trial_extra="max_failures = 1\n"))
     results = os.path.join(workdir, "study.h5")
