@@ -2,15 +2,12 @@
 // only (doc/dashboard.md). The server is slurmtune's Python package
 // (share/slurmtune/python/slurmtune/dashboard.py, Tornado; plots drawn in the browser
 // with Chart.js, installed with slurmtune).
-#include <iostream>
-
 #include "cli/commands.hpp"
 #include "cli/results/python_module.hpp"
 
 namespace slurmtune::cli {
 
 int dashboard_command(const Args& args) {
-  // Answered here, so that the help (and the man page made from it) needs no Python.
   constexpr const char* kUsageText =
       "usage: slurmtune dashboard STUDY.h5 [--bind ADDRESS] [--port N] [--token-file PATH]\n"
       "                           [--interval SECONDS]\n\n"
@@ -28,12 +25,8 @@ int dashboard_command(const Args& args) {
       "ssh -J login -L PORT:127.0.0.1:PORT node (doc/slurm.md).\n\n"
       "The server is slurmtune's Python package: the interpreter is $SLURMTUNE_PYTHON,\n"
       "else python3, with numpy, h5py, pandas and tornado.\n";
-  for (const auto& arg : args)
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsageText;
-      return kSuccess;
-    }
-  exec_python_module("dashboard", "slurmtune.dashboard", args, "numpy, h5py, pandas and tornado");
+  return python_command("dashboard", kUsageText, "slurmtune.dashboard", args,
+                        "numpy, h5py, pandas and tornado");
 }
 
 }  // namespace slurmtune::cli

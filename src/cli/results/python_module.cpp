@@ -13,8 +13,13 @@
 
 namespace slurmtune::cli {
 
-void exec_python_module(const std::string& command, const std::string& module, const Args& args,
-                        const std::string& needs) {
+int python_command(const std::string& command, const char* usage, const std::string& module,
+                   const Args& args, const std::string& needs) {
+  for (const auto& arg : args)
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage;
+      return kSuccess;
+    }
   const char* chosen = std::getenv("SLURMTUNE_PYTHON");
   const std::string python = chosen && *chosen ? chosen : "python3";
   const std::string path = runtime::python_path_with_bundled();

@@ -8,9 +8,11 @@
 
 namespace slurmtune::cli {
 
-/// Replaces this process with `python -m module args...`; throws naming what the module
-/// `needs` (its Python packages) when no interpreter can be started.
-[[noreturn]] void exec_python_module(const std::string& command, const std::string& module,
-                                     const Args& args, const std::string& needs);
+/// Prints `usage` for --help or -h (answered here, so that the help and the man page
+/// made from it need no Python); else replaces this process with `python -m module
+/// args...`, and throws naming what the module `needs` (its Python packages) when no
+/// interpreter can be started.
+int python_command(const std::string& command, const char* usage, const std::string& module,
+                   const Args& args, const std::string& needs);
 
 }  // namespace slurmtune::cli
