@@ -46,6 +46,14 @@ double below_one(double u) {
   return std::clamp(u, 0.0, std::nextafter(1.0, 0.0));
 }
 
+// A perturbed unit coordinate folded back into [0, 1] at the bound it crossed. Clamping
+// put every overshoot exactly on the bound: an atom there that the acquisition kept taking
+// (issue #43, item 3; doc/performance.md#suggestions-at-a-bound-issue-43-item-3).
+double folded_into_unit(double u) {
+  u = std::fmod(std::fabs(u), 2.0);
+  return u > 1.0 ? 2.0 - u : u;
+}
+
 // The largest point of the refit ladder (kFirstFit * growth^k, rounded up) not above n.
 std::size_t ladder_point(std::size_t n, double growth) {
   std::size_t point = kFirstFit;
@@ -285,8 +293,8 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
       } else if (d.kind == DomainKind::Choice) {
         if (rng.uniform01() < kChoiceResample) config.values[j] = value_at(d, rng.uniform01());
       } else if (d.is_sampled()) {
-        config.values[j] =
-            value_at(d, d.to_unit(config.values[j]) + kLocalSpread * standard_normal(rng));
+        config.values[j] = value_at(
+            d, folded_into_unit(d.to_unit(config.values[j]) + kLocalSpread * standard_normal(rng)));
       }
     }
     space_.resolve_activity(config);

@@ -218,6 +218,28 @@ BOOST_AUTO_TEST_CASE(mobster_starts_at_random_then_follows_its_model) {
   BOOST_TEST(distance / 20 < 0.15);
 }
 
+// Issue #43, item 3: the optimum lies just inside the upper bound (x = 0.97). Local
+// candidates perturb the best configurations; an overshoot clamped to the bound put
+// candidates exactly on it, and the acquisition took them. Folded back into the range,
+// no model suggestion sits on the bound itself.
+BOOST_AUTO_TEST_CASE(mobster_local_candidates_do_not_pile_onto_a_bound) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto s = make_suggester(space, mobster_spec(5), false, 6);
+  std::size_t on_bound = 0, model = 0;
+  for (TrialId t = 0; t < 60; ++t) {
+    const auto sug = s->suggest(t);
+    const double x = as_number(sug.config.values[0]);
+    if (sug.info.origin == SuggestionOrigin::Model) {
+      ++model;
+      on_bound += x > 1.0 - 1e-9;
+    }
+    s->reported(t, 1, std::fabs(x - 0.97), at_rung(1, SchedulerDecision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  BOOST_TEST(model == 55u);
+  BOOST_TEST(on_bound == 0u);
+}
+
 // Curves that cross: at rung 1 the best x is 0.2, from rung 3 on it is 0.8, and every
 // trial is observed at rungs 1, 3 and 9. MOBSTER's first-rung acquisition follows rung 1;
 // Hyper-Tune's weighting finds that rung 1 ranks against rung 9 and follows rungs 3 and 9.
