@@ -6,6 +6,7 @@ file, and headless Chromium, driven over the DevTools protocol, keeps the page o
   - the counts and the best value change on the page while the study runs, without a
     reload, and no script error is logged; trial 3's failure appears in the failures table;
   - the final page agrees with `slurmtune status` (counts by outcome, best trial and value);
+  - markup in a study's name and choices is shown as text, and runs nothing;
   - a request without the token, with a wrong one, for any other path, or with another
     method is refused; the server listens on 127.0.0.1 only; the token file is 0600 and
     removed at exit;
@@ -249,10 +250,57 @@ def check_live(slurmtune, chrome, workdir):
         browser.close()
         if dashboard.poll() is None:
             dashboard.kill()
-    print(f"dashboard: {len(states)} looks at the live page, {len(set(reports))} report counts and "
+    untrusted = check_untrusted_text(slurmtune, chrome, workdir)
+    print(f"dashboard: {untrusted}; {len(states)} looks at the live page, {len(set(reports))} report counts and "
           f"{len(set(bests))} best values seen without a reload; final page = status ({page_counts}, best "
           f"trial {best_trial}); refused: no token, wrong token, other paths, POST; listening on 127.0.0.1 "
           f"only; {damaged}")
+
+
+HOSTILE_STUDY = """[study]
+name = "<img src=x onerror=window.pwned=1>"
+metric = "loss"
+max_trials = 6
+[search]
+x = { uniform = [0, 1] }
+opt = { choice = ["<b>bold</b>", "<script>window.pwned=2</script>"] }
+[scheduler]
+type = "fifo"
+max_t = 3
+[simulate]
+objective = "bowl"
+"""
+
+
+def check_untrusted_text(slurmtune, chrome, workdir):
+    """Markup in a study's name and choices stays text on the page: no element made, no
+    script run (the page sets text with textContent; its CSP allows no inline script)."""
+    folder = os.path.join(workdir, "hostile")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "study.toml"), "w") as f:
+        f.write(HOSTILE_STUDY)
+    results = os.path.join(folder, "study.h5")
+    subprocess.run([slurmtune, "simulate", os.path.join(folder, "study.toml"), "-q", "-o", results],
+                   check=True, stdout=subprocess.DEVNULL, timeout=120)
+    dashboard, base, _, token, _ = start_dashboard(slurmtune, results, folder)
+    browser = Browser(chrome, folder)
+    try:
+        browser.call("Page.navigate", url=base + "?token=" + token)
+        wait_for(lambda: state(browser)["best"].startswith("trial"), 60, "the hostile study's page")
+        expect(browser.evaluate("String(window.pwned)") == "undefined", "markup from the study ran a script")
+        expect(browser.evaluate("document.querySelectorAll('main img, main b, main script').length") == 0,
+               "markup from the study became elements")
+        expect("<img src=x onerror=window.pwned=1>" in browser.evaluate("document.getElementById('title').textContent"),
+               "the study's name is not shown as it is")
+        shown = browser.evaluate("document.getElementById('best-table').textContent")
+        expect("<script>window.pwned=2</script>" in shown or "<b>bold</b>" in shown,
+               "the choices are not shown as they are: " + shown[:300])
+        expect(not browser.errors, f"the page logged errors: {browser.errors}")
+    finally:
+        browser.close()
+        dashboard.terminate()
+        dashboard.wait(timeout=60)
+    return "markup in names and choices shown as text"
 
 
 def banner_after(browser, what, predicate, timeout=60):
