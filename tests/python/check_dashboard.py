@@ -10,8 +10,9 @@ file, and headless Chromium, driven over the DevTools protocol, keeps the page o
   - a request without the token, with a wrong one, for any other path, or with another
     method is refused; the server listens on 127.0.0.1 only; the token file is 0600 and
     removed at exit;
-  - the results file replaced by garbage, by a truncated copy, and by a file that crashes
-    the HDF5 library (the reader process dies of SIGSEGV) while it is served: the page says
+  - the results file replaced by garbage, by a truncated copy, by a file that crashes the
+    HDF5 library (the reader process dies of SIGSEGV) and by one on which it loops (the
+    read is ended after --read-timeout) while it is served: the page says
     so and the server keeps answering; the file put back, the page recovers.
 
     check_dashboard.py SLURMTUNE [--screenshot PNG]
@@ -23,6 +24,7 @@ import argparse
 import asyncio
 import base64
 import json
+import select
 import os
 import re
 import shutil
@@ -159,9 +161,10 @@ def start_dashboard(slurmtune, study, workdir):
     token_file = os.path.join(workdir, "dashboard.token")
     log = open(os.path.join(workdir, "dashboard.log"), "w+")
     process = subprocess.Popen([slurmtune, "dashboard", study, "--token-file", token_file,
-                                "--interval", "0.5"], stdout=subprocess.PIPE, stderr=log, text=True,
-                               env=dict(os.environ, SLURMTUNE_PYTHON=sys.executable))
-    line = process.stdout.readline()
+                                "--interval", "0.5", "--read-timeout", "5"], stdout=subprocess.PIPE,
+                               stderr=log, text=True, env=dict(os.environ, SLURMTUNE_PYTHON=sys.executable))
+    ready, _, _ = select.select([process.stdout], [], [], 60)  # its URL, or a bounded wait
+    line = process.stdout.readline() if ready else ""
     match = re.search(r"(http://127\.0\.0\.1:(\d+)/)\?token=([0-9a-f]{64})", line)
     expect(match, f"the dashboard printed {line!r}; its log:\n{open(log.name).read()}")
     return process, match.group(1), int(match.group(2)), match.group(3), token_file
@@ -330,10 +333,17 @@ def check_damage(browser, results, base, token):
     os.rename(results + ".tmp", results)
     crashed = banner_after(browser, "the page to say the reader crashed", lambda b: "SIGSEGV" in b)
     expect(get(base + "data?token=" + token)[0] == 200, "the server stopped answering")
+    # A file on which HDF5 loops for ever (tests/cli/data/hdf5-stall.h5): the read is ended
+    # after --read-timeout (5 s here) and the page says so.
+    shutil.copy(os.path.join(ROOT, "tests", "cli", "data", "hdf5-stall.h5"), results + ".tmp")
+    os.rename(results + ".tmp", results)
+    stalled = banner_after(browser, "the page to say the read took too long", lambda b: "took over 5" in b)
+    expect(get(base + "data?token=" + token)[0] == 200, "the server stopped answering")
     os.replace(kept, results)
     banner_after(browser, "the page to recover", lambda b: b == "")
     return (f"replaced by garbage: {garbage[:70]!r}...; truncated: {truncated[:70]!r}...; by a file "
-            f"that crashes HDF5: {crashed[:110]!r}...; put back: the page recovered")
+            f"that crashes HDF5: {crashed[:110]!r}...; by one on which HDF5 loops: {stalled[:90]!r}...; "
+            "put back: the page recovered")
 
 
 def take_screenshot(slurmtune, chrome, workdir, png):

@@ -10,7 +10,7 @@ namespace slurmtune::cli {
 int dashboard_command(const Args& args) {
   constexpr const char* kUsageText =
       "usage: slurmtune dashboard STUDY.h5 [--bind ADDRESS] [--port N] [--token-file PATH]\n"
-      "                           [--interval SECONDS]\n\n"
+      "                           [--interval SECONDS] [--read-timeout SECONDS]\n\n"
       "Serves a live page about a results file while its study runs (and after): counts,\n"
       "best so far, learning curves by outcome, rungs, parameter importance, parallel\n"
       "coordinates, slices, the Pareto front, running trials with their last report,\n"
@@ -19,7 +19,10 @@ int dashboard_command(const Args& args) {
       "  --port N            the port (default 0: any free one)\n"
       "  --token-file PATH   where to keep the token, mode 0600 (default\n"
       "                      ~/.slurmtune/dashboard-PID.token, removed at exit)\n"
-      "  --interval SECONDS  how often the file is read again (default 1)\n\n"
+      "  --interval SECONDS  how often the file is read again (default 1)\n"
+      "  --read-timeout SECONDS\n"
+      "                      a read that takes longer (a damaged file can make HDF5 loop)\n"
+      "                      is ended, and the page says so (default 60)\n\n"
       "Every request needs the random token of the URL it prints, also with --bind.\n"
       "From a login node: ssh -L PORT:127.0.0.1:PORT login; from a compute node:\n"
       "ssh -J login -L PORT:127.0.0.1:PORT node (doc/slurm.md).\n\n"

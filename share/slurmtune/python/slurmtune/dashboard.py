@@ -36,7 +36,6 @@ ASSETS = os.path.join(HERE, "dashboard_assets")
 # Chart.js: installed with slurmtune (share/slurmtune/dashboard/), else Debian's libjs-chart.js.
 CHART_JS = ("../../dashboard/chart.min.js", "/usr/share/javascript/chart.js/chart.min.js")
 FIRST_READ_TIMEOUT_S = 300   # a first read of 10 million reports takes seconds, not minutes
-READ_TIMEOUT_S = 60          # a later read that takes this long is ended and retried
 RESTART_AFTER_S = 5          # between a reader's end and the next one's start
 STDERR_KEPT = 1 << 20        # bytes of a reader's stderr kept before it is emptied
 
@@ -46,8 +45,8 @@ class Reader:
     `interval` seconds on a thread of its own; a child that dies or hangs is replaced, and
     the snapshot says why in the meantime."""
 
-    def __init__(self, study, interval):
-        self.study, self.interval = study, interval
+    def __init__(self, study, interval, read_timeout):
+        self.study, self.interval, self.read_timeout = study, interval, read_timeout
         self.lock = threading.Lock()
         self.payload = json.dumps({"ok": False, "error": "reading the results file for the first time",
                                    "version": 0, "first": True})
@@ -102,7 +101,9 @@ class Reader:
             self.child.stdin.flush()
         except OSError:
             pass
-        limit = FIRST_READ_TIMEOUT_S if self.reads == 0 else READ_TIMEOUT_S
+        # Only the very first read may take long; once a snapshot exists, a reader that
+        # hangs (HDF5 loops on some damaged files) is ended after --read-timeout.
+        limit = FIRST_READ_TIMEOUT_S if self.last_good is None else self.read_timeout
         line, timed_out = self._read_line(time.monotonic() + limit)
         if line:
             self.reads += 1
@@ -272,19 +273,22 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token-file", default="")
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--read-timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
     if not os.path.exists(args.study):  # a job that has not written it yet: the page waits
         print(f"slurmtune dashboard: {args.study} does not exist yet; the page shows it once it does",
               file=sys.stderr)
     if not 0.1 <= args.interval <= 3600:
         raise SystemExit("slurmtune dashboard: --interval must be from 0.1 to 3600 seconds")
+    if not 1 <= args.read_timeout <= 3600:
+        raise SystemExit("slurmtune dashboard: --read-timeout must be from 1 to 3600 seconds")
     token = secrets.token_hex(32)
     token_path = token_file_path(args.token_file)
     try:
         write_token(token_path, token)
     except OSError as error:
         raise SystemExit(f"slurmtune dashboard: {token_path}: cannot create the token file: {error}")
-    reader = Reader(os.path.abspath(args.study), args.interval)
+    reader = Reader(os.path.abspath(args.study), args.interval, args.read_timeout)
     common = {"token": token}
     app = tornado.web.Application([
         (r"/", Page, common),

@@ -310,7 +310,8 @@ function show(d) {
 
 async function poll() {
   try {
-    const response = await fetch(`data?token=${encodeURIComponent(token)}&since=${version}`, { cache: "no-store" });
+    const response = await fetch(`data?token=${encodeURIComponent(token)}&since=${version}`,
+                                 { cache: "no-store", signal: AbortSignal.timeout(30000) });
     if (!response.ok) throw new Error(`the dashboard answered ${response.status}`);
     const d = await response.json();
     if (!d.unchanged) {
