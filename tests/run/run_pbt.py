@@ -61,8 +61,14 @@ def replayed_exploits(runner, study, path):
     """The exploits `slurmtune replay` decides on the file's own log."""
     log = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
                          capture_output=True, text=True, check=True).stdout
-    out = subprocess.run([runner.slurmtune, "replay", study, "-"], input=log,
-                         capture_output=True, text=True, check=True).stdout
+    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=log,
+                              capture_output=True, text=True)
+    if replayed.returncode != 0:
+        cited = re.search(r"<stdin>:(\d+):", replayed.stderr)
+        line = log.splitlines()[int(cited.group(1)) - 1] if cited else ""
+        expect(False, "replay refused the exported log (exit %d):\n%s\nthe line: %s"
+               % (replayed.returncode, replayed.stderr[-4000:], line))
+    out = replayed.stdout
     decided = []
     for line in out.splitlines():
         d = json.loads(line)

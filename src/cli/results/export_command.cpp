@@ -30,8 +30,10 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
         } else if (e.kind == store::EventKind::Resume) {
           out << "{\"type\":\"resume\",\"trial\":" << e.trial << "}\n";
         } else if (e.kind == store::EventKind::Checkpoint) {
-          out << "{\"type\":\"checkpoint\",\"trial\":" << e.trial
-              << ",\"step\":" << core::json_number(e.step) << "}\n";
+          // No step: a checkpoint the resumed study awaited that will never come.
+          out << "{\"type\":\"checkpoint\",\"trial\":" << e.trial;
+          if (!std::isnan(e.step)) out << ",\"step\":" << core::json_number(e.step);
+          out << "}\n";
         } else if (e.kind == store::EventKind::Closed) {
           out << "{\"type\":\"close\"}\n";
         } else if (const auto how = store::trial_end_of(e.kind)) {

@@ -289,7 +289,9 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
   }
   if (kind == "checkpoint") {  // a checkpoint the scheduler asked for was saved
     ledger.running(trial, "saved a checkpoint");
-    scheduler.checkpoint_saved(trial, step_field(event));
+    // No step (older logs: NaN): the checkpoint a resumed study awaited will never come.
+    const bool never_came = !event.field("step") || std::isnan(number_field(event, "step", true));
+    scheduler.checkpoint_saved(trial, never_came ? NAN : step_field(event));
     return false;
   }
   if (kind == "resume") {
