@@ -56,8 +56,9 @@ std::optional<std::int64_t> read_resource(TableReader& r, std::string_view key,
 void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   read_positive(r, "grace_period", s.grace_period);
   read_reduction_factor(r, s, false);
-  if (s.type == SchedulerType::Asha || s.type == SchedulerType::AshaPromotion)
-    read_milestones(r, s);
+  const bool promotes =
+      s.type == SchedulerType::AshaPromotion || s.type == SchedulerType::FreezeThaw;
+  if (s.type == SchedulerType::Asha || promotes) read_milestones(r, s);
   if (s.type == SchedulerType::Asha) {
     if (const auto b = r.integer("brackets")) {
       if (*b < 1) r.fail("brackets", "must be at least 1");
@@ -67,6 +68,16 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   }
   if (s.type == SchedulerType::AshaPromotion)
     if (const auto predict = r.boolean("predict")) s.predict = *predict;
+  if (s.type == SchedulerType::FreezeThaw) {
+    if (const auto mix = r.number("promotion_mix")) {
+      if (!(*mix >= 0 && *mix <= 1))
+        r.fail("promotion_mix", "must be from 0 to 1 (the share of jobs asha_promotion's rule "
+                                "chooses; 0.25 by default)");
+      s.promotion_mix = *mix;
+    }
+    if (const auto cost = r.keyword("cost", {"resource", "none"}))
+      s.per_resource_acquisition = *cost == "resource";
+  }
   if (s.grace_period > s.max_t)
     r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +
                                core::format_double(s.max_t) + "); lower it or raise max_t");
@@ -86,7 +97,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {
   const auto type =
-      r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt"});
+      r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt", "freeze_thaw"});
   s.type = type ? *core::scheduler_type_from_keyword(*type) : SchedulerType::Fifo;
   const bool has_semantics = s.type == SchedulerType::Asha || s.type == SchedulerType::Hyperband;
   if (has_semantics) {

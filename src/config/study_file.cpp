@@ -388,6 +388,20 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
     }
 }
 
+// freeze_thaw lets the sampler's model choose the next job: only mobster has one.
+void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
+                       const std::string& source) {
+  if (study.scheduler.type != core::SchedulerType::FreezeThaw ||
+      study.sampler.kind == core::SamplerKind::Mobster)
+    return;
+  const auto& table = *root.get("scheduler")->as_table();
+  TableReader(table, "scheduler", source)
+      .fail_at(*table.get("type"), "type",
+               "freeze_thaw lets the sampler's model choose which trial trains next, and "
+               "sampler \"" + std::string(core::sampler_keyword(study.sampler.kind)) +
+                   "\" has none; set sampler = \"mobster\" in [study] (or use asha_promotion)");
+}
+
 }  // namespace
 
 core::StudySpec parse_study(std::string_view text, const std::string& source) {
@@ -429,6 +443,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
+  check_freeze_thaw(root, study, source);
   return study;
 }
 

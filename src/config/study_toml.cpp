@@ -106,6 +106,10 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   }
   // Written only when on: files from before the option resolve as they did.
   if (s.predict) t.insert("predict", true);
+  if (s.type == core::SchedulerType::FreezeThaw) {
+    t.insert("promotion_mix", s.promotion_mix);
+    t.insert("cost", s.per_resource_acquisition ? "resource" : "none");
+  }
   if (!s.milestones.empty()) {
     toml::array marks;
     for (const double m : s.milestones)

@@ -157,6 +157,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   state.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
   state.suggester =
       core::make_suggester(now.space, now.sampler, now.mode == core::Mode::Max, now.seed);
+  core::connect_model(*state.scheduler, *state.suggester);
   state.trials = reader.trials();
   Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt};
   const auto events = reader.events();

@@ -16,9 +16,9 @@ class SimulationRecorder final : public core::ForwardingObserver {
     writer_.trial_started(t, c, bracket, time_s, info);
     ForwardingObserver::trial_started(t, c, bracket, info, time_s);
   }
-  void trial_resumed(core::TrialId t, double time_s) override {
-    writer_.trial_resumed(t, time_s);
-    ForwardingObserver::trial_resumed(t, time_s);
+  void trial_resumed(core::TrialId t, double time_s, const core::ResumeReason* why) override {
+    writer_.trial_resumed(t, time_s, why);
+    ForwardingObserver::trial_resumed(t, time_s, why);
   }
   void trial_exploited(core::TrialId t, const core::Exploit& e, double time_s) override {
     writer_.trial_exploited(t, e, time_s);

@@ -331,11 +331,20 @@ void StudyWriter::mark_constraints(std::byte* row, std::span<const double> value
   tl.put_enum(row, layout_.t.feasible, feasible ? 1 : 0);
 }
 
-void StudyWriter::trial_resumed(core::TrialId trial, double time) {
+void StudyWriter::trial_resumed(core::TrialId trial, double time, const core::ResumeReason* why) {
   std::byte* row = live_row(trial);
   layout_.trials.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Running));
-  event(trial, EventKind::Resume, time, nullptr,
-        layout_.trials.get<double>(row, layout_.t.last_step), kNaN);
+  const double step = layout_.trials.get<double>(row, layout_.t.last_step);
+  if (!why) {
+    event(trial, EventKind::Resume, time, nullptr, step, kNaN);
+  } else {
+    core::ReportOutcome reason;
+    reason.milestone = why->until;
+    reason.prediction = why->expected;
+    const bool model = why->rule == core::ResumeReason::Rule::Model;
+    if (model) reason.cutoff = why->start_improvement;
+    event(trial, EventKind::Resume, time, &reason, step, model ? why->improvement : kNaN);
+  }
   flush_if_due();
 }
 

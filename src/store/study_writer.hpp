@@ -57,7 +57,10 @@ class StudyWriter {
   /// `suggestion`: how the configuration was chosen (kept in /trials from schema 2).
   void trial_started(core::TrialId trial, const core::Configuration& config, int bracket,
                      double time, const core::SuggestionInfo& suggestion = {});
-  void trial_resumed(core::TrialId trial, double time);
+  /// `why` (freeze_thaw): the resume event records the rung it resumes for as its
+  /// milestone, and a model's choice its expectation there as the prediction, its expected
+  /// improvement per unit of resource as the value and a new configuration's as the cutoff.
+  void trial_resumed(core::TrialId trial, double time, const core::ResumeReason* why);
   /// One report. `values` holds one value per declared metric (spec.metrics order; NaN
   /// where the report has none); values[0] is the metric the scheduler judged.
   void report(core::TrialId trial, double step, double time, std::span<const double> values,

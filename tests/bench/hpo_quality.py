@@ -73,6 +73,8 @@ ASHA_PROMOTION = {"type": "asha_promotion", "grace_period": 1, "reduction_factor
 # the highest geometric mean of its four speed-ups over Optuna's best (two tables x two
 # targets; doc/performance.md).
 RECOMMENDED = (ASHA_PROMOTION, "mobster", {"rung_weighting": "hyper-tune"})
+# Freeze-thaw (issue #43, item 1): the model chooses between starting and resuming.
+FREEZE_THAW = {"type": "freeze_thaw", "grace_period": 1, "reduction_factor": 3}
 # (label, [scheduler] keys, sampler, [sampler] keys); the random sampler unless named.
 SLURMTUNE_VARIANTS = [
     ("fifo", {"type": "fifo"}),
@@ -94,6 +96,10 @@ SLURMTUNE_VARIANTS = [
     ("mobster hyper-tune + hyperband (ray)", HYPERBAND_RAY, "mobster", {"rung_weighting": "hyper-tune"}),
     ("asha_promotion predict", ASHA_PREDICT),
     ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
+    ("freeze_thaw", FREEZE_THAW, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, cost none", {**FREEZE_THAW, "cost": "none"}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, mix 0.5", {**FREEZE_THAW, "promotion_mix": 0.5}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, mix 0.1", {**FREEZE_THAW, "promotion_mix": 0.1}, "mobster", {"rung_weighting": "hyper-tune"}),
     ("recommended", *RECOMMENDED),
     ("recommended [measured]", *RECOMMENDED),
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.

@@ -291,6 +291,70 @@ def scenario_recommended(runner, args):
                     dict(setting["scheduler"], predict=True))
 
 
+def resumptions(path):
+    """Every resumption in order: (trial, step, rung it resumes for, rule, the model's
+    expected improvements and expected value), as slurmtune.Study reads the results file."""
+    study = Study(path)
+    resumed = study.resumptions
+    study.close()
+    rounded = lambda x: "none" if x != x else round(float(x), 9)
+    return [(int(r.trial), float(r.step), float(r.until), r.rule, rounded(r.improvement),
+             rounded(r.start_improvement), rounded(r.expected_mean)) for r in resumed.itertuples()]
+
+
+def replayed_resumptions(runner, study, path):
+    """The resumptions `slurmtune replay` decides on the file's own log, as resumptions()."""
+    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
+                              capture_output=True, text=True, check=True).stdout
+    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
+                              capture_output=True, text=True, check=True).stdout
+    rounded = lambda x: "none" if x is None else round(float(x), 9)
+    out, last_step = [], {}
+    for line in replayed.splitlines():
+        d = json.loads(line)
+        if "decision" in d:
+            last_step[d["trial"]] = float(d["step"])
+        elif "resumed" in d:
+            r = d["resumed"]
+            expected = r.get("expected", {}).get("mean")
+            out.append((d["trial"], last_step[d["trial"]], float(r["until"]), r["rule"],
+                        rounded(r.get("improvement")), rounded(r.get("start_improvement")), rounded(expected)))
+    return out
+
+
+def scenario_freeze_thaw(runner, args):
+    """freeze_thaw, the model choosing what trains next, on real trials (the numpy MLP of
+    fast.toml with its scheduler swapped): replay of the file's log resumes the same trials
+    for the same reasons; then a study interrupted and resumed decides as an uninterrupted one."""
+    shutil.copy(os.path.join(EXAMPLE, "train.py"), runner.workdir)
+    text = read(os.path.join(EXAMPLE, "fast.toml")).replace('type = "asha_promotion"', 'type = "freeze_thaw"')
+    study = runner.write("fast.toml", text)
+    with open(study, "rb") as f:
+        setting = tomllib.load(f)
+    path = os.path.join(runner.workdir, "fast.h5")
+    # One slot: the events, and so the model's choices, come in one order every time.
+    rc, log = runner.run(study, path, extra=["--slots", "1"], sbatch_args=["-N", "1", "--ntasks-per-node", "1"],
+                         timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, setting["study"]["max_trials"])
+    live = decisions(path)
+    suggestions, replayed = replayed_decisions(runner, study, path)
+    expect(suggestions == len(trials), "replay made %d suggestions for %d trials" % (suggestions, len(trials)))
+    same_decisions(live, replayed, "real trials: replay against the run")
+    recorded = resumptions(path)
+    by_model = [r for r in recorded if r[3] == "model"]
+    expect(by_model, "the model chose no resumption: %s" % recorded)
+    again = replayed_resumptions(runner, study, path)
+    expect(again == recorded, "replay resumes otherwise than the run:\n%s\n%s" % (recorded, again))
+    status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True,
+                            check=True).stdout
+    expect("Resumptions: %d, %d chosen by the model" % (len(recorded), len(by_model)) in status,
+           "status does not explain the resumptions:\n" + status)
+    print("freeze-thaw: %d real trials (%s), %d resumptions (%d by the model), replayed identically"
+          % (len(trials), dict(trials.status.value_counts()), len(recorded), len(by_model)))
+    resume_scenario(runner, setting["study"]["sampler"], setting.get("sampler", {}), dict(setting["scheduler"]))
+
+
 def straight_and_resumed(runner, study):
     """`study` run through once (straight.h5), then again interrupted past the startup
     trials (SIGUSR1; scancel --signal=USR1 under Slurm) and resumed (study.h5), one slot
@@ -317,6 +381,8 @@ def resume_scenario(runner, sampler, options=None, scheduler=None):
     straight, path, _ = straight_and_resumed(runner, study)
     if scheduler:  # not Ray's ASHA: decisions and predictions as the uninterrupted run's
         same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
+        expect(resumptions(straight) == resumptions(path),
+               "the resumed study resumed otherwise:\n%s\n%s" % (resumptions(straight), resumptions(path)))
         judged = len(decisions(path))
         if scheduler.get("predict"):
             expect(any(v[2] == v[2] for v in decisions(path).values()), "no decision carried a prediction")
@@ -336,7 +402,7 @@ def resume_scenario(runner, sampler, options=None, scheduler=None):
     suggestions, replayed = replayed_decisions(runner, study, path)
     expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
     same_decisions(decisions(path), replayed, "resumed: replay against the run")
-    print(("recommended, resumed" if scheduler else sampler + "-resume") + ": %d configurations identical to an uninterrupted run (%s); replay "
+    print((scheduler["type"] + ", resumed" if scheduler else sampler + "-resume") + ": %d configurations identical to an uninterrupted run (%s); replay "
           "matches all; %d decisions %s"
           % (TRIALS, ", ".join("%d %s" % (n, o) for o, n in b.origin.value_counts().items()), judged,
              "and predictions identical" if scheduler else "equal the ASHA model"))

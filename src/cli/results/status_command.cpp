@@ -72,7 +72,7 @@ void print_rungs(std::ostream& out, const store::StudyReader& reader) {
 void print_predictions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
   std::map<std::uint64_t, store::EventRecord> latest;
   for (const auto& e : reader.events())
-    if (e.prediction) latest.insert_or_assign(e.trial, e);
+    if (e.prediction && e.kind != store::EventKind::Resume) latest.insert_or_assign(e.trial, e);
   if (latest.empty()) return;
   std::vector<const store::EventRecord*> ranked;
   for (const auto& [trial, e] : latest)
@@ -93,6 +93,42 @@ void print_predictions(std::ostream& out, const store::StudyReader& reader, std:
         << resource << ' ' << short_number(e.prediction->at) << " (made at " << resource << ' '
         << short_number(e.step) << ": "
         << store::event_kind_names()[static_cast<std::size_t>(e.kind)] << ")\n";
+  }
+}
+
+// freeze_thaw: how many resumptions the model chose and how many the promotion rule, and
+// the latest ones with what the model expected (study_writer.hpp: trial_resumed).
+void print_resumptions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
+  if (reader.spec().scheduler.type != core::SchedulerType::FreezeThaw) return;
+  std::vector<store::EventRecord> resumed;
+  for (const auto& e : reader.events())
+    if (e.kind == store::EventKind::Resume) resumed.push_back(e);
+  const auto by_model = static_cast<std::size_t>(std::count_if(
+      resumed.begin(), resumed.end(), [](const auto& e) { return !std::isnan(e.value); }));
+  const auto& resource = reader.spec().scheduler.resource;
+  out << "Resumptions: " << resumed.size() << ", " << by_model
+      << " chosen by the model (expected improvement per " << resource << " above a new "
+      << "configuration's), " << resumed.size() - by_model << " by the promotion rule";
+  if (resumed.empty()) {
+    out << '\n';
+    return;
+  }
+  const std::size_t shown = std::min(limit, resumed.size());
+  out << "; the latest " << shown << ":\n";
+  for (std::size_t i = resumed.size() - shown; i < resumed.size(); ++i) {
+    const auto& e = resumed[i];
+    out << "  trial " << e.trial << " at " << resource << ' ' << short_number(e.step) << " for "
+        << short_number(e.milestone) << ": ";
+    if (std::isnan(e.value)) {
+      out << "promotion rule\n";
+      continue;
+    }
+    out << "model";
+    if (e.prediction)
+      out << " expected " << short_number(e.prediction->mean) << " ["
+          << short_number(e.prediction->lower) << ", " << short_number(e.prediction->upper) << "]";
+    out << ", improvement per " << resource << ' ' << short_number(e.value) << " against "
+        << short_number(e.cutoff) << " for a new configuration\n";
   }
 }
 
@@ -262,6 +298,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
   }
   print_rungs(out, reader);
   print_predictions(out, reader, limit);
+  print_resumptions(out, reader, limit);
   print_trials(out, reader, trials, limit, notes(spec, trials, standings, front));
 }
 

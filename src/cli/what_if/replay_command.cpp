@@ -22,6 +22,7 @@ int replay_command(const Args& args) {
   auto scheduler = core::make_scheduler(study.scheduler, study.mode, study.seed, study.name);
   const auto suggester =
       core::make_suggester(study.space, study.sampler, study.mode == core::Mode::Max, study.seed);
+  core::connect_model(*scheduler, *suggester);
   core::ReplaySampler sampler{*suggester, study.space, core::is_model_based(study.sampler.kind), 0,
                               study.metrics};
   const auto path = vm["events"].as<std::string>();

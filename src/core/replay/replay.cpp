@@ -130,6 +130,35 @@ std::string exploit_fields(const Exploit& e, const SearchSpace* space) {
   return text;
 }
 
+void append_prediction(std::string& line, std::string_view name, const PredictedFinal& p) {
+  line += ",\"";
+  line += name;
+  line += "\":{\"at\":";
+  line += json_number(p.at);
+  append_field(line, "mean", p.mean);
+  append_field(line, "lower", p.lower);
+  append_field(line, "upper", p.upper);
+  line += '}';
+}
+
+// freeze_thaw's reason for a resumption: the rule, the rung, and for the model's choice
+// what it expected there and the expected improvement per unit of resource it compared.
+std::string resume_line(TrialId trial, const ResumeReason& why) {
+  std::string line = "{\"trial\":";
+  append_whole(line, trial);
+  line += ",\"resumed\":{\"rule\":\"";
+  line += to_string(why.rule);
+  line += '"';
+  append_field(line, "until", why.until);
+  if (why.expected) append_prediction(line, "expected", *why.expected);
+  if (why.rule == ResumeReason::Rule::Model) {
+    append_field(line, "improvement", why.improvement);
+    append_field(line, "start_improvement", why.start_improvement);
+  }
+  line += "}}";
+  return line;
+}
+
 std::string report_line(TrialId trial, double step, const ReportOutcome& o,
                         const SearchSpace* space) {
   std::string line = "{\"trial\":";
@@ -151,14 +180,7 @@ std::string report_line(TrialId trial, double step, const ReportOutcome& o,
     line += ",\"kept\":" + std::to_string(o.standing->kept);
   }
   if (o.checkpoint) line += ",\"checkpoint\":true";
-  if (o.prediction) {
-    line += ",\"predicted\":{\"at\":";
-    line += json_number(o.prediction->at);
-    append_field(line, "mean", o.prediction->mean);
-    append_field(line, "lower", o.prediction->lower);
-    append_field(line, "upper", o.prediction->upper);
-    line += '}';
-  }
+  if (o.prediction) append_prediction(line, "predicted", *o.prediction);
   if (o.exploit) {
     line += ',';
     line += exploit_fields(*o.exploit, space);
@@ -305,6 +327,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     if (job->exploit)
       out << "{\"trial\":" << trial << ",\"resume\":{"
           << exploit_fields(*job->exploit, sampler ? &sampler->space : nullptr) << "}}\n";
+    if (job->reason) out << resume_line(trial, *job->reason) << '\n';
     return false;
   }
   throw InputError("unknown event type \"" + std::string(kind) +

@@ -20,6 +20,10 @@ std::string_view to_string(SchedulerDecision decision) {
   return "?";
 }
 
+std::string_view to_string(ResumeReason::Rule rule) {
+  return rule == ResumeReason::Rule::Model ? "model" : "promotion";
+}
+
 std::string_view to_string(TrialEnd end) {
   switch (end) {
     case TrialEnd::Completed:
@@ -44,7 +48,7 @@ void Scheduler::throw_unknown_trial(TrialId trial) {
 
 std::optional<Job> Scheduler::next_job(bool may_start_new) {
   if (!may_start_new) return std::nullopt;
-  return Job{Job::Kind::Start, 0, max_resource(), std::nullopt};
+  return Job{Job::Kind::Start, 0, max_resource(), std::nullopt, std::nullopt};
 }
 
 }  // namespace slurmtune::core

@@ -16,6 +16,7 @@
 namespace slurmtune::core {
 
 using TrialId = std::uint64_t;
+class ContinuationModel;  // core/schedulers/continuation_model.hpp
 
 /// Exploit (PBT): the trial stops here and waits, like a paused one, to resume from
 /// another trial's checkpoint with a new configuration (Job::exploit).
@@ -66,6 +67,22 @@ struct ReportOutcome {
   std::optional<RungStanding> standing;
 };
 
+/// Why a scheduler whose model chooses the next job (freeze_thaw) resumed a trial.
+struct ResumeReason {
+  /// Model: its expected improvement per unit of resource beat every other job's.
+  /// Promotion: asynchronous successive halving's rule (mixed in, or the model had too
+  /// little data).
+  enum class Rule { Model, Promotion };
+  Rule rule = Rule::Promotion;
+  double until = 0;  ///< the rung it resumes for
+  /// Model only: the model's value at the rung it resumes for (`at`), and the expected
+  /// improvement per unit of resource of this resumption and of a new configuration.
+  std::optional<PredictedFinal> expected;
+  double improvement = 0;
+  double start_improvement = 0;
+};
+std::string_view to_string(ResumeReason::Rule rule);
+
 /// Work for a free worker.
 struct Job {
   enum class Kind { Start, Resume };
@@ -73,6 +90,7 @@ struct Job {
   TrialId trial = 0;               ///< the trial to resume (Kind::Resume only)
   double until = 0;                ///< the resource at which the scheduler expects to judge it next
   std::optional<Exploit> exploit;  ///< Resume only: resume as this, not from its own state
+  std::optional<ResumeReason> reason;  ///< Resume by freeze_thaw: why this trial
 };
 
 /// The last observation of a trial, passed when it ends.
@@ -119,6 +137,9 @@ class Scheduler {
   virtual int bracket_of(TrialId /*trial*/) const { return 0; }
   /// Resource at which a trial has run its full course.
   virtual double max_resource() const = 0;
+  /// The model a scheduler may consult to choose the next job (freeze_thaw; the sampler's,
+  /// when it has one: connect_model()). Others ignore it.
+  virtual void use_model(ContinuationModel* /*model*/) {}
 
   Mode mode() const { return mode_; }
 

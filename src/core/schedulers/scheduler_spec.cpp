@@ -11,17 +11,19 @@
 #include "core/schedulers/early_stopping/median_stopping_scheduler.hpp"
 #include "core/schedulers/early_stopping/moasha_scheduler.hpp"
 #include "core/schedulers/early_stopping/optuna_pruners.hpp"
+#include "core/schedulers/freeze_thaw/freeze_thaw_scheduler.hpp"
 #include "core/schedulers/pbt/pbt_scheduler.hpp"
 
 namespace slurmtune::core {
 namespace {
-constexpr std::array<std::pair<SchedulerType, std::string_view>, 6> kTypes{{
+constexpr std::array<std::pair<SchedulerType, std::string_view>, 7> kTypes{{
     {SchedulerType::Fifo, "fifo"},
     {SchedulerType::Asha, "asha"},
     {SchedulerType::AshaPromotion, "asha_promotion"},
     {SchedulerType::Hyperband, "hyperband"},
     {SchedulerType::Median, "median"},
     {SchedulerType::Pbt, "pbt"},
+    {SchedulerType::FreezeThaw, "freeze_thaw"},
 }};
 }  // namespace
 
@@ -65,6 +67,8 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, 
       return std::make_unique<MedianStoppingScheduler>(spec, mode);
     case SchedulerType::Pbt:
       return std::make_unique<PbtScheduler>(spec, mode, seed);
+    case SchedulerType::FreezeThaw:
+      return std::make_unique<FreezeThawScheduler>(spec, mode, seed);
   }
   throw UsageError("make_scheduler: unknown scheduler type");
 }

@@ -14,7 +14,7 @@
 
 namespace slurmtune::core {
 
-enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median, Pbt };
+enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median, Pbt, FreezeThaw };
 std::string_view scheduler_keyword(SchedulerType type);
 std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
 
@@ -58,6 +58,11 @@ struct SchedulerSpec {
   /// asha_promotion: learning-curve prediction stops predicted losers and lets a
   /// predicted winner run on without pausing (asha_promotion_scheduler.hpp).
   bool predict = false;
+  /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
+  /// (so the race cannot starve), and whether expected improvement is divided by the
+  /// resource a job trains (freeze_thaw_scheduler.hpp).
+  double promotion_mix = 0.25;
+  bool per_resource_acquisition = true;
 
   // Optuna semantics.
   std::optional<std::int64_t> min_resource;  ///< nullopt = "auto"

@@ -29,7 +29,7 @@ namespace {
 
 // Passes every call on to the sampler it wraps, this study's trial t as the sampler's
 // trial offset + t.
-class Forwarding : public Suggester {
+class Forwarding : public Suggester, public ContinuationModel {
  public:
   Forwarding(std::unique_ptr<Suggester> sampler, TrialId offset)
       : sampler_(std::move(sampler)), offset_(offset) {}
@@ -50,6 +50,18 @@ class Forwarding : public Suggester {
   void resumed(TrialId trial) override { sampler_->resumed(offset_ + trial); }
   void ended(TrialId trial, TrialEnd how) override { sampler_->ended(offset_ + trial, how); }
   void restore(const SamplerPosition& position) override { sampler_->restore(position); }
+  ContinuationModel* continuation_model() override {
+    return sampler_->continuation_model() ? this : nullptr;
+  }
+  std::optional<ContinuationScores> score_jobs(
+      TrialId next_trial, double first_resource,
+      const std::vector<ContinuationQuery>& paused) override {
+    std::vector<ContinuationQuery> shifted = paused;
+    for (auto& q : shifted)
+      q.trial += offset_;
+    return sampler_->continuation_model()->score_jobs(offset_ + next_trial, first_resource,
+                                                      shifted);
+  }
 
  protected:
   Suggester& sampler() { return *sampler_; }
@@ -108,6 +120,10 @@ std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerS
                                         bool maximize, std::uint64_t seed);
 
 }  // namespace
+
+void connect_model(Scheduler& scheduler, Suggester& suggester) {
+  scheduler.use_model(suggester.continuation_model());
+}
 
 Suggestion Suggester::suggest_fixed(TrialId trial, const PartialConfiguration& /*fixed*/) {
   return suggest(trial);  // EnqueuedFirst puts the fixed values in

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/schedulers/continuation_model.hpp"
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/space/search_space.hpp"
@@ -72,7 +73,13 @@ class Suggester {
   virtual void ended(TrialId /*trial*/, TrialEnd /*how*/) {}
   /// Puts the random streams where a recorded suggestion left them (resume).
   virtual void restore(const SamplerPosition& /*position*/) {}
+  /// The model a scheduler may ask which job comes next (mobster's GP), if any.
+  virtual ContinuationModel* continuation_model() { return nullptr; }
 };
+
+/// Lends `suggester`'s model to `scheduler` (freeze_thaw decides with it): every place that
+/// builds the pair (run, resume, simulate, replay) calls this.
+void connect_model(Scheduler& scheduler, Suggester& suggester);
 
 /// Puts `fixed`'s values into `suggestion` and settles which parameters are active; its
 /// origin becomes Enqueued when every active value was given (the study file's reader

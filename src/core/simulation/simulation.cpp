@@ -66,6 +66,7 @@ class Simulator {
         running_trial_(options.workers, 0),
         options_(options) {
     if (workers_ == 0) throw InputError("simulate: --workers must be at least 1");
+    connect_model(*scheduler_, *suggester_);
     if (options.allocation_s) {
       if (!(*options.allocation_s > options.end_margin_s) || options.end_margin_s < 0)
         throw InputError("simulate: --allocation-s must exceed --end-margin (" +
@@ -231,7 +232,7 @@ class Simulator {
       } else {
         --progress_.paused;
         suggester_->resumed(trial);
-        observer_->trial_resumed(trial, time_s);
+        observer_->trial_resumed(trial, time_s, job->reason ? &*job->reason : nullptr);
         if (job->exploit) exploit(trial, *job->exploit, time_s);
         if (!has_next(trials_[trial])) {  // promoted past the end of its recorded curve
           ++beyond_recorded_;

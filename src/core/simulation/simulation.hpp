@@ -91,7 +91,8 @@ class SimulationObserver {
   virtual ~SimulationObserver() = default;
   virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, const SuggestionInfo&,
                              double /*time_s*/) {}
-  virtual void trial_resumed(TrialId, double /*time_s*/) {}
+  /// `why`: the scheduler's reason for the resumption, when it gives one.
+  virtual void trial_resumed(TrialId, double /*time_s*/, const ResumeReason* /*why*/) {}
   /// PBT: the resumed trial took over `exploit.donor`'s checkpoint with a new configuration.
   virtual void trial_exploited(TrialId, const Exploit& /*exploit*/, double /*time_s*/) {}
   /// A report: `metrics` holds its value of every metric column (StudySpec::metrics;
@@ -115,8 +116,8 @@ class ForwardingObserver : public SimulationObserver {
                      double time_s) override {
     if (next_) next_->trial_started(t, c, bracket, info, time_s);
   }
-  void trial_resumed(TrialId t, double time_s) override {
-    if (next_) next_->trial_resumed(t, time_s);
+  void trial_resumed(TrialId t, double time_s, const ResumeReason* why) override {
+    if (next_) next_->trial_resumed(t, time_s, why);
   }
   void trial_exploited(TrialId t, const Exploit& e, double time_s) override {
     if (next_) next_->trial_exploited(t, e, time_s);

@@ -60,6 +60,7 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
       suggester_(std::move(suggester)),
       observer_(observer),
       max_trials_(spec.max_trials) {
+  connect_model(*scheduler_, *suggester_);
   if (spec.sampler.kind == SamplerKind::Grid)
     max_trials_ =
         std::min(max_trials_, ConfigSampler(spec.space, SamplerKind::Grid, 0).grid_size());
@@ -130,7 +131,8 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     suggester_->resumed(launch.trial);
     const auto failed = failures_.find(launch.trial);
     launch.attempt = failed == failures_.end() ? 0 : failed->second;
-    observer_.trial_resumed(launch.trial);  // recorded when the scheduler decided it
+    // Recorded when the scheduler decided it.
+    observer_.trial_resumed(launch.trial, job->reason ? &*job->reason : nullptr);
     if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
       // Promoted, but its next rung lies past the allocation's end: it is left running
       // in the results file, so the next session restarts it from its checkpoint.

@@ -25,7 +25,8 @@ class StudyObserver {
   virtual ~StudyObserver() = default;
   virtual void trial_started(TrialId, const Configuration&, int /*bracket*/,
                              const SuggestionInfo&) {}
-  virtual void trial_resumed(TrialId) {}  ///< a paused trial was promoted
+  /// A paused trial was promoted; `why`: the scheduler's reason, when it gives one.
+  virtual void trial_resumed(TrialId, const ResumeReason* /*why*/) {}
   /// An attempt failed and the trial will run again from its last checkpoint.
   virtual void trial_retried(TrialId, const std::string& /*error*/) {}
   virtual void trial_ended(TrialId, TrialEnd, const std::string& /*error*/) {}

@@ -19,8 +19,8 @@ void StudyRecorder::trial_started(core::TrialId t, const core::Configuration& c,
   writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
 }
 
-void StudyRecorder::trial_resumed(core::TrialId t) {
-  writer_.trial_resumed(t, store::unix_time_s());
+void StudyRecorder::trial_resumed(core::TrialId t, const core::ResumeReason* why) {
+  writer_.trial_resumed(t, store::unix_time_s(), why);
 }
 
 void StudyRecorder::trial_retried(core::TrialId t, const std::string& error) {

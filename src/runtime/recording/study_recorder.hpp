@@ -21,7 +21,7 @@ class StudyRecorder final : public core::StudyObserver {
 
   void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
                      const core::SuggestionInfo& suggestion) override;
-  void trial_resumed(core::TrialId t) override;
+  void trial_resumed(core::TrialId t, const core::ResumeReason* why) override;
   void trial_retried(core::TrialId t, const std::string& error) override;
   void trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) override;
   void admissions_closed() override;

@@ -648,3 +648,30 @@ BOOST_AUTO_TEST_CASE(enqueued_values_off_the_grid_or_outside_their_condition_are
   BOOST_TEST(
       error_of(search + "[[enqueue]]\nq = 0.75\nn = 5\nopt = \"sgd\"\nmomentum = 0.5\n").empty());
 }
+
+BOOST_AUTO_TEST_CASE(freeze_thaw_reads_its_options_needs_mobster_and_round_trips) {
+  const std::string base = "[study]\nname = \"s\"\nmetric = \"loss\"\nsampler = \"mobster\"\n"
+                           "[search]\nlr = { uniform = [0, 1] }\n[scheduler]\n"
+                           "type = \"freeze_thaw\"\nmax_t = 27\nreduction_factor = 3\n";
+  const auto s = config::parse_study(base + "promotion_mix = 0.1\ncost = \"none\"\n", "a.toml");
+  BOOST_TEST((s.scheduler.type == SchedulerType::FreezeThaw));
+  BOOST_TEST(s.scheduler.promotion_mix == 0.1);
+  BOOST_TEST(!s.scheduler.per_resource_acquisition);
+  const auto again = config::parse_study(config::to_toml(s), "b.toml");
+  BOOST_TEST(again.scheduler.promotion_mix == 0.1);
+  BOOST_TEST(!again.scheduler.per_resource_acquisition);
+  BOOST_TEST(config::to_toml(again) == config::to_toml(s));
+  const auto defaults = config::parse_study(base, "a.toml");
+  BOOST_TEST(defaults.scheduler.promotion_mix == 0.25);
+  BOOST_TEST(defaults.scheduler.per_resource_acquisition);
+  BOOST_TEST(contains(error_of(base + "promotion_mix = 1.5\n"),
+                      "study.toml:11:17: [scheduler] promotion_mix: must be from 0 to 1"));
+  BOOST_TEST(contains(error_of(base + "cost = \"seconds\"\n"), "[scheduler] cost"));
+  BOOST_TEST(contains(error_of(base + "predict = true\n"), "unknown key 'predict'"));
+  std::string random = base;
+  random.replace(random.find("mobster"), 7, "random");
+  BOOST_TEST(contains(error_of(random),
+                      "study.toml:8:8: [scheduler] type: freeze_thaw lets the sampler's model choose "
+                      "which trial trains next, and sampler \"random\" has none; set sampler = "
+                      "\"mobster\""));
+}

@@ -65,7 +65,7 @@ void write_study(const std::string& path, const core::StudySpec& spec) {
   w->trial_ended(0, core::TrialEnd::Stopped, 33);
   w->trial_started(1, config(0.001, "adam"), 0, 0);
   report(*w, 1, 1, 4, 0.8, core::SchedulerDecision::Pause);
-  w->trial_resumed(1, 50);
+  w->trial_resumed(1, 50, nullptr);
   report(*w, 1, 2, 53, 0.5);
   w->trial_ended(1, core::TrialEnd::Completed, 53);
   w->trial_started(2, config(0.002, "adam"), 0, 1);

@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
                                   0);
           } else if (ev.kind == store::EventKind::Resume) {
             twin->next_job(false);
-            writer->trial_resumed(ev.trial, 0);
+            writer->trial_resumed(ev.trial, 0, nullptr);
           } else if (ev.kind == store::EventKind::Closed) {
             twin->close_admissions();
             writer->admissions_closed(0);

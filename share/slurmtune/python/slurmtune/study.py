@@ -290,9 +290,29 @@ class Study:
         events = self.events
         if "predicted_mean" not in events.columns:
             return pd.DataFrame(columns=columns, index=pd.Index([], name="trial"))
-        made = events.dropna(subset=["predicted_mean"]).rename(columns={"kind": "decision"})
-        latest = made.groupby("trial").tail(1).set_index("trial")
+        made = events[events["kind"] != "resume"].dropna(subset=["predicted_mean"])
+        latest = made.rename(columns={"kind": "decision"}).groupby("trial").tail(1).set_index("trial")
         return latest[columns].astype({"decision": str})
+
+    @property
+    def resumptions(self) -> pd.DataFrame:
+        """Every resumption of a paused trial, in order: the `step` it had reached, the
+        rung it resumed for (`until`), and under ``freeze_thaw`` why: `rule` "model" (its
+        expected improvement per unit of resource, `improvement`, beat a new
+        configuration's, `start_improvement`; the model expected `expected_mean` in
+        [`expected_lower`, `expected_upper`] at `until`) or "promotion"."""
+        events = self.events
+        resumed = events[events["kind"] == "resume"]
+        out = pd.DataFrame({"trial": resumed["trial"].astype(int), "step": resumed["step"],
+                            "until": resumed["milestone"]})
+        by_model = resumed["value"].notna()
+        out["rule"] = np.where(by_model, "model", "promotion")
+        out["improvement"] = resumed["value"]
+        out["start_improvement"] = resumed["cutoff"]
+        for part in ("mean", "lower", "upper"):
+            column = "predicted_" + part
+            out["expected_" + part] = resumed[column] if column in resumed.columns else np.nan
+        return out.reset_index(drop=True)
 
     def prediction_text(self, trial: int) -> str:
         """``trial 41: predicted 0.013 [0.012, 0.015] at epoch 27`` (the latest prediction),

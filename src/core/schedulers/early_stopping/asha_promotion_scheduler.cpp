@@ -110,24 +110,44 @@ std::optional<std::size_t> AshaPromotionScheduler::promotable_rung() {
 }
 
 std::optional<Job> AshaPromotionScheduler::next_job(bool may_start_new) {
-  if (const auto k = promotable_rung()) {
-    Rung& rung = rungs_[*k];
-    const auto trial = static_cast<TrialId>(-rung.unpromoted.top().second);
-    rung.unpromoted.pop();
-    trials_.at(trial).paused = false;
-    ++running_;
-    return Job{Job::Kind::Resume, trial, rungs_[*k + 1].milestone, std::nullopt};
-  }
+  if (const auto trial = promotable_trial()) return resume(*trial);
   if (!may_start_new) return std::nullopt;
-  return Job{Job::Kind::Start, 0, rungs_.front().milestone, std::nullopt};
+  return Job{Job::Kind::Start, 0, rungs_.front().milestone, std::nullopt, std::nullopt};
 }
 
-std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
-  // While trials run or may still arrive, a paused trial can still rise into the top
-  // 1/eta of its rung (the rung grows). Only when admissions are closed, nothing runs
-  // and nothing is promotable is every trial still paused final.
+std::optional<TrialId> AshaPromotionScheduler::promotable_trial() {
+  const auto k = promotable_rung();
+  if (!k) return std::nullopt;
+  return static_cast<TrialId>(-rungs_[*k].unpromoted.top().second);
+}
+
+Job AshaPromotionScheduler::resume(TrialId trial) {
+  TrialState& state = trials_.at(trial);
+  if (!state.alive || !state.paused)
+    throw UsageError("asha_promotion: trial " + std::to_string(trial) + " is not paused");
+  // Its entry in the rung's queue is dropped when met (it no longer waits there).
+  Rung& rung = rungs_[static_cast<std::size_t>(state.rung)];
+  if (!rung.unpromoted.empty() && rung.unpromoted.top().second == -static_cast<std::int64_t>(trial))
+    rung.unpromoted.pop();
+  state.paused = false;
+  ++running_;
+  return Job{Job::Kind::Resume, trial, rungs_[static_cast<std::size_t>(state.rung) + 1].milestone,
+             std::nullopt, std::nullopt};
+}
+
+std::vector<AshaPromotionScheduler::PausedTrial> AshaPromotionScheduler::paused_trials() const {
+  std::vector<PausedTrial> out;
+  for (const auto& [id, state] : trials_)
+    if (state.alive && state.paused)
+      out.push_back({id, rungs_[static_cast<std::size_t>(state.rung)].milestone,
+                     rungs_[static_cast<std::size_t>(state.rung) + 1].milestone});
+  std::sort(out.begin(), out.end(),
+            [](const PausedTrial& a, const PausedTrial& b) { return a.trial < b.trial; });
+  return out;
+}
+
+std::vector<TrialId> AshaPromotionScheduler::drop_paused() {
   std::vector<TrialId> dropped;
-  if (!closed_ || running_ > 0 || promotable_rung()) return dropped;
   for (auto& [id, state] : trials_) {
     if (!state.alive || !state.paused) continue;
     state.alive = false;
@@ -135,6 +155,14 @@ std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
   }
   std::sort(dropped.begin(), dropped.end());
   return dropped;
+}
+
+std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
+  // While trials run or may still arrive, a paused trial can still rise into the top
+  // 1/eta of its rung (the rung grows). Only when admissions are closed, nothing runs
+  // and nothing is promotable is every trial still paused final.
+  if (!settled() || promotable_rung()) return {};
+  return drop_paused();
 }
 
 }  // namespace slurmtune::core

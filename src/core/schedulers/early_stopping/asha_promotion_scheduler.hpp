@@ -40,6 +40,23 @@ class AshaPromotionScheduler final : public Scheduler {
   void close_admissions() override { closed_ = true; }
   double max_resource() const override { return milestones_.back(); }
 
+  // For freeze_thaw, which decides on top of these rungs which job comes next.
+  struct PausedTrial {
+    TrialId trial = 0;
+    double milestone = 0;       ///< the rung it paused at
+    double next_milestone = 0;  ///< the rung a resumption runs it to
+  };
+  /// Paused trials that may still resume, by id.
+  std::vector<PausedTrial> paused_trials() const;
+  /// The trial next_job would promote now, left paused.
+  std::optional<TrialId> promotable_trial();
+  /// Resumes paused `trial` for its next rung.
+  Job resume(TrialId trial);
+  /// Admissions closed and nothing running: a paused trial no rule resumes stays paused.
+  bool settled() const { return closed_ && running_ == 0; }
+  /// Ends every paused trial's wait (settled, nothing to resume); their ids, sorted.
+  std::vector<TrialId> drop_paused();
+
  private:
   // Ranking key: higher score first, then the earlier trial (ties go to seniority).
   // NaN ranks below every number.

@@ -99,7 +99,7 @@ void HyperbandScheduler::maybe_advance(int index) {
     if (k < keep) {
       trials_.at(trial).running = true;
       ++b.running;
-      resumable_.push_back(Job{Job::Kind::Resume, trial, rung_budget(b.s, b.rung), std::nullopt});
+      resumable_.push_back(Job{Job::Kind::Resume, trial, rung_budget(b.s, b.rung), std::nullopt, std::nullopt});
     } else {
       dropped_.push_back(trial);
     }
@@ -118,7 +118,7 @@ std::optional<Job> HyperbandScheduler::next_job(bool may_start_new) {
       (brackets_.empty() || brackets_.back().full)
           ? (brackets_.empty() || brackets_.back().s == 0 ? s_max_ : brackets_.back().s - 1)
           : brackets_.back().s;
-  return Job{Job::Kind::Start, 0, rung_budget(s, 0), std::nullopt};
+  return Job{Job::Kind::Start, 0, rung_budget(s, 0), std::nullopt, std::nullopt};
 }
 
 void HyperbandScheduler::close_admissions() {

@@ -280,14 +280,14 @@ void PbtScheduler::sync_if_all_waiting() {
 std::optional<Job> PbtScheduler::next_job(bool may_start_new) {
   // Ray's choose_trial_to_run: the waiting trial that has trained least (a new trial has
   // trained for 0); synchronous mode only resumes trials short of the sync point.
-  if (may_start_new) return Job{Job::Kind::Start, 0, max_t_, std::nullopt};
+  if (may_start_new) return Job{Job::Kind::Start, 0, max_t_, std::nullopt, std::nullopt};
   if (waiting_.empty()) return std::nullopt;
   const auto [time, trial] = *waiting_.begin();
   if (spec_.synch && time >= next_sync_) return std::nullopt;
   waiting_.erase(waiting_.begin());
   TrialState& s = trials_[trial];
   s.paused = false;
-  Job job{Job::Kind::Resume, trial, max_t_, std::move(s.pending)};
+  Job job{Job::Kind::Resume, trial, max_t_, std::move(s.pending), std::nullopt};
   s.pending.reset();
   return job;
 }

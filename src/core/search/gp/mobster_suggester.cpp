@@ -154,6 +154,7 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
 }
 
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {
+  ++version_;
   auto& t = state(trial);
   t.started = true;
   t.config = config;
@@ -162,6 +163,7 @@ void MobsterSuggester::started(TrialId trial, const Configuration& config) {
 }
 
 void MobsterSuggester::observe(TrialId trial, double resource, double value) {
+  ++version_;
   observations_.push_back({trial, resource, maximize_ ? value : -value});
   trials_[trial].observed_at = resource;
   if (!first_resource_ || resource < *first_resource_) first_resource_ = resource;
@@ -181,6 +183,7 @@ void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
   if (trial >= trials_.size() || !trials_[trial].started) return;
   auto& t = trials_[trial];
   t.ended = true;
+  ++version_;
   // A completed trial is an observation at its full resource (no rung there).
   if (how == TrialEnd::Completed && t.last_step && t.observed_at != t.last_step)
     observe(trial, *t.last_step, *t.last_value);
@@ -225,7 +228,8 @@ std::vector<std::size_t> choose(const Observations& all, std::size_t count, std:
 
 }  // namespace
 
-gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen) const {
+gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
+                                   Standardisation* scale) const {
   gp::Data data;
   data.dims = encoder_.dims() + 1;
   // A diverged trial's NaN or infinite metric counts as the worst finite value seen.
@@ -249,6 +253,7 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen) const
   const double sd = var > 1e-300 ? std::sqrt(var) : 1.0;
   for (double& y : data.targets)
     y = (y - mean) / sd;
+  if (scale) *scale = Standardisation{mean, sd};
   return data;
 }
 
@@ -343,33 +348,33 @@ std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<s
   return rung_weights(agreement, first);
 }
 
-Configuration MobsterSuggester::propose(TrialId trial) {
+const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
+  // freeze_thaw scores a start, then suggest() proposes it, with nothing seen between:
+  // one model serves both.
+  if (view_ && view_->version == version_ && view_->trial == trial) return view_->model;
   const gp::Hyperparameters h = hyperparameters();
   const std::vector<std::size_t> chosen =
       choose(observations_, observations_.size(), options_.max_observations);
-  gp::Data data = data_of(chosen);
-  const double first = *first_resource_;
-  const double first_feature = resource_feature(first);
+  Standardisation scale;
+  gp::Data data = data_of(chosen, &scale);
+  const double first_feature = resource_feature(*first_resource_);
 
   // The incumbent at each resource (the best standardised score there), and the best
   // trials at the first one (perturbation centres).
-  std::map<double, double> incumbents;
+  ModelView v{gp::Posterior(data, h), {}, 0, {}, {}, scale};
   std::vector<std::pair<double, TrialId>> at_first;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     const auto& o = observations_[chosen[k]];
-    const auto [it, fresh] = incumbents.emplace(o.resource, data.targets[k]);
+    const auto [it, fresh] = v.incumbents.emplace(o.resource, data.targets[k]);
     if (!fresh) it->second = std::max(it->second, data.targets[k]);
-    if (o.resource == first) at_first.emplace_back(data.targets[k], o.trial);
+    if (o.resource == *first_resource_) at_first.emplace_back(data.targets[k], o.trial);
   }
-  const double best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
+  v.best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
   std::stable_sort(at_first.begin(), at_first.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<TrialId> centres;
   for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
-    centres.push_back(at_first[k].second);
-
-  gp::Posterior posterior(data, h);
-  const std::map<double, double> weights = acquisition_rungs(chosen, data, posterior);
+    v.centres.push_back(at_first[k].second);
+  v.weights = acquisition_rungs(chosen, data, v.posterior);
   // Pending trials land, in the model's belief, on its mean at the first resource.
   std::vector<double> pending;
   for (TrialId t = 0; t < trials_.size(); ++t) {
@@ -379,15 +384,24 @@ Configuration MobsterSuggester::propose(TrialId trial) {
     pending.push_back(first_feature);
   }
   if (!pending.empty()) {
-    const auto believed = posterior.predict(pending);
+    const auto believed = v.posterior.predict(pending);
     data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
     for (const auto& p : believed)
       data.targets.push_back(p.mean);
-    posterior = gp::Posterior(std::move(data), h);
+    v.posterior = gp::Posterior(std::move(data), h);
   }
+  view_.emplace(CachedView{version_, trial, std::move(v)});
+  return view_->model;
+}
 
-  // Expected improvement at each weighted rung, over that rung's incumbent.
-  const std::vector<Configuration> pool = candidates(trial, centres);
+double MobsterSuggester::ModelView::incumbent_at(double resource) const {
+  const auto it = incumbents.find(resource);
+  return it != incumbents.end() ? it->second : best_anywhere;
+}
+
+std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
+                                                  const std::map<double, double>& weights,
+                                                  const std::vector<Configuration>& pool) const {
   std::vector<double> acquisition(pool.size(), 0.0), points;
   points.reserve(pool.size() * (encoder_.dims() + 1));
   for (const auto& [resource, weight] : weights) {
@@ -396,14 +410,69 @@ Configuration MobsterSuggester::propose(TrialId trial) {
       encoder_.encode(config, points);
       points.push_back(resource_feature(resource));
     }
-    const auto it = incumbents.find(resource);
-    const double incumbent = it != incumbents.end() ? it->second : best_anywhere;
-    const auto predictions = posterior.predict(points);
+    const double incumbent = v.incumbent_at(resource);
+    const auto predictions = v.posterior.predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
       acquisition[c] += weight * expected_improvement(predictions[c], incumbent);
   }
-  return pool[static_cast<std::size_t>(std::max_element(acquisition.begin(), acquisition.end()) -
-                                       acquisition.begin())];
+  return acquisition;
+}
+
+Configuration MobsterSuggester::propose(TrialId trial) {
+  // Expected improvement at each weighted rung, over that rung's incumbent.
+  const ModelView& v = view(trial);
+  const std::vector<Configuration> pool = candidates(trial, v.centres);
+  const std::vector<double> scores = acquisition(v, v.weights, pool);
+  return pool[static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
+                                       scores.begin())];
+}
+
+// --- the model as freeze_thaw's judge ------------------------------------------------
+
+std::optional<ContinuationScores> MobsterSuggester::score_jobs(
+    TrialId next_trial, double first_resource, const std::vector<ContinuationQuery>& paused) {
+  if (observations_.size() < kFirstFit) return std::nullopt;
+  const ModelView& v = view(next_trial);
+  // A start: the configuration propose() would choose by expected improvement at the
+  // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
+  const std::vector<Configuration> pool = candidates(next_trial, v.centres);
+  const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
+  const auto best = static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
+                                             scores.begin());
+  std::vector<double> points;
+  encoder_.encode(pool[best], points);
+  points.push_back(resource_feature(first_resource));
+  // A resumption: its own configuration one rung up, over that rung's incumbent.
+  for (const auto& q : paused) {
+    if (q.trial >= trials_.size() || !trials_[q.trial].started)
+      throw UsageError("mobster: freeze_thaw asked about trial " + std::to_string(q.trial) +
+                       ", which the sampler never saw start");
+    const auto& features = trials_[q.trial].features;
+    points.insert(points.end(), features.begin(), features.end());
+    points.push_back(resource_feature(q.resource));
+  }
+  const auto predictions = v.posterior.predict(points);
+  const auto expectation = [&](std::size_t k, double resource) {
+    const gp::Prediction& p = predictions[k];
+    return JobExpectation{expected_improvement(p, v.incumbent_at(resource)),
+                          v.scale.in_user_units(p, resource, maximize_)};
+  };
+  ContinuationScores out;
+  out.start = expectation(0, first_resource);
+  for (std::size_t k = 0; k < paused.size(); ++k)
+    out.resumes.push_back(expectation(k + 1, paused[k].resource));
+  return out;
+}
+
+PredictedFinal MobsterSuggester::Standardisation::in_user_units(const gp::Prediction& p,
+                                                                double resource,
+                                                                bool maximize) const {
+  // The 10-90 % interval of the latent value: +-1.2816 standard deviations.
+  const double mean = p.mean * sd + shift;
+  const double half = 1.2815515655446004 * std::sqrt(p.variance) * sd;
+  const double sign = maximize ? 1.0 : -1.0;
+  return PredictedFinal{resource, sign * mean, std::min(sign * (mean - half), sign * (mean + half)),
+                        std::max(sign * (mean - half), sign * (mean + half))};
 }
 
 }  // namespace slurmtune::core

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
@@ -37,7 +38,7 @@ class ConfigurationEncoder {
   std::size_t dims_ = 0;
 };
 
-class MobsterSuggester final : public Suggester {
+class MobsterSuggester final : public Suggester, public ContinuationModel {
  public:
   MobsterSuggester(const SearchSpace& space, const MobsterOptions& options, bool maximize,
                    std::uint64_t seed);
@@ -45,6 +46,13 @@ class MobsterSuggester final : public Suggester {
   void started(TrialId trial, const Configuration& config) override;
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void ended(TrialId trial, TrialEnd how) override;
+  ContinuationModel* continuation_model() override { return this; }
+  /// freeze_thaw's question: expected improvement of a start at the first rung (the
+  /// proposal suggest() would make, by expected improvement there alone) and of each
+  /// paused trial one rung up, each over the incumbent at its resource.
+  std::optional<ContinuationScores> score_jobs(
+      TrialId next_trial, double first_resource,
+      const std::vector<ContinuationQuery>& paused) override;
 
   /// The model a suggestion would use now (nullopt before it has data): for tests and the
   /// decision-cost bench.
@@ -64,16 +72,39 @@ class MobsterSuggester final : public Suggester {
     double score;  // larger is better
   };
 
+  // How scores were standardised for the model: score = target * sd + shift.
+  struct Standardisation {
+    double shift = 0, sd = 1;
+    PredictedFinal in_user_units(const gp::Prediction& p, double resource, bool maximize) const;
+  };
+  // The model a decision uses: conditioned on the chosen observations and on pending
+  // trials' fantasies, with each resource's incumbent and the acquisition's rungs.
+  struct ModelView {
+    gp::Posterior posterior;
+    std::map<double, double> incumbents;  // best standardised score by resource
+    double best_anywhere;
+    std::vector<TrialId> centres;      // the best trials at the first resource
+    std::map<double, double> weights;  // acquisition rungs
+    Standardisation scale;
+    double incumbent_at(double resource) const;
+  };
+
   TrialState& state(TrialId trial);
   void observe(TrialId trial, double resource, double value);
   double resource_feature(double resource) const;
   /// Rows (features + resource) and standardised targets of the chosen observations.
-  gp::Data data_of(const std::vector<std::size_t>& chosen) const;
+  gp::Data data_of(const std::vector<std::size_t>& chosen, Standardisation* scale = nullptr) const;
   const gp::Hyperparameters& hyperparameters();
   /// The rungs the acquisition looks at, with their weights (rung_weighting).
   std::map<double, double> acquisition_rungs(const std::vector<std::size_t>& chosen,
                                              const gp::Data& data,
                                              const gp::Posterior& posterior) const;
+  /// The model for a decision about `trial` (left out of the pending ones), kept until
+  /// the suggester sees another start, observation or end.
+  const ModelView& view(TrialId trial);
+  /// Each candidate's expected improvement, summed over `weights`' rungs.
+  std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
+                                  const std::vector<Configuration>& pool) const;
   Configuration propose(TrialId trial);
   std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
 
@@ -86,6 +117,13 @@ class MobsterSuggester final : public Suggester {
   std::vector<Observation> observations_;            // in arrival order
   std::optional<double> first_resource_;             // the lowest rung seen
   std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
+  struct CachedView {
+    std::uint64_t version;  // of the events the model has seen
+    TrialId trial;
+    ModelView model;
+  };
+  std::uint64_t version_ = 0;  // starts, observations and ends seen
+  std::optional<CachedView> view_;
 };
 
 }  // namespace slurmtune::core

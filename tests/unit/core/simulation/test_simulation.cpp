@@ -38,7 +38,7 @@ struct Ledger final : SimulationObserver {
   void trial_started(TrialId, const Configuration&, int, const SuggestionInfo&, double) override {
     ++started;
   }
-  void trial_resumed(TrialId, double) override { ++resumed; }
+  void trial_resumed(TrialId, double, const ResumeReason*) override { ++resumed; }
   void reported(TrialId, double, const std::vector<double>&, const ReportOutcome& o,
                 double) override {
     ++reports;

@@ -42,7 +42,7 @@ struct Journal final : StudyObserver {
   void trial_started(TrialId t, const Configuration&, int, const SuggestionInfo&) override {
     add("start", t);
   }
-  void trial_resumed(TrialId t) override { add("resume", t); }
+  void trial_resumed(TrialId t, const ResumeReason*) override { add("resume", t); }
   void trial_retried(TrialId t, const std::string&) override { add("retry", t); }
   void trial_ended(TrialId t, TrialEnd how, const std::string&) override {
     add(std::string(to_string(how)), t);
