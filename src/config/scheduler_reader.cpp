@@ -75,8 +75,10 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                                 "chooses; 0.25 by default)");
       s.promotion_mix = *mix;
     }
-    if (const auto cost = r.keyword("cost", {"resource", "none"}))
-      s.per_resource_acquisition = *cost == "resource";
+    if (const auto cost = r.keyword("cost", {"resource", "seconds", "none"}))
+      s.job_cost = *cost == "resource"  ? core::JobCost::Resource
+                   : *cost == "seconds" ? core::JobCost::Seconds
+                                        : core::JobCost::None;
   }
   if (s.grace_period > s.max_t)
     r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +

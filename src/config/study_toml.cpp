@@ -108,7 +108,7 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   if (s.predict) t.insert("predict", true);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
-    t.insert("cost", s.per_resource_acquisition ? "resource" : "none");
+    t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));
   }
   if (!s.milestones.empty()) {
     toml::array marks;

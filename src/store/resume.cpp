@@ -43,6 +43,7 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
                          std::to_string(e.seq) + ") but has no /trials row");
       scheduler.trial_configured(e.trial, replay.trials[e.trial].config);
       replay.suggester.started(e.trial, replay.trials[e.trial].config);
+      replay.suggester.began_at(e.trial, 0, e.time);
       replay.last_started = e.trial;
       break;
     case EventKind::Resume: {
@@ -54,6 +55,7 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
                          "would not resume trial " + std::to_string(e.trial) +
                          " here; the file was written by a different scheduler version");
       replay.suggester.resumed(e.trial);
+      replay.suggester.began_at(e.trial, e.step, e.time);
       break;
     }
     case EventKind::Closed:
@@ -163,9 +165,11 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   const auto events = reader.events();
   std::uint64_t last_seq = 0;
   bool any = false;
+  SessionBoundaries sessions(reader.sessions());
   reader.for_each_in_seq_order(
       events,
       [&](const EventRecord& e) {
+        if (sessions.crossed(e.seq)) state.suggester->session_began();
         replay_event(replay, e, reader.path());
         if (e.kind == EventKind::Checkpoint || trial_end_of(e.kind))
           state.awaited_checkpoints.erase(e.trial);
@@ -174,7 +178,9 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
         take_exploits(state);
       },
       [&](const MetricRecord& m) {
+        if (sessions.crossed(m.seq)) state.suggester->session_began();
         const double value = m.values.empty() ? NAN : m.values[0];
+        state.suggester->reported_at(m.trial, m.step, m.time);
         state.suggester->reported_metrics(m.trial, m.step, m.values);
         state.scheduler->reported_metrics(m.trial, m.step, m.values);
         const core::ReportOutcome outcome = state.scheduler->report(m.trial, m.step, value);
@@ -186,6 +192,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
         any = true;
         take_exploits(state);
       });
+  state.suggester->session_began();  // this one: what ran in the last is not timed on
   state.recorded_exploits =
       std::min<std::size_t>(state.exploits.size(), reader.committed().exploits);
   // The last suggestion's streams: the next one continues from there.

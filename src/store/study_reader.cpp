@@ -319,4 +319,19 @@ std::vector<SessionRecord> StudyReader::sessions() const {
   });
 }
 
+SessionBoundaries::SessionBoundaries(const std::vector<SessionRecord>& sessions) {
+  for (std::size_t k = 1; k < sessions.size(); ++k)
+    starts_.push_back(sessions[k].first_seq);
+  std::sort(starts_.begin(), starts_.end());
+}
+
+bool SessionBoundaries::crossed(std::uint64_t seq) {
+  bool crossed = false;
+  while (next_ < starts_.size() && seq >= starts_[next_]) {
+    crossed = true;
+    ++next_;
+  }
+  return crossed;
+}
+
 }  // namespace slurmtune::store

@@ -77,6 +77,20 @@ struct SessionRecord {
   std::uint64_t first_seq = 0;
 };
 
+/// Where each session after the first began among the events, for one walk through them
+/// in sequence order (StudyReader::for_each_in_seq_order): crossed(seq) is true at the
+/// first record at or past a session's first_seq. What a sampler learns from recorded times
+/// must not span a session's end (a trial restarts without a recorded beginning).
+class SessionBoundaries {
+ public:
+  explicit SessionBoundaries(const std::vector<SessionRecord>& sessions);
+  bool crossed(std::uint64_t seq);
+
+ private:
+  std::vector<std::uint64_t> starts_;
+  std::size_t next_ = 0;
+};
+
 /// Row counts of the last complete flush (/commit). Rows beyond them belong to a flush
 /// the writer did not finish and are not read.
 struct CommittedCounts {

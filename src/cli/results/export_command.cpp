@@ -14,21 +14,29 @@ namespace slurmtune::cli {
 namespace {
 
 // The study as `slurmtune replay` reads it: starts with their configurations, reports
-// of the scheduled metric, resumptions, the close of admissions and ends, in the order
-// they happened (by sequence number).
+// of the scheduled metric, resumptions, the close of admissions, ends and the start of
+// each later session, in the order they happened (by sequence number), with the times
+// step costs are learnt from.
 void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
   const auto trials = reader.trials();
   const auto& space = reader.spec().space;
   const auto& metrics = reader.spec().metrics;
+  store::SessionBoundaries sessions(reader.sessions());
+  const auto session_line = [&](std::uint64_t seq) {
+    if (sessions.crossed(seq)) out << "{\"type\":\"session\"}\n";
+  };
   reader.for_each_in_seq_order(
       reader.events(),
       [&](const store::EventRecord& e) {
+        session_line(e.seq);
         if (e.kind == store::EventKind::Start && e.trial < trials.size()) {
           out << "{\"type\":\"start\",\"trial\":" << e.trial
               << ",\"bracket\":" << trials[e.trial].bracket
-              << ",\"config\":" << space.to_json(trials[e.trial].config) << "}\n";
+              << ",\"config\":" << space.to_json(trials[e.trial].config)
+              << ",\"time\":" << core::json_number(e.time) << "}\n";
         } else if (e.kind == store::EventKind::Resume) {
-          out << "{\"type\":\"resume\",\"trial\":" << e.trial << "}\n";
+          out << "{\"type\":\"resume\",\"trial\":" << e.trial
+              << ",\"time\":" << core::json_number(e.time) << "}\n";
         } else if (e.kind == store::EventKind::Checkpoint) {
           // No step: a checkpoint the resumed study awaited that will never come.
           out << "{\"type\":\"checkpoint\",\"trial\":" << e.trial;
@@ -46,9 +54,11 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
         }
       },
       [&](const store::MetricRecord& m) {
+        session_line(m.seq);
         out << "{\"type\":\"report\",\"trial\":" << m.trial
             << ",\"step\":" << core::json_number(m.step)
-            << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0]);
+            << ",\"value\":" << core::json_number(m.values.empty() ? NAN : m.values[0])
+            << ",\"time\":" << core::json_number(m.time);
         // The other metrics a report carried: what samplers for several objectives and
         // constraints learn from.
         std::string others;

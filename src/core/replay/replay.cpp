@@ -61,6 +61,16 @@ double step_field(const ReplayEvent& event) {
   return step;
 }
 
+// A start's, resumption's or report's recorded time, from which the sampler learns step
+// costs; nullopt when the line has none.
+std::optional<double> time_field(const ReplayEvent& event) {
+  if (!event.field("time")) return std::nullopt;
+  const double time = number_field(event, "time", true);
+  if (!std::isfinite(time))
+    throw InputError("field \"time\" must be a finite number of seconds, not " + json_number(time));
+  return time;
+}
+
 // A start's forced bracket: a whole number an int holds (a cast of anything else to int
 // is undefined).
 int bracket_field(const ReplayEvent& event) {
@@ -267,6 +277,10 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     scheduler.close_admissions();
     return false;
   }
+  if (kind == "session") {  // a later session of the study began (export writes it)
+    if (sampler) sampler->suggester.session_began();
+    return false;
+  }
   const TrialId trial = trial_field(event);
   if (kind == "start") {
     std::optional<int> bracket;
@@ -276,6 +290,8 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     const EventValue* config = event.field("config");
     if (sampler && (sampler->model_based || config))
       scheduler.trial_configured(trial, suggest(*sampler, trial, config, out));
+    if (const auto time = time_field(event); sampler && time)
+      sampler->suggester.began_at(trial, 0, *time);
     return false;
   }
   if (kind == "report") {
@@ -283,6 +299,8 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     const double step = step_field(event);
     const double value = number_field(event, "value", true);
     if (sampler) {
+      if (const auto time = time_field(event)) sampler->suggester.reported_at(trial, step, *time);
+      sampler->last_step[trial] = step;
       const auto row = metric_row(*sampler, event);
       sampler->suggester.reported_metrics(trial, step, row);
       scheduler.reported_metrics(trial, step, row);
@@ -323,7 +341,14 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     const auto job = scheduler.next_job(false);
     if (!job || job->kind != Job::Kind::Resume || job->trial != trial)
       throw InputError("the scheduler would not resume trial " + std::to_string(trial) + " here");
-    if (sampler) sampler->suggester.resumed(trial);
+    if (sampler) {
+      sampler->suggester.resumed(trial);
+      if (const auto time = time_field(event)) {
+        const auto last = sampler->last_step.find(trial);
+        sampler->suggester.began_at(trial, last == sampler->last_step.end() ? 0 : last->second,
+                                    *time);
+      }
+    }
     if (job->exploit)
       out << "{\"trial\":" << trial << ",\"resume\":{"
           << exploit_fields(*job->exploit, sampler ? &sampler->space : nullptr) << "}}\n";
@@ -331,7 +356,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     return false;
   }
   throw InputError("unknown event type \"" + std::string(kind) +
-                   "\" (expected start, report, checkpoint, resume, close or end)");
+                   "\" (expected start, report, checkpoint, resume, close, session or end)");
 }
 
 }  // namespace

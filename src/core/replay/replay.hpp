@@ -11,6 +11,7 @@
 // history so far, and whether it is what ran:
 //   {"trial":3,"origin":"model","suggested":{...},"matches":false,"differs":["lr"]}
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,8 @@ struct ReplaySampler {
   /// The study's metric columns (StudySpec::metrics): a report's "value" is the first,
   /// its "metrics" object gives others by name.
   std::vector<std::string> metric_columns;
+  /// Each trial's last reported step: where a resumption's timed stretch begins.
+  std::map<TrialId, double> last_step;
 };
 
 /// Replays `in` into `scheduler` (and `sampler`, when given), writing decisions to

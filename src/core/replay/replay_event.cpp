@@ -111,6 +111,7 @@ auto* slot_of(Event& event, std::string_view name) {
          : name == "state"   ? &event.state
          : name == "config"  ? &event.config
          : name == "metrics" ? &event.metrics
+         : name == "time"    ? &event.time
                              : nullptr;
 }
 

@@ -33,7 +33,7 @@ struct EventValue {
 
 /// The fields replay reads; other fields are skipped.
 struct ReplayEvent {
-  std::optional<EventValue> type, trial, step, value, bracket, state, config;
+  std::optional<EventValue> type, trial, step, value, bracket, state, config, time;
   /// A report's other metrics, by name: {"latency_ms": 3.5, ...}.
   std::optional<EventValue> metrics;
   /// The field called `name` (one of the above), or nullptr when the line lacks it.

@@ -23,6 +23,9 @@ struct ContinuationQuery {
 struct JobExpectation {
   double improvement = 0;
   PredictedFinal value;
+  /// Seconds per unit of resource of the job's configuration (measured for a trial that
+  /// ran, predicted otherwise): nullopt while the model cannot tell.
+  std::optional<double> seconds;
 };
 
 struct ContinuationScores {

@@ -27,6 +27,18 @@ constexpr std::array<std::pair<SchedulerType, std::string_view>, 7> kTypes{{
 }};
 }  // namespace
 
+std::string_view job_cost_keyword(JobCost cost) {
+  switch (cost) {
+    case JobCost::None:
+      return "none";
+    case JobCost::Resource:
+      return "resource";
+    case JobCost::Seconds:
+      return "seconds";
+  }
+  return "?";
+}
+
 std::string_view scheduler_keyword(SchedulerType type) {
   for (const auto& [t, word] : kTypes)
     if (t == type) return word;

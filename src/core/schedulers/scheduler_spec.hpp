@@ -18,6 +18,11 @@ enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median, Pbt, Fr
 std::string_view scheduler_keyword(SchedulerType type);
 std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
 
+/// What freeze_thaw divides a job's expected improvement by: nothing, the resource it
+/// trains, or the seconds that resource is expected to take (the model's step costs).
+enum class JobCost { None, Resource, Seconds };
+std::string_view job_cost_keyword(JobCost cost);
+
 /// Whose published decision rules a scheduler reproduces.
 enum class Semantics { Ray, Optuna };
 
@@ -59,10 +64,10 @@ struct SchedulerSpec {
   /// predicted winner run on without pausing (asha_promotion_scheduler.hpp).
   bool predict = false;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
-  /// (so the race cannot starve), and whether expected improvement is divided by the
-  /// resource a job trains (freeze_thaw_scheduler.hpp).
+  /// (so the race cannot starve), and what a job's expected improvement is divided by
+  /// (freeze_thaw_scheduler.hpp).
   double promotion_mix = 0.25;
-  bool per_resource_acquisition = true;
+  JobCost job_cost = JobCost::Resource;
 
   // Optuna semantics.
   std::optional<std::int64_t> min_resource;  ///< nullopt = "auto"

@@ -49,6 +49,13 @@ class Forwarding : public Suggester, public ContinuationModel {
   }
   void resumed(TrialId trial) override { sampler_->resumed(offset_ + trial); }
   void ended(TrialId trial, TrialEnd how) override { sampler_->ended(offset_ + trial, how); }
+  void began_at(TrialId trial, double step, double time_s) override {
+    sampler_->began_at(offset_ + trial, step, time_s);
+  }
+  void reported_at(TrialId trial, double step, double time_s) override {
+    sampler_->reported_at(offset_ + trial, step, time_s);
+  }
+  void session_began() override { sampler_->session_began(); }
   void restore(const SamplerPosition& position) override { sampler_->restore(position); }
   ContinuationModel* continuation_model() override {
     return sampler_->continuation_model() ? this : nullptr;

@@ -71,6 +71,16 @@ class Suggester {
                                 const std::vector<double>& /*row*/) {}
   virtual void resumed(TrialId /*trial*/) {}
   virtual void ended(TrialId /*trial*/, TrialEnd /*how*/) {}
+  // The times the results file records (seconds on its clock: Unix time in `run`,
+  // virtual time in `simulate`), from which a sampler may learn what a step costs. Every
+  // driver passes the recorded numbers, so replay and resume see what the run saw.
+  /// The trial began running from `step` (0 at its start, its last step when resumed).
+  virtual void began_at(TrialId /*trial*/, double /*step*/, double /*time_s*/) {}
+  /// A judged report's time (called before reported_metrics() of the same report).
+  virtual void reported_at(TrialId /*trial*/, double /*step*/, double /*time_s*/) {}
+  /// A new session of the study began: trials that ran in the last one restart without a
+  /// recorded beginning, so what they ran there is not timed.
+  virtual void session_began() {}
   /// Puts the random streams where a recorded suggestion left them (resume).
   virtual void restore(const SamplerPosition& /*position*/) {}
   /// The model a scheduler may ask which job comes next (mobster's GP), if any.

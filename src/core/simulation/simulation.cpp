@@ -233,6 +233,7 @@ class Simulator {
         --progress_.paused;
         suggester_->resumed(trial);
         observer_->trial_resumed(trial, time_s, job->reason ? &*job->reason : nullptr);
+        suggester_->began_at(trial, trials_[trial].step, time_s);
         if (job->exploit) exploit(trial, *job->exploit, time_s);
         if (!has_next(trials_[trial])) {  // promoted past the end of its recorded curve
           ++beyond_recorded_;
@@ -309,6 +310,7 @@ class Simulator {
     metrics[0] = value;
     for (std::size_t k = 0; k < t.next.others.size() && k + 1 < metrics.size(); ++k)
       metrics[k + 1] = t.next.others[k];
+    suggester_->reported_at(trial, t.step, event.time_s);
     suggester_->reported_metrics(trial, t.step, metrics);
     scheduler_->reported_metrics(trial, t.step, metrics);
     const ReportOutcome outcome = scheduler_->report(trial, t.step, value);
@@ -378,6 +380,7 @@ class Simulator {
     if (pbt) scheduler_->trial_configured(trial, config);
     if (model_based && !(config == suggestion.config)) suggester_->started(trial, config);
     observer_->trial_started(trial, config, scheduler_->bracket_of(trial), suggestion.info, time_s);
+    suggester_->began_at(trial, 0, time_s);
     return trial;
   }
 

@@ -123,7 +123,8 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     scheduler_->add_trial(launch.trial, std::nullopt);
     scheduler_->trial_configured(launch.trial, launch.config);
     observer_.trial_started(launch.trial, launch.config, scheduler_->bracket_of(launch.trial),
-                            suggestion.info);
+                            suggestion.info, now_);
+    suggester_->began_at(launch.trial, 0, now_);
   } else {
     launch.kind = TrialLaunch::Kind::Resume;
     launch.trial = job->trial;
@@ -132,7 +133,8 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     const auto failed = failures_.find(launch.trial);
     launch.attempt = failed == failures_.end() ? 0 : failed->second;
     // Recorded when the scheduler decided it.
-    observer_.trial_resumed(launch.trial, job->reason ? &*job->reason : nullptr);
+    observer_.trial_resumed(launch.trial, job->reason ? &*job->reason : nullptr, now_);
+    suggester_->began_at(launch.trial, last_step(launch.trial), now_);
     if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
       // Promoted, but its next rung lies past the allocation's end: it is left running
       // in the results file, so the next session restarts it from its checkpoint.
@@ -177,6 +179,7 @@ ReportVerdict StudyController::report(TrialId trial, double step,
     verdict.outcome.checkpoint = wants_checkpoint(trial, step);
     return verdict;
   }
+  suggester_->reported_at(trial, step, now_);
   suggester_->reported_metrics(trial, step, metrics);
   scheduler_->reported_metrics(trial, step, metrics);
   verdict.outcome = scheduler_->report(trial, step, value);

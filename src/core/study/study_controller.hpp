@@ -6,6 +6,7 @@
 // its answers; tests feed it scripted events. Deterministic given the seed.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,14 +20,16 @@
 
 namespace slurmtune::core {
 
-/// Receives what the results file must record, in the order it happens.
+/// Receives what the results file must record, in the order it happens. `time_s` is the
+/// time the driver stamped (StudyController::stamp), which the record must keep: the
+/// sampler learnt step costs from it. NaN when the driver stamps nothing.
 class StudyObserver {
  public:
   virtual ~StudyObserver() = default;
   virtual void trial_started(TrialId, const Configuration&, int /*bracket*/,
-                             const SuggestionInfo&) {}
+                             const SuggestionInfo&, double /*time_s*/) {}
   /// A paused trial was promoted; `why`: the scheduler's reason, when it gives one.
-  virtual void trial_resumed(TrialId, const ResumeReason* /*why*/) {}
+  virtual void trial_resumed(TrialId, const ResumeReason* /*why*/, double /*time_s*/) {}
   /// An attempt failed and the trial will run again from its last checkpoint.
   virtual void trial_retried(TrialId, const std::string& /*error*/) {}
   virtual void trial_ended(TrialId, TrialEnd, const std::string& /*error*/) {}
@@ -108,6 +111,10 @@ class StudyController {
                   std::unique_ptr<Suggester> suggester, StudyObserver& observer,
                   const StudyResumePoint* resumed = nullptr);
 
+  /// The time of the starts, resumptions and reports the next calls make (the results
+  /// file's clock: Unix seconds), which the driver records with them: the sampler learns
+  /// what a step costs from it (Suggester::began_at, reported_at).
+  void stamp(double time_s) { now_ = time_s; }
   /// The trial to launch on a free slot, or nullopt when there is none now. Closes
   /// admissions (max_trials, time budget) as a side effect. `elapsed_s`: run time so far.
   /// Work that `fits` refuses is held for the next session: a new trial is not started, a
@@ -199,6 +206,7 @@ class StudyController {
   bool halted_ = false;
   bool shutting_down_ = false;
   std::string halt_reason_;
+  double now_ = std::numeric_limits<double>::quiet_NaN();  // stamp()
 };
 
 }  // namespace slurmtune::core

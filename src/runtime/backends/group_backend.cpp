@@ -9,6 +9,7 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/backends/worker_pool.hpp"
 #include "runtime/log.hpp"
+#include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -155,8 +156,10 @@ void GroupBackend::fill() {
     if (const auto step = steps_.find(g.step); step != steps_.end() && step->second.failing)
       continue;
     std::optional<core::TrialLaunch> launch;
-    if (!stopping)
+    if (!stopping) {
+      controller.stamp(store::unix_time_s());  // the start or resumption's recorded time
       launch = controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
+    }
     if (!launch) {
       nothing_to_launch = true;
       if (!stopping) context_.host.nothing_to_launch();

@@ -117,9 +117,12 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
   const double judged = values.empty() ? NAN : values.front();
+  // One time for the sampler (step costs) and the record it is rebuilt from.
+  const double now = store::unix_time_s();
+  controller_->stamp(now);
   const core::ReportVerdict verdict = controller_->report(t.trial, step, values);
   if (!verdict.duplicate) {
-    study_.writer->report(t.trial, step, store::unix_time_s(), values, verdict.outcome);
+    study_.writer->report(t.trial, step, now, values, verdict.outcome);
     time_.reported(t.trial, step, verdict.outcome.milestone);
   }
   pbt_.carry_out();

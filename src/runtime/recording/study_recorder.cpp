@@ -1,5 +1,7 @@
 #include "runtime/recording/study_recorder.hpp"
 
+#include <cmath>
+
 #include "core/text.hpp"
 #include "runtime/log.hpp"
 
@@ -12,15 +14,20 @@ std::string first_line(const std::string& text) {
   return core::visible(text.substr(0, text.find('\n')));
 }
 
+// The controller's stamp when the driver gave one: the time the sampler learnt from.
+double recorded_time(double stamped) {
+  return std::isnan(stamped) ? store::unix_time_s() : stamped;
+}
+
 }  // namespace
 
 void StudyRecorder::trial_started(core::TrialId t, const core::Configuration& c, int bracket,
-                                  const core::SuggestionInfo& suggestion) {
-  writer_.trial_started(t, c, bracket, store::unix_time_s(), suggestion);
+                                  const core::SuggestionInfo& suggestion, double time_s) {
+  writer_.trial_started(t, c, bracket, recorded_time(time_s), suggestion);
 }
 
-void StudyRecorder::trial_resumed(core::TrialId t, const core::ResumeReason* why) {
-  writer_.trial_resumed(t, store::unix_time_s(), why);
+void StudyRecorder::trial_resumed(core::TrialId t, const core::ResumeReason* why, double time_s) {
+  writer_.trial_resumed(t, recorded_time(time_s), why);
 }
 
 void StudyRecorder::trial_retried(core::TrialId t, const std::string& error) {

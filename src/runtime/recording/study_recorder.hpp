@@ -20,8 +20,8 @@ class StudyRecorder final : public core::StudyObserver {
       : writer_(writer), exploits_(exploits) {}
 
   void trial_started(core::TrialId t, const core::Configuration& c, int bracket,
-                     const core::SuggestionInfo& suggestion) override;
-  void trial_resumed(core::TrialId t, const core::ResumeReason* why) override;
+                     const core::SuggestionInfo& suggestion, double time_s) override;
+  void trial_resumed(core::TrialId t, const core::ResumeReason* why, double time_s) override;
   void trial_retried(core::TrialId t, const std::string& error) override;
   void trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) override;
   void admissions_closed() override;

@@ -656,17 +656,19 @@ BOOST_AUTO_TEST_CASE(freeze_thaw_reads_its_options_needs_mobster_and_round_trips
   const auto s = config::parse_study(base + "promotion_mix = 0.1\ncost = \"none\"\n", "a.toml");
   BOOST_TEST((s.scheduler.type == SchedulerType::FreezeThaw));
   BOOST_TEST(s.scheduler.promotion_mix == 0.1);
-  BOOST_TEST(!s.scheduler.per_resource_acquisition);
+  BOOST_TEST((s.scheduler.job_cost == JobCost::None));
   const auto again = config::parse_study(config::to_toml(s), "b.toml");
   BOOST_TEST(again.scheduler.promotion_mix == 0.1);
-  BOOST_TEST(!again.scheduler.per_resource_acquisition);
+  BOOST_TEST((again.scheduler.job_cost == JobCost::None));
   BOOST_TEST(config::to_toml(again) == config::to_toml(s));
   const auto defaults = config::parse_study(base, "a.toml");
   BOOST_TEST(defaults.scheduler.promotion_mix == 0.25);
-  BOOST_TEST(defaults.scheduler.per_resource_acquisition);
+  BOOST_TEST((defaults.scheduler.job_cost == JobCost::Resource));
+  BOOST_TEST((config::parse_study(base + "cost = \"seconds\"\n", "a.toml").scheduler.job_cost ==
+              JobCost::Seconds));
   BOOST_TEST(contains(error_of(base + "promotion_mix = 1.5\n"),
                       "study.toml:11:17: [scheduler] promotion_mix: must be from 0 to 1"));
-  BOOST_TEST(contains(error_of(base + "cost = \"seconds\"\n"), "[scheduler] cost"));
+  BOOST_TEST(contains(error_of(base + "cost = \"time\"\n"), "[scheduler] cost"));
   BOOST_TEST(contains(error_of(base + "predict = true\n"), "unknown key 'predict'"));
   std::string random = base;
   random.replace(random.find("mobster"), 7, "random");

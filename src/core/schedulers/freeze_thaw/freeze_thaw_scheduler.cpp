@@ -19,7 +19,7 @@ FreezeThawScheduler::FreezeThawScheduler(const SchedulerSpec& spec, Mode mode, s
                       ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
                       : spec.milestones),
       promotion_mix_(spec.promotion_mix),
-      per_resource_(spec.per_resource_acquisition),
+      cost_(spec.job_cost),
       seed_(seed) {}
 
 void FreezeThawScheduler::add_trial(TrialId trial, std::optional<int> bracket) {
@@ -46,16 +46,20 @@ std::optional<FreezeThawScheduler::Choice> FreezeThawScheduler::choose(bool may_
   const auto scores = model_->score_jobs(next_trial_, milestones_.front(), queries);
   if (!scores) return promotion_rule(may_start_new);
   // Expected improvement per unit of resource the job trains (a resumption trains from
-  // its rung to the next; a start from nothing to the first rung).
-  const auto rate = [&](double improvement, double from, double to) {
-    return per_resource_ ? improvement / (to - from) : improvement;
+  // its rung to the next; a start from nothing to the first rung), or per second that
+  // takes once the model knows every job's step cost.
+  bool timed = cost_ == JobCost::Seconds && scores->start.seconds;
+  for (const auto& r : scores->resumes)
+    timed = timed && r.seconds;
+  const auto rate = [&](const JobExpectation& job, double from, double to) {
+    if (cost_ == JobCost::None) return job.improvement;
+    return job.improvement / ((to - from) * (timed ? *job.seconds : 1.0));
   };
-  const double start = rate(scores->start.improvement, 0, milestones_.front());
+  const double start = rate(scores->start, 0, milestones_.front());
   std::size_t best = 0;
   double best_rate = -1;
   for (std::size_t k = 0; k < paused.size(); ++k) {
-    const double r =
-        rate(scores->resumes[k].improvement, paused[k].milestone, paused[k].next_milestone);
+    const double r = rate(scores->resumes[k], paused[k].milestone, paused[k].next_milestone);
     if (r > best_rate) {  // ties go to the lower id (the older trial)
       best_rate = r;
       best = k;

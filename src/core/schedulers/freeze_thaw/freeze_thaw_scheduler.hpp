@@ -54,7 +54,7 @@ class FreezeThawScheduler final : public Scheduler {
   AshaPromotionScheduler rungs_;  // rungs, pauses and the promotion rule
   std::vector<double> milestones_;
   double promotion_mix_;
-  bool per_resource_;
+  JobCost cost_;
   std::uint64_t seed_;
   ContinuationModel* model_ = nullptr;
   TrialId next_trial_ = 0;  // the id the next start gets

@@ -122,7 +122,13 @@ void ConfigurationEncoder::encode(const Configuration& config, std::vector<doubl
 
 MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOptions& options,
                                    bool maximize, std::uint64_t seed)
-    : space_(space), options_(options), maximize_(maximize), seed_(seed), encoder_(space_) {}
+    : space_(space),
+      options_(options),
+      maximize_(maximize),
+      seed_(seed),
+      encoder_(space_),
+      costs_(encoder_.dims(), options.max_observations, options.refit_growth,
+             options.fit_iterations) {}
 
 MobsterSuggester::TrialState& MobsterSuggester::state(TrialId trial) {
   if (trial >= trials_.size()) trials_.resize(trial + 1);
@@ -160,6 +166,7 @@ void MobsterSuggester::started(TrialId trial, const Configuration& config) {
   t.config = config;
   t.features.clear();
   encoder_.encode(config, t.features);
+  costs_.configured(trial, t.features);
 }
 
 void MobsterSuggester::observe(TrialId trial, double resource, double value) {
@@ -455,12 +462,24 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const auto expectation = [&](std::size_t k, double resource) {
     const gp::Prediction& p = predictions[k];
     return JobExpectation{expected_improvement(p, v.incumbent_at(resource)),
-                          v.scale.in_user_units(p, resource, maximize_)};
+                          v.scale.in_user_units(p, resource, maximize_), std::nullopt};
   };
   ContinuationScores out;
   out.start = expectation(0, first_resource);
   for (std::size_t k = 0; k < paused.size(); ++k)
     out.resumes.push_back(expectation(k + 1, paused[k].resource));
+  // What a step of each would cost: a paused trial's as measured, else as predicted from
+  // the configuration (all or none: the scheduler compares like with like).
+  const std::size_t row = encoder_.dims() + 1;
+  std::vector<double> configurations;
+  for (std::size_t k = 0; k < predictions.size(); ++k)
+    configurations.insert(configurations.end(), points.begin() + static_cast<std::ptrdiff_t>(k * row),
+                          points.begin() + static_cast<std::ptrdiff_t>(k * row + row - 1));
+  if (const auto seconds = costs_.predicted(configurations)) {
+    out.start.seconds = (*seconds)[0];
+    for (std::size_t k = 0; k < paused.size(); ++k)
+      out.resumes[k].seconds = costs_.measured(paused[k].trial).value_or((*seconds)[k + 1]);
+  }
   return out;
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/step_cost_model.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
 
@@ -47,6 +48,13 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void ended(TrialId trial, TrialEnd how) override;
   ContinuationModel* continuation_model() override { return this; }
+  void began_at(TrialId trial, double step, double time_s) override {
+    costs_.began_at(trial, step, time_s);
+  }
+  void reported_at(TrialId trial, double step, double time_s) override {
+    costs_.reported_at(trial, step, time_s);
+  }
+  void session_began() override { costs_.session_began(); }
   /// freeze_thaw's question: expected improvement of a start at the first rung (the
   /// proposal suggest() would make, by expected improvement there alone) and of each
   /// paused trial one rung up, each over the incumbent at its resource.
@@ -113,6 +121,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   bool maximize_;
   std::uint64_t seed_;
   ConfigurationEncoder encoder_;
+  StepCostModel costs_;
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<Observation> observations_;            // in arrival order
   std::optional<double> first_resource_;             // the lowest rung seen

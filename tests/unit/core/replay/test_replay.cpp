@@ -116,6 +116,21 @@ BOOST_AUTO_TEST_CASE(refuses_impossible_steps_trials_and_brackets) {
                bracket);
 }
 
+// Recorded times (what a sampler learns step costs from) and session starts are read;
+// a time must be a finite number.
+BOOST_AUTO_TEST_CASE(reads_times_and_sessions) {
+  const std::string log =
+      "{\"type\":\"start\",\"trial\":0,\"time\":1.5}\n"
+      "{\"type\":\"report\",\"trial\":0,\"step\":1,\"value\":0.5,\"time\":2.25}\n"
+      "{\"type\":\"session\"}\n"
+      "{\"type\":\"report\",\"trial\":0,\"step\":2,\"value\":0.4,\"time\":9000}\n";
+  BOOST_TEST(error_of(log).empty());
+  for (const std::string time : {"NaN", "Infinity", "\"soon\""})
+    BOOST_TEST(error_of("{\"type\":\"start\",\"trial\":0,\"time\":" + time + "}\n")
+                       .find("events.jsonl:1: field \"time\"") == 0U,
+               time);
+}
+
 BOOST_AUTO_TEST_CASE(json_numbers_drop_the_fraction_of_integral_values) {
   BOOST_TEST(json_number(3.0) == "3");
   BOOST_TEST(json_number(0.25) == "0.25");

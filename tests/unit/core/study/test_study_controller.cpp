@@ -39,10 +39,10 @@ StudySpec promotion_study() {
 // Records what the results file would: one line per event, in order.
 struct Journal final : StudyObserver {
   std::vector<std::string> lines;
-  void trial_started(TrialId t, const Configuration&, int, const SuggestionInfo&) override {
+  void trial_started(TrialId t, const Configuration&, int, const SuggestionInfo&, double) override {
     add("start", t);
   }
-  void trial_resumed(TrialId t, const ResumeReason*) override { add("resume", t); }
+  void trial_resumed(TrialId t, const ResumeReason*, double) override { add("resume", t); }
   void trial_retried(TrialId t, const std::string&) override { add("retry", t); }
   void trial_ended(TrialId t, TrialEnd how, const std::string&) override {
     add(std::string(to_string(how)), t);

@@ -22,25 +22,30 @@ class ScriptedModel final : public ContinuationModel {
   bool ready = true;
   double start = 0;
   std::map<TrialId, double> resume;
+  std::optional<double> start_seconds;  // seconds per unit of resource, when known
+  std::map<TrialId, double> seconds;
   std::optional<ContinuationScores> score_jobs(TrialId, double first,
                                                const std::vector<ContinuationQuery>& paused) override {
     if (!ready) return std::nullopt;
     ContinuationScores out;
-    out.start = {start, PredictedFinal{first, 0, 0, 0}};
+    out.start = {start, PredictedFinal{first, 0, 0, 0}, start_seconds};
     for (const auto& q : paused) {
       const auto it = resume.find(q.trial);
       const double improvement = it == resume.end() ? 0 : it->second;
-      out.resumes.push_back({improvement, PredictedFinal{q.resource, 10.0 + static_cast<double>(q.trial),
-                                                         9.0, 11.0 + static_cast<double>(q.trial)}});
+      const auto cost = seconds.find(q.trial);
+      out.resumes.push_back({improvement,
+                             PredictedFinal{q.resource, 10.0 + static_cast<double>(q.trial), 9.0,
+                                            11.0 + static_cast<double>(q.trial)},
+                             cost == seconds.end() ? std::nullopt : std::optional(cost->second)});
     }
     return out;
   }
 };
 
-SchedulerSpec freeze_thaw(double mix = 0, bool per_resource = true) {
+SchedulerSpec freeze_thaw(double mix = 0, JobCost cost = JobCost::Resource) {
   SchedulerSpec s = spec(SchedulerType::FreezeThaw, 1, 3, 9);  // rungs 1, 3, 9
   s.promotion_mix = mix;
-  s.per_resource_acquisition = per_resource;
+  s.job_cost = cost;
   return s;
 }
 
@@ -101,8 +106,8 @@ BOOST_AUTO_TEST_CASE(cost_none_compares_expected_improvement_alone) {
   ScriptedModel model;
   model.start = 0.4;
   model.resume = {{0, 0.5}};  // per resource 0.25: below the start's 0.4
-  FreezeThawScheduler per_resource(freeze_thaw(0, true), Mode::Max, 0);
-  FreezeThawScheduler plain(freeze_thaw(0, false), Mode::Max, 0);
+  FreezeThawScheduler per_resource(freeze_thaw(0, JobCost::Resource), Mode::Max, 0);
+  FreezeThawScheduler plain(freeze_thaw(0, JobCost::None), Mode::Max, 0);
   for (Scheduler* s : {static_cast<Scheduler*>(&per_resource), static_cast<Scheduler*>(&plain)}) {
     s->use_model(&model);
     paused_at_first_rung(*s, 1);
@@ -111,6 +116,29 @@ BOOST_AUTO_TEST_CASE(cost_none_compares_expected_improvement_alone) {
   const auto job = plain.next_job(true);
   BOOST_TEST((job->kind == Job::Kind::Resume));
   BOOST_TEST(job->reason->improvement == 0.5);
+}
+
+// cost = "seconds": per second of the job, once the model knows every job's step cost;
+// until then per unit of resource.
+BOOST_AUTO_TEST_CASE(cost_seconds_prefers_what_is_cheap_to_train) {
+  ScriptedModel model;
+  model.start = 0.3;                         // a start: 1 step
+  model.resume = {{0, 1.0}, {1, 0.9}};       // resumptions: 2 steps each
+  FreezeThawScheduler s(freeze_thaw(0, JobCost::Seconds), Mode::Max, 0);
+  s.use_model(&model);
+  paused_at_first_rung(s, 2);
+  model.start_seconds = 1.0;
+  model.seconds = {{0, 4.0}, {1, 0.5}};  // per second: 0.125 and 0.9 against the start's 0.3
+  const auto job = s.next_job(true);
+  BOOST_REQUIRE(job);
+  BOOST_TEST(job->trial == 1U);
+  BOOST_TEST(job->reason->improvement == 0.9);
+  BOOST_TEST(job->reason->start_improvement == 0.3);
+  // One cost unknown: all compared per unit of resource again (trial 0: 0.5 > 0.3).
+  model.seconds.erase(0);
+  const auto other = s.next_job(true);
+  BOOST_TEST(other->trial == 0U);
+  BOOST_TEST(other->reason->improvement == 0.5);
 }
 
 // Without a model, with a model that has no data yet, or with promotion_mix = 1, every

@@ -1,0 +1,64 @@
+#pragma once
+// What a step costs (issue #43, item 2): each trial's seconds per unit of resource,
+// measured from the times the results file records (from a beginning or a report to the
+// trial's next report within one session: a start's or a resumption's launch is part of
+// what the job cost), and for a configuration not measured, a Gaussian process over its
+// encoded configuration of the logarithm of that cost. Every number comes from recorded
+// events; the kernel is refitted on a ladder of measurement counts, from a fixed start, on
+// measurements as they were taken (a trial's cost changes as it runs on, and a fit made
+// later must not see the newer value: replay asks less often than the run did).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/schedulers/scheduler.hpp"
+#include "core/search/gp/gaussian_process.hpp"
+
+namespace slurmtune::core {
+
+class StepCostModel {
+ public:
+  /// `dims`: the length of a configuration's encoding; at most `max_observations` trials
+  /// (the latest measured) condition the model.
+  StepCostModel(std::size_t dims, std::size_t max_observations, double refit_growth,
+                int fit_iterations);
+
+  /// The trial's configuration, encoded (ConfigurationEncoder).
+  void configured(TrialId trial, std::vector<double> features);
+  void began_at(TrialId trial, double step, double time_s);
+  void reported_at(TrialId trial, double step, double time_s);
+  /// Trials running when the last session ended restart without a recorded beginning.
+  void session_began();
+
+  /// The trial's measured seconds per unit of resource, if it has run a timed stretch.
+  std::optional<double> measured(TrialId trial) const;
+  /// Seconds per unit of resource of each of `points` (rows of the encoding's length):
+  /// nullopt until two trials are measured.
+  std::optional<std::vector<double>> predicted(std::span<const double> points);
+
+ private:
+  struct Timing {
+    std::vector<double> features;
+    std::optional<std::pair<double, double>> open;  // (step, time) the running stretch began
+    double seconds = 0, resource = 0;               // timed so far
+    bool measured = false;
+  };
+  Timing& timing(TrialId trial);
+
+  std::size_t dims_;
+  std::size_t max_observations_;
+  double refit_growth_;
+  int fit_iterations_;
+  std::vector<Timing> trials_;                       // by trial id
+  std::vector<TrialId> order_;                       // trials in order of first measurement
+  // Every measurement as taken: (trial, log seconds per unit of resource so far).
+  std::vector<std::pair<TrialId, double>> samples_;
+  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point of samples_
+  std::uint64_t version_ = 0;                        // measurements taken
+  std::optional<std::pair<std::uint64_t, gp::Posterior>> posterior_;  // for version_
+  double shift_ = 0, scale_ = 1;                                     // of the log costs
+};
+
+}  // namespace slurmtune::core
