@@ -71,8 +71,9 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {
       if (!(*mix >= 0 && *mix <= 1))
-        r.fail("promotion_mix", "must be from 0 to 1 (the share of jobs asha_promotion's rule "
-                                "chooses; 0.25 by default)");
+        r.fail("promotion_mix",
+               "must be from 0 to 1 (the share of jobs asha_promotion's rule "
+               "chooses; 0.25 by default)");
       s.promotion_mix = *mix;
     }
     if (const auto cost = r.keyword("cost", {"resource", "seconds", "none"}))
@@ -98,8 +99,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 }  // namespace
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {
-  const auto type =
-      r.keyword("type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt", "freeze_thaw"});
+  const auto type = r.keyword(
+      "type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt", "freeze_thaw"});
   s.type = type ? *core::scheduler_type_from_keyword(*type) : SchedulerType::Fifo;
   const bool has_semantics = s.type == SchedulerType::Asha || s.type == SchedulerType::Hyperband;
   if (has_semantics) {

@@ -398,7 +398,8 @@ void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
   TableReader(table, "scheduler", source)
       .fail_at(*table.get("type"), "type",
                "freeze_thaw lets the sampler's model choose which trial trains next, and "
-               "sampler \"" + std::string(core::sampler_keyword(study.sampler.kind)) +
+               "sampler \"" +
+                   std::string(core::sampler_keyword(study.sampler.kind)) +
                    "\" has none; set sampler = \"mobster\" in [study] (or use asha_promotion)");
 }
 

@@ -20,7 +20,8 @@ const char* const kSchedulers[] = {
     "type = \"hyperband\"\nsemantics = \"optuna\"\nmin_resource = 1\nmax_resource = 27\n",
     "type = \"median\"\ngrace_period = 2\nmin_samples_required = 2\n",
     "type = \"asha_promotion\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\n",
-    "type = \"freeze_thaw\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\ncost = \"seconds\"\n",
+    "type = \"freeze_thaw\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\ncost = "
+    "\"seconds\"\n",
 };
 constexpr std::size_t kFreezeThaw = 4;
 const char* const kSamplers[] = {"random", "tpe", "bohb"};
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool freeze_thaw = data[0] % std::size(kSchedulers) == kFreezeThaw;
   const std::string study =
       std::string("[study]\nname = \"fuzz\"\nmetric = \"loss\"\nsampler = \"") +
-      (freeze_thaw ? "mobster" : kSamplers[(data[0] / std::size(kSchedulers)) % std::size(kSamplers)]) +
+      (freeze_thaw ? "mobster"
+                   : kSamplers[(data[0] / std::size(kSchedulers)) % std::size(kSamplers)]) +
       "\"\n[search]\nx = { uniform = [0, 1] }\nopt = { choice = [\"a\", 2, true] }\n"
       "n = { qrandint = [0, 20, 4] }\n[scheduler]\n" +
       kSchedulers[data[0] % std::size(kSchedulers)];
@@ -40,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto suggester = slurmtune::core::make_suggester(spec.space, spec.sampler, false, 1);
   slurmtune::core::connect_model(*scheduler, *suggester);
   slurmtune::core::ReplaySampler sampler{
-      *suggester, spec.space, slurmtune::core::is_model_based(spec.sampler.kind), 0, spec.metrics, {}};
+      *suggester, spec.space,   slurmtune::core::is_model_based(spec.sampler.kind),
+      0,          spec.metrics, {}};
   std::istringstream in(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
   std::ostringstream out;
   try {

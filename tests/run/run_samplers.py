@@ -298,7 +298,7 @@ def resumptions(path):
     resumed = study.resumptions
     study.close()
     rounded = lambda x: "none" if x != x else round(float(x), 9)
-    return [(int(r.trial), float(r.step), float(r.until), r.rule, rounded(r.improvement),
+    return [(int(r.trial), float(r.step), rounded(r.until), r.rule, rounded(r.improvement),
              rounded(r.start_improvement), rounded(r.expected_mean)) for r in resumed.itertuples()]
 
 
@@ -317,7 +317,7 @@ def replayed_resumptions(runner, study, path):
         elif "resumed" in d:
             r = d["resumed"]
             expected = r.get("expected", {}).get("mean")
-            out.append((d["trial"], last_step[d["trial"]], float(r["until"]), r["rule"],
+            out.append((d["trial"], last_step[d["trial"]], rounded(r["until"]), r["rule"],
                         rounded(r.get("improvement")), rounded(r.get("start_improvement")), rounded(expected)))
     return out
 
@@ -391,9 +391,9 @@ def resume_scenario(runner, sampler, options=None, scheduler=None):
         same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
         expect(resumptions(straight) == resumptions(path),
                "the resumed study resumed otherwise:\n%s\n%s" % (resumptions(straight), resumptions(path)))
-        expect(replayed_resumptions(runner, study, path) == resumptions(path),
-               "replay resumes otherwise than the resumed study")
         if scheduler["type"] == "freeze_thaw":  # deterministic here: one slot, no clock in the costs
+            expect(replayed_resumptions(runner, study, path) == resumptions(path),
+                   "replay resumes otherwise than the resumed study")
             expect(any(r[3] == "model" for r in resumptions(path)),
                    "the model chose no resumption: %s" % resumptions(path))
         judged = len(decisions(path))

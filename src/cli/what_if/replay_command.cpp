@@ -23,8 +23,8 @@ int replay_command(const Args& args) {
   const auto suggester =
       core::make_suggester(study.space, study.sampler, study.mode == core::Mode::Max, study.seed);
   core::connect_model(*scheduler, *suggester);
-  core::ReplaySampler sampler{*suggester, study.space, core::is_model_based(study.sampler.kind), 0,
-                              study.metrics, {}};
+  core::ReplaySampler sampler{*suggester, study.space,   core::is_model_based(study.sampler.kind),
+                              0,          study.metrics, {}};
   const auto path = vm["events"].as<std::string>();
   std::ios::sync_with_stdio(false);
   if (path == "-") {

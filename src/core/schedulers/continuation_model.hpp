@@ -38,8 +38,8 @@ class ContinuationModel {
   virtual ~ContinuationModel() = default;
   /// nullopt while the model has too little data to tell. `next_trial` is the id a start
   /// would get; `first_resource` the first rung. Deterministic in the events seen so far.
-  virtual std::optional<ContinuationScores> score_jobs(TrialId next_trial, double first_resource,
-                                                       const std::vector<ContinuationQuery>& paused) = 0;
+  virtual std::optional<ContinuationScores> score_jobs(
+      TrialId next_trial, double first_resource, const std::vector<ContinuationQuery>& paused) = 0;
 };
 
 }  // namespace slurmtune::core

@@ -26,8 +26,8 @@ namespace slurmtune::core {
 class StudyObserver {
  public:
   virtual ~StudyObserver() = default;
-  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/,
-                             const SuggestionInfo&, double /*time_s*/) {}
+  virtual void trial_started(TrialId, const Configuration&, int /*bracket*/, const SuggestionInfo&,
+                             double /*time_s*/) {}
   /// A paused trial was promoted; `why`: the scheduler's reason, when it gives one.
   virtual void trial_resumed(TrialId, const ResumeReason* /*why*/, double /*time_s*/) {}
   /// An attempt failed and the trial will run again from its last checkpoint.

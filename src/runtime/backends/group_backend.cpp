@@ -9,7 +9,6 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/backends/worker_pool.hpp"
 #include "runtime/log.hpp"
-#include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -157,7 +156,7 @@ void GroupBackend::fill() {
       continue;
     std::optional<core::TrialLaunch> launch;
     if (!stopping) {
-      controller.stamp(store::unix_time_s());  // the start or resumption's recorded time
+      controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
       launch = controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
     }
     if (!launch) {

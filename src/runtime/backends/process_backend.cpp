@@ -7,7 +7,6 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
-#include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 
@@ -47,7 +46,7 @@ void ProcessBackend::fill() {
   while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
     auto placement = context_.launcher.reserve();
     if (!placement) break;
-    controller.stamp(store::unix_time_s());  // the start or resumption's recorded time
+    controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
     auto launch =
         controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
     if (!launch) {

@@ -43,6 +43,12 @@ class SessionClock {
   void set_end(double time_left_s, double end_margin_s, double max_resource);
 
   double elapsed_s() const { return std::chrono::duration<double>(now_() - started_).count(); }
+  /// Unix seconds now, as the results file records times: what a launch stamps on the
+  /// controller (StudyController::stamp), which hands it to the sampler and the record.
+  static double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
   bool has_end() const { return allocation_.has_value(); }
   /// Seconds left before the end margin; nullopt without a known end.
   std::optional<double> usable_left_s() const;

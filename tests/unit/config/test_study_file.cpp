@@ -650,9 +650,10 @@ BOOST_AUTO_TEST_CASE(enqueued_values_off_the_grid_or_outside_their_condition_are
 }
 
 BOOST_AUTO_TEST_CASE(freeze_thaw_reads_its_options_needs_mobster_and_round_trips) {
-  const std::string base = "[study]\nname = \"s\"\nmetric = \"loss\"\nsampler = \"mobster\"\n"
-                           "[search]\nlr = { uniform = [0, 1] }\n[scheduler]\n"
-                           "type = \"freeze_thaw\"\nmax_t = 27\nreduction_factor = 3\n";
+  const std::string base =
+      "[study]\nname = \"s\"\nmetric = \"loss\"\nsampler = \"mobster\"\n"
+      "[search]\nlr = { uniform = [0, 1] }\n[scheduler]\n"
+      "type = \"freeze_thaw\"\nmax_t = 27\nreduction_factor = 3\n";
   const auto s = config::parse_study(base + "promotion_mix = 0.1\ncost = \"none\"\n", "a.toml");
   BOOST_TEST((s.scheduler.type == SchedulerType::FreezeThaw));
   BOOST_TEST(s.scheduler.promotion_mix == 0.1);
@@ -672,8 +673,9 @@ BOOST_AUTO_TEST_CASE(freeze_thaw_reads_its_options_needs_mobster_and_round_trips
   BOOST_TEST(contains(error_of(base + "predict = true\n"), "unknown key 'predict'"));
   std::string random = base;
   random.replace(random.find("mobster"), 7, "random");
-  BOOST_TEST(contains(error_of(random),
-                      "study.toml:8:8: [scheduler] type: freeze_thaw lets the sampler's model choose "
-                      "which trial trains next, and sampler \"random\" has none; set sampler = "
-                      "\"mobster\""));
+  BOOST_TEST(
+      contains(error_of(random),
+               "study.toml:8:8: [scheduler] type: freeze_thaw lets the sampler's model choose "
+               "which trial trains next, and sampler \"random\" has none; set sampler = "
+               "\"mobster\""));
 }

@@ -99,7 +99,8 @@ void HyperbandScheduler::maybe_advance(int index) {
     if (k < keep) {
       trials_.at(trial).running = true;
       ++b.running;
-      resumable_.push_back(Job{Job::Kind::Resume, trial, rung_budget(b.s, b.rung), std::nullopt, std::nullopt});
+      resumable_.push_back(
+          Job{Job::Kind::Resume, trial, rung_budget(b.s, b.rung), std::nullopt, std::nullopt});
     } else {
       dropped_.push_back(trial);
     }

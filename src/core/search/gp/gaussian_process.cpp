@@ -265,4 +265,14 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
   return from_log(best_theta);
 }
 
+std::size_t refit_point(std::size_t n, double growth, std::size_t first) {
+  std::size_t point = first;
+  for (;;) {
+    const auto next = std::max(
+        point + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
+    if (next > n) return point;
+    point = next;
+  }
+}
+
 }  // namespace slurmtune::core::gp

@@ -84,4 +84,9 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
 
 Objective fit_objective(const Data& data, const Hyperparameters& h);
 
+/// The largest point of a refit ladder (first, then each point times `growth`, rounded up)
+/// not above `n`: a model refits its kernel when its observations reach the next point, on
+/// that many, so a fit depends on the events and not on when it was asked for.
+std::size_t refit_point(std::size_t n, double growth, std::size_t first);
+
 }  // namespace slurmtune::core::gp

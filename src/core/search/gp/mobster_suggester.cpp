@@ -54,15 +54,8 @@ double folded_into_unit(double u) {
   return u > 1.0 ? 2.0 - u : u;
 }
 
-// The largest point of the refit ladder (kFirstFit * growth^k, rounded up) not above n.
 std::size_t ladder_point(std::size_t n, double growth) {
-  std::size_t point = kFirstFit;
-  for (;;) {
-    const auto next = std::max(
-        point + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
-    if (next > n) return point;
-    point = next;
-  }
+  return gp::refit_point(n, growth, kFirstFit);
 }
 
 // The value at unit coordinate u, kept inside the bounds: a q-grid need not fit them
@@ -444,8 +437,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
   const std::vector<Configuration> pool = candidates(next_trial, v.centres);
   const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
-  const auto best = static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
-                                             scores.begin());
+  const auto best =
+      static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
   std::vector<double> points;
   encoder_.encode(pool[best], points);
   points.push_back(resource_feature(first_resource));
@@ -473,7 +466,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const std::size_t row = encoder_.dims() + 1;
   std::vector<double> configurations;
   for (std::size_t k = 0; k < predictions.size(); ++k)
-    configurations.insert(configurations.end(), points.begin() + static_cast<std::ptrdiff_t>(k * row),
+    configurations.insert(configurations.end(),
+                          points.begin() + static_cast<std::ptrdiff_t>(k * row),
                           points.begin() + static_cast<std::ptrdiff_t>(k * row + row - 1));
   if (const auto seconds = costs_.predicted(configurations)) {
     out.start.seconds = (*seconds)[0];

@@ -7,8 +7,9 @@
 namespace slurmtune::core {
 namespace {
 
-constexpr double kLeastSeconds = 1e-9;  // a stretch of no measurable time (a cost of zero has no log)
-constexpr std::size_t kFirstFit = 2;    // the ladder's first point
+constexpr double kLeastSeconds =
+    1e-9;                             // a stretch of no measurable time (a cost of zero has no log)
+constexpr std::size_t kFirstFit = 2;  // the ladder's first point
 constexpr std::size_t kMostFitted = 64;  // measurements a kernel fit sees at most
 
 // (mean, standard deviation) of `ys`, the deviation 1 when they are all alike.
@@ -33,13 +34,7 @@ std::vector<double> standardised(const std::vector<double>& ys) {
 }
 
 std::size_t ladder_point(std::size_t n, double growth) {
-  std::size_t point = kFirstFit;
-  for (;;) {
-    const auto next = std::max(
-        point + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
-    if (next > n) return point;
-    point = next;
-  }
+  return gp::refit_point(n, growth, kFirstFit);
 }
 
 }  // namespace
@@ -95,7 +90,8 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
   if (order_.size() < kFirstFit) return std::nullopt;
   if (!posterior_ || posterior_->first != version_) {
     // The latest measured trials, in order of first measurement.
-    const std::size_t first = order_.size() > max_observations_ ? order_.size() - max_observations_ : 0;
+    const std::size_t first =
+        order_.size() > max_observations_ ? order_.size() - max_observations_ : 0;
     gp::Data data;
     data.dims = dims_;
     std::vector<double> logs;
@@ -119,10 +115,9 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
         ys.push_back(samples_[k].second);
       }
       head.targets = standardised(ys);
-      fit = fits_
-                .emplace(point, gp::fit(head, gp::default_hyperparameters(dims_),
-                                        {fit_iterations_}))
-                .first;
+      fit =
+          fits_.emplace(point, gp::fit(head, gp::default_hyperparameters(dims_), {fit_iterations_}))
+              .first;
     }
     posterior_.emplace(version_, gp::Posterior(std::move(data), fit->second));
   }

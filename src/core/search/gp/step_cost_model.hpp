@@ -51,14 +51,14 @@ class StepCostModel {
   std::size_t max_observations_;
   double refit_growth_;
   int fit_iterations_;
-  std::vector<Timing> trials_;                       // by trial id
-  std::vector<TrialId> order_;                       // trials in order of first measurement
+  std::vector<Timing> trials_;  // by trial id
+  std::vector<TrialId> order_;  // trials in order of first measurement
   // Every measurement as taken: (trial, log seconds per unit of resource so far).
   std::vector<std::pair<TrialId, double>> samples_;
-  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point of samples_
-  std::uint64_t version_ = 0;                        // measurements taken
+  std::map<std::size_t, gp::Hyperparameters> fits_;                   // by ladder point of samples_
+  std::uint64_t version_ = 0;                                         // measurements taken
   std::optional<std::pair<std::uint64_t, gp::Posterior>> posterior_;  // for version_
-  double shift_ = 0, scale_ = 1;                                     // of the log costs
+  double shift_ = 0, scale_ = 1;                                      // of the log costs
 };
 
 }  // namespace slurmtune::core

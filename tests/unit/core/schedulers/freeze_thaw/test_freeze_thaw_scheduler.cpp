@@ -24,8 +24,8 @@ class ScriptedModel final : public ContinuationModel {
   std::map<TrialId, double> resume;
   std::optional<double> start_seconds;  // seconds per unit of resource, when known
   std::map<TrialId, double> seconds;
-  std::optional<ContinuationScores> score_jobs(TrialId, double first,
-                                               const std::vector<ContinuationQuery>& paused) override {
+  std::optional<ContinuationScores> score_jobs(
+      TrialId, double first, const std::vector<ContinuationQuery>& paused) override {
     if (!ready) return std::nullopt;
     ContinuationScores out;
     out.start = {start, PredictedFinal{first, 0, 0, 0}, start_seconds};
@@ -122,8 +122,8 @@ BOOST_AUTO_TEST_CASE(cost_none_compares_expected_improvement_alone) {
 // until then per unit of resource.
 BOOST_AUTO_TEST_CASE(cost_seconds_prefers_what_is_cheap_to_train) {
   ScriptedModel model;
-  model.start = 0.3;                         // a start: 1 step
-  model.resume = {{0, 1.0}, {1, 0.9}};       // resumptions: 2 steps each
+  model.start = 0.3;                    // a start: 1 step
+  model.resume = {{0, 1.0}, {1, 0.9}};  // resumptions: 2 steps each
   FreezeThawScheduler s(freeze_thaw(0, JobCost::Seconds), Mode::Max, 0);
   s.use_model(&model);
   paused_at_first_rung(s, 2);
@@ -223,7 +223,8 @@ BOOST_AUTO_TEST_CASE(replay_asking_with_starts_forbidden_gets_the_same_resumptio
       ++starts;
     }
     if (running.empty()) break;
-    const auto pick = static_cast<std::size_t>(rng.uniform01() * static_cast<double>(running.size()));
+    const auto pick =
+        static_cast<std::size_t>(rng.uniform01() * static_cast<double>(running.size()));
     const auto [trial, step] = running[pick];
     running.erase(running.begin() + static_cast<std::ptrdiff_t>(pick));
     const double value = rng.uniform01() * step;

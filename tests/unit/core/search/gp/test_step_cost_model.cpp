@@ -7,17 +7,19 @@
 using namespace slurmtune::core;
 
 namespace {
-StepCostModel model() { return StepCostModel(1, 200, 1.25, 30); }
+StepCostModel model() {
+  return StepCostModel(1, 200, 1.25, 30);
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_trial_costs_what_its_timed_stretches_took_per_unit_of_resource) {
   auto m = model();
   m.configured(0, {0.5});
   BOOST_TEST(!m.measured(0));
-  m.began_at(0, 0, 100.0);      // launched at t = 100
-  m.reported_at(0, 1, 103.0);   // 3 s for the first step, launch included
+  m.began_at(0, 0, 100.0);     // launched at t = 100
+  m.reported_at(0, 1, 103.0);  // 3 s for the first step, launch included
   BOOST_TEST(*m.measured(0) == 3.0);
-  m.reported_at(0, 3, 105.0);   // then 1 s a step
+  m.reported_at(0, 3, 105.0);  // then 1 s a step
   BOOST_TEST(*m.measured(0) == 5.0 / 3.0);
   // Paused, resumed from step 3 an hour later: the pause is not a cost.
   m.began_at(0, 3, 3705.0);
@@ -68,7 +70,8 @@ BOOST_AUTO_TEST_CASE(predictions_do_not_depend_on_when_they_were_asked_for) {
       m->configured(t, {width});
       m->began_at(t, 0, 10.0 * static_cast<double>(t));
       m->reported_at(t, 1, 10.0 * static_cast<double>(t) + 1.0 + width);
-      m->reported_at(t, 3, 10.0 * static_cast<double>(t) + 2.0 + 3.0 * width);  // a cost that changes
+      m->reported_at(t, 3,
+                     10.0 * static_cast<double>(t) + 2.0 + 3.0 * width);  // a cost that changes
     }
     often.predicted(probe);
   }
