@@ -20,8 +20,7 @@ const char* const kSchedulers[] = {
     "type = \"hyperband\"\nsemantics = \"optuna\"\nmin_resource = 1\nmax_resource = 27\n",
     "type = \"median\"\ngrace_period = 2\nmin_samples_required = 2\n",
     "type = \"asha_promotion\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\n",
-    "type = \"freeze_thaw\"\ngrace_period = 1\nmax_t = 9\nreduction_factor = 3\ncost = "
-    "\"seconds\"\n",
+    "type = \"freeze_thaw\"\nmax_t = 9\nreduction_factor = 3\ncost = \"seconds\"\n",
 };
 constexpr std::size_t kFreezeThaw = 4;
 const char* const kSamplers[] = {"random", "tpe", "bohb"};

@@ -242,8 +242,16 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
     const auto& features = trials_[o.trial].features;
     data.inputs.insert(data.inputs.end(), features.begin(), features.end());
     data.inputs.push_back(resource_feature(o.resource));
-    const double y = std::isfinite(o.score) ? o.score : worst;
-    data.targets.push_back(y);
+    data.targets.push_back(std::isfinite(o.score) ? o.score : worst);
+  }
+  // Values near the largest doubles (a trial may report 1e300) are scaled down first, so
+  // that their squares do not overflow; standardised targets do not depend on the scale.
+  double magnitude = 0;
+  for (const double y : data.targets)
+    magnitude = std::max(magnitude, std::fabs(y));
+  const double unit = magnitude > 1e100 ? magnitude : 1.0;
+  for (double& y : data.targets) {
+    y /= unit;
     sum += y;
     sum2 += y * y;
   }
@@ -253,7 +261,7 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
   const double sd = var > 1e-300 ? std::sqrt(var) : 1.0;
   for (double& y : data.targets)
     y = (y - mean) / sd;
-  if (scale) *scale = Standardisation{mean, sd};
+  if (scale) *scale = Standardisation{mean * unit, sd * unit};
   return data;
 }
 

@@ -64,6 +64,7 @@ void StepCostModel::reported_at(TrialId trial, double step, double time_s) {
   if (!t.open || !std::isfinite(time_s)) return;
   const auto [from_step, from_time] = *t.open;
   if (!(step > from_step) || !(time_s >= from_time)) return;
+  if (!std::isfinite(t.seconds + (time_s - from_time))) return;  // absurd times: not a cost
   t.seconds += time_s - from_time;
   t.resource += step - from_step;
   t.open = {{step, time_s}};
