@@ -237,13 +237,18 @@ def decisions(path):
             for e in judged.itertuples()}
 
 
+def replayed_log(runner, study, path):
+    """What `slurmtune replay` prints for the results file's own exported log."""
+    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
+                              capture_output=True, text=True, check=True).stdout
+    return subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
+                          capture_output=True, text=True, check=True).stdout
+
+
 def replayed_decisions(runner, study, path):
     """Replay of the results file's own log: every suggestion must match; its decisions
     (and predictions) by (trial, step), as decisions() reads them from the file."""
-    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
-                              capture_output=True, text=True, check=True).stdout
-    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
-                              capture_output=True, text=True, check=True).stdout
+    replayed = replayed_log(runner, study, path)
     suggestions, out = 0, {}
     for line in replayed.splitlines():
         d = json.loads(line)
@@ -304,10 +309,7 @@ def resumptions(path):
 
 def replayed_resumptions(runner, study, path):
     """The resumptions `slurmtune replay` decides on the file's own log, as resumptions()."""
-    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
-                              capture_output=True, text=True, check=True).stdout
-    replayed = subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
-                              capture_output=True, text=True, check=True).stdout
+    replayed = replayed_log(runner, study, path)
     rounded = lambda x: "none" if x is None else round(float(x), 9)
     out, last_step = [], {}
     for line in replayed.splitlines():

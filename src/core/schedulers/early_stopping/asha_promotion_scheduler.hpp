@@ -39,6 +39,7 @@ class AshaPromotionScheduler final : public Scheduler {
   std::vector<TrialId> take_dropped() override;
   void close_admissions() override { closed_ = true; }
   double max_resource() const override { return milestones_.back(); }
+  double first_milestone() const { return milestones_.front(); }
 
   // For freeze_thaw, which decides on top of these rungs which job comes next.
   struct PausedTrial {

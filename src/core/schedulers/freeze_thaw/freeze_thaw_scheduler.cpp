@@ -15,9 +15,6 @@ constexpr std::uint64_t kMixStream = 0x66726565746861ULL;  // "freetha"
 FreezeThawScheduler::FreezeThawScheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed)
     : Scheduler(mode),
       rungs_(spec, mode),
-      milestones_(spec.milestones.empty()
-                      ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
-                      : spec.milestones),
       promotion_mix_(spec.promotion_mix),
       cost_(spec.job_cost),
       seed_(seed) {}
@@ -43,7 +40,7 @@ std::optional<FreezeThawScheduler::Choice> FreezeThawScheduler::choose(bool may_
   std::vector<ContinuationQuery> queries;
   for (const auto& p : paused)
     queries.push_back({p.trial, p.next_milestone});
-  const auto scores = model_->score_jobs(next_trial_, milestones_.front(), queries);
+  const auto scores = model_->score_jobs(next_trial_, rungs_.first_milestone(), queries);
   if (!scores) return promotion_rule(may_start_new);
   // Expected improvement per unit of resource the job trains (a resumption trains from
   // its rung to the next; a start from nothing to the first rung), or per second that
@@ -55,7 +52,7 @@ std::optional<FreezeThawScheduler::Choice> FreezeThawScheduler::choose(bool may_
     if (cost_ == JobCost::None) return job.improvement;
     return job.improvement / ((to - from) * (timed ? *job.seconds : 1.0));
   };
-  const double start = rate(scores->start, 0, milestones_.front());
+  const double start = rate(scores->start, 0, rungs_.first_milestone());
   std::size_t best = 0;
   double best_rate = -1;
   for (std::size_t k = 0; k < paused.size(); ++k) {
@@ -78,7 +75,7 @@ std::optional<Job> FreezeThawScheduler::next_job(bool may_start_new) {
   const auto choice = choose(may_start_new);
   if (!choice) return std::nullopt;
   if (!choice->resume)
-    return Job{Job::Kind::Start, 0, milestones_.front(), std::nullopt, std::nullopt};
+    return Job{Job::Kind::Start, 0, rungs_.first_milestone(), std::nullopt, std::nullopt};
   Job job = rungs_.resume(*choice->resume);
   job.reason = choice->reason;
   job.reason->until = job.until;

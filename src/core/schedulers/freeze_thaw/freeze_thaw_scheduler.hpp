@@ -52,7 +52,6 @@ class FreezeThawScheduler final : public Scheduler {
   std::optional<Choice> promotion_rule(bool may_start_new);
 
   AshaPromotionScheduler rungs_;  // rungs, pauses and the promotion rule
-  std::vector<double> milestones_;
   double promotion_mix_;
   JobCost cost_;
   std::uint64_t seed_;
