@@ -3,8 +3,8 @@
 samplers and pruners, in one virtual-time harness, on the same tables, seeds and workers.
 
     /usr/bin/python3 tests/bench/hpo_quality.py [--slurmtune build/src/slurmtune]
-        [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4] [--methods WORD ...]
-        [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
+        [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4 [32 ...]] [--methods WORD ...]
+        [--charged] [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
 
 Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
@@ -25,6 +25,10 @@ Decision cost: by default decisions are free (a seed gives the same run everywhe
 Methods named "[measured]" charge each decision's measured time to the virtual clock:
 `simulate --decision-cost measured` for slurmtune, the seconds of ask/should_prune/tell
 for Optuna, so a model's own time counts as it would for a user.
+`--charged` runs every Optuna variant "[measured]" and picks Optuna's best among them, and
+ends with the claim cells: per (table, target, workers) the recommended setting's speed-up
+(decisions charged) over Optuna's best charged variant and over random search with the same
+scheduler (asha_promotion [measured]), and the geometric mean of the former (issue #43).
 Protocol: the same seeds for every method (paired); two targets per table, the 2nd and
 10th percentiles of the curves' best values; per target the median [quartiles] virtual
 time to reach it (a seed that never does counts as worst) and the speed-up over Optuna's
@@ -81,6 +85,7 @@ SLURMTUNE_VARIANTS = [
     ("asha (ray)", ASHA_RAY),
     ("asha (optuna)", {"type": "asha", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("asha_promotion", ASHA_PROMOTION),
+    ("asha_promotion [measured]", ASHA_PROMOTION),
     ("hyperband (ray)", HYPERBAND_RAY),
     ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("tpe + asha (ray)", ASHA_RAY, "tpe"),
@@ -410,16 +415,16 @@ def summarise(runs, table, budget):
 
 def run_task(task):
     """One (method, seed) in a worker process: (name, run, wall seconds)."""
-    method, seed, args, table, budget, work = task
+    method, seed, args, table, workers, budget, work = task
     started = time.time()
     if method.kind == "slurmtune":
-        folder = os.path.join(work, f"{table.name}-{method.name.replace(' ', '_')}-{seed}")
+        folder = os.path.join(work, f"{table.name}-{workers}-{method.name.replace(' ', '_')}-{seed}")
         os.makedirs(folder, exist_ok=True)
-        run = run_slurmtune(args.slurmtune, table, method.args, seed, args.workers, budget, folder, method.measured)
+        run = run_slurmtune(args.slurmtune, table, method.args, seed, workers, budget, folder, method.measured)
     elif method.kind == "optuna":
-        run = run_optuna(table, *method.args, seed, args.workers, budget, method.measured)
+        run = run_optuna(table, *method.args, seed, workers, budget, method.measured)
     else:
-        run = run_top_k(table, method.args[0], seed, args.workers, budget)
+        run = run_top_k(table, method.args[0], seed, workers, budget)
     run.table = None  # sent back without the table
     return method.name, run, time.time() - started
 
@@ -429,8 +434,9 @@ def all_methods(args):
     samplers = [s for s in OPTUNA_SAMPLERS if s != "gp" or hasattr(optuna.samplers, "GPSampler")]
     label = f"optuna {optuna.__version__}"
     methods += [Method(f"{label} {s} + {p}", "optuna", (s, p)) for s in samplers for p in OPTUNA_PRUNERS]
+    measured = [(s, p) for s in samplers for p in OPTUNA_PRUNERS] if args.charged else OPTUNA_MEASURED
     methods += [Method(f"{label} {s} + {p} [measured]", "optuna", (s, p), True)
-                for s, p in OPTUNA_MEASURED if s in samplers]
+                for s, p in measured if s in samplers]
     methods.append(Method(f"top-{args.top_k} after one step", "top-k", (args.top_k,)))
     if args.methods:  # fifo (random search) stays as the reference
         methods = [m for m in methods if m.name == "slurmtune fifo" or any(w in m.name for w in args.methods)]
@@ -442,18 +448,18 @@ def all_methods(args):
     return methods
 
 
-def benchmark(args, table, work, merged):
+def benchmark(args, table, workers, work, merged):
     """{method name: (summary, CPU seconds, runs)} over args.seeds seeds."""
-    budget = table.total_seconds / args.workers
+    budget = table.total_seconds / workers
     methods = all_methods(args)
-    tasks = [(m, seed, args, table, budget, work) for m in methods for seed in range(args.seeds)]
+    tasks = [(m, seed, args, table, workers, budget, work) for m in methods for seed in range(args.seeds)]
     runs, walls = {m.name: [] for m in methods}, {m.name: 0.0 for m in methods}
     with multiprocessing.Pool(args.jobs) as pool:
         for name, run, wall in pool.imap_unordered(run_task, tasks):
             run.table = table
             runs[name].append(run)
             walls[name] += wall
-    for name, saved in merged.get(table.name, {}).items():  # possibly fewer seeds (a slow method)
+    for name, saved in merged.get(saved_key(args, table.name, workers), {}).items():  # possibly fewer seeds
         if runs.get(name):
             continue  # run here: this invocation's seeds
         runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
@@ -463,24 +469,36 @@ def benchmark(args, table, work, merged):
     return budget, {name: (summarise(rs, table, budget), walls[name], rs) for name, rs in runs.items()}
 
 
-def optuna_best(results, target_index):
-    """Optuna's variant with the lowest median time to the target (free decisions)."""
+def optuna_best(results, target_index, charged):
+    """Optuna's variant with the lowest median time to the target, among those whose
+    decisions are charged (--charged) or among those deciding for free."""
     medians = {name: r["targets"][target_index]["median"] for name, (r, _, _) in results.items()
-               if name.startswith("optuna") and "[measured]" not in name}
+               if name.startswith("optuna") and ("[measured]" in name) == charged}
     reached = {n: m for n, m in medians.items() if m is not None}
     return min(reached, key=reached.get) if reached else None
 
 
-def print_table(args, table, budget, results):
+def saved_key(args, name, workers):
+    """A table's key in --save and --merge files: its name, with @workers when several."""
+    return name if len(args.workers) == 1 else f"{name}@{workers}"
+
+
+def paired_speedup(runs, theirs, target_index, rng):
+    """(point, low, high): their median time over ours, on the seeds both ran."""
+    seeds = sorted({r.seed for r in runs} & {r.seed for r in theirs})
+    return speedup_interval(times_by_seed(runs, target_index, seeds), times_by_seed(theirs, target_index, seeds), rng)
+
+
+def print_table(args, table, workers, budget, results):
     rng = np.random.default_rng(0)
     curves = sum(len(r) for r in table.curves)
     print(f"\n### {table.name}: {len(table.configs)} configurations ({curves} curves) x {table.max_t} steps, "
-          f"{args.workers} workers, {args.seeds} seeds")
+          f"{workers} workers, {args.seeds} seeds")
     relation = "<=" if table.mode == "min" else ">="
     print("targets " + ", ".join(f"T{i + 1}: {table.metric} {relation} {fmt(t, 4)} ({ordinal(p)} percentile of the "
                                  f"curves' best)" for i, (t, p) in enumerate(zip(table.targets, TARGET_PERCENTILES)))
           + f"; table best {fmt(table.best, 4)}; budget {budget:.1f} s virtual")
-    bests = [optuna_best(results, i) for i in range(len(table.targets))]
+    bests = [optuna_best(results, i, args.charged) for i in range(len(table.targets))]
     print("Optuna's best variant: " + ", ".join(f"T{i + 1} {b}" for i, b in enumerate(bests)) + "\n")
     header = ["method"]
     for i in range(len(table.targets)):
@@ -495,13 +513,53 @@ def print_table(args, table, budget, results):
             if bests[i] is None:
                 cells.append("-")
                 continue
-            theirs = results[bests[i]][2]
-            seeds = sorted({r.seed for r in runs} & {r.seed for r in theirs})  # paired: the seeds both ran
-            point, low, high = speedup_interval(times_by_seed(runs, i, seeds), times_by_seed(theirs, i, seeds), rng)
+            point, low, high = paired_speedup(runs, results[bests[i]][2], i, rng)
             cells.append(f"{fmt(point)} [{fmt(low)}, {fmt(high)}]")
         cells += [fmt(x) for x in r["regrets"]] + [f"{r['started']:.0f}", fmt(r["decision_s"]), f"{wall:.1f}"]
         print("| " + " | ".join(cells) + " |")
     sys.stdout.flush()
+
+
+CLAIMED = "slurmtune recommended [measured]"  # the setting judged, decisions charged
+SAME_SCHEDULER = "slurmtune asha_promotion [measured]"  # random search with its scheduler
+
+
+def claim_cells(args, table, workers, results):
+    """The issue #43 cells of one table: per target, the recommended setting's speed-up over
+    Optuna's best charged variant and over random + asha_promotion, with 95 % intervals."""
+    rng = np.random.default_rng(0)
+    cells = []
+    if CLAIMED not in results:
+        return cells
+    ours = results[CLAIMED][2]
+    for i in range(len(table.targets)):
+        best = optuna_best(results, i, True)
+        versus_optuna = paired_speedup(ours, results[best][2], i, rng) if best else (math.nan,) * 3
+        versus_random = paired_speedup(ours, results[SAME_SCHEDULER][2], i, rng) \
+            if SAME_SCHEDULER in results else (math.nan,) * 3
+        cells.append(dict(table=table.name, target=f"T{i + 1}", workers=workers, optuna_best=best,
+                          versus_optuna=versus_optuna, versus_random=versus_random))
+    return cells
+
+
+def print_claim_cells(cells):
+    """Every cell, then the issue's three bars: geometric mean of the speed-ups over Optuna's
+    best >= 1.5, no lower end below 1.0 there, no upper end below 1.0 against random."""
+    interval = lambda c: f"{fmt(c[0])} [{fmt(c[1])}, {fmt(c[2])}]"  # noqa: E731
+    print("\n### Claim cells: `recommended [measured]` against Optuna's best charged variant and against "
+          "random + asha_promotion [measured]\n")
+    print("| table | target | workers | vs Optuna's best [95% CI] | Optuna's best | vs random + asha_promotion [95% CI] |")
+    print("|---|---|---|---|---|---|")
+    for c in cells:
+        print(f"| {c['table']} | {c['target']} | {c['workers']} | {interval(c['versus_optuna'])} | "
+              f"{c['optuna_best']} | {interval(c['versus_random'])} |")
+    points = [c["versus_optuna"][0] for c in cells]
+    finite = [p for p in points if 0 < p < math.inf]
+    geomean = math.exp(sum(map(math.log, finite)) / len(finite)) if finite else math.nan
+    print(f"\ngeometric mean over {len(finite)} of {len(points)} cells (finite, positive): {fmt(geomean)}; "
+          f"cells whose interval against Optuna's best starts below 1.0: "
+          f"{sum(c['versus_optuna'][1] < 1.0 for c in cells)}; cells later than random + asha_promotion "
+          f"(upper end below 1.0): {sum(c['versus_random'][2] < 1.0 for c in cells)}")
 
 
 def main():
@@ -511,7 +569,9 @@ def main():
     parser.add_argument("--methods", nargs="+", help="only the methods whose names contain one of these words")
     parser.add_argument("--only", nargs="+", help="only the methods of exactly these names")
     parser.add_argument("--seeds", type=int, default=60)
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", type=int, nargs="+", default=[4], help="one benchmark per worker count")
+    parser.add_argument("--charged", action="store_true",
+                        help="every Optuna variant charged; Optuna's best among them; the claim cells at the end")
     parser.add_argument("--top-k", type=int, default=TOP_K, help="K of the top-K baseline")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes running seeds in parallel")
     parser.add_argument("--save", help="write every run of every method to this JSON file")
@@ -527,19 +587,27 @@ def main():
     version = subprocess.run([args.slurmtune, "--version"], capture_output=True, text=True).stdout.split()
     print(f"slurmtune {version[-1] if version else '?'}, Optuna {optuna.__version__}; `speed-up`: Optuna's best "
           f"variant's median time to the target over the method's (> 1: sooner)")
-    saved = {}
+    saved, cells = {}, []
     with tempfile.TemporaryDirectory() as work:
         for name in args.tables:
             table = Table(name)
-            budget, results = benchmark(args, table, work, merged)
-            print_table(args, table, budget, results)
-            saved[name] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
-            if args.plot:
-                best = optuna_best(results, 0)
-                names = ["slurmtune recommended", "slurmtune recommended [measured]",
-                         "slurmtune mobster hyper-tune + asha_promotion", "slurmtune asha (ray)", "slurmtune fifo",
-                         f"top-{args.top_k} after one step", best] + [n for n in results if "gp +" in n and "sha" in n]
-                plot_regret(f"{args.plot}-{name}.png", table, budget, results, [n for n in names if n])
+            for workers in args.workers:
+                budget, results = benchmark(args, table, workers, work, merged)
+                print_table(args, table, workers, budget, results)
+                key = saved_key(args, name, workers)
+                saved[key] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
+                cells += claim_cells(args, table, workers, results) if args.charged else []
+                if args.plot:
+                    best = optuna_best(results, 0, args.charged)
+                    names = ["slurmtune recommended", "slurmtune recommended [measured]",
+                             "slurmtune mobster hyper-tune + asha_promotion", "slurmtune asha (ray)",
+                             "slurmtune asha_promotion [measured]", "slurmtune fifo",
+                             f"top-{args.top_k} after one step", best] + \
+                        [n for n in results if "gp +" in n and "sha" in n]
+                    plot_regret(f"{args.plot}-{key.replace('@', '-')}.png", table, budget, results,
+                                list(dict.fromkeys(n for n in names if n in results)))
+    if cells:
+        print_claim_cells(cells)
     if args.save:
         with open(args.save, "w") as f:
             json.dump(saved, f)

@@ -28,13 +28,12 @@ import math
 import os
 import sys
 import time
-import warnings
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
 import numpy as np  # noqa: E402
-from make_curve_tables import HERE, loguniform, progress, scaled_split, sig  # noqa: E402
+from make_curve_tables import HERE, classifier_epoch, loguniform, progress, scaled_split, sig  # noqa: E402
 from sklearn.datasets import load_digits, load_wine  # noqa: E402
 from sklearn.metrics import log_loss  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
@@ -164,17 +163,7 @@ def wine_noisy(writer, limit, seeds=(0, 1, 2)):
                                   learning_rate_init=c["lr"], solver=c["solver"], momentum=c["momentum"],
                                   beta_1=c["momentum"], random_state=1000 * seed + i)
             for epoch in range(1, EPOCHS + 1):
-                start = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        model.partial_fit(x_train, y_train, classes=classes)
-                        proba = model.predict_proba(x_val)
-                    except ValueError:  # diverged: scikit-learn refuses non-finite weights
-                        proba = np.full((len(y_val), len(classes)), np.nan)
-                seconds = time.perf_counter() - start
-                loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) \
-                    if np.all(np.isfinite(proba)) else float("nan")
+                loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
                 finite = math.isfinite(loss)
                 writer.writerow([*c.values(), seed, epoch, sig(loss) if finite else "nan", sig(seconds, 4)])
                 if not finite:

@@ -32,7 +32,6 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier, MLPRegressor
@@ -118,6 +117,21 @@ def cancer_gbdt(writer, limit, steps=25, trees_per_step=8, seeds=(0, 1)):
         progress(i, limit)
 
 
+def classifier_epoch(model, x_train, x_val, y_train, y_val, classes):
+    """One epoch of partial_fit: (validation log loss, NaN once diverged; seconds)."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model.partial_fit(x_train, y_train, classes=classes)
+            proba = model.predict_proba(x_val)
+        except ValueError:  # diverged: scikit-learn refuses non-finite weights
+            proba = np.full((len(y_val), len(classes)), np.nan)
+    seconds = time.perf_counter() - start
+    loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) if np.all(np.isfinite(proba)) else float("nan")
+    return loss, seconds
+
+
 def digits_deep(writer, limit, epochs=81):
     x, y = load_digits(return_X_y=True)
     x_train, x_val, y_train, y_val = scaled_split(x, y, 1, stratify=y)
@@ -135,16 +149,7 @@ def digits_deep(writer, limit, epochs=81):
                               batch_size=c["batch_size"], learning_rate_init=c["lr"], solver=c["solver"],
                               momentum=c["momentum"], beta_1=c["momentum"], random_state=i)
         for epoch in range(1, epochs + 1):
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    model.partial_fit(x_train, y_train, classes=classes)
-                    proba = model.predict_proba(x_val)
-                except ValueError:  # diverged: scikit-learn refuses non-finite weights
-                    proba = np.full((len(y_val), len(classes)), np.nan)
-            seconds = time.perf_counter() - start
-            loss = log_loss(y_val, np.clip(proba, 1e-12, 1), labels=classes) if np.all(np.isfinite(proba)) else float("nan")
+            loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
             writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
             if not math.isfinite(loss):  # a diverged run ends here, as a real trial would fail
                 break
