@@ -553,10 +553,13 @@ def print_claim_cells(cells):
     for c in cells:
         print(f"| {c['table']} | {c['target']} | {c['workers']} | {interval(c['versus_optuna'])} | "
               f"{c['optuna_best']} | {interval(c['versus_random'])} |")
-    points = [c["versus_optuna"][0] for c in cells]
-    finite = [p for p in points if 0 < p < math.inf]
-    geomean = math.exp(sum(map(math.log, finite)) / len(finite)) if finite else math.nan
-    print(f"\ngeometric mean over {len(finite)} of {len(points)} cells (finite, positive): {fmt(geomean)}; "
+    def geomean(key):
+        finite = [p for p in (c[key][0] for c in cells) if 0 < p < math.inf]
+        return fmt(math.exp(sum(map(math.log, finite)) / len(finite)) if finite else math.nan), len(finite)
+
+    (versus_optuna, counted), (versus_random, _) = geomean("versus_optuna"), geomean("versus_random")
+    print(f"\ngeometric mean over {counted} of {len(cells)} cells (finite, positive): {versus_optuna} against "
+          f"Optuna's best, {versus_random} against random + asha_promotion; "
           f"cells whose interval against Optuna's best starts below 1.0: "
           f"{sum(c['versus_optuna'][1] < 1.0 for c in cells)}; cells later than random + asha_promotion "
           f"(upper end below 1.0): {sum(c['versus_random'][2] < 1.0 for c in cells)}")
