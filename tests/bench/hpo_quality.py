@@ -28,7 +28,7 @@ for Optuna, so a model's own time counts as it would for a user.
 `--charged` runs every Optuna variant "[measured]" and picks Optuna's best among them, and
 ends with the claim cells: per (table, target, workers) the recommended setting's speed-up
 (decisions charged) over Optuna's best charged variant and over random search with the same
-scheduler (asha_promotion [measured]), and the geometric mean of the former (issue #43).
+scheduler (asha_promotion [measured]), and the geometric means of both (issue #43).
 Protocol: the same seeds for every method (paired); two targets per table, the 2nd and
 10th percentiles of the curves' best values; per target the median [quartiles] virtual
 time to reach it (a seed that never does counts as worst) and the speed-up over Optuna's
