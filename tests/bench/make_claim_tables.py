@@ -23,17 +23,15 @@ files. Run with Debian's interpreter, one process per table (each uses one threa
   /usr/bin/python3 tests/bench/make_claim_tables.py digits-cnn [--limit N] [--out DIR]
 """
 import argparse
-import csv
 import math
 import os
-import sys
 import time
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
 import numpy as np  # noqa: E402
-from make_curve_tables import HERE, classifier_epoch, loguniform, progress, scaled_split, sig  # noqa: E402
+from make_curve_tables import HERE, classifier_epoch, loguniform, progress, record, scaled_split, sig  # noqa: E402
 from sklearn.datasets import load_digits, load_wine  # noqa: E402
 from sklearn.metrics import log_loss  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
@@ -210,13 +208,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(HERE, "data"))
     args = parser.parse_args()
     for name in args.tables:
-        path = os.path.join(args.out, name + ".csv")
-        print(f"{name}: training into {path}", file=sys.stderr)
-        started = time.perf_counter()
-        with open(path + ".tmp", "w", newline="") as f:
-            TABLES[name](csv.writer(f), args.limit)
-        os.replace(path + ".tmp", path)
-        print(f"{name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        record(args.out, name, TABLES[name], args.limit)
 
 
 if __name__ == "__main__":

@@ -189,6 +189,18 @@ def progress(i, limit):
         print(f"  {i + 1}/{limit} configurations", file=sys.stderr, flush=True)
 
 
+def record(out, name, build, limit):
+    """Trains table NAME into OUT/NAME.csv through a temporary file, so an interrupted
+    run never leaves a partial table under the final name."""
+    path = os.path.join(out, name + ".csv")
+    print(f"{name}: training into {path}", file=sys.stderr)
+    started = time.perf_counter()
+    with open(path + ".tmp", "w", newline="") as f:
+        build(csv.writer(f), limit)
+    os.replace(path + ".tmp", path)
+    print(f"{name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
 TABLES = {"digits-mlp": (digits_mlp, 500), "cancer-gbdt": (cancer_gbdt, 250),
           "digits-deep": (digits_deep, 240), "diabetes-sgd": (diabetes_sgd, 400)}
 
@@ -201,11 +213,7 @@ def main():
     args = parser.parse_args()
     for name in args.tables:
         build, size = TABLES[name]
-        path = os.path.join(args.out, name + ".csv")
-        print(f"{name}: training into {path}", file=sys.stderr)
-        with open(path + ".tmp", "w", newline="") as f:
-            build(csv.writer(f), args.limit or size)
-        os.replace(path + ".tmp", path)
+        record(args.out, name, build, args.limit or size)
 
 
 if __name__ == "__main__":
