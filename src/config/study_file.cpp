@@ -135,8 +135,10 @@ void read_study(TableReader r, core::StudySpec& study) {
   }
   study.metric_threshold = r.number("metric_threshold");
   if (const auto sampler =
-          r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster", "nsga2"}))
+          r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster", "nsga2"})) {
     study.sampler.kind = *core::sampler_kind_from_keyword(*sampler);
+    study.sampler.named = true;
+  }
   // numpy's RandomState, whose stream the tpe sampler reproduces, takes 32-bit seeds.
   if ((study.sampler.kind == core::SamplerKind::Tpe ||
        study.sampler.kind == core::SamplerKind::Bohb ||
@@ -403,6 +405,21 @@ void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
                    "\" has none; set sampler = \"mobster\" in [study] (or use asha_promotion)");
 }
 
+// A study that names no sampler gets MOBSTER with Hyper-Tune's rung weighting where that
+// was measured to reach good configurations sooner than random search with the same
+// scheduler: one objective, no constraints, asha_promotion (doc/performance.md, "Claim
+// tables of issue #43"; never later on any table). Elsewhere it was not measured, and a
+// grid axis needs a blind sampler, so random stays.
+void choose_default_sampler(const toml::table& root, core::StudySpec& study) {
+  if (study.sampler.named || study.multi_objective() || !study.constraints.empty()) return;
+  const auto* scheduler = root.get("scheduler") ? root.get("scheduler")->as_table() : nullptr;
+  if (!scheduler || (*scheduler)["type"].value<std::string>() != "asha_promotion") return;
+  for (const auto& p : study.space.parameters())
+    if (p.domain.kind == core::DomainKind::Grid) return;
+  study.sampler.kind = core::SamplerKind::Mobster;
+  study.sampler.mobster.rung_weighting = core::RungWeighting::HyperTune;
+}
+
 }  // namespace
 
 core::StudySpec parse_study(std::string_view text, const std::string& source) {
@@ -431,6 +448,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
                          "hyperparameters, e.g. lr = { loguniform = [1e-4, 1e-1] }");
   study.space =
       read_search_space(table_or_empty(root, "search", source), source, study.sampler.kind);
+  choose_default_sampler(root, study);
   read_sampler(TableReader(table_or_empty(root, "sampler", source), "sampler", source),
                root.get("sampler"), study.sampler);
   study.sampler.enqueued = read_enqueue(root.get("enqueue"), study);

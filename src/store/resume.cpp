@@ -140,6 +140,17 @@ std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
   return out;
 }
 
+core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec& recorded) {
+  if (now.sampler.named || now.sampler.kind == recorded.sampler.kind) return now;
+  auto& sampler = now.sampler;
+  sampler.kind = recorded.sampler.kind;
+  sampler.tpe = recorded.sampler.tpe;
+  sampler.bohb = recorded.sampler.bohb;
+  sampler.mobster = recorded.sampler.mobster;
+  sampler.nsga2 = recorded.sampler.nsga2;
+  return now;
+}
+
 ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
                          const ResumeOptions& options) {
   const auto differences = compare_studies(reader.spec(), now);

@@ -56,6 +56,11 @@ struct ResumeState {
   std::map<core::TrialId, double> awaited_checkpoints;
 };
 
+/// The study to resume with: `now`, except that a study file naming no sampler resumes
+/// with the sampler the results file recorded when the default has changed since it was
+/// written (a file of the old default goes on with its sampler, not the new default's).
+core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec& recorded);
+
 /// Checks `now` against the recorded study (throws InputError listing every difference
 /// that is not allowed) and rebuilds the study's state.
 ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,

@@ -16,6 +16,9 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections import Counter
+
+import h5py
 
 from run_harness import (FAULT_TRIAL, ROOT, Study, check_asha, check_complete, expect, next_session,
                          read, study_toml, wait_for)
@@ -294,6 +297,59 @@ def scenario_recommended(runner, args):
           % (len(trials), dict(trials.status.value_counts()), origins, len(live)))
     resume_scenario(runner, setting["study"]["sampler"], setting.get("sampler", {}),
                     dict(setting["scheduler"], predict=True))
+
+
+def recorded_sampler(path):
+    with h5py.File(path, "r") as f:
+        value = f.attrs["sampler"]
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def scenario_default_sampler(runner, args):
+    """Issue #43 item 6 on real trials: an asha_promotion study of one objective that names
+    no sampler gets MOBSTER with Hyper-Tune (recorded so, configurations from the model);
+    a results file written under the old default (resolved `sampler = "random"`, which is
+    what such a file records) resumes with random from the same study file, naming none,
+    and suggests what an uninterrupted random study suggests."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.3"]
+    promotion = study_toml("default-sampler", command, max_trials=TRIALS, scheduler="asha_promotion")
+    # [sampler] options need no sampler named now: they configure the default's.
+    study = runner.write("study.toml", promotion + "\n[sampler]\nn_startup_trials = %d\n" % STARTUP)
+    fresh = os.path.join(runner.workdir, "fresh.h5")
+    rc, log = runner.run(study, fresh, extra=["--slots", "1"], sbatch_args=["-N", "1", "--ntasks-per-node", "1"])
+    expect(rc == 0, "the run failed:\n" + log)
+    check_complete(fresh, TRIALS)
+    origins = list(trials_of(fresh).origin)
+    expect(recorded_sampler(fresh) == "mobster" and "model" in origins,
+           "a study naming no sampler ran %s, origins %s" % (recorded_sampler(fresh), origins))
+    validated = subprocess.run([runner.slurmtune, "validate", study], capture_output=True, text=True,
+                               check=True).stdout
+    expect("rung_weighting = 'hyper-tune'" in validated, "validate:\n" + validated)
+    # The old default's file: the same study with the sampler it resolved to, named (such a
+    # study file could have no [sampler]: random takes no options).
+    runner.write("study.toml", promotion.replace("max_trials = %d\n" % TRIALS,
+                                                 "max_trials = %d\nsampler = \"random\"\n" % TRIALS))
+    sbatch, extra = ["-N", "1", "--ntasks-per-node", "1"], ["--slots", "1"]
+    straight = os.path.join(runner.workdir, "straight.h5")
+    rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
+    expect(rc == 0, "the uninterrupted random run failed:\n" + log)
+    path = os.path.join(runner.workdir, "study.h5")
+    offset = len(log) if runner.launcher == "local" else 0
+    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
+    wait_for(lambda: started_so_far(handle[2], offset) >= 3, 180, "three trials")
+    interrupt_gracefully(runner, handle)
+    runner.write("study.toml", promotion)  # as it was written for the old default
+    rc, log = next_session(runner, handle, study, path, extra, sbatch)
+    expect(rc == 0, "resuming the old default's file failed:\n" + log)
+    expect("resumes with the one it recorded, \"random\"" in log, "no word of the recorded sampler:\n" + log)
+    check_complete(path, TRIALS)
+    a, b = trials_of(straight), trials_of(path)
+    expect(recorded_sampler(path) == "random" and list(a["config/x"]) == list(b["config/x"]),
+           "the old default's file resumed otherwise (%s):\n%s\n%s"
+           % (recorded_sampler(path), list(a["config/x"]), list(b["config/x"])))
+    print("default-sampler: no sampler named -> mobster (origins %s); the old default's file resumed "
+          "with random, %d configurations identical to an uninterrupted run"
+          % (dict(Counter(origins)), TRIALS))
 
 
 def resumptions(path):

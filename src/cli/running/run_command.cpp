@@ -1,10 +1,13 @@
 // slurmtune run STUDY.toml: the orchestrator. Starts the study or resumes it.
 #include <filesystem>
+#include <iostream>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
 #include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator/coordinator.hpp"
+#include "store/resume.hpp"
+#include "store/study_reader.hpp"
 #include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
@@ -19,6 +22,19 @@ std::uint16_t port_of(int port) {
 std::string default_output(const std::string& study_path) {
   std::filesystem::path p(study_path);
   return p.filename().replace_extension(".h5").string();
+}
+
+// A results file written under an older default sampler resumes with the sampler it
+// recorded when the study file names none.
+core::StudySpec resumed_study(core::StudySpec study, const std::string& output) {
+  const auto recorded = store::StudyReader(output).spec();
+  auto resumed = store::with_recorded_sampler(study, recorded);
+  if (resumed.sampler.kind != study.sampler.kind)
+    std::cerr << "slurmtune run: " << study.path << " names no sampler; " << output
+              << " resumes with the one it recorded, \""
+              << core::sampler_keyword(resumed.sampler.kind) << "\" (a new study would get \""
+              << core::sampler_keyword(study.sampler.kind) << "\")\n";
+  return resumed;
 }
 
 }  // namespace
@@ -89,8 +105,9 @@ int run_command(const Args& args) {
     return kSuccess;
   const std::string study_path = vm["study"].as<std::string>();
   auto study = config::load_study_file(study_path);
-  store::load_warm_start(study);
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
+  if (std::filesystem::exists(run.output)) study = resumed_study(std::move(study), run.output);
+  store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
   if (vm.count("rendezvous-ports"))

@@ -50,6 +50,9 @@ struct MobsterOptions {
 
 struct SamplerSpec {
   SamplerKind kind = SamplerKind::Random;
+  /// `[study] sampler` named the kind; false: the default for the study's shape
+  /// (config::parse_study), which a resumed results file replaces by what it recorded.
+  bool named = false;
   /// `[[enqueue]]`: the first trials' configurations, in order (trial i runs entry i).
   std::vector<PartialConfiguration> enqueued;
   /// `warm_start`: results files of earlier studies, as written (relative to the study

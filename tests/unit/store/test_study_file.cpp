@@ -225,6 +225,32 @@ BOOST_AUTO_TEST_CASE(resume_refuses_a_changed_search_space_and_says_what_changed
   BOOST_CHECK_NO_THROW(store::resume_study(reader, larger, {true}));
 }
 
+// Issue #43 item 6: a file written when a study naming no sampler got random resumes with
+// random after the default changed; a study naming its sampler is held to it.
+BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_it_recorded) {
+  TempDir dir;
+  const std::string promotion =
+      std::string(kStudy).replace(std::string(kStudy).find("\"asha\""), 6, "\"asha_promotion\"");
+  const auto old_default = config::parse_study(
+      std::string(promotion).replace(promotion.find("[search]"), 0, "sampler = \"random\"\n"),
+      "study.toml");
+  simulate_into(dir.file("old.h5"), old_default);
+  const store::StudyReader reader(dir.file("old.h5"));
+  const auto now = config::parse_study(promotion, "study.toml");
+  BOOST_REQUIRE((now.sampler.kind == core::SamplerKind::Mobster));
+  BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
+  const auto resumed = store::with_recorded_sampler(now, reader.spec());
+  BOOST_TEST((resumed.sampler.kind == core::SamplerKind::Random));
+  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
+  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  // Named in the study file: no adoption, and resume says what differs.
+  const auto named = config::parse_study(
+      std::string(promotion).replace(promotion.find("[search]"), 0, "sampler = \"mobster\"\n"),
+      "study.toml");
+  BOOST_TEST((store::with_recorded_sampler(named, reader.spec()).sampler.kind ==
+              core::SamplerKind::Mobster));
+}
+
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
 // of the study exactly as the uninterrupted run did.
 BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
