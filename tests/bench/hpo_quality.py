@@ -478,6 +478,13 @@ def optuna_best(results, target_index, charged):
     return min(reached, key=reached.get) if reached else None
 
 
+def write_saved(path, saved):
+    """--save: every run so far, replacing the file whole (a temporary file renamed)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(saved, f)
+    os.replace(path + ".tmp", path)
+
+
 def saved_key(args, name, workers):
     """A table's key in --save and --merge files: its name, with @workers when several."""
     return name if len(args.workers) == 1 else f"{name}@{workers}"
@@ -599,6 +606,8 @@ def main():
                 print_table(args, table, workers, budget, results)
                 key = saved_key(args, name, workers)
                 saved[key] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
+                if args.save:  # after every table: an hour-long run interrupted keeps what it finished
+                    write_saved(args.save, saved)
                 cells += claim_cells(args, table, workers, results) if args.charged else []
                 if args.plot:
                     best = optuna_best(results, 0, args.charged)
@@ -611,9 +620,6 @@ def main():
                                 list(dict.fromkeys(n for n in names if n in results)))
     if cells:
         print_claim_cells(cells)
-    if args.save:
-        with open(args.save, "w") as f:
-            json.dump(saved, f)
 
 
 if __name__ == "__main__":
