@@ -71,6 +71,11 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.rung_weighting = r.keyword("rung_weighting", {"first-rung", "hyper-tune"}) == "hyper-tune"
                            ? core::RungWeighting::HyperTune
                            : core::RungWeighting::FirstRung;
+  if (r.has("length_scale_prior"))
+    o.length_scale_prior =
+        r.keyword("length_scale_prior", {"fixed", "dimension-scaled"}) == "dimension-scaled"
+            ? core::gp::LengthScalePrior::DimensionScaled
+            : core::gp::LengthScalePrior::Fixed;
 }
 
 // NSGAIISampler's options, with its checks.

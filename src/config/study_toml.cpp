@@ -206,7 +206,10 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"refit_growth", o.refit_growth},
         {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
         {"rung_weighting",
-         o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"}};
+         o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"},
+        {"length_scale_prior", o.length_scale_prior == core::gp::LengthScalePrior::DimensionScaled
+                                   ? "dimension-scaled"
+                                   : "fixed"}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

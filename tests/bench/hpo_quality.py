@@ -111,6 +111,11 @@ SLURMTUNE_VARIANTS = [
     ("freeze_thaw, mix 0.1", {**FREEZE_THAW, "promotion_mix": 0.1}, "mobster", {"rung_weighting": "hyper-tune"}),
     ("recommended", *RECOMMENDED),
     ("recommended [measured]", *RECOMMENDED),
+    # A candidate (issue #43): the kernel's length scales expected to grow with the inputs.
+    ("recommended, dimension-scaled prior", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
+    ("recommended, dimension-scaled prior [measured]", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "max_observations": 100000}),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/objectives/objectives.hpp"
+#include "core/search/gp/gaussian_process.hpp"
 #include "core/search/optuna/nsga2_sampler.hpp"
 #include "core/search/optuna/tpe_sampler.hpp"
 #include "core/search/past_trial.hpp"
@@ -43,6 +44,8 @@ struct MobsterOptions {
   double refit_growth = 1.25;             ///< refit once the observations grew by this factor
   int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
   RungWeighting rung_weighting = RungWeighting::FirstRung;
+  /// Where the kernel's length scales are expected: fixed, or growing with the inputs.
+  gp::LengthScalePrior length_scale_prior = gp::LengthScalePrior::Fixed;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

@@ -85,10 +85,36 @@ Hyperparameters from_log(const std::vector<double>& theta) {
   return h;
 }
 
-const LogPrior& prior_of(std::size_t index, std::size_t count) {
-  if (index == 0) return kSignalPrior;
-  return index + 1 == count ? kNoisePrior : kLengthPrior;
+LogPrior length_prior(std::size_t dims, LengthScalePrior prior) {
+  if (prior == LengthScalePrior::Fixed) return kLengthPrior;
+  const double median =
+      std::sqrt(2.0) + 0.5 * std::log(static_cast<double>(std::max<std::size_t>(dims, 1)));
+  return {std::clamp(median, kLengthPrior.low, kLengthPrior.high), std::sqrt(3.0), kLengthPrior.low,
+          kLengthPrior.high};
 }
+
+// The signal variance is fixed at 1 (the targets' standardised variance) under the
+// dimension-scaled prior, as Hvarfner et al. and BoTorch have it: fitted, it trades long
+// length scales for a large amplitude, and the posterior overshoots between observations.
+const LogPrior kUnitSignal{0.0, 1.5, 0.0, 0.0};
+
+// The priors of the log parameters (signal, `count - 2` length scales, noise).
+class Priors {
+ public:
+  Priors(std::size_t count, LengthScalePrior prior)
+      : count_(count),
+        signal_(prior == LengthScalePrior::Fixed ? kSignalPrior : kUnitSignal),
+        length_(length_prior(count - 2, prior)) {}
+  const LogPrior& of(std::size_t index) const {
+    if (index == 0) return signal_;
+    return index + 1 == count_ ? kNoisePrior : length_;
+  }
+
+ private:
+  std::size_t count_;
+  LogPrior signal_;
+  LogPrior length_;
+};
 
 }  // namespace
 
@@ -99,8 +125,10 @@ struct Posterior::Factor {
   double jitter = 0;
 };
 
-Hyperparameters default_hyperparameters(std::size_t dims) {
-  return {1.0, std::vector<double>(dims, 0.5), 1e-2};
+Hyperparameters default_hyperparameters(std::size_t dims, LengthScalePrior prior) {
+  const double length =
+      prior == LengthScalePrior::Fixed ? 0.5 : std::exp(length_prior(dims, prior).mean);
+  return {1.0, std::vector<double>(dims, length), 1e-2};
 }
 
 double matern52(std::span<const double> a, std::span<const double> b, const Hyperparameters& h) {
@@ -188,7 +216,7 @@ double Posterior::log_marginal_likelihood() const {
   return fit + complexity - 0.5 * n * std::log(2 * std::numbers::pi);
 }
 
-Objective fit_objective(const Data& data, const Hyperparameters& h) {
+Objective fit_objective(const Data& data, const Hyperparameters& h, LengthScalePrior prior) {
   const Posterior posterior(data, h);
   const Posterior::Factor& f = *posterior.factor_;
   const auto n = static_cast<Eigen::Index>(data.size());
@@ -216,9 +244,10 @@ Objective fit_objective(const Data& data, const Hyperparameters& h) {
   out.gradient[0] = signal;
   out.gradient[dims + 1] = 0.5 * w.trace() * h.noise_variance;
   const std::vector<double> theta = to_log(h);
+  const Priors priors(theta.size(), prior);
   for (std::size_t j = 0; j < theta.size(); ++j) {
     double g = 0;
-    out.value += log_prior(theta[j], prior_of(j, theta.size()), g);
+    out.value += log_prior(theta[j], priors.of(j), g);
     out.gradient[j] += g;
   }
   return out;
@@ -228,14 +257,15 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
   check(data, start);
   std::vector<double> theta = to_log(start);
   const std::size_t count = theta.size();
+  const Priors priors(count, options.length_prior);
   for (std::size_t j = 0; j < count; ++j)
-    theta[j] = std::clamp(theta[j], prior_of(j, count).low, prior_of(j, count).high);
+    theta[j] = std::clamp(theta[j], priors.of(j).low, priors.of(j).high);
   std::vector<double> step(count, 0.1), previous(count, 0.0), best_theta = theta;
   double best = -INFINITY;
   for (int it = 0; it < options.iterations; ++it) {
     Objective obj;
     try {
-      obj = fit_objective(data, from_log(theta));
+      obj = fit_objective(data, from_log(theta), options.length_prior);
     } catch (const Error&) {
       // Not factorisable here: back to the best point with smaller steps.
       theta = best_theta;
@@ -257,7 +287,7 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
         step[j] = std::max(step[j] * 0.5, 1e-6);
         g = 0;
       }
-      const LogPrior& p = prior_of(j, count);
+      const LogPrior& p = priors.of(j);
       theta[j] = std::clamp(theta[j] + (g > 0 ? step[j] : g < 0 ? -step[j] : 0.0), p.low, p.high);
       previous[j] = g;
     }

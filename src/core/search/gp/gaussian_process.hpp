@@ -19,8 +19,17 @@ struct Hyperparameters {
   friend bool operator==(const Hyperparameters&, const Hyperparameters&) = default;
 };
 
-/// Default starting point for `dims` inputs in the unit cube.
-Hyperparameters default_hyperparameters(std::size_t dims);
+/// Where the length scales' log-normal prior lies. `Fixed`: median 0.5 (half an input's
+/// range), sd 1.5, whatever the number of inputs. `DimensionScaled`: median
+/// exp(sqrt(2) + log(dims) / 2), sd sqrt(3) (Hvarfner et al. 2024, "Vanilla Bayesian
+/// optimization performs great in high dimensions"; BoTorch's default since 0.12):
+/// distances in the unit cube grow as sqrt(dims), and a fixed prior makes a model of many
+/// inputs so rough that it explains each observation alone and predicts little between them.
+enum class LengthScalePrior { Fixed, DimensionScaled };
+
+/// Default starting point for `dims` inputs in the unit cube: the priors' medians.
+Hyperparameters default_hyperparameters(std::size_t dims,
+                                        LengthScalePrior prior = LengthScalePrior::Fixed);
 
 /// Observations: `inputs` holds n rows of `dims` numbers (row-major), `targets` n values.
 struct Data {
@@ -67,7 +76,8 @@ class Posterior {
   const Data& data() const;
 
  private:
-  friend Objective fit_objective(const Data& data, const Hyperparameters& h);
+  friend Objective fit_objective(const Data& data, const Hyperparameters& h,
+                                 LengthScalePrior prior);
   struct Factor;
   Data data_;
   Hyperparameters h_;
@@ -76,13 +86,15 @@ class Posterior {
 
 struct FitOptions {
   int iterations = 40;  ///< iRprop- steps (each one factorisation and one gradient)
+  LengthScalePrior length_prior = LengthScalePrior::Fixed;
 };
 
 /// The hyperparameters that maximise log marginal likelihood + log prior, from `start`
 /// (the previous fit, on a refit). Deterministic: no random restarts.
 Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOptions& options);
 
-Objective fit_objective(const Data& data, const Hyperparameters& h);
+Objective fit_objective(const Data& data, const Hyperparameters& h,
+                        LengthScalePrior prior = LengthScalePrior::Fixed);
 
 /// The largest point of a refit ladder (first, then each point times `growth`, rounded up)
 /// not above `n`: a model refits its kernel when its observations reach the next point, on

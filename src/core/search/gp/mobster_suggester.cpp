@@ -271,8 +271,10 @@ const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
   if (it == fits_.end()) {
     const gp::Data data = data_of(choose(observations_, point, options_.max_fit_observations));
     it = fits_
-             .emplace(point, gp::fit(data, gp::default_hyperparameters(data.dims),
-                                     {options_.fit_iterations}))
+             .emplace(
+                 point,
+                 gp::fit(data, gp::default_hyperparameters(data.dims, options_.length_scale_prior),
+                         {options_.fit_iterations, options_.length_scale_prior}))
              .first;
   }
   return it->second;
@@ -283,7 +285,8 @@ std::optional<gp::Posterior> MobsterSuggester::model() const {
   auto data = data_of(choose(observations_, observations_.size(), options_.max_observations));
   const auto point = ladder_point(observations_.size(), options_.refit_growth);
   const auto it = fits_.find(point);
-  auto h = it != fits_.end() ? it->second : gp::default_hyperparameters(data.dims);
+  auto h = it != fits_.end() ? it->second
+                             : gp::default_hyperparameters(data.dims, options_.length_scale_prior);
   return gp::Posterior(std::move(data), std::move(h));
 }
 

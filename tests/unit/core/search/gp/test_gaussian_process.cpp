@@ -95,3 +95,46 @@ BOOST_AUTO_TEST_CASE(leave_one_out_means_equal_conditioning_without_the_row) {
   }
   BOOST_CHECK_THROW(posterior.leave_one_out_means(std::vector<std::size_t>{25}), slurmtune::Error);
 }
+
+// A smooth function of 16 inputs seen at 30 points: the fixed prior expects half-range
+// length scales, the dimension-scaled one lengths near exp(sqrt 2 + log(16) / 2) = 16.4.
+BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_many_dimensions) {
+  constexpr std::size_t kDims = 16;
+  const auto scaled = gp::LengthScalePrior::DimensionScaled;
+  BOOST_TEST(gp::default_hyperparameters(kDims, scaled).length_scales[0] ==
+                 std::exp(std::sqrt(2.0) + 0.5 * std::log(16.0)),
+             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST((gp::default_hyperparameters(kDims) ==
+              gp::Hyperparameters{1.0, std::vector<double>(kDims, 0.5), 1e-2}));
+  // One input: exp(sqrt 2), still longer than the fixed prior's 0.5.
+  BOOST_TEST(gp::default_hyperparameters(1, scaled).length_scales[0] == std::exp(std::sqrt(2.0)),
+             boost::test_tools::tolerance(1e-12));
+  Xoshiro256 rng(7);
+  gp::Data data;
+  data.dims = kDims;
+  for (std::size_t i = 0; i < 30; ++i) {
+    double y = 0;
+    for (std::size_t k = 0; k < kDims; ++k) {
+      const double x = rng.uniform01();
+      data.inputs.push_back(x);
+      y += (x - 0.5) * (x - 0.5);
+    }
+    data.targets.push_back(y);
+  }
+  const auto fixed_fit = gp::fit(data, gp::default_hyperparameters(kDims), {30});
+  const auto scaled_fit = gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled});
+  double fixed_mean = 0, scaled_mean = 0;
+  for (std::size_t k = 0; k < kDims; ++k) {
+    fixed_mean += std::log(fixed_fit.length_scales[k]) / kDims;
+    scaled_mean += std::log(scaled_fit.length_scales[k]) / kDims;
+  }
+  BOOST_TEST(scaled_mean > fixed_mean + 1.0);
+  // Each fit is the best of its own objective along its path, prior included.
+  BOOST_TEST(gp::fit_objective(data, scaled_fit, scaled).value >
+             gp::fit_objective(data, fixed_fit, scaled).value);
+  // Its signal variance stays 1 (standardised targets): fitted, it grows with the length
+  // scales and the posterior overshoots between observations.
+  BOOST_TEST(scaled_fit.signal_variance == 1.0);
+  BOOST_TEST(
+      (gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled}) == scaled_fit));
+}
