@@ -311,7 +311,7 @@ def scenario_default_sampler(runner, args):
     a results file written under the old default (resolved `sampler = "random"`, which is
     what such a file records) resumes with random from the same study file, naming none,
     and suggests what an uninterrupted random study suggests."""
-    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.3"]
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.1"]
     promotion = study_toml("default-sampler", command, max_trials=TRIALS, scheduler="asha_promotion")
     # [sampler] options need no sampler named now: they configure the default's.
     study = runner.write("study.toml", promotion + "\n[sampler]\nn_startup_trials = %d\n" % STARTUP)
