@@ -329,20 +329,10 @@ def scenario_default_sampler(runner, args):
     # study file could have no [sampler]: random takes no options).
     runner.write("study.toml", promotion.replace("max_trials = %d\n" % TRIALS,
                                                  "max_trials = %d\nsampler = \"random\"\n" % TRIALS))
-    sbatch, extra = ["-N", "1", "--ntasks-per-node", "1"], ["--slots", "1"]
-    straight = os.path.join(runner.workdir, "straight.h5")
-    rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
-    expect(rc == 0, "the uninterrupted random run failed:\n" + log)
-    path = os.path.join(runner.workdir, "study.h5")
-    offset = len(log) if runner.launcher == "local" else 0
-    handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
-    wait_for(lambda: started_so_far(handle[2], offset) >= 3, 180, "three trials")
-    interrupt_gracefully(runner, handle)
-    runner.write("study.toml", promotion)  # as it was written for the old default
-    rc, log = next_session(runner, handle, study, path, extra, sbatch)
-    expect(rc == 0, "resuming the old default's file failed:\n" + log)
+    straight, path, log = straight_and_resumed(
+        runner, study, started=3,
+        before_resume=lambda: runner.write("study.toml", promotion))  # as written for the old default
     expect("resumes with the one it recorded, \"random\"" in log, "no word of the recorded sampler:\n" + log)
-    check_complete(path, TRIALS)
     a, b = trials_of(straight), trials_of(path)
     expect(recorded_sampler(path) == "random" and list(a["config/x"]) == list(b["config/x"]),
            "the old default's file resumed otherwise (%s):\n%s\n%s"
@@ -421,10 +411,11 @@ def scenario_freeze_thaw(runner, args):
                     dict(setting["scheduler"], cost="resource"))
 
 
-def straight_and_resumed(runner, study):
-    """`study` run through once (straight.h5), then again interrupted past the startup
-    trials (SIGUSR1; scancel --signal=USR1 under Slurm) and resumed (study.h5), one slot
-    each; (straight, resumed, the resumed session's log)."""
+def straight_and_resumed(runner, study, started=STARTUP + 2, before_resume=None):
+    """`study` run through once (straight.h5), then again interrupted once `started` trials
+    started, past the startup ones by default (SIGUSR1; scancel --signal=USR1 under Slurm),
+    and resumed (study.h5) after `before_resume()`, one slot each; (straight, resumed, the
+    resumed session's log)."""
     sbatch, extra = ["-N", "1", "--ntasks-per-node", "1"], ["--slots", "1"]
     straight = os.path.join(runner.workdir, "straight.h5")
     rc, log = runner.run(study, straight, extra=extra, sbatch_args=sbatch)
@@ -432,9 +423,10 @@ def straight_and_resumed(runner, study):
     path = os.path.join(runner.workdir, "study.h5")
     offset = len(log) if runner.launcher == "local" else 0
     handle = runner.start(study, path, extra=extra, sbatch_args=sbatch)
-    wait_for(lambda: started_so_far(handle[2], offset) >= STARTUP + 2, 180,
-             "trials past the startup ones")
+    wait_for(lambda: started_so_far(handle[2], offset) >= started, 180, "%d trials started" % started)
     interrupt_gracefully(runner, handle)
+    if before_resume:
+        before_resume()
     rc, log = next_session(runner, handle, study, path, extra, sbatch)
     expect(rc == 0, "resumed run failed:\n" + log)
     expect("resuming" in log, "the second run did not resume:\n" + log)
