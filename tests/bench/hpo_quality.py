@@ -116,6 +116,15 @@ SLURMTUNE_VARIANTS = [
      {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
     ("recommended, dimension-scaled prior [measured]", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
+    # Candidates screened together (issue #43; rule in doc/performance.md, "Start-up,
+    # random share and candidates"): more random start-up trials, a larger random share,
+    # and a denser search of the acquisition.
+    *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], **options})
+      for label, options in (("recommended, 20 start-up trials", {"n_startup_trials": 20}),
+                             ("recommended, random fraction 0.25", {"random_fraction": 0.25}),
+                             ("recommended, 1000 candidates", {"num_candidates": 1000,
+                                                               "local_candidates": 200}))
+      for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "max_observations": 100000}),
