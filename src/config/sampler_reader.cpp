@@ -76,6 +76,7 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
         r.keyword("length_scale_prior", {"fixed", "dimension-scaled"}) == "dimension-scaled"
             ? core::gp::LengthScalePrior::DimensionScaled
             : core::gp::LengthScalePrior::Fixed;
+  read_flag(r, "input_warping", o.input_warping);
 }
 
 // NSGAIISampler's options, with its checks.

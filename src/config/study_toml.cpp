@@ -209,7 +209,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
          o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"},
         {"length_scale_prior", o.length_scale_prior == core::gp::LengthScalePrior::DimensionScaled
                                    ? "dimension-scaled"
-                                   : "fixed"}};
+                                   : "fixed"},
+        {"input_warping", o.input_warping}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

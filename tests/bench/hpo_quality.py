@@ -123,7 +123,8 @@ SLURMTUNE_VARIANTS = [
       for label, options in (("recommended, 20 start-up trials", {"n_startup_trials": 20}),
                              ("recommended, random fraction 0.25", {"random_fraction": 0.25}),
                              ("recommended, 1000 candidates", {"num_candidates": 1000,
-                                                               "local_candidates": 200}))
+                                                               "local_candidates": 200}),
+                             ("recommended, input warping", {"input_warping": True}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

@@ -46,6 +46,9 @@ struct MobsterOptions {
   RungWeighting rung_weighting = RungWeighting::FirstRung;
   /// Where the kernel's length scales are expected: fixed, or growing with the inputs.
   gp::LengthScalePrior length_scale_prior = gp::LengthScalePrior::Fixed;
+  /// Each number's input warped by a Kumaraswamy CDF fitted with the kernel (Snoek et al.
+  /// 2014): a response that changes fast near one end of a range is modelled stationary.
+  bool input_warping = false;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

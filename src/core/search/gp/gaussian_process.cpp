@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -26,11 +27,54 @@ struct LogPrior {
 const LogPrior kSignalPrior{0.0, 1.5, std::log(1e-2), std::log(1e2)};
 const LogPrior kLengthPrior{std::log(0.5), 1.5, std::log(1e-2), std::log(1e2)};
 const LogPrior kNoisePrior{std::log(1e-2), 2.0, std::log(1e-6), std::log(1.0)};
+// A warping's a and b: log-normal around the identity (1), as BoTorch's Warp has them.
+const LogPrior kWarpPrior{0.0, std::sqrt(0.75), std::log(0.1), std::log(10.0)};
+// Warped inputs are first squeezed into [eps, 1 - eps]: the CDF's derivatives in a and b
+// stay finite at the bounds.
+constexpr double kWarpMargin = 1e-6;
 
-// The inputs divided by their length scales, one row per point.
-Matrix scaled(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
+double squeezed(double x) {
+  return kWarpMargin + (1.0 - 2.0 * kWarpMargin) * x;
+}
+
+// The Kumaraswamy CDF of input x; a value outside [0, 1] (an absent parameter's input)
+// passes unchanged.
+double warped(double x, double a, double b) {
+  if (x < 0.0 || x > 1.0) return x;
+  return 1.0 - std::pow(1.0 - std::pow(squeezed(x), a), b);
+}
+
+// d warped / d log a and d log b at x (0 outside [0, 1]).
+std::pair<double, double> warp_gradient(double x, double a, double b) {
+  if (x < 0.0 || x > 1.0) return {0.0, 0.0};
+  const double t = squeezed(x);
+  const double ta = std::pow(t, a);
+  const double rest = 1.0 - ta;
+  return {a * b * std::pow(rest, b - 1.0) * ta * std::log(t),
+          -b * std::pow(rest, b) * std::log(rest)};
+}
+
+// The inputs as the kernel sees them (warped where h warps), one row per point.
+RowMajor warped_inputs(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
   const auto rows = static_cast<Eigen::Index>(dims == 0 ? 0 : points.size() / dims);
-  Matrix z = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
+  RowMajor x = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
+  for (std::size_t k = 0; k < h.warped_dims.size(); ++k) {
+    const auto column = static_cast<Eigen::Index>(h.warped_dims[k]);
+    for (Eigen::Index i = 0; i < rows; ++i)
+      x(i, column) = warped(x(i, column), h.warp_a[k], h.warp_b[k]);
+  }
+  return x;
+}
+
+// The (warped) inputs divided by their length scales, one row per point.
+Matrix scaled(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
+  Matrix z;
+  if (h.warped_dims.empty()) {
+    const auto rows = static_cast<Eigen::Index>(dims == 0 ? 0 : points.size() / dims);
+    z = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
+  } else {
+    z = warped_inputs(points, dims, h);
+  }
   for (std::size_t k = 0; k < dims; ++k)
     z.col(static_cast<Eigen::Index>(k)) /= h.length_scales[k];
   return z;
@@ -60,6 +104,12 @@ void check(const Data& data, const Hyperparameters& h) {
                      std::to_string(data.inputs.size()) + " input numbers, " +
                      std::to_string(h.length_scales.size()) + " length scales for " +
                      std::to_string(data.dims) + " dimensions");
+  const bool inside = std::all_of(h.warped_dims.begin(), h.warped_dims.end(),
+                                  [&](std::size_t k) { return k < data.dims; });
+  if (!inside || h.warp_a.size() != h.warped_dims.size() || h.warp_b.size() != h.warped_dims.size())
+    throw UsageError("gp: " + std::to_string(h.warped_dims.size()) + " warped inputs with " +
+                     std::to_string(h.warp_a.size()) + " and " + std::to_string(h.warp_b.size()) +
+                     " warping parameters for " + std::to_string(data.dims) + " dimensions");
 }
 
 double log_prior(double log_value, const LogPrior& p, double& gradient) {
@@ -68,19 +118,32 @@ double log_prior(double log_value, const LogPrior& p, double& gradient) {
   return -0.5 * d * d;
 }
 
+// The log parameters in one vector: signal, each length scale, each warped input's a and
+// b, noise.
 std::vector<double> to_log(const Hyperparameters& h) {
   std::vector<double> theta{std::log(h.signal_variance)};
   for (const double l : h.length_scales)
     theta.push_back(std::log(l));
+  for (std::size_t k = 0; k < h.warped_dims.size(); ++k) {
+    theta.push_back(std::log(h.warp_a[k]));
+    theta.push_back(std::log(h.warp_b[k]));
+  }
   theta.push_back(std::log(h.noise_variance));
   return theta;
 }
 
-Hyperparameters from_log(const std::vector<double>& theta) {
+// `shape`'s dimensions and warped inputs with the values in `theta`.
+Hyperparameters from_log(const std::vector<double>& theta, const Hyperparameters& shape) {
   Hyperparameters h;
   h.signal_variance = std::exp(theta.front());
-  for (std::size_t k = 1; k + 1 < theta.size(); ++k)
+  const std::size_t dims = shape.length_scales.size();
+  for (std::size_t k = 1; k <= dims; ++k)
     h.length_scales.push_back(std::exp(theta[k]));
+  h.warped_dims = shape.warped_dims;
+  for (std::size_t k = 0; k < shape.warped_dims.size(); ++k) {
+    h.warp_a.push_back(std::exp(theta[dims + 1 + 2 * k]));
+    h.warp_b.push_back(std::exp(theta[dims + 2 + 2 * k]));
+  }
   h.noise_variance = std::exp(theta.back());
   return h;
 }
@@ -98,19 +161,22 @@ LogPrior length_prior(std::size_t dims, LengthScalePrior prior) {
 // length scales for a large amplitude, and the posterior overshoots between observations.
 const LogPrior kUnitSignal{0.0, 1.5, 0.0, 0.0};
 
-// The priors of the log parameters (signal, `count - 2` length scales, noise).
+// The priors of the log parameters (to_log's order).
 class Priors {
  public:
-  Priors(std::size_t count, LengthScalePrior prior)
-      : count_(count),
+  Priors(std::size_t dims, std::size_t warped, LengthScalePrior prior)
+      : dims_(dims),
+        count_(dims + 2 * warped + 2),
         signal_(prior == LengthScalePrior::Fixed ? kSignalPrior : kUnitSignal),
-        length_(length_prior(count - 2, prior)) {}
+        length_(length_prior(dims, prior)) {}
   const LogPrior& of(std::size_t index) const {
     if (index == 0) return signal_;
-    return index + 1 == count_ ? kNoisePrior : length_;
+    if (index + 1 == count_) return kNoisePrior;
+    return index <= dims_ ? length_ : kWarpPrior;
   }
 
  private:
+  std::size_t dims_;
   std::size_t count_;
   LogPrior signal_;
   LogPrior length_;
@@ -128,7 +194,7 @@ struct Posterior::Factor {
 Hyperparameters default_hyperparameters(std::size_t dims, LengthScalePrior prior) {
   const double length =
       prior == LengthScalePrior::Fixed ? 0.5 : std::exp(length_prior(dims, prior).mean);
-  return {1.0, std::vector<double>(dims, length), 1e-2};
+  return {1.0, std::vector<double>(dims, length), 1e-2, {}, {}, {}};
 }
 
 double matern52(std::span<const double> a, std::span<const double> b, const Hyperparameters& h) {
@@ -223,9 +289,19 @@ Objective fit_objective(const Data& data, const Hyperparameters& h, LengthScaleP
   // d LML / d theta = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta).
   Matrix w = f.alpha * f.alpha.transpose() - f.llt.solve(Matrix::Identity(n, n));
   const std::size_t dims = data.dims;
+  const std::size_t warped = h.warped_dims.size();
+  // Each warped input's derivatives in log a and log b at every observation.
+  Matrix du_da(n, static_cast<Eigen::Index>(warped)), du_db(n, static_cast<Eigen::Index>(warped));
+  for (std::size_t k = 0; k < warped; ++k)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double x = data.inputs[static_cast<std::size_t>(i) * dims + h.warped_dims[k]];
+      const auto [da, db] = warp_gradient(x, h.warp_a[k], h.warp_b[k]);
+      du_da(i, static_cast<Eigen::Index>(k)) = da;
+      du_db(i, static_cast<Eigen::Index>(k)) = db;
+    }
   Objective out;
   out.value = posterior.log_marginal_likelihood();
-  out.gradient.assign(dims + 2, 0.0);
+  out.gradient.assign(dims + 2 * warped + 2, 0.0);
   double signal = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
     signal += 0.5 * w(j, j) * h.signal_variance;
@@ -239,12 +315,20 @@ Objective fit_objective(const Data& data, const Hyperparameters& h, LengthScaleP
         const double dk = delta(static_cast<Eigen::Index>(k));
         out.gradient[k + 1] += common * dk * dk;
       }
+      // dK/d log a = dK/d r^2 * 2 delta_k (du_i - du_j) / l_k, dK/d r^2 = -common / 2.
+      for (std::size_t k = 0; k < warped; ++k) {
+        const auto column = static_cast<Eigen::Index>(k);
+        const std::size_t d = h.warped_dims[k];
+        const double along = -common * delta(static_cast<Eigen::Index>(d)) / h.length_scales[d];
+        out.gradient[dims + 1 + 2 * k] += along * (du_da(i, column) - du_da(j, column));
+        out.gradient[dims + 2 + 2 * k] += along * (du_db(i, column) - du_db(j, column));
+      }
     }
   }
   out.gradient[0] = signal;
-  out.gradient[dims + 1] = 0.5 * w.trace() * h.noise_variance;
+  out.gradient.back() = 0.5 * w.trace() * h.noise_variance;
   const std::vector<double> theta = to_log(h);
-  const Priors priors(theta.size(), prior);
+  const Priors priors(dims, warped, prior);
   for (std::size_t j = 0; j < theta.size(); ++j) {
     double g = 0;
     out.value += log_prior(theta[j], priors.of(j), g);
@@ -253,11 +337,18 @@ Objective fit_objective(const Data& data, const Hyperparameters& h, LengthScaleP
   return out;
 }
 
-Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOptions& options) {
+Hyperparameters fit(const Data& data, const Hyperparameters& start_point,
+                    const FitOptions& options) {
+  Hyperparameters start = start_point;
+  if (start.warped_dims.empty() && !options.warped_dims.empty()) {
+    start.warped_dims = options.warped_dims;  // from the identity
+    start.warp_a.assign(options.warped_dims.size(), 1.0);
+    start.warp_b.assign(options.warped_dims.size(), 1.0);
+  }
   check(data, start);
   std::vector<double> theta = to_log(start);
   const std::size_t count = theta.size();
-  const Priors priors(count, options.length_prior);
+  const Priors priors(data.dims, start.warped_dims.size(), options.length_prior);
   for (std::size_t j = 0; j < count; ++j)
     theta[j] = std::clamp(theta[j], priors.of(j).low, priors.of(j).high);
   std::vector<double> step(count, 0.1), previous(count, 0.0), best_theta = theta;
@@ -265,7 +356,7 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
   for (int it = 0; it < options.iterations; ++it) {
     Objective obj;
     try {
-      obj = fit_objective(data, from_log(theta), options.length_prior);
+      obj = fit_objective(data, from_log(theta, start), options.length_prior);
     } catch (const Error&) {
       // Not factorisable here: back to the best point with smaller steps.
       theta = best_theta;
@@ -292,7 +383,7 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start, const FitOpt
       previous[j] = g;
     }
   }
-  return from_log(best_theta);
+  return from_log(best_theta, start);
 }
 
 std::size_t refit_point(std::size_t n, double growth, std::size_t first) {

@@ -16,6 +16,12 @@ struct Hyperparameters {
   double signal_variance = 1.0;
   std::vector<double> length_scales;  ///< one per input dimension
   double noise_variance = 1e-2;
+  /// Input warping (Snoek et al. 2014, "Input warping for Bayesian optimization of
+  /// non-stationary functions"): input `warped_dims[k]`, where it lies in [0, 1], enters
+  /// the kernel as the Kumaraswamy CDF 1 - (1 - t^a)^b of t = eps + (1 - 2 eps) x, with
+  /// a = warp_a[k], b = warp_b[k]. Empty: every input as it is.
+  std::vector<std::size_t> warped_dims;
+  std::vector<double> warp_a, warp_b;
   friend bool operator==(const Hyperparameters&, const Hyperparameters&) = default;
 };
 
@@ -49,7 +55,8 @@ struct Prediction {
 };
 
 /// log p(targets) + log prior, and its gradient in the log parameters (signal, each length
-/// scale, noise: dims + 2 numbers). Exposed for the tests.
+/// scale, each warped input's a and b, noise: dims + 2 warped + 2 numbers). Exposed for
+/// the tests.
 struct Objective {
   double value = 0;
   std::vector<double> gradient;
@@ -87,6 +94,9 @@ class Posterior {
 struct FitOptions {
   int iterations = 40;  ///< iRprop- steps (each one factorisation and one gradient)
   LengthScalePrior length_prior = LengthScalePrior::Fixed;
+  /// Inputs whose warping is fitted too (numbers in [0, 1], not one-hot choices), each
+  /// from the identity (a = b = 1) unless `start` warps it already. Empty: none.
+  std::vector<std::size_t> warped_dims;
 };
 
 /// The hyperparameters that maximise log marginal likelihood + log prior, from `start`

@@ -83,10 +83,12 @@ ConfigurationEncoder::ConfigurationEncoder(const SearchSpace& space) : space_(&s
     if (p.domain.kind == DomainKind::Grid)
       throw InputError("sampler \"mobster\" chooses every value itself, but parameter '" + p.name +
                        "' is a grid axis; make it a choice");
-    if (p.domain.kind == DomainKind::Choice)
+    if (p.domain.kind == DomainKind::Choice) {
       dims_ += p.domain.values.size();
-    else if (p.domain.kind != DomainKind::Constant)
+    } else if (p.domain.kind != DomainKind::Constant) {
+      number_dims_.push_back(dims_);
       dims_ += 1;
+    }
   }
 }
 
@@ -270,11 +272,15 @@ const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
   auto it = fits_.find(point);
   if (it == fits_.end()) {
     const gp::Data data = data_of(choose(observations_, point, options_.max_fit_observations));
+    // The resource's input (the last) is not warped: it is log(1 + r) already.
+    const gp::FitOptions fitting{
+        options_.fit_iterations, options_.length_scale_prior,
+        options_.input_warping ? encoder_.number_dims() : std::vector<std::size_t>{}};
     it = fits_
              .emplace(
                  point,
                  gp::fit(data, gp::default_hyperparameters(data.dims, options_.length_scale_prior),
-                         {options_.fit_iterations, options_.length_scale_prior}))
+                         fitting))
              .first;
   }
   return it->second;

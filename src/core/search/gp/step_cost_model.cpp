@@ -116,9 +116,10 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
         ys.push_back(samples_[k].second);
       }
       head.targets = standardised(ys);
-      fit =
-          fits_.emplace(point, gp::fit(head, gp::default_hyperparameters(dims_), {fit_iterations_}))
-              .first;
+      fit = fits_
+                .emplace(point, gp::fit(head, gp::default_hyperparameters(dims_),
+                                        {fit_iterations_, gp::LengthScalePrior::Fixed, {}}))
+                .first;
     }
     posterior_.emplace(version_, gp::Posterior(std::move(data), fit->second));
   }

@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(the_fit_raises_the_objective_and_finds_the_irrelevant_input
 
 BOOST_AUTO_TEST_CASE(the_posterior_interpolates_and_is_unsure_far_away) {
   const auto data = relevant_and_irrelevant(30, 2);
-  const gp::Hyperparameters h{1.0, {0.3, 5.0}, 1e-4};
+  const gp::Hyperparameters h{1.0, {0.3, 5.0}, 1e-4, {}, {}, {}};
   const gp::Posterior posterior(data, h);
   const auto at_data = posterior.predict(data.row(3));
   BOOST_TEST(std::fabs(at_data[0].mean - data.targets[3]) < 0.05);
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(repeated_inputs_without_noise_are_factorised_with_jitter) {
   data.dims = 1;
   data.inputs = {0.5, 0.5, 0.5, 0.2};
   data.targets = {1.0, 1.0, 1.0, 0.0};
-  const gp::Hyperparameters h{1.0, {0.5}, 1e-12};
+  const gp::Hyperparameters h{1.0, {0.5}, 1e-12, {}, {}, {}};
   const gp::Posterior posterior(data, h);
   const std::vector<double> point{0.5};
   BOOST_TEST(std::fabs(posterior.predict(point)[0].mean - 1.0) < 1e-3);
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
                  std::exp(std::sqrt(2.0) + 0.5 * std::log(16.0)),
              boost::test_tools::tolerance(1e-12));
   BOOST_TEST((gp::default_hyperparameters(kDims) ==
-              gp::Hyperparameters{1.0, std::vector<double>(kDims, 0.5), 1e-2}));
+              gp::Hyperparameters{1.0, std::vector<double>(kDims, 0.5), 1e-2, {}, {}, {}}));
   // One input: exp(sqrt 2), still longer than the fixed prior's 0.5.
   BOOST_TEST(gp::default_hyperparameters(1, scaled).length_scales[0] == std::exp(std::sqrt(2.0)),
              boost::test_tools::tolerance(1e-12));
@@ -121,8 +121,10 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
     }
     data.targets.push_back(y);
   }
-  const auto fixed_fit = gp::fit(data, gp::default_hyperparameters(kDims), {30});
-  const auto scaled_fit = gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled});
+  const auto fixed_fit =
+      gp::fit(data, gp::default_hyperparameters(kDims), {30, gp::LengthScalePrior::Fixed, {}});
+  const auto scaled_fit =
+      gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}});
   double fixed_mean = 0, scaled_mean = 0;
   for (std::size_t k = 0; k < kDims; ++k) {
     fixed_mean += std::log(fixed_fit.length_scales[k]) / kDims;
@@ -136,5 +138,86 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
   // scales and the posterior overshoots between observations.
   BOOST_TEST(scaled_fit.signal_variance == 1.0);
   BOOST_TEST(
-      (gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled}) == scaled_fit));
+      (gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}}) == scaled_fit));
+}
+
+// Input warping: the objective's gradient in a warped input's log a and log b (and in
+// the rest) against central differences of the objective.
+BOOST_AUTO_TEST_CASE(the_gradient_in_the_warping_matches_finite_differences) {
+  auto data = relevant_and_irrelevant(20, 4);
+  data.inputs[1] = -1.0;  // an absent parameter's input: outside [0, 1], left unwarped
+  const gp::Hyperparameters h{0.8, {0.4, 1.5}, 2e-2, {0, 1}, {0.6, 1.7}, {1.8, 0.5}};
+  const auto objective = gp::fit_objective(data, h);
+  BOOST_REQUIRE_EQUAL(objective.gradient.size(), 2u + 4u + 2u);
+  const auto shifted = [&](std::size_t index, double by) {
+    gp::Hyperparameters g = h;
+    double* values[] = {&g.signal_variance, &g.length_scales[0], &g.length_scales[1],
+                        &g.warp_a[0],       &g.warp_b[0],        &g.warp_a[1],
+                        &g.warp_b[1],       &g.noise_variance};
+    *values[index] *= std::exp(by);
+    return gp::fit_objective(data, g).value;
+  };
+  constexpr double kStep = 1e-5;
+  for (std::size_t j = 0; j < objective.gradient.size(); ++j) {
+    const double numeric = (shifted(j, kStep) - shifted(j, -kStep)) / (2 * kStep);
+    BOOST_TEST(objective.gradient[j] == numeric, boost::test_tools::tolerance(1e-4));
+  }
+  // The absent input passes unwarped: predicting there is the same with any warping of it.
+  gp::Hyperparameters other = h;
+  other.warp_a[1] = 3.0;
+  const std::vector<double> absent{0.3, -1.0};
+  const auto a = gp::Posterior(data, h).predict(absent);
+  BOOST_TEST(std::isfinite(a[0].mean));
+  BOOST_TEST(std::isfinite(gp::Posterior(data, other).predict(absent)[0].variance));
+}
+
+// y = log(x + 0.01) changes fast near 0 and slowly elsewhere: a stationary kernel needs
+// short length scales everywhere, a warped input stretches the start of the range.
+BOOST_AUTO_TEST_CASE(a_warped_fit_models_a_response_that_changes_fast_near_one_end) {
+  const auto response = [](double x) { return std::log(x + 0.01); };
+  Xoshiro256 rng(11);
+  gp::Data data;
+  data.dims = 1;
+  for (std::size_t i = 0; i < 25; ++i) {
+    const double x = rng.uniform01();
+    data.inputs.push_back(x);
+    data.targets.push_back(response(x));
+  }
+  double mean = 0, sd = 0;
+  for (const double y : data.targets)
+    mean += y / 25;
+  for (const double y : data.targets)
+    sd += (y - mean) * (y - mean) / 25;
+  sd = std::sqrt(sd);
+  for (double& y : data.targets)
+    y = (y - mean) / sd;
+  const auto start = gp::default_hyperparameters(1);
+  const auto plain = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {}});
+  const auto warped = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}});
+  BOOST_REQUIRE_EQUAL(warped.warped_dims.size(), 1u);
+  BOOST_TEST(plain.warped_dims.empty());
+  BOOST_TEST(warped.warp_a[0] < 0.8);  // stretched near 0
+  BOOST_TEST(gp::fit_objective(data, warped).value > gp::fit_objective(data, plain).value);
+  const auto held_out_rmse = [&](const gp::Hyperparameters& h) {
+    const gp::Posterior posterior(data, h);
+    std::vector<double> points;
+    for (int i = 0; i < 200; ++i)
+      points.push_back((i + 0.5) / 200);
+    const auto predictions = posterior.predict(points);
+    double sum = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const double error = predictions[i].mean - (response(points[i]) - mean) / sd;
+      sum += error * error;
+    }
+    return std::sqrt(sum / 200);
+  };
+  BOOST_TEST(held_out_rmse(warped) < held_out_rmse(plain));
+  BOOST_TEST((gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}}) == warped));
+  // A warping of an input that does not exist, or without its parameters, is refused.
+  gp::Hyperparameters wrong = warped;
+  wrong.warped_dims = {1};
+  BOOST_CHECK_THROW(gp::Posterior(data, wrong), slurmtune::UsageError);
+  wrong.warped_dims = {0};
+  wrong.warp_b.clear();
+  BOOST_CHECK_THROW(gp::Posterior(data, wrong), slurmtune::UsageError);
 }
