@@ -12,6 +12,7 @@ configuration as suggested and where it came from (`origin`), so the model's sug
 and the random ones (start-up, random fraction) are counted apart.
 
     /usr/bin/python3 tests/bench/bench_bound_share.py build/src/slurmtune [--seeds 20] [--trials 60] [--workers 8]
+        [--sampler-option 'input_warping = true' ...]
 """
 import argparse
 import math
@@ -39,7 +40,7 @@ max_trials = {trials}
 sampler = "mobster"
 [sampler]
 rung_weighting = "hyper-tune"
-[scheduler]
+{sampler_options}[scheduler]
 type = "asha_promotion"
 grace_period = 1
 reduction_factor = 3
@@ -78,7 +79,7 @@ def at_bound(values, low, high, log):
     return (position <= 0.01) | (position >= 0.99)
 
 
-def measure(slurmtune, space_file, seeds, trials, workers, work):
+def measure(slurmtune, space_file, seeds, trials, workers, work, sampler_options=()):
     with open(space_file, "rb") as f:
         search = tomllib.load(f)["search"]
     bounds = numeric_bounds(search)
@@ -88,7 +89,8 @@ def measure(slurmtune, space_file, seeds, trials, workers, work):
     for seed in range(seeds):
         study = os.path.join(work, "study.toml")
         with open(study, "w") as f:
-            f.write(SETTING.format(seed=seed, trials=trials) + space)
+            f.write(SETTING.format(seed=seed, trials=trials,
+                                   sampler_options="".join(o + "\n" for o in sampler_options)) + space)
         out = os.path.join(work, f"{os.path.basename(space_file)}-{seed}.h5")
         subprocess.run([slurmtune, "simulate", study, "-w", str(workers), "-q", "-o", out],
                        check=True, stdout=subprocess.DEVNULL, timeout=600)
@@ -123,12 +125,15 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--trials", type=int, default=60)
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--sampler-option", action="append", default=[],
+                        help="a line added to [sampler], e.g. 'input_warping = true'")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="slurmtune-bounds-")
     print("| search space | model suggestions at a bound | random ones at a bound | per parameter, model / random |")
     print("|---|---|---|---|")
     for space in SPACES:
-        counts, per_parameter = measure(args.slurmtune, space, args.seeds, args.trials, args.workers, work)
+        counts, per_parameter = measure(args.slurmtune, space, args.seeds, args.trials, args.workers, work,
+                                        args.sampler_option)
         share = lambda c: f"{100 * c[1] / c[0]:.1f} % ({c[1]} of {c[0]})" if c[0] else "-"  # noqa: E731
         first = next(iter(search_names(space)))
         parameters = ", ".join(f"{n}{' (first)' if n == first else ''} {100 * c[1] / max(c[0], 1):.0f} / "
