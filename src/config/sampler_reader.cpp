@@ -77,6 +77,7 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
             ? core::gp::LengthScalePrior::DimensionScaled
             : core::gp::LengthScalePrior::Fixed;
   read_flag(r, "input_warping", o.input_warping);
+  read_flag(r, "exchangeable_choices", o.exchangeable_choices);
 }
 
 // NSGAIISampler's options, with its checks.

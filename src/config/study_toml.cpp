@@ -210,7 +210,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"length_scale_prior", o.length_scale_prior == core::gp::LengthScalePrior::DimensionScaled
                                    ? "dimension-scaled"
                                    : "fixed"},
-        {"input_warping", o.input_warping}};
+        {"input_warping", o.input_warping},
+        {"exchangeable_choices", o.exchangeable_choices}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

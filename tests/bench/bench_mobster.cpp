@@ -110,8 +110,9 @@ void refit(benchmark::State& state) {
     fit_data.targets.push_back(data.targets[i]);
   }
   for (auto _ : state)
-    benchmark::DoNotOptimize(gp::fit(fit_data, gp::default_hyperparameters(data.dims),
-                                     {options.fit_iterations, gp::LengthScalePrior::Fixed, {}}));
+    benchmark::DoNotOptimize(
+        gp::fit(fit_data, gp::default_hyperparameters(data.dims),
+                {options.fit_iterations, gp::LengthScalePrior::Fixed, {}, {}}));
 }
 
 }  // namespace

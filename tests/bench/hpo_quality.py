@@ -124,7 +124,8 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, random fraction 0.25", {"random_fraction": 0.25}),
                              ("recommended, 1000 candidates", {"num_candidates": 1000,
                                                                "local_candidates": 200}),
-                             ("recommended, input warping", {"input_warping": True}))
+                             ("recommended, input warping", {"input_warping": True}),
+                             ("recommended, exchangeable choices", {"exchangeable_choices": True}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

@@ -49,6 +49,9 @@ struct MobsterOptions {
   /// Each number's input warped by a Kumaraswamy CDF fitted with the kernel (Snoek et al.
   /// 2014): a response that changes fast near one end of a range is modelled stationary.
   bool input_warping = false;
+  /// A choice's one-hot inputs share one length scale: any two of its values are equally
+  /// far apart (an exchangeable kernel per choice), one parameter to learn, not one per value.
+  bool exchangeable_choices = false;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

@@ -349,6 +349,13 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start_point,
   std::vector<double> theta = to_log(start);
   const std::size_t count = theta.size();
   const Priors priors(data.dims, start.warped_dims.size(), options.length_prior);
+  for (const auto& group : options.tied_length_scales)
+    for (const std::size_t d : group) {
+      if (d >= data.dims)
+        throw UsageError("gp: a tied length scale of input " + std::to_string(d) + " of " +
+                         std::to_string(data.dims));
+      theta[d + 1] = theta[group.front() + 1];
+    }
   for (std::size_t j = 0; j < count; ++j)
     theta[j] = std::clamp(theta[j], priors.of(j).low, priors.of(j).high);
   std::vector<double> step(count, 0.1), previous(count, 0.0), best_theta = theta;
@@ -367,6 +374,15 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start_point,
     if (obj.value > best) {
       best = obj.value;
       best_theta = theta;
+    }
+    // Tied length scales move as one: each gets its group's whole gradient, so equal
+    // values take equal steps.
+    for (const auto& group : options.tied_length_scales) {
+      double sum = 0;
+      for (const std::size_t d : group)
+        sum += obj.gradient[d + 1];
+      for (const std::size_t d : group)
+        obj.gradient[d + 1] = sum;
     }
     // iRprop-: a step grows while its gradient keeps its sign and halves when it flips
     // (a flip also skips that coordinate once).

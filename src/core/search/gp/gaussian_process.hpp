@@ -97,6 +97,10 @@ struct FitOptions {
   /// Inputs whose warping is fitted too (numbers in [0, 1], not one-hot choices), each
   /// from the identity (a = b = 1) unless `start` warps it already. Empty: none.
   std::vector<std::size_t> warped_dims;
+  /// Groups of inputs whose length scales are fitted as one (each starts at its first
+  /// member's; the prior counts once per input). One choice's one-hot inputs tied make every
+  /// two of its values equally far apart: an exchangeable kernel per choice.
+  std::vector<std::vector<std::size_t>> tied_length_scales;
 };
 
 /// The hyperparameters that maximise log marginal likelihood + log prior, from `start`

@@ -84,6 +84,9 @@ ConfigurationEncoder::ConfigurationEncoder(const SearchSpace& space) : space_(&s
       throw InputError("sampler \"mobster\" chooses every value itself, but parameter '" + p.name +
                        "' is a grid axis; make it a choice");
     if (p.domain.kind == DomainKind::Choice) {
+      std::vector<std::size_t> group(p.domain.values.size());
+      std::iota(group.begin(), group.end(), dims_);
+      if (group.size() >= 2) choice_dims_.push_back(std::move(group));
       dims_ += p.domain.values.size();
     } else if (p.domain.kind != DomainKind::Constant) {
       number_dims_.push_back(dims_);
@@ -275,7 +278,9 @@ const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
     // The resource's input (the last) is not warped: it is log(1 + r) already.
     const gp::FitOptions fitting{
         options_.fit_iterations, options_.length_scale_prior,
-        options_.input_warping ? encoder_.number_dims() : std::vector<std::size_t>{}};
+        options_.input_warping ? encoder_.number_dims() : std::vector<std::size_t>{},
+        options_.exchangeable_choices ? encoder_.choice_dims()
+                                      : std::vector<std::vector<std::size_t>>{}};
     it = fits_
              .emplace(
                  point,

@@ -34,12 +34,15 @@ class ConfigurationEncoder {
   std::size_t dims() const { return dims_; }
   /// The inputs that hold a number's unit coordinate (not a choice's one-hot inputs).
   const std::vector<std::size_t>& number_dims() const { return number_dims_; }
+  /// Each choice's one-hot inputs (choices of two values or more).
+  const std::vector<std::vector<std::size_t>>& choice_dims() const { return choice_dims_; }
   void encode(const Configuration& config, std::vector<double>& out) const;
 
  private:
   const SearchSpace* space_;
   std::size_t dims_ = 0;
   std::vector<std::size_t> number_dims_;
+  std::vector<std::vector<std::size_t>> choice_dims_;
 };
 
 class MobsterSuggester final : public Suggester, public ContinuationModel {

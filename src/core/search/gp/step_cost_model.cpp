@@ -118,7 +118,7 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
       head.targets = standardised(ys);
       fit = fits_
                 .emplace(point, gp::fit(head, gp::default_hyperparameters(dims_),
-                                        {fit_iterations_, gp::LengthScalePrior::Fixed, {}}))
+                                        {fit_iterations_, gp::LengthScalePrior::Fixed, {}, {}}))
                 .first;
     }
     posterior_.emplace(version_, gp::Posterior(std::move(data), fit->second));

@@ -122,9 +122,9 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
     data.targets.push_back(y);
   }
   const auto fixed_fit =
-      gp::fit(data, gp::default_hyperparameters(kDims), {30, gp::LengthScalePrior::Fixed, {}});
+      gp::fit(data, gp::default_hyperparameters(kDims), {30, gp::LengthScalePrior::Fixed, {}, {}});
   const auto scaled_fit =
-      gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}});
+      gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}, {}});
   double fixed_mean = 0, scaled_mean = 0;
   for (std::size_t k = 0; k < kDims; ++k) {
     fixed_mean += std::log(fixed_fit.length_scales[k]) / kDims;
@@ -137,8 +137,8 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
   // Its signal variance stays 1 (standardised targets): fitted, it grows with the length
   // scales and the posterior overshoots between observations.
   BOOST_TEST(scaled_fit.signal_variance == 1.0);
-  BOOST_TEST(
-      (gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}}) == scaled_fit));
+  BOOST_TEST((gp::fit(data, gp::default_hyperparameters(kDims, scaled), {30, scaled, {}, {}}) ==
+              scaled_fit));
 }
 
 // Input warping: the objective's gradient in a warped input's log a and log b (and in
@@ -192,8 +192,8 @@ BOOST_AUTO_TEST_CASE(a_warped_fit_models_a_response_that_changes_fast_near_one_e
   for (double& y : data.targets)
     y = (y - mean) / sd;
   const auto start = gp::default_hyperparameters(1);
-  const auto plain = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {}});
-  const auto warped = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}});
+  const auto plain = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {}, {}});
+  const auto warped = gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}, {}});
   BOOST_REQUIRE_EQUAL(warped.warped_dims.size(), 1u);
   BOOST_TEST(plain.warped_dims.empty());
   BOOST_TEST(warped.warp_a[0] < 0.8);  // stretched near 0
@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(a_warped_fit_models_a_response_that_changes_fast_near_one_e
     return std::sqrt(sum / 200);
   };
   BOOST_TEST(held_out_rmse(warped) < held_out_rmse(plain));
-  BOOST_TEST((gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}}) == warped));
+  BOOST_TEST((gp::fit(data, start, {60, gp::LengthScalePrior::Fixed, {0}, {}}) == warped));
   // A warping of an input that does not exist, or without its parameters, is refused.
   gp::Hyperparameters wrong = warped;
   wrong.warped_dims = {1};
@@ -220,4 +220,33 @@ BOOST_AUTO_TEST_CASE(a_warped_fit_models_a_response_that_changes_fast_near_one_e
   wrong.warped_dims = {0};
   wrong.warp_b.clear();
   BOOST_CHECK_THROW(gp::Posterior(data, wrong), slurmtune::UsageError);
+}
+
+// A choice of three values as one-hot inputs 0-2 and a number as input 3, where only the
+// first value differs from the others: untied, the three length scales part; tied, they
+// are fitted as one (an exchangeable kernel for the choice).
+BOOST_AUTO_TEST_CASE(tied_length_scales_are_fitted_as_one) {
+  Xoshiro256 rng(13);
+  gp::Data data;
+  data.dims = 4;
+  for (std::size_t i = 0; i < 30; ++i) {
+    const auto value = static_cast<std::size_t>(rng.uniform01() * 3);
+    const double x = rng.uniform01();
+    for (std::size_t c = 0; c < 3; ++c)
+      data.inputs.push_back(c == value ? 1.0 : 0.0);
+    data.inputs.push_back(x);
+    data.targets.push_back((value == 0 ? 1.0 : 0.0) + std::sin(4 * x));
+  }
+  const auto start = gp::default_hyperparameters(4);
+  const auto untied = gp::fit(data, start, {30, gp::LengthScalePrior::Fixed, {}, {}});
+  const gp::FitOptions tying{30, gp::LengthScalePrior::Fixed, {}, {{0, 1, 2}}};
+  const auto tied = gp::fit(data, start, tying);
+  BOOST_TEST(untied.length_scales[0] != untied.length_scales[1]);
+  BOOST_TEST(tied.length_scales[0] == tied.length_scales[1]);
+  BOOST_TEST(tied.length_scales[1] == tied.length_scales[2]);
+  BOOST_TEST(tied.length_scales[3] != tied.length_scales[0]);
+  BOOST_TEST(gp::fit_objective(data, tied).value > gp::fit_objective(data, start).value);
+  BOOST_TEST((gp::fit(data, start, tying) == tied));
+  BOOST_CHECK_THROW(gp::fit(data, start, {30, gp::LengthScalePrior::Fixed, {}, {{2, 4}}}),
+                    slurmtune::UsageError);
 }
