@@ -211,7 +211,9 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
                                    ? "dimension-scaled"
                                    : "fixed"},
         {"input_warping", o.input_warping},
-        {"exchangeable_choices", o.exchangeable_choices}};
+        {"exchangeable_choices", o.exchangeable_choices},
+        {"target_transform",
+         o.target_transform == core::gp::TargetTransform::Copula ? "copula" : "standardise"}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

@@ -125,7 +125,8 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, 1000 candidates", {"num_candidates": 1000,
                                                                "local_candidates": 200}),
                              ("recommended, input warping", {"input_warping": True}),
-                             ("recommended, exchangeable choices", {"exchangeable_choices": True}))
+                             ("recommended, exchangeable choices", {"exchangeable_choices": True}),
+                             ("recommended, copula targets", {"target_transform": "copula"}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

@@ -7,6 +7,7 @@
 
 #include "core/objectives/objectives.hpp"
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/target_transform.hpp"
 #include "core/search/optuna/nsga2_sampler.hpp"
 #include "core/search/optuna/tpe_sampler.hpp"
 #include "core/search/past_trial.hpp"
@@ -52,6 +53,9 @@ struct MobsterOptions {
   /// A choice's one-hot inputs share one length scale: any two of its values are equally
   /// far apart (an exchangeable kernel per choice), one parameter to learn, not one per value.
   bool exchangeable_choices = false;
+  /// The targets as the GP sees them: standardised, or first mapped to normal scores of
+  /// their ranks (a Gaussian copula), robust to heavy tails (target_transform.hpp).
+  gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

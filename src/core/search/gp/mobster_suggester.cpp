@@ -238,7 +238,7 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
   gp::Data data;
   data.dims = encoder_.dims() + 1;
   // A diverged trial's NaN or infinite metric counts as the worst finite value seen.
-  double worst = INFINITY, sum = 0, sum2 = 0;
+  double worst = INFINITY;
   for (const auto i : chosen)
     if (std::isfinite(observations_[i].score)) worst = std::min(worst, observations_[i].score);
   if (!std::isfinite(worst)) worst = 0;
@@ -250,23 +250,16 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
     data.targets.push_back(std::isfinite(o.score) ? o.score : worst);
   }
   // Values near the largest doubles (a trial may report 1e300) are scaled down first, so
-  // that their squares do not overflow; standardised targets do not depend on the scale.
+  // that their squares do not overflow; the model's targets do not depend on the scale.
   double magnitude = 0;
   for (const double y : data.targets)
     magnitude = std::max(magnitude, std::fabs(y));
   const double unit = magnitude > 1e100 ? magnitude : 1.0;
-  for (double& y : data.targets) {
-    y /= unit;
-    sum += y;
-    sum2 += y * y;
-  }
-  const auto n = static_cast<double>(chosen.size());
-  const double mean = sum / n;
-  const double var = std::max(sum2 / n - mean * mean, 0.0);
-  const double sd = var > 1e-300 ? std::sqrt(var) : 1.0;
   for (double& y : data.targets)
-    y = (y - mean) / sd;
-  if (scale) *scale = Standardisation{mean * unit, sd * unit};
+    y /= unit;
+  gp::ScaledTargets scaled = gp::scale_targets(options_.target_transform, data.targets);
+  data.targets = std::move(scaled.values);
+  if (scale) *scale = Standardisation{std::move(scaled.scale), unit};
   return data;
 }
 
@@ -502,12 +495,14 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
 PredictedFinal MobsterSuggester::Standardisation::in_user_units(const gp::Prediction& p,
                                                                 double resource,
                                                                 bool maximize) const {
-  // The 10-90 % interval of the latent value: +-1.2816 standard deviations.
-  const double mean = p.mean * sd + shift;
-  const double half = 1.2815515655446004 * std::sqrt(p.variance) * sd;
+  // The 10-90 % interval of the latent value: +-1.2816 standard deviations, each end
+  // mapped back (the map is monotone, so the ends stay the ends).
+  const auto [mean, low, high] =
+      scale.target_interval(p.mean, 1.2815515655446004 * std::sqrt(p.variance));
   const double sign = maximize ? 1.0 : -1.0;
-  return PredictedFinal{resource, sign * mean, std::min(sign * (mean - half), sign * (mean + half)),
-                        std::max(sign * (mean - half), sign * (mean + half))};
+  return PredictedFinal{resource, sign * unit * mean,
+                        std::min(sign * unit * low, sign * unit * high),
+                        std::max(sign * unit * low, sign * unit * high)};
 }
 
 }  // namespace slurmtune::core

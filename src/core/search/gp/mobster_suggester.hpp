@@ -86,9 +86,10 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
     double score;  // larger is better
   };
 
-  // How scores were standardised for the model: score = target * sd + shift.
+  // How scores were mapped for the model: score = unit * scale.target_units(target).
   struct Standardisation {
-    double shift = 0, sd = 1;
+    gp::TargetScale scale;
+    double unit = 1;  // scores near the largest doubles are divided by it first
     PredictedFinal in_user_units(const gp::Prediction& p, double resource, bool maximize) const;
   };
   // The model a decision uses: conditioned on the chosen observations and on pending

@@ -9,6 +9,7 @@
 #include "core/simulation/simulation.hpp"
 
 using namespace slurmtune::core;
+using slurmtune::core::gp::TargetTransform;
 
 namespace {
 
@@ -268,6 +269,41 @@ BOOST_AUTO_TEST_CASE(mobster_hyper_tune_weighting_trusts_the_rungs_that_rank_lik
         BOOST_TEST(from_early < 0.15);
     }
   }
+}
+
+// Copula targets (issue #43): the model sees only the losses' order, so reporting
+// exp(8 * loss) instead of the loss changes no suggestion, and one diverged trial (a loss
+// of 1e12) does not blind it. Standardised targets see both: with the outlier, the model's
+// suggestions end up farther from the optimum than random draws.
+BOOST_AUTO_TEST_CASE(mobster_copula_targets_depend_on_the_losses_order_alone) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto run = [&](TargetTransform transform, bool exponential) {
+    auto spec = mobster_spec(5);
+    spec.mobster.target_transform = transform;
+    const auto s = make_suggester(space, spec, false, 4);
+    std::vector<double> xs;
+    for (TrialId t = 0; t < 30; ++t) {
+      xs.push_back(as_number(s->suggest(t).config.values[0]));
+      const double loss = t == 2 ? 1e12 : std::fabs(xs.back() - 0.8) + 0.5;
+      s->reported(t, 1, exponential ? std::exp(8 * std::min(loss, 10.0)) : loss,
+                  at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    return xs;
+  };
+  const auto distance = [](const std::vector<double>& xs) {
+    double sum = 0;
+    for (std::size_t t = 10; t < xs.size(); ++t)
+      sum += std::fabs(xs[t] - 0.8);
+    return sum / static_cast<double>(xs.size() - 10);
+  };
+  // Uniform draws average 0.34 away from the optimum.
+  const auto copula = run(TargetTransform::Copula, false);
+  const auto standardised = run(TargetTransform::Standardise, false);
+  BOOST_TEST(copula == run(TargetTransform::Copula, true));
+  BOOST_TEST(distance(copula) < 0.25);
+  BOOST_TEST(standardised != run(TargetTransform::Standardise, true));
+  BOOST_TEST(distance(standardised) > 0.34);
 }
 
 BOOST_AUTO_TEST_CASE(mobster_draws_its_random_fraction_at_random) {
