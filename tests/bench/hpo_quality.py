@@ -37,7 +37,8 @@ the regret (best so far minus the table's best) at 2 %, 10 % and 50 % of the bud
 budget is the time random search without stopping needs to run the whole table.
 `--save` writes every run to JSON and `--merge` adds runs saved by another invocation (a
 newer Optuna on PYTHONPATH runs in its own process: see ../shared/notes and
-doc/performance.md). `--plot PREFIX` writes PREFIX-TABLE.png: median regret over time.
+doc/performance.md); keys are TABLE@WORKERS. `--plot PREFIX` writes PREFIX-TABLE.png (PREFIX-TABLE-W.png
+with several worker counts): median regret over time.
 """
 import argparse
 import heapq
@@ -476,7 +477,7 @@ def benchmark(args, table, workers, work, merged):
             run.table = table
             runs[name].append(run)
             walls[name] += wall
-    for name, saved in merged.get(saved_key(args, table.name, workers), {}).items():  # possibly fewer seeds
+    for name, saved in merged_runs(args, merged, table.name, workers).items():  # possibly fewer seeds
         if runs.get(name):
             continue  # run here: this invocation's seeds
         runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
@@ -502,9 +503,18 @@ def write_saved(path, saved):
     os.replace(path + ".tmp", path)
 
 
-def saved_key(args, name, workers):
-    """A table's key in --save and --merge files: its name, with @workers when several."""
-    return name if len(args.workers) == 1 else f"{name}@{workers}"
+def saved_key(name, workers):
+    """A table's key in --save and --merge files: its name and the workers it ran with."""
+    return f"{name}@{workers}"
+
+
+def merged_runs(args, merged, name, workers):
+    """The saved runs of one table at `workers`. Files written before keys always carried
+    the workers hold a bare name; it is taken only when one worker count is asked for."""
+    runs = merged.get(saved_key(name, workers))
+    if runs is None and len(args.workers) == 1:
+        runs = merged.get(name)
+    return runs or {}
 
 
 def paired_speedup(runs, theirs, target_index, rng):
@@ -621,7 +631,7 @@ def main():
             for workers in args.workers:
                 budget, results = benchmark(args, table, workers, work, merged)
                 print_table(args, table, workers, budget, results)
-                key = saved_key(args, name, workers)
+                key = saved_key(name, workers)
                 saved[key] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
                 if args.save:  # after every table: an hour-long run interrupted keeps what it finished
                     write_saved(args.save, saved)
@@ -633,7 +643,8 @@ def main():
                              "slurmtune asha_promotion [measured]", "slurmtune fifo",
                              f"top-{args.top_k} after one step", best] + \
                         [n for n in results if "gp +" in n and "sha" in n]
-                    plot_regret(f"{args.plot}-{key.replace('@', '-')}.png", table, budget, results,
+                    suffix = f"-{workers}" if len(args.workers) > 1 else ""  # PREFIX-TABLE[-W].png
+                    plot_regret(f"{args.plot}-{name}{suffix}.png", table, budget, results,
                                 list(dict.fromkeys(n for n in names if n in results)))
     if cells:
         print_claim_cells(cells)
