@@ -268,7 +268,8 @@ class Method:
     measured: bool = False  # charge decisions' measured time to the virtual clock
 
 
-def run_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
+def simulate_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
+    """Runs `slurmtune simulate` on the table; returns the results file's path and the summary."""
     scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
     sampler_options = variant[2] if len(variant) > 2 else {}
     lines, section = [], None
@@ -298,7 +299,11 @@ def run_slurmtune(binary, table, variant, seed, workers, budget, work, measured)
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"slurmtune simulate failed: {out.stderr}")
-    summary = json.loads(out.stdout)
+    return h5, json.loads(out.stdout)
+
+
+def run_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
+    h5, summary = simulate_slurmtune(binary, table, variant, seed, workers, budget, work, measured)
     run = Run(table, seed)
     with h5py.File(h5, "r") as f:
         rows = int(f["commit"][0]["metrics"])
