@@ -82,6 +82,10 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.target_transform = r.keyword("target_transform", {"standardise", "copula"}) == "copula"
                              ? core::gp::TargetTransform::Copula
                              : core::gp::TargetTransform::Standardise;
+  if (r.has("startup_design"))
+    o.startup_design = r.keyword("startup_design", {"random", "sobol"}) == "sobol"
+                           ? core::StartupDesign::Sobol
+                           : core::StartupDesign::Random;
 }
 
 // NSGAIISampler's options, with its checks.

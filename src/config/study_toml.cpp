@@ -213,7 +213,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"input_warping", o.input_warping},
         {"exchangeable_choices", o.exchangeable_choices},
         {"target_transform",
-         o.target_transform == core::gp::TargetTransform::Copula ? "copula" : "standardise"}};
+         o.target_transform == core::gp::TargetTransform::Copula ? "copula" : "standardise"},
+        {"startup_design", o.startup_design == core::StartupDesign::Sobol ? "sobol" : "random"}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

@@ -34,6 +34,9 @@ struct BohbOptions {
 /// paper's choice), or a weighted sum over the rungs, weighted by how well each ranks
 /// configurations as the highest well-observed rung does (Hyper-Tune; rung_weighting.hpp).
 enum class RungWeighting { FirstRung, HyperTune };
+/// Where start-up configurations come from: independent draws, or one scrambled Sobol
+/// sequence per study (gp/startup_design.hpp).
+enum class StartupDesign { Random, Sobol };
 
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
@@ -56,6 +59,7 @@ struct MobsterOptions {
   /// The targets as the GP sees them: standardised, or first mapped to normal scores of
   /// their ranks (a Gaussian copula), robust to heavy tails (target_transform.hpp).
   gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
+  StartupDesign startup_design = StartupDesign::Random;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

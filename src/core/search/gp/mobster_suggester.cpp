@@ -65,13 +65,25 @@ ParamValue value_at(const Domain& d, double u) {
   return d.admits(v) ? v : d.from_number(as_number(v));
 }
 
-Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
+// A configuration from unit coordinates, one taken from `next_unit` per sampled parameter.
+template <class NextUnit>
+Configuration configuration_from(const SearchSpace& space, NextUnit next_unit) {
   Configuration config;
   for (const auto& p : space.parameters())
-    config.values.push_back(p.domain.is_sampled() ? value_at(p.domain, rng.uniform01())
+    config.values.push_back(p.domain.is_sampled() ? value_at(p.domain, next_unit())
                                                   : p.domain.values.front());
   space.resolve_activity(config);  // a conditional parameter that does not exist is dropped
   return config;
+}
+
+Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
+  return configuration_from(space, [&] { return rng.uniform01(); });
+}
+
+std::size_t sampled_parameters(const SearchSpace& space) {
+  return static_cast<std::size_t>(
+      std::count_if(space.parameters().begin(), space.parameters().end(),
+                    [](const auto& p) { return p.domain.is_sampled(); }));
 }
 
 }  // namespace
@@ -126,7 +138,10 @@ MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOption
       seed_(seed),
       encoder_(space_),
       costs_(encoder_.dims(), options.max_observations, options.refit_growth,
-             options.fit_iterations) {}
+             options.fit_iterations) {
+  if (options_.startup_design == StartupDesign::Sobol)
+    sobol_.emplace(sampled_parameters(space_), seed_);
+}
 
 MobsterSuggester::TrialState& MobsterSuggester::state(TrialId trial) {
   if (trial >= trials_.size()) trials_.resize(trial + 1);
@@ -145,7 +160,12 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
   Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
   const bool explore = !startup && coin.uniform01() < options_.random_fraction;
   Suggestion s;
-  if (startup || explore) {
+  if (startup && sobol_) {
+    const std::vector<double> unit = sobol_->point(trial);
+    std::size_t next = 0;
+    s.config = configuration_from(space_, [&] { return unit[next++]; });
+    s.info.origin = SuggestionOrigin::Startup;
+  } else if (startup || explore) {
     Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
     s.config = random_configuration(space_, rng);
     s.info.origin = startup ? SuggestionOrigin::Startup : SuggestionOrigin::Random;

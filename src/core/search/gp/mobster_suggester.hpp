@@ -19,6 +19,7 @@
 
 #include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/startup_design.hpp"
 #include "core/search/gp/step_cost_model.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
@@ -129,6 +130,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   std::uint64_t seed_;
   ConfigurationEncoder encoder_;
   StepCostModel costs_;
+  std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<Observation> observations_;            // in arrival order
   std::optional<double> first_resource_;             // the lowest rung seen

@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE core_suggesters
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
@@ -304,6 +306,35 @@ BOOST_AUTO_TEST_CASE(mobster_copula_targets_depend_on_the_losses_order_alone) {
   BOOST_TEST(distance(copula) < 0.25);
   BOOST_TEST(standardised != run(TargetTransform::Standardise, true));
   BOOST_TEST(distance(standardised) > 0.34);
+}
+
+// startup_design = "sobol": the first eight start-up trials put one x in each eighth of its
+// range and each of four choices twice, and a trial's configuration does not depend on
+// which trials were suggested before it (a resumed study draws the same).
+BOOST_AUTO_TEST_CASE(mobster_sobol_start_up_spreads_the_first_trials) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)},
+       {"opt", listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"},
+                                           ParamValue{"lion"}})}});
+  auto spec = mobster_spec(8);
+  spec.mobster.startup_design = StartupDesign::Sobol;
+  const auto s = make_suggester(space, spec, false, 9);
+  std::vector<int> eighths(8, 0);
+  std::map<std::string, int> choices;
+  std::vector<Configuration> configs;
+  for (TrialId t = 0; t < 8; ++t) {
+    const auto sug = s->suggest(t);
+    BOOST_TEST((sug.info.origin == SuggestionOrigin::Startup));
+    configs.push_back(sug.config);
+    ++eighths[static_cast<std::size_t>(as_number(sug.config.values[0]) * 8)];
+    ++choices[std::get<std::string>(sug.config.values[1])];
+  }
+  BOOST_TEST(eighths == std::vector<int>(8, 1), boost::test_tools::per_element());
+  BOOST_TEST(choices.size() == 4u);
+  for (const auto& [value, count] : choices)
+    BOOST_TEST(count == 2, value);
+  const auto fresh = make_suggester(space, spec, false, 9);
+  BOOST_TEST((fresh->suggest(5).config == configs[5]));
 }
 
 BOOST_AUTO_TEST_CASE(mobster_draws_its_random_fraction_at_random) {
