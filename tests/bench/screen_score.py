@@ -58,14 +58,17 @@ def score(cells, rng):
 
 
 def cells_of(saved, base, candidate, base_seeds=None, candidate_seeds=None):
+    """Per (table, target): the base's and the candidate's times to the target, on the given
+    seeds, or by default on the seeds both ran on that table."""
     cells = []
     for key, methods in saved.items():
         a, b = methods[base], methods[candidate]
-        if base_seeds is None:
-            base_seeds = candidate_seeds = sorted({r.seed for r in a} & {r.seed for r in b})
+        ours = theirs = sorted({r.seed for r in a} & {r.seed for r in b})
+        if base_seeds is not None:
+            ours, theirs = base_seeds, candidate_seeds
         for t in range(len(a[0].times)):
-            cells.append(dict(table=key, target=t, base=times_by_seed(a, t, base_seeds),
-                              candidate=times_by_seed(b, t, candidate_seeds)))
+            cells.append(dict(table=key, target=t, base=times_by_seed(a, t, ours),
+                              candidate=times_by_seed(b, t, theirs)))
     return cells
 
 

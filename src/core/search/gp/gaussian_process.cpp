@@ -54,26 +54,15 @@ std::pair<double, double> warp_gradient(double x, double a, double b) {
           -b * std::pow(rest, b) * std::log(rest)};
 }
 
-// The inputs as the kernel sees them (warped where h warps), one row per point.
-RowMajor warped_inputs(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
+// The inputs as the kernel sees them (warped where h warps) divided by their length
+// scales, one row per point.
+Matrix scaled(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
   const auto rows = static_cast<Eigen::Index>(dims == 0 ? 0 : points.size() / dims);
-  RowMajor x = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
+  Matrix z = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
   for (std::size_t k = 0; k < h.warped_dims.size(); ++k) {
     const auto column = static_cast<Eigen::Index>(h.warped_dims[k]);
     for (Eigen::Index i = 0; i < rows; ++i)
-      x(i, column) = warped(x(i, column), h.warp_a[k], h.warp_b[k]);
-  }
-  return x;
-}
-
-// The (warped) inputs divided by their length scales, one row per point.
-Matrix scaled(std::span<const double> points, std::size_t dims, const Hyperparameters& h) {
-  Matrix z;
-  if (h.warped_dims.empty()) {
-    const auto rows = static_cast<Eigen::Index>(dims == 0 ? 0 : points.size() / dims);
-    z = Eigen::Map<const RowMajor>(points.data(), rows, static_cast<Eigen::Index>(dims));
-  } else {
-    z = warped_inputs(points, dims, h);
+      z(i, column) = warped(z(i, column), h.warp_a[k], h.warp_b[k]);
   }
   for (std::size_t k = 0; k < dims; ++k)
     z.col(static_cast<Eigen::Index>(k)) /= h.length_scales[k];
