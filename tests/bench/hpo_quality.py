@@ -324,13 +324,15 @@ def optuna_sampler(name, seed):
     return optuna.samplers.RandomSampler(seed=seed)
 
 
-def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured):
+def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured, sampler=None):
+    """Optuna's sampler by name (or `sampler`, an Optuna sampler object) with its pruner,
+    driven by the discrete-event loop of `workers` workers."""
     pruner = {"none": optuna.pruners.NopPruner(),
               "sha": optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3),
               "hyperband": optuna.pruners.HyperbandPruner(min_resource=1, max_resource=table.max_t,
                                                           reduction_factor=3)}[pruner_name]
     study = optuna.create_study(direction="minimize" if table.mode == "min" else "maximize",
-                                sampler=optuna_sampler(sampler_name, seed), pruner=pruner,
+                                sampler=sampler or optuna_sampler(sampler_name, seed), pruner=pruner,
                                 study_name=f"{table.name}-{seed}")
     distributions = {p: optuna_distribution(table.space[p]) for p in table.params}
     unused = np.ones(len(table.configs), bool)
