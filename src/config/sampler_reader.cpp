@@ -86,6 +86,10 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.startup_design = r.keyword("startup_design", {"random", "sobol"}) == "sobol"
                            ? core::StartupDesign::Sobol
                            : core::StartupDesign::Random;
+  if (r.has("acquisition"))
+    o.acquisition = r.keyword("acquisition", {"ei", "mean"}) == "mean"
+                        ? core::Acquisition::Mean
+                        : core::Acquisition::ExpectedImprovement;
 }
 
 // NSGAIISampler's options, with its checks.

@@ -214,7 +214,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"exchangeable_choices", o.exchangeable_choices},
         {"target_transform",
          o.target_transform == core::gp::TargetTransform::Copula ? "copula" : "standardise"},
-        {"startup_design", o.startup_design == core::StartupDesign::Sobol ? "sobol" : "random"}};
+        {"startup_design", o.startup_design == core::StartupDesign::Sobol ? "sobol" : "random"},
+        {"acquisition", o.acquisition == core::Acquisition::Mean ? "mean" : "ei"}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

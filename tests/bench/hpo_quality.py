@@ -128,7 +128,8 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, input warping", {"input_warping": True}),
                              ("recommended, exchangeable choices", {"exchangeable_choices": True}),
                              ("recommended, copula targets", {"target_transform": "copula"}),
-                             ("recommended, Sobol start-up", {"startup_design": "sobol"}))
+                             ("recommended, Sobol start-up", {"startup_design": "sobol"}),
+                             ("recommended, greedy mean", {"acquisition": "mean"}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

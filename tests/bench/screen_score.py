@@ -10,6 +10,14 @@ the cells, with its own interval (the seeds of every table resampled together).
 --placebo N scores the base against itself: disjoint groups of N seeds, one as the base and
 another as the "candidate". What such a no-change candidate scores is the noise floor a
 screening rule has to clear.
+
+    /usr/bin/python3 tests/bench/screen_score.py RUNS.json ... --rival-selection "optuna" [--workers 8]
+
+--rival-selection PREFIX measures how much "the best of several rivals per cell" flatters
+the rival when it is picked on the same seeds it is scored on: over random halves of the
+seeds, the rival picked on one half (lowest median) is scored on the other, against the
+best rival on that other half. The methods compared are those whose names start with
+PREFIX and that charge their decisions ("[measured]").
 """
 import argparse
 import itertools
@@ -23,15 +31,16 @@ from hpo_quality import Run
 from quality_stats import BOOTSTRAP_RESAMPLES, speedup_interval, times_by_seed
 
 
-def load(paths, names):
-    """{table key: {name: [Run]}} for the keys that hold every name (the first file wins)."""
+def load(paths, names=None):
+    """{table key: {name: [Run]}} for the keys that hold every name (the first file wins);
+    without names, every method of every key."""
     saved = {}
     for path in paths:
         for key, methods in json.load(open(path)).items():
-            for name in names:
+            for name in methods if names is None else names:
                 if name in methods:
                     saved.setdefault(key, {}).setdefault(name, [Run.from_json(r) for r in methods[name]["runs"]])
-    return {key: methods for key, methods in saved.items() if all(n in methods for n in names)}
+    return {key: methods for key, methods in saved.items() if all(n in methods for n in names or [])}
 
 
 def only_workers(saved, workers):
@@ -72,17 +81,48 @@ def cells_of(saved, base, candidate, base_seeds=None, candidate_seeds=None):
     return cells
 
 
+def rival_selection(saved, prefix, rng, splits=400):
+    """Per (table, target): the geometric mean over random halves of the out-of-half pick's
+    median over the in-half best's (1.0: picking on the same seeds flatters nobody)."""
+    print("| table | target | rivals | out-of-sample pick over in-sample best |\n|---|---|---|---|")
+    logs = []
+    for key, methods in sorted(saved.items()):
+        rivals = [runs for name, runs in methods.items() if name.startswith(prefix) and "[measured]" in name]
+        if len(rivals) < 2:
+            continue
+        seeds = sorted(set.intersection(*({r.seed for r in runs} for runs in rivals)))
+        for t in range(len(rivals[0][0].times)):
+            times = np.array([times_by_seed(runs, t, seeds) for runs in rivals])
+            ratios = []
+            for _ in range(splits):
+                order = rng.permutation(len(seeds))
+                a, b = order[:len(seeds) // 2], order[len(seeds) // 2:]
+                on_b = np.median(times[:, b], axis=1)
+                ratios.append(on_b[np.argmin(np.median(times[:, a], axis=1))] / on_b.min())
+            cell = float(np.exp(np.mean(np.log(ratios))))
+            logs.append(math.log(cell))
+            print(f"| {key} | T{t + 1} | {len(rivals)} | {cell:.3f} |")
+    print(f"\ngeometric mean over {len(logs)} cells: {math.exp(np.mean(logs)):.3f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+")
-    parser.add_argument("--base", required=True)
+    parser.add_argument("--base")
     parser.add_argument("--candidate")
     parser.add_argument("--placebo", type=int, metavar="N", help="seeds per group of a no-change candidate")
     parser.add_argument("--workers", type=int, help="only the tables saved at this worker count (keys TABLE@W)")
+    parser.add_argument("--rival-selection", metavar="PREFIX", help="how much picking the best rival flatters it")
     args = parser.parse_args()
-    if (args.candidate is None) == (args.placebo is None):
-        sys.exit("give --candidate NAME or --placebo N")
     rng = np.random.default_rng(0)
+    if args.rival_selection:
+        saved = only_workers(load(args.runs), args.workers)
+        rival_selection(saved, args.rival_selection, rng)
+        return
+    if (args.candidate is None) == (args.placebo is None):
+        sys.exit("give --candidate NAME, --placebo N or --rival-selection PREFIX")
+    if args.base is None:
+        sys.exit("--candidate and --placebo need --base NAME")
     if args.candidate:
         saved = only_workers(load(args.runs, [args.base, args.candidate]), args.workers)
         cells = cells_of(saved, args.base, args.candidate)

@@ -37,6 +37,10 @@ enum class RungWeighting { FirstRung, HyperTune };
 /// Where start-up configurations come from: independent draws, or one scrambled Sobol
 /// sequence per study (gp/startup_design.hpp).
 enum class StartupDesign { Random, Sobol };
+/// How a model trial picks among the candidates: the highest expected improvement, or the
+/// best posterior mean (greedy; with `random_fraction` it is epsilon-greedy Bayesian
+/// optimisation, De Ath et al. 2021).
+enum class Acquisition { ExpectedImprovement, Mean };
 
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
@@ -60,6 +64,7 @@ struct MobsterOptions {
   /// their ranks (a Gaussian copula), robust to heavy tails (target_transform.hpp).
   gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
   StartupDesign startup_design = StartupDesign::Random;
+  Acquisition acquisition = Acquisition::ExpectedImprovement;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

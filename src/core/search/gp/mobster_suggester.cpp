@@ -410,7 +410,12 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
   for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
     v.centres.push_back(at_first[k].second);
   v.weights = acquisition_rungs(chosen, data, v.posterior);
-  // Pending trials land, in the model's belief, on its mean at the first resource.
+  // Pending trials land, in the model's belief, on its mean at the first resource. A mean
+  // acquisition would not move for that, and every free worker would get the same pick:
+  // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
+  // liar), below the model's belief around a promising pending trial.
+  const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
+                     static_cast<double>(data.targets.size());
   std::vector<double> pending;
   for (TrialId t = 0; t < trials_.size(); ++t) {
     const auto& s = trials_[t];
@@ -422,7 +427,7 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
     const auto believed = v.posterior.predict(pending);
     data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
     for (const auto& p : believed)
-      data.targets.push_back(p.mean);
+      data.targets.push_back(options_.acquisition == Acquisition::Mean ? lie : p.mean);
     v.posterior = gp::Posterior(std::move(data), h);
   }
   view_.emplace(CachedView{version_, trial, std::move(v)});
@@ -448,13 +453,16 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
     const double incumbent = v.incumbent_at(resource);
     const auto predictions = v.posterior.predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
-      acquisition[c] += weight * expected_improvement(predictions[c], incumbent);
+      acquisition[c] += weight * (options_.acquisition == Acquisition::Mean
+                                      ? predictions[c].mean
+                                      : expected_improvement(predictions[c], incumbent));
   }
   return acquisition;
 }
 
 Configuration MobsterSuggester::propose(TrialId trial) {
-  // Expected improvement at each weighted rung, over that rung's incumbent.
+  // Expected improvement at each weighted rung, over that rung's incumbent (or the
+  // posterior mean there, with acquisition = "mean").
   const ModelView& v = view(trial);
   const std::vector<Configuration> pool = candidates(trial, v.centres);
   const std::vector<double> scores = acquisition(v, v.weights, pool);

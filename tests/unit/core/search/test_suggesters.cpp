@@ -374,6 +374,47 @@ BOOST_AUTO_TEST_CASE(mobster_spreads_suggestions_over_pending_trials) {
       BOOST_TEST(!(batch[i] == batch[j]));
 }
 
+// acquisition = "mean" (issue #43): a model trial takes the candidate the model believes
+// best, so on a bowl its picks land nearer the optimum than expected improvement's, which
+// still spends picks on what it is unsure of. Pending trials are fantasised at the
+// observations' mean (a constant liar): four trials suggested at once go to four places,
+// not four times to the model's best guess.
+BOOST_AUTO_TEST_CASE(mobster_mean_acquisition_exploits_and_spreads_over_pending_trials) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto distance = [](const Configuration& c) {
+    return std::hypot(as_number(c.values[0]) - 0.3, as_number(c.values[1]) - 0.7);
+  };
+  double mean_distance[2] = {0, 0};
+  double closest_pair = 1;
+  for (const auto acquisition : {Acquisition::ExpectedImprovement, Acquisition::Mean}) {
+    auto spec = mobster_spec(5);
+    spec.mobster.acquisition = acquisition;
+    const auto s = make_suggester(space, spec, false, 11);
+    const bool greedy = acquisition == Acquisition::Mean;
+    for (TrialId t = 0; t < 30; ++t) {
+      const auto sug = s->suggest(t);
+      if (t >= 10) mean_distance[greedy] += distance(sug.config) / 20;
+      s->reported(t, 1, std::pow(distance(sug.config), 2), at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    if (!greedy) continue;
+    std::vector<Configuration> batch;
+    for (TrialId t = 30; t < 34; ++t)
+      batch.push_back(s->suggest(t).config);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        closest_pair =
+            std::min(closest_pair,
+                     std::hypot(as_number(batch[i].values[0]) - as_number(batch[j].values[0]),
+                                as_number(batch[i].values[1]) - as_number(batch[j].values[1])));
+  }
+  // Measured: 0.101 against 0.021, and 0.099 apart (0.0096 with the model's own mean as
+  // the pending trials' fantasies).
+  BOOST_TEST(mean_distance[1] < mean_distance[0]);
+  BOOST_TEST(closest_pair > 0.05);
+}
+
 BOOST_AUTO_TEST_CASE(model_samplers_refuse_grid_axes_and_wide_seeds) {
   const SearchSpace grid({{"g", listed(DomainKind::Grid, {ParamValue{1.0}, ParamValue{2.0}})}});
   BOOST_CHECK_THROW(make_suggester(grid, tpe_spec(), false, 0), slurmtune::InputError);
