@@ -66,8 +66,10 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
     }
     if (const auto stop = r.boolean("stop_last_trials")) s.stop_last_trials = *stop;
   }
-  if (s.type == SchedulerType::AshaPromotion)
+  if (s.type == SchedulerType::AshaPromotion) {
     if (const auto predict = r.boolean("predict")) s.predict = *predict;
+    if (const auto eager = r.boolean("eager_promotion")) s.eager_promotion = *eager;
+  }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {
       if (!(*mix >= 0 && *mix <= 1))

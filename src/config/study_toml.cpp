@@ -106,6 +106,7 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   }
   // Written only when on: files from before the option resolve as they did.
   if (s.predict) t.insert("predict", true);
+  if (s.eager_promotion) t.insert("eager_promotion", true);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));

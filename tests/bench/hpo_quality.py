@@ -131,6 +131,10 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, Sobol start-up", {"startup_design": "sobol"}),
                              ("recommended, greedy mean", {"acquisition": "mean"}))
       for suffix in ("", " [measured]")],
+    # A candidate (issue #43): a short rung's leader runs on instead of pausing.
+    ("recommended, eager promotion", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster", RECOMMENDED[2]),
+    ("recommended, eager promotion [measured]", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster",
+     RECOMMENDED[2]),
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "max_observations": 100000}),

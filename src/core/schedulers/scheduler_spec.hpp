@@ -63,6 +63,10 @@ struct SchedulerSpec {
   /// asha_promotion: learning-curve prediction stops predicted losers and lets a
   /// predicted winner run on without pausing (asha_promotion_scheduler.hpp).
   bool predict = false;
+  /// asha_promotion: a trial that reports the best value yet seen at a rung holding fewer
+  /// than reduction_factor trials (where nothing can be promoted yet) runs on instead of
+  /// pausing, as Optuna's SuccessiveHalving lets the best so far continue.
+  bool eager_promotion = false;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

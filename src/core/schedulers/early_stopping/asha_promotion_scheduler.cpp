@@ -14,7 +14,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
                       ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
                       : spec.milestones),
       reduction_factor_(spec.reduction_factor),
-      predict_(spec.predict) {
+      predict_(spec.predict),
+      eager_(spec.eager_promotion) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}});
@@ -53,11 +54,21 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     return outcome;
   }
   if (predict_) apply_prediction(trial, state, outcome);
+  if (eager_ && outcome.decision == SchedulerDecision::Pause && leads_short_rung(rung, key))
+    outcome.decision = SchedulerDecision::Continue;
   if (outcome.decision != SchedulerDecision::Pause) return outcome;
   rung.unpromoted.push(key);
   state.paused = true;
   --running_;
   return outcome;
+}
+
+bool AshaPromotionScheduler::leads_short_rung(const Rung& rung, const Key& key) const {
+  // Short: floor(size / eta) = 0, so the rung's top 1/eta is empty and promotes nothing.
+  const bool is_short = static_cast<double>(rung.keys.size()) < reduction_factor_;
+  // A diverged (NaN) report ranks lowest and never leads.
+  return is_short && std::isfinite(key.first) &&
+         rung.keys.count_less_equal(key) == rung.keys.size();
 }
 
 void AshaPromotionScheduler::apply_prediction(TrialId trial, TrialState& state,

@@ -14,6 +14,11 @@
 //     it does not wait at the rung for the rung to fill with a third of worse trials.
 // Either way it still enters the rung's ranking. The prediction is a function of the
 // trial's reports, so replay and resume decide identically.
+//
+// With eager_promotion = true (issue #43) a trial that reports the best value yet seen at
+// a rung holding fewer than eta trials runs on instead of pausing: before a rung holds eta
+// trials nothing in it can be promoted, so without it the first trial reaches max_t only
+// after about eta^k trials reached the first rung. It still enters the rung's ranking.
 #include <queue>
 #include <set>
 #include <tuple>
@@ -77,6 +82,8 @@ class AshaPromotionScheduler final : public Scheduler {
   static Key key_of(TrialId trial, double score);
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
   void apply_prediction(TrialId trial, TrialState& state, ReportOutcome& outcome);
+  /// eager_promotion: `key` (just entered) is the best of a rung that promotes nothing yet.
+  bool leads_short_rung(const Rung& rung, const Key& key) const;
   // Rung whose best waiting trial is in its top 1/eta (highest first), if any.
   std::optional<std::size_t> promotable_rung();
 
@@ -87,6 +94,7 @@ class AshaPromotionScheduler final : public Scheduler {
   std::size_t running_ = 0;  // trials alive and not paused
   bool closed_ = false;
   bool predict_ = false;
+  bool eager_ = false;
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

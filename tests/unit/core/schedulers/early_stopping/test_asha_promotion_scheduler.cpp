@@ -161,3 +161,29 @@ BOOST_AUTO_TEST_CASE(without_predict_the_same_trial_pauses) {
   BOOST_TEST(o.decision == SchedulerDecision::Pause);
   BOOST_TEST(!o.prediction.has_value());
 }
+
+// eager_promotion (issue #43): while a rung holds fewer than eta (3) trials it promotes
+// nothing, so a trial that reports the best value yet seen there runs on instead of
+// pausing; the first trial goes to max_t at once. Once the rung holds eta trials, the rule
+// is promotion's again: a new best pauses and waits for a worker.
+BOOST_AUTO_TEST_CASE(eager_promotion_runs_a_short_rungs_leader_on) {
+  auto eager_spec = spec(SchedulerType::AshaPromotion, 1, 3, 9);
+  eager_spec.eager_promotion = true;
+  AshaPromotionScheduler s(eager_spec, Mode::Max);
+  s.add_trial(0, std::nullopt);
+  BOOST_TEST(s.report(0, 1, 5.0).decision == SchedulerDecision::Continue);  // alone at rung 0
+  BOOST_TEST(s.report(0, 3, 5.0).decision == SchedulerDecision::Continue);  // alone at rung 1
+  BOOST_TEST(s.report(0, 9, 5.0).decision == SchedulerDecision::Stop);      // max_t
+  s.add_trial(1, std::nullopt);
+  BOOST_TEST(s.report(1, 1, 4.0).decision == SchedulerDecision::Pause);  // behind trial 0
+  s.add_trial(2, std::nullopt);
+  BOOST_TEST(s.report(2, 1, 6.0).decision == SchedulerDecision::Pause);  // best, but 3 in the rung
+  s.add_trial(3, std::nullopt);
+  BOOST_TEST(s.report(3, 1, std::nan("")).decision == SchedulerDecision::Pause);
+  // The rung's ranking still counts the leader that ran on: {6, 5, 4, NaN}, one slot, trial 2.
+  BOOST_TEST(s.next_job(false)->trial == 2U);
+  // A diverged first report never leads a short rung.
+  AshaPromotionScheduler fresh(eager_spec, Mode::Max);
+  fresh.add_trial(0, std::nullopt);
+  BOOST_TEST(fresh.report(0, 1, std::nan("")).decision == SchedulerDecision::Pause);
+}
