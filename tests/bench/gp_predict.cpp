@@ -1,16 +1,19 @@
-// Fits slurmtune's GP (gp::fit, as MOBSTER does: default start, 40 iRprop- steps) on
-// rows read from stdin and prints its mean at other rows: the probe behind
-// tests/bench/model_predictiveness.py, which compares it with other models.
-//   stdin: "DIMS N M [dimension-scaled]", then N lines "x_1 .. x_DIMS y", then M lines "x_1 ..
-//   x_DIMS" stdout: M lines "mean sd" (the latent function's), in the targets' units
+// Fits slurmtune's GP on rows read from stdin as MOBSTER fits it (standardised targets,
+// its default number of iRprop- steps, from the priors' medians: MOBSTER's later refits
+// start from its previous fit instead) and prints the posterior at other rows: the probe
+// behind tests/bench/model_predictiveness.py.
+//   stdin:  "DIMS N M [dimension-scaled]", then N lines "x_1 .. x_DIMS y",
+//           then M lines "x_1 .. x_DIMS"
+//   stdout: M lines "mean sd" of the latent function, in the targets' units
 #include <cmath>
 #include <iostream>
-#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/target_transform.hpp"
+#include "core/search/sampler_spec.hpp"
 
 namespace gp = slurmtune::core::gp;
 
@@ -21,8 +24,8 @@ int main() {
   std::istringstream fields(header);
   std::string prior_name;
   if (!(fields >> dims >> n >> m) || dims == 0 || n < 2) {
-    std::cerr << "gp_predict: the first line must be \"DIMS N M [dimension-scaled]\" with DIMS >= "
-                 "1, N >= 2\n";
+    std::cerr << "gp_predict: the first line must be \"DIMS N M [dimension-scaled]\" with "
+                 "DIMS >= 1, N >= 2\n";
     return 2;
   }
   fields >> prior_name;
@@ -32,11 +35,11 @@ int main() {
   gp::Data data;
   data.dims = dims;
   data.inputs.resize(n * dims);
-  data.targets.resize(n);
+  std::vector<double> targets(n);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t d = 0; d < dims; ++d)
       std::cin >> data.inputs[i * dims + d];
-    std::cin >> data.targets[i];
+    std::cin >> targets[i];
   }
   std::vector<double> points(m * dims);
   for (double& x : points)
@@ -46,19 +49,16 @@ int main() {
               << " rows of " << dims << "\n";
     return 2;
   }
-  // Standardised targets, as MOBSTER fits them.
-  const double mean = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) / n;
-  double spread = 0;
-  for (double& y : data.targets)
-    spread += (y - mean) * (y - mean);
-  spread = std::sqrt(std::max(spread / n, 1e-300));
-  for (double& y : data.targets)
-    y = (y - mean) / spread;
+  auto scaled = gp::scale_targets(gp::TargetTransform::Standardise, targets);
+  data.targets = std::move(scaled.values);
   gp::FitOptions options;
+  options.iterations = slurmtune::core::MobsterOptions{}.fit_iterations;
   options.length_prior = prior;
   const gp::Hyperparameters h = gp::fit(data, gp::default_hyperparameters(dims, prior), options);
   const gp::Posterior posterior(data, h);
+  // Standardised: a difference of one in the model's units is one spread of the targets.
+  const double spread = scaled.scale.target_units(1.0) - scaled.scale.target_units(0.0);
   for (const gp::Prediction& p : posterior.predict(points))
-    std::cout << p.mean * spread + mean << " " << std::sqrt(p.variance) * spread << "\n";
+    std::cout << scaled.scale.target_units(p.mean) << " " << std::sqrt(p.variance) * spread << "\n";
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What slurmtune's GP knows after n observations, and what an acquisition picks with it.
 For each table: n configurations drawn at random, their first-step values observed; the
-GP (tests/bench/gp_predict, MOBSTER's kernel, priors and fit, inputs encoded as MOBSTER
+GP (tests/bench/gp_predict: MOBSTER's kernel, priors and fit; inputs encoded as MOBSTER
 encodes them: unit interval, log scale for log domains, one-hot choices) fitted on them,
 then asked about every other configuration of the table.
 

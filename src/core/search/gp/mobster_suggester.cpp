@@ -414,8 +414,6 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
   // acquisition would not move for that, and every free worker would get the same pick:
   // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
   // liar), below the model's belief around a promising pending trial.
-  const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
-                     static_cast<double>(data.targets.size());
   std::vector<double> pending;
   for (TrialId t = 0; t < trials_.size(); ++t) {
     const auto& s = trials_[t];
@@ -424,10 +422,15 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
     pending.push_back(first_feature);
   }
   if (!pending.empty()) {
-    const auto believed = v.posterior.predict(pending);
+    if (options_.acquisition == Acquisition::Mean) {
+      const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
+                         static_cast<double>(data.targets.size());
+      data.targets.resize(data.targets.size() + pending.size() / data.dims, lie);
+    } else {
+      for (const auto& p : v.posterior.predict(pending))
+        data.targets.push_back(p.mean);
+    }
     data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
-    for (const auto& p : believed)
-      data.targets.push_back(options_.acquisition == Acquisition::Mean ? lie : p.mean);
     v.posterior = gp::Posterior(std::move(data), h);
   }
   view_.emplace(CachedView{version_, trial, std::move(v)});
