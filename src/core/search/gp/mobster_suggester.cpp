@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/search/gp/rung_weighting.hpp"
+#include "core/search/gp/standard_normal.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -21,18 +22,10 @@ constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this 
 constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
 constexpr std::size_t kMinRanked = 3;     // configurations a rung needs to be ranked against
 
-double normal_pdf(double z) {
-  return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
-}
-
-double normal_cdf(double z) {
-  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
-}
-
 double expected_improvement(const gp::Prediction& p, double incumbent) {
   const double sd = std::sqrt(p.variance);
   const double z = (p.mean - incumbent) / sd;
-  return sd * (z * normal_cdf(z) + normal_pdf(z));
+  return sd * (z * gp::normal_cdf(z) + gp::normal_pdf(z));
 }
 
 double standard_normal(Xoshiro256& rng) {

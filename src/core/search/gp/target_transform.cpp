@@ -5,15 +5,14 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/search/gp/standard_normal.hpp"
+
 namespace slurmtune::core::gp {
 
 namespace {
 
 double normal_quantile(double u) {
   return -std::sqrt(2.0) * boost::math::erfc_inv(2.0 * u);
-}
-double normal_cdf(double z) {
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
 }
 
 }  // namespace
