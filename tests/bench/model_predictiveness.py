@@ -6,7 +6,7 @@ encodes them: unit interval, log scale for log domains, one-hot choices) fitted 
 then asked about every other configuration of the table.
 
     /usr/bin/python3 tests/bench/model_predictiveness.py build/tests/bench/gp_predict
-        [--tables digits-mlp ...] [--sizes 10 16 24] [--repeats 60]
+        [--tables digits-mlp ...] [--sizes 10 16 24] [--repeats 60] [--others]
 
 Printed per table and n (the mean over repeats):
   - rho: the rank correlation of the GP's mean with the held-out configurations' first-step
@@ -15,9 +15,14 @@ Printed per table and n (the mean over repeats):
     lower confidence bound mu - sigma), the pick among the held-out configurations: its
     quality percentile (0 % is the table's best configuration by its best value, 50 % what
     a random pick gets on average) and how often it is in the table's best 10 %.
+--others adds the rho of other models on the same rows (scikit-learn's GP with an ARD
+Matern-5/2 kernel and a noise term, extra trees, a random forest): is it the GP, or the
+table, that ranks poorly?
 """
 import argparse
 import subprocess
+import warnings
+import zlib
 
 import numpy as np
 from scipy.stats import norm, spearmanr
@@ -58,6 +63,23 @@ def gp_predict(binary, x, y, points):
     return predictions[:, 0], predictions[:, 1]
 
 
+def other_models():
+    """Scikit-learn regressors, each (x, y, points) -> means at the points."""
+    from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+    warnings.simplefilter("ignore", ConvergenceWarning)  # length scales at their bounds: expected here
+
+    def sklearn_gp(x, y, points):
+        kernel = ConstantKernel() * Matern(np.ones(x.shape[1]), (1e-2, 1e2), nu=2.5) + WhiteKernel(1e-3, (1e-6, 1))
+        return GaussianProcessRegressor(kernel, normalize_y=True, random_state=0).fit(x, y).predict(points)
+    return {"sklearn GP": sklearn_gp,
+            "extra trees": lambda x, y, p: ExtraTreesRegressor(100, min_samples_leaf=2, random_state=0).fit(x, y).predict(p),
+            "random forest": lambda x, y, p: RandomForestRegressor(100, min_samples_leaf=2, max_features=0.5,
+                                                                   random_state=0).fit(x, y).predict(p)}
+
+
 def picks(mean, sd, incumbent):
     """The index each acquisition picks (lower is better)."""
     z = (incumbent - mean) / np.maximum(sd, 1e-12)
@@ -71,16 +93,20 @@ def main():
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt"])
     parser.add_argument("--sizes", nargs="+", type=int, default=[10, 16, 24])
     parser.add_argument("--repeats", type=int, default=60)
+    parser.add_argument("--others", action="store_true", help="also the rho of scikit-learn models")
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    print("| table | n | rho | mean: percentile / in best 10 % | EI | LCB |\n|---|---|---|---|---|---|")
+    others = other_models() if args.others else {}
+    print("| table | n | rho | mean: percentile / in best 10 % | EI | LCB |" + "".join(f" {o} rho |" for o in others))
+    print("|---|---|---|---|---|---|" + "---|" * len(others))
     for name in args.tables:
         table = hpo_quality.Table(name)
+        rng = np.random.default_rng(zlib.crc32(name.encode()))  # a table's draws do not depend on the others
         x = encoded(table)
         first, best = first_and_best(table)
         percentile = np.argsort(np.argsort(best, kind="stable"), kind="stable") / len(best)
         for n in args.sizes:
             rho, picked = [], {"mean": [], "EI": [], "LCB": []}
+            other_rho = {o: [] for o in others}
             for _ in range(args.repeats):
                 order = rng.permutation(len(x))
                 seen, unseen = order[:n], order[n:]
@@ -88,7 +114,10 @@ def main():
                 rho.append(spearmanr(mean, first[unseen]).correlation)
                 for acquisition, k in picks(mean, sd, first[seen].min()).items():
                     picked[acquisition].append(percentile[unseen[k]])
+                for o, model in others.items():
+                    other_rho[o].append(spearmanr(model(x[seen], first[seen], x[unseen]), first[unseen]).correlation)
             cells = [f"{100 * np.mean(p):.0f} % / {100 * np.mean(np.array(p) < 0.1):.0f} %" for p in picked.values()]
+            cells += [f"{np.nanmean(r):.2f}" for r in other_rho.values()]
             print(f"| {name} | {n} | {np.nanmean(rho):.2f} | " + " | ".join(cells) + " |", flush=True)
 
 
