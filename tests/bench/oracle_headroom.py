@@ -23,16 +23,15 @@ import optuna
 from scipy.stats import norm, spearmanr
 
 import hpo_quality
+from model_predictiveness import first_and_best
 from quality_stats import fmt, speedup_interval, times_by_seed
 
 
 def quality_scores(table):
     """Normal scores of the configurations' ranks by their best value (0 = median; lower
     is better), the mean over repeats where a configuration has several."""
-    sign = 1.0 if table.mode == "min" else -1.0
-    best = np.array([np.mean([sign * np.nanmin(sign * v) for _, v, _ in runs]) for runs in table.curves])
-    best = np.where(np.isfinite(best), best, np.nanmax(sign * best[np.isfinite(best)]) * sign)
-    ranks = np.argsort(np.argsort(sign * best, kind="stable"), kind="stable")
+    _, best = first_and_best(table)
+    ranks = np.argsort(np.argsort(best, kind="stable"), kind="stable")
     return norm.ppf((ranks + 0.5) / len(ranks))
 
 
