@@ -20,6 +20,7 @@ import h5py
 import numpy as np
 
 import hpo_quality
+import quality_runs
 
 ORIGINS = ("startup", "random", "model", "enqueued", "blind")
 
@@ -30,7 +31,7 @@ def first_hit(task):
     binary, table, variant, seed, workers, budget, work = task
     folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
     os.makedirs(folder, exist_ok=True)
-    h5, _ = hpo_quality.simulate_slurmtune(binary, table, variant, seed, workers, budget, folder, False)
+    h5, _ = quality_runs.simulate_slurmtune(binary, table, variant, seed, workers, budget, folder, False)
     with h5py.File(h5, "r") as f:
         commit = f["commit"][0]
         metrics = np.sort(f["metrics"][: int(commit["metrics"])], order="seq")
@@ -53,7 +54,7 @@ def first_hit(task):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--slurmtune", default=os.path.join(hpo_quality.HERE, "..", "..", "build", "src", "slurmtune"))
+    parser.add_argument("--slurmtune", default=os.path.join(quality_runs.HERE, "..", "..", "build", "src", "slurmtune"))
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt", "diabetes-sgd", "digits-deep"])
     parser.add_argument("--workers", nargs="+", type=int, default=[8])
     parser.add_argument("--seeds", type=int, default=20)
@@ -71,7 +72,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
-            table = hpo_quality.Table(name)
+            table = quality_runs.Table(name)
             for workers in args.workers:
                 budget = table.total_seconds / workers
                 tasks = [(args.slurmtune, table, variants[args.method], seed, workers, budget, work)

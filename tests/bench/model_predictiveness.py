@@ -27,19 +27,19 @@ import zlib
 import numpy as np
 from scipy.stats import norm, spearmanr
 
-import hpo_quality
+import quality_runs
 
 
 def encoded(table):
     """One row per configuration, as MOBSTER's ConfigurationEncoder makes it."""
     columns = []
     for p in table.params:
-        kind, args = hpo_quality.domain_kind(table.space[p])
+        kind, args = quality_runs.domain_kind(table.space[p])
         values = [c[p] for c in table.configs]
         if kind == "choice":
             columns += [[1.0 if v == choice else 0.0 for v in values] for choice in args]
         elif kind != "constant":
-            columns.append([hpo_quality.unit(table.space[p], v) for v in values])
+            columns.append([quality_runs.unit(table.space[p], v) for v in values])
     return np.array(columns).T
 
 
@@ -99,7 +99,7 @@ def main():
     print("| table | n | rho | mean: percentile / in best 10 % | EI | LCB |" + "".join(f" {o} rho |" for o in others))
     print("|---|---|---|---|---|---|" + "---|" * len(others))
     for name in args.tables:
-        table = hpo_quality.Table(name)
+        table = quality_runs.Table(name)
         rng = np.random.default_rng(zlib.crc32(name.encode()))  # a table's draws do not depend on the others
         x = encoded(table)
         first, best = first_and_best(table)

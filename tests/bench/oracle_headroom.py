@@ -3,7 +3,7 @@
 model has on a table. An oracle draws the table's configurations in the order of a noisy
 score of their true quality (normal scores of the ranks of each configuration's best value,
 mean over its recorded repeats, plus independent normal noise of standard deviation sigma,
-fixed per seed), under Optuna's SuccessiveHalving pruner in hpo_quality.py's
+fixed per seed), under Optuna's SuccessiveHalving pruner in quality_runs.run_optuna's
 discrete-event loop, decisions free. sigma = inf is random search; sigma = 0 knows the
 ranking. Each level's rank correlation with the true quality is measured and printed, so
 it can be set beside a model's held-out rank correlation (model_predictiveness.py).
@@ -22,7 +22,7 @@ import numpy as np
 import optuna
 from scipy.stats import norm, spearmanr
 
-import hpo_quality
+import quality_runs
 from model_predictiveness import first_and_best
 from quality_stats import fmt, speedup_interval, times_by_seed
 
@@ -64,7 +64,7 @@ class OracleSampler(optuna.samplers.BaseSampler):
 def run_level(task):
     table, sigma, seed, workers, budget = task
     sampler = OracleSampler(table, sigma, seed)
-    run = hpo_quality.run_optuna(table, "oracle", "sha", seed, workers, budget, False, sampler=sampler)
+    run = quality_runs.run_optuna(table, "oracle", "sha", seed, workers, budget, False, sampler=sampler)
     return sigma, seed, run, sampler.rank_correlation
 
 
@@ -81,7 +81,7 @@ def main():
     print("| table | sigma | rank correlation | T1 median s | T1 speed-up over random [95% CI] | "
           "T2 median s | T2 speed-up over random [95% CI] |\n|---|---|---|---|---|---|---|")
     for name in args.tables:
-        table = hpo_quality.Table(name)
+        table = quality_runs.Table(name)
         budget = table.total_seconds / args.workers
         tasks = [(table, s, seed, args.workers, budget) for s in args.sigmas for seed in range(args.seeds)]
         with multiprocessing.Pool(args.jobs) as pool:

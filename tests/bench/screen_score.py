@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-from hpo_quality import Run
+from quality_runs import Run
 from quality_stats import BOOTSTRAP_RESAMPLES, speedup_interval, times_by_seed
 
 
