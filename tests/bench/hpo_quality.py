@@ -8,10 +8,11 @@ samplers and pruners, in one virtual-time harness, on the same tables, seeds and
 
 Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
-it took when the table was recorded. A configuration is drawn at most once, and every
-method draws through the same mechanism: a suggestion is mapped to the nearest
-configuration of the table not yet drawn (unit cube: log scale for log domains, slot
-centre for choices).
+it took when the table was recorded. A configuration is drawn at most once. A
+suggestion is mapped to the nearest configuration of the table not yet drawn (unit cube:
+log scale for log domains, slot centre for choices): every Optuna sampler and slurmtune's
+model samplers, start-up included; slurmtune's random sampler draws uniformly among the
+configurations not yet drawn instead (draw_mechanism.py measures what that changes).
   - slurmtune: `slurmtune simulate NAME.toml --seed S -o run.h5` with fifo, asha (Ray's
     and Optuna's semantics), asha_promotion and hyperband with the random sampler, and
     the model-based samplers (tpe, bohb, mobster), the reports read back with h5py.

@@ -1,9 +1,11 @@
 """The recorded tables of tests/bench/hpo_quality.py and the ways it runs a method on one:
 a table's curves, targets and budget (`Table`), one run's best-so-far trace and times to
 the targets (`Run`), and the drivers: `slurmtune simulate` on the table, Optuna's samplers
-and pruners in a discrete-event loop of the same workers, and the top-K baseline. A
-suggestion is mapped to the nearest configuration of the table not yet drawn (unit cube:
-log scale for log domains, slot centre for choices), so every method draws alike."""
+and pruners in a discrete-event loop of the same workers, and the top-K baseline. An
+Optuna suggestion is mapped to the nearest configuration of the table not yet drawn (unit
+cube: log scale for log domains, slot centre for choices), as `slurmtune simulate` maps
+its model samplers' suggestions; its random sampler draws uniformly among the
+configurations not yet drawn (draw_mechanism.py)."""
 import heapq
 import json
 import math
