@@ -79,6 +79,11 @@ SLURMTUNE_VARIANTS = [
     ("asha (optuna)", {"type": "asha", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("asha_promotion", ASHA_PROMOTION),
     ("asha_promotion [measured]", ASHA_PROMOTION),
+    # Random search drawing as the model samplers and Optuna do: the configuration nearest
+    # to a random point, not uniformly among the table's (draw_mechanism.py).
+    ("fifo, nearest draws", {"type": "fifo"}, "random", {"nearest_draws": True}),
+    ("asha_promotion, nearest draws", ASHA_PROMOTION, "random", {"nearest_draws": True}),
+    ("asha_promotion, nearest draws [measured]", ASHA_PROMOTION, "random", {"nearest_draws": True}),
     ("hyperband (ray)", HYPERBAND_RAY),
     ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
     ("tpe + asha (ray)", ASHA_RAY, "tpe"),

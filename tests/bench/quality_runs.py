@@ -151,7 +151,9 @@ class Run:
 def simulate_slurmtune(binary, table, variant, seed, workers, budget, work, measured):
     """Runs `slurmtune simulate` on the table; returns the results file's path and the summary."""
     scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
-    sampler_options = variant[2] if len(variant) > 2 else {}
+    sampler_options = dict(variant[2]) if len(variant) > 2 else {}
+    # Not a [sampler] key: the random sampler's draws mapped as every suggestion is.
+    nearest_draws = ["--nearest-draws"] if sampler_options.pop("nearest_draws", False) else []
     lines, section = [], None
     with open(table.toml_path) as f:
         for line in f:
@@ -175,7 +177,8 @@ def simulate_slurmtune(binary, table, variant, seed, workers, budget, work, meas
     if os.path.exists(h5):
         os.remove(h5)
     out = subprocess.run([binary, "simulate", toml, "--seed", str(seed), "-w", str(workers), "--time-budget",
-                          repr(budget), "--json", "-o", h5, "--decision-cost", "measured" if measured else "free"],
+                          repr(budget), "--json", "-o", h5, "--decision-cost", "measured" if measured else "free",
+                          *nearest_draws],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"slurmtune simulate failed: {out.stderr}")

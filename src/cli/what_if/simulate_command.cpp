@@ -276,6 +276,10 @@ int simulate_command(const Args& args) {
       "curves", po::value<std::string>(),
       "recorded learning curves (CSV table or results file) instead of [simulate] objective")(
       "reuse-configs", "with --curves: a recorded configuration may be drawn more than once")(
+      "nearest-draws",
+      "with --curves and the random sampler: each draw takes the configuration nearest to a "
+      "random point of the space, as a model sampler's suggestion does (default: uniformly "
+      "among the recorded configurations)")(
       "repeat", po::value<std::uint64_t>(),
       "run K seeds (seed, seed+1, ...) and the random-search baseline; summarise quartiles")(
       "jobs,j",
@@ -318,13 +322,20 @@ int simulate_command(const Args& args) {
     study.time_budget_s = vm["time-budget"].as<double>();
     if (!(*study.time_budget_s > 0)) throw InputError("--time-budget must be > 0 seconds");
   }
+  if (vm.count("nearest-draws") && study.sampler.kind != core::SamplerKind::Random)
+    throw InputError("--nearest-draws is for the random sampler; [study] sampler is \"" +
+                     std::string(core::sampler_keyword(study.sampler.kind)) +
+                     "\", whose suggestions already go to the nearest configuration");
   std::optional<core::CurveTable> table;
   if (const auto path = curves_path(vm, study)) {
     table = load_curve_table(*path, study);
     sim.curves = &*table;
     sim.reuse_configurations = vm.count("reuse-configs") > 0;
-  } else if (vm.count("reuse-configs")) {
-    throw InputError("--reuse-configs needs recorded curves (--curves or [simulate] curves)");
+    sim.nearest_random_draws = vm.count("nearest-draws") > 0;
+  } else if (vm.count("reuse-configs") || vm.count("nearest-draws")) {
+    throw InputError(
+        std::string(vm.count("reuse-configs") ? "--reuse-configs" : "--nearest-draws") +
+        " needs recorded curves (--curves or [simulate] curves)");
   }
   set_decision_cost(vm, study, sim);
   const ObjectiveInfo objective = describe_objective(study, sim.curves);

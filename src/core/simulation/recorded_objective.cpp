@@ -10,19 +10,21 @@ constexpr std::uint64_t kPickStream = 0x7069636bULL;        // "pick"
 constexpr std::uint64_t kRepeatStream = 0x726570656174ULL;  // "repeat"
 }  // namespace
 
-RecordedObjective::RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse)
+RecordedObjective::RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse,
+                                     bool nearest_random)
     : table_(&table),
       kind_(study.sampler.kind),
       seed_(study.seed),
       reuse_(reuse),
+      nearest_random_(nearest_random && study.sampler.kind == SamplerKind::Random),
       space_(&study.space) {
   const std::size_t n = table.configurations().size();
-  if (kind_ == SamplerKind::Random) {
+  if (kind_ == SamplerKind::Random && !nearest_random_) {
     remaining_.resize(n);
     for (std::size_t c = 0; c < n; ++c)
       remaining_[c] = c;
   }
-  if (kind_ == SamplerKind::Halton || is_model_based(kind_)) {
+  if (kind_ == SamplerKind::Halton || is_model_based(kind_) || nearest_random_) {
     const auto& params = study.space.parameters();
     for (const auto& p : params)
       dims_ += p.domain.is_sampled() ? 1 : 0;
@@ -58,15 +60,10 @@ std::size_t RecordedObjective::pick(TrialId trial, const Suggestion& suggestion)
     case SamplerKind::Tpe:
     case SamplerKind::Bohb:
     case SamplerKind::Mobster:
-    case SamplerKind::Nsga2: {
-      const auto& params = space_->parameters();
-      std::size_t d = 0;
-      for (std::size_t j = 0; j < params.size(); ++j)
-        if (params[j].domain.is_sampled())
-          point_[d++] = params[j].domain.to_unit(suggestion.config.values[j]);
-      return nearest_unused();
-    }
+    case SamplerKind::Nsga2:
+      return nearest_to(suggestion);
     case SamplerKind::Random:
+      if (nearest_random_) return nearest_to(suggestion);
       break;
   }
   Xoshiro256 rng(derive_seed(seed_, kPickStream, trial));
@@ -77,6 +74,15 @@ std::size_t RecordedObjective::pick(TrialId trial, const Suggestion& suggestion)
   remaining_[k] = remaining_.back();
   remaining_.pop_back();
   return config;
+}
+
+std::size_t RecordedObjective::nearest_to(const Suggestion& suggestion) {
+  const auto& params = space_->parameters();
+  std::size_t d = 0;
+  for (std::size_t j = 0; j < params.size(); ++j)
+    if (params[j].domain.is_sampled())
+      point_[d++] = params[j].domain.to_unit(suggestion.config.values[j]);
+  return nearest_unused();
 }
 
 std::size_t RecordedObjective::nearest_unused() {

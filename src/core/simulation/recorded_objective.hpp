@@ -2,7 +2,8 @@
 // Recorded learning curves as the objective. The table is a finite set: the sampler
 // picks among its configurations, each at most once unless `reuse` is set (Syne Tune's
 // "restricted configurations"):
-//   - random: uniformly among those not yet drawn;
+//   - random: uniformly among those not yet drawn, or, with `nearest_random`, the one
+//     nearest to the random sampler's point, as for tpe and bohb below;
 //   - halton: the one nearest (in the unit cube of the sampled parameters) to the
 //     sampler's point, among those not yet drawn;
 //   - grid:   every configuration in table order;
@@ -20,7 +21,8 @@ namespace slurmtune::core {
 
 class RecordedObjective final : public Objective {
  public:
-  RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse);
+  RecordedObjective(const CurveTable& table, const StudySpec& study, bool reuse,
+                    bool nearest_random = false);
 
   std::optional<CurveId> draw(TrialId trial, const Suggestion& suggestion) override;
   Configuration configuration(CurveId curve) const override {
@@ -39,6 +41,8 @@ class RecordedObjective final : public Objective {
 
  private:
   std::size_t pick(TrialId trial, const Suggestion& suggestion);
+  /// The configuration nearest to the suggestion's point.
+  std::size_t nearest_to(const Suggestion& suggestion);
   /// The configuration nearest to point_ (unit coordinates of the sampled parameters).
   std::size_t nearest_unused();
   CurveId curve_of(std::size_t config) const;
@@ -47,6 +51,7 @@ class RecordedObjective final : public Objective {
   SamplerKind kind_;
   std::uint64_t seed_;
   bool reuse_;
+  bool nearest_random_;
   std::vector<std::size_t> remaining_;  // random: configurations not yet drawn
   std::vector<bool> used_;              // halton, tpe, bohb: configurations drawn
   std::vector<double> units_;           // the same: [config * dims + d] unit coordinates

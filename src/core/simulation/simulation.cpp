@@ -23,7 +23,8 @@ std::unique_ptr<Objective> make_objective(const StudySpec& spec, const Simulatio
         "simulate: pbt needs a curve for every configuration a trial switches to, and a "
         "recorded table holds whole runs only; simulate pbt on a synthetic objective");
   if (options.curves)
-    return std::make_unique<RecordedObjective>(*options.curves, spec, options.reuse_configurations);
+    return std::make_unique<RecordedObjective>(*options.curves, spec, options.reuse_configurations,
+                                               options.nearest_random_draws);
   return std::make_unique<SyntheticObjective>(spec);
 }
 

@@ -34,6 +34,10 @@ struct SimulationOptions {
   const CurveTable* curves = nullptr;
   /// With `curves`: a configuration may be drawn again (by default each at most once).
   bool reuse_configurations = false;
+  /// With `curves`: the random sampler's draw goes to the configuration nearest to its
+  /// point in the space, as a model sampler's suggestion does, instead of uniformly among
+  /// the table's configurations (doc/performance.md, "Two ways to draw at random").
+  bool nearest_random_draws = false;
   /// Reads a monotonic clock in seconds. When set, what each decision really cost (the
   /// sampler's suggestion, the scheduler's and sampler's handling of a report) is charged
   /// to the virtual clock: the worker waiting for it starts its next step that much later,

@@ -194,6 +194,31 @@ BOOST_AUTO_TEST_CASE(the_samplers_draw_each_recorded_configuration_once) {
     BOOST_TEST(reuse.draw(t, {}).has_value());
 }
 
+// nearest_random (simulate --nearest-draws): the random sampler's draw goes to the
+// configuration nearest to its point, as a model sampler's suggestion does; by default
+// it is uniform among the configurations not yet drawn, whatever the point.
+BOOST_AUTO_TEST_CASE(nearest_random_draws_map_the_random_point_like_a_suggestion) {
+  const auto table = read(four_configs());  // lr 0.001 sgd, 0.002 adam, 0.004 sgd, 0.008 adam
+  const auto s = study();                   // the random sampler
+  const auto at = [](double lr, const char* opt) {
+    Suggestion sug;
+    sug.config = Configuration({ParamValue{lr}, ParamValue{std::string(opt)}});
+    return sug;
+  };
+  const auto config_of = [&](std::optional<CurveId> curve) {
+    return table.curve(static_cast<std::uint32_t>(*curve)).config;
+  };
+  RecordedObjective nearest(table, s, false, true);
+  BOOST_TEST(config_of(nearest.draw(0, at(0.0079, "adam"))) == 3u);
+  // 0.008 adam is taken: the next nearest is 0.002 adam (0.2 away in the unit square),
+  // not 0.004 sgd (0.1 in lr but 0.5 in the choice).
+  BOOST_TEST(config_of(nearest.draw(1, at(0.0079, "adam"))) == 1u);
+  RecordedObjective uniform_a(table, s, false), uniform_b(table, s, false);
+  for (TrialId t = 0; t < 4; ++t)
+    BOOST_TEST(config_of(uniform_a.draw(t, at(0.0079, "adam"))) ==
+               config_of(uniform_b.draw(t, at(0.001, "sgd"))));
+}
+
 BOOST_AUTO_TEST_CASE(fifo_replays_every_recorded_curve_exactly) {
   const auto table = read(four_configs());
   Reports reports;
