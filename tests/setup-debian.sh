@@ -30,8 +30,8 @@ packages=(
   lmod
   # Python: scheduler semantics against numpy and the real Optuna; the analysis module
   python3 python3-numpy python3-optuna python3-h5py python3-pandas python3-matplotlib
-  # the HTML report, loaded in a real browser (tests/python/check_html_report.py), and
-  # an independent reader of the TensorBoard export (tests/python/check_tensorboard_export.py)
+  # the HTML report, loaded in a real browser (tests/python/module/check_html_report.py), and
+  # an independent reader of the TensorBoard export (tests/python/module/check_tensorboard_export.py)
   chromium python3-protobuf
   # slurmtune dashboard: its HTTP server and the plotting library it serves
   python3-tornado libjs-chart.js

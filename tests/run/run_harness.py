@@ -14,7 +14,7 @@ import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "python", "peers"))
 sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
 from asha_model import RayModel  # noqa: E402
 from slurmtune.study import Study  # noqa: E402

@@ -1,7 +1,7 @@
 """Splitting one MPI step's ranks into per-trial groups, for Python trial groups
 (slurmtune.trial). The same rules, and the same groups for the same inputs, as the C++
 ``core::partition_ranks`` (src/core/placement/partition.cpp) that C++ trial groups use;
-tests/python/check_partition.py compares the two on random placements:
+tests/python/peers/check_partition.py compares the two on random placements:
 
 - a group never straddles nodes unless one trial needs more than a node holds; then it
   takes whole nodes (and the unused tail of its last node stays idle);

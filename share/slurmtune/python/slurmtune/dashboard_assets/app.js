@@ -284,7 +284,7 @@ function draw(d) {
   parallel(d);
   slices(d);
   tables(d);
-  // For the benchmark (tests/bench/bench_dashboard.py): when the first view was drawn,
+  // For the benchmark (tests/bench/components/bench_dashboard.py): when the first view was drawn,
   // and how long each redraw takes.
   const root = document.documentElement.dataset;
   if (!root.firstDrawMs) root.firstDrawMs = String(Math.round(performance.now()));

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Who reaches the target first: for a slurmtune setting on recorded tables, the trial whose
+report first met each target (T1, T2 as in hpo_quality.py), where its configuration came
+from (a start-up draw, the sampler's random share, or the model) and how many trials had
+started before it. When most first hits are random draws, no sampler can make that cell
+much sooner; when the model's suggestions make them, the cell measures the model.
+
+    /usr/bin/python3 tests/bench/quality/first_hits.py [--slurmtune build/src/slurmtune]
+        [--tables digits-mlp ...] [--workers 8 [32 ...]] [--seeds 20] [--method recommended]
+
+Decisions are free (a seed gives the same run everywhere); the runs are those of
+hpo_quality.py's method of the same name.
+"""
+import argparse
+import multiprocessing
+import os
+import tempfile
+
+import h5py
+import numpy as np
+
+import hpo_quality
+import quality_runs
+
+ORIGINS = ("startup", "random", "model", "enqueued", "blind")
+
+
+def first_hit(task):
+    """(seed, [per target: None or (origin, trial id, trials started by then, share of the
+    trials started by then that the model suggested)])."""
+    binary, table, variant, seed, workers, budget, work = task
+    folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
+    os.makedirs(folder, exist_ok=True)
+    h5, _ = quality_runs.simulate_slurmtune(binary, table, variant, seed, workers, budget, folder, False)
+    with h5py.File(h5, "r") as f:
+        commit = f["commit"][0]
+        metrics = np.sort(f["metrics"][: int(commit["metrics"])], order="seq")
+        trials = f["trials"][: int(commit["trials"])]
+        names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
+    hits = []
+    for target in table.targets:
+        reached = [row for row in metrics if not np.isnan(row[table.metric])
+                   and table.reached(float(row[table.metric]), target)]
+        if not reached:
+            hits.append(None)
+            continue
+        row = reached[0]
+        trial = trials[trials["id"] == row["trial"]][0]
+        before = trials[trials["start_time"] <= row["time"]]
+        model_share = float(np.mean([names[o] == "model" for o in before["origin"]]))
+        hits.append((names[int(trial["origin"])], int(row["trial"]), len(before), model_share))
+    return seed, hits
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--slurmtune", default=os.path.join(quality_runs.ROOT, "build", "src", "slurmtune"))
+    parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt", "diabetes-sgd", "digits-deep"])
+    parser.add_argument("--workers", nargs="+", type=int, default=[8])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--method", default="recommended", help="a slurmtune variant of hpo_quality.py")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    args = parser.parse_args()
+    variants = {v[0]: v[1:] for v in hpo_quality.SLURMTUNE_VARIANTS}
+    if args.method not in variants:
+        raise SystemExit(f"--method: no slurmtune variant named {args.method!r}")
+    print(f"first hits of `{args.method}`, {args.seeds} seeds, decisions free; origin of the trial that "
+          "first met the target (shares of the seeds that reached it), median trials started by then "
+          "[quartiles], and the model's share of those trials")
+    print()
+    print("| table | workers | target | reached | startup | random | model | trials started | model's share of them |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
+        for name in args.tables:
+            table = quality_runs.Table(name)
+            for workers in args.workers:
+                budget = table.total_seconds / workers
+                tasks = [(args.slurmtune, table, variants[args.method], seed, workers, budget, work)
+                         for seed in range(args.seeds)]
+                results = sorted(pool.map(first_hit, tasks))
+                for t in range(len(table.targets)):
+                    hits = [h[t] for _, h in results if h[t] is not None]
+                    shares = {o: sum(h[0] == o for h in hits) / max(len(hits), 1) for o in ORIGINS}
+                    started = [h[2] for h in hits]
+                    q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
+                    model = np.median([h[3] for h in hits]) if hits else np.nan
+                    print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
+                          f"{shares['random']:.0%} | "
+                          f"{shares['model']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

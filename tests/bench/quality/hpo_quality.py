@@ -1,0 +1,384 @@
+#!/usr/bin/python3
+"""HPO quality on recorded learning curves: slurmtune's schedulers against Optuna's
+samplers and pruners, in one virtual-time harness, on the same tables, seeds and workers.
+
+    /usr/bin/python3 tests/bench/quality/hpo_quality.py [--slurmtune build/src/slurmtune]
+        [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4 [32 ...]] [--methods WORD ...]
+        [--charged] [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
+
+Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
+make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
+it took when the table was recorded. A configuration is drawn at most once. A
+suggestion is mapped to the nearest configuration of the table not yet drawn (unit cube:
+log scale for log domains, slot centre for choices): every Optuna sampler and slurmtune's
+model samplers, start-up included; slurmtune's random sampler draws uniformly among the
+configurations not yet drawn instead (draw_mechanism.py measures what that changes).
+  - slurmtune: `slurmtune simulate NAME.toml --seed S -o run.h5` with fifo, asha (Ray's
+    and Optuna's semantics), asha_promotion and hyperband with the random sampler, and
+    the model-based samplers (tpe, bohb, mobster), the reports read back with h5py.
+  - Optuna (the one imported: Debian's 3.1, or a newer copy on PYTHONPATH): RandomSampler,
+    TPESampler and, where the version has it, GPSampler x no pruner, SuccessiveHalving
+    (min_resource 1, reduction factor 3) and Hyperband (1, max_t, 3), driven through
+    ask/report/should_prune/tell by a discrete-event loop of the same workers.
+  - top-K (Egele et al. 2023): every configuration of the table, in a random order, trains
+    one step; the K best then train to max_t.
+Decision cost: by default decisions are free (a seed gives the same run everywhere).
+Methods named "[measured]" charge each decision's measured time to the virtual clock:
+`simulate --decision-cost measured` for slurmtune, the seconds of ask/should_prune/tell
+for Optuna, so a model's own time counts as it would for a user.
+`--charged` runs every Optuna variant "[measured]" and picks Optuna's best among them, and
+ends with the claim cells: per (table, target, workers) the recommended setting's speed-up
+(decisions charged) over Optuna's best charged variant and over random search with the same
+scheduler (asha_promotion [measured]), and the geometric means of both (issue #43).
+Protocol: the same seeds for every method (paired); two targets per table, the 2nd and
+10th percentiles of the curves' best values; per target the median [quartiles] virtual
+time to reach it (a seed that never does counts as worst) and the speed-up over Optuna's
+best variant at that target (its median over ours) with a paired bootstrap 95 % interval;
+the regret (best so far minus the table's best) at 2 %, 10 % and 50 % of the budget. The
+budget is the time random search without stopping needs to run the whole table.
+`--save` writes every run to JSON and `--merge` adds runs saved by another invocation (a
+newer Optuna on PYTHONPATH runs in its own process: see ../shared/notes and
+doc/performance.md); keys are TABLE@WORKERS. `--plot PREFIX` writes PREFIX-TABLE.png (PREFIX-TABLE-W.png
+with several worker counts): median regret over time.
+"""
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import optuna
+from quality_runs import ROOT, TARGET_PERCENTILES, Run, Table, run_optuna, run_slurmtune, run_top_k
+from quality_stats import fmt, ordinal, plot_regret, quartiles, speedup_interval, times_by_seed
+
+
+BUDGET_FRACTIONS = (0.02, 0.1, 0.5)
+
+ASHA_RAY = {"type": "asha", "semantics": "ray", "grace_period": 1, "reduction_factor": 3}
+HYPERBAND_RAY = {"type": "hyperband", "semantics": "ray", "reduction_factor": 3}
+ASHA_PREDICT = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3, "predict": True}
+ASHA_PROMOTION = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}
+# The recommended setting for "a good configuration as soon as possible" (doc/schedulers.md):
+# of the candidates run on the tuning tables digits-mlp and cancer-gbdt only, the one with
+# the highest geometric mean of its four speed-ups over Optuna's best (two tables x two
+# targets; doc/performance.md).
+RECOMMENDED = (ASHA_PROMOTION, "mobster", {"rung_weighting": "hyper-tune"})
+# Freeze-thaw (issue #43, item 1): the model chooses between starting and resuming.
+FREEZE_THAW = {"type": "freeze_thaw", "grace_period": 1, "reduction_factor": 3}
+# (label, [scheduler] keys, sampler, [sampler] keys); the random sampler unless named.
+SLURMTUNE_VARIANTS = [
+    ("fifo", {"type": "fifo"}),
+    ("asha (ray)", ASHA_RAY),
+    ("asha (optuna)", {"type": "asha", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
+    ("asha_promotion", ASHA_PROMOTION),
+    ("asha_promotion [measured]", ASHA_PROMOTION),
+    # Random search drawing as the model samplers and Optuna do: the configuration nearest
+    # to a random point, not uniformly among the table's (draw_mechanism.py).
+    ("fifo, nearest draws", {"type": "fifo"}, "random", {"nearest_draws": True}),
+    ("asha_promotion, nearest draws", ASHA_PROMOTION, "random", {"nearest_draws": True}),
+    ("asha_promotion, nearest draws [measured]", ASHA_PROMOTION, "random", {"nearest_draws": True}),
+    ("hyperband (ray)", HYPERBAND_RAY),
+    ("hyperband (optuna)", {"type": "hyperband", "semantics": "optuna", "min_resource": 1, "reduction_factor": 3}),
+    ("tpe + asha (ray)", ASHA_RAY, "tpe"),
+    ("tpe + hyperband (ray)", HYPERBAND_RAY, "tpe"),
+    ("tpe binned + asha (ray)", ASHA_RAY, "tpe", {"semantics": "binned", "bins": 32}),
+    ("bohb + asha (ray)", ASHA_RAY, "bohb"),
+    ("bohb + hyperband (ray)", HYPERBAND_RAY, "bohb"),
+    ("mobster + asha (ray)", ASHA_RAY, "mobster"),
+    ("mobster + asha_promotion", ASHA_PROMOTION, "mobster"),
+    ("mobster + hyperband (ray)", HYPERBAND_RAY, "mobster"),
+    ("mobster hyper-tune + asha_promotion", ASHA_PROMOTION, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("mobster hyper-tune + asha (ray)", ASHA_RAY, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("mobster hyper-tune + hyperband (ray)", HYPERBAND_RAY, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("asha_promotion predict", ASHA_PREDICT),
+    ("mobster + asha_promotion predict", ASHA_PREDICT, "mobster"),
+    ("freeze_thaw", FREEZE_THAW, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw [measured]", FREEZE_THAW, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, cost seconds", {**FREEZE_THAW, "cost": "seconds"}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, cost seconds [measured]", {**FREEZE_THAW, "cost": "seconds"}, "mobster",
+     {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, cost none", {**FREEZE_THAW, "cost": "none"}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, mix 0.5", {**FREEZE_THAW, "promotion_mix": 0.5}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("freeze_thaw, mix 0.1", {**FREEZE_THAW, "promotion_mix": 0.1}, "mobster", {"rung_weighting": "hyper-tune"}),
+    ("recommended", *RECOMMENDED),
+    ("recommended [measured]", *RECOMMENDED),
+    # A candidate (issue #43): the kernel's length scales expected to grow with the inputs.
+    ("recommended, dimension-scaled prior", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
+    ("recommended, dimension-scaled prior [measured]", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "length_scale_prior": "dimension-scaled"}),
+    # Candidates screened together (issue #43; rule in doc/performance.md, "Start-up,
+    # random share and candidates"): more random start-up trials, a larger random share,
+    # and a denser search of the acquisition.
+    *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], **options})
+      for label, options in (("recommended, 20 start-up trials", {"n_startup_trials": 20}),
+                             ("recommended, random fraction 0.25", {"random_fraction": 0.25}),
+                             ("recommended, 1000 candidates", {"num_candidates": 1000,
+                                                               "local_candidates": 200}),
+                             ("recommended, input warping", {"input_warping": True}),
+                             ("recommended, exchangeable choices", {"exchangeable_choices": True}),
+                             ("recommended, copula targets", {"target_transform": "copula"}),
+                             ("recommended, Sobol start-up", {"startup_design": "sobol"}),
+                             ("recommended, greedy mean", {"acquisition": "mean"}))
+      for suffix in ("", " [measured]")],
+    # A candidate (issue #43): a short rung's leader runs on instead of pausing.
+    ("recommended, eager promotion", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster", RECOMMENDED[2]),
+    ("recommended, eager promotion [measured]", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster",
+     RECOMMENDED[2]),
+    # What conditioning on at most max_observations (200) costs in quality: no subsampling.
+    ("recommended, every observation", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "max_observations": 100000}),
+]
+OPTUNA_SAMPLERS = ("random", "tpe", "gp")  # gp: GPSampler, where the Optuna imported has it
+OPTUNA_PRUNERS = ("none", "sha", "hyperband")
+OPTUNA_MEASURED = (("tpe", "sha"), ("random", "sha"), ("gp", "sha"))  # rows also run "[measured]"
+TOP_K = 3
+
+
+@dataclass
+class Method:
+    """A row of the table: how to run one seed of it."""
+    name: str
+    kind: str  # "slurmtune", "optuna" or "top-k"
+    args: tuple = ()
+    measured: bool = False  # charge decisions' measured time to the virtual clock
+
+
+def summarise(runs, table, budget):
+    per_target = []
+    for i in range(len(table.targets)):
+        q25, median, q75 = quartiles([r.times[i] for r in runs])
+        per_target.append(dict(median=median, q25=q25, q75=q75, reached=sum(r.times[i] is not None for r in runs),
+                               seeds=len(runs)))
+    regrets = [quartiles([r.regret_at(f * budget, table.best) for r in runs])[1] for f in BUDGET_FRACTIONS]
+    return dict(targets=per_target, regrets=regrets, started=float(np.median([r.started for r in runs])),
+                decision_s=float(np.median([r.decision_s for r in runs])))
+
+
+def run_task(task):
+    """One (method, seed) in a worker process: (name, run, wall seconds)."""
+    method, seed, args, table, workers, budget, work = task
+    started = time.time()
+    if method.kind == "slurmtune":
+        folder = os.path.join(work, f"{table.name}-{workers}-{method.name.replace(' ', '_')}-{seed}")
+        os.makedirs(folder, exist_ok=True)
+        run = run_slurmtune(args.slurmtune, table, method.args, seed, workers, budget, folder, method.measured)
+    elif method.kind == "optuna":
+        run = run_optuna(table, *method.args, seed, workers, budget, method.measured)
+    else:
+        run = run_top_k(table, method.args[0], seed, workers, budget)
+    run.table = None  # sent back without the table
+    return method.name, run, time.time() - started
+
+
+def all_methods(args):
+    methods = [Method("slurmtune " + v[0], "slurmtune", v[1:], v[0].endswith("[measured]")) for v in SLURMTUNE_VARIANTS]
+    samplers = [s for s in OPTUNA_SAMPLERS if s != "gp" or hasattr(optuna.samplers, "GPSampler")]
+    label = f"optuna {optuna.__version__}"
+    methods += [Method(f"{label} {s} + {p}", "optuna", (s, p)) for s in samplers for p in OPTUNA_PRUNERS]
+    measured = [(s, p) for s in samplers for p in OPTUNA_PRUNERS] if args.charged else OPTUNA_MEASURED
+    methods += [Method(f"{label} {s} + {p} [measured]", "optuna", (s, p), True)
+                for s, p in measured if s in samplers]
+    methods.append(Method(f"top-{args.top_k} after one step", "top-k", (args.top_k,)))
+    if args.methods:  # fifo (random search) stays as the reference
+        methods = [m for m in methods if m.name == "slurmtune fifo" or any(w in m.name for w in args.methods)]
+    if args.only:
+        unknown = set(args.only) - {m.name for m in methods}
+        if unknown:
+            sys.exit(f"--only: no method named {', '.join(sorted(unknown))}")
+        methods = [m for m in methods if m.name in args.only]
+    return methods
+
+
+def benchmark(args, table, workers, work, merged):
+    """{method name: (summary, CPU seconds, runs)} over args.seeds seeds."""
+    budget = table.total_seconds / workers
+    methods = all_methods(args)
+    tasks = [(m, seed, args, table, workers, budget, work) for m in methods for seed in range(args.seeds)]
+    runs, walls = {m.name: [] for m in methods}, {m.name: 0.0 for m in methods}
+    with multiprocessing.Pool(args.jobs) as pool:
+        for name, run, wall in pool.imap_unordered(run_task, tasks):
+            run.table = table
+            runs[name].append(run)
+            walls[name] += wall
+    for name, saved in merged_runs(args, merged, table.name, workers).items():  # possibly fewer seeds
+        if runs.get(name):
+            continue  # run here: this invocation's seeds
+        runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
+        walls[name] = saved["cpu_s"]
+        for run in runs[name]:
+            run.table = table
+    return budget, {name: (summarise(rs, table, budget), walls[name], rs) for name, rs in runs.items()}
+
+
+def optuna_best(results, target_index, charged):
+    """Optuna's variant with the lowest median time to the target, among those whose
+    decisions are charged (--charged) or among those deciding for free."""
+    medians = {name: r["targets"][target_index]["median"] for name, (r, _, _) in results.items()
+               if name.startswith("optuna") and ("[measured]" in name) == charged}
+    reached = {n: m for n, m in medians.items() if m is not None}
+    return min(reached, key=reached.get) if reached else None
+
+
+def write_saved(path, saved):
+    """--save: every run so far, replacing the file whole (a temporary file renamed)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(saved, f)
+    os.replace(path + ".tmp", path)
+
+
+def saved_key(name, workers):
+    """A table's key in --save and --merge files: its name and the workers it ran with."""
+    return f"{name}@{workers}"
+
+
+def merged_runs(args, merged, name, workers):
+    """The saved runs of one table at `workers`. Files written before keys always carried
+    the workers hold a bare name; it is taken only when one worker count is asked for."""
+    runs = merged.get(saved_key(name, workers))
+    if runs is None and len(args.workers) == 1:
+        runs = merged.get(name)
+    return runs or {}
+
+
+def paired_speedup(runs, theirs, target_index, rng):
+    """(point, low, high): their median time over ours, on the seeds both ran."""
+    seeds = sorted({r.seed for r in runs} & {r.seed for r in theirs})
+    return speedup_interval(times_by_seed(runs, target_index, seeds), times_by_seed(theirs, target_index, seeds), rng)
+
+
+def print_table(args, table, workers, budget, results):
+    rng = np.random.default_rng(0)
+    curves = sum(len(r) for r in table.curves)
+    print(f"\n### {table.name}: {len(table.configs)} configurations ({curves} curves) x {table.max_t} steps, "
+          f"{workers} workers, {args.seeds} seeds")
+    relation = "<=" if table.mode == "min" else ">="
+    print("targets " + ", ".join(f"T{i + 1}: {table.metric} {relation} {fmt(t, 4)} ({ordinal(p)} percentile of the "
+                                 f"curves' best)" for i, (t, p) in enumerate(zip(table.targets, TARGET_PERCENTILES)))
+          + f"; table best {fmt(table.best, 4)}; budget {budget:.1f} s virtual")
+    bests = [optuna_best(results, i, args.charged) for i in range(len(table.targets))]
+    print("Optuna's best variant: " + ", ".join(f"T{i + 1} {b}" for i, b in enumerate(bests)) + "\n")
+    header = ["method"]
+    for i in range(len(table.targets)):
+        header += [f"T{i + 1} time s, median [q25, q75]", "reached", f"T{i + 1} speed-up vs Optuna best [95% CI]"]
+    header += [f"regret @{int(f * 100)}%" for f in BUDGET_FRACTIONS] + ["trials", "decisions s", "CPU s"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name, (r, wall, runs) in results.items():
+        cells = [name]
+        for i, t in enumerate(r["targets"]):
+            cells += [f"{fmt(t['median'])} [{fmt(t['q25'])}, {fmt(t['q75'])}]", f"{t['reached']}/{t['seeds']}"]
+            if bests[i] is None:
+                cells.append("-")
+                continue
+            point, low, high = paired_speedup(runs, results[bests[i]][2], i, rng)
+            cells.append(f"{fmt(point)} [{fmt(low)}, {fmt(high)}]")
+        cells += [fmt(x) for x in r["regrets"]] + [f"{r['started']:.0f}", fmt(r["decision_s"]), f"{wall:.1f}"]
+        print("| " + " | ".join(cells) + " |")
+    sys.stdout.flush()
+
+
+CLAIMED = "slurmtune recommended [measured]"  # the setting judged, decisions charged
+SAME_SCHEDULER = "slurmtune asha_promotion [measured]"  # random search with its scheduler
+
+
+def claim_cells(args, table, workers, results):
+    """The issue #43 cells of one table: per target, the recommended setting's speed-up over
+    Optuna's best charged variant and over random + asha_promotion, with 95 % intervals."""
+    rng = np.random.default_rng(0)
+    cells = []
+    if CLAIMED not in results:
+        return cells
+    ours = results[CLAIMED][2]
+    for i in range(len(table.targets)):
+        best = optuna_best(results, i, True)
+        versus_optuna = paired_speedup(ours, results[best][2], i, rng) if best else (math.nan,) * 3
+        versus_random = paired_speedup(ours, results[SAME_SCHEDULER][2], i, rng) \
+            if SAME_SCHEDULER in results else (math.nan,) * 3
+        cells.append(dict(table=table.name, target=f"T{i + 1}", workers=workers, optuna_best=best,
+                          versus_optuna=versus_optuna, versus_random=versus_random))
+    return cells
+
+
+def print_claim_cells(cells):
+    """Every cell, then the issue's three bars: geometric mean of the speed-ups over Optuna's
+    best >= 1.5, no lower end below 1.0 there, no upper end below 1.0 against random."""
+    interval = lambda c: f"{fmt(c[0])} [{fmt(c[1])}, {fmt(c[2])}]"  # noqa: E731
+    print("\n### Claim cells: `recommended [measured]` against Optuna's best charged variant and against "
+          "random + asha_promotion [measured]\n")
+    print("| table | target | workers | vs Optuna's best [95% CI] | Optuna's best | vs random + asha_promotion [95% CI] |")
+    print("|---|---|---|---|---|---|")
+    for c in cells:
+        print(f"| {c['table']} | {c['target']} | {c['workers']} | {interval(c['versus_optuna'])} | "
+              f"{c['optuna_best']} | {interval(c['versus_random'])} |")
+    def geomean(key):
+        finite = [p for p in (c[key][0] for c in cells) if 0 < p < math.inf]
+        return fmt(math.exp(sum(map(math.log, finite)) / len(finite)) if finite else math.nan), len(finite)
+
+    (versus_optuna, counted), (versus_random, _) = geomean("versus_optuna"), geomean("versus_random")
+    print(f"\ngeometric mean over {counted} of {len(cells)} cells (finite, positive): {versus_optuna} against "
+          f"Optuna's best, {versus_random} against random + asha_promotion; "
+          f"cells whose interval against Optuna's best starts below 1.0: "
+          f"{sum(c['versus_optuna'][1] < 1.0 for c in cells)}; cells later than random + asha_promotion "
+          f"(upper end below 1.0): {sum(c['versus_random'][2] < 1.0 for c in cells)}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--slurmtune", default=os.path.join(ROOT, "build", "src", "slurmtune"))
+    parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt"])
+    parser.add_argument("--methods", nargs="+", help="only the methods whose names contain one of these words")
+    parser.add_argument("--only", nargs="+", help="only the methods of exactly these names")
+    parser.add_argument("--seeds", type=int, default=60)
+    parser.add_argument("--workers", type=int, nargs="+", default=[4], help="one benchmark per worker count")
+    parser.add_argument("--charged", action="store_true",
+                        help="every Optuna variant charged; Optuna's best among them; the claim cells at the end")
+    parser.add_argument("--top-k", type=int, default=TOP_K, help="K of the top-K baseline")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes running seeds in parallel")
+    parser.add_argument("--save", help="write every run of every method to this JSON file")
+    parser.add_argument("--merge", nargs="+", default=[], help="add the runs saved in these JSON files")
+    parser.add_argument("--plot", help="write PREFIX-TABLE.png: median regret against virtual time")
+    args = parser.parse_args()
+    merged = {}
+    for path in args.merge:  # the first file to hold a method gives its runs
+        with open(path) as f:
+            for table, methods in json.load(f).items():
+                for name, saved in methods.items():
+                    merged.setdefault(table, {}).setdefault(name, saved)
+    version = subprocess.run([args.slurmtune, "--version"], capture_output=True, text=True).stdout.split()
+    print(f"slurmtune {version[-1] if version else '?'}, Optuna {optuna.__version__}; `speed-up`: Optuna's best "
+          f"variant's median time to the target over the method's (> 1: sooner)")
+    saved, cells = {}, []
+    with tempfile.TemporaryDirectory() as work:
+        for name in args.tables:
+            table = Table(name)
+            for workers in args.workers:
+                budget, results = benchmark(args, table, workers, work, merged)
+                print_table(args, table, workers, budget, results)
+                key = saved_key(name, workers)
+                saved[key] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
+                if args.save:  # after every table: an hour-long run interrupted keeps what it finished
+                    write_saved(args.save, saved)
+                cells += claim_cells(args, table, workers, results) if args.charged else []
+                if args.plot:
+                    best = optuna_best(results, 0, args.charged)
+                    names = ["slurmtune recommended", "slurmtune recommended [measured]",
+                             "slurmtune mobster hyper-tune + asha_promotion", "slurmtune asha (ray)",
+                             "slurmtune asha_promotion [measured]", "slurmtune fifo",
+                             f"top-{args.top_k} after one step", best] + \
+                        [n for n in results if "gp +" in n and "sha" in n]
+                    suffix = f"-{workers}" if len(args.workers) > 1 else ""  # PREFIX-TABLE[-W].png
+                    plot_regret(f"{args.plot}-{name}{suffix}.png", table, budget, results,
+                                list(dict.fromkeys(n for n in names if n in results)))
+    if cells:
+        print_claim_cells(cells)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The Python analysis module (share/slurmtune/python/slurmtune/study.py) on results files
+the C++ writer produced: a finished simulated study, and one read while the writer is
+still appending. Usage: check_study_module.py SLURMTUNE KILLABLE_WRITER STUDY.toml PBT_STUDY.toml"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "share", "slurmtune", "python"))
+from slurmtune.study import ResultsFileError, Study, StudyFileError  # noqa: E402
+
+
+def record_and_summarise(slurmtune, study_toml, workers, path):
+    """Simulates the study into `path`, then again for its JSON summary (deterministic:
+    the same run), which it returns."""
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", str(workers), "-q", "-o", path],
+                   check=True, stdout=subprocess.DEVNULL)
+    return json.loads(subprocess.run([slurmtune, "simulate", study_toml, "-w", str(workers), "--json"],
+                                     check=True, capture_output=True, text=True).stdout)
+
+
+def check_finished_study(slurmtune, study_toml, workdir):
+    path = os.path.join(workdir, "finished.h5")
+    summary = record_and_summarise(slurmtune, study_toml, 8, path)
+    s = Study(path)
+    assert s.name == summary["study"]
+    assert len(s.trials) == summary["started"], (len(s.trials), summary)
+    assert len(s.metrics) == summary["reports"]
+    counts = s.trials["status"].value_counts()
+    assert counts["completed"] == summary["completed"] and counts["stopped"] == summary["stopped"]
+    assert set(s.trials["config/optimizer"]) <= {"sgd", "adam"}
+    assert s.trials["config/hidden"].between(16, 255).all()
+    # The best configuration agrees with `slurmtune best` and the simulator's summary.
+    best_cli = json.loads(subprocess.run([slurmtune, "best", path, "--format", "json"], check=True,
+                                         capture_output=True, text=True).stdout)
+    assert s.best_config == best_cli == summary["best_config"], (s.best_config, best_cli)
+    assert abs(s.best_trial["best_value"] - summary["best_value"]) < 1e-12
+    # Every report of a trial is in its curve, in step order.
+    curve = s.curve(int(s.best_trial["id"]))
+    assert len(curve) == s.best_trial["reports"] and curve["step"].is_monotonic_increasing
+    # The history explains every early stop: a "stop" decision with its cutoff.
+    history = s.history
+    stops = history[(history["kind"] == "stop") & (history["rung"] >= 0)]  # not "reached max_t"
+    stopped_early = s.trials[(s.trials["status"] == "stopped")]
+    assert set(stops["trial"]) == set(stopped_early["id"])
+    assert (stops["value"] > stops["cutoff"]).all()  # val_loss is minimised: worse is larger
+    png = s.plot_curves(os.path.join(workdir, "curves.png"))
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.getsize(png) > 5000
+    # And the export agrees row for row.
+    csv = subprocess.run([slurmtune, "export", path, "--table", "metrics"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert len(csv) == len(s.metrics) + 1
+    print(f"finished study: {len(s.trials)} trials, {len(s.metrics)} reports, best {s.best_config}")
+
+
+def check_reading_while_writing(killable_writer, study_toml, workdir):
+    path = os.path.join(workdir, "live.h5")
+    writer = subprocess.Popen([killable_writer, study_toml, path, "0.05", "20000"], stdout=subprocess.PIPE)
+    try:
+        while "flushed" not in writer.stdout.readline().decode():
+            pass
+        seen = []
+        with Study(path) as s:
+            for _ in range(15):
+                s.refresh()
+                trials, metrics, events = s.trials, s.metrics, s.events
+                # One consistent snapshot: every report and event belongs to a known trial.
+                assert metrics["trial"].max() < len(trials)
+                assert events[events["kind"] == "start"]["trial"].max() < len(trials)
+                assert len(metrics) == s.committed["metrics"]
+                seen.append(len(metrics))
+                time.sleep(0.1)
+        assert seen == sorted(seen) and seen[-1] > seen[0], seen
+        print(f"read while writing: {len(seen)} snapshots, reports {seen[0]} -> {seen[-1]}")
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+
+
+def check_bad_files(workdir):
+    text = os.path.join(workdir, "text.h5")
+    with open(text, "w") as f:
+        f.write("not hdf5")
+    for bad in (text, os.path.join(workdir, "missing.h5")):
+        try:
+            Study(bad)
+        except ResultsFileError as error:
+            assert bad in str(error)
+        else:
+            raise AssertionError(f"{bad} opened")
+    assert StudyFileError is ResultsFileError  # the old name still catches it
+    print("bad files: refused with the path in the message")
+
+
+def check_pbt_study(slurmtune, pbt_toml, workdir):
+    """A simulated PBT study: its exploits as recorded, as `replay` derives them again from
+    the file's own log, and the configuration history and best configuration they imply."""
+    path = os.path.join(workdir, "pbt.h5")
+    summary = record_and_summarise(slurmtune, pbt_toml, 4, path)
+    s = Study(path)
+    exploits = s.exploits
+    assert len(exploits) > 0, "no exploit in a PBT study"
+    # The scheduler, fed the file's log again, makes the same exploits in the same order.
+    log = subprocess.run([slurmtune, "export", path, "--table", "replay"], check=True,
+                         capture_output=True, text=True).stdout
+    replayed = subprocess.run([slurmtune, "replay", pbt_toml, "-"], input=log, check=True,
+                              capture_output=True, text=True).stdout
+    resumes = [json.loads(line) for line in replayed.splitlines() if '"resume":{' in line]
+    assert [(r["trial"], r["resume"]["donor"], r["resume"]["donor_step"]) for r in resumes] == \
+        [(int(e.trial), int(e.donor), float(e.donor_step)) for e in exploits.itertuples()], \
+        (resumes[:3], exploits.head(3))
+    for r, (_, e) in zip(resumes, exploits.iterrows()):
+        assert r["resume"]["operations"] == e["operations"]
+        assert abs(r["resume"]["config"]["lr"] - e["config/lr"]) <= 1e-12 * e["config/lr"]
+        assert r["resume"]["config"]["batch"] == e["config/batch"]
+    # A trial's history starts with its first configuration and adds one per exploit.
+    trial = int(exploits["trial"].iloc[0])
+    history = s.config_history(trial)
+    assert len(history) == 1 + (exploits["trial"] == trial).sum()
+    assert history["config/lr"].iloc[0] == s.trials.loc[trial, "config/lr"]
+    # The best configuration is the one in force at the best report, as the CLI and the
+    # simulator say.
+    best_cli = json.loads(subprocess.run([slurmtune, "best", path, "--format", "json"], check=True,
+                                         capture_output=True, text=True).stdout)
+    assert s.best_config == best_cli == summary["best_config"], (s.best_config, best_cli, summary)
+    for name, plot in (("schedule.png", lambda p: s.plot_schedule(p, "lr")),
+                       ("lineage.png", s.plot_lineage)):
+        target = os.path.join(workdir, name)
+        plot(target)
+        assert os.path.getsize(target) > 1000, name
+    s.close()
+    print(f"pbt: {len(exploits)} exploits recorded, replayed identically; best config agrees")
+
+
+def check_plots(slurmtune, study_toml, workdir):
+    """slurmtune.plots on a finished study: every plot is written, curves carry their
+    trials' SVG ids, times are seconds since the study started, and importance ranks a
+    parameter that decides the metric above one that does not."""
+    import numpy as np
+    import pandas as pd
+    from slurmtune import plots
+
+    path = os.path.join(workdir, "plots.h5")
+    subprocess.run([slurmtune, "simulate", study_toml, "-w", "8", "-q", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    s = Study(path)
+    assert s.trials["start_s"].min() == 0 and (s.metrics["time_s"] >= 0).all()
+    assert (s.trials["end_s"] >= s.trials["start_s"]).all()
+    for name in ("curves_by_outcome", "best_so_far", "rung_occupancy", "parallel_coordinates",
+                 "slices", "plot_importance"):
+        out = getattr(plots, name)(s, os.path.join(workdir, name + ".svg"))
+        with open(out) as f:
+            text = f.read()
+        assert text.lstrip().startswith("<?xml") and "<svg" in text, name
+        if name in ("curves_by_outcome", "parallel_coordinates"):
+            drawn = len(re.findall(r'<g id="trial-\d+"', text))
+            assert drawn == len(s.trials), (name, drawn, len(s.trials))
+    small = plots.curves_by_outcome(s, None, limit=10)
+    assert "showing 10 of %d" % len(s.trials) in small.axes[0].get_title()
+    ranked = plots.importance(s)
+    assert sorted(ranked["parameter"]) == sorted(c[len("config/"):] for c in s.config_columns)
+    assert ranked["importance"].between(0, 1).all() and ranked["importance"].is_monotonic_decreasing
+
+    class Known:  # best value = x^2 + noise; z is noise: importance must say so
+        rng = np.random.default_rng(1)
+        x, z = rng.uniform(-1, 1, 2000), rng.uniform(-1, 1, 2000)
+        trials = pd.DataFrame({"best_value": x ** 2 + 0.01 * rng.normal(size=2000),
+                               "config/x": x, "config/z": z})
+        config_columns = ["config/x", "config/z"]
+    known = plots.importance(Known).set_index("parameter")["importance"]
+    assert known["x"] > 0.9 and known["z"] < 0.02, known
+    print(f"plots: 6 plots of {len(s.trials)} trials; importance {dict(zip(ranked.parameter, ranked.importance.round(3)))}")
+
+
+def main():
+    slurmtune, killable_writer, study_toml, pbt_toml = sys.argv[1:5]
+    with tempfile.TemporaryDirectory() as workdir:
+        check_finished_study(slurmtune, study_toml, workdir)
+        check_plots(slurmtune, study_toml, workdir)
+        check_pbt_study(slurmtune, pbt_toml, workdir)
+        check_reading_while_writing(killable_writer, study_toml, workdir)
+        check_bad_files(workdir)
+
+
+if __name__ == "__main__":
+    main()
