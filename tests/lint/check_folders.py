@@ -11,6 +11,9 @@
     (core/search and core/search/gp) are one family, whose top (the interface and the
     factory that picks an implementation) and subfolders (the implementations) include
     each other; between families, includes point one way.
+  - no folder of tests/, share/, include/ or doc/ holds more than 24 files (of any kind,
+    subfolders not counted): a folder of test programs, benchmarks or fixtures is one idea
+    too.
 
     check_folders.py SOURCE_DIR
 
@@ -82,6 +85,20 @@ def find_loop(edges):
     return None
 
 
+def crowded_folders(source, tops=("tests", "share", "include", "doc")):
+    """Problems for the folders outside src/ that hold more than MAX_FILES files."""
+    problems = []
+    for top in tops:
+        for folder, _, names in os.walk(os.path.join(source, top)):
+            if "__pycache__" in folder:
+                continue
+            files = [n for n in names if not n.endswith(".pyc")]
+            if len(files) > MAX_FILES:
+                problems.append("%s holds %d files (at most %d): split it by concern"
+                                % (os.path.relpath(folder, source), len(files), MAX_FILES))
+    return problems
+
+
 def main():
     source = os.path.abspath(sys.argv[1])
     src = os.path.join(source, "src")
@@ -103,6 +120,7 @@ def main():
                             % (folder, len(code), MAX_FILES))
     for folder in sorted(set(rules) - set(files_of)):
         problems.append("doc/architecture.md names src/%s, which holds no code" % folder)
+    problems += crowded_folders(source)
 
     family_edges = {}
     for folder, code in sorted(files_of.items()):
