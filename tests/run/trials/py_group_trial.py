@@ -53,9 +53,11 @@ def train(t, args):
             if t.id == args.kill_trial and t.attempt == 0 and step == 2 and t.rank == 1:
                 os.kill(os.getpid(), signal.SIGKILL)
             loss = t.comm.allreduce(((x - 0.3) ** 2 + 1.0 / step) / t.size, op=MPI.SUM)
-            t.save_checkpoint(step, "state.json", lambda path: write_state(path, step))
             t.report(step, loss=loss, ranks=float(t.size), mixed=mixed, torch_ok=torch_ok,
                      start=float(start))
+            # After the report, not before: a step torn down between the two would resume
+            # past a step whose report the coordinator never received (doc/python.md).
+            t.save_checkpoint(step, "state.json", lambda path: write_state(path, step))
         note_left(t, step)
     except TrialStopped:
         note_left(t, step)

@@ -2,29 +2,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "config/study_file.hpp"
+#include "unit/config/study_text.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::core;
-
-namespace {
-const std::string kHeader = "[study]\nname = \"s\"\nmetric = \"loss\"\n";
-
-// The error message for `text`, or "" when it parses.
-std::string error_of(const std::string& text) {
-  try {
-    config::parse_study(text, "study.toml");
-  } catch (const config::StudyFileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  const bool found = haystack.find(needle) != std::string::npos;
-  if (!found) BOOST_TEST_MESSAGE("message was: " << haystack);
-  return found;
-}
-}  // namespace
+using namespace slurmtune::testing;
 
 BOOST_AUTO_TEST_CASE(reads_the_documented_example) {
   const auto s = config::parse_study(R"(
@@ -272,76 +254,6 @@ BOOST_AUTO_TEST_CASE(a_missing_file_is_named) {
   }
 }
 
-namespace {
-const std::string kPbtSearch =
-    "[search]\nlr = { loguniform = [1e-4, 1e-1] }\nbatch = { choice = [32, 64, 128] }\n"
-    "depth = 3\n";
-std::string pbt_study(const std::string& scheduler, const std::string& mutations) {
-  return kHeader + kPbtSearch + "[scheduler]\ntype = \"pbt\"\nmax_t = 20\n" + scheduler +
-         "[scheduler.mutations]\n" + mutations;
-}
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(a_pbt_scheduler_reads_ray_s_options_and_mutations) {
-  const auto s = config::parse_study(
-      pbt_study("perturbation_interval = 4\nburn_in_period = 2\nquantile_fraction = 0.5\n"
-                "resample_probability = 0\nperturbation_factors = [2, 0.5]\nsynch = true\n",
-                "lr = \"resample\"\nbatch = [32, 64]\n"),
-      "study.toml");
-  BOOST_TEST((s.scheduler.type == SchedulerType::Pbt));
-  const auto& p = s.scheduler.pbt;
-  BOOST_TEST(p.perturbation_interval == 4);
-  BOOST_TEST(p.burn_in_period == 2);
-  BOOST_TEST(p.quantile_fraction == 0.5);
-  BOOST_TEST(p.resample_probability == 0);
-  BOOST_TEST(p.perturbation_factors == (std::vector<double>{2, 0.5}),
-             boost::test_tools::per_element());
-  BOOST_TEST(p.synch);
-  BOOST_REQUIRE(p.mutations.size() == 2u);
-  BOOST_TEST(p.mutations[0].name == "lr");  // in [search] order
-  BOOST_TEST(p.mutations[0].values.empty());
-  BOOST_TEST(p.mutations[1].name == "batch");
-  BOOST_TEST(p.mutations[1].values.size() == 2u);
-  // Defaults are Ray's.
-  const auto d = config::parse_study(
-      pbt_study("perturbation_interval = 1\n", "lr = \"resample\"\n"), "study.toml");
-  BOOST_TEST(d.scheduler.pbt.quantile_fraction == 0.25);
-  BOOST_TEST(d.scheduler.pbt.resample_probability == 0.25);
-  BOOST_TEST(d.scheduler.pbt.perturbation_factors == (std::vector<double>{1.2, 0.8}),
-             boost::test_tools::per_element());
-  BOOST_TEST(!d.scheduler.pbt.synch);
-}
-
-BOOST_AUTO_TEST_CASE(pbt_mistakes_are_located) {
-  BOOST_TEST(contains(error_of(pbt_study("", "lr = \"resample\"\n")),
-                      "[scheduler] perturbation_interval: is required for pbt"));
-  BOOST_TEST(contains(
-      error_of(kHeader + kPbtSearch + "[scheduler]\ntype = \"pbt\"\nperturbation_interval = 2\n"),
-      "[scheduler] mutations: is required for pbt"));
-  BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 2\n", "lrr = \"resample\"\n")),
-                      "study.toml:13:7: [scheduler] mutations.lrr: is not a parameter of [search]; "
-                      "did you mean 'lr'?"));
-  BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 2\n", "batch = [32, 48]\n")),
-                      "study.toml:13:14: [scheduler] mutations.batch: value 48 is not one of its "
-                      "[search] domain, choice"));
-  BOOST_TEST(
-      contains(error_of(pbt_study("perturbation_interval = 2\n", "depth = \"resample\"\n")),
-               "mutations.depth: is a constant in [search]; PBT mutates sampled parameters"));
-  BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 2\n", "lr = \"perturb\"\n")),
-                      "mutations.lr: must be \"resample\""));
-  BOOST_TEST(contains(
-      error_of(pbt_study("perturbation_interval = 2\nquantile_fraction = 0.6\n", "lr = [0.01]\n")),
-      "[scheduler] quantile_fraction: must be in (0, 0.5]"));
-  BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 2\nperturbation_factors = []\n",
-                                         "lr = [0.01]\n")),
-                      "[scheduler] perturbation_factors: must list at least one factor"));
-  BOOST_TEST(contains(error_of(pbt_study("perturbation_interval = 0\n", "lr = [0.01]\n")),
-                      "[scheduler] perturbation_interval: must be a positive number"));
-  BOOST_TEST(contains(
-      error_of(pbt_study("perturbation_interval = 1\ngrace_period = 1\n", "lr = [0.01]\n")),
-      "[scheduler] unknown key 'grace_period'"));
-}
-
 BOOST_AUTO_TEST_CASE(gpu_bind_is_a_slurm_value_for_gpu_trials) {
   const std::string base =
       kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\ncommand = [\"t\"]\n[resources]\n";
@@ -394,50 +306,6 @@ BOOST_AUTO_TEST_CASE(the_resolved_study_reads_back_with_quotes_in_every_name) {
   BOOST_REQUIRE(second.scheduler.pbt.mutations.size() == 2u);
   BOOST_TEST(second.scheduler.pbt.mutations[0].name == "'");
   BOOST_TEST(second.scheduler.pbt.mutations[1].name == "a'b");
-}
-
-// [[enqueue]]: values in the search space's order, numbers as the domain's type,
-// constants filled in; the resolved study writes and reads them back.
-BOOST_AUTO_TEST_CASE(enqueued_configurations_read_and_round_trip) {
-  const auto s = config::parse_study(
-      kHeader +
-          "sampler = \"tpe\"\n[search]\nlr = { loguniform = [1e-4, 0.1] }\n"
-          "n = { randint = [1, 8] }\ndrop = { uniform = [0, 0.5], step = 0.1 }\n"
-          "opt = { choice = [\"a\", 2.5] }\ntag = \"t\"\n"
-          "[[enqueue]]\nopt = 2.5\nlr = 1e-3\nn = 3\ndrop = 0.3\n[[enqueue]]\ndrop = 0\n",
-      "e.toml");
-  BOOST_REQUIRE(s.sampler.enqueued.size() == 2U);
-  const auto& first = s.sampler.enqueued[0].values;
-  BOOST_TEST((first == std::vector<std::optional<ParamValue>>{
-                           ParamValue{1e-3}, ParamValue{std::int64_t{3}}, ParamValue{0.3},
-                           ParamValue{2.5}, ParamValue{std::string("t")}}));
-  const auto& second = s.sampler.enqueued[1].values;
-  BOOST_TEST((second == std::vector<std::optional<ParamValue>>{std::nullopt, std::nullopt,
-                                                               ParamValue{0.0}, std::nullopt,
-                                                               ParamValue{std::string("t")}}));
-  const std::string text = config::to_toml(s);
-  BOOST_TEST(contains(text,
-                      "\n[[enqueue]]\nlr = 0.001\nn = 3\ndrop = 0.3\nopt = 2.5\ntag = 't'\n\n"
-                      "[[enqueue]]\ndrop = 0.0\ntag = 't'\n"));
-  const auto again = config::parse_study(text, "resolved.toml");
-  BOOST_TEST((again.sampler.enqueued == s.sampler.enqueued));
-  BOOST_TEST(config::flatten_study(again).at("enqueue.2") == "{ drop = 0.0, tag = 't' }");
-}
-
-BOOST_AUTO_TEST_CASE(enqueued_values_must_be_values_of_their_domains) {
-  const std::string head =
-      kHeader + "[search]\nn = { randint = [1, 8] }\nopt = { choice = [\"a\"] }\n";
-  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nn = 2.5\n"),
-                      "[enqueue] n: 2.5 is not a value of randint [1.0, 8.0]"));
-  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nn = 8\n"), "[enqueue] n: 8 is not a value"));
-  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nopt = \"b\"\n"),
-                      "[enqueue] opt: \"b\" is not a value of choice [\"a\"]"));
-  BOOST_TEST(contains(error_of(head + "[[enqueue]]\nopt = [1]\n"),
-                      "[enqueue] opt: must be a number, string or boolean"));
-  BOOST_TEST(contains(error_of(head + "[[enqueue]]\n"), "names no parameter"));
-  BOOST_TEST(contains(error_of(kHeader + "sampler = \"grid\"\n[search]\nx = { grid = [1, 2] }\n"
-                                         "[[enqueue]]\nx = 1\n"),
-                      "sampler \"grid\" tries every configuration in turn"));
 }
 
 // `when`: a parameter exists only while earlier choices take given values; chains follow.
@@ -622,31 +490,6 @@ BOOST_AUTO_TEST_CASE(what_cannot_take_several_objectives_says_so) {
                                "[\"old.h5\"]\n" +
                                space),
                       "[sampler] warm_start: sampler \"nsga2\" breeds from its own generations"));
-}
-
-// Issue #41 (13): an [[enqueue]] value between a quantized domain's steps, or for a
-// conditional parameter whose when does not hold (or whose parent the entry leaves to
-// the sampler), is refused where it is written; it used to run off the grid or be
-// dropped without a word.
-BOOST_AUTO_TEST_CASE(enqueued_values_off_the_grid_or_outside_their_condition_are_refused) {
-  const std::string search = kHeader +
-                             "[search]\n"
-                             "q = { quniform = [0, 1, 0.25] }\n"
-                             "n = { qrandint = [1, 9, 2] }\n"
-                             "opt = { choice = [\"sgd\", \"adam\"] }\n"
-                             "momentum = { uniform = [0, 0.9], when = { opt = \"sgd\" } }\n";
-  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nq = 0.3\n"),
-                      "study.toml:10:5: [enqueue] q: 0.3 is not on the grid of quniform"));
-  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nn = 4\n"),
-                      "[enqueue] n: 4 is not on the grid of qrandint"));
-  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nopt = \"adam\"\nmomentum = 0.5\n"),
-                      "study.toml:11:12: [enqueue] momentum: exists only while opt is one of its "
-                      "when's values, and this entry sets opt = \"adam\""));
-  BOOST_TEST(contains(error_of(search + "[[enqueue]]\nmomentum = 0.5\n"),
-                      "[enqueue] momentum: exists only under its when on opt, which this entry "
-                      "leaves to the sampler; give opt too"));
-  BOOST_TEST(
-      error_of(search + "[[enqueue]]\nq = 0.75\nn = 5\nopt = \"sgd\"\nmomentum = 0.5\n").empty());
 }
 
 BOOST_AUTO_TEST_CASE(freeze_thaw_reads_its_options_needs_mobster_and_round_trips) {
