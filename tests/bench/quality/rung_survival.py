@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How well a rung ranks the configurations by their best value, on each recorded table
-(doc/performance.md, "A larger reduction factor").
+(doc/performance.md, "What the rungs keep").
 
     /usr/bin/python3 tests/bench/quality/rung_survival.py [--tables ...] [--etas 3 4 5]
 
