@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -46,6 +48,44 @@ Hid swmr_file_access() {
   check_status(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
                "H5Pset_libver_bounds");
   return fapl;
+}
+
+InputError already_exists(const std::string& path) {
+  return InputError(path +
+                    ": already exists; slurmtune never overwrites a results file. "
+                    "Resume it, or choose another path");
+}
+
+// A hidden sibling of `path` that no other living process uses (the folder may be shared
+// by several hosts): ".NAME.HOST.PID.unpublished".
+std::string unpublished_name(const std::string& path) {
+  const std::filesystem::path p(path);
+  std::string name = p.filename().string();  // appended, not `"." + ...`: g++ 12's -Wrestrict
+  name.insert(0, 1, '.');
+  name.append(".").append(host_name()).append(".").append(std::to_string(getpid()));
+  return (p.parent_path() / name.append(".unpublished")).string();
+}
+
+// The unpublished name goes when create() returns or throws; the published one stays.
+struct UnlinkOnExit {
+  std::string path;
+  explicit UnlinkOnExit(std::string p) : path(std::move(p)) {}
+  UnlinkOnExit(const UnlinkOnExit&) = delete;
+  UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
+  ~UnlinkOnExit() { unlink(path.c_str()); }
+};
+
+void publish(const std::string& unpublished, const std::string& path) {
+  if (link(unpublished.c_str(), path.c_str()) == 0) return;
+  int error = errno;
+  if (error == EEXIST) throw already_exists(path);
+  // A file system without hard links: a rename, which replaces, after a last look.
+  if (error == EPERM || error == EOPNOTSUPP || error == ENOSYS) {
+    if (std::filesystem::exists(path)) throw already_exists(path);
+    if (std::rename(unpublished.c_str(), path.c_str()) == 0) return;
+    error = errno;
+  }
+  throw InputError(path + ": cannot create the results file: " + std::strerror(error));
 }
 
 // A resumed file keeps the schema it was created with.
@@ -96,17 +136,22 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
                                                  const core::StudySpec& spec,
                                                  const WriterOptions& options) {
   quiet_hdf5_errors();
-  if (std::filesystem::exists(path))
-    throw InputError(path +
-                     ": already exists; slurmtune never overwrites a results file. "
-                     "Resume it, or choose another path");
+  if (std::filesystem::exists(path)) throw already_exists(path);
+  // Laid out under a name of this process's own and published whole by link(): a writer
+  // killed before its first flush leaves no half-made file at `path`, which a rerun would
+  // take for a study to resume and could not open.
+  const std::string unpublished = unpublished_name(path);
+  unlink(unpublished.c_str());  // a dead process's of this name: this PID was its
   const Hid fapl = swmr_file_access();
-  Hid file = check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl), "H5Fcreate " + path);
+  Hid file = check(H5Fcreate(unpublished.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl),
+                   "H5Fcreate " + unpublished);
+  const UnlinkOnExit unpublished_file{unpublished};
   auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, true));
   // From here on HDF5 1.10 cannot create objects: the layout above is complete.
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
   writer->append_session();
   writer->flush();
+  publish(unpublished, path);  // fails, never replaces, where `path` appeared meanwhile
   return writer;
 }
 

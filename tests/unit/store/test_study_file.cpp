@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
@@ -140,6 +141,25 @@ BOOST_AUTO_TEST_CASE(never_overwrites_an_existing_file) {
   std::string text;
   in >> text;
   BOOST_TEST(text == "precious");
+}
+
+// Laid out under a hidden name and linked to its path once complete: nothing else is
+// left in the folder, and a dead creator's leftover changes nothing.
+BOOST_AUTO_TEST_CASE(a_new_file_is_published_whole_and_alone) {
+  TempDir dir;
+  char host[256] = {};  // a process of this PID on this host left one: its name is ours now
+  gethostname(host, sizeof host - 1);
+  std::ofstream(
+      dir.file(".new.h5." + std::string(host) + "." + std::to_string(getpid()) + ".unpublished"))
+      << "half made";
+  store::StudyWriter::create(dir.file("new.h5"), spec(), {}).reset();
+  BOOST_TEST(store::StudyReader(dir.file("new.h5")).sessions().size() == 1U);
+  std::ofstream(dir.file(".new2.h5.host.1.unpublished")) << "half made";
+  simulate_into(dir.file("new2.h5"), spec());
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    names.insert(entry.path().filename().string());
+  BOOST_TEST(names == (std::set<std::string>{".new2.h5.host.1.unpublished", "new.h5", "new2.h5"}));
 }
 
 BOOST_AUTO_TEST_CASE(an_undeclared_metric_is_refused_by_name) {
