@@ -16,14 +16,20 @@ fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
       -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
+# With the sanitizer stage below, the local `slurmtune run` tests of the runtime (label
+# `runtime`) run there, under ASan and UBSan, and not here too; the same scenarios run
+# here under Slurm (`run.slurm.*`).
+skip_here=()
+if [ "${SANITIZE:-1}" != 0 ]; then skip_here=(-LE '^runtime$'); fi
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "${skip_here[@]}"
 
 # A second build with Clang, AddressSanitizer + UndefinedBehaviorSanitizer and the
-# libFuzzer targets: the unit, cli and local `slurmtune run` tests under the sanitizers
-# (less those labelled `decisions`: their subject is the sampler's decisions, which the
-# unit and cli tests run here too), then every fuzz target for SLURMTUNE_FUZZ_SECONDS
-# (default 30). Line tables are all a sanitizer's report needs of the debug information,
-# and cost far less to compile and link than -g. SANITIZE=0 skips it.
+# libFuzzer targets: the unit and cli tests and the local `slurmtune run` tests of the
+# runtime under the sanitizers (those labelled `decisions` ran above: their subject is
+# the sampler's decisions, which the unit and cli tests run here too), then every fuzz
+# target for SLURMTUNE_FUZZ_SECONDS (default 30). Line tables are all a sanitizer's
+# report needs of the debug information, and cost far less to compile and link than -g.
+# SANITIZE=0 skips it, and the stage above then runs every test.
 if [ "${SANITIZE:-1}" != 0 ]; then
   sanitize=${SANITIZE_BUILD_DIR:-build-sanitize}
   CC=clang CXX=clang++ cmake -S . -B "$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
