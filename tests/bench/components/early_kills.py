@@ -4,9 +4,10 @@
     early_kills.py KILLABLE_WRITER STUDY.toml [N]
 
 Starts build/tests/killable_writer N times (default 200) and kills it at uniform(0, 60 ms)
-after its start (on an idle machine: a loaded one starts it later), then counts the paths that hold no file, a file h5py opens (SWMR), and
-a file it cannot open. The last must be 0: slurmtune publishes a results file only once
-it is complete (doc/hdf5-layout.md). Example:
+after its start (run it on an idle machine: a loaded one starts the program later), then
+counts the paths that hold no file, a file h5py opens (SWMR), and a file it cannot open.
+The last must be 0: slurmtune publishes a results file only once it is complete
+(doc/hdf5-layout.md). Example:
 
     /usr/bin/python3 tests/bench/components/early_kills.py build/tests/killable_writer \\
         share/slurmtune/examples/mlp-digits.toml
