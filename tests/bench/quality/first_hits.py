@@ -5,6 +5,11 @@ from (a start-up draw, the sampler's random share, or the model) and how many tr
 started before it. When most first hits are random draws, no sampler can make that cell
 much sooner; when the model's suggestions make them, the cell measures the model.
 
+Where the time to the target went, as shares of it (means over the seeds, so they add up
+to 100 %): before the trial that met it started (proposing it), while it waited paused
+at a rung (the scheduler's doing), and while it trained up to the report that met it (its
+own steps, which only a cheaper configuration could shorten).
+
     /usr/bin/python3 tests/bench/quality/first_hits.py [--slurmtune build/src/slurmtune]
         [--tables digits-mlp ...] [--workers 8 [32 ...]] [--seeds 20] [--method recommended]
 
@@ -25,9 +30,24 @@ import quality_runs
 ORIGINS = ("startup", "random", "model", "enqueued", "blind")
 
 
+def paused_before(events, kinds, trial, time):
+    """Seconds the trial spent paused at rungs before `time` (each pause to its resume)."""
+    mine = np.sort(events[events["trial"] == trial], order="seq")
+    paused, since = 0.0, None
+    for event in mine:
+        if event["time"] > time:
+            break
+        if event["kind"] == kinds["pause"]:
+            since = float(event["time"])
+        elif event["kind"] == kinds["resume"] and since is not None:
+            paused, since = paused + float(event["time"]) - since, None
+    return paused
+
+
 def first_hit(task):
     """(seed, [per target: None or (origin, trial id, trials started by then, share of the
-    trials started by then that the model suggested)])."""
+    trials started by then that the model suggested, time of the hit, the trial's start,
+    its seconds paused before the hit)])."""
     binary, table, variant, seed, workers, budget, work = task
     folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
     os.makedirs(folder, exist_ok=True)
@@ -37,6 +57,8 @@ def first_hit(task):
         metrics = np.sort(f["metrics"][: int(commit["metrics"])], order="seq")
         trials = f["trials"][: int(commit["trials"])]
         names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
+        events = f["events"][: int(commit["events"])]
+        kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
     hits = []
     for target in table.targets:
         reached = [row for row in metrics if not np.isnan(row[table.metric])
@@ -48,7 +70,8 @@ def first_hit(task):
         trial = trials[trials["id"] == row["trial"]][0]
         before = trials[trials["start_time"] <= row["time"]]
         model_share = float(np.mean([names[o] == "model" for o in before["origin"]]))
-        hits.append((names[int(trial["origin"])], int(row["trial"]), len(before), model_share))
+        hits.append((names[int(trial["origin"])], int(row["trial"]), len(before), model_share, float(row["time"]),
+                     float(trial["start_time"]), paused_before(events, kinds, row["trial"], float(row["time"]))))
     return seed, hits
 
 
@@ -68,8 +91,9 @@ def main():
           "first met the target (shares of the seeds that reached it), median trials started by then "
           "[quartiles], and the model's share of those trials")
     print()
-    print("| table | workers | target | reached | startup | random | model | trials started | model's share of them |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| table | workers | target | reached | startup | random | model | trials started | model's share of them "
+          "| time to it | before it started | paused | training |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
             table = quality_runs.Table(name)
@@ -84,9 +108,15 @@ def main():
                     started = [h[2] for h in hits]
                     q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
                     model = np.median([h[3] for h in hits]) if hits else np.nan
+                    time = np.median([h[4] for h in hits]) if hits else np.nan
+                    before = [h[5] / h[4] for h in hits if h[4] > 0]
+                    paused = [h[6] / h[4] for h in hits if h[4] > 0]
+                    training = [(h[4] - h[5] - h[6]) / h[4] for h in hits if h[4] > 0]
+                    shares_of_time = " | ".join(f"{np.mean(v):.0%}" if v else "-" for v in (before, paused, training))
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
-                          f"{shares['model']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} |", flush=True)
+                          f"{shares['model']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
+                          f"{shares_of_time} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,14 @@ discrete-event loop, decisions free. sigma = inf is random search; sigma = 0 kno
 ranking. Each level's rank correlation with the true quality is measured and printed, so
 it can be set beside a model's held-out rank correlation (model_predictiveness.py).
 
+`--cost-exponents a ...` adds oracles that know each configuration's recorded step time
+and nothing of its quality: they draw configurations without replacement with
+probability proportional to (seconds a step)^-a (the Gumbel top-k order of
+-a log(seconds) + Gumbel noise). They bound what preferring cheap configurations alone
+would win or lose on a table: 0 is random search.
+
     /usr/bin/python3 tests/bench/quality/oracle_headroom.py [--tables digits-mlp ...] [--workers 8]
-        [--seeds 60] [--sigmas inf 2 1 0.5 0] [--jobs 2]
+        [--seeds 60] [--sigmas inf 2 1 0.5 0] [--cost-exponents 0.5 1] [--jobs 2]
 
 Per table and level: the median virtual time to each target and its speed-up over random
 search with the same pruner (paired seeds, bootstrap 95 % interval).
@@ -35,14 +41,24 @@ def quality_scores(table):
     return norm.ppf((ranks + 0.5) / len(ranks))
 
 
-class OracleSampler(optuna.samplers.BaseSampler):
-    """Draws configurations in the order of quality score + sigma x normal noise."""
+def step_seconds(table):
+    """Each configuration's mean recorded seconds a step (over its repeats)."""
+    return np.array([np.mean([seconds.mean() for _, _, seconds in runs]) for runs in table.curves])
 
-    def __init__(self, table, sigma, seed):
+
+class OracleSampler(optuna.samplers.BaseSampler):
+    """Draws configurations in the order of quality score + sigma x normal noise, or, for a
+    level ("cost", a), by step time: probability proportional to seconds^-a."""
+
+    def __init__(self, table, level, seed):
         rng = np.random.default_rng(seed)
         quality = quality_scores(table)
-        noise = rng.standard_normal(len(quality))
-        belief = noise if math.isinf(sigma) else quality + sigma * noise
+        if isinstance(level, tuple):
+            # Lower is drawn sooner: a log(seconds) - Gumbel noise (Gumbel top-k sampling).
+            belief = level[1] * np.log(step_seconds(table)) - rng.gumbel(size=len(quality))
+        else:
+            noise = rng.standard_normal(len(quality))
+            belief = noise if math.isinf(level) else quality + level * noise
         self.rank_correlation = float(spearmanr(belief, quality).correlation)
         self.order = [int(i) for i in np.argsort(belief, kind="stable")]
         self.configs = table.configs
@@ -62,10 +78,10 @@ class OracleSampler(optuna.samplers.BaseSampler):
 
 
 def run_level(task):
-    table, sigma, seed, workers, budget = task
-    sampler = OracleSampler(table, sigma, seed)
+    table, level, seed, workers, budget = task
+    sampler = OracleSampler(table, level, seed)
     run = quality_runs.run_optuna(table, "oracle", "sha", seed, workers, budget, False, sampler=sampler)
-    return sigma, seed, run, sampler.rank_correlation
+    return level, seed, run, sampler.rank_correlation
 
 
 def main():
@@ -74,6 +90,8 @@ def main():
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--seeds", type=int, default=60)
     parser.add_argument("--sigmas", nargs="+", type=float, default=[math.inf, 2.0, 1.0, 0.5, 0.0])
+    parser.add_argument("--cost-exponents", nargs="*", type=float, default=[],
+                        help="also oracles drawing with probability proportional to seconds a step ^ -a")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -83,14 +101,15 @@ def main():
     for name in args.tables:
         table = quality_runs.Table(name)
         budget = table.total_seconds / args.workers
-        tasks = [(table, s, seed, args.workers, budget) for s in args.sigmas for seed in range(args.seeds)]
+        levels = list(args.sigmas) + [("cost", a) for a in args.cost_exponents]
+        tasks = [(table, s, seed, args.workers, budget) for s in levels for seed in range(args.seeds)]
         with multiprocessing.Pool(args.jobs) as pool:
             done = pool.map(run_level, tasks)
         seeds = list(range(args.seeds))
-        runs = {s: [r for sigma, _, r, _ in done if sigma == s] for s in args.sigmas}
-        rho = {s: np.mean([c for sigma, _, _, c in done if sigma == s]) for s in args.sigmas}
+        runs = {s: [r for sigma, _, r, _ in done if sigma == s] for s in levels}
+        rho = {s: np.mean([c for sigma, _, _, c in done if sigma == s]) for s in levels}
         random_runs = runs[math.inf] if math.inf in runs else None
-        for s in args.sigmas:
+        for s in levels:
             cells = []
             for t in range(len(table.targets)):
                 ours = times_by_seed(runs[s], t, seeds)
@@ -100,7 +119,8 @@ def main():
                     continue
                 point, low, high = speedup_interval(ours, times_by_seed(random_runs, t, seeds), rng)
                 cells += [cell, f"{fmt(point)} [{fmt(low)}, {fmt(high)}]"]
-            print(f"| {name} | {s:g} | {rho[s]:.2f} | " + " | ".join(cells) + " |", flush=True)
+            label = f"seconds^-{s[1]:g}" if isinstance(s, tuple) else f"{s:g}"
+            print(f"| {name} | {label} | {rho[s]:.2f} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
