@@ -90,6 +90,11 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.acquisition = r.keyword("acquisition", {"ei", "mean"}) == "mean"
                         ? core::Acquisition::Mean
                         : core::Acquisition::ExpectedImprovement;
+  read_in_range(r, "cost_exponent", o.cost_exponent, 0, 4, "in [0, 4]");
+  // A posterior mean may be negative: dividing it by a cost would not rank by it.
+  if (o.cost_exponent > 0 && o.acquisition == core::Acquisition::Mean)
+    r.fail("cost_exponent",
+           "goes with acquisition = \"ei\" (a posterior mean is not divided by a cost)");
 }
 
 // NSGAIISampler's options, with its checks.

@@ -65,6 +65,11 @@ struct MobsterOptions {
   gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
   StartupDesign startup_design = StartupDesign::Random;
   Acquisition acquisition = Acquisition::ExpectedImprovement;
+  /// A model trial's expected improvement is divided by its predicted seconds a step to
+  /// this power (0: step costs play no part). The prediction is the step-cost model's
+  /// (step_cost_model.hpp), learnt from the recorded report times; start-up draws and the
+  /// random share are not weighted. Only with acquisition = ExpectedImprovement.
+  double cost_exponent = 0;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

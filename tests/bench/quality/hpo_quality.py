@@ -125,7 +125,8 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, exchangeable choices", {"exchangeable_choices": True}),
                              ("recommended, copula targets", {"target_transform": "copula"}),
                              ("recommended, Sobol start-up", {"startup_design": "sobol"}),
-                             ("recommended, greedy mean", {"acquisition": "mean"}))
+                             ("recommended, greedy mean", {"acquisition": "mean"}),
+                             ("recommended, cost exponent 0.5", {"cost_exponent": 0.5}))
       for suffix in ("", " [measured]")],
     # A candidate (issue #43): a short rung's leader runs on instead of pausing.
     ("recommended, eager promotion", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster", RECOMMENDED[2]),

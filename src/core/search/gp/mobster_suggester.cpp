@@ -456,12 +456,27 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
   return acquisition;
 }
 
+void MobsterSuggester::divide_by_step_cost(const std::vector<Configuration>& pool,
+                                           std::vector<double>& scores) {
+  std::vector<double> points;
+  points.reserve(pool.size() * encoder_.dims());
+  for (const auto& config : pool)
+    encoder_.encode(config, points);
+  // Before two trials are measured nothing is known of costs: expected improvement alone.
+  const auto seconds = costs_.predicted(points);
+  if (!seconds) return;
+  for (std::size_t c = 0; c < scores.size(); ++c)
+    scores[c] /= std::pow((*seconds)[c], options_.cost_exponent);
+}
+
 Configuration MobsterSuggester::propose(TrialId trial) {
   // Expected improvement at each weighted rung, over that rung's incumbent (or the
-  // posterior mean there, with acquisition = "mean").
+  // posterior mean there, with acquisition = "mean"), per predicted second a step raised
+  // to cost_exponent where that is set.
   const ModelView& v = view(trial);
   const std::vector<Configuration> pool = candidates(trial, v.centres);
-  const std::vector<double> scores = acquisition(v, v.weights, pool);
+  std::vector<double> scores = acquisition(v, v.weights, pool);
+  if (options_.cost_exponent > 0) divide_by_step_cost(pool, scores);
   return pool[static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
                                        scores.begin())];
 }

@@ -122,6 +122,8 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
                                   const std::vector<Configuration>& pool) const;
   Configuration propose(TrialId trial);
+  /// cost_exponent: each candidate's score over its predicted seconds a step to that power.
+  void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
   std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
 
   SearchSpace space_;
