@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Who reaches the target first: for a slurmtune setting on recorded tables, the trial whose
 report first met each target (T1, T2 as in hpo_quality.py), where its configuration came
-from (a start-up draw, the sampler's random share, or the model) and how many trials had
-started before it. When most first hits are random draws, no sampler can make that cell
-much sooner; when the model's suggestions make them, the cell measures the model.
+from (a start-up draw, the sampler's random share, the model, or a sampler without a
+model: "blind") and how many trials had started before it. When most first hits are
+random draws, no sampler can make that cell much sooner; when the model's suggestions
+make them, the cell measures the model.
 
 Where the time to the target went, as shares of it (means over the seeds, so they add up
 to 100 %): before the trial that met it started (proposing it), while it waited paused
@@ -91,9 +92,9 @@ def main():
           "first met the target (shares of the seeds that reached it), median trials started by then "
           "[quartiles], and the model's share of those trials")
     print()
-    print("| table | workers | target | reached | startup | random | model | trials started | model's share of them "
+    print("| table | workers | target | reached | startup | random | model | blind | trials started | model's share of them "
           "| time to it | before it started | paused | training |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
             table = quality_runs.Table(name)
@@ -115,7 +116,7 @@ def main():
                     shares_of_time = " | ".join(f"{np.mean(v):.0%}" if v else "-" for v in (before, paused, training))
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
-                          f"{shares['model']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
+                          f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
                           f"{shares_of_time} |", flush=True)
 
 
