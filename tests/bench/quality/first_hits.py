@@ -21,6 +21,7 @@ import argparse
 import multiprocessing
 import os
 import tempfile
+from typing import NamedTuple
 
 import h5py
 import numpy as np
@@ -29,6 +30,22 @@ import hpo_quality
 import quality_runs
 
 ORIGINS = ("startup", "random", "model", "enqueued", "blind")
+
+
+class FirstHit(NamedTuple):
+    """The report that first met a target, and the trial that made it."""
+    origin: str          # where the trial's configuration came from (ORIGINS)
+    trial: int
+    started: int         # trials started by the time of the hit
+    model_share: float   # the model's share of those
+    time: float          # of the hit
+    start: float         # the trial's start
+    paused: float        # seconds the trial spent paused at rungs before the hit
+
+    def time_shares(self):
+        """(before the trial started, paused, training) as shares of the time to the hit."""
+        return (self.start / self.time, self.paused / self.time,
+                (self.time - self.start - self.paused) / self.time)
 
 
 def paused_before(events, kinds, trial, time):
@@ -46,9 +63,7 @@ def paused_before(events, kinds, trial, time):
 
 
 def first_hit(task):
-    """(seed, [per target: None or (origin, trial id, trials started by then, share of the
-    trials started by then that the model suggested, time of the hit, the trial's start,
-    its seconds paused before the hit)])."""
+    """(seed, [per target: None or its FirstHit])."""
     binary, table, variant, seed, workers, budget, work = task
     folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
     os.makedirs(folder, exist_ok=True)
@@ -71,8 +86,9 @@ def first_hit(task):
         trial = trials[trials["id"] == row["trial"]][0]
         before = trials[trials["start_time"] <= row["time"]]
         model_share = float(np.mean([names[o] == "model" for o in before["origin"]]))
-        hits.append((names[int(trial["origin"])], int(row["trial"]), len(before), model_share, float(row["time"]),
-                     float(trial["start_time"]), paused_before(events, kinds, row["trial"], float(row["time"]))))
+        hits.append(FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
+                             float(row["time"]), float(trial["start_time"]),
+                             paused_before(events, kinds, row["trial"], float(row["time"]))))
     return seed, hits
 
 
@@ -105,15 +121,13 @@ def main():
                 results = sorted(pool.map(first_hit, tasks))
                 for t in range(len(table.targets)):
                     hits = [h[t] for _, h in results if h[t] is not None]
-                    shares = {o: sum(h[0] == o for h in hits) / max(len(hits), 1) for o in ORIGINS}
-                    started = [h[2] for h in hits]
+                    shares = {o: sum(h.origin == o for h in hits) / max(len(hits), 1) for o in ORIGINS}
+                    started = [h.started for h in hits]
                     q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
-                    model = np.median([h[3] for h in hits]) if hits else np.nan
-                    time = np.median([h[4] for h in hits]) if hits else np.nan
-                    before = [h[5] / h[4] for h in hits if h[4] > 0]
-                    paused = [h[6] / h[4] for h in hits if h[4] > 0]
-                    training = [(h[4] - h[5] - h[6]) / h[4] for h in hits if h[4] > 0]
-                    shares_of_time = " | ".join(f"{np.mean(v):.0%}" if v else "-" for v in (before, paused, training))
+                    model = np.median([h.model_share for h in hits]) if hits else np.nan
+                    time = np.median([h.time for h in hits]) if hits else np.nan
+                    split = [h.time_shares() for h in hits if h.time > 0]  # (before, paused, training)
+                    shares_of_time = " | ".join(f"{np.mean(v):.0%}" for v in zip(*split)) if split else "- | - | -"
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
                           f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
