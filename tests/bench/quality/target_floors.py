@@ -11,12 +11,22 @@ decisions. A method's median time over the floor is how much room is left to any
 method in that cell: a speed-up over it larger than that ratio is impossible.
 
     /usr/bin/python3 tests/bench/quality/target_floors.py [--tables digits-mlp ...] [--next 4]
+        [--workers 8 32] [--draws 4000]
 
 Printed per target: the floor, the times of the next fastest configurations (a method that
 does not start the single fastest one first is bounded by those), and how many of the
 table's recorded runs meet the target at all.
+
+`--workers W ...` adds the bound for a method that knows nothing of the table before its
+first report: its first W trials start at once, drawn at random (as every sampler here
+draws its start-up trials), and no trial it starts later can begin before the first of
+them reports. So in each run it reaches the target no sooner than the first wave's own
+first hit, or the first report plus the floor, whichever comes first: as if the first
+report told it which configuration is fastest to the target. The median of that bound
+over random first waves (--draws of them) is a median no such method can beat.
 """
 import argparse
+import zlib
 
 import numpy as np
 
@@ -35,10 +45,32 @@ def times_to_target(table, target):
     return sorted(times)
 
 
+def no_prior_bound(table, target, workers, draws):
+    """Median over random first waves of min(the wave's first hit, its first report +
+    the floor): what a method without knowledge of the table cannot beat."""
+    rng = np.random.default_rng(zlib.crc32(f"{table.name}/{workers}".encode()))
+    hits, firsts = [], []  # per configuration, per recorded run
+    for runs in table.curves:
+        hits.append([]), firsts.append([])
+        for _, values, seconds in runs:
+            met = [i for i, v in enumerate(values) if not np.isnan(v) and table.reached(v, target)]
+            hits[-1].append(float(np.cumsum(seconds)[met[0]]) if met else np.inf)
+            firsts[-1].append(float(seconds[0]))
+    floor = min(min(h) for h in hits)
+    bounds = []
+    for _ in range(draws):
+        wave = rng.choice(len(hits), min(workers, len(hits)), replace=False)
+        runs = [(c, rng.integers(len(hits[c]))) for c in wave]  # one recorded run each
+        bounds.append(min(min(hits[c][r] for c, r in runs), min(firsts[c][r] for c, r in runs) + floor))
+    return float(np.median(bounds))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt", "diabetes-sgd", "digits-deep"])
     parser.add_argument("--next", type=int, default=4, help="also print the next this many fastest runs' times")
+    parser.add_argument("--workers", type=int, nargs="*", default=[], help="also the bound without prior knowledge")
+    parser.add_argument("--draws", type=int, default=4000, help="random first waves per bound")
     args = parser.parse_args()
     print("| table | target | floor s | next fastest s | runs that meet it |")
     print("|---|---|---|---|---|")
@@ -49,6 +81,14 @@ def main():
             times = times_to_target(table, target)
             following = ", ".join(f"{s:.3g}" for s in times[1:1 + args.next])
             print(f"| {name} | T{t + 1} | {times[0]:.3g} | {following} | {len(times)} of {runs} |")
+    if args.workers:
+        print("\nmedian no-prior bound, s (first waves drawn at random)\n")
+        print("| table | workers | T1 | T2 |\n|---|---|---|---|")
+        for name in args.tables:
+            table = quality_runs.Table(name)
+            for workers in args.workers:
+                bounds = [no_prior_bound(table, target, workers, args.draws) for target in table.targets]
+                print(f"| {name} | {workers} | " + " | ".join(f"{b:.3g}" for b in bounds) + " |", flush=True)
 
 
 if __name__ == "__main__":
