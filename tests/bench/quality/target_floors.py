@@ -24,8 +24,13 @@ them reports. So in each run it reaches the target no sooner than the first wave
 first hit, or the first report plus the floor, whichever comes first: as if the first
 report told it which configuration is fastest to the target. The median of that bound
 over random first waves (--draws of them) is a median no such method can beat.
+`--first-wave nearest` draws each wave as the model samplers' start-up and Optuna's
+samplers draw in hpo_quality.py (the unused configuration nearest to a random point of
+the search space, which weights a configuration by the volume nearest to it) instead of
+uniformly among the table's configurations.
 """
 import argparse
+import math
 import zlib
 
 import numpy as np
@@ -45,7 +50,43 @@ def times_to_target(table, target):
     return sorted(times)
 
 
-def no_prior_bound(table, target, workers, draws):
+def random_point(table, rng):
+    """A point of the search space drawn as Optuna's RandomSampler draws it, in the unit
+    cube hpo_quality.py maps suggestions in (quality_runs.unit)."""
+    point = []
+    for p in table.params:
+        kind, args = quality_runs.domain_kind(table.space[p])
+        if kind in ("choice", "grid"):
+            value = args[rng.integers(len(args))]
+        elif kind == "constant":
+            value = args
+        elif kind in ("randint", "lograndint"):  # [low, high)
+            low, high = int(args[0]), int(args[1]) - 1
+            value = (int(rng.integers(low, high + 1)) if kind == "randint" else
+                     min(high, int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))))
+        else:
+            low, high = float(args[0]), float(args[1])
+            value = math.exp(rng.uniform(math.log(low), math.log(high))) if kind.startswith("log") else \
+                rng.uniform(low, high)
+        point.append(quality_runs.unit(table.space[p], value))
+    return np.array(point)
+
+
+def first_wave(table, workers, rng, mechanism):
+    """The configurations of a first wave of `workers` trials drawn without knowledge."""
+    count = min(workers, len(table.configs))
+    if mechanism == "uniform":
+        return [int(c) for c in rng.choice(len(table.configs), count, replace=False)]
+    unused, wave = np.ones(len(table.configs), bool), []
+    for _ in range(count):
+        distance = ((table.units - random_point(table, rng)) ** 2).sum(axis=1)
+        distance[~unused] = np.inf
+        wave.append(int(np.argmin(distance)))
+        unused[wave[-1]] = False
+    return wave
+
+
+def no_prior_bound(table, target, workers, draws, mechanism="uniform"):
     """Median over random first waves of min(the wave's first hit, its first report +
     the floor): what a method without knowledge of the table cannot beat."""
     rng = np.random.default_rng(zlib.crc32(f"{table.name}/{workers}".encode()))
@@ -59,8 +100,7 @@ def no_prior_bound(table, target, workers, draws):
     floor = min(min(h) for h in hits)
     bounds = []
     for _ in range(draws):
-        wave = rng.choice(len(hits), min(workers, len(hits)), replace=False)
-        runs = [(c, rng.integers(len(hits[c]))) for c in wave]  # one recorded run each
+        runs = [(c, rng.integers(len(hits[c]))) for c in first_wave(table, workers, rng, mechanism)]
         bounds.append(min(min(hits[c][r] for c, r in runs), min(firsts[c][r] for c, r in runs) + floor))
     return float(np.median(bounds))
 
@@ -71,6 +111,8 @@ def main():
     parser.add_argument("--next", type=int, default=4, help="also print the next this many fastest runs' times")
     parser.add_argument("--workers", type=int, nargs="*", default=[], help="also the bound without prior knowledge")
     parser.add_argument("--draws", type=int, default=4000, help="random first waves per bound")
+    parser.add_argument("--first-wave", choices=("uniform", "nearest"), default="uniform",
+                        help="how a bound's first waves are drawn")
     args = parser.parse_args()
     print("| table | target | floor s | next fastest s | runs that meet it |")
     print("|---|---|---|---|---|")
@@ -82,12 +124,13 @@ def main():
             following = ", ".join(f"{s:.3g}" for s in times[1:1 + args.next])
             print(f"| {name} | T{t + 1} | {times[0]:.3g} | {following} | {len(times)} of {runs} |")
     if args.workers:
-        print("\nmedian no-prior bound, s (first waves drawn at random)\n")
+        print(f"\nmedian no-prior bound, s (first waves drawn at random: {args.first_wave})\n")
         print("| table | workers | T1 | T2 |\n|---|---|---|---|")
         for name in args.tables:
             table = quality_runs.Table(name)
             for workers in args.workers:
-                bounds = [no_prior_bound(table, target, workers, args.draws) for target in table.targets]
+                bounds = [no_prior_bound(table, target, workers, args.draws, args.first_wave)
+                          for target in table.targets]
                 print(f"| {name} | {workers} | " + " | ".join(f"{b:.3g}" for b in bounds) + " |", flush=True)
 
 
