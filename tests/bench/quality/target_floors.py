@@ -11,7 +11,7 @@ decisions. A method's median time over the floor is how much room is left to any
 method in that cell: a speed-up over it larger than that ratio is impossible.
 
     /usr/bin/python3 tests/bench/quality/target_floors.py [--tables digits-mlp ...] [--next 4]
-        [--workers 8 32] [--draws 4000]
+        [--workers 8 32] [--draws 4000] [--first-wave uniform|nearest]
 
 Printed per target: the floor, the times of the next fastest configurations (a method that
 does not start the single fastest one first is bounded by those), and how many of the
@@ -38,16 +38,18 @@ import numpy as np
 import quality_runs
 
 
+def time_to_target(table, target, values, seconds):
+    """The seconds of a recorded run's steps up to its first report that meets the target
+    (inf if none does)."""
+    met = [i for i, v in enumerate(values) if not np.isnan(v) and table.reached(v, target)]
+    return float(np.cumsum(seconds)[met[0]]) if met else math.inf
+
+
 def times_to_target(table, target):
-    """Per recorded run that meets the target: the seconds of its steps up to the first
-    report that does (the run's own step times), sorted."""
-    times = []
-    for runs in table.curves:
-        for _, values, seconds in runs:
-            met = [i for i, v in enumerate(values) if not np.isnan(v) and table.reached(v, target)]
-            if met:
-                times.append(float(np.cumsum(seconds)[met[0]]))
-    return sorted(times)
+    """Per recorded run that meets the target: its time_to_target, sorted."""
+    times = [time_to_target(table, target, values, seconds)
+             for runs in table.curves for _, values, seconds in runs]
+    return sorted(t for t in times if t < math.inf)
 
 
 def random_point(table, rng):
@@ -90,13 +92,10 @@ def no_prior_bound(table, target, workers, draws, mechanism="uniform"):
     """Median over random first waves of min(the wave's first hit, its first report +
     the floor): what a method without knowledge of the table cannot beat."""
     rng = np.random.default_rng(zlib.crc32(f"{table.name}/{workers}".encode()))
-    hits, firsts = [], []  # per configuration, per recorded run
-    for runs in table.curves:
-        hits.append([]), firsts.append([])
-        for _, values, seconds in runs:
-            met = [i for i, v in enumerate(values) if not np.isnan(v) and table.reached(v, target)]
-            hits[-1].append(float(np.cumsum(seconds)[met[0]]) if met else np.inf)
-            firsts[-1].append(float(seconds[0]))
+    # per configuration, per recorded run: its time to the target, and to its first report
+    hits = [[time_to_target(table, target, values, seconds) for _, values, seconds in runs]
+            for runs in table.curves]
+    firsts = [[float(seconds[0]) for _, _, seconds in runs] for runs in table.curves]
     floor = min(min(h) for h in hits)
     bounds = []
     for _ in range(draws):
