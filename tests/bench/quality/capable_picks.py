@@ -41,7 +41,6 @@ class Abilities:
     its median seconds a step over the table's."""
 
     def __init__(self, table):
-        self.table = table
         bests = [[np.nanmin(v) if table.mode == "min" else np.nanmax(v) for _, v, _ in runs]
                  for runs in table.curves]
         self.able = np.array([[np.mean([table.reached(b, t) for b in runs]) for t in table.targets]
@@ -49,10 +48,11 @@ class Abilities:
         seconds = np.array([np.median(np.concatenate([s for _, _, s in runs])) for runs in table.curves])
         self.relative_cost = seconds / np.median(seconds)
 
-    def row_of(self, config):
-        """The table's configuration nearest to `config` (the simulated trial ran a row exactly)."""
-        units = np.array([quality_runs.unit(self.table.space[p], config[p]) for p in self.table.params])
-        return int(np.argmin(np.abs(self.table.units - units).sum(axis=1)))
+
+def row_of(table, config):
+    """The table's configuration nearest to `config` (the simulated trial ran a row exactly)."""
+    units = np.array([quality_runs.unit(table.space[p], config[p]) for p in table.params])
+    return int(np.argmin(np.abs(table.units - units).sum(axis=1)))
 
 
 def decoded(value):
@@ -69,17 +69,14 @@ def picks(task):
     with h5py.File(h5, "r") as f:
         trials = f["trials"][: int(f["commit"][0]["trials"])]
         names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
-        enums = {p: h5py.check_enum_dtype(f["trials"].dtype["config/" + p]) for p in table.params}
-    abilities = Abilities(table)
+        # a choice stored as an HDF5 enum: its labels by value
+        labels = {p: {v: k for k, v in (h5py.check_enum_dtype(f["trials"].dtype["config/" + p]) or {}).items()}
+                  for p in table.params}
     out = []
     for trial in trials[np.argsort(trials["start_time"], kind="stable")][:first]:
-        config = {}
-        for p in table.params:
-            value = trial["config/" + p]
-            if enums[p]:  # a choice stored as an HDF5 enum: its label
-                value = {v: k for k, v in enums[p].items()}[int(value)]
-            config[p] = decoded(value)
-        out.append((names[int(trial["origin"])], abilities.row_of(config)))
+        config = {p: decoded(labels[p][int(trial["config/" + p])] if labels[p] else trial["config/" + p])
+                  for p in table.params}
+        out.append((names[int(trial["origin"])], row_of(table, config)))
     return out
 
 
