@@ -21,6 +21,7 @@ step over the median of the table's configurations, as a geometric mean over the
 Intervals: 95 % bootstrap over the seeds. Decisions are free, as in first_hits.py.
 """
 import argparse
+import math
 import multiprocessing
 import os
 import tempfile
@@ -32,6 +33,7 @@ import numpy as np
 import hpo_quality
 import quality_runs
 from quality_stats import BOOTSTRAP_RESAMPLES
+from target_floors import time_to_target
 
 ORIGINS = ("startup", "random", "model", "blind")
 
@@ -41,10 +43,9 @@ class Abilities:
     its median seconds a step over the table's."""
 
     def __init__(self, table):
-        bests = [[np.nanmin(v) if table.mode == "min" else np.nanmax(v) for _, v, _ in runs]
-                 for runs in table.curves]
-        self.able = np.array([[np.mean([table.reached(b, t) for b in runs]) for t in table.targets]
-                              for runs in bests])
+        self.able = np.array([[np.mean([time_to_target(table, t, values, seconds) < math.inf
+                                        for _, values, seconds in runs]) for t in table.targets]
+                              for runs in table.curves])
         seconds = np.array([np.median(np.concatenate([s for _, _, s in runs])) for runs in table.curves])
         self.relative_cost = seconds / np.median(seconds)
 
