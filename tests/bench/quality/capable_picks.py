@@ -52,8 +52,8 @@ class Abilities:
 
 def row_of(table, config):
     """The table's configuration nearest to `config` (the simulated trial ran a row exactly)."""
-    units = np.array([quality_runs.unit(table.space[p], config[p]) for p in table.params])
-    return int(np.argmin(np.abs(table.units - units).sum(axis=1)))
+    return quality_runs.nearest_config(table, np.array([quality_runs.unit(table.space[p], config[p])
+                                                        for p in table.params]))
 
 
 def decoded(value):

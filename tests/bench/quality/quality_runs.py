@@ -97,6 +97,16 @@ def unit(domain, value):
     return (value - low) / (high - low)
 
 
+def nearest_config(table, point, unused=None):
+    """The table's configuration nearest to a point of the unit cube (`unit` of each
+    parameter), among the unused ones where `unused` is given: how every sampler's
+    suggestion becomes a recorded configuration here, as in slurmtune's simulate."""
+    distance = ((table.units - point) ** 2).sum(axis=1)
+    if unused is not None:
+        distance[~unused] = np.inf
+    return int(np.argmin(distance))
+
+
 def optuna_distribution(domain):
     kind, args = domain_kind(domain)
     if kind == "loguniform":
@@ -238,9 +248,7 @@ def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured
         trial = study.ask(distributions)
         wait = charged(since)
         point = np.array([unit(table.space[p], trial.params[p]) for p in table.params])
-        distance = ((table.units - point) ** 2).sum(axis=1)
-        distance[~unused] = np.inf
-        config = int(np.argmin(distance))
+        config = nearest_config(table, point, unused)
         unused[config] = False
         curve = table.draw_curve(config, picker)
         running[worker] = [trial, curve, 0]

@@ -81,9 +81,7 @@ def first_wave(table, workers, rng, mechanism):
         return [int(c) for c in rng.choice(len(table.configs), count, replace=False)]
     unused, wave = np.ones(len(table.configs), bool), []
     for _ in range(count):
-        distance = ((table.units - random_point(table, rng)) ** 2).sum(axis=1)
-        distance[~unused] = np.inf
-        wave.append(int(np.argmin(distance)))
+        wave.append(quality_runs.nearest_config(table, random_point(table, rng), unused))
         unused[wave[-1]] = False
     return wave
 
