@@ -111,24 +111,23 @@ def main():
     parser.add_argument("--first-wave", choices=("uniform", "nearest"), default="uniform",
                         help="how a bound's first waves are drawn")
     args = parser.parse_args()
+    tables = [quality_runs.Table(name) for name in args.tables]
     print("| table | target | floor s | next fastest s | runs that meet it |")
     print("|---|---|---|---|---|")
-    for name in args.tables:
-        table = quality_runs.Table(name)
+    for table in tables:
         runs = sum(len(r) for r in table.curves)
         for t, target in enumerate(table.targets):
             times = times_to_target(table, target)
             following = ", ".join(f"{s:.3g}" for s in times[1:1 + args.next])
-            print(f"| {name} | T{t + 1} | {times[0]:.3g} | {following} | {len(times)} of {runs} |")
+            print(f"| {table.name} | T{t + 1} | {times[0]:.3g} | {following} | {len(times)} of {runs} |")
     if args.workers:
         print(f"\nmedian no-prior bound, s (first waves drawn at random: {args.first_wave})\n")
         print("| table | workers | T1 | T2 |\n|---|---|---|---|")
-        for name in args.tables:
-            table = quality_runs.Table(name)
+        for table in tables:
             for workers in args.workers:
                 bounds = [no_prior_bound(table, target, workers, args.draws, args.first_wave)
                           for target in table.targets]
-                print(f"| {name} | {workers} | " + " | ".join(f"{b:.3g}" for b in bounds) + " |", flush=True)
+                print(f"| {table.name} | {workers} | " + " | ".join(f"{b:.3g}" for b in bounds) + " |", flush=True)
 
 
 if __name__ == "__main__":
