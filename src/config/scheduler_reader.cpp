@@ -86,13 +86,24 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   if (s.grace_period > s.max_t)
     r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +
                                core::format_double(s.max_t) + "); lower it or raise max_t");
+  if (promotes && !s.milestones.empty() && s.milestones.back() > s.max_t)
+    r.fail("milestones", "(" + core::format_double(s.milestones.back()) + ") lie past max_t (" +
+                             core::format_double(s.max_t) + "); " +
+                             std::string(core::scheduler_keyword(s.type)) +
+                             "'s top rung is max_t: drop the rungs past it or raise max_t");
   if (!s.milestones.empty()) {
     if (s.brackets != 1) r.fail("brackets", "must be 1 when milestones are given");
     return;
   }
+  // Counted before any is built: a factor just above 1 makes billions of them.
+  const double count = std::floor(std::log(s.max_t / s.grace_period) /
+                                  std::log(s.reduction_factor)) + 1;
+  const double top = promotes ? 1 : 0;  // max_t, their top rung, may come on top
+  if (!(count + top <= static_cast<double>(kMaxRungs)))
+    r.fail("reduction_factor", "(" + core::format_double(s.reduction_factor) +
+                                   ") makes more than 64 rungs between grace_period and max_t; "
+                                   "raise it (2 to 4 is usual)");
   const auto rungs = core::geometric_milestones(s.grace_period, s.reduction_factor, s.max_t);
-  if (rungs.size() > kMaxRungs)
-    r.fail("reduction_factor", "makes more than 64 rungs between grace_period and max_t");
   if (s.brackets > static_cast<int>(rungs.size()))
     r.fail("brackets", "(" + std::to_string(s.brackets) + ") exceeds the number of rungs (" +
                            std::to_string(rungs.size()) + "); every bracket needs a rung");

@@ -76,11 +76,12 @@ void print_pareto_front(const store::StudyReader& reader,
 int best_command(const Args& args) {
   po::options_description options("best options");
   options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
-      "format,f", po::value<std::string>()->default_value("toml"), "toml | json | flags");
+      "format,f", po::value<std::string>()->default_value("toml"), "toml | json | flags")(
+      "include-failed", "a trial that failed may be named best (by default it never is)");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
-  if (!parse_options(args, "slurmtune best STUDY.h5 [--format toml|json|flags]", options,
+  if (!parse_options(args, "slurmtune best STUDY.h5 [--format toml|json|flags] [--include-failed]", options,
                      positional, vm))
     return kSuccess;
   const auto format = vm["format"].as<std::string>();
@@ -96,11 +97,14 @@ int best_command(const Args& args) {
     print_pareto_front(reader, trials, standings, format);
     return kSuccess;
   }
-  const auto feasible = feasible_trials(trials, standings);
-  const store::TrialRecord* best = best_trial(feasible, spec.mode);
+  const bool include_failed = vm.count("include-failed") > 0;
+  const auto candidates = best_candidates(trials, standings, include_failed);
+  const store::TrialRecord* best = best_trial(candidates, spec.mode);
   if (!best)
     throw InputError(reader.path() + ": no " + (spec.constraints.empty() ? "" : "feasible ") +
-                     "trial has reported " + spec.metric + " yet");
+                     "trial " + (include_failed ? "" : "that did not fail ") + "has reported " +
+                     spec.metric + " yet" +
+                     (include_failed ? "" : " (--include-failed also considers failed trials)"));
   const auto& params = spec.space.parameters();
   const core::Configuration config = reader.config_at_best(*best);
   if (format == "json") {

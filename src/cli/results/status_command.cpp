@@ -260,7 +260,8 @@ void print_origins(std::ostream& out, const core::StudySpec& spec,
   out << '\n';
 }
 
-void print_status(std::ostream& out, const std::string& path, std::size_t limit) {
+void print_status(std::ostream& out, const std::string& path, std::size_t limit,
+                  bool include_failed) {
   DamagedFileGuard guard(path);
   const store::StudyReader reader(path);
   guard.opened();
@@ -289,8 +290,8 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit)
   print_constraints(out, spec, trials, standings);
   if (spec.multi_objective()) {
     print_front(out, spec, trials, standings, front);
-  } else if (const auto feasible = feasible_trials(trials, standings);
-             const auto* best = best_trial(feasible, spec.mode)) {
+  } else if (const auto candidates = best_candidates(trials, standings, include_failed);
+             const auto* best = best_trial(candidates, spec.mode)) {
     out << "Best " << (spec.constraints.empty() ? "" : "feasible ") << "trial " << best->id << ": "
         << spec.metric << " = " << short_number(best->best_value) << " at "
         << spec.scheduler.resource << " " << short_number(best->best_step) << "\n  "
@@ -310,7 +311,8 @@ int status_command(const Args& args) {
       "watch,w", po::value<double>()->implicit_value(2.0),
       "redraw every SECONDS (default 2) until interrupted")(
       "all,a", "list every trial (default: the first 20)")("iterations", po::value<std::size_t>(),
-                                                           "with --watch: stop after N redraws");
+                                                           "with --watch: stop after N redraws")(
+      "include-failed", "a trial that failed may be named best (by default it never is)");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
@@ -319,8 +321,9 @@ int status_command(const Args& args) {
     return kSuccess;
   const auto path = vm["study-file"].as<std::string>();
   const std::size_t limit = vm.count("all") ? SIZE_MAX : 20;
+  const bool include_failed = vm.count("include-failed") > 0;
   if (!vm.count("watch")) {
-    print_status(std::cout, path, limit);
+    print_status(std::cout, path, limit, include_failed);
     return kSuccess;
   }
   const auto period = std::chrono::duration<double>(vm["watch"].as<double>());
@@ -328,7 +331,7 @@ int status_command(const Args& args) {
       vm.count("iterations") ? vm["iterations"].as<std::size_t>() : SIZE_MAX;
   for (std::size_t i = 0; i < iterations; ++i) {
     std::ostringstream frame;  // drawn in one write, so the terminal never shows half a frame
-    print_status(frame, path, limit);
+    print_status(frame, path, limit, include_failed);
     std::cout << "\x1b[H\x1b[2J" << frame.str() << std::flush;
     if (i + 1 < iterations) std::this_thread::sleep_for(period);
   }

@@ -116,12 +116,14 @@ std::vector<Cell> exploit_cells(const store::ExploitRecord& x) {
   return cells;
 }
 
-std::vector<store::TrialRecord> feasible_trials(
+std::vector<store::TrialRecord> best_candidates(
     const std::vector<store::TrialRecord>& trials,
-    const std::vector<store::TrialStanding>& standings) {
+    const std::vector<store::TrialStanding>& standings, bool include_failed) {
   std::vector<store::TrialRecord> out;
-  for (const auto& t : trials)
+  for (const auto& t : trials) {
+    if (!include_failed && t.status == store::TrialStatus::Failed) continue;
     if (t.id >= standings.size() || standings[t.id].feasible) out.push_back(t);
+  }
   return out;
 }
 

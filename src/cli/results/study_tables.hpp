@@ -31,9 +31,13 @@ std::string enum_name(const std::vector<std::string>& names, std::size_t value);
 /// A parameter value as a cell (numbers stay numbers).
 Cell param_cell(const core::ParamValue& value);
 
-/// The trials whose constraints hold (all of them in a study without constraints).
-std::vector<store::TrialRecord> feasible_trials(const std::vector<store::TrialRecord>& trials,
-                                                const std::vector<store::TrialStanding>& standings);
+/// The trials that may be named best: those whose constraints hold (all of them in a
+/// study without constraints) and, unless `include_failed`, that have not failed (a
+/// crashed configuration is never recommended; Optuna too counts only trials that did not
+/// fail).
+std::vector<store::TrialRecord> best_candidates(const std::vector<store::TrialRecord>& trials,
+                                                const std::vector<store::TrialStanding>& standings,
+                                                bool include_failed);
 
 /// The trial with the best best_value (NaN ignored, ties to the lower id); nullptr if none.
 const store::TrialRecord* best_trial(const std::vector<store::TrialRecord>& trials,

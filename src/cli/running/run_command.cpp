@@ -95,6 +95,9 @@ int run_command(const Args& args) {
       "the progress line names trials without a report or heartbeat for this long")(
       "end-margin", po::value<double>(&run.end_margin_s)->default_value(300),
       "no launch whose next rung lies past the job's end less this (the template's USR1 lead)")(
+      "fail-fast", po::value<std::size_t>(&run.fail_fast)->default_value(3),
+      "stop the study once this many attempts in a row failed alike (the same exit and last "
+      "stderr line) before any report; 0: never")(
       "time-left", po::value<double>(),
       "seconds this session may run, instead of the Slurm job's time left");
   po::positional_options_description positional;

@@ -1,10 +1,53 @@
+#include <cmath>
 #include <iostream>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 #include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
+
+namespace {
+
+// How many of max_trials a model chooses after its random start-up draws: a study of a
+// few trials with a model sampler is in fact random search, which the user should know.
+void print_model_picks(std::ostream& out, const core::StudySpec& study) {
+  const auto& sampler = study.sampler;
+  std::size_t startup = 0;
+  double random_share = 0;
+  switch (sampler.kind) {
+    case core::SamplerKind::Tpe:
+      startup = sampler.tpe.n_startup_trials;
+      break;
+    case core::SamplerKind::Mobster:
+      startup = sampler.mobster.n_startup_trials;
+      random_share = sampler.mobster.random_fraction;
+      break;
+    case core::SamplerKind::Nsga2:
+      startup = sampler.nsga2.population_size;
+      break;
+    case core::SamplerKind::Bohb:
+      random_share = sampler.bohb.random_fraction;
+      break;
+    default:
+      return;  // no model
+  }
+  const auto total = study.max_trials;
+  const auto after = total > startup ? total - startup : 0;
+  const auto picks =
+      static_cast<std::uint64_t>(std::floor(static_cast<double>(after) * (1 - random_share)));
+  out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about "
+      << picks << " of max_trials = " << total << " (" << startup << " start-up draws first";
+  if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
+  out << ")\n";
+  if (picks == 0)
+    out << "# warning: with max_trials = " << total
+        << " the model never picks: this study is random search; raise max_trials or "
+           "lower the start-up draws\n";
+}
+
+}  // namespace
 
 int validate_command(const Args& args) {
   po::options_description options("validate options");
@@ -22,6 +65,10 @@ int validate_command(const Args& args) {
               << config::to_toml(study);
     std::cout << "# grid points: " << study.space.grid_size()
               << ", sampled dimensions: " << study.space.sampled_dimensions() << '\n';
+    for (const auto& line : core::describe_rungs(study.scheduler))
+      std::cout << "# rungs (" << core::scheduler_keyword(study.scheduler.type) << "): " << line
+                << '\n';
+    print_model_picks(std::cout, study);
     for (const auto& s : sources) {
       std::cout << "# warm start: " << s.used << " trials of " << s.path;
       if (s.outside) std::cout << " (" << s.outside << " left out: values outside this space)";

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/failure_text.hpp"
 
 namespace slurmtune::core {
 
@@ -59,7 +60,8 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
       scheduler_(std::move(scheduler)),
       suggester_(std::move(suggester)),
       observer_(observer),
-      max_trials_(spec.max_trials) {
+      max_trials_(spec.max_trials),
+      best_(spec.mode) {
   connect_model(*scheduler_, *suggester_);
   if (spec.sampler.kind == SamplerKind::Grid)
     max_trials_ =
@@ -73,6 +75,8 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
   failures_ = resumed->failures;
   last_step_ = resumed->last_step;
   closed_ = resumed->admissions_closed;
+  for (const BestSoFar& b : resumed->best_values)
+    best_.note(b.trial, b.step, b.value);
   for (const TrialId trial : resumed->restart) {
     const auto failed = failures_.find(trial);
     relaunch_.push_back(TrialLaunch{TrialLaunch::Kind::Restart, trial, config_of(trial),
@@ -283,6 +287,13 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
     end(trial, TrialEnd::Completed, {});
     return ExitMeaning::Ended;
   }
+  if (fails_fast(error)) {
+    end(trial, TrialEnd::Failed, error);
+    failed_fast_ = true;
+    halt("the first " + std::to_string(alike_failures_) + " attempts failed alike (" +
+         alike_failure_ + "); fix the trial command and run again");
+    return ExitMeaning::Ended;
+  }
   std::uint64_t& failed = failures_[trial];
   if (static_cast<std::int64_t>(failed) < spec_.trial.max_failures) {
     ++failed;
@@ -293,6 +304,19 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
   }
   end(trial, TrialEnd::Failed, error);
   return ExitMeaning::Ended;
+}
+
+bool StudyController::fails_fast(const std::string& error) {
+  // Once any report has arrived the command works: later failures are the trials' own.
+  if (fail_fast_after_ == 0 || counts_.reports > 0 || halted_) return false;
+  const std::string summary = failure_summary(error);
+  if (summary == alike_failure_) {
+    ++alike_failures_;
+  } else {
+    alike_failure_ = summary;
+    alike_failures_ = 1;
+  }
+  return alike_failures_ >= fail_fast_after_;
 }
 
 bool StudyController::check_budget(double elapsed_s) {
@@ -351,8 +375,7 @@ void StudyController::collect_dropped() {
 void StudyController::note_value(TrialId trial, double step, double value) {
   if (std::isnan(value)) return;
   const bool minimise = spec_.mode == Mode::Min;
-  if (!best_ || (minimise ? value < best_->value : value > best_->value))
-    best_ = BestSoFar{trial, step, value};
+  best_.note(trial, step, value);
   const auto& threshold = spec_.metric_threshold;
   if (threshold && !halted_ && (minimise ? value <= *threshold : value >= *threshold))
     halt("trial " + std::to_string(trial) + " reached the metric threshold " +
@@ -375,6 +398,7 @@ void StudyController::end(TrialId trial, TrialEnd how, const std::string& error)
       break;
     case TrialEnd::Failed:
       ++counts_.failed;
+      best_.forget(trial);
       break;
   }
   last_.erase(trial);

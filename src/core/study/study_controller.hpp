@@ -16,6 +16,7 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/suggester.hpp"
+#include "core/study/best_trials.hpp"
 #include "core/study/study_spec.hpp"
 
 namespace slurmtune::core {
@@ -82,12 +83,6 @@ struct StudyCounts {
                 retries = 0, reports = 0;
 };
 
-struct BestSoFar {
-  TrialId trial = 0;
-  double step = 0;
-  double value = 0;
-};
-
 /// Where a resumed study stands (from store::resume_study).
 struct StudyResumePoint {
   std::uint64_t started = 0;                  ///< trials started so far
@@ -98,6 +93,8 @@ struct StudyResumePoint {
   std::map<TrialId, double> last_step;        ///< last recorded step per live trial
   StudyCounts counts;                         ///< ended trials by kind
   bool admissions_closed = false;
+  /// Every trial's best report that has not failed, earlier sessions' ended ones too.
+  std::vector<BestSoFar> best_values;
 };
 
 /// Whether work resuming after `step` reaches its next checkpoint before the allocation
@@ -163,7 +160,15 @@ class StudyController {
   std::vector<TrialId> running() const;
   bool is_running(TrialId trial) const { return live_.contains(trial); }
   const StudyCounts& counts() const { return counts_; }
-  const std::optional<BestSoFar>& best() const { return best_; }
+  /// Fail fast: once `attempts` attempts in a row have failed alike (the same first line
+  /// and last stderr line, core::failure_summary) before any report arrived, the study
+  /// halts with that line instead of burning its budget on a broken command (a missing
+  /// script, a python3 without the trial's packages). 0: never. 3 by default.
+  void set_fail_fast(std::size_t attempts) { fail_fast_after_ = attempts; }
+  /// The halt was the fail-fast rule's: the run failed.
+  bool failed_fast() const { return failed_fast_; }
+  /// The best report of a trial that has not failed (BestTrials).
+  std::optional<BestSoFar> best() const { return best_.best(); }
   const Configuration& config_of(TrialId trial) const { return configs_.at(trial); }
   const std::string& halt_reason() const { return halt_reason_; }
   const StudySpec& spec() const { return spec_; }
@@ -181,6 +186,8 @@ class StudyController {
   void note_value(TrialId trial, double step, double value);
   void apply_exploits();  // the scheduler's new exploits: configurations, observer
   void end(TrialId trial, TrialEnd how, const std::string& error);
+  /// A failed attempt: whether the fail-fast rule halts the study on it.
+  bool fails_fast(const std::string& error);
   LiveTrial& live(TrialId trial);
   const LiveTrial& live(TrialId trial) const;
 
@@ -201,7 +208,11 @@ class StudyController {
   std::set<TrialId> evicted_;                    // told to suspend, to restart in this session
   std::map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;
-  std::optional<BestSoFar> best_;
+  BestTrials best_;
+  std::size_t fail_fast_after_ = 3;
+  std::string alike_failure_;  // failure_summary of the streak of failures
+  std::size_t alike_failures_ = 0;
+  bool failed_fast_ = false;
   bool closed_ = false;
   bool halted_ = false;
   bool shutting_down_ = false;

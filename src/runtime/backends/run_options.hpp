@@ -22,6 +22,9 @@ struct RunOptions {
   double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
   double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1/SIGINT to us -> trials get SIGTERM after this
   double flush_interval_s = 1;
+  /// Halt once this many attempts in a row failed alike before any report
+  /// (core::StudyController::set_fail_fast); 0: never.
+  std::size_t fail_fast = 3;
   /// The progress line names running trials silent (no report, heartbeat or checkpoint)
   /// for this long; half of [trial] report_timeout_s when that is shorter.
   double silent_after_s = 300;

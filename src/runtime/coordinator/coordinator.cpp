@@ -78,6 +78,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
+  controller_->set_fail_fast(options_.fail_fast);
   pbt_.settle_resumed(*controller_);
   start_allocation_clock();
 
@@ -141,7 +142,7 @@ int Coordinator::run() {
   backend_->stop(!more || cancel_signal_ != 0);
   study_.writer->flush();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
-  if (!more) return 0;
+  if (!more) return outcome_status();
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
     log_line("cancelled with work left: exit status " + std::to_string(status) +
@@ -151,6 +152,24 @@ int Coordinator::run() {
   log_line("stopped early with work left: exit status " + std::to_string(kMoreWorkLeft) +
            "; run the same command again to resume");
   return kMoreWorkLeft;
+}
+
+// A study that ends without a trial run to its end, or halted by the fail-fast rule,
+// failed: the job says so (exit 1) rather than exiting 0 with nothing learnt.
+int Coordinator::outcome_status() const {
+  const auto& counts = controller_->counts();
+  if (controller_->failed_fast()) {
+    log_line("the study failed: " + controller_->halt_reason());
+    return 1;
+  }
+  // A halt by the time budget or the metric threshold ends the study on purpose.
+  const bool ran_its_course = controller_->halt_reason().empty();
+  const bool all_failed = counts.failed > 0 && counts.completed == 0 && counts.stopped == 0;
+  if (counts.completed > 0 || (!ran_its_course && !all_failed)) return 0;
+  log_line("the study failed: no trial completed (" + std::to_string(counts.failed) +
+           " failed, " + std::to_string(counts.stopped) +
+           " stopped); the failures' causes are in the trials' stderr.log");
+  return 1;
 }
 
 void Coordinator::tick() {

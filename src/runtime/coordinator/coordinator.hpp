@@ -65,6 +65,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
 
   // the session (coordinator.cpp)
   void tick();
+  int outcome_status() const;
   void enforce_trial_limits();
   std::string silence_message(const ActiveTrial& t, double silence_s) const;
   void end_attempt(ActiveTrial& t, const std::string& why);

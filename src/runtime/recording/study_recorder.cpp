@@ -2,16 +2,18 @@
 
 #include <cmath>
 
+#include "core/study/failure_text.hpp"
 #include "core/text.hpp"
 #include "runtime/log.hpp"
 
 namespace slurmtune::runtime {
 namespace {
 
-// A trial's error is its own text (stderr, its BYE): shown with control characters
-// written out, so it cannot move the cursor or recolour the terminal it is logged to.
-std::string first_line(const std::string& text) {
-  return core::visible(text.substr(0, text.find('\n')));
+// A trial's error is its own text (stderr, its BYE): its first line and the last line
+// of its stderr, the cause more often than not, shown with control characters written
+// out, so it cannot move the cursor or recolour the terminal it is logged to.
+std::string one_line(const std::string& error) {
+  return core::visible(core::failure_summary(error));
 }
 
 // The controller's stamp when the driver gave one: the time the sampler learnt from.
@@ -32,13 +34,13 @@ void StudyRecorder::trial_resumed(core::TrialId t, const core::ResumeReason* why
 
 void StudyRecorder::trial_retried(core::TrialId t, const std::string& error) {
   writer_.trial_retried(t, store::unix_time_s(), error);
-  log_line("trial " + std::to_string(t) + " failed (" + first_line(error) + "); retrying");
+  log_line("trial " + std::to_string(t) + " failed (" + one_line(error) + "); retrying");
 }
 
 void StudyRecorder::trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) {
   writer_.trial_ended(t, how, store::unix_time_s(), error);
   log_line("trial " + std::to_string(t) + " " + std::string(core::to_string(how)) +
-           (error.empty() ? "" : ": " + first_line(error)));
+           (error.empty() ? "" : ": " + one_line(error)));
 }
 
 void StudyRecorder::admissions_closed() {

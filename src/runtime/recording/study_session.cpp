@@ -29,6 +29,9 @@ core::StudyResumePoint resume_point(const store::ResumeState& state) {
     if (t.status == store::TrialStatus::Failed) ++point.counts.failed;
     point.counts.retries += static_cast<std::uint64_t>(t.retries);
     point.counts.reports += t.reports;
+    // A failed trial is never best, in this session or after it.
+    if (t.status != store::TrialStatus::Failed && t.reports > 0)
+      point.best_values.push_back({t.id, t.best_step, t.best_value});
   }
   return point;
 }

@@ -269,10 +269,11 @@ class LiveStudy:
                 if _plain(row[c]) is not None}
 
     def _ranked(self):
-        """Trial ids with a best value, best first (feasible ones only)."""
+        """Trial ids with a best value, best first (feasible ones that did not fail only:
+        a crashed configuration is never recommended)."""
         t = self.trials
         value = t["best_value"].to_numpy(dtype=float) * self._signs()[0]
-        usable = np.isfinite(value) & self._feasible()
+        usable = np.isfinite(value) & self._feasible() & (t["status"].astype(str) != "failed").to_numpy()
         ids = t.index.to_numpy()[usable]
         return ids[np.argsort(value[usable], kind="stable")]
 

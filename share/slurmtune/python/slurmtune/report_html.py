@@ -267,6 +267,7 @@ def plots_section(study, curves_limit):
 def tables_section(study, top=20, decisions=500):
     trials = study.trials
     ranked = plots._ranked(study)
+    ranked = ranked[ranked["status"].astype(str) != "failed"]  # never best: in the failures
     if study.constraints:  # infeasible trials are never best: listed apart below
         ranked = ranked[study.standings.loc[ranked.index, "feasible"]]
     ranked = ranked.head(top).copy()

@@ -366,15 +366,25 @@ class Study:
 
     @property
     def best_trial(self) -> pd.Series:
-        """The trial with the best value of the study's metric at any report (among the
-        feasible ones, with constraints). A study of several objectives has a Pareto
-        front instead: pareto_front()."""
+        """The trial with the best value of the study's metric at any report, among the
+        trials that did not fail (and the feasible ones, with constraints): a crashed
+        configuration is never recommended. best(include_failed=True) also considers
+        failed trials. A study of several objectives has a Pareto front instead:
+        pareto_front()."""
+        return self.best()
+
+    def best(self, include_failed: bool = False) -> pd.Series:
+        """best_trial, and with include_failed=True failed trials count too."""
         if len(self.objectives) > 1:
             raise ValueError(f"{self.path}: {len(self.objectives)} objectives have no one best "
                              "trial; see pareto_front()")
-        trials = self.trials[self.standings["feasible"]].dropna(subset=["best_value"])
+        keep = self.standings["feasible"]
+        if not include_failed:
+            keep = keep & (self.trials["status"] != "failed")
+        trials = self.trials[keep].dropna(subset=["best_value"])
         if trials.empty:
-            raise ValueError(f"{self.path}: no trial has reported {self.metric} yet")
+            raise ValueError(f"{self.path}: no {'' if include_failed else 'trial that did not fail '}"
+                             f"{'trial ' if include_failed else ''}has reported {self.metric} yet")
         index = trials["best_value"].idxmin() if self.mode == "min" else trials["best_value"].idxmax()
         return trials.loc[index]
 

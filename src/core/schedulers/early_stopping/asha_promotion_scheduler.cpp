@@ -5,14 +5,13 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 
 namespace slurmtune::core {
 
 AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode mode)
     : Scheduler(mode),
-      milestones_(spec.milestones.empty()
-                      ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
-                      : spec.milestones),
+      milestones_(promotion_milestones(spec)),
       reduction_factor_(spec.reduction_factor),
       predict_(spec.predict),
       eager_(spec.eager_promotion) {
@@ -50,7 +49,12 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
     outcome.decision = SchedulerDecision::Stop;  // top rung: the trial has run its full course
+    if (state.finishing) end_game_over_ = true;
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
+    return outcome;
+  }
+  if (state.finishing) {
+    outcome.decision = SchedulerDecision::Continue;  // the end game runs it to max_t
     return outcome;
   }
   if (predict_) apply_prediction(trial, state, outcome);
@@ -99,24 +103,36 @@ void AshaPromotionScheduler::end_trial(TrialId trial, TrialEnd, std::optional<Ob
   it->second.alive = false;
 }
 
+std::optional<AshaPromotionScheduler::Key> AshaPromotionScheduler::best_waiting(std::size_t k) {
+  Rung& rung = rungs_[k];
+  while (!rung.unpromoted.empty()) {
+    const Key best = rung.unpromoted.top();
+    const TrialState& state = trials_.at(static_cast<TrialId>(-best.second));
+    if (state.alive && state.paused && state.rung == static_cast<int>(k)) return best;
+    rung.unpromoted.pop();  // ended or already moved on
+  }
+  return std::nullopt;
+}
+
 std::optional<std::size_t> AshaPromotionScheduler::promotable_rung() {
   for (std::size_t k = rungs_.size() - 1; k-- > 0;) {
-    Rung& rung = rungs_[k];
-    while (!rung.unpromoted.empty()) {
-      const Key best = rung.unpromoted.top();
-      const TrialState& state = trials_.at(static_cast<TrialId>(-best.second));
-      if (!state.alive || !state.paused || state.rung != static_cast<int>(k)) {
-        rung.unpromoted.pop();  // ended or already moved on
-        continue;
-      }
-      // Position of `best` from the top = keys ranked above it.
-      const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(best);
-      const auto top = static_cast<std::size_t>(
-          std::floor(static_cast<double>(rung.keys.size()) / reduction_factor_));
-      if (above < top) return k;
-      break;  // the best waiting trial of this rung is not in its top 1/eta
-    }
+    const auto best = best_waiting(k);
+    if (!best) continue;
+    const Rung& rung = rungs_[k];
+    // Position of `best` from the top = keys ranked above it.
+    const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(*best);
+    const auto top = static_cast<std::size_t>(
+        std::floor(static_cast<double>(rung.keys.size()) / reduction_factor_));
+    if (above < top) return k;
+    // else the best waiting trial of this rung is not in its top 1/eta
   }
+  return std::nullopt;
+}
+
+std::optional<TrialId> AshaPromotionScheduler::end_game_trial() {
+  if (!closed_ || end_game_over_) return std::nullopt;
+  for (std::size_t k = rungs_.size() - 1; k-- > 0;)
+    if (const auto best = best_waiting(k)) return static_cast<TrialId>(-best->second);
   return std::nullopt;
 }
 
@@ -127,9 +143,11 @@ std::optional<Job> AshaPromotionScheduler::next_job(bool may_start_new) {
 }
 
 std::optional<TrialId> AshaPromotionScheduler::promotable_trial() {
-  const auto k = promotable_rung();
-  if (!k) return std::nullopt;
-  return static_cast<TrialId>(-rungs_[*k].unpromoted.top().second);
+  end_game_pick_.reset();
+  if (const auto k = promotable_rung())
+    return static_cast<TrialId>(-rungs_[*k].unpromoted.top().second);
+  end_game_pick_ = end_game_trial();
+  return end_game_pick_;
 }
 
 Job AshaPromotionScheduler::resume(TrialId trial) {
@@ -141,6 +159,8 @@ Job AshaPromotionScheduler::resume(TrialId trial) {
   if (!rung.unpromoted.empty() && rung.unpromoted.top().second == -static_cast<std::int64_t>(trial))
     rung.unpromoted.pop();
   state.paused = false;
+  if (end_game_pick_ == trial) state.finishing = true;
+  end_game_pick_.reset();
   ++running_;
   return Job{Job::Kind::Resume, trial, rungs_[static_cast<std::size_t>(state.rung) + 1].milestone,
              std::nullopt, std::nullopt};
@@ -172,7 +192,7 @@ std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
   // While trials run or may still arrive, a paused trial can still rise into the top
   // 1/eta of its rung (the rung grows). Only when admissions are closed, nothing runs
   // and nothing is promotable is every trial still paused final.
-  if (!settled() || promotable_rung()) return {};
+  if (!settled() || promotable_trial()) return {};
   return drop_paused();
 }
 

@@ -19,6 +19,13 @@
 // a rung holding fewer than eta trials runs on instead of pausing: before a rung holds eta
 // trials nothing in it can be promoted, so without it the first trial reaches max_t only
 // after about eta^k trials reached the first rung. It still enters the rung's ranking.
+//
+// The end game (issue #58): once admissions are closed, a worker that finds nothing the
+// rule promotes resumes the best paused trial of the highest rung holding one and runs
+// it to max_t without pausing again, until the first such finisher reaches max_t. A
+// small study (6 trials on 4 workers, where a rung of two promotes nothing) then ends
+// with its best trials trained to max_t instead of every worker idle and every trial
+// dropped at a low rung. Paused trials left after that are dropped as before.
 #include <queue>
 #include <set>
 #include <tuple>
@@ -54,7 +61,7 @@ class AshaPromotionScheduler final : public Scheduler {
   };
   /// Paused trials that may still resume, by id.
   std::vector<PausedTrial> paused_trials() const;
-  /// The trial next_job would promote now, left paused.
+  /// The trial next_job would promote now (by the rule, or in the end game), left paused.
   std::optional<TrialId> promotable_trial();
   /// Resumes paused `trial` for its next rung.
   Job resume(TrialId trial);
@@ -76,6 +83,7 @@ class AshaPromotionScheduler final : public Scheduler {
     int rung = -1;  // highest rung reached
     bool paused = false;
     bool alive = true;
+    bool finishing = false;  // resumed in the end game: runs to max_t without pausing
     std::vector<ReportedPoint> curve;  // predict = true: its finite reports
     std::optional<double> predicted;   // its latest predicted final score
   };
@@ -86,6 +94,10 @@ class AshaPromotionScheduler final : public Scheduler {
   bool leads_short_rung(const Rung& rung, const Key& key) const;
   // Rung whose best waiting trial is in its top 1/eta (highest first), if any.
   std::optional<std::size_t> promotable_rung();
+  // The end game's pick: the best waiting trial of the highest rung that has one.
+  std::optional<TrialId> end_game_trial();
+  // Drops entries of trials that no longer wait at rung k; its best waiting key, if any.
+  std::optional<Key> best_waiting(std::size_t k);
 
   std::vector<double> milestones_;
   double reduction_factor_;
@@ -95,6 +107,8 @@ class AshaPromotionScheduler final : public Scheduler {
   bool closed_ = false;
   bool predict_ = false;
   bool eager_ = false;
+  bool end_game_over_ = false;             // a finisher reached max_t
+  std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

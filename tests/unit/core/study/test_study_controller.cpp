@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/failure_text.hpp"
 #include "core/study/study_controller.hpp"
 
 using namespace slurmtune;
@@ -309,14 +310,18 @@ BOOST_AUTO_TEST_CASE(a_trial_promoted_before_its_process_exits_is_resumed_after_
   BOOST_TEST(!f.controller.next_launch(0));
   BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
   BOOST_TEST((f.controller.trial_exited(1, true, "") == ExitMeaning::Paused));
-  BOOST_TEST(!f.controller.next_launch(0));
+  // Admissions are closed (max_trials 2) and the rule promotes nothing more: the end
+  // game takes trial 1 to max_t on the slot trial 1's exit freed.
+  const auto finisher = f.controller.next_launch(0);
+  BOOST_REQUIRE(finisher);
+  BOOST_TEST(finisher->trial == 1u);
   BOOST_TEST((f.controller.trial_exited(0, true, "") == ExitMeaning::Paused));
   const auto resumed = f.controller.next_launch(0);
   BOOST_REQUIRE(resumed);
   BOOST_TEST((resumed->kind == TrialLaunch::Kind::Resume));
   BOOST_TEST(resumed->trial == 0u);
-  BOOST_TEST(f.controller.counts().paused == 1u);  // trial 1 only
-  BOOST_TEST(f.controller.counts().running == 1u);
+  BOOST_TEST(f.controller.counts().paused == 0u);
+  BOOST_TEST(f.controller.counts().running == 2u);
   BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
 }
 
@@ -354,7 +359,9 @@ BOOST_AUTO_TEST_CASE(a_promotion_that_does_not_fit_is_left_to_the_next_session) 
   BOOST_TEST(!f.controller.next_launch(0, [](double) { return false; }));
   BOOST_TEST(f.controller.held_for_clock());
   BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
-  BOOST_TEST(f.controller.counts().paused == 1u);
+  // Admissions are closed: the end game takes trial 1 too, and it does not fit either.
+  BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 1") == 1);
+  BOOST_TEST(f.controller.counts().paused == 0u);
   BOOST_TEST(f.controller.counts().running == 0u);
   f.controller.begin_shutdown();
   BOOST_TEST(f.controller.more_work_left());
@@ -397,4 +404,92 @@ BOOST_AUTO_TEST_CASE(a_wanted_checkpoint_that_never_came_is_recorded_as_missing_
   // A restarted trial re-running that step is asked again.
   f.controller.expect_checkpoint(1, 2);
   BOOST_TEST(f.controller.report(1, 2, 0.2).outcome.checkpoint);  // a duplicate, asked again
+}
+
+BOOST_AUTO_TEST_CASE(a_trial_that_failed_is_never_the_best) {
+  Fixture f(study(3));
+  for (int i = 0; i < 3; ++i)
+    BOOST_REQUIRE(f.controller.next_launch(0));
+  f.controller.report(0, 1, 0.5);
+  f.controller.report(1, 1, 0.1);  // the lowest loss, then it crashes
+  f.controller.report(2, 1, 0.3);
+  BOOST_TEST(f.controller.best()->trial == 1u);
+  BOOST_TEST((f.controller.trial_exited(1, false, "exit status 1") == ExitMeaning::Ended));
+  BOOST_REQUIRE(f.controller.best());
+  BOOST_TEST(f.controller.best()->trial == 2u);
+  BOOST_TEST(f.controller.best()->value == 0.3);
+  // A later, better report of a trial that did not fail takes over as before.
+  f.controller.report(0, 3, 0.05);
+  BOOST_TEST(f.controller.best()->trial == 0u);
+  BOOST_TEST(f.controller.best()->step == 3.0);
+}
+
+BOOST_AUTO_TEST_CASE(the_best_after_a_resume_counts_every_session_s_trials) {
+  StudyResumePoint resumed;
+  resumed.started = 2;
+  resumed.configs = {Configuration{{ParamValue{0.1}}}, Configuration{{ParamValue{0.2}}}};
+  resumed.counts.completed = 2;
+  resumed.counts.reports = 4;
+  resumed.best_values = {{0, 9, 0.7}, {1, 9, 0.2}};
+  Fixture f(study(4), &resumed);
+  BOOST_REQUIRE(f.controller.best());
+  BOOST_TEST(f.controller.best()->trial == 1u);
+  BOOST_REQUIRE(f.controller.next_launch(0));
+  f.controller.report(2, 1, 0.4);
+  BOOST_TEST(f.controller.best()->trial == 1u);  // the earlier session's trial still leads
+}
+
+BOOST_AUTO_TEST_CASE(attempts_failing_alike_before_any_report_halt_the_study) {
+  Fixture f(study(10, 2));
+  const std::string missing =
+      "exit status 2\npython3: can't open file '/x/train.py': [Errno 2] No such file or directory";
+  for (int i = 0; i < 2; ++i)
+    BOOST_REQUIRE(f.controller.next_launch(0));
+  BOOST_TEST((f.controller.trial_exited(0, false, missing) == ExitMeaning::Retried));
+  BOOST_TEST((f.controller.trial_exited(1, false, missing) == ExitMeaning::Retried));
+  BOOST_TEST(!f.controller.failed_fast());
+  BOOST_REQUIRE(f.controller.next_launch(0));  // trial 0's retry
+  // The third alike: the study halts with the cause instead of trying every trial.
+  BOOST_TEST((f.controller.trial_exited(0, false, missing) == ExitMeaning::Ended));
+  BOOST_TEST(f.controller.failed_fast());
+  BOOST_TEST(f.controller.halt_reason().find("can't open file '/x/train.py'") != std::string::npos);
+  BOOST_TEST(f.controller.halt_reason().find("the first 3 attempts failed alike") !=
+             std::string::npos);
+  BOOST_TEST(f.controller.counts().failed == 1u);
+  BOOST_TEST(!f.controller.next_launch(0));  // nothing more starts
+}
+
+BOOST_AUTO_TEST_CASE(failures_after_a_report_or_unalike_do_not_halt) {
+  Fixture unalike(study(10));
+  for (int i = 0; i < 3; ++i)
+    BOOST_REQUIRE(unalike.controller.next_launch(0));
+  unalike.controller.trial_exited(0, false, "exit status 1\nValueError: a");
+  unalike.controller.trial_exited(1, false, "exit status 1\nValueError: b");
+  unalike.controller.trial_exited(2, false, "exit status 1\nValueError: a");
+  BOOST_TEST(!unalike.controller.failed_fast());
+
+  Fixture reported(study(10));
+  for (int i = 0; i < 4; ++i)
+    BOOST_REQUIRE(reported.controller.next_launch(0));
+  reported.controller.report(3, 1, 0.5);  // the command works: failures are the trials' own
+  for (TrialId t = 0; t < 3; ++t)
+    reported.controller.trial_exited(t, false, "exit status 1\nCUDA out of memory");
+  BOOST_TEST(!reported.controller.failed_fast());
+
+  Fixture off(study(10));
+  off.controller.set_fail_fast(0);
+  for (int i = 0; i < 3; ++i)
+    BOOST_REQUIRE(off.controller.next_launch(0));
+  for (TrialId t = 0; t < 3; ++t)
+    off.controller.trial_exited(t, false, "exit status 1\nsame");
+  BOOST_TEST(!off.controller.failed_fast());
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_in_one_line_carries_the_last_stderr_line) {
+  BOOST_TEST(failure_summary("exit status 1") == "exit status 1");
+  BOOST_TEST(failure_summary("exit status 1\nTraceback (most recent call last):\n  File x\n"
+                             "ModuleNotFoundError: No module named 'torch'\n\n") ==
+             "exit status 1: ModuleNotFoundError: No module named 'torch'");
+  BOOST_TEST(last_error_line("exit status 1\n\n  \n") == "");
+  BOOST_TEST(last_error_line("killed by signal 9\n...tail\r\n") == "...tail");
 }

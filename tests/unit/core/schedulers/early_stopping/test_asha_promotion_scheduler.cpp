@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/schedulers/early_stopping/asha_promotion_scheduler.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 #include "unit/core/schedulers/scheduler_fixture.hpp"
 
 using namespace slurmtune::core;
@@ -77,7 +78,7 @@ BOOST_AUTO_TEST_CASE(ties_promote_the_earlier_trial) {
   BOOST_TEST(s.next_job(false)->trial == 0U);
 }
 
-BOOST_AUTO_TEST_CASE(drops_paused_trials_only_when_the_study_is_quiescent) {
+BOOST_AUTO_TEST_CASE(the_end_game_runs_the_best_paused_trial_to_max_t_then_drops_the_rest) {
   auto s = make();
   for (TrialId t = 0; t < 3; ++t)
     s.add_trial(t, std::nullopt);
@@ -86,10 +87,54 @@ BOOST_AUTO_TEST_CASE(drops_paused_trials_only_when_the_study_is_quiescent) {
   s.close_admissions();
   BOOST_TEST(s.take_dropped().empty());  // trial 2 still runs and could lift trial 1
   s.end_trial(2, TrialEnd::Failed, std::nullopt);
-  // Rung {1, 2}: floor(2/3) = 0 slots; nothing runs, nothing can arrive.
-  const auto dropped = s.take_dropped();
-  BOOST_TEST((dropped == std::vector<TrialId>{0, 1}));
+  // Rung {1, 2}: floor(2/3) = 0 slots, so the rule promotes nothing; nothing runs and
+  // nothing can arrive. The end game resumes the best (trial 1) instead of dropping it.
   BOOST_TEST(s.take_dropped().empty());
+  const auto job = s.next_job(false);
+  BOOST_REQUIRE(job);
+  BOOST_TEST((job->kind == Job::Kind::Resume));
+  BOOST_TEST(job->trial == 1U);
+  // It runs on past rung 3 without pausing, to max_t.
+  BOOST_TEST(s.report(1, 3, 2.5).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(1, 9, 3.0).decision == SchedulerDecision::Stop);
+  s.end_trial(1, TrialEnd::Completed, Observation{9, 3.0});
+  // A finisher reached max_t: the end game is over and trial 0's wait with it.
+  BOOST_TEST(!s.next_job(false));
+  BOOST_TEST((s.take_dropped() == std::vector<TrialId>{0}));
+  BOOST_TEST(s.take_dropped().empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_end_game_picks_from_the_highest_rung_first_one_per_free_worker) {
+  auto s = make();
+  for (TrialId t = 0; t < 4; ++t)
+    s.add_trial(t, std::nullopt);
+  for (TrialId t = 0; t < 4; ++t)
+    s.report(t, 1, static_cast<double>(t));
+  // Rung 1 holds 4: its top third (trial 3) is promoted and pauses at rung 3.
+  const auto promoted = s.next_job(false);
+  BOOST_REQUIRE(promoted);
+  BOOST_TEST(promoted->trial == 3U);
+  BOOST_TEST(s.report(3, 3, 5.0).decision == SchedulerDecision::Pause);
+  s.close_admissions();
+  // Two free workers: trial 3 (rung 3) first, then the best left at rung 1 (trial 2).
+  const auto first = s.next_job(false);
+  const auto second = s.next_job(false);
+  BOOST_REQUIRE(first);
+  BOOST_REQUIRE(second);
+  BOOST_TEST(first->trial == 3U);
+  BOOST_TEST(first->until == 9.0);
+  BOOST_TEST(second->trial == 2U);
+  BOOST_TEST(s.report(2, 3, 4.0).decision == SchedulerDecision::Continue);
+}
+
+BOOST_AUTO_TEST_CASE(max_t_off_the_geometric_ladder_is_the_top_rung) {
+  // grace 1, rf 3, max_t 20: 1, 3, 9 and then 20, where a trial has run its course.
+  AshaPromotionScheduler s(spec(SchedulerType::AshaPromotion, 1, 3, 20), Mode::Max);
+  BOOST_TEST(s.max_resource() == 20.0);
+  s.add_trial(0, std::nullopt);
+  BOOST_TEST(s.report(0, 9, 1.0).decision == SchedulerDecision::Pause);  // not the end
+  s.add_trial(1, std::nullopt);
+  BOOST_TEST(s.report(1, 20, 1.0).decision == SchedulerDecision::Stop);
 }
 
 namespace {
@@ -186,4 +231,19 @@ BOOST_AUTO_TEST_CASE(eager_promotion_runs_a_short_rungs_leader_on) {
   AshaPromotionScheduler fresh(eager_spec, Mode::Max);
   fresh.add_trial(0, std::nullopt);
   BOOST_TEST(fresh.report(0, 1, std::nan("")).decision == SchedulerDecision::Pause);
+}
+
+BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
+  auto promotion = spec(SchedulerType::AshaPromotion, 1, 3, 20);
+  BOOST_TEST((promotion_milestones(promotion) == std::vector<double>{1, 3, 9, 20}));
+  BOOST_TEST(describe_rungs(promotion).at(0) == "pauses at 1, 3, 9, 20 (the last is max_t)");
+  // A rung a rounding error short of max_t is max_t, not a rung of its own.
+  auto tenths = spec(SchedulerType::AshaPromotion, 0.1, 3, 0.9);
+  const auto rungs = promotion_milestones(tenths);
+  BOOST_TEST(rungs.size() == 3U);
+  BOOST_TEST(rungs.back() == 0.9);
+  // asha keeps Ray's rule: rungs below max_t, where the trial then ends.
+  BOOST_TEST(describe_rungs(spec(SchedulerType::Asha, 1, 3, 20)).at(0) ==
+             "stops the worst at 1, 3, 9; a trial ends at max_t = 20");
+  BOOST_TEST(describe_rungs(spec(SchedulerType::Hyperband, 1, 3, 9)).size() == 3U);
 }

@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(replay_asking_with_starts_forbidden_gets_the_same_resumptio
   BOOST_TEST(by_rule > 10U);
 }
 
-BOOST_AUTO_TEST_CASE(settled_trials_no_rule_resumes_are_dropped) {
+BOOST_AUTO_TEST_CASE(settled_trials_no_rule_resumes_are_dropped_after_the_end_game) {
   FreezeThawScheduler s(freeze_thaw(), Mode::Max, 0);
   ScriptedModel model;
   s.use_model(&model);
@@ -250,8 +250,16 @@ BOOST_AUTO_TEST_CASE(settled_trials_no_rule_resumes_are_dropped) {
   BOOST_TEST(s.take_dropped().empty());  // admissions open: a start may still come
   s.close_admissions();
   // Nothing runs, the model prefers a start that cannot come, and two trials at the rung
-  // promote none: their wait is over.
-  BOOST_TEST((s.take_dropped() == std::vector<TrialId>{0, 1}));
+  // promote none: the end game runs the best (trial 1) to max_t first.
+  BOOST_TEST(s.take_dropped().empty());
+  const auto job = s.next_job(false);
+  BOOST_REQUIRE(job);
+  BOOST_TEST(job->trial == 1U);
+  BOOST_TEST(s.report(1, 3, 2.5).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(1, 9, 3.0).decision == SchedulerDecision::Stop);
+  s.end_trial(1, TrialEnd::Completed, Observation{9, 3.0});
+  // Then trial 0's wait is over.
+  BOOST_TEST((s.take_dropped() == std::vector<TrialId>{0}));
   BOOST_TEST(!s.next_job(false));
 }
 
