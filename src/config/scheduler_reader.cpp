@@ -96,8 +96,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
     return;
   }
   // Counted before any is built: a factor just above 1 makes billions of them.
-  const double count = std::floor(std::log(s.max_t / s.grace_period) /
-                                  std::log(s.reduction_factor)) + 1;
+  const double count =
+      std::floor(std::log(s.max_t / s.grace_period) / std::log(s.reduction_factor)) + 1;
   const double top = promotes ? 1 : 0;  // max_t, their top rung, may come on top
   if (!(count + top <= static_cast<double>(kMaxRungs)))
     r.fail("reduction_factor", "(" + core::format_double(s.reduction_factor) +

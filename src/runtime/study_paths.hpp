@@ -14,6 +14,14 @@ inline std::string trials_dir_of(const std::string& study_file) {
   return p.string();
 }
 
+/// "/abs/path/study.lock" for "study.h5": held by the one `slurmtune run` of the study
+/// (runtime/recording/study_lock.hpp).
+inline std::string lock_file_of(const std::string& study_file) {
+  std::filesystem::path p = std::filesystem::absolute(study_file);
+  p.replace_extension(".lock");
+  return p.string();
+}
+
 /// The session's token file.
 inline std::string token_file_of(const std::string& study_file) {
   return trials_dir_of(study_file) + "/token";

@@ -81,8 +81,8 @@ int best_command(const Args& args) {
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
-  if (!parse_options(args, "slurmtune best STUDY.h5 [--format toml|json|flags] [--include-failed]", options,
-                     positional, vm))
+  if (!parse_options(args, "slurmtune best STUDY.h5 [--format toml|json|flags] [--include-failed]",
+                     options, positional, vm))
     return kSuccess;
   const auto format = vm["format"].as<std::string>();
   if (format != "toml" && format != "json" && format != "flags")

@@ -116,9 +116,9 @@ std::vector<Cell> exploit_cells(const store::ExploitRecord& x) {
   return cells;
 }
 
-std::vector<store::TrialRecord> best_candidates(
-    const std::vector<store::TrialRecord>& trials,
-    const std::vector<store::TrialStanding>& standings, bool include_failed) {
+std::vector<store::TrialRecord> best_candidates(const std::vector<store::TrialRecord>& trials,
+                                                const std::vector<store::TrialStanding>& standings,
+                                                bool include_failed) {
   std::vector<store::TrialRecord> out;
   for (const auto& t : trials) {
     if (!include_failed && t.status == store::TrialStatus::Failed) continue;

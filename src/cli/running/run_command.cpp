@@ -6,6 +6,9 @@
 #include "config/study_file.hpp"
 #include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator/coordinator.hpp"
+#include "runtime/log.hpp"
+#include "runtime/recording/study_lock.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 #include "store/warm_start.hpp"
@@ -109,6 +112,9 @@ int run_command(const Args& args) {
   const std::string study_path = vm["study"].as<std::string>();
   auto study = config::load_study_file(study_path);
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
+  // One writer per study, taken before anything of the study is touched (a second run
+  // is refused naming the first; a stale lock is replaced with a line saying why).
+  const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line);
   if (std::filesystem::exists(run.output)) study = resumed_study(std::move(study), run.output);
   store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;

@@ -37,8 +37,8 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
   const auto after = total > startup ? total - startup : 0;
   const auto picks =
       static_cast<std::uint64_t>(std::floor(static_cast<double>(after) * (1 - random_share)));
-  out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about "
-      << picks << " of max_trials = " << total << " (" << startup << " start-up draws first";
+  out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about " << picks
+      << " of max_trials = " << total << " (" << startup << " start-up draws first";
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
   out << ")\n";
   if (picks == 0)

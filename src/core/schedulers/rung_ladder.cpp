@@ -1,9 +1,8 @@
 #include "core/schedulers/rung_ladder.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
-
+#include <cstdio>
 
 namespace slurmtune::core {
 
@@ -11,7 +10,9 @@ namespace {
 
 constexpr double kSameRung = 1e-9;  // relative: rungs this close to max_t are max_t
 
-bool reaches(double rung, double max_t) { return rung >= max_t * (1 - kSameRung); }
+bool reaches(double rung, double max_t) {
+  return rung >= max_t * (1 - kSameRung);
+}
 
 // Resources as people write them: 20, not 20.0; 0.3, not 0.30000000000000004.
 std::string resource_text(double r) {
@@ -83,9 +84,10 @@ std::vector<std::string> optuna_lines(const SchedulerSpec& spec) {
 
 std::vector<double> promotion_milestones(const SchedulerSpec& spec) {
   std::vector<double> rungs;
-  const auto below = spec.milestones.empty()
-                         ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
-                         : spec.milestones;
+  const auto below =
+      spec.milestones.empty()
+          ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
+          : spec.milestones;
   for (const double r : below) {
     if (reaches(r, spec.max_t)) break;
     rungs.push_back(r);
@@ -106,8 +108,8 @@ std::vector<std::string> describe_rungs(const SchedulerSpec& spec) {
     case SchedulerType::FreezeThaw:
       return {"pauses at " + joined(promotion_milestones(spec)) + " (the last is max_t)"};
     case SchedulerType::Median:
-      return {"stops a trial below the median from " + resource_text(spec.grace_period) +
-              " on" + ends_at(spec)};
+      return {"stops a trial below the median from " + resource_text(spec.grace_period) + " on" +
+              ends_at(spec)};
     case SchedulerType::Pbt:
       return {"perturbs every " + resource_text(spec.pbt.perturbation_interval) + " after " +
               resource_text(spec.pbt.burn_in_period) + ends_at(spec)};

@@ -166,8 +166,8 @@ int Coordinator::outcome_status() const {
   const bool ran_its_course = controller_->halt_reason().empty();
   const bool all_failed = counts.failed > 0 && counts.completed == 0 && counts.stopped == 0;
   if (counts.completed > 0 || (!ran_its_course && !all_failed)) return 0;
-  log_line("the study failed: no trial completed (" + std::to_string(counts.failed) +
-           " failed, " + std::to_string(counts.stopped) +
+  log_line("the study failed: no trial completed (" + std::to_string(counts.failed) + " failed, " +
+           std::to_string(counts.stopped) +
            " stopped); the failures' causes are in the trials' stderr.log");
   return 1;
 }

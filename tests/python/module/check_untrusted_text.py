@@ -334,7 +334,11 @@ command = ["/usr/bin/python3", "-c", {json.dumps("import sys; sys.stderr.write("
 max_failures = 0
 """)
     path = os.path.join(work, "cyrillic.h5")
-    run(slurmtune, "run", toml_path, "-o", path, "--launcher", "local")
+    # Its one trial fails: the run says so and exits 1 (issue #58).
+    failed = subprocess.run([slurmtune, "run", toml_path, "-o", path, "--launcher", "local"],
+                            capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "no trial completed" in failed.stdout + failed.stderr, \
+        f"exit {failed.returncode}\n{failed.stdout}\n{failed.stderr}"
     with Study(path) as s:
         error = s.trials.iloc[0]["error"]
     # Cut in the middle: the exit status first, the end of what the trial printed last

@@ -83,7 +83,7 @@ class AshaPromotionScheduler final : public Scheduler {
     int rung = -1;  // highest rung reached
     bool paused = false;
     bool alive = true;
-    bool finishing = false;  // resumed in the end game: runs to max_t without pausing
+    bool finishing = false;            // resumed in the end game: runs to max_t without pausing
     std::vector<ReportedPoint> curve;  // predict = true: its finite reports
     std::optional<double> predicted;   // its latest predicted final score
   };
@@ -107,7 +107,7 @@ class AshaPromotionScheduler final : public Scheduler {
   bool closed_ = false;
   bool predict_ = false;
   bool eager_ = false;
-  bool end_game_over_ = false;             // a finisher reached max_t
+  bool end_game_over_ = false;            // a finisher reached max_t
   std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
