@@ -40,6 +40,7 @@ from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
                           scenario_example_conditional, scenario_freeze_thaw, scenario_mobster_resume,
                           scenario_recommended, scenario_tpe_resume, scenario_default_sampler)
+from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
 from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
 from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
@@ -331,7 +332,7 @@ def main():
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
                                              "two-objectives", "nsga2-resume", "motpe-resume",
-                                             "conditional-resume"])
+                                             "conditional-resume", "first-study"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -387,7 +388,8 @@ def main():
                      "two-objectives": scenario_two_objectives,
                      "nsga2-resume": scenario_nsga2_resume,
                      "motpe-resume": scenario_motpe_resume,
-                     "conditional-resume": scenario_conditional_resume}
+                     "conditional-resume": scenario_conditional_resume,
+                     "first-study": scenario_first_study}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

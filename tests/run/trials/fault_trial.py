@@ -12,7 +12,9 @@ for a test to cancel its Slurm step or send it SIGTERM; the best loss, so that n
 scheduler decision ends it first), silent (connects, then never reports), overrun (first
 attempt: 2.5 s per step, far past a time limit; the best loss), heartbeat (a 6 s first step
 with a heartbeat every 0.5 s; the best loss), shell-heartbeat (the same, each heartbeat
-sent by the shell client `SLURMTUNE report --heartbeat`). Its pid goes to TRIAL_DIR/pid.
+sent by the shell client `SLURMTUNE report --heartbeat`), crash-best (every attempt
+reports the lowest loss of the study, -100, at its first step and then exits 3: a
+configuration that must never be recommended). Its pid goes to TRIAL_DIR/pid.
 """
 import argparse
 import json
@@ -89,8 +91,12 @@ for step in range(first, args.steps + 1):
     if fault == "exit" and step == 1:
         print("simulated failure in trial %d attempt %d" % (trial, attempt), file=sys.stderr)
         sys.exit(3)
+    if fault == "crash-best" and step > first:
+        print("simulated crash of trial %d after its first report" % trial, file=sys.stderr)
+        sys.exit(3)
     best = {"slow", "overrun", "heartbeat", "shell-heartbeat"}
-    loss = 1e9 if fault == "hang" else -1.0 if fault in best else (args.x - 0.3) ** 2 + 1.0 / step
+    loss = (1e9 if fault == "hang" else -100.0 if fault == "crash-best" else -1.0 if fault in best
+            else (args.x - 0.3) ** 2 + 1.0 / step)
     try:
         client.report(step=step, loss=loss)
     except client.TrialStopped as stopped:

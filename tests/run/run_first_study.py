@@ -1,0 +1,85 @@
+"""Issue #58's first study, on real trials (tests/run/check_run.py first-study): the shape
+a newcomer tries first, with the recommended setting (asha_promotion, which picks MOBSTER
+with Hyper-Tune; grace 1, rf 3, max_t 20 off the geometric ladder), 6 trials on 4 workers
+and 16 on 2, one configuration that reports the study's lowest loss at its first step and
+then crashes. Then a study whose script is missing.
+
+- The best trial (the run's summary line, `status`, `best`, Study.best_trial) is a
+  completed one that ran to max_t = 20, never the crashed one.
+- The missing script stops the study after its first alike failures: `run` exits 1 and
+  its log names the missing file; few attempts were made, not the whole budget.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+from run_harness import FAULT_TRIAL, Study, expect, study_toml
+
+MAX_T = 20
+CRASHING = 1  # the trial id whose configuration crashes after the best first report
+
+
+def first_study(runner, name, trials, workers):
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=%d" % MAX_T, "--sleep=0.02",
+               "--faults=%d:crash-best" % CRASHING]
+    study = runner.write(name + ".toml", study_toml(
+        name, command, max_trials=trials, max_t=MAX_T, grace=1, rf=3, scheduler="asha_promotion",
+        trial_extra="max_failures = 1"))
+    validated = subprocess.run([runner.slurmtune, "validate", study], capture_output=True,
+                               text=True, check=True).stdout
+    expect("pauses at 1, 3, 9, 20 (the last is max_t)" in validated,
+           "validate shows no rungs ending at max_t:\n" + validated)
+    path = os.path.join(runner.workdir, name + ".h5")
+    rc, log = runner.run(study, path, extra=["--slots", str(workers)],
+                         sbatch_args=["-N", str(workers // 2 or 1), "--ntasks-per-node",
+                                      "2" if workers > 1 else "1"], timeout=400)
+    expect(rc == 0, "the run failed:\n" + log)
+    with Study(path) as s:
+        t = s.trials
+        best = s.best_trial
+        crashed = t[t.id == CRASHING].iloc[0]
+        expect(crashed.status == "failed", "trial %d did not fail: %s" % (CRASHING, crashed.status))
+        expect(crashed.best_value == -100.0, "the crashing trial's first report is missing")
+        expect(int(best.id) != CRASHING, "the crashed trial is Study.best_trial")
+        expect(best.status == "completed" and best.last_step == MAX_T,
+               "the best trial %d is %s at step %g, not completed at max_t:\n%s"
+               % (best.id, best.status, best.last_step, t[["id", "status", "last_step", "best_value"]]))
+        at_max_t = int((t.last_step == MAX_T).sum())
+        included = int(s.best(include_failed=True).id)
+    expect(included == CRASHING, "best(include_failed=True) is trial %d" % included)
+    summary = re.findall(r"best loss \S+ \(trial (\d+)", log)
+    expect(summary and int(summary[-1]) == int(best.id),
+           "the run's last best line names trial %s, not %d:\n%s" % (summary[-1:], best.id, log))
+    status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True,
+                            check=True).stdout
+    expect("Best trial %d:" % best.id in status, "status names another best:\n" + status)
+    best_json = subprocess.run([runner.slurmtune, "best", path, "--format", "json"],
+                               capture_output=True, text=True, check=True).stdout
+    expect(json.loads(best_json)["x"] == best["config/x"], "best prints another configuration")
+    print("%s: %d trials on %d workers, %d ran to max_t, best trial %d (completed at %d); "
+          "the crashed trial %d is never best" % (name, trials, workers, at_max_t, best.id,
+                                                  MAX_T, CRASHING))
+
+
+def missing_script(runner):
+    study = runner.write("missing.toml", study_toml(
+        "missing", [sys.executable, "no_such_train.py", "--x={x}"], max_trials=50, max_t=MAX_T,
+        scheduler="asha_promotion", trial_extra="max_failures = 2"))
+    path = os.path.join(runner.workdir, "missing.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "2"],
+                         sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
+    expect(rc != 0, "a study whose script is missing exited 0:\n" + log)
+    expect("the first 3 attempts failed alike" in log and "no_such_train.py" in log,
+           "the log does not name the missing script:\n" + log)
+    with Study(path) as s:
+        started = len(s.trials)
+    expect(started <= 4, "%d of 50 trials started before the study stopped" % started)
+    print("missing script: exit %d after %d trial(s), the cause in the log" % (rc, started))
+
+
+def scenario_first_study(runner, args):
+    first_study(runner, "six-on-four", 6, 4)
+    first_study(runner, "sixteen-on-two", 16, 2)
+    missing_script(runner)
