@@ -7,9 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tests/setup-debian.sh
+bash tests/setup-debian.sh example
 build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
+# A new build folder gets the command alone (tests, benchmarks and the compiled examples
+# need packages the example does not); one that tests/run-all.sh made is reused as it is.
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build"
+else
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_BUILD_TESTS=OFF \
+        -DSLURMTUNE_BUILD_BENCHMARKS=OFF -DSLURMTUNE_BUILD_EXAMPLES=OFF
+fi
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target slurmtune
 slurmtune=$(realpath "$build/src/slurmtune")
 run=$build/example

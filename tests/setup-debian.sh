@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Installs every Debian package slurmtune's build, tests and examples need. Idempotent and
-# non-interactive: packages already present are skipped, so a second run does nothing.
-# Run as root (or with sudo available).
+# Installs the Debian packages slurmtune needs. Idempotent and non-interactive: packages
+# already present are skipped, so a second run does nothing. Run as root (or with sudo).
+#   setup-debian.sh            every package of the build, the tests and the examples
+#   setup-debian.sh example    only what tests/run-example.sh needs: the command's build
+#                              and numpy for the example's trials (README's first command)
 set -euo pipefail
+
+# `slurmtune` itself and the numpy MLP example (no tests, no MPI, no browser, no torch).
+example_packages=(
+  build-essential cmake pkg-config
+  libboost-program-options-dev libtomlplusplus-dev libeigen3-dev libsimdjson-dev
+  libhdf5-dev libssl-dev
+  python3 python3-numpy
+)
 
 packages=(
   # build
@@ -38,6 +48,10 @@ packages=(
   # distributed Python trials: PyTorch (gloo on CPU) and mpi4py
   python3-torch python3-mpi4py
 )
+
+if [ "${1:-all}" = example ]; then
+  packages=("${example_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

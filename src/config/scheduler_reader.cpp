@@ -125,6 +125,10 @@ void read_scheduler(TableReader r, const core::SearchSpace& space, core::Schedul
     s.resource = *res;
   }
   read_positive(r, "max_t", s.max_t);
+  // Steps are doubles: past 2^53 two steps can be the same number.
+  if (s.max_t > 9007199254740992.0)
+    r.fail("max_t", "(" + core::format_double(s.max_t) +
+                        ") exceeds 2^53, where steps stop being exact; use a coarser resource");
   s.reduction_factor = s.type == SchedulerType::Hyperband ? 3 : 4;
   if (s.semantics == Semantics::Optuna) {
     read_reduction_factor(r, s, true);

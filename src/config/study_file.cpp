@@ -26,9 +26,18 @@ const toml::table& table_or_empty(const toml::table& root, std::string_view name
                        "' must be a table; write it as [" + std::string(name) + "]");
 }
 
+// Seconds past this (about 31 years) are a mistake, and overflow the clocks they go into.
+constexpr double kMaxSeconds = 1e9;
+
 void require_positive(TableReader& r, std::string_view key, double value) {
   if (!(value > 0) || !std::isfinite(value))
     r.fail(key, "must be a positive number, got " + core::format_double(value));
+}
+
+void require_seconds(TableReader& r, std::string_view key, double value) {
+  require_positive(r, key, value);
+  if (value > kMaxSeconds)
+    r.fail(key, "must be at most 1e9 seconds (about 31 years), got " + core::format_double(value));
 }
 
 // `metric` names the metric, or lists two or more objectives; `mode` is one keyword, or
@@ -130,10 +139,13 @@ void read_study(TableReader r, core::StudySpec& study) {
     study.max_trials = static_cast<std::uint64_t>(*n);
   }
   if (const auto budget = r.number("time_budget_s")) {
-    require_positive(r, "time_budget_s", *budget);
+    require_seconds(r, "time_budget_s", *budget);
     study.time_budget_s = budget;
   }
   study.metric_threshold = r.number("metric_threshold");
+  if (study.metric_threshold && !std::isfinite(*study.metric_threshold))
+    r.fail("metric_threshold",
+           "must be a finite number, got " + core::format_double(*study.metric_threshold));
   if (const auto sampler =
           r.keyword("sampler", {"random", "halton", "grid", "tpe", "bohb", "mobster", "nsga2"})) {
     study.sampler.kind = *core::sampler_kind_from_keyword(*sampler);
@@ -177,7 +189,7 @@ void read_trial(TableReader r, core::StudySpec& study) {
   for (auto [key, into] : {std::pair{"time_limit_s", &study.trial.time_limit_s},
                            std::pair{"report_timeout_s", &study.trial.report_timeout_s}})
     if (const auto seconds = r.number(key)) {
-      require_positive(r, key, *seconds);
+      require_seconds(r, key, *seconds);
       *into = seconds;
     }
   r.finish();
@@ -193,8 +205,13 @@ void read_trial(TableReader r, core::StudySpec& study) {
       if (close == std::string::npos)
         r.fail("command", "argument \"" + arg + "\" has an unclosed '{'");
       const std::string name = arg.substr(open + 1, close - open - 1);
-      if (!study.space.index_of(name) && name != "trial_id" && name != "trial_dir")
-        r.fail("command", "placeholder {" + name + "} names no parameter of [search]");
+      if (!study.space.index_of(name) && name != "trial_id" && name != "trial_dir") {
+        std::vector<std::string> names = {"trial_id", "trial_dir"};
+        for (const auto& p : study.space.parameters())
+          names.push_back(p.name);
+        r.fail("command", "placeholder {" + name + "} names no parameter of [search]" +
+                              did_you_mean(name, names));
+      }
     }
   }
   // An argument naming a conditional parameter is left out when it does not exist; a flag
@@ -215,9 +232,13 @@ void read_trial(TableReader r, core::StudySpec& study) {
 
 void read_resources(TableReader r, core::StudySpec& study) {
   auto& res = study.resources;
+  // Far above any allocation (Slurm's own limits are 2^32 and below), and small enough
+  // that nodes x ntasks_per_node x cpus_per_task x gpus_per_task cannot overflow.
+  constexpr std::int64_t kMaxCount = 1 << 20;
   const auto positive = [&r](std::string_view key, std::int64_t& into, std::int64_t least) {
     if (const auto v = r.integer(key)) {
       if (*v < least) r.fail(key, "must be at least " + std::to_string(least));
+      if (*v > kMaxCount) r.fail(key, "must be at most " + std::to_string(kMaxCount));
       into = *v;
     }
   };

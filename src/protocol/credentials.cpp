@@ -18,9 +18,10 @@ std::string derive(std::string_view secret, std::string_view what) {
 
 }  // namespace
 
-std::string attempt_credential(std::string_view secret, core::TrialId trial,
-                               std::uint64_t attempt) {
-  return derive(secret, "attempt\n" + std::to_string(trial) + "\n" + std::to_string(attempt));
+std::string attempt_credential(std::string_view secret, core::TrialId trial, std::uint64_t attempt,
+                               std::uint64_t launch) {
+  return derive(secret, "attempt\n" + std::to_string(trial) + "\n" + std::to_string(attempt) +
+                            "\n" + std::to_string(launch));
 }
 
 std::string group_step_credential(std::string_view secret, int step) {
@@ -31,12 +32,12 @@ std::string worker_credential(std::string_view secret, std::string_view node) {
   return derive(secret, "worker\n" + std::string(node));
 }
 
-std::string credential_for(std::string_view secret, const HelloFrom& from) {
+std::string credential_for(std::string_view secret, const HelloFrom& from, std::uint64_t launch) {
   return std::visit(
-      [secret](const auto& hello) -> std::string {
+      [secret, launch](const auto& hello) -> std::string {
         using T = std::decay_t<decltype(hello)>;
         if constexpr (std::is_same_v<T, TrialHello>)
-          return attempt_credential(secret, hello.trial, hello.attempt);
+          return attempt_credential(secret, hello.trial, hello.attempt, launch);
         else if constexpr (std::is_same_v<T, GroupHello>)
           return group_step_credential(secret, hello.step);
         else if constexpr (std::is_same_v<T, WorkerHello>)

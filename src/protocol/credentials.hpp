@@ -13,18 +13,22 @@
 
 namespace slurmtune::protocol {
 
-/// HMAC(secret, "slurmtune credential\nattempt\n<trial>\n<attempt>"), 64 hex digits:
-/// the credential of every rank of one attempt of one trial.
-std::string attempt_credential(std::string_view secret, core::TrialId trial, std::uint64_t attempt);
+/// HMAC(secret, "slurmtune credential\nattempt\n<trial>\n<attempt>\n<launch>"), 64 hex
+/// digits: the credential of every rank of one launch of one attempt of one trial. The
+/// launch number grows at every start, resume, promotion, exploit, retry and restart of a
+/// session, so a process left over from a paused run cannot speak for the run resumed
+/// after it (the attempt counts failures only: both share it).
+std::string attempt_credential(std::string_view secret, core::TrialId trial, std::uint64_t attempt,
+                               std::uint64_t launch);
 /// HMAC(secret, "slurmtune credential\nstep\n<step>"): a trial group's MPI step.
 std::string group_step_credential(std::string_view secret, int step);
 /// HMAC(secret, "slurmtune credential\nworker\n<node>"): the worker step on `node`.
 std::string worker_credential(std::string_view secret, std::string_view node);
 
-/// The credential that covers what `from` claims: the attempt's for a trial's rank, the
-/// step's for a group, the node's for a worker step, and the secret itself for the
-/// worker of a joined job.
-std::string credential_for(std::string_view secret, const HelloFrom& from);
+/// The credential that covers what `from` claims: the attempt's running `launch` for a
+/// trial's rank, the step's for a group, the node's for a worker step, and the secret
+/// itself for the worker of a joined job.
+std::string credential_for(std::string_view secret, const HelloFrom& from, std::uint64_t launch);
 
 /// What `from` claims, for a refusal: "trial 3, attempt 0", "group step 2", "worker n3",
 /// "joined worker n4 of job 77".

@@ -37,6 +37,12 @@ check 1 "the coordinator at 127.0.0.1:[0-9]+ did not answer within 10 s" \
   "$slurmtune" worker --study silent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
 kill "$silent" 2>/dev/null
 
+# A study run without --accept-joins writes no secret: a joining worker is told why.
+mkdir -m 700 closed.trials
+echo "127.0.0.1:1" > closed.trials/coordinator
+check 1 "accepts no joined jobs .*closed.trials/token is absent.: run the study with .slurmtune run --accept-joins." \
+  "$slurmtune" worker --study closed.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
+
 # A running study whose trials need 4 CPUs each.
 cat > big.toml <<'TOML'
 [study]
@@ -52,7 +58,7 @@ cpus_per_task = 4
 TOML
 quick="--shutdown-grace 1 --kill-grace 1"
 # shellcheck disable=SC2086
-"$slurmtune" run big.toml -o big.h5 --launcher local --slots 4 $quick > run.log 2>&1 &
+"$slurmtune" run big.toml -o big.h5 --launcher local --slots 4 --accept-joins $quick > run.log 2>&1 &
 coordinator=$!
 for _ in $(seq 100); do [ -s big.trials/coordinator ] && break; sleep 0.1; done
 [ -s big.trials/coordinator ] || { echo "FAILED: the coordinator published no address"; cat run.log; exit 1; }
@@ -72,7 +78,7 @@ printf '#!/bin/sh\nshift 2\nOMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_RANK=0 
 chmod +x one-rank-mpirun
 sed -e 's/cpus_per_task = 4/ntasks_per_node = 2/' -e 's/"big"/"pair"/' big.toml > pair.toml
 # shellcheck disable=SC2086
-"$slurmtune" run pair.toml -o pair.h5 --launcher local --slots 2 --mpirun "$work/one-rank-mpirun" $quick > run2.log 2>&1 &
+"$slurmtune" run pair.toml -o pair.h5 --launcher local --slots 2 --accept-joins --mpirun "$work/one-rank-mpirun" $quick > run2.log 2>&1 &
 coordinator=$!
 for _ in $(seq 100); do [ -s pair.trials/coordinator ] && break; sleep 0.1; done
 check 1 "refused this worker: a joined job runs single-rank command trials on its workers, but this study's trials have 2 rank\(s\)" \

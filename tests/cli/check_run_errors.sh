@@ -52,6 +52,28 @@ sed -i 's/max_trials = 2/max_trials = 3/; s/uniform = \[0, 2\]/uniform = [0, 1]/
 check 1 'study.max_trials: 2 recorded, 3 now \(safe to change: pass --allow-changes\)' "$slurmtune" run done.toml --launcher local
 check 0 'summary: .*3/3 started' "$slurmtune" run done.toml --launcher local --allow-changes
 
+# Issue #58: a trial that never reports says so; a new study next to an earlier one's
+# trial folders whose results file is gone is refused, the folders named.
+study silent '["true"]' ''
+check 0 'trial 0 completed: exited 0 without a single report of loss; does its command call the report client' \
+  "$slurmtune" run silent.toml --launcher local
+rm silent.h5
+check 1 'silent.trials holds 2 trial folder\(s\) of an earlier study, but its results file .*silent.h5 is gone' \
+  "$slurmtune" run silent.toml --launcher local
+test ! -e silent.h5 || { echo "FAILED: a study was started into an earlier study's folders"; failures=$((failures + 1)); }
+
+# Issue #58: html and dashboard use the interpreter the build found with their packages,
+# not a conda or pyenv python3 first on PATH; one that lacks a package is named in a line.
+mkdir fakebin
+printf '#!/bin/sh\necho "a python3 without the packages" >&2\nexit 3\n' > fakebin/python3
+chmod +x fakebin/python3
+check 0 '.*' env -u SLURMTUNE_PYTHON PATH="$work/fakebin:$PATH" "$slurmtune" html done.h5 -o done.html
+test -s done.html || { echo "FAILED: html wrote no page with python3 on PATH lacking its packages"; failures=$((failures + 1)); }
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > fakebin/bare-python
+chmod +x fakebin/bare-python
+check 1 '^slurmtune dashboard: .* cannot import [a-z]+: it needs Python 3.9\+ with tornado' \
+  env SLURMTUNE_PYTHON="$work/fakebin/bare-python" "$slurmtune" dashboard done.h5
+
 # The shell client outside a trial, with bad metrics, with a token file others can read.
 check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" report --step 1 loss=0.5
 check 1 "'loss' is not NAME=VALUE" env SLURMTUNE_ADDR=localhost:1 "$slurmtune" report --step 1 loss

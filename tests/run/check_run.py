@@ -34,7 +34,7 @@ from run_harness import (ROOT, Runner, Study, as_impostor, check_asha, check_com
                          read, reports_so_far, study_toml, wait_for)
 from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faults,
                              scenario_interrupt, scenario_limits, scenario_write_ahead)
-from run_hostile import scenario_hostile
+from run_hostile import scenario_hostile, scenario_leftover
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
@@ -332,7 +332,7 @@ def main():
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
                                              "two-objectives", "nsga2-resume", "motpe-resume",
-                                             "conditional-resume", "first-study"])
+                                             "conditional-resume", "first-study", "leftover"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -389,7 +389,8 @@ def main():
                      "nsga2-resume": scenario_nsga2_resume,
                      "motpe-resume": scenario_motpe_resume,
                      "conditional-resume": scenario_conditional_resume,
-                     "first-study": scenario_first_study}
+                     "first-study": scenario_first_study,
+                     "leftover": scenario_leftover}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

@@ -58,6 +58,13 @@ def first_study(runner, name, trials, workers):
     best_json = subprocess.run([runner.slurmtune, "best", path, "--format", "json"],
                                capture_output=True, text=True, check=True).stdout
     expect(json.loads(best_json)["x"] == best["config/x"], "best prints another configuration")
+    best_command = subprocess.run([runner.slurmtune, "best", path, "--format", "command"],
+                                  capture_output=True, text=True, check=True).stdout
+    expect(FAULT_TRIAL in best_command and "--x=" in best_command and "--steps=%d" % MAX_T in best_command,
+           "best --format command:\n" + best_command)
+    expect("Failures (1 of 1" in status and "trial %d: exit status 3: simulated crash" % CRASHING in status,
+           "status shows no failure with its cause:\n" + status)
+    expect("simulated crash of trial %d" % CRASHING in log, "the failure line has no stderr:\n" + log)
     print("%s: %d trials on %d workers, %d ran to max_t, best trial %d (completed at %d); "
           "the crashed trial %d is never best" % (name, trials, workers, at_max_t, best.id,
                                                   MAX_T, CRASHING))

@@ -125,3 +125,50 @@ def scenario_hostile(runner, args):
           % (made, DESCRIPTORS, cpu, wall, lines, len(probes),
              [t for k, t in probes["REPORT step NaN"]["answers"] if k == 8][0],
              2 * EXTRA, max(leftover["closed_after"]), judged, int(trials.retries.sum()), impostors))
+
+
+LEFTOVER = os.path.join(ROOT, "tests", "run", "trials", "leftover.py")
+
+
+def scenario_leftover(runner, args):
+    """Issue #59, items 2, 3 and 7: a process left over from a paused launch keeps that
+    launch's credential; once its trial is promoted and runs again, it claims rank 0 of
+    the new launch and reports a loss of -42. Every launch has its own credential: the
+    claim is refused, and the study's best and reports are the real trials' only. And a
+    study that takes no joined jobs writes no secret a trial could pose as one with."""
+    steps = 3
+    out = os.path.join(runner.workdir, "leftovers")
+    os.makedirs(out)
+    command = ["/usr/bin/python3", LEFTOVER, out, "/usr/bin/python3",
+               os.path.join(ROOT, "tests", "run", "trials", "fault_trial.py"), "--x={x}",
+               "--steps=%d" % steps, "--sleep=0.05"]
+    study = runner.write("study.toml", study_toml("leftover", command, max_trials=4, max_t=steps,
+                                                  scheduler="asha_promotion"))
+    path = os.path.join(runner.workdir, "study.h5")
+    log_path = os.path.join(runner.workdir, "run.log")
+    with open(log_path, "ab") as log:
+        rc = subprocess.run(runner.command(study, path, ["--launcher", "local", "--slots", "2"]),
+                            cwd=runner.workdir, stdout=log, stderr=subprocess.STDOUT,
+                            timeout=300).returncode
+    expect(rc == 0, "run failed:\n" + read(log_path))
+    trials = check_complete(path, 4)
+    resumed = [int(t) for t in trials.id if os.path.exists(
+        os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "resumed"))]
+    expect(resumed, "no trial was resumed: the scenario proves nothing")
+    for t in resumed:
+        record = os.path.join(out, "leftover-%d.json" % t)
+        text = wait_for(lambda: os.path.exists(record) and read(record), 70,
+                        "trial %d's leftover's record" % t)
+        hello = json.loads(text)["hello"]
+        expect(hello["kind"] == "ERROR" and
+               (hello["error"] or "").startswith("wrong or missing credential for trial %d" % t),
+               "trial %d: the leftover of its paused launch was answered %s" % (t, hello))
+    for t in trials.id:
+        secret = json.loads(read(os.path.join(out, "secret-%d.json" % t)))
+        expect(not secret["found"], "trial %d found the session's secret: %s" % (t, secret))
+    with Study(path) as s:
+        metrics = s.metrics
+    expect(not (metrics.loss == -42.0).any() and not (metrics.step == 1000).any(),
+           "a leftover's report was recorded:\n%s" % metrics[metrics.loss == -42.0])
+    print("leftover: %d resumed trial(s); each one's leftover from its paused launch was "
+          "refused (%s)" % (len(resumed), hello["error"]))

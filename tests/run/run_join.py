@@ -70,7 +70,7 @@ def joinable_study(runner, name, trials, sleep):
 def scenario_join(runner, args):
     wanted = 40
     study, path = joinable_study(runner, "join", wanted, 3)
-    handle = runner.start(study, path, extra=["--end-margin", "45"],
+    handle = runner.start(study, path, extra=["--end-margin", "45", "--accept-joins"],
                           sbatch_args=["-N", "1", "-w", "n1", "--ntasks-per-node", "2"])
     address = os.path.join(runner.workdir, "study.trials", "coordinator")
     wait_for(lambda: os.path.exists(address), 60, "the coordinator's published address")
@@ -135,7 +135,7 @@ def scenario_join_requeue(runner, args):
     # The coordinator runs on this host, outside Slurm (one slot of its own); the joined
     # job brings two nodes.
     first_log = os.path.join(runner.workdir, "run-1.log")
-    base = runner.command(study, path, ["--launcher", "local", "--slots", "1"])
+    base = runner.command(study, path, ["--launcher", "local", "--slots", "1", "--accept-joins"])
     with open(first_log, "wb") as out:
         first = subprocess.Popen(base, cwd=runner.workdir, stdout=out, stderr=subprocess.STDOUT)
     address = os.path.join(runner.workdir, "study.trials", "coordinator")

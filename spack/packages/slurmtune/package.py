@@ -117,6 +117,9 @@ class Slurmtune(CMakePackage, CudaPackage):
                 args.append(self.define("CMAKE_CUDA_ARCHITECTURES", ";".join(archs)))
         if self.spec.satisfies("+nccl"):
             args.append(self.define("NCCL_HOME", self.spec["nccl"].prefix))
+        if self.spec.satisfies("+python"):
+            # html and dashboard run this interpreter by default, not python3 on PATH
+            args.append(self.define("SLURMTUNE_PYTHON", self.spec["python"].command.path))
         return args
 
     def setup_run_environment(self, env):

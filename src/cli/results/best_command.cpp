@@ -7,7 +7,9 @@
 #include "config/toml_quoting.hpp"
 #include "core/replay/replay.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/trial_command.hpp"
 #include "core/text.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/objective_values.hpp"
 
 namespace slurmtune::cli {
@@ -23,6 +25,23 @@ std::string flags_of(const core::StudySpec& spec, const core::Configuration& con
     if (!config.is_active(i)) continue;  // the trial has no such parameter
     if (!out.empty()) out += ' ';
     out += shell_word("--" + params[i].name + "=" + core::to_text(config.values[i]));
+  }
+  return out;
+}
+
+// The study's own [trial] command with the configuration in it, one shell word per
+// argument: what retrains the configuration by hand (`{trial_dir}` is the trial's folder).
+std::string command_of(const store::StudyReader& reader, const core::Configuration& config,
+                       std::uint64_t trial) {
+  const auto& spec = reader.spec();
+  if (spec.trial.command.empty())
+    throw InputError(reader.path() + ": the study records no [trial] command; use --format flags");
+  const std::string dir = runtime::trials_dir_of(reader.path()) + "/trial-" + std::to_string(trial);
+  std::string out;
+  for (const auto& word :
+       core::expand_command(spec.trial.command, spec.space, config, trial, dir)) {
+    if (!out.empty()) out += ' ';
+    out += shell_word(word);
   }
   return out;
 }
@@ -51,6 +70,8 @@ void print_pareto_front(const store::StudyReader& reader,
     const auto& values = standings[id].objectives;
     if (format == "flags") {
       std::cout << flags_of(spec, t.config) << '\n';
+    } else if (format == "command") {
+      std::cout << command_of(reader, t.config, id) << '\n';
     } else if (format == "json") {
       std::cout << "{\"trial\":" << id << ",\"values\":{";
       for (std::size_t k = 0; k < values.size(); ++k)
@@ -76,17 +97,19 @@ void print_pareto_front(const store::StudyReader& reader,
 int best_command(const Args& args) {
   po::options_description options("best options");
   options.add_options()("study-file", po::value<std::string>()->required(), "results file (HDF5)")(
-      "format,f", po::value<std::string>()->default_value("toml"), "toml | json | flags")(
+      "format,f", po::value<std::string>()->default_value("toml"),
+      "toml | json | flags | command (the study's [trial] command with the configuration)")(
       "include-failed", "a trial that failed may be named best (by default it never is)");
   po::positional_options_description positional;
   positional.add("study-file", 1);
   po::variables_map vm;
-  if (!parse_options(args, "slurmtune best STUDY.h5 [--format toml|json|flags] [--include-failed]",
-                     options, positional, vm))
+  if (!parse_options(
+          args, "slurmtune best STUDY.h5 [--format toml|json|flags|command] [--include-failed]",
+          options, positional, vm))
     return kSuccess;
   const auto format = vm["format"].as<std::string>();
-  if (format != "toml" && format != "json" && format != "flags")
-    throw po::error("--format must be toml, json or flags, not '" + format + "'");
+  if (format != "toml" && format != "json" && format != "flags" && format != "command")
+    throw po::error("--format must be toml, json, flags or command, not '" + format + "'");
   DamagedFileGuard guard(vm["study-file"].as<std::string>());
   const store::StudyReader reader(vm["study-file"].as<std::string>());
   guard.opened();
@@ -111,6 +134,8 @@ int best_command(const Args& args) {
     std::cout << spec.space.to_json(config) << '\n';
   } else if (format == "flags") {
     std::cout << flags_of(spec, config) << '\n';
+  } else if (format == "command") {
+    std::cout << command_of(reader, config, best->id) << '\n';
   } else {
     // The comment is one line whatever the names hold (control characters shown as \u).
     std::cout << "# best trial " << best->id << ": " << core::visible(spec.metric) << " = "

@@ -13,6 +13,24 @@
 
 namespace slurmtune::cli {
 
+namespace {
+
+#ifndef SLURMTUNE_DEFAULT_PYTHON
+#define SLURMTUNE_DEFAULT_PYTHON ""
+#endif
+
+// $SLURMTUNE_PYTHON; else the interpreter the build found with the packages (when it is
+// still there); else python3 on PATH.
+std::string interpreter() {
+  const char* chosen = std::getenv("SLURMTUNE_PYTHON");
+  if (chosen && *chosen) return chosen;
+  const std::string built = SLURMTUNE_DEFAULT_PYTHON;
+  if (!built.empty() && ::access(built.c_str(), X_OK) == 0) return built;
+  return "python3";
+}
+
+}  // namespace
+
 int python_command(const std::string& command, const char* usage, const std::string& module,
                    const Args& args, const std::string& needs) {
   for (const auto& arg : args)
@@ -20,8 +38,7 @@ int python_command(const std::string& command, const char* usage, const std::str
       std::cout << usage;
       return kSuccess;
     }
-  const char* chosen = std::getenv("SLURMTUNE_PYTHON");
-  const std::string python = chosen && *chosen ? chosen : "python3";
+  const std::string python = interpreter();
   const std::string path = runtime::python_path_with_bundled();
   if (runtime::bundled_python_dir().empty())
     std::cerr << "slurmtune " << command

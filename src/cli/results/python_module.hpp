@@ -1,7 +1,8 @@
 #pragma once
 // Commands drawn by slurmtune's Python package (`html`, `dashboard`): they run
 // `python3 -m MODULE ARGS...` with the bundled package first on PYTHONPATH, no shell in
-// between; the interpreter is $SLURMTUNE_PYTHON, else python3.
+// between; the interpreter is $SLURMTUNE_PYTHON, else the one the build found importing
+// their packages (CMake's SLURMTUNE_PYTHON), else python3 on PATH.
 #include <string>
 
 #include "cli/commands.hpp"

@@ -14,6 +14,8 @@
 #include "cli/results/study_tables.hpp"
 #include "core/replay/replay.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/failure_text.hpp"
+#include "core/text.hpp"
 #include "store/objective_values.hpp"
 
 namespace slurmtune::cli {
@@ -48,7 +50,7 @@ std::string pad(std::string text, std::size_t width) {
 }
 
 struct RungCount {
-  std::uint64_t judged = 0, stopped = 0, paused = 0;
+  std::uint64_t judged = 0, stopped = 0, paused = 0, completed = 0;
 };
 
 void print_rungs(std::ostream& out, const store::StudyReader& reader) {
@@ -57,14 +59,19 @@ void print_rungs(std::ostream& out, const store::StudyReader& reader) {
     if (e.rung < 0) continue;
     auto& r = rungs[{e.rung, e.milestone}];
     ++r.judged;
-    r.stopped += e.kind == store::EventKind::Stop;
+    // A stop at max_t is the end of the trial's course, not an early stop.
+    const bool at_end = e.milestone >= reader.spec().scheduler.max_t;
+    r.stopped += e.kind == store::EventKind::Stop && !at_end;
+    r.completed += e.kind == store::EventKind::Stop && at_end;
     r.paused += e.kind == store::EventKind::Pause;
   }
   if (rungs.empty()) return;
   out << "Rung occupancy (" << reader.spec().scheduler.resource << "):\n";
   for (const auto& [key, r] : rungs)
     out << "  rung " << key.first << " @ " << core::json_number(key.second) << ": " << r.judged
-        << " judged, " << r.stopped << " stopped, " << r.paused << " paused\n";
+        << " judged, " << r.stopped << " stopped, " << r.paused << " paused"
+        << (r.completed ? ", " + std::to_string(r.completed) + " completed" : std::string())
+        << '\n';
 }
 
 // Learning-curve predictions (asha_promotion, predict = true): each trial's latest one,
@@ -238,6 +245,22 @@ void print_trials(std::ostream& out, const store::StudyReader& reader,
   }
 }
 
+// Failed trials with the cause: the first line of each one's error (the exit status) and
+// the last line of its stderr, where Python prints the exception.
+void print_failures(std::ostream& out, const std::vector<store::TrialRecord>& trials,
+                    std::size_t limit) {
+  std::vector<const store::TrialRecord*> failed;
+  for (const auto& t : trials)
+    if (t.status == store::TrialStatus::Failed) failed.push_back(&t);
+  if (failed.empty()) return;
+  const std::size_t shown = std::min(limit, failed.size());
+  out << "Failures (" << shown << " of " << failed.size()
+      << "; each trial's whole stderr is in STUDY.trials/trial-ID/stderr.log):\n";
+  for (std::size_t i = 0; i < shown; ++i)
+    out << "  trial " << failed[i]->id << ": "
+        << core::visible(core::failure_summary(failed[i]->error)) << '\n';
+}
+
 // Where a model-based sampler's configurations came from: how far the model took over;
 // and, for any sampler, how many trials ran an [[enqueue]] entry.
 void print_origins(std::ostream& out, const core::StudySpec& spec,
@@ -268,9 +291,13 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   const auto& spec = reader.spec();
   const auto trials = reader.trials();
   std::array<std::uint64_t, 6> counts{};
-  for (const auto& t : trials)
+  std::uint64_t unknown = 0;  // a status code this version does not know: counted, not lost
+  for (const auto& t : trials) {
     if (static_cast<std::size_t>(t.status) < counts.size())
       ++counts[static_cast<std::size_t>(t.status)];
+    else
+      ++unknown;
+  }
   out << "== Status: " << spec.name << " ==\n"
       << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
       << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
@@ -281,7 +308,9 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
       << "Trials " << trials.size() << ":";
   for (std::size_t s = 0; s < counts.size(); ++s)
     out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
-        << (s + 1 < counts.size() ? "," : "\n");
+        << (s + 1 < counts.size() ? "," : "");
+  if (unknown) out << ", of an unknown status " << unknown;
+  out << '\n';
   print_origins(out, spec, trials);
   if (spec.scheduler.type == core::SchedulerType::Pbt)
     out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
@@ -301,6 +330,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   print_predictions(out, reader, limit);
   print_resumptions(out, reader, limit);
   print_trials(out, reader, trials, limit, notes(spec, trials, standings, front));
+  print_failures(out, trials, std::min<std::size_t>(limit, 10));
 }
 
 }  // namespace

@@ -40,6 +40,24 @@ core::StudySpec resumed_study(core::StudySpec study, const std::string& output) 
   return resumed;
 }
 
+// A new study must not write into an earlier one's trial folders (their checkpoints
+// would be taken for its own): STUDY.trials without STUDY.h5 is refused, named.
+void refuse_leftover_trials(const std::string& output) {
+  namespace fs = std::filesystem;
+  const std::string trials_dir = runtime::trials_dir_of(output);
+  std::error_code error;
+  if (fs::exists(output) || !fs::is_directory(trials_dir, error)) return;
+  std::size_t folders = 0;
+  for (const auto& entry : fs::directory_iterator(trials_dir, error))
+    folders += entry.path().filename().string().rfind("trial-", 0) == 0;
+  if (folders == 0) return;
+  throw InputError(trials_dir + " holds " + std::to_string(folders) +
+                   " trial folder(s) of an earlier study, but its results file " + output +
+                   " is gone: a new study would write into them. To start over, remove or "
+                   "rename " +
+                   trials_dir + "; to resume, put the results file back");
+}
+
 }  // namespace
 
 int run_command(const Args& args) {
@@ -50,6 +68,9 @@ int run_command(const Args& args) {
       "output,o", po::value<std::string>(),
       "results file (default: STUDY.h5 in this folder); an existing one is resumed")(
       "allow-changes", "resume even if safe keys of the study file changed (max_trials, ...)")(
+      "accept-joins",
+      "let other jobs join the study (slurmtune join): writes the session's secret to "
+      "STUDY.trials/token, which a trial could read too)")(
       "launcher", po::value<std::string>(&launch.launcher)->default_value("auto"),
       "auto | slurm | local (auto: slurm inside an allocation)")(
       "slots", po::value<std::int64_t>(&launch.slots)->default_value(0),
@@ -76,7 +97,7 @@ int run_command(const Args& args) {
       "advertise", po::value<std::string>(&run.advertise_host),
       "control plane: host name trials connect to (default: this host's name)")(
       "rendezvous-ports", po::value<std::string>(),
-      "FIRST-LAST: MASTER_PORTs for trials (default: 1000 ports from a base chosen by the job "
+      "FIRST-LAST: MASTER_PORTs for trials (default: 250 ports from a base chosen by the job "
       "id)")("worker-connect-timeout",
              po::value<double>(&run.worker_connect_timeout_s)->default_value(120),
              "launch = \"worker\": seconds a worker step has to connect before its node is "
@@ -115,9 +136,11 @@ int run_command(const Args& args) {
   // One writer per study, taken before anything of the study is touched (a second run
   // is refused naming the first; a stale lock is replaced with a line saying why).
   const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line);
+  refuse_leftover_trials(run.output);
   if (std::filesystem::exists(run.output)) study = resumed_study(std::move(study), run.output);
   store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;
+  run.accept_joins = vm.count("accept-joins") > 0;
   if (vm.count("time-left")) run.time_left_s = vm["time-left"].as<double>();
   if (vm.count("rendezvous-ports"))
     run.rendezvous_ports = core::parse_port_range(vm["rendezvous-ports"].as<std::string>());

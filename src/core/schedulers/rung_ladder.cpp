@@ -23,8 +23,10 @@ std::string resource_text(double r) {
 
 std::string joined(const std::vector<double>& rungs) {
   std::string out;
-  for (const double r : rungs)
-    out += (out.empty() ? "" : ", ") + resource_text(r);
+  for (const double r : rungs) {
+    if (!out.empty()) out += ", ";
+    out += resource_text(r);
+  }
   return out;
 }
 

@@ -284,7 +284,13 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
       break;
   }
   if (clean) {
-    end(trial, TrialEnd::Completed, {});
+    // Said once, where the study's log shows it: a command that never reports (no client
+    // call, the wrong metric name) leaves a study of "completed" trials with no values.
+    end(trial, TrialEnd::Completed,
+        last_step_.contains(trial)
+            ? std::string()
+            : "exited 0 without a single report of " + spec_.metric +
+                  "; does its command call the report client (doc/protocol.md)?");
     return ExitMeaning::Ended;
   }
   if (fails_fast(error)) {

@@ -21,6 +21,7 @@ struct ActiveTrial {
 
   core::TrialId trial = 0;
   std::uint64_t attempt = 0;
+  std::uint64_t launch = 0;  ///< this session's launch number: its credential covers it alone
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
   std::string credential_file;                ///< its ranks' SLURMTUNE_TOKEN_FILE (0600)

@@ -25,6 +25,9 @@ struct RunOptions {
   /// Halt once this many attempts in a row failed alike before any report
   /// (core::StudyController::set_fail_fast); 0: never.
   std::size_t fail_fast = 3;
+  /// Write the session's secret where `slurmtune join` finds it (STUDY.trials/token):
+  /// only then can other jobs join, and only then can a trial read it.
+  bool accept_joins = false;
   /// The progress line names running trials silent (no report, heartbeat or checkpoint)
   /// for this long; half of [trial] report_timeout_s when that is shorter.
   double silent_after_s = 300;

@@ -24,6 +24,12 @@
 namespace slurmtune::runtime {
 namespace {
 
+// The launch number a HELLO's credential must cover: a trial's running one, 0 for others.
+std::uint64_t launch_of(const ControlHandler& handler, const protocol::Hello& hello) {
+  const auto* trial = std::get_if<protocol::TrialHello>(&hello.from);
+  return trial ? handler.launch_of(trial->trial) : 0;
+}
+
 UniqueFd listen_on(const std::string& host, std::uint16_t port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -230,7 +236,8 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
   if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
   // The credential covers exactly what the HELLO claims: another trial's, attempt's or
   // step's is refused (it names only what the peer itself sent).
-  if (!tokens_equal(hello.token, protocol::credential_for(secret_, hello.from)))
+  if (!tokens_equal(hello.token,
+                    protocol::credential_for(secret_, hello.from, launch_of(handler_, hello))))
     throw ProtocolError("wrong or missing credential for " + protocol::claim_of(hello.from));
   welcome(id, c, hello);
 }
@@ -240,7 +247,7 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
 void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello hello) {
   c.client_nonce = hello.challenge;
   c.server_nonce = generate_token();
-  c.key = protocol::credential_for(secret_, hello.from);
+  c.key = protocol::credential_for(secret_, hello.from, launch_of(handler_, hello));
   c.challenged_hello = std::move(hello);
   c.outbox +=
       encode_frame(MessageType::Challenge,
@@ -268,10 +275,14 @@ void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hell
     return close_for_retry(id, std::to_string(max_authenticated_) +
                                    " connections are open already; the client tries again");
   }
+  // Asked before the connection counts as authenticated: a HELLO the study refuses (an
+  // ended attempt's leftover process, a second rank 0) is a peer's doing, logged through
+  // the throttled log like any refusal a peer can provoke, not once per try for ever.
+  const std::string welcome = handler_.on_hello(id, hello.from);
   c.authenticated = true;
   --unauthenticated_;
   ++stats_.authenticated;
-  queue(id, c, MessageType::Welcome, handler_.on_hello(id, hello.from));
+  queue(id, c, MessageType::Welcome, welcome);
 }
 
 void ControlServer::refuse(ConnectionId id, const std::string& reason) {

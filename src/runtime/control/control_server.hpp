@@ -56,6 +56,9 @@ class ControlHandler {
                                           const protocol::JsonObject& body) = 0;
   /// An authenticated connection ended (the peer closed it, or the server did).
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
+  /// The launch a trial's running attempt was given (protocol::attempt_credential): a
+  /// trial HELLO's credential must be that launch's. 0 when the trial is not running.
+  virtual std::uint64_t launch_of(core::TrialId /*trial*/) const { return 0; }
 };
 
 struct ControlServerOptions {
@@ -74,6 +77,8 @@ inline constexpr std::size_t kMaxOutbox = std::size_t{1} << 20;
 
 struct ControlServerStats {
   std::uint64_t accepted = 0, authenticated = 0, refused = 0, frames = 0;
+  /// Lines about refused peers left out of the log (at most 10 per 10 s go out).
+  std::uint64_t peer_lines_left_out = 0;
   std::uint64_t accept_failures = 0;  ///< accept() failed for want of descriptors (EMFILE...)
   std::uint64_t accept_pauses = 0;    ///< times the listener stopped being watched for that
   std::uint64_t evicted = 0;          ///< unauthenticated connections closed for a newer one
@@ -97,7 +102,12 @@ class ControlServer {
   /// Sends one frame to an authenticated connection (a decision made later, ERROR).
   void send(ConnectionId id, MessageType type, const std::string& payload);
   void close(ConnectionId id, const std::string& reason);
-  const ControlServerStats& stats() const { return stats_; }
+  /// The counters, with the lines about refused peers the throttled log left out.
+  ControlServerStats stats() const {
+    ControlServerStats now = stats_;
+    now.peer_lines_left_out = peer_log_.left_out();
+    return now;
+  }
 
  private:
   struct Connection {

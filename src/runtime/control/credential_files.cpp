@@ -28,18 +28,19 @@ std::string CredentialFiles::write(const std::string& name, const std::string& c
   return path;
 }
 
-std::string CredentialFiles::attempt_path(core::TrialId trial, std::uint64_t attempt) const {
-  return dir_ + "/trial-" + std::to_string(trial) + "." + std::to_string(attempt);
+std::string CredentialFiles::attempt_path(core::TrialId trial, std::uint64_t launch) const {
+  return dir_ + "/trial-" + std::to_string(trial) + ".launch-" + std::to_string(launch);
 }
 
-std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t attempt) const {
-  return write(fs::path(attempt_path(trial, attempt)).filename().string(),
-               protocol::attempt_credential(secret_, trial, attempt));
+std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t attempt,
+                                           std::uint64_t launch) const {
+  return write(fs::path(attempt_path(trial, launch)).filename().string(),
+               protocol::attempt_credential(secret_, trial, attempt, launch));
 }
 
-void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t attempt) const {
+void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t launch) const {
   std::error_code ignored;  // already gone: nothing to remove
-  fs::remove(attempt_path(trial, attempt), ignored);
+  fs::remove(attempt_path(trial, launch), ignored);
 }
 
 std::string CredentialFiles::write_group_step(int step) const {

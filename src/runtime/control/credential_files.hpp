@@ -17,10 +17,12 @@ class CredentialFiles {
   /// Empties (or creates) `dir` for a session whose secret is `secret`.
   CredentialFiles(std::string dir, std::string secret);
 
-  /// Writes the credential of `attempt` of `trial` for its ranks; returns its path.
-  std::string write_attempt(core::TrialId trial, std::uint64_t attempt) const;
-  /// Removes it once the attempt has ended (nothing it could still say is accepted).
-  void remove_attempt(core::TrialId trial, std::uint64_t attempt) const;
+  /// Writes the credential of `launch` of `attempt` of `trial` for its ranks, in a file of
+  /// its own (a process of an earlier launch that reads its file again finds it gone);
+  /// returns its path.
+  std::string write_attempt(core::TrialId trial, std::uint64_t attempt, std::uint64_t launch) const;
+  /// Removes it once the launch has ended (nothing it could still say is accepted).
+  void remove_attempt(core::TrialId trial, std::uint64_t launch) const;
   /// Writes the credential of a trial group's MPI step `step`; returns its path.
   std::string write_group_step(int step) const;
   /// Writes the credential of the worker step on `node`, the launcher's node `index`
@@ -29,7 +31,7 @@ class CredentialFiles {
 
  private:
   std::string write(const std::string& name, const std::string& credential) const;
-  std::string attempt_path(core::TrialId trial, std::uint64_t attempt) const;
+  std::string attempt_path(core::TrialId trial, std::uint64_t launch) const;
 
   std::string dir_, secret_;
 };

@@ -66,10 +66,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   launcher_ = make_launcher(spec_.resources, options_.launch);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
-  // A fresh token every session: processes of an earlier session cannot report into it.
+  // A fresh secret every session: processes of an earlier session cannot report into it.
+  // Its file exists only for `slurmtune join` (--accept-joins): every trial runs as the
+  // study's user and could read it, and with it derive any credential.
   fs::remove(token_file_);
   const std::string token = generate_token();
-  write_token_file(token_file_, token);
+  if (options_.accept_joins) write_token_file(token_file_, token);
   credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,
@@ -106,8 +108,10 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
            (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
                            : ""));
   log_line(launcher_->describe() + backend_->describe());
-  log_line("control plane on " + address_ + ", secret in " + token_file_ + ", credentials in " +
-           credentials_dir_of(options_.output));
+  log_line("control plane on " + address_ +
+           (options_.accept_joins ? ", secret for joined jobs in " + token_file_
+                                  : ", no joined jobs (--accept-joins)") +
+           ", credentials in " + credentials_dir_of(options_.output));
   publish_address(options_.output, address_);
 }
 

@@ -86,6 +86,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::optional<Reply> on_message(ConnectionId id, MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
+  std::uint64_t launch_of(core::TrialId trial) const override;
   Reply on_report(ActiveTrial& t, const protocol::JsonObject& body);
   void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 
@@ -113,6 +114,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::optional<std::pair<int, Clock::time_point>> last_signal_;
   Clock::time_point stderr_checked_{};  // when the trials' stderr files were last capped
   bool halt_announced_ = false;
+  std::uint64_t launches_ = 0;  // launches so far this session: the next one's number
 };
 
 }  // namespace slurmtune::runtime

@@ -47,6 +47,11 @@ std::string decision_payload(core::Instruction instruction, const core::ReportOu
 
 }  // namespace
 
+std::uint64_t Coordinator::launch_of(core::TrialId trial) const {
+  const ActiveTrial* t = trials_.find(trial);
+  return t ? t->launch : 0;
+}
+
 std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& from) {
   const auto* hello = std::get_if<protocol::TrialHello>(&from);
   if (!hello) return backend_->on_hello(id, from);  // a group's, a worker's

@@ -23,7 +23,8 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->attempt = launch.attempt;
   t->kind = launch.kind;
   t->dir = trials_dir_ + "/trial-" + std::to_string(id);
-  t->credential_file = credentials_->write_attempt(id, launch.attempt);
+  t->launch = ++launches_;  // every launch its own credential (a pause ends the last)
+  t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
   t->stderr_path = t->dir + "/stderr.log";
   fs::create_directories(t->dir);
   t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
@@ -32,6 +33,11 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     t->checkpoint = (fs::path(study_dir_) / checkpoint->second.path).string();
     t->checkpoint_step = checkpoint->second.step;
   }
+  if (t->checkpoint.empty() && launch.kind == core::TrialLaunch::Kind::Resume &&
+      controller_->last_step(id) > 0)
+    log_line("trial " + std::to_string(id) + " resumes from scratch: it saved no checkpoint when " +
+             "it paused at step " + core::format_double(controller_->last_step(id)) +
+             " (a trial told to pause should save one: doc/protocol.md)");
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(resources);
   t->started = t->last_sign = time_.now();
@@ -58,7 +64,7 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
 
 core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
                                          const std::string& error) {
-  if (const ActiveTrial* t = trials_.find(trial)) credentials_->remove_attempt(trial, t->attempt);
+  if (const ActiveTrial* t = trials_.find(trial)) credentials_->remove_attempt(trial, t->launch);
   const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
   pbt_.carry_out();
   time_.attempt_ended(trial);

@@ -47,7 +47,13 @@ void ProgressReport::print(bool final, const core::StudyController& controller,
        << " (retries " << c.retries << "), " << c.started << "/" << spec.max_trials << " started, "
        << c.reports << " reports";
   if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
-  if (!final) line << silent_trials(quiet_s);
+  if (!final) {
+    const std::string silent = silent_trials(quiet_s);
+    line << silent;
+    // A hung trial without a report timeout holds its slot, and the study, for ever.
+    if (!silent.empty() && !spec.trial.report_timeout_s)
+      line << " (a hung trial is never ended: set [trial] report_timeout_s to end and retry it)";
+  }
   // Several objectives or constraints have no one best value to watch: the Pareto front
   // and the feasible trials are in `slurmtune status` and `best`.
   const bool one_best = !spec.multi_objective() && spec.constraints.empty();

@@ -11,10 +11,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 
+#include "core/error.hpp"
 #include "core/space/param_value.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
@@ -341,8 +343,11 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
   for (;;) {
     try {
       const std::string address = read_published_address(address_file_of(options.study));
-      return open_session(address, read_token_file(token_file_of(options.study)),
-                          hello_from(options));
+      const std::string token_file = token_file_of(options.study);
+      if (!std::filesystem::exists(token_file))
+        throw InputError("the study's coordinator accepts no joined jobs (" + token_file +
+                         " is absent): run the study with `slurmtune run --accept-joins`");
+      return open_session(address, read_token_file(token_file), hello_from(options));
     } catch (const Error& e) {
       if (e.what() != last_error)
         log_line("worker " + options.node + ": " + e.what() + "; trying again");

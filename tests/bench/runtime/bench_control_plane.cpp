@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     const auto trial = static_cast<slurmtune::core::TrialId>(t);
     send_all(c.fd, encode_frame(MessageType::Hello,
                                 "{\"token\": \"" +
-                                    slurmtune::protocol::attempt_credential(secret, trial, 0) +
+                                    slurmtune::protocol::attempt_credential(secret, trial, 0, 0) +
                                     "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
   }
   std::vector<pollfd> fds;

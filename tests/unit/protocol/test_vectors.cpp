@@ -114,7 +114,8 @@ BOOST_AUTO_TEST_CASE(credentials_match_independent_hmacs) {
     std::string derived;
     if (holder == "attempt")
       derived = protocol::attempt_credential(secret, static_cast<core::TrialId>(number("trial")),
-                                             static_cast<std::uint64_t>(number("attempt")));
+                                             static_cast<std::uint64_t>(number("attempt")),
+                                             static_cast<std::uint64_t>(number("launch")));
     else if (holder == "step")
       derived = protocol::group_step_credential(secret, static_cast<int>(number("step")));
     else

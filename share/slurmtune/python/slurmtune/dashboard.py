@@ -25,11 +25,16 @@ import tempfile
 import threading
 import time
 
-import tornado.escape
-import tornado.httpserver
-import tornado.ioloop
-import tornado.netutil
-import tornado.web
+try:
+    import tornado.escape
+    import tornado.httpserver
+    import tornado.ioloop
+    import tornado.netutil
+    import tornado.web
+except ImportError as missing:  # said once, plainly, instead of a traceback
+    sys.exit(f"slurmtune dashboard: {sys.executable} cannot import {missing.name}: it needs "
+             "Python 3.9+ with tornado, numpy, h5py and pandas (Debian: python3-tornado); "
+             "set SLURMTUNE_PYTHON to an interpreter that has them")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSETS = os.path.join(HERE, "dashboard_assets")

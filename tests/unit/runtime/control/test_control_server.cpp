@@ -86,7 +86,7 @@ struct Fixture {
   }
   // HELLO of attempt 0 of `trial` with its own credential.
   std::string hello(int trial = 3) const {
-    return hello_with(protocol::attempt_credential(secret, static_cast<core::TrialId>(trial), 0),
+    return hello_with(protocol::attempt_credential(secret, static_cast<core::TrialId>(trial), 0, 0),
                       trial);
   }
 
@@ -118,7 +118,7 @@ BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fi
 
 BOOST_FIXTURE_TEST_CASE(a_wrong_token_is_refused_and_never_reaches_the_study, Fixture) {
   const auto fd = connect();
-  std::string wrong = protocol::attempt_credential(secret, 3, 0);
+  std::string wrong = protocol::attempt_credential(secret, 3, 0, 0);
   wrong[10] = wrong[10] == 'a' ? 'b' : 'a';
   const auto [frames, closed] = exchange(fd.get(), hello_with(wrong));
   BOOST_REQUIRE(frames.size() == 1u);
@@ -195,7 +195,7 @@ BOOST_FIXTURE_TEST_CASE(the_handler_refusing_a_hello_closes_only_that_connection
 // 1, another attempt of trial 0, a group step and a worker in vain; the study's secret
 // itself opens only a joined job's worker.
 BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixture) {
-  const std::string own = protocol::attempt_credential(secret, 0, 0);
+  const std::string own = protocol::attempt_credential(secret, 0, 0, 0);
   const auto refused = [this](const std::string& frame) {
     const auto fd = connect();
     const auto [frames, closed] = exchange(fd.get(), frame);
@@ -283,7 +283,7 @@ BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_w
   BOOST_REQUIRE((frames[0].type == MessageType::Challenge));
   const std::string server_nonce = body_text(frames[0], "nonce");
   // Both proofs are of the credential of what the HELLO claims (trial 3, attempt 0).
-  const std::string key = protocol::attempt_credential(secret, 3, 0);
+  const std::string key = protocol::attempt_credential(secret, 3, 0, 0);
   BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(key, nonce, server_nonce));
   BOOST_TEST(handler.hellos == 0);  // not before the client's proof
   std::tie(frames, closed) = exchange(
@@ -545,4 +545,18 @@ BOOST_AUTO_TEST_CASE(a_throttled_log_keeps_a_burst_per_interval_and_counts_the_r
   BOOST_TEST(written == 3);
   BOOST_TEST(log.left_out() == 997u);
   BOOST_TEST(log.line("refused", start + std::chrono::seconds(11)));
+}
+
+BOOST_FIXTURE_TEST_CASE(refusals_of_valid_credentials_are_logged_throttled, Fixture) {
+  // A leftover process in a reconnect loop: a valid credential, a HELLO the study refuses
+  // (trial 9 is not running). 40 tries make at most 10 lines in 10 s, not 40.
+  for (int i = 0; i < 40; ++i) {
+    const auto fd = connect();
+    const auto [frames, closed] = exchange(fd.get(), hello(9));
+    BOOST_REQUIRE(!frames.empty());
+    BOOST_TEST(error_text(frames.back()) == "trial 9 is not running");
+    BOOST_TEST(closed);
+  }
+  BOOST_TEST(server.stats().peer_lines_left_out >= 30u);
+  BOOST_TEST(handler.hellos == 0);
 }
