@@ -165,9 +165,15 @@ def start_dashboard(slurmtune, study, workdir):
                                stderr=log, text=True, env=dict(os.environ, SLURMTUNE_PYTHON=sys.executable))
     ready, _, _ = select.select([process.stdout], [], [], 60)  # its URL, or a bounded wait
     line = process.stdout.readline() if ready else ""
-    match = re.search(r"(http://127\.0\.0\.1:(\d+)/)\?token=([0-9a-f]{64})", line)
-    expect(match, f"the dashboard printed {line!r}; its log:\n{open(log.name).read()}")
-    return process, match.group(1), int(match.group(2)), match.group(3), token_file
+    # stdout is a pipe, not a terminal: the URL comes without the token, which only the
+    # token file (mode 0600) holds (issue #59: a job log is read by others).
+    match = re.search(r"(http://127\.0\.0\.1:(\d+)/)\?token=TOKEN, the token in (\S+) \(not printed",
+                      line)
+    expect(match and match.group(3) == token_file and not re.search(r"[0-9a-f]{64}", line),
+           f"the dashboard printed {line!r}; its log:\n{open(log.name).read()}")
+    with open(token_file) as f:
+        token = f.read().strip()
+    return process, match.group(1), int(match.group(2)), token, token_file
 
 
 def check_refusals(base, port, token, token_file):

@@ -2,10 +2,12 @@
 (doc/dashboard.md).
 
 The server is Tornado (Debian's python3-tornado). It listens on 127.0.0.1 unless --bind
-says otherwise, and answers only requests that carry its token (`?token=`, 256 random
-bits, compared in constant time), also when bound elsewhere; the token is printed in the
-URL and kept in a file of mode 0600. It serves five fixed paths, never a path taken from
-the request, and only reads. The results file is read by a child process
+says otherwise (a wildcard address only with --all-interfaces), and answers only requests
+that carry its token (`?token=`, 256 random bits, compared in constant time), also when
+bound elsewhere; the token is kept in a file of mode 0600 and printed in the URL only
+when stdout is a terminal (a job log is read by others). Connections are bounded and
+must send their request promptly, and its log is throttled (dashboard_server.py). It
+serves five fixed paths, never a path taken from the request, and only reads. The results file is read by a child process
 (slurmtune.dashboard_reader): a damaged file that crashes HDF5 ends the child, and the
 page says so while the server starts another.
 """
@@ -35,6 +37,11 @@ except ImportError as missing:  # said once, plainly, instead of a traceback
     sys.exit(f"slurmtune dashboard: {sys.executable} cannot import {missing.name}: it needs "
              "Python 3.9+ with tornado, numpy, h5py and pandas (Debian: python3-tornado); "
              "set SLURMTUNE_PYTHON to an interpreter that has them")
+
+from .dashboard_server import (HEADER_DEADLINE_S, BoundedHTTPServer, ThrottledLog, quiet_tornado,
+                               request_logger, serve)
+
+WILDCARDS = {"0.0.0.0", "::", "0:0:0:0:0:0:0:0"}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSETS = os.path.join(HERE, "dashboard_assets")
@@ -275,6 +282,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="slurmtune dashboard")
     parser.add_argument("study")
     parser.add_argument("--bind", default="127.0.0.1")
+    parser.add_argument("--all-interfaces", action="store_true")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token-file", default="")
     parser.add_argument("--interval", type=float, default=1.0)
@@ -283,6 +291,12 @@ def main(argv=None):
     if not os.path.exists(args.study):  # a job that has not written it yet: the page waits
         print(f"slurmtune dashboard: {args.study} does not exist yet; the page shows it once it does",
               file=sys.stderr)
+    if not args.bind.strip():
+        raise SystemExit("slurmtune dashboard: --bind needs an address (an empty one would listen "
+                         "on every interface); the default is 127.0.0.1, this host only")
+    if args.bind.strip() in WILDCARDS and not args.all_interfaces:
+        raise SystemExit(f"slurmtune dashboard: --bind {args.bind} listens on every interface, "
+                         "reachable from other hosts; add --all-interfaces if that is meant")
     if not 0.1 <= args.interval <= 3600:
         raise SystemExit("slurmtune dashboard: --interval must be from 0.1 to 3600 seconds")
     if not 1 <= args.read_timeout <= 3600:
@@ -294,6 +308,8 @@ def main(argv=None):
     except OSError as error:
         raise SystemExit(f"slurmtune dashboard: {token_path}: cannot create the token file: {error}")
     reader = Reader(os.path.abspath(args.study), args.interval, args.read_timeout)
+    log = ThrottledLog()
+    quiet_tornado(log)
     common = {"token": token}
     app = tornado.web.Application([
         (r"/", Page, common),
@@ -301,30 +317,38 @@ def main(argv=None):
         (r"/app.js", Asset, dict(common, path=os.path.join(ASSETS, "app.js"), kind="text/javascript")),
         (r"/style.css", Asset, dict(common, path=os.path.join(ASSETS, "style.css"), kind="text/css")),
         (r"/chart.js", Asset, dict(common, path=chart_js(), kind="text/javascript")),
-    ], default_handler_class=NotFound, default_handler_args=common, compress_response=True)
+    ], default_handler_class=NotFound, default_handler_args=common, compress_response=True,
+       log_function=request_logger(log))
     try:
         sockets = tornado.netutil.bind_sockets(args.port, address=args.bind)
     except OSError as error:
         os.unlink(token_path)
         raise SystemExit(f"slurmtune dashboard: cannot listen on {args.bind}:{args.port}: {error}")
-    server = tornado.httpserver.HTTPServer(app, xheaders=False, max_body_size=0, max_header_size=16384)
-    server.add_sockets(sockets)
+    server = BoundedHTTPServer(app, xheaders=False, max_body_size=0, max_header_size=16384,
+                               idle_connection_timeout=HEADER_DEADLINE_S)
+    serve(server, sockets, log)
     port = sockets[0].getsockname()[1]
     host = f"[{args.bind}]" if ":" in args.bind else args.bind
     reader.start()
-    print(f"slurmtune dashboard of {args.study}: http://{host}:{port}/?token={token}\n"
-          f"  token in {token_path}; stop with Ctrl-C", flush=True)
+    if sys.stdout.isatty():
+        print(f"slurmtune dashboard of {args.study}: http://{host}:{port}/?token={token}\n"
+              f"  token in {token_path}; stop with Ctrl-C", flush=True)
+    else:  # a job log or a pipe: others may read it
+        print(f"slurmtune dashboard of {args.study}: http://{host}:{port}/?token=TOKEN, the token "
+              f"in {token_path} (not printed: stdout is not a terminal)", flush=True)
     loop = tornado.ioloop.IOLoop.current()
 
     def stop(*_):
         loop.add_callback_from_signal(loop.stop)
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    for name in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # SIGHUP: the terminal closed
+        signal.signal(name, stop)
     try:
         loop.start()
     finally:
         reader.stop()
         server.stop()
+        for sock in sockets:
+            sock.close()
         try:
             os.unlink(token_path)
         except OSError:
