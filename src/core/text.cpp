@@ -50,6 +50,15 @@ bool is_bidi_control(char32_t cp) {
          (cp >= 0x2066 && cp <= 0x2069);
 }
 
+// Characters that draw nothing: two names that differ only by one look the same on every
+// screen (a zero-width space, joiners, the word joiner and invisible operators, the byte
+// order mark, the soft hyphen, the combining grapheme joiner, Hangul fillers).
+bool is_invisible(char32_t cp) {
+  return cp == 0x00AD || cp == 0x034F || cp == 0x180E || (cp >= 0x200B && cp <= 0x200D) ||
+         (cp >= 0x2060 && cp <= 0x2064) || cp == 0xFEFF || cp == 0x115F || cp == 0x1160 ||
+         cp == 0x3164 || cp == 0xFFA0;
+}
+
 std::string code_point_name(char32_t cp) {
   char text[16];
   std::snprintf(text, sizeof text, "U+%04X", static_cast<unsigned>(cp));
@@ -155,6 +164,9 @@ std::optional<std::string> name_problem(std::string_view text) {
       return "holds the invisible bidirectional control " + code_point_name(d->code_point) +
              " at byte " + std::to_string(i) +
              ", which reorders the text around it on screen; remove it";
+    if (is_invisible(d->code_point))
+      return "holds the invisible character " + code_point_name(d->code_point) + " at byte " +
+             std::to_string(i) + ", so two different names could look the same; remove it";
     i += d->length;
   }
   return std::nullopt;
@@ -165,7 +177,7 @@ std::string visible(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < repaired.size();) {
     const Decoded d = *decode_at(repaired, i);
-    if (is_control(d.code_point) || is_bidi_control(d.code_point)) {
+    if (is_control(d.code_point) || is_bidi_control(d.code_point) || is_invisible(d.code_point)) {
       char escaped[16];
       std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(d.code_point));
       out += escaped;

@@ -35,9 +35,11 @@ std::string fit_utf8_head_and_end(std::string_view text, std::size_t max_bytes);
 
 /// Why `text` cannot be a name (of a study, parameter, metric, resource) or a choice
 /// value, or nullopt when it can: it is empty, is not UTF-8, or holds a control
-/// character (C0, DEL, C1) or an invisible bidirectional control (U+061C, U+200E,
+/// character (C0, DEL, C1), an invisible bidirectional control (U+061C, U+200E,
 /// U+200F, U+202A-U+202E, U+2066-U+2069), which would reorder or hide text around it
-/// in a terminal, a spreadsheet or a page. The reason names the character and where.
+/// in a terminal, a spreadsheet or a page, or a character that draws nothing (U+200B-
+/// U+200D, U+2060-U+2064, U+FEFF, U+00AD, ...), with which two names look the same. The
+/// reason names the character and where.
 std::optional<std::string> name_problem(std::string_view text);
 
 /// `text` for a message on a terminal: repaired, with control and bidirectional

@@ -5,6 +5,7 @@
 
 #include "config/study_file.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
+#include "core/space/param_value.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -190,6 +191,12 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
       },
       [&](const MetricRecord& m) {
         if (sessions.crossed(m.seq)) state.suggester->session_began();
+        // The control plane refuses such steps: a file holding one was written otherwise.
+        if (!(m.step >= 0 && m.step <= 9007199254740992.0))
+          throw InputError(reader.path() + ": corrupted: /metrics row of seq " +
+                           std::to_string(m.seq) + " (trial " + std::to_string(m.trial) +
+                           ") has step " + core::format_double(m.step) +
+                           ", which no report can have (0 to 2^53)");
         const double value = m.values.empty() ? NAN : m.values[0];
         state.suggester->reported_at(m.trial, m.step, m.time);
         state.suggester->reported_metrics(m.trial, m.step, m.values);

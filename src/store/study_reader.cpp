@@ -79,6 +79,9 @@ void StudyReader::read_header() {
   if (!version)
     throw ResultsFileFormatError(path + ": a slurmtune results file without a schema_version");
   schema_version_ = *version;
+  if (schema_version_ < 1)
+    throw ResultsFileFormatError(path + ": corrupted: schema_version " +
+                                 std::to_string(schema_version_) + " (versions start at 1)");
   if (schema_version_ > kSchemaVersion)
     throw ResultsFileFormatError(
         path + ": written with results-file schema " + std::to_string(schema_version_) +

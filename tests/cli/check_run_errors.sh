@@ -74,6 +74,16 @@ chmod +x fakebin/bare-python
 check 1 '^slurmtune dashboard: .* cannot import [a-z]+: it needs Python 3.9\+ with tornado' \
   env SLURMTUNE_PYTHON="$work/fakebin/bare-python" "$slurmtune" dashboard done.h5
 
+# Issue #59: a study the results file cannot hold is refused by validate and run, named,
+# before anything is written.
+{ printf '[study]\nname = "many"\nmetric = "loss"\n[search]\n'
+  for i in $(seq 2000); do echo "p$i = { uniform = [0, 1] }"; done
+  printf '[trial]\ncommand = ["true"]\n'; } > many.toml
+check 1 'many.toml: the results file cannot hold this study: a row of /trials \(2000 parameters' \
+  "$slurmtune" validate many.toml
+check 1 'many.toml: the results file cannot hold this study' "$slurmtune" run many.toml --launcher local
+test ! -e many.h5 || { echo "FAILED: a results file was begun for a study it cannot hold"; failures=$((failures + 1)); }
+
 # The shell client outside a trial, with bad metrics, with a token file others can read.
 check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" report --step 1 loss=0.5
 check 1 "'loss' is not NAME=VALUE" env SLURMTUNE_ADDR=localhost:1 "$slurmtune" report --step 1 loss

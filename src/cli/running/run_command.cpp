@@ -9,6 +9,7 @@
 #include "runtime/log.hpp"
 #include "runtime/recording/study_lock.hpp"
 #include "runtime/study_paths.hpp"
+#include "store/capacity.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 #include "store/warm_start.hpp"
@@ -132,6 +133,7 @@ int run_command(const Args& args) {
     return kSuccess;
   const std::string study_path = vm["study"].as<std::string>();
   auto study = config::load_study_file(study_path);
+  store::check_results_file_capacity(study);
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   // One writer per study, taken before anything of the study is touched (a second run
   // is refused naming the first; a stale lock is replaced with a line saying why).

@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
 #include "core/schedulers/rung_ladder.hpp"
+#include "store/capacity.hpp"
 #include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
@@ -59,6 +60,7 @@ int validate_command(const Args& args) {
   if (!parse_options(args, "slurmtune validate STUDY.toml", options, positional, vm))
     return kSuccess;
   auto study = config::load_study_file(vm["study"].as<std::string>());
+  store::check_results_file_capacity(study);
   const auto sources = store::load_warm_start(study);  // its files must be readable now
   if (!vm.count("quiet")) {
     std::cout << "# " << study.path << ": valid; the resolved study follows\n"

@@ -122,6 +122,10 @@ class Scheduler {
   virtual std::optional<Job> next_job(bool may_start_new);
   /// No further trials will be added (max_trials or the time budget is reached).
   virtual void close_admissions() {}
+  /// Admissions are open again: a resumed study whose max_trials was raised (or whose
+  /// time budget starts anew) takes new trials. A scheduler that starts a trial after
+  /// close_admissions (a replay of such a study) sees the same through add_trial.
+  virtual void open_admissions() {}
   /// The configuration a trial runs with (at its start, and never changed by the caller).
   virtual void trial_configured(TrialId /*trial*/, const Configuration& /*config*/) {}
   /// Paused trials the scheduler has decided never to resume; each is returned once.

@@ -7,7 +7,8 @@
 
 namespace slurmtune::core {
 
-/// The error's last non-empty line after the first (empty when it has none).
+/// The error's last non-empty line after the first that srun did not write (srun's last,
+/// when the trial wrote none); empty when it has none.
 std::string last_error_line(const std::string& error);
 
 /// "FIRST LINE: LAST LINE", or the first line alone: what a log line about the failure

@@ -75,6 +75,12 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
   failures_ = resumed->failures;
   last_step_ = resumed->last_step;
   closed_ = resumed->admissions_closed;
+  // A study resumed with room for more trials (max_trials raised with --allow-changes,
+  // a time budget that starts anew) takes them: admissions are open again.
+  if (closed_ && counts_.started < max_trials_) {
+    closed_ = false;
+    scheduler_->open_admissions();
+  }
   for (const BestSoFar& b : resumed->best_values)
     best_.note(b.trial, b.step, b.value);
   for (const TrialId trial : resumed->restart) {

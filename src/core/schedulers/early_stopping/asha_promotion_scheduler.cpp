@@ -25,7 +25,15 @@ AshaPromotionScheduler::Key AshaPromotionScheduler::key_of(TrialId trial, double
   return {s, -static_cast<std::int64_t>(trial)};
 }
 
+void AshaPromotionScheduler::open_admissions() {
+  // The end game belongs to a study that takes no new trials; reopened, it is not over
+  // but not begun either.
+  closed_ = false;
+  end_game_over_ = false;
+}
+
 void AshaPromotionScheduler::add_trial(TrialId trial, std::optional<int>) {
+  if (closed_) open_admissions();  // a start after a close: a replay of a reopened study
   trials_.insert_or_assign(trial, TrialState{});
   ++running_;
 }

@@ -493,3 +493,12 @@ BOOST_AUTO_TEST_CASE(a_failure_in_one_line_carries_the_last_stderr_line) {
   BOOST_TEST(last_error_line("exit status 1\n\n  \n") == "");
   BOOST_TEST(last_error_line("killed by signal 9\n...tail\r\n") == "...tail");
 }
+
+BOOST_AUTO_TEST_CASE(srun_s_own_lines_do_not_hide_the_trial_s_last_word) {
+  BOOST_TEST(last_error_line("exit status 3\nModuleNotFoundError: No module named 'torch'\n"
+                             "srun: error: n1: task 0: Exited with exit code 3\n"
+                             "srun: launch/slurm: _step_signal: Terminating StepId=1.9\n") ==
+             "ModuleNotFoundError: No module named 'torch'");
+  BOOST_TEST(last_error_line("exit status 3\nsrun: error: n1: task 0: Exited with exit code 3") ==
+             "srun: error: n1: task 0: Exited with exit code 3");
+}

@@ -247,3 +247,26 @@ BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
              "stops the worst at 1, 3, 9; a trial ends at max_t = 20");
   BOOST_TEST(describe_rungs(spec(SchedulerType::Hyperband, 1, 3, 9)).size() == 3U);
 }
+
+BOOST_AUTO_TEST_CASE(a_reopened_study_starts_new_trials_before_any_end_game) {
+  // A study resumed with a larger max_trials: its closing is undone, so a free worker
+  // starts a new trial instead of running a paused one to max_t.
+  auto s = make();
+  for (TrialId t = 0; t < 2; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, static_cast<double>(t));
+  }
+  s.close_admissions();
+  BOOST_TEST((s.next_job(false)->kind == Job::Kind::Resume));  // the end game: trial 1
+  s.open_admissions();
+  BOOST_TEST((s.next_job(true)->kind == Job::Kind::Start));
+  // A replay sees the reopening through the start that followed the close.
+  auto replayed = make();
+  for (TrialId t = 0; t < 2; ++t) {
+    replayed.add_trial(t, std::nullopt);
+    replayed.report(t, 1, static_cast<double>(t));
+  }
+  replayed.close_admissions();
+  replayed.add_trial(2, std::nullopt);
+  BOOST_TEST(!replayed.next_job(false));  // nothing promotable, and no end game now
+}
