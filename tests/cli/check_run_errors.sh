@@ -74,6 +74,14 @@ chmod +x fakebin/bare-python
 check 1 '^slurmtune dashboard: .* cannot import [a-z]+: it needs Python 3.9\+ with tornado' \
   env SLURMTUNE_PYTHON="$work/fakebin/bare-python" "$slurmtune" dashboard done.h5
 
+# Issue #59: study folders of another user are refused by name (root can make one).
+if [ "$(id -u)" = 0 ]; then
+  study theirs '["true"]' ''
+  mkdir theirs.trials && chown 4242 theirs.trials
+  check 1 'theirs.trials belongs to another user \(uid 4242\): a study.s folders must be yours' \
+    "$slurmtune" run theirs.toml --launcher local
+fi
+
 # Issue #59: a study the results file cannot hold is refused by validate and run, named,
 # before anything is written.
 { printf '[study]\nname = "many"\nmetric = "loss"\n[search]\n'

@@ -1,4 +1,7 @@
 // slurmtune run STUDY.toml: the orchestrator. Starts the study or resumes it.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -41,12 +44,18 @@ core::StudySpec resumed_study(core::StudySpec study, const std::string& output) 
   return resumed;
 }
 
-// A new study must not write into an earlier one's trial folders (their checkpoints
-// would be taken for its own): STUDY.trials without STUDY.h5 is refused, named.
-void refuse_leftover_trials(const std::string& output) {
+// STUDY.trials must be the user's own, and a new study must not write into an earlier
+// one's trial folders (their checkpoints would be taken for its own): STUDY.trials of
+// another user, or without STUDY.h5, is refused, named.
+void check_trials_folder(const std::string& output) {
   namespace fs = std::filesystem;
   const std::string trials_dir = runtime::trials_dir_of(output);
   std::error_code error;
+  // Its secret, credentials and trial folders must be the user's alone.
+  struct stat info {};
+  if (::lstat(trials_dir.c_str(), &info) == 0 && info.st_uid != ::getuid())
+    throw InputError(trials_dir + " belongs to another user (uid " + std::to_string(info.st_uid) +
+                     "): a study's folders must be yours; choose another -o or remove it");
   if (fs::exists(output) || !fs::is_directory(trials_dir, error)) return;
   std::size_t folders = 0;
   for (const auto& entry : fs::directory_iterator(trials_dir, error))
@@ -138,7 +147,7 @@ int run_command(const Args& args) {
   // One writer per study, taken before anything of the study is touched (a second run
   // is refused naming the first; a stale lock is replaced with a line saying why).
   const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line);
-  refuse_leftover_trials(run.output);
+  check_trials_folder(run.output);
   if (std::filesystem::exists(run.output)) study = resumed_study(std::move(study), run.output);
   store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;
