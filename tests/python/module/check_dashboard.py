@@ -260,6 +260,7 @@ def check_live(slurmtune, chrome, workdir):
         if dashboard.poll() is None:
             dashboard.kill()
     untrusted = check_untrusted_text(slurmtune, chrome, workdir)
+    untrusted += "; " + check_plots(slurmtune, chrome, workdir)
     print(f"dashboard: {untrusted}; {len(states)} looks at the live page, {len(set(reports))} report counts and "
           f"{len(set(bests))} best values seen without a reload; final page = status ({page_counts}, best "
           f"trial {best_trial}); refused: no token, wrong token, other paths, POST; listening on 127.0.0.1 "
@@ -310,6 +311,78 @@ def check_untrusted_text(slurmtune, chrome, workdir):
         dashboard.terminate()
         dashboard.wait(timeout=60)
     return "markup in names and choices shown as text"
+
+
+PLOT_STUDY = """[study]
+name = "plots"
+metric = "loss"
+max_trials = {trials}
+[search]
+lr = {{ loguniform = [1e-5, 1e-1] }}
+width = {{ randint = [16, 256] }}
+[scheduler]
+type = "fifo"
+max_t = 3
+[simulate]
+objective = "bowl"
+"""
+
+
+def chart_facts(browser):
+    """What the page's charts drew: the best chart's x title, each slice's x scale and
+    its data's ends, the parallel axes' labels, the importance bars and note."""
+    return browser.evaluate("""(() => {
+      const get = (id) => Chart.getChart(document.getElementById(id));
+      const slices = [...document.querySelectorAll("[id^=chart-slice-]")].map((canvas) => {
+        const c = Chart.getChart(canvas), xs = c.data.datasets[0].data.map((p) => p.x);
+        return {title: c.options.scales.x.title.text, type: c.scales.x.type, min: c.scales.x.min,
+                max: c.scales.x.max, low: Math.min(...xs), high: Math.max(...xs)};
+      });
+      return {best: get("chart-best").options.scales.x.title.text, slices,
+              parallel: get("chart-parallel").data.labels,
+              importance: get("chart-importance").data.labels.length,
+              note: document.getElementById("importance-note").textContent};
+    })()""")
+
+
+def check_plots(slurmtune, chrome, workdir):
+    """Issue #58's plots on a simulated study with a log domain: slices span every point
+    on a log axis for the log domain, parallel axes name their ends, best-so-far runs
+    against time, and importance waits for 20 ended trials."""
+    facts = {}
+    for trials in (40, 8):
+        folder = os.path.join(workdir, f"plots-{trials}")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "study.toml"), "w") as f:
+            f.write(PLOT_STUDY.format(trials=trials))
+        results = os.path.join(folder, "study.h5")
+        subprocess.run([slurmtune, "simulate", os.path.join(folder, "study.toml"), "-q", "-o", results],
+                       check=True, stdout=subprocess.DEVNULL, timeout=120)
+        dashboard, base, _, token, _ = start_dashboard(slurmtune, results, folder)
+        browser = Browser(chrome, folder)
+        try:
+            browser.call("Page.navigate", url=base + "?token=" + token)
+            wait_for(lambda: state(browser)["best"].startswith("trial"), 60, "the plots study's page")
+            wait_for(lambda: browser.evaluate("document.querySelectorAll('[id^=chart-slice-]').length") == 2,
+                     60, "the slices")
+            facts[trials] = chart_facts(browser)
+            expect(not browser.errors, f"the page logged errors: {browser.errors}")
+        finally:
+            browser.close()
+            dashboard.terminate()
+            dashboard.wait(timeout=60)
+    many, few = facts[40], facts[8]
+    expect(many["best"] == "seconds since the study began", f"best-so-far is drawn against {many['best']!r}")
+    by_name = {s["title"]: s for s in many["slices"]}
+    expect(by_name["lr"]["type"] == "logarithmic" and by_name["width"]["type"] == "linear",
+           f"slice axes: {many['slices']}")
+    for s in many["slices"]:
+        expect(s["min"] <= s["low"] and s["max"] >= s["high"], f"a slice's axis cuts off points: {s}")
+    expect(all(len(label) == 2 and " … " in label[1] for label in many["parallel"]),
+           f"parallel axes without their values: {many['parallel']}")
+    expect(many["importance"] == 2 and not many["note"], f"importance with 40 trials: {many}")
+    expect(few["importance"] == 0 and "20 trials" in few["note"], f"importance with 8 trials: {few}")
+    return "slices on log axes spanning every point, parallel axes with their ends, importance from 20 trials"
 
 
 def banner_after(browser, what, predicate, timeout=60):

@@ -30,6 +30,8 @@ CURVES = 250           # trials whose learning curves are sent: best, running, a
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
 PARALLEL = 1000        # trials drawn in parallel coordinates
 SLICE_POINTS = 2000    # trials per parameter slice
+IMPORTANCE_TRIALS = 20  # ended trials before importance is shown
+LOG_DOMAINS = ("loguniform", "qloguniform", "lograndint")
 DECISIONS = 100        # the latest scheduler decisions shown
 BLOCK = 1 << 19        # reports read per HDF5 call
 UPDATE_BUDGET_S = 0.8  # reports read per update, in seconds: the rest in the next ones
@@ -111,16 +113,18 @@ class Reports:
             known = np.flatnonzero(~np.isnan(column))
             last = known[pd.Series(trial[known]).drop_duplicates(keep="last").index.to_numpy()]
             self.last_values[k][trial[last]] = column[last]
-        self._improve(trial, block[self.objectives[0]] * sign, sign)
+        self._improve(trial, block["time"], block[self.objectives[0]] * sign, sign)
         self.size += n
 
-    def _improve(self, trial, signed, sign):
-        """Extends the best-so-far trace with the reports of a block that improved it."""
+    def _improve(self, trial, times, signed, sign):
+        """Extends the best-so-far trace with the reports of a block that improved it:
+        [report time, value, trial] (drawn against the time since the study began, not
+        the trial id, which says nothing of when a trial improved on the best)."""
         best, trace = self.best
         signed = np.where(np.isnan(signed), np.inf, signed)
         running = np.minimum.accumulate(np.r_[best, signed])
         better = np.flatnonzero(running[1:] < running[:-1])
-        trace.extend([int(trial[i]), _finite(running[i + 1] * sign)] for i in better)
+        trace.extend([float(times[i]), _finite(running[i + 1] * sign), int(trial[i])] for i in better)
         self.best = (float(running[-1]), trace[-2000:])
 
     def curves(self, ids):
@@ -359,17 +363,29 @@ class LiveStudy:
         done = t[np.isfinite(t["best_value"].to_numpy(dtype=float))]
         done = done.iloc[np.argsort(_sample_key(done.index.to_numpy()), kind="stable")[:SLICE_POINTS]]
         out = []
+        logs = self._log_domains()
         for column in self.config_columns:
             values = done[column]
             numeric = values.dtype.kind in "fiu"
-            out.append({"name": column[len("config/"):], "numeric": bool(numeric),
-                        "points": [[_plain(x) if numeric else str(x), _finite(y)]
-                                   for x, y in zip(values, done["best_value"]) if _plain(x) is not None]})
+            points = [[_plain(x) if numeric else str(x), _finite(y)]
+                      for x, y in zip(values, done["best_value"]) if _plain(x) is not None]
+            if numeric:  # sorted: Chart.js takes an axis's ends from the first and last point
+                points.sort(key=lambda p: p[0])
+            name = column[len("config/"):]
+            out.append({"name": name, "numeric": bool(numeric), "log": name in logs, "points": points})
         return out
 
+    def _log_domains(self):
+        search = self.resolved.get("search", {})
+        return {name for name, domain in search.items()
+                if isinstance(domain, dict) and any(key in domain for key in LOG_DOMAINS)}
+
     def _importance_now(self):
-        """First-order fANOVA shares (plots.importance), again only when trials ended."""
+        """First-order fANOVA shares (plots.importance), again only when trials ended; none
+        before IMPORTANCE_TRIALS have (with a few trials every share is near 1: noise)."""
         ended = int((~self.trials["status"].astype(str).isin(OPEN)).sum()) if len(self.trials) else 0
+        if ended < IMPORTANCE_TRIALS:
+            return []
         if self._importance[0] != ended:
             from slurmtune import plots
 
@@ -420,7 +436,8 @@ class LiveStudy:
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
             "written_s_ago": _finite(now - self.commit_time) if unix else None,
             "best": None, "best_trials": [], "front": [], "points": [],
-            "trace": self.reports.best[1] if not several else [],
+            "trace": [[_finite(at - self._started()), value, trial] for at, value, trial in
+                      self.reports.best[1]] if not several else [],
             "curves": [{"trial": i, "status": status.iloc[i] if i < len(status) else "?",
                         "config": self._config(t.loc[i]), "points": curves.get(i, [])} for i in curve_ids],
             "rungs": {str(int(k)): int(v) for k, v in t["rung"].value_counts().sort_index().items() if k >= 0} if len(t) else {},
@@ -441,6 +458,7 @@ class LiveStudy:
             "slices": self._slices() if len(t) else [],
             "importance": self._importance_now() if len(t) else [],
             "reports_behind": self.reports_committed - self.reports.size,
+            "importance_trials": IMPORTANCE_TRIALS,
             "sampled": {"trials": len(t), "curves": len(curve_ids), "points": CURVE_POINTS,
                         "parallel": PARALLEL, "slices": SLICE_POINTS},
         }

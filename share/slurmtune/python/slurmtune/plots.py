@@ -117,8 +117,11 @@ def curves_by_outcome(study, path=None, metric=None, limit=1000, log_y=False):
     events = study.events
     for milestone in sorted(events["milestone"].dropna().unique()):
         ax.axvline(milestone, color="0.6", linestyle=":", linewidth=0.8)
+    # A stop at the top rung ends a completed trial's course: not "stopped here".
+    completed = trials.loc[status == "completed", "id"].to_numpy()
     stops = events[(events["kind"] == "stop") & (events["rung"] >= 0) &
-                   _member(events["trial"].to_numpy(), drawn)]
+                   _member(events["trial"].to_numpy(), drawn) &
+                   ~_member(events["trial"].to_numpy(), completed)]
     if not stops.empty:
         ax.scatter(stops["step"], stops["value"], marker="x", s=18, color="black", linewidths=0.8,
                    label="stopped here", zorder=3)
@@ -253,6 +256,20 @@ def parallel_coordinates(study, path=None, limit=2000):
     return _finish(figure, path)
 
 
+LOG_DOMAINS = ("loguniform", "qloguniform", "lograndint")
+
+
+def log_domains(study):
+    """Names of the parameters whose [search] domain is on a log scale (as resolved)."""
+    import tomllib
+    try:
+        search = tomllib.loads(study.attrs.get("resolved_study", "")).get("search", {})
+    except tomllib.TOMLDecodeError:
+        return set()
+    return {name for name, domain in search.items()
+            if isinstance(domain, dict) and any(key in domain for key in LOG_DOMAINS)}
+
+
 def slices(study, path=None, limit=2000):
     """The best value of each trial against each parameter (one panel per parameter)."""
     trials = study.trials.dropna(subset=["best_value"])
@@ -268,7 +285,9 @@ def slices(study, path=None, limit=2000):
             x = x.astype(str)
         ax.scatter(x, trials["best_value"], s=6, alpha=0.5, color="#1f77b4")
         values = trials[column]
-        if values.dtype.kind in "fiu" and (values > 0).all() and values.max() / values.min() > 100:
+        name = column[len("config/"):]
+        spans = values.dtype.kind in "fiu" and (values > 0).all() and values.max() / values.min() > 100
+        if name in log_domains(study) or spans:
             ax.set_xscale("log")
         ax.set_xlabel(column[len("config/"):])
         ax.set_ylabel(f"best {study.metric}")

@@ -128,6 +128,14 @@ def _save(figure, path):
     import matplotlib
     import matplotlib.pyplot as plt
     import matplotlib.text
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    # Log axes label their ticks in mathtext ("$\\mathdefault{10^{-4}}$"), which is drawn
+    # raw with parsing off: such axes get plain numbers instead (0.0001, 0.001, ...).
+    for ax in figure.get_axes():
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+                axis.set_minor_formatter(NullFormatter())
     for text in figure.findobj(matplotlib.text.Text):
         text.set_parse_math(False)
     with matplotlib.rc_context({"text.parse_math": False}):

@@ -152,12 +152,14 @@ function best(d) {
     return;
   }
   const b = chart("chart-best", "line", {
-    scales: { x: { type: "linear", title: { display: true, text: "trial" } },
+    scales: { x: { type: "linear", title: { display: true, text: "seconds since the study began" } },
               y: { title: { display: true, text: "best " + d.study.objectives[0] } } },
     elements: { point: { radius: 2 } },
-    plugins: { legend: { display: false }, tooltip: { callbacks: { label: (ctx) => `trial ${ctx.raw.x}: ${num(ctx.raw.y)}` } } },
+    plugins: { legend: { display: false },
+               tooltip: { callbacks: { label: (ctx) => `trial ${ctx.raw.trial} at ${num(ctx.raw.x)} s: ${num(ctx.raw.y)}` } } },
   });
-  b.data.datasets = [{ data: d.trace.map(([t, v]) => ({ x: t, y: v })), borderColor: "#1f77b4", stepped: "before" }];
+  b.data.datasets = [{ data: d.trace.map(([t, v, trial]) => ({ x: t, y: v, trial })), borderColor: "#1f77b4",
+                       stepped: "before" }];
   b.update("none");
 }
 
@@ -189,7 +191,11 @@ function parallel(d) {
     const g = Math.round(40 + 180 * rank);
     return `rgba(${g},${g},${Math.round(90 + 160 * rank)},0.5)`;
   };
-  c.data.labels = axes.map((a) => a.name + (a.log ? " (log)" : ""));
+  // Each axis named with its ends: the values at 0 and 1 (categories: the first and last).
+  const end = (a, v) => num(a.log ? Math.pow(10, v) : v);
+  c.data.labels = axes.map((a) => [a.name + (a.log ? " (log)" : ""),
+    a.categories ? `${a.categories[0] ?? ""} … ${a.categories[a.categories.length - 1] ?? ""}`
+                 : `${end(a, a.low)} … ${end(a, a.high)}`]);
   c.data.datasets = d.parallel.lines.map((l) => ({
     label: `trial ${l.trial}: ${num(l.value)}`, data: l.coords, borderColor: shade(l.value), spanGaps: false,
   }));
@@ -212,11 +218,19 @@ function slices(d) {
     }
     if (!changed(id, s)) return;
     const categories = s.numeric ? null : [...new Set(s.points.map((p) => p[0]))];
+    // Numbers: an axis from the lowest to the highest value (log for a log domain), set
+    // explicitly, so no point falls off it.
+    const xs = s.numeric ? s.points.map((p) => p[0]) : [];
     const c = chart(id, "scatter", {
-      scales: { x: s.numeric ? { title: { display: true, text: s.name } }
+      normalized: false,
+      scales: { x: s.numeric ? { type: s.log ? "logarithmic" : "linear", title: { display: true, text: s.name } }
                              : { type: "category", labels: categories, title: { display: true, text: s.name } },
                 y: { title: { display: true, text: "best " + d.study.objectives[0] } } },
     });
+    if (s.numeric && xs.length) {
+      c.options.scales.x.min = Math.min(...xs);
+      c.options.scales.x.max = Math.max(...xs);
+    }
     c.data.datasets = [{ data: s.points.map(([x, y]) => ({ x, y })), backgroundColor: "rgba(31,119,180,0.4)", pointRadius: 2 }];
     c.update("none");
   });
@@ -281,6 +295,8 @@ function draw(d) {
   curves(d);
   bars("chart-rungs", Object.keys(d.rungs), Object.values(d.rungs), false, "rung");
   bars("chart-importance", d.importance.map((p) => p[0]), d.importance.map((p) => p[1]), true, "share");
+  document.getElementById("importance-note").textContent = d.importance.length ? ""
+    : `Shown once ${d.importance_trials} trials have ended: with fewer, every share is mostly noise.`;
   parallel(d);
   slices(d);
   tables(d);
