@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from run_harness import FAULT_TRIAL, Study, expect, study_toml
+from run_harness import FAULT_TRIAL, Study, expect, read, study_toml, wait_for
 
 MAX_T = 20
 CRASHING = 1  # the trial id whose configuration crashes after the best first report
@@ -55,6 +55,8 @@ def first_study(runner, name, trials, workers):
     status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True,
                             check=True).stdout
     expect("Best trial %d:" % best.id in status, "status names another best:\n" + status)
+    expect(re.search(r"rung 3 @ 20: \d+ judged, 0 stopped, 0 paused, \d+ completed", status),
+           "status counts completions at max_t otherwise:\n" + status)
     best_json = subprocess.run([runner.slurmtune, "best", path, "--format", "json"],
                                capture_output=True, text=True, check=True).stdout
     expect(json.loads(best_json)["x"] == best["config/x"], "best prints another configuration")
@@ -86,7 +88,37 @@ def missing_script(runner):
     print("missing script: exit %d after %d trial(s), the cause in the log" % (rc, started))
 
 
+def silent_mistakes(runner):
+    """Issue #58 item 7 on real trials: a trial paused without a checkpoint resumes from
+    scratch with a line that says so; a trial that stays silent is named on the progress
+    line with a pointer to report_timeout_s (locally: the study would wait for ever, so
+    it is cancelled once the line is seen)."""
+    command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.02", "--never-checkpoint"]
+    study = runner.write("nockpt.toml", study_toml("nockpt", command, max_trials=4, max_t=9,
+                                                   scheduler="asha_promotion"))
+    rc, log = runner.run(study, os.path.join(runner.workdir, "nockpt.h5"), extra=["--slots", "2"],
+                         sbatch_args=["-N", "1", "--ntasks-per-node", "2"])
+    expect(rc == 0, "the study without checkpoints failed:\n" + log)
+    expect(re.search(r"trial \d+ resumes from scratch: it saved no checkpoint when it paused at step", log),
+           "no line about a resumption without a checkpoint:\n" + log)
+    if runner.launcher != "local":
+        return
+    silent = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=3", "--faults=0:silent"]
+    study = runner.write("silent.toml", study_toml("silent", silent, max_trials=1, max_t=3))
+    handle = runner.start(study, os.path.join(runner.workdir, "silent.h5"),
+                          extra=["--silent-after", "1", "--slots", "1"])
+    hint = "(a hung trial is never ended: set [trial] report_timeout_s to end and retry it)"
+    try:
+        wait_for(lambda: hint in read(handle[2]), 120, "the silent trial's progress line")
+    finally:
+        handle[1].terminate()
+        handle[1].wait(timeout=120)
+    print("silent mistakes: a resumption without a checkpoint said so; a silent trial named with "
+          "a pointer to report_timeout_s")
+
+
 def scenario_first_study(runner, args):
     first_study(runner, "six-on-four", 6, 4)
     first_study(runner, "sixteen-on-two", 16, 2)
     missing_script(runner)
+    silent_mistakes(runner)

@@ -33,6 +33,8 @@ parser.add_argument("--sleep", type=float, default=0.0)
 parser.add_argument("--faults", default="")
 parser.add_argument("--slurmtune", help="the slurmtune command, for shell-client heartbeats")
 parser.add_argument("--long-paths", action="store_true", help="checkpoint under a 330+ byte path")
+parser.add_argument("--never-checkpoint", action="store_true",
+                    help="save no checkpoint, even when asked (a resumption starts over)")
 args = parser.parse_args()
 
 trial, attempt = client.trial_id(), int(os.environ.get("SLURMTUNE_ATTEMPT", "0"))
@@ -104,10 +106,10 @@ for step in range(first, args.steps + 1):
         if fault == "hang":
             while True:
                 time.sleep(1)
-        if stopped.checkpoint:
+        if stopped.checkpoint and not args.never_checkpoint:
             save_checkpoint(step)
             client.checkpoint_saved(step, checkpoint)
         raise
-    if client.should_checkpoint():
+    if client.should_checkpoint() and not args.never_checkpoint:
         save_checkpoint(step)
         client.checkpoint_saved(step, checkpoint)
