@@ -127,5 +127,8 @@ class StudyWriter {
 
 /// Current time as the results file records it: seconds since the Unix epoch.
 double unix_time_s();
+/// Current time in UTC, ISO 8601 to the second ("2026-11-28T08:29:04Z"): the file's
+/// `created` attribute, and the time a study's lock was taken.
+std::string iso8601_now();
 
 }  // namespace slurmtune::store

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include "core/text.hpp"
 #include "protocol/wire/unique_fd.hpp"
 #include "runtime/this_process.hpp"
+#include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -25,15 +25,6 @@ constexpr std::size_t kMaxLockBytes = 4096;  // a lock file is a few short lines
 std::string environment(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // Field 22 of /proc/PID/stat: the process's start time in clock ticks after boot. The
@@ -123,7 +114,7 @@ LockHolder StudyLock::this_process() {
   self.started = process_start(self.pid);
   self.job = environment("SLURM_JOB_ID");
   self.restart = environment("SLURM_RESTART_COUNT");
-  self.since = utc_now();
+  self.since = store::iso8601_now();
   return self;
 }
 

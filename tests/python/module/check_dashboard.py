@@ -282,13 +282,12 @@ objective = "bowl"
 """
 
 
-def check_untrusted_text(slurmtune, chrome, workdir):
-    """Markup in a study's name and choices stays text on the page: no element made, no
-    script run (the page sets text with textContent; its CSP allows no inline script)."""
-    folder = os.path.join(workdir, "hostile")
+def on_simulated_page(slurmtune, chrome, folder, study_text, look):
+    """Simulates `study_text` in `folder`, serves it, opens the page and returns
+    look(browser) once the page shows a best trial."""
     os.makedirs(folder)
     with open(os.path.join(folder, "study.toml"), "w") as f:
-        f.write(HOSTILE_STUDY)
+        f.write(study_text)
     results = os.path.join(folder, "study.h5")
     subprocess.run([slurmtune, "simulate", os.path.join(folder, "study.toml"), "-q", "-o", results],
                    check=True, stdout=subprocess.DEVNULL, timeout=120)
@@ -296,21 +295,33 @@ def check_untrusted_text(slurmtune, chrome, workdir):
     browser = Browser(chrome, folder)
     try:
         browser.call("Page.navigate", url=base + "?token=" + token)
-        wait_for(lambda: state(browser)["best"].startswith("trial"), 60, "the hostile study's page")
-        expect(browser.evaluate("String(window.pwned)") == "undefined", "markup from the study ran a script")
-        expect(browser.evaluate("document.querySelectorAll('main img, main b, main script').length") == 0,
-               "markup from the study became elements")
-        expect("<img src=x onerror=window.pwned=1>" in browser.evaluate("document.getElementById('title').textContent"),
-               "the study's name is not shown as it is")
-        shown = browser.evaluate("document.getElementById('best-table').textContent")
-        expect("<script>window.pwned=2</script>" in shown or "<b>bold</b>" in shown,
-               "the choices are not shown as they are: " + shown[:300])
+        wait_for(lambda: state(browser)["best"].startswith("trial"), 60, f"the page of {folder}")
+        seen = look(browser)
         expect(not browser.errors, f"the page logged errors: {browser.errors}")
+        return seen
     finally:
         browser.close()
         dashboard.terminate()
         dashboard.wait(timeout=60)
+
+
+def check_untrusted_text(slurmtune, chrome, workdir):
+    """Markup in a study's name and choices stays text on the page: no element made, no
+    script run (the page sets text with textContent; its CSP allows no inline script)."""
+    on_simulated_page(slurmtune, chrome, os.path.join(workdir, "hostile"), HOSTILE_STUDY, look_untouched)
     return "markup in names and choices shown as text"
+
+
+def look_untouched(browser):
+    """No markup of the hostile study became an element or ran."""
+    expect(browser.evaluate("String(window.pwned)") == "undefined", "markup from the study ran a script")
+    expect(browser.evaluate("document.querySelectorAll('main img, main b, main script').length") == 0,
+           "markup from the study became elements")
+    expect("<img src=x onerror=window.pwned=1>" in browser.evaluate("document.getElementById('title').textContent"),
+           "the study's name is not shown as it is")
+    shown = browser.evaluate("document.getElementById('best-table').textContent")
+    expect("<script>window.pwned=2</script>" in shown or "<b>bold</b>" in shown,
+           "the choices are not shown as they are: " + shown[:300])
 
 
 PLOT_STUDY = """[study]
@@ -349,29 +360,12 @@ def check_plots(slurmtune, chrome, workdir):
     """Issue #58's plots on a simulated study with a log domain: slices span every point
     on a log axis for the log domain, parallel axes name their ends, best-so-far runs
     against time, and importance waits for 20 ended trials."""
-    facts = {}
-    for trials in (40, 8):
-        folder = os.path.join(workdir, f"plots-{trials}")
-        os.makedirs(folder)
-        with open(os.path.join(folder, "study.toml"), "w") as f:
-            f.write(PLOT_STUDY.format(trials=trials))
-        results = os.path.join(folder, "study.h5")
-        subprocess.run([slurmtune, "simulate", os.path.join(folder, "study.toml"), "-q", "-o", results],
-                       check=True, stdout=subprocess.DEVNULL, timeout=120)
-        dashboard, base, _, token, _ = start_dashboard(slurmtune, results, folder)
-        browser = Browser(chrome, folder)
-        try:
-            browser.call("Page.navigate", url=base + "?token=" + token)
-            wait_for(lambda: state(browser)["best"].startswith("trial"), 60, "the plots study's page")
-            wait_for(lambda: browser.evaluate("document.querySelectorAll('[id^=chart-slice-]').length") == 2,
-                     60, "the slices")
-            facts[trials] = chart_facts(browser)
-            expect(not browser.errors, f"the page logged errors: {browser.errors}")
-        finally:
-            browser.close()
-            dashboard.terminate()
-            dashboard.wait(timeout=60)
-    many, few = facts[40], facts[8]
+    def look(browser):
+        wait_for(lambda: browser.evaluate("document.querySelectorAll('[id^=chart-slice-]').length") == 2,
+                 60, "the slices")
+        return chart_facts(browser)
+    many, few = (on_simulated_page(slurmtune, chrome, os.path.join(workdir, f"plots-{trials}"),
+                                   PLOT_STUDY.format(trials=trials), look) for trials in (40, 8))
     expect(many["best"] == "seconds since the study began", f"best-so-far is drawn against {many['best']!r}")
     by_name = {s["title"]: s for s in many["slices"]}
     expect(by_name["lr"]["type"] == "logarithmic" and by_name["width"]["type"] == "linear",
