@@ -59,6 +59,17 @@ bool is_invisible(char32_t cp) {
          cp == 0x3164 || cp == 0xFFA0;
 }
 
+// Combining diacritical marks (the general, extended and supplement blocks, those for
+// symbols and the half marks): "é" written as "e" + U+0301 looks like U+00E9, and two
+// names that differ only in that encoding would be two parameters. Names keep the
+// precomposed letter (NFC) instead; scripts whose letters are built from marks of their
+// own blocks (Devanagari, Hangul jamo) are not affected.
+bool is_combining_diacritic(char32_t cp) {
+  return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
+         (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+         (cp >= 0xFE20 && cp <= 0xFE2F);
+}
+
 std::string code_point_name(char32_t cp) {
   char text[16];
   std::snprintf(text, sizeof text, "U+%04X", static_cast<unsigned>(cp));
@@ -167,6 +178,11 @@ std::optional<std::string> name_problem(std::string_view text) {
     if (is_invisible(d->code_point))
       return "holds the invisible character " + code_point_name(d->code_point) + " at byte " +
              std::to_string(i) + ", so two different names could look the same; remove it";
+    if (is_combining_diacritic(d->code_point))
+      return "holds the combining mark " + code_point_name(d->code_point) + " at byte " +
+             std::to_string(i) +
+             ", so it could look like another name spelt with the accented letter; write the "
+             "letter as one character (Unicode NFC)";
     i += d->length;
   }
   return std::nullopt;
@@ -177,7 +193,8 @@ std::string visible(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < repaired.size();) {
     const Decoded d = *decode_at(repaired, i);
-    if (is_control(d.code_point) || is_bidi_control(d.code_point) || is_invisible(d.code_point)) {
+    if (is_control(d.code_point) || is_bidi_control(d.code_point) || is_invisible(d.code_point) ||
+        is_combining_diacritic(d.code_point)) {
       char escaped[16];
       std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(d.code_point));
       out += escaped;

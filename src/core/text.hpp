@@ -38,8 +38,9 @@ std::string fit_utf8_head_and_end(std::string_view text, std::size_t max_bytes);
 /// character (C0, DEL, C1), an invisible bidirectional control (U+061C, U+200E,
 /// U+200F, U+202A-U+202E, U+2066-U+2069), which would reorder or hide text around it
 /// in a terminal, a spreadsheet or a page, or a character that draws nothing (U+200B-
-/// U+200D, U+2060-U+2064, U+FEFF, U+00AD, ...), with which two names look the same. The
-/// reason names the character and where.
+/// U+200D, U+2060-U+2064, U+FEFF, U+00AD, ...) or a combining diacritical mark (U+0300-
+/// U+036F and kin: "e" + U+0301 beside the precomposed "é"), with which two names look
+/// the same. The reason names the character and where.
 std::optional<std::string> name_problem(std::string_view text);
 
 /// `text` for a message on a terminal: repaired, with control and bidirectional
