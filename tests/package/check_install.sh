@@ -52,7 +52,9 @@ if [ -f "$prefix/share/slurmtune/dashboard/chart.min.js" ]; then
     > "$work/dashboard.out" 2>&1 &
   dashboard=$!
   for _ in $(seq 100); do grep -q "token=" "$work/dashboard.out" && break; sleep 0.2; done
-  url=$(grep -o 'http://[^ ]*' "$work/dashboard.out") || { kill "$dashboard"; fail "dashboard: $(cat "$work/dashboard.out")"; }
+  url=$(grep -o 'http://[^ ,]*' "$work/dashboard.out") || { kill "$dashboard"; fail "dashboard: $(cat "$work/dashboard.out")"; }
+  # Its output is a file, not a terminal: the URL names TOKEN, and the token file holds it.
+  url=${url/TOKEN/$(cat "$work/dashboard.token")}
   /usr/bin/python3 - "$url" "$prefix/share/slurmtune/dashboard/chart.min.js" <<'PY' || { kill "$dashboard"; fail "installed dashboard"; }
 import sys, urllib.request
 url, chart = sys.argv[1], sys.argv[2]
