@@ -17,7 +17,7 @@ namespace {
 // measured with HDF5 1.10.8, /trials of 1,875 short-named parameters (128,629 bytes
 // encoded) is created and one of 1,900 (130,329 bytes) is refused (the type's message
 // outgrows the object header; H5Tencode's format is about twice the on-disk one).
-constexpr std::size_t kMaxTypeBytes = 120 * 1024;
+constexpr std::size_t kMaxTypeBytes = std::size_t{120} * 1024;
 
 std::size_t encoded_size(const RowLayout& layout) {
   const Hid type = layout.compound_type();

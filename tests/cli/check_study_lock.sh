@@ -75,10 +75,23 @@ check 0 "replaced the study's stale lock .*an earlier run of Slurm job 777 \(res
   env SLURM_JOB_ID=777 SLURM_RESTART_COUNT=1 "$slurmtune" run lock.toml --launcher local \
   --allow-changes --time-left 3600
 
-# 4. A holder this host cannot check is never broken; neither is a damaged lock.
-printf 'host=node-elsewhere\npid=4242\nstarted=1\njob=778\nrestart=\nsince=2026-01-01T00:00:00Z\n' > lock.lock
-check 1 "being run by pid 4242 on host node-elsewhere \(Slurm job 778\).*cannot check.*squeue -j 778" \
-  "$slurmtune" run lock.toml --launcher local
+# 4. Another host's holder: broken only when the queue says its job has ended. Stand-ins
+# for squeue answer as Slurm would: no answer at all, a queue holding job 778, one without.
+mkdir -p queue/none queue/holds queue/without
+printf '#!/bin/sh\necho "squeue: error: Unable to contact slurm controller" >&2\nexit 1\n' > queue/none/squeue
+printf '#!/bin/sh\necho 777\necho 778\n' > queue/holds/squeue
+printf '#!/bin/sh\necho 777\n' > queue/without/squeue
+chmod +x queue/*/squeue
+held='host=node-elsewhere\npid=4242\nstarted=1\njob=778\nrestart=\nsince=2026-01-01T00:00:00Z\n'
+for queue in none holds; do
+  printf "$held" > lock.lock
+  check 1 "being run by pid 4242 on host node-elsewhere \(Slurm job 778\).*cannot check.*squeue -j 778" \
+    env PATH="$work/queue/$queue:$PATH" "$slurmtune" run lock.toml --launcher local
+done
+sed -i 's/max_trials = 3/max_trials = 4/' lock.toml
+check 0 "replaced the study's stale lock .*its holder's Slurm job 778 is no longer in the queue" \
+  env PATH="$work/queue/without:$PATH" "$slurmtune" run lock.toml --launcher local --allow-changes
+printf "$held" > lock.lock
 grep -q node-elsewhere lock.lock || fail "another host's lock was broken"
 : > lock.lock
 check 1 "lock.lock: the study's lock names no holder" "$slurmtune" run lock.toml --launcher local

@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
 #include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator/coordinator.hpp"
+#include "runtime/launch/child_process.hpp"
 #include "runtime/log.hpp"
 #include "runtime/recording/study_lock.hpp"
 #include "runtime/study_paths.hpp"
@@ -33,7 +35,7 @@ std::string default_output(const std::string& study_path) {
 
 // A results file written under an older default sampler resumes with the sampler it
 // recorded when the study file names none.
-core::StudySpec resumed_study(core::StudySpec study, const std::string& output) {
+core::StudySpec resumed_study(const core::StudySpec& study, const std::string& output) {
   const auto recorded = store::StudyReader(output).spec();
   auto resumed = store::with_recorded_sampler(study, recorded);
   if (resumed.sampler.kind != study.sampler.kind)
@@ -42,6 +44,25 @@ core::StudySpec resumed_study(core::StudySpec study, const std::string& output) 
               << core::sampler_keyword(resumed.sampler.kind) << "\" (a new study would get \""
               << core::sampler_keyword(study.sampler.kind) << "\")\n";
   return resumed;
+}
+
+// Whether the Slurm job that holds a study's lock on another host has left the queue:
+// `squeue --me` lists every job of this user that is pending or running (%A: each array
+// element's own id, as its SLURM_JOB_ID); a holder's job missing from a list squeue gave
+// (exit 0) has ended. No answer (no Slurm here, a controller that does not reply within
+// 10 s) is no verdict.
+std::string holder_job_ended(const runtime::LockHolder& holder) {
+  const std::string scratch =
+      (std::filesystem::temp_directory_path() / ("slurmtune-squeue-" + std::to_string(::getpid())))
+          .string();
+  const auto out =
+      runtime::capture_output({"squeue", "--me", "--noheader", "--format=%A"}, scratch, 10);
+  if (!out.text) return {};
+  std::istringstream jobs(*out.text);
+  std::string job;
+  while (jobs >> job)
+    if (job == holder.job) return {};
+  return "its holder's Slurm job " + holder.job + " is no longer in the queue (squeue --me)";
 }
 
 // STUDY.trials must be the user's own, and a new study must not write into an earlier
@@ -146,9 +167,10 @@ int run_command(const Args& args) {
   run.output = vm.count("output") ? vm["output"].as<std::string>() : default_output(study_path);
   // One writer per study, taken before anything of the study is touched (a second run
   // is refused naming the first; a stale lock is replaced with a line saying why).
-  const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line);
+  const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line,
+                                &holder_job_ended);
   check_trials_folder(run.output);
-  if (std::filesystem::exists(run.output)) study = resumed_study(std::move(study), run.output);
+  if (std::filesystem::exists(run.output)) study = resumed_study(study, run.output);
   store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;
   run.accept_joins = vm.count("accept-joins") > 0;

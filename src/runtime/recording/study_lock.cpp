@@ -131,7 +131,8 @@ std::string StudyLock::why_stale(const LockHolder& holder, const LockHolder& sel
   return {};
 }
 
-StudyLock::StudyLock(std::string path, void (*note)(std::string_view)) : path_(std::move(path)) {
+StudyLock::StudyLock(std::string path, void (*note)(std::string_view), const JobEnded& job_ended)
+    : path_(std::move(path)) {
   const LockHolder self = this_process();
   contents_ = text_of(self);
   // A few tries: a stale lock replaced, or one that vanished as it was read.
@@ -153,7 +154,9 @@ StudyLock::StudyLock(std::string path, void (*note)(std::string_view)) : path_(s
     const std::string text = read_lock(path_, exists);
     if (!exists) continue;  // its holder just let go
     const LockHolder holder = parse_holder(text);
-    const std::string stale = why_stale(holder, self);
+    std::string stale = why_stale(holder, self);
+    if (stale.empty() && job_ended && !holder.job.empty() && holder.host != self.host)
+      stale = job_ended(holder);
     if (stale.empty()) refuse(path_, holder, self);
     // Replaced only if it is still the lock just judged: moved aside first (atomic), and
     // put back when another run took the lock in between.

@@ -13,8 +13,11 @@
 //     differs: the pid was reused);
 //   - the same Slurm job with another restart count: an earlier run of a requeued job,
 //     whose processes Slurm has ended.
-// A holder this process cannot check (another host, another job) is never broken: the
-// refusal names the file to remove once that job is known to have ended.
+//   - another host's holder whose Slurm job the queue no longer lists (a node that failed
+//     or a run killed outright, the job since ended), when the caller can ask the queue.
+// A holder this process cannot check (another host, no queue to ask) is never broken:
+// the refusal names the file to remove once that job is known to have ended.
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -30,11 +33,16 @@ struct LockHolder {
   std::string since;    ///< when it was taken (UTC, ISO 8601)
 };
 
+/// For a holder on another host with a Slurm job: why that job cannot be running any more
+/// (asked of the queue), or empty when it may be, or when the queue cannot tell.
+using JobEnded = std::function<std::string(const LockHolder& holder)>;
+
 class StudyLock {
  public:
   /// Takes `path` or throws InputError naming the live holder; `note` receives a line
-  /// about a stale lock it replaced.
-  StudyLock(std::string path, void (*note)(std::string_view));
+  /// about a stale lock it replaced; `job_ended` (may be empty) asks the queue about a
+  /// holder on another host.
+  StudyLock(std::string path, void (*note)(std::string_view), const JobEnded& job_ended = {});
   ~StudyLock();
   StudyLock(const StudyLock&) = delete;
   StudyLock& operator=(const StudyLock&) = delete;
