@@ -55,12 +55,13 @@ struct RungCount {
 
 void print_rungs(std::ostream& out, const store::StudyReader& reader) {
   std::map<std::pair<int, double>, RungCount> rungs;
+  const double max_t = reader.spec().scheduler.max_t;
   for (const auto& e : reader.events()) {
     if (e.rung < 0) continue;
     auto& r = rungs[{e.rung, e.milestone}];
     ++r.judged;
     // A stop at max_t is the end of the trial's course, not an early stop.
-    const bool at_end = e.milestone >= reader.spec().scheduler.max_t;
+    const bool at_end = e.milestone >= max_t;
     r.stopped += e.kind == store::EventKind::Stop && !at_end;
     r.completed += e.kind == store::EventKind::Stop && at_end;
     r.paused += e.kind == store::EventKind::Pause;

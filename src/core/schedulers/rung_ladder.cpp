@@ -37,10 +37,7 @@ std::string ends_at(const SchedulerSpec& spec) {
 std::vector<std::string> ray_asha_lines(const SchedulerSpec& spec) {
   std::vector<std::string> lines;
   for (int s = 0; s < spec.brackets; ++s) {
-    const auto rungs =
-        spec.milestones.empty()
-            ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t, s)
-            : spec.milestones;
+    const auto rungs = bracket_milestones(spec, s);
     lines.push_back((spec.brackets > 1 ? "bracket " + std::to_string(s) + ": " : "") +
                     "stops the worst at " + joined(rungs) + ends_at(spec));
   }
@@ -84,13 +81,14 @@ std::vector<std::string> optuna_lines(const SchedulerSpec& spec) {
 
 }  // namespace
 
+std::vector<double> bracket_milestones(const SchedulerSpec& spec, int skip) {
+  if (!spec.milestones.empty()) return spec.milestones;
+  return geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t, skip);
+}
+
 std::vector<double> promotion_milestones(const SchedulerSpec& spec) {
   std::vector<double> rungs;
-  const auto below =
-      spec.milestones.empty()
-          ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
-          : spec.milestones;
-  for (const double r : below) {
+  for (const double r : bracket_milestones(spec)) {
     if (reaches(r, spec.max_t)) break;
     rungs.push_back(r);
   }

@@ -9,6 +9,10 @@
 
 namespace slurmtune::core {
 
+/// The explicit milestones, or grace * rf^k for k >= skip up to max_t: asha's rungs for
+/// its bracket `skip` (Ray's rule), and the ladder the others start from.
+std::vector<double> bracket_milestones(const SchedulerSpec& spec, int skip = 0);
+
 /// asha_promotion's and freeze_thaw's rungs: the explicit milestones, or grace * rf^k
 /// below max_t, and then max_t itself, so the top rung (where a trial has run its
 /// course) is max_t whatever ladder leads there. A rung within a relative 1e-9 of max_t

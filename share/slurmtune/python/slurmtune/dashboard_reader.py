@@ -31,7 +31,6 @@ CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
 PARALLEL = 1000        # trials drawn in parallel coordinates
 SLICE_POINTS = 2000    # trials per parameter slice
 IMPORTANCE_TRIALS = 20  # ended trials before importance is shown
-LOG_DOMAINS = ("loguniform", "qloguniform", "lograndint")
 DECISIONS = 100        # the latest scheduler decisions shown
 BLOCK = 1 << 19        # reports read per HDF5 call
 UPDATE_BUDGET_S = 0.8  # reports read per update, in seconds: the rest in the next ones
@@ -363,7 +362,8 @@ class LiveStudy:
         done = t[np.isfinite(t["best_value"].to_numpy(dtype=float))]
         done = done.iloc[np.argsort(_sample_key(done.index.to_numpy()), kind="stable")[:SLICE_POINTS]]
         out = []
-        logs = self._log_domains()
+        from slurmtune.plots import log_domain_names
+        logs = log_domain_names(self.resolved.get("search", {}))
         for column in self.config_columns:
             values = done[column]
             numeric = values.dtype.kind in "fiu"
@@ -375,10 +375,6 @@ class LiveStudy:
             out.append({"name": name, "numeric": bool(numeric), "log": name in logs, "points": points})
         return out
 
-    def _log_domains(self):
-        search = self.resolved.get("search", {})
-        return {name for name, domain in search.items()
-                if isinstance(domain, dict) and any(key in domain for key in LOG_DOMAINS)}
 
     def _importance_now(self):
         """First-order fANOVA shares (plots.importance), again only when trials ended; none
@@ -414,6 +410,7 @@ class LiveStudy:
 
     def snapshot(self):
         t = self.trials
+        started = self._started()  # once: a scan of every trial's start time
         unix = self.attrs.get("clock", "unix") == "unix"
         now = time.time() if unix else float("nan")
         status = t["status"].astype(str) if len(t) else pd.Series([], dtype=str)
@@ -436,7 +433,7 @@ class LiveStudy:
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
             "written_s_ago": _finite(now - self.commit_time) if unix else None,
             "best": None, "best_trials": [], "front": [], "points": [],
-            "trace": [[_finite(at - self._started()), value, trial] for at, value, trial in
+            "trace": [[_finite(at - started), value, trial] for at, value, trial in
                       self.reports.best[1]] if not several else [],
             "curves": [{"trial": i, "status": status.iloc[i] if i < len(status) else "?",
                         "config": self._config(t.loc[i]), "points": curves.get(i, [])} for i in curve_ids],
@@ -446,7 +443,7 @@ class LiveStudy:
                          "nodes": r.nodes} for i, r in running.iterrows()][:200],
             "running_total": len(running),
             "failures": self._failures() if len(t) else [],
-            "decisions": [dict(d, time_s=_finite(d.pop("time") - self._started())) for d in
+            "decisions": [dict(d, time_s=_finite(d.pop("time") - started)) for d in
                           [dict(x) for x in self.decisions]],
             "decided": self.decided,
             "slurm": {"sessions": self.sessions, "host": self.attrs.get("host", ""),

@@ -259,15 +259,20 @@ def parallel_coordinates(study, path=None, limit=2000):
 LOG_DOMAINS = ("loguniform", "qloguniform", "lograndint")
 
 
+def log_domain_names(search):
+    """Names of the parameters of a resolved [search] table whose domain is on a log scale."""
+    return {name for name, domain in search.items()
+            if isinstance(domain, dict) and any(key in domain for key in LOG_DOMAINS)}
+
+
 def log_domains(study):
-    """Names of the parameters whose [search] domain is on a log scale (as resolved)."""
+    """log_domain_names of the study's resolved [search] table."""
     import tomllib
     try:
         search = tomllib.loads(study.attrs.get("resolved_study", "")).get("search", {})
     except tomllib.TOMLDecodeError:
         return set()
-    return {name for name, domain in search.items()
-            if isinstance(domain, dict) and any(key in domain for key in LOG_DOMAINS)}
+    return log_domain_names(search)
 
 
 def slices(study, path=None, limit=2000):

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -32,12 +33,8 @@ AshaScheduler::AshaScheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t
   if (!spec.milestones.empty() && spec.brackets != 1)
     throw InputError("scheduler: explicit milestones define one bracket; set brackets = 1");
   for (int s = 0; s < spec.brackets; ++s) {
-    const auto marks =
-        spec.milestones.empty()
-            ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t, s)
-            : spec.milestones;
     std::vector<Rung> rungs;
-    for (const double m : marks)
+    for (const double m : bracket_milestones(spec, s))
       rungs.push_back(Rung{m, {}, 0});
     brackets_.push_back(std::move(rungs));
   }

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/objectives/pareto.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -90,11 +91,7 @@ MoashaScheduler::MoashaScheduler(const SchedulerSpec& spec)
       objectives_(spec.objectives),
       columns_(spec.metric_columns, spec.objectives, {}) {
   if (spec.brackets != 1) throw InputError("MO-ASHA has one bracket; set brackets = 1");
-  const auto marks =
-      spec.milestones.empty()
-          ? geometric_milestones(spec.grace_period, spec.reduction_factor, spec.max_t)
-          : spec.milestones;
-  for (const double m : marks)
+  for (const double m : bracket_milestones(spec))
     rungs_.push_back(Rung{m, {}});
 }
 
