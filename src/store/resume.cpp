@@ -6,6 +6,7 @@
 #include "config/study_file.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/study_controller.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -65,6 +66,14 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
     case EventKind::Checkpoint:
       scheduler.checkpoint_saved(e.trial, e.step);
       break;
+    case EventKind::Reopen:
+      // The session that wrote it reopened the trial after the same replay.
+      if (!scheduler.reopen(e.trial))
+        throw InputError(path + ": replaying seq " + std::to_string(e.seq) + ": the scheduler " +
+                         "cannot reopen trial " + std::to_string(e.trial) +
+                         " here (it did not end while paused); the file was written by a " +
+                         "different scheduler version or altered");
+      break;
     default:
       // Ends of trials; decisions are outcomes of reports, not inputs.
       if (const auto how = trial_end_of(e.kind)) {
@@ -86,9 +95,12 @@ void take_exploits(ResumeState& state) {
 }
 
 // Trial statuses from the committed events: the trial table may have been flushed a
-// moment after them by a writer that then died.
-void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state) {
+// moment after them by a writer that then died. Returns the trials that ended while
+// paused (dropped when the study ended) and stay ended.
+std::vector<core::TrialId> derive_statuses(const std::vector<EventRecord>& events,
+                                           ResumeState& state) {
   std::vector<TrialStatus> status(state.trials.size(), TrialStatus::Pending);
+  std::vector<bool> ended_paused(state.trials.size(), false);
   std::uint64_t started = 0;
   for (const auto& e : events) {
     if (e.kind == EventKind::Closed) {
@@ -96,7 +108,10 @@ void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state)
       continue;
     }
     if (e.kind == EventKind::Retry) ++state.retries[e.trial];
-    if (e.trial >= status.size()) status.resize(e.trial + 1, TrialStatus::Pending);
+    if (e.trial >= status.size()) {
+      status.resize(e.trial + 1, TrialStatus::Pending);
+      ended_paused.resize(e.trial + 1, false);
+    }
     switch (e.kind) {
       case EventKind::Start:
         started = std::max(started, e.trial + 1);
@@ -105,10 +120,14 @@ void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state)
         status[e.trial] = TrialStatus::Running;
         break;
       case EventKind::Pause:
+      case EventKind::Reopen:
         status[e.trial] = TrialStatus::Paused;
         break;
       default:
-        if (const auto how = trial_end_of(e.kind)) status[e.trial] = end_status(*how);
+        if (const auto how = trial_end_of(e.kind)) {
+          ended_paused[e.trial] = status[e.trial] == TrialStatus::Paused;
+          status[e.trial] = end_status(*how);
+        }
         break;
     }
   }
@@ -121,6 +140,29 @@ void derive_statuses(const std::vector<EventRecord>& events, ResumeState& state)
     if (!unfinished) continue;
     state.unfinished.push_back(id);
     state.live.emplace_back(id, status[id]);
+  }
+  std::vector<core::TrialId> dropped;
+  for (std::size_t id = 0; id < status.size(); ++id)
+    if (ended_paused[id] && status[id] == TrialStatus::Stopped) dropped.push_back(id);
+  return dropped;
+}
+
+// A study resumed with room for more trials (issue #58: max_trials raised with
+// --allow-changes, or a time budget that starts anew) goes on where it ended: trials
+// dropped only because it ended wait at their rungs again, as if it had never ended.
+void reopen_dropped(ResumeState& state, const std::vector<core::TrialId>& dropped,
+                    bool file_says_reopen) {
+  if (!file_says_reopen) {
+    state.left_dropped = dropped.size();
+    return;
+  }
+  state.scheduler->open_admissions();
+  for (const core::TrialId id : dropped) {
+    if (!state.scheduler->reopen(id)) continue;  // dropped by the rule (hyperband)
+    state.trials[id].status = TrialStatus::Paused;
+    state.unfinished.push_back(id);
+    state.live.emplace_back(id, TrialStatus::Paused);
+    state.reopened.push_back(id);
   }
 }
 
@@ -217,7 +259,9 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   if (replay.last_started)
     state.suggester->restore(state.trials[*replay.last_started].suggestion.position);
   state.next_seq = std::max(any ? last_seq + 1 : 0, reader.committed().next_seq);
-  derive_statuses(events, state);
+  const auto ended_paused = derive_statuses(events, state);
+  if (state.admissions_closed && state.trials.size() < core::trial_cap(now))
+    reopen_dropped(state, ended_paused, reader.layout().has_reopens());
   for (const core::TrialId id : state.scheduler->take_dropped())
     if (id < state.trials.size() && state.trials[id].status == TrialStatus::Paused)
       state.dropped.push_back(id);

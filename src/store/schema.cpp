@@ -11,11 +11,19 @@ const std::vector<std::string>& trial_status_names() {
   return names;
 }
 
-const std::vector<std::string>& event_kind_names() {
-  static const std::vector<std::string> names = {"start",  "resume",    "continue",  "pause",
-                                                 "stop",   "completed", "stopped",   "failed",
-                                                 "closed", "retry",     "checkpoint"};
+std::vector<std::string> event_kind_names(std::int64_t schema_version) {
+  std::vector<std::string> names = {"start",  "resume",    "continue",  "pause",
+                                    "stop",   "completed", "stopped",   "failed",
+                                    "closed", "retry",     "checkpoint", "reopen"};
+  if (schema_version < 8) names.pop_back();  // `reopen` came with schema 8
   return names;
+}
+
+const std::string& event_kind_name(EventKind kind) {
+  static const std::vector<std::string> names = event_kind_names();
+  static const std::string unknown = "unknown";
+  const auto index = static_cast<std::size_t>(kind);
+  return index < names.size() ? names[index] : unknown;
 }
 
 TrialStatus end_status(core::TrialEnd how) {
@@ -181,7 +189,8 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   e.seq = events.add("seq", FieldKind::U64);
   e.time = events.add("time", FieldKind::F64);
   e.trial = events.add("trial", FieldKind::U64);
-  e.kind = events.add("kind", FieldKind::Enum8, 0, event_kind_names());
+  e.kind = events.add("kind", FieldKind::Enum8, 0, event_kind_names(schema_version));
+  reopens = schema_version >= 8;
   e.rung = events.add("rung", FieldKind::I32);
   e.step = events.add("step", FieldKind::F64);
   e.milestone = events.add("milestone", FieldKind::F64);

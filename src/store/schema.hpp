@@ -27,7 +27,7 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 7: root attributes `objectives` and `modes` (one per objective: a study of several
 ///    objectives has a Pareto front) and `constraints` (as written, "mem_gb <= 40"); with
 ///    constraints, /trials gains `constraint/<text>` and `feasible` columns.
-inline constexpr std::int64_t kSchemaVersion = 7;
+inline constexpr std::int64_t kSchemaVersion = 8;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -58,8 +58,12 @@ enum class EventKind : std::uint8_t {
   Closed,      ///< no further trial will start (trial column unused); schedulers react to it
   Retry,       ///< an attempt failed; the trial runs again (the scheduler is not told)
   Checkpoint,  ///< a checkpoint the scheduler asked for was saved (PBT may clone it), schema 3 on
+  Reopen,      ///< a trial dropped when the study ended waits at its rung again, schema 8 on
 };
-const std::vector<std::string>& event_kind_names();
+/// The /events kinds of a file of `schema_version` (older files lack the newer ones).
+std::vector<std::string> event_kind_names(std::int64_t schema_version = kSchemaVersion);
+/// The name of one /events kind ("reopen").
+const std::string& event_kind_name(EventKind kind);
 
 /// The status and the /events kind of a trial that ended `how`, and the way back.
 TrialStatus end_status(core::TrialEnd how);
@@ -84,6 +88,8 @@ struct StudyLayout {
   /// Schema 3 on: the file has /exploits.
   bool has_exploits() const { return k.exploits != kAbsent; }
   bool has_predictions() const { return e.predicted_mean != kAbsent; }
+  /// Schema 8 on: /events can say `reopen`.
+  bool has_reopens() const { return reopens; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
@@ -128,6 +134,7 @@ struct StudyLayout {
     std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
     std::size_t exploits = kAbsent;
   } k;
+  bool reopens = false;
 };
 
 /// Writes a parameter value into its config/<name> column of `table` (/trials or

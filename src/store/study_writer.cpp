@@ -471,6 +471,21 @@ void StudyWriter::trial_retried(core::TrialId trial, double time, const std::str
   flush_if_due();
 }
 
+void StudyWriter::trial_reopened(core::TrialId trial, double time) {
+  if (!layout_.has_reopens())
+    throw UsageError("results file: trial " + std::to_string(trial) +
+                     " cannot be reopened in a file of schema " + std::to_string(schema_of(h5_->file)) +
+                     " (reopening came with schema 8)");
+  std::byte* row = live_row(trial);
+  const auto& l = layout_.trials;
+  l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));
+  l.put_f64(row, layout_.t.end_time, kNaN);
+  l.put_string(row, layout_.t.error, "");
+  event(trial, EventKind::Reopen, time, nullptr, l.get<double>(row, layout_.t.last_step),
+        l.get<double>(row, layout_.t.last_value));
+  flush_if_due();
+}
+
 void StudyWriter::admissions_closed(double time) {
   event(0, EventKind::Closed, time, nullptr, kNaN, kNaN);
   flush_if_due();

@@ -73,6 +73,10 @@ class StudyWriter {
                    const std::string& error = {});
   /// An attempt failed and the trial will run again: counts the retry, keeps the error.
   void trial_retried(core::TrialId trial, double time, const std::string& error);
+  /// A trial that ended while paused (dropped when the study ended) waits at its rung
+  /// again: paused, its end time and error cleared, a `reopen` event. The trial must be
+  /// live (WriterPosition::live); files of schema 8 on.
+  void trial_reopened(core::TrialId trial, double time);
   /// No further trial will start; recorded because schedulers act on it (Hyperband
   /// halves a partial bracket), so a resume must replay it at the same point.
   void admissions_closed(double time);

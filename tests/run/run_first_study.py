@@ -6,6 +6,8 @@ then crashes. Then a study whose script is missing.
 
 - The best trial (the run's summary line, `status`, `best`, Study.best_trial) is a
   completed one that ran to max_t = 20, never the crashed one.
+- Run again with max_trials raised to 9 and --allow-changes, the trials dropped when the
+  study ended wait at their rungs again and the study goes on.
 - The missing script stops the study after its first alike failures: `run` exits 1 and
   its log names the missing file; few attempts were made, not the whole budget.
 """
@@ -70,6 +72,52 @@ def first_study(runner, name, trials, workers):
     print("%s: %d trials on %d workers, %d ran to max_t, best trial %d (completed at %d); "
           "the crashed trial %d is never best" % (name, trials, workers, at_max_t, best.id,
                                                   MAX_T, CRASHING))
+    return study, path
+
+
+def dropped_trials(path):
+    """Trials that ended while paused below max_t: dropped when the study ended."""
+    with Study(path) as s:
+        t = s.trials
+        return sorted(int(i) for i in t[(t.status == "stopped") & (t.last_step < MAX_T)].id)
+
+
+def raised_max_trials(runner, name, study, path, workers):
+    """Issue #58 item 2: the study run again with a larger max_trials and --allow-changes
+    reopens the trials dropped when it ended: they wait at their rungs again (the log says
+    which, the file records a `reopen` event for each), new trials start, and the results
+    file's own log replays decision for decision."""
+    dropped = dropped_trials(path)
+    expect(dropped, "%s: no trial was dropped when the study ended; nothing to reopen" % name)
+    with open(study) as f:
+        text = f.read()
+    raised = runner.write(name + "-raised.toml", text.replace("max_trials = 6", "max_trials = 9"))
+    rc, log = runner.run(raised, path, extra=["--slots", str(workers), "--allow-changes"],
+                         sbatch_args=["-N", str(workers // 2 or 1), "--ntasks-per-node", "2"],
+                         timeout=400)
+    expect(rc == 0, "the raised study failed:\n" + log)
+    said = re.search(r"reopened (\d+) trial\(s\) dropped when the study ended \(([\d, ]+)\)", log)
+    expect(said and [int(i) for i in said.group(2).split(", ")] == dropped,
+           "the log does not name the reopened trials %s:\n%s" % (dropped, log))
+    with Study(path) as s:
+        events, t = s.events, s.trials
+        best = s.best_trial
+    reopened = sorted(int(i) for i in events[events.kind == "reopen"].trial)
+    expect(reopened == dropped, "reopen events for %s, dropped were %s" % (reopened, dropped))
+    expect(len(t) == 9, "the raised study has %d trials, not 9" % len(t))
+    expect(not (t.status.isin(["paused", "running"])).any(), "trials left unfinished:\n%s" % t)
+    expect(best.status == "completed" and best.last_step == MAX_T,
+           "the best trial %d is %s at step %g" % (best.id, best.status, best.last_step))
+    exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
+                              capture_output=True, text=True, check=True).stdout
+    expect(exported.count('"type":"reopen"') == len(dropped), "export leaves the reopenings out")
+    replayed = subprocess.run([runner.slurmtune, "replay", raised, "-"], input=exported,
+                              capture_output=True, text=True)
+    expect(replayed.returncode == 0, "replay refused the reopened study's log:\n" + replayed.stderr[-3000:])
+    resumed = sum(1 for i in dropped if ((events.kind == "resume") & (events.trial == i)
+                                         & (events.seq > events[events.kind == "reopen"].seq.min())).any())
+    print("%s raised to 9 trials: reopened %s, %d of them resumed; best trial %d completed at %d; "
+          "the file's log replays" % (name, dropped, resumed, best.id, MAX_T))
 
 
 def missing_script(runner):
@@ -118,7 +166,8 @@ def silent_mistakes(runner):
 
 
 def scenario_first_study(runner, args):
-    first_study(runner, "six-on-four", 6, 4)
+    study, path = first_study(runner, "six-on-four", 6, 4)
+    raised_max_trials(runner, "six-on-four", study, path, 4)
     first_study(runner, "sixteen-on-two", 16, 2)
     missing_script(runner)
     silent_mistakes(runner)

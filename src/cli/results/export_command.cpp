@@ -44,6 +44,8 @@ void write_replay_log(const store::StudyReader& reader, std::ostream& out) {
           out << "}\n";
         } else if (e.kind == store::EventKind::Closed) {
           out << "{\"type\":\"close\"}\n";
+        } else if (e.kind == store::EventKind::Reopen) {
+          out << "{\"type\":\"reopen\",\"trial\":" << e.trial << "}\n";
         } else if (const auto how = store::trial_end_of(e.kind)) {
           out << "{\"type\":\"end\",\"trial\":" << e.trial << ",\"state\":\""
               << core::to_string(*how) << "\"";

@@ -100,7 +100,7 @@ void print_predictions(std::ostream& out, const store::StudyReader& reader, std:
         << short_number(e.prediction->lower) << ", " << short_number(e.prediction->upper) << "] at "
         << resource << ' ' << short_number(e.prediction->at) << " (made at " << resource << ' '
         << short_number(e.step) << ": "
-        << store::event_kind_names()[static_cast<std::size_t>(e.kind)] << ")\n";
+        << store::event_kind_name(e.kind) << ")\n";
   }
 }
 

@@ -85,7 +85,7 @@ std::vector<Cell> event_cells(const store::EventRecord& e) {
   return {e.seq,
           e.time,
           e.trial,
-          enum_name(store::event_kind_names(), static_cast<std::size_t>(e.kind)),
+          store::event_kind_name(e.kind),
           std::int64_t{e.rung},
           e.step,
           e.milestone,

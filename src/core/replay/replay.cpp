@@ -99,6 +99,10 @@ class TrialLedger {
                        " after it ended");
   }
   void end(TrialId trial) { ended_.insert(trial); }
+  void reopen(TrialId trial) {
+    if (!ended_.erase(trial))
+      throw InputError("trial " + std::to_string(trial) + " reopens but has not ended");
+  }
 
  private:
   std::unordered_set<TrialId> started_, ended_;
@@ -327,6 +331,13 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     if (sampler) sampler->suggester.ended(trial, *end);
     return false;
   }
+  if (kind == "reopen") {  // dropped when the study ended, it waits at its rung again
+    ledger.reopen(trial);
+    if (!scheduler.reopen(trial))
+      throw InputError("the scheduler cannot reopen trial " + std::to_string(trial) +
+                       " (it did not end while paused)");
+    return false;
+  }
   if (kind == "checkpoint") {  // a checkpoint the scheduler asked for was saved
     ledger.running(trial, "saved a checkpoint");
     // No step (older logs: NaN): the checkpoint a resumed study awaited will never come.
@@ -356,7 +367,7 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     return false;
   }
   throw InputError("unknown event type \"" + std::string(kind) +
-                   "\" (expected start, report, checkpoint, resume, close, session or end)");
+                   "\" (expected start, report, checkpoint, resume, close, session, end or reopen)");
 }
 
 }  // namespace

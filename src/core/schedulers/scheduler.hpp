@@ -130,6 +130,11 @@ class Scheduler {
   virtual void trial_configured(TrialId /*trial*/, const Configuration& /*config*/) {}
   /// Paused trials the scheduler has decided never to resume; each is returned once.
   virtual std::vector<TrialId> take_dropped() { return {}; }
+  /// A trial that ended while paused (dropped when the study ended) waits at its rung
+  /// again: a resumed study with room for more trials (issue #58). Admissions are open
+  /// again. False, and nothing changes, where the trial is unknown, did not end while
+  /// paused, or the scheduler has no pauses.
+  virtual bool reopen(TrialId /*trial*/) { return false; }
   /// A checkpoint the scheduler asked for (ReportOutcome::checkpoint) now exists: the
   /// trial saved its state at `step`. PBT clones only checkpoints that exist; the
   /// simulator confirms at once, `slurmtune run` when the trial's CHECKPOINT arrives.

@@ -53,6 +53,11 @@ std::string_view decision_word(Instruction instruction) {
   return "?";
 }
 
+std::uint64_t trial_cap(const StudySpec& spec) {
+  if (spec.sampler.kind != SamplerKind::Grid) return spec.max_trials;
+  return std::min(spec.max_trials, ConfigSampler(spec.space, SamplerKind::Grid, 0).grid_size());
+}
+
 StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Scheduler> scheduler,
                                  std::unique_ptr<Suggester> suggester, StudyObserver& observer,
                                  const StudyResumePoint* resumed)
@@ -60,12 +65,9 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
       scheduler_(std::move(scheduler)),
       suggester_(std::move(suggester)),
       observer_(observer),
-      max_trials_(spec.max_trials),
+      max_trials_(trial_cap(spec)),
       best_(spec.mode) {
   connect_model(*scheduler_, *suggester_);
-  if (spec.sampler.kind == SamplerKind::Grid)
-    max_trials_ =
-        std::min(max_trials_, ConfigSampler(spec.space, SamplerKind::Grid, 0).grid_size());
   if (!resumed) return;
   configs_ = resumed->configs;
   counts_ = resumed->counts;

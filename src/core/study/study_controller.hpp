@@ -69,6 +69,9 @@ std::string_view to_string(Instruction instruction);
 /// The decision word clients see: continue, stop or pause (Suspend is a pause).
 std::string_view decision_word(Instruction instruction);
 
+/// How many trials the study starts in all: max_trials, or the grid's size when smaller.
+std::uint64_t trial_cap(const StudySpec& spec);
+
 struct ReportVerdict {
   ReportOutcome outcome;  ///< the scheduler's answer (default when `duplicate`)
   Instruction instruction = Instruction::Continue;

@@ -44,6 +44,24 @@ void publish_address(const std::string& results_file, const std::string& address
   fs::rename(partial, path);
 }
 
+// What a resume with room for more trials did to the trials dropped when the study ended.
+void log_reopened(const OpenedStudy& study) {
+  if (!study.reopened.empty()) {
+    std::string ids;
+    for (const core::TrialId trial : study.reopened) {
+      if (!ids.empty()) ids += ", ";
+      ids += std::to_string(trial);
+    }
+    log_line("reopened " + std::to_string(study.reopened.size()) +
+             " trial(s) dropped when the study ended (" + ids +
+             "): the study has room for more trials, and they wait at their rungs again");
+  }
+  if (study.left_dropped > 0)
+    log_line(std::to_string(study.left_dropped) +
+             " trial(s) dropped when the study ended stay ended: this results file's schema " +
+             "predates reopening (schema 8); start a new study to have them reconsidered");
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
@@ -107,6 +125,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
            options_.output +
            (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
                            : ""));
+  log_reopened(study_);
   log_line(launcher_->describe() + backend_->describe());
   log_line("control plane on " + address_ +
            (options_.accept_joins ? ", secret for joined jobs in " + token_file_

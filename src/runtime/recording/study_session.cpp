@@ -67,8 +67,12 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     opened.awaited_checkpoints = state.awaited_checkpoints;
     position = store::WriterPosition{state.next_seq, state.live};
     dropped = state.dropped;
+    opened.reopened = state.reopened;
+    opened.left_dropped = state.left_dropped;
   }
   opened.writer = store::StudyWriter::reopen(path, spec, options, position);
+  for (const core::TrialId trial : opened.reopened)
+    opened.writer->trial_reopened(trial, store::unix_time_s());
   // Paused trials the replayed scheduler has already given up on end now, as they
   // would have in an uninterrupted run.
   for (const core::TrialId trial : dropped) {

@@ -30,6 +30,10 @@ struct OpenedStudy {
   /// Checkpoints the scheduler asked for and the file does not record as saved.
   std::map<core::TrialId, double> awaited_checkpoints;
   std::uint64_t reports_replayed = 0;
+  /// Trials dropped when the study ended that wait at their rungs again (the study has
+  /// room for more trials now), and those left ended by a file too old to say so.
+  std::vector<core::TrialId> reopened;
+  std::size_t left_dropped = 0;
 };
 
 OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,

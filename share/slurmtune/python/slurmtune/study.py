@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 

@@ -53,6 +53,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   state.rung = reached;
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
+  state.key = key;
   rung.keys.insert(key);
   ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}, {}};
   if (reached + 1 == static_cast<int>(rungs_.size())) {
@@ -194,6 +195,16 @@ std::vector<TrialId> AshaPromotionScheduler::drop_paused() {
   }
   std::sort(dropped.begin(), dropped.end());
   return dropped;
+}
+
+bool AshaPromotionScheduler::reopen(TrialId trial) {
+  const auto it = trials_.find(trial);
+  // Ended while paused: alive no more, still marked as waiting at its rung.
+  if (it == trials_.end() || it->second.alive || !it->second.paused) return false;
+  if (closed_) open_admissions();
+  it->second.alive = true;
+  rungs_[static_cast<std::size_t>(it->second.rung)].unpromoted.push(it->second.key);
+  return true;
 }
 
 std::vector<TrialId> AshaPromotionScheduler::take_dropped() {

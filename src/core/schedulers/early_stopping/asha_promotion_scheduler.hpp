@@ -25,7 +25,9 @@
 // it to max_t without pausing again, until the first such finisher reaches max_t. A
 // small study (6 trials on 4 workers, where a rung of two promotes nothing) then ends
 // with its best trials trained to max_t instead of every worker idle and every trial
-// dropped at a low rung. Paused trials left after that are dropped as before.
+// dropped at a low rung. Paused trials left after that are dropped as before; a study
+// resumed with room for more trials reopens them (reopen()): they wait at their rungs
+// again, ranked as before.
 #include <queue>
 #include <set>
 #include <tuple>
@@ -49,6 +51,7 @@ class AshaPromotionScheduler final : public Scheduler {
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   std::optional<Job> next_job(bool may_start_new) override;
   std::vector<TrialId> take_dropped() override;
+  bool reopen(TrialId trial) override;
   void close_admissions() override { closed_ = true; }
   void open_admissions() override;
   double max_resource() const override { return milestones_.back(); }
@@ -82,6 +85,7 @@ class AshaPromotionScheduler final : public Scheduler {
   };
   struct TrialState {
     int rung = -1;  // highest rung reached
+    Key key{};      // its ranking key at that rung
     bool paused = false;
     bool alive = true;
     bool finishing = false;            // resumed in the end game: runs to max_t without pausing

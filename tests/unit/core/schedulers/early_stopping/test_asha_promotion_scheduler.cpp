@@ -270,3 +270,39 @@ BOOST_AUTO_TEST_CASE(a_reopened_study_starts_new_trials_before_any_end_game) {
   replayed.add_trial(2, std::nullopt);
   BOOST_TEST(!replayed.next_job(false));  // nothing promotable, and no end game now
 }
+
+BOOST_AUTO_TEST_CASE(a_trial_dropped_when_the_study_ended_waits_at_its_rung_again_once_reopened) {
+  // Trials 0 and 1 pause at rung 0; trial 2 runs on to rung 1 and pauses there. Closed,
+  // the end game runs trial 2 to max_t; the others are then dropped.
+  auto s = make();
+  for (TrialId t = 0; t < 3; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, static_cast<double>(t));
+  }
+  BOOST_TEST(s.next_job(false)->trial == 2U);  // rung 0's top third
+  s.report(2, 3, 2.0);
+  s.close_admissions();
+  BOOST_TEST(s.next_job(false)->trial == 2U);  // the end game
+  s.report(2, 9, 2.0);
+  s.end_trial(2, TrialEnd::Completed, Observation{9, 2.0});
+  BOOST_TEST((s.take_dropped() == std::vector<TrialId>{0, 1}));
+  // Only trials that ended while paused reopen: a completed or unknown one does not.
+  BOOST_TEST(!s.reopen(2));
+  BOOST_TEST(!s.reopen(7));
+  BOOST_TEST(s.reopen(1));
+  BOOST_TEST(s.reopen(0));
+  BOOST_TEST(!s.reopen(0));  // alive again: nothing to reopen
+  // Admissions are open: nothing in rung 0 is promotable (its top third, trial 2, has
+  // moved on), so a worker starts a new trial. Three worse ones make six in rung 0: two
+  // slots, trial 2's and trial 1's.
+  BOOST_TEST(s.take_dropped().empty());
+  BOOST_TEST((s.next_job(true)->kind == Job::Kind::Start));
+  for (TrialId t = 3; t < 6; ++t) {
+    s.add_trial(t, std::nullopt);
+    s.report(t, 1, -1.0);
+  }
+  const auto job = s.next_job(false);
+  BOOST_REQUIRE(job);
+  BOOST_TEST((job->kind == Job::Kind::Resume));
+  BOOST_TEST(job->trial == 1U);  // ranked as before it was dropped: second of six
+}
