@@ -10,7 +10,7 @@ set -euo pipefail
 example_packages=(
   build-essential cmake pkg-config
   libboost-program-options-dev libtomlplusplus-dev libeigen3-dev libsimdjson-dev
-  libhdf5-dev libssl-dev
+  libhdf5-dev libssl-dev libicu-dev
   python3 python3-numpy
 )
 
@@ -25,6 +25,8 @@ packages=(
   libhdf5-dev hdf5-tools
   # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares
   libssl-dev
+  # ICU: Unicode normalization (NFKC) of parameter and metric names that read alike
+  libicu-dev
   # simdjson: replay's event lines; RapidJSON and nlohmann/json only for the comparison in
   # tests/bench/bench_json (doc/performance.md#json-readers)
   libsimdjson-dev rapidjson-dev nlohmann-json3-dev

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/name_forms.hpp"
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
 #include "core/text.hpp"
@@ -236,6 +237,7 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
                                         : a.first.column < b.first.column;
   });
   std::vector<core::Parameter> params;
+  LookalikeNames names;
   std::vector<std::string> later;
   for (const auto& entry : order)
     later.push_back(entry.second);
@@ -244,6 +246,8 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
     const toml::node& value = *table.get(name);
     if (const auto problem = core::name_problem(name))
       fail(r, value, name, "the parameter name " + *problem);
+    if (const auto twin = names.add(name))
+      fail(r, value, name, lookalike_text("parameter", name, *twin));
     core::Domain domain = read_domain(r, value, name);
     if (const auto why = domain.problem())
       fail(r, value, name, std::string(core::domain_keyword(domain.kind)) + " " + *why);

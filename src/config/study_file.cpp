@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/name_forms.hpp"
 #include "config/section_readers.hpp"
 #include "config/table_reader.hpp"
 #include "config/toml_depth.hpp"
@@ -117,8 +118,14 @@ void read_study(TableReader r, core::StudySpec& study) {
       r.fail(key, "metric name '" + core::visible(m) + "' " + *problem);
   };
   read_objectives(r, study);
-  for (const auto& o : study.objectives)
+  LookalikeNames metric_names;
+  const auto check_lookalike = [&r, &metric_names](std::string_view key, const std::string& m) {
+    if (const auto twin = metric_names.add(m)) r.fail(key, lookalike_text("metric", m, *twin));
+  };
+  for (const auto& o : study.objectives) {
     check_metric_name("metric", o.metric);
+    check_lookalike("metric", o.metric);
+  }
   study.metric = study.objectives.front().metric;
   study.mode = study.objectives.front().mode;
   for (const auto& o : study.objectives)
@@ -126,6 +133,7 @@ void read_study(TableReader r, core::StudySpec& study) {
   if (const auto extra = r.strings("metrics"))
     for (const auto& m : *extra) {
       check_metric_name("metrics", m);
+      check_lookalike("metrics", m);
       if (std::find(study.metrics.begin(), study.metrics.end(), m) == study.metrics.end())
         study.metrics.push_back(m);
     }

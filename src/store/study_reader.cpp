@@ -100,7 +100,7 @@ void StudyReader::read_header() {
 }
 
 void StudyReader::read_commit() {
-  const Hid d = dataset("commit");
+  const Hid d = dataset("commit", layout_->commit);
   refresh_dataset(d);  // pick up the writer's latest commit
   const auto row = read_rows(d, "commit", layout_->commit, 0, 1);
   const auto& l = layout_->commit;
@@ -126,13 +126,26 @@ bool StudyReader::has_attribute(const std::string& name) const {
   return H5Aexists(*file_, name.c_str()) > 0;
 }
 
-Hid StudyReader::dataset(const char* name) const {
+Hid StudyReader::dataset(const char* name, const RowLayout& layout) const {
   const hid_t id = H5Dopen2(*file_, name, H5P_DEFAULT);
   if (id < 0)
     throw ResultsFileFormatError(path_ +
                                  ": corrupted or incomplete: the results file has no readable /" +
                                  std::string(name) + " dataset (" + error_stack_text() + ")");
-  return Hid(id);
+  Hid d(id);
+  const auto corrupted = [&](const std::string& what) {
+    return ResultsFileFormatError(path_ + ": corrupted: /" + name + " " + what);
+  };
+  const Hid space = check(H5Dget_space(d), "H5Dget_space");
+  if (const int rank = H5Sget_simple_extent_ndims(space); rank != 1)
+    throw corrupted("is not a table of rows (it has " + std::to_string(rank) + " dimensions)");
+  const Hid type = check(H5Dget_type(d), "H5Dget_type");
+  if (H5Tget_class(type) != H5T_COMPOUND) throw corrupted("is not a table of rows (no fields)");
+  for (const Field& field : layout.fields())
+    if (H5Tget_member_index(type, field.name.c_str()) < 0)
+      throw corrupted("has no field '" + field.name + "', which schema " +
+                      std::to_string(schema_version_) + " files have");
+  return d;
 }
 
 std::vector<std::byte> StudyReader::read_rows(const Hid& d, const char* name,
@@ -151,7 +164,7 @@ std::vector<std::byte> StudyReader::read_rows(const Hid& d, const char* name,
 template <class Record, class Decode>
 std::vector<Record> StudyReader::read_all(const char* name, std::uint64_t committed,
                                           const RowLayout& layout, Decode decode) const {
-  const Hid d = dataset(name);
+  const Hid d = dataset(name, layout);
   const std::uint64_t n = std::min(committed, table_rows(d));
   const auto bytes = read_rows(d, name, layout, 0, n);
   std::vector<Record> out;
@@ -164,7 +177,7 @@ std::vector<Record> StudyReader::read_all(const char* name, std::uint64_t commit
 std::vector<TrialRecord> StudyReader::trials() const {
   const auto& l = layout_->trials;
   const auto& t = layout_->t;
-  return read_all<TrialRecord>("trials", committed_.trials, l, [&](const std::byte* row) {
+  auto trials = read_all<TrialRecord>("trials", committed_.trials, l, [&](const std::byte* row) {
     TrialRecord r;
     r.id = l.get<std::uint64_t>(row, t.id);
     r.status = static_cast<TrialStatus>(l.get<std::uint8_t>(row, t.status));
@@ -198,6 +211,14 @@ std::vector<TrialRecord> StudyReader::trials() const {
     }
     return r;
   });
+  // Trial i is row i (the writer appends them in id order): anything else was not
+  // written by slurmtune, and every reader indexes trials by id.
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    if (trials[i].id != i)
+      throw ResultsFileFormatError(path_ + ": corrupted: /trials row " + std::to_string(i) +
+                                   " has id " + std::to_string(trials[i].id) +
+                                   " (trial i is row i)");
+  return trials;
 }
 
 std::uint64_t StudyReader::metric_rows() const {
@@ -221,7 +242,7 @@ void StudyReader::for_each_in_seq_order(
 
 void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
                                   std::uint64_t chunk_rows) const {
-  const Hid d = dataset("metrics");
+  const Hid d = dataset("metrics", layout_->metrics);
   const std::uint64_t n = std::min(committed_.metrics, table_rows(d));
   const auto& l = layout_->metrics;
   const auto& m = layout_->m;

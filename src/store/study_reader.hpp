@@ -139,7 +139,9 @@ class StudyReader {
 
  private:
   void read_header();  // format, schema version, embedded study, commit row
-  Hid dataset(const char* name) const;
+  /// Opens table `name`, checked to be rows of `layout`'s fields (a tampered or foreign
+  /// file is refused by name instead of read as zeros).
+  Hid dataset(const char* name, const RowLayout& layout) const;
   /// Rows [first, first + count) of dataset `name`; a failed read is reported as a
   /// corrupted results file naming the dataset and the rows.
   std::vector<std::byte> read_rows(const Hid& d, const char* name, const RowLayout& layout,

@@ -301,8 +301,9 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   }
   out << "== Status: " << spec.name << " ==\n"
       << "File " << path << " (schema " << reader.schema_version() << ", slurmtune "
-      << reader.attribute("slurmtune_version") << ", created " << reader.attribute("created")
-      << " on " << reader.attribute("host") << ")\n"
+      << core::visible(reader.attribute("slurmtune_version")) << ", created "
+      << core::visible(reader.attribute("created")) << " on "
+      << core::visible(reader.attribute("host")) << ")\n"
       << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type)
       << ", sampler " << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows()
       << " reports\n"

@@ -199,10 +199,18 @@ def _summary_table(rows):
     return f'<section id="summary"><h2>Summary</h2><table>{body}</table></section>'
 
 
+def _utc_text(seconds):
+    """Unix seconds as UTC text; "unknown" for a value no clock gives (NaN, out of range)."""
+    try:
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime(
+            "%Y-%m-%d %H:%M:%S UTC")
+    except (ValueError, OverflowError, OSError):
+        return "unknown"
+
+
 def slurm_section(study):
     sessions = study.sessions.copy()  # started: the wall clock, even for a simulation
-    sessions["started"] = [datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
-                           .strftime("%Y-%m-%d %H:%M:%S UTC") for t in sessions["started"]]
+    sessions["started"] = [_utc_text(t) for t in sessions["started"]]
     nodes = study.trials["nodes"].replace("", np.nan).dropna().value_counts()
     used = ", ".join(f"{n} ({c})" for n, c in nodes.head(30).items()) or "none recorded"
     more = f" and {len(nodes) - 30} more" if len(nodes) > 30 else ""
@@ -391,6 +399,13 @@ def main(argv=None):
         size = write_report(args.study, output, args.curves)
     except (ResultsFileError, OSError) as error:
         print(f"slurmtune html: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # noqa: BLE001 - a file no check foresaw: one line, not a stack
+        if os.environ.get("SLURMTUNE_DEBUG"):
+            raise
+        print(f"slurmtune html: {args.study}: cannot draw a page from this results file "
+              f"({type(error).__name__}: {error}); was it altered? SLURMTUNE_DEBUG=1 shows where",
+              file=sys.stderr)
         return 1
     print(f"slurmtune html: wrote {output} ({size / 1e6:.1f} MB) in {time.monotonic() - started:.1f} s")
     return 0

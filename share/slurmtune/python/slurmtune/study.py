@@ -53,16 +53,79 @@ def open_results_file(path: str) -> h5py.File:
         file = h5py.File(path, "r", swmr=True)
     except OSError as error:
         raise ResultsFileError(f"{path}: cannot open as a results file (HDF5): {error}") from None
+    try:
+        _check_file(file, path)
+    except ResultsFileError:
+        file.close()
+        raise
+    return file
+
+
+# The fields every table has in a file of a schema (src/store/schema.cpp's StudyLayout):
+# a file without one was altered, or not written by slurmtune, and is refused by name
+# instead of failing somewhere in pandas.
+_TABLE_FIELDS = {
+    "trials": ["id", "status", "bracket", "rung", "retries", "start_time", "end_time", "last_step",
+               "last_value", "best_value", "best_step", "reports", "nodes", "error"],
+    "metrics": ["seq", "trial", "step", "time"],
+    "events": ["seq", "time", "trial", "kind", "rung", "step", "milestone", "value", "cutoff"],
+    "checkpoints": ["trial", "step", "time", "size", "path"],
+    "sessions": ["started", "host", "slurm_job_id", "version", "first_seq"],
+    "commit": ["next_seq", "trials", "metrics", "events", "checkpoints", "sessions", "time"],
+    "exploits": ["seq", "time", "trial", "step", "donor", "donor_step", "operations"],
+}
+_NEWER_FIELDS = {  # (table, schema): fields that came with that schema
+    ("trials", 2): ["origin", "sampler_words", "startup_words"],
+    ("events", 5): ["predicted_at", "predicted_mean", "predicted_lower", "predicted_upper"],
+    ("commit", 3): ["exploits"],
+}
+
+
+def _table_fields(name: str, schema: int) -> list:
+    fields = list(_TABLE_FIELDS[name])
+    for (table, since), more in _NEWER_FIELDS.items():
+        if table == name and schema >= since:
+            fields += more
+    return fields
+
+
+def _check_file(file: h5py.File, path: str):
+    """Refuses, naming what is wrong, a file that is not a results file this module
+    reads: its format and schema, the root attributes every reader uses, and each table's
+    shape and fields."""
     attrs = file.attrs
     if _text(attrs.get("format", "")) != FORMAT:
-        file.close()
         raise ResultsFileError(f"{path}: an HDF5 file, but not a slurmtune results file")
-    schema = int(attrs["schema_version"])
+    try:
+        schema = int(attrs["schema_version"])
+    except (KeyError, TypeError, ValueError):
+        raise ResultsFileError(f"{path}: corrupted: the root attribute schema_version is missing "
+                               "or not a whole number") from None
+    if schema < 1:
+        raise ResultsFileError(f"{path}: corrupted: schema_version {schema} (versions start at 1)")
     if schema > SCHEMA_VERSION:
-        file.close()
         raise ResultsFileError(f"{path}: written with results-file schema {schema}; this module "
                                f"reads schema {SCHEMA_VERSION} and older")
-    return file
+    for name in ("study_name", "metric", "mode"):
+        if not isinstance(attrs.get(name), (bytes, str)):
+            raise ResultsFileError(f"{path}: corrupted: the root attribute {name} is missing or "
+                                   "not text")
+    tables = [t for t in _TABLE_FIELDS if t != "exploits" or schema >= 3]
+    for name in tables:
+        dataset = file.get(name)
+        if not isinstance(dataset, h5py.Dataset):
+            raise ResultsFileError(f"{path}: corrupted or incomplete: it has no /{name} table")
+        if dataset.ndim != 1 or dataset.dtype.names is None:
+            raise ResultsFileError(f"{path}: corrupted: /{name} is not a table of rows")
+        fields = _table_fields(name, schema)
+        if name == "metrics":
+            fields += [_text(m) for m in np.atleast_1d(attrs.get("metrics", [attrs["metric"]]))]
+        missing = [f for f in fields if f not in dataset.dtype.names]
+        if missing:
+            raise ResultsFileError(f"{path}: corrupted: /{name} has no field {missing[0]!r}, which "
+                                   f"schema {schema} files have")
+    if file["commit"].shape[0] < 1:
+        raise ResultsFileError(f"{path}: corrupted: /commit has no row")
 
 
 # The name before 0.2 (when the HDF5 file was also called a study file); kept for old scripts.
@@ -91,6 +154,14 @@ def _decode_frame(array: np.ndarray) -> pd.DataFrame:
         elif array.dtype[name].kind == "S":
             frame[name] = frame[name].map(_text)
     return frame
+
+
+def _check_trial_ids(ids: np.ndarray, path: str):
+    """/trials holds trial i in row i: other ids were written by something else."""
+    wrong = np.flatnonzero(ids != np.arange(len(ids), dtype=ids.dtype))
+    if len(wrong):
+        raise ResultsFileError(f"{path}: corrupted: /trials row {wrong[0]} has id {ids[wrong[0]]} "
+                               "(trial i is row i)")
 
 
 def _absent_where_inactive(frame: pd.DataFrame) -> pd.DataFrame:
@@ -194,6 +265,7 @@ class Study:
             rows = min(self.committed[name], dataset.shape[0])
             frame = _decode_frame(dataset[:rows])
             if name == "trials":
+                _check_trial_ids(frame["id"].to_numpy(), self.path)
                 frame = _absent_where_inactive(frame)
             else:
                 for column in ("time", "start_time", "end_time"):
