@@ -96,7 +96,8 @@ REFUSED = [
     ("commit-without-trials", without_field("commit", "trials"), "corrupted: /commit has no field 'trials'"),
     ("no-sessions", removed("sessions"), "no /sessions"),
     ("trial-id-twice", set_value("trials", "id", 5, 0), "corrupted: /trials row 5 has id 0"),
-    ("no-metric-attribute", removed("metric", attribute=True), "metric"),
+    ("no-metric-attribute", removed("metric", attribute=True), "the root attribute metric is missing"),
+    ("objectives-elsewhere", set_attribute("objectives", ["nope"]), "are not all among its metrics"),
 ]
 
 

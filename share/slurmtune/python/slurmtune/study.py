@@ -81,6 +81,33 @@ _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
 }
 
 
+def _text_list(attrs, name, default):
+    """A root attribute that is a list of text (or one text), or None when it is not."""
+    value = attrs.get(name, default)
+    values = [value] if isinstance(value, (bytes, str)) else value
+    try:
+        return [_text(v) for v in values] if all(isinstance(v, (bytes, str)) for v in values) else None
+    except TypeError:  # not iterable
+        return None
+
+
+def _check_objectives(attrs, path):
+    """The study's metric, objectives and modes agree with the metrics /metrics holds."""
+    metric = _text(attrs["metric"])
+    metrics = _text_list(attrs, "metrics", [metric])
+    objectives = _text_list(attrs, "objectives", [metric])
+    modes = _text_list(attrs, "modes", [attrs["mode"]])
+    for name, values in (("metrics", metrics), ("objectives", objectives), ("modes", modes)):
+        if not values:
+            raise ResultsFileError(f"{path}: corrupted: the root attribute {name} is not a list of text")
+    if metric not in metrics or not set(objectives) <= set(metrics):
+        raise ResultsFileError(f"{path}: corrupted: the study's metric {metric!r} and objectives "
+                               f"{objectives} are not all among its metrics {metrics}")
+    if len(modes) != len(objectives) or not set(modes) <= {"min", "max"}:
+        raise ResultsFileError(f"{path}: corrupted: modes {modes} do not give min or max for each "
+                               f"of the objectives {objectives}")
+
+
 def _table_fields(name: str, schema: int) -> list:
     fields = list(_TABLE_FIELDS[name])
     for (table, since), more in _NEWER_FIELDS.items():
@@ -110,6 +137,7 @@ def _check_file(file: h5py.File, path: str):
         if not isinstance(attrs.get(name), (bytes, str)):
             raise ResultsFileError(f"{path}: corrupted: the root attribute {name} is missing or "
                                    "not text")
+    _check_objectives(attrs, path)
     tables = [t for t in _TABLE_FIELDS if t != "exploits" or schema >= 3]
     for name in tables:
         dataset = file.get(name)
@@ -119,7 +147,7 @@ def _check_file(file: h5py.File, path: str):
             raise ResultsFileError(f"{path}: corrupted: /{name} is not a table of rows")
         fields = _table_fields(name, schema)
         if name == "metrics":
-            fields += [_text(m) for m in np.atleast_1d(attrs.get("metrics", [attrs["metric"]]))]
+            fields += _text_list(attrs, "metrics", [attrs["metric"]])
         missing = [f for f in fields if f not in dataset.dtype.names]
         if missing:
             raise ResultsFileError(f"{path}: corrupted: /{name} has no field {missing[0]!r}, which "
