@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "client/typed_param.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"

@@ -2,6 +2,7 @@
 
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {

@@ -4,6 +4,7 @@
 #include "config/name_forms.hpp"
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {

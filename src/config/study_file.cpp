@@ -10,6 +10,7 @@
 #include "config/table_reader.hpp"
 #include "config/toml_depth.hpp"
 #include "core/input_file.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {

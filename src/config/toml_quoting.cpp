@@ -1,4 +1,5 @@
 #include "config/toml_quoting.hpp"
+#include "core/number_text.hpp"
 
 #include <cmath>
 

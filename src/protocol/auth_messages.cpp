@@ -1,5 +1,6 @@
 #include "protocol/auth_messages.hpp"
 
+#include "core/number_text.hpp"
 #include "protocol/fields.hpp"
 
 namespace slurmtune::protocol {

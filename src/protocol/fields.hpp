@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "core/steps.hpp"
 #include "protocol/wire/json_value.hpp"
 #include "protocol/wire/protocol.hpp"

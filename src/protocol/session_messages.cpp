@@ -1,5 +1,6 @@
 #include "protocol/session_messages.hpp"
 
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/fields.hpp"

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/number_text.hpp"
+#include "core/space/param_value.hpp"
 #include "core/text.hpp"
 #include "protocol/fields.hpp"
 

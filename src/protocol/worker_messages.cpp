@@ -3,6 +3,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 #include "protocol/fields.hpp"
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "core/number_text.hpp"
 #include "store/study_reader.hpp"
 
 namespace slurmtune::store {

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "config/study_file.hpp"
+#include "core/number_text.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
-#include "core/space/param_value.hpp"
 #include "core/study/study_controller.hpp"
 
 namespace slurmtune::store {

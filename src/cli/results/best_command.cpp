@@ -5,6 +5,7 @@
 #include "cli/results/quoting.hpp"
 #include "cli/results/study_tables.hpp"
 #include "config/toml_quoting.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
 #include "core/space/param_value.hpp"
 #include "core/study/trial_command.hpp"

@@ -7,6 +7,7 @@
 #include "cli/results/damaged_file_guard.hpp"
 #include "cli/results/study_tables.hpp"
 #include "cli/results/tensorboard_export.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
 #include "store/schema.hpp"
 

@@ -1,8 +1,8 @@
 #include "cli/results/tabular.hpp"
 
 #include "cli/results/quoting.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
-#include "core/space/param_value.hpp"
 
 namespace slurmtune::cli {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
+#include "core/number_text.hpp"
 #include "core/placement/rendezvous.hpp"
 #include "runtime/coordinator/coordinator.hpp"
 #include "runtime/launch/child_process.hpp"

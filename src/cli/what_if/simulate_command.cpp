@@ -16,6 +16,7 @@
 #include "config/study_file.hpp"
 #include "core/error.hpp"
 #include "core/input_file.hpp"
+#include "core/number_text.hpp"
 #include "core/objectives/pareto.hpp"
 #include "core/replay/replay.hpp"
 #include "core/simulation/curve_csv.hpp"

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
-#include "core/space/param_value.hpp"
 
 namespace slurmtune::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::core {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay_event.hpp"
 #include "core/space/param_value.hpp"
 #include "core/steps.hpp"

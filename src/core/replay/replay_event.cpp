@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_reading.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 
 namespace slurmtune::core {
 namespace od = simdjson::ondemand;

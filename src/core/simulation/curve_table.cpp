@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/steps.hpp"
 
 namespace slurmtune::core {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/simulation/recorded_objective.hpp"
 #include "core/simulation/synthetic_objective.hpp"
 #include "core/study/allocation_clock.hpp"

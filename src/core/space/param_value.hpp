@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+
 namespace slurmtune::core {
 
 /// A sampled hyperparameter: bool, integer, real or string (categorical).
@@ -24,19 +25,5 @@ std::string to_json(const ParamValue& value);
 
 /// Name of the value's type as the study file spells it: bool, integer, float, string.
 std::string_view type_name(const ParamValue& value);
-
-/// Shortest text that reads back as the same double (std::to_chars).
-std::string format_double(double value);
-
-/// `text` as a double: what std::from_chars reads, whole, plus Python's spellings of the
-/// non-finite values (nan, NaN, inf, Infinity, -inf, -Infinity); nullopt otherwise.
-std::optional<double> parse_double(std::string_view text);
-
-/// "a, b, c": names for messages.
-std::string join_names(const std::vector<std::string>& names);
-
-/// JSON string literal with escapes. Text that is not UTF-8 (a trial's stderr may be
-/// anything) is repaired first (core/text.hpp): JSON is UTF-8, and readers refuse it.
-std::string json_quote(std::string_view text);
 
 }  // namespace slurmtune::core

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 
 namespace slurmtune::core {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/json_reading.hpp"
+#include "core/number_text.hpp"
 #include "core/space/param_value.hpp"
 
 namespace slurmtune::protocol {

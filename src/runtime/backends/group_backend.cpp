@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/backends/worker_pool.hpp"

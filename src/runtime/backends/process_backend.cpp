@@ -2,7 +2,6 @@
 
 #include <csignal>
 
-#include "core/space/param_value.hpp"
 #include "core/study/trial_command.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"

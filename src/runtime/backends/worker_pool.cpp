@@ -8,7 +8,7 @@
 #include <csignal>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/log.hpp"
 #include "runtime/this_process.hpp"

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/credentials.hpp"
 #include "protocol/wire/mutual_auth.hpp"

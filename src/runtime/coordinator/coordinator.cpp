@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/attempts/active_trial.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "core/text.hpp"
 #include "protocol/trial_messages.hpp"
 #include "runtime/attempts/active_trial.hpp"

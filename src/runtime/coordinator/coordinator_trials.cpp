@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/coordinator/coordinator.hpp"
 #include "runtime/log.hpp"

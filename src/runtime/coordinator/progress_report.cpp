@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "runtime/log.hpp"
 
 namespace slurmtune::runtime {

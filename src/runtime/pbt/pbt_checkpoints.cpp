@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;

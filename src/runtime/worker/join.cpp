@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/launch/child_process.hpp"
 #include "runtime/launch/launcher.hpp"

@@ -17,7 +17,7 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "core/space/param_value.hpp"
+#include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"

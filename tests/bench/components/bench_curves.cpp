@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/study_file.hpp"
+#include "core/number_text.hpp"
 #include "core/simulation/curve_csv.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/simulation/synthetic_objective.hpp"

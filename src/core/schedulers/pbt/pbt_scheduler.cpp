@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 
 namespace slurmtune::core {
 namespace {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/simulation/curve_csv.hpp"
 #include "core/simulation/recorded_objective.hpp"
 #include "core/simulation/repeated.hpp"

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/space/param_value.hpp"
 #include "core/study/failure_text.hpp"
 #include "core/study/study_controller.hpp"
