@@ -28,7 +28,7 @@
 namespace slurmtune {
 namespace {
 
-using runtime::MessageType;
+using protocol::MessageType;
 
 // HELLO's tries when the connection is refused or lost before any reply, with pauses of
 // 0.1, 0.2, ..., 3.2 s between them: 6.3 s in all, the bound on how long a trial waits
@@ -67,11 +67,11 @@ int detect_rank() {
   return 0;
 }
 
-runtime::UniqueFd connect_to(const std::string& address) {
+protocol::UniqueFd connect_to(const std::string& address) {
   try {
-    return runtime::connect_tcp(address);
-  } catch (const runtime::ConnectError& e) {
-    if (e.kind() == runtime::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
+    return protocol::connect_tcp(address);
+  } catch (const protocol::ConnectError& e) {
+    if (e.kind() == protocol::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
     throw ClientError(std::string("SLURMTUNE_ADDR: ") + e.what());
   }
 }
@@ -117,8 +117,8 @@ void catch_sigterm_once() {
 }  // namespace
 
 struct Client::State {
-  runtime::UniqueFd fd;
-  runtime::FrameDecoder decoder;
+  protocol::UniqueFd fd;
+  protocol::FrameDecoder decoder;
   std::uint64_t trial = 0, attempt = 0;
   int rank = 0;
   std::string trial_dir, checkpoint;
@@ -128,8 +128,8 @@ struct Client::State {
   bool checkpoint_wanted = false, finished = false, group = false;
   std::optional<double> terminated_at;  // the step whose report noticed a SIGTERM
 
-  void send(MessageType type, const std::string& payload) {
-    const std::string frame = runtime::encode_frame(type, payload);
+  void send(protocol::MessageType type, const std::string& payload) {
+    const std::string frame = protocol::encode_frame(type, payload);
     std::size_t sent = 0;
     while (sent < frame.size()) {
       const ssize_t n = ::send(fd.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
@@ -140,16 +140,16 @@ struct Client::State {
     }
   }
 
-  protocol::JsonObject receive(MessageType expected) {
+  protocol::JsonObject receive(protocol::MessageType expected) {
     char buffer[65536];
     for (;;) {
       if (auto frame = decoder.next()) {
-        auto body = runtime::payload_object(*frame);
-        if (frame->type == MessageType::Error)
+        auto body = protocol::payload_object(*frame);
+        if (frame->type == protocol::MessageType::Error)
           throw ClientError("the coordinator refused: " + protocol::decode_error(body).error);
         if (frame->type != expected)
-          throw ClientError("expected " + std::string(runtime::to_string(expected)) + ", got " +
-                            std::string(runtime::to_string(frame->type)));
+          throw ClientError("expected " + std::string(protocol::to_string(expected)) + ", got " +
+                            std::string(protocol::to_string(frame->type)));
         return body;
       }
       const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
@@ -169,12 +169,12 @@ struct Client::State {
     for (int tries = 1;; ++tries) {
       try {
         connect_and_hello(identity);
-        return receive(MessageType::Welcome);
+        return receive(protocol::MessageType::Welcome);
       } catch (const CoordinatorLost&) {
         if (tries == kHelloAttempts) throw;
       }
-      fd = runtime::UniqueFd();
-      decoder = runtime::FrameDecoder();
+      fd = protocol::UniqueFd();
+      decoder = protocol::FrameDecoder();
       std::this_thread::sleep_for(pause);
       pause *= 2;
     }
@@ -183,14 +183,14 @@ struct Client::State {
   void connect_and_hello(protocol::HelloFrom identity) {
     const std::string address = required_env("SLURMTUNE_ADDR");
     protocol::Hello hello;
-    hello.token = runtime::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
+    hello.token = protocol::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
     fd = connect_to(address);
     const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
     if (auto* trial_hello = std::get_if<protocol::TrialHello>(&identity);
         trial_hello && !job.empty() && !step.empty())
       trial_hello->slurm_step = job + "." + step;
     hello.from = std::move(identity);
-    send(MessageType::Hello, protocol::encode(hello));
+    send(protocol::MessageType::Hello, protocol::encode(hello));
   }
 
   // Installs a trial's description (WELCOME of a trial, ASSIGN of a group).
@@ -205,12 +205,12 @@ struct Client::State {
     assignment = protocol::encode(given);
   }
 
-  Decision exchange(MessageType type, const std::string& payload, double step) {
+  Decision exchange(protocol::MessageType type, const std::string& payload, double step) {
     send(type, payload);
     protocol::DecisionReply reply;
     try {
-      reply = protocol::decode_decision(receive(MessageType::Decision));
-    } catch (const runtime::ProtocolError& e) {
+      reply = protocol::decode_decision(receive(protocol::MessageType::Decision));
+    } catch (const protocol::ProtocolError& e) {
       throw ClientError(std::string("the coordinator sent a malformed DECISION: ") + e.what());
     }
     checkpoint_wanted = reply.checkpoint;
@@ -266,12 +266,12 @@ Client Client::for_group(int group, int ranks, const std::string& nodes) {
 }
 
 bool Client::next_trial() {
-  state_->send(MessageType::Next, protocol::encode(protocol::Next{}));
-  const auto body = state_->receive(MessageType::Assign);
+  state_->send(protocol::MessageType::Next, protocol::encode(protocol::Next{}));
+  const auto body = state_->receive(protocol::MessageType::Assign);
   protocol::Assignment next;
   try {
     next = protocol::decode_assign(body);
-  } catch (const runtime::ProtocolError& e) {
+  } catch (const protocol::ProtocolError& e) {
     throw ClientError(std::string("bad ASSIGN from the coordinator: ") + e.what());
   }
   if (std::holds_alternative<protocol::StudyOver>(next)) return false;
@@ -280,7 +280,7 @@ bool Client::next_trial() {
 }
 
 void Client::end_trial(bool ok, const std::string& error) {
-  state_->send(MessageType::TrialEnd, ending(ok, error));
+  state_->send(protocol::MessageType::TrialEnd, ending(ok, error));
 }
 
 const std::string& Client::assignment() const {
@@ -291,15 +291,15 @@ Decision Client::report(double step, const std::map<std::string, double>& metric
   protocol::Report report{step, {}};
   for (const auto& [name, value] : metrics)
     report.metrics.emplace_back(name, value);
-  return state_->exchange(MessageType::Report, protocol::encode(report), step);
+  return state_->exchange(protocol::MessageType::Report, protocol::encode(report), step);
 }
 
 Decision Client::ask() {
-  return state_->exchange(MessageType::Ask, protocol::encode(protocol::Ask{}), std::nan(""));
+  return state_->exchange(protocol::MessageType::Ask, protocol::encode(protocol::Ask{}), std::nan(""));
 }
 
 void Client::heartbeat() {
-  state_->send(MessageType::Heartbeat, protocol::encode(protocol::Heartbeat{}));
+  state_->send(protocol::MessageType::Heartbeat, protocol::encode(protocol::Heartbeat{}));
 }
 
 bool Client::terminated() const {
@@ -313,17 +313,17 @@ bool Client::should_checkpoint() const {
 void Client::checkpoint_saved(double step, const std::string& path) {
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  state_->send(MessageType::Checkpoint,
+  state_->send(protocol::MessageType::Checkpoint,
                protocol::encode(protocol::CheckpointSaved{step, path, ec ? 0 : size}));
 }
 
 void Client::finish(bool ok, const std::string& error) {
   state_->finished = true;
   if (const auto& step = state_->terminated_at)  // interrupted: not a completed attempt
-    return state_->send(MessageType::Bye, ending(false, "interrupted by SIGTERM after step " +
+    return state_->send(protocol::MessageType::Bye, ending(false, "interrupted by SIGTERM after step " +
                                                             core::format_double(*step) +
                                                             (error.empty() ? "" : "; " + error)));
-  state_->send(MessageType::Bye, ending(ok, error));
+  state_->send(protocol::MessageType::Bye, ending(ok, error));
 }
 
 std::uint64_t Client::trial_id() const {

@@ -13,7 +13,7 @@ namespace {
 std::string derive(std::string_view secret, std::string_view what) {
   std::string message = "slurmtune credential\n";
   message.append(what);
-  return runtime::to_hex(runtime::hmac_sha256(secret, message));
+  return to_hex(hmac_sha256(secret, message));
 }
 
 }  // namespace

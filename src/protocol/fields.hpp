@@ -1,7 +1,7 @@
 #pragma once
 // Checked reads of the fields of a control-plane message (a JSON object): each names
 // the message and the field when the field is missing, of another type or out of range
-// (runtime::ProtocolError). Private to src/protocol: the typed messages
+// (ProtocolError). Private to src/protocol: the typed messages
 // (protocol/*_messages.hpp) decode with them, and nothing else reads a field by name.
 #include <cmath>
 #include <cstdint>
@@ -17,7 +17,6 @@
 
 namespace slurmtune::protocol {
 
-using runtime::ProtocolError;
 
 /// "MESSAGE: 'name'", the start of every refusal of a field.
 inline std::string where(std::string_view message, std::string_view name) {

@@ -1,7 +1,7 @@
 #pragma once
 // The messages between the coordinator and its worker steps (doc/protocol.md, "Worker
 // steps"), as types: one encode and one decode each, in one place. A decode checks every
-// field (type, range, length) and throws runtime::ProtocolError naming the message and
+// field (type, range, length) and throws ProtocolError naming the message and
 // the field, so a handler never reads a field by name and never meets a wrong type.
 #include <compare>
 #include <map>

@@ -14,11 +14,11 @@
 #include "protocol/wire/protocol.hpp"
 #include "protocol/worker_messages.hpp"
 
-using namespace slurmtune::runtime;
+using namespace slurmtune;
 
 namespace {
 slurmtune::protocol::JsonObject parse_object(const std::string& text) {
-  return payload_object(Frame{MessageType::Launch, text});
+  return protocol::payload_object(protocol::Frame{protocol::MessageType::Launch, text});
 }
 
 // Decodes `body` as a typed message; what decodes must encode and decode to itself.
@@ -27,7 +27,7 @@ void round_trip(const slurmtune::protocol::JsonObject& body, Decode decode) {
   try {
     const auto message = decode(body);
     if (!(decode(parse_object(slurmtune::protocol::encode(message))) == message)) __builtin_trap();
-  } catch (const ProtocolError&) {
+  } catch (const protocol::ProtocolError&) {
   }
 }
 
@@ -60,19 +60,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::size_t chunk = 1 + data[0] % 64;
   const std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
-  FrameDecoder decoder;
+  protocol::FrameDecoder decoder;
   try {
     for (std::size_t at = 0; at < stream.size(); at += chunk) {
       decoder.feed(stream.substr(at, chunk));
       while (auto frame = decoder.next()) {
         try {
-          const auto body = payload_object(*frame);
+          const auto body = protocol::payload_object(*frame);
           decode_typed(body);
-        } catch (const ProtocolError&) {
+        } catch (const protocol::ProtocolError&) {
         }
       }
     }
-  } catch (const ProtocolError&) {
+  } catch (const protocol::ProtocolError&) {
   }
   return 0;
 }

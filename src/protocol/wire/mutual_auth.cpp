@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "protocol/wire/openssl_error.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 namespace {
 
 const unsigned char* bytes(std::string_view text) {
@@ -64,4 +64,4 @@ std::string worker_proof(std::string_view token, std::string_view coordinator_no
   return to_hex(hmac_sha256(token, message));
 }
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

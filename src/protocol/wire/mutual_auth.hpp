@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 
@@ -31,4 +31,4 @@ std::string coordinator_proof(std::string_view token, std::string_view worker_no
 std::string worker_proof(std::string_view token, std::string_view coordinator_nonce,
                          std::string_view worker_nonce);
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 /// "<what> failed: <OpenSSL's reason>" for the oldest error on this thread's queue; the
 /// queue is emptied, so a later failure does not report this one again.
@@ -20,4 +20,4 @@ inline std::string openssl_error(const std::string& what) {
   return text;
 }
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

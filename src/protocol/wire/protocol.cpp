@@ -1,6 +1,6 @@
 #include "protocol/wire/protocol.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 std::string_view to_string(MessageType type) {
   switch (type) {
@@ -101,15 +101,15 @@ std::optional<Frame> FrameDecoder::next() {
   return frame;
 }
 
-protocol::JsonObject payload_object(const Frame& frame) {
+JsonObject payload_object(const Frame& frame) {
   try {
-    auto value = protocol::parse_json(frame.payload);
+    auto value = parse_json(frame.payload);
     if (!value.is_object())
       throw ProtocolError(std::string(to_string(frame.type)) + " payload is not a JSON object");
-    return std::get<protocol::JsonObject>(std::move(value.data));
+    return std::get<JsonObject>(std::move(value.data));
   } catch (const InputError& e) {
     throw ProtocolError(std::string(to_string(frame.type)) + " payload: " + e.what());
   }
 }
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

@@ -21,7 +21,7 @@
 #include "core/error.hpp"
 #include "protocol/wire/json_value.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 inline constexpr std::uint8_t kProtocolVersion = 1;
 inline constexpr std::size_t kHeaderSize = 8;
@@ -84,6 +84,6 @@ class FrameDecoder {
 };
 
 /// Parses a frame's payload as a JSON object; ProtocolError otherwise.
-protocol::JsonObject payload_object(const Frame& frame);
+JsonObject payload_object(const Frame& frame);
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 #include "protocol/wire/openssl_error.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 std::string generate_token() {
   unsigned char bytes[32];
@@ -65,4 +65,4 @@ std::string read_token_file(const std::string& path) {
   return token;
 }
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

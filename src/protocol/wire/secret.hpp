@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 /// 32 bytes from OpenSSL's CSPRNG (RAND_bytes, seeded by the kernel), as 64 lowercase
 /// hex digits.
@@ -22,4 +22,4 @@ void write_token_file(const std::string& path, const std::string& token);
 /// owns, naming the problem and the fix (chmod 600).
 std::string read_token_file(const std::string& path);
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <memory>
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 UniqueFd connect_tcp(const std::string& address) {
   const auto colon = address.rfind(':');
@@ -39,4 +39,4 @@ UniqueFd connect_tcp(const std::string& address) {
                      "cannot connect to the coordinator at " + address + ": " + error);
 }
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

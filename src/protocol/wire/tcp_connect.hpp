@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "protocol/wire/unique_fd.hpp"
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 class ConnectError : public Error {
  public:
@@ -26,4 +26,4 @@ class ConnectError : public Error {
 /// every address the host resolves to. Throws ConnectError saying why not.
 UniqueFd connect_tcp(const std::string& address);
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-namespace slurmtune::runtime {
+namespace slurmtune::protocol {
 
 class UniqueFd {
  public:
@@ -38,4 +38,4 @@ class UniqueFd {
 /// std::system_error for the current errno, with `what` saying what was attempted.
 [[noreturn]] void throw_errno(const std::string& what);
 
-}  // namespace slurmtune::runtime
+}  // namespace slurmtune::protocol

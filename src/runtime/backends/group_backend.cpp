@@ -97,14 +97,14 @@ std::string GroupBackend::group_name(const TrialGroup& g) {
 
 std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& from) {
   if (std::holds_alternative<protocol::JoinedHello>(from))
-    throw ProtocolError(joined_job_refusal(context_.spec.resources.ranks(), true));
+    throw protocol::ProtocolError(joined_job_refusal(context_.spec.resources.ranks(), true));
   const auto* hello = std::get_if<protocol::GroupHello>(&from);
-  if (!hello) throw ProtocolError("a worker connected, but [resources] launch is not worker");
+  if (!hello) throw protocol::ProtocolError("a worker connected, but [resources] launch is not worker");
   // The credential covered the step the HELLO names; a step this session is not running
   // (one it relaunched, say) speaks for nothing.
   const auto step = steps_.find(hello->step);
   if (step == steps_.end())
-    throw ProtocolError("MPI step " + std::to_string(hello->step) + " is not running");
+    throw protocol::ProtocolError("MPI step " + std::to_string(hello->step) + " is not running");
   TrialGroup g;
   g.index = hello->group;
   g.ranks = hello->ranks;
@@ -117,28 +117,28 @@ std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& f
   return protocol::encode(protocol::GroupWelcome{g.index});
 }
 
-std::optional<Reply> GroupBackend::on_message(ConnectionId id, MessageType type,
+std::optional<Reply> GroupBackend::on_message(ConnectionId id, protocol::MessageType type,
                                               const protocol::JsonObject& body) {
   TrialGroup& g = groups_.at(id);
   switch (type) {
-    case MessageType::Next:
-      if (g.trial) throw ProtocolError("NEXT while trial " + std::to_string(*g.trial) + " runs");
+    case protocol::MessageType::Next:
+      if (g.trial) throw protocol::ProtocolError("NEXT while trial " + std::to_string(*g.trial) + " runs");
       g.waiting = true;
       fill();  // answers through the server when work is there
       return std::nullopt;
-    case MessageType::TrialEnd: {
-      if (!g.trial) throw ProtocolError("TRIAL_END without a trial");
+    case protocol::MessageType::TrialEnd: {
+      if (!g.trial) throw protocol::ProtocolError("TRIAL_END without a trial");
       const auto ending = protocol::decode_trial_ending(body, "TRIAL_END");
       end_group_trial(g, ending.completed, ending.error);
       return std::nullopt;
     }
-    case MessageType::Report:
-    case MessageType::Checkpoint:
-    case MessageType::Heartbeat:
-      if (!g.trial) throw ProtocolError(std::string(to_string(type)) + " without a trial");
+    case protocol::MessageType::Report:
+    case protocol::MessageType::Checkpoint:
+    case protocol::MessageType::Heartbeat:
+      if (!g.trial) throw protocol::ProtocolError(std::string(to_string(type)) + " without a trial");
       return context_.host.trial_message(*context_.trials.find(*g.trial), id, type, body);
     default:
-      throw ProtocolError("a trial group may not send " + std::string(to_string(type)));
+      throw protocol::ProtocolError("a trial group may not send " + std::string(to_string(type)));
   }
 }
 
@@ -172,7 +172,7 @@ void GroupBackend::fill() {
     for (auto& [id, g] : groups_) {
       if (!g.waiting) continue;
       g.waiting = false;
-      context_.server.send(id, MessageType::Assign,
+      context_.server.send(id, protocol::MessageType::Assign,
                            protocol::encode(protocol::Assignment{protocol::StudyOver{}}));
     }
   }
@@ -187,7 +187,7 @@ void GroupBackend::assign(ConnectionId id, TrialGroup& g, const core::TrialLaunc
   g.waiting = false;
   log_line("trial " + std::to_string(t.trial) + " " + std::string(core::to_string(launch.kind)) +
            " in group " + group_name(g) + " (" + g.nodes + "): " + t.params_json);
-  context_.server.send(id, MessageType::Assign,
+  context_.server.send(id, protocol::MessageType::Assign,
                        protocol::encode(protocol::Assignment{t.assignment()}));
 }
 

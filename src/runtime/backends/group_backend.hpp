@@ -27,7 +27,7 @@ class GroupBackend final : public LaunchBackend {
   bool busy() const override { return !steps_.empty(); }
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return groups_.contains(id); }
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial&) override {}

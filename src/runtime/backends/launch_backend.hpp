@@ -43,7 +43,7 @@ class TrialHost {
                                       const std::string& error) = 0;
   /// REPORT, CHECKPOINT or HEARTBEAT of a running trial, whichever connection carries it.
   virtual std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId connection,
-                                             MessageType type,
+                                             protocol::MessageType type,
                                              const protocol::JsonObject& body) = 0;
   /// The controller had nothing to launch: held work is logged, and an idle session
   /// that only holds work ends.
@@ -88,7 +88,7 @@ class LaunchBackend {
   /// Whether `id` is a connection of this backend's (a group's, a worker's).
   virtual bool owns(ConnectionId id) const = 0;
   /// A message on a connection it owns.
-  virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  virtual std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                           const protocol::JsonObject& body) = 0;
   /// A connection it owns closed.
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;

@@ -168,10 +168,10 @@ std::string ProcessBackend::on_hello(ConnectionId id, const protocol::HelloFrom&
     return workers_.on_hello(id, *worker);
   if (const auto* joined = std::get_if<protocol::JoinedHello>(&hello))
     return workers_.on_hello(id, *joined);
-  throw ProtocolError("a trial group connected, but [trial] mode is not mpi");
+  throw protocol::ProtocolError("a trial group connected, but [trial] mode is not mpi");
 }
 
-std::optional<Reply> ProcessBackend::on_message(ConnectionId id, MessageType type,
+std::optional<Reply> ProcessBackend::on_message(ConnectionId id, protocol::MessageType type,
                                                 const protocol::JsonObject& body) {
   return workers_.on_message(id, type, body);
 }

@@ -25,7 +25,7 @@ class ProcessBackend final : public LaunchBackend {
   bool busy() const override { return false; }
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return workers_.owns(id); }
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial& t) override;

@@ -57,9 +57,9 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
   const std::string& node = hello.node;
   const auto w = workers_.find(node);
   if (w == workers_.end())
-    throw ProtocolError("no worker step was started for node '" + node + "'");
+    throw protocol::ProtocolError("no worker step was started for node '" + node + "'");
   if (w->second.connection || w->second.lost)
-    throw ProtocolError("node " + node + " already has its worker (or lost it)");
+    throw protocol::ProtocolError("node " + node + " already has its worker (or lost it)");
   w->second.connection = id;
   connections_[id] = node;
   context_.launcher.set_node_usable(w->second.node, true);
@@ -80,23 +80,23 @@ TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spe
       *workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
   const protocol::ProcessKey key{t.trial, t.attempt};
   ControlServer& server = context_.server;
-  server.send(worker, MessageType::Launch,
+  server.send(worker, protocol::MessageType::Launch,
               protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
                                                 spec.stderr_path, t.placement.gpus}));
   return TrialProcess::remote([&server, worker, key](int signal) {
-    server.send(worker, MessageType::Signal, protocol::encode(protocol::Signal{key, signal}));
+    server.send(worker, protocol::MessageType::Signal, protocol::encode(protocol::Signal{key, signal}));
   });
 }
 
-std::optional<Reply> WorkerPool::on_message(ConnectionId id, MessageType type,
+std::optional<Reply> WorkerPool::on_message(ConnectionId id, protocol::MessageType type,
                                             const protocol::JsonObject& body) {
   const WorkerStep& w = workers_.at(connections_.at(id));
-  if (type == MessageType::Leaving && !w.allocation.empty()) {
+  if (type == protocol::MessageType::Leaving && !w.allocation.empty()) {
     allocation_leaving(w.allocation, protocol::decode_leaving(body).why);
     return std::nullopt;
   }
-  if (type != MessageType::Exited)
-    throw ProtocolError("a worker may not send " + std::string(to_string(type)));
+  if (type != protocol::MessageType::Exited)
+    throw protocol::ProtocolError("a worker may not send " + std::string(to_string(type)));
   on_exited(w, protocol::decode_exited(body));
   return std::nullopt;
 }
@@ -107,7 +107,7 @@ void WorkerPool::on_exited(const WorkerStep& w, const protocol::Exited& exited) 
   if (!t || t->attempt != exited.key.attempt || !t->process.is_remote() || t->process.status())
     return;
   if (t->placement.nodes.front() != w.node)
-    throw ProtocolError("EXITED for trial " + exited.key.text() + ", which runs on another node");
+    throw protocol::ProtocolError("EXITED for trial " + exited.key.text() + ", which runs on another node");
   ExitStatus status;
   status.code = exited.code;
   status.signal = exited.signal;
@@ -198,7 +198,7 @@ void WorkerPool::expire_unconnected() {
 void WorkerPool::stop(bool study_over) {
   for (auto& [key, w] : workers_)
     if (w.connection && (study_over || w.allocation.empty()))
-      context_.server.send(*w.connection, MessageType::Launch,
+      context_.server.send(*w.connection, protocol::MessageType::Launch,
                            protocol::encode(protocol::StudyOver{}));
   // A real wait for real processes: the steady clock, whatever the session's clock is.
   const auto deadline = Clock::now() + std::chrono::seconds(10);

@@ -38,7 +38,7 @@ class WorkerPool {
   std::string on_hello(ConnectionId id, const protocol::WorkerHello& hello);
   std::string on_hello(ConnectionId id, const protocol::JoinedHello& hello);
   bool owns(ConnectionId id) const { return connections_.contains(id); }
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body);
   void on_closed(ConnectionId id, const std::string& reason);
   /// Worker steps of the study's own job whose srun ended.

@@ -25,15 +25,15 @@ std::string joined_job_refusal(std::int64_t ranks, bool in_groups) {
 
 void WorkerPool::check_joinable(const std::string& job) const {
   if (job == context_.launcher.job_id())
-    throw ProtocolError("job " + job +
+    throw protocol::ProtocolError("job " + job +
                         " is the study's own allocation; its nodes serve it already");
   if (const std::string refusal = joined_job_refusal(context_.spec.resources.ranks(), false);
       !refusal.empty())
-    throw ProtocolError(refusal);
+    throw protocol::ProtocolError(refusal);
   if (context_.controller.shutting_down())
-    throw ProtocolError("this session is stopping; join the next one");
+    throw protocol::ProtocolError("this session is stopping; join the next one");
   if (const auto a = joined_.find(job); a != joined_.end() && a->second.leaving)
-    throw ProtocolError("job " + job + " has said that it is leaving");
+    throw protocol::ProtocolError("job " + job + " has said that it is leaving");
 }
 
 std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& hello) {
@@ -45,7 +45,7 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& h
   if (hello.time_left_s) {
     const double seconds = *hello.time_left_s;
     if (seconds <= end_margin_s)
-      throw ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
+      throw protocol::ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
                           " s, within the end margin (--end-margin " +
                           core::format_double(end_margin_s) + " s): no trial would start there");
     allocation.ends_at_s = context_.clock.elapsed_s() + seconds;
@@ -55,14 +55,14 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& h
   const std::string key = node + " (job " + job + ")";
   auto w = workers_.find(key);
   if (w != workers_.end() && !w->second.lost)
-    throw ProtocolError("node " + key + " already has its worker");
+    throw protocol::ProtocolError("node " + key + " already has its worker");
   if (w == workers_.end()) {
     core::NodeCapacity capacity{node, hello.cpus, hello.gpus, job};
     std::size_t index = 0;
     try {
       index = context_.launcher.add_node(capacity);
     } catch (const InputError& e) {
-      throw ProtocolError(e.what());
+      throw protocol::ProtocolError(e.what());
     }
     WorkerStep step;
     step.node = index;

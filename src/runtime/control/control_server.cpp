@@ -30,7 +30,7 @@ std::uint64_t launch_of(const ControlHandler& handler, const protocol::Hello& he
   return trial ? handler.launch_of(trial->trial) : 0;
 }
 
-UniqueFd listen_on(const std::string& host, std::uint16_t port) {
+protocol::UniqueFd listen_on(const std::string& host, std::uint16_t port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -42,7 +42,7 @@ UniqueFd listen_on(const std::string& host, std::uint16_t port) {
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owner(found, ::freeaddrinfo);
   std::string last_error = "no address";
   for (const addrinfo* a = found; a; a = a->ai_next) {
-    UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    protocol::UniqueFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd) continue;
     const int one = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -57,7 +57,7 @@ std::uint16_t bound_port(int fd) {
   sockaddr_storage address{};
   socklen_t length = sizeof address;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    throw_errno("getsockname");
+    protocol::throw_errno("getsockname");
   const auto* sa = reinterpret_cast<const sockaddr*>(&address);
   if (sa->sa_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port);
   return ntohs(reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
@@ -147,7 +147,7 @@ void ControlServer::accept_all() {
   for (std::size_t accepted = 0; accepted < batch;) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
-    UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,
+    protocol::UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,
                           SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -199,7 +199,7 @@ void ControlServer::on_readable(ConnectionId id) {
         handle(id, c, *frame);
         if (!connections_.contains(id)) return;
       }
-    } catch (const ProtocolError& e) {
+    } catch (const protocol::ProtocolError& e) {
       return refuse(id, e.what());
     }
     // A short read drained the socket: skip the recv that would only say EAGAIN
@@ -208,18 +208,18 @@ void ControlServer::on_readable(ConnectionId id) {
   }
 }
 
-void ControlServer::handle(ConnectionId id, Connection& c, const Frame& frame) {
+void ControlServer::handle(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   if (!c.authenticated) return authenticate(id, c, frame);
-  if (frame.type == MessageType::Hello) throw ProtocolError("HELLO sent twice on one connection");
-  const auto reply = handler_.on_message(id, frame.type, payload_object(frame));
+  if (frame.type == protocol::MessageType::Hello) throw protocol::ProtocolError("HELLO sent twice on one connection");
+  const auto reply = handler_.on_message(id, frame.type, protocol::payload_object(frame));
   // The handler may have closed this very connection (its trial ended): `c` is gone then.
   const auto it = connections_.find(id);
   if (reply && it != connections_.end()) queue(id, it->second, reply->type, reply->payload);
 }
 
-void ControlServer::queue(ConnectionId id, Connection& c, MessageType type,
+void ControlServer::queue(ConnectionId id, Connection& c, protocol::MessageType type,
                           const std::string& payload) {
-  c.outbox += encode_frame(type, payload);
+  c.outbox += protocol::encode_frame(type, payload);
   flush(id, c);
   const auto it = connections_.find(id);
   if (it == connections_.end() || it->second.outbox.size() <= kMaxOutbox) return;
@@ -228,17 +228,17 @@ void ControlServer::queue(ConnectionId id, Connection& c, MessageType type,
                  " MiB of replies unread; a client reads each reply before its next request");
 }
 
-void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& frame) {
+void ControlServer::authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   if (c.challenged_hello) return check_proof(id, c, frame);
-  if (frame.type != MessageType::Hello)
-    throw ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
-  protocol::Hello hello = protocol::decode_hello(payload_object(frame));
+  if (frame.type != protocol::MessageType::Hello)
+    throw protocol::ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
+  protocol::Hello hello = protocol::decode_hello(protocol::payload_object(frame));
   if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
   // The credential covers exactly what the HELLO claims: another trial's, attempt's or
   // step's is refused (it names only what the peer itself sent).
-  if (!tokens_equal(hello.token,
+  if (!protocol::tokens_equal(hello.token,
                     protocol::credential_for(secret_, hello.from, launch_of(handler_, hello))))
-    throw ProtocolError("wrong or missing credential for " + protocol::claim_of(hello.from));
+    throw protocol::ProtocolError("wrong or missing credential for " + protocol::claim_of(hello.from));
   welcome(id, c, hello);
 }
 
@@ -246,23 +246,23 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const Frame& fr
 // proof bound to nonces that never come again.
 void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello hello) {
   c.client_nonce = hello.challenge;
-  c.server_nonce = generate_token();
+  c.server_nonce = protocol::generate_token();
   c.key = protocol::credential_for(secret_, hello.from, launch_of(handler_, hello));
   c.challenged_hello = std::move(hello);
   c.outbox +=
-      encode_frame(MessageType::Challenge,
+      protocol::encode_frame(protocol::MessageType::Challenge,
                    protocol::encode(protocol::Challenge{
-                       c.server_nonce, coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
+                       c.server_nonce, protocol::coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
   flush(id, c);
 }
 
-void ControlServer::check_proof(ConnectionId id, Connection& c, const Frame& frame) {
-  if (frame.type != MessageType::Proof)
-    throw ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
+void ControlServer::check_proof(ConnectionId id, Connection& c, const protocol::Frame& frame) {
+  if (frame.type != protocol::MessageType::Proof)
+    throw protocol::ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
                         ", not PROOF");
-  const protocol::Proof proof = protocol::decode_proof(payload_object(frame));
-  if (!tokens_equal(proof.proof, worker_proof(c.key, c.server_nonce, c.client_nonce)))
-    throw ProtocolError("wrong proof of the credential for " +
+  const protocol::Proof proof = protocol::decode_proof(protocol::payload_object(frame));
+  if (!protocol::tokens_equal(proof.proof, protocol::worker_proof(c.key, c.server_nonce, c.client_nonce)))
+    throw protocol::ProtocolError("wrong proof of the credential for " +
                         protocol::claim_of(c.challenged_hello->from));
   const protocol::Hello hello = std::move(*c.challenged_hello);
   c.challenged_hello.reset();
@@ -282,7 +282,7 @@ void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hell
   c.authenticated = true;
   --unauthenticated_;
   ++stats_.authenticated;
-  queue(id, c, MessageType::Welcome, welcome);
+  queue(id, c, protocol::MessageType::Welcome, welcome);
 }
 
 void ControlServer::refuse(ConnectionId id, const std::string& reason) {
@@ -298,7 +298,7 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
     peer_log_.line(line);
   // Best effort, without blocking: the peer learns why, if it still listens.
   const std::string frame =
-      encode_frame(MessageType::Error, protocol::encode(protocol::ErrorReply{reason}));
+      protocol::encode_frame(protocol::MessageType::Error, protocol::encode(protocol::ErrorReply{reason}));
   [[maybe_unused]] const ssize_t sent =
       ::send(c.fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   drop(id, reason, c.authenticated);
@@ -311,7 +311,7 @@ void ControlServer::close_for_retry(ConnectionId id, const std::string& reason) 
   drop(id, reason, it->second.authenticated);
 }
 
-void ControlServer::send(ConnectionId id, MessageType type, const std::string& payload) {
+void ControlServer::send(ConnectionId id, protocol::MessageType type, const std::string& payload) {
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
   queue(id, it->second, type, payload);

@@ -39,7 +39,7 @@ using ConnectionId = std::uint64_t;
 
 /// A frame the coordinator sends back.
 struct Reply {
-  MessageType type = MessageType::Decision;
+  protocol::MessageType type = protocol::MessageType::Decision;
   std::string payload;
 };
 
@@ -52,7 +52,7 @@ class ControlHandler {
   /// mutual authentication): returns the WELCOME payload.
   virtual std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) = 0;
   /// Any later message; returns the reply (a DECISION, an ASSIGN), if it has one now.
-  virtual std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  virtual std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                           const protocol::JsonObject& body) = 0;
   /// An authenticated connection ended (the peer closed it, or the server did).
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
@@ -100,7 +100,7 @@ class ControlServer {
   /// HELLO within the timeout, and watches the listener again after a pause.
   void tick();
   /// Sends one frame to an authenticated connection (a decision made later, ERROR).
-  void send(ConnectionId id, MessageType type, const std::string& payload);
+  void send(ConnectionId id, protocol::MessageType type, const std::string& payload);
   void close(ConnectionId id, const std::string& reason);
   /// The counters, with the lines about refused peers the throttled log left out.
   ControlServerStats stats() const {
@@ -111,9 +111,9 @@ class ControlServer {
 
  private:
   struct Connection {
-    UniqueFd fd;
+    protocol::UniqueFd fd;
     std::string peer;
-    FrameDecoder decoder;
+    protocol::FrameDecoder decoder;
     std::string outbox;
     bool authenticated = false;
     // A HELLO with a "challenge", waiting for its PROOF (protocol/wire/mutual_auth.hpp).
@@ -130,17 +130,17 @@ class ControlServer {
   bool evict_oldest_unauthenticated(const std::string& why);
   void on_readable(ConnectionId id);
   void on_writable(ConnectionId id);
-  void handle(ConnectionId id, Connection& c, const Frame& frame);
-  void authenticate(ConnectionId id, Connection& c, const Frame& frame);
+  void handle(ConnectionId id, Connection& c, const protocol::Frame& frame);
+  void authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame);
   void challenge(ConnectionId id, Connection& c, protocol::Hello hello);
-  void check_proof(ConnectionId id, Connection& c, const Frame& frame);
+  void check_proof(ConnectionId id, Connection& c, const protocol::Frame& frame);
   void welcome(ConnectionId id, Connection& c, const protocol::Hello& hello);
   void refuse(ConnectionId id, const std::string& reason);
   /// Closes without ERROR: the client tries again (room was wanted, or time ran out).
   void close_for_retry(ConnectionId id, const std::string& reason);
   /// Queues a frame and sends what the socket takes; closes a connection whose unread
   /// replies pass kMaxOutbox.
-  void queue(ConnectionId id, Connection& c, MessageType type, const std::string& payload);
+  void queue(ConnectionId id, Connection& c, protocol::MessageType type, const std::string& payload);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);
 
@@ -150,7 +150,7 @@ class ControlServer {
   double hello_timeout_s_;
   std::size_t max_unauthenticated_;
   std::size_t max_authenticated_;
-  UniqueFd listener_;
+  protocol::UniqueFd listener_;
   std::uint16_t port_ = 0;
   std::optional<std::chrono::steady_clock::time_point> paused_since_;
   ConnectionId next_id_ = 1;

@@ -24,7 +24,7 @@ std::string CredentialFiles::write(const std::string& name, const std::string& c
   std::string path = dir_ + "/" + name;
   std::error_code ignored;  // a relaunch of the same holder writes the same text again
   fs::remove(path, ignored);
-  write_token_file(path, credential);
+  protocol::write_token_file(path, credential);
   return path;
 }
 

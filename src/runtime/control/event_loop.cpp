@@ -11,14 +11,14 @@
 namespace slurmtune::runtime {
 
 EventLoop::EventLoop() : epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
-  if (!epoll_) throw_errno("epoll_create1");
+  if (!epoll_) protocol::throw_errno("epoll_create1");
 }
 
 void EventLoop::add(int fd, std::uint32_t events, Callback callback) {
   epoll_event ev{};
   ev.events = events;
   ev.data.fd = fd;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) throw_errno("epoll_ctl ADD");
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) protocol::throw_errno("epoll_ctl ADD");
   callbacks_[fd] = std::move(callback);
 }
 
@@ -26,7 +26,7 @@ void EventLoop::modify(int fd, std::uint32_t events) {
   epoll_event ev{};
   ev.events = events;
   ev.data.fd = fd;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) throw_errno("epoll_ctl MOD");
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) protocol::throw_errno("epoll_ctl MOD");
 }
 
 void EventLoop::remove(int fd) {
@@ -40,7 +40,7 @@ int EventLoop::run_once(int timeout_ms) {
       ::epoll_wait(epoll_.get(), ready.data(), static_cast<int>(ready.size()), timeout_ms);
   if (n < 0) {
     if (errno == EINTR) return 0;
-    throw_errno("epoll_wait");
+    protocol::throw_errno("epoll_wait");
   }
   int ran = 0;
   for (int i = 0; i < n; ++i) {
@@ -55,14 +55,14 @@ int EventLoop::run_once(int timeout_ms) {
   return ran;
 }
 
-UniqueFd make_signal_fd(std::initializer_list<int> signals) {
+protocol::UniqueFd make_signal_fd(std::initializer_list<int> signals) {
   sigset_t set;
   sigemptyset(&set);
   for (const int s : signals)
     sigaddset(&set, s);
-  if (::pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) throw_errno("pthread_sigmask");
-  UniqueFd fd(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-  if (!fd) throw_errno("signalfd");
+  if (::pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) protocol::throw_errno("pthread_sigmask");
+  protocol::UniqueFd fd(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+  if (!fd) protocol::throw_errno("signalfd");
   return fd;
 }
 

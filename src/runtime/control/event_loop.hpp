@@ -23,12 +23,12 @@ class EventLoop {
   int run_once(int timeout_ms);
 
  private:
-  UniqueFd epoll_;
+  protocol::UniqueFd epoll_;
   std::unordered_map<int, Callback> callbacks_;
 };
 
 /// A signalfd for `signals`, which are blocked for normal delivery in this thread (and
 /// in threads it creates later); children must unblock them (ChildProcess does).
-UniqueFd make_signal_fd(std::initializer_list<int> signals);
+protocol::UniqueFd make_signal_fd(std::initializer_list<int> signals);
 
 }  // namespace slurmtune::runtime

@@ -14,7 +14,7 @@ fs::path resolved(const fs::path& path) {
   std::error_code ec;
   fs::path out = fs::weakly_canonical(path, ec);
   if (ec)
-    throw ProtocolError("CHECKPOINT: cannot resolve '" + path.string() + "': " + ec.message());
+    throw protocol::ProtocolError("CHECKPOINT: cannot resolve '" + path.string() + "': " + ec.message());
   return out;
 }
 
@@ -33,10 +33,10 @@ CheckpointPath confine_checkpoint(const std::string& named, const fs::path& tria
   fs::path path = resolved(given.is_absolute() ? given : trial_dir / given);
   if (path.filename().empty()) path = path.parent_path();  // "ckpt/" names the folder ckpt
   if (path == own || !within(path, own))
-    throw ProtocolError("CHECKPOINT: '" + named + "' resolves to " + path.string() +
+    throw protocol::ProtocolError("CHECKPOINT: '" + named + "' resolves to " + path.string() +
                         ", which is not inside the trial's own folder " + own.string());
   if (within(path, own / "pbt-kept"))
-    throw ProtocolError("CHECKPOINT: '" + named + "' is inside " + (own / "pbt-kept").string() +
+    throw protocol::ProtocolError("CHECKPOINT: '" + named + "' is inside " + (own / "pbt-kept").string() +
                         ", where slurmtune keeps copies of checkpoints");
   return CheckpointPath{path, path.lexically_relative(resolved(study_dir)).string()};
 }

@@ -88,8 +88,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   // Its file exists only for `slurmtune join` (--accept-joins): every trial runs as the
   // study's user and could read it, and with it derive any credential.
   fs::remove(token_file_);
-  const std::string token = generate_token();
-  if (options_.accept_joins) write_token_file(token_file_, token);
+  const std::string token = protocol::generate_token();
+  if (options_.accept_joins) protocol::write_token_file(token_file_, token);
   credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
   study_ = open_study(spec_, options_.output, options_.allow_changes,

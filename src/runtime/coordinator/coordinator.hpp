@@ -77,13 +77,13 @@ class Coordinator final : public ControlHandler, private TrialHost {
   ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources resources) override;
   std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override;
   core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override;
-  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
+  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
                                      const protocol::JsonObject& body) override;
   void nothing_to_launch() override;  // logs held work; ends a session that only holds
 
   // control plane (coordinator_messages.cpp)
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   std::uint64_t launch_of(core::TrialId trial) const override;
@@ -99,7 +99,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
   EventLoop loop_;
-  UniqueFd signals_;
+  protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<ControlServer> server_;
   TrialTable trials_;

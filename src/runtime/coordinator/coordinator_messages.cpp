@@ -57,27 +57,27 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
   if (!hello) return backend_->on_hello(id, from);  // a group's, a worker's
   ActiveTrial* t = trials_.find(hello->trial);
   if (!t)
-    throw ProtocolError("trial " + std::to_string(hello->trial) +
+    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) +
                         " is not running in this study (a process of an earlier attempt?)");
   // The credential covered the attempt the HELLO names; only the running one speaks.
   if (hello->attempt != t->attempt)
-    throw ProtocolError("attempt " + std::to_string(hello->attempt) + " of trial " +
+    throw protocol::ProtocolError("attempt " + std::to_string(hello->attempt) + " of trial " +
                         std::to_string(hello->trial) + " has ended; attempt " +
                         std::to_string(t->attempt) + " is running");
   // A rank the trial has, and one reporter: a second rank 0 would take the reports over
   // from the first, whose next REPORT was then refused.
   const std::int64_t ranks = spec_.resources.ranks();
   if (hello->rank >= ranks)
-    throw ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(ranks) +
+    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(ranks) +
                         " rank(s); rank " + std::to_string(hello->rank) + " is not one of them");
   if (hello->rank == 0 && t->reporter && trials_.of_connection(*t->reporter) == t)
-    throw ProtocolError("rank 0 of trial " + std::to_string(hello->trial) +
+    throw protocol::ProtocolError("rank 0 of trial " + std::to_string(hello->trial) +
                         " is connected already; only one connection reports");
   // Each rank connects once, and again if its connection is lost: a few per rank are
   // enough, and a trial's child opening hundreds cannot take the coordinator's descriptors.
   const std::size_t cap = kConnectionsPerRank * static_cast<std::size_t>(ranks);
   if (trials_.connection_count(hello->trial) >= cap)
-    throw ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(cap) +
+    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(cap) +
                         " connections open already (at most " +
                         std::to_string(kConnectionsPerRank) + " per rank)");
   if (hello->rank == 0) t->reporter = id;
@@ -88,16 +88,16 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
   return protocol::encode(welcome);
 }
 
-std::optional<Reply> Coordinator::on_message(ConnectionId id, MessageType type,
+std::optional<Reply> Coordinator::on_message(ConnectionId id, protocol::MessageType type,
                                              const protocol::JsonObject& body) {
   if (backend_->owns(id)) return backend_->on_message(id, type, body);
   ActiveTrial* t = trials_.of_connection(id);
-  if (!t) throw ProtocolError("this trial has ended");
+  if (!t) throw protocol::ProtocolError("this trial has ended");
   switch (type) {
-    case MessageType::Ask:
-      return Reply{MessageType::Decision,
+    case protocol::MessageType::Ask:
+      return Reply{protocol::MessageType::Decision,
                    decision_payload(controller_->instruction(t->trial), nullptr, false)};
-    case MessageType::Bye:
+    case protocol::MessageType::Bye:
       if (const auto ending = protocol::decode_trial_ending(body, "BYE"); !ending.completed) {
         t->bye_failed = true;
         t->bye_error = ending.error;
@@ -117,7 +117,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
   for (const auto& [name, value] : report.metrics) {
     const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
     if (column == spec_.metrics.end())
-      throw ProtocolError("REPORT: metric '" + core::visible(core::fit_utf8(name, 200)) +
+      throw protocol::ProtocolError("REPORT: metric '" + core::visible(core::fit_utf8(name, 200)) +
                           "' is not declared in the study file ([study] metrics)");
     values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
@@ -148,7 +148,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     schedule_stop(t, time_.now(),
                   controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
   }
-  return Reply{MessageType::Decision,
+  return Reply{protocol::MessageType::Decision,
                decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
 }
 
@@ -159,7 +159,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   const fs::path& absolute = checkpoint.resolved;
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())
-    throw ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
+    throw protocol::ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
                         " bytes relative to the study's folder; the results file stores at most " +
                         std::to_string(study_.writer->max_checkpoint_path()));
   const std::uint64_t bytes = saved.size;

@@ -77,22 +77,22 @@ core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
   return meaning;
 }
 
-std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id, MessageType type,
+std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
                                                 const protocol::JsonObject& body) {
   switch (type) {
-    case MessageType::Report:
-      if (t.reporter != id) throw ProtocolError("only trial rank 0 reports; other ranks send ASK");
+    case protocol::MessageType::Report:
+      if (t.reporter != id) throw protocol::ProtocolError("only trial rank 0 reports; other ranks send ASK");
       t.last_sign = time_.now();
       return on_report(t, body);
-    case MessageType::Heartbeat:
+    case protocol::MessageType::Heartbeat:
       t.last_sign = time_.now();
       return std::nullopt;
-    case MessageType::Checkpoint:
+    case protocol::MessageType::Checkpoint:
       t.last_sign = time_.now();
       on_checkpoint(t, body);
       return std::nullopt;
     default:
-      throw ProtocolError("a client may not send " + std::string(to_string(type)));
+      throw protocol::ProtocolError("a client may not send " + std::string(to_string(type)));
   }
 }
 

@@ -20,11 +20,6 @@
 extern char** environ;
 
 namespace slurmtune::runtime {
-
-void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
 namespace {
 
 // posix_spawn's attribute and file-action objects, released on every path out.
@@ -185,7 +180,7 @@ ExitStatus ChildProcess::wait() {
     if (r == pid_)
       status_ = decode(status);
     else if (r < 0 && errno != EINTR)
-      throw_errno("waitpid");
+      protocol::throw_errno("waitpid");
   }
   if (!status_) throw UsageError("ChildProcess::wait: no child");
   return *status_;

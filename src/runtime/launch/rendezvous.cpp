@@ -30,7 +30,7 @@ constexpr double kScontrolWait_s = 10;
 // Whether nothing listens on `port` of this host now (a trial of another study, a
 // service): binding it on all interfaces succeeds.
 bool free_here(int port) {
-  const UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return true;  // cannot tell: assume free
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -44,8 +44,8 @@ bool free_here(int port) {
 // when its holder exits). The bind test above cannot see a port that another study has
 // just handed to a trial whose rank 0 has not bound it yet (importing torch takes
 // seconds); two studies whose ranges overlap then gave two trials one MASTER_PORT.
-UniqueFd claim_port(int port) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+protocol::UniqueFd claim_port(int port) {
+  protocol::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return fd;
   const std::string name = "slurmtune-rendezvous-port-" + std::to_string(port);
   sockaddr_un address{};
@@ -107,7 +107,7 @@ RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, st
              [this, local, self = host_name()](const std::string& address, int port) {
                const bool here = local || address == self || address.starts_with("127.");
                if (!here) return true;
-               UniqueFd claim = claim_port(port);
+               protocol::UniqueFd claim = claim_port(port);
                if (!claim || !free_here(port)) return false;
                claims_[port] = std::move(claim);  // held until the trial's port is released
                return true;

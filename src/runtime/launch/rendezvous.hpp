@@ -53,7 +53,7 @@ class RendezvousAssigner {
   bool asked_slurm_ = false;
   /// This host's ports handed out, each claimed host-wide so that other coordinators on
   /// it (other studies, other users) do not hand them out too.
-  std::map<int, UniqueFd> claims_;
+  std::map<int, protocol::UniqueFd> claims_;
 };
 
 /// The kernel's ephemeral ports from `path` (two numbers); Linux's default when it

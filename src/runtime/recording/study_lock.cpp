@@ -137,7 +137,7 @@ StudyLock::StudyLock(std::string path, void (*note)(std::string_view), const Job
   contents_ = text_of(self);
   // A few tries: a stale lock replaced, or one that vanished as it was read.
   for (int attempt = 0; attempt < 4; ++attempt) {
-    UniqueFd fd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    protocol::UniqueFd fd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     if (fd) {
       if (::write(fd.get(), contents_.data(), contents_.size()) !=
               static_cast<ssize_t>(contents_.size()) ||

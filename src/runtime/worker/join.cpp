@@ -65,7 +65,7 @@ int run_join(const JoinOptions& options) {
     throw InputError("--reconnect-timeout must be > 0 seconds");
   check_study_path(options.study);
   const SlurmAllocation allocation = this_allocation();
-  const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+  const protocol::UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
   std::vector<ChildProcess> workers;
   for (const auto& node : allocation.nodes) {
     SpawnRequest request;

@@ -49,12 +49,12 @@ std::string env_or_empty(const char* name) {
 
 // An authenticated connection, and what arrived after the WELCOME.
 struct Session {
-  UniqueFd fd;
-  FrameDecoder decoder;
+  protocol::UniqueFd fd;
+  protocol::FrameDecoder decoder;
 };
 
 // The next frame within `deadline`; throws Error when none comes.
-Frame next_frame(Session& s, Clock::time_point deadline, const std::string& address) {
+protocol::Frame next_frame(Session& s, Clock::time_point deadline, const std::string& address) {
   for (;;) {
     if (auto frame = s.decoder.next()) return *frame;
     const auto left =
@@ -73,8 +73,8 @@ Frame next_frame(Session& s, Clock::time_point deadline, const std::string& addr
   }
 }
 
-void send_frame(int fd, MessageType type, const std::string& payload) {
-  const std::string frame = encode_frame(type, payload);
+void send_frame(int fd, protocol::MessageType type, const std::string& payload) {
+  const std::string frame = protocol::encode_frame(type, payload);
   for (std::size_t sent = 0; sent < frame.size();) {
     const ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
@@ -88,41 +88,41 @@ void send_frame(int fd, MessageType type, const std::string& payload) {
 // process now answers learns nothing.
 Session open_session(const std::string& address, const std::string& token,
                      protocol::HelloFrom from) {
-  Session s{connect_tcp(address), {}};
+  Session s{protocol::connect_tcp(address), {}};
   const timeval send_timeout{kSendTimeout.count(), 0};
   ::setsockopt(s.fd.get(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   const auto deadline = Clock::now() + kHandshakeTimeout;
-  const std::string nonce = generate_token();
-  send_frame(s.fd.get(), MessageType::Hello,
+  const std::string nonce = protocol::generate_token();
+  send_frame(s.fd.get(), protocol::MessageType::Hello,
              protocol::encode(protocol::Hello{"", nonce, std::move(from)}));
-  const auto refused = [&](const Frame& f) {
+  const auto refused = [&](const protocol::Frame& f) {
     return Error("the coordinator at " + address +
-                 " refused this worker: " + protocol::decode_error(payload_object(f)).error);
+                 " refused this worker: " + protocol::decode_error(protocol::payload_object(f)).error);
   };
   const auto unproven = [&] {
     return Error("the process at " + address +
                  " could not prove that it holds the study's token (an address left by an "
                  "earlier session?)");
   };
-  const Frame frame = next_frame(s, deadline, address);
-  if (frame.type == MessageType::Error) throw refused(frame);
-  if (frame.type != MessageType::Challenge) throw unproven();
+  const protocol::Frame frame = next_frame(s, deadline, address);
+  if (frame.type == protocol::MessageType::Error) throw refused(frame);
+  if (frame.type != protocol::MessageType::Challenge) throw unproven();
   protocol::Challenge challenge;
   try {
-    challenge = protocol::decode_challenge(payload_object(frame));
-  } catch (const ProtocolError&) {
+    challenge = protocol::decode_challenge(protocol::payload_object(frame));
+  } catch (const protocol::ProtocolError&) {
     throw unproven();
   }
-  if (!tokens_equal(challenge.proof, coordinator_proof(token, nonce, challenge.nonce)))
+  if (!protocol::tokens_equal(challenge.proof, protocol::coordinator_proof(token, nonce, challenge.nonce)))
     throw unproven();
-  send_frame(s.fd.get(), MessageType::Proof,
-             protocol::encode(protocol::Proof{worker_proof(token, challenge.nonce, nonce)}));
-  const Frame welcome = next_frame(s, deadline, address);
-  if (welcome.type == MessageType::Error) throw refused(welcome);
-  if (welcome.type != MessageType::Welcome)
+  send_frame(s.fd.get(), protocol::MessageType::Proof,
+             protocol::encode(protocol::Proof{protocol::worker_proof(token, challenge.nonce, nonce)}));
+  const protocol::Frame welcome = next_frame(s, deadline, address);
+  if (welcome.type == protocol::MessageType::Error) throw refused(welcome);
+  if (welcome.type != protocol::MessageType::Welcome)
     throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
                 " instead of WELCOME");
-  protocol::decode_worker_welcome(payload_object(welcome));
+  protocol::decode_worker_welcome(protocol::payload_object(welcome));
   return s;
 }
 
@@ -154,7 +154,7 @@ class Worker {
   }
 
  private:
-  void send(MessageType type, const std::string& payload) {
+  void send(protocol::MessageType type, const std::string& payload) {
     try {
       send_frame(session_.fd.get(), type, payload);
     } catch (const Error& e) {
@@ -190,10 +190,10 @@ class Worker {
     }
   }
 
-  void on_frame(const Frame& frame) {
-    const auto body = payload_object(frame);
+  void on_frame(const protocol::Frame& frame) {
+    const auto body = protocol::payload_object(frame);
     switch (frame.type) {
-      case MessageType::Launch: {
+      case protocol::MessageType::Launch: {
         const auto message = protocol::decode_launch(body);
         if (std::holds_alternative<protocol::StudyOver>(message)) {
           end_ = SessionEnd::Done;  // the study is over: nothing of ours runs any more
@@ -201,16 +201,16 @@ class Worker {
         }
         return launch(std::get<protocol::Launch>(message));
       }
-      case MessageType::Signal: {
+      case protocol::MessageType::Signal: {
         const auto message = protocol::decode_signal(body);
         if (const auto child = children_.find(message.key); child != children_.end())
           child->second.signal_group(message.signal);
         return;
       }
-      case MessageType::Error:
+      case protocol::MessageType::Error:
         return lose("refused: " + protocol::decode_error(body).error);
       default:
-        throw ProtocolError("a worker does not take " + std::string(to_string(frame.type)));
+        throw protocol::ProtocolError("a worker does not take " + std::string(to_string(frame.type)));
     }
   }
 
@@ -227,7 +227,7 @@ class Worker {
     try {
       children_.insert_or_assign(message.key, ChildProcess::spawn(request));
     } catch (const Error& e) {
-      send(MessageType::Exited,
+      send(protocol::MessageType::Exited,
            protocol::encode(protocol::Exited{message.key, 127, 0, false, e.what()}));
     }
   }
@@ -242,7 +242,7 @@ class Worker {
     // A joined job's end: its trials checkpoint and move to other allocations' nodes.
     if (joined_ && (terminate || leaving) && !told_leaving_) {
       told_leaving_ = true;
-      send(MessageType::Leaving,
+      send(protocol::MessageType::Leaving,
            protocol::encode(protocol::Leaving{terminate ? "SIGTERM: the job ends"
                                                         : "SIGUSR1: its time limit is near"}));
     }
@@ -253,7 +253,7 @@ class Worker {
     }
     for (auto it = children_.begin(); it != children_.end();) {
       if (const auto& status = it->second.poll()) {
-        send(MessageType::Exited,
+        send(protocol::MessageType::Exited,
              protocol::encode(
                  protocol::Exited{it->first, status->code, status->signal, status->signaled, {}}));
         it = children_.erase(it);
@@ -289,7 +289,7 @@ std::string visible_devices_for(const std::vector<std::string>& positions,
       } catch (const std::exception&) {
       }
       if (index >= mine.size())
-        throw ProtocolError("GPU " + position + " asked of a worker that has " +
+        throw protocol::ProtocolError("GPU " + position + " asked of a worker that has " +
                             std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
                             worker_visible + "')");
       device = mine[index];
@@ -347,7 +347,7 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
       if (!std::filesystem::exists(token_file))
         throw InputError("the study's coordinator accepts no joined jobs (" + token_file +
                          " is absent): run the study with `slurmtune run --accept-joins`");
-      return open_session(address, read_token_file(token_file), hello_from(options));
+      return open_session(address, protocol::read_token_file(token_file), hello_from(options));
     } catch (const Error& e) {
       if (e.what() != last_error)
         log_line("worker " + options.node + ": " + e.what() + "; trying again");
@@ -395,7 +395,7 @@ int run_joined_worker(const WorkerOptions& options, int signals) {
 
 int run_worker(const WorkerOptions& options) {
   try {
-    const UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+    const protocol::UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
     // The job's time-limit warning (USR1, passed on by `join` to the worker steps' srun)
     // reaches every process of the step, trials included, whose default is to die of it;
     // one that died before this worker told the coordinator LEAVING counted as a failed
@@ -405,7 +405,7 @@ int run_worker(const WorkerOptions& options) {
     std::signal(SIGUSR1, SIG_IGN);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
     auto session =
-        open_session(options.address, read_token_file(options.token_file), hello_from(options));
+        open_session(options.address, protocol::read_token_file(options.token_file), hello_from(options));
     log_line("worker " + options.node + ": serving the study's trials on this node");
     return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
   } catch (const Error& e) {

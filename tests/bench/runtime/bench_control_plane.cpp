@@ -29,7 +29,7 @@
 #include "store/study_reader.hpp"
 
 namespace fs = std::filesystem;
-using namespace slurmtune::runtime;
+using namespace slurmtune;
 
 namespace {
 
@@ -49,7 +49,7 @@ int connect_to(const std::string& address) {
 
 struct Connection {
   int fd = -1;
-  FrameDecoder decoder;
+  protocol::FrameDecoder decoder;
   int step = 0;
 };
 
@@ -64,7 +64,7 @@ void send_all(int fd, const std::string& bytes) {
 
 std::string report(int step, int trial) {
   // Values differ between trials (and ties are rare), so ASHA stops some at each rung.
-  return encode_frame(MessageType::Report,
+  return protocol::encode_frame(protocol::MessageType::Report,
                       "{\"step\": " + std::to_string(step) + ", \"metrics\": {\"loss\": " +
                           std::to_string(((step + 31 * trial) * 7919 % 1009) / 1009.0) + "}}");
 }
@@ -122,14 +122,14 @@ int main(int argc, char** argv) {
   const std::string address = address_from_log(log, clients);
   // The bench plays every trial's rank 0: it holds the session's secret, and each
   // connection presents that trial's first attempt's credential.
-  const std::string secret = read_token_file((dir / "study.trials" / "token").string());
+  const std::string secret = protocol::read_token_file((dir / "study.trials" / "token").string());
   std::vector<Connection> connections(static_cast<std::size_t>(clients));
   for (int t = 0; t < clients; ++t) {
     Connection& c = connections[static_cast<std::size_t>(t)];
     c.fd = connect_to(address);
     if (c.fd < 0) throw std::runtime_error("cannot connect to " + address);
     const auto trial = static_cast<slurmtune::core::TrialId>(t);
-    send_all(c.fd, encode_frame(MessageType::Hello,
+    send_all(c.fd, protocol::encode_frame(protocol::MessageType::Hello,
                                 "{\"token\": \"" +
                                     slurmtune::protocol::attempt_credential(secret, trial, 0, 0) +
                                     "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
@@ -154,11 +154,11 @@ int main(int argc, char** argv) {
       }
       c.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
       while (const auto frame = c.decoder.next()) {
-        if (frame->type == MessageType::Decision) {
+        if (frame->type == protocol::MessageType::Decision) {
           ++decisions;
           if (frame->payload.find("\"continue\"") == std::string::npos) ++stops;
         }
-        const bool go_on = frame->type == MessageType::Welcome ||
+        const bool go_on = frame->type == protocol::MessageType::Welcome ||
                            frame->payload.find("\"continue\"") != std::string::npos;
         if (go_on && c.step < reports) {
           send_all(c.fd, report(++c.step, static_cast<int>(i)));

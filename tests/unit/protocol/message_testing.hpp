@@ -10,7 +10,7 @@ namespace slurmtune::testing {
 
 /// `text` parsed as a frame's payload (a JSON object), as every receiver parses it.
 inline protocol::JsonObject payload(const std::string& text) {
-  return runtime::payload_object(runtime::Frame{runtime::MessageType::Hello, text});
+  return protocol::payload_object(protocol::Frame{protocol::MessageType::Hello, text});
 }
 
 /// The ProtocolError's text, or "" when `decode` accepts `text`.
@@ -18,7 +18,7 @@ template <class Decode>
 std::string refusal(Decode decode, const std::string& text) {
   try {
     decode(payload(text));
-  } catch (const runtime::ProtocolError& e) {
+  } catch (const protocol::ProtocolError& e) {
     return e.what();
   }
   return "";

@@ -11,15 +11,15 @@
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;
-using runtime::ProtocolError;
+using protocol::ProtocolError;
 using testing::refusal;
 const auto object = testing::payload;
 
 BOOST_AUTO_TEST_CASE(every_message_decodes_to_what_was_encoded) {
-  const std::string token = runtime::generate_token(), nonce = runtime::generate_token();
-  const Challenge challenge{nonce, runtime::coordinator_proof(token, "w", nonce)};
+  const std::string token = protocol::generate_token(), nonce = protocol::generate_token();
+  const Challenge challenge{nonce, protocol::coordinator_proof(token, "w", nonce)};
   BOOST_TEST((decode_challenge(object(encode(challenge))) == challenge));
-  const Proof proof{runtime::worker_proof(token, nonce, "w")};
+  const Proof proof{protocol::worker_proof(token, nonce, "w")};
   BOOST_TEST((decode_proof(object(encode(proof))) == proof));
   const ErrorReply error{"wrong token \"x\"\n"};
   BOOST_TEST((decode_error(object(encode(error))) == error));

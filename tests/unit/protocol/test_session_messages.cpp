@@ -15,14 +15,14 @@ using testing::refusal;
 const auto object = testing::payload;
 
 BOOST_AUTO_TEST_CASE(every_kind_of_hello_decodes_to_what_was_encoded) {
-  const std::string token = runtime::generate_token();
+  const std::string token = protocol::generate_token();
   const std::vector<Hello> hellos = {
       {token, "", TrialHello{12, 0, 0, ""}},
       {token, "", TrialHello{(std::uint64_t{1} << 53), 2, 3, "41.7"}},
       {token, "", GroupHello{2, 4, 1, "n[3-4]"}},
-      {"", runtime::generate_token(), WorkerHello{"n3", "41.0"}},
-      {"", runtime::generate_token(), JoinedHello{"m1", "42", "42.0", 8, 2, 3600.5}},
-      {"", runtime::generate_token(), JoinedHello{"m1", "42", "", 1, 0, std::nullopt}},
+      {"", protocol::generate_token(), WorkerHello{"n3", "41.0"}},
+      {"", protocol::generate_token(), JoinedHello{"m1", "42", "42.0", 8, 2, 3600.5}},
+      {"", protocol::generate_token(), JoinedHello{"m1", "42", "", 1, 0, std::nullopt}},
   };
   for (const Hello& hello : hellos)
     BOOST_TEST((decode_hello(object(encode(hello))) == hello), encode(hello));

@@ -10,7 +10,7 @@
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;
-using runtime::ProtocolError;
+using protocol::ProtocolError;
 const auto object = testing::payload;
 
 namespace {

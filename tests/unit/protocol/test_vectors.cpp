@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(refused_payloads_say_why) {
     std::string refusal;
     try {
       round_trip(message, payload);
-    } catch (const runtime::ProtocolError& error) {
+    } catch (const protocol::ProtocolError& error) {
       refusal = error.what();
     }
     BOOST_TEST(refusal == expected, message << ": " << refusal);

@@ -10,7 +10,7 @@
 
 using namespace slurmtune;
 using namespace slurmtune::protocol;
-using runtime::ProtocolError;
+using protocol::ProtocolError;
 using testing::refusal;
 const auto object = testing::payload;
 
@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_CASE(process_keys_are_trial_dot_attempt) {
   BOOST_TEST((ProcessKey{3, 1}.text() == "3.1"));
   for (const char* bad :
        {"", "12", "12.", ".3", "a.b", "1.2.3", "-1.0", "1.-2", "99999999999999999999.0"})
-    BOOST_CHECK_THROW(ProcessKey::parse(bad, "EXITED"), ProtocolError);
+    BOOST_CHECK_THROW(ProcessKey::parse(bad, "EXITED"), protocol::ProtocolError);
 }
 
 BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {

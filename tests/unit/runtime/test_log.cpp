@@ -11,6 +11,7 @@
 #include "runtime/log.hpp"
 #include "unit/temp_folder.hpp"
 
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 
 BOOST_AUTO_TEST_CASE(loggable_text_cannot_forge_lines_or_drive_the_terminal) {

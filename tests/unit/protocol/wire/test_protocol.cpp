@@ -4,16 +4,16 @@
 #include "core/random.hpp"
 #include "protocol/wire/protocol.hpp"
 
-using namespace slurmtune::runtime;
+using namespace slurmtune;
 
 namespace {
 std::string error_of(const std::string& bytes) {
-  FrameDecoder decoder;
+  protocol::FrameDecoder decoder;
   decoder.feed(bytes);
   try {
     while (decoder.next()) {
     }
-  } catch (const ProtocolError& e) {
+  } catch (const protocol::ProtocolError& e) {
     return e.what();
   }
   return "";
@@ -22,26 +22,26 @@ std::string error_of(const std::string& bytes) {
 
 BOOST_AUTO_TEST_CASE(frames_round_trip_through_the_decoder) {
   const std::string payload = R"({"step":3,"metrics":{"val_loss":0.41}})";
-  const std::string bytes = encode_frame(MessageType::Report, payload);
-  BOOST_TEST(bytes.size() == kHeaderSize + payload.size());
+  const std::string bytes = protocol::encode_frame(protocol::MessageType::Report, payload);
+  BOOST_TEST(bytes.size() == protocol::kHeaderSize + payload.size());
   BOOST_TEST(bytes.substr(0, 4) == std::string("ST\x01\x03"));
-  FrameDecoder decoder;
+  protocol::FrameDecoder decoder;
   decoder.feed(bytes);
   const auto frame = decoder.next();
   BOOST_REQUIRE(frame);
-  BOOST_TEST((frame->type == MessageType::Report));
+  BOOST_TEST((frame->type == protocol::MessageType::Report));
   BOOST_TEST(frame->payload == payload);
   BOOST_TEST(!decoder.next());
-  const auto object = payload_object(*frame);
+  const auto object = protocol::payload_object(*frame);
   BOOST_TEST(std::get<double>(object.at("step").data) == 3.0);
 }
 
 BOOST_AUTO_TEST_CASE(frames_split_at_every_byte_boundary_decode_the_same) {
   std::string stream;
   for (int i = 0; i < 5; ++i)
-    stream += encode_frame(MessageType::Ask, "{\"n\":" + std::to_string(i) + "}");
+    stream += protocol::encode_frame(protocol::MessageType::Ask, "{\"n\":" + std::to_string(i) + "}");
   for (std::size_t chunk = 1; chunk <= 13; ++chunk) {
-    FrameDecoder decoder;
+    protocol::FrameDecoder decoder;
     int frames = 0;
     for (std::size_t at = 0; at < stream.size(); at += chunk) {
       decoder.feed(std::string_view(stream).substr(at, chunk));
@@ -66,19 +66,19 @@ BOOST_AUTO_TEST_CASE(garbage_is_refused_at_the_first_bad_byte) {
 BOOST_AUTO_TEST_CASE(oversized_frames_are_refused_before_their_payload_arrives) {
   const std::string header("ST\x01\x03\x7f\xff\xff\xff", 8);
   BOOST_TEST(error_of(header).find("exceeds the limit") != std::string::npos);
-  BOOST_CHECK_THROW(encode_frame(MessageType::Report, std::string(kMaxPayload + 1, 'x')),
-                    ProtocolError);
-  BOOST_CHECK_NO_THROW(encode_frame(MessageType::Report, std::string(kMaxPayload, 'x')));
+  BOOST_CHECK_THROW(protocol::encode_frame(protocol::MessageType::Report, std::string(protocol::kMaxPayload + 1, 'x')),
+                    protocol::ProtocolError);
+  BOOST_CHECK_NO_THROW(protocol::encode_frame(protocol::MessageType::Report, std::string(protocol::kMaxPayload, 'x')));
 }
 
 BOOST_AUTO_TEST_CASE(payloads_must_be_json_objects) {
   for (const char* bad : {"[1,2]", "not json", "", "{\"a\":"}) {
     BOOST_TEST_CONTEXT(bad) {
-      FrameDecoder decoder;
-      decoder.feed(encode_frame(MessageType::Hello, bad));
+      protocol::FrameDecoder decoder;
+      decoder.feed(protocol::encode_frame(protocol::MessageType::Hello, bad));
       const auto frame = decoder.next();
       BOOST_REQUIRE(frame);
-      BOOST_CHECK_THROW(payload_object(*frame), ProtocolError);
+      BOOST_CHECK_THROW(protocol::payload_object(*frame), protocol::ProtocolError);
     }
   }
 }
@@ -91,16 +91,16 @@ BOOST_AUTO_TEST_CASE(random_bytes_never_crash_the_decoder) {
     for (auto& c : bytes)
       c = static_cast<char>(rng.below(256));
     if (rng.below(2)) bytes.insert(0, "ST\x01");  // sometimes a plausible start
-    FrameDecoder decoder;
+    protocol::FrameDecoder decoder;
     decoder.feed(bytes);
     try {
       while (const auto f = decoder.next()) {
         try {
-          payload_object(*f);
-        } catch (const ProtocolError&) {
+          protocol::payload_object(*f);
+        } catch (const protocol::ProtocolError&) {
         }
       }
-    } catch (const ProtocolError&) {
+    } catch (const protocol::ProtocolError&) {
       ++refused;
     }
   }

@@ -13,6 +13,7 @@
 #include "runtime/attempts/stderr_cap.hpp"
 #include "unit/temp_folder.hpp"
 
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 namespace fs = std::filesystem;
 

@@ -82,7 +82,7 @@ struct RecordingHost : runtime::TrialHost {
     return meaning;
   }
   std::optional<runtime::Reply> trial_message(runtime::ActiveTrial&, runtime::ConnectionId,
-                                              runtime::MessageType,
+                                              protocol::MessageType,
                                               const protocol::JsonObject&) override {
     return std::nullopt;
   }

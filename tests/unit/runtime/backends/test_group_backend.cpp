@@ -50,9 +50,9 @@ struct Ends final : core::StudyObserver {
 // The recording host, answering a group's REPORTs with the controller's verdict.
 struct Host final : testing::RecordingHost {
   using RecordingHost::RecordingHost;
-  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId, MessageType type,
+  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId, protocol::MessageType type,
                                      const protocol::JsonObject& body) override {
-    if (type != MessageType::Report) return std::nullopt;
+    if (type != protocol::MessageType::Report) return std::nullopt;
     const protocol::Report report = protocol::decode_report(body);
     double loss = NAN;
     for (const auto& [name, value] : report.metrics)
@@ -61,7 +61,7 @@ struct Host final : testing::RecordingHost {
     protocol::DecisionReply reply;
     reply.decision = core::decision_word(verdict.instruction);
     reply.instruction = core::to_string(verdict.instruction);
-    return Reply{MessageType::Decision, protocol::encode(reply)};
+    return Reply{protocol::MessageType::Decision, protocol::encode(reply)};
   }
 };
 
@@ -71,7 +71,7 @@ struct Peers final : ControlHandler {
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override {
     return backend->on_hello(id, hello);
   }
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override {
     return backend->on_message(id, type, body);
   }
@@ -86,8 +86,8 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
   testing::TempFolder folder("slurmtune-group-backend");
   const std::string results = folder.file("study.h5");
   fs::create_directories(trials_dir_of(results));
-  const std::string token = generate_token();
-  write_token_file(token_file_of(results), token);
+  const std::string token = protocol::generate_token();
+  protocol::write_token_file(token_file_of(results), token);
 
   EventLoop loop;
   Peers peers;

@@ -30,10 +30,10 @@ const core::StudySpec& spec() {
 
 struct NoPeers final : ControlHandler {
   std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
-    throw ProtocolError("no peers here");
+    throw protocol::ProtocolError("no peers here");
   }
-  std::optional<Reply> on_message(ConnectionId, MessageType, const protocol::JsonObject&) override {
-    throw ProtocolError("no peers here");
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType, const protocol::JsonObject&) override {
+    throw protocol::ProtocolError("no peers here");
   }
   void on_closed(ConnectionId, const std::string&) override {}
 };
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   testing::TempFolder folder("slurmtune-process-backend");
   EventLoop loop;
   NoPeers peers;
-  ControlServer server(loop, peers, generate_token(),
+  ControlServer server(loop, peers, protocol::generate_token(),
                        ControlServerOptions{"127.0.0.1", 0, 10, 128});
   RunOptions options;
   options.kill_grace_s = 0.5;
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   TrialTable trials;
   SessionClock clock;
   testing::RecordingHost host(trials, controller, folder.path().string());
-  const CredentialFiles credentials(folder.file("credentials"), generate_token());
+  const CredentialFiles credentials(folder.file("credentials"), protocol::generate_token());
   const BackendContext context{spec(), options,       controller,  server,
                                loop,   *launcher,     clock,       trials,
                                host,   "127.0.0.1:1", credentials, folder.path().string(),

@@ -34,9 +34,9 @@ struct PoolPeers final : ControlHandler {
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override {
     if (const auto* joined = std::get_if<protocol::JoinedHello>(&hello))
       return pool->on_hello(id, *joined);
-    throw ProtocolError("only a joined job's worker is expected here");
+    throw protocol::ProtocolError("only a joined job's worker is expected here");
   }
-  std::optional<Reply> on_message(ConnectionId id, MessageType type,
+  std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override {
     return pool->on_message(id, type, body);
   }
@@ -55,7 +55,7 @@ struct NoHost final : TrialHost {
   core::ExitMeaning end_trial(core::TrialId, bool, const std::string&) override {
     throw std::logic_error("not used");
   }
-  std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, MessageType,
+  std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, protocol::MessageType,
                                      const protocol::JsonObject&) override {
     return std::nullopt;
   }
@@ -68,8 +68,8 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
   testing::TempFolder folder("slurmtune-worker-pool");
   const std::string results = folder.file("study.h5");
   fs::create_directories(trials_dir_of(results));
-  const std::string token = generate_token();
-  write_token_file(token_file_of(results), token);
+  const std::string token = protocol::generate_token();
+  protocol::write_token_file(token_file_of(results), token);
 
   EventLoop loop;
   PoolPeers peers;

@@ -25,15 +25,15 @@ struct Handler final : ControlHandler {
   int hellos = 0, reports = 0, closed = 0;
   std::string on_hello(ConnectionId, const protocol::HelloFrom& hello) override {
     const auto* trial = std::get_if<protocol::TrialHello>(&hello);
-    if (trial && trial->trial == 9) throw ProtocolError("trial 9 is not running");
+    if (trial && trial->trial == 9) throw protocol::ProtocolError("trial 9 is not running");
     ++hellos;
     return R"({"trial": 3})";
   }
-  std::optional<Reply> on_message(ConnectionId, MessageType type,
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType type,
                                   const protocol::JsonObject&) override {
-    if (type != MessageType::Report) throw ProtocolError("unexpected");
+    if (type != protocol::MessageType::Report) throw protocol::ProtocolError("unexpected");
     ++reports;
-    return Reply{MessageType::Decision, R"({"decision": "continue"})"};
+    return Reply{protocol::MessageType::Decision, R"({"decision": "continue"})"};
   }
   void on_closed(ConnectionId, const std::string&) override { ++closed; }
 };
@@ -48,8 +48,8 @@ struct Fixture {
     for (int i = 0; i < rounds; ++i)
       loop.run_once(20);
   }
-  UniqueFd connect() {
-    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  protocol::UniqueFd connect() {
+    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(server.port());
@@ -62,11 +62,11 @@ struct Fixture {
   }
   // Sends bytes, lets the server work, returns every frame it answered and whether it
   // closed the connection.
-  std::pair<std::vector<Frame>, bool> exchange(int fd, const std::string& bytes) {
+  std::pair<std::vector<protocol::Frame>, bool> exchange(int fd, const std::string& bytes) {
     if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     pump();
-    FrameDecoder decoder;
-    std::vector<Frame> frames;
+    protocol::FrameDecoder decoder;
+    std::vector<protocol::Frame> frames;
     char buffer[4096];
     bool closed = false;
     for (;;) {
@@ -81,7 +81,7 @@ struct Fixture {
   }
   // HELLO of attempt 0 of `trial` carrying `credential`.
   static std::string hello_with(const std::string& credential, int trial = 3) {
-    return encode_frame(MessageType::Hello, R"({"token": ")" + credential + R"(", "trial": )" +
+    return protocol::encode_frame(protocol::MessageType::Hello, R"({"token": ")" + credential + R"(", "trial": )" +
                                                 std::to_string(trial) + R"(, "attempt": 0})");
   }
   // HELLO of attempt 0 of `trial` with its own credential.
@@ -92,12 +92,12 @@ struct Fixture {
 
   EventLoop loop;
   Handler handler;
-  std::string secret = generate_token();  // the session's
+  std::string secret = protocol::generate_token();  // the session's
   ControlServer server;
 };
 
-std::string error_text(const Frame& f) {
-  return std::get<std::string>(payload_object(f).at("error").data);
+std::string error_text(const protocol::Frame& f) {
+  return std::get<std::string>(protocol::payload_object(f).at("error").data);
 }
 
 }  // namespace
@@ -106,12 +106,12 @@ BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fi
   const auto fd = connect();
   auto [frames, closed] = exchange(fd.get(), hello());
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST((frames[0].type == protocol::MessageType::Welcome));
   BOOST_TEST(!closed);
   std::tie(frames, closed) =
-      exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+      exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_TEST((frames[0].type == MessageType::Decision));
+  BOOST_TEST((frames[0].type == protocol::MessageType::Decision));
   BOOST_TEST(handler.reports == 1);
   BOOST_TEST(server.stats().authenticated == 1u);
 }
@@ -131,7 +131,7 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_token_is_refused_and_never_reaches_the_study, Fi
 BOOST_FIXTURE_TEST_CASE(anything_but_hello_first_is_refused, Fixture) {
   const auto fd = connect();
   const auto [frames, closed] =
-      exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+      exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST(error_text(frames[0]).find("not HELLO") != std::string::npos);
   BOOST_TEST(closed);
@@ -148,8 +148,8 @@ BOOST_FIXTURE_TEST_CASE(garbage_bytes_close_the_connection, Fixture) {
 BOOST_FIXTURE_TEST_CASE(an_oversized_frame_is_refused_from_its_header, Fixture) {
   const auto fd = connect();
   std::string header = "ST";
-  header += static_cast<char>(kProtocolVersion);
-  header += static_cast<char>(MessageType::Hello);
+  header += static_cast<char>(protocol::kProtocolVersion);
+  header += static_cast<char>(protocol::MessageType::Hello);
   header += std::string("\x7f\xff\xff\xff", 4);
   const auto [frames, closed] = exchange(fd.get(), header);
   BOOST_TEST(closed);
@@ -160,7 +160,7 @@ BOOST_FIXTURE_TEST_CASE(an_oversized_frame_is_refused_from_its_header, Fixture) 
 BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
   const auto fd = connect();
   exchange(fd.get(), hello());
-  std::string frame = encode_frame(MessageType::Ask, "{}");
+  std::string frame = protocol::encode_frame(protocol::MessageType::Ask, "{}");
   frame[3] = 42;
   const auto [frames, closed] = exchange(fd.get(), frame);
   BOOST_TEST(closed);
@@ -187,7 +187,7 @@ BOOST_FIXTURE_TEST_CASE(the_handler_refusing_a_hello_closes_only_that_connection
   BOOST_TEST(error_text(frames.at(0)) == "trial 9 is not running");
   std::tie(frames, closed) = exchange(good.get(), hello());
   BOOST_TEST(!closed);
-  BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+  BOOST_TEST((frames.at(0).type == protocol::MessageType::Welcome));
 }
 
 // Issue #41, item 1: a credential covers exactly the trial and attempt, the MPI step or
@@ -199,20 +199,20 @@ BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixt
   const auto refused = [this](const std::string& frame) {
     const auto fd = connect();
     const auto [frames, closed] = exchange(fd.get(), frame);
-    return frames.size() == 1 && frames[0].type == MessageType::Error && closed
+    return frames.size() == 1 && frames[0].type == protocol::MessageType::Error && closed
                ? error_text(frames[0])
                : std::string("(not refused)");
   };
   BOOST_TEST(refused(hello_with(own, 1)) == "wrong or missing credential for trial 1, attempt 0");
-  BOOST_TEST(refused(encode_frame(MessageType::Hello,
+  BOOST_TEST(refused(protocol::encode_frame(protocol::MessageType::Hello,
                                   R"({"token": ")" + own + R"(", "trial": 0, "attempt": 1})")) ==
              "wrong or missing credential for trial 0, attempt 1");
   BOOST_TEST(
-      refused(encode_frame(MessageType::Hello,
+      refused(protocol::encode_frame(protocol::MessageType::Hello,
                            R"({"token": ")" + own + R"(", "group": 1, "ranks": 2, "step": 1})")) ==
       "wrong or missing credential for group step 1");
   // A group step's credential is its own step's only.
-  BOOST_TEST(refused(encode_frame(MessageType::Hello,
+  BOOST_TEST(refused(protocol::encode_frame(protocol::MessageType::Hello,
                                   R"({"token": ")" + protocol::group_step_credential(secret, 1) +
                                       R"(", "group": 1, "ranks": 2, "step": 2})")) ==
              "wrong or missing credential for group step 2");
@@ -221,10 +221,10 @@ BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixt
   const auto welcomed = [this](const std::string& frame) {
     const auto fd = connect();
     const auto [frames, closed] = exchange(fd.get(), frame);
-    return frames.size() == 1 && frames[0].type == MessageType::Welcome && !closed;
+    return frames.size() == 1 && frames[0].type == protocol::MessageType::Welcome && !closed;
   };
   BOOST_TEST(welcomed(hello_with(own, 0)));
-  BOOST_TEST(welcomed(encode_frame(MessageType::Hello,
+  BOOST_TEST(welcomed(protocol::encode_frame(protocol::MessageType::Hello,
                                    R"({"token": ")" + protocol::group_step_credential(secret, 2) +
                                        R"(", "group": 1, "ranks": 2, "step": 2})")));
   BOOST_TEST(handler.hellos == 2);
@@ -233,23 +233,23 @@ BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixt
 // A worker proves its node's credential, a joined job's worker the secret: the
 // coordinator's proof tells each which key it used, and another key's proof is refused.
 BOOST_FIXTURE_TEST_CASE(workers_prove_their_own_credential_and_joined_ones_the_secret, Fixture) {
-  const std::string nonce = generate_token();
+  const std::string nonce = protocol::generate_token();
   const auto proof_of = [&](const std::string& hello_fields, const std::string& key) {
     const auto fd = connect();
     auto [frames, closed] =
-        exchange(fd.get(), encode_frame(MessageType::Hello, R"({"challenge": ")" + nonce +
+        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Hello, R"({"challenge": ")" + nonce +
                                                                 R"(", )" + hello_fields + "}"));
     BOOST_REQUIRE(frames.size() == 1u);
-    const auto body = payload_object(frames[0]);
+    const auto body = protocol::payload_object(frames[0]);
     const std::string server_nonce = std::get<std::string>(body.at("nonce").data);
     const bool coordinator_used_key =
-        std::get<std::string>(body.at("proof").data) == coordinator_proof(key, nonce, server_nonce);
+        std::get<std::string>(body.at("proof").data) == protocol::coordinator_proof(key, nonce, server_nonce);
     std::tie(frames, closed) =
         exchange(fd.get(),
-                 encode_frame(MessageType::Proof,
-                              R"({"proof": ")" + worker_proof(key, server_nonce, nonce) + R"("})"));
+                 protocol::encode_frame(protocol::MessageType::Proof,
+                              R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
     return std::make_pair(coordinator_used_key,
-                          frames.size() == 1 && frames[0].type == MessageType::Welcome);
+                          frames.size() == 1 && frames[0].type == protocol::MessageType::Welcome);
   };
   const std::string worker = R"("worker": "n3")";
   const std::string joined = R"("worker": "m1", "allocation": "42", "cpus": 1, "gpus": 0)";
@@ -267,30 +267,30 @@ BOOST_FIXTURE_TEST_CASE(workers_prove_their_own_credential_and_joined_ones_the_s
 // sends it. A wrong proof, a PROOF out of turn and a short nonce are refused.
 namespace {
 std::string challenge_hello(const std::string& nonce) {
-  return encode_frame(MessageType::Hello,
+  return protocol::encode_frame(protocol::MessageType::Hello,
                       R"({"challenge": ")" + nonce + R"(", "trial": 3, "attempt": 0})");
 }
-std::string body_text(const Frame& f, const char* name) {
-  return std::get<std::string>(payload_object(f).at(name).data);
+std::string body_text(const protocol::Frame& f, const char* name) {
+  return std::get<std::string>(protocol::payload_object(f).at(name).data);
 }
 }  // namespace
 
 BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_welcomed, Fixture) {
   const auto fd = connect();
-  const std::string nonce = generate_token();
+  const std::string nonce = protocol::generate_token();
   auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_REQUIRE((frames[0].type == MessageType::Challenge));
+  BOOST_REQUIRE((frames[0].type == protocol::MessageType::Challenge));
   const std::string server_nonce = body_text(frames[0], "nonce");
   // Both proofs are of the credential of what the HELLO claims (trial 3, attempt 0).
   const std::string key = protocol::attempt_credential(secret, 3, 0, 0);
-  BOOST_TEST(body_text(frames[0], "proof") == coordinator_proof(key, nonce, server_nonce));
+  BOOST_TEST(body_text(frames[0], "proof") == protocol::coordinator_proof(key, nonce, server_nonce));
   BOOST_TEST(handler.hellos == 0);  // not before the client's proof
   std::tie(frames, closed) = exchange(
-      fd.get(), encode_frame(MessageType::Proof,
-                             R"({"proof": ")" + worker_proof(key, server_nonce, nonce) + R"("})"));
+      fd.get(), protocol::encode_frame(protocol::MessageType::Proof,
+                             R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST((frames[0].type == protocol::MessageType::Welcome));
   BOOST_TEST(!closed);
   BOOST_TEST(handler.hellos == 1);
 }
@@ -298,13 +298,13 @@ BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_w
 BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixture) {
   {
     const auto fd = connect();
-    const std::string nonce = generate_token();
+    const std::string nonce = protocol::generate_token();
     auto [frames, closed] = exchange(fd.get(), challenge_hello(nonce));
     BOOST_REQUIRE(frames.size() == 1u);
     const std::string server_nonce = body_text(frames[0], "nonce");
     // The coordinator's own proof reflected back is not the worker's.
     std::tie(frames, closed) = exchange(
-        fd.get(), encode_frame(MessageType::Proof,
+        fd.get(), protocol::encode_frame(protocol::MessageType::Proof,
                                R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "wrong proof of the credential for trial 3, attempt 0");
@@ -312,9 +312,9 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
   }
   {
     const auto fd = connect();
-    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(protocol::generate_token()));
     std::tie(frames, closed) =
-        exchange(fd.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "after CHALLENGE came REPORT, not PROOF");
     BOOST_TEST(closed);
@@ -328,9 +328,9 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
   }
   {
     const auto fd = connect();
-    auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+    auto [frames, closed] = exchange(fd.get(), challenge_hello(protocol::generate_token()));
     std::tie(frames, closed) =
-        exchange(fd.get(), encode_frame(MessageType::Proof, R"({"proof": "not hex"})"));
+        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Proof, R"({"proof": "not hex"})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "PROOF: 'proof' must be 64 lowercase hex digits");
     BOOST_TEST(closed);
@@ -340,7 +340,7 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
 
 BOOST_FIXTURE_TEST_CASE(a_challenge_left_unproven_times_out, Fixture) {
   const auto fd = connect();
-  auto [frames, closed] = exchange(fd.get(), challenge_hello(generate_token()));
+  auto [frames, closed] = exchange(fd.get(), challenge_hello(protocol::generate_token()));
   BOOST_REQUIRE(frames.size() == 1u);
   for (int i = 0; i < 20 && !closed; ++i) {
     server.tick();
@@ -358,8 +358,8 @@ struct SmallFixture : Fixture {
 
 BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first, SmallFixture) {
   const auto trial = connect();
-  BOOST_TEST((exchange(trial.get(), hello()).first.at(0).type == MessageType::Welcome));
-  std::vector<UniqueFd> idle;
+  BOOST_TEST((exchange(trial.get(), hello()).first.at(0).type == protocol::MessageType::Welcome));
+  std::vector<protocol::UniqueFd> idle;
   for (int i = 0; i < 10; ++i)
     idle.push_back(connect());
   pump();
@@ -370,16 +370,16 @@ BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first
     BOOST_TEST(frames.empty(), "idle connection " << i << " got a frame: no ERROR when evicted");
   }
   const auto [frames, closed] =
-      exchange(trial.get(), encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})"));
+      exchange(trial.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_TEST(!closed);
-  BOOST_TEST((frames.at(0).type == MessageType::Decision));
+  BOOST_TEST((frames.at(0).type == protocol::MessageType::Decision));
 }
 
 // Issue #41 (3): a client that pipelines requests without reading the replies is closed
 // once they pass kMaxOutbox (the coordinator grew from 22 MB to 489 MB in 6 s).
 BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture) {
   // A small receive buffer, set before connecting: the kernel holds little of the replies.
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
   const int small = 4096;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
   sockaddr_in address{};
@@ -388,8 +388,8 @@ BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
   pump();
-  BOOST_TEST((exchange(fd.get(), hello()).first.at(0).type == MessageType::Welcome));
-  const std::string report = encode_frame(MessageType::Report, R"({"step": 1, "metrics": {}})");
+  BOOST_TEST((exchange(fd.get(), hello()).first.at(0).type == protocol::MessageType::Welcome));
+  const std::string report = protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})");
   std::string burst;
   for (int i = 0; i < 2000; ++i)
     burst += report;
@@ -416,8 +416,8 @@ struct TwoConnectionsFixture : Fixture {
 };
 
 BOOST_FIXTURE_TEST_CASE(authenticated_connections_are_capped, TwoConnectionsFixture) {
-  std::vector<UniqueFd> fds;
-  std::vector<std::pair<std::vector<Frame>, bool>> answers;
+  std::vector<protocol::UniqueFd> fds;
+  std::vector<std::pair<std::vector<protocol::Frame>, bool>> answers;
   for (int i = 0; i < 3; ++i) {
     fds.push_back(connect());
     answers.push_back(exchange(fds.back().get(), hello()));
@@ -463,8 +463,8 @@ struct PatientFixture : Fixture {
   PatientFixture() : Fixture(128, 60) {}
   // A new client socket connected to the server (no HELLO yet), or none when this
   // process has no descriptor left for it.
-  UniqueFd dial() {
-    UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  protocol::UniqueFd dial() {
+    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
     if (!fd) return fd;
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -479,12 +479,12 @@ struct PatientFixture : Fixture {
 // the listener stays ready (level-triggered epoll): the server must stop watching it
 // rather than spin, and accept the waiting peer once a descriptor is free.
 BOOST_FIXTURE_TEST_CASE(descriptor_exhaustion_pauses_accepting_without_spinning, PatientFixture) {
-  std::vector<UniqueFd> clients;
+  std::vector<protocol::UniqueFd> clients;
   {
     const DescriptorLimit limit(limit_leaving(16));
     // Each client costs two descriptors here (its socket and the accepted one).
     while (server.stats().accept_failures == 0 && clients.size() < 64) {
-      UniqueFd fd = dial();
+      protocol::UniqueFd fd = dial();
       BOOST_REQUIRE(fd);
       const std::string bytes = hello();
       ::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
@@ -511,15 +511,15 @@ BOOST_FIXTURE_TEST_CASE(descriptor_exhaustion_pauses_accepting_without_spinning,
   const auto [frames, closed] = exchange(clients.back().get(), "");
   BOOST_TEST(!closed);
   BOOST_REQUIRE(frames.size() == 1u);
-  BOOST_TEST((frames[0].type == MessageType::Welcome));
+  BOOST_TEST((frames[0].type == protocol::MessageType::Welcome));
 }
 
 // Out of descriptors with idle peers connected: the oldest idle one makes room.
 BOOST_FIXTURE_TEST_CASE(idle_peers_make_room_when_descriptors_run_out, PatientFixture) {
-  std::vector<UniqueFd> idle;
+  std::vector<protocol::UniqueFd> idle;
   const DescriptorLimit limit(limit_leaving(16));
   while (server.stats().evicted == 0 && idle.size() < 64) {
-    UniqueFd fd = dial();
+    protocol::UniqueFd fd = dial();
     if (!fd) {  // this process's own end ran out first: one idle peer leaves
       idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(idle.size() / 2));
       pump();
@@ -533,7 +533,7 @@ BOOST_FIXTURE_TEST_CASE(idle_peers_make_room_when_descriptors_run_out, PatientFi
   BOOST_TEST(exchange(idle.front().get(), "").second);  // the oldest was closed
   const auto [frames, closed] = exchange(idle.back().get(), hello());
   BOOST_TEST(!closed);
-  BOOST_TEST((frames.at(0).type == MessageType::Welcome));
+  BOOST_TEST((frames.at(0).type == protocol::MessageType::Welcome));
 }
 
 BOOST_AUTO_TEST_CASE(a_throttled_log_keeps_a_burst_per_interval_and_counts_the_rest) {

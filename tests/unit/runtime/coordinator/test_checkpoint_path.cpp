@@ -11,6 +11,7 @@
 #include "runtime/coordinator/checkpoint_path.hpp"
 
 namespace fs = std::filesystem;
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 
 namespace {
@@ -27,7 +28,7 @@ struct StudyFolder {
   std::string refused(const std::string& named) {
     try {
       confine_checkpoint(named, trial, root);
-    } catch (const ProtocolError& e) {
+    } catch (const protocol::ProtocolError& e) {
       return e.what();
     }
     return "";

@@ -73,10 +73,10 @@ class FakeBackend final : public LaunchBackend {
   bool done() const override { return done_; }
   bool busy() const override { return false; }
   std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
-    throw ProtocolError("the fake backend takes no peers");
+    throw protocol::ProtocolError("the fake backend takes no peers");
   }
   bool owns(ConnectionId) const override { return false; }
-  std::optional<Reply> on_message(ConnectionId, MessageType, const protocol::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType, const protocol::JsonObject&) override {
     return std::nullopt;
   }
   void on_closed(ConnectionId, const std::string&) override {}
@@ -115,10 +115,10 @@ class FakeBackend final : public LaunchBackend {
     // Loss falls with the step; trial ids differ in their level, so ASHA has a ranking.
     protocol::Report report{static_cast<double>(step), {{"loss", 1.0 / step + 0.1 * (id % 5)}}};
     const auto reply =
-        c_.host.trial_message(t, 1000 + id, MessageType::Report,
-                              payload_object(Frame{MessageType::Report, protocol::encode(report)}));
+        c_.host.trial_message(t, 1000 + id, protocol::MessageType::Report,
+                              protocol::payload_object(protocol::Frame{protocol::MessageType::Report, protocol::encode(report)}));
     const auto decision = protocol::decode_decision(
-        payload_object(Frame{MessageType::Decision, reply.value().payload}));
+        protocol::payload_object(protocol::Frame{protocol::MessageType::Decision, reply.value().payload}));
     if (decision.checkpoint) save_checkpoint(t, step);
     if (decision.decision != "continue") c_.host.end_trial(id, true, "");
   }
@@ -128,8 +128,8 @@ class FakeBackend final : public LaunchBackend {
     const std::string path = t.dir + "/ckpt-" + std::to_string(step);
     std::ofstream(path) << "weights at step " << step << "\n";
     const protocol::CheckpointSaved saved{static_cast<double>(step), path, 1};
-    c_.host.trial_message(t, 1000 + t.trial, MessageType::Checkpoint,
-                          payload_object(Frame{MessageType::Checkpoint, protocol::encode(saved)}));
+    c_.host.trial_message(t, 1000 + t.trial, protocol::MessageType::Checkpoint,
+                          protocol::payload_object(protocol::Frame{protocol::MessageType::Checkpoint, protocol::encode(saved)}));
   }
 
   BackendContext c_;

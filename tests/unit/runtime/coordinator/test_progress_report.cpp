@@ -6,6 +6,7 @@
 
 #include "runtime/coordinator/progress_report.hpp"
 
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 
 BOOST_AUTO_TEST_CASE(only_trials_silent_past_the_threshold_are_named) {

@@ -9,6 +9,7 @@
 
 #include "runtime/launch/job_clock.hpp"
 
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 namespace fs = std::filesystem;
 

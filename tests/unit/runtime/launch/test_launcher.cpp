@@ -354,6 +354,6 @@ BOOST_AUTO_TEST_CASE(a_worker_names_a_trial_s_gpus_as_it_sees_them) {
   BOOST_TEST(visible_devices_for({"1"}, "4,5") == "5");
   BOOST_TEST(visible_devices_for({"0", "1"}, "GPU-a,GPU-b") == "GPU-a,GPU-b");
   BOOST_TEST(visible_devices_for({"1"}, "") == "1");
-  BOOST_CHECK_THROW(visible_devices_for({"2"}, "4,5"), ProtocolError);
-  BOOST_CHECK_THROW(visible_devices_for({"0"}, "-1"), ProtocolError);  // it sees none
+  BOOST_CHECK_THROW(visible_devices_for({"2"}, "4,5"), protocol::ProtocolError);
+  BOOST_CHECK_THROW(visible_devices_for({"0"}, "-1"), protocol::ProtocolError);  // it sees none
 }

@@ -3,6 +3,7 @@
 
 #include "runtime/launch/slurm_limits.hpp"
 
+using namespace slurmtune;
 using namespace slurmtune::runtime;
 
 BOOST_AUTO_TEST_CASE(max_step_count_is_read_from_scontrol_show_config) {
