@@ -28,8 +28,6 @@
 namespace slurmtune {
 namespace {
 
-using protocol::MessageType;
-
 // HELLO's tries when the connection is refused or lost before any reply, with pauses of
 // 0.1, 0.2, ..., 3.2 s between them: 6.3 s in all, the bound on how long a trial waits
 // for a coordinator that is gone.
@@ -295,7 +293,8 @@ Decision Client::report(double step, const std::map<std::string, double>& metric
 }
 
 Decision Client::ask() {
-  return state_->exchange(protocol::MessageType::Ask, protocol::encode(protocol::Ask{}), std::nan(""));
+  return state_->exchange(protocol::MessageType::Ask, protocol::encode(protocol::Ask{}),
+                          std::nan(""));
 }
 
 void Client::heartbeat() {
@@ -320,9 +319,10 @@ void Client::checkpoint_saved(double step, const std::string& path) {
 void Client::finish(bool ok, const std::string& error) {
   state_->finished = true;
   if (const auto& step = state_->terminated_at)  // interrupted: not a completed attempt
-    return state_->send(protocol::MessageType::Bye, ending(false, "interrupted by SIGTERM after step " +
-                                                            core::format_double(*step) +
-                                                            (error.empty() ? "" : "; " + error)));
+    return state_->send(
+        protocol::MessageType::Bye,
+        ending(false, "interrupted by SIGTERM after step " + core::format_double(*step) +
+                          (error.empty() ? "" : "; " + error)));
   state_->send(protocol::MessageType::Bye, ending(ok, error));
 }
 

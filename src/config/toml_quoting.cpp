@@ -1,7 +1,8 @@
 #include "config/toml_quoting.hpp"
-#include "core/number_text.hpp"
 
 #include <cmath>
+
+#include "core/number_text.hpp"
 
 namespace slurmtune::config {
 namespace {

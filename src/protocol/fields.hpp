@@ -17,7 +17,6 @@
 
 namespace slurmtune::protocol {
 
-
 /// "MESSAGE: 'name'", the start of every refusal of a field.
 inline std::string where(std::string_view message, std::string_view name) {
   return std::string(message) + ": '" + std::string(name) + "'";

@@ -8,7 +8,7 @@
 #include <string>
 #include <variant>
 
-#include "core/study/study_spec.hpp"
+#include "core/trial_id.hpp"
 #include "protocol/wire/json_value.hpp"
 #include "protocol/worker_messages.hpp"
 

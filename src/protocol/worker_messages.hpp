@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/study/study_spec.hpp"
+#include "core/trial_id.hpp"
 #include "protocol/wire/json_value.hpp"
 
 namespace slurmtune::protocol {

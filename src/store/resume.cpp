@@ -6,7 +6,9 @@
 #include "config/study_file.hpp"
 #include "core/number_text.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
+#include "core/study/scheduler_factory.hpp"
 #include "core/study/study_controller.hpp"
+#include "core/study/suggester_factory.hpp"
 
 namespace slurmtune::store {
 namespace {

@@ -42,13 +42,13 @@ struct ResumeState {
   /// Status of every trial as the committed events say (trial rows can run ahead of them
   /// when a writer died mid-flush); `trials[i].status` holds the same.
   std::vector<std::pair<core::TrialId, TrialStatus>> live;
-  std::vector<core::TrialId> dropped;         ///< paused trials the scheduler gave up on meanwhile
+  std::vector<core::TrialId> dropped;  ///< paused trials the scheduler gave up on meanwhile
   /// Trials dropped when the study ended that wait at their rungs again, the study now
   /// having room for more trials; the resumed writer records each (trial_reopened).
   std::vector<core::TrialId> reopened;
   /// Such trials left ended because the file's schema (before 8) cannot say `reopen`.
   std::size_t left_dropped = 0;
-  std::map<core::TrialId, double> last_step;  ///< last replayed report per trial
+  std::map<core::TrialId, double> last_step;       ///< last replayed report per trial
   std::map<core::TrialId, std::uint64_t> retries;  ///< failed attempts per trial
   bool admissions_closed = false;                  ///< a Closed event was replayed
   /// PBT: every exploit the replayed scheduler decided, in order. The first

@@ -12,8 +12,8 @@ const std::vector<std::string>& trial_status_names() {
 }
 
 std::vector<std::string> event_kind_names(std::int64_t schema_version) {
-  std::vector<std::string> names = {"start",  "resume",    "continue",  "pause",
-                                    "stop",   "completed", "stopped",   "failed",
+  std::vector<std::string> names = {"start",  "resume",    "continue",   "pause",
+                                    "stop",   "completed", "stopped",    "failed",
                                     "closed", "retry",     "checkpoint", "reopen"};
   if (schema_version < 8) names.pop_back();  // `reopen` came with schema 8
   return names;

@@ -474,8 +474,8 @@ void StudyWriter::trial_retried(core::TrialId trial, double time, const std::str
 void StudyWriter::trial_reopened(core::TrialId trial, double time) {
   if (!layout_.has_reopens())
     throw UsageError("results file: trial " + std::to_string(trial) +
-                     " cannot be reopened in a file of schema " + std::to_string(schema_of(h5_->file)) +
-                     " (reopening came with schema 8)");
+                     " cannot be reopened in a file of schema " +
+                     std::to_string(schema_of(h5_->file)) + " (reopening came with schema 8)");
   std::byte* row = live_row(trial);
   const auto& l = layout_.trials;
   l.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));

@@ -13,6 +13,8 @@
 #include "core/error.hpp"
 #include "core/replay/replay.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
+#include "core/study/scheduler_factory.hpp"
+#include "core/study/suggester_factory.hpp"
 
 namespace {
 const char* const kSchedulers[] = {

@@ -99,8 +99,7 @@ void print_predictions(std::ostream& out, const store::StudyReader& reader, std:
     out << "  trial " << e.trial << ": predicted " << short_number(e.prediction->mean) << " ["
         << short_number(e.prediction->lower) << ", " << short_number(e.prediction->upper) << "] at "
         << resource << ' ' << short_number(e.prediction->at) << " (made at " << resource << ' '
-        << short_number(e.step) << ": "
-        << store::event_kind_name(e.kind) << ")\n";
+        << short_number(e.step) << ": " << store::event_kind_name(e.kind) << ")\n";
   }
 }
 

@@ -82,15 +82,9 @@ std::vector<std::string> event_columns() {
 }
 
 std::vector<Cell> event_cells(const store::EventRecord& e) {
-  return {e.seq,
-          e.time,
-          e.trial,
-          store::event_kind_name(e.kind),
-          std::int64_t{e.rung},
-          e.step,
-          e.milestone,
-          e.value,
-          e.cutoff};
+  return {
+      e.seq,       e.time,  e.trial, store::event_kind_name(e.kind), std::int64_t{e.rung}, e.step,
+      e.milestone, e.value, e.cutoff};
 }
 
 std::vector<std::string> checkpoint_columns() {

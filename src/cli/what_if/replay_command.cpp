@@ -4,6 +4,8 @@
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
 #include "core/replay/replay.hpp"
+#include "core/study/scheduler_factory.hpp"
+#include "core/study/suggester_factory.hpp"
 #include "store/warm_start.hpp"
 
 namespace slurmtune::cli {

@@ -367,8 +367,9 @@ bool apply(Scheduler& scheduler, ReplaySampler* sampler, TrialLedger& ledger,
     if (job->reason) out << resume_line(trial, *job->reason) << '\n';
     return false;
   }
-  throw InputError("unknown event type \"" + std::string(kind) +
-                   "\" (expected start, report, checkpoint, resume, close, session, end or reopen)");
+  throw InputError(
+      "unknown event type \"" + std::string(kind) +
+      "\" (expected start, report, checkpoint, resume, close, session, end or reopen)");
 }
 
 }  // namespace

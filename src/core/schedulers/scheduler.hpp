@@ -12,10 +12,10 @@
 
 #include "core/objectives/mode.hpp"
 #include "core/space/search_space.hpp"
+#include "core/trial_id.hpp"
 
 namespace slurmtune::core {
 
-using TrialId = std::uint64_t;
 class ContinuationModel;  // core/schedulers/continuation_model.hpp
 
 /// Exploit (PBT): the trial stops here and waits, like a paused one, to resume from

@@ -94,9 +94,4 @@ struct SchedulerSpec {
 /// Rungs of a geometric schedule: grace * rf^k for k >= skip while <= max_t.
 std::vector<double> geometric_milestones(double grace, double rf, double max_t, int skip = 0);
 
-/// Builds the scheduler `spec` describes. `seed` drives its random choices (bracket
-/// draws); `study_name` feeds Optuna's Hyperband bracket hash.
-std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec, Mode mode, std::uint64_t seed,
-                                          const std::string& study_name);
-
 }  // namespace slurmtune::core

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/objectives/objectives.hpp"
-#include "core/search/bohb/bohb_sampler.hpp"
 #include "core/search/optuna/nsga2_sampler.hpp"
+#include "core/search/optuna/tpe_sampler.hpp"
 #include "core/search/suggester.hpp"
 
 namespace slurmtune::core {
@@ -18,6 +18,16 @@ namespace slurmtune::core {
 /// Ray's q-grid at 0); constants are not sampled. Grid axes are refused by the study
 /// reader before this is reached.
 tpe::Distribution tpe_distribution(const Domain& domain);
+
+/// The parameters a model samples (every one but constants), by position; a grid axis
+/// is refused, naming `sampler`.
+std::vector<std::size_t> sampled_parameters(const SearchSpace& space, std::string_view sampler);
+
+/// A configuration from a model's numbers for the `sampled` parameters (`value_of` maps
+/// each back to its domain); the others take their constant value.
+Configuration configuration_of(const SearchSpace& space, const std::vector<std::size_t>& sampled,
+                               const std::vector<double>& numbers,
+                               ParamValue (*value_of)(const Domain&, double));
 
 /// Every trial's last reported value of each objective and constraint metric, from the
 /// metric rows reported_metrics() passes (SamplerSpec::metric_columns), for the samplers
@@ -69,32 +79,6 @@ class TpeSuggester final : public Suggester {
   ReportedObjectives reported_;
   bool group_ = false;
   std::optional<TrialId> suggested_;  // the trial suggest() suggested last
-};
-
-class BohbSuggester final : public Suggester {
- public:
-  BohbSuggester(const SearchSpace& space, const BohbOptions& options, bool maximize,
-                std::uint32_t seed);
-  Suggestion suggest(TrialId trial) override;
-  void started(TrialId trial, const Configuration& config) override;
-  void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
-  void ended(TrialId trial, TrialEnd how) override;
-  void restore(const SamplerPosition& position) override;
-
- private:
-  struct TrialState {
-    bool started = false;
-    std::vector<double> vector;  // the configuration in BOHB's unit space
-    std::optional<double> last_step, last_value;
-    std::optional<double> observed_budget;  // the rung it was last observed at
-  };
-  double loss(double value) const;
-
-  SearchSpace space_;
-  std::vector<std::size_t> sampled_;  // parameters BOHB models (constants are not)
-  bool maximize_;
-  bohb::BohbSampler sampler_;
-  std::vector<TrialState> trials_;  // by trial id
 };
 
 /// NSGA-II over several objectives: a trial's objective values are the last ones it

@@ -4,8 +4,6 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "core/search/gp/mobster_suggester.hpp"
-#include "core/search/model_suggesters.hpp"
 
 namespace slurmtune::core {
 
@@ -123,9 +121,6 @@ class WarmStarted final : public Forwarding {
   }
 };
 
-std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
-                                        bool maximize, std::uint64_t seed);
-
 }  // namespace
 
 void connect_model(Scheduler& scheduler, Suggester& suggester) {
@@ -149,9 +144,8 @@ void apply_fixed(Suggestion& suggestion, const PartialConfiguration& fixed,
   if (every_value_given) suggestion.info.origin = SuggestionOrigin::Enqueued;
 }
 
-std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
-                                          bool maximize, std::uint64_t seed) {
-  auto sampler = make_sampler(space, spec, maximize, seed);
+std::unique_ptr<Suggester> with_study_inputs(std::unique_ptr<Suggester> sampler,
+                                             const SearchSpace& space, const SamplerSpec& spec) {
   if (!spec.warm_start_files.empty() && spec.warm_start.empty() && is_model_based(spec.kind))
     throw UsageError("make_suggester: warm_start files not read (store::load_warm_start)");
   if (!spec.warm_start.empty())
@@ -159,26 +153,5 @@ std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const Sample
   if (spec.enqueued.empty()) return sampler;
   return std::make_unique<EnqueuedFirst>(space, std::move(sampler), spec.enqueued);
 }
-
-namespace {
-
-std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerSpec& spec,
-                                        bool maximize, std::uint64_t seed) {
-  if (!is_model_based(spec.kind)) return std::make_unique<BlindSuggester>(space, spec.kind, seed);
-  if (spec.kind == SamplerKind::Mobster)
-    return std::make_unique<MobsterSuggester>(space, spec.mobster, maximize, seed);
-  // numpy's RandomState (which the tpe stream must equal) takes 32-bit seeds.
-  if (seed > std::numeric_limits<std::uint32_t>::max())
-    throw InputError("sampler \"" + std::string(sampler_keyword(spec.kind)) +
-                     "\" takes a seed below 2^32 (numpy's RandomState); the study's is " +
-                     std::to_string(seed));
-  const auto seed32 = static_cast<std::uint32_t>(seed);
-  if (spec.kind == SamplerKind::Tpe)
-    return std::make_unique<TpeSuggester>(space, spec, maximize, seed32);
-  if (spec.kind == SamplerKind::Nsga2) return std::make_unique<Nsga2Suggester>(space, spec, seed32);
-  return std::make_unique<BohbSuggester>(space, spec.bohb, maximize, seed32);
-}
-
-}  // namespace
 
 }  // namespace slurmtune::core

@@ -97,10 +97,11 @@ void connect_model(Scheduler& scheduler, Suggester& suggester);
 void apply_fixed(Suggestion& suggestion, const PartialConfiguration& fixed,
                  const SearchSpace& space);
 
-/// The suggester of `spec` over `space`; `maximize` for mode = "max". With enqueued
-/// configurations, trial i < spec.enqueued.size() is suggested with entry i fixed.
-std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
-                                          bool maximize, std::uint64_t seed);
+/// `sampler` with what the study file adds: the earlier studies' trials first
+/// (`warm_start`, read by store::load_warm_start), and trial i < spec.enqueued.size()
+/// suggested with entry i fixed.
+std::unique_ptr<Suggester> with_study_inputs(std::unique_ptr<Suggester> sampler,
+                                             const SearchSpace& space, const SamplerSpec& spec);
 
 /// Random, halton and grid: a pure function of the trial index.
 class BlindSuggester final : public Suggester {

@@ -14,6 +14,8 @@
 #include "core/simulation/recorded_objective.hpp"
 #include "core/simulation/synthetic_objective.hpp"
 #include "core/study/allocation_clock.hpp"
+#include "core/study/scheduler_factory.hpp"
+#include "core/study/suggester_factory.hpp"
 
 namespace slurmtune::core {
 namespace {

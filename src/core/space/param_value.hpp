@@ -7,7 +7,6 @@
 #include <variant>
 #include <vector>
 
-
 namespace slurmtune::core {
 
 /// A sampled hyperparameter: bool, integer, real or string (categorical).

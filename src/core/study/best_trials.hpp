@@ -10,10 +10,9 @@
 #include <utility>
 
 #include "core/objectives/mode.hpp"
+#include "core/trial_id.hpp"
 
 namespace slurmtune::core {
-
-using TrialId = std::uint64_t;
 
 struct BestSoFar {
   TrialId trial = 0;

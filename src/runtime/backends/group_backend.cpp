@@ -99,7 +99,8 @@ std::string GroupBackend::on_hello(ConnectionId id, const protocol::HelloFrom& f
   if (std::holds_alternative<protocol::JoinedHello>(from))
     throw protocol::ProtocolError(joined_job_refusal(context_.spec.resources.ranks(), true));
   const auto* hello = std::get_if<protocol::GroupHello>(&from);
-  if (!hello) throw protocol::ProtocolError("a worker connected, but [resources] launch is not worker");
+  if (!hello)
+    throw protocol::ProtocolError("a worker connected, but [resources] launch is not worker");
   // The credential covered the step the HELLO names; a step this session is not running
   // (one it relaunched, say) speaks for nothing.
   const auto step = steps_.find(hello->step);
@@ -122,7 +123,8 @@ std::optional<Reply> GroupBackend::on_message(ConnectionId id, protocol::Message
   TrialGroup& g = groups_.at(id);
   switch (type) {
     case protocol::MessageType::Next:
-      if (g.trial) throw protocol::ProtocolError("NEXT while trial " + std::to_string(*g.trial) + " runs");
+      if (g.trial)
+        throw protocol::ProtocolError("NEXT while trial " + std::to_string(*g.trial) + " runs");
       g.waiting = true;
       fill();  // answers through the server when work is there
       return std::nullopt;
@@ -135,7 +137,8 @@ std::optional<Reply> GroupBackend::on_message(ConnectionId id, protocol::Message
     case protocol::MessageType::Report:
     case protocol::MessageType::Checkpoint:
     case protocol::MessageType::Heartbeat:
-      if (!g.trial) throw protocol::ProtocolError(std::string(to_string(type)) + " without a trial");
+      if (!g.trial)
+        throw protocol::ProtocolError(std::string(to_string(type)) + " without a trial");
       return context_.host.trial_message(*context_.trials.find(*g.trial), id, type, body);
     default:
       throw protocol::ProtocolError("a trial group may not send " + std::string(to_string(type)));

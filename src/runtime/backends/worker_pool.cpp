@@ -84,7 +84,8 @@ TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spe
               protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
                                                 spec.stderr_path, t.placement.gpus}));
   return TrialProcess::remote([&server, worker, key](int signal) {
-    server.send(worker, protocol::MessageType::Signal, protocol::encode(protocol::Signal{key, signal}));
+    server.send(worker, protocol::MessageType::Signal,
+                protocol::encode(protocol::Signal{key, signal}));
   });
 }
 
@@ -107,7 +108,8 @@ void WorkerPool::on_exited(const WorkerStep& w, const protocol::Exited& exited) 
   if (!t || t->attempt != exited.key.attempt || !t->process.is_remote() || t->process.status())
     return;
   if (t->placement.nodes.front() != w.node)
-    throw protocol::ProtocolError("EXITED for trial " + exited.key.text() + ", which runs on another node");
+    throw protocol::ProtocolError("EXITED for trial " + exited.key.text() +
+                                  ", which runs on another node");
   ExitStatus status;
   status.code = exited.code;
   status.signal = exited.signal;

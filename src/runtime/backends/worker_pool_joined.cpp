@@ -26,7 +26,7 @@ std::string joined_job_refusal(std::int64_t ranks, bool in_groups) {
 void WorkerPool::check_joinable(const std::string& job) const {
   if (job == context_.launcher.job_id())
     throw protocol::ProtocolError("job " + job +
-                        " is the study's own allocation; its nodes serve it already");
+                                  " is the study's own allocation; its nodes serve it already");
   if (const std::string refusal = joined_job_refusal(context_.spec.resources.ranks(), false);
       !refusal.empty())
     throw protocol::ProtocolError(refusal);
@@ -45,9 +45,10 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& h
   if (hello.time_left_s) {
     const double seconds = *hello.time_left_s;
     if (seconds <= end_margin_s)
-      throw protocol::ProtocolError("job " + job + " ends in " + core::format_double(std::round(seconds)) +
-                          " s, within the end margin (--end-margin " +
-                          core::format_double(end_margin_s) + " s): no trial would start there");
+      throw protocol::ProtocolError(
+          "job " + job + " ends in " + core::format_double(std::round(seconds)) +
+          " s, within the end margin (--end-margin " + core::format_double(end_margin_s) +
+          " s): no trial would start there");
     allocation.ends_at_s = context_.clock.elapsed_s() + seconds;
     allocation.usable_until_s = *allocation.ends_at_s - end_margin_s;
     ends = ", ends in " + core::format_double(std::round(seconds)) + " s";

@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/number_text.hpp"
@@ -148,7 +149,7 @@ void ControlServer::accept_all() {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
     protocol::UniqueFd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length,
-                          SOCK_NONBLOCK | SOCK_CLOEXEC));
+                                    SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -210,7 +211,8 @@ void ControlServer::on_readable(ConnectionId id) {
 
 void ControlServer::handle(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   if (!c.authenticated) return authenticate(id, c, frame);
-  if (frame.type == protocol::MessageType::Hello) throw protocol::ProtocolError("HELLO sent twice on one connection");
+  if (frame.type == protocol::MessageType::Hello)
+    throw protocol::ProtocolError("HELLO sent twice on one connection");
   const auto reply = handler_.on_message(id, frame.type, protocol::payload_object(frame));
   // The handler may have closed this very connection (its trial ended): `c` is gone then.
   const auto it = connections_.find(id);
@@ -231,14 +233,16 @@ void ControlServer::queue(ConnectionId id, Connection& c, protocol::MessageType 
 void ControlServer::authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   if (c.challenged_hello) return check_proof(id, c, frame);
   if (frame.type != protocol::MessageType::Hello)
-    throw protocol::ProtocolError("first message is " + std::string(to_string(frame.type)) + ", not HELLO");
+    throw protocol::ProtocolError("first message is " + std::string(to_string(frame.type)) +
+                                  ", not HELLO");
   protocol::Hello hello = protocol::decode_hello(protocol::payload_object(frame));
   if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
   // The credential covers exactly what the HELLO claims: another trial's, attempt's or
   // step's is refused (it names only what the peer itself sent).
-  if (!protocol::tokens_equal(hello.token,
-                    protocol::credential_for(secret_, hello.from, launch_of(handler_, hello))))
-    throw protocol::ProtocolError("wrong or missing credential for " + protocol::claim_of(hello.from));
+  if (!protocol::tokens_equal(
+          hello.token, protocol::credential_for(secret_, hello.from, launch_of(handler_, hello))))
+    throw protocol::ProtocolError("wrong or missing credential for " +
+                                  protocol::claim_of(hello.from));
   welcome(id, c, hello);
 }
 
@@ -249,21 +253,22 @@ void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello he
   c.server_nonce = protocol::generate_token();
   c.key = protocol::credential_for(secret_, hello.from, launch_of(handler_, hello));
   c.challenged_hello = std::move(hello);
-  c.outbox +=
-      protocol::encode_frame(protocol::MessageType::Challenge,
-                   protocol::encode(protocol::Challenge{
-                       c.server_nonce, protocol::coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
+  c.outbox += protocol::encode_frame(
+      protocol::MessageType::Challenge,
+      protocol::encode(protocol::Challenge{
+          c.server_nonce, protocol::coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
   flush(id, c);
 }
 
 void ControlServer::check_proof(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   if (frame.type != protocol::MessageType::Proof)
     throw protocol::ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
-                        ", not PROOF");
+                                  ", not PROOF");
   const protocol::Proof proof = protocol::decode_proof(protocol::payload_object(frame));
-  if (!protocol::tokens_equal(proof.proof, protocol::worker_proof(c.key, c.server_nonce, c.client_nonce)))
+  if (!protocol::tokens_equal(proof.proof,
+                              protocol::worker_proof(c.key, c.server_nonce, c.client_nonce)))
     throw protocol::ProtocolError("wrong proof of the credential for " +
-                        protocol::claim_of(c.challenged_hello->from));
+                                  protocol::claim_of(c.challenged_hello->from));
   const protocol::Hello hello = std::move(*c.challenged_hello);
   c.challenged_hello.reset();
   welcome(id, c, hello);
@@ -297,8 +302,8 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
   else
     peer_log_.line(line);
   // Best effort, without blocking: the peer learns why, if it still listens.
-  const std::string frame =
-      protocol::encode_frame(protocol::MessageType::Error, protocol::encode(protocol::ErrorReply{reason}));
+  const std::string frame = protocol::encode_frame(protocol::MessageType::Error,
+                                                   protocol::encode(protocol::ErrorReply{reason}));
   [[maybe_unused]] const ssize_t sent =
       ::send(c.fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   drop(id, reason, c.authenticated);

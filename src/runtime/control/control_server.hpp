@@ -140,7 +140,8 @@ class ControlServer {
   void close_for_retry(ConnectionId id, const std::string& reason);
   /// Queues a frame and sends what the socket takes; closes a connection whose unread
   /// replies pass kMaxOutbox.
-  void queue(ConnectionId id, Connection& c, protocol::MessageType type, const std::string& payload);
+  void queue(ConnectionId id, Connection& c, protocol::MessageType type,
+             const std::string& payload);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);
 

@@ -18,7 +18,8 @@ void EventLoop::add(int fd, std::uint32_t events, Callback callback) {
   epoll_event ev{};
   ev.events = events;
   ev.data.fd = fd;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) protocol::throw_errno("epoll_ctl ADD");
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0)
+    protocol::throw_errno("epoll_ctl ADD");
   callbacks_[fd] = std::move(callback);
 }
 
@@ -26,7 +27,8 @@ void EventLoop::modify(int fd, std::uint32_t events) {
   epoll_event ev{};
   ev.events = events;
   ev.data.fd = fd;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) protocol::throw_errno("epoll_ctl MOD");
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0)
+    protocol::throw_errno("epoll_ctl MOD");
 }
 
 void EventLoop::remove(int fd) {

@@ -14,7 +14,8 @@ fs::path resolved(const fs::path& path) {
   std::error_code ec;
   fs::path out = fs::weakly_canonical(path, ec);
   if (ec)
-    throw protocol::ProtocolError("CHECKPOINT: cannot resolve '" + path.string() + "': " + ec.message());
+    throw protocol::ProtocolError("CHECKPOINT: cannot resolve '" + path.string() +
+                                  "': " + ec.message());
   return out;
 }
 
@@ -34,10 +35,11 @@ CheckpointPath confine_checkpoint(const std::string& named, const fs::path& tria
   if (path.filename().empty()) path = path.parent_path();  // "ckpt/" names the folder ckpt
   if (path == own || !within(path, own))
     throw protocol::ProtocolError("CHECKPOINT: '" + named + "' resolves to " + path.string() +
-                        ", which is not inside the trial's own folder " + own.string());
+                                  ", which is not inside the trial's own folder " + own.string());
   if (within(path, own / "pbt-kept"))
-    throw protocol::ProtocolError("CHECKPOINT: '" + named + "' is inside " + (own / "pbt-kept").string() +
-                        ", where slurmtune keeps copies of checkpoints");
+    throw protocol::ProtocolError("CHECKPOINT: '" + named + "' is inside " +
+                                  (own / "pbt-kept").string() +
+                                  ", where slurmtune keeps copies of checkpoints");
   return CheckpointPath{path, path.lexically_relative(resolved(study_dir)).string()};
 }
 

@@ -57,29 +57,31 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
   if (!hello) return backend_->on_hello(id, from);  // a group's, a worker's
   ActiveTrial* t = trials_.find(hello->trial);
   if (!t)
-    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) +
-                        " is not running in this study (a process of an earlier attempt?)");
+    throw protocol::ProtocolError(
+        "trial " + std::to_string(hello->trial) +
+        " is not running in this study (a process of an earlier attempt?)");
   // The credential covered the attempt the HELLO names; only the running one speaks.
   if (hello->attempt != t->attempt)
     throw protocol::ProtocolError("attempt " + std::to_string(hello->attempt) + " of trial " +
-                        std::to_string(hello->trial) + " has ended; attempt " +
-                        std::to_string(t->attempt) + " is running");
+                                  std::to_string(hello->trial) + " has ended; attempt " +
+                                  std::to_string(t->attempt) + " is running");
   // A rank the trial has, and one reporter: a second rank 0 would take the reports over
   // from the first, whose next REPORT was then refused.
   const std::int64_t ranks = spec_.resources.ranks();
   if (hello->rank >= ranks)
-    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(ranks) +
-                        " rank(s); rank " + std::to_string(hello->rank) + " is not one of them");
+    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " +
+                                  std::to_string(ranks) + " rank(s); rank " +
+                                  std::to_string(hello->rank) + " is not one of them");
   if (hello->rank == 0 && t->reporter && trials_.of_connection(*t->reporter) == t)
     throw protocol::ProtocolError("rank 0 of trial " + std::to_string(hello->trial) +
-                        " is connected already; only one connection reports");
+                                  " is connected already; only one connection reports");
   // Each rank connects once, and again if its connection is lost: a few per rank are
   // enough, and a trial's child opening hundreds cannot take the coordinator's descriptors.
   const std::size_t cap = kConnectionsPerRank * static_cast<std::size_t>(ranks);
   if (trials_.connection_count(hello->trial) >= cap)
-    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " + std::to_string(cap) +
-                        " connections open already (at most " +
-                        std::to_string(kConnectionsPerRank) + " per rank)");
+    throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " +
+                                  std::to_string(cap) + " connections open already (at most " +
+                                  std::to_string(kConnectionsPerRank) + " per rank)");
   if (hello->rank == 0) t->reporter = id;
   if (!hello->slurm_step.empty()) t->slurm_step = hello->slurm_step;
   trials_.bind(id, hello->trial);
@@ -118,7 +120,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     const auto column = std::find(spec_.metrics.begin(), spec_.metrics.end(), name);
     if (column == spec_.metrics.end())
       throw protocol::ProtocolError("REPORT: metric '" + core::visible(core::fit_utf8(name, 200)) +
-                          "' is not declared in the study file ([study] metrics)");
+                                    "' is not declared in the study file ([study] metrics)");
     values[static_cast<std::size_t>(column - spec_.metrics.begin())] = value.value_or(NAN);
   }
   const double judged = values.empty() ? NAN : values.front();
@@ -159,9 +161,10 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   const fs::path& absolute = checkpoint.resolved;
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())
-    throw protocol::ProtocolError("CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
-                        " bytes relative to the study's folder; the results file stores at most " +
-                        std::to_string(study_.writer->max_checkpoint_path()));
+    throw protocol::ProtocolError(
+        "CHECKPOINT: 'path' resolves to " + std::to_string(relative.size()) +
+        " bytes relative to the study's folder; the results file stores at most " +
+        std::to_string(study_.writer->max_checkpoint_path()));
   const std::uint64_t bytes = saved.size;
   if (!pbt_.takes_checkpoint_of(t.trial)) {
     log_line("trial " + std::to_string(t.trial) + ": checkpoint " + relative +

@@ -77,11 +77,13 @@ core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
   return meaning;
 }
 
-std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
+std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id,
+                                                protocol::MessageType type,
                                                 const protocol::JsonObject& body) {
   switch (type) {
     case protocol::MessageType::Report:
-      if (t.reporter != id) throw protocol::ProtocolError("only trial rank 0 reports; other ranks send ASK");
+      if (t.reporter != id)
+        throw protocol::ProtocolError("only trial rank 0 reports; other ranks send ASK");
       t.last_sign = time_.now();
       return on_report(t, body);
     case protocol::MessageType::Heartbeat:

@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "core/schedulers/scheduler_spec.hpp"
+#include "core/study/scheduler_factory.hpp"
+#include "core/study/suggester_factory.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 

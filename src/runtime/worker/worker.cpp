@@ -96,8 +96,8 @@ Session open_session(const std::string& address, const std::string& token,
   send_frame(s.fd.get(), protocol::MessageType::Hello,
              protocol::encode(protocol::Hello{"", nonce, std::move(from)}));
   const auto refused = [&](const protocol::Frame& f) {
-    return Error("the coordinator at " + address +
-                 " refused this worker: " + protocol::decode_error(protocol::payload_object(f)).error);
+    return Error("the coordinator at " + address + " refused this worker: " +
+                 protocol::decode_error(protocol::payload_object(f)).error);
   };
   const auto unproven = [&] {
     return Error("the process at " + address +
@@ -113,10 +113,12 @@ Session open_session(const std::string& address, const std::string& token,
   } catch (const protocol::ProtocolError&) {
     throw unproven();
   }
-  if (!protocol::tokens_equal(challenge.proof, protocol::coordinator_proof(token, nonce, challenge.nonce)))
+  if (!protocol::tokens_equal(challenge.proof,
+                              protocol::coordinator_proof(token, nonce, challenge.nonce)))
     throw unproven();
-  send_frame(s.fd.get(), protocol::MessageType::Proof,
-             protocol::encode(protocol::Proof{protocol::worker_proof(token, challenge.nonce, nonce)}));
+  send_frame(
+      s.fd.get(), protocol::MessageType::Proof,
+      protocol::encode(protocol::Proof{protocol::worker_proof(token, challenge.nonce, nonce)}));
   const protocol::Frame welcome = next_frame(s, deadline, address);
   if (welcome.type == protocol::MessageType::Error) throw refused(welcome);
   if (welcome.type != protocol::MessageType::Welcome)
@@ -210,7 +212,8 @@ class Worker {
       case protocol::MessageType::Error:
         return lose("refused: " + protocol::decode_error(body).error);
       default:
-        throw protocol::ProtocolError("a worker does not take " + std::string(to_string(frame.type)));
+        throw protocol::ProtocolError("a worker does not take " +
+                                      std::string(to_string(frame.type)));
     }
   }
 
@@ -290,8 +293,8 @@ std::string visible_devices_for(const std::vector<std::string>& positions,
       }
       if (index >= mine.size())
         throw protocol::ProtocolError("GPU " + position + " asked of a worker that has " +
-                            std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
-                            worker_visible + "')");
+                                      std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
+                                      worker_visible + "')");
       device = mine[index];
     }
     if (!out.empty()) out += ',';
@@ -404,8 +407,8 @@ int run_worker(const WorkerOptions& options) {
     // still gets it here: Linux never discards a blocked signal as ignored.
     std::signal(SIGUSR1, SIG_IGN);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
-    auto session =
-        open_session(options.address, protocol::read_token_file(options.token_file), hello_from(options));
+    auto session = open_session(options.address, protocol::read_token_file(options.token_file),
+                                hello_from(options));
     log_line("worker " + options.node + ": serving the study's trials on this node");
     return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
   } catch (const Error& e) {

@@ -64,9 +64,10 @@ void send_all(int fd, const std::string& bytes) {
 
 std::string report(int step, int trial) {
   // Values differ between trials (and ties are rare), so ASHA stops some at each rung.
-  return protocol::encode_frame(protocol::MessageType::Report,
-                      "{\"step\": " + std::to_string(step) + ", \"metrics\": {\"loss\": " +
-                          std::to_string(((step + 31 * trial) * 7919 % 1009) / 1009.0) + "}}");
+  return protocol::encode_frame(
+      protocol::MessageType::Report,
+      "{\"step\": " + std::to_string(step) + ", \"metrics\": {\"loss\": " +
+          std::to_string(((step + 31 * trial) * 7919 % 1009) / 1009.0) + "}}");
 }
 
 // The coordinator's address, once its log says that every trial has been launched.
@@ -129,10 +130,11 @@ int main(int argc, char** argv) {
     c.fd = connect_to(address);
     if (c.fd < 0) throw std::runtime_error("cannot connect to " + address);
     const auto trial = static_cast<slurmtune::core::TrialId>(t);
-    send_all(c.fd, protocol::encode_frame(protocol::MessageType::Hello,
-                                "{\"token\": \"" +
-                                    slurmtune::protocol::attempt_credential(secret, trial, 0, 0) +
-                                    "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
+    send_all(c.fd,
+             protocol::encode_frame(
+                 protocol::MessageType::Hello,
+                 "{\"token\": \"" + slurmtune::protocol::attempt_credential(secret, trial, 0, 0) +
+                     "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
   }
   std::vector<pollfd> fds;
   for (const auto& c : connections)

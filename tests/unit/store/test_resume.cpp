@@ -2,8 +2,8 @@
 // Resuming a study whose admissions closed, with room for more trials now (issue #58):
 // the trials dropped when it ended wait at their rungs again, the file says so (schema
 // 8's `reopen`), and a later resume replays that.
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 
 #include "config/study_file.hpp"
@@ -26,7 +26,8 @@ core::StudySpec first_study(std::uint64_t max_trials) {
 name = "reopen"
 metric = "loss"
 seed = 5
-max_trials = )" + std::to_string(max_trials) + R"(
+max_trials = )" + std::to_string(max_trials) +
+                                 R"(
 [search]
 lr = { loguniform = [1e-4, 1e-1] }
 width = { randint = [16, 256] }

@@ -13,6 +13,7 @@
 #include "config/study_file.hpp"
 #include "core/error.hpp"
 #include "core/simulation/simulation.hpp"
+#include "core/study/scheduler_factory.hpp"
 #include "store/hdf5.hpp"
 #include "store/resume.hpp"
 #include "store/simulation_recorder.hpp"

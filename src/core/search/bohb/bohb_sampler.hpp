@@ -12,8 +12,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/search/model_options.hpp"
 #include "core/search/optuna/numpy_compat.hpp"
-#include "core/search/sampler_spec.hpp"
 
 namespace slurmtune::core::bohb {
 

@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include "core/search/model_options.hpp"  // LengthScalePrior
+
 namespace slurmtune::core::gp {
 
 struct Hyperparameters {
@@ -24,14 +26,6 @@ struct Hyperparameters {
   std::vector<double> warp_a, warp_b;
   friend bool operator==(const Hyperparameters&, const Hyperparameters&) = default;
 };
-
-/// Where the length scales' log-normal prior lies. `Fixed`: median 0.5 (half an input's
-/// range), sd 1.5, whatever the number of inputs. `DimensionScaled`: median
-/// exp(sqrt(2) + log(dims) / 2), sd sqrt(3) (Hvarfner et al. 2024, "Vanilla Bayesian
-/// optimization performs great in high dimensions"; BoTorch's default since 0.12):
-/// distances in the unit cube grow as sqrt(dims), and a fixed prior makes a model of many
-/// inputs so rough that it explains each observation alone and predicts little between them.
-enum class LengthScalePrior { Fixed, DimensionScaled };
 
 /// Default starting point for `dims` inputs in the unit cube: the priors' medians.
 Hyperparameters default_hyperparameters(std::size_t dims,

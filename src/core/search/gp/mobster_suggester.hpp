@@ -21,6 +21,7 @@
 #include "core/search/gp/gaussian_process.hpp"
 #include "core/search/gp/startup_design.hpp"
 #include "core/search/gp/step_cost_model.hpp"
+#include "core/search/gp/target_transform.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
 

@@ -9,9 +9,9 @@
 #include <span>
 #include <vector>
 
-namespace slurmtune::core::gp {
+#include "core/search/model_options.hpp"  // TargetTransform
 
-enum class TargetTransform { Standardise, Copula };
+namespace slurmtune::core::gp {
 
 struct ScaledTargets;
 /// `targets` (finite) in the model's units, and the map back. A constant set maps to 0.

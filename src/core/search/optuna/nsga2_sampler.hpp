@@ -14,15 +14,9 @@
 
 #include "core/objectives/pareto.hpp"
 #include "core/search/optuna/optuna_distribution.hpp"
+#include "core/search/optuna/sampler_options.hpp"
 
 namespace slurmtune::core::nsga2 {
-
-struct Nsga2Options {
-  std::size_t population_size = 50;
-  std::optional<double> mutation_prob;  ///< nullopt: 1 / (parameters inherited)
-  double crossover_prob = 0.9;
-  double swapping_prob = 0.5;
-};
 
 /// A trial of the history as NSGA-II sees it, in creation order.
 struct Individual {

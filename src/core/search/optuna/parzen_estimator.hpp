@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/search/optuna/numpy_compat.hpp"
+#include "core/search/optuna/sampler_options.hpp"
 
 namespace slurmtune::core::tpe {
 
@@ -21,14 +22,6 @@ struct Distribution {
   std::optional<double> step;  ///< Float: optional step; Int: its step (1 by default)
   bool log = false;
   std::size_t choices = 0;  ///< Categorical: number of choices (values are their indices)
-};
-
-struct EstimatorOptions {
-  bool consider_prior = true;
-  double prior_weight = 1.0;
-  bool consider_magic_clip = true;
-  bool consider_endpoints = false;
-  bool multivariate = false;
 };
 
 /// One parameter's observations summarised per slice of its range (per choice for a

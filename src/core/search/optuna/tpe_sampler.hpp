@@ -11,33 +11,10 @@
 #include <vector>
 
 #include "core/search/optuna/optuna_distribution.hpp"
+#include "core/search/optuna/sampler_options.hpp"
 #include "core/search/optuna/tpe_history.hpp"
 
 namespace slurmtune::core::tpe {
-
-struct TpeOptions {
-  EstimatorOptions estimator;  ///< its `multivariate` switches to joint sampling
-  std::size_t n_startup_trials = 10;
-  std::size_t n_ei_candidates = 24;
-  /// gamma(n) = min(ceil(gamma_fraction n), gamma_max): Optuna's default_gamma.
-  double gamma_fraction = 0.1;
-  std::size_t gamma_max = 25;
-  bool constant_liar = false;
-  /// With `estimator.multivariate`: Optuna's group decomposition, one joint draw per group
-  /// of parameters that the finished trials always have together (a conditional space).
-  bool group = false;
-  /// Several objectives (Optuna's MOTPE): whether each is maximised; empty for one (the
-  /// sampler's `maximize`). Only completed trials count then, split by non-domination
-  /// rank and hypervolume subset selection, "below" weighted by hypervolume contribution.
-  std::vector<bool> objectives_maximize;
-  /// Optuna's constraints_func is given: feasible trials rank first, the others by
-  /// their total violation (TrialRecord::constraints).
-  bool constrained = false;
-  /// `semantics = "binned"`: a parameter's "above" density with more than `bins`
-  /// observations is built from slices of its range (RankedHistory) instead of one
-  /// kernel per observation. 0: Optuna's estimator, exactly.
-  std::size_t bins = 0;
-};
 
 /// Optuna's default_gamma: min(ceil(0.1 n), 25), with the fraction and cap as options.
 std::size_t default_gamma(std::size_t n, double fraction = 0.1, std::size_t cap = 25);

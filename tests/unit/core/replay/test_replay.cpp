@@ -7,6 +7,7 @@
 #include "core/replay/replay.hpp"
 #include "core/replay/replay_event.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
+#include "core/study/scheduler_factory.hpp"
 #include "unit/core/schedulers/scheduler_fixture.hpp"
 
 using namespace slurmtune::core;

@@ -9,6 +9,7 @@
 #include "core/search/bohb/bohb_sampler.hpp"
 #include "core/search/model_suggesters.hpp"
 #include "core/simulation/simulation.hpp"
+#include "core/study/suggester_factory.hpp"
 #include "unit/core/search/suggester_testing.hpp"
 
 using namespace slurmtune::core;

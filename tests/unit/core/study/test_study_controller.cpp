@@ -7,7 +7,9 @@
 #include "core/number_text.hpp"
 #include "core/space/param_value.hpp"
 #include "core/study/failure_text.hpp"
+#include "core/study/scheduler_factory.hpp"
 #include "core/study/study_controller.hpp"
+#include "core/study/suggester_factory.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::core;

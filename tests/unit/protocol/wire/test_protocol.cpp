@@ -39,7 +39,8 @@ BOOST_AUTO_TEST_CASE(frames_round_trip_through_the_decoder) {
 BOOST_AUTO_TEST_CASE(frames_split_at_every_byte_boundary_decode_the_same) {
   std::string stream;
   for (int i = 0; i < 5; ++i)
-    stream += protocol::encode_frame(protocol::MessageType::Ask, "{\"n\":" + std::to_string(i) + "}");
+    stream +=
+        protocol::encode_frame(protocol::MessageType::Ask, "{\"n\":" + std::to_string(i) + "}");
   for (std::size_t chunk = 1; chunk <= 13; ++chunk) {
     protocol::FrameDecoder decoder;
     int frames = 0;
@@ -66,9 +67,11 @@ BOOST_AUTO_TEST_CASE(garbage_is_refused_at_the_first_bad_byte) {
 BOOST_AUTO_TEST_CASE(oversized_frames_are_refused_before_their_payload_arrives) {
   const std::string header("ST\x01\x03\x7f\xff\xff\xff", 8);
   BOOST_TEST(error_of(header).find("exceeds the limit") != std::string::npos);
-  BOOST_CHECK_THROW(protocol::encode_frame(protocol::MessageType::Report, std::string(protocol::kMaxPayload + 1, 'x')),
+  BOOST_CHECK_THROW(protocol::encode_frame(protocol::MessageType::Report,
+                                           std::string(protocol::kMaxPayload + 1, 'x')),
                     protocol::ProtocolError);
-  BOOST_CHECK_NO_THROW(protocol::encode_frame(protocol::MessageType::Report, std::string(protocol::kMaxPayload, 'x')));
+  BOOST_CHECK_NO_THROW(protocol::encode_frame(protocol::MessageType::Report,
+                                              std::string(protocol::kMaxPayload, 'x')));
 }
 
 BOOST_AUTO_TEST_CASE(payloads_must_be_json_objects) {

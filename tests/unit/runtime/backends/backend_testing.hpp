@@ -13,7 +13,9 @@
 #include "config/study_file.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/search/suggester.hpp"
+#include "core/study/scheduler_factory.hpp"
 #include "core/study/study_controller.hpp"
+#include "core/study/suggester_factory.hpp"
 #include "runtime/attempts/trial_table.hpp"
 #include "runtime/backends/launch_backend.hpp"
 

@@ -32,7 +32,8 @@ struct NoPeers final : ControlHandler {
   std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
     throw protocol::ProtocolError("no peers here");
   }
-  std::optional<Reply> on_message(ConnectionId, protocol::MessageType, const protocol::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
+                                  const protocol::JsonObject&) override {
     throw protocol::ProtocolError("no peers here");
   }
   void on_closed(ConnectionId, const std::string&) override {}

@@ -81,8 +81,9 @@ struct Fixture {
   }
   // HELLO of attempt 0 of `trial` carrying `credential`.
   static std::string hello_with(const std::string& credential, int trial = 3) {
-    return protocol::encode_frame(protocol::MessageType::Hello, R"({"token": ")" + credential + R"(", "trial": )" +
-                                                std::to_string(trial) + R"(, "attempt": 0})");
+    return protocol::encode_frame(protocol::MessageType::Hello,
+                                  R"({"token": ")" + credential + R"(", "trial": )" +
+                                      std::to_string(trial) + R"(, "attempt": 0})");
   }
   // HELLO of attempt 0 of `trial` with its own credential.
   std::string hello(int trial = 3) const {
@@ -108,8 +109,9 @@ BOOST_FIXTURE_TEST_CASE(the_right_token_is_welcomed_and_reports_are_answered, Fi
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST((frames[0].type == protocol::MessageType::Welcome));
   BOOST_TEST(!closed);
-  std::tie(frames, closed) =
-      exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  std::tie(frames, closed) = exchange(
+      fd.get(),
+      protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST((frames[0].type == protocol::MessageType::Decision));
   BOOST_TEST(handler.reports == 1);
@@ -130,8 +132,9 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_token_is_refused_and_never_reaches_the_study, Fi
 
 BOOST_FIXTURE_TEST_CASE(anything_but_hello_first_is_refused, Fixture) {
   const auto fd = connect();
-  const auto [frames, closed] =
-      exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  const auto [frames, closed] = exchange(
+      fd.get(),
+      protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST(error_text(frames[0]).find("not HELLO") != std::string::npos);
   BOOST_TEST(closed);
@@ -204,18 +207,20 @@ BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixt
                : std::string("(not refused)");
   };
   BOOST_TEST(refused(hello_with(own, 1)) == "wrong or missing credential for trial 1, attempt 0");
-  BOOST_TEST(refused(protocol::encode_frame(protocol::MessageType::Hello,
-                                  R"({"token": ")" + own + R"(", "trial": 0, "attempt": 1})")) ==
-             "wrong or missing credential for trial 0, attempt 1");
   BOOST_TEST(
       refused(protocol::encode_frame(protocol::MessageType::Hello,
-                           R"({"token": ")" + own + R"(", "group": 1, "ranks": 2, "step": 1})")) ==
-      "wrong or missing credential for group step 1");
+                                     R"({"token": ")" + own + R"(", "trial": 0, "attempt": 1})")) ==
+      "wrong or missing credential for trial 0, attempt 1");
+  BOOST_TEST(refused(protocol::encode_frame(
+                 protocol::MessageType::Hello,
+                 R"({"token": ")" + own + R"(", "group": 1, "ranks": 2, "step": 1})")) ==
+             "wrong or missing credential for group step 1");
   // A group step's credential is its own step's only.
-  BOOST_TEST(refused(protocol::encode_frame(protocol::MessageType::Hello,
-                                  R"({"token": ")" + protocol::group_step_credential(secret, 1) +
-                                      R"(", "group": 1, "ranks": 2, "step": 2})")) ==
-             "wrong or missing credential for group step 2");
+  BOOST_TEST(
+      refused(protocol::encode_frame(protocol::MessageType::Hello,
+                                     R"({"token": ")" + protocol::group_step_credential(secret, 1) +
+                                         R"(", "group": 1, "ranks": 2, "step": 2})")) ==
+      "wrong or missing credential for group step 2");
   BOOST_TEST(handler.hellos == 0);
   // Each of these is welcomed with its own credential.
   const auto welcomed = [this](const std::string& frame) {
@@ -224,9 +229,9 @@ BOOST_FIXTURE_TEST_CASE(a_credential_speaks_only_for_what_it_was_given_for, Fixt
     return frames.size() == 1 && frames[0].type == protocol::MessageType::Welcome && !closed;
   };
   BOOST_TEST(welcomed(hello_with(own, 0)));
-  BOOST_TEST(welcomed(protocol::encode_frame(protocol::MessageType::Hello,
-                                   R"({"token": ")" + protocol::group_step_credential(secret, 2) +
-                                       R"(", "group": 1, "ranks": 2, "step": 2})")));
+  BOOST_TEST(welcomed(protocol::encode_frame(
+      protocol::MessageType::Hello, R"({"token": ")" + protocol::group_step_credential(secret, 2) +
+                                        R"(", "group": 1, "ranks": 2, "step": 2})")));
   BOOST_TEST(handler.hellos == 2);
 }
 
@@ -236,18 +241,20 @@ BOOST_FIXTURE_TEST_CASE(workers_prove_their_own_credential_and_joined_ones_the_s
   const std::string nonce = protocol::generate_token();
   const auto proof_of = [&](const std::string& hello_fields, const std::string& key) {
     const auto fd = connect();
-    auto [frames, closed] =
-        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Hello, R"({"challenge": ")" + nonce +
-                                                                R"(", )" + hello_fields + "}"));
+    auto [frames, closed] = exchange(
+        fd.get(),
+        protocol::encode_frame(protocol::MessageType::Hello,
+                               R"({"challenge": ")" + nonce + R"(", )" + hello_fields + "}"));
     BOOST_REQUIRE(frames.size() == 1u);
     const auto body = protocol::payload_object(frames[0]);
     const std::string server_nonce = std::get<std::string>(body.at("nonce").data);
-    const bool coordinator_used_key =
-        std::get<std::string>(body.at("proof").data) == protocol::coordinator_proof(key, nonce, server_nonce);
-    std::tie(frames, closed) =
-        exchange(fd.get(),
-                 protocol::encode_frame(protocol::MessageType::Proof,
-                              R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
+    const bool coordinator_used_key = std::get<std::string>(body.at("proof").data) ==
+                                      protocol::coordinator_proof(key, nonce, server_nonce);
+    std::tie(frames, closed) = exchange(
+        fd.get(),
+        protocol::encode_frame(
+            protocol::MessageType::Proof,
+            R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
     return std::make_pair(coordinator_used_key,
                           frames.size() == 1 && frames[0].type == protocol::MessageType::Welcome);
   };
@@ -268,7 +275,7 @@ BOOST_FIXTURE_TEST_CASE(workers_prove_their_own_credential_and_joined_ones_the_s
 namespace {
 std::string challenge_hello(const std::string& nonce) {
   return protocol::encode_frame(protocol::MessageType::Hello,
-                      R"({"challenge": ")" + nonce + R"(", "trial": 3, "attempt": 0})");
+                                R"({"challenge": ")" + nonce + R"(", "trial": 3, "attempt": 0})");
 }
 std::string body_text(const protocol::Frame& f, const char* name) {
   return std::get<std::string>(protocol::payload_object(f).at(name).data);
@@ -284,11 +291,13 @@ BOOST_FIXTURE_TEST_CASE(a_challenge_is_answered_with_a_proof_and_a_right_proof_w
   const std::string server_nonce = body_text(frames[0], "nonce");
   // Both proofs are of the credential of what the HELLO claims (trial 3, attempt 0).
   const std::string key = protocol::attempt_credential(secret, 3, 0, 0);
-  BOOST_TEST(body_text(frames[0], "proof") == protocol::coordinator_proof(key, nonce, server_nonce));
+  BOOST_TEST(body_text(frames[0], "proof") ==
+             protocol::coordinator_proof(key, nonce, server_nonce));
   BOOST_TEST(handler.hellos == 0);  // not before the client's proof
   std::tie(frames, closed) = exchange(
-      fd.get(), protocol::encode_frame(protocol::MessageType::Proof,
-                             R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
+      fd.get(), protocol::encode_frame(
+                    protocol::MessageType::Proof,
+                    R"({"proof": ")" + protocol::worker_proof(key, server_nonce, nonce) + R"("})"));
   BOOST_REQUIRE(frames.size() == 1u);
   BOOST_TEST((frames[0].type == protocol::MessageType::Welcome));
   BOOST_TEST(!closed);
@@ -304,7 +313,8 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
     const std::string server_nonce = body_text(frames[0], "nonce");
     // The coordinator's own proof reflected back is not the worker's.
     std::tie(frames, closed) = exchange(
-        fd.get(), protocol::encode_frame(protocol::MessageType::Proof,
+        fd.get(),
+        protocol::encode_frame(protocol::MessageType::Proof,
                                R"({"proof": ")" + body_text(frames[0], "proof") + R"("})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "wrong proof of the credential for trial 3, attempt 0");
@@ -313,8 +323,9 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
   {
     const auto fd = connect();
     auto [frames, closed] = exchange(fd.get(), challenge_hello(protocol::generate_token()));
-    std::tie(frames, closed) =
-        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
+    std::tie(frames, closed) = exchange(
+        fd.get(),
+        protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "after CHALLENGE came REPORT, not PROOF");
     BOOST_TEST(closed);
@@ -329,8 +340,8 @@ BOOST_FIXTURE_TEST_CASE(a_wrong_proof_or_a_message_out_of_turn_is_refused, Fixtu
   {
     const auto fd = connect();
     auto [frames, closed] = exchange(fd.get(), challenge_hello(protocol::generate_token()));
-    std::tie(frames, closed) =
-        exchange(fd.get(), protocol::encode_frame(protocol::MessageType::Proof, R"({"proof": "not hex"})"));
+    std::tie(frames, closed) = exchange(
+        fd.get(), protocol::encode_frame(protocol::MessageType::Proof, R"({"proof": "not hex"})"));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_TEST(error_text(frames[0]) == "PROOF: 'proof' must be 64 lowercase hex digits");
     BOOST_TEST(closed);
@@ -369,8 +380,9 @@ BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first
     BOOST_TEST(closed == (i < 6), "idle connection " << i);
     BOOST_TEST(frames.empty(), "idle connection " << i << " got a frame: no ERROR when evicted");
   }
-  const auto [frames, closed] =
-      exchange(trial.get(), protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
+  const auto [frames, closed] = exchange(
+      trial.get(),
+      protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})"));
   BOOST_TEST(!closed);
   BOOST_TEST((frames.at(0).type == protocol::MessageType::Decision));
 }
@@ -389,7 +401,8 @@ BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture
   BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
   pump();
   BOOST_TEST((exchange(fd.get(), hello()).first.at(0).type == protocol::MessageType::Welcome));
-  const std::string report = protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})");
+  const std::string report =
+      protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})");
   std::string burst;
   for (int i = 0; i < 2000; ++i)
     burst += report;

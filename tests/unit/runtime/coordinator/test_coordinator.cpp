@@ -76,7 +76,8 @@ class FakeBackend final : public LaunchBackend {
     throw protocol::ProtocolError("the fake backend takes no peers");
   }
   bool owns(ConnectionId) const override { return false; }
-  std::optional<Reply> on_message(ConnectionId, protocol::MessageType, const protocol::JsonObject&) override {
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
+                                  const protocol::JsonObject&) override {
     return std::nullopt;
   }
   void on_closed(ConnectionId, const std::string&) override {}
@@ -116,9 +117,10 @@ class FakeBackend final : public LaunchBackend {
     protocol::Report report{static_cast<double>(step), {{"loss", 1.0 / step + 0.1 * (id % 5)}}};
     const auto reply =
         c_.host.trial_message(t, 1000 + id, protocol::MessageType::Report,
-                              protocol::payload_object(protocol::Frame{protocol::MessageType::Report, protocol::encode(report)}));
-    const auto decision = protocol::decode_decision(
-        protocol::payload_object(protocol::Frame{protocol::MessageType::Decision, reply.value().payload}));
+                              protocol::payload_object(protocol::Frame{
+                                  protocol::MessageType::Report, protocol::encode(report)}));
+    const auto decision = protocol::decode_decision(protocol::payload_object(
+        protocol::Frame{protocol::MessageType::Decision, reply.value().payload}));
     if (decision.checkpoint) save_checkpoint(t, step);
     if (decision.decision != "continue") c_.host.end_trial(id, true, "");
   }
@@ -129,7 +131,8 @@ class FakeBackend final : public LaunchBackend {
     std::ofstream(path) << "weights at step " << step << "\n";
     const protocol::CheckpointSaved saved{static_cast<double>(step), path, 1};
     c_.host.trial_message(t, 1000 + t.trial, protocol::MessageType::Checkpoint,
-                          protocol::payload_object(protocol::Frame{protocol::MessageType::Checkpoint, protocol::encode(saved)}));
+                          protocol::payload_object(protocol::Frame{
+                              protocol::MessageType::Checkpoint, protocol::encode(saved)}));
   }
 
   BackendContext c_;

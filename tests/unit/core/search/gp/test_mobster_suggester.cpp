@@ -6,6 +6,7 @@
 
 #include "core/random.hpp"
 #include "core/search/model_suggesters.hpp"
+#include "core/study/suggester_factory.hpp"
 #include "unit/core/search/suggester_testing.hpp"
 
 // MOBSTER's suggester (src/core/search/gp/mobster_suggester.cpp) through the Suggester

@@ -1,0 +1,85 @@
+#pragma once
+// The options of BOHB's and MOBSTER's models, as plain data: what the study file sets
+// ([sampler], sampler_spec.hpp), and what the models in core/search/bohb and
+// core/search/gp read, without the models' headers.
+#include <cstddef>
+#include <optional>
+
+namespace slurmtune::core::gp {
+
+/// Where the length scales' log-normal prior lies. `Fixed`: median 0.5 (half an input's
+/// range), sd 1.5, whatever the number of inputs. `DimensionScaled`: median
+/// exp(sqrt(2) + log(dims) / 2), sd sqrt(3) (Hvarfner et al. 2024, "Vanilla Bayesian
+/// optimization performs great in high dimensions"; BoTorch's default since 0.12):
+/// distances in the unit cube grow as sqrt(dims), and a fixed prior makes a model of many
+/// inputs so rough that it explains each observation alone and predicts little between them.
+enum class LengthScalePrior { Fixed, DimensionScaled };
+
+/// How the GP sees its targets (target_transform.hpp).
+enum class TargetTransform { Standardise, Copula };
+
+}  // namespace slurmtune::core::gp
+
+namespace slurmtune::core {
+
+/// BOHB's configuration generator (Falkner et al. 2018; HpBandSter, which Ray Tune's
+/// TuneBOHB wraps), with its defaults.
+struct BohbOptions {
+  double top_n_percent = 15;           ///< share of a budget's observations that are "good"
+  std::size_t num_samples = 64;        ///< candidates drawn around good points per suggestion
+  double random_fraction = 1.0 / 3.0;  ///< share of suggestions drawn at random
+  double bandwidth_factor = 3;         ///< widens the good density's kernels when sampling
+  double min_bandwidth = 1e-3;         ///< floor of every kernel bandwidth
+  /// Observations a budget needs before a model is fitted on it; nullopt: dimensions + 1.
+  std::optional<std::size_t> min_points_in_model;
+};
+
+/// MOBSTER's searcher (Klein et al. 2020): a Gaussian process over (configuration,
+/// resource) proposing each new trial by expected improvement at the first resource it
+/// will reach (mobster_suggester.hpp).
+/// Where MOBSTER's acquisition looks: expected improvement at the first rung (the
+/// paper's choice), or a weighted sum over the rungs, weighted by how well each ranks
+/// configurations as the highest well-observed rung does (Hyper-Tune; rung_weighting.hpp).
+enum class RungWeighting { FirstRung, HyperTune };
+/// Where start-up configurations come from: independent draws, or one scrambled Sobol
+/// sequence per study (gp/startup_design.hpp).
+enum class StartupDesign { Random, Sobol };
+/// How a model trial picks among the candidates: the highest expected improvement, or the
+/// best posterior mean (greedy; with `random_fraction` it is epsilon-greedy Bayesian
+/// optimisation, De Ath et al. 2021).
+enum class Acquisition { ExpectedImprovement, Mean };
+
+struct MobsterOptions {
+  std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
+  std::size_t num_candidates = 250;       ///< random configurations scored per suggestion
+  std::size_t local_candidates = 50;      ///< perturbations of the best ones, scored too
+  std::size_t max_observations = 200;     ///< the model conditions on at most this many
+  std::size_t max_fit_observations = 64;  ///< hyperparameters are fitted on at most this many
+  double random_fraction = 0.1;           ///< share of later configurations drawn at random
+  double refit_growth = 1.25;             ///< refit once the observations grew by this factor
+  int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
+  RungWeighting rung_weighting = RungWeighting::FirstRung;
+  /// Where the kernel's length scales are expected: fixed, or growing with the inputs.
+  gp::LengthScalePrior length_scale_prior = gp::LengthScalePrior::Fixed;
+  /// Each number's input warped by a Kumaraswamy CDF fitted with the kernel (Snoek et al.
+  /// 2014): a response that changes fast near one end of a range is modelled stationary.
+  bool input_warping = false;
+  /// A choice's one-hot inputs share one length scale: any two of its values are equally
+  /// far apart (an exchangeable kernel per choice), one parameter to learn, not one per value.
+  bool exchangeable_choices = false;
+  /// The targets as the GP sees them: standardised, or first mapped to normal scores of
+  /// their ranks (a Gaussian copula), robust to heavy tails (target_transform.hpp).
+  gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
+  StartupDesign startup_design = StartupDesign::Random;
+  Acquisition acquisition = Acquisition::ExpectedImprovement;
+  /// A model trial's expected improvement is divided by its predicted seconds a step to
+  /// this power (0: step costs play no part). The prediction is the step-cost model's
+  /// (step_cost_model.hpp), learnt from the recorded report times; start-up draws and the
+  /// random share are not weighted. Only with acquisition = ExpectedImprovement.
+  double cost_exponent = 0;
+  /// The resource of a full run ([scheduler] max_t, set by the study reader): the
+  /// resource enters the model as log(1 + r) / log(1 + max_resource).
+  double max_resource = 0;
+};
+
+}  // namespace slurmtune::core
