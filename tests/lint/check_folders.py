@@ -80,6 +80,35 @@ def find_loop(edges):
     return None
 
 
+def included_closure(src, start):
+    """Every file of src/ that `start` (a path under src/) includes, directly or not."""
+    seen, todo = set(), [start]
+    while todo:
+        path = todo.pop()
+        full = os.path.join(src, path)
+        if path in seen or not os.path.exists(full):
+            continue
+        seen.add(path)
+        todo += INCLUDE.findall(open(full, encoding="utf-8").read())
+    return seen
+
+
+def client_engine_headers(src):
+    """The report client trials link (src/client, src/protocol) includes none of the
+    engine's models or schedulers (issue #60): a trial's build stays small."""
+    problems = []
+    for folder in ("client", "protocol", "protocol/wire"):
+        for name in sorted(os.listdir(os.path.join(src, folder))):
+            if not name.endswith(".cpp"):
+                continue
+            for path in sorted(included_closure(src, folder + "/" + name)):
+                if path.startswith(("core/search/", "core/schedulers/", "core/study/")):
+                    problems.append("src/%s/%s includes %s (through its includes): the report "
+                                    "client needs no engine header" % (folder, name, path))
+                    break
+    return problems
+
+
 def crowded_folders(source, tops=("tests", "share", "include", "doc")):
     """Problems for the folders outside src/ that hold more than MAX_FILES files."""
     problems = []
@@ -133,6 +162,7 @@ def main():
     loop = find_loop(edges)
     if loop:
         problems.append("the includes make a loop between folders: %s" % " -> ".join(loop))
+    problems += client_engine_headers(src)
     for problem in problems:
         print(problem)
     largest = sorted(files_of.items(), key=lambda item: -len(item[1]))[:3]
