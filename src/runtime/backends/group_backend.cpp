@@ -137,12 +137,16 @@ std::optional<Reply> GroupBackend::on_message(ConnectionId id, protocol::Message
     case protocol::MessageType::Report:
     case protocol::MessageType::Checkpoint:
     case protocol::MessageType::Heartbeat:
-      if (!g.trial)
-        throw protocol::ProtocolError(std::string(to_string(type)) + " without a trial");
-      return context_.host.trial_message(*context_.trials.find(*g.trial), id, type, body);
+      // With a trial, the coordinator took it (trial_of); here only without one.
+      throw protocol::ProtocolError(std::string(to_string(type)) + " without a trial");
     default:
       throw protocol::ProtocolError("a trial group may not send " + std::string(to_string(type)));
   }
+}
+
+std::optional<core::TrialId> GroupBackend::trial_of(ConnectionId id) const {
+  const auto it = groups_.find(id);
+  return it == groups_.end() ? std::nullopt : it->second.trial;
 }
 
 void GroupBackend::fill() {

@@ -29,6 +29,7 @@ class GroupBackend final : public LaunchBackend {
   bool owns(ConnectionId id) const override { return groups_.contains(id); }
   std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
+  std::optional<core::TrialId> trial_of(ConnectionId id) const override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial&) override {}
   void reap() override;

@@ -41,10 +41,6 @@ class TrialHost {
   /// trial table with its connections. What the controller made of it.
   virtual core::ExitMeaning end_trial(core::TrialId trial, bool clean,
                                       const std::string& error) = 0;
-  /// REPORT, CHECKPOINT or HEARTBEAT of a running trial, whichever connection carries it.
-  virtual std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId connection,
-                                             protocol::MessageType type,
-                                             const protocol::JsonObject& body) = 0;
   /// The controller had nothing to launch: held work is logged, and an idle session
   /// that only holds work ends.
   virtual void nothing_to_launch() = 0;
@@ -90,6 +86,10 @@ class LaunchBackend {
   /// A message on a connection it owns.
   virtual std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                           const protocol::JsonObject& body) = 0;
+  /// The trial a connection it owns speaks for now (a trial group running one), if any:
+  /// the coordinator takes that trial's REPORT, CHECKPOINT and HEARTBEAT itself, as it
+  /// does every other trial's, whichever connection carries them.
+  virtual std::optional<core::TrialId> trial_of(ConnectionId /*id*/) const { return std::nullopt; }
   /// A connection it owns closed.
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
   /// A trial's connection closed (the coordinator has unbound it): an exit that waited

@@ -77,8 +77,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   ActiveTrial& register_trial(const core::TrialLaunch& launch, TrialResources resources) override;
   std::map<std::string, std::string> trial_environment(const ActiveTrial& t) const override;
   core::ExitMeaning end_trial(core::TrialId trial, bool clean, const std::string& error) override;
-  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
-                                     const protocol::JsonObject& body) override;
   void nothing_to_launch() override;  // logs held work; ends a session that only holds
 
   // control plane (coordinator_messages.cpp)
@@ -87,6 +85,10 @@ class Coordinator final : public ControlHandler, private TrialHost {
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   std::uint64_t launch_of(core::TrialId trial) const override;
+  // A trial's REPORT, CHECKPOINT or HEARTBEAT, whichever connection carries it
+  // (coordinator_trials.cpp).
+  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
+                                     const protocol::JsonObject& body);
   Reply on_report(ActiveTrial& t, const protocol::JsonObject& body);
   void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 

@@ -92,7 +92,16 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
 
 std::optional<Reply> Coordinator::on_message(ConnectionId id, protocol::MessageType type,
                                              const protocol::JsonObject& body) {
-  if (backend_->owns(id)) return backend_->on_message(id, type, body);
+  // A trial's REPORT, CHECKPOINT and HEARTBEAT are the coordinator's whichever connection
+  // carries them: the trial's own, or a backend's peer that speaks for it (a group).
+  const bool trial_traffic = type == protocol::MessageType::Report ||
+                             type == protocol::MessageType::Checkpoint ||
+                             type == protocol::MessageType::Heartbeat;
+  if (backend_->owns(id)) {
+    if (const auto trial = backend_->trial_of(id); trial && trial_traffic)
+      if (ActiveTrial* t = trials_.find(*trial)) return trial_message(*t, id, type, body);
+    return backend_->on_message(id, type, body);
+  }
   ActiveTrial* t = trials_.of_connection(id);
   if (!t) throw protocol::ProtocolError("this trial has ended");
   switch (type) {

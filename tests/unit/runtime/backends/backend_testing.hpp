@@ -51,7 +51,8 @@ class QuietController {
 /// The coordinator's part, recorded: attempts registered in the trial table (a folder
 /// under `dir` each, their parameters), their environment (the control plane's address
 /// and token file when given), their ends passed to the controller. Messages of running
-/// trials are not answered here; a test that needs them overrides trial_message.
+/// trials are the coordinator's, not a host's: a test that needs them answers them in its
+/// ControlHandler.
 struct RecordingHost : runtime::TrialHost {
   RecordingHost(runtime::TrialTable& t, core::StudyController& c, std::string d)
       : trials(t), controller(c), dir(std::move(d)) {}
@@ -82,11 +83,6 @@ struct RecordingHost : runtime::TrialHost {
     const auto meaning = controller.trial_exited(trial, clean, error);
     trials.erase(trial);
     return meaning;
-  }
-  std::optional<runtime::Reply> trial_message(runtime::ActiveTrial&, runtime::ConnectionId,
-                                              protocol::MessageType,
-                                              const protocol::JsonObject&) override {
-    return std::nullopt;
   }
   void nothing_to_launch() override { ++idle; }
 

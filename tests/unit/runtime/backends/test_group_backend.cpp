@@ -47,32 +47,32 @@ struct Ends final : core::StudyObserver {
   void trial_retried(core::TrialId trial, const std::string&) override { ++retried[trial]; }
 };
 
-// The recording host, answering a group's REPORTs with the controller's verdict.
-struct Host final : testing::RecordingHost {
-  using RecordingHost::RecordingHost;
-  std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId, protocol::MessageType type,
-                                     const protocol::JsonObject& body) override {
-    if (type != protocol::MessageType::Report) return std::nullopt;
+// A group's connection goes to the backend (HELLO, NEXT, TRIAL_END); the REPORTs of the
+// trial it runs are answered here with the controller's verdict, as the coordinator
+// answers them (it takes a trial's messages from whichever connection carries them).
+struct Peers final : ControlHandler {
+  LaunchBackend* backend = nullptr;
+  core::StudyController* controller = nullptr;
+  std::optional<Reply> report(core::TrialId trial, const protocol::JsonObject& body) {
     const protocol::Report report = protocol::decode_report(body);
     double loss = NAN;
     for (const auto& [name, value] : report.metrics)
       if (name == "loss") loss = value.value_or(NAN);
-    const auto verdict = controller.report(t.trial, report.step, loss);
+    const auto verdict = controller->report(trial, report.step, loss);
     protocol::DecisionReply reply;
     reply.decision = core::decision_word(verdict.instruction);
     reply.instruction = core::to_string(verdict.instruction);
     return Reply{protocol::MessageType::Decision, protocol::encode(reply)};
   }
-};
-
-// A group's connection goes to the backend (HELLO, NEXT, its trials' messages).
-struct Peers final : ControlHandler {
-  LaunchBackend* backend = nullptr;
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override {
     return backend->on_hello(id, hello);
   }
   std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override {
+    if (const auto trial = backend->trial_of(id)) {
+      if (type == protocol::MessageType::Report) return report(*trial, body);
+      if (type == protocol::MessageType::Heartbeat) return std::nullopt;
+    }
     return backend->on_message(id, type, body);
   }
   void on_closed(ConnectionId id, const std::string& reason) override {
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
       core::make_suggester(spec().space, spec().sampler, false, spec().seed), ends, nullptr);
   TrialTable trials;
   SessionClock clock;
-  Host host(trials, controller, trials_dir_of(results));
+  testing::RecordingHost host(trials, controller, trials_dir_of(results));
   host.address = "127.0.0.1:" + std::to_string(server.port());
   const CredentialFiles credentials(credentials_dir_of(results), token);
   const BackendContext context{spec(), options,      controller,  server,
@@ -112,6 +112,7 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
                                ""};
   GroupBackend backend(context);
   peers.backend = &backend;
+  peers.controller = &controller;
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (!(backend.done() && !backend.busy()) && std::chrono::steady_clock::now() < deadline) {

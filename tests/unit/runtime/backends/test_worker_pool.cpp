@@ -55,10 +55,6 @@ struct NoHost final : TrialHost {
   core::ExitMeaning end_trial(core::TrialId, bool, const std::string&) override {
     throw std::logic_error("not used");
   }
-  std::optional<Reply> trial_message(ActiveTrial&, ConnectionId, protocol::MessageType,
-                                     const protocol::JsonObject&) override {
-    return std::nullopt;
-  }
   void nothing_to_launch() override {}
 };
 

@@ -44,6 +44,9 @@ struct World {
   std::map<core::TrialId, double> resumed_from;  // checkpoint step a start was given
   std::size_t launches = 0;
   bool shutdown_seen = false;
+  // The session's control-plane handler (the coordinator), set once it exists: the fake
+  // trials' messages go to it as the control server would hand them on.
+  ControlHandler* handler = nullptr;
 };
 
 class FakeBackend final : public LaunchBackend {
@@ -116,9 +119,9 @@ class FakeBackend final : public LaunchBackend {
     // Loss falls with the step; trial ids differ in their level, so ASHA has a ranking.
     protocol::Report report{static_cast<double>(step), {{"loss", 1.0 / step + 0.1 * (id % 5)}}};
     const auto reply =
-        c_.host.trial_message(t, 1000 + id, protocol::MessageType::Report,
-                              protocol::payload_object(protocol::Frame{
-                                  protocol::MessageType::Report, protocol::encode(report)}));
+        world_.handler->on_message(1000 + id, protocol::MessageType::Report,
+                                   protocol::payload_object(protocol::Frame{
+                                       protocol::MessageType::Report, protocol::encode(report)}));
     const auto decision = protocol::decode_decision(protocol::payload_object(
         protocol::Frame{protocol::MessageType::Decision, reply.value().payload}));
     if (decision.checkpoint) save_checkpoint(t, step);
@@ -130,9 +133,9 @@ class FakeBackend final : public LaunchBackend {
     const std::string path = t.dir + "/ckpt-" + std::to_string(step);
     std::ofstream(path) << "weights at step " << step << "\n";
     const protocol::CheckpointSaved saved{static_cast<double>(step), path, 1};
-    c_.host.trial_message(t, 1000 + t.trial, protocol::MessageType::Checkpoint,
-                          protocol::payload_object(protocol::Frame{
-                              protocol::MessageType::Checkpoint, protocol::encode(saved)}));
+    world_.handler->on_message(1000 + t.trial, protocol::MessageType::Checkpoint,
+                               protocol::payload_object(protocol::Frame{
+                                   protocol::MessageType::Checkpoint, protocol::encode(saved)}));
   }
 
   BackendContext c_;
@@ -185,6 +188,7 @@ struct Session {
     };
     seams.turn_ms = 1;
     Coordinator coordinator(spec, options(), seams);
+    world.handler = &coordinator;
     return coordinator.run();
   }
   std::map<std::uint64_t, store::TrialRecord> trials() const {
