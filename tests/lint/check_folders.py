@@ -11,6 +11,8 @@
     (issue #60): an interface's folder (core/search) knows none of its implementations
     (core/search/gp), which include it; the factory that picks one lives above both
     (core/study), so every include points one way.
+  - every header of src/ and include/ is named in doc/architecture.md, and every header
+    it names exists;
   - no folder of tests/, share/, include/ or doc/ holds more than 24 files (of any kind,
     subfolders not counted): a folder of test programs, benchmarks or fixtures is one idea
     too.
@@ -109,6 +111,27 @@ def client_engine_headers(src):
     return problems
 
 
+def undocumented_files(source, architecture):
+    """doc/architecture.md shows the source tree (issue #60): every header of src/ is named
+    there, and every header it names exists."""
+    doc = open(architecture, encoding="utf-8").read()
+    named = set(re.findall(r"`(?:[a-z_/.]*/)?([a-z0-9_]+\.hpp)`", doc))
+    # A header is shown by its name anywhere (the drawings are code blocks), by its .cpp,
+    # or by its stem in backticks (`asha_scheduler`, a row for a family of files).
+    stems = set(re.findall(r"`(?:[a-z_/.]*/)?([a-z0-9_]+)(?:\.cpp)?`", doc))
+    shown = set(re.findall(r"\b([a-z0-9_]+)\.(?:hpp|cpp)\b", doc)) | stems
+    headers = set()
+    for folder, _, names in os.walk(os.path.join(source, "src")):
+        headers |= {n for n in names if n.endswith(".hpp")}
+    for folder, _, names in os.walk(os.path.join(source, "include")):
+        headers |= {n for n in names if n.endswith(".hpp")}
+    problems = ["doc/architecture.md does not name %s: give it a row or a sentence" % h
+                for h in sorted(headers) if h[:-len(".hpp")] not in shown]
+    problems += ["doc/architecture.md names %s, which no folder of src/ or include/ holds" % h
+                 for h in sorted(named - headers)]
+    return problems
+
+
 def crowded_folders(source, tops=("tests", "share", "include", "doc")):
     """Problems for the folders outside src/ that hold more than MAX_FILES files."""
     problems = []
@@ -163,6 +186,7 @@ def main():
     if loop:
         problems.append("the includes make a loop between folders: %s" % " -> ".join(loop))
     problems += client_engine_headers(src)
+    problems += undocumented_files(source, os.path.join(source, "doc", "architecture.md"))
     for problem in problems:
         print(problem)
     largest = sorted(files_of.items(), key=lambda item: -len(item[1]))[:3]
