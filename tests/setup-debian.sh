@@ -28,7 +28,7 @@ packages=(
   # ICU: Unicode normalization (NFKC) of parameter and metric names that read alike
   libicu-dev
   # simdjson: replay's event lines; RapidJSON and nlohmann/json only for the comparison in
-  # tests/bench/bench_json (doc/performance.md#json-readers)
+  # tests/bench/bench_json (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement)
   libsimdjson-dev rapidjson-dev nlohmann-json3-dev
   # a throwaway Slurm cluster for the slurm-labelled tests (tests/slurm/local-cluster.sh)
   slurm-wlm slurmctld slurmd slurm-client munge libpmix2 libpmix-dev

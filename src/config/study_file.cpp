@@ -342,7 +342,7 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
     // MOTPE weighs its good trials by their hypervolume contributions (WFG, exponential in
     // the objectives), on the coordinator's one loop: at six objectives a suggestion took
     // 0.28 s on average over 500 trials and grows with the history, holding every report
-    // meanwhile (doc/performance.md#several-objectives-at-scale-issue-41-item-15).
+    // meanwhile (doc/performance/engine.md#several-objectives-at-scale-issue-41-item-15).
     if (sampler == core::SamplerKind::Tpe && study.objectives.size() > kMostMotpeObjectives)
       fail("metric", "lists " + std::to_string(study.objectives.size()) +
                          " objectives; sampler \"tpe\" (MOTPE) serves at most " +

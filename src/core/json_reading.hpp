@@ -2,7 +2,8 @@
 // Reading JSON text with simdjson's on-demand API as Python's json module writes it,
 // for replay's event lines (schedulers/replay_event.hpp) and the control plane's
 // payloads (protocol/wire/json_value.hpp); the library was chosen by measurement
-// (doc/performance.md#json-readers). What simdjson 3.0 does not read, this adds:
+// (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement). What
+// simdjson 3.0 does not read, this adds:
 // - NaN, Infinity and -Infinity are numbers (a diverged loss is a result);
 // - a number beyond a double reads as Python reads it (1e400 is Infinity, 1e-400 is 0);
 // - a lone \uD800-\uDFFF escape (Python writes one for each byte of a file name that is

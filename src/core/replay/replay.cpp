@@ -118,7 +118,7 @@ TrialId trial_field(const ReplayEvent& object) {
 
 // Decision lines are built by appending to one string, numbers by std::to_chars: an
 // std::ostringstream per line (its locale and facets) cost more than the decision itself
-// (doc/performance.md#json-readers).
+// (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement).
 void append_whole(std::string& out, std::uint64_t value) {
   char buffer[24];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);

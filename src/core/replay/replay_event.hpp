@@ -1,8 +1,9 @@
 #pragma once
 // One line of a replay event log (replay.hpp), read with simdjson's on-demand API
 // straight into the fields replay uses: no tree of the whole line is built
-// (doc/performance.md#json-readers). Python writes these logs, so NaN, Infinity and
-// -Infinity are numbers here, as Python's json module reads them.
+// (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement).
+// Python writes these logs, so NaN, Infinity and -Infinity are numbers here, as Python's json
+// module reads them.
 #include <memory>
 #include <optional>
 #include <string>

@@ -4,7 +4,8 @@
 // surrogates) for the typed messages' decoders (fields.hpp), the clients' parameters and
 // tests. An object keeps its members sorted by key, the last of duplicate keys counting
 // as in Python's json; payloads have a handful of members, so a sorted vector is found
-// faster than a std::map's nodes are built (doc/performance.md#json-readers).
+// faster than a std::map's nodes are built
+// (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement).
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""JSON readers on slurmtune's own lines (doc/performance.md#json-readers), beside
+"""JSON readers on slurmtune's own lines (doc/performance/control-plane.md#json-readers-issue-27-4-choose-a-library-by-measurement), beside
 Python's json.loads, the peer every event log is written with:
 
   * replay events as `slurmtune replay` reads them (written by Python's json module:

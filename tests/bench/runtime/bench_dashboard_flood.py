@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How `slurmtune dashboard` answers its owner while idle connections are held against
-it (issue #59, item 5; doc/performance.md#the-dashboard-under-an-idle-connection-flood).
+it (issue #59, item 5; doc/performance/results-file.md#the-dashboard-under-an-idle-connection-flood-issue-59).
 
     bench_dashboard_flood.py SLURMTUNE [--connections 2000 8000] [--requests 200]
 

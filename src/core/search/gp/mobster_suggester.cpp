@@ -41,7 +41,7 @@ double below_one(double u) {
 
 // A perturbed unit coordinate folded back into [0, 1] at the bound it crossed. Clamping
 // put every overshoot exactly on the bound: an atom there that the acquisition kept taking
-// (issue #43, item 3; doc/performance.md#suggestions-at-a-bound-issue-43-item-3).
+// (issue #43, item 3; doc/performance/search-quality.md#suggestions-at-a-bound-issue-43-item-3).
 double folded_into_unit(double u) {
   u = std::fmod(std::fabs(u), 2.0);
   return u > 1.0 ? 2.0 - u : u;
