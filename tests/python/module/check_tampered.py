@@ -56,16 +56,22 @@ def set_step(value):
     return change
 
 
+def simulated(slurmtune, work, text):
+    """(study file, results file) of `text` simulated in `work`: the file to tamper with."""
+    study = os.path.join(work, "s.toml")
+    with open(study, "w") as f:
+        f.write(text)
+    original = os.path.join(work, "s.h5")
+    subprocess.run([slurmtune, "simulate", study, "-o", original, "--quiet"], check=True,
+                   stdout=subprocess.DEVNULL, timeout=120)
+    return study, original
+
+
 def main():
     slurmtune = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="slurmtune-tampered-")
     try:
-        study = os.path.join(work, "s.toml")
-        with open(study, "w") as f:
-            f.write(STUDY)
-        original = os.path.join(work, "s.h5")
-        subprocess.run([slurmtune, "simulate", study, "-o", original, "--quiet"], check=True,
-                       stdout=subprocess.DEVNULL, timeout=120)
+        study, original = simulated(slurmtune, work, STUDY)
         for name, value, shown in (("nan", np.nan, "NaN"), ("negative", -1.0, "-1.0"),
                                    ("infinite", np.inf, "Infinity")):
             path = tampered(work, original, name, set_step(value))

@@ -18,10 +18,11 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "share", "slurmtune", "python"))
+from check_tampered import expect, simulated  # noqa: E402  (this folder's: the shared setup)
+from check_tampered import tampered as tampered_copy  # noqa: E402
 from slurmtune.study import ResultsFileError, Study  # noqa: E402
 
 STUDY = """[study]
@@ -38,12 +39,6 @@ max_t = 9
 [trial]
 command = ["true"]
 """
-
-
-def expect(condition, message):
-    if not condition:
-        print("FAIL: " + message)
-        sys.exit(1)
 
 
 def without_field(table, field):
@@ -118,19 +113,10 @@ def main():
     slurmtune = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="slurmtune-tampered-readers-")
     try:
-        study = os.path.join(work, "s.toml")
-        with open(study, "w") as f:
-            f.write(STUDY)
-        original = os.path.join(work, "s.h5")
-        subprocess.run([slurmtune, "simulate", study, "-o", original, "--quiet"], check=True,
-                       stdout=subprocess.DEVNULL, timeout=120)
+        _, original = simulated(slurmtune, work, STUDY)
 
         def tampered(name, change):
-            path = os.path.join(work, name + ".h5")
-            shutil.copy(original, path)
-            with h5py.File(path, "r+") as f:
-                change(f)
-            return path
+            return tampered_copy(work, original, name, change)
 
         for name, change, said in REFUSED:
             path = tampered(name, change)

@@ -8,11 +8,10 @@
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
-#include "core/simulation/simulation.hpp"
 #include "store/resume.hpp"
-#include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
+#include "unit/store/simulated_study.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
@@ -40,17 +39,6 @@ reduction_factor = 3
                              "study.toml");
 }
 
-void simulate_into(const std::string& path, const core::StudySpec& s, std::int64_t schema) {
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  options.schema_version = schema;
-  auto writer = store::StudyWriter::create(path, s, options);
-  store::SimulationRecorder recorder(*writer, nullptr);
-  core::SimulationOptions sim;
-  sim.workers = 4;
-  core::simulate_study(s, sim, &recorder);
-}
-
 std::vector<core::TrialId> with_status(const store::ResumeState& state, store::TrialStatus status) {
   std::vector<core::TrialId> out;
   for (const auto& t : state.trials)
@@ -63,7 +51,7 @@ std::vector<core::TrialId> with_status(const store::ResumeState& state, store::T
 BOOST_AUTO_TEST_CASE(trials_dropped_at_the_end_reopen_when_max_trials_is_raised) {
   testing::TempFolder dir;
   const std::string path = dir.file("s.h5");
-  simulate_into(path, first_study(6), store::kSchemaVersion);
+  testing::simulate_into(path, first_study(6), 4);
   std::vector<core::TrialId> dropped;
   {
     const store::StudyReader reader(path);
@@ -121,7 +109,7 @@ BOOST_AUTO_TEST_CASE(trials_dropped_at_the_end_reopen_when_max_trials_is_raised)
 BOOST_AUTO_TEST_CASE(a_file_of_schema_7_resumes_with_room_but_cannot_reopen) {
   testing::TempFolder dir;
   const std::string path = dir.file("v7.h5");
-  simulate_into(path, first_study(6), 7);
+  testing::simulate_into(path, first_study(6), 4, 7);
   store::WriterPosition position;
   {
     const store::StudyReader reader(path);

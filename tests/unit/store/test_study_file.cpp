@@ -19,9 +19,11 @@
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
+#include "unit/store/simulated_study.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
+using slurmtune::testing::simulate_into;
 namespace fs = std::filesystem;
 
 namespace {
@@ -51,22 +53,6 @@ using TempDir = slurmtune::testing::TempFolder;
 
 core::StudySpec spec(const std::string& extra = "") {
   return config::parse_study(std::string(kStudy) + extra, "study.toml");
-}
-
-// Records a whole simulated study (deterministic) into `path`, in a file of `schema`;
-// `also` sees every event the file records.
-core::SimulationSummary simulate_into(const std::string& path, const core::StudySpec& s,
-                                      std::size_t workers = 8,
-                                      std::int64_t schema = store::kSchemaVersion,
-                                      core::SimulationObserver* also = nullptr) {
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  options.schema_version = schema;
-  auto writer = store::StudyWriter::create(path, s, options);
-  store::SimulationRecorder recorder(*writer, also);
-  core::SimulationOptions sim;
-  sim.workers = workers;
-  return core::simulate_study(s, sim, &recorder);
 }
 
 std::string error_of(const std::string& path) {
