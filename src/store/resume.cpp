@@ -154,13 +154,14 @@ std::vector<core::TrialId> derive_statuses(const std::vector<EventRecord>& event
 // dropped only because it ended wait at their rungs again, as if it had never ended.
 void reopen_dropped(ResumeState& state, const std::vector<core::TrialId>& dropped,
                     bool file_says_reopen) {
+  if (!state.scheduler->reopens()) return;
   if (!file_says_reopen) {
     state.left_dropped = dropped.size();
     return;
   }
   state.scheduler->open_admissions();
   for (const core::TrialId id : dropped) {
-    if (!state.scheduler->reopen(id)) continue;  // dropped by the rule (hyperband)
+    if (id >= state.trials.size() || !state.scheduler->reopen(id)) continue;
     state.trials[id].status = TrialStatus::Paused;
     state.unfinished.push_back(id);
     state.live.emplace_back(id, TrialStatus::Paused);

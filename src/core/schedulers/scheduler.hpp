@@ -135,6 +135,9 @@ class Scheduler {
   /// again. False, and nothing changes, where the trial is unknown, did not end while
   /// paused, or the scheduler has no pauses.
   virtual bool reopen(TrialId /*trial*/) { return false; }
+  /// Whether this scheduler drops paused trials only because the study ended, and so
+  /// can reopen them (asha_promotion, freeze_thaw; Hyperband's drops are its rule's).
+  virtual bool reopens() const { return false; }
   /// A checkpoint the scheduler asked for (ReportOutcome::checkpoint) now exists: the
   /// trial saved its state at `step`. PBT clones only checkpoints that exist; the
   /// simulator confirms at once, `slurmtune run` when the trial's CHECKPOINT arrives.

@@ -52,6 +52,7 @@ class AshaPromotionScheduler final : public Scheduler {
   std::optional<Job> next_job(bool may_start_new) override;
   std::vector<TrialId> take_dropped() override;
   bool reopen(TrialId trial) override;
+  bool reopens() const override { return true; }
   void close_admissions() override { closed_ = true; }
   void open_admissions() override;
   double max_resource() const override { return milestones_.back(); }

@@ -39,6 +39,7 @@ class FreezeThawScheduler final : public Scheduler {
   std::optional<Job> next_job(bool may_start_new) override;
   std::vector<TrialId> take_dropped() override;
   bool reopen(TrialId trial) override { return rungs_.reopen(trial); }
+  bool reopens() const override { return true; }
   void close_admissions() override { rungs_.close_admissions(); }
   void open_admissions() override { rungs_.open_admissions(); }
   double max_resource() const override { return rungs_.max_resource(); }
