@@ -17,13 +17,14 @@ std::chrono::steady_clock::time_point after(const SessionClock& clock, double se
                            std::chrono::duration<double>(seconds));
 }
 
+// Layout "split": one MPI step over the whole allocation, split into trial groups.
+bool split_layout(const core::StudySpec& spec) {
+  return spec.trial.layout == core::TrialSpec::Layout::Split;
+}
+
 }  // namespace
 
 GroupBackend::GroupBackend(const BackendContext& context) : context_(context) {}
-
-bool GroupBackend::split_layout() const {
-  return context_.spec.trial.layout == core::TrialSpec::Layout::Split;
-}
 
 std::string GroupBackend::trial_shape() const {
   const auto& r = context_.spec.resources;
@@ -37,7 +38,7 @@ std::string GroupBackend::trial_shape() const {
 
 void GroupBackend::ensure_steps() {
   if (context_.controller.shutting_down() || done_) return;
-  if (split_layout()) {
+  if (split_layout(context_.spec)) {
     if (steps_.empty() && step_launches_ == 0) launch_step({});
     return;
   }
@@ -55,10 +56,12 @@ void GroupBackend::launch_step(TrialResources placement) {
   const core::StudySpec& spec = context_.spec;
   SpawnRequest request;
   // A step of layout "steps" is one group: all of its ranks form the trial.
-  const std::string shape =
-      split_layout() ? trial_shape() : "ranks:" + std::to_string(spec.resources.ranks());
-  request.argv = split_layout() ? context_.launcher.whole_step(spec.trial.program)
-                                : context_.launcher.wrap(placement, spec.trial.program);
+  const std::string shape = split_layout(context_.spec)
+                                ? trial_shape()
+                                : "ranks:" + std::to_string(spec.resources.ranks());
+  request.argv = split_layout(context_.spec)
+                     ? context_.launcher.whole_step(spec.trial.program)
+                     : context_.launcher.wrap(placement, spec.trial.program);
   request.env = {{"SLURMTUNE_ADDR", context_.address},
                  {"SLURMTUNE_TOKEN_FILE", context_.credentials.write_group_step(number)},
                  {"SLURMTUNE_STUDY", spec.name},
@@ -241,7 +244,7 @@ void GroupBackend::step_ended(int number) {
     it = groups_.erase(it);
   }
   const bool any_group = step.groups > 0, ended_for_trial = step.ended_for_trial;
-  if (!split_layout()) context_.launcher.release(step.placement);
+  if (!split_layout(context_.spec)) context_.launcher.release(step.placement);
   steps_.erase(number);
   if (done_ || context_.controller.shutting_down()) {
     log_line("MPI step " + std::to_string(number) + " ended: " + status);
@@ -256,7 +259,7 @@ void GroupBackend::step_ended(int number) {
                 std::to_string(step_restarts_) + " steps failed, giving up; see " + log);
   log_line("MPI step " + std::to_string(number) + " ended (" + status + ")" + why +
            " with work left: relaunching it");
-  if (split_layout())
+  if (split_layout(context_.spec))
     launch_step({});
   else
     ensure_steps();

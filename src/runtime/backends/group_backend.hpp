@@ -60,7 +60,6 @@ class GroupBackend final : public LaunchBackend {
     bool ended_for_trial = false;
   };
 
-  bool split_layout() const;
   std::string trial_shape() const;
   void ensure_steps();
   void launch_step(TrialResources placement);
