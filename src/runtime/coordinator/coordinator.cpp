@@ -47,13 +47,11 @@ void publish_address(const std::string& results_file, const std::string& address
 // What a resume with room for more trials did to the trials dropped when the study ended.
 void log_reopened(const OpenedStudy& study) {
   if (!study.reopened.empty()) {
-    std::string ids;
-    for (const core::TrialId trial : study.reopened) {
-      if (!ids.empty()) ids += ", ";
-      ids += std::to_string(trial);
-    }
+    std::vector<std::string> ids;
+    for (const core::TrialId trial : study.reopened)
+      ids.push_back(std::to_string(trial));
     log_line("reopened " + std::to_string(study.reopened.size()) +
-             " trial(s) dropped when the study ended (" + ids +
+             " trial(s) dropped when the study ended (" + core::join_names(ids) +
              "): the study has room for more trials, and they wait at their rungs again");
   }
   if (study.left_dropped > 0)
