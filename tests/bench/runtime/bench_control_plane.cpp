@@ -23,7 +23,6 @@
 #include <thread>
 #include <vector>
 
-#include "protocol/credentials.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
 #include "store/study_reader.hpp"
@@ -32,6 +31,21 @@ namespace fs = std::filesystem;
 using namespace slurmtune;
 
 namespace {
+
+// Trial `t`'s credential: its file in the credentials folder (trial-T.launch-L), waited
+// for up to 30 s while the coordinator launches the trials.
+std::string credential_of(const fs::path& folder, int t) {
+  const std::string prefix = "trial-" + std::to_string(t) + ".launch-";
+  for (int tries = 0; tries < 300; ++tries) {
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(folder, ignored))
+      if (entry.path().filename().string().starts_with(prefix))
+        return protocol::read_token_file(entry.path().string());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw std::runtime_error("no credential of trial " + std::to_string(t) + " in " +
+                           folder.string());
+}
 
 int connect_to(const std::string& address) {
   const auto colon = address.rfind(':');
@@ -121,20 +135,19 @@ int main(int argc, char** argv) {
     _exit(127);
   }
   const std::string address = address_from_log(log, clients);
-  // The bench plays every trial's rank 0: it holds the session's secret, and each
-  // connection presents that trial's first attempt's credential.
-  const std::string secret = protocol::read_token_file((dir / "study.trials" / "token").string());
+  // The bench plays every trial's rank 0: each connection presents the credential the
+  // coordinator wrote for that trial's launch, the file a trial's SLURMTUNE_TOKEN_FILE
+  // names (the session's secret is written only for joined jobs).
+  const fs::path credentials = dir / "study.trials" / "credentials";
   std::vector<Connection> connections(static_cast<std::size_t>(clients));
   for (int t = 0; t < clients; ++t) {
     Connection& c = connections[static_cast<std::size_t>(t)];
     c.fd = connect_to(address);
     if (c.fd < 0) throw std::runtime_error("cannot connect to " + address);
-    const auto trial = static_cast<slurmtune::core::TrialId>(t);
-    send_all(c.fd,
-             protocol::encode_frame(
-                 protocol::MessageType::Hello,
-                 "{\"token\": \"" + slurmtune::protocol::attempt_credential(secret, trial, 0, 0) +
-                     "\", \"trial\": " + std::to_string(t) + ", \"attempt\": 0}"));
+    send_all(c.fd, protocol::encode_frame(protocol::MessageType::Hello,
+                                          "{\"token\": \"" + credential_of(credentials, t) +
+                                              "\", \"trial\": " + std::to_string(t) +
+                                              ", \"attempt\": 0}"));
   }
   std::vector<pollfd> fds;
   for (const auto& c : connections)
