@@ -11,12 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "client/typed_param.hpp"
 #include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "protocol/wire/json_value.hpp"
@@ -33,6 +36,22 @@ namespace {
 // for a coordinator that is gone.
 constexpr int kHelloAttempts = 7;
 constexpr std::chrono::milliseconds kFirstHelloPause{100};
+// BUSY (no room at the coordinator now) is not a try: the client waits what the reply
+// says, plus up to half of it again so a herd spreads out, for at most this long in all.
+constexpr double kBusyBudgetS = 900;
+
+// The coordinator's BUSY: thrown by receive(), caught by hello().
+struct NoRoom {
+  protocol::Busy busy;
+};
+
+protocol::Busy busy_of(const protocol::JsonObject& body) {
+  try {
+    return protocol::decode_busy(body);
+  } catch (const protocol::ProtocolError& e) {
+    throw ClientError(std::string("the coordinator sent a malformed BUSY: ") + e.what());
+  }
+}
 
 std::string env_or(const char* name, const std::string& fallback = {}) {
   const char* value = std::getenv(name);
@@ -67,7 +86,7 @@ int detect_rank() {
 
 protocol::UniqueFd connect_to(const std::string& address) {
   try {
-    return protocol::connect_tcp(address);
+    return protocol::connect_address(address);
   } catch (const protocol::ConnectError& e) {
     if (e.kind() == protocol::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
     throw ClientError(std::string("SLURMTUNE_ADDR: ") + e.what());
@@ -145,6 +164,7 @@ struct Client::State {
         auto body = protocol::payload_object(*frame);
         if (frame->type == protocol::MessageType::Error)
           throw ClientError("the coordinator refused: " + protocol::decode_error(body).error);
+        if (frame->type == protocol::MessageType::Busy) throw NoRoom{busy_of(body)};
         if (frame->type != expected)
           throw ClientError("expected " + std::string(protocol::to_string(expected)) + ", got " +
                             std::string(protocol::to_string(frame->type)));
@@ -161,20 +181,35 @@ struct Client::State {
   // closed before any reply is tried again, kHelloAttempts times in all with a doubling
   // pause: a coordinator flooded with connections that never authenticate closes the
   // oldest waiting ones, which may be this one (doc/protocol.md#limits). An ERROR reply
-  // is final.
+  // is final; BUSY says when to come back, and is obeyed within kBusyBudgetS.
   protocol::JsonObject hello(const protocol::HelloFrom& identity) {
     auto pause = kFirstHelloPause;
+    double busy_waited_s = 0;
+    std::minstd_rand jitter(static_cast<std::uint32_t>(::getpid()));
     for (int tries = 1;; ++tries) {
+      std::chrono::duration<double> wait = pause;
       try {
         connect_and_hello(identity);
         return receive(protocol::MessageType::Welcome);
       } catch (const CoordinatorLost&) {
         if (tries == kHelloAttempts) throw;
+        pause *= 2;
+      } catch (const NoRoom& no_room) {
+        --tries;
+        wait = std::chrono::duration<double>(
+            no_room.busy.retry_after_s *
+            (1 + std::uniform_real_distribution<double>(0, 0.5)(jitter)));
+        if (busy_waited_s + wait.count() > kBusyBudgetS)
+          throw CoordinatorLost("the coordinator had no room for " +
+                                core::format_double(busy_waited_s) + " s: " + no_room.busy.why);
+        busy_waited_s += wait.count();
+        std::cerr << "slurmtune: the coordinator has no room now (" << no_room.busy.why
+                  << "); connecting again in "
+                  << core::format_double(std::round(wait.count() * 10) / 10) << " s\n";
       }
       fd = protocol::UniqueFd();
       decoder = protocol::FrameDecoder();
-      std::this_thread::sleep_for(pause);
-      pause *= 2;
+      std::this_thread::sleep_for(wait);
     }
   }
 

@@ -1,5 +1,6 @@
 #include "runtime/this_process.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,6 +12,21 @@ std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
   return name;
+}
+
+std::string raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return "";
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  const auto text = [](rlim_t n) {
+    return n == RLIM_INFINITY ? std::string("unlimited") : std::to_string(n);
+  };
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0)
+    return "descriptors: could not raise the soft limit of " + text(before) + " to the hard " +
+           text(limit.rlim_max);
+  return "descriptors: soft limit raised from " + text(before) + " to the hard limit, " +
+         text(limit.rlim_max);
 }
 
 std::filesystem::path executable_path() {

@@ -15,6 +15,11 @@ std::string self_program();
 /// slurmtune's Python package next to this executable (bin/../share/slurmtune/python, in
 /// an install tree and, by the same shape, a build tree), or empty when it is not there.
 std::string bundled_python_dir();
+/// Raises this process's soft RLIMIT_NOFILE to its hard limit (a login shell's 1,024
+/// travels into the job, and every connection and open file needs a descriptor; the
+/// children inherit the raised limit). Returns the limit before and after; "" when
+/// nothing changed, else a line for the log.
+std::string raise_descriptor_limit();
 /// PYTHONPATH with that package first, so `from slurmtune import client` works in trials
 /// (and `python3 -m slurmtune.report_html` for `slurmtune html`) without any setup.
 std::string python_path_with_bundled();

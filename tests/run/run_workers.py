@@ -90,8 +90,23 @@ def scenario_workers(runner, args, kill=False):
                    "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
     judged = check_asha(path, 1, 3, 9)
     impostors = check_impostors(runner, trials_wanted)
-    print("%s: %s; %d ASHA decisions equal the model; %d trials' claims of other identities refused"
-          % (args.scenario, outcome, judged, impostors))
+    fan_in = check_fan_in(log, agents=4)
+    print("%s: %s; %d ASHA decisions equal the model; %d trials' claims of other identities "
+          "refused; %s" % (args.scenario, outcome, judged, impostors, fan_in))
+
+
+def check_fan_in(log, agents):
+    """The node agents carried every trial's connection (issue #61): the coordinator held
+    a connection per worker step and none per trial."""
+    found = re.search(r"control plane: at most (\d+) connection\(s\) at once, of \d+ allowed; "
+                      r"(\d+) carried by node agents at once \((\d+) frames\)", log)
+    expect(found, "no control-plane line in the log:\n" + log[-3000:])
+    direct, channels, frames = (int(g) for g in found.groups())
+    expect(direct <= agents and channels >= 1 and frames > 0,
+           "the coordinator held %d connections at once for %d agents (%d channels carried):\n%s"
+           % (direct, agents, channels, log[-3000:]))
+    return "the coordinator held at most %d connections, its %d agents carried up to %d at once" \
+        % (direct, agents, channels)
 
 
 def scenario_workers_many(runner, args):
@@ -121,9 +136,11 @@ def scenario_workers_many(runner, args):
     trials = check_complete(path, trials_wanted)
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[trials.status == "failed"])
     judged = check_asha(path, 1, 3, 9)
+    fan_in = check_fan_in(log, agents=4)
     print("workers-many: a step-per-trial study of 600 trials was warned of MaxStepCount = 500; "
           "with worker steps all %d trials completed in one job (%.0f s, %s); %d ASHA decisions "
-          "equal the model" % (len(trials), elapsed, dict(trials.status.value_counts()), judged))
+          "equal the model; %s" % (len(trials), elapsed, dict(trials.status.value_counts()), judged,
+                                   fan_in))
 
 
 def scenario_workers_absent(runner, args):

@@ -136,10 +136,20 @@ int run_command(const Args& args) {
              "given up")("hello-timeout",
                          po::value<double>(&run.control.hello_timeout_s)->default_value(10),
                          "seconds a new connection has to authenticate")(
-      "progress-interval", po::value<double>(&run.progress_interval_s)->default_value(30),
-      "seconds between progress lines")("stop-grace",
-                                        po::value<double>(&run.stop_grace_s)->default_value(30),
-                                        "seconds a trial told to stop has before SIGTERM")(
+      "max-connections",
+      po::value<std::size_t>(&run.control.max_authenticated)->default_value(4096),
+      "control plane: authenticated connections at once (at most half the descriptor limit, "
+      "which the coordinator raises to the hard limit); past it a client is told to retry")(
+      "max-agent-channels",
+      po::value<std::size_t>(&run.control.max_channels_per_agent)->default_value(4096),
+      "launch = \"worker\": connections one node agent may carry for its node's trials")(
+      "max-step-restarts", po::value<int>(&run.max_step_restarts)->default_value(3),
+      "launch = \"mpi\": relaunches of an MPI trial-group step that failed before the "
+      "study gives up")("progress-interval",
+                        po::value<double>(&run.progress_interval_s)->default_value(30),
+                        "seconds between progress lines")(
+      "stop-grace", po::value<double>(&run.stop_grace_s)->default_value(30),
+      "seconds a trial told to stop has before SIGTERM")(
       "kill-grace", po::value<double>(&run.kill_grace_s)->default_value(10),
       "seconds between SIGTERM and SIGKILL")(
       "shutdown-grace", po::value<double>(&run.shutdown_grace_s)->default_value(60),
@@ -182,6 +192,11 @@ int run_command(const Args& args) {
     throw InputError("--worker-connect-timeout " +
                      core::format_double(run.worker_connect_timeout_s) +
                      ": give a positive number of seconds");
+  if (run.control.max_authenticated == 0 || run.control.max_channels_per_agent == 0)
+    throw InputError("--max-connections and --max-agent-channels: give at least 1");
+  if (run.max_step_restarts < 0)
+    throw InputError("--max-step-restarts " + std::to_string(run.max_step_restarts) +
+                     ": give 0 or more");
   if (vm.count("coordinator-cpus"))
     launch.coordinator_cpus = vm["coordinator-cpus"].as<std::int64_t>();
   run.control.port = port_of(vm["port"].as<int>());

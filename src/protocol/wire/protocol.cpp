@@ -40,20 +40,27 @@ std::string_view to_string(MessageType type) {
       return "PROOF";
     case MessageType::Leaving:
       return "LEAVING";
+    case MessageType::Routed:
+      return "ROUTED";
+    case MessageType::ChannelClosed:
+      return "CHANNEL_CLOSED";
+    case MessageType::Busy:
+      return "BUSY";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 18;
+  return t >= 1 && t <= 21;
 }
 }  // namespace
 
 std::string encode_frame(MessageType type, std::string_view payload) {
-  if (payload.size() > kMaxPayload)
+  const std::size_t limit = max_payload(static_cast<std::uint8_t>(type));
+  if (payload.size() > limit)
     throw ProtocolError("payload of " + std::to_string(payload.size()) + " bytes exceeds " +
-                        std::to_string(kMaxPayload));
+                        std::to_string(limit));
   const auto n = static_cast<std::uint32_t>(payload.size());
   std::string frame = {'S',
                        'T',
@@ -92,9 +99,9 @@ std::optional<Frame> FrameDecoder::next() {
   std::uint32_t n = 0;
   for (int i = 4; i < 8; ++i)
     n = (n << 8) | static_cast<std::uint8_t>(rest[static_cast<std::size_t>(i)]);
-  if (n > kMaxPayload)
+  if (const std::size_t limit = max_payload(static_cast<std::uint8_t>(rest[3])); n > limit)
     throw ProtocolError("frame of " + std::to_string(n) + " bytes exceeds the limit of " +
-                        std::to_string(kMaxPayload));
+                        std::to_string(limit));
   if (rest.size() < kHeaderSize + n) return std::nullopt;
   Frame frame{static_cast<MessageType>(rest[3]), std::string(rest.substr(kHeaderSize, n))};
   consumed_ += kHeaderSize + n;

@@ -26,6 +26,14 @@ namespace slurmtune::protocol {
 inline constexpr std::uint8_t kProtocolVersion = 1;
 inline constexpr std::size_t kHeaderSize = 8;
 inline constexpr std::size_t kMaxPayload = std::size_t{64} * 1024;
+/// A ROUTED frame carries a whole frame and its 8-byte channel: one more level of a relay
+/// tree adds 16 bytes, and at most kMaxRouteDepth levels fit.
+inline constexpr std::size_t kMaxRouteDepth = 8;
+inline constexpr std::size_t kMaxRoutedPayload = kMaxPayload + kMaxRouteDepth * (8 + kHeaderSize);
+/// The largest payload a frame of `type` may carry.
+constexpr std::size_t max_payload(std::uint8_t type) {
+  return type == 19 ? kMaxRoutedPayload : kMaxPayload;
+}
 
 enum class MessageType : std::uint8_t {
   Hello = 1,       ///< client -> server: {"token", "trial", "rank"} or {"token", "group", ...}
@@ -50,6 +58,11 @@ enum class MessageType : std::uint8_t {
   Proof = 17,      ///< client -> server: {"proof"}
   // Joined allocations (`slurmtune join`):
   Leaving = 18,  ///< worker -> server: {"why"} — its allocation ends: suspend its trials
+  // Node agents (a worker step that carries its node's traffic; protocol/route_messages.hpp):
+  Routed = 19,         ///< agent <-> server: 8-byte channel, then one whole inner frame
+  ChannelClosed = 20,  ///< agent <-> server: {"channel", "reason"} — that channel's peer is gone
+  // Room (doc/protocol.md#limits):
+  Busy = 21,  ///< server -> client: {"why", "retry_after_s"} before closing: connect again then
 };
 std::string_view to_string(MessageType type);
 

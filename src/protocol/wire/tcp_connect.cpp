@@ -4,10 +4,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 namespace slurmtune::protocol {
 
@@ -37,6 +39,26 @@ UniqueFd connect_tcp(const std::string& address) {
   }
   throw ConnectError(ConnectError::Kind::Refused,
                      "cannot connect to the coordinator at " + address + ": " + error);
+}
+
+UniqueFd connect_address(const std::string& address) {
+  constexpr std::string_view kUnix = "unix:";
+  if (!address.starts_with(kUnix)) return connect_tcp(address);
+  const std::string path = address.substr(kUnix.size());
+  sockaddr_un where{};
+  where.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof where.sun_path)
+    throw ConnectError(ConnectError::Kind::BadAddress,
+                       "'" + address + "' is not unix:PATH with a path of 1 to " +
+                           std::to_string(sizeof where.sun_path - 1) + " bytes");
+  path.copy(where.sun_path, path.size());
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd)
+    throw ConnectError(ConnectError::Kind::Refused, std::string("socket: ") + std::strerror(errno));
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0)
+    throw ConnectError(ConnectError::Kind::Refused, "cannot connect to the node agent at " +
+                                                        address + ": " + std::strerror(errno));
+  return fd;
 }
 
 }  // namespace slurmtune::protocol

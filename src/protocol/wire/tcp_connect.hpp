@@ -1,6 +1,6 @@
 #pragma once
 // The client end of a control-plane connection: trial clients and worker steps connect
-// to the coordinator's "HOST:PORT" with this.
+// to the coordinator's "HOST:PORT", or to their node agent's "unix:PATH", with this.
 #include <string>
 
 #include "core/error.hpp"
@@ -11,7 +11,7 @@ namespace slurmtune::protocol {
 class ConnectError : public Error {
  public:
   enum class Kind {
-    BadAddress,  ///< not HOST:PORT
+    BadAddress,  ///< not HOST:PORT or unix:PATH
     Unresolved,  ///< the host name does not resolve
     Refused,     ///< no listener answered (the coordinator is gone)
   };
@@ -25,5 +25,9 @@ class ConnectError : public Error {
 /// A connected TCP socket (close-on-exec, TCP_NODELAY) to `address`, "HOST:PORT"; tries
 /// every address the host resolves to. Throws ConnectError saying why not.
 UniqueFd connect_tcp(const std::string& address);
+
+/// A connected stream socket (close-on-exec) to `address`: "unix:PATH" (a node agent's
+/// local socket, doc/protocol.md#node-agents) or "HOST:PORT" (connect_tcp).
+UniqueFd connect_address(const std::string& address);
 
 }  // namespace slurmtune::protocol

@@ -90,6 +90,13 @@ class LaunchBackend {
   /// the coordinator takes that trial's REPORT, CHECKPOINT and HEARTBEAT itself, as it
   /// does every other trial's, whichever connection carries them.
   virtual std::optional<core::TrialId> trial_of(ConnectionId /*id*/) const { return std::nullopt; }
+  /// Whether a connection it owns is a node agent's, which carries its node's connections
+  /// as channels (ControlHandler::routes).
+  virtual bool routes(ConnectionId /*id*/) const { return false; }
+  /// A HELLO on a channel of agent `via`: ProtocolError unless that agent may carry it.
+  virtual void check_routed(ConnectionId /*via*/, const protocol::HelloFrom& /*hello*/) const {
+    throw protocol::ProtocolError("this study's launch mode has no node agents");
+  }
   /// A connection it owns closed.
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
   /// A trial's connection closed (the coordinator has unbound it): an exit that waited

@@ -22,10 +22,28 @@ std::string ProcessBackend::describe() const {
 }
 
 void ProcessBackend::begin() {
+  warn_of_connection_room();
   if (worker_steps_)
     workers_.launch_own_workers();
   else
     warn_of_step_limit();
+}
+
+// Said at start, not found out at the 513th trial: whether the connections the study's
+// concurrency needs fit the coordinator's descriptors. Node agents need one per node;
+// otherwise every running trial's rank 0 holds one.
+void ProcessBackend::warn_of_connection_room() const {
+  const std::size_t room = context_.server.stats().max_authenticated;
+  std::size_t trials = context_.launcher.capacity();
+  if (const auto& limit = context_.spec.resources.max_concurrent)
+    trials = std::min(trials, static_cast<std::size_t>(*limit));
+  const std::size_t need = worker_steps_ ? context_.launcher.node_names().size() : trials;
+  if (need <= room) return;
+  log_line(
+      "warning: " + std::to_string(need) + (worker_steps_ ? " node agents" : " trials at once") +
+      " need as many connections, and the coordinator has room for " + std::to_string(room) +
+      " (half its descriptor limit, or --max-connections): the others wait their turn" +
+      (worker_steps_ ? "" : "; launch = \"worker\" carries a node's trials on one connection"));
 }
 
 // A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.

@@ -25,6 +25,10 @@ class ProcessBackend final : public LaunchBackend {
   bool busy() const override { return false; }
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return workers_.owns(id); }
+  bool routes(ConnectionId id) const override { return workers_.owns(id); }
+  void check_routed(ConnectionId via, const protocol::HelloFrom& hello) const override {
+    workers_.check_routed(via, hello);
+  }
   std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
@@ -42,6 +46,7 @@ class ProcessBackend final : public LaunchBackend {
   /// SIGTERM at terminate_at, SIGKILL a kill grace later.
   void signal_due();
   void warn_of_step_limit() const;
+  void warn_of_connection_room() const;
 
   BackendContext context_;
   bool worker_steps_;

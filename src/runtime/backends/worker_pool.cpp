@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "protocol/credentials.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/log.hpp"
 #include "runtime/this_process.hpp"
@@ -72,6 +73,20 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
     log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
              core::format_double(context_.clock.elapsed_s()) + " s");
   return protocol::encode(protocol::WorkerWelcome{node, ""});
+}
+
+void WorkerPool::check_routed(ConnectionId via, const protocol::HelloFrom& hello) const {
+  const WorkerStep& w = workers_.at(connections_.at(via));
+  const auto* trial = std::get_if<protocol::TrialHello>(&hello);
+  if (!trial)
+    throw protocol::ProtocolError("a node agent carries trials' connections, not " +
+                                  protocol::claim_of(hello));
+  const ActiveTrial* t = context_.trials.find(trial->trial);
+  const auto& nodes = t ? t->placement.nodes : std::vector<std::size_t>{};
+  if (std::find(nodes.begin(), nodes.end(), w.node) == nodes.end())
+    throw protocol::ProtocolError("the node agent of " + connections_.at(via) +
+                                  " carries only the trials placed on its node, not trial " +
+                                  std::to_string(trial->trial));
 }
 
 TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spec) {

@@ -38,6 +38,9 @@ class WorkerPool {
   std::string on_hello(ConnectionId id, const protocol::WorkerHello& hello);
   std::string on_hello(ConnectionId id, const protocol::JoinedHello& hello);
   bool owns(ConnectionId id) const { return connections_.contains(id); }
+  /// A HELLO on a channel of worker `via` (its node agent): only a rank of a trial
+  /// placed on that worker's node; ProtocolError otherwise.
+  void check_routed(ConnectionId via, const protocol::HelloFrom& hello) const;
   std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body);
   void on_closed(ConnectionId id, const std::string& reason);

@@ -17,9 +17,7 @@
 
 #include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
-#include "protocol/credentials.hpp"
-#include "protocol/wire/mutual_auth.hpp"
-#include "protocol/wire/secret.hpp"
+#include "protocol/route_messages.hpp"
 #include "runtime/log.hpp"
 
 namespace slurmtune::runtime {
@@ -103,6 +101,7 @@ ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::stri
       hello_timeout_s_(options.hello_timeout_s),
       max_unauthenticated_(descriptor_share_cap(options.max_unauthenticated, 4)),
       max_authenticated_(descriptor_share_cap(options.max_authenticated, 2)),
+      max_channels_per_agent_(std::max<std::size_t>(options.max_channels_per_agent, 1)),
       listener_(listen_on(options.listen_host, options.port)),
       port_(bound_port(listener_.get())) {
   loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
@@ -110,8 +109,17 @@ ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::stri
 
 ControlServer::~ControlServer() {
   for (auto& [id, c] : connections_)
-    loop_.remove(c.fd.get());
+    if (c.fd) loop_.remove(c.fd.get());
   loop_.remove(listener_.get());
+}
+
+ControlServerStats ControlServer::stats() const {
+  ControlServerStats now = stats_;
+  now.peer_lines_left_out = peer_log_.left_out();
+  now.open = unauthenticated_ + direct_authenticated_;
+  now.channels = connections_.size() - now.open;
+  now.max_authenticated = max_authenticated_;
+  return now;
 }
 
 void ControlServer::out_of_descriptors(int error) {
@@ -133,7 +141,7 @@ void ControlServer::resume_accepting() {
 
 bool ControlServer::evict_oldest_unauthenticated(const std::string& why) {
   for (const auto& [id, c] : connections_)
-    if (!c.authenticated) {
+    if (!c.authenticated && c.fd) {
       ++stats_.evicted;
       close_for_retry(id, why);
       return true;
@@ -173,8 +181,10 @@ void ControlServer::accept_all() {
     c.since = std::chrono::steady_clock::now();
     ++unauthenticated_;
     ++stats_.accepted;
+    stats_.peak_open = std::max(stats_.peak_open, unauthenticated_ + direct_authenticated_);
     loop_.add(c.fd.get(), EPOLLIN | EPOLLRDHUP, [this, id](std::uint32_t events) {
-      if (events & EPOLLOUT) on_writable(id);
+      if (events & EPOLLOUT)
+        if (const auto it = connections_.find(id); it != connections_.end()) flush(id, it->second);
       if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(id);
     });
   }
@@ -213,81 +223,114 @@ void ControlServer::handle(ConnectionId id, Connection& c, const protocol::Frame
   if (!c.authenticated) return authenticate(id, c, frame);
   if (frame.type == protocol::MessageType::Hello)
     throw protocol::ProtocolError("HELLO sent twice on one connection");
+  if (frame.type == protocol::MessageType::Routed ||
+      frame.type == protocol::MessageType::ChannelClosed)
+    return route(id, c, frame);
   const auto reply = handler_.on_message(id, frame.type, protocol::payload_object(frame));
   // The handler may have closed this very connection (its trial ended): `c` is gone then.
   const auto it = connections_.find(id);
-  if (reply && it != connections_.end()) queue(id, it->second, reply->type, reply->payload);
+  if (reply && it != connections_.end())
+    queue(id, it->second, protocol::encode_frame(reply->type, reply->payload));
 }
 
-void ControlServer::queue(ConnectionId id, Connection& c, protocol::MessageType type,
-                          const std::string& payload) {
-  c.outbox += protocol::encode_frame(type, payload);
-  flush(id, c);
+void ControlServer::route(ConnectionId id, Connection& agent, const protocol::Frame& frame) {
+  if (!agent.routes)
+    throw protocol::ProtocolError(std::string(to_string(frame.type)) +
+                                  " from a connection that is not a node agent's");
+  if (frame.type == protocol::MessageType::ChannelClosed) {
+    const auto closed = protocol::decode_channel_closed(protocol::payload_object(frame));
+    if (const auto it = agent.channels.find(closed.channel); it != agent.channels.end()) {
+      const ConnectionId channel = it->second;
+      drop(channel, "its node agent says: " + closed.reason,
+           connections_.at(channel).authenticated);
+    }
+    return;
+  }
+  const protocol::Routed routed = protocol::decode_routed(frame);
+  ++stats_.routed;
+  ConnectionId channel_id = 0;
+  if (const auto it = agent.channels.find(routed.channel); it != agent.channels.end()) {
+    channel_id = it->second;
+  } else {
+    channel_id = next_id_++;
+    Connection& channel = connections_[channel_id];
+    channel.peer = agent.peer + " channel " + std::to_string(routed.channel);
+    channel.since = std::chrono::steady_clock::now();
+    channel.via = id;
+    channel.channel = routed.channel;
+    agent.channels.emplace(routed.channel, channel_id);
+    stats_.peak_channels = std::max(stats_.peak_channels,
+                                    connections_.size() - unauthenticated_ - direct_authenticated_);
+    if (agent.channels.size() > max_channels_per_agent_)
+      return close_for_retry(channel_id, "the node agent carries " +
+                                             std::to_string(max_channels_per_agent_) +
+                                             " channels already");
+  }
+  Connection& channel = connections_.at(channel_id);
+  try {
+    handle(channel_id, channel, routed.frame);
+  } catch (const protocol::ProtocolError& e) {
+    refuse(channel_id, e.what());  // the channel's fault, not its agent's
+  }
+}
+
+void ControlServer::queue(ConnectionId id, Connection& c, std::string frame) {
+  if (c.via) {
+    const auto agent = connections_.find(c.via);
+    if (agent != connections_.end())
+      queue(c.via, agent->second, protocol::encode_routed(c.channel, frame));
+    return;
+  }
+  const std::size_t bound = c.routes ? kMaxAgentOutbox : kMaxOutbox;
+  c.outbox += frame;
+  flush(id, c);  // may drop it: `c` is not used after this
   const auto it = connections_.find(id);
-  if (it == connections_.end() || it->second.outbox.size() <= kMaxOutbox) return;
+  if (it == connections_.end() || it->second.outbox.size() <= bound) return;
   ++stats_.unread;
-  refuse(id, "more than " + std::to_string(kMaxOutbox >> 20) +
+  refuse(id, "more than " + std::to_string(bound >> 20) +
                  " MiB of replies unread; a client reads each reply before its next request");
 }
 
 void ControlServer::authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame) {
-  if (c.challenged_hello) return check_proof(id, c, frame);
-  if (frame.type != protocol::MessageType::Hello)
-    throw protocol::ProtocolError("first message is " + std::string(to_string(frame.type)) +
-                                  ", not HELLO");
-  protocol::Hello hello = protocol::decode_hello(protocol::payload_object(frame));
-  if (!hello.challenge.empty()) return challenge(id, c, std::move(hello));
-  // The credential covers exactly what the HELLO claims: another trial's, attempt's or
-  // step's is refused (it names only what the peer itself sent).
-  if (!protocol::tokens_equal(
-          hello.token, protocol::credential_for(secret_, hello.from, launch_of(handler_, hello))))
-    throw protocol::ProtocolError("wrong or missing credential for " +
-                                  protocol::claim_of(hello.from));
-  welcome(id, c, hello);
-}
-
-// The client proves itself second: a peer that does not hold the token learns only a
-// proof bound to nonces that never come again.
-void ControlServer::challenge(ConnectionId id, Connection& c, protocol::Hello hello) {
-  c.client_nonce = hello.challenge;
-  c.server_nonce = protocol::generate_token();
-  c.key = protocol::credential_for(secret_, hello.from, launch_of(handler_, hello));
-  c.challenged_hello = std::move(hello);
-  c.outbox += protocol::encode_frame(
-      protocol::MessageType::Challenge,
-      protocol::encode(protocol::Challenge{
-          c.server_nonce, protocol::coordinator_proof(c.key, c.client_nonce, c.server_nonce)}));
-  flush(id, c);
-}
-
-void ControlServer::check_proof(ConnectionId id, Connection& c, const protocol::Frame& frame) {
-  if (frame.type != protocol::MessageType::Proof)
-    throw protocol::ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
-                                  ", not PROOF");
-  const protocol::Proof proof = protocol::decode_proof(protocol::payload_object(frame));
-  if (!protocol::tokens_equal(proof.proof,
-                              protocol::worker_proof(c.key, c.server_nonce, c.client_nonce)))
-    throw protocol::ProtocolError("wrong proof of the credential for " +
-                                  protocol::claim_of(c.challenged_hello->from));
-  const protocol::Hello hello = std::move(*c.challenged_hello);
-  c.challenged_hello.reset();
-  welcome(id, c, hello);
+  std::string challenge;
+  const auto hello = c.hello_check.on_frame(
+      frame, secret_, [this](const protocol::Hello& h) { return launch_of(handler_, h); },
+      challenge);
+  if (hello) return welcome(id, c, *hello);
+  queue(id, c, std::move(challenge));
 }
 
 void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hello& hello) {
-  if (connections_.size() - unauthenticated_ >= max_authenticated_) {
-    ++stats_.over_capacity;
-    return close_for_retry(id, std::to_string(max_authenticated_) +
-                                   " connections are open already; the client tries again");
+  if (!c.via && direct_authenticated_ >= max_authenticated_) {
+    // A running trial's reporter may use a reserve: the ranks that only ask, the
+    // monitors and the leftovers cannot keep a trial from reporting.
+    const auto* trial = std::get_if<protocol::TrialHello>(&hello.from);
+    const bool reporter = trial && trial->rank == 0 && launch_of(handler_, hello) != 0;
+    if (!reporter || direct_authenticated_ >= max_authenticated_ + max_authenticated_ / 4) {
+      ++stats_.over_capacity;
+      return close_for_retry(
+          id, std::to_string(direct_authenticated_) + " connections are open already");
+    }
   }
+  if (c.via) handler_.check_routed(c.via, hello.from);
   // Asked before the connection counts as authenticated: a HELLO the study refuses (an
   // ended attempt's leftover process, a second rank 0) is a peer's doing, logged through
   // the throttled log like any refusal a peer can provoke, not once per try for ever.
-  const std::string welcome = handler_.on_hello(id, hello.from);
+  std::string welcome;
+  try {
+    welcome = handler_.on_hello(id, hello.from);
+  } catch (const NoRoom& e) {
+    ++stats_.over_capacity;
+    return close_for_retry(id, e.what(), e.retry_after_s());
+  }
   c.authenticated = true;
-  --unauthenticated_;
+  if (!c.via) {
+    --unauthenticated_;
+    ++direct_authenticated_;
+  }
+  c.routes = handler_.routes(id);
   ++stats_.authenticated;
-  queue(id, c, protocol::MessageType::Welcome, welcome);
+  queue(id, c, protocol::encode_frame(protocol::MessageType::Welcome, welcome));
 }
 
 void ControlServer::refuse(ConnectionId id, const std::string& reason) {
@@ -301,25 +344,48 @@ void ControlServer::refuse(ConnectionId id, const std::string& reason) {
     log_line(line);
   else
     peer_log_.line(line);
-  // Best effort, without blocking: the peer learns why, if it still listens.
-  const std::string frame = protocol::encode_frame(protocol::MessageType::Error,
-                                                   protocol::encode(protocol::ErrorReply{reason}));
-  [[maybe_unused]] const ssize_t sent =
-      ::send(c.fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  drop(id, reason, c.authenticated);
+  end_with(id, c,
+           protocol::encode_frame(protocol::MessageType::Error,
+                                  protocol::encode(protocol::ErrorReply{reason})),
+           reason);
 }
 
-void ControlServer::close_for_retry(ConnectionId id, const std::string& reason) {
+void ControlServer::close_for_retry(ConnectionId id, const std::string& reason,
+                                    double retry_after_s) {
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
-  peer_log_.line("control plane: closing connection from " + it->second.peer + ": " + reason);
-  drop(id, reason, it->second.authenticated);
+  peer_log_.line("control plane: closing connection from " + it->second.peer + ": " + reason +
+                 "; the client tries again");
+  end_with(id, it->second,
+           protocol::encode_frame(protocol::MessageType::Busy,
+                                  protocol::encode(protocol::Busy{reason, retry_after_s})),
+           reason);
+}
+
+void ControlServer::end_with(ConnectionId id, Connection& c, const std::string& last,
+                             const std::string& reason) {
+  if (const ConnectionId via = c.via) {
+    // The agent passes the last frame on, then closes its local end. (Queuing may end
+    // the agent's connection, and this channel with it: `c` is not used after it.)
+    const std::string closed =
+        protocol::encode_frame(protocol::MessageType::ChannelClosed,
+                               protocol::encode(protocol::ChannelClosed{c.channel, reason}));
+    queue(id, c, last);
+    if (const auto agent = connections_.find(via); agent != connections_.end())
+      queue(via, agent->second, closed);
+  } else {
+    // Best effort, without blocking: the peer learns why, if it still listens.
+    [[maybe_unused]] const ssize_t sent =
+        ::send(c.fd.get(), last.data(), last.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+  if (const auto it = connections_.find(id); it != connections_.end())
+    drop(id, reason, it->second.authenticated);
 }
 
 void ControlServer::send(ConnectionId id, protocol::MessageType type, const std::string& payload) {
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
-  queue(id, it->second, type, payload);
+  queue(id, it->second, protocol::encode_frame(type, payload));
 }
 
 void ControlServer::close(ConnectionId id, const std::string& reason) {
@@ -344,11 +410,6 @@ void ControlServer::flush(ConnectionId id, Connection& c) {
   c.want_write = false;
 }
 
-void ControlServer::on_writable(ConnectionId id) {
-  const auto it = connections_.find(id);
-  if (it != connections_.end()) flush(id, it->second);
-}
-
 void ControlServer::tick() {
   const auto now = std::chrono::steady_clock::now();
   if (paused_since_ && now - *paused_since_ >= std::chrono::milliseconds(500)) resume_accepting();
@@ -364,11 +425,22 @@ void ControlServer::tick() {
 void ControlServer::drop(ConnectionId id, const std::string& reason, bool tell_handler) {
   const auto it = connections_.find(id);
   if (it == connections_.end()) return;
-  loop_.remove(it->second.fd.get());
-  if (!it->second.authenticated) --unauthenticated_;
+  Connection& c = it->second;
+  const bool direct = !c.via;
+  if (direct) {
+    loop_.remove(c.fd.get());
+    --(c.authenticated ? direct_authenticated_ : unauthenticated_);
+  } else if (const auto agent = connections_.find(c.via); agent != connections_.end()) {
+    agent->second.channels.erase(c.channel);
+  }
+  const auto channels = std::move(c.channels);
   connections_.erase(it);
-  resume_accepting();  // a descriptor is free again
+  if (direct) resume_accepting();  // a descriptor is free again
   if (tell_handler) handler_.on_closed(id, reason);
+  // An agent's channels end with it (its handler has ended its trials already).
+  for (const auto& [number, channel] : channels)
+    if (const auto ch = connections_.find(channel); ch != connections_.end())
+      drop(channel, "its node agent's connection ended: " + reason, ch->second.authenticated);
 }
 
 }  // namespace slurmtune::runtime

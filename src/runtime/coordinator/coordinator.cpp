@@ -60,6 +60,15 @@ void log_reopened(const OpenedStudy& study) {
              "predates reopening (schema 8); start a new study to have them reconsidered");
 }
 
+// What the control plane held at most: the descriptors a study of this shape needs, and
+// how much of it the node agents carried.
+void log_control_plane(const ControlServerStats& s) {
+  log_line("control plane: at most " + std::to_string(s.peak_open) + " connection(s) at once, of " +
+           std::to_string(s.max_authenticated) + " allowed; " + std::to_string(s.peak_channels) +
+           " carried by node agents at once (" + std::to_string(s.routed) + " frames); " +
+           std::to_string(s.over_capacity) + " told to retry for room");
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
@@ -111,6 +120,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
         on_shutdown_signal(static_cast<int>(info.ssi_signo));
     }
   });
+  const std::string descriptors = raise_descriptor_limit();  // before the caps are sized
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
@@ -124,6 +134,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
            (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
                            : ""));
   log_reopened(study_);
+  if (!descriptors.empty()) log_line(descriptors);
   log_line(launcher_->describe() + backend_->describe());
   log_line("control plane on " + address_ +
            (options_.accept_joins ? ", secret for joined jobs in " + token_file_
@@ -163,6 +174,7 @@ int Coordinator::run() {
   backend_->stop(!more || cancel_signal_ != 0);
   study_.writer->flush();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
+  log_control_plane(server_->stats());
   if (!more) return outcome_status();
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);

@@ -85,6 +85,10 @@ class Coordinator final : public ControlHandler, private TrialHost {
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
   std::uint64_t launch_of(core::TrialId trial) const override;
+  bool routes(ConnectionId id) const override { return backend_->routes(id); }
+  void check_routed(ConnectionId via, const protocol::HelloFrom& hello) const override {
+    backend_->check_routed(via, hello);
+  }
   // A trial's REPORT, CHECKPOINT or HEARTBEAT, whichever connection carries it
   // (coordinator_trials.cpp).
   std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,

@@ -2,6 +2,7 @@
 // binds a connection to a running trial, REPORT goes to the study controller and the
 // results file, ASK returns the trial's current instruction, CHECKPOINT is indexed, BYE
 // records how the trial ended.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <utility>
@@ -77,11 +78,19 @@ std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& fr
                                   " is connected already; only one connection reports");
   // Each rank connects once, and again if its connection is lost: a few per rank are
   // enough, and a trial's child opening hundreds cannot take the coordinator's descriptors.
+  const std::size_t open = trials_.connection_count(hello->trial);
   const std::size_t cap = kConnectionsPerRank * static_cast<std::size_t>(ranks);
-  if (trials_.connection_count(hello->trial) >= cap)
+  if (open >= cap)
     throw protocol::ProtocolError("trial " + std::to_string(hello->trial) + " has " +
                                   std::to_string(cap) + " connections open already (at most " +
                                   std::to_string(kConnectionsPerRank) + " per rank)");
+  // Nor may one wide trial take the connections the others need: past its share, the
+  // ranks that only ask wait their turn (BUSY) while its reporter is always admitted.
+  const std::size_t share = std::max<std::size_t>(8, server_->stats().max_authenticated / 8);
+  if (hello->rank != 0 && open >= share)
+    throw NoRoom("trial " + std::to_string(hello->trial) + " holds " + std::to_string(open) +
+                     " connections, its share of the coordinator's",
+                 kBusyRetryS);
   if (hello->rank == 0) t->reporter = id;
   if (!hello->slurm_step.empty()) t->slurm_step = hello->slurm_step;
   trials_.bind(id, hello->trial);

@@ -33,6 +33,8 @@
 #include "runtime/launch/local_gpus.hpp"
 #include "runtime/log.hpp"
 #include "runtime/study_paths.hpp"
+#include "runtime/this_process.hpp"
+#include "runtime/worker/node_agent.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -73,14 +75,17 @@ protocol::Frame next_frame(Session& s, Clock::time_point deadline, const std::st
   }
 }
 
-void send_frame(int fd, protocol::MessageType type, const std::string& payload) {
-  const std::string frame = protocol::encode_frame(type, payload);
-  for (std::size_t sent = 0; sent < frame.size();) {
-    const ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+void send_bytes(int fd, std::string_view bytes) {
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw Error(std::string("sending to the coordinator: ") + std::strerror(errno));
     sent += static_cast<std::size_t>(n);
   }
+}
+
+void send_frame(int fd, protocol::MessageType type, const std::string& payload) {
+  send_bytes(fd, protocol::encode_frame(type, payload));
 }
 
 // Connects and authenticates both ways (protocol/wire/mutual_auth.hpp): the coordinator
@@ -145,23 +150,54 @@ class Worker {
 
   SessionEnd run() {
     EventLoop loop;
+    // The node agent: this node's trials talk to it, and it carries their connections
+    // upward on this worker's one, batched per turn of the loop.
+    std::optional<NodeAgent> agent;
+    try {
+      agent.emplace(
+          loop, [this](std::string frame) { upward_ += frame; },
+          [this](core::TrialId trial) { return hosts(trial); });
+      agent_ = &*agent;
+    } catch (const Error& e) {
+      log_line("worker " + node_ + ": " + e.what() +
+               "; its trials connect to the coordinator directly");
+    }
     loop.add(signals_, EPOLLIN, [&](std::uint32_t) { on_signal(); });
     loop.add(session_.fd.get(), EPOLLIN, [&](std::uint32_t) { on_readable(); });
     drain_frames();  // what came with the WELCOME
-    while (!end_)
+    while (!end_) {
       loop.run_once(1000);
+      if (agent_) agent_->tick();
+      flush_upward();
+    }
     loop.remove(signals_);
     children_.clear();  // kills and reaps what still runs
+    agent_ = nullptr;
     return *end_;
   }
 
  private:
+  // After what the agent's channels sent before it: a trial's last REPORT goes up ahead
+  // of its EXITED.
   void send(protocol::MessageType type, const std::string& payload) {
+    upward_ += protocol::encode_frame(type, payload);
+    flush_upward();
+  }
+
+  // What the agent's channels sent this turn, in one send: the batch a turn gathered.
+  void flush_upward() {
+    if (upward_.empty() || end_) return;
     try {
-      send_frame(session_.fd.get(), type, payload);
+      send_bytes(session_.fd.get(), upward_);
     } catch (const Error& e) {
       lose(e.what());
     }
+    upward_.clear();
+  }
+
+  bool hosts(core::TrialId trial) const {
+    const auto it = children_.lower_bound(protocol::ProcessKey{trial, 0});
+    return it != children_.end() && it->first.trial == trial;
   }
 
   void lose(const std::string& why) {
@@ -193,6 +229,11 @@ class Worker {
   }
 
   void on_frame(const protocol::Frame& frame) {
+    if (frame.type == protocol::MessageType::Routed ||
+        frame.type == protocol::MessageType::ChannelClosed) {
+      if (!agent_) throw protocol::ProtocolError("this worker carries no channels");
+      return agent_->from_coordinator(frame);
+    }
     const auto body = protocol::payload_object(frame);
     switch (frame.type) {
       case protocol::MessageType::Launch: {
@@ -211,6 +252,7 @@ class Worker {
       }
       case protocol::MessageType::Error:
         return lose("refused: " + protocol::decode_error(body).error);
+
       default:
         throw protocol::ProtocolError("a worker does not take " +
                                       std::string(to_string(frame.type)));
@@ -221,6 +263,7 @@ class Worker {
     SpawnRequest request;
     request.argv = message.argv;
     request.env = message.env;
+    if (agent_) request.env["SLURMTUNE_ADDR"] = agent_->address();
     if (!message.gpus.empty())
       request.env["CUDA_VISIBLE_DEVICES"] =
           visible_devices_for(message.gpus, env_or_empty("CUDA_VISIBLE_DEVICES"));
@@ -269,6 +312,8 @@ class Worker {
   }
 
   Session session_;
+  NodeAgent* agent_ = nullptr;  // this session's, while it runs
+  std::string upward_;          // frames the agent's channels send, until the turn ends
   std::string node_;
   bool joined_;
   int signals_;
@@ -406,6 +451,9 @@ int run_worker(const WorkerOptions& options) {
     // checkpoint. So the trials ignore it (SIG_IGN is inherited across exec). The signalfd
     // still gets it here: Linux never discards a blocked signal as ignored.
     std::signal(SIGUSR1, SIG_IGN);
+    // Its node's trials inherit the limit, and the agent holds a descriptor per channel.
+    if (const std::string raised = raise_descriptor_limit(); !raised.empty())
+      log_line("worker " + options.node + ": " + raised);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
     auto session = open_session(options.address, protocol::read_token_file(options.token_file),
                                 hello_from(options));

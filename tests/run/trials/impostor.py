@@ -41,7 +41,15 @@ def read_frame(sock):
 
 
 def connect():
-    host, port = os.environ["SLURMTUNE_ADDR"].rsplit(":", 1)
+    """SLURMTUNE_ADDR: the coordinator (HOST:PORT), or the node agent (unix:PATH) that
+    carries a worker's trials."""
+    address = os.environ["SLURMTUNE_ADDR"]
+    if address.startswith("unix:"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(10)
+        sock.connect(address[len("unix:"):])
+        return sock
+    host, port = address.rsplit(":", 1)
     sock = socket.create_connection((host, int(port)), timeout=10)
     sock.settimeout(10)
     return sock

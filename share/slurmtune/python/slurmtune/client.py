@@ -32,10 +32,12 @@ The wire format is doc/protocol.md.
 import json
 import math
 import os
+import random
 import signal
 import socket
 import stat
 import struct
+import sys
 import time
 
 __all__ = [
@@ -48,6 +50,7 @@ _MAGIC = b"ST"
 _VERSION = 1
 _HELLO, _WELCOME, _REPORT, _DECISION, _ASK, _CHECKPOINT, _BYE, _ERROR = range(1, 9)
 _NEXT, _ASSIGN, _TRIAL_END, _HEARTBEAT = range(9, 13)
+_BUSY = 21
 _HEADER = struct.Struct(">2sBBI")
 _MAX_PAYLOAD = 64 * 1024
 # HELLO's tries when the connection is refused or lost before any reply, with pauses of
@@ -55,6 +58,9 @@ _MAX_PAYLOAD = 64 * 1024
 # long a trial waits for a coordinator that is gone.
 _HELLO_ATTEMPTS = 7
 _FIRST_HELLO_PAUSE = 0.1
+# BUSY (no room at the coordinator now) is not a try: the client waits what the reply
+# says, plus up to half of it again so a herd spreads out, for at most this long in all.
+_BUSY_BUDGET_S = 900.0
 
 
 class ClientError(RuntimeError):
@@ -115,13 +121,24 @@ def _rank():
     return 0
 
 
+class _NoRoom(Exception):
+    """The coordinator's BUSY: how long to wait, and why."""
+
+    def __init__(self, body):
+        super().__init__(body.get("why", ""))
+        retry = body.get("retry_after_s")
+        if not isinstance(retry, (int, float)) or not 0.1 <= retry <= 600:
+            raise ClientError("the coordinator sent a malformed BUSY: %r" % (body,))
+        self.why, self.retry_after_s = str(body.get("why", "")), float(retry)
+
+
 class Connection:
     """One authenticated connection to the coordinator, opened by a HELLO that carries
     ``identity`` (a trial's id and rank, or a trial group's description); ``welcome`` is
     the coordinator's answer."""
 
     def __init__(self, identity):
-        host, _, port = _env("SLURMTUNE_ADDR").rpartition(":")
+        address = _env("SLURMTUNE_ADDR")
         token = _read_token(_env("SLURMTUNE_TOKEN_FILE"))
         slurm_step = None
         if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_STEP_ID"):
@@ -129,28 +146,51 @@ class Connection:
         hello = hello_payload(identity, token, slurm_step)
         # A connection refused or closed before any reply is tried again: a coordinator
         # flooded with connections that never authenticate closes the oldest waiting ones,
-        # which may be this one (doc/protocol.md#limits). An ERROR reply is final.
-        pause = _FIRST_HELLO_PAUSE
-        for attempt in range(1, _HELLO_ATTEMPTS + 1):
+        # which may be this one (doc/protocol.md#limits). An ERROR reply is final; BUSY
+        # says when to come back, and is obeyed within _BUSY_BUDGET_S.
+        pause, attempt, busy_waited = _FIRST_HELLO_PAUSE, 0, 0.0
+        while True:
             try:
-                self._connect(host, port)
+                self._connect(address)
                 self.welcome = self.exchange(_HELLO, hello, _WELCOME)
                 return
             except CoordinatorLost:
-                if self._sock:
-                    self._sock.close()
+                self._close_socket()
+                attempt += 1
                 if attempt == _HELLO_ATTEMPTS:
                     raise
-            time.sleep(pause)
-            pause *= 2
+                wait = pause
+                pause *= 2
+            except _NoRoom as busy:
+                self._close_socket()
+                wait = busy.retry_after_s * (1 + random.uniform(0, 0.5))
+                if busy_waited + wait > _BUSY_BUDGET_S:
+                    raise CoordinatorLost("the coordinator had no room for %.0f s: %s"
+                                          % (busy_waited, busy.why)) from None
+                busy_waited += wait
+                print("slurmtune: the coordinator has no room now (%s); connecting again in "
+                      "%.1f s" % (busy.why, wait), file=sys.stderr, flush=True)
+            time.sleep(wait)
 
-    def _connect(self, host, port):
+    def _close_socket(self):
+        if self._sock:
+            self._sock.close()
+            self._sock = None
+
+    def _connect(self, address):
+        """Connects to SLURMTUNE_ADDR: HOST:PORT, or unix:PATH (the node's agent)."""
         self._sock, self._buffer = None, b""
         try:
+            if address.startswith("unix:"):
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self._sock.connect(address[len("unix:"):])
+                return
+            host, _, port = address.rpartition(":")
             self._sock = socket.create_connection((host, int(port)))
-        except OSError as e:
-            raise CoordinatorLost("cannot connect to the coordinator at %s:%s: %s"
-                                  % (host, port, e)) from None
+        except (OSError, ValueError) as e:
+            self._close_socket()
+            raise CoordinatorLost("cannot connect to the coordinator at %s: %s"
+                                  % (address, e)) from None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def send(self, kind, body):
@@ -186,6 +226,8 @@ class Connection:
         reply_kind, reply = self.receive()
         if reply_kind == _ERROR:
             raise ClientError("the coordinator refused: %s" % reply.get("error"))
+        if reply_kind == _BUSY:
+            raise _NoRoom(reply)
         if reply_kind != expected:
             raise ClientError("expected message %d, got %d" % (expected, reply_kind))
         return reply

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "protocol/credentials.hpp"
+#include "protocol/route_messages.hpp"
 #include "protocol/wire/mutual_auth.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/control/control_server.hpp"
@@ -170,15 +171,18 @@ BOOST_FIXTURE_TEST_CASE(an_unknown_message_type_is_refused, Fixture) {
   BOOST_TEST(handler.closed == 1);
 }
 
-// Closed without ERROR (issue #41, item 4): both clients take ERROR as final, and a
-// client closed for time or room connects again.
+// Closed with BUSY, not ERROR (issue #41, item 4; #61): both clients take ERROR as
+// final, and a client closed for time or room connects again when BUSY says.
 BOOST_FIXTURE_TEST_CASE(a_silent_client_is_closed_after_the_hello_timeout, Fixture) {
   const auto fd = connect();
   ::usleep(300'000);
   server.tick();
   const auto [frames, closed] = exchange(fd.get(), "");
   BOOST_TEST(closed);
-  BOOST_TEST(frames.empty());
+  BOOST_REQUIRE(frames.size() == 1u);
+  BOOST_TEST((frames[0].type == protocol::MessageType::Busy));
+  BOOST_TEST(protocol::decode_busy(protocol::payload_object(frames[0])).why ==
+             "no HELLO within 0.2 s");
   BOOST_TEST(handler.hellos == 0);
 }
 
@@ -378,7 +382,10 @@ BOOST_FIXTURE_TEST_CASE(connections_without_hello_are_capped_oldest_closed_first
   for (int i = 0; i < 10; ++i) {
     const auto [frames, closed] = exchange(idle[static_cast<std::size_t>(i)].get(), "");
     BOOST_TEST(closed == (i < 6), "idle connection " << i);
-    BOOST_TEST(frames.empty(), "idle connection " << i << " got a frame: no ERROR when evicted");
+    // BUSY when evicted, never ERROR (which the clients take as final).
+    BOOST_TEST(frames.size() == (i < 6 ? 1u : 0u), "idle connection " << i);
+    for (const auto& frame : frames)
+      BOOST_TEST((frame.type == protocol::MessageType::Busy), "idle connection " << i);
   }
   const auto [frames, closed] = exchange(
       trial.get(),
@@ -422,8 +429,8 @@ BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture
   BOOST_TEST(handler.closed == 1);  // the study is told, as for any closed connection
 }
 
-// At most max_authenticated connections: a HELLO past it is closed without a reply (the
-// client tries again) and the others are untouched.
+// At most max_authenticated connections: a HELLO past it is told BUSY (the client tries
+// again when it says) and the others are untouched.
 struct TwoConnectionsFixture : Fixture {
   TwoConnectionsFixture() : Fixture(128, 5, 2) {}
 };
@@ -438,8 +445,69 @@ BOOST_FIXTURE_TEST_CASE(authenticated_connections_are_capped, TwoConnectionsFixt
   BOOST_TEST(handler.hellos == 2);
   BOOST_TEST(server.stats().over_capacity == 1u);
   BOOST_TEST(!answers[1].second);
-  BOOST_TEST(answers[2].second);         // closed,
-  BOOST_TEST(answers[2].first.empty());  // without an ERROR frame
+  BOOST_TEST(answers[2].second);  // closed, with BUSY and not ERROR
+  BOOST_REQUIRE(answers[2].first.size() == 1u);
+  BOOST_TEST((answers[2].first[0].type == protocol::MessageType::Busy));
+  const auto busy = protocol::decode_busy(protocol::payload_object(answers[2].first[0]));
+  BOOST_TEST(busy.retry_after_s == kBusyRetryS);
+  BOOST_TEST(busy.why == "2 connections are open already");
+}
+
+namespace {
+// A running trial's reporter: trial 5 runs its launch 1.
+struct RunningTrialHandler final : ControlHandler {
+  int hellos = 0;
+  std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
+    ++hellos;
+    return "{}";
+  }
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
+                                  const protocol::JsonObject&) override {
+    return std::nullopt;
+  }
+  void on_closed(ConnectionId, const std::string&) override {}
+  std::uint64_t launch_of(core::TrialId trial) const override { return trial == 5 ? 1 : 0; }
+};
+}  // namespace
+
+// Past the cap, a running trial's rank 0 is still admitted (a reserve of a quarter more):
+// ranks that only ask and leftover processes cannot keep a trial from reporting.
+BOOST_AUTO_TEST_CASE(a_running_trials_reporter_uses_the_reserve) {
+  EventLoop loop;
+  RunningTrialHandler handler;
+  const std::string secret = protocol::generate_token();
+  ControlServer server(loop, handler, secret, ControlServerOptions{"127.0.0.1", 0, 5, 128, 4});
+  const auto hello_of = [&](core::TrialId trial, std::int64_t rank) {
+    return protocol::encode_frame(
+        protocol::MessageType::Hello,
+        R"({"token": ")" +
+            protocol::attempt_credential(secret, trial, 0, handler.launch_of(trial)) +
+            R"(", "trial": )" + std::to_string(trial) + R"(, "attempt": 0, "rank": )" +
+            std::to_string(rank) + "}");
+  };
+  std::vector<protocol::UniqueFd> fds;
+  const auto say = [&](const std::string& hello) {
+    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    ::send(fd.get(), hello.data(), hello.size(), MSG_NOSIGNAL);
+    for (int i = 0; i < 5; ++i)
+      loop.run_once(20);
+    fds.push_back(std::move(fd));
+  };
+  for (int i = 0; i < 4; ++i)
+    say(hello_of(6, 1));  // not running: no reserve
+  say(hello_of(6, 1));
+  BOOST_TEST(handler.hellos == 4);
+  BOOST_TEST(server.stats().over_capacity == 1u);
+  say(hello_of(5, 0));  // the running trial's reporter
+  BOOST_TEST(handler.hellos == 5);
+  say(hello_of(5, 1));  // one of its ranks that only ask
+  BOOST_TEST(handler.hellos == 5);
+  BOOST_TEST(server.stats().over_capacity == 2u);
 }
 
 namespace {
@@ -572,4 +640,192 @@ BOOST_FIXTURE_TEST_CASE(refusals_of_valid_credentials_are_logged_throttled, Fixt
   }
   BOOST_TEST(server.stats().peer_lines_left_out >= 30u);
   BOOST_TEST(handler.hellos == 0);
+}
+
+namespace {
+// Node agents: trial 7's connection stands in for an agent (it may route); an agent may
+// not carry trial 8 (not on its node).
+struct RoutingHandler final : ControlHandler {
+  std::set<ConnectionId> agents;
+  std::vector<ConnectionId> closed;
+  int reports = 0;
+  std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override {
+    if (std::get<protocol::TrialHello>(hello).trial == 7) agents.insert(id);
+    return "{}";
+  }
+  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
+                                  const protocol::JsonObject&) override {
+    ++reports;
+    return Reply{protocol::MessageType::Decision, R"({"decision": "continue"})"};
+  }
+  void on_closed(ConnectionId id, const std::string&) override { closed.push_back(id); }
+  bool routes(ConnectionId id) const override { return agents.contains(id); }
+  void check_routed(ConnectionId, const protocol::HelloFrom& hello) const override {
+    if (std::get<protocol::TrialHello>(hello).trial == 8)
+      throw protocol::ProtocolError("trial 8 does not run on this agent's node");
+  }
+};
+
+struct RoutingFixture {
+  RoutingFixture()
+      : server(loop, handler, secret, ControlServerOptions{"127.0.0.1", 0, 5, 128, 4096, 3}) {}
+  std::string hello(int trial) const {
+    return Fixture::hello_with(
+        protocol::attempt_credential(secret, static_cast<core::TrialId>(trial), 0, 0), trial);
+  }
+  // A connection welcomed as an agent.
+  protocol::UniqueFd agent() {
+    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    const auto [frames, closed] = exchange(fd.get(), hello(7));
+    BOOST_REQUIRE(frames.size() == 1u);
+    BOOST_REQUIRE((frames[0].type == protocol::MessageType::Welcome));
+    return fd;
+  }
+  std::pair<std::vector<protocol::Frame>, bool> exchange(int fd, const std::string& bytes) {
+    if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    for (int i = 0; i < 5; ++i)
+      loop.run_once(20);
+    protocol::FrameDecoder decoder;
+    std::vector<protocol::Frame> frames;
+    char buffer[4096];
+    bool closed = false;
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0) closed = true;
+      if (n <= 0) break;
+      decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    }
+    while (auto f = decoder.next())
+      frames.push_back(*f);
+    return {frames, closed};
+  }
+  static std::string routed(std::uint64_t channel, const std::string& frame) {
+    return protocol::encode_routed(channel, frame);
+  }
+
+  EventLoop loop;
+  RoutingHandler handler;
+  std::string secret = protocol::generate_token();
+  ControlServer server;
+};
+
+protocol::Routed inner(const protocol::Frame& f) {
+  BOOST_REQUIRE((f.type == protocol::MessageType::Routed));
+  return protocol::decode_routed(f);
+}
+}  // namespace
+
+// A channel is a connection like any other: its HELLO checked with the same credentials,
+// its messages answered inside ROUTED, on the agent's one connection.
+BOOST_FIXTURE_TEST_CASE(an_agent_carries_its_trials_connections_as_channels, RoutingFixture) {
+  const auto fd = agent();
+  auto [frames, closed] = exchange(fd.get(), routed(1, hello(3)) + routed(2, hello(4)));
+  BOOST_REQUIRE(frames.size() == 2u);
+  BOOST_TEST(inner(frames[0]).channel == 1u);
+  BOOST_TEST((inner(frames[0]).frame.type == protocol::MessageType::Welcome));
+  BOOST_TEST(inner(frames[1]).channel == 2u);
+  const std::string report =
+      protocol::encode_frame(protocol::MessageType::Report, R"({"step": 1, "metrics": {}})");
+  std::tie(frames, closed) = exchange(fd.get(), routed(2, report) + routed(1, report));
+  BOOST_REQUIRE(frames.size() == 2u);
+  BOOST_TEST(inner(frames[0]).channel == 2u);
+  BOOST_TEST((inner(frames[0]).frame.type == protocol::MessageType::Decision));
+  BOOST_TEST(handler.reports == 2);
+  const auto stats = server.stats();
+  BOOST_TEST(stats.open == 1u);  // one descriptor for three connections
+  BOOST_TEST(stats.channels == 2u);
+  BOOST_TEST(stats.routed == 4u);
+  // The local peer of channel 1 went away: the study learns it, the others go on.
+  std::tie(frames, closed) = exchange(
+      fd.get(), protocol::encode_frame(protocol::MessageType::ChannelClosed,
+                                       protocol::encode(protocol::ChannelClosed{1, "exited"})));
+  BOOST_TEST(handler.closed.size() == 1u);
+  BOOST_TEST(server.stats().channels == 1u);
+  BOOST_TEST(!closed);
+}
+
+// A wrong credential, a claim the agent may not carry, or garbage inside a channel ends
+// that channel (ERROR, then CHANNEL_CLOSED for the agent), never the agent's connection.
+BOOST_FIXTURE_TEST_CASE(a_bad_channel_ends_alone, RoutingFixture) {
+  const auto fd = agent();
+  const std::string forged =
+      Fixture::hello_with(protocol::attempt_credential(secret, 4, 0, 0), 3);  // trial 4's, claims 3
+  auto [frames, closed] = exchange(
+      fd.get(), routed(5, forged) + routed(6, hello(8)) +
+                    routed(9, protocol::encode_frame(protocol::MessageType::Report, "{}")));
+  BOOST_TEST(!closed);
+  BOOST_REQUIRE(frames.size() == 6u);
+  BOOST_TEST((inner(frames[0]).frame.type == protocol::MessageType::Error));
+  BOOST_TEST(error_text(inner(frames[0]).frame).find("wrong or missing credential") !=
+             std::string::npos);
+  BOOST_TEST((frames[1].type == protocol::MessageType::ChannelClosed));
+  BOOST_TEST(protocol::decode_channel_closed(protocol::payload_object(frames[1])).channel == 5u);
+  BOOST_TEST(error_text(inner(frames[2]).frame) == "trial 8 does not run on this agent's node");
+  BOOST_TEST(error_text(inner(frames[4]).frame) == "first message is REPORT, not HELLO");
+  BOOST_TEST(server.stats().channels == 0u);
+  BOOST_TEST(handler.closed.empty());  // none was ever the study's
+  std::tie(frames, closed) = exchange(fd.get(), routed(10, hello(3)));
+  BOOST_TEST((inner(frames.at(0)).frame.type == protocol::MessageType::Welcome));
+}
+
+// Only a connection the handler lets route may send ROUTED: a trial's may not.
+BOOST_FIXTURE_TEST_CASE(only_an_agent_routes, RoutingFixture) {
+  const auto fd = agent();
+  auto [frames, closed] = exchange(fd.get(), routed(1, hello(3)));
+  protocol::UniqueFd trial(::socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(server.port());
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(::connect(trial.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  exchange(trial.get(), hello(4));
+  std::tie(frames, closed) = exchange(trial.get(), routed(1, hello(3)));
+  BOOST_TEST(closed);
+  BOOST_TEST(error_text(frames.at(0)) == "ROUTED from a connection that is not a node agent's");
+}
+
+// An agent carries at most max_channels_per_agent channels (3 here): the next is told
+// BUSY and closed, and a channel that ends makes room.
+BOOST_FIXTURE_TEST_CASE(an_agents_channels_are_bounded, RoutingFixture) {
+  const auto fd = agent();
+  auto [frames, closed] = exchange(fd.get(), routed(1, hello(3)) + routed(2, hello(3)) +
+                                                 routed(3, hello(3)) + routed(4, hello(3)));
+  BOOST_REQUIRE(frames.size() == 5u);
+  BOOST_TEST((inner(frames[3]).frame.type == protocol::MessageType::Busy));
+  BOOST_TEST(inner(frames[3]).channel == 4u);
+  BOOST_TEST((frames[4].type == protocol::MessageType::ChannelClosed));
+  BOOST_TEST(server.stats().channels == 3u);
+}
+
+// The agent's connection ends: every channel it carried ends with it, and the study
+// hears of each.
+BOOST_FIXTURE_TEST_CASE(channels_end_with_their_agent, RoutingFixture) {
+  auto fd = agent();
+  exchange(fd.get(), routed(1, hello(3)) + routed(2, hello(4)));
+  fd.reset();
+  for (int i = 0; i < 5; ++i)
+    loop.run_once(20);
+  BOOST_TEST(handler.closed.size() == 3u);  // the agent's and its two channels
+  BOOST_TEST(server.stats().channels == 0u);
+  BOOST_TEST(server.stats().open == 0u);
+}
+
+// A relay: a channel may itself be an agent, whose channels arrive ROUTED inside ROUTED,
+// and the answers go back down the same way.
+BOOST_FIXTURE_TEST_CASE(agents_nest_as_a_relay_tree, RoutingFixture) {
+  const auto fd = agent();
+  auto [frames, closed] = exchange(fd.get(), routed(1, hello(7)));  // an agent below
+  BOOST_TEST((inner(frames.at(0)).frame.type == protocol::MessageType::Welcome));
+  std::tie(frames, closed) = exchange(fd.get(), routed(1, routed(4, hello(3))));
+  const auto outer = inner(frames.at(0));
+  BOOST_TEST(outer.channel == 1u);
+  const auto deeper = inner(outer.frame);
+  BOOST_TEST(deeper.channel == 4u);
+  BOOST_TEST((deeper.frame.type == protocol::MessageType::Welcome));
+  BOOST_TEST(server.stats().channels == 2u);
 }
