@@ -40,6 +40,9 @@ check 1 'one trial needs 2 GPU.* found none .*name them with --gpus' env CUDA_VI
 check 1 'one trial needs 2 GPU.* has 1 \(--gpus 1\)' "$slurmtune" run gpu.toml --launcher local --gpus 1
 check 1 "--gpus '0,,1': give a count" "$slurmtune" run gpu.toml --launcher local --gpus 0,,1
 check 1 "--worker-connect-timeout 0.0: give a positive number of seconds" "$slurmtune" run gpu.toml --worker-connect-timeout 0
+check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtune" run gpu.toml --max-connections 0
+check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtune" run gpu.toml --max-agent-channels 0
+check 1 "--max-step-restarts -1: give 0 or more" "$slurmtune" run gpu.toml --max-step-restarts -1
 test ! -e gpu.h5 || { echo "FAILED: a results file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.

@@ -36,7 +36,7 @@ def worker_pids(node):
                 cmdline = f.read().split(b"\0")
         except OSError:
             continue
-        if (b"SLURMTUNE_WORKER_NODE=" + node.encode() in env and len(cmdline) >= 2
+        if (b"SLURMD_NODENAME=" + node.encode() in env and len(cmdline) >= 2
                 and cmdline[0].endswith(b"slurmtune") and cmdline[1] == b"worker"):  # not its srun
             pids.append(int(pid))
     return pids
@@ -65,8 +65,8 @@ def scenario_workers(runner, args, kill=False):
         killed_at = time.time()
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
-    expect("4 worker step(s), one per node" in log and "all 4 worker step(s) connected" in log,
-           "worker steps were not started:\n" + log)
+    expect("4 worker(s), one per node, in 1 srun step(s)" in log and
+           "all 4 worker(s) connected" in log, "worker steps were not started:\n" + log)
     trials = check_complete(path, trials_wanted).set_index("id")
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
     steps = {}
@@ -74,10 +74,11 @@ def scenario_workers(runner, args, kill=False):
         output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
         for step, node in re.findall(r"SLURM_STEP=(\S+) on (\S+)", output):
             steps.setdefault(step, set()).add(node)
-    expect(len(steps) == 4 and all(len(nodes) == 1 for nodes in steps.values()),
-           "trials ran in %d Slurm step(s), not one per node: %s" % (len(steps), steps))
-    outcome = "%d trials in 4 worker steps (%s)" % (len(trials), ", ".join(
-        sorted(next(iter(n)) for n in steps.values())))
+    # One launch for all workers: one Slurm step, a task on every node.
+    expect(len(steps) == 1 and len(next(iter(steps.values()))) == 4,
+           "trials ran in %d Slurm step(s), not in the one of all workers: %s" % (len(steps), steps))
+    outcome = "%d trials on 4 workers of one srun step (%s)" % (len(trials), ", ".join(
+        sorted(next(iter(steps.values())))))
     if kill:
         expect(re.search(r"worker step on %s lost" % victim, log), "the lost worker was not noticed:\n" + log)
         hit = trials[trials.error.str.contains("worker step on %s was lost" % victim)]

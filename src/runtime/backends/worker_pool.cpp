@@ -23,29 +23,55 @@ WorkerPool::WorkerPool(const BackendContext& context,
 void WorkerPool::launch_own_workers() {
   Launcher& launcher = context_.launcher;
   const auto names = launcher.node_names();
+  // One srun for all nodes of a shape (the coordinator's node, with cores kept for it,
+  // is often another): each task finds its node's name (SLURMD_NODENAME) and its
+  // credential by that name.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> shapes;
   for (std::size_t node = 0; node < names.size(); ++node) {
+    const auto& capacity = launcher.node_capacity(node);
+    shapes[{capacity.cpus, capacity.gpus}].push_back(node);
+  }
+  std::string credentials;
+  for (const auto& name : names)
+    credentials = context_.credentials.write_worker(name);
+  for (const auto& [shape, nodes] : shapes) {
     SpawnRequest request;
-    request.argv = launcher.worker_step(node, {self_program(), "worker"});
+    request.argv = launcher.worker_step(nodes, {self_program(), "worker"});
     if (request.argv.empty()) {
       log_line("launch = \"worker\": the local launcher starts trials as its own children");
       return;
     }
     request.env = {{"SLURMTUNE_ADDR", context_.address},
-                   {"SLURMTUNE_TOKEN_FILE", context_.credentials.write_worker(node, names[node])},
-                   {"SLURMTUNE_WORKER_NODE", names[node]}};
-    request.stdout_path = context_.trials_dir + "/worker-" + names[node] + ".out";
-    request.stderr_path = context_.trials_dir + "/worker-" + names[node] + ".err";
-    WorkerStep worker;
-    worker.node = node;
-    worker_of_node_[node] = names[node];
-    worker.process = ChildProcess::spawn(request);
-    worker.launched = context_.clock.now();
-    launcher.set_node_usable(node, false);  // until its worker says HELLO
-    workers_.emplace(names[node], std::move(worker));
+                   {"SLURMTUNE_WORKER_CREDENTIALS", credentials}};
+    // srun --output/--error with %N would split them per node; one file each keeps the
+    // trials folder small at thousands of nodes, and every line names its worker.
+    request.stdout_path =
+        context_.trials_dir + "/workers-" + std::to_string(steps_.size()) + ".out";
+    request.stderr_path =
+        context_.trials_dir + "/workers-" + std::to_string(steps_.size()) + ".err";
+    steps_.push_back(ChildProcess::spawn(request));
+    for (const std::size_t node : nodes) {
+      WorkerStep worker;
+      worker.node = node;
+      worker.step = steps_.size() - 1;
+      worker_of_node_[node] = names[node];
+      worker.launched = context_.clock.now();
+      launcher.set_node_usable(node, false);  // until its worker says HELLO
+      workers_.emplace(names[node], std::move(worker));
+    }
   }
   own_workers_ = true;
   log_line("launch = \"worker\": " + std::to_string(workers_.size()) +
-           " worker step(s), one per node; trials start as their children");
+           " worker(s), one per node, in " + std::to_string(steps_.size()) +
+           " srun step(s); trials start as their children and " +
+           "reach the coordinator through them");
+}
+
+void WorkerPool::end_step_if_unused(std::size_t step) {
+  const bool serving = std::any_of(workers_.begin(), workers_.end(), [step](const auto& w) {
+    return w.second.allocation.empty() && w.second.step == step && !w.second.lost;
+  });
+  if (!serving && !steps_.at(step).poll()) steps_.at(step).signal_group(SIGTERM);
 }
 
 bool WorkerPool::waiting() const {
@@ -70,7 +96,7 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
   const auto own = std::count_if(workers_.begin(), workers_.end(),
                                  [](const auto& x) { return x.second.allocation.empty(); });
   if (ready == own)
-    log_line("all " + std::to_string(ready) + " worker step(s) connected after " +
+    log_line("all " + std::to_string(ready) + " worker(s) connected after " +
              core::format_double(context_.clock.elapsed_s()) + " s");
   return protocol::encode(protocol::WorkerWelcome{node, ""});
 }
@@ -150,15 +176,16 @@ void WorkerPool::lost(const std::string& key, const std::string& why) {
     context_.server.close(*w.connection, "your node takes no more trials");
   }
   w.connection.reset();
-  // Its step ends too (srun passes SIGTERM on): nothing of it should start trials later.
-  if (w.allocation.empty() && !w.process.poll()) w.process.signal_group(SIGTERM);
+  // Its task cannot be ended alone: told to go (the ERROR above), its worker exits and
+  // kills its children. The step ends once none of its workers serves.
+  if (w.allocation.empty()) end_step_if_unused(w.step);
   context_.launcher.set_node_usable(w.node, false);
   end_trials_of(w, key, why);
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
   if (own_workers_ && !any_left && !study_done_ && !context_.controller.shutting_down())
     throw Error("every worker step is gone (the last: " + key + ", " + why + "); see " +
-                context_.trials_dir + "/worker-*.err");
+                context_.trials_dir + "/workers-*.err");
 }
 
 // The trials of a lost worker are over now: on a cluster that tracks processes by
@@ -190,8 +217,8 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
 
 void WorkerPool::reap() {
   for (auto& [key, w] : workers_)
-    if (w.allocation.empty() && !w.lost && w.process.poll() && !study_done_)
-      lost(key, "its step ended: " + w.process.status()->describe());
+    if (w.allocation.empty() && !w.lost && steps_.at(w.step).poll() && !study_done_)
+      lost(key, "its step ended: " + steps_.at(w.step).status()->describe());
 }
 
 void WorkerPool::tick() {
@@ -219,8 +246,8 @@ void WorkerPool::stop(bool study_over) {
                            protocol::encode(protocol::StudyOver{}));
   // A real wait for real processes: the steady clock, whatever the session's clock is.
   const auto deadline = Clock::now() + std::chrono::seconds(10);
-  for (auto& [key, w] : workers_) {
-    while (w.allocation.empty() && !w.process.poll() && Clock::now() < deadline)
+  for (auto& step : steps_) {
+    while (!step.poll() && Clock::now() < deadline)
       context_.loop.run_once(50);
     // Still running (srun slow to end): its destructor kills the step.
   }

@@ -56,7 +56,7 @@ class WorkerPool {
   struct WorkerStep {
     std::size_t node = 0;    // ledger index
     std::string allocation;  // "": the study's own job; else the joined job's id
-    ChildProcess process;    // its srun (the study's own job only)
+    std::size_t step = 0;    // its srun in steps_ (the study's own job only)
     Clock::time_point launched;
     std::optional<ConnectionId> connection;
     bool lost = false;
@@ -76,6 +76,8 @@ class WorkerPool {
   /// trials, and its trials checkpoint and restart on other nodes.
   void allocation_leaving(const std::string& job, const std::string& why);
   void expire_joined();
+  /// Ends the srun of `step` once none of its workers serves any more.
+  void end_step_if_unused(std::size_t step);
   bool evicts_when_lost(const WorkerStep& w) const;  // its job is ending anyway
 
   BackendContext context_;
@@ -87,6 +89,9 @@ class WorkerPool {
   std::map<ConnectionId, std::string> connections_;    // ... their keys by connection
   std::map<std::size_t, std::string> worker_of_node_;  // ... and by ledger node
   std::map<std::string, JoinedAllocation> joined_;     // by job id
+  // The sruns of the study's own workers: one per shape of node (cores, GPUs), a task
+  // per node each.
+  std::vector<ChildProcess> steps_;
 };
 
 /// Why a joined job cannot serve a study whose trials have `ranks` ranks (in MPI trial

@@ -47,8 +47,20 @@ std::string CredentialFiles::write_group_step(int step) const {
   return write("step-" + std::to_string(step), protocol::group_step_credential(secret_, step));
 }
 
-std::string CredentialFiles::write_worker(std::size_t index, std::string_view node) const {
-  return write("worker-" + std::to_string(index), protocol::worker_credential(secret_, node));
+std::string CredentialFiles::write_worker(std::string_view node) const {
+  const std::string path = worker_credential_file(dir_, node);
+  write(fs::path(path).filename().string(), protocol::worker_credential(secret_, node));
+  return dir_;
+}
+
+std::string worker_credential_file(const std::string& dir, std::string_view node) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string name = "worker-";
+  for (const char c : node) {
+    name += kDigits[static_cast<unsigned char>(c) >> 4];
+    name += kDigits[static_cast<unsigned char>(c) & 0xF];
+  }
+  return dir + "/" + name;
 }
 
 }  // namespace slurmtune::runtime

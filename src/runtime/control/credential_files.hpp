@@ -25,9 +25,10 @@ class CredentialFiles {
   void remove_attempt(core::TrialId trial, std::uint64_t launch) const;
   /// Writes the credential of a trial group's MPI step `step`; returns its path.
   std::string write_group_step(int step) const;
-  /// Writes the credential of the worker step on `node`, the launcher's node `index`
-  /// (node names need not make good file names); returns its path.
-  std::string write_worker(std::size_t index, std::string_view node) const;
+  /// Writes the credential of the worker on `node`, at worker_credential_file(dir, node):
+  /// the one step of all workers gives each the same environment, and each finds its
+  /// own by its node's name. Returns the folder.
+  std::string write_worker(std::string_view node) const;
 
  private:
   std::string write(const std::string& name, const std::string& credential) const;
@@ -35,5 +36,9 @@ class CredentialFiles {
 
   std::string dir_, secret_;
 };
+
+/// Where the credential of the worker on `node` lies in `dir`: "worker-" and the name in
+/// hex digits (node names need not make good file names).
+std::string worker_credential_file(const std::string& dir, std::string_view node);
 
 }  // namespace slurmtune::runtime

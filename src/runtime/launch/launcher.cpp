@@ -139,13 +139,15 @@ class SlurmLauncher final : public Launcher {
 
   std::string job_id() const override { return job_id_; }
 
-  std::vector<std::string> worker_step(std::size_t node,
+  std::vector<std::string> worker_step(const std::vector<std::size_t>& nodes,
                                        const std::vector<std::string>& program) const override {
-    const auto& capacity = ledger().nodes().at(node);
-    // The node's GPUs, which the worker hands out to its trials (CUDA_VISIBLE_DEVICES).
-    const std::int64_t gpus = resources_.gpus_per_task > 0 ? capacity.gpus : 0;
-    return worker_step_argv(options_.srun, capacity.name, capacity.cpus, gpus, options_.srun_args,
-                            program);
+    const auto& shape = ledger().nodes().at(nodes.at(0));
+    std::vector<std::string> names;
+    for (const std::size_t node : nodes)
+      names.push_back(ledger().nodes().at(node).name);
+    // The nodes' GPUs, which each worker hands out to its trials (CUDA_VISIBLE_DEVICES).
+    const std::int64_t gpus = resources_.gpus_per_task > 0 ? shape.gpus : 0;
+    return worker_step_argv(options_.srun, names, shape.cpus, gpus, options_.srun_args, program);
   }
 
   std::vector<std::string> whole_step(const std::vector<std::string>& program) const override {
@@ -217,19 +219,22 @@ core::DevicePool local_gpu_pool(std::int64_t per_trial, const LaunchOptions& opt
 
 }  // namespace
 
-std::vector<std::string> worker_step_argv(const std::string& srun, const std::string& node,
-                                          std::int64_t cpus, std::int64_t gpus,
+std::vector<std::string> worker_step_argv(const std::string& srun,
+                                          const std::vector<std::string>& nodes, std::int64_t cpus,
+                                          std::int64_t gpus,
                                           const std::vector<std::string>& srun_args,
                                           const std::vector<std::string>& program) {
+  const std::string count = std::to_string(nodes.size());
   std::vector<std::string> out = {srun,
                                   "--exact",
-                                  "--nodes=1",
-                                  "--ntasks=1",
+                                  "--nodes=" + count,
+                                  "--ntasks=" + count,
+                                  "--ntasks-per-node=1",
                                   "--cpus-per-task=" + std::to_string(cpus),
-                                  "--nodelist=" + node,
-                                  "--kill-on-bad-exit=1",
+                                  "--nodelist=" + core::compress_hostlist(nodes),
+                                  "--kill-on-bad-exit=0",
                                   "--mpi=none"};
-  if (gpus > 0) out.push_back("--gpus=" + std::to_string(gpus));
+  if (gpus > 0) out.push_back("--gpus-per-node=" + std::to_string(gpus));
   out.insert(out.end(), srun_args.begin(), srun_args.end());
   out.push_back("--");
   out.insert(out.end(), program.begin(), program.end());
@@ -282,7 +287,8 @@ std::optional<TrialResources> Launcher::reserve() {
   return placement;
 }
 
-std::vector<std::string> Launcher::worker_step(std::size_t, const std::vector<std::string>&) const {
+std::vector<std::string> Launcher::worker_step(const std::vector<std::size_t>&,
+                                               const std::vector<std::string>&) const {
   return {};
 }
 

@@ -69,13 +69,18 @@ class Launcher {
   /// [trial] mode = "mpi": argv running `program` as one MPI step over the whole
   /// allocation (srun over every node, or mpirun over every slot).
   virtual std::vector<std::string> whole_step(const std::vector<std::string>& program) const = 0;
-  /// [resources] launch = "worker": argv running `program` as the long-lived worker step
-  /// of node `node` (one task holding the node's cores), or empty where trials are this
-  /// process's own children anyway (the local launcher).
-  virtual std::vector<std::string> worker_step(std::size_t node,
+  /// [resources] launch = "worker": argv running `program` as the long-lived workers of
+  /// `nodes` (ledger indices of one shape: the same cores and GPUs), one task per node
+  /// holding its cores in one step, or empty where trials are this process's own
+  /// children anyway (the local launcher).
+  virtual std::vector<std::string> worker_step(const std::vector<std::size_t>& nodes,
                                                const std::vector<std::string>& program) const;
   /// Node names, by ledger index.
   std::vector<std::string> node_names() const;
+  /// What node `node` (a ledger index) holds for trials.
+  const core::NodeCapacity& node_capacity(std::size_t node) const {
+    return ledger_.nodes().at(node);
+  }
   /// Whether trials may be placed on `node` now (its worker step is connected).
   void set_node_usable(std::size_t node, bool usable) { ledger_.set_usable(node, usable); }
   /// A node of a joined job, served by its worker: its ledger index. Its GPUs (by their
@@ -127,10 +132,14 @@ std::optional<SlurmAllocation> slurm_allocation(const std::map<std::string, std:
 /// This process's environment as a map.
 std::map<std::string, std::string> environment_map();
 
-/// `srun ... -- program` for the worker step of `node` (one task holding its `cpus` and
-/// `gpus`), in the allocation this process runs in.
-std::vector<std::string> worker_step_argv(const std::string& srun, const std::string& node,
-                                          std::int64_t cpus, std::int64_t gpus,
+/// `srun ... -- program`: one step whose task on each of `nodes` (a task per node, each
+/// holding `cpus` and `gpus` there) is that node's worker, in the allocation this process
+/// runs in. One launch for all of them: a step per node would be as many `srun`s on this
+/// node, each a process, each against slurmctld's step rate. A task that fails does not
+/// end the others (--kill-on-bad-exit=0): its node is given up alone.
+std::vector<std::string> worker_step_argv(const std::string& srun,
+                                          const std::vector<std::string>& nodes, std::int64_t cpus,
+                                          std::int64_t gpus,
                                           const std::vector<std::string>& srun_args,
                                           const std::vector<std::string>& program);
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
@@ -40,20 +41,19 @@ void check_study_path(const std::string& study) {
              "timeout for its coordinator to start");
 }
 
+// The workers of nodes of one shape: each names its node by SLURMD_NODENAME.
 std::vector<std::string> worker_program(const JoinOptions& options, const std::string& job,
-                                        const core::NodeCapacity& node) {
+                                        const core::NodeCapacity& shape) {
   return {self_program(),
           "worker",
           "--study",
           fs::absolute(options.study).string(),
           "--allocation",
           job,
-          "--node",
-          node.name,
           "--cpus",
-          std::to_string(node.cpus),
+          std::to_string(shape.cpus),
           "--gpus",
-          std::to_string(node.gpus),
+          std::to_string(shape.gpus),
           "--reconnect-timeout",
           core::format_double(options.reconnect_timeout_s)};
 }
@@ -66,16 +66,22 @@ int run_join(const JoinOptions& options) {
   check_study_path(options.study);
   const SlurmAllocation allocation = this_allocation();
   const protocol::UniqueFd signals = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
+  // One srun for all nodes of a shape, a task per node.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::string>> shapes;
+  for (const auto& node : allocation.nodes)
+    shapes[{node.cpus, node.gpus}].push_back(node.name);
   std::vector<ChildProcess> workers;
-  for (const auto& node : allocation.nodes) {
+  for (const auto& [shape, names] : shapes) {
     SpawnRequest request;
     request.argv =
-        worker_step_argv(options.srun, node.name, node.cpus, node.gpus, options.srun_args,
-                         worker_program(options, allocation.job_id, node));
+        worker_step_argv(options.srun, names, shape.first, shape.second, options.srun_args,
+                         worker_program(options, allocation.job_id,
+                                        core::NodeCapacity{"", shape.first, shape.second}));
     workers.push_back(ChildProcess::spawn(request));
   }
-  log_line("join: job " + allocation.job_id + " adds " + std::to_string(workers.size()) +
-           " node(s) to " + options.study + " (one worker step each)");
+  log_line("join: job " + allocation.job_id + " adds " + std::to_string(allocation.nodes.size()) +
+           " node(s) to " + options.study + " (a worker on each, " +
+           std::to_string(workers.size()) + " srun step(s))");
   EventLoop loop;
   loop.add(signals.get(), EPOLLIN, [&](std::uint32_t) {
     signalfd_siginfo info{};

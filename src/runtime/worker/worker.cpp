@@ -264,6 +264,14 @@ class Worker {
     request.argv = message.argv;
     request.env = message.env;
     if (agent_) request.env["SLURMTUNE_ADDR"] = agent_->address();
+    // This worker is one task of a step across all workers' nodes; a trial it starts is
+    // one process on this node, not task 3 of 4 (a client takes SLURM_PROCID as its rank).
+    for (const char* name : {"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_GTIDS"})
+      request.env.try_emplace(name, "0");
+    for (const char* name : {"SLURM_NTASKS", "SLURM_NPROCS", "SLURM_STEP_NUM_TASKS",
+                             "SLURM_STEP_NUM_NODES", "SLURM_STEP_TASKS_PER_NODE"})
+      request.env.try_emplace(name, "1");
+    request.env.try_emplace("SLURM_STEP_NODELIST", node_);
     if (!message.gpus.empty())
       request.env["CUDA_VISIBLE_DEVICES"] =
           visible_devices_for(message.gpus, env_or_empty("CUDA_VISIBLE_DEVICES"));

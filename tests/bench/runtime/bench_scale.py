@@ -4,14 +4,17 @@ once, all reporting, on a local Slurm cluster that declares more cores than this
 has (the trials mostly sleep).
 
   bench_scale.py SLURMTUNE LOAD_PROBE [--trials 2000] [--steps 20] [--interval 0.5]
-                 [--cores 500]                          (SLURM_CONF set; 4 nodes of CORES CPUs:
-                                                         tests/slurm/local-cluster.sh start DIR 4 CORES)
+                 [--cores 500] [--nodes 4] [--nofile N]
+                 (SLURM_CONF set; NODES nodes of CORES CPUs:
+                  tests/slurm/local-cluster.sh start DIR NODES CORES)
 
-Inside one `salloc -N 4`: a fifo study of TRIALS trials on worker steps, all running at
-once (4 x CORES slots), each reporting every INTERVAL s for STEPS steps
-(tests/bench/runtime/load_probe.cpp). Prints the reports per second the coordinator took while
-every trial ran, the decision latency the trials saw (p50, p99, max), and the
-coordinator's peak memory.
+Inside one `salloc -N NODES`: a fifo study of TRIALS trials on worker steps, all running at
+once (NODES x CORES slots), each reporting every INTERVAL s for STEPS steps
+(tests/bench/runtime/load_probe.cpp). With --nofile the job's shell sets that soft
+`ulimit -n` first, as a login shell's 1,024 travels into a job. Prints the trials that
+failed or were retried, the reports per second the coordinator took while every trial
+ran, the decision latency the trials saw (p50, p99, max), the coordinator's peak memory,
+and its control-plane line (connections at once, those its node agents carried).
 """
 import argparse
 import os
@@ -47,11 +50,16 @@ def inside(args):
         f.write(STUDY.format(trials=args.trials, steps=args.steps, interval=args.interval,
                              probe=args.probe))
     output = os.path.join(workdir, "study.h5")
-    run = subprocess.run(["/usr/bin/time", "-f", "%M", args.slurmtune, "run", study, "-o", output,
-                          "--progress-interval", "3600"], cwd=workdir, capture_output=True, text=True)
+    command = ["/usr/bin/time", "-f", "%M", args.slurmtune, "run", study, "-o", output,
+               "--progress-interval", "3600"]
+    if args.nofile:
+        command = ["bash", "-c", 'ulimit -Sn %d && exec "$@"' % args.nofile, "bash"] + command
+    run = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit("slurmtune run failed:\n" + run.stderr[-3000:])
     peak_mib = int(run.stderr.strip().splitlines()[-1]) / 1024
+    plane = [line for line in run.stderr.splitlines() if "control plane: at most" in line or
+             "descriptors:" in line]
     with h5py.File(output, "r") as f:
         metrics = f["metrics"][:]
         trials = f["trials"][:]
@@ -60,6 +68,13 @@ def inside(args):
     start, end = float(np.max(trials["start_time"])), float(np.min(trials["end_time"]))
     during = np.count_nonzero((times >= start) & (times <= end))
     latency = metrics["latency_ms"][metrics["latency_ms"] >= 0]
+    statuses = {}
+    for status in trials["status"]:
+        name = status.decode() if isinstance(status, bytes) else str(status)
+        statuses[name] = statuses.get(name, 0) + 1
+    print("soft ulimit -n in the job: %s; %d nodes; trials %s, retries %d" % (
+        args.nofile or "as inherited", args.nodes, statuses, int(np.sum(trials["retries"]))))
+    print("\n".join(line.split("] ", 1)[-1] for line in plane))
     print("%d trials at once on worker steps, %d reports: %.0f reports/s while all ran "
           "(%.1f s); decision latency seen by trials p50 %.2f ms, p99 %.2f ms, max %.1f ms; "
           "coordinator peak RSS %.0f MiB" % (len(trials), len(metrics), during / max(end - start, 1e-9),
@@ -75,15 +90,18 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--interval", type=float, default=0.5)
     parser.add_argument("--cores", type=int, default=500)
+    parser.add_argument("--nodes", type=int, default=4)
+    parser.add_argument("--nofile", type=int, default=0, help="soft ulimit -n in the job")
     parser.add_argument("--inside", action="store_true")
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
     if args.inside:
         return inside(args)
-    subprocess.run(["salloc", "-N", "4", "--ntasks-per-node", str(args.cores), sys.executable,
-                    os.path.abspath(__file__), args.slurmtune, args.probe, "--trials", str(args.trials),
-                    "--steps", str(args.steps), "--interval", str(args.interval), "--inside"],
-                   check=True)
+    subprocess.run(["salloc", "-N", str(args.nodes), "--ntasks-per-node", str(args.cores),
+                    sys.executable, os.path.abspath(__file__), args.slurmtune, args.probe,
+                    "--trials", str(args.trials), "--steps", str(args.steps), "--interval",
+                    str(args.interval), "--nodes", str(args.nodes), "--nofile", str(args.nofile),
+                    "--inside"], check=True)
 
 
 if __name__ == "__main__":

@@ -332,8 +332,11 @@ BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
   options.launcher = "slurm";
   const auto launcher = make_launcher(resources, options);
   BOOST_TEST(launcher->capacity() == 4u);
-  const auto step = launcher->worker_step(0, {"slurmtune", "worker"});
-  BOOST_TEST(std::count(step.begin(), step.end(), "--gpus=2") == 1);
+  // One step for both nodes, a task each holding its node's cores and GPUs.
+  const auto step = launcher->worker_step({0, 1}, {"slurmtune", "worker"});
+  for (const char* option : {"--gpus-per-node=2", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1",
+                             "--nodelist=g[1-2]", "--cpus-per-task=8", "--kill-on-bad-exit=0"})
+    BOOST_TEST(std::count(step.begin(), step.end(), option) == 1, option);
   std::vector<TrialResources> running;
   for (int i = 0; i < 4; ++i)
     running.push_back(*launcher->reserve());
