@@ -53,7 +53,9 @@ def inside(args):
     command = ["/usr/bin/time", "-f", "%M", args.slurmtune, "run", study, "-o", output,
                "--progress-interval", "3600"]
     if args.nofile:
-        command = ["bash", "-c", 'ulimit -Sn %d && exec "$@"' % args.nofile, "bash"] + command
+        # -S: the soft limit only, which the coordinator may raise; -n: both (--hard-nofile).
+        flag = "-n" if args.hard_nofile else "-Sn"
+        command = ["bash", "-c", 'ulimit %s %d && exec "$@"' % (flag, args.nofile), "bash"] + command
     run = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit("slurmtune run failed:\n" + run.stderr[-3000:])
@@ -68,12 +70,13 @@ def inside(args):
     start, end = float(np.max(trials["start_time"])), float(np.min(trials["end_time"]))
     during = np.count_nonzero((times >= start) & (times <= end))
     latency = metrics["latency_ms"][metrics["latency_ms"] >= 0]
+    names = {value: name for name, value in h5py.check_enum_dtype(trials.dtype["status"]).items()}
     statuses = {}
     for status in trials["status"]:
-        name = status.decode() if isinstance(status, bytes) else str(status)
-        statuses[name] = statuses.get(name, 0) + 1
-    print("soft ulimit -n in the job: %s; %d nodes; trials %s, retries %d" % (
-        args.nofile or "as inherited", args.nodes, statuses, int(np.sum(trials["retries"]))))
+        statuses[names[status]] = statuses.get(names[status], 0) + 1
+    print("%s ulimit -n in the job: %s; %d nodes; trials %s, retries %d" % (
+        "hard and soft" if args.hard_nofile else "soft", args.nofile or "as inherited", args.nodes,
+        statuses, int(np.sum(trials["retries"]))))
     print("\n".join(line.split("] ", 1)[-1] for line in plane))
     print("%d trials at once on worker steps, %d reports: %.0f reports/s while all ran "
           "(%.1f s); decision latency seen by trials p50 %.2f ms, p99 %.2f ms, max %.1f ms; "
@@ -92,6 +95,7 @@ def main():
     parser.add_argument("--cores", type=int, default=500)
     parser.add_argument("--nodes", type=int, default=4)
     parser.add_argument("--nofile", type=int, default=0, help="soft ulimit -n in the job")
+    parser.add_argument("--hard-nofile", action="store_true", help="--nofile sets the hard limit too")
     parser.add_argument("--inside", action="store_true")
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
@@ -101,7 +105,7 @@ def main():
                     sys.executable, os.path.abspath(__file__), args.slurmtune, args.probe,
                     "--trials", str(args.trials), "--steps", str(args.steps), "--interval",
                     str(args.interval), "--nodes", str(args.nodes), "--nofile", str(args.nofile),
-                    "--inside"], check=True)
+                    "--inside"] + (["--hard-nofile"] if args.hard_nofile else []), check=True)
 
 
 if __name__ == "__main__":
