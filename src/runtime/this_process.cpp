@@ -1,10 +1,12 @@
 #include "runtime/this_process.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <system_error>
+#include <vector>
 
 namespace slurmtune::runtime {
 
@@ -27,6 +29,18 @@ std::string raise_descriptor_limit() {
            text(limit.rlim_max);
   return "descriptors: soft limit raised from " + text(before) + " to the hard limit, " +
          text(limit.rlim_max);
+}
+
+bool descriptors_to_spare(int count) {
+  std::vector<int> opened;
+  for (int i = 0; i < count; ++i) {
+    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) break;
+    opened.push_back(fd);
+  }
+  for (const int fd : opened)
+    ::close(fd);
+  return static_cast<int>(opened.size()) == count;
 }
 
 std::filesystem::path executable_path() {

@@ -20,6 +20,10 @@ std::string bundled_python_dir();
 /// children inherit the raised limit). Returns the limit before and after; "" when
 /// nothing changed, else a line for the log.
 std::string raise_descriptor_limit();
+/// Whether this process can open `count` more descriptors now (tried, then closed): a
+/// launch needs a few (its credential file, its process's pipes), and one that finds none
+/// would fail its trial, where one that waits a turn does not.
+bool descriptors_to_spare(int count);
 /// PYTHONPATH with that package first, so `from slurmtune import client` works in trials
 /// (and `python3 -m slurmtune.report_html` for `slurmtune html`) without any setup.
 std::string python_path_with_bundled();

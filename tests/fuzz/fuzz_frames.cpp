@@ -2,13 +2,16 @@
 // coordinator runs them on bytes from the network. The first byte sets the chunk size
 // the stream arrives in. A malformed stream must end in ProtocolError; decoded payloads
 // go through every typed decoder (protocol/*_messages.hpp), as the handlers receive
-// them: a decoded message must encode and decode again to the same message.
+// them: a decoded message must encode and decode again to the same message. A ROUTED
+// frame (a node agent's) is unwrapped as the coordinator does, level by level, and what
+// it carries goes the same way.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
 #include "protocol/wire/protocol.hpp"
@@ -53,6 +56,25 @@ void decode_typed(const slurmtune::protocol::JsonObject& body) {
   round_trip(body, p::decode_group_welcome);
   round_trip(body, p::decode_worker_welcome);
   round_trip(body, p::decode_assign);
+  round_trip(body, p::decode_channel_closed);
+  round_trip(body, p::decode_busy);
+}
+
+// A frame as the coordinator takes it: a ROUTED one unwrapped (at most kMaxRouteDepth
+// levels: a deeper one no longer fits its payload), and what it carries must wrap again
+// to the same bytes.
+void take(const slurmtune::protocol::Frame& frame, std::size_t depth = 0) {
+  namespace p = slurmtune::protocol;
+  if (frame.type == p::MessageType::Routed) {
+    const p::Routed routed = p::decode_routed(frame);
+    const std::string inner = p::encode_frame(routed.frame.type, routed.frame.payload);
+    if (p::encode_routed(routed.channel, inner) !=
+        p::encode_frame(p::MessageType::Routed, frame.payload))
+      __builtin_trap();
+    if (depth > p::kMaxRouteDepth) __builtin_trap();
+    return take(routed.frame, depth + 1);
+  }
+  decode_typed(p::payload_object(frame));
 }
 }  // namespace
 
@@ -66,8 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       decoder.feed(stream.substr(at, chunk));
       while (auto frame = decoder.next()) {
         try {
-          const auto body = protocol::payload_object(*frame);
-          decode_typed(body);
+          take(*frame);
         } catch (const protocol::ProtocolError&) {
         }
       }

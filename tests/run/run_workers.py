@@ -112,19 +112,23 @@ def check_fan_in(log, agents):
 
 def scenario_workers_many(runner, args):
     """More trials than Slurm lets one job start steps (the test cluster's MaxStepCount is
-    500): a step-per-trial study says so at start; with launch = "worker" the same 600
-    trials complete in one job."""
+    500): a step-per-trial study says so at start and starts its trials on workers
+    instead (issue #61), and so does a study with launch = "worker": the 600 trials
+    complete in one job either way."""
     if runner.launcher != "slurm":
         print("SKIPPED: worker steps are Slurm job steps")
         raise SystemExit(77)
     trials_wanted = 600
     sbatch = ["-N", "4", "--ntasks-per-node", "4"]
     steps = runner.write("steps.toml", study_toml("many", [args.cpp_trial, "3"], max_trials=trials_wanted))
-    handle = runner.start(steps, os.path.join(runner.workdir, "steps.h5"), sbatch_args=sbatch)
-    warning = "max_trials = 600 needs at least as many job steps (one per trial), but the " \
-              "cluster's MaxStepCount is 500"
-    wait_for(lambda: warning in read(handle[2]), 60, "the MaxStepCount warning")
-    subprocess.run(["scancel", handle[1]], check=True)
+    rc, log = runner.run(steps, os.path.join(runner.workdir, "steps.h5"), sbatch_args=sbatch,
+                         timeout=500)
+    expect(rc == 0, "the step-per-trial study failed:\n" + log[-5000:])
+    switched = "max_trials = 600 needs more job steps than the cluster's MaxStepCount (500) " \
+               "allows one job: the trials start on a worker per node instead"
+    expect(switched in log and "4 worker(s), one per node" in log,
+           "the step-per-trial study did not move to workers:\n" + log[:3000])
+    switched_trials = check_complete(os.path.join(runner.workdir, "steps.h5"), trials_wanted)
     text = study_toml("many", [args.cpp_trial, "3"], max_trials=trials_wanted,
                       resources='launch = "worker"\n')
     study = runner.write("study.toml", text)
@@ -138,10 +142,11 @@ def scenario_workers_many(runner, args):
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[trials.status == "failed"])
     judged = check_asha(path, 1, 3, 9)
     fan_in = check_fan_in(log, agents=4)
-    print("workers-many: a step-per-trial study of 600 trials was warned of MaxStepCount = 500; "
-          "with worker steps all %d trials completed in one job (%.0f s, %s); %d ASHA decisions "
-          "equal the model; %s" % (len(trials), elapsed, dict(trials.status.value_counts()), judged,
-                                   fan_in))
+    print("workers-many: a step-per-trial study of 600 trials said MaxStepCount = 500 would stop "
+          "it and ran its %d trials on workers instead; with launch = \"worker\" all %d trials "
+          "completed in one job (%.0f s, %s); %d ASHA decisions equal the model; %s"
+          % (len(switched_trials), len(trials), elapsed, dict(trials.status.value_counts()), judged,
+             fan_in))
 
 
 def scenario_workers_absent(runner, args):

@@ -6,6 +6,7 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
+#include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
 
@@ -22,11 +23,9 @@ std::string ProcessBackend::describe() const {
 }
 
 void ProcessBackend::begin() {
+  if (!worker_steps_ && passes_step_limit()) worker_steps_ = true;
   warn_of_connection_room();
-  if (worker_steps_)
-    workers_.launch_own_workers();
-  else
-    warn_of_step_limit();
+  if (worker_steps_) workers_.launch_own_workers();
 }
 
 // Said at start, not found out at the 513th trial: whether the connections the study's
@@ -47,13 +46,25 @@ void ProcessBackend::warn_of_connection_room() const {
 }
 
 // A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.
-void ProcessBackend::warn_of_step_limit() const {
-  if (context_.launcher.single_host()) return;
+// Trials a worker can start (one rank, no GPUs to hand out) then start on a worker per
+// node instead, which needs one step for all of them; others are warned.
+bool ProcessBackend::passes_step_limit() const {
+  if (context_.launcher.single_host()) return false;
   const auto max_steps = cluster_max_step_count(context_.trials_dir + "/scontrol-config.out");
-  if (!max_steps) return;
-  if (const std::string warning = step_count_warning(context_.spec.max_trials, *max_steps);
-      !warning.empty())
-    log_line("warning: " + warning);
+  if (!max_steps) return false;
+  const std::string warning = step_count_warning(context_.spec.max_trials, *max_steps);
+  if (warning.empty()) return false;
+  const auto& resources = context_.spec.resources;
+  if (resources.ranks() == 1 && resources.gpus_per_task == 0) {
+    log_line("max_trials = " + std::to_string(context_.spec.max_trials) +
+             " needs more job steps than the cluster's MaxStepCount (" +
+             std::to_string(*max_steps) +
+             ") allows one job: the trials start on a worker per node instead, as with "
+             "[resources] launch = \"worker\"");
+    return true;
+  }
+  log_line("warning: " + warning);
+  return false;
 }
 
 void ProcessBackend::fill() {
@@ -61,6 +72,22 @@ void ProcessBackend::fill() {
   if (controller.shutting_down()) return;
   const auto& limit = context_.spec.resources.max_concurrent;
   while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
+    // Out of descriptors, a launch would fail its trial (its credential file cannot be
+    // created); it waits a turn instead, until a connection or a file closes.
+    if (!descriptors_to_spare(kDescriptorsPerLaunch)) {
+      // Nothing running holds any: nothing would ever close to make room.
+      if (context_.trials.empty() && !workers_.waiting())
+        throw Error(
+            "no descriptors to spare for a launch even with no trial running: raise "
+            "ulimit -n (the coordinator runs with its hard limit)");
+      if (!waiting_for_descriptors_)
+        log_line("launches wait: this process has no " + std::to_string(kDescriptorsPerLaunch) +
+                 " descriptors to spare (ulimit -n); they go on as connections close");
+      waiting_for_descriptors_ = true;
+      return;
+    }
+    if (waiting_for_descriptors_) log_line("launches go on: descriptors are free again");
+    waiting_for_descriptors_ = false;
     auto placement = context_.launcher.reserve();
     if (!placement) break;
     controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time

@@ -45,13 +45,18 @@ class ProcessBackend final : public LaunchBackend {
   void finish(core::TrialId trial);
   /// SIGTERM at terminate_at, SIGKILL a kill grace later.
   void signal_due();
-  void warn_of_step_limit() const;
+  /// Whether a step per trial would pass Slurm's MaxStepCount, and the trials can start
+  /// on workers instead (said in the log either way).
+  bool passes_step_limit() const;
   void warn_of_connection_room() const;
 
   BackendContext context_;
   bool worker_steps_;
   RendezvousAssigner rendezvous_;
   bool done_ = false;
+  // A launch needs a few descriptors (its credential file, its process's pipes).
+  static constexpr int kDescriptorsPerLaunch = 8;
+  bool waiting_for_descriptors_ = false;
   WorkerPool workers_;
 };
 
