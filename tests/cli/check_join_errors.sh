@@ -16,8 +16,15 @@ check 1 'slurmtune join runs inside a Slurm job' \
   env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST -u SLURM_JOB_CPUS_PER_NODE "$slurmtune" join study.h5
 check 1 'no/such/folder/study.h5: no such folder' "$slurmtune" join no/such/folder/study.h5
 check 1 '--reconnect-timeout must be > 0 seconds' "$slurmtune" join study.h5 --reconnect-timeout 0
-check 1 'worker --study needs --allocation, --node and --cpus > 0' "$slurmtune" worker --study study.h5 --node n1
+check 1 'worker --study needs --allocation and --cpus > 0' "$slurmtune" worker --study study.h5 --node n1
 check 1 'SLURMTUNE_ADDR is not set' env -u SLURMTUNE_ADDR "$slurmtune" worker
+# The one step of all workers: each names its node by SLURMD_NODENAME and finds its
+# credential by it.
+check 1 'SLURMD_NODENAME is not set' env -u SLURMD_NODENAME "$slurmtune" worker --study study.h5 --allocation 1 --cpus 2
+check 1 'SLURMTUNE_WORKER_CREDENTIALS is not set' \
+  env -u SLURMTUNE_WORKER_CREDENTIALS SLURMTUNE_ADDR=127.0.0.1:1 SLURMD_NODENAME=n1 "$slurmtune" worker
+check 1 'worker-6e31: cannot read the token file' \
+  env SLURMTUNE_WORKER_CREDENTIALS="$work" SLURMTUNE_ADDR=127.0.0.1:1 SLURMD_NODENAME=n1 "$slurmtune" worker
 check 1 "no coordinator of .*absent.h5 within 1(\\.0)? s; leaving" \
   "$slurmtune" worker --study absent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
 

@@ -136,7 +136,7 @@ void NodeAgent::from_coordinator(const protocol::Frame& frame) {
   deliver(routed.channel, protocol::encode_frame(routed.frame.type, routed.frame.payload));
 }
 
-void NodeAgent::deliver(std::uint64_t number, std::string frame) {
+void NodeAgent::deliver(std::uint64_t number, const std::string& frame) {
   const auto it = channels_.find(number);
   if (it == channels_.end()) return;  // closed here already; the coordinator learns it
   Channel& c = it->second;

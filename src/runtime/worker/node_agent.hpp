@@ -57,7 +57,7 @@ class NodeAgent {
   void on_readable(std::uint64_t number);
   /// The channel's first frame: a HELLO for a trial this node runs; ProtocolError else.
   void check_hello(const protocol::Frame& frame) const;
-  void deliver(std::uint64_t number, std::string frame);
+  void deliver(std::uint64_t number, const std::string& frame);
   void flush(std::uint64_t number, Channel& c);
   /// Closes the local end; `tell`: the coordinator learns (CHANNEL_CLOSED) why.
   void close(std::uint64_t number, const std::string& reason, bool tell);
