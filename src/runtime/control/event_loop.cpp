@@ -40,6 +40,7 @@ int EventLoop::run_once(int timeout_ms) {
   std::array<epoll_event, 128> ready{};
   const int n =
       ::epoll_wait(epoll_.get(), ready.data(), static_cast<int>(ready.size()), timeout_ms);
+  woke_at_ = std::chrono::steady_clock::now();
   if (n < 0) {
     if (errno == EINTR) return 0;
     protocol::throw_errno("epoll_wait");

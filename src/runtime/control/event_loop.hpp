@@ -1,6 +1,7 @@
 #pragma once
 // A minimal epoll loop: file descriptors with callbacks, one thread, no timers (the
 // caller passes the longest it may wait, and does its periodic work between waits).
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -21,10 +22,13 @@ class EventLoop {
   void remove(int fd);
   /// Waits up to `timeout_ms` and runs the callbacks of ready fds; returns how many ran.
   int run_once(int timeout_ms);
+  /// When the last run_once stopped waiting: what followed was work, not waiting.
+  std::chrono::steady_clock::time_point woke_at() const { return woke_at_; }
 
  private:
   protocol::UniqueFd epoll_;
   std::unordered_map<int, Callback> callbacks_;
+  std::chrono::steady_clock::time_point woke_at_ = std::chrono::steady_clock::now();
 };
 
 /// A signalfd for `signals`, which are blocked for normal delivery in this thread (and

@@ -167,14 +167,17 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
-    loop_.run_once(seams_.turn_ms);
+    const int events = loop_.run_once(seams_.turn_ms);
+    const auto periodic_from = Clock::now();
     tick();
+    stalls_.record(events, periodic_from - loop_.woke_at(), Clock::now() - periodic_from);
   }
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
   study_.writer->flush();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
   log_control_plane(server_->stats());
+  log_line(stalls_.summary());
   if (!more) return outcome_status();
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
@@ -222,7 +225,8 @@ void Coordinator::tick() {
   }
   backend_->tick();  // timeouts, exits whose last messages are read, signals due
   study_.writer->flush_if_due();
-  if (progress_.due()) progress_.print(false, *controller_, trials_.quiet_times(time_.now()));
+  if (progress_.due())
+    progress_.print(false, *controller_, trials_.quiet_times(time_.now()), stalls_.take_window());
   backend_->fill();
 }
 

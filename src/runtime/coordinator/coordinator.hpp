@@ -21,6 +21,7 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/event_loop.hpp"
+#include "runtime/coordinator/loop_stalls.hpp"
 #include "runtime/coordinator/progress_report.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/pbt/pbt_exploits.hpp"
@@ -114,6 +115,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   CoordinatorSeams seams_;
   SessionClock time_;  // elapsed time and, inside a job, the allocation's clock; the session's now
   ProgressReport progress_;
+  LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)

@@ -35,7 +35,8 @@ std::string ProgressReport::silent_trials(
 }
 
 void ProgressReport::print(bool final, const core::StudyController& controller,
-                           const std::vector<std::pair<core::TrialId, double>>& quiet_s) {
+                           const std::vector<std::pair<core::TrialId, double>>& quiet_s,
+                           const std::string& loop) {
   const auto now = Clock::now();
   const double window = std::chrono::duration<double>(now - last_).count();
   const auto& c = controller.counts();
@@ -47,6 +48,7 @@ void ProgressReport::print(bool final, const core::StudyController& controller,
        << " (retries " << c.retries << "), " << c.started << "/" << spec.max_trials << " started, "
        << c.reports << " reports";
   if (!final) line << ", " << core::format_double(std::round(rate * 10) / 10) << " reports/s";
+  if (!final && !loop.empty()) line << ", " << loop;
   if (!final) {
     const std::string silent = silent_trials(quiet_s);
     line << silent;

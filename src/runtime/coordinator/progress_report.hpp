@@ -22,9 +22,11 @@ class ProgressReport {
   /// A progress line is due (interval_s since the last one).
   bool due() const;
   /// Logs the line (`final`: the summary, with the best configuration). `quiet_s` holds
-  /// each running trial's seconds since its last report, heartbeat or checkpoint.
+  /// each running trial's seconds since its last report, heartbeat or checkpoint;
+  /// `loop`, the longest turn of the coordinator's loop in the window (not in the summary).
   void print(bool final, const core::StudyController& controller,
-             const std::vector<std::pair<core::TrialId, double>>& quiet_s);
+             const std::vector<std::pair<core::TrialId, double>>& quiet_s,
+             const std::string& loop = {});
 
   /// "; silent: trial 3 (312 s), trial 9 (305 s)": the trials a user should look at
   /// (at most five named).

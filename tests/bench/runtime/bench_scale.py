@@ -61,13 +61,15 @@ def inside(args):
         raise SystemExit("slurmtune run failed:\n" + run.stderr[-3000:])
     peak_mib = int(run.stderr.strip().splitlines()[-1]) / 1024
     plane = [line for line in run.stderr.splitlines() if "control plane: at most" in line or
-             "descriptors:" in line]
+             "descriptors:" in line or "worker(s) connected after" in line or "lost" in line]
     with h5py.File(output, "r") as f:
         metrics = f["metrics"][:]
         trials = f["trials"][:]
     times = np.sort(metrics["time"])
     # The window in which every trial ran: from the last start to the first end.
     start, end = float(np.max(trials["start_time"])), float(np.min(trials["end_time"]))
+    if end <= start:  # more trials than slots: they ran in waves, never all at once
+        start, end = float(np.min(trials["start_time"])), float(np.max(trials["end_time"]))
     during = np.count_nonzero((times >= start) & (times <= end))
     latency = metrics["latency_ms"][metrics["latency_ms"] >= 0]
     names = {value: name for name, value in h5py.check_enum_dtype(trials.dtype["status"]).items()}
@@ -78,7 +80,8 @@ def inside(args):
         "hard and soft" if args.hard_nofile else "soft", args.nofile or "as inherited", args.nodes,
         statuses, int(np.sum(trials["retries"]))))
     print("\n".join(line.split("] ", 1)[-1] for line in plane))
-    print("%d trials at once on worker steps, %d reports: %.0f reports/s while all ran "
+    print("%d trials on worker steps, %d reports: %.0f reports/s while all ran (or, in waves, "
+          "over the study) "
           "(%.1f s); decision latency seen by trials p50 %.2f ms, p99 %.2f ms, max %.1f ms; "
           "coordinator peak RSS %.0f MiB" % (len(trials), len(metrics), during / max(end - start, 1e-9),
                                               end - start, np.percentile(latency, 50),
