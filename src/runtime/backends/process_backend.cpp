@@ -72,9 +72,12 @@ void ProcessBackend::fill() {
   if (controller.shutting_down()) return;
   const auto& limit = context_.spec.resources.max_concurrent;
   while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
+    auto placement = context_.launcher.reserve();
+    if (!placement) break;
     // Out of descriptors, a launch would fail its trial (its credential file cannot be
     // created); it waits a turn instead, until a connection or a file closes.
     if (!descriptors_to_spare(kDescriptorsPerLaunch)) {
+      context_.launcher.release(*placement);
       // Nothing running holds any: nothing would ever close to make room.
       if (context_.trials.empty() && !workers_.waiting())
         throw Error(
@@ -88,8 +91,6 @@ void ProcessBackend::fill() {
     }
     if (waiting_for_descriptors_) log_line("launches go on: descriptors are free again");
     waiting_for_descriptors_ = false;
-    auto placement = context_.launcher.reserve();
-    if (!placement) break;
     controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
     auto launch =
         controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());

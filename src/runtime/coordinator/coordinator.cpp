@@ -1,6 +1,7 @@
 #include "runtime/coordinator/coordinator.hpp"
 
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -67,6 +68,15 @@ void log_control_plane(const ControlServerStats& s) {
            std::to_string(s.max_authenticated) + " allowed; " + std::to_string(s.peak_channels) +
            " carried by node agents at once (" + std::to_string(s.routed) + " frames); " +
            std::to_string(s.over_capacity) + " told to retry for room");
+  // Its own, not its children's (the trials it started, the sruns).
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  const auto seconds = [](const timeval& t) {
+    const double value = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    return core::format_double(std::round(value * 10) / 10);
+  };
+  log_line("coordinator: CPU " + seconds(self.ru_utime) + " s user, " + seconds(self.ru_stime) +
+           " s system; peak memory " + std::to_string(self.ru_maxrss / 1024) + " MiB");
 }
 
 }  // namespace
@@ -209,7 +219,15 @@ int Coordinator::outcome_status() const {
 }
 
 void Coordinator::tick() {
-  server_->tick();
+  // The work that scans every connection or running trial (hello timeouts, time limits
+  // and silence, signals due, exits waiting for their last messages) runs every 100 ms,
+  // not every turn: with thousands of trials reporting, a turn comes every few
+  // microseconds, and these scans took most of the coordinator's CPU (issue #62).
+  const bool scan = time_.now() - last_scan_ >= kScanInterval;
+  if (scan) {
+    last_scan_ = time_.now();
+    server_->tick();
+  }
   controller_->check_budget(time_.elapsed_s());
   pbt_.carry_out();  // any the budget's halt decided (synchronous PBT)
   if (!controller_->halt_reason().empty() && !halt_announced_) {
@@ -218,12 +236,12 @@ void Coordinator::tick() {
     for (auto& [id, t] : trials_)
       schedule_stop(*t, time_.now(), options_.stop_grace_s);
   }
-  enforce_trial_limits();
+  if (scan) enforce_trial_limits();
   if (time_.now() - stderr_checked_ >= std::chrono::seconds(1)) {
     stderr_checked_ = time_.now();
     cap_stderr_logs(trials_);
   }
-  backend_->tick();  // timeouts, exits whose last messages are read, signals due
+  if (scan) backend_->tick();  // timeouts, exits whose last messages are read, signals due
   study_.writer->flush_if_due();
   if (progress_.due())
     progress_.print(false, *controller_, trials_.quiet_times(time_.now()), stalls_.take_window());

@@ -121,6 +121,8 @@ class Coordinator final : public ControlHandler, private TrialHost {
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
   std::optional<std::pair<int, Clock::time_point>> last_signal_;
   Clock::time_point stderr_checked_{};  // when the trials' stderr files were last capped
+  Clock::time_point last_scan_{};       // when tick() last scanned connections and trials
+  static constexpr std::chrono::milliseconds kScanInterval{100};
   bool halt_announced_ = false;
   std::uint64_t launches_ = 0;  // launches so far this session: the next one's number
 };

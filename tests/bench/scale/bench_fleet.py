@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The fleet harness (issue #61, item 4; doc/performance/control-plane.md): the real
+`slurmtune run` coordinator of a worker-launch study on NODES emulated nodes, each node's
+worker and node agent the real code, its trials played in-process by a few fleet
+processes (tests/bench/scale/fleet.cpp), not a process each.
+
+  bench_fleet.py SLURMTUNE FLEET [--nodes 2048] [--slots 8] [--steps 300] [--interval 1]
+                 [--parts 4] [--scheduler fifo|recommended] [--nofile N] [--hard-nofile]
+                 [--coordinator-cpu 0] [--fleet-cpus 1]
+
+The coordinator believes it runs in a Slurm job of NODES nodes of SLOTS cores (the job's
+variables are set, `--srun` is tests/bench/scale/fleet_srun.sh); NODES x SLOTS one-rank
+trials run at once, each reporting every INTERVAL s for STEPS steps. The coordinator and
+the fleet are pinned to different cores. Prints trials failed or retried, reports lost
+(sent without a DECISION back), the decision round trip the trials saw (p50, p99, max,
+over all parts: the largest of the parts' p50 and p99), the coordinator's connections,
+its longest loop turn, its CPU time and peak memory, and worker utilization (the share of
+the slots' time spent in trials between the first start and the last end).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+STUDY = """[study]
+name = "fleet"
+metric = "loss"
+max_trials = {trials}
+[search]
+x = {{ uniform = [0, 1] }}
+{scheduler}
+[trial]
+command = ["/bin/true", "{steps}"]  # played by the fleet, never run
+[resources]
+launch = "worker"
+"""
+
+SCHEDULERS = {
+    "fifo": '[scheduler]\ntype = "fifo"\nmax_t = {steps}\n',
+    # The recommended setting (doc/schedulers.md): MOBSTER with Hyper-Tune on promotion.
+    "recommended": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
+                   'reduction_factor = 3\n[sampler]\ntype = "mobster"\n',
+}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("slurmtune")
+    parser.add_argument("fleet")
+    parser.add_argument("--nodes", type=int, default=2048)
+    parser.add_argument("--slots", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--parts", type=int, default=4)
+    parser.add_argument("--trials", type=int, default=0, help="default: nodes x slots")
+    parser.add_argument("--scheduler", choices=sorted(SCHEDULERS), default="fifo")
+    parser.add_argument("--nofile", type=int, default=0)
+    parser.add_argument("--hard-nofile", action="store_true")
+    parser.add_argument("--coordinator-cpu", default="0")
+    parser.add_argument("--fleet-cpus", default="1")
+    args = parser.parse_args()
+    trials = args.trials or args.nodes * args.slots
+    workdir = tempfile.mkdtemp(prefix="slurmtune-fleet-")
+    study = os.path.join(workdir, "study.toml")
+    with open(study, "w") as f:
+        f.write(STUDY.format(trials=trials, steps=args.steps,
+                             scheduler=SCHEDULERS[args.scheduler].format(steps=args.steps)))
+    # No Slurm cluster answers here: a `scontrol` that says so at once, not after its
+    # retries (the rendezvous asks it about nodes at the first launch).
+    bin_dir = os.path.join(workdir, "bin")
+    os.makedirs(bin_dir)
+    with open(os.path.join(bin_dir, "scontrol"), "w") as f:
+        f.write("#!/bin/sh\necho 'fleet: no Slurm cluster' >&2\nexit 1\n")
+    os.chmod(os.path.join(bin_dir, "scontrol"), 0o755)
+    # The emulated nodes' names resolve (to this host), as a cluster's do: the coordinator
+    # looks a node's name up at its first launch (MASTER_ADDR), and a name the resolver
+    # has to ask a DNS server about stalls the loop for its timeout (5 s here, once per
+    # node). The hosts file is bound over /etc/hosts for the coordinator alone
+    # (unshare -m: a mount namespace of its own; needs root).
+    hosts = os.path.join(workdir, "hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost %s\n" % os.uname().nodename)
+        f.writelines("127.0.0.1 n%d\n" % (i + 1) for i in range(args.nodes))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SLURMD_"))}
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env.update({
+        "SLURM_JOB_ID": "424242", "SLURM_JOB_NODELIST": "n[1-%d]" % args.nodes,
+        "SLURM_JOB_NUM_NODES": str(args.nodes), "SLURM_NNODES": str(args.nodes),
+        "SLURM_JOB_CPUS_PER_NODE": "%d(x%d)" % (args.slots, args.nodes),
+        "SLURM_CONF": os.path.join(workdir, "no-cluster.conf"),
+        "FLEET_BINARY": os.path.abspath(args.fleet), "FLEET_PARTS": str(args.parts),
+        "FLEET_INTERVAL": str(args.interval), "FLEET_OUT": os.path.join(workdir, "fleet"),
+        "FLEET_CPUS": args.fleet_cpus,
+    })
+    command = ["/usr/bin/time", "-f", "%M %U %S", "unshare", "-m", "sh", "-c",
+               'mount --bind "$0" /etc/hosts && exec "$@"', hosts, "taskset", "-c", args.coordinator_cpu,
+               os.path.abspath(args.slurmtune), "run", study, "-o", os.path.join(workdir, "study.h5"),
+               "--launcher", "slurm", "--srun", os.path.join(HERE, "fleet_srun.sh"),
+               "--time-left", "1000000", "--progress-interval", "30",
+               "--worker-connect-timeout", "600"]
+    if args.nofile:
+        flag = "-n" if args.hard_nofile else "-Sn"
+        command = ["bash", "-c", 'ulimit %s %d && exec "$@"' % (flag, args.nofile), "bash"] + command
+    started = time.time()
+    run = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
+    wall = time.time() - started
+    log = run.stderr
+    if run.returncode != 0:
+        raise SystemExit("slurmtune run failed (%d):\n%s" % (run.returncode, log[-4000:]))
+    peak_kib, user_s, sys_s = log.strip().splitlines()[-1].split()
+    with open(os.path.join(workdir, "coordinator.log"), "w") as f:
+        f.write(log)
+    parts = []
+    for k in range(args.parts):
+        with open(os.path.join(workdir, "fleet.%d" % k)) as f:
+            parts.append(json.loads(f.read()))
+    with h5py.File(os.path.join(workdir, "study.h5"), "r") as f:
+        rows = f["trials"][:]
+        names = {v: n for n, v in h5py.check_enum_dtype(rows.dtype["status"]).items()}
+    statuses = {}
+    for s in rows["status"]:
+        statuses[names[s]] = statuses.get(names[s], 0) + 1
+    busy = float(np.sum(rows["end_time"] - rows["start_time"]))
+    span = float(np.max(rows["end_time"]) - np.min(rows["start_time"]))
+    utilization = busy / (args.nodes * args.slots * span)
+    reports = sum(p["reports"] for p in parts)
+    decisions = sum(p["decisions"] for p in parts)
+    lines = [l.split("] ", 1)[-1] for l in log.splitlines()
+             if re.search(r"control plane: at most|loop: longest|worker\(s\) connected after|"
+                          r"descriptors:|summary:|coordinator: CPU", l)]
+    print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s, %s, %d fleet processes; "
+          "soft ulimit -n %s%s" % (args.nodes, args.slots, trials, args.steps, args.interval,
+                                  args.scheduler, args.parts, args.nofile or "as inherited",
+                                  " (hard too)" if args.hard_nofile else ""))
+    print("\n".join(lines))
+    print("trials %s, retries %d; reports sent %d, answered %d, lost %d; refused %d, killed %d"
+          % (statuses, int(np.sum(rows["retries"])), reports, decisions, reports - decisions,
+             sum(p["refused"] for p in parts), sum(p["killed"] for p in parts)))
+    print("decision round trip seen by trials: p50 %.2f ms, p99 %.2f ms (the worst part's), "
+          "max %.1f ms" % (max(p["p50_ms"] for p in parts), max(p["p99_ms"] for p in parts),
+                           max(p["max_ms"] for p in parts)))
+    print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
+          "%.1f s system); worker utilization %.4f" % (wall, float(user_s), float(sys_s), utilization))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,394 @@
+// The fleet harness (issue #61, item 4): one process that plays many nodes of a
+// worker-launch study, so that 2,048 nodes and 16,384 trials cost sockets, not processes,
+// and the figures measure slurmtune rather than the scheduler of a small machine.
+//
+//   fleet --nodes HOSTLIST --part K --parts P --interval S --out FILE
+//   (env, as the worker step's: SLURMTUNE_ADDR, SLURMTUNE_WORKER_CREDENTIALS)
+//
+// For each node of its part (the nodes whose index is K modulo P) it runs what a real
+// worker runs against the real coordinator: the two-way authentication with the node's
+// credential, and the real node agent (runtime/worker/node_agent.hpp) on a unix socket.
+// What the worker would start as a child on LAUNCH is played in-process instead: a
+// trial endpoint that connects to its node's agent like the report clients, says HELLO
+// with its launch's credential file, reports every S seconds (steps: the trial command's
+// last argument, the first at a random point of the first interval) and measures each
+// report's round trip to its DECISION, then says BYE;
+// the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
+// At the end (LAUNCH {"done"} to every node) FILE gets one JSON line of this part's
+// figures: round trips (p50, p99, max), reports sent and answered, trials ended, refused.
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <queue>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/number_text.hpp"
+#include "core/placement/hostlist.hpp"
+#include "protocol/auth_messages.hpp"
+#include "protocol/route_messages.hpp"
+#include "protocol/session_messages.hpp"
+#include "protocol/trial_messages.hpp"
+#include "protocol/wire/mutual_auth.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/wire/secret.hpp"
+#include "protocol/wire/tcp_connect.hpp"
+#include "protocol/worker_messages.hpp"
+#include "runtime/control/credential_files.hpp"
+#include "runtime/control/event_loop.hpp"
+#include "runtime/worker/node_agent.hpp"
+
+using namespace slurmtune;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> nodes;
+  std::size_t part = 0, parts = 1;
+  double interval_s = 1;
+  std::string out;
+};
+
+struct Figures {
+  std::vector<float> round_trips_ms;
+  std::uint64_t reports = 0, decisions = 0, trials = 0, refused = 0, killed = 0;
+};
+
+// Timers: (when, what), the earliest first.
+class Timers {
+ public:
+  void at(Clock::time_point when, std::function<void()> what) {
+    queue_.push(Entry{when, next_++, std::move(what)});
+  }
+  int wait_ms() const {
+    if (queue_.empty()) return 1000;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(queue_.top().when - Clock::now());
+    return static_cast<int>(std::clamp<long>(left.count(), 0, 1000));
+  }
+  void run_due() {
+    const auto now = Clock::now();
+    while (!queue_.empty() && queue_.top().when <= now) {
+      auto what = queue_.top().what;
+      queue_.pop();
+      what();
+    }
+  }
+
+ private:
+  struct Entry {
+    Clock::time_point when;
+    std::uint64_t order;
+    std::function<void()> what;
+    bool operator>(const Entry& other) const {
+      return when != other.when ? when > other.when : order > other.order;
+    }
+  };
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
+  std::uint64_t next_ = 0;
+};
+
+void send_all(int fd, std::string_view bytes) {
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) continue;  // a unix socket to our own agent: it drains soon
+    if (n <= 0) throw Error(std::string("send: ") + std::strerror(errno));
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+protocol::Frame read_frame(int fd, protocol::FrameDecoder& decoder) {
+  for (;;) {
+    if (auto frame = decoder.next()) return *frame;
+    char buffer[4096];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) throw Error("the coordinator closed the connection during the handshake");
+    decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+}
+
+class Node;
+
+// One trial's endpoint, as a report client on the node would be.
+class Trial {
+ public:
+  Trial(Node& node, protocol::ProcessKey key, int steps) : node_(node), key_(key), steps_(steps) {}
+  void start(const std::string& agent, const std::string& token_file, runtime::EventLoop& loop);
+  void on_readable();
+  void report();
+  void end(bool killed);
+  bool over() const { return over_; }
+
+ private:
+  Node& node_;
+  protocol::ProcessKey key_;
+  int steps_, step_ = 0;
+  protocol::UniqueFd fd_;
+  protocol::FrameDecoder decoder_;
+  Clock::time_point sent_;
+  runtime::EventLoop* loop_ = nullptr;
+  bool over_ = false;
+};
+
+class Node {
+ public:
+  Node(std::string name, runtime::EventLoop& loop, Timers& timers, Figures& figures,
+       double interval_s)
+      : name_(std::move(name)), loop_(loop), timers_(timers), figures_(figures), interval_s_(interval_s) {}
+
+  void connect(const std::string& address, const std::string& token) {
+    fd_ = protocol::connect_tcp(address);
+    protocol::FrameDecoder decoder;
+    const std::string nonce = protocol::generate_token();
+    send_all(fd_.get(), protocol::encode_frame(
+                            protocol::MessageType::Hello,
+                            protocol::encode(protocol::Hello{"", nonce, protocol::WorkerHello{name_, ""}})));
+    const auto challenge_frame = read_frame(fd_.get(), decoder);
+    if (challenge_frame.type != protocol::MessageType::Challenge)
+      throw Error("node " + name_ + ": no CHALLENGE");
+    const auto challenge = protocol::decode_challenge(protocol::payload_object(challenge_frame));
+    if (challenge.proof != protocol::coordinator_proof(token, nonce, challenge.nonce))
+      throw Error("node " + name_ + ": the coordinator's proof is wrong");
+    send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Proof,
+                                               protocol::encode(protocol::Proof{protocol::worker_proof(
+                                                   token, challenge.nonce, nonce)})));
+    const auto welcome = read_frame(fd_.get(), decoder);
+    if (welcome.type != protocol::MessageType::Welcome) throw Error("node " + name_ + ": no WELCOME");
+    decoder_ = std::move(decoder);
+    agent_ = std::make_unique<runtime::NodeAgent>(
+        loop_, [this](std::string frame) { up(frame); },
+        [this](core::TrialId trial) {
+          const auto it = trials_.lower_bound(protocol::ProcessKey{trial, 0});
+          return it != trials_.end() && it->first.trial == trial;
+        });
+    loop_.add(fd_.get(), EPOLLIN, [this](std::uint32_t) { on_readable(); });
+    drain();
+  }
+
+  void up(const std::string& frame) {
+    upward_ += frame;
+    dirty_ = true;
+  }
+  void flush() {
+    if (!dirty_ || !fd_) return;
+    send_all(fd_.get(), upward_);
+    upward_.clear();
+    dirty_ = false;
+  }
+  bool done() const { return done_; }
+  void tick() {
+    if (agent_) agent_->tick();
+  }
+  Timers& timers() { return timers_; }
+  Figures& figures() { return figures_; }
+  double interval_s() const { return interval_s_; }
+
+  // The trial's process "exited": EXITED once its last frames went up through the agent.
+  void exited(const protocol::ProcessKey& key, bool killed) {
+    timers_.at(Clock::now() + std::chrono::milliseconds(5), [this, key, killed] {
+      up(protocol::encode_frame(
+          protocol::MessageType::Exited,
+          protocol::encode(protocol::Exited{key, 0, killed ? 9 : 0, killed, {}})));
+    });  // the endpoint stays (ended): a timer of it may still be due
+  }
+
+ private:
+  void on_readable() {
+    char buffer[65536];
+    const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+    if (n <= 0) {
+      done_ = true;
+      loop_.remove(fd_.get());
+      return;
+    }
+    decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+    drain();
+  }
+
+  void drain() {
+    while (auto frame = decoder_.next()) {
+      if (frame->type == protocol::MessageType::Routed ||
+          frame->type == protocol::MessageType::ChannelClosed) {
+        agent_->from_coordinator(*frame);
+        continue;
+      }
+      const auto body = protocol::payload_object(*frame);
+      if (frame->type == protocol::MessageType::Launch) {
+        const auto message = protocol::decode_launch(body);
+        if (std::holds_alternative<protocol::StudyOver>(message)) {
+          done_ = true;
+          continue;
+        }
+        const auto& launch = std::get<protocol::Launch>(message);
+        const int steps = std::stoi(launch.argv.back());
+        auto& trial = trials_[launch.key] = std::make_unique<Trial>(*this, launch.key, steps);
+        trial->start(agent_->address(), launch.env.at("SLURMTUNE_TOKEN_FILE"), loop_);
+      } else if (frame->type == protocol::MessageType::Signal) {
+        const auto signal = protocol::decode_signal(body);
+        if (const auto it = trials_.find(signal.key); it != trials_.end() && !it->second->over())
+          it->second->end(true);
+      }
+    }
+  }
+
+  std::string name_;
+  runtime::EventLoop& loop_;
+  Timers& timers_;
+  Figures& figures_;
+  double interval_s_;
+  protocol::UniqueFd fd_;
+  protocol::FrameDecoder decoder_;
+  std::unique_ptr<runtime::NodeAgent> agent_;
+  std::map<protocol::ProcessKey, std::unique_ptr<Trial>> trials_;
+  std::string upward_;
+  bool dirty_ = false, done_ = false;
+};
+
+void Trial::start(const std::string& agent, const std::string& token_file,
+                  runtime::EventLoop& loop) {
+  loop_ = &loop;
+  fd_ = protocol::connect_address(agent);
+  ::fcntl(fd_.get(), F_SETFL, O_NONBLOCK);
+  protocol::Hello hello;
+  hello.token = protocol::read_token_file(token_file);
+  hello.from = protocol::TrialHello{key_.trial, key_.attempt, 0, ""};
+  loop.add(fd_.get(), EPOLLIN, [this](std::uint32_t) { on_readable(); });
+  send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Hello, protocol::encode(hello)));
+}
+
+void Trial::on_readable() {
+  char buffer[4096];
+  const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+  if (n < 0 && errno == EAGAIN) return;
+  if (n <= 0) return end(true);
+  decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  while (auto frame = decoder_.next()) {
+    const auto now = Clock::now();
+    if (frame->type == protocol::MessageType::Welcome) {
+      // The first report at a random point of the interval: trials of a real study do not
+      // report in lock-step (they start, and their steps last, at different times).
+      static std::minstd_rand phases(42);
+      const double phase = std::uniform_real_distribution<double>(0, 1)(phases);
+      node_.timers().at(now + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(node_.interval_s() * phase)),
+                        [this] { report(); });
+    } else if (frame->type == protocol::MessageType::Decision) {
+      auto& figures = node_.figures();
+      ++figures.decisions;
+      figures.round_trips_ms.push_back(
+          static_cast<float>(std::chrono::duration<double, std::milli>(now - sent_).count()));
+      const auto decision = protocol::decode_decision(protocol::payload_object(*frame));
+      if (decision.decision != "continue" || step_ >= steps_) return end(false);
+      node_.timers().at(now + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(node_.interval_s())),
+                        [this] { report(); });
+    } else {  // ERROR, BUSY: refused
+      ++node_.figures().refused;
+      return end(true);
+    }
+  }
+}
+
+void Trial::report() {
+  if (over_) return;
+  ++step_;
+  sent_ = Clock::now();
+  ++node_.figures().reports;
+  send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Report,
+                                             "{\"step\": " + std::to_string(step_) +
+                                                 ", \"metrics\": {\"loss\": " +
+                                                 core::format_double(1.0 / step_) + "}}"));
+}
+
+void Trial::end(bool killed) {
+  if (over_) return;
+  over_ = true;
+  if (!killed)
+    send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Bye,
+                                               protocol::encode(protocol::TrialEnding{true, ""})));
+  loop_->remove(fd_.get());
+  fd_.reset();
+  ++node_.figures().trials;
+  if (killed) ++node_.figures().killed;
+  node_.exited(key_, killed);
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--nodes") options.nodes = core::expand_hostlist(value);
+    else if (flag == "--part") options.part = std::stoul(value);
+    else if (flag == "--parts") options.parts = std::stoul(value);
+    else if (flag == "--interval") options.interval_s = std::stod(value);
+    else if (flag == "--out") options.out = value;
+    else throw Error("fleet: unknown option " + flag);
+  }
+  return options;
+}
+
+double percentile(std::vector<float>& values, double q) {
+  if (values.empty()) return 0;
+  const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(at), values.end());
+  return values[at];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options options = parse(argc, argv);
+    const char* address = std::getenv("SLURMTUNE_ADDR");
+    const char* credentials = std::getenv("SLURMTUNE_WORKER_CREDENTIALS");
+    if (!address || !credentials) throw Error("fleet: SLURMTUNE_ADDR and SLURMTUNE_WORKER_CREDENTIALS");
+    runtime::EventLoop loop;
+    Timers timers;
+    Figures figures;
+    std::vector<std::unique_ptr<Node>> nodes;
+    for (std::size_t i = options.part; i < options.nodes.size(); i += options.parts) {
+      auto node = std::make_unique<Node>(options.nodes[i], loop, timers, figures, options.interval_s);
+      node->connect(address, protocol::read_token_file(
+                                 runtime::worker_credential_file(credentials, options.nodes[i])));
+      nodes.push_back(std::move(node));
+    }
+    auto last_tick = Clock::now();
+    while (std::any_of(nodes.begin(), nodes.end(), [](const auto& n) { return !n->done(); })) {
+      loop.run_once(timers.wait_ms());
+      timers.run_due();
+      for (auto& node : nodes)
+        node->flush();
+      if (Clock::now() - last_tick > std::chrono::seconds(1)) {
+        last_tick = Clock::now();
+        for (auto& node : nodes)
+          node->tick();
+      }
+    }
+    auto& rt = figures.round_trips_ms;
+    const double p50 = percentile(rt, 0.5), p99 = percentile(rt, 0.99);
+    const double max = rt.empty() ? 0 : *std::max_element(rt.begin(), rt.end());
+    std::ofstream out(options.out);
+    out << "{\"nodes\": " << nodes.size() << ", \"reports\": " << figures.reports
+        << ", \"decisions\": " << figures.decisions << ", \"trials\": " << figures.trials
+        << ", \"refused\": " << figures.refused << ", \"killed\": " << figures.killed
+        << ", \"p50_ms\": " << p50 << ", \"p99_ms\": " << p99 << ", \"max_ms\": " << max
+        << ", \"samples\": " << rt.size() << "}\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "fleet: " << e.what() << "\n";
+    return 1;
+  }
+}
