@@ -274,7 +274,7 @@ void ControlServer::route(ConnectionId id, Connection& agent, const protocol::Fr
   }
 }
 
-void ControlServer::queue(ConnectionId id, Connection& c, std::string frame) {
+void ControlServer::queue(ConnectionId id, Connection& c, const std::string& frame) {
   if (c.via) {
     const auto agent = connections_.find(c.via);
     if (agent != connections_.end())
@@ -297,7 +297,7 @@ void ControlServer::authenticate(ConnectionId id, Connection& c, const protocol:
       frame, secret_, [this](const protocol::Hello& h) { return launch_of(handler_, h); },
       challenge);
   if (hello) return welcome(id, c, *hello);
-  queue(id, c, std::move(challenge));
+  queue(id, c, challenge);
 }
 
 void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hello& hello) {

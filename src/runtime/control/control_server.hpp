@@ -181,7 +181,7 @@ class ControlServer {
   void end_with(ConnectionId id, Connection& c, const std::string& last, const std::string& reason);
   /// Queues a whole frame (a channel's goes inside ROUTED to its agent) and sends what
   /// the socket takes; closes a connection whose unread replies pass its bound.
-  void queue(ConnectionId id, Connection& c, std::string frame);
+  void queue(ConnectionId id, Connection& c, const std::string& frame);
   void flush(ConnectionId id, Connection& c);
   void drop(ConnectionId id, const std::string& reason, bool tell_handler);
 

@@ -26,7 +26,7 @@ void LoopStalls::record(int events, Clock::duration events_time, Clock::duration
 }
 
 std::string LoopStalls::take_window() {
-  const std::string text = "longest loop turn " + ms(window_.total());
+  std::string text = "longest loop turn " + ms(window_.total());
   window_ = Turn{};
   return text;
 }

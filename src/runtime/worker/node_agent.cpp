@@ -44,7 +44,7 @@ protocol::UniqueFd listen_unix(const std::string& path) {
 
 }  // namespace
 
-NodeAgent::NodeAgent(EventLoop& loop, std::function<void(std::string)> up,
+NodeAgent::NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up,
                      std::function<bool(core::TrialId)> hosts)
     : loop_(loop),
       up_(std::move(up)),

@@ -30,7 +30,7 @@ class NodeAgent {
 
   /// `up` sends one whole frame to the coordinator (the worker batches them per turn);
   /// `hosts` says whether a trial runs here (the worker started it).
-  NodeAgent(EventLoop& loop, std::function<void(std::string)> up,
+  NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up,
             std::function<bool(core::TrialId)> hosts);
   ~NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
@@ -65,7 +65,7 @@ class NodeAgent {
   void refuse(std::uint64_t number, const std::string& reason);
 
   EventLoop& loop_;
-  std::function<void(std::string)> up_;
+  std::function<void(const std::string&)> up_;
   std::function<bool(core::TrialId)> hosts_;
   std::string folder_, socket_path_;
   protocol::UniqueFd listener_;

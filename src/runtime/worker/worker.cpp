@@ -155,7 +155,7 @@ class Worker {
     std::optional<NodeAgent> agent;
     try {
       agent.emplace(
-          loop, [this](std::string frame) { upward_ += frame; },
+          loop, [this](const std::string& frame) { upward_ += frame; },
           [this](core::TrialId trial) { return hosts(trial); });
       agent_ = &*agent;
     } catch (const Error& e) {

@@ -75,7 +75,8 @@ class Timers {
   }
   int wait_ms() const {
     if (queue_.empty()) return 1000;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(queue_.top().when - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(queue_.top().when - Clock::now());
     return static_cast<int>(std::clamp<long>(left.count(), 0, 1000));
   }
   void run_due() {
@@ -147,29 +148,35 @@ class Node {
  public:
   Node(std::string name, runtime::EventLoop& loop, Timers& timers, Figures& figures,
        double interval_s)
-      : name_(std::move(name)), loop_(loop), timers_(timers), figures_(figures), interval_s_(interval_s) {}
+      : name_(std::move(name)),
+        loop_(loop),
+        timers_(timers),
+        figures_(figures),
+        interval_s_(interval_s) {}
 
   void connect(const std::string& address, const std::string& token) {
     fd_ = protocol::connect_tcp(address);
     protocol::FrameDecoder decoder;
     const std::string nonce = protocol::generate_token();
-    send_all(fd_.get(), protocol::encode_frame(
-                            protocol::MessageType::Hello,
-                            protocol::encode(protocol::Hello{"", nonce, protocol::WorkerHello{name_, ""}})));
+    send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Hello,
+                                               protocol::encode(protocol::Hello{
+                                                   "", nonce, protocol::WorkerHello{name_, ""}})));
     const auto challenge_frame = read_frame(fd_.get(), decoder);
     if (challenge_frame.type != protocol::MessageType::Challenge)
       throw Error("node " + name_ + ": no CHALLENGE");
     const auto challenge = protocol::decode_challenge(protocol::payload_object(challenge_frame));
     if (challenge.proof != protocol::coordinator_proof(token, nonce, challenge.nonce))
       throw Error("node " + name_ + ": the coordinator's proof is wrong");
-    send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Proof,
-                                               protocol::encode(protocol::Proof{protocol::worker_proof(
-                                                   token, challenge.nonce, nonce)})));
+    send_all(fd_.get(),
+             protocol::encode_frame(protocol::MessageType::Proof,
+                                    protocol::encode(protocol::Proof{
+                                        protocol::worker_proof(token, challenge.nonce, nonce)})));
     const auto welcome = read_frame(fd_.get(), decoder);
-    if (welcome.type != protocol::MessageType::Welcome) throw Error("node " + name_ + ": no WELCOME");
+    if (welcome.type != protocol::MessageType::Welcome)
+      throw Error("node " + name_ + ": no WELCOME");
     decoder_ = std::move(decoder);
     agent_ = std::make_unique<runtime::NodeAgent>(
-        loop_, [this](std::string frame) { up(frame); },
+        loop_, [this](const std::string& frame) { up(frame); },
         [this](core::TrialId trial) {
           const auto it = trials_.lower_bound(protocol::ProcessKey{trial, 0});
           return it != trials_.end() && it->first.trial == trial;
@@ -266,7 +273,8 @@ void Trial::start(const std::string& agent, const std::string& token_file,
   hello.token = protocol::read_token_file(token_file);
   hello.from = protocol::TrialHello{key_.trial, key_.attempt, 0, ""};
   loop.add(fd_.get(), EPOLLIN, [this](std::uint32_t) { on_readable(); });
-  send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Hello, protocol::encode(hello)));
+  send_all(fd_.get(),
+           protocol::encode_frame(protocol::MessageType::Hello, protocol::encode(hello)));
 }
 
 void Trial::on_readable() {
@@ -330,12 +338,18 @@ Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--nodes") options.nodes = core::expand_hostlist(value);
-    else if (flag == "--part") options.part = std::stoul(value);
-    else if (flag == "--parts") options.parts = std::stoul(value);
-    else if (flag == "--interval") options.interval_s = std::stod(value);
-    else if (flag == "--out") options.out = value;
-    else throw Error("fleet: unknown option " + flag);
+    if (flag == "--nodes")
+      options.nodes = core::expand_hostlist(value);
+    else if (flag == "--part")
+      options.part = std::stoul(value);
+    else if (flag == "--parts")
+      options.parts = std::stoul(value);
+    else if (flag == "--interval")
+      options.interval_s = std::stod(value);
+    else if (flag == "--out")
+      options.out = value;
+    else
+      throw Error("fleet: unknown option " + flag);
   }
   return options;
 }
@@ -354,13 +368,15 @@ int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
     const char* address = std::getenv("SLURMTUNE_ADDR");
     const char* credentials = std::getenv("SLURMTUNE_WORKER_CREDENTIALS");
-    if (!address || !credentials) throw Error("fleet: SLURMTUNE_ADDR and SLURMTUNE_WORKER_CREDENTIALS");
+    if (!address || !credentials)
+      throw Error("fleet: SLURMTUNE_ADDR and SLURMTUNE_WORKER_CREDENTIALS");
     runtime::EventLoop loop;
     Timers timers;
     Figures figures;
     std::vector<std::unique_ptr<Node>> nodes;
     for (std::size_t i = options.part; i < options.nodes.size(); i += options.parts) {
-      auto node = std::make_unique<Node>(options.nodes[i], loop, timers, figures, options.interval_s);
+      auto node =
+          std::make_unique<Node>(options.nodes[i], loop, timers, figures, options.interval_s);
       node->connect(address, protocol::read_token_file(
                                  runtime::worker_credential_file(credentials, options.nodes[i])));
       nodes.push_back(std::move(node));
