@@ -26,13 +26,14 @@ std::vector<ConnectionId> TrialTable::erase(core::TrialId trial) {
 }
 
 std::size_t TrialTable::connection_count(core::TrialId trial) const {
-  return static_cast<std::size_t>(
-      std::count_if(connections_.begin(), connections_.end(),
-                    [trial](const auto& c) { return c.second == trial; }));
+  const auto it = by_trial_.find(trial);
+  return it == by_trial_.end() ? 0 : it->second.size();
 }
 
 void TrialTable::bind(ConnectionId connection, core::TrialId trial) {
+  unbind(connection);
   connections_[connection] = trial;
+  by_trial_[trial].insert(connection);
 }
 
 ActiveTrial* TrialTable::of_connection(ConnectionId connection) {
@@ -45,26 +46,25 @@ std::optional<core::TrialId> TrialTable::unbind(ConnectionId connection) {
   if (c == connections_.end()) return std::nullopt;
   const core::TrialId trial = c->second;
   connections_.erase(c);
+  if (const auto bound = by_trial_.find(trial); bound != by_trial_.end()) {
+    bound->second.erase(connection);
+    if (bound->second.empty()) by_trial_.erase(bound);
+  }
   return trial;
 }
 
 std::vector<ConnectionId> TrialTable::take_connections(core::TrialId trial) {
-  std::vector<ConnectionId> taken;
-  for (auto c = connections_.begin(); c != connections_.end();) {
-    if (c->second != trial) {
-      ++c;
-      continue;
-    }
-    taken.push_back(c->first);
-    c = connections_.erase(c);
-  }
+  const auto bound = by_trial_.find(trial);
+  if (bound == by_trial_.end()) return {};
+  std::vector<ConnectionId> taken(bound->second.begin(), bound->second.end());
+  by_trial_.erase(bound);
+  for (const ConnectionId connection : taken)
+    connections_.erase(connection);
   return taken;
 }
 
 bool TrialTable::messages_drained(ActiveTrial& trial, Clock::time_point now) {
-  const bool open = std::any_of(connections_.begin(), connections_.end(),
-                                [&trial](const auto& c) { return c.second == trial.trial; });
-  if (!open) return true;
+  if (connection_count(trial.trial) == 0) return true;
   if (!trial.exited_at) trial.exited_at = now;
   return now - *trial.exited_at >= std::chrono::seconds(2);
 }
