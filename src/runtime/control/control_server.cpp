@@ -190,9 +190,19 @@ void ControlServer::accept_all() {
   }
 }
 
+// What one read carried is answered in one send once it is handled (a node agent's read
+// carries the reports of many trials), and a connection is read at most kChunksPerRead
+// times a turn: level-triggered epoll reports the rest, after the other connections.
 void ControlServer::on_readable(ConnectionId id) {
+  reading_ = id;
+  read_chunks(id);
+  reading_ = 0;
+  if (const auto it = connections_.find(id); it != connections_.end()) flush(id, it->second);
+}
+
+void ControlServer::read_chunks(ConnectionId id) {
   std::array<char, 65536> buffer;
-  for (;;) {
+  for (int chunk = 0; chunk < kChunksPerRead; ++chunk) {
     const auto it = connections_.find(id);
     if (it == connections_.end()) return;
     Connection& c = it->second;
@@ -283,7 +293,7 @@ void ControlServer::queue(ConnectionId id, Connection& c, const std::string& fra
   }
   const std::size_t bound = c.routes ? kMaxAgentOutbox : kMaxOutbox;
   c.outbox += frame;
-  flush(id, c);  // may drop it: `c` is not used after this
+  if (id != reading_) flush(id, c);  // may drop it: `c` is not used after this
   const auto it = connections_.find(id);
   if (it == connections_.end() || it->second.outbox.size() <= bound) return;
   ++stats_.unread;
@@ -374,9 +384,11 @@ void ControlServer::end_with(ConnectionId id, Connection& c, const std::string& 
     if (const auto agent = connections_.find(via); agent != connections_.end())
       queue(via, agent->second, closed);
   } else {
-    // Best effort, without blocking: the peer learns why, if it still listens.
+    // Best effort, without blocking, after the replies queued before it: the peer
+    // learns why, if it still listens.
+    c.outbox += last;
     [[maybe_unused]] const ssize_t sent =
-        ::send(c.fd.get(), last.data(), last.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        ::send(c.fd.get(), c.outbox.data(), c.outbox.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   }
   if (const auto it = connections_.find(id); it != connections_.end())
     drop(id, reason, it->second.authenticated);

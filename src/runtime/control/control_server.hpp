@@ -167,6 +167,7 @@ class ControlServer {
   void resume_accepting();
   bool evict_oldest_unauthenticated(const std::string& why);
   void on_readable(ConnectionId id);
+  void read_chunks(ConnectionId id);
   void handle(ConnectionId id, Connection& c, const protocol::Frame& frame);
   void authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame);
   void welcome(ConnectionId id, Connection& c, const protocol::Hello& hello);
@@ -196,6 +197,8 @@ class ControlServer {
   std::uint16_t port_ = 0;
   std::optional<std::chrono::steady_clock::time_point> paused_since_;
   ConnectionId next_id_ = 1;
+  ConnectionId reading_ = 0;  // the connection being read: its replies wait for the read's end
+  static constexpr int kChunksPerRead = 4;
   std::map<ConnectionId, Connection> connections_;  // by id: the oldest first
   // Connections with a descriptor of their own: waiting for HELLO, and authenticated.
   std::size_t unauthenticated_ = 0, direct_authenticated_ = 0;

@@ -219,9 +219,8 @@ int Coordinator::outcome_status() const {
 }
 
 void Coordinator::tick() {
-  // The work that scans every connection or running trial (hello timeouts, time limits
-  // and silence, signals due, exits waiting for their last messages) runs every 100 ms,
-  // not every turn: with thousands of trials reporting, a turn comes every few
+  // The work that scans every connection or running trial (hello timeouts, signals due,
+  // exits waiting for their last messages) runs every 100 ms, not every turn: with thousands of trials reporting, a turn comes every few
   // microseconds, and these scans took most of the coordinator's CPU (issue #62).
   const bool scan = time_.now() - last_scan_ >= kScanInterval;
   if (scan) {
@@ -236,9 +235,10 @@ void Coordinator::tick() {
     for (auto& [id, t] : trials_)
       schedule_stop(*t, time_.now(), options_.stop_grace_s);
   }
-  if (scan) enforce_trial_limits();
+  // Time limits and silence count in seconds: checked once a second, with the stderr caps.
   if (time_.now() - stderr_checked_ >= std::chrono::seconds(1)) {
     stderr_checked_ = time_.now();
+    enforce_trial_limits();
     cap_stderr_logs(trials_);
   }
   if (scan) backend_->tick();  // timeouts, exits whose last messages are read, signals due
