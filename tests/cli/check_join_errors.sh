@@ -44,6 +44,27 @@ check 1 "the coordinator at 127.0.0.1:[0-9]+ did not answer within 10 s" \
   "$slurmtune" worker --study silent.h5 --allocation 99 --node n9 --cpus 2 --reconnect-timeout 1
 kill "$silent" 2>/dev/null
 
+# A coordinator without room answers BUSY: the study's own worker waits what it asks (plus
+# up to half again) and tries again, until its reconnect timeout (issue #61).
+"$python" -c 'import json, socket, struct
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+body = json.dumps({"why": "512 connections are open already", "retry_after_s": 0.4}).encode()
+for tries in range(1, 100):
+    c, _ = s.accept(); c.recv(4096)
+    c.sendall(struct.pack(">2sBBI", b"ST", 1, 21, len(body)) + body); c.close()
+    open("busy.tries", "w").write(str(tries))' > busy.port &
+busy=$!
+for _ in $(seq 50); do [ -s busy.port ] && break; sleep 0.1; done
+mkdir -m 700 busy.credentials
+(umask 077 && printf '%064d\n' 3 > busy.credentials/worker-6e31)
+check 1 "worker n1: the coordinator has no room yet \(512 connections are open already\)" \
+  env SLURMTUNE_ADDR="127.0.0.1:$(cat busy.port)" SLURMTUNE_WORKER_CREDENTIALS="$work/busy.credentials" \
+  SLURMD_NODENAME=n1 "$slurmtune" worker --reconnect-timeout 2
+kill "$busy" 2>/dev/null
+tries=$(cat busy.tries 2>/dev/null || echo 0)
+if [ "$tries" -lt 3 ]; then echo "FAILED: the worker tried $tries time(s) against BUSY, not 3 or more"; failures=$((failures + 1)); fi
+
 # A study run without --accept-joins writes no secret: a joining worker is told why.
 mkdir -m 700 closed.trials
 echo "127.0.0.1:1" > closed.trials/coordinator

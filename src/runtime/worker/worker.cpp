@@ -15,16 +15,15 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <random>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
-#include "protocol/wire/mutual_auth.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
-#include "protocol/wire/tcp_connect.hpp"
 #include "protocol/worker_messages.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/launch/child_process.hpp"
@@ -35,102 +34,16 @@
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 #include "runtime/worker/node_agent.hpp"
+#include "runtime/worker/worker_session.hpp"
 
 namespace slurmtune::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-// The authentication exchange must be done within this; a send to a coordinator that
-// stopped reading fails after kSendTimeout instead of blocking the worker for ever.
-constexpr std::chrono::seconds kHandshakeTimeout{10}, kSendTimeout{60};
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-// An authenticated connection, and what arrived after the WELCOME.
-struct Session {
-  protocol::UniqueFd fd;
-  protocol::FrameDecoder decoder;
-};
-
-// The next frame within `deadline`; throws Error when none comes.
-protocol::Frame next_frame(Session& s, Clock::time_point deadline, const std::string& address) {
-  for (;;) {
-    if (auto frame = s.decoder.next()) return *frame;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    pollfd p{s.fd.get(), POLLIN, 0};
-    const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0)
-      throw Error("the coordinator at " + address + " did not answer within " +
-                  std::to_string(kHandshakeTimeout.count()) + " s");
-    char buffer[4096];
-    const ssize_t n = ::recv(s.fd.get(), buffer, sizeof buffer, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error("the coordinator at " + address + " closed the connection");
-    s.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-  }
-}
-
-void send_bytes(int fd, std::string_view bytes) {
-  for (std::size_t sent = 0; sent < bytes.size();) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(std::string("sending to the coordinator: ") + std::strerror(errno));
-    sent += static_cast<std::size_t>(n);
-  }
-}
-
-void send_frame(int fd, protocol::MessageType type, const std::string& payload) {
-  send_bytes(fd, protocol::encode_frame(type, payload));
-}
-
-// Connects and authenticates both ways (protocol/wire/mutual_auth.hpp): the coordinator
-// proves it holds the token before this worker does, so a stale published address that another
-// process now answers learns nothing.
-Session open_session(const std::string& address, const std::string& token,
-                     protocol::HelloFrom from) {
-  Session s{protocol::connect_tcp(address), {}};
-  const timeval send_timeout{kSendTimeout.count(), 0};
-  ::setsockopt(s.fd.get(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
-  const auto deadline = Clock::now() + kHandshakeTimeout;
-  const std::string nonce = protocol::generate_token();
-  send_frame(s.fd.get(), protocol::MessageType::Hello,
-             protocol::encode(protocol::Hello{"", nonce, std::move(from)}));
-  const auto refused = [&](const protocol::Frame& f) {
-    return Error("the coordinator at " + address + " refused this worker: " +
-                 protocol::decode_error(protocol::payload_object(f)).error);
-  };
-  const auto unproven = [&] {
-    return Error("the process at " + address +
-                 " could not prove that it holds the study's token (an address left by an "
-                 "earlier session?)");
-  };
-  const protocol::Frame frame = next_frame(s, deadline, address);
-  if (frame.type == protocol::MessageType::Error) throw refused(frame);
-  if (frame.type != protocol::MessageType::Challenge) throw unproven();
-  protocol::Challenge challenge;
-  try {
-    challenge = protocol::decode_challenge(protocol::payload_object(frame));
-  } catch (const protocol::ProtocolError&) {
-    throw unproven();
-  }
-  if (!protocol::tokens_equal(challenge.proof,
-                              protocol::coordinator_proof(token, nonce, challenge.nonce)))
-    throw unproven();
-  send_frame(
-      s.fd.get(), protocol::MessageType::Proof,
-      protocol::encode(protocol::Proof{protocol::worker_proof(token, challenge.nonce, nonce)}));
-  const protocol::Frame welcome = next_frame(s, deadline, address);
-  if (welcome.type == protocol::MessageType::Error) throw refused(welcome);
-  if (welcome.type != protocol::MessageType::Welcome)
-    throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
-                " instead of WELCOME");
-  protocol::decode_worker_welcome(protocol::payload_object(welcome));
-  return s;
 }
 
 // How a session with one coordinator ended.
@@ -424,6 +337,30 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
   }
 }
 
+// The study's own worker: a coordinator without room now (its connections all taken)
+// says when to come back, and the worker does, with up to half that again so that a
+// herd of workers spreads out, for at most reconnect_timeout_s.
+Session connect_own_worker(const WorkerOptions& options, int signals) {
+  std::minstd_rand jitter(static_cast<std::uint32_t>(std::hash<std::string>{}(options.node)));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options.reconnect_timeout_s));
+  for (bool told = false;; told = true) {
+    try {
+      return open_session(options.address, protocol::read_token_file(options.token_file),
+                          hello_from(options));
+    } catch (const NoRoomYet& no_room) {
+      const double wait_s =
+          no_room.retry_after_s * (1 + std::uniform_real_distribution<double>(0, 0.5)(jitter));
+      if (Clock::now() + std::chrono::duration<double>(wait_s) > deadline) throw;
+      if (!told) log_line("worker " + options.node + ": " + no_room.what() + "; trying again");
+      pollfd p{signals, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(wait_s * 1000)) > 0 && termination_pending(signals))
+        throw Error("told to end while waiting for room at the coordinator");
+    }
+  }
+}
+
 int run_joined_worker(const WorkerOptions& options, int signals) {
   const auto within = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.reconnect_timeout_s));
@@ -463,8 +400,7 @@ int run_worker(const WorkerOptions& options) {
     if (const std::string raised = raise_descriptor_limit(); !raised.empty())
       log_line("worker " + options.node + ": " + raised);
     if (!options.study.empty()) return run_joined_worker(options, signals.get());
-    auto session = open_session(options.address, protocol::read_token_file(options.token_file),
-                                hello_from(options));
+    auto session = connect_own_worker(options, signals.get());
     log_line("worker " + options.node + ": serving the study's trials on this node");
     return Worker(std::move(session), options, signals.get()).run() == SessionEnd::Lost ? 1 : 0;
   } catch (const Error& e) {
