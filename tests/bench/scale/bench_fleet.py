@@ -14,8 +14,9 @@ trials run at once, each reporting every INTERVAL s for STEPS steps. The coordin
 the fleet are pinned to different cores. Prints trials failed or retried, reports lost
 (sent without a DECISION back), the decision round trip the trials saw (p50, p99, max,
 over all parts: the largest of the parts' p50 and p99), the coordinator's connections,
-its longest loop turn, its CPU time and peak memory, and worker utilization (the share of
-the slots' time spent in trials between the first start and the last end).
+its longest loop turn, its CPU time and peak memory, and worker utilization: the share of
+the trials' time not spent waiting on decisions, and the share of the slots' time spent
+in trials between the first start and the last end (the launch ramp included).
 """
 import argparse
 import json
@@ -148,8 +149,11 @@ def main():
     print("decision round trip seen by trials: p50 %.2f ms, p99 %.2f ms (the worst part's), "
           "max %.1f ms" % (max(p["p50_ms"] for p in parts), max(p["p99_ms"] for p in parts),
                            max(p["max_ms"] for p in parts)))
+    waited = sum(p["waited_s"] for p in parts) / max(sum(p["lived_s"] for p in parts), 1e-9)
     print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
-          "%.1f s system); worker utilization %.4f" % (wall, float(user_s), float(sys_s), utilization))
+          "%.1f s system); worker utilization: %.4f of the trials' time not waiting on decisions, "
+          "%.4f of the slots' time in trials (launches and the ramp included)"
+          % (wall, float(user_s), float(sys_s), 1 - waited, utilization))
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ struct Options {
 struct Figures {
   std::vector<float> round_trips_ms;
   std::uint64_t reports = 0, decisions = 0, trials = 0, refused = 0, killed = 0;
+  double waited_s = 0, lived_s = 0;  // trials' time waiting on decisions, and in all
 };
 
 // Timers: (when, what), the earliest first.
@@ -139,7 +140,7 @@ class Trial {
   int steps_, step_ = 0;
   protocol::UniqueFd fd_;
   protocol::FrameDecoder decoder_;
-  Clock::time_point sent_;
+  Clock::time_point sent_, welcomed_;
   runtime::EventLoop* loop_ = nullptr;
   bool over_ = false;
 };
@@ -286,6 +287,7 @@ void Trial::on_readable() {
   while (auto frame = decoder_.next()) {
     const auto now = Clock::now();
     if (frame->type == protocol::MessageType::Welcome) {
+      welcomed_ = now;
       // The first report at a random point of the interval: trials of a real study do not
       // report in lock-step (they start, and their steps last, at different times).
       static std::minstd_rand phases(42);
@@ -296,6 +298,7 @@ void Trial::on_readable() {
     } else if (frame->type == protocol::MessageType::Decision) {
       auto& figures = node_.figures();
       ++figures.decisions;
+      figures.waited_s += std::chrono::duration<double>(now - sent_).count();
       figures.round_trips_ms.push_back(
           static_cast<float>(std::chrono::duration<double, std::milli>(now - sent_).count()));
       const auto decision = protocol::decode_decision(protocol::payload_object(*frame));
@@ -324,6 +327,7 @@ void Trial::report() {
 void Trial::end(bool killed) {
   if (over_) return;
   over_ = true;
+  node_.figures().lived_s += std::chrono::duration<double>(Clock::now() - welcomed_).count();
   if (!killed)
     send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Bye,
                                                protocol::encode(protocol::TrialEnding{true, ""})));
@@ -401,7 +405,8 @@ int main(int argc, char** argv) {
         << ", \"decisions\": " << figures.decisions << ", \"trials\": " << figures.trials
         << ", \"refused\": " << figures.refused << ", \"killed\": " << figures.killed
         << ", \"p50_ms\": " << p50 << ", \"p99_ms\": " << p99 << ", \"max_ms\": " << max
-        << ", \"samples\": " << rt.size() << "}\n";
+        << ", \"samples\": " << rt.size() << ", \"waited_s\": " << figures.waited_s
+        << ", \"lived_s\": " << figures.lived_s << "}\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "fleet: " << e.what() << "\n";
