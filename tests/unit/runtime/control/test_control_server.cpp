@@ -39,6 +39,41 @@ struct Handler final : ControlHandler {
   void on_closed(ConnectionId, const std::string&) override { ++closed; }
 };
 
+// A connection to the server's port on loopback (replies time out after 2 s).
+protocol::UniqueFd connect_to(std::uint16_t port) {
+  protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  timeval timeout{2, 0};
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+// Sends bytes, lets the server work, returns every frame it answered and whether it
+// closed the connection.
+std::pair<std::vector<protocol::Frame>, bool> exchange_on(EventLoop& loop, int fd,
+                                                          const std::string& bytes) {
+  if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  for (int i = 0; i < 5; ++i)
+    loop.run_once(20);
+  protocol::FrameDecoder decoder;
+  std::vector<protocol::Frame> frames;
+  char buffer[4096];
+  bool closed = false;
+  for (;;) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0) closed = true;
+    if (n <= 0) break;
+    decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+  while (auto f = decoder.next())
+    frames.push_back(*f);
+  return {frames, closed};
+}
+
 struct Fixture {
   explicit Fixture(std::size_t max_unauthenticated = 128, double hello_timeout_s = 0.2,
                    std::size_t max_authenticated = 4096)
@@ -50,35 +85,12 @@ struct Fixture {
       loop.run_once(20);
   }
   protocol::UniqueFd connect() {
-    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server.port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    timeval timeout{2, 0};
-    ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    protocol::UniqueFd fd = connect_to(server.port());
     pump();
     return fd;
   }
-  // Sends bytes, lets the server work, returns every frame it answered and whether it
-  // closed the connection.
   std::pair<std::vector<protocol::Frame>, bool> exchange(int fd, const std::string& bytes) {
-    if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    pump();
-    protocol::FrameDecoder decoder;
-    std::vector<protocol::Frame> frames;
-    char buffer[4096];
-    bool closed = false;
-    for (;;) {
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n == 0) closed = true;
-      if (n <= 0) break;
-      decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-    }
-    while (auto f = decoder.next())
-      frames.push_back(*f);
-    return {frames, closed};
+    return exchange_on(loop, fd, bytes);
   }
   // HELLO of attempt 0 of `trial` carrying `credential`.
   static std::string hello_with(const std::string& credential, int trial = 3) {
@@ -487,15 +499,8 @@ BOOST_AUTO_TEST_CASE(a_running_trials_reporter_uses_the_reserve) {
   };
   std::vector<protocol::UniqueFd> fds;
   const auto say = [&](const std::string& hello) {
-    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server.port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    ::send(fd.get(), hello.data(), hello.size(), MSG_NOSIGNAL);
-    for (int i = 0; i < 5; ++i)
-      loop.run_once(20);
+    protocol::UniqueFd fd = connect_to(server.port());
+    exchange_on(loop, fd.get(), hello);
     fds.push_back(std::move(fd));
   };
   for (int i = 0; i < 4; ++i)
@@ -675,34 +680,14 @@ struct RoutingFixture {
   }
   // A connection welcomed as an agent.
   protocol::UniqueFd agent() {
-    protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server.port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    protocol::UniqueFd fd = connect_to(server.port());
     const auto [frames, closed] = exchange(fd.get(), hello(7));
     BOOST_REQUIRE(frames.size() == 1u);
     BOOST_REQUIRE((frames[0].type == protocol::MessageType::Welcome));
     return fd;
   }
   std::pair<std::vector<protocol::Frame>, bool> exchange(int fd, const std::string& bytes) {
-    if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    for (int i = 0; i < 5; ++i)
-      loop.run_once(20);
-    protocol::FrameDecoder decoder;
-    std::vector<protocol::Frame> frames;
-    char buffer[4096];
-    bool closed = false;
-    for (;;) {
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n == 0) closed = true;
-      if (n <= 0) break;
-      decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-    }
-    while (auto f = decoder.next())
-      frames.push_back(*f);
-    return {frames, closed};
+    return exchange_on(loop, fd, bytes);
   }
   static std::string routed(std::uint64_t channel, const std::string& frame) {
     return protocol::encode_routed(channel, frame);
@@ -777,12 +762,7 @@ BOOST_FIXTURE_TEST_CASE(a_bad_channel_ends_alone, RoutingFixture) {
 BOOST_FIXTURE_TEST_CASE(only_an_agent_routes, RoutingFixture) {
   const auto fd = agent();
   auto [frames, closed] = exchange(fd.get(), routed(1, hello(3)));
-  protocol::UniqueFd trial(::socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(server.port());
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::connect(trial.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  protocol::UniqueFd trial = connect_to(server.port());
   exchange(trial.get(), hello(4));
   std::tie(frames, closed) = exchange(trial.get(), routed(1, hello(3)));
   BOOST_TEST(closed);
