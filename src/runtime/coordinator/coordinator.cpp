@@ -220,8 +220,9 @@ int Coordinator::outcome_status() const {
 
 void Coordinator::tick() {
   // The work that scans every connection or running trial (hello timeouts, signals due,
-  // exits waiting for their last messages) runs every 100 ms, not every turn: with thousands of trials reporting, a turn comes every few
-  // microseconds, and these scans took most of the coordinator's CPU (issue #62).
+  // exits waiting for their last messages) runs every 100 ms, not every turn: with thousands of
+  // trials reporting, a turn comes every few microseconds, and these scans took most of the
+  // coordinator's CPU (issue #62).
   const bool scan = time_.now() - last_scan_ >= kScanInterval;
   if (scan) {
     last_scan_ = time_.now();
