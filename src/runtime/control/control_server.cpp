@@ -140,8 +140,8 @@ void ControlServer::resume_accepting() {
 }
 
 bool ControlServer::evict_oldest_unauthenticated(const std::string& why) {
-  for (const auto& [id, c] : connections_)
-    if (!c.authenticated && c.fd) {
+  for (const ConnectionId id : waiting_hello_)
+    if (connections_.at(id).fd) {
       ++stats_.evicted;
       close_for_retry(id, why);
       return true;
@@ -179,6 +179,7 @@ void ControlServer::accept_all() {
     c.fd = std::move(fd);
     c.peer = peer_name(address);
     c.since = std::chrono::steady_clock::now();
+    waiting_hello_.insert(id);
     ++unauthenticated_;
     ++stats_.accepted;
     stats_.peak_open = std::max(stats_.peak_open, unauthenticated_ + direct_authenticated_);
@@ -266,6 +267,7 @@ void ControlServer::route(ConnectionId id, Connection& agent, const protocol::Fr
     Connection& channel = connections_[channel_id];
     channel.peer = agent.peer + " channel " + std::to_string(routed.channel);
     channel.since = std::chrono::steady_clock::now();
+    waiting_hello_.insert(channel_id);
     channel.via = id;
     channel.channel = routed.channel;
     agent.channels.emplace(routed.channel, channel_id);
@@ -334,6 +336,7 @@ void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hell
     return close_for_retry(id, e.what(), e.retry_after_s());
   }
   c.authenticated = true;
+  waiting_hello_.erase(id);
   if (!c.via) {
     --unauthenticated_;
     ++direct_authenticated_;
@@ -426,10 +429,13 @@ void ControlServer::tick() {
   const auto now = std::chrono::steady_clock::now();
   if (paused_since_ && now - *paused_since_ >= std::chrono::milliseconds(500)) resume_accepting();
   peer_log_.tick();
+  // The oldest first (ids grow with time): the walk stops at the first still in time.
   std::vector<ConnectionId> silent;
-  for (const auto& [id, c] : connections_)
-    if (!c.authenticated && std::chrono::duration<double>(now - c.since).count() > hello_timeout_s_)
-      silent.push_back(id);
+  for (const ConnectionId id : waiting_hello_) {
+    if (std::chrono::duration<double>(now - connections_.at(id).since).count() <= hello_timeout_s_)
+      break;
+    silent.push_back(id);
+  }
   for (const ConnectionId id : silent)
     close_for_retry(id, "no HELLO within " + core::format_double(hello_timeout_s_) + " s");
 }
@@ -439,6 +445,7 @@ void ControlServer::drop(ConnectionId id, const std::string& reason, bool tell_h
   if (it == connections_.end()) return;
   Connection& c = it->second;
   const bool direct = !c.via;
+  waiting_hello_.erase(id);
   if (direct) {
     loop_.remove(c.fd.get());
     --(c.authenticated ? direct_authenticated_ : unauthenticated_);

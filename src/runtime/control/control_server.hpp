@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "protocol/session_messages.hpp"
@@ -202,6 +203,9 @@ class ControlServer {
   std::map<ConnectionId, Connection> connections_;  // by id: the oldest first
   // Connections with a descriptor of their own: waiting for HELLO, and authenticated.
   std::size_t unauthenticated_ = 0, direct_authenticated_ = 0;
+  // The connections and channels still waiting for their HELLO, the oldest first: the
+  // hello timeout and eviction look at these alone, not at every connection.
+  std::set<ConnectionId> waiting_hello_;
   ControlServerStats stats_;
   ThrottledLog peer_log_{"control plane"};
 };
