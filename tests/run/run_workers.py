@@ -15,7 +15,6 @@ workers-absent: one node's worker step never connects; the study goes on without
 import os
 import re
 import signal
-import subprocess
 import time
 
 from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, read,
