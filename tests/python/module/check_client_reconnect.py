@@ -9,7 +9,10 @@ waiting ones (doc/protocol.md#limits):
 2. every connection is closed: the client gives up after 7, saying it lost the
    coordinator;
 3. HELLO is refused with ERROR: the client gives up at once, with the coordinator's
-   reason, after 1 connection.
+   reason, after 1 connection;
+4. HELLO is answered with BUSY 9 times (more than the 7 tries a closed connection gets):
+   the client says why, waits what BUSY asks each time, and its report goes through on
+   the 10th connection (issue #61: a wait for room is not a try, and it ends).
 
     check_client_reconnect.py SLURMTUNE
 """
@@ -26,7 +29,7 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "share", "slurmtune", "python")
 HEADER = struct.Struct(">2sBBI")
-HELLO, WELCOME, REPORT, DECISION, ERROR = 1, 2, 3, 4, 8
+HELLO, WELCOME, REPORT, DECISION, ERROR, BUSY = 1, 2, 3, 4, 8, 21
 TOKEN = "5e" * 32  # 64 hex digits, as the coordinator writes it
 
 
@@ -53,11 +56,12 @@ def send_frame(sock, kind, body):
 
 
 class FakeCoordinator:
-    """Closes the first `drop` connections (`drop` may be None: all of them) or refuses
-    HELLO (`refuse`); then welcomes trial 3 and answers each REPORT with continue."""
+    """Closes the first `drop` connections (`drop` may be None: all of them), answers the
+    first `busy` HELLOs with BUSY, or refuses HELLO (`refuse`); then welcomes trial 3 and
+    answers each REPORT with continue."""
 
-    def __init__(self, trial_dir, drop=0, refuse=False):
-        self.trial_dir, self.drop, self.refuse = trial_dir, drop, refuse
+    def __init__(self, trial_dir, drop=0, refuse=False, busy=0):
+        self.trial_dir, self.drop, self.refuse, self.busy = trial_dir, drop, refuse, busy
         self.connections, self.reports = 0, []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(30)
@@ -85,6 +89,9 @@ class FakeCoordinator:
         assert kind == HELLO and hello["token"] == TOKEN and hello["trial"] == 3, hello
         if self.refuse:
             send_frame(conn, ERROR, {"error": "HELLO: unknown trial 3"})
+            return
+        if self.connections <= self.busy:
+            send_frame(conn, BUSY, {"why": "512 connections are open already", "retry_after_s": 0.2})
             return
         send_frame(conn, WELCOME, {"trial": 3, "attempt": 0, "params": {"x": 0.5},
                                    "trial_dir": self.trial_dir, "checkpoint": None,
@@ -148,10 +155,21 @@ def main():
         coordinator.close()
         assert out.returncode != 0 and "unknown trial 3" in out.stderr, (name, out.stderr)
         assert coordinator.connections == 1, (name, coordinator.connections)
+
+        coordinator = FakeCoordinator(work, busy=9)
+        out = run_client(argv, coordinator.address, token_file, work)
+        coordinator.close()
+        assert out.returncode == 0, "%s: %s" % (name, out.stderr)
+        assert coordinator.connections == 10 and len(coordinator.reports) == 1, \
+            (name, coordinator.connections, coordinator.reports)
+        told = out.stderr.count("the coordinator has no room now (512 connections are open "
+                                "already); connecting again in")
+        assert told == 9, (name, told, out.stderr)
         summary.append(name)
     shutil.rmtree(work, ignore_errors=True)
     print("client reconnect: %s each reported through a 4th connection after 3 were closed, "
-          "gave up after 7 closed ones, and after 1 refused HELLO" % " and ".join(summary))
+          "gave up after 7 closed ones and after 1 refused HELLO, and reported after 9 BUSY "
+          "replies, waiting as each asked" % " and ".join(summary))
 
 
 if __name__ == "__main__":
