@@ -37,11 +37,9 @@
 
 #include "core/number_text.hpp"
 #include "core/placement/hostlist.hpp"
-#include "protocol/auth_messages.hpp"
 #include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
-#include "protocol/wire/mutual_auth.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
 #include "protocol/wire/tcp_connect.hpp"
@@ -49,6 +47,7 @@
 #include "runtime/control/credential_files.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/worker/node_agent.hpp"
+#include "runtime/worker/worker_session.hpp"
 
 using namespace slurmtune;
 using Clock = std::chrono::steady_clock;
@@ -112,16 +111,6 @@ void send_all(int fd, std::string_view bytes) {
   }
 }
 
-protocol::Frame read_frame(int fd, protocol::FrameDecoder& decoder) {
-  for (;;) {
-    if (auto frame = decoder.next()) return *frame;
-    char buffer[4096];
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) throw Error("the coordinator closed the connection during the handshake");
-    decoder.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-  }
-}
-
 class Node;
 
 // One trial's endpoint, as a report client on the node would be.
@@ -155,27 +144,12 @@ class Node {
         figures_(figures),
         interval_s_(interval_s) {}
 
+  // The worker's own connect and two-way authentication (runtime/worker/worker_session.hpp).
   void connect(const std::string& address, const std::string& token) {
-    fd_ = protocol::connect_tcp(address);
-    protocol::FrameDecoder decoder;
-    const std::string nonce = protocol::generate_token();
-    send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Hello,
-                                               protocol::encode(protocol::Hello{
-                                                   "", nonce, protocol::WorkerHello{name_, ""}})));
-    const auto challenge_frame = read_frame(fd_.get(), decoder);
-    if (challenge_frame.type != protocol::MessageType::Challenge)
-      throw Error("node " + name_ + ": no CHALLENGE");
-    const auto challenge = protocol::decode_challenge(protocol::payload_object(challenge_frame));
-    if (challenge.proof != protocol::coordinator_proof(token, nonce, challenge.nonce))
-      throw Error("node " + name_ + ": the coordinator's proof is wrong");
-    send_all(fd_.get(),
-             protocol::encode_frame(protocol::MessageType::Proof,
-                                    protocol::encode(protocol::Proof{
-                                        protocol::worker_proof(token, challenge.nonce, nonce)})));
-    const auto welcome = read_frame(fd_.get(), decoder);
-    if (welcome.type != protocol::MessageType::Welcome)
-      throw Error("node " + name_ + ": no WELCOME");
-    decoder_ = std::move(decoder);
+    runtime::Session session =
+        runtime::open_session(address, token, protocol::WorkerHello{name_, ""});
+    fd_ = std::move(session.fd);
+    decoder_ = std::move(session.decoder);
     agent_ = std::make_unique<runtime::NodeAgent>(
         loop_, [this](const std::string& frame) { up(frame); },
         [this](core::TrialId trial) {
