@@ -15,6 +15,7 @@
 #include "runtime/log.hpp"
 #include "runtime/recording/study_lock.hpp"
 #include "runtime/study_paths.hpp"
+#include "runtime/worker/node_agent.hpp"
 #include "store/capacity.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
@@ -143,6 +144,9 @@ int run_command(const Args& args) {
       "max-agent-channels",
       po::value<std::size_t>(&run.control.max_channels_per_agent)->default_value(4096),
       "launch = \"worker\": connections one node agent may carry for its node's trials")(
+      "relay-fanout", po::value<std::size_t>(),
+      "launch = \"worker\": node agents per relay, the relay included (0: no relays; default: "
+      "64 past 1,024 nodes or past the connections the coordinator has room for)")(
       "max-step-restarts", po::value<int>(&run.max_step_restarts)->default_value(3),
       "launch = \"mpi\": relaunches of an MPI trial-group step that failed before the "
       "study gives up")("progress-interval",
@@ -194,6 +198,13 @@ int run_command(const Args& args) {
                      ": give a positive number of seconds");
   if (run.control.max_authenticated == 0 || run.control.max_channels_per_agent == 0)
     throw InputError("--max-connections and --max-agent-channels: give at least 1");
+  if (vm.count("relay-fanout")) {
+    run.relay_fanout = vm["relay-fanout"].as<std::size_t>();
+    if (*run.relay_fanout == 1 || *run.relay_fanout > runtime::NodeAgent::kMaxRelayedAgents)
+      throw InputError("--relay-fanout " + std::to_string(*run.relay_fanout) +
+                       ": give 0 (no relays) or 2 to " +
+                       std::to_string(runtime::NodeAgent::kMaxRelayedAgents));
+  }
   if (run.max_step_restarts < 0)
     throw InputError("--max-step-restarts " + std::to_string(run.max_step_restarts) +
                      ": give 0 or more");

@@ -1,9 +1,12 @@
 // `slurmtune worker`: the process on each node of a worker step. `slurmtune run` starts
 // them with [resources] launch = "worker" (one srun, a task per node: srun ... --
 // slurmtune worker) and gives them SLURMTUNE_ADDR and SLURMTUNE_WORKER_CREDENTIALS, the
-// folder where each finds its credential by its node's name (SLURMD_NODENAME);
+// folder where each finds its credential by its node's name (SLURMD_NODENAME), and past
+// a thousand nodes SLURMTUNE_RELAYS and SLURMTUNE_RELAY_FANOUT (the relay tier);
 // `slurmtune join` starts them with --study and the nodes' size. Users never run it.
 #include <cstdlib>
+#include <exception>
+#include <string>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -27,11 +30,37 @@ void name_the_node(runtime::WorkerOptions& options) {
   if (options.node.empty()) options.node = required_env("SLURMD_NODENAME");
 }
 
+std::size_t count_in_env(const char* name) {
+  const std::string text = required_env(name);
+  std::size_t used = 0;
+  unsigned long value = 0;
+  try {
+    value = std::stoul(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.front() == '-')
+    throw InputError(std::string(name) + "='" + text + "' is not a count");
+  return value;
+}
+
+// Its place in the relay tier (runtime/worker/relay_tree.hpp): SLURMTUNE_RELAYS (the
+// folder where relays publish themselves) and SLURMTUNE_RELAY_FANOUT from `slurmtune
+// run`, and its node's place in the step from Slurm (SLURM_NODEID).
+void relay_place(runtime::WorkerOptions& options) {
+  const char* folder = std::getenv("SLURMTUNE_RELAYS");
+  if (!folder || !*folder) return;
+  options.relay.folder = folder;
+  options.relay.fanout = count_in_env("SLURMTUNE_RELAY_FANOUT");
+  if (options.relay.fanout > 1) options.relay.index = count_in_env("SLURM_NODEID");
+}
+
 void from_environment(runtime::WorkerOptions& options) {
   options.address = required_env("SLURMTUNE_ADDR");
   name_the_node(options);
   options.token_file =
       runtime::worker_credential_file(required_env("SLURMTUNE_WORKER_CREDENTIALS"), options.node);
+  relay_place(options);
 }
 
 }  // namespace

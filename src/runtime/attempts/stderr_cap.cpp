@@ -1,5 +1,6 @@
 #include "runtime/attempts/stderr_cap.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -10,6 +11,14 @@
 #include "runtime/log.hpp"
 
 namespace slurmtune::runtime {
+namespace {
+
+std::string size_text(std::uintmax_t bytes) {
+  if (bytes >= (1U << 20) && bytes % (1U << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
 
 bool cap_stderr_log(const std::string& path, std::uintmax_t cap, std::uintmax_t kept) {
   std::error_code error;
@@ -32,20 +41,24 @@ bool cap_stderr_log(const std::string& path, std::uintmax_t cap, std::uintmax_t 
   return true;
 }
 
-void cap_stderr_logs(TrialTable& trials) {
-  for (auto& [id, t] : trials) {
-    if (t->stderr_path.empty()) continue;
+void StderrCaps::check(TrialTable& trials, std::size_t budget) {
+  budget = std::min(budget, trials.size());
+  auto it = trials.from(next_trial_);
+  for (std::size_t looked = 0; looked < budget; ++looked, ++it) {
+    if (it == trials.end()) it = trials.begin();
+    ActiveTrial& t = *it->second;
+    if (t.stderr_path.empty()) continue;
     try {
-      if (!cap_stderr_log(t->stderr_path)) continue;
-      t->stderr_offset = 0;
-      log_line("trial " + std::to_string(id) + ": " + t->stderr_path + " passed " +
-               std::to_string(kStderrCapBytes >> 20) + " MiB: its last " +
-               std::to_string(kStderrKeptBytes >> 20) + " MiB kept in " + t->stderr_path +
+      if (!cap_stderr_log(t.stderr_path, cap_, kept_)) continue;
+      t.stderr_offset = 0;
+      log_line("trial " + std::to_string(t.trial) + ": " + t.stderr_path + " passed " +
+               size_text(cap_) + ": its last " + size_text(kept_) + " kept in " + t.stderr_path +
                ".1, the file emptied; the trial writes on");
     } catch (const std::exception& e) {
-      log_line("trial " + std::to_string(id) + ": " + e.what());
+      log_line("trial " + std::to_string(t.trial) + ": " + e.what());
     }
   }
+  next_trial_ = it == trials.end() ? 0 : it->first;
 }
 
 }  // namespace slurmtune::runtime

@@ -3,8 +3,11 @@
 // filled 1 GiB. The trial's process appends to the file (O_APPEND, ChildProcess), so the
 // file can be emptied under it: past the cap its last part is kept beside it, in
 // stderr.log.1, and the trial's next lines land at the start of an empty stderr.log.
+#include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "core/trial_id.hpp"
 
 namespace slurmtune::runtime {
 
@@ -19,8 +22,23 @@ bool cap_stderr_log(const std::string& path, std::uintmax_t cap = kStderrCapByte
 
 class TrialTable;
 
-/// cap_stderr_log for every running attempt's stderr file; each one capped is logged
-/// once, and its attempts read their stderr tail from the new start.
-void cap_stderr_logs(TrialTable& trials);
+/// cap_stderr_log for the running attempts' stderr files, a bounded number a call in
+/// turn: a `stat` of 16,384 files a second on a parallel file system would stall the
+/// coordinator's loop (issue #62), so each call looks at `budget` of them, going on
+/// where the last call stopped. With N attempts running, each file is looked at every
+/// ceil(N / budget) calls. Each one capped is logged once, and its attempt reads its
+/// stderr tail from the new start.
+class StderrCaps {
+ public:
+  static constexpr std::size_t kFilesPerCheck = 512;
+
+  explicit StderrCaps(std::uintmax_t cap = kStderrCapBytes, std::uintmax_t kept = kStderrKeptBytes)
+      : cap_(cap), kept_(kept) {}
+  void check(TrialTable& trials, std::size_t budget = kFilesPerCheck);
+
+ private:
+  std::uintmax_t cap_, kept_;
+  core::TrialId next_trial_ = 0;  // the first trial id the next call looks at
+};
 
 }  // namespace slurmtune::runtime

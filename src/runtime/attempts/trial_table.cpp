@@ -3,6 +3,13 @@
 #include <algorithm>
 
 namespace slurmtune::runtime {
+namespace {
+
+// An ended process's connections are closed by the kernel after its data; one that a
+// process it left behind still holds is not waited for longer than this.
+constexpr std::chrono::seconds kDrainWait{2};
+
+}  // namespace
 
 ActiveTrial& TrialTable::add(std::unique_ptr<ActiveTrial> trial) {
   const core::TrialId id = trial->trial;
@@ -65,8 +72,18 @@ std::vector<ConnectionId> TrialTable::take_connections(core::TrialId trial) {
 
 bool TrialTable::messages_drained(ActiveTrial& trial, Clock::time_point now) {
   if (connection_count(trial.trial) == 0) return true;
-  if (!trial.exited_at) trial.exited_at = now;
-  return now - *trial.exited_at >= std::chrono::seconds(2);
+  if (!trial.exited_at) {
+    trial.exited_at = now;
+    wake_at(trial.trial, now + kDrainWait);
+  }
+  return now - *trial.exited_at >= kDrainWait;
+}
+
+std::vector<core::TrialId> TrialTable::take_due(Clock::time_point now) {
+  timers_.compact([this](core::TrialId id) { return trials_.count(id) > 0; });
+  auto due = timers_.take_due(now);
+  std::erase_if(due, [this](core::TrialId id) { return trials_.count(id) == 0; });
+  return due;
 }
 
 std::vector<std::pair<core::TrialId, double>> TrialTable::quiet_times(Clock::time_point now) const {

@@ -12,6 +12,7 @@
 
 #include "core/study/study_spec.hpp"
 #include "runtime/attempts/active_trial.hpp"
+#include "runtime/attempts/trial_timers.hpp"
 #include "runtime/control/control_server.hpp"
 
 namespace slurmtune::runtime {
@@ -34,6 +35,8 @@ class TrialTable {
   Trials::iterator end() { return trials_.end(); }
   Trials::const_iterator begin() const { return trials_.begin(); }
   Trials::const_iterator end() const { return trials_.end(); }
+  /// The first attempt of a trial numbered `trial` or more (for walks in turns).
+  Trials::iterator from(core::TrialId trial) { return trials_.lower_bound(trial); }
 
   /// The connection speaks for `trial` (a rank's HELLO, or a group given the trial).
   void bind(ConnectionId connection, core::TrialId trial);
@@ -50,6 +53,13 @@ class TrialTable {
   /// once its connections have closed, which the kernel does after the data at exit,
   /// or 2 s after the exit was first seen (a process it left behind may hold them open).
   bool messages_drained(ActiveTrial& trial, Clock::time_point now);
+  /// Look at `trial` again at `when`: its deadlines (time and silence limits, signals,
+  /// the wait for its last messages) are checked then, not by a walk over every trial.
+  void wake_at(core::TrialId trial, Clock::time_point when) { timers_.wake_at(trial, when); }
+  /// The running attempts with a wake-up due by `now`, each once, ascending.
+  std::vector<core::TrialId> take_due(Clock::time_point now);
+  /// Wake-ups held, stale ones included (bounded: TrialTimers::compact).
+  std::size_t timer_count() const { return timers_.size(); }
   /// Each running attempt's seconds since its last sign of life, for the progress line.
   std::vector<std::pair<core::TrialId, double>> quiet_times(Clock::time_point now) const;
 
@@ -60,6 +70,7 @@ class TrialTable {
   // without a walk over every connection (16,384 trials made that walk most of the
   // coordinator's work, issue #62).
   std::map<core::TrialId, std::set<ConnectionId>> by_trial_;
+  TrialTimers timers_;
 };
 
 }  // namespace slurmtune::runtime

@@ -13,8 +13,7 @@ namespace slurmtune::runtime {
 namespace {
 
 std::chrono::steady_clock::time_point after(const SessionClock& clock, double seconds) {
-  return clock.now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(seconds));
+  return clock.now() + steady_seconds(seconds);
 }
 
 // Layout "split": one MPI step over the whole allocation, split into trial groups.
@@ -282,7 +281,8 @@ void GroupBackend::begin_shutdown() {
   step_terminate_at_ = after(context_.clock, context_.options.shutdown_grace_s);
 }
 
-void GroupBackend::tick() {
+// A group's attempts have no process of their own: only its steps are signalled.
+void GroupBackend::tick(const std::vector<core::TrialId>& /*due*/) {
   const auto now = context_.clock.now();
   for (auto& [number, step] : steps_)
     if (step.kill_at && now >= *step.kill_at) {

@@ -33,7 +33,7 @@ class GroupBackend final : public LaunchBackend {
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial&) override {}
   void reap() override;
-  void tick() override;
+  void tick(const std::vector<core::TrialId>& due) override;
   void end_attempt(ActiveTrial& t) override;
   void begin_shutdown() override;
   void stop(bool) override {}

@@ -45,10 +45,12 @@ std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context
       context, context.spec.resources.launch == core::ResourceSpec::Launch::Worker);
 }
 
-void schedule_stop(ActiveTrial& t, std::chrono::steady_clock::time_point now, double grace_s) {
-  const auto at = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(grace_s));
-  if (!t.terminate_at || at < *t.terminate_at) t.terminate_at = at;
+void schedule_stop(TrialTable& trials, ActiveTrial& t, std::chrono::steady_clock::time_point now,
+                   double grace_s) {
+  const auto at = now + steady_seconds(grace_s);
+  if (t.terminate_at && *t.terminate_at <= at) return;
+  t.terminate_at = at;
+  trials.wake_at(t.trial, at);
 }
 
 }  // namespace slurmtune::runtime

@@ -105,9 +105,10 @@ class LaunchBackend {
 
   /// SIGCHLD: children that ended.
   virtual void reap() = 0;
-  /// Every turn of the loop: timeouts, exits whose messages have drained, and the
-  /// graces of what it was told to stop.
-  virtual void tick() = 0;
+  /// Every 100 ms: its own timeouts, and the attempts the trial table woke up (`due`:
+  /// exits whose messages may have drained, graces of stops that may have run out).
+  /// An attempt in `due` may have ended already; the backend looks each one up.
+  virtual void tick(const std::vector<core::TrialId>& due) = 0;
   /// The coordinator gives up on a running attempt (time limit, silence): end it.
   virtual void end_attempt(ActiveTrial& t) = 0;
   /// The session stops (a signal, the allocation's clock): no more launches.
@@ -124,7 +125,9 @@ void check_launchable(const core::StudySpec& spec);
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
 
 /// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
-/// then, SIGKILL a kill grace later (backends that own processes carry it out).
-void schedule_stop(ActiveTrial& t, std::chrono::steady_clock::time_point now, double grace_s);
+/// then, SIGKILL a kill grace later (backends that own processes carry it out, when
+/// `trials` wakes the attempt up).
+void schedule_stop(TrialTable& trials, ActiveTrial& t, std::chrono::steady_clock::time_point now,
+                   double grace_s);
 
 }  // namespace slurmtune::runtime

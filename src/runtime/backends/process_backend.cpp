@@ -7,6 +7,7 @@
 #include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/worker/relay_tree.hpp"
 
 namespace slurmtune::runtime {
 
@@ -36,10 +37,16 @@ void ProcessBackend::warn_of_connection_room() const {
   std::size_t trials = context_.launcher.capacity();
   if (const auto& limit = context_.spec.resources.max_concurrent)
     trials = std::min(trials, static_cast<std::size_t>(*limit));
-  const std::size_t need = worker_steps_ ? context_.launcher.node_names().size() : trials;
+  std::size_t need = trials;
+  if (worker_steps_) {
+    const std::size_t nodes = context_.launcher.node_names().size();
+    const std::size_t fanout = relay_fanout_for(nodes, room, context_.options.relay_fanout);
+    need = fanout > 1 ? (nodes + fanout - 1) / fanout : nodes;
+  }
   if (need <= room) return;
   log_line(
-      "warning: " + std::to_string(need) + (worker_steps_ ? " node agents" : " trials at once") +
+      "warning: " + std::to_string(need) +
+      (worker_steps_ ? " node agents or relays" : " trials at once") +
       " need as many connections, and the coordinator has room for " + std::to_string(room) +
       " (half its descriptor limit, or --max-connections): the others wait their turn" +
       (worker_steps_ ? "" : "; launch = \"worker\" carries a node's trials on one connection"));
@@ -171,16 +178,19 @@ void ProcessBackend::reap() {
 
 // A trial's last messages (CHECKPOINT, BYE) may still be unread when its exit is reaped
 // (epoll hands the SIGCHLD and the socket over together): the exit is classified once
-// its connections have closed, or a moment later (TrialTable::messages_drained).
-void ProcessBackend::tick() {
+// its connections have closed, or a moment later (TrialTable::messages_drained, which
+// wakes the attempt up then).
+void ProcessBackend::tick(const std::vector<core::TrialId>& due) {
   workers_.tick();
-  std::vector<core::TrialId> ended;
   const auto now = context_.clock.now();
-  for (auto& [id, t] : context_.trials)
-    if (t->exited_at && context_.trials.messages_drained(*t, now)) ended.push_back(id);
-  for (const core::TrialId id : ended)
-    finish(id);
-  signal_due();
+  for (const core::TrialId id : due) {
+    ActiveTrial* t = context_.trials.find(id);
+    if (!t) continue;
+    if (t->exited_at && context_.trials.messages_drained(*t, now))
+      finish(id);
+    else
+      signal_due(*t, now);
+  }
 }
 
 void ProcessBackend::trial_connection_closed(ActiveTrial& t) {
@@ -188,25 +198,23 @@ void ProcessBackend::trial_connection_closed(ActiveTrial& t) {
     finish(t.trial);  // its exit waited for this
 }
 
-void ProcessBackend::signal_due() {
-  const auto now = context_.clock.now();
-  const auto kill_grace = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(context_.options.kill_grace_s));
-  for (auto& [id, t] : context_.trials) {
-    if (t->kill_at && now >= *t->kill_at) {
-      log_line("trial " + std::to_string(id) + " ignored SIGTERM; sending SIGKILL");
-      t->hard_kill("scancel");
-      t->kill_at.reset();
-    } else if (t->terminate_at && now >= *t->terminate_at) {
-      t->process.signal_group(SIGTERM);
-      t->terminate_at.reset();
-      t->kill_at = now + kill_grace;
-    }
+// SIGTERM when its stop's grace ran out, SIGKILL a kill grace later (schedule_stop).
+void ProcessBackend::signal_due(ActiveTrial& t, std::chrono::steady_clock::time_point now) {
+  if (t.kill_at && now >= *t.kill_at) {
+    log_line("trial " + std::to_string(t.trial) + " ignored SIGTERM; sending SIGKILL");
+    t.hard_kill("scancel");
+    t.kill_at.reset();
+  } else if (t.terminate_at && now >= *t.terminate_at) {
+    t.process.signal_group(SIGTERM);
+    t.terminate_at.reset();
+    t.kill_at = now + steady_seconds(context_.options.kill_grace_s);
+    context_.trials.wake_at(t.trial, *t.kill_at);
   }
 }
 
 void ProcessBackend::end_attempt(ActiveTrial& t) {
-  schedule_stop(t, context_.clock.now(), 0);  // SIGTERM now, SIGKILL after the kill grace
+  schedule_stop(context_.trials, t, context_.clock.now(),
+                0);  // SIGTERM now, SIGKILL after the kill grace
 }
 
 std::string ProcessBackend::on_hello(ConnectionId id, const protocol::HelloFrom& hello) {

@@ -34,7 +34,7 @@ class ProcessBackend final : public LaunchBackend {
   void on_closed(ConnectionId id, const std::string& reason) override;
   void trial_connection_closed(ActiveTrial& t) override;
   void reap() override;
-  void tick() override;
+  void tick(const std::vector<core::TrialId>& due) override;
   void end_attempt(ActiveTrial& t) override;
   void begin_shutdown() override {}
   void stop(bool study_over) override { workers_.stop(study_over); }
@@ -44,7 +44,7 @@ class ProcessBackend final : public LaunchBackend {
   /// Its process has ended and its messages are read: recorded, resources released.
   void finish(core::TrialId trial);
   /// SIGTERM at terminate_at, SIGKILL a kill grace later.
-  void signal_due();
+  void signal_due(ActiveTrial& t, std::chrono::steady_clock::time_point now);
   /// Whether a step per trial would pass Slurm's MaxStepCount, and the trials can start
   /// on workers instead (said in the log either way).
   bool passes_step_limit() const;

@@ -40,6 +40,9 @@ struct RunOptions {
   /// launch = "worker": seconds a worker step has, from its srun, to connect; past them
   /// its node is given up and the study goes on without it.
   double worker_connect_timeout_s = 120;
+  /// launch = "worker": nodes per relay group (the relay included), 0 for none; default
+  /// relay_fanout_for(): none up to kRelaysAbove nodes (runtime/worker/relay_tree.hpp).
+  std::optional<std::size_t> relay_fanout;
   /// MASTER_PORTs for trials, (first, count); default: default_rendezvous_ports().
   std::optional<std::pair<int, int>> rendezvous_ports;
 };

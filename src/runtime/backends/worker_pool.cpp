@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
@@ -13,6 +14,7 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/log.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/worker/relay_tree.hpp"
 
 namespace slurmtune::runtime {
 
@@ -34,6 +36,11 @@ void WorkerPool::launch_own_workers() {
   std::string credentials;
   for (const auto& name : names)
     credentials = context_.credentials.write_worker(name);
+  relay_fanout_ = relay_fanout_for(names.size(), context_.server.stats().max_authenticated,
+                                   context_.options.relay_fanout);
+  const std::string relays = context_.trials_dir + "/relays";
+  std::error_code ignored;
+  std::filesystem::remove_all(relays, ignored);  // an earlier session's addresses
   for (const auto& [shape, nodes] : shapes) {
     SpawnRequest request;
     request.argv = launcher.worker_step(nodes, {self_program(), "worker"});
@@ -43,6 +50,10 @@ void WorkerPool::launch_own_workers() {
     }
     request.env = {{"SLURMTUNE_ADDR", context_.address},
                    {"SLURMTUNE_WORKER_CREDENTIALS", credentials}};
+    if (relay_fanout_ > 1) {
+      request.env["SLURMTUNE_RELAYS"] = relays + "/step-" + std::to_string(steps_.size());
+      request.env["SLURMTUNE_RELAY_FANOUT"] = std::to_string(relay_fanout_);
+    }
     // srun --output/--error with %N would split them per node; one file each keeps the
     // trials folder small at thousands of nodes, and every line names its worker.
     request.stdout_path =
@@ -64,7 +75,10 @@ void WorkerPool::launch_own_workers() {
   log_line("launch = \"worker\": " + std::to_string(workers_.size()) +
            " worker(s), one per node, in " + std::to_string(steps_.size()) +
            " srun step(s); trials start as their children and " +
-           "reach the coordinator through them");
+           "reach the coordinator through them" +
+           (relay_fanout_ > 1 ? ", and the workers through a relay per " +
+                                    std::to_string(relay_fanout_) + " nodes (--relay-fanout)"
+                              : ""));
 }
 
 void WorkerPool::end_step_if_unused(std::size_t step) {
@@ -103,6 +117,10 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
 
 void WorkerPool::check_routed(ConnectionId via, const protocol::HelloFrom& hello) const {
   const WorkerStep& w = workers_.at(connections_.at(via));
+  // A relay carries the study's own workers (their credentials are checked next).
+  if (std::holds_alternative<protocol::WorkerHello>(hello) && relay_fanout_ > 1 &&
+      w.allocation.empty())
+    return;
   const auto* trial = std::get_if<protocol::TrialHello>(&hello);
   if (!trial)
     throw protocol::ProtocolError("a node agent carries trials' connections, not " +

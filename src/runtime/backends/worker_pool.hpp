@@ -83,7 +83,8 @@ class WorkerPool {
   BackendContext context_;
   std::function<void(core::TrialId)> finish_trial_;
   const bool& study_done_;
-  bool own_workers_ = false;  // launch = "worker": losing them all ends the session
+  bool own_workers_ = false;      // launch = "worker": losing them all ends the session
+  std::size_t relay_fanout_ = 0;  // nodes per relay of the own workers' steps; 0: none
   // Worker steps by key: the node's name ("n3") or, for a joined job, "n3 (job 42)".
   std::map<std::string, WorkerStep> workers_;
   std::map<ConnectionId, std::string> connections_;    // ... their keys by connection

@@ -104,7 +104,7 @@ void WorkerPool::allocation_leaving(const std::string& job, const std::string& w
         context_.controller.instruction(id) != core::Instruction::Continue)
       continue;
     context_.controller.evict(id);
-    schedule_stop(*t, context_.clock.now(), grace);
+    schedule_stop(context_.trials, *t, context_.clock.now(), grace);
     ++moving;
   }
   log_line("job " + job + " is leaving (" + why + "): " + std::to_string(moving) +

@@ -16,6 +16,7 @@
 
 #include "core/study/study_controller.hpp"
 #include "core/study/study_spec.hpp"
+#include "runtime/attempts/stderr_cap.hpp"
 #include "runtime/attempts/trial_table.hpp"
 #include "runtime/backends/launch_backend.hpp"
 #include "runtime/backends/run_options.hpp"
@@ -67,7 +68,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // the session (coordinator.cpp)
   void tick();
   int outcome_status() const;
-  void enforce_trial_limits();
+  void enforce_trial_limits(const std::vector<core::TrialId>& due);
   std::string silence_message(const ActiveTrial& t, double silence_s) const;
   void end_attempt(ActiveTrial& t, const std::string& why);
   void on_shutdown_signal(int signal);
@@ -121,8 +122,9 @@ class Coordinator final : public ControlHandler, private TrialHost {
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)
   std::optional<std::pair<int, Clock::time_point>> last_signal_;
   Clock::time_point stderr_checked_{};  // when the trials' stderr files were last capped
-  Clock::time_point last_scan_{};       // when tick() last scanned connections and trials
-  static constexpr std::chrono::milliseconds kScanInterval{100};
+  Clock::time_point last_periodic_{};   // when tick() last did its periodic work
+  static constexpr std::chrono::milliseconds kPeriodicInterval{100};
+  StderrCaps stderr_caps_;
   bool halt_announced_ = false;
   std::uint64_t launches_ = 0;  // launches so far this session: the next one's number
 };

@@ -165,7 +165,7 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
         core::format_double(step) + " (" + spec_.metric + " " + core::format_double(judged) +
         (verdict.outcome.cutoff ? ", cutoff " + core::format_double(*verdict.outcome.cutoff) : "") +
         ")");
-    schedule_stop(t, time_.now(),
+    schedule_stop(trials_, t, time_.now(),
                   controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
   }
   return Reply{protocol::MessageType::Decision,

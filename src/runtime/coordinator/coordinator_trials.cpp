@@ -41,6 +41,10 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->params_json = spec_.space.to_json(launch.config);
   t->placement = std::move(resources);
   t->started = t->last_sign = time_.now();
+  if (const auto& limit = spec_.trial.time_limit_s)
+    trials_.wake_at(id, t->started + steady_seconds(*limit));
+  if (const auto& silence = spec_.trial.report_timeout_s)
+    trials_.wake_at(id, t->started + steady_seconds(*silence));
   time_.attempt_started(id, controller_->last_step(id));
   study_.writer->set_nodes(id, t->placement.hostlist);
   return trials_.add(std::move(t));

@@ -58,25 +58,36 @@ NodeAgent::NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up
     std::filesystem::remove_all(folder_, ignored);
     throw;
   }
-  loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
+  loop_.add(listener_.get(), EPOLLIN,
+            [this](std::uint32_t) { accept_all(listener_.get(), false); });
+}
+
+void NodeAgent::carry_agents(protocol::UniqueFd listener) {
+  agent_listener_ = std::move(listener);
+  loop_.add(agent_listener_.get(), EPOLLIN,
+            [this](std::uint32_t) { accept_all(agent_listener_.get(), true); });
 }
 
 NodeAgent::~NodeAgent() {
   for (auto& [number, c] : channels_)
     loop_.remove(c.fd.get());
   loop_.remove(listener_.get());
+  if (agent_listener_) loop_.remove(agent_listener_.get());
   std::error_code ignored;
   std::filesystem::remove_all(folder_, ignored);
 }
 
-void NodeAgent::accept_all() {
+void NodeAgent::accept_all(int listener, bool agents) {
   for (;;) {
-    protocol::UniqueFd fd(
-        ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    protocol::UniqueFd fd(::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd) return;  // EAGAIN, or out of descriptors: the peer waits in the backlog
-    if (channels_.size() >= kMaxLocalChannels) continue;  // closed: the client tries again
+    // Over the bound it is closed: the client tries again (an agent, directly).
+    if (agents ? agents_ >= kMaxRelayedAgents : channels_.size() - agents_ >= kMaxLocalChannels)
+      continue;
     const std::uint64_t number = next_channel_++;
     Channel& c = channels_[number];
+    c.agent = agents;
+    agents_ += agents ? 1 : 0;
     c.fd = std::move(fd);
     c.since = std::chrono::steady_clock::now();
     loop_.add(c.fd.get(), EPOLLIN | EPOLLRDHUP, [this, number](std::uint32_t events) {
@@ -102,7 +113,7 @@ void NodeAgent::on_readable(std::uint64_t number) {
   try {
     c.decoder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
     while (const auto frame = c.decoder.next()) {
-      if (!c.said_hello) check_hello(*frame);
+      if (!c.said_hello) check_hello(*frame, c.agent);
       c.said_hello = true;
       up_(protocol::encode_routed(number, protocol::encode_frame(frame->type, frame->payload)));
     }
@@ -111,11 +122,16 @@ void NodeAgent::on_readable(std::uint64_t number) {
   }
 }
 
-void NodeAgent::check_hello(const protocol::Frame& frame) const {
+void NodeAgent::check_hello(const protocol::Frame& frame, bool agent) const {
   if (frame.type != protocol::MessageType::Hello)
     throw protocol::ProtocolError("first message is " + std::string(to_string(frame.type)) +
                                   ", not HELLO");
   const protocol::Hello hello = protocol::decode_hello(protocol::payload_object(frame));
+  if (agent) {
+    if (!std::holds_alternative<protocol::WorkerHello>(hello.from))
+      throw protocol::ProtocolError("a relay carries only the study's workers' connections");
+    return;
+  }
   const auto* trial = std::get_if<protocol::TrialHello>(&hello.from);
   if (!trial) throw protocol::ProtocolError("a node agent carries only trials' connections");
   if (!hosts_(trial->trial))
@@ -142,9 +158,11 @@ void NodeAgent::deliver(std::uint64_t number, const std::string& frame) {
   Channel& c = it->second;
   c.outbox += frame;
   flush(number, c);
+  // An agent carries every trial of its node: it may fall further behind.
+  const std::size_t bound = protocol::kMaxPayload * (c.agent ? 256 : 16);
   if (const auto again = channels_.find(number);
-      again != channels_.end() && again->second.outbox.size() > protocol::kMaxPayload * 16)
-    close(number, "more than 1 MiB of replies unread", true);
+      again != channels_.end() && again->second.outbox.size() > bound)
+    close(number, "more than " + std::to_string(bound >> 20) + " MiB of replies unread", true);
 }
 
 void NodeAgent::flush(std::uint64_t number, Channel& c) {
@@ -168,6 +186,7 @@ void NodeAgent::close(std::uint64_t number, const std::string& reason, bool tell
   if (it == channels_.end()) return;
   loop_.remove(it->second.fd.get());
   const bool said_hello = it->second.said_hello;
+  agents_ -= it->second.agent ? 1 : 0;
   channels_.erase(it);
   // A channel that never said HELLO never reached the coordinator.
   if (tell && said_hello)

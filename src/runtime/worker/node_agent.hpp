@@ -10,6 +10,11 @@
 //
 // The socket lies in a folder of its own (0700) under $TMPDIR (or /tmp): only the
 // study's user reaches it, and it is removed with the agent.
+//
+// A relay (runtime/worker/relay_tree.hpp) is an agent that also carries the connections
+// of other nodes' agents, accepted on a TCP socket: their first frame must be a worker's
+// HELLO, at most kMaxRelayedAgents of them, each allowed more unread replies (they carry
+// every trial of their node).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -27,6 +32,7 @@ class NodeAgent {
  public:
   static constexpr std::size_t kMaxLocalChannels = 4096;
   static constexpr double kHelloWithinS = 10;
+  static constexpr std::size_t kMaxRelayedAgents = 1024;
 
   /// `up` sends one whole frame to the coordinator (the worker batches them per turn);
   /// `hosts` says whether a trial runs here (the worker started it).
@@ -38,6 +44,9 @@ class NodeAgent {
 
   /// "unix:PATH": SLURMTUNE_ADDR for the trials this agent carries.
   std::string address() const { return "unix:" + socket_path_; }
+  /// Makes this agent its group's relay: it carries the agents that connect to
+  /// `listener` (a listening TCP socket, relay_tree.hpp's listen_for_agents).
+  void carry_agents(protocol::UniqueFd listener);
   /// A ROUTED or CHANNEL_CLOSED frame from the coordinator.
   void from_coordinator(const protocol::Frame& frame);
   /// Periodic work: closes local connections silent past kHelloWithinS.
@@ -50,13 +59,15 @@ class NodeAgent {
     protocol::FrameDecoder decoder;
     std::string outbox;
     bool said_hello = false, want_write = false;
+    bool agent = false;  // another node's agent, carried by this relay
     std::chrono::steady_clock::time_point since;
   };
 
-  void accept_all();
+  void accept_all(int listener, bool agents);
   void on_readable(std::uint64_t number);
-  /// The channel's first frame: a HELLO for a trial this node runs; ProtocolError else.
-  void check_hello(const protocol::Frame& frame) const;
+  /// The channel's first frame: a HELLO for a trial this node runs (an agent's: a
+  /// worker's HELLO); ProtocolError else.
+  void check_hello(const protocol::Frame& frame, bool agent) const;
   void deliver(std::uint64_t number, const std::string& frame);
   void flush(std::uint64_t number, Channel& c);
   /// Closes the local end; `tell`: the coordinator learns (CHANNEL_CLOSED) why.
@@ -68,8 +79,9 @@ class NodeAgent {
   std::function<void(const std::string&)> up_;
   std::function<bool(core::TrialId)> hosts_;
   std::string folder_, socket_path_;
-  protocol::UniqueFd listener_;
+  protocol::UniqueFd listener_, agent_listener_;
   std::uint64_t next_channel_ = 1;
+  std::size_t agents_ = 0;  // channels_ that are other nodes' agents
   std::map<std::uint64_t, Channel> channels_;
 };
 

@@ -58,6 +58,7 @@ class Worker {
   Worker(Session session, const WorkerOptions& options, int signals)
       : session_(std::move(session)),
         node_(options.node),
+        relay_(options.relay),
         joined_(!options.study.empty()),
         signals_(signals) {}
 
@@ -71,6 +72,7 @@ class Worker {
           loop, [this](const std::string& frame) { upward_ += frame; },
           [this](core::TrialId trial) { return hosts(trial); });
       agent_ = &*agent;
+      if (relay_.relays()) relay_for_group();
     } catch (const Error& e) {
       log_line("worker " + node_ + ": " + e.what() +
                "; its trials connect to the coordinator directly");
@@ -90,6 +92,21 @@ class Worker {
   }
 
  private:
+  // The first worker of each group carries the others' connections (relay_tree.hpp);
+  // when it cannot, they connect directly once their wait for its address runs out.
+  void relay_for_group() {
+    try {
+      std::string address;
+      agent_->carry_agents(listen_for_agents(session_.fd.get(), address));
+      publish_relay_address(relay_, address);
+      log_line("worker " + node_ + ": relays for the agents of group " +
+               std::to_string(relay_.group()) + " (" + std::to_string(relay_.fanout) +
+               " nodes) at " + address);
+    } catch (const Error& e) {
+      log_line("worker " + node_ + ": " + e.what() + "; its group's agents connect directly");
+    }
+  }
+
   // After what the agent's channels sent before it: a trial's last REPORT goes up ahead
   // of its EXITED.
   void send(protocol::MessageType type, const std::string& payload) {
@@ -236,6 +253,7 @@ class Worker {
   NodeAgent* agent_ = nullptr;  // this session's, while it runs
   std::string upward_;          // frames the agent's channels send, until the turn ends
   std::string node_;
+  RelayPlace relay_;
   bool joined_;
   int signals_;
   std::map<protocol::ProcessKey, ChildProcess> children_;
@@ -337,17 +355,39 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
   }
 }
 
+// A relayed worker's way up: its group's relay once the relay has published its
+// address (within kRelayWait), else the coordinator. nullopt when told to end meanwhile.
+std::optional<std::string> upward_address(const WorkerOptions& options, int signals) {
+  if (!options.relay.relayed()) return options.address;
+  const auto deadline = Clock::now() + kRelayWait;
+  std::minstd_rand jitter(static_cast<std::uint32_t>(std::hash<std::string>{}(options.node)));
+  for (;;) {
+    if (auto relay = published_relay_address(options.relay)) return relay;
+    if (Clock::now() >= deadline) break;
+    pollfd p{signals, POLLIN, 0};
+    const int nap_ms = std::uniform_int_distribution<int>(200, 400)(jitter);
+    if (::poll(&p, 1, nap_ms) > 0 && termination_pending(signals)) return std::nullopt;
+  }
+  log_line("worker " + options.node + ": no relay published " + options.relay.address_file() +
+           " within " + std::to_string(kRelayWait.count()) +
+           " s; connecting to the coordinator directly");
+  return options.address;
+}
+
 // The study's own worker: a coordinator without room now (its connections all taken)
 // says when to come back, and the worker does, with up to half that again so that a
-// herd of workers spreads out, for at most reconnect_timeout_s.
+// herd of workers spreads out, for at most reconnect_timeout_s. A relay that does not
+// answer is left for the coordinator itself.
 Session connect_own_worker(const WorkerOptions& options, int signals) {
   std::minstd_rand jitter(static_cast<std::uint32_t>(std::hash<std::string>{}(options.node)));
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(
                          std::chrono::duration<double>(options.reconnect_timeout_s));
+  auto address = upward_address(options, signals);
+  if (!address) throw Error("told to end while waiting for its relay");
   for (bool told = false;; told = true) {
     try {
-      return open_session(options.address, protocol::read_token_file(options.token_file),
+      return open_session(*address, protocol::read_token_file(options.token_file),
                           hello_from(options));
     } catch (const NoRoomYet& no_room) {
       const double wait_s =
@@ -357,6 +397,11 @@ Session connect_own_worker(const WorkerOptions& options, int signals) {
       pollfd p{signals, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(wait_s * 1000)) > 0 && termination_pending(signals))
         throw Error("told to end while waiting for room at the coordinator");
+    } catch (const Error& e) {
+      if (*address == options.address) throw;
+      log_line("worker " + options.node + ": its relay at " + *address + " failed (" + e.what() +
+               "); connecting to the coordinator directly");
+      address = options.address;
     }
   }
 }

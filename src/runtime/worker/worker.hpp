@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/worker/relay_tree.hpp"
+
 namespace slurmtune::runtime {
 
 struct WorkerOptions {
@@ -23,6 +25,7 @@ struct WorkerOptions {
   double reconnect_timeout_s = 600;  ///< joined: how long to look for a coordinator
   double retry_interval_s = 2;       ///< joined: between two looks
   std::string scratch;               ///< joined: a file for squeue's answer
+  RelayPlace relay;  ///< the study's own workers: its place in the relay tier, if any
 };
 
 /// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own

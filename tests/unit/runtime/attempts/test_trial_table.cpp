@@ -60,3 +60,49 @@ BOOST_AUTO_TEST_CASE(quiet_times_count_from_the_last_sign_of_life) {
   BOOST_TEST(quiet.front().first == 1U);
   BOOST_TEST(quiet.front().second == 30.0);
 }
+
+// Deadlines come due from a heap, not from a walk over every attempt: each attempt due
+// is named once, in order of id, and attempts that ended are not named.
+BOOST_AUTO_TEST_CASE(wake_ups_name_each_attempt_due_once_and_forget_ended_ones) {
+  TrialTable table;
+  const auto t0 = Clock::now();
+  for (core::TrialId id : {1, 2, 3})
+    table.add(attempt(id));
+  table.wake_at(3, t0 + std::chrono::seconds(1));
+  table.wake_at(1, t0 + std::chrono::seconds(2));
+  table.wake_at(3, t0 + std::chrono::seconds(2));  // a second hint for the same attempt
+  table.wake_at(2, t0 + std::chrono::seconds(5));
+  BOOST_TEST(table.take_due(t0).empty());
+  BOOST_TEST(table.take_due(t0 + std::chrono::seconds(2)) == (std::vector<core::TrialId>{1, 3}));
+  BOOST_TEST(table.take_due(t0 + std::chrono::seconds(3)).empty());  // consumed
+  table.erase(2);
+  BOOST_TEST(table.take_due(t0 + std::chrono::seconds(9)).empty());
+}
+
+// The wait for an ended process's last messages wakes its attempt when it runs out.
+BOOST_AUTO_TEST_CASE(an_exit_with_open_connections_wakes_its_attempt_when_the_wait_ends) {
+  TrialTable table;
+  const auto t0 = Clock::now();
+  ActiveTrial& t = table.add(attempt(7));
+  table.bind(40, 7);
+  BOOST_TEST(!table.messages_drained(t, t0));
+  BOOST_TEST(table.take_due(t0 + std::chrono::milliseconds(1999)).empty());
+  BOOST_TEST(table.take_due(t0 + std::chrono::seconds(2)) == std::vector<core::TrialId>{7});
+  BOOST_TEST(table.messages_drained(t, t0 + std::chrono::seconds(2)));
+}
+
+// Hints of attempts that ended are dropped once they pile up: the heap follows the
+// running attempts, not every attempt the study ever launched.
+BOOST_AUTO_TEST_CASE(hints_of_ended_attempts_do_not_pile_up) {
+  TrialTable table;
+  const auto later = Clock::now() + std::chrono::hours(1);
+  for (core::TrialId id = 0; id < 10000; ++id) {
+    table.add(attempt(id));
+    table.wake_at(id, later);  // a time limit an hour away
+    if (id >= 10) table.erase(id - 10);
+    table.take_due(Clock::now());
+  }
+  BOOST_TEST(table.size() == 10U);
+  BOOST_TEST(table.timer_count() <= 2048U);
+  BOOST_TEST(table.take_due(later).size() == 10U);
+}

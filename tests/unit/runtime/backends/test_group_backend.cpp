@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
     backend.fill();
     loop.run_once(20);
     backend.reap();
-    backend.tick();
+    backend.tick({});
   }
   BOOST_REQUIRE_MESSAGE(backend.done() && !backend.busy(), "the step did not finish in 120 s");
   // Every trial ended, trial 2 after one failed attempt (group_trial injects it), and the

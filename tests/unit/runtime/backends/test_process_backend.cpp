@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   while (host.ended.size() < 3 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     backend.reap();
-    backend.tick();
+    backend.tick(trials.take_due(std::chrono::steady_clock::now()));
   }
   BOOST_REQUIRE(host.ended.size() == 3U);
   std::map<core::TrialId, std::pair<bool, std::string>> ends;

@@ -94,7 +94,7 @@ class FakeBackend final : public LaunchBackend {
   void stop(bool) override {}
 
   // One turn: the clock moves, every trial due reports its next step and obeys.
-  void tick() override {
+  void tick(const std::vector<core::TrialId>& /*due*/) override {
     ++world_.ticks;
     world_.now += std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(world_.seconds_per_turn));
