@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "store/hdf5.hpp"
+#include "store/file/hdf5.hpp"
 #include "store/schema.hpp"
 
 namespace slurmtune::store {

@@ -11,7 +11,7 @@
 #include "core/search/suggester.hpp"
 #include "core/space/search_space.hpp"
 #include "core/study/study_spec.hpp"
-#include "store/row_layout.hpp"
+#include "store/file/row_layout.hpp"
 
 namespace slurmtune::store {
 

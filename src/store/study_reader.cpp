@@ -6,8 +6,8 @@
 
 #include "config/study_file.hpp"
 #include "core/input_file.hpp"
-#include "store/hdf5.hpp"
-#include "store/tables.hpp"
+#include "store/file/hdf5.hpp"
+#include "store/file/tables.hpp"
 
 namespace slurmtune::store {
 namespace {

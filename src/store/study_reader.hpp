@@ -15,7 +15,7 @@
 
 namespace slurmtune::store {
 
-class Hid;  // store/hdf5.hpp, kept out of this header: its includers do not see <hdf5.h>
+class Hid;  // store/file/hdf5.hpp, kept out of this header: its includers do not see <hdf5.h>
 
 /// The file is not a readable slurmtune results file (not HDF5, not a study, truncated,
 /// newer schema). what() says which and what to do.

@@ -5,6 +5,7 @@
 // the study runs. Rows are buffered and flushed at least every flush_interval_s: after
 // a crash or `kill -9` the file opens (SWMR read, or after a resume) and holds every
 // row flushed before it.
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -19,7 +20,8 @@
 
 namespace slurmtune::store {
 
-class Hid;  // store/hdf5.hpp
+class Hid;          // store/file/hdf5.hpp
+class FlushThread;  // store/file/flush_thread.hpp
 
 struct WriterOptions {
   double flush_interval_s = 1.0;  ///< buffered rows reach the file at least this often
@@ -29,6 +31,9 @@ struct WriterOptions {
   /// Schema of a new file: the current one; tests write older ones to check that they
   /// stay readable and resumable.
   std::int64_t schema_version = kSchemaVersion;
+  /// Flushes that come due are written by a thread of their own (flush_thread.hpp), not
+  /// on the caller's; explicit flush() calls still return once the file has the rows.
+  bool background_flush = false;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -93,9 +98,10 @@ class StudyWriter {
   /// because PBT clones only checkpoints that exist).
   void checkpoint_saved(core::TrialId trial, double step, double time);
 
-  /// Flushes when flush_interval_s has passed since the last flush; true if it did.
+  /// Flushes when flush_interval_s has passed since the last flush; true if it did (with
+  /// background_flush: began to, unless the last one is still being written).
   bool flush_if_due();
-  /// Writes every buffered row and flushes the file.
+  /// Writes every buffered row and flushes the file (after a flush being written).
   void flush();
 
   const StudyLayout& layout() const { return layout_; }
@@ -109,7 +115,10 @@ class StudyWriter {
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   void open_tables(bool fresh);
   void adopt_live_trials(const WriterPosition& position);
-  void write_commit();
+  struct FlushBatch;  // what one flush writes, taken from the buffers
+  FlushBatch take_batch();
+  void write_batch(const FlushBatch& batch) const;
+  std::vector<std::byte> commit_row() const;
   void write_root_attributes(const core::StudySpec& spec);
   void append_session();
   void event(core::TrialId trial, EventKind kind, double time, const core::ReportOutcome* outcome,
@@ -126,7 +135,8 @@ class StudyWriter {
   WriterOptions options_;
   std::uint64_t seq_ = 0;
   std::chrono::steady_clock::time_point last_flush_;
-  std::uint64_t flushed_metric_rows_ = 0;
+  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;  // set by the flush thread
+  std::unique_ptr<FlushThread> flusher_;                // last: it writes what is above
 };
 
 /// Current time as the results file records it: seconds since the Unix epoch.

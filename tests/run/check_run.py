@@ -43,7 +43,8 @@ from run_samplers import (scenario_conditional, scenario_conditional_resume, sce
 from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
 from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
-from run_workers import scenario_workers, scenario_workers_absent, scenario_workers_many
+from run_workers import (scenario_workers, scenario_workers_absent, scenario_workers_many,
+                         scenario_workers_relays)
 
 
 def scenario_python(runner, args):
@@ -327,7 +328,7 @@ def main():
                                              "digits",
                                              "promotion", "groups-term", "tpe-resume", "mobster-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
-                                             "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many",
+                                             "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many", "workers-relays",
                                              "workers-absent", "groups-orphaned", "join",
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
@@ -355,6 +356,8 @@ def main():
         scenario_workers_many(runner, args)
     elif args.scenario == "workers-absent":
         scenario_workers_absent(runner, args)
+    elif args.scenario == "workers-relays":
+        scenario_workers_relays(runner, args)
     elif args.scenario == "join":
         scenario_join(runner, args)
     elif args.scenario == "join-requeue":

@@ -11,6 +11,8 @@ trials fail once and are retried on the other nodes, which take every later tria
 workers-many: 600 trials, more than the test cluster's MaxStepCount (500) lets one job
 start steps for.
 workers-absent: one node's worker step never connects; the study goes on without it.
+workers-relays: the workers scenario with a relay per 2 nodes (--relay-fanout 2): two
+agents connect through the other two, the coordinator holds 2 connections.
 """
 import os
 import re
@@ -41,7 +43,7 @@ def worker_pids(node):
     return pids
 
 
-def scenario_workers(runner, args, kill=False):
+def scenario_workers(runner, args, kill=False, relays=False):
     if runner.launcher != "slurm":
         print("SKIPPED: worker steps are Slurm job steps")
         raise SystemExit(77)
@@ -54,7 +56,8 @@ def scenario_workers(runner, args, kill=False):
                       trial_extra="max_failures = 2\n")
     study = runner.write("study.toml", text)
     path = os.path.join(runner.workdir, "study.h5")
-    handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    handle = runner.start(study, path, extra=["--relay-fanout", "2"] if relays else [],
+                          sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
         wait_for(lambda: reports_so_far(handle[2]) >= 10, 120, "a few reports")
@@ -88,11 +91,32 @@ def scenario_workers(runner, args, kill=False):
                "trials started on %s after its worker was lost:\n%s" % (victim, later.nodes))
         outcome += "; the worker on %s was killed: trials %s failed and were retried elsewhere, " \
                    "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
+    if relays:
+        outcome += "; " + check_relays(runner, log)
     judged = check_asha(path, 1, 3, 9)
     impostors = check_impostors(runner, trials_wanted)
-    fan_in = check_fan_in(log, agents=4)
+    fan_in = check_fan_in(log, agents=2 if relays else 4)
     print("%s: %s; %d ASHA decisions equal the model; %d trials' claims of other identities "
           "refused; %s" % (args.scenario, outcome, judged, impostors, fan_in))
+
+
+def check_relays(runner, log):
+    """Two relays (the first worker of each pair of nodes in the step) carried the other
+    two workers' connections, and those workers' trials' connections through them."""
+    expect("through a relay per 2 nodes (--relay-fanout)" in log,
+           "the study did not say it runs relays:\n" + log[:3000])
+    workers_log = read(os.path.join(runner.workdir, "study.trials", "workers-0.err"))
+    relays = re.findall(r"worker (\S+): relays for the agents of group (\d+) \(2 nodes\) at (\S+)",
+                        workers_log)
+    expect(len(relays) == 2 and {g for _, g, _ in relays} == {"0", "1"},
+           "not one relay per group of 2 nodes:\n" + workers_log)
+    expect("connecting to the coordinator directly" not in workers_log,
+           "a worker went around its relay:\n" + workers_log)
+    return "relays %s carried the other 2 workers" % ", ".join(sorted(n for n, _, _ in relays))
+
+
+def scenario_workers_relays(runner, args):
+    scenario_workers(runner, args, relays=True)
 
 
 def check_fan_in(log, agents):

@@ -58,6 +58,7 @@ std::string read_token_file(const std::string& path) {
                      "); run chmod 600 on it");
   }
   std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the token file: " + std::strerror(errno));
   std::string token;
   in >> token;
   if (token.size() != 64)

@@ -109,8 +109,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   if (options_.accept_joins) protocol::write_token_file(token_file_, token);
   credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
-  study_ = open_study(spec_, options_.output, options_.allow_changes,
-                      store::WriterOptions{options_.flush_interval_s, 1, false});
+  study_ = open_study(
+      spec_, options_.output, options_.allow_changes,
+      store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true});
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,

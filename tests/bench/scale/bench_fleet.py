@@ -5,7 +5,7 @@ worker and node agent the real code, its trials played in-process by a few fleet
 processes (tests/bench/scale/fleet.cpp), not a process each.
 
   bench_fleet.py SLURMTUNE FLEET [--nodes 2048] [--slots 8] [--steps 300] [--interval 1]
-                 [--parts 4] [--scheduler fifo|recommended] [--nofile N] [--hard-nofile]
+                 [--jitter 0] [--parts 4] [--scheduler fifo|recommended] [--nofile N] [--hard-nofile]
                  [--coordinator-cpu 0] [--fleet-cpus 1]
 
 The coordinator believes it runs in a Slurm job of NODES nodes of SLOTS cores (the job's
@@ -60,6 +60,8 @@ def main():
     parser.add_argument("--slots", type=int, default=8)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--jitter", type=float, default=0.0,
+                        help="each step lasts INTERVAL x U(1 - J, 1 + J)")
     parser.add_argument("--parts", type=int, default=4)
     parser.add_argument("--trials", type=int, default=0, help="default: nodes x slots")
     parser.add_argument("--scheduler", choices=sorted(SCHEDULERS), default="fifo")
@@ -98,7 +100,8 @@ def main():
         "SLURM_JOB_CPUS_PER_NODE": "%d(x%d)" % (args.slots, args.nodes),
         "SLURM_CONF": os.path.join(workdir, "no-cluster.conf"),
         "FLEET_BINARY": os.path.abspath(args.fleet), "FLEET_PARTS": str(args.parts),
-        "FLEET_INTERVAL": str(args.interval), "FLEET_OUT": os.path.join(workdir, "fleet"),
+        "FLEET_INTERVAL": str(args.interval), "FLEET_JITTER": str(args.jitter),
+        "FLEET_OUT": os.path.join(workdir, "fleet"),
         "FLEET_CPUS": args.fleet_cpus,
     })
     command = ["/usr/bin/time", "-f", "%M %U %S", "unshare", "-m", "sh", "-c",
@@ -137,8 +140,9 @@ def main():
     lines = [l.split("] ", 1)[-1] for l in log.splitlines()
              if re.search(r"control plane: at most|loop: longest|worker\(s\) connected after|"
                           r"descriptors:|summary:|coordinator: CPU", l)]
-    print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s, %s, %d fleet processes; "
-          "soft ulimit -n %s%s" % (args.nodes, args.slots, trials, args.steps, args.interval,
+    print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s (+-%g %%), %s, "
+          "%d fleet processes; soft ulimit -n %s%s"
+          % (args.nodes, args.slots, trials, args.steps, args.interval, 100 * args.jitter,
                                   args.scheduler, args.parts, args.nofile or "as inherited",
                                   " (hard too)" if args.hard_nofile else ""))
     print("\n".join(lines))
@@ -148,6 +152,12 @@ def main():
     print("decision round trip seen by trials: p50 %.2f ms, p99 %.2f ms (the worst part's), "
           "max %.1f ms" % (max(p["p50_ms"] for p in parts), max(p["p99_ms"] for p in parts),
                            max(p["max_ms"] for p in parts)))
+    steady = [p for p in parts if p["steady_samples"]]
+    if steady:
+        print("... in the steady state (from 10 s after the last start to 2 s before the first "
+              "end; %d reports): p50 %.2f ms, p99 %.2f ms, max %.1f ms"
+              % (sum(p["steady_samples"] for p in steady), max(p["steady_p50_ms"] for p in steady),
+                 max(p["steady_p99_ms"] for p in steady), max(p["steady_max_ms"] for p in steady)))
     waited = sum(p["waited_s"] for p in parts) / max(sum(p["lived_s"] for p in parts), 1e-9)
     print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
           "%.1f s system); worker utilization: %.4f of the trials' time not waiting on decisions, "

@@ -2,7 +2,7 @@
 // worker-launch study, so that 2,048 nodes and 16,384 trials cost sockets, not processes,
 // and the figures measure slurmtune rather than the scheduler of a small machine.
 //
-//   fleet --nodes HOSTLIST --part K --parts P --interval S --out FILE
+//   fleet --nodes HOSTLIST --part K --parts P --interval S [--jitter J] --out FILE
 //   (env, as the worker step's: SLURMTUNE_ADDR, SLURMTUNE_WORKER_CREDENTIALS)
 //
 // For each node of its part (the nodes whose index is K modulo P) it runs what a real
@@ -10,12 +10,15 @@
 // credential, and the real node agent (runtime/worker/node_agent.hpp) on a unix socket.
 // What the worker would start as a child on LAUNCH is played in-process instead: a
 // trial endpoint that connects to its node's agent like the report clients, says HELLO
-// with its launch's credential file, reports every S seconds (steps: the trial command's
-// last argument, the first at a random point of the first interval) and measures each
+// with its launch's credential file, reports every S seconds, each step S x U(1-J, 1+J)
+// long (steps: the trial command's last argument, the first at a random point of the
+// first interval) and measures each
 // report's round trip to its DECISION, then says BYE;
 // the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
 // At the end (LAUNCH {"done"} to every node) FILE gets one JSON line of this part's
-// figures: round trips (p50, p99, max), reports sent and answered, trials ended, refused.
+// figures: round trips (p50, p99, max; and the same in the steady state, from 10 s after
+// the last start to 2 s before the first end), reports sent and answered, trials ended,
+// refused.
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -58,6 +61,7 @@ struct Options {
   std::vector<std::string> nodes;
   std::size_t part = 0, parts = 1;
   double interval_s = 1;
+  double jitter = 0;  // each step lasts interval_s x U(1 - jitter, 1 + jitter)
   std::string out;
 };
 
@@ -65,6 +69,10 @@ struct Figures {
   std::vector<float> round_trips_ms;
   std::uint64_t reports = 0, decisions = 0, trials = 0, refused = 0, killed = 0;
   double waited_s = 0, lived_s = 0;  // trials' time waiting on decisions, and in all
+  // The steady state: reports sent from 10 s after the last trial started to 2 s before
+  // the first one ended (the launch ramp and the final burst of ends left out).
+  std::vector<Clock::time_point> sent_at;
+  Clock::time_point last_welcome{}, first_end = Clock::time_point::max();
 };
 
 // Timers: (when, what), the earliest first.
@@ -137,12 +145,13 @@ class Trial {
 class Node {
  public:
   Node(std::string name, runtime::EventLoop& loop, Timers& timers, Figures& figures,
-       double interval_s)
+       double interval_s, double jitter)
       : name_(std::move(name)),
         loop_(loop),
         timers_(timers),
         figures_(figures),
-        interval_s_(interval_s) {}
+        interval_s_(interval_s),
+        jitter_(jitter) {}
 
   // The worker's own connect and two-way authentication (runtime/worker/worker_session.hpp).
   void connect(const std::string& address, const std::string& token) {
@@ -177,6 +186,13 @@ class Node {
   Timers& timers() { return timers_; }
   Figures& figures() { return figures_; }
   double interval_s() const { return interval_s_; }
+  // One step's length: a real trial's steps vary (data loading, other jobs on the
+  // network), and steps of exactly the same length would keep trials that a burst
+  // answered together in lock-step for ever.
+  double step_s() {
+    static std::minstd_rand lengths(7);
+    return interval_s_ * std::uniform_real_distribution<double>(1 - jitter_, 1 + jitter_)(lengths);
+  }
 
   // The trial's process "exited": EXITED once its last frames went up through the agent.
   void exited(const protocol::ProcessKey& key, bool killed) {
@@ -230,7 +246,7 @@ class Node {
   runtime::EventLoop& loop_;
   Timers& timers_;
   Figures& figures_;
-  double interval_s_;
+  double interval_s_, jitter_;
   protocol::UniqueFd fd_;
   protocol::FrameDecoder decoder_;
   std::unique_ptr<runtime::NodeAgent> agent_;
@@ -262,6 +278,7 @@ void Trial::on_readable() {
     const auto now = Clock::now();
     if (frame->type == protocol::MessageType::Welcome) {
       welcomed_ = now;
+      node_.figures().last_welcome = std::max(node_.figures().last_welcome, now);
       // The first report at a random point of the interval: trials of a real study do not
       // report in lock-step (they start, and their steps last, at different times).
       static std::minstd_rand phases(42);
@@ -275,10 +292,11 @@ void Trial::on_readable() {
       figures.waited_s += std::chrono::duration<double>(now - sent_).count();
       figures.round_trips_ms.push_back(
           static_cast<float>(std::chrono::duration<double, std::milli>(now - sent_).count()));
+      figures.sent_at.push_back(sent_);
       const auto decision = protocol::decode_decision(protocol::payload_object(*frame));
       if (decision.decision != "continue" || step_ >= steps_) return end(false);
       node_.timers().at(now + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(node_.interval_s())),
+                                  std::chrono::duration<double>(node_.step_s())),
                         [this] { report(); });
     } else {  // ERROR, BUSY: refused
       ++node_.figures().refused;
@@ -301,6 +319,7 @@ void Trial::report() {
 void Trial::end(bool killed) {
   if (over_) return;
   over_ = true;
+  node_.figures().first_end = std::min(node_.figures().first_end, Clock::now());
   node_.figures().lived_s += std::chrono::duration<double>(Clock::now() - welcomed_).count();
   if (!killed)
     send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Bye,
@@ -324,6 +343,8 @@ Options parse(int argc, char** argv) {
       options.parts = std::stoul(value);
     else if (flag == "--interval")
       options.interval_s = std::stod(value);
+    else if (flag == "--jitter")
+      options.jitter = std::stod(value);
     else if (flag == "--out")
       options.out = value;
     else
@@ -353,8 +374,8 @@ int main(int argc, char** argv) {
     Figures figures;
     std::vector<std::unique_ptr<Node>> nodes;
     for (std::size_t i = options.part; i < options.nodes.size(); i += options.parts) {
-      auto node =
-          std::make_unique<Node>(options.nodes[i], loop, timers, figures, options.interval_s);
+      auto node = std::make_unique<Node>(options.nodes[i], loop, timers, figures,
+                                         options.interval_s, options.jitter);
       node->connect(address, protocol::read_token_file(
                                  runtime::worker_credential_file(credentials, options.nodes[i])));
       nodes.push_back(std::move(node));
@@ -371,6 +392,13 @@ int main(int argc, char** argv) {
           node->tick();
       }
     }
+    std::vector<float> steady;
+    for (std::size_t i = 0; i < figures.sent_at.size(); ++i)
+      if (figures.sent_at[i] > figures.last_welcome + std::chrono::seconds(10) &&
+          figures.sent_at[i] < figures.first_end - std::chrono::seconds(2))
+        steady.push_back(figures.round_trips_ms[i]);
+    const double steady_max = steady.empty() ? 0 : *std::max_element(steady.begin(), steady.end());
+    const double steady_p50 = percentile(steady, 0.5), steady_p99 = percentile(steady, 0.99);
     auto& rt = figures.round_trips_ms;
     const double p50 = percentile(rt, 0.5), p99 = percentile(rt, 0.99);
     const double max = rt.empty() ? 0 : *std::max_element(rt.begin(), rt.end());
@@ -380,7 +408,9 @@ int main(int argc, char** argv) {
         << ", \"refused\": " << figures.refused << ", \"killed\": " << figures.killed
         << ", \"p50_ms\": " << p50 << ", \"p99_ms\": " << p99 << ", \"max_ms\": " << max
         << ", \"samples\": " << rt.size() << ", \"waited_s\": " << figures.waited_s
-        << ", \"lived_s\": " << figures.lived_s << "}\n";
+        << ", \"lived_s\": " << figures.lived_s << ", \"steady_samples\": " << steady.size()
+        << ", \"steady_p50_ms\": " << steady_p50 << ", \"steady_p99_ms\": " << steady_p99
+        << ", \"steady_max_ms\": " << steady_max << "}\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "fleet: " << e.what() << "\n";

@@ -14,7 +14,7 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' TERM INT
 for ((k = 0; k < parts; k++)); do
   ${FLEET_CPUS:+taskset -c "$FLEET_CPUS"} "$FLEET_BINARY" --nodes "$nodelist" --part "$k" --parts "$parts" \
-    --interval "${FLEET_INTERVAL:-1}" --out "$FLEET_OUT.$k" &
+    --interval "${FLEET_INTERVAL:-1}" --jitter "${FLEET_JITTER:-0}" --out "$FLEET_OUT.$k" &
   pids+=($!)
 done
 status=0

@@ -2,9 +2,10 @@
 // FLUSH_S seconds, and prints "flushed N" on stdout whenever N metric rows have become
 // durable. The kill tests run it, SIGKILL it at a random moment, and check that the
 // file opens and holds at least the last N announced.
-//   killable_writer STUDY.toml OUT.h5 [FLUSH_S] [REPORTS_PER_S]
+//   killable_writer STUDY.toml OUT.h5 [FLUSH_S] [REPORTS_PER_S] [background]
 // REPORTS_PER_S paces the writer (0, the default: as fast as it can), so that a test
-// reading along sees a file of a manageable size.
+// reading along sees a file of a manageable size; "background" flushes on the writer's
+// flush thread, as the coordinator's does (a kill then lands mid-write as often).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   store::WriterOptions options;
   options.virtual_clock = true;
   options.flush_interval_s = argc > 3 ? std::stod(argv[3]) : 0.01;
+  options.background_flush = argc > 5 && std::string(argv[5]) == "background";
   auto writer = store::StudyWriter::create(argv[2], spec, options);
   Announcer announcer(*writer, argc > 4 ? std::stod(argv[4]) : 0.0);
   store::SimulationRecorder recorder(*writer, &announcer);

@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/study/scheduler_factory.hpp"
-#include "store/hdf5.hpp"
+#include "store/file/hdf5.hpp"
 #include "store/resume.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
@@ -360,7 +360,8 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
 // Runs the killable_writer helper, SIGKILLs it after `delay`, and returns the number of
 // metric rows it announced as durable (flushed) before it died.
 namespace {
-std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds delay) {
+std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds delay,
+                           bool background) {
   int out[2];
   BOOST_REQUIRE(pipe(out) == 0);
   const pid_t child = fork();
@@ -369,8 +370,8 @@ std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds de
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
-    execl(KILLABLE_WRITER, KILLABLE_WRITER, EXAMPLE_STUDY, path.c_str(), "0.01",
-          static_cast<char*>(nullptr));
+    execl(KILLABLE_WRITER, KILLABLE_WRITER, EXAMPLE_STUDY, path.c_str(), "0.01", "0",
+          background ? "background" : "foreground", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -397,11 +398,15 @@ BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
   auto s = config::load_study_file(EXAMPLE_STUDY);
   s.max_trials = 100000000;  // what killable_writer runs
   std::mt19937 rng(42);
-  for (int round = 0; round < 5; ++round) {
+  // Odd rounds flush on the writer's flush thread, as the coordinator's writer does.
+  for (int round = 0; round < 6; ++round) {
     const std::string path = dir.file("killed" + std::to_string(round) + ".h5");
+    const bool background = round % 2 == 1;
     const std::uint64_t durable = run_and_kill(
-        path, std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 600)(rng)));
-    BOOST_TEST_CONTEXT("round " << round << ", " << durable << " rows announced") {
+        path, std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 600)(rng)),
+        background);
+    BOOST_TEST_CONTEXT("round " << round << (background ? " (flush thread)" : "") << ", " << durable
+                                << " rows announced") {
       BOOST_TEST(durable > 0U);
       store::WriterPosition position;
       {

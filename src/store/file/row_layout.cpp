@@ -1,9 +1,9 @@
-#include "store/row_layout.hpp"
+#include "store/file/row_layout.hpp"
 
 #include <algorithm>
 
 #include "core/text.hpp"
-#include "store/hdf5.hpp"
+#include "store/file/hdf5.hpp"
 
 namespace slurmtune::store {
 

@@ -1,4 +1,4 @@
-#include "store/hdf5.hpp"
+#include "store/file/hdf5.hpp"
 
 #include <cstdio>
 #include <mutex>

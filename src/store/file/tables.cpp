@@ -1,4 +1,4 @@
-#include "store/tables.hpp"
+#include "store/file/tables.hpp"
 
 #include <algorithm>
 
@@ -16,8 +16,19 @@ Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
                  "H5Pset_deflate");
   }
   const Hid type = layout.compound_type();
-  return check(H5Dcreate2(file, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-               "H5Dcreate2 " + name);
+  return check(
+      H5Dcreate2(file, name.c_str(), type, space, H5P_DEFAULT, dcpl, table_access(options)),
+      "H5Dcreate2 " + name);
+}
+
+Hid table_access(const DatasetOptions& options) {
+  Hid dapl = check(H5Pcreate(H5P_DATASET_ACCESS), "H5Pcreate");
+  if (options.chunk_cache_bytes > 0)
+    // A prime number of slots well above the chunks the cache holds; w0 = 0: chunks
+    // rewritten in full stay as long as those partly written (all are rewritten again).
+    check_status(H5Pset_chunk_cache(dapl, 10007, options.chunk_cache_bytes, 0.0),
+                 "H5Pset_chunk_cache");
+  return dapl;
 }
 
 Hid create_single_row(hid_t file, const std::string& name, const RowLayout& layout) {
@@ -76,7 +87,7 @@ AppendTable::AppendTable(Hid dataset, RowLayout layout, std::uint64_t existing_r
     : dataset_(std::move(dataset)),
       layout_(std::move(layout)),
       type_(layout_.compound_type()),
-      flushed_(existing_rows) {}
+      taken_(existing_rows) {}
 
 std::byte* AppendTable::new_row() {
   const std::size_t size = layout_.row_size();
@@ -84,15 +95,20 @@ std::byte* AppendTable::new_row() {
   return buffer_.data() + buffer_.size() - size;
 }
 
-void AppendTable::flush() {
-  const std::uint64_t n = buffered();
+AppendBatch AppendTable::take() {
+  AppendBatch batch{taken_, {}};
+  taken_ += buffered();
+  batch.bytes.swap(buffer_);
+  return batch;
+}
+
+void AppendTable::write(const AppendBatch& batch) const {
+  const hsize_t n = batch.bytes.size() / layout_.row_size();
   if (n == 0) return;
-  const hsize_t extent = flushed_ + n;
+  const hsize_t extent = batch.first + n;
   check_status(H5Dset_extent(dataset_, &extent), "H5Dset_extent");
-  write_rows(dataset_, type_, flushed_, n, buffer_.data());
+  write_rows(dataset_, type_, batch.first, n, batch.bytes.data());
   check_status(H5Dflush(dataset_), "H5Dflush");
-  flushed_ += n;
-  buffer_.clear();
 }
 
 UpdateTable::UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_rows)
@@ -125,36 +141,36 @@ void UpdateTable::retire(std::uint64_t index) {
   if (it != live_.end()) it->second.retired = true;
 }
 
-void UpdateTable::flush() {
-  if (dirty_count_ == 0) return;
-  if (rows_ > extent_) {
-    const hsize_t extent = rows_;
-    check_status(H5Dset_extent(dataset_, &extent), "H5Dset_extent");
-    extent_ = rows_;
-  }
+UpdateBatch UpdateTable::take() {
+  UpdateBatch batch;
+  if (dirty_count_ == 0) return batch;
+  if (rows_ > extent_) batch.extent = extent_ = rows_;
   // One write per run of consecutive dirty rows: trials start in id order, so dirty
   // rows mostly form a few long runs.
-  std::vector<std::byte> run;
   auto it = live_.begin();
   while (it != live_.end()) {
     if (!it->second.dirty) {
       ++it;
       continue;
     }
-    const std::uint64_t first = it->first;
-    std::uint64_t next = first;
-    run.clear();
-    while (it != live_.end() && it->first == next && it->second.dirty) {
+    auto& [first, run] = batch.runs.emplace_back(it->first, std::vector<std::byte>{});
+    for (std::uint64_t next = first; it != live_.end() && it->first == next && it->second.dirty;
+         ++next, ++it) {
       run.insert(run.end(), it->second.bytes.begin(), it->second.bytes.end());
       it->second.dirty = false;
-      ++next;
-      ++it;
     }
-    write_rows(dataset_, type_, first, next - first, run.data());
   }
-  check_status(H5Dflush(dataset_), "H5Dflush");
   dirty_count_ = 0;
   std::erase_if(live_, [](const auto& entry) { return entry.second.retired; });
+  return batch;
+}
+
+void UpdateTable::write(const UpdateBatch& batch) const {
+  if (batch.runs.empty()) return;
+  if (batch.extent > 0) check_status(H5Dset_extent(dataset_, &batch.extent), "H5Dset_extent");
+  for (const auto& [first, run] : batch.runs)
+    write_rows(dataset_, type_, first, run.size() / layout_.row_size(), run.data());
+  check_status(H5Dflush(dataset_), "H5Dflush");
 }
 
 }  // namespace slurmtune::store

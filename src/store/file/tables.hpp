@@ -6,17 +6,24 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "store/hdf5.hpp"
-#include "store/row_layout.hpp"
+#include "store/file/hdf5.hpp"
+#include "store/file/row_layout.hpp"
 
 namespace slurmtune::store {
 
 struct DatasetOptions {
   hsize_t chunk_rows = 4096;
   int deflate_level = -1;  ///< -1: no compression
+  /// Bytes of chunks the library keeps for the writer (0: HDF5's default, 1 MiB): a table
+  /// rewritten in place keeps its chunks, instead of reading each back to change rows.
+  std::size_t chunk_cache_bytes = 0;
 };
+
+/// Access properties for a table opened or created with `options` (its chunk cache).
+Hid table_access(const DatasetOptions& options);
 
 /// Creates an empty extendable dataset of `layout` rows.
 Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
@@ -34,6 +41,13 @@ std::uint64_t table_rows(hid_t dataset);
 std::vector<std::byte> read_table_rows(hid_t dataset, const RowLayout& layout, std::uint64_t first,
                                        std::uint64_t count);
 
+/// Rows of an AppendTable taken out of its buffer, to be written (perhaps on another
+/// thread: writing touches only the file, taking only the buffer).
+struct AppendBatch {
+  hsize_t first = 0;
+  std::vector<std::byte> bytes;
+};
+
 /// A dataset that only grows: rows are buffered in memory and appended by flush().
 class AppendTable {
  public:
@@ -41,18 +55,27 @@ class AppendTable {
 
   /// A zeroed row at the end of the buffer, to be filled through layout().
   std::byte* new_row();
-  /// Extends the dataset, writes the buffered rows, flushes them to the file.
-  void flush();
+  /// The buffered rows, handed over (rows() still counts them).
+  AppendBatch take();
+  /// Extends the dataset, writes `batch`, flushes it to the file.
+  void write(const AppendBatch& batch) const;
+  void flush() { write(take()); }
   const RowLayout& layout() const { return layout_; }
-  std::uint64_t rows() const { return flushed_ + buffered(); }
+  std::uint64_t rows() const { return taken_ + buffered(); }
   std::uint64_t buffered() const { return buffer_.size() / layout_.row_size(); }
 
  private:
   Hid dataset_;
   RowLayout layout_;
-  Hid type_;  // the compound type, built once: flushes write with it every second
-  std::uint64_t flushed_;
+  Hid type_;             // the compound type, built once: flushes write with it every second
+  std::uint64_t taken_;  // rows in the file or on their way there
   std::vector<std::byte> buffer_;
+};
+
+/// Dirty rows of an UpdateTable, copied out, to be written as AppendBatch is.
+struct UpdateBatch {
+  hsize_t extent = 0;  // the dataset's rows after this batch (0: unchanged)
+  std::vector<std::pair<hsize_t, std::vector<std::byte>>> runs;  // first row, bytes
 };
 
 /// A dataset whose rows are rewritten in place (one row per trial, row index = trial
@@ -70,8 +93,13 @@ class UpdateTable {
   bool is_live(std::uint64_t index) const { return live_.contains(index); }
   /// The row is final: written at the next flush, then dropped from memory.
   void retire(std::uint64_t index);
+  /// Every dirty row, copied out in runs of consecutive rows and marked clean; rows
+  /// retired are forgotten.
+  UpdateBatch take();
+  /// Extends the dataset as `batch` says, writes its runs, flushes.
+  void write(const UpdateBatch& batch) const;
   /// Writes every dirty row (extending the dataset as needed) and flushes.
-  void flush();
+  void flush() { write(take()); }
   const RowLayout& layout() const { return layout_; }
   std::uint64_t rows() const { return rows_; }
 
@@ -85,7 +113,7 @@ class UpdateTable {
   RowLayout layout_;
   Hid type_;              // the compound type, built once: a flush may write many runs of rows
   std::uint64_t rows_;    // highest row index + 1 known
-  std::uint64_t extent_;  // rows in the file
+  std::uint64_t extent_;  // rows in the file, or in a batch on its way there
   std::map<std::uint64_t, LiveRow> live_;
   std::size_t dirty_count_ = 0;
 };

@@ -1,0 +1,92 @@
+#include "store/file/flush_thread.hpp"
+
+#include <pthread.h>
+
+#include <csignal>
+#include <utility>
+
+namespace slurmtune::store {
+
+namespace {
+
+// The thread starts with every signal blocked: a process's signals (SIGCHLD, SIGTERM,
+// SIGUSR1) stay for the thread that reads them from its signalfd. A thread that left
+// SIGCHLD unblocked would take it with the default action, ignoring it, and the
+// coordinator would never learn that a trial ended.
+std::thread without_signals(std::function<void()> body) {
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
+  std::thread thread(std::move(body));
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return thread;
+}
+
+}  // namespace
+
+FlushThread::FlushThread() : thread_(without_signals([this] { serve(); })) {}
+
+FlushThread::~FlushThread() {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !busy_; });
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+bool FlushThread::busy() const {
+  const std::lock_guard lock(mutex_);
+  return busy_;
+}
+
+bool FlushThread::try_start(std::function<void()> job) {
+  {
+    const std::lock_guard lock(mutex_);
+    rethrow();
+    if (busy_) return false;
+    job_ = std::move(job);
+    busy_ = true;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+void FlushThread::wait() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return !busy_; });
+  rethrow();
+}
+
+void FlushThread::rethrow() {
+  if (!error_) return;
+  const std::exception_ptr error = std::exchange(error_, nullptr);
+  std::rethrow_exception(error);
+}
+
+void FlushThread::serve() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return busy_ || stopping_; });
+      if (!busy_) return;  // stopping, nothing left to write
+      job = std::move(job_);
+    }
+    std::exception_ptr error;
+    try {
+      job();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      const std::lock_guard lock(mutex_);
+      error_ = error;
+      busy_ = false;
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace slurmtune::store

@@ -1,0 +1,47 @@
+#pragma once
+// The results file's group commits, off the coordinator's loop (issue #62): a flush
+// takes the rows buffered since the last one (a copy or a swap, on the loop) and this
+// thread writes them and the commit row behind them while the loop goes on. At 16,384
+// running trials a flush rewrites every running trial's /trials row and appends a second
+// of reports; done on the loop it stalled every trial's decision for tens of ms a second.
+//
+// One job at a time: a flush that comes due while the last still runs waits for the
+// next turn, and an explicit flush (write-ahead, the end) waits for it first, so the
+// HDF5 library, which is not built thread-safe, is never called from two threads at
+// once. An error of the thread's job is thrown on the loop at the next call.
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace slurmtune::store {
+
+class FlushThread {
+ public:
+  FlushThread();
+  ~FlushThread();  // waits for the running job, then ends the thread
+  FlushThread(const FlushThread&) = delete;
+  FlushThread& operator=(const FlushThread&) = delete;
+
+  /// Whether a job runs now.
+  bool busy() const;
+  /// Runs `job` on the thread; false, leaving it, while the last one still runs. Throws
+  /// what an earlier job threw.
+  bool try_start(std::function<void()> job);
+  /// Waits for the running job; throws what it threw.
+  void wait();
+
+ private:
+  void serve();
+  void rethrow();  // with the lock held
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::function<void()> job_;
+  bool busy_ = false, stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once the members above exist
+};
+
+}  // namespace slurmtune::store

@@ -1,0 +1,74 @@
+// The writer's flush thread: one job at a time (a second waits for the next turn, so
+// HDF5 is never called from two threads at once), an explicit wait returns once the
+// job is done, and a job's error reaches the caller at its next call.
+#define BOOST_TEST_MODULE store_flush_thread
+#include <pthread.h>
+
+#include <boost/test/unit_test.hpp>
+#include <csignal>
+#include <future>
+#include <stdexcept>
+
+#include "store/file/flush_thread.hpp"
+
+using namespace slurmtune::store;
+
+BOOST_AUTO_TEST_CASE(one_job_at_a_time_and_a_wait_returns_when_it_is_done) {
+  FlushThread thread;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  int ran = 0;
+  BOOST_TEST(thread.try_start([&] {
+    released.wait();
+    ++ran;
+  }));
+  BOOST_TEST(thread.busy());
+  BOOST_TEST(!thread.try_start([&] { ran += 100; }));  // refused while the first runs
+  release.set_value();
+  thread.wait();
+  BOOST_TEST(!thread.busy());
+  BOOST_TEST(ran == 1);
+  BOOST_TEST(thread.try_start([&] { ++ran; }));
+  thread.wait();
+  BOOST_TEST(ran == 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_error_is_thrown_at_the_next_call_once) {
+  FlushThread thread;
+  BOOST_TEST(thread.try_start([] { throw std::runtime_error("disk full"); }));
+  BOOST_CHECK_EXCEPTION(thread.wait(), std::runtime_error, [](const std::runtime_error& e) {
+    return std::string(e.what()) == "disk full";
+  });
+  thread.wait();  // reported once: the thread goes on
+  BOOST_TEST(thread.try_start([] { throw std::runtime_error("again"); }));
+  while (thread.busy()) {
+  }
+  BOOST_CHECK_THROW(thread.try_start([] {}), std::runtime_error);  // before the next job
+}
+
+BOOST_AUTO_TEST_CASE(ending_waits_for_the_running_job) {
+  bool wrote = false;
+  {
+    FlushThread thread;
+    thread.try_start([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      wrote = true;
+    });
+  }
+  BOOST_TEST(wrote);
+}
+
+// Signals stay for the thread that reads them: the coordinator takes SIGCHLD from a
+// signalfd, and a flush thread that let it in would discard it (a trial's end unseen).
+BOOST_AUTO_TEST_CASE(its_thread_takes_no_signal) {
+  FlushThread thread;
+  sigset_t mask;
+  bool blocked = false;
+  thread.try_start([&] {
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    blocked = sigismember(&mask, SIGCHLD) == 1 && sigismember(&mask, SIGTERM) == 1 &&
+              sigismember(&mask, SIGUSR1) == 1;
+  });
+  thread.wait();
+  BOOST_TEST(blocked);
+}
