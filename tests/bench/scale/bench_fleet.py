@@ -5,7 +5,8 @@ worker and node agent the real code, its trials played in-process by a few fleet
 processes (tests/bench/scale/fleet.cpp), not a process each.
 
   bench_fleet.py SLURMTUNE FLEET [--nodes 2048] [--slots 8] [--steps 300] [--interval 1]
-                 [--jitter 0] [--parts 4] [--scheduler fifo|recommended] [--nofile N] [--hard-nofile]
+                 [--jitter 0] [--parts 4] [--relay-fanout F] [--scheduler fifo|recommended]
+                 [--nofile N] [--hard-nofile]
                  [--coordinator-cpu 0] [--fleet-cpus 1]
 
 The coordinator believes it runs in a Slurm job of NODES nodes of SLOTS cores (the job's
@@ -63,6 +64,8 @@ def main():
     parser.add_argument("--jitter", type=float, default=0.0,
                         help="each step lasts INTERVAL x U(1 - J, 1 + J)")
     parser.add_argument("--parts", type=int, default=4)
+    parser.add_argument("--relay-fanout", type=int, default=None,
+                        help="slurmtune run --relay-fanout (the fleet's part 0 plays the relays)")
     parser.add_argument("--trials", type=int, default=0, help="default: nodes x slots")
     parser.add_argument("--scheduler", choices=sorted(SCHEDULERS), default="fifo")
     parser.add_argument("--nofile", type=int, default=0)
@@ -110,6 +113,8 @@ def main():
                "--launcher", "slurm", "--srun", os.path.join(HERE, "fleet_srun.sh"),
                "--time-left", "1000000", "--progress-interval", "30",
                "--worker-connect-timeout", "600"]
+    if args.relay_fanout is not None:
+        command += ["--relay-fanout", str(args.relay_fanout)]
     if args.nofile:
         flag = "-n" if args.hard_nofile else "-Sn"
         command = ["bash", "-c", 'ulimit %s %d && exec "$@"' % (flag, args.nofile), "bash"] + command
@@ -138,13 +143,14 @@ def main():
     reports = sum(p["reports"] for p in parts)
     decisions = sum(p["decisions"] for p in parts)
     lines = [l.split("] ", 1)[-1] for l in log.splitlines()
-             if re.search(r"control plane: at most|loop: longest|worker\(s\) connected after|"
+             if re.search(r"control plane: at most|loop: longest|worker\(s\) connected after|relay per|"
                           r"descriptors:|summary:|coordinator: CPU", l)]
     print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s (+-%g %%), %s, "
-          "%d fleet processes; soft ulimit -n %s%s"
+          "%d fleet processes%s; soft ulimit -n %s%s"
           % (args.nodes, args.slots, trials, args.steps, args.interval, 100 * args.jitter,
-                                  args.scheduler, args.parts, args.nofile or "as inherited",
-                                  " (hard too)" if args.hard_nofile else ""))
+             args.scheduler, args.parts,
+             ", relays per %d nodes" % args.relay_fanout if args.relay_fanout else "",
+             args.nofile or "as inherited", " (hard too)" if args.hard_nofile else ""))
     print("\n".join(lines))
     print("trials %s, retries %d; reports sent %d, answered %d, lost %d; refused %d, killed %d"
           % (statuses, int(np.sum(rows["retries"])), reports, decisions, reports - decisions,

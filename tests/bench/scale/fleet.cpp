@@ -32,10 +32,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/number_text.hpp"
@@ -50,6 +52,7 @@
 #include "runtime/control/credential_files.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/worker/node_agent.hpp"
+#include "runtime/worker/relay_tree.hpp"
 #include "runtime/worker/worker_session.hpp"
 
 using namespace slurmtune;
@@ -153,8 +156,11 @@ class Node {
         interval_s_(interval_s),
         jitter_(jitter) {}
 
-  // The worker's own connect and two-way authentication (runtime/worker/worker_session.hpp).
-  void connect(const std::string& address, const std::string& token) {
+  // The worker's own connect and two-way authentication (runtime/worker/worker_session.hpp),
+  // to the coordinator or to its group's relay; a relay then carries the other agents of
+  // its group (runtime/worker/relay_tree.hpp), as a real worker does.
+  void connect(const std::string& address, const std::string& token,
+               const runtime::RelayPlace& place) {
     runtime::Session session =
         runtime::open_session(address, token, protocol::WorkerHello{name_, ""});
     fd_ = std::move(session.fd);
@@ -165,6 +171,11 @@ class Node {
           const auto it = trials_.lower_bound(protocol::ProcessKey{trial, 0});
           return it != trials_.end() && it->first.trial == trial;
         });
+    if (place.relays()) {
+      std::string relay;
+      agent_->carry_agents(runtime::listen_for_agents(fd_.get(), relay));
+      runtime::publish_relay_address(place, relay);
+    }
     loop_.add(fd_.get(), EPOLLIN, [this](std::uint32_t) { on_readable(); });
     drain();
   }
@@ -372,12 +383,40 @@ int main(int argc, char** argv) {
     runtime::EventLoop loop;
     Timers timers;
     Figures figures;
+    // With relays (the step's SLURMTUNE_RELAYS and SLURMTUNE_RELAY_FANOUT), part 0 plays
+    // every relay and the other parts the agents behind them: an agent's connect waits
+    // on its relay's loop, which must not be its own.
+    runtime::RelayPlace tier;
+    if (const char* folder = std::getenv("SLURMTUNE_RELAYS")) {
+      tier.folder = folder;
+      tier.fanout = std::stoul(std::getenv("SLURMTUNE_RELAY_FANOUT"));
+      if (tier.fanout > 1 && options.parts < 2) throw Error("fleet: relays need --parts 2 or more");
+    }
+    const auto plays = [&](std::size_t i) {
+      if (tier.fanout < 2) return i % options.parts == options.part;
+      if (i % tier.fanout == 0) return options.part == 0;
+      return options.part != 0 && i % (options.parts - 1) + 1 == options.part;
+    };
     std::vector<std::unique_ptr<Node>> nodes;
-    for (std::size_t i = options.part; i < options.nodes.size(); i += options.parts) {
+    for (std::size_t i = 0; i < options.nodes.size(); ++i) {
+      if (!plays(i)) continue;
+      runtime::RelayPlace place = tier;
+      place.index = i;
+      std::string upward = address;
+      if (place.relayed()) {
+        const auto until = Clock::now() + runtime::kRelayWait;
+        std::optional<std::string> relay;
+        while (!(relay = runtime::published_relay_address(place)) && Clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (!relay) throw Error("fleet: no relay published " + place.address_file());
+        upward = *relay;
+      }
       auto node = std::make_unique<Node>(options.nodes[i], loop, timers, figures,
                                          options.interval_s, options.jitter);
-      node->connect(address, protocol::read_token_file(
-                                 runtime::worker_credential_file(credentials, options.nodes[i])));
+      node->connect(
+          upward,
+          protocol::read_token_file(runtime::worker_credential_file(credentials, options.nodes[i])),
+          place);
       nodes.push_back(std::move(node));
     }
     auto last_tick = Clock::now();
