@@ -23,7 +23,9 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
+import threading
 import tempfile
 import time
 
@@ -48,9 +50,26 @@ launch = "worker"
 SCHEDULERS = {
     "fifo": '[scheduler]\ntype = "fifo"\nmax_t = {steps}\n',
     # The recommended setting (doc/schedulers.md): MOBSTER with Hyper-Tune on promotion.
+    # (MOBSTER is the sampler asha_promotion gets by default.)
     "recommended": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
-                   'reduction_factor = 3\n[sampler]\ntype = "mobster"\n',
+                   'reduction_factor = 3\n[sampler]\nrung_weighting = "hyper-tune"\n',
 }
+
+
+def spawn_fleet(folder):
+    """The step fleet_srun.sh hands over: the same script, with the step's environment
+    and this process's descriptor limits."""
+    with open(os.path.join(folder, "request")) as f:
+        nodelist = f.readline().strip()
+    with open(os.path.join(folder, "env"), "rb") as f:
+        env = dict(kv.split("=", 1) for kv in f.read().decode().split("\0") if "=" in kv)
+    env.pop("FLEET_SPAWNER", None)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    rc = subprocess.run([os.path.join(HERE, "fleet_srun.sh"), "--nodelist=" + nodelist, "worker"],
+                        env=env, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
+                                                                        (hard, hard))).returncode
+    with open(os.path.join(folder, "done"), "w") as f:
+        f.write("%d\n" % rc)
 
 
 def main():
@@ -115,6 +134,13 @@ def main():
                "--worker-connect-timeout", "600"]
     if args.relay_fanout is not None:
         command += ["--relay-fanout", str(args.relay_fanout)]
+    if args.hard_nofile:
+        # The nodes keep their own limits: the fleet starts from here (fleet_srun.sh).
+        env["FLEET_SPAWNER"] = os.path.join(workdir, "spawner")
+        os.makedirs(env["FLEET_SPAWNER"])
+        os.mkfifo(os.path.join(env["FLEET_SPAWNER"], "request"))
+        os.mkfifo(os.path.join(env["FLEET_SPAWNER"], "done"))
+        threading.Thread(target=spawn_fleet, args=(env["FLEET_SPAWNER"],), daemon=True).start()
     if args.nofile:
         flag = "-n" if args.hard_nofile else "-Sn"
         command = ["bash", "-c", 'ulimit %s %d && exec "$@"' % (flag, args.nofile), "bash"] + command

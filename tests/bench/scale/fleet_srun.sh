@@ -9,6 +9,16 @@ for arg in "$@"; do
   case $arg in --nodelist=*) nodelist=${arg#--nodelist=} ;; esac
 done
 [[ ${*: -1} == worker && -n $nodelist ]] || { echo "fleet_srun: not a worker step: $*" >&2; exit 1; }
+# A fleet process plays hundreds of nodes, each of which has descriptors of its own on a
+# real cluster: a hard limit the coordinator runs under (bench_fleet.py --hard-nofile)
+# is not the fleet's. Its processes are then started by the harness (FLEET_SPAWNER: a
+# folder with the FIFOs `request` and `done`), with the step's environment.
+if [[ -n ${FLEET_SPAWNER:-} ]]; then
+  env -0 > "$FLEET_SPAWNER/env"
+  echo "$nodelist" > "$FLEET_SPAWNER/request"
+  read -r status < "$FLEET_SPAWNER/done"
+  exit "$status"
+fi
 parts=${FLEET_PARTS:-4}
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' TERM INT
