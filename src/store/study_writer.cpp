@@ -18,6 +18,7 @@
 #include "store/file/flush_thread.hpp"
 #include "store/file/hdf5.hpp"
 #include "store/file/tables.hpp"
+#include "store/study_writer_objects.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -105,16 +106,6 @@ std::string iso8601_now() {
 double unix_time_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
-
-// The file's HDF5 objects, kept out of the header so that its includers (the
-// coordinator, `simulate`) do not see <hdf5.h>.
-struct StudyWriter::Hdf5Objects {
-  explicit Hdf5Objects(Hid f) : file(std::move(f)) {}
-  Hid file, commit;
-  std::unique_ptr<UpdateTable> trials;
-  std::unique_ptr<AppendTable> metrics, events, checkpoints, sessions;
-  std::unique_ptr<AppendTable> exploits;  // schema 3 on
-};
 
 std::uint64_t StudyWriter::metric_rows() const {
   return h5_->metrics->rows();
@@ -284,20 +275,6 @@ void StudyWriter::adopt_live_trials(const WriterPosition& position) {
     layout_.trials.put_enum(h5_->trials->row(trial), layout_.t.status,
                             static_cast<std::uint8_t>(status));
   }
-}
-
-std::vector<std::byte> StudyWriter::commit_row() const {
-  std::vector<std::byte> row(layout_.commit.row_size());
-  const auto& l = layout_.commit;
-  l.put_u64(row.data(), layout_.k.next_seq, seq_);
-  l.put_u64(row.data(), layout_.k.trials, h5_->trials->rows());
-  l.put_u64(row.data(), layout_.k.metrics, h5_->metrics->rows());
-  l.put_u64(row.data(), layout_.k.events, h5_->events->rows());
-  l.put_u64(row.data(), layout_.k.checkpoints, h5_->checkpoints->rows());
-  l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
-  if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
-  l.put_f64(row.data(), layout_.k.time, unix_time_s());
-  return row;
 }
 
 void StudyWriter::append_session() {
@@ -550,66 +527,6 @@ void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& expl
   for (std::size_t p = 0; p < exploit.config.values.size() && p < layout_.params.size(); ++p)
     put_param(layout_, l, layout_.x.first_param, row, p, exploit.config.values[p]);
   flush_if_due();
-}
-
-struct StudyWriter::FlushBatch {
-  AppendBatch metrics, events, checkpoints, sessions, exploits;
-  UpdateBatch trials;
-  std::vector<std::byte> commit;
-  std::uint64_t metric_rows = 0;
-};
-
-StudyWriter::FlushBatch StudyWriter::take_batch() {
-  FlushBatch batch;
-  batch.metrics = h5_->metrics->take();
-  batch.events = h5_->events->take();
-  batch.checkpoints = h5_->checkpoints->take();
-  batch.sessions = h5_->sessions->take();
-  if (h5_->exploits) batch.exploits = h5_->exploits->take();
-  batch.trials = h5_->trials->take();
-  batch.commit = commit_row();
-  batch.metric_rows = h5_->metrics->rows();
-  return batch;
-}
-
-void StudyWriter::write_batch(const FlushBatch& batch) const {
-  // Appended rows first, then trial rows: a reader never sees a trial's final status
-  // before the reports that led to it.
-  h5_->metrics->write(batch.metrics);
-  h5_->events->write(batch.events);
-  h5_->checkpoints->write(batch.checkpoints);
-  h5_->sessions->write(batch.sessions);
-  if (h5_->exploits) h5_->exploits->write(batch.exploits);
-  h5_->trials->write(batch.trials);
-  // Last: the commit row makes everything above count. A writer killed before this
-  // line leaves the previous commit in place, and with it a consistent study.
-  write_single_row(h5_->commit, layout_.commit, batch.commit.data());
-}
-
-bool StudyWriter::flush_if_due() {
-  const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
-    return false;
-  if (!flusher_) {
-    flush();
-    return true;
-  }
-  if (flusher_->busy()) return false;  // the last one is still being written: next turn
-  auto batch = std::make_shared<const FlushBatch>(take_batch());
-  flusher_->try_start([this, batch] {
-    write_batch(*batch);
-    flushed_metric_rows_ = batch->metric_rows;
-  });
-  last_flush_ = now;
-  return true;
-}
-
-void StudyWriter::flush() {
-  if (flusher_) flusher_->wait();
-  const FlushBatch batch = take_batch();
-  write_batch(batch);
-  flushed_metric_rows_ = batch.metric_rows;
-  last_flush_ = std::chrono::steady_clock::now();
 }
 
 }  // namespace slurmtune::store

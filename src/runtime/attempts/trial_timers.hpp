@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/study/study_controller.hpp"
+#include "core/trial_id.hpp"
 
 namespace slurmtune::runtime {
 

@@ -1,0 +1,87 @@
+// StudyWriter's flushes (study_writer.hpp): the rows buffered since the last flush are
+// taken as one batch and written, the commit row last; with background_flush a batch
+// that comes due is written on the writer's flush thread (store/file/flush_thread.hpp).
+#include <chrono>
+#include <memory>
+
+#include "store/file/flush_thread.hpp"
+#include "store/study_writer.hpp"
+#include "store/study_writer_objects.hpp"
+
+namespace slurmtune::store {
+
+std::vector<std::byte> StudyWriter::commit_row() const {
+  std::vector<std::byte> row(layout_.commit.row_size());
+  const auto& l = layout_.commit;
+  l.put_u64(row.data(), layout_.k.next_seq, seq_);
+  l.put_u64(row.data(), layout_.k.trials, h5_->trials->rows());
+  l.put_u64(row.data(), layout_.k.metrics, h5_->metrics->rows());
+  l.put_u64(row.data(), layout_.k.events, h5_->events->rows());
+  l.put_u64(row.data(), layout_.k.checkpoints, h5_->checkpoints->rows());
+  l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
+  if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
+  l.put_f64(row.data(), layout_.k.time, unix_time_s());
+  return row;
+}
+
+struct StudyWriter::FlushBatch {
+  AppendBatch metrics, events, checkpoints, sessions, exploits;
+  UpdateBatch trials;
+  std::vector<std::byte> commit;
+  std::uint64_t metric_rows = 0;
+};
+
+StudyWriter::FlushBatch StudyWriter::take_batch() {
+  FlushBatch batch;
+  batch.metrics = h5_->metrics->take();
+  batch.events = h5_->events->take();
+  batch.checkpoints = h5_->checkpoints->take();
+  batch.sessions = h5_->sessions->take();
+  if (h5_->exploits) batch.exploits = h5_->exploits->take();
+  batch.trials = h5_->trials->take();
+  batch.commit = commit_row();
+  batch.metric_rows = h5_->metrics->rows();
+  return batch;
+}
+
+void StudyWriter::write_batch(const FlushBatch& batch) const {
+  // Appended rows first, then trial rows: a reader never sees a trial's final status
+  // before the reports that led to it.
+  h5_->metrics->write(batch.metrics);
+  h5_->events->write(batch.events);
+  h5_->checkpoints->write(batch.checkpoints);
+  h5_->sessions->write(batch.sessions);
+  if (h5_->exploits) h5_->exploits->write(batch.exploits);
+  h5_->trials->write(batch.trials);
+  // Last: the commit row makes everything above count. A writer killed before this
+  // line leaves the previous commit in place, and with it a consistent study.
+  write_single_row(h5_->commit, layout_.commit, batch.commit.data());
+}
+
+bool StudyWriter::flush_if_due() {
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
+    return false;
+  if (!flusher_) {
+    flush();
+    return true;
+  }
+  if (flusher_->busy()) return false;  // the last one is still being written: next turn
+  auto batch = std::make_shared<const FlushBatch>(take_batch());
+  flusher_->try_start([this, batch] {
+    write_batch(*batch);
+    flushed_metric_rows_ = batch->metric_rows;
+  });
+  last_flush_ = now;
+  return true;
+}
+
+void StudyWriter::flush() {
+  if (flusher_) flusher_->wait();
+  const FlushBatch batch = take_batch();
+  write_batch(batch);
+  flushed_metric_rows_ = batch.metric_rows;
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace slurmtune::store
