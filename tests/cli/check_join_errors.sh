@@ -65,6 +65,20 @@ kill "$busy" 2>/dev/null
 tries=$(cat busy.tries 2>/dev/null || echo 0)
 if [ "$tries" -lt 3 ]; then echo "FAILED: the worker tried $tries time(s) against BUSY, not 3 or more"; failures=$((failures + 1)); fi
 
+# The relay tier (issue #61): a worker behind a relay waits for its relay's address
+# within --relay-wait, then connects to the coordinator directly; a relay that does not
+# answer is passed over the same way; a fan-out that is not a count is refused.
+relayed=(env SLURMTUNE_ADDR=127.0.0.1:1 SLURMTUNE_WORKER_CREDENTIALS="$work/busy.credentials"
+  SLURMD_NODENAME=n1 SLURMTUNE_RELAYS="$work/relays" SLURM_NODEID=1)
+check 1 "no relay published .*relays/group-0 within 0\.5 s; connecting to the coordinator directly" \
+  "${relayed[@]}" SLURMTUNE_RELAY_FANOUT=2 "$slurmtune" worker --relay-wait 0.5 --reconnect-timeout 1
+mkdir -p relays && echo 127.0.0.1:2 > relays/group-0
+check 1 "its relay at 127\.0\.0\.1:2 failed \(.*\); connecting to the coordinator directly" \
+  "${relayed[@]}" SLURMTUNE_RELAY_FANOUT=2 "$slurmtune" worker --relay-wait 0.5 --reconnect-timeout 1
+check 1 "SLURMTUNE_RELAY_FANOUT='two' is not a count" \
+  "${relayed[@]}" SLURMTUNE_RELAY_FANOUT=two "$slurmtune" worker
+check 1 "--relay-wait must be > 0 seconds" "${relayed[@]}" SLURMTUNE_RELAY_FANOUT=2 "$slurmtune" worker --relay-wait 0
+
 # A study run without --accept-joins writes no secret: a joining worker is told why.
 mkdir -m 700 closed.trials
 echo "127.0.0.1:1" > closed.trials/coordinator

@@ -76,7 +76,9 @@ int worker_command(const Args& args) {
       "cpus", po::value<std::int64_t>(&worker.cpus)->default_value(0), "its CPUs for trials")(
       "gpus", po::value<std::int64_t>(&worker.gpus)->default_value(0), "its GPUs for trials")(
       "reconnect-timeout", po::value<double>(&worker.reconnect_timeout_s)->default_value(600),
-      "seconds to look for a coordinator");
+      "seconds to look for a coordinator")(
+      "relay-wait", po::value<double>(&worker.relay_wait_s)->default_value(worker.relay_wait_s),
+      "seconds to wait for its relay's address before connecting directly");
   po::variables_map vm;
   if (!parse_options(args,
                      "slurmtune worker (started by slurmtune run, with SLURMTUNE_ADDR and "
@@ -85,6 +87,7 @@ int worker_command(const Args& args) {
                      "--cpus N (started by slurmtune join)",
                      options, {}, vm))
     return kSuccess;
+  if (!(worker.relay_wait_s > 0)) throw InputError("--relay-wait must be > 0 seconds");
   if (worker.study.empty()) {
     from_environment(worker);
     return runtime::run_worker(worker);

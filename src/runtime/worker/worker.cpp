@@ -356,10 +356,11 @@ std::optional<Session> find_coordinator(const WorkerOptions& options, int signal
 }
 
 // A relayed worker's way up: its group's relay once the relay has published its
-// address (within kRelayWait), else the coordinator. nullopt when told to end meanwhile.
+// address (within relay_wait_s), else the coordinator. nullopt when told to end meanwhile.
 std::optional<std::string> upward_address(const WorkerOptions& options, int signals) {
   if (!options.relay.relayed()) return options.address;
-  const auto deadline = Clock::now() + kRelayWait;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.relay_wait_s));
   std::minstd_rand jitter(static_cast<std::uint32_t>(std::hash<std::string>{}(options.node)));
   for (;;) {
     if (auto relay = published_relay_address(options.relay)) return relay;
@@ -369,7 +370,7 @@ std::optional<std::string> upward_address(const WorkerOptions& options, int sign
     if (::poll(&p, 1, nap_ms) > 0 && termination_pending(signals)) return std::nullopt;
   }
   log_line("worker " + options.node + ": no relay published " + options.relay.address_file() +
-           " within " + std::to_string(kRelayWait.count()) +
+           " within " + core::format_double(options.relay_wait_s) +
            " s; connecting to the coordinator directly");
   return options.address;
 }

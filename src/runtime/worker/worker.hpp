@@ -26,6 +26,7 @@ struct WorkerOptions {
   double retry_interval_s = 2;       ///< joined: between two looks
   std::string scratch;               ///< joined: a file for squeue's answer
   RelayPlace relay;  ///< the study's own workers: its place in the relay tier, if any
+  double relay_wait_s = kRelayWait.count();  ///< how long to wait for the relay's address
 };
 
 /// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own
