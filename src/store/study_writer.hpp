@@ -7,6 +7,7 @@
 // row flushed before it.
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -98,11 +99,28 @@ class StudyWriter {
   /// because PBT clones only checkpoints that exist).
   void checkpoint_saved(core::TrialId trial, double step, double time);
 
-  /// Flushes when flush_interval_s has passed since the last flush; true if it did (with
-  /// background_flush: began to, unless the last one is still being written).
+  /// Flushes when flush_interval_s has passed since the last flush, or a commit was asked
+  /// for (commit_soon); true if it did (with background_flush: began to, unless the last
+  /// one is still being written).
   bool flush_if_due();
   /// Writes every buffered row and flushes the file (after a flush being written).
   void flush();
+
+  // Group commits (issue #62): what must be durable before something else happens (a
+  // decision that makes a trial save a checkpoint) waits for a commit instead of forcing
+  // one. Flushes are numbered from 1 in the order they take rows; each holds every row
+  // buffered before it was taken, and a later one is durable only after an earlier one.
+
+  /// The flush that will hold every row buffered so far.
+  std::uint64_t commit_ticket() const { return flushes_taken_ + 1; }
+  /// The flushes whose rows are in the file (all flushes up to this number).
+  std::uint64_t durable_ticket() const { return flushes_durable_; }
+  /// Asks for the next flush as soon as the flush thread is free, not at the interval
+  /// (flush_if_due starts it). Without background_flush: flushes now.
+  void commit_soon();
+  /// Called on the flush thread after each background flush is durable (to wake a loop
+  /// that waits for durable_ticket()); set before the first flush.
+  void on_durable(std::function<void()> notify);
 
   const StudyLayout& layout() const { return layout_; }
   std::uint64_t metric_rows() const;
@@ -135,6 +153,10 @@ class StudyWriter {
   WriterOptions options_;
   std::uint64_t seq_ = 0;
   std::chrono::steady_clock::time_point last_flush_;
+  bool commit_wanted_ = false;
+  std::uint64_t flushes_taken_ = 0;
+  std::atomic<std::uint64_t> flushes_durable_ = 0;      // set by the flush thread
+  std::function<void()> on_durable_;                    // called by it
   std::atomic<std::uint64_t> flushed_metric_rows_ = 0;  // set by the flush thread
   std::unique_ptr<FlushThread> flusher_;                // last: it writes what is above
 };

@@ -29,6 +29,7 @@ struct StudyWriter::FlushBatch {
   UpdateBatch trials;
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
+  std::uint64_t ticket = 0;  // its number (commit_ticket)
 };
 
 StudyWriter::FlushBatch StudyWriter::take_batch() {
@@ -41,6 +42,8 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
   batch.trials = h5_->trials->take();
   batch.commit = commit_row();
   batch.metric_rows = h5_->metrics->rows();
+  batch.ticket = ++flushes_taken_;
+  commit_wanted_ = false;
   return batch;
 }
 
@@ -60,7 +63,8 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
 
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
+  if (!commit_wanted_ &&
+      std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
     return false;
   if (!flusher_) {
     flush();
@@ -71,6 +75,8 @@ bool StudyWriter::flush_if_due() {
   flusher_->try_start([this, batch] {
     write_batch(*batch);
     flushed_metric_rows_ = batch->metric_rows;
+    flushes_durable_ = batch->ticket;
+    if (on_durable_) on_durable_();
   });
   last_flush_ = now;
   return true;
@@ -81,7 +87,18 @@ void StudyWriter::flush() {
   const FlushBatch batch = take_batch();
   write_batch(batch);
   flushed_metric_rows_ = batch.metric_rows;
+  flushes_durable_ = batch.ticket;
   last_flush_ = std::chrono::steady_clock::now();
+}
+
+void StudyWriter::commit_soon() {
+  if (!flusher_) return flush();
+  commit_wanted_ = true;
+}
+
+void StudyWriter::on_durable(std::function<void()> notify) {
+  if (flusher_) flusher_->wait();  // no job reads it while it changes
+  on_durable_ = std::move(notify);
 }
 
 }  // namespace slurmtune::store

@@ -55,9 +55,12 @@ struct MobsterOptions {
   std::size_t local_candidates = 50;      ///< perturbations of the best ones, scored too
   std::size_t max_observations = 200;     ///< the model conditions on at most this many
   std::size_t max_fit_observations = 64;  ///< hyperparameters are fitted on at most this many
-  double random_fraction = 0.1;           ///< share of later configurations drawn at random
-  double refit_growth = 1.25;             ///< refit once the observations grew by this factor
-  int fit_iterations = 30;                ///< iRprop- steps of a hyperparameter fit
+  /// A suggestion fantasises at most this many pending trials, the latest started (the
+  /// model's size, and so a suggestion's cost, is bounded however many workers run).
+  std::size_t max_pending = 64;
+  double random_fraction = 0.1;  ///< share of later configurations drawn at random
+  double refit_growth = 1.25;    ///< refit once the observations grew by this factor
+  int fit_iterations = 30;       ///< iRprop- steps of a hyperparameter fit
   RungWeighting rung_weighting = RungWeighting::FirstRung;
   /// Where the kernel's length scales are expected: fixed, or growing with the inputs.
   gp::LengthScalePrior length_scale_prior = gp::LengthScalePrior::Fixed;

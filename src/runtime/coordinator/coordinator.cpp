@@ -1,6 +1,7 @@
 #include "runtime/coordinator/coordinator.hpp"
 
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -131,6 +133,19 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
         on_shutdown_signal(static_cast<int>(info.ssi_signo));
     }
   });
+  // The flush thread says when a group commit is durable; the decisions held for it go.
+  commits_ = protocol::UniqueFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!commits_) throw Error(std::string("cannot create an eventfd: ") + std::strerror(errno));
+  loop_.add(commits_.get(), EPOLLIN, [this](std::uint32_t) {
+    std::uint64_t count = 0;
+    while (::read(commits_.get(), &count, sizeof count) == sizeof count) {
+    }
+    release_durable_replies();
+  });
+  study_.writer->on_durable([fd = commits_.get()] {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto ignored = ::write(fd, &one, sizeof one);
+  });
   const std::string descriptors = raise_descriptor_limit();  // before the caps are sized
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
@@ -155,6 +170,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
 }
 
 Coordinator::~Coordinator() {
+  // The flush thread must not signal a descriptor that is closed (or reused) after this.
+  try {
+    study_.writer->on_durable({});
+  } catch (const std::exception& e) {
+    log_line(std::string("results file: ") + e.what());
+  }
   std::error_code ignored;  // the session is over: `slurmtune join` waits for the next
   fs::remove(address_file_of(options_.output), ignored);
 }
@@ -186,6 +207,7 @@ int Coordinator::run() {
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
   study_.writer->flush();
+  release_durable_replies();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
   log_control_plane(server_->stats());
   log_line(stalls_.summary());
@@ -249,9 +271,18 @@ void Coordinator::tick() {
     stderr_caps_.check(trials_);
   }
   study_.writer->flush_if_due();
+  release_durable_replies();
   if (progress_.due())
     progress_.print(false, *controller_, trials_.quiet_times(time_.now()), stalls_.take_window());
   backend_->fill();
+}
+
+void Coordinator::release_durable_replies() {
+  durable_replies_.release(study_.writer->durable_ticket(),
+                           [this](ConnectionId to, const Reply& reply) {
+                             if (seams_.deliver) return seams_.deliver(to, reply);
+                             server_->send(to, reply.type, reply.payload);
+                           });
 }
 
 // [trial] time_limit_s and report_timeout_s: an attempt past either is ended and fails

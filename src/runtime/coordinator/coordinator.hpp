@@ -22,6 +22,7 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/event_loop.hpp"
+#include "runtime/coordinator/durable_replies.hpp"
 #include "runtime/coordinator/loop_stalls.hpp"
 #include "runtime/coordinator/progress_report.hpp"
 #include "runtime/launch/job_clock.hpp"
@@ -52,6 +53,8 @@ struct CoordinatorSeams {
   /// Empty: the study's own backend (make_launch_backend).
   std::function<std::unique_ptr<LaunchBackend>(const BackendContext&)> backend;
   int turn_ms = 100;
+  /// Where decisions held for a group commit go once durable. Empty: the control server.
+  std::function<void(ConnectionId, const Reply&)> deliver;
 };
 
 class Coordinator final : public ControlHandler, private TrialHost {
@@ -95,7 +98,10 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // (coordinator_trials.cpp).
   std::optional<Reply> trial_message(ActiveTrial& t, ConnectionId id, protocol::MessageType type,
                                      const protocol::JsonObject& body);
-  Reply on_report(ActiveTrial& t, const protocol::JsonObject& body);
+  /// nullopt when the decision waits for a group commit (durable_replies_).
+  std::optional<Reply> on_report(ActiveTrial& t, ConnectionId id, const protocol::JsonObject& body);
+  /// Sends the held decisions whose rows are durable now.
+  void release_durable_replies();
   void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 
   const core::StudySpec& spec_;
@@ -116,7 +122,9 @@ class Coordinator final : public ControlHandler, private TrialHost {
   CoordinatorSeams seams_;
   SessionClock time_;  // elapsed time and, inside a job, the allocation's clock; the session's now
   ProgressReport progress_;
-  LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting
+  DurableReplies durable_replies_;  // decisions waiting for a group commit
+  protocol::UniqueFd commits_;      // an eventfd the flush thread signals after each commit
+  LoopStalls stalls_;               // how long each turn of the loop worked instead of waiting
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)

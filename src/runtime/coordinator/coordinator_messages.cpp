@@ -128,7 +128,8 @@ std::optional<Reply> Coordinator::on_message(ConnectionId id, protocol::MessageT
   }
 }
 
-Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
+std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
+                                            const protocol::JsonObject& body) {
   const protocol::Report report = protocol::decode_report(body);
   const double step = report.step;
   // One value per declared metric, in the results file's column order (the scheduled
@@ -151,13 +152,16 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     time_.reported(t.trial, step, verdict.outcome.milestone);
   }
   pbt_.carry_out();
-  // Write-ahead: the report that makes a trial save a checkpoint is in the file before
-  // the trial hears of it. A trial's checkpoint file is often overwritten in place, so
-  // if the coordinator died between the two, a resumed study would hand the trial its
-  // older indexed step while the file already holds this one, and the trial would skip
-  // reports the study never recorded (a PBT population then decides otherwise).
-  if (!verdict.duplicate && asks_for_checkpoint(verdict.instruction, &verdict.outcome))
-    study_.writer->flush();
+  // Write-ahead: the report that makes a trial save a checkpoint (or load a donor's) is
+  // in the file before the trial hears of it. A trial's checkpoint file is often
+  // overwritten in place, so if the coordinator died between the two, a resumed study
+  // would hand the trial its older indexed step while the file already holds this one,
+  // and the trial would skip reports the study never recorded (a PBT population then
+  // decides otherwise). The decision waits for the next group commit, which holds every
+  // row buffered until now; the loop goes on meanwhile.
+  const bool write_ahead =
+      !verdict.duplicate && (asks_for_checkpoint(verdict.instruction, &verdict.outcome) ||
+                             verdict.outcome.exploit.has_value());
   if (verdict.instruction != core::Instruction::Continue && !verdict.duplicate) {
     log_line(
         "trial " + std::to_string(t.trial) + " told to " +
@@ -168,8 +172,12 @@ Reply Coordinator::on_report(ActiveTrial& t, const protocol::JsonObject& body) {
     schedule_stop(trials_, t, time_.now(),
                   controller_->shutting_down() ? options_.shutdown_grace_s : options_.stop_grace_s);
   }
-  return Reply{protocol::MessageType::Decision,
-               decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
+  Reply reply{protocol::MessageType::Decision,
+              decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
+  if (!write_ahead) return reply;
+  durable_replies_.hold(id, std::move(reply), study_.writer->commit_ticket());
+  study_.writer->commit_soon();
+  return std::nullopt;
 }
 
 void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body) {
@@ -200,9 +208,10 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   }
   controller_->checkpoint_saved(t.trial, step);
   pbt_.carry_out();
-  // Durable at once: a donor checkpoint whose row a crash lost would be missing on
-  // resume, and the resumed study would decide otherwise than the lost one did.
-  study_.writer->flush();
+  // Durable soon: a donor checkpoint whose row a crash lost would be missing on resume.
+  // What depends on it waits for the commit: an exploit's decision (on_report) holds
+  // for a flush that takes this row too, and any later row is durable only after it.
+  study_.writer->commit_soon();
 }
 
 void Coordinator::on_closed(ConnectionId id, const std::string& reason) {

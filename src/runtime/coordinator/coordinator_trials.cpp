@@ -89,7 +89,7 @@ std::optional<Reply> Coordinator::trial_message(ActiveTrial& t, ConnectionId id,
       if (t.reporter != id)
         throw protocol::ProtocolError("only trial rank 0 reports; other ranks send ASK");
       t.last_sign = time_.now();
-      return on_report(t, body);
+      return on_report(t, id, body);
     case protocol::MessageType::Heartbeat:
       t.last_sign = time_.now();
       return std::nullopt;

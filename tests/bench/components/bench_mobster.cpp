@@ -51,8 +51,10 @@ ReportOutcome at_rung(double milestone) {
   return o;
 }
 
-// A suggester that has seen `observations` judged reports; returns the next trial id.
-TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observations) {
+// A suggester that has seen `observations` judged reports and has `pending` trials
+// started and not yet judged; returns the next trial id.
+TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observations,
+             std::size_t pending = 8) {
   Xoshiro256 rng(7);
   std::size_t seen = 0;
   TrialId t = 0;
@@ -68,8 +70,14 @@ TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observat
     }
     s.ended(t, TrialEnd::Stopped);
   }
-  for (int pending = 0; pending < 8; ++pending, ++t)
-    s.started(t, s.suggest(t).config);
+  // The pending trials start from random configurations: suggesting each would cost
+  // what the bench measures, thousands of times over.
+  for (std::size_t k = 0; k < pending; ++k, ++t) {
+    Configuration c;
+    for (const auto& p : space.parameters())
+      c.values.push_back(p.domain.from_unit(rng.uniform01()));
+    s.started(t, c);
+  }
   return t;
 }
 
@@ -79,10 +87,11 @@ void suggest_with(benchmark::State& state, RungWeighting weighting) {
   options.max_resource = 27;
   options.rung_weighting = weighting;
   MobsterSuggester s(space, options, false, 1);
-  TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)));
+  TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)),
+                   static_cast<std::size_t>(state.range(1)));
   for (auto _ : state) {
     benchmark::DoNotOptimize(s.suggest(t));
-    s.ended(t++, TrialEnd::Failed);  // keeps the pending trials at 8
+    s.ended(t++, TrialEnd::Failed);  // keeps the pending trials where they were
   }
 }
 
@@ -117,7 +126,16 @@ void refit(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(suggest)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
-BENCHMARK(suggest_hyper_tune)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+// Observations 100 to 100,000 crossed with pending trials 8 to 16,384 (issue #62: the
+// recommended setting at most 20 ms a suggestion with 16,384 running, 100,000 observed).
+static void observations_by_pending(benchmark::internal::Benchmark* b) {
+  for (const long observations : {100L, 1000L, 10000L, 100000L})
+    for (const long pending : {8L, 64L, 512L, 4096L, 16384L})
+      b->Args({observations, pending});
+  b->ArgNames({"observations", "pending"});
+}
+
+BENCHMARK(suggest)->Apply(observations_by_pending)->Unit(benchmark::kMillisecond);
+BENCHMARK(suggest_hyper_tune)->Apply(observations_by_pending)->Unit(benchmark::kMillisecond);
 BENCHMARK(refit)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -5,8 +5,10 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -147,6 +149,60 @@ BOOST_AUTO_TEST_CASE(a_new_file_is_published_whole_and_alone) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     names.insert(entry.path().filename().string());
   BOOST_TEST(names == (std::set<std::string>{".new2.h5.host.1.unpublished", "new.h5", "new2.h5"}));
+}
+
+// Group commits (issue #62): a decision that must wait for rows to be durable asks for
+// the flush that will hold them (commit_ticket) and waits until durable_ticket reaches
+// it; the flush thread says so through on_durable, and a reader then sees the rows.
+BOOST_AUTO_TEST_CASE(group_commits_are_numbered_and_say_when_they_are_durable) {
+  for (const bool background : {true, false}) {
+    BOOST_TEST_CONTEXT((background ? "flush thread" : "on the caller's thread")) {
+      TempDir dir;
+      const std::string path = dir.file("g.h5");
+      store::WriterOptions options;
+      options.flush_interval_s = 1e9;  // only asked-for commits
+      options.background_flush = background;
+      auto writer = store::StudyWriter::create(path, spec(), options);
+      std::mutex mutex;
+      std::condition_variable signalled;
+      int notices = 0;
+      writer->on_durable([&] {
+        const std::lock_guard lock(mutex);
+        ++notices;
+        signalled.notify_all();
+      });
+      const core::TrialId trial = 0;
+      writer->trial_started(
+          trial,
+          core::Configuration{{core::ParamValue{0.01}, core::ParamValue{std::int64_t{32}},
+                               core::ParamValue{"sgd"}, core::ParamValue{true},
+                               core::ParamValue{"a"}}},
+          0, 0);
+      const std::vector<double> values{0.5, NAN};
+      for (int step = 1; step <= 3; ++step)
+        writer->report(trial, step, step, values, {});
+      BOOST_TEST(!writer->flush_if_due());  // not due, not asked for
+      const std::uint64_t ticket = writer->commit_ticket();
+      BOOST_TEST(writer->durable_ticket() < ticket);
+      writer->commit_soon();
+      if (background) {
+        BOOST_TEST(writer->durable_ticket() < ticket);  // asked for, not yet taken
+        BOOST_TEST(writer->flush_if_due());
+        std::unique_lock lock(mutex);
+        // Bounded: a flush of three rows that never ends fails the test, not the run.
+        BOOST_REQUIRE(signalled.wait_for(lock, std::chrono::seconds(60),
+                                         [&] { return writer->durable_ticket() >= ticket; }));
+        BOOST_TEST(notices == 1);
+      } else {
+        BOOST_TEST(writer->durable_ticket() >= ticket);  // flushed at once
+        BOOST_TEST(notices == 0);                        // only the flush thread calls it
+      }
+      // Rows reported after the ticket was taken belong to the next flush.
+      writer->report(trial, 4, 4, values, {});
+      BOOST_TEST(writer->commit_ticket() == writer->durable_ticket() + 1);
+      BOOST_TEST(store::StudyReader(path).metric_rows() == 3U);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(an_undeclared_metric_is_refused_by_name) {

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/search/gp/observation_choice.hpp"
 #include "core/search/gp/rung_weighting.hpp"
 #include "core/search/gp/standard_normal.hpp"
 
@@ -131,7 +132,8 @@ MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOption
       seed_(seed),
       encoder_(space_),
       costs_(encoder_.dims(), options.max_observations, options.refit_growth,
-             options.fit_iterations) {
+             options.fit_iterations),
+      chosen_(options.max_observations) {
   if (options_.startup_design == StartupDesign::Sobol)
     sobol_.emplace(sampled_parameters(space_), seed_);
 }
@@ -178,12 +180,15 @@ void MobsterSuggester::started(TrialId trial, const Configuration& config) {
   t.features.clear();
   encoder_.encode(config, t.features);
   costs_.configured(trial, t.features);
+  if (!t.ended && !t.observed_at) pending_.insert(trial);
 }
 
 void MobsterSuggester::observe(TrialId trial, double resource, double value) {
   ++version_;
   observations_.push_back({trial, resource, maximize_ ? value : -value});
+  chosen_.add({resource, observations_.back().score});
   trials_[trial].observed_at = resource;
+  pending_.erase(trial);
   if (!first_resource_ || resource < *first_resource_) first_resource_ = resource;
 }
 
@@ -201,6 +206,7 @@ void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
   if (trial >= trials_.size() || !trials_[trial].started) return;
   auto& t = trials_[trial];
   t.ended = true;
+  pending_.erase(trial);
   ++version_;
   // A completed trial is an observation at its full resource (no rung there).
   if (how == TrialEnd::Completed && t.last_step && t.observed_at != t.last_step)
@@ -209,39 +215,12 @@ void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
 
 namespace {
 
-// At most `limit` of the first `count` observations: the better half by rank among
-// those at the same resource, then the most recent of the rest; in arrival order.
-template <typename Observations>
-std::vector<std::size_t> choose(const Observations& all, std::size_t count, std::size_t limit) {
-  std::vector<std::size_t> chosen(count);
-  std::iota(chosen.begin(), chosen.end(), 0);
-  if (count <= limit) return chosen;
-  std::map<double, std::vector<std::size_t>> by_resource;
-  for (std::size_t i = 0; i < count; ++i)
-    by_resource[all[i].resource].push_back(i);
-  std::vector<double> rank(count);  // 0 = best at its resource, 1 = worst
-  for (auto& [resource, members] : by_resource) {
-    std::stable_sort(members.begin(), members.end(),
-                     [&](std::size_t a, std::size_t b) { return all[a].score > all[b].score; });
-    for (std::size_t k = 0; k < members.size(); ++k)
-      rank[members[k]] = static_cast<double>(k) / static_cast<double>(members.size());
-  }
-  std::vector<std::size_t> order = chosen;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
-  std::vector<bool> keep(count, false);
-  for (std::size_t k = 0; k < limit / 2; ++k)
-    keep[order[k]] = true;
-  std::size_t kept = limit / 2;
-  for (std::size_t i = count; i-- > 0 && kept < limit;)
-    if (!keep[i]) {
-      keep[i] = true;
-      ++kept;
-    }
-  chosen.clear();
-  for (std::size_t i = 0; i < count; ++i)
-    if (keep[i]) chosen.push_back(i);
-  return chosen;
+std::vector<gp::RankedScore> ranked_scores(std::span<const MobsterObservation> observations) {
+  std::vector<gp::RankedScore> out;
+  out.reserve(observations.size());
+  for (const auto& o : observations)
+    out.push_back({o.resource, o.score});
+  return out;
 }
 
 }  // namespace
@@ -280,7 +259,9 @@ const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
   const std::size_t point = ladder_point(observations_.size(), options_.refit_growth);
   auto it = fits_.find(point);
   if (it == fits_.end()) {
-    const gp::Data data = data_of(choose(observations_, point, options_.max_fit_observations));
+    const gp::Data data =
+        data_of(gp::choose_observations(ranked_scores(std::span(observations_).first(point)), point,
+                                        options_.max_fit_observations));
     // The resource's input (the last) is not warped: it is log(1 + r) already.
     const gp::FitOptions fitting{
         options_.fit_iterations, options_.length_scale_prior,
@@ -299,7 +280,7 @@ const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
 
 std::optional<gp::Posterior> MobsterSuggester::model() const {
   if (observations_.size() < kFirstFit) return std::nullopt;
-  auto data = data_of(choose(observations_, observations_.size(), options_.max_observations));
+  auto data = data_of(chosen_.chosen());
   const auto point = ladder_point(observations_.size(), options_.refit_growth);
   const auto it = fits_.find(point);
   auto h = it != fits_.end() ? it->second
@@ -376,13 +357,24 @@ std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<s
   return rung_weights(agreement, first);
 }
 
+std::vector<TrialId> MobsterSuggester::fantasised(TrialId trial) const {
+  // The latest started: the ones proposed from a model most like this one, and so the
+  // most likely to be proposed again. Those started long ago were proposed from fewer
+  // observations, and most of them are judged soon.
+  std::vector<TrialId> latest;
+  for (auto it = pending_.rbegin(); it != pending_.rend() && latest.size() < options_.max_pending;
+       ++it)
+    if (*it != trial) latest.push_back(*it);
+  std::reverse(latest.begin(), latest.end());
+  return latest;
+}
+
 const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
   // freeze_thaw scores a start, then suggest() proposes it, with nothing seen between:
   // one model serves both.
   if (view_ && view_->version == version_ && view_->trial == trial) return view_->model;
   const gp::Hyperparameters h = hyperparameters();
-  const std::vector<std::size_t> chosen =
-      choose(observations_, observations_.size(), options_.max_observations);
+  const std::vector<std::size_t> chosen = chosen_.chosen();
   Standardisation scale;
   gp::Data data = data_of(chosen, &scale);
   const double first_feature = resource_feature(*first_resource_);
@@ -408,10 +400,9 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
   // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
   // liar), below the model's belief around a promising pending trial.
   std::vector<double> pending;
-  for (TrialId t = 0; t < trials_.size(); ++t) {
-    const auto& s = trials_[t];
-    if (!s.started || s.ended || s.observed_at || t == trial) continue;
-    pending.insert(pending.end(), s.features.begin(), s.features.end());
+  for (const TrialId t : fantasised(trial)) {
+    const auto& features = trials_[t].features;
+    pending.insert(pending.end(), features.begin(), features.end());
     pending.push_back(first_feature);
   }
   if (!pending.empty()) {

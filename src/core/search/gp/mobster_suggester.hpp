@@ -5,7 +5,10 @@
 // trial was judged at, and a new trial's configuration maximises expected improvement at
 // the first resource it will reach. Trials still on their way there are "pending": the
 // model is told they will land on its own mean there (a kriging-believer fantasy), which
-// keeps it from proposing the same region to every free worker at once.
+// keeps it from proposing the same region to every free worker at once. Only the
+// `max_pending` started last are fantasised, so that a suggestion's cost is bounded with
+// thousands of workers (issue #62), and the observations it conditions on are chosen
+// incrementally (observation_choice.hpp).
 //
 // Every suggestion is a function of the events seen so far: the candidates come from a
 // stream seeded by (seed, trial), and the kernel hyperparameters at n observations are
@@ -15,10 +18,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/observation_choice.hpp"
 #include "core/search/gp/startup_design.hpp"
 #include "core/search/gp/step_cost_model.hpp"
 #include "core/search/gp/target_transform.hpp"
@@ -45,6 +50,12 @@ class ConfigurationEncoder {
   std::size_t dims_ = 0;
   std::vector<std::size_t> number_dims_;
   std::vector<std::vector<std::size_t>> choice_dims_;
+};
+
+struct MobsterObservation {
+  TrialId trial;
+  double resource;
+  double score;  ///< larger is better
 };
 
 class MobsterSuggester final : public Suggester, public ContinuationModel {
@@ -82,11 +93,6 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
     std::optional<double> last_step, last_value;
     std::optional<double> observed_at;  // resource of its latest observation
   };
-  struct Observation {
-    TrialId trial;
-    double resource;
-    double score;  // larger is better
-  };
 
   // How scores were mapped for the model: score = unit * scale.target_units(target).
   struct Standardisation {
@@ -119,6 +125,8 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// The model for a decision about `trial` (left out of the pending ones), kept until
   /// the suggester sees another start, observation or end.
   const ModelView& view(TrialId trial);
+  /// The pending trials a decision about `trial` fantasises: the max_pending started last.
+  std::vector<TrialId> fantasised(TrialId trial) const;
   /// Each candidate's expected improvement, summed over `weights`' rungs.
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
                                   const std::vector<Configuration>& pool) const;
@@ -135,7 +143,9 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::vector<TrialState> trials_;                   // by trial id
-  std::vector<Observation> observations_;            // in arrival order
+  std::vector<MobsterObservation> observations_;     // in arrival order
+  gp::ObservationChoice chosen_;                     // of observations_, max_observations
+  std::set<TrialId> pending_;                        // started, neither judged nor ended
   std::optional<double> first_resource_;             // the lowest rung seen
   std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
   struct CachedView {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <fstream>
@@ -40,8 +41,10 @@ struct World {
   int signal = 0;
   // seen
   int ticks = 0;
-  std::vector<std::string> ended_attempts;       // "trial: fault" of end_attempt calls
-  std::map<core::TrialId, double> resumed_from;  // checkpoint step a start was given
+  std::vector<std::string> ended_attempts;        // "trial: fault" of end_attempt calls
+  std::map<core::TrialId, double> resumed_from;   // checkpoint step a start was given
+  std::map<ConnectionId, std::string> delivered;  // decisions held for a group commit, sent
+  int held_decisions = 0;                         // reports whose decision waited
   std::size_t launches = 0;
   bool shutdown_seen = false;
   // The session's control-plane handler (the coordinator), set once it exists: the fake
@@ -95,6 +98,10 @@ class FakeBackend final : public LaunchBackend {
 
   // One turn: the clock moves, every trial due reports its next step and obeys.
   void tick(const std::vector<core::TrialId>& /*due*/) override {
+    // A group commit takes milliseconds, and the world's clock does not move for it: the
+    // decisions held at the last tick arrive (the coordinator began their commit after
+    // it) before anybody takes another step.
+    deliver_held_decisions();
     ++world_.ticks;
     world_.now += std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(world_.seconds_per_turn));
@@ -110,7 +117,7 @@ class FakeBackend final : public LaunchBackend {
  private:
   void turn(ActiveTrial& t) {
     const core::TrialId id = t.trial;
-    if (world_.silent.contains(id)) return;
+    if (world_.silent.contains(id) || awaits_decision(t)) return;
     const int every = world_.turns_per_step.contains(id) ? world_.turns_per_step.at(id) : 1;
     if (world_.ticks % every != 0) return;
     const int step = next_step_[id]++;
@@ -122,10 +129,51 @@ class FakeBackend final : public LaunchBackend {
         world_.handler->on_message(1000 + id, protocol::MessageType::Report,
                                    protocol::payload_object(protocol::Frame{
                                        protocol::MessageType::Report, protocol::encode(report)}));
-    const auto decision = protocol::decode_decision(protocol::payload_object(
-        protocol::Frame{protocol::MessageType::Decision, reply.value().payload}));
+    if (reply) return obey(t, step, reply->payload);
+    // A decision that asks for a checkpoint waits for the results file's group commit.
+    ++world_.held_decisions;
+    awaiting_[id] = step;
+  }
+
+  // Runs the coordinator's loop (its flush thread signals there) until every held
+  // decision has arrived, then obeys them. Bounded: a commit that never comes fails the
+  // test at the trial that waits for it.
+  void deliver_held_decisions() {
+    std::erase_if(awaiting_, [&](const auto& held) { return !c_.trials.find(held.first); });
+    const auto arrived = [&] {
+      return std::ranges::all_of(awaiting_, [&](const auto& held) {
+        return world_.delivered.contains(1000 + held.first);
+      });
+    };
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!arrived() && std::chrono::steady_clock::now() < give_up)
+      c_.loop.run_once(10);
+    std::vector<core::TrialId> waiting;
+    for (const auto& [id, step] : awaiting_)
+      waiting.push_back(id);
+    for (const core::TrialId id : waiting)
+      if (ActiveTrial* t = c_.trials.find(id)) awaits_decision(*t);
+  }
+
+  // A held decision, delivered once its report is durable; the trial waits until then.
+  bool awaits_decision(ActiveTrial& t) {
+    const auto step = awaiting_.find(t.trial);
+    if (step == awaiting_.end()) return false;
+    const auto it = world_.delivered.find(1000 + t.trial);
+    if (it == world_.delivered.end()) return true;
+    const std::string payload = it->second;
+    const int at = step->second;
+    world_.delivered.erase(it);
+    awaiting_.erase(step);
+    obey(t, at, payload);
+    return true;
+  }
+
+  void obey(ActiveTrial& t, int step, const std::string& payload) {
+    const auto decision = protocol::decode_decision(
+        protocol::payload_object(protocol::Frame{protocol::MessageType::Decision, payload}));
     if (decision.checkpoint) save_checkpoint(t, step);
-    if (decision.decision != "continue") c_.host.end_trial(id, true, "");
+    if (decision.decision != "continue") c_.host.end_trial(t.trial, true, "");
   }
 
   // A real file in the trial's folder, indexed as a trial's CHECKPOINT would be.
@@ -141,6 +189,7 @@ class FakeBackend final : public LaunchBackend {
   BackendContext c_;
   World& world_;
   std::map<core::TrialId, int> next_step_;
+  std::map<core::TrialId, int> awaiting_;  // the step whose decision a trial waits for
   bool done_ = false;
 };
 
@@ -187,6 +236,9 @@ struct Session {
       return std::make_unique<FakeBackend>(context, world);
     };
     seams.turn_ms = 1;
+    seams.deliver = [this](ConnectionId to, const Reply& reply) {
+      world.delivered[to] = reply.payload;
+    };
     Coordinator coordinator(spec, options(), seams);
     world.handler = &coordinator;
     return coordinator.run();
@@ -218,6 +270,10 @@ BOOST_AUTO_TEST_CASE(trials_launch_report_are_judged_and_end) {
   BOOST_TEST(stopped + completed == 6);
   BOOST_TEST(stopped >= 1);    // ASHA cut some at a rung
   BOOST_TEST(completed >= 1);  // and let some reach max_t
+  // A trial that passes a rung is told to checkpoint there: that decision waited for the
+  // group commit that made its report durable, and reached the trial after it.
+  BOOST_TEST(s.world.held_decisions >= 1);
+  BOOST_TEST(s.world.delivered.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_attempt_is_retried_up_to_max_failures) {

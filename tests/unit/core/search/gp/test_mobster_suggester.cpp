@@ -190,6 +190,54 @@ BOOST_AUTO_TEST_CASE(mobster_spreads_suggestions_over_pending_trials) {
       BOOST_TEST(!(batch[i] == batch[j]));
 }
 
+// max_pending (issue #62): with thousands of workers a suggestion fantasises only the
+// pending trials started last, so its cost does not grow with the workers. A suggester
+// that saw 12 trials start fantasises, with max_pending = 4, exactly what one that saw
+// only the last 4 of them start does.
+BOOST_AUTO_TEST_CASE(mobster_fantasises_only_the_latest_pending_trials) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  Xoshiro256 rng(3);
+  std::vector<Configuration> pending;
+  for (int k = 0; k < 12; ++k)
+    pending.push_back(Configuration{{ParamValue{rng.uniform01()}, ParamValue{rng.uniform01()}}});
+  const auto with = [&](std::size_t max_pending, TrialId first_pending) {
+    auto spec = mobster_spec(4);
+    spec.mobster.max_pending = max_pending;
+    // A constant liar: a fantasy moves the mean, which expected improvement far above
+    // the incumbent would follow whatever the fantasies did to the variance.
+    spec.mobster.acquisition = Acquisition::Mean;
+    auto s = make_suggester(space, spec, false, 8);
+    for (TrialId t = 0; t < 8; ++t) {
+      const auto sug = s->suggest(t);
+      const double x = as_number(sug.config.values[0]), y = as_number(sug.config.values[1]);
+      s->reported(t, 1, (x - 0.5) * (x - 0.5) + y, at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    for (TrialId t = first_pending; t < 20; ++t)
+      s->started(t, pending[t - 8]);
+    std::vector<Suggestion> out;
+    for (TrialId t = 20; t < 26; ++t)
+      out.push_back(s->suggest(t));
+    return out;
+  };
+  const auto last_four = with(4, 16);
+  // The 8 trials started first sit where the capped model goes first: fantasised, they
+  // would turn it away.
+  for (int k = 0; k < 8; ++k)
+    pending[k] = last_four[0].config;
+  const auto capped = with(4, 8), every = with(64, 8);
+  BOOST_REQUIRE_EQUAL(capped.size(), last_four.size());
+  bool differs = false;
+  for (std::size_t k = 0; k < capped.size(); ++k) {
+    BOOST_TEST((capped[k].info.origin == SuggestionOrigin::Model));
+    BOOST_TEST((capped[k].config == last_four[k].config));
+    differs = differs || !(capped[k].config == every[k].config);
+  }
+  // Fantasising all 12 is a different model: the cap is what made the two equal.
+  BOOST_TEST(differs);
+}
+
 // acquisition = "mean" (issue #43): a model trial takes the candidate the model believes
 // best, so on a bowl its picks land nearer the optimum than expected improvement's, which
 // still spends picks on what it is unsure of. Pending trials are fantasised at the
