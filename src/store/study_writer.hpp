@@ -118,9 +118,15 @@ class StudyWriter {
   /// Asks for the next flush as soon as the flush thread is free, not at the interval
   /// (flush_if_due starts it). Without background_flush: flushes now.
   void commit_soon();
+  /// What a background flush reports once durable.
+  struct DurableCommit {
+    std::uint64_t ticket = 0;
+    double waited_s = 0;   ///< from the moment its rows were taken to the thread's start
+    double written_s = 0;  ///< the thread's time writing them
+  };
   /// Called on the flush thread after each background flush is durable (to wake a loop
   /// that waits for durable_ticket()); set before the first flush.
-  void on_durable(std::function<void()> notify);
+  void on_durable(std::function<void(const DurableCommit&)> notify);
 
   const StudyLayout& layout() const { return layout_; }
   std::uint64_t metric_rows() const;
@@ -155,10 +161,10 @@ class StudyWriter {
   std::chrono::steady_clock::time_point last_flush_;
   bool commit_wanted_ = false;
   std::uint64_t flushes_taken_ = 0;
-  std::atomic<std::uint64_t> flushes_durable_ = 0;      // set by the flush thread
-  std::function<void()> on_durable_;                    // called by it
-  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;  // set by the flush thread
-  std::unique_ptr<FlushThread> flusher_;                // last: it writes what is above
+  std::atomic<std::uint64_t> flushes_durable_ = 0;        // set by the flush thread
+  std::function<void(const DurableCommit&)> on_durable_;  // called by it
+  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread
+  std::unique_ptr<FlushThread> flusher_;                  // last: it writes what is above
 };
 
 /// Current time as the results file records it: seconds since the Unix epoch.

@@ -72,11 +72,15 @@ bool StudyWriter::flush_if_due() {
   }
   if (flusher_->busy()) return false;  // the last one is still being written: next turn
   auto batch = std::make_shared<const FlushBatch>(take_batch());
-  flusher_->try_start([this, batch] {
+  flusher_->try_start([this, batch, taken = now] {
+    const auto start = std::chrono::steady_clock::now();
     write_batch(*batch);
     flushed_metric_rows_ = batch->metric_rows;
     flushes_durable_ = batch->ticket;
-    if (on_durable_) on_durable_();
+    const auto end = std::chrono::steady_clock::now();
+    if (on_durable_)
+      on_durable_({batch->ticket, std::chrono::duration<double>(start - taken).count(),
+                   std::chrono::duration<double>(end - start).count()});
   });
   last_flush_ = now;
   return true;
@@ -96,7 +100,7 @@ void StudyWriter::commit_soon() {
   commit_wanted_ = true;
 }
 
-void StudyWriter::on_durable(std::function<void()> notify) {
+void StudyWriter::on_durable(std::function<void(const DurableCommit&)> notify) {
   if (flusher_) flusher_->wait();  // no job reads it while it changes
   on_durable_ = std::move(notify);
 }

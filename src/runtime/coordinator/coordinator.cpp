@@ -142,7 +142,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     }
     release_durable_replies();
   });
-  study_.writer->on_durable([fd = commits_.get()] {
+  study_.writer->on_durable([fd = commits_.get()](const store::StudyWriter::DurableCommit&) {
     const std::uint64_t one = 1;
     [[maybe_unused]] const auto ignored = ::write(fd, &one, sizeof one);
   });

@@ -14,6 +14,13 @@ Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
     check_status(H5Pset_shuffle(dcpl), "H5Pset_shuffle");
     check_status(H5Pset_deflate(dcpl, static_cast<unsigned>(options.deflate_level)),
                  "H5Pset_deflate");
+    // The last chunk of an appended table is partial until rows fill it, and every flush
+    // rewrites it. Compressed, each rewrite is larger than the last and cannot take its
+    // place: at a flush every few milliseconds (group commits) the file grew tens of
+    // times faster than its rows. Stored raw, a partial chunk is rewritten in place;
+    // H5Dset_extent compresses it once rows fill it.
+    check_status(H5Pset_chunk_opts(dcpl, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS),
+                 "H5Pset_chunk_opts");
   }
   const Hid type = layout.compound_type();
   return check(
@@ -121,10 +128,7 @@ UpdateTable::UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_r
 std::byte* UpdateTable::row(std::uint64_t index) {
   auto [it, fresh] = live_.try_emplace(index);
   if (fresh) it->second.bytes.assign(layout_.row_size(), std::byte{0});
-  if (!it->second.dirty) {
-    it->second.dirty = true;
-    ++dirty_count_;
-  }
+  dirty_.insert(index);
   rows_ = std::max(rows_, index + 1);
   return it->second.bytes.data();
 }
@@ -132,44 +136,53 @@ std::byte* UpdateTable::row(std::uint64_t index) {
 void UpdateTable::adopt(std::uint64_t index) {
   std::vector<std::byte> bytes = index < extent_ ? read_table_rows(dataset_, layout_, index, 1)
                                                  : std::vector<std::byte>(layout_.row_size());
-  live_[index] = LiveRow{std::move(bytes), false, false};
+  live_[index] = LiveRow{std::move(bytes), false};
   rows_ = std::max(rows_, index + 1);
 }
 
 void UpdateTable::retire(std::uint64_t index) {
   const auto it = live_.find(index);
-  if (it != live_.end()) it->second.retired = true;
+  if (it == live_.end() || it->second.retired) return;
+  it->second.retired = true;
+  retired_.push_back(index);
 }
 
 UpdateBatch UpdateTable::take() {
   UpdateBatch batch;
-  if (dirty_count_ == 0) return batch;
-  if (rows_ > extent_) batch.extent = extent_ = rows_;
-  // One write per run of consecutive dirty rows: trials start in id order, so dirty
-  // rows mostly form a few long runs.
-  auto it = live_.begin();
-  while (it != live_.end()) {
-    if (!it->second.dirty) {
-      ++it;
-      continue;
+  if (!dirty_.empty()) {
+    if (rows_ > extent_) batch.extent = extent_ = rows_;
+    batch.bytes.reserve(dirty_.size() * layout_.row_size());
+    for (const std::uint64_t index : dirty_) {
+      if (batch.runs.empty() || batch.runs.back().first + batch.runs.back().second != index)
+        batch.runs.emplace_back(index, 0);
+      ++batch.runs.back().second;
+      const auto& bytes = live_.at(index).bytes;
+      batch.bytes.insert(batch.bytes.end(), bytes.begin(), bytes.end());
     }
-    auto& [first, run] = batch.runs.emplace_back(it->first, std::vector<std::byte>{});
-    for (std::uint64_t next = first; it != live_.end() && it->first == next && it->second.dirty;
-         ++next, ++it) {
-      run.insert(run.end(), it->second.bytes.begin(), it->second.bytes.end());
-      it->second.dirty = false;
-    }
+    dirty_.clear();
   }
-  dirty_count_ = 0;
-  std::erase_if(live_, [](const auto& entry) { return entry.second.retired; });
+  for (const std::uint64_t index : retired_)
+    live_.erase(index);
+  retired_.clear();
   return batch;
 }
 
 void UpdateTable::write(const UpdateBatch& batch) const {
   if (batch.runs.empty()) return;
   if (batch.extent > 0) check_status(H5Dset_extent(dataset_, &batch.extent), "H5Dset_extent");
-  for (const auto& [first, run] : batch.runs)
-    write_rows(dataset_, type_, first, run.size() / layout_.row_size(), run.data());
+  const Hid file_space = check(H5Dget_space(dataset_), "H5Dget_space");
+  bool first = true;
+  for (const auto& [start, count] : batch.runs) {
+    check_status(H5Sselect_hyperslab(file_space, first ? H5S_SELECT_SET : H5S_SELECT_OR, &start,
+                                     nullptr, &count, nullptr),
+                 "H5Sselect_hyperslab");
+    first = false;
+  }
+  const hsize_t rows = batch.bytes.size() / layout_.row_size();
+  const Hid memory_space = check(H5Screate_simple(1, &rows, nullptr), "H5Screate_simple");
+  // The union is written in the file's row order, which is the order of the runs.
+  check_status(H5Dwrite(dataset_, type_, memory_space, file_space, H5P_DEFAULT, batch.bytes.data()),
+               "H5Dwrite");
   check_status(H5Dflush(dataset_), "H5Dflush");
 }
 

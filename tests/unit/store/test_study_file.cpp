@@ -166,7 +166,8 @@ BOOST_AUTO_TEST_CASE(group_commits_are_numbered_and_say_when_they_are_durable) {
       std::mutex mutex;
       std::condition_variable signalled;
       int notices = 0;
-      writer->on_durable([&] {
+      writer->on_durable([&](const store::StudyWriter::DurableCommit& commit) {
+        BOOST_TEST(commit.written_s >= 0);
         const std::lock_guard lock(mutex);
         ++notices;
         signalled.notify_all();
