@@ -4,6 +4,7 @@
 // step on its node (runtime/backends/worker_pool.hpp). Each attempt gets free resources from the
 // launcher's ledger and, for distributed trials, a rendezvous port; its exit is
 // classified once its last messages have been read.
+#include <map>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,8 @@ class ProcessBackend final : public LaunchBackend {
   /// on workers instead (said in the log either way).
   bool passes_step_limit() const;
   void warn_of_connection_room() const;
+  /// Polls every trial's process: for a child that ended and is not a trial's.
+  void reap_every_trial(std::vector<core::TrialId>& ended);
 
   BackendContext context_;
   bool worker_steps_;
@@ -58,6 +61,7 @@ class ProcessBackend final : public LaunchBackend {
   static constexpr int kDescriptorsPerLaunch = 8;
   bool waiting_for_descriptors_ = false;
   WorkerPool workers_;
+  std::map<pid_t, core::TrialId> trial_of_child_;  // the local trial processes running
 };
 
 }  // namespace slurmtune::runtime

@@ -19,6 +19,8 @@ class TrialProcess {
   static TrialProcess remote(RemoteSignal signal);
 
   bool is_remote() const { return static_cast<bool>(remote_signal_); }
+  /// The local child's process id (-1 for a remote trial, or none started).
+  pid_t local_pid() const { return is_remote() ? -1 : local_.pid(); }
   /// To the trial's process group; a remote one that has ended is left alone.
   void signal_group(int signal) const;
   /// The exit status once the process has ended (a local child is reaped here).

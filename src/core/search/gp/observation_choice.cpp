@@ -26,10 +26,17 @@ bool before(const RankedIndex& a, const RankedIndex& b) {
   return a.rank < b.rank || (a.rank == b.rank && a.index < b.index);
 }
 
-// `best_half` (the better half by rank) and then the most recent others of the first
-// `count`, up to `limit`; sorted.
-std::vector<std::size_t> with_recent(std::vector<std::size_t> best_half, std::size_t count,
-                                     std::size_t limit) {
+// The limit / 2 best of `ranked` by rank (ties: the earlier arrival), then the most recent
+// others of the first `count`, up to `limit`; in arrival order. `ranked` holds at least
+// limit / 2.
+std::vector<std::size_t> best_half_and_recent(std::vector<RankedIndex> ranked, std::size_t count,
+                                              std::size_t limit) {
+  const std::size_t half = limit / 2;
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(half),
+                    ranked.end(), before);
+  std::vector<std::size_t> best_half;
+  for (std::size_t k = 0; k < half; ++k)
+    best_half.push_back(ranked[k].index);
   std::sort(best_half.begin(), best_half.end());
   std::vector<std::size_t> chosen = best_half;
   for (std::size_t i = count; i-- > 0 && chosen.size() < limit;)
@@ -57,13 +64,7 @@ std::vector<std::size_t> choose_observations(std::span<const RankedScore> all, s
     for (std::size_t k = 0; k < members.size(); ++k)
       ranked.push_back({rank_fraction(k, members.size()), members[k]});
   }
-  const std::size_t half = limit / 2;
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(half),
-                    ranked.end(), before);
-  std::vector<std::size_t> best_half;
-  for (std::size_t k = 0; k < half; ++k)
-    best_half.push_back(ranked[k].index);
-  return with_recent(std::move(best_half), count, limit);
+  return best_half_and_recent(std::move(ranked), count, limit);
 }
 
 void ObservationChoice::add(RankedScore observation) {
@@ -90,13 +91,7 @@ std::vector<std::size_t> ObservationChoice::chosen() const {
     for (std::size_t k = 0; k < at.best.size(); ++k)
       ranked.push_back({rank_fraction(k, at.members), at.best[k].index});
   // Each resource keeps limit / 2, so there are at least that many to choose from.
-  const std::size_t half = limit_ / 2;
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(half),
-                    ranked.end(), before);
-  std::vector<std::size_t> best_half;
-  for (std::size_t k = 0; k < half; ++k)
-    best_half.push_back(ranked[k].index);
-  return with_recent(std::move(best_half), count_, limit_);
+  return best_half_and_recent(std::move(ranked), count_, limit_);
 }
 
 }  // namespace slurmtune::core::gp
