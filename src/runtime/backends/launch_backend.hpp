@@ -73,6 +73,9 @@ class LaunchBackend {
   /// Starts what the controller has to launch on free resources, or answers the trial
   /// groups that wait for work.
   virtual void fill() = 0;
+  /// fill() stopped at its time budget with launches left: the loop takes its next turn
+  /// without waiting for an event.
+  virtual bool more_to_fill() const { return false; }
   /// Nothing more can happen: nothing runs, nothing waits to connect, nothing to launch.
   virtual bool done() const = 0;
   /// Processes of its own (MPI steps) still run: the session waits for them.

@@ -81,7 +81,13 @@ void ProcessBackend::fill() {
   core::StudyController& controller = context_.controller;
   if (controller.shutting_down()) return;
   const auto& limit = context_.spec.resources.max_concurrent;
+  const auto began = std::chrono::steady_clock::now();  // real time: the budget is the loop's
+  more_to_fill_ = false;
   while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
+    if (std::chrono::steady_clock::now() - began >= kFillBudget) {
+      more_to_fill_ = true;
+      return;
+    }
     auto placement = context_.launcher.reserve();
     if (!placement) break;
     // Out of descriptors, a launch would fail its trial (its credential file cannot be

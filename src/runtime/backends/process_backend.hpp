@@ -4,6 +4,7 @@
 // step on its node (runtime/backends/worker_pool.hpp). Each attempt gets free resources from the
 // launcher's ledger and, for distributed trials, a rendezvous port; its exit is
 // classified once its last messages have been read.
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@ class ProcessBackend final : public LaunchBackend {
   void fill() override;
   bool done() const override { return done_; }
   bool busy() const override { return false; }
+  bool more_to_fill() const override { return more_to_fill_; }
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return workers_.owns(id); }
   bool routes(ConnectionId id) const override { return workers_.owns(id); }
@@ -60,6 +62,11 @@ class ProcessBackend final : public LaunchBackend {
   // A launch needs a few descriptors (its credential file, its process's pipes).
   static constexpr int kDescriptorsPerLaunch = 8;
   bool waiting_for_descriptors_ = false;
+  // A launch asks the sampler for a configuration (MOBSTER: 10-16 ms): 16,384 free slots
+  // at the start were minutes of one turn. A turn launches for at most this long, then
+  // reads the control plane before it launches more.
+  static constexpr std::chrono::milliseconds kFillBudget{20};
+  bool more_to_fill_ = false;
   WorkerPool workers_;
   std::map<pid_t, core::TrialId> trial_of_child_;  // the local trial processes running
 };

@@ -199,7 +199,7 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
-    const int events = loop_.run_once(seams_.turn_ms);
+    const int events = loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms);
     const auto periodic_from = Clock::now();
     tick();
     stalls_.record(events, periodic_from - loop_.woke_at(), Clock::now() - periodic_from);
