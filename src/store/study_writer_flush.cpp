@@ -72,16 +72,20 @@ bool StudyWriter::flush_if_due() {
   }
   if (flusher_->busy()) return false;  // the last one is still being written: next turn
   auto batch = std::make_shared<const FlushBatch>(take_batch());
-  flusher_->try_start([this, batch, taken = now] {
-    const auto start = std::chrono::steady_clock::now();
-    write_batch(*batch);
-    flushed_metric_rows_ = batch->metric_rows;
-    flushes_durable_ = batch->ticket;
-    const auto end = std::chrono::steady_clock::now();
-    if (on_durable_)
-      on_durable_({batch->ticket, std::chrono::duration<double>(start - taken).count(),
-                   std::chrono::duration<double>(end - start).count()});
-  });
+  auto done = std::make_shared<DurableCommit>();
+  flusher_->try_start(
+      [this, batch, done, taken = now] {
+        const auto start = std::chrono::steady_clock::now();
+        write_batch(*batch);
+        flushed_metric_rows_ = batch->metric_rows;
+        flushes_durable_ = batch->ticket;
+        *done = {batch->ticket, std::chrono::duration<double>(start - taken).count(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+      },
+      // Once the thread is free: a loop woken by the notice can start the next commit.
+      [this, done] {
+        if (on_durable_) on_durable_(*done);
+      });
   last_flush_ = now;
   return true;
 }

@@ -141,6 +141,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     while (::read(commits_.get(), &count, sizeof count) == sizeof count) {
     }
     release_durable_replies();
+    study_.writer->flush_if_due();  // the next commit, if decisions wait for one, starts now
   });
   study_.writer->on_durable([fd = commits_.get()](const store::StudyWriter::DurableCommit&) {
     const std::uint64_t one = 1;

@@ -41,12 +41,13 @@ bool FlushThread::busy() const {
   return busy_;
 }
 
-bool FlushThread::try_start(std::function<void()> job) {
+bool FlushThread::try_start(std::function<void()> job, std::function<void()> then) {
   {
     const std::lock_guard lock(mutex_);
     rethrow();
     if (busy_) return false;
     job_ = std::move(job);
+    then_ = std::move(then);
     busy_ = true;
   }
   changed_.notify_all();
@@ -67,12 +68,13 @@ void FlushThread::rethrow() {
 
 void FlushThread::serve() {
   for (;;) {
-    std::function<void()> job;
+    std::function<void()> job, then;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [this] { return busy_ || stopping_; });
       if (!busy_) return;  // stopping, nothing left to write
       job = std::move(job_);
+      then = std::move(then_);
     }
     std::exception_ptr error;
     try {
@@ -86,6 +88,7 @@ void FlushThread::serve() {
       busy_ = false;
     }
     changed_.notify_all();
+    if (then && !error) then();
   }
 }
 

@@ -27,8 +27,9 @@ class FlushThread {
   /// Whether a job runs now.
   bool busy() const;
   /// Runs `job` on the thread; false, leaving it, while the last one still runs. Throws
-  /// what an earlier job threw.
-  bool try_start(std::function<void()> job);
+  /// what an earlier job threw. `then`, if given, runs on the thread once the job is over
+  /// and the thread takes the next (busy() is false): a notice there can start it.
+  bool try_start(std::function<void()> job, std::function<void()> then = {});
   /// Waits for the running job; throws what it threw.
   void wait();
 
@@ -38,7 +39,7 @@ class FlushThread {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::function<void()> job_;
+  std::function<void()> job_, then_;
   bool busy_ = false, stopping_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: started once the members above exist
