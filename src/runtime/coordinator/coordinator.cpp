@@ -135,7 +135,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   });
   // The flush thread says when a group commit is durable; the decisions held for it go.
   commits_ = protocol::UniqueFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-  if (!commits_) throw Error(std::string("cannot create an eventfd: ") + std::strerror(errno));
+  if (!commits_) protocol::throw_errno("cannot create the eventfd for group commits");
   loop_.add(commits_.get(), EPOLLIN, [this](std::uint32_t) {
     std::uint64_t count = 0;
     while (::read(commits_.get(), &count, sizeof count) == sizeof count) {
