@@ -223,6 +223,19 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   k.checkpoints = commit.add("checkpoints", FieldKind::U64);
   k.sessions = commit.add("sessions", FieldKind::U64);
   k.time = commit.add("time", FieldKind::F64);
+  if (schema_version >= 9) {
+    k.loop_recent_ms = commit.add("loop_recent_ms", FieldKind::F64);
+    k.loop_recent_work =
+        commit.add("loop_recent_work", FieldKind::Enum8, 0, core::loop_work_names());
+    k.loop_recent_busy = commit.add("loop_recent_busy", FieldKind::F64);
+    k.loop_longest_ms = commit.add("loop_longest_ms", FieldKind::F64);
+    k.loop_longest_work =
+        commit.add("loop_longest_work", FieldKind::Enum8, 0, core::loop_work_names());
+    k.loop_turns = commit.add("loop_turns", FieldKind::U64);
+    k.loop_over_10ms = commit.add("loop_over_10ms", FieldKind::U64);
+    k.loop_over_100ms = commit.add("loop_over_100ms", FieldKind::U64);
+    k.loop_over_1s = commit.add("loop_over_1s", FieldKind::U64);
+  }
   if (schema_version < 3) return;
   k.exploits = commit.add("exploits", FieldKind::U64);
   x.seq = exploits.add("seq", FieldKind::U64);
@@ -289,6 +302,40 @@ core::ParamValue get_param(const StudyLayout& layout, const RowLayout& table, st
     }
   }
   return std::string("?");
+}
+
+void put_loop_figures(const StudyLayout& layout, std::byte* commit_row,
+                      const core::LoopFigures& figures) {
+  const auto& l = layout.commit;
+  const auto& k = layout.k;
+  l.put_f64(commit_row, k.loop_recent_ms, figures.recent_longest_ms);
+  l.put_enum(commit_row, k.loop_recent_work, static_cast<std::uint8_t>(figures.recent_work));
+  l.put_f64(commit_row, k.loop_recent_busy, figures.recent_busy);
+  l.put_f64(commit_row, k.loop_longest_ms, figures.longest_ms);
+  l.put_enum(commit_row, k.loop_longest_work, static_cast<std::uint8_t>(figures.longest_work));
+  l.put_u64(commit_row, k.loop_turns, figures.turns);
+  l.put_u64(commit_row, k.loop_over_10ms, figures.over_10ms);
+  l.put_u64(commit_row, k.loop_over_100ms, figures.over_100ms);
+  l.put_u64(commit_row, k.loop_over_1s, figures.over_1s);
+}
+
+core::LoopFigures get_loop_figures(const StudyLayout& layout, const std::byte* commit_row) {
+  const auto& l = layout.commit;
+  const auto& k = layout.k;
+  const auto work = [&](std::size_t field) {
+    const auto code = l.get<std::uint8_t>(commit_row, field);
+    return code < core::kLoopWorkKinds ? static_cast<core::LoopWork>(code)
+                                       : core::LoopWork::Periodic;
+  };
+  return core::LoopFigures{l.get<double>(commit_row, k.loop_recent_ms),
+                           work(k.loop_recent_work),
+                           l.get<double>(commit_row, k.loop_recent_busy),
+                           l.get<double>(commit_row, k.loop_longest_ms),
+                           work(k.loop_longest_work),
+                           l.get<std::uint64_t>(commit_row, k.loop_turns),
+                           l.get<std::uint64_t>(commit_row, k.loop_over_10ms),
+                           l.get<std::uint64_t>(commit_row, k.loop_over_100ms),
+                           l.get<std::uint64_t>(commit_row, k.loop_over_1s)};
 }
 
 }  // namespace slurmtune::store

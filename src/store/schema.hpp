@@ -10,6 +10,7 @@
 #include "core/schedulers/scheduler.hpp"
 #include "core/search/suggester.hpp"
 #include "core/space/search_space.hpp"
+#include "core/study/loop_figures.hpp"
 #include "core/study/study_spec.hpp"
 #include "store/file/row_layout.hpp"
 
@@ -27,7 +28,9 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 7: root attributes `objectives` and `modes` (one per objective: a study of several
 ///    objectives has a Pareto front) and `constraints` (as written, "mem_gb <= 40"); with
 ///    constraints, /trials gains `constraint/<text>` and `feasible` columns.
-inline constexpr std::int64_t kSchemaVersion = 8;
+/// 8: /events can say `reopen`.
+/// 9: /commit records the coordinator loop's stalls (the `loop_*` fields).
+inline constexpr std::int64_t kSchemaVersion = 9;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -90,6 +93,8 @@ struct StudyLayout {
   bool has_predictions() const { return e.predicted_mean != kAbsent; }
   /// Schema 8 on: /events can say `reopen`.
   bool has_reopens() const { return reopens; }
+  /// Schema 9 on: /commit records the coordinator loop's figures.
+  bool has_loop_figures() const { return k.loop_turns != kAbsent; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
@@ -133,6 +138,10 @@ struct StudyLayout {
   struct {
     std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
     std::size_t exploits = kAbsent;
+    /// Schema 9 on: the loop's figures (core::LoopFigures), in its order.
+    std::size_t loop_recent_ms = kAbsent, loop_recent_work = kAbsent, loop_recent_busy = kAbsent,
+                loop_longest_ms = kAbsent, loop_longest_work = kAbsent, loop_turns = kAbsent,
+                loop_over_10ms = kAbsent, loop_over_100ms = kAbsent, loop_over_1s = kAbsent;
   } k;
   bool reopens = false;
 };
@@ -143,5 +152,11 @@ void put_param(const StudyLayout& layout, const RowLayout& table, std::size_t fi
                std::size_t param, const core::ParamValue& value);
 core::ParamValue get_param(const StudyLayout& layout, const RowLayout& table, std::size_t first,
                            const std::byte* row, std::size_t param);
+
+/// Writes the loop's figures into a /commit row and reads them back (schema 9 on); a
+/// work code this version does not know reads as `periodic`.
+void put_loop_figures(const StudyLayout& layout, std::byte* commit_row,
+                      const core::LoopFigures& figures);
+core::LoopFigures get_loop_figures(const StudyLayout& layout, const std::byte* commit_row);
 
 }  // namespace slurmtune::store

@@ -106,14 +106,16 @@ void StudyReader::read_commit() {
   const auto& l = layout_->commit;
   const auto& k = layout_->k;
   const auto get = [&](std::size_t field) { return l.get<std::uint64_t>(row.data(), field); };
-  committed_ = CommittedCounts{get(k.next_seq),
-                               get(k.trials),
-                               get(k.metrics),
-                               get(k.events),
-                               get(k.checkpoints),
-                               get(k.sessions),
-                               l.get<double>(row.data(), k.time)};
+  committed_ = CommittedCounts{};
+  committed_.next_seq = get(k.next_seq);
+  committed_.trials = get(k.trials);
+  committed_.metrics = get(k.metrics);
+  committed_.events = get(k.events);
+  committed_.checkpoints = get(k.checkpoints);
+  committed_.sessions = get(k.sessions);
+  committed_.time = l.get<double>(row.data(), k.time);
   if (layout_->has_exploits()) committed_.exploits = get(k.exploits);
+  if (layout_->has_loop_figures()) committed_.loop = get_loop_figures(*layout_, row.data());
 }
 
 std::string StudyReader::attribute(const std::string& name) const {

@@ -97,6 +97,8 @@ struct CommittedCounts {
   std::uint64_t next_seq = 0, trials = 0, metrics = 0, events = 0, checkpoints = 0, sessions = 0;
   double time = 0;             ///< Unix time of that flush
   std::uint64_t exploits = 0;  ///< schema 3 on
+  /// Schema 9 on, written by `slurmtune run` (a simulation's has no loop, 0 turns).
+  std::optional<core::LoopFigures> loop;
 };
 
 class StudyReader {

@@ -128,6 +128,10 @@ class StudyWriter {
   /// that waits for durable_ticket()); set before the first flush.
   void on_durable(std::function<void(const DurableCommit&)> notify);
 
+  /// The coordinator loop's figures the next commit row records (schema 9 on; an older
+  /// file resumed does not record them).
+  void set_loop_figures(const core::LoopFigures& figures) { loop_figures_ = figures; }
+
   const StudyLayout& layout() const { return layout_; }
   std::uint64_t metric_rows() const;
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
@@ -142,6 +146,7 @@ class StudyWriter {
   struct FlushBatch;  // what one flush writes, taken from the buffers
   FlushBatch take_batch();
   void write_batch(const FlushBatch& batch) const;
+  void recycle(FlushBatch& written) const;  // the appended rows' memory, for the next
   std::vector<std::byte> commit_row() const;
   void write_root_attributes(const core::StudySpec& spec);
   void append_session();
@@ -158,6 +163,7 @@ class StudyWriter {
   std::vector<core::Constraint> constraints_;
   WriterOptions options_;
   std::uint64_t seq_ = 0;
+  core::LoopFigures loop_figures_;
   std::chrono::steady_clock::time_point last_flush_;
   bool commit_wanted_ = false;
   std::uint64_t flushes_taken_ = 0;

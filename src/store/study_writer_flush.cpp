@@ -21,6 +21,7 @@ std::vector<std::byte> StudyWriter::commit_row() const {
   l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
   if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
+  if (layout_.has_loop_figures()) put_loop_figures(layout_, row.data(), loop_figures_);
   return row;
 }
 
@@ -61,6 +62,11 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
   write_single_row(h5_->commit, layout_.commit, batch.commit.data());
 }
 
+void StudyWriter::recycle(FlushBatch& written) const {
+  h5_->metrics->recycle(std::move(written.metrics));
+  h5_->events->recycle(std::move(written.events));
+}
+
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
   if (!commit_wanted_ &&
@@ -71,12 +77,13 @@ bool StudyWriter::flush_if_due() {
     return true;
   }
   if (flusher_->busy()) return false;  // the last one is still being written: next turn
-  auto batch = std::make_shared<const FlushBatch>(take_batch());
+  auto batch = std::make_shared<FlushBatch>(take_batch());
   auto done = std::make_shared<DurableCommit>();
   flusher_->try_start(
       [this, batch, done, taken = now] {
         const auto start = std::chrono::steady_clock::now();
         write_batch(*batch);
+        recycle(*batch);
         flushed_metric_rows_ = batch->metric_rows;
         flushes_durable_ = batch->ticket;
         *done = {batch->ticket, std::chrono::duration<double>(start - taken).count(),
@@ -92,8 +99,9 @@ bool StudyWriter::flush_if_due() {
 
 void StudyWriter::flush() {
   if (flusher_) flusher_->wait();
-  const FlushBatch batch = take_batch();
+  FlushBatch batch = take_batch();
   write_batch(batch);
+  recycle(batch);
   flushed_metric_rows_ = batch.metric_rows;
   flushes_durable_ = batch.ticket;
   last_flush_ = std::chrono::steady_clock::now();

@@ -236,8 +236,20 @@ def check_complete(path, trials):
                "trial %d reported a step twice: %s" % (row.id, list(rows.step)))
     starts = e[e.kind == "start"].trial
     expect(starts.is_unique and len(starts) == trials, "a trial started twice: %s" % list(starts))
+    check_loop_figures(study)
     study.close()
     return t
+
+
+def check_loop_figures(study):
+    """The last commit holds the coordinator loop's figures (issue #62, item 4), and they
+    hold together: the recent longest turn is one of the session's, the counts nest."""
+    loop = study.loop
+    works = {"messages", "decisions", "suggestions", "launches", "exits", "results", "checkpoints", "periodic"}
+    expect(loop is not None and loop["turns"] > 0, "no loop figures in /commit: %s" % loop)
+    expect(0 <= loop["recent_ms"] <= loop["longest_ms"] and 0 <= loop["recent_busy"] <= 1 and
+           loop["over_1s"] <= loop["over_100ms"] <= loop["over_10ms"] <= loop["turns"] and
+           {loop["recent_work"], loop["longest_work"]} <= works, "loop figures do not hold together: %s" % loop)
 
 
 def as_impostor(runner, command):

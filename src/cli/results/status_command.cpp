@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "cli/results/damaged_file_guard.hpp"
 #include "cli/results/study_tables.hpp"
+#include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
 #include "core/space/param_value.hpp"
 #include "core/study/failure_text.hpp"
@@ -263,6 +264,22 @@ void print_failures(std::ostream& out, const std::vector<store::TrialRecord>& tr
 
 // Where a model-based sampler's configurations came from: how far the model took over;
 // and, for any sampler, how many trials ran an [[enqueue]] entry.
+// The coordinator's loop (issue #62): every trial waits for its decision on it, so a
+// loop that is busy most of the time, or turns of 100 ms and more, say the centre is the
+// bottleneck. The figures of the last commit: of the last minute, and of the session.
+void print_loop(std::ostream& out, const store::CommittedCounts& committed) {
+  if (!committed.loop || committed.loop->turns == 0) return;  // a simulation, an older file
+  const core::LoopFigures& loop = *committed.loop;
+  const auto& work = core::loop_work_names();
+  const auto ms = [](double v) { return core::format_double(std::round(v * 10) / 10) + " ms"; };
+  out << "Coordinator loop: longest turn of the last minute " << ms(loop.recent_longest_ms) << " ("
+      << work[static_cast<std::size_t>(loop.recent_work)] << "), busy "
+      << core::format_double(std::round(loop.recent_busy * 1000) / 10) << " %; of the session "
+      << ms(loop.longest_ms) << " (" << work[static_cast<std::size_t>(loop.longest_work)]
+      << "), turns over 100 ms " << loop.over_100ms << ", over 1 s " << loop.over_1s << " (of "
+      << loop.turns << ")\n";
+}
+
 void print_origins(std::ostream& out, const core::StudySpec& spec,
                    const std::vector<store::TrialRecord>& trials) {
   if (!core::is_model_based(spec.sampler.kind) && spec.sampler.enqueued.empty()) return;
@@ -313,6 +330,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   if (unknown) out << ", of an unknown status " << unknown;
   out << '\n';
   print_origins(out, spec, trials);
+  print_loop(out, reader.committed());
   if (spec.scheduler.type == core::SchedulerType::Pbt)
     out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
   const auto standings = store::trial_standings(reader, trials.size());

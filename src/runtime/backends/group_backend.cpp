@@ -165,6 +165,7 @@ void GroupBackend::fill() {
     std::optional<core::TrialLaunch> launch;
     if (!stopping) {
       controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
+      const auto suggesting = context_.stalls.measure(core::LoopWork::Suggestions);
       launch = controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
     }
     if (!launch) {

@@ -19,6 +19,7 @@
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/credential_files.hpp"
 #include "runtime/control/event_loop.hpp"
+#include "runtime/control/loop_stalls.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/launch/launcher.hpp"
 
@@ -53,6 +54,7 @@ struct BackendContext {
   core::StudyController& controller;
   ControlServer& server;
   EventLoop& loop;
+  LoopStalls& stalls;  ///< the loop's work by kind: suggestions are timed apart from launches
   Launcher& launcher;
   const SessionClock& clock;
   TrialTable& trials;

@@ -108,8 +108,10 @@ void ProcessBackend::fill() {
     if (waiting_for_descriptors_) log_line("launches go on: descriptors are free again");
     waiting_for_descriptors_ = false;
     controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
-    auto launch =
-        controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
+    auto launch = [&] {
+      const auto suggesting = context_.stalls.measure(core::LoopWork::Suggestions);
+      return controller.next_launch(context_.clock.elapsed_s(), context_.clock.fits_before_end());
+    }();
     if (!launch) {
       context_.launcher.release(*placement);
       context_.host.nothing_to_launch();

@@ -90,7 +90,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
-      pbt_(study_, trials_, study_dir_, trials_dir_),
+      pbt_(study_, trials_, study_dir_, trials_dir_, stalls_),
       seams_(std::move(seams)),
       time_(seams_.now ? seams_.now : SteadyNow(std::chrono::steady_clock::now)),
       progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
@@ -127,10 +127,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   loop_.add(signals_.get(), EPOLLIN, [this](std::uint32_t) {
     signalfd_siginfo info{};
     while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
-      if (info.ssi_signo == SIGCHLD)
+      if (info.ssi_signo == SIGCHLD) {
+        const auto exits = stalls_.measure(core::LoopWork::Exits);
         backend_->reap();
-      else
+      } else {
         on_shutdown_signal(static_cast<int>(info.ssi_signo));
+      }
     }
   });
   // The flush thread says when a group commit is durable; the decisions held for it go.
@@ -141,6 +143,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     while (::read(commits_.get(), &count, sizeof count) == sizeof count) {
     }
     release_durable_replies();
+    const auto results = stalls_.measure(core::LoopWork::Results);
     study_.writer->flush_if_due();  // the next commit, if decisions wait for one, starts now
   });
   study_.writer->on_durable([fd = commits_.get()](const store::StudyWriter::DurableCommit&) {
@@ -151,9 +154,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
-  const BackendContext context{spec_,         options_,    *controller_, *server_, loop_,
-                               *launcher_,    time_,       trials_,      *this,    address_,
-                               *credentials_, trials_dir_, python_path_};
+  const BackendContext context{spec_,    options_,      *controller_, *server_,    loop_,
+                               stalls_,  *launcher_,    time_,        trials_,     *this,
+                               address_, *credentials_, trials_dir_,  python_path_};
   backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
@@ -200,18 +203,20 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
-    const int events = loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms);
-    const auto periodic_from = Clock::now();
+    loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms);
+    stalls_.periodic_begins(loop_.woke_at());
     tick();
-    stalls_.record(events, periodic_from - loop_.woke_at(), Clock::now() - periodic_from);
+    stalls_.turn_ends();
   }
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
+  study_.writer->set_loop_figures(stalls_.figures());
   study_.writer->flush();
   release_durable_replies();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
   log_control_plane(server_->stats());
   log_line(stalls_.summary());
+  log_line(stalls_.work_summary());
   if (!more) return outcome_status();
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);
@@ -251,6 +256,7 @@ void Coordinator::tick() {
   if (periodic) {
     last_periodic_ = time_.now();
     server_->tick();
+    study_.writer->set_loop_figures(stalls_.figures());  // for the next commit row
   }
   controller_->check_budget(time_.elapsed_s());
   pbt_.carry_out();  // any the budget's halt decided (synchronous PBT)
@@ -271,10 +277,14 @@ void Coordinator::tick() {
     stderr_checked_ = time_.now();
     stderr_caps_.check(trials_);
   }
-  study_.writer->flush_if_due();
+  {
+    const auto results = stalls_.measure(core::LoopWork::Results);
+    study_.writer->flush_if_due();
+  }
   release_durable_replies();
   if (progress_.due())
     progress_.print(false, *controller_, trials_.quiet_times(time_.now()), stalls_.take_window());
+  const auto launches = stalls_.measure(core::LoopWork::Launches);
   backend_->fill();
 }
 

@@ -22,8 +22,8 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/event_loop.hpp"
+#include "runtime/control/loop_stalls.hpp"
 #include "runtime/coordinator/durable_replies.hpp"
-#include "runtime/coordinator/loop_stalls.hpp"
 #include "runtime/coordinator/progress_report.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/pbt/pbt_exploits.hpp"
@@ -113,6 +113,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
   EventLoop loop_;
+  LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting, and at what
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<ControlServer> server_;
@@ -124,7 +125,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   ProgressReport progress_;
   DurableReplies durable_replies_;  // decisions waiting for a group commit
   protocol::UniqueFd commits_;      // an eventfd the flush thread signals after each commit
-  LoopStalls stalls_;               // how long each turn of the loop worked instead of waiting
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)

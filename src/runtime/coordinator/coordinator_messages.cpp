@@ -146,8 +146,12 @@ std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
   // One time for the sampler (step costs) and the record it is rebuilt from.
   const double now = store::unix_time_s();
   controller_->stamp(now);
-  const core::ReportVerdict verdict = controller_->report(t.trial, step, values);
+  const core::ReportVerdict verdict = [&] {
+    const auto deciding = stalls_.measure(core::LoopWork::Decisions);
+    return controller_->report(t.trial, step, values);
+  }();
   if (!verdict.duplicate) {
+    const auto recording = stalls_.measure(core::LoopWork::Results);
     study_.writer->report(t.trial, step, now, values, verdict.outcome);
     time_.reported(t.trial, step, verdict.outcome.milestone);
   }

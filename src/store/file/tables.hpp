@@ -5,6 +5,7 @@
 // allows. Readers see a row once the dataset has been flushed.
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -61,6 +62,9 @@ class AppendTable {
   /// Extends the dataset, writes `batch`, flushes it to the file.
   void write(const AppendBatch& batch) const;
   void flush() { write(take()); }
+  /// Gives a written batch's memory back for the next rows (from any thread): a buffer
+  /// grown from nothing after every flush copied and faulted its rows in again and again.
+  void recycle(AppendBatch&& written);
   const RowLayout& layout() const { return layout_; }
   std::uint64_t rows() const { return taken_ + buffered(); }
   std::uint64_t buffered() const { return buffer_.size() / layout_.row_size(); }
@@ -71,6 +75,8 @@ class AppendTable {
   Hid type_;             // the compound type, built once: flushes write with it every second
   std::uint64_t taken_;  // rows in the file or on their way there
   std::vector<std::byte> buffer_;
+  std::mutex spare_mutex_;
+  std::vector<std::byte> spare_;  // a written batch's memory, for take() to reuse
 };
 
 /// Dirty rows of an UpdateTable, copied out, to be written as AppendBatch is.

@@ -121,6 +121,7 @@ PAGE_STATE = """(() => { try { return JSON.stringify({
   reports: (document.getElementById('summary-reports') || {}).textContent || '',
   outcome: (document.getElementById('summary-by-outcome') || {}).textContent || '',
   best: (document.getElementById('summary-best') || {}).textContent || '',
+  loop: (document.getElementById('summary-coordinator-loop') || {}).textContent || '',
   banner: document.getElementById('banner').hidden ? '' : document.getElementById('banner').textContent,
   failures: [...document.querySelectorAll('#failures-table tr td:first-child')].map(td => td.textContent),
   curves: (window.Chart && Chart.getChart('chart-curves')) ? Chart.getChart('chart-curves').data.datasets.length : 0,
@@ -197,7 +198,10 @@ def status_of(slurmtune, study):
     out = subprocess.run([slurmtune, "status", study], capture_output=True, text=True, timeout=120, check=True).stdout
     counts = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", re.search(r"^Trials \d+: (.*)$", out, re.M).group(1)))
     best = re.search(r"^Best trial (\d+): loss = (\S+) at step (\S+)", out, re.M)
-    return counts, int(best.group(1)), float(best.group(2)), float(best.group(3))
+    loop = re.search(r"^Coordinator loop: longest turn of the last minute \S+ ms \((\w+)\), busy \S+ %; of "
+                     r"the session (\S+) ms \((\w+)\), turns over 100 ms (\d+), over 1 s (\d+) \(of (\d+)\)$", out, re.M)
+    expect(loop, "status has no coordinator loop line:\n" + out)
+    return counts, int(best.group(1)), float(best.group(2)), float(best.group(3)), loop
 
 
 def follow_the_study(browser, run, url):
@@ -242,7 +246,15 @@ def check_live(slurmtune, chrome, workdir):
         final = states[-1]
         expect("3" in final["failures"], f"trial 3's failure is not in the failures table: {final['failures']}")
         expect(final["curves"] > 0, "no learning curve was drawn")
-        counts, best_trial, best_value, best_step = status_of(slurmtune, results)
+        counts, best_trial, best_value, best_step, loop = status_of(slurmtune, results)
+        # The loop's figures of the last commit, on the page as in status: the session's
+        # turns and longest turn, and what filled it.
+        page_loop = re.search(r"of the session (\S+) ms \((\w+)\), turns over 100 ms (\d+), over 1 s (\d+) "
+                              r"\(of (\d+)\)", final["loop"])
+        expect(page_loop and int(page_loop.group(5)) == int(loop.group(6)) and int(loop.group(6)) > 0 and
+               page_loop.group(2) == loop.group(3) and
+               abs(float(page_loop.group(1)) - float(loop.group(2))) <= 0.06 * float(loop.group(2)) + 0.06,
+               f"page loop {final['loop']!r} != status {loop.group(0)!r}")
         page_counts = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", final["outcome"]))
         expect(page_counts == {k: v for k, v in counts.items() if v}, f"page {page_counts} != status {counts}")
         page_best = re.search(r"trial (\d+): loss (\S+) at step (\S+)", final["best"])

@@ -558,6 +558,60 @@ BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
   BOOST_CHECK_THROW(simulate_into(dir.file("pbt-v2.h5"), pbt, 4, 2), UsageError);
 }
 
+BOOST_AUTO_TEST_CASE(each_commit_records_the_loop_figures_and_a_schema_8_file_none) {
+  // Schema 9: /commit carries the coordinator loop's figures as of the flush; a
+  // simulation leaves them zero (no turns), and a schema-8 file resumed records none.
+  TempDir dir;
+  const auto s = spec();
+  simulate_into(dir.file("v9.h5"), s, 2, store::kSchemaVersion);
+  {
+    const store::StudyReader reader(dir.file("v9.h5"));
+    BOOST_TEST(reader.layout().has_loop_figures());
+    BOOST_REQUIRE(reader.committed().loop.has_value());
+    BOOST_TEST(reader.committed().loop->turns == 0U);
+  }
+  store::WriterOptions options;
+  options.virtual_clock = true;
+  {
+    auto writer = store::StudyWriter::reopen(dir.file("v9.h5"), s, options, {});
+    core::LoopFigures figures;
+    figures.recent_longest_ms = 12.5;
+    figures.recent_work = core::LoopWork::Suggestions;
+    figures.recent_busy = 0.25;
+    figures.longest_ms = 140;
+    figures.longest_work = core::LoopWork::Checkpoints;
+    figures.turns = 9000;
+    figures.over_10ms = 30;
+    figures.over_100ms = 2;
+    figures.over_1s = 0;
+    writer->set_loop_figures(figures);
+    writer->flush();
+    const store::StudyReader reader(dir.file("v9.h5"));  // as the writer goes on (SWMR)
+    BOOST_REQUIRE(reader.committed().loop.has_value());
+    const auto& loop = *reader.committed().loop;
+    BOOST_TEST(loop.recent_longest_ms == 12.5);
+    BOOST_TEST((loop.recent_work == core::LoopWork::Suggestions));
+    BOOST_TEST(loop.recent_busy == 0.25);
+    BOOST_TEST(loop.longest_ms == 140.0);
+    BOOST_TEST((loop.longest_work == core::LoopWork::Checkpoints));
+    BOOST_TEST(loop.turns == 9000U);
+    BOOST_TEST(loop.over_10ms == 30U);
+    BOOST_TEST(loop.over_100ms == 2U);
+    BOOST_TEST(loop.over_1s == 0U);
+  }
+  simulate_into(dir.file("v8.h5"), s, 2, 8);
+  {
+    auto writer = store::StudyWriter::reopen(dir.file("v8.h5"), s, options, {});
+    writer->set_loop_figures(
+        core::LoopFigures{1, core::LoopWork::Messages, 1, 1, core::LoopWork::Messages, 1, 0, 0, 0});
+    writer->flush();
+  }
+  const store::StudyReader v8(dir.file("v8.h5"));
+  BOOST_TEST(v8.schema_version() == 8);
+  BOOST_TEST(!v8.layout().has_loop_figures());
+  BOOST_TEST(!v8.committed().loop.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additions) {
   // Schema 6 added `enqueued` to /trials.origin and active/<name> columns: a schema-5 file
   // (origin of four names) reads back and resumes as schema 5.

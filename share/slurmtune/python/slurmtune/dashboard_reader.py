@@ -24,7 +24,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from slurmtune.study import ResultsFileError, _absent_where_inactive, _decode_frame, _text, open_results_file
+from slurmtune.study import (LOOP_FIELDS, ResultsFileError, _absent_where_inactive, _decode_frame, _text,
+                             loop_figures, open_results_file)
 
 CURVES = 250           # trials whose learning curves are sent: best, running, a fixed sample
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
@@ -184,6 +185,7 @@ class LiveStudy:
         for name, value in kinds.items():
             self.kind_names[value] = name
         self._importance = (None, [])
+        self.loop = None
 
     def _resolved(self):
         try:
@@ -206,8 +208,10 @@ class LiveStudy:
             self._open()
         commit = self._file["commit"]
         commit.refresh()
-        committed = {n: int(commit[0][n]) for n in commit.dtype.names if n != "time"}
-        self.commit_time = float(commit[0]["time"]) if "time" in commit.dtype.names else float("nan")
+        row = commit[0]
+        committed = {n: int(row[n]) for n in commit.dtype.names if n != "time" and n not in LOOP_FIELDS}
+        self.commit_time = float(row["time"]) if "time" in commit.dtype.names else float("nan")
+        self.loop = loop_figures(row, commit.dtype.names)
         trials = self._file["trials"]
         trials.refresh()
         count = min(committed["trials"], trials.shape[0])
@@ -432,6 +436,8 @@ class LiveStudy:
             "counts": {"started": len(t), "reports": self.reports_committed,
                        "by_status": {s: int(n) for s, n in status.value_counts().items() if n}},
             "written_s_ago": _finite(now - self.commit_time) if unix else None,
+            "loop": {k: (_finite(v) if isinstance(v, float) else v) for k, v in self.loop.items()}
+            if self.loop else None,
             "best": None, "best_trials": [], "front": [], "points": [],
             "trace": [[_finite(at - started), value, trial] for at, value, trial in
                       self.reports.best[1]] if not several else [],

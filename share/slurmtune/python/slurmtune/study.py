@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -61,6 +61,29 @@ def open_results_file(path: str) -> h5py.File:
     return file
 
 
+# /commit's figures of the coordinator's loop (schema 9 on), read by Study.loop and the
+# dashboard: they are not row counts.
+LOOP_FIELDS = ["loop_recent_ms", "loop_recent_work", "loop_recent_busy", "loop_longest_ms",
+               "loop_longest_work", "loop_turns", "loop_over_10ms", "loop_over_100ms", "loop_over_1s"]
+
+
+def loop_figures(commit_row, names):
+    """The loop's figures of a /commit row (schema 9 on; None before, or when no loop
+    turned: a simulation), with the work enums as their names."""
+    if "loop_turns" not in names or int(commit_row["loop_turns"]) == 0:
+        return None
+    works = h5py.check_enum_dtype(commit_row.dtype["loop_recent_work"]) or {}
+    by_code = {code: name for name, code in works.items()}
+    figures = {}
+    for name in LOOP_FIELDS:
+        value = commit_row[name]
+        key = name[len("loop_"):]
+        figures[key] = by_code.get(int(value), "?") if name.endswith("_work") else \
+            (int(value) if name in ("loop_turns", "loop_over_10ms", "loop_over_100ms", "loop_over_1s")
+             else float(value))
+    return figures
+
+
 # The fields every table has in a file of a schema (src/store/schema.cpp's StudyLayout):
 # a file without one was altered, or not written by slurmtune, and is refused by name
 # instead of failing somewhere in pandas.
@@ -78,6 +101,7 @@ _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
     ("trials", 2): ["origin", "sampler_words", "startup_words"],
     ("events", 5): ["predicted_at", "predicted_mean", "predicted_lower", "predicted_upper"],
     ("commit", 3): ["exploits"],
+    ("commit", 9): LOOP_FIELDS,
 }
 
 
@@ -283,8 +307,21 @@ class Study:
         """Re-reads the tables as of the writer's latest complete flush."""
         commit = self._file["commit"]
         commit.refresh()
-        self.committed = {name: int(commit[0][name]) for name in commit.dtype.names if name != "time"}
+        row = commit[0]
+        self.committed = {name: int(row[name]) for name in commit.dtype.names
+                          if name != "time" and name not in LOOP_FIELDS}
+        self._loop = loop_figures(row, commit.dtype.names)
         self._cache = {}
+
+    @property
+    def loop(self) -> dict | None:
+        """The coordinator loop's figures at the last flush (schema 9 on; None for older
+        files and simulations): ``recent_ms``, the longest turn of about the last minute,
+        ``recent_work`` what filled it, ``recent_busy`` the share of that minute the loop
+        worked; ``longest_ms`` and ``longest_work`` the session's longest turn, ``turns``
+        and ``over_10ms``, ``over_100ms``, ``over_1s`` how many turns it had and how many
+        took longer than those."""
+        return self._loop
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._cache:

@@ -106,9 +106,20 @@ BOOST_AUTO_TEST_CASE(an_mpi_steps_groups_run_the_trials_back_to_back) {
   testing::RecordingHost host(trials, controller, trials_dir_of(results));
   host.address = "127.0.0.1:" + std::to_string(server.port());
   const CredentialFiles credentials(credentials_dir_of(results), token);
-  const BackendContext context{spec(), options,      controller,  server,
-                               loop,   *launcher,    clock,       trials,
-                               host,   host.address, credentials, trials_dir_of(results),
+  LoopStalls stalls;
+  const BackendContext context{spec(),
+                               options,
+                               controller,
+                               server,
+                               loop,
+                               stalls,
+                               *launcher,
+                               clock,
+                               trials,
+                               host,
+                               host.address,
+                               credentials,
+                               trials_dir_of(results),
                                ""};
   GroupBackend backend(context);
   peers.backend = &backend;

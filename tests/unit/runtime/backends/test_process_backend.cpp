@@ -58,9 +58,20 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   SessionClock clock;
   testing::RecordingHost host(trials, controller, folder.path().string());
   const CredentialFiles credentials(folder.file("credentials"), protocol::generate_token());
-  const BackendContext context{spec(), options,       controller,  server,
-                               loop,   *launcher,     clock,       trials,
-                               host,   "127.0.0.1:1", credentials, folder.path().string(),
+  LoopStalls stalls;
+  const BackendContext context{spec(),
+                               options,
+                               controller,
+                               server,
+                               loop,
+                               stalls,
+                               *launcher,
+                               clock,
+                               trials,
+                               host,
+                               "127.0.0.1:1",
+                               credentials,
+                               folder.path().string(),
                                ""};
   ProcessBackend backend(context, false);
 

@@ -82,9 +82,20 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
   SessionClock clock;
   NoHost host;
   const CredentialFiles credentials(credentials_dir_of(results), token);
-  const BackendContext context{spec(), options,   controller,  server,
-                               loop,   *launcher, clock,       trials,
-                               host,   "",        credentials, trials_dir_of(results),
+  LoopStalls stalls;
+  const BackendContext context{spec(),
+                               options,
+                               controller,
+                               server,
+                               loop,
+                               stalls,
+                               *launcher,
+                               clock,
+                               trials,
+                               host,
+                               "",
+                               credentials,
+                               trials_dir_of(results),
                                ""};
   bool study_done = false;
   std::vector<core::TrialId> finished;

@@ -72,6 +72,12 @@ function summary(d) {
     ["reports", c.reports],
     ["by outcome", Object.entries(c.by_status).map(([k, v]) => `${k} ${v}`).join(", ")],
     ["sessions", s.sessions]];
+  // The coordinator's loop (written by `slurmtune run`): every trial waits for its decision
+  // on it, so a busy loop or long turns mean the centre is the bottleneck.
+  if (d.loop) rows.push(["coordinator loop", `longest turn of the last minute ${num(d.loop.recent_ms, 3)} ms ` +
+    `(${d.loop.recent_work}), busy ${num(100 * d.loop.recent_busy, 3)} %; of the session ` +
+    `${num(d.loop.longest_ms, 3)} ms (${d.loop.longest_work}), turns over 100 ms ${d.loop.over_100ms}, ` +
+    `over 1 s ${d.loop.over_1s} (of ${d.loop.turns})`]);
   if (several) rows.push(["Pareto front", d.front.length ? `${d.front.length} trial(s): ${d.front.map((p) => p.trial).join(", ")}` : "no trial yet"]);
   else if (d.best) {
     rows.push(["best", `trial ${d.best.trial}: ${s.objectives[0]} ${num(d.best.value)} at ${s.resource} ${num(d.best.step)}`]);
