@@ -3,9 +3,11 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <span>
 #include <vector>
 
 namespace slurmtune::runtime {
@@ -36,7 +38,7 @@ void EventLoop::remove(int fd) {
   callbacks_.erase(fd);
 }
 
-int EventLoop::run_once(int timeout_ms) {
+int EventLoop::run_once(int timeout_ms, std::chrono::steady_clock::duration budget) {
   std::array<epoll_event, 128> ready{};
   const int n =
       ::epoll_wait(epoll_.get(), ready.data(), static_cast<int>(ready.size()), timeout_ms);
@@ -45,14 +47,30 @@ int EventLoop::run_once(int timeout_ms) {
     if (errno == EINTR) return 0;
     protocol::throw_errno("epoll_wait");
   }
+  const auto batch = std::span(ready.data(), static_cast<std::size_t>(n));
+  // Those the last turn left first: a budget that runs out on the same busy connections
+  // turn after turn would otherwise never reach the ones behind them.
+  if (!deferred_.empty()) {
+    const auto rank = [&](const epoll_event& e) {  // the order they were left in, then the rest
+      return std::find(deferred_.begin(), deferred_.end(), e.data.fd) - deferred_.begin();
+    };
+    std::stable_sort(batch.begin(), batch.end(),
+                     [&](const epoll_event& a, const epoll_event& b) { return rank(a) < rank(b); });
+    deferred_.clear();
+  }
   int ran = 0;
-  for (int i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (ran > 0 && std::chrono::steady_clock::now() - woke_at_ > budget) {
+      for (; i < batch.size(); ++i)
+        deferred_.push_back(batch[i].data.fd);
+      break;
+    }
     // A callback may have removed a later fd of this batch: look each one up afresh,
     // and copy the callback so it may remove itself while running.
-    const auto it = callbacks_.find(ready[static_cast<std::size_t>(i)].data.fd);
+    const auto it = callbacks_.find(batch[i].data.fd);
     if (it == callbacks_.end()) continue;
     Callback callback = it->second;
-    callback(ready[static_cast<std::size_t>(i)].events);
+    callback(batch[i].events);
     ++ran;
   }
   return ran;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "protocol/wire/unique_fd.hpp"
 
@@ -21,13 +22,17 @@ class EventLoop {
   void modify(int fd, std::uint32_t events);
   void remove(int fd);
   /// Waits up to `timeout_ms` and runs the callbacks of ready fds; returns how many ran.
-  int run_once(int timeout_ms);
+  /// With a `budget`, callbacks stop once it has passed since the wait ended: the fds
+  /// left are reported again by the next wait (level-triggered), and run first then.
+  int run_once(int timeout_ms, std::chrono::steady_clock::duration budget =
+                                   std::chrono::steady_clock::duration::max());
   /// When the last run_once stopped waiting: what followed was work, not waiting.
   std::chrono::steady_clock::time_point woke_at() const { return woke_at_; }
 
  private:
   protocol::UniqueFd epoll_;
   std::unordered_map<int, Callback> callbacks_;
+  std::vector<int> deferred_;  // fds ready when the last turn's budget ran out
   std::chrono::steady_clock::time_point woke_at_ = std::chrono::steady_clock::now();
 };
 

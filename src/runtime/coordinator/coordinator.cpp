@@ -203,7 +203,7 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
-    loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms);
+    loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms, kEventBudget);
     stalls_.periodic_begins(loop_.woke_at());
     tick();
     stalls_.turn_ends();

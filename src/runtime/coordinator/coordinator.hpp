@@ -132,6 +132,10 @@ class Coordinator final : public ControlHandler, private TrialHost {
   Clock::time_point stderr_checked_{};  // when the trials' stderr files were last capped
   Clock::time_point last_periodic_{};   // when tick() last did its periodic work
   static constexpr std::chrono::milliseconds kPeriodicInterval{100};
+  // A turn's callbacks stop after this (the ready connections left go first next turn):
+  // 32 node agents' bursts of reports filled turns of 160 ms at 16,384 trials, and
+  // held decisions, launches and the flush waited behind them.
+  static constexpr std::chrono::milliseconds kEventBudget{20};
   StderrCaps stderr_caps_;
   bool halt_announced_ = false;
   std::uint64_t launches_ = 0;  // launches so far this session: the next one's number

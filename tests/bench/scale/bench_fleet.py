@@ -169,7 +169,7 @@ def main():
     reports = sum(p["reports"] for p in parts)
     decisions = sum(p["decisions"] for p in parts)
     lines = [l.split("] ", 1)[-1] for l in log.splitlines()
-             if re.search(r"control plane: at most|loop: longest|worker\(s\) connected after|relay per|"
+             if re.search(r"control plane: at most|loop: longest|loop: busy|worker\(s\) connected after|relay per|"
                           r"descriptors:|summary:|coordinator: CPU", l)]
     print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s (+-%g %%), %s, "
           "%d fleet processes%s; soft ulimit -n %s%s"
