@@ -42,6 +42,11 @@ class LoopStalls {
   };
   Scope measure(Work work) { return Scope(*this, work); }
 
+  /// Forgets what scopes measured before the loop's first turn (a resume's settling).
+  void forget_so_far() {
+    split_ = {};
+    measured_ = {};
+  }
   /// The loop woke at `woke`; its events' callbacks are done and the periodic work
   /// begins: what no scope claimed since `woke` was messages.
   void periodic_begins(Clock::time_point woke);

@@ -199,6 +199,7 @@ void Coordinator::start_allocation_clock() {
 }
 
 int Coordinator::run() {
+  stalls_.forget_so_far();  // what the constructor did (a resume's PBT copies) stalled nothing
   backend_->begin();
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&

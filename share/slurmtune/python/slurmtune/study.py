@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 5).
+"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 9).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
