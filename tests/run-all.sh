@@ -16,6 +16,27 @@ fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
       -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
 cmake --build "$build" -j "$jobs"
+# The sanitizer stage's build (below) starts now, at the lowest priority, beside the
+# Release tests: those mostly wait (the Slurm chain, the end-to-end tests' trials), and
+# the build takes the idle cores instead of running alone after them.
+sanitize=${SANITIZE_BUILD_DIR:-build-sanitize}
+build_pid=
+if [ "${SANITIZE:-1}" != 0 ]; then
+  # A second build with Clang, AddressSanitizer + UndefinedBehaviorSanitizer and the
+  # libFuzzer targets. Line tables are all a sanitizer's report needs of the debug
+  # information, and cost far less to compile and link than -g.
+  CC=clang CXX=clang++ cmake -S . -B "$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+        -DSLURMTUNE_WARNINGS_AS_ERRORS=ON -DSLURMTUNE_BUILD_TESTS=ON \
+        -DSLURMTUNE_BUILD_BENCHMARKS=OFF -DSLURMTUNE_BUILD_EXAMPLES=OFF \
+        -DSLURMTUNE_SANITIZE=address,undefined -DSLURMTUNE_BUILD_FUZZERS=ON \
+        -DSLURMTUNE_FUZZ_SECONDS="${SLURMTUNE_FUZZ_SECONDS:-15}"
+  # Its own process group, so that a failure of the Release tests stops all of it.
+  setsid nice -n 19 cmake --build "$sanitize" -j "$jobs" > "$sanitize/build.log" 2>&1 &
+  build_pid=$!
+  trap '[ -n "$build_pid" ] && kill -- "-$build_pid" 2>/dev/null; true' EXIT
+fi
+
 # With the sanitizer stage below, the local `slurmtune run` tests of the runtime (label
 # `runtime`) run there, under ASan and UBSan, and not here too (the same scenarios run
 # here under Slurm, `run.slurm.*`), and so do the unit tests: CI has two cores and 40
@@ -24,21 +45,20 @@ skip_here=()
 if [ "${SANITIZE:-1}" != 0 ]; then skip_here=(-LE '^(runtime|unit)$'); fi
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "${skip_here[@]}"
 
-# A second build with Clang, AddressSanitizer + UndefinedBehaviorSanitizer and the
-# libFuzzer targets: the unit and cli tests and the local `slurmtune run` tests of the
+# The sanitizer build: the unit and cli tests and the local `slurmtune run` tests of the
 # runtime under the sanitizers (those labelled `decisions` ran above: their subject is
 # the sampler's decisions, which the unit and cli tests run here too), then every fuzz
-# target for SLURMTUNE_FUZZ_SECONDS (default 15 here, from its seed corpus). Line tables are all a sanitizer's
-# report needs of the debug information, and cost far less to compile and link than -g.
+# target for SLURMTUNE_FUZZ_SECONDS (default 15 here, from its seed corpus).
 # SANITIZE=0 skips it, and the stage above then runs every test.
 if [ "${SANITIZE:-1}" != 0 ]; then
-  sanitize=${SANITIZE_BUILD_DIR:-build-sanitize}
-  CC=clang CXX=clang++ cmake -S . -B "$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-        -DSLURMTUNE_WARNINGS_AS_ERRORS=ON -DSLURMTUNE_BUILD_TESTS=ON \
-        -DSLURMTUNE_BUILD_BENCHMARKS=OFF -DSLURMTUNE_BUILD_EXAMPLES=OFF \
-        -DSLURMTUNE_SANITIZE=address,undefined -DSLURMTUNE_BUILD_FUZZERS=ON \
-        -DSLURMTUNE_FUZZ_SECONDS="${SLURMTUNE_FUZZ_SECONDS:-15}"
+  if ! wait "$build_pid"; then
+    build_pid=
+    cat "$sanitize/build.log"
+    echo "run-all: the sanitizer build failed (its log is above: $sanitize/build.log)" >&2
+    exit 1
+  fi
+  build_pid=
+  # Anything the low-priority build left undone (nothing, normally) at full priority.
   cmake --build "$sanitize" -j "$jobs"
   ctest --test-dir "$sanitize" --output-on-failure -j "$jobs" --timeout 900 \
         -R '^(unit|cli|fuzz|run[.]local)[.]' -LE '^decisions$'
