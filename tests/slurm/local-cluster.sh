@@ -99,8 +99,8 @@ stop() {
   [ -f "$conf" ] && scontrol shutdown >/dev/null 2>&1 || true
   # scontrol shutdown stops the daemons it reaches; make sure of the rest.
   for pidfile in "$dir"/ctld.pid "$dir"/slurmd.*.pid; do
-    [ -f "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
+    # A daemon that heard the shutdown removes its pid file as it exits, maybe just now.
+    pid=$(cat "$pidfile" 2>/dev/null) || continue
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   done

@@ -115,7 +115,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
   // Retries and restarts first, in order; one that cannot reach its next checkpoint
   // before the allocation ends waits (for the next session, in practice).
   for (auto it = relaunch_.begin(); it != relaunch_.end(); ++it) {
-    if (!fitting(last_step(it->trial))) continue;
+    if (launch_holds_.contains(it->trial) || !fitting(last_step(it->trial))) continue;
     TrialLaunch launch = std::move(*it);
     relaunch_.erase(it);
     live_[launch.trial] = LiveTrial{};
@@ -163,6 +163,11 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
       return next_launch(elapsed_s);
     }
     --counts_.paused;
+    if (launch_holds_.contains(launch.trial)) {
+      // Its files are not ready: it waits first in line for them; this slot looks on.
+      relaunch_.push_back(std::move(launch));
+      return next_launch(elapsed_s, fits);
+    }
   }
   live_[launch.trial] = LiveTrial{};
   ++counts_.running;
@@ -227,6 +232,7 @@ void StudyController::apply_exploits() {
     // It goes on from the donor's step: reports after it count again.
     last_step_[trial] = exploit.donor_step;
     wanted_checkpoint_.erase(trial);
+    if (hold_exploited_) hold_launch(trial);
     observer_.trial_exploited(trial, exploit);
   }
 }
@@ -346,6 +352,11 @@ void StudyController::begin_shutdown() {
 void StudyController::evict(TrialId trial) {
   live(trial);  // throws for a trial that is not running
   evicted_.insert(trial);
+}
+
+void StudyController::release_launch(TrialId trial) {
+  const auto held = launch_holds_.find(trial);
+  if (held != launch_holds_.end() && --held->second == 0) launch_holds_.erase(held);
 }
 
 bool StudyController::more_work_left() const {

@@ -159,6 +159,17 @@ class StudyController {
   /// or trials still running. After a halt (budget, threshold) only interrupted trials
   /// count. `run` exits 75 (requeue) when it stops early with this true.
   bool more_work_left() const;
+  /// The trial's files for its next launch are being made (PBT's clone of a donor's
+  /// checkpoint, off the coordinator's loop): until release_launch, next_launch passes
+  /// over it (another slot's work goes first) and it waits in the relaunch queue. A
+  /// hold delays the launch in time only: no decision depends on it.
+  void hold_launch(TrialId trial) { ++launch_holds_[trial]; }
+  /// From now on each exploit holds its trial's launch as it is decided (PBT in
+  /// `slurmtune run`, which releases it once the donor's checkpoint is cloned).
+  void hold_exploited_launches() { hold_exploited_ = true; }
+  void release_launch(TrialId trial);
+  /// Whether any trial's launch is held: the study is not over while one is.
+  bool launches_held() const { return !launch_holds_.empty(); }
 
   std::vector<TrialId> running() const;
   bool is_running(TrialId trial) const { return live_.contains(trial); }
@@ -203,12 +214,14 @@ class StudyController {
   std::map<TrialId, LiveTrial> live_;
   std::vector<TrialLaunch> relaunch_;  // retries and restarts, served before new work
   std::map<TrialId, std::uint64_t> failures_;
-  std::map<TrialId, double> last_step_;          // last judged step, across attempts
-  std::map<TrialId, Observation> last_;          // last judged report, for end_trial
-  std::uint64_t interrupted_ = 0;                // suspended by a shutdown, for the next session
-  bool held_for_clock_ = false;                  // the last next_launch held work back
-  std::set<TrialId> resume_when_exited_;         // promoted before their paused process exited
-  std::set<TrialId> evicted_;                    // told to suspend, to restart in this session
+  std::map<TrialId, double> last_step_;       // last judged step, across attempts
+  std::map<TrialId, Observation> last_;       // last judged report, for end_trial
+  std::uint64_t interrupted_ = 0;             // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;               // the last next_launch held work back
+  std::set<TrialId> resume_when_exited_;      // promoted before their paused process exited
+  std::set<TrialId> evicted_;                 // told to suspend, to restart in this session
+  std::map<TrialId, unsigned> launch_holds_;  // hold_launch minus release_launch, when > 0
+  bool hold_exploited_ = false;
   std::map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;
   BestTrials best_;

@@ -175,9 +175,9 @@ void GroupBackend::fill() {
     }
     assign(id, g, *launch);
   }
-  // A healthy group asked and the controller had nothing, and nothing runs: the study is
-  // over. Tell every waiting group, so the steps end.
-  if (nothing_to_launch && context_.trials.empty()) {
+  // A healthy group asked and the controller had nothing, nothing runs and no launch
+  // waits for its files: the study is over. Tell every waiting group, so the steps end.
+  if (nothing_to_launch && context_.trials.empty() && !controller.launches_held()) {
     done_ = true;
     for (auto& [id, g] : groups_) {
       if (!g.waiting) continue;

@@ -120,8 +120,9 @@ void ProcessBackend::fill() {
     start_trial(*launch, std::move(*placement));
   }
   // With every slot free and nothing to launch, nothing can happen any more (unless
-  // worker steps have yet to connect and bring their nodes).
-  if (context_.trials.empty() && !workers_.waiting()) done_ = true;
+  // worker steps have yet to connect and bring their nodes, or a launch waits for its
+  // files).
+  if (context_.trials.empty() && !workers_.waiting() && !controller.launches_held()) done_ = true;
 }
 
 void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources placement) {

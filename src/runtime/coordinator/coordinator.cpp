@@ -90,7 +90,17 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
-      pbt_(study_, trials_, study_dir_, trials_dir_, stalls_),
+      pbt_(study_, trials_, study_dir_, trials_dir_, loop_, stalls_,
+           [this](ConnectionId to, Reply reply, bool write_ahead) {
+             if (write_ahead) {
+               durable_replies_.hold(to, std::move(reply), study_.writer->commit_ticket());
+               study_.writer->commit_soon();
+             } else if (seams_.deliver) {
+               seams_.deliver(to, reply);
+             } else {
+               server_->send(to, reply.type, reply.payload);
+             }
+           }),
       seams_(std::move(seams)),
       time_(seams_.now ? seams_.now : SteadyNow(std::chrono::steady_clock::now)),
       progress_(options_.progress_interval_s, silent_after_s(options_, spec_)) {
@@ -119,7 +129,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
   controller_->set_fail_fast(options_.fail_fast);
-  pbt_.settle_resumed(*controller_);
+  pbt_.begin(*controller_);
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
@@ -211,6 +221,7 @@ int Coordinator::run() {
   }
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
+  pbt_.finish();  // the copies still running, and their rows
   study_.writer->set_loop_figures(stalls_.figures());
   study_.writer->flush();
   release_durable_replies();

@@ -178,6 +178,8 @@ std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
   }
   Reply reply{protocol::MessageType::Decision,
               decision_payload(verdict.instruction, &verdict.outcome, verdict.duplicate)};
+  // A trial whose checkpoint is still being copied hears nothing more until it is kept.
+  if (pbt_.hold_while_keeping(t.trial, id, reply, write_ahead)) return std::nullopt;
   if (!write_ahead) return reply;
   durable_replies_.hold(id, std::move(reply), study_.writer->commit_ticket());
   study_.writer->commit_soon();
@@ -204,12 +206,8 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative, bytes);
   study_.checkpoints[t.trial] = {relative, step};
   if (!controller_->wants_checkpoint(t.trial, step)) return;
-  try {
-    pbt_.keep(t.trial, step, absolute);
-  } catch (const Error& e) {  // not kept: nobody clones it, the study goes on
-    log_line("trial " + std::to_string(t.trial) + ": " + e.what());
-    return;
-  }
+  // Copied off the loop; the decisions go on as if it were kept now (pbt_exploits.hpp).
+  pbt_.keep(t.trial, step, absolute);
   controller_->checkpoint_saved(t.trial, step);
   pbt_.carry_out();
   // Durable soon: a donor checkpoint whose row a crash lost would be missing on resume.

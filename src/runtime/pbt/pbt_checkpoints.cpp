@@ -5,41 +5,47 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "runtime/pbt/file_copy.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 namespace {
 
 // Copies `source` (a file or a folder) into the fresh folder `dir`, keeping its name,
-// then removes the other entries of `parent` whose names start with `prefix`. The new
-// copy is complete before an old one goes.
-fs::path replace_copy(const fs::path& source, const fs::path& dir, const fs::path& parent,
-                      const std::string& prefix) {
+// then removes the other entries of `parent` whose names start with `prefix`. The copy
+// is made in DIR.partial and renamed into place, so `dir` is there whole or not at all
+// (a crash midway leaves a .partial that the next copy removes), and the new copy is
+// complete before an old one goes. `unchanged`: the source must not change meanwhile.
+PbtCheckpoints::Copy replace_copy(const fs::path& source, const fs::path& dir,
+                                  const fs::path& parent, const std::string& prefix,
+                                  bool unchanged) {
   std::error_code ec;
+  const fs::path staging = dir.string() + ".partial";
+  const fs::path target = dir / source.filename();
+  fs::remove_all(staging, ec);
   fs::remove_all(dir, ec);
-  fs::create_directories(dir, ec);
-  fs::path target = dir / source.filename();
-  // Links are copied as links, never followed: a link in a checkpoint that points at
-  // the study's folder would otherwise copy the study into the trial.
-  if (!ec)
-    fs::copy(source, target, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
-  if (ec)
+  fs::create_directories(staging, ec);
+  if (ec) throw Error("pbt: cannot create " + staging.string() + ": " + ec.message());
+  TreeCopy copy;
+  try {
+    const TreeStamp before = unchanged ? stamp_tree(source) : TreeStamp{};
+    copy = copy_tree(source, staging / source.filename());
+    if (unchanged && stamp_tree(source) != before)
+      throw Error(
+          "the trial wrote it while it was being copied (a trial should not "
+          "change a checkpoint it reported until its next decision)");
+    fs::rename(staging, dir, ec);
+    if (ec) throw Error("cannot rename " + staging.string() + ": " + ec.message());
+  } catch (const Error& e) {
+    fs::remove_all(staging, ec);
     throw Error("pbt: cannot copy checkpoint " + source.string() + " to " + target.string() + ": " +
-                ec.message());
+                e.what());
+  }
   for (const auto& entry : fs::directory_iterator(parent, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.starts_with(prefix) && entry.path() != dir) fs::remove_all(entry.path(), ec);
   }
-  return target;
-}
-
-std::uint64_t size_of(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
-  std::uint64_t bytes = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(path, ec))
-    if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
-  return bytes;
+  return {{}, copy};
 }
 
 }  // namespace
@@ -55,9 +61,9 @@ fs::path PbtCheckpoints::kept_dir(core::TrialId trial, double step) const {
   return trial_dir(trial) / "pbt-kept" / ("step-" + core::format_double(step));
 }
 
-void PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& source) const {
+TreeCopy PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& source) const {
   const fs::path dir = kept_dir(trial, step);
-  replace_copy(source, dir, dir.parent_path(), "step-");
+  return replace_copy(source, dir, dir.parent_path(), "step-", true).how;
 }
 
 PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Exploit& e) const {
@@ -71,8 +77,9 @@ PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Expl
   const std::string prefix = "pbt-from-trial-";
   const fs::path dir = trial_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
                                            core::format_double(e.donor_step));
-  const fs::path target = replace_copy(source, dir, trial_dir(trial), prefix);
-  return Copy{target.lexically_relative(study_dir_).string(), size_of(target)};
+  Copy copy = replace_copy(source, dir, trial_dir(trial), prefix, false);
+  copy.relative = (dir / source.filename()).lexically_relative(study_dir_).string();
+  return copy;
 }
 
 }  // namespace slurmtune::runtime

@@ -6,11 +6,14 @@
 // exploiting trial gets its own copy of the donor's, STUDY.trials/trial-T/
 // pbt-from-trial-D-step-S/NAME, as its checkpoint: no trial ever reads or writes
 // another's files, and a donor that goes on training cannot change what was cloned.
-#include <cstdint>
+// Copies are reflinks where the file system can (runtime/pbt/file_copy.hpp), and are
+// made on the coordinator's helper thread (runtime/pbt/pbt_exploits.hpp): these
+// functions touch only the file system.
 #include <filesystem>
 #include <string>
 
 #include "core/schedulers/scheduler.hpp"
+#include "runtime/pbt/file_copy.hpp"
 
 namespace slurmtune::runtime {
 
@@ -18,14 +21,15 @@ class PbtCheckpoints {
  public:
   struct Copy {
     std::string relative;  ///< relative to the study's folder
-    std::uint64_t bytes = 0;
+    TreeCopy how;          ///< its bytes, and how its files were copied
   };
 
   PbtCheckpoints(std::filesystem::path study_dir, std::filesystem::path trials_dir);
 
   /// Keeps the trial's checkpoint at `step` (`source`, a file or a folder); the trial's
-  /// older kept copies go. Throws Error (naming the paths) when the copy fails.
-  void keep(core::TrialId trial, double step, const std::filesystem::path& source) const;
+  /// older kept copies go. Throws Error (naming the paths) when the copy fails or the
+  /// trial wrote the checkpoint meanwhile.
+  TreeCopy keep(core::TrialId trial, double step, const std::filesystem::path& source) const;
   /// The exploiting trial's copy of the donor's kept checkpoint; the trial's earlier
   /// clones go. Throws Error when the kept copy is missing or the copy fails.
   Copy clone(core::TrialId trial, const core::Exploit& exploit) const;

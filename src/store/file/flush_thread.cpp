@@ -7,13 +7,7 @@
 
 namespace slurmtune::store {
 
-namespace {
-
-// The thread starts with every signal blocked: a process's signals (SIGCHLD, SIGTERM,
-// SIGUSR1) stay for the thread that reads them from its signalfd. A thread that left
-// SIGCHLD unblocked would take it with the default action, ignoring it, and the
-// coordinator would never learn that a trial ended.
-std::thread without_signals(std::function<void()> body) {
+std::thread thread_without_signals(std::function<void()> body) {
   sigset_t all, before;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &before);
@@ -22,9 +16,7 @@ std::thread without_signals(std::function<void()> body) {
   return thread;
 }
 
-}  // namespace
-
-FlushThread::FlushThread() : thread_(without_signals([this] { serve(); })) {}
+FlushThread::FlushThread() : thread_(thread_without_signals([this] { serve(); })) {}
 
 FlushThread::~FlushThread() {
   {

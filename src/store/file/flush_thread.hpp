@@ -17,6 +17,12 @@
 
 namespace slurmtune::store {
 
+/// Starts `body` on a thread with every signal blocked: a process's signals (SIGCHLD,
+/// SIGTERM, SIGUSR1) stay for the thread that reads them from its signalfd. A thread
+/// that left SIGCHLD unblocked would take it with the default action, ignoring it, and
+/// the coordinator would never learn that a trial ended.
+std::thread thread_without_signals(std::function<void()> body);
+
 class FlushThread {
  public:
   FlushThread();

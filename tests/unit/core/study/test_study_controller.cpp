@@ -395,6 +395,44 @@ BOOST_AUTO_TEST_CASE(a_pbt_exploit_changes_the_configuration_once_the_donor_chec
   BOOST_TEST(f.journal.lines[f.journal.lines.size() - 2] == "checkpoint@4.0 0");
 }
 
+BOOST_AUTO_TEST_CASE(an_exploited_trial_s_launch_waits_for_its_clone_and_nothing_else_changes) {
+  // `slurmtune run` clones the donor's checkpoint off its loop: the exploited trial's
+  // next launch waits for release_launch, the decisions and the journal do not.
+  const auto play = [](bool held, Fixture& f) {
+    if (held) f.controller.hold_exploited_launches();
+    for (int i = 0; i < 4; ++i)
+      BOOST_REQUIRE(f.controller.next_launch(0));
+    f.controller.report(0, 2, 0.1);
+    f.controller.report(1, 2, 0.2);
+    f.controller.report(0, 4, 0.05);
+    f.controller.checkpoint_saved(0, 4);
+    BOOST_TEST((f.controller.report(3, 2, 0.9).outcome.decision == SchedulerDecision::Exploit));
+    BOOST_TEST(f.controller.launches_held() == held);
+    BOOST_TEST((f.controller.trial_exited(3, true, "") == ExitMeaning::Paused));
+  };
+  Fixture plain(pbt_study());
+  play(false, plain);
+  const auto resumed = plain.controller.next_launch(0);
+  BOOST_REQUIRE(resumed);
+  BOOST_TEST(resumed->trial == 3u);
+
+  Fixture f(pbt_study());
+  play(true, f);
+  BOOST_TEST(!f.controller.next_launch(0));  // recorded as resumed, waiting for its clone
+  BOOST_TEST(f.controller.more_work_left());
+  BOOST_TEST(f.controller.counts().paused == 0u);
+  BOOST_TEST(f.controller.counts().running == 3u);
+  f.controller.release_launch(3);
+  BOOST_TEST(!f.controller.launches_held());
+  const auto launch = f.controller.next_launch(0);
+  BOOST_REQUIRE(launch);
+  BOOST_TEST((launch->kind == TrialLaunch::Kind::Resume));
+  BOOST_TEST(launch->trial == 3u);
+  BOOST_TEST((launch->config == resumed->config));
+  BOOST_TEST(f.controller.counts().running == 4u);
+  BOOST_TEST(f.journal.lines == plain.journal.lines, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(a_wanted_checkpoint_that_never_came_is_recorded_as_missing_at_exit) {
   Fixture f(pbt_study());
   for (int i = 0; i < 4; ++i)

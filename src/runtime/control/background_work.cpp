@@ -1,0 +1,102 @@
+#include "runtime/control/background_work.hpp"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <exception>
+#include <utility>
+
+#include "store/file/flush_thread.hpp"
+
+namespace slurmtune::runtime {
+
+BackgroundWork::BackgroundWork(EventLoop& loop)
+    : loop_(loop), done_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  if (!done_fd_) protocol::throw_errno("cannot create the eventfd of the background work");
+  loop_.add(done_fd_.get(), EPOLLIN, [this](std::uint32_t) {
+    std::uint64_t count = 0;
+    while (::read(done_fd_.get(), &count, sizeof count) == sizeof count) {
+    }
+    run_finished();
+  });
+  thread_ = store::thread_without_signals([this] { serve(); });
+}
+
+BackgroundWork::~BackgroundWork() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+  loop_.remove(done_fd_.get());
+}
+
+void BackgroundWork::post(Task task) {
+  {
+    const std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  ++in_flight_;
+  changed_.notify_all();
+}
+
+void BackgroundWork::serve() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+    if (tasks_.empty()) return;  // stopping, and every task posted is done
+    Task task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    Finish finish;
+    try {
+      finish = task();
+    } catch (...) {
+      finish = [error = std::current_exception()] { std::rethrow_exception(error); };
+    }
+    lock.lock();
+    finished_.push_back(finish ? std::move(finish) : Finish([] {}));
+    changed_.notify_all();
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto ignored = ::write(done_fd_.get(), &one, sizeof one);
+  }
+}
+
+void BackgroundWork::run_finished() {
+  std::deque<Finish> finished;
+  {
+    const std::lock_guard lock(mutex_);
+    finished.swap(finished_);
+  }
+  // Each finish is counted out before it runs: one that throws is not run again.
+  while (!finished.empty()) {
+    const Finish finish = std::move(finished.front());
+    finished.pop_front();
+    --in_flight_;
+    try {
+      finish();
+    } catch (...) {
+      // The rest run at the next call; the error goes to the loop's caller.
+      const std::lock_guard lock(mutex_);
+      finished_.insert(finished_.begin(), std::make_move_iterator(finished.begin()),
+                       std::make_move_iterator(finished.end()));
+      throw;
+    }
+  }
+}
+
+void BackgroundWork::wait_for_some() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return !finished_.empty(); });
+}
+
+void BackgroundWork::drain() {
+  while (in_flight_ > 0) {
+    wait_for_some();
+    run_finished();
+  }
+}
+
+}  // namespace slurmtune::runtime
