@@ -38,9 +38,13 @@ std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t at
                protocol::attempt_credential(secret_, trial, attempt, launch));
 }
 
-void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t launch) const {
-  std::error_code ignored;  // already gone: nothing to remove
-  fs::remove(attempt_path(trial, launch), ignored);
+void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t launch,
+                                     BackgroundWork& off_loop) const {
+  off_loop.post([path = attempt_path(trial, launch)]() -> BackgroundWork::Finish {
+    std::error_code ignored;  // already gone: nothing to remove
+    fs::remove(path, ignored);
+    return {};
+  });
 }
 
 std::string CredentialFiles::write_group_step(int step) const {

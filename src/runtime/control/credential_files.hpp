@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/schedulers/scheduler.hpp"
+#include "runtime/control/background_work.hpp"
 
 namespace slurmtune::runtime {
 
@@ -21,8 +22,10 @@ class CredentialFiles {
   /// its own (a process of an earlier launch that reads its file again finds it gone);
   /// returns its path.
   std::string write_attempt(core::TrialId trial, std::uint64_t attempt, std::uint64_t launch) const;
-  /// Removes it once the launch has ended (nothing it could still say is accepted).
-  void remove_attempt(core::TrialId trial, std::uint64_t launch) const;
+  /// Removes it once the launch has ended (nothing it could still say is accepted), on
+  /// `off_loop`'s thread: with trials writing checkpoints of GB, an unlink there waited
+  /// up to 1.7 s for the file system's journal (ext4), and the loop with it.
+  void remove_attempt(core::TrialId trial, std::uint64_t launch, BackgroundWork& off_loop) const;
   /// Writes the credential of a trial group's MPI step `step`; returns its path.
   std::string write_group_step(int step) const;
   /// Writes the credential of the worker on `node`, at worker_credential_file(dir, node):

@@ -90,7 +90,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
       python_path_(python_path_with_bundled()),
-      pbt_(study_, trials_, study_dir_, trials_dir_, loop_, stalls_,
+      files_(loop_),
+      pbt_(study_, trials_, study_dir_, trials_dir_, files_, stalls_,
            [this](ConnectionId to, Reply reply, bool write_ahead) {
              if (write_ahead) {
                durable_replies_.hold(to, std::move(reply), study_.writer->commit_ticket());

@@ -20,6 +20,7 @@
 #include "runtime/attempts/trial_table.hpp"
 #include "runtime/backends/launch_backend.hpp"
 #include "runtime/backends/run_options.hpp"
+#include "runtime/control/background_work.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/control/loop_stalls.hpp"
@@ -114,6 +115,9 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<Launcher> launcher_;
   EventLoop loop_;
   LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting, and at what
+  // File-system work the loop must not wait for (PBT's copies, ended attempts' credential
+  // files), first in, first out on one helper thread. Its tasks hold what they use.
+  BackgroundWork files_;
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<ControlServer> server_;

@@ -68,7 +68,8 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
 
 core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
                                          const std::string& error) {
-  if (const ActiveTrial* t = trials_.find(trial)) credentials_->remove_attempt(trial, t->launch);
+  if (const ActiveTrial* t = trials_.find(trial))
+    credentials_->remove_attempt(trial, t->launch, files_);
   const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
   pbt_.carry_out();
   time_.attempt_ended(trial);
