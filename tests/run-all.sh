@@ -31,8 +31,13 @@ if [ "${SANITIZE:-1}" != 0 ]; then
         -DSLURMTUNE_BUILD_BENCHMARKS=OFF -DSLURMTUNE_BUILD_EXAMPLES=OFF \
         -DSLURMTUNE_SANITIZE=address,undefined -DSLURMTUNE_BUILD_FUZZERS=ON \
         -DSLURMTUNE_FUZZ_SECONDS="${SLURMTUNE_FUZZ_SECONDS:-15}"
-  # Its own process group, so that a failure of the Release tests stops all of it.
-  setsid nice -n 19 cmake --build "$sanitize" -j "$jobs" > "$sanitize/build.log" 2>&1 &
+  # Its own process group, so that a failure of the Release tests stops all of it. That
+  # makes it a session of its own too, and with the kernel's autogroups (on in most
+  # distributions) nice only ranks processes within a session: the session's autogroup
+  # gets the nice value as well (sched(7)), or the build takes a core from the tests.
+  setsid bash -c 'echo 19 > /proc/self/autogroup 2>/dev/null || true
+                  exec nice -n 19 cmake --build "$0" -j "$1"' "$sanitize" "$jobs" \
+      > "$sanitize/build.log" 2>&1 &
   build_pid=$!
   trap '[ -n "$build_pid" ] && kill -- "-$build_pid" 2>/dev/null; true' EXIT
 fi
