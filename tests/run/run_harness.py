@@ -311,6 +311,10 @@ def release_requeued(job):
     launch onto completing nodes can fail), and the same job resumes the study itself."""
     wait_for(lambda: "comp" not in subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True,
                                                   text=True).stdout, 60, "nodes to finish completing")
+    # The template logs its requeue before slurmctld has carried it out; a release that
+    # comes first is undone by the requeue's own hold, and the job then waits its ~2
+    # minutes (CI, under load, took 168 s for run.slurm.clock instead of 26 s).
+    wait_for(lambda: job_state(job) == "PENDING", 60, "job %s to be requeued (pending)" % job)
     time.sleep(5)  # per-job state of the first run (PMIx dirs under TmpFS) is removed after
     subprocess.run(["scontrol", "update", "JobId=" + job, "StartTime=now"], check=True)
 
