@@ -63,8 +63,6 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     exit 1
   fi
   build_pid=
-  # Anything the low-priority build left undone (nothing, normally) at full priority.
-  cmake --build "$sanitize" -j "$jobs"
   ctest --test-dir "$sanitize" --output-on-failure -j "$jobs" --timeout 900 \
         -R '^(unit|cli|fuzz|run[.]local)[.]' -LE '^decisions$'
 fi

@@ -96,10 +96,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
              if (write_ahead) {
                durable_replies_.hold(to, std::move(reply), study_.writer->commit_ticket());
                study_.writer->commit_soon();
-             } else if (seams_.deliver) {
-               seams_.deliver(to, reply);
              } else {
-               server_->send(to, reply.type, reply.payload);
+               seams_.deliver(to, reply);
              }
            }),
       seams_(std::move(seams)),
@@ -163,6 +161,10 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   });
   const std::string descriptors = raise_descriptor_limit();  // before the caps are sized
   server_ = std::make_unique<ControlServer>(loop_, *this, token, options_.control);
+  if (!seams_.deliver)  // held decisions go out through the control server
+    seams_.deliver = [this](ConnectionId to, const Reply& reply) {
+      server_->send(to, reply.type, reply.payload);
+    };
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
   const BackendContext context{spec_,    options_,      *controller_, *server_,    loop_,
@@ -302,11 +304,7 @@ void Coordinator::tick() {
 }
 
 void Coordinator::release_durable_replies() {
-  durable_replies_.release(study_.writer->durable_ticket(),
-                           [this](ConnectionId to, const Reply& reply) {
-                             if (seams_.deliver) return seams_.deliver(to, reply);
-                             server_->send(to, reply.type, reply.payload);
-                           });
+  durable_replies_.release(study_.writer->durable_ticket(), seams_.deliver);
 }
 
 // [trial] time_limit_s and report_timeout_s: an attempt past either is ended and fails

@@ -16,9 +16,8 @@ namespace {
 // is made in DIR.partial and renamed into place, so `dir` is there whole or not at all
 // (a crash midway leaves a .partial that the next copy removes), and the new copy is
 // complete before an old one goes. `unchanged`: the source must not change meanwhile.
-PbtCheckpoints::Copy replace_copy(const fs::path& source, const fs::path& dir,
-                                  const fs::path& parent, const std::string& prefix,
-                                  bool unchanged) {
+TreeCopy replace_copy(const fs::path& source, const fs::path& dir, const fs::path& parent,
+                      const std::string& prefix, bool unchanged) {
   std::error_code ec;
   const fs::path staging = dir.string() + ".partial";
   const fs::path target = dir / source.filename();
@@ -45,7 +44,7 @@ PbtCheckpoints::Copy replace_copy(const fs::path& source, const fs::path& dir,
     const std::string name = entry.path().filename().string();
     if (name.starts_with(prefix) && entry.path() != dir) fs::remove_all(entry.path(), ec);
   }
-  return {{}, copy};
+  return copy;
 }
 
 }  // namespace
@@ -63,7 +62,7 @@ fs::path PbtCheckpoints::kept_dir(core::TrialId trial, double step) const {
 
 TreeCopy PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& source) const {
   const fs::path dir = kept_dir(trial, step);
-  return replace_copy(source, dir, dir.parent_path(), "step-", true).how;
+  return replace_copy(source, dir, dir.parent_path(), "step-", true);
 }
 
 PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Exploit& e) const {
@@ -77,9 +76,8 @@ PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Expl
   const std::string prefix = "pbt-from-trial-";
   const fs::path dir = trial_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
                                            core::format_double(e.donor_step));
-  Copy copy = replace_copy(source, dir, trial_dir(trial), prefix, false);
-  copy.relative = (dir / source.filename()).lexically_relative(study_dir_).string();
-  return copy;
+  const TreeCopy copy = replace_copy(source, dir, trial_dir(trial), prefix, false);
+  return {(dir / source.filename()).lexically_relative(study_dir_).string(), copy};
 }
 
 }  // namespace slurmtune::runtime
