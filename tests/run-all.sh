@@ -13,8 +13,13 @@ cuda=()
 if [ -x /usr/local/cuda/bin/nvcc ] && [ -f /usr/local/cuda/include/nccl.h ]; then
   cuda=(-DSLURMTUNE_ENABLE_CUDA=ON -DCUDAToolkit_ROOT=/usr/local/cuda)
 fi
+# The unit tests run in the sanitizer stage below only, so this build leaves them out
+# (about 370 s of CI's two cores); with SANITIZE=0 it builds and runs them.
+unit_tests=OFF
+if [ "${SANITIZE:-1}" = 0 ]; then unit_tests=ON; fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
-      -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
+      -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_UNIT_TESTS="$unit_tests" \
+      -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
 cmake --build "$build" -j "$jobs"
 # The sanitizer stage's build (below) starts now, at the lowest priority, beside the
 # Release tests: those mostly wait (the Slurm chain, the end-to-end tests' trials), and
@@ -44,17 +49,18 @@ fi
 
 # With the sanitizer stage below, the local `slurmtune run` tests of the runtime (label
 # `runtime`) run there, under ASan and UBSan, and not here too (the same scenarios run
-# here under Slurm, `run.slurm.*`), and so do the unit tests: CI has two cores and 40
-# minutes. The cli tests run in both: here they check the binary users get.
+# here under Slurm, `run.slurm.*`), and so do the unit tests (not built here): CI has two
+# cores and 40 minutes. The cli tests run in both: here they check the binary users get.
 skip_here=()
 if [ "${SANITIZE:-1}" != 0 ]; then skip_here=(-LE '^(runtime|unit)$'); fi
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "${skip_here[@]}"
 
 # The sanitizer build: the unit and cli tests and the local `slurmtune run` tests of the
-# runtime under the sanitizers (those labelled `decisions` ran above: their subject is
-# the sampler's decisions, which the unit and cli tests run here too), then every fuzz
-# target for SLURMTUNE_FUZZ_SECONDS (default 15 here, from its seed corpus).
-# SANITIZE=0 skips it, and the stage above then runs every test.
+# runtime under the sanitizers, but for those labelled `decisions`, which ran above:
+# their subject is the sampler's decisions, whose code the unit tests and the other cli
+# tests run here (MOBSTER's option variants replayed, simulate's jobs compared: each
+# 5-50 s under ASan). Then every fuzz target for SLURMTUNE_FUZZ_SECONDS (default 15 here,
+# from its seed corpus). SANITIZE=0 skips it, and the stage above then runs every test.
 if [ "${SANITIZE:-1}" != 0 ]; then
   if ! wait "$build_pid"; then
     build_pid=
