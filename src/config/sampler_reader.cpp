@@ -1,5 +1,6 @@
 // `[sampler]`: the options of the model-based samplers (tpe, bohb, mobster).
 #include <cmath>
+#include <string>
 
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
@@ -18,14 +19,23 @@ void read_flag(TableReader& r, std::string_view key, bool& into) {
   if (const auto v = r.boolean(key)) into = *v;
 }
 
-void read_tpe(TableReader& r, core::tpe::TpeOptions& o) {
+void read_tpe(TableReader& r, core::SamplerSpec& spec) {
+  auto& o = spec.tpe;
   // "optuna": Optuna 3.1's suggestions exactly; "binned": its "above" density binned
-  // once the history is large (TpeOptions::bins), for speed.
-  const bool binned = r.keyword("semantics", {"optuna", "binned"}) == "binned";
-  if (binned) o.bins = 128;
+  // once the history is large (TpeOptions::bins), for speed; "auto", the default:
+  // Optuna's until `binned_from` trials have finished, binned from then on.
+  const std::string semantics =
+      r.keyword("semantics", {"auto", "optuna", "binned"}).value_or("auto");
+  spec.tpe_semantics_named = r.has("semantics");
+  if (semantics != "optuna") o.bins = 128;
+  if (semantics == "auto") o.binned_from = core::tpe::TpeOptions::auto_binned_from;
   if (r.has("bins")) {
-    if (!binned) r.fail("bins", "applies to semantics = \"binned\" only");
+    if (semantics == "optuna") r.fail("bins", "applies to semantics = \"binned\" or \"auto\"");
     read_count(r, "bins", o.bins, 32);
+  }
+  if (r.has("binned_from")) {
+    if (semantics != "auto") r.fail("binned_from", "applies to semantics = \"auto\" only");
+    read_count(r, "binned_from", o.binned_from, 1);
   }
   read_count(r, "n_startup_trials", o.n_startup_trials, 0);
   read_count(r, "n_ei_candidates", o.n_ei_candidates, 1);
@@ -117,7 +127,7 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
                          std::string(core::sampler_keyword(spec.kind)) +
                          "\" has no options; [sampler] configures [study] sampler = \"tpe\", "
                          "\"bohb\", \"mobster\" or \"nsga2\"");
-  if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec.tpe);
+  if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec);
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
   if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
   if (spec.kind == core::SamplerKind::Nsga2) read_nsga2(reader, spec.nsga2);

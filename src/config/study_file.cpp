@@ -384,6 +384,19 @@ void check_objectives(const toml::table& root, core::StudySpec& study, const std
                             "infeasible trials only)");
 }
 
+// tpe's `semantics = "auto"` where the binned estimator does not apply (several
+// objectives, constraints, a conditional space, multivariate sampling) is Optuna's
+// throughout, as `semantics = "optuna"`: what `validate` prints and the file records.
+void settle_auto_tpe(core::StudySpec& study) {
+  auto& o = study.sampler.tpe;
+  if (study.sampler.kind != core::SamplerKind::Tpe || o.bins == 0 || o.binned_from == 0) return;
+  if (study.multi_objective() || !study.constraints.empty() || study.space.conditional() ||
+      o.estimator.multivariate) {
+    o.bins = 0;
+    o.binned_from = 0;
+  }
+}
+
 void check_conditional_space(const toml::table& root, const core::StudySpec& study,
                              const std::string& source) {
   if (!study.space.conditional()) return;
@@ -490,6 +503,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
+  settle_auto_tpe(study);
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
   check_freeze_thaw(root, study, source);

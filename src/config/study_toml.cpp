@@ -169,7 +169,8 @@ toml::table sampler_table(const core::SamplerSpec& s) {
 toml::table sampler_options_table(const core::SamplerSpec& s) {
   if (s.kind == core::SamplerKind::Tpe) {
     const auto& o = s.tpe;
-    toml::table t{{"semantics", o.bins > 0 ? "binned" : "optuna"},
+    const char* semantics = o.bins == 0 ? "optuna" : o.binned_from > 0 ? "auto" : "binned";
+    toml::table t{{"semantics", semantics},
                   {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
                   {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
                   {"gamma_fraction", o.gamma_fraction},
@@ -181,6 +182,7 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
                   {"multivariate", o.estimator.multivariate},
                   {"constant_liar", o.constant_liar}};
     if (o.bins > 0) t.insert("bins", static_cast<std::int64_t>(o.bins));
+    if (o.binned_from > 0) t.insert("binned_from", static_cast<std::int64_t>(o.binned_from));
     if (o.group) t.insert("group", true);  // absent when false, as older results files have it
     return t;
   }

@@ -187,8 +187,17 @@ std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
 }
 
 core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec& recorded) {
-  if (now.sampler.named || now.sampler.kind == recorded.sampler.kind) return now;
   auto& sampler = now.sampler;
+  if (sampler.kind == recorded.sampler.kind) {
+    // tpe's default semantics was "optuna" before "auto": a study file that names none
+    // resumes as its results file recorded.
+    if (sampler.kind == core::SamplerKind::Tpe && !sampler.tpe_semantics_named) {
+      sampler.tpe.bins = recorded.sampler.tpe.bins;
+      sampler.tpe.binned_from = recorded.sampler.tpe.binned_from;
+    }
+    return now;
+  }
+  if (sampler.named) return now;
   sampler.kind = recorded.sampler.kind;
   sampler.tpe = recorded.sampler.tpe;
   sampler.bohb = recorded.sampler.bohb;

@@ -18,6 +18,9 @@ struct SamplerSpec {
   /// `[study] sampler` named the kind; false: the default for the study's shape
   /// (config::parse_study), which a resumed results file replaces by what it recorded.
   bool named = false;
+  /// `[sampler] semantics` was given (tpe); false: the default, "auto", which a resumed
+  /// results file replaces by what it recorded (older ones: "optuna").
+  bool tpe_semantics_named = false;
   /// `[[enqueue]]`: the first trials' configurations, in order (trial i runs entry i).
   std::vector<PartialConfiguration> enqueued;
   /// `warm_start`: results files of earlier studies, as written (relative to the study

@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
       {Kind::Float, 0.0, 0.5, std::nullopt, false, 0},
       {Kind::Categorical, 0, 0, std::nullopt, false, 4},
   };
-  std::printf("%10s %14s %14s %14s %14s\n", "history", "median_ms", "suggestions/s", "binned_ms",
-              "bohb_ms");
+  std::printf("%10s %14s %14s %14s %14s %14s\n", "history", "median_ms", "suggestions/s",
+              "binned_ms", "default_ms", "bohb_ms");
   for (const std::size_t n : sizes) {
     Xoshiro256 rng(n);
     std::vector<tpe::TrialRecord> history(n);
@@ -74,10 +74,12 @@ int main(int argc, char** argv) {
                   static_cast<double>(rng.below(4))};
       t.value = rng.uniform01();
     }
-    // semantics "optuna" (exact), then "binned" with its default 128 slices.
-    const auto time = [&](std::size_t bins) {
+    // semantics "optuna" (exact), "binned" with its default 128 slices, and the study
+    // file's default "auto" (exact until 5,000 trials have finished, then binned).
+    const auto time = [&](std::size_t bins, std::size_t binned_from = 0) {
       tpe::TpeOptions options;
       options.bins = bins;
+      options.binned_from = binned_from;
       tpe::TpeSampler sampler(space, options, 1, false);
       return median_ms(n >= 10000 ? 20 : 100, [&] {
         history.push_back(tpe::TrialRecord{});
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
       });
     };
     const double exact = time(0);
-    std::printf("%10zu %14.3f %14.0f %14.3f %14.3f\n", n, exact, 1000.0 / exact, time(128),
-                bohb_ms(n));
+    std::printf("%10zu %14.3f %14.0f %14.3f %14.3f %14.3f\n", n, exact, 1000.0 / exact, time(128),
+                time(128, tpe::TpeOptions::auto_binned_from), bohb_ms(n));
   }
 }

@@ -315,6 +315,27 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_
               core::SamplerKind::Mobster));
 }
 
+// tpe's default semantics became "auto" (issue #62): a file written when the default was
+// "optuna" resumes with it when the study file gives none, and is held to one it gives.
+BOOST_AUTO_TEST_CASE(a_file_of_the_old_tpe_semantics_resumes_with_what_it_recorded) {
+  TempDir dir;
+  const std::string tpe =
+      std::string(kStudy).replace(std::string(kStudy).find("[search]"), 0, "sampler = \"tpe\"\n");
+  const auto old_default =
+      config::parse_study(tpe + "\n[sampler]\nsemantics = \"optuna\"\n", "study.toml");
+  simulate_into(dir.file("old.h5"), old_default);
+  const store::StudyReader reader(dir.file("old.h5"));
+  const auto now = config::parse_study(tpe, "study.toml");
+  BOOST_REQUIRE(now.sampler.tpe.binned_from == core::tpe::TpeOptions::auto_binned_from);
+  BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
+  const auto resumed = store::with_recorded_sampler(now, reader.spec());
+  BOOST_TEST(resumed.sampler.tpe.bins == 0u);
+  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
+  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  const auto named = config::parse_study(tpe + "\n[sampler]\nsemantics = \"auto\"\n", "study.toml");
+  BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.tpe.bins == 128u);
+}
+
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
 // of the study exactly as the uninterrupted run did.
 BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {

@@ -37,6 +37,12 @@ struct TpeOptions {
   /// observations is built from slices of its range (RankedHistory) instead of one
   /// kernel per observation. 0: Optuna's estimator, exactly.
   std::size_t bins = 0;
+  /// With bins: the binned estimator only once this many trials have finished, Optuna's
+  /// exact one before (`semantics = "auto"`, the study file's default: Optuna's
+  /// suggestions while they are cheap, a bounded cost after). 0: binned throughout.
+  std::size_t binned_from = 0;
+  /// `semantics = "auto"` (the default of the study file) resolves to this.
+  static constexpr std::size_t auto_binned_from = 5000;
 };
 
 }  // namespace slurmtune::core::tpe

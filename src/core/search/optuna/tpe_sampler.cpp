@@ -51,7 +51,10 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
   if (index_)  // trials it has not seen yet, all but the new one
     for (std::size_t i = index_->size(); i + 1 < history.size(); ++i)
       index_->update(i, history[i]);
-  const std::size_t finished = index_ ? index_->finished() : count_observed(history);
+  // Binned once the index holds binned_from finished trials (auto); Optuna's exact rules
+  // before, which count the history as Optuna does.
+  const bool binned = index_ && index_->finished() >= options_.binned_from;
+  const std::size_t finished = binned ? index_->finished() : count_observed(history);
   std::vector<double> values;
   last_was_startup_ = finished < options_.n_startup_trials;
   // Nothing to sample (every parameter a constant): Optuna draws nothing either.
@@ -71,7 +74,7 @@ std::vector<double> TpeSampler::suggest(std::vector<TrialRecord>& history,
     }
     return values;
   }
-  if (index_) return suggest_binned(history, fixed);
+  if (binned) return suggest_binned(history, fixed);
   // The ranking is the same for every parameter of this trial: split the history once
   // (Optuna ranks every trial, whichever parameters it has, and masks per parameter).
   const Split observed = split(history, finished);

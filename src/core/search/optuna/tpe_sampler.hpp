@@ -115,7 +115,7 @@ class TpeSampler {
   bool last_was_startup_ = false;
   NumpyRandomState rng_;                // TPESampler._rng
   NumpyRandomState random_rng_;         // its RandomSampler's
-  std::optional<RankedHistory> index_;  // binned semantics only
+  std::optional<RankedHistory> index_;  // binned and auto semantics only
 };
 
 }  // namespace slurmtune::core::tpe

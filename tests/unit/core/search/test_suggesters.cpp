@@ -168,6 +168,38 @@ BOOST_AUTO_TEST_CASE(a_binned_tpe_is_optuna_s_until_the_history_outgrows_its_bin
     BOOST_TEST((first_a[i].config == first_b[i].config));
 }
 
+// semantics = "auto": Optuna's suggestions while fewer than binned_from trials have
+// finished; from then on exactly what the binned sampler suggests from the same history
+// with its random streams at the same place (a resumed binned sampler, restored).
+BOOST_AUTO_TEST_CASE(auto_tpe_is_optuna_s_then_binned_from_binned_from) {
+  const auto space = every_kind();
+  auto exact = tpe_spec(5), automatic = tpe_spec(5), binned = tpe_spec(5);
+  automatic.tpe.bins = binned.tpe.bins = 32;
+  automatic.tpe.binned_from = 60;
+  const auto a = make_suggester(space, exact, false, 2);
+  const auto b = make_suggester(space, automatic, false, 2);
+  const auto before_a = run_trials(*a, space, 0, 60);
+  const auto before_b = run_trials(*b, space, 0, 60);
+  for (std::size_t i = 0; i < before_a.size(); ++i)
+    BOOST_TEST((before_a[i].config == before_b[i].config));
+  const auto c = make_suggester(space, binned, false, 2);
+  for (TrialId t = 0; t < before_b.size(); ++t) {
+    c->started(t, before_b[t].config);
+    c->reported(t, 1, loss_of(space, before_b[t].config), {});
+    c->ended(t, TrialEnd::Completed);
+  }
+  c->restore(before_b.back().info.position);
+  const auto after_a = run_trials(*a, space, 60, 40);
+  const auto after_b = run_trials(*b, space, 60, 40);
+  const auto after_c = run_trials(*c, space, 60, 40);
+  std::size_t unlike_optuna = 0;
+  for (std::size_t i = 0; i < after_b.size(); ++i) {
+    BOOST_TEST((after_b[i].config == after_c[i].config));
+    unlike_optuna += after_b[i].config == after_a[i].config ? 0 : 1;
+  }
+  BOOST_TEST(unlike_optuna > 0u);
+}
+
 // [[enqueue]]: trial i runs entry i's values; a whole entry is origin "enqueued", a
 // partial one keeps the sampler's origin and its other values; later trials are the
 // sampler's own, for blind samplers exactly what they suggest without the queue.
