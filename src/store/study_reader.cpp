@@ -45,6 +45,8 @@ Hid open_for_reading(const std::string& path) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
   if (file >= 0) return Hid(file);
   const std::string stack = plain_error + "; as a SWMR reader: " + error_stack_text();
+  if (const auto refusal = file_lock_refusal(path, stack); !refusal.empty())
+    throw ResultsFileFormatError(refusal);
   if (stack.find("truncated") != std::string::npos)
     throw ResultsFileFormatError(path + ": the file is truncated (" + stack +
                                  "); it was cut short by a full disk or an incomplete copy. "

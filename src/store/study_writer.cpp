@@ -135,9 +135,10 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   const std::string unpublished = unpublished_name(path);
   unlink(unpublished.c_str());  // a dead process's of this name: this PID was its
   const Hid fapl = swmr_file_access();
-  Hid file = check(H5Fcreate(unpublished.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl),
-                   "H5Fcreate " + unpublished);
+  // Before the create: HDF5 makes the file before it locks it, and a refused lock leaves it.
   const UnlinkOnExit unpublished_file{unpublished};
+  Hid file = check_file(H5Fcreate(unpublished.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl),
+                        "H5Fcreate " + unpublished, path);
   auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, true));
   // From here on HDF5 1.10 cannot create objects: the layout above is complete.
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
@@ -158,7 +159,7 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
   // this is what `h5clear -s` does, and the caller asked to resume this very file.
   hbool_t clear = 1;
   check_status(H5Pset(fapl, "clear_status_flags", &clear), "H5Pset clear_status_flags");
-  Hid file = check(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), "H5Fopen " + path);
+  Hid file = check_file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), "H5Fopen " + path, path);
   // A SWMR writer does not keep the superblock's end-of-allocation up to date; after a
   // crash it lags behind objects that were written (`h5clear --increment` does this).
   check_status(H5Fincrement_filesize(file, 0), "H5Fincrement_filesize " + path);

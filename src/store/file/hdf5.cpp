@@ -54,6 +54,30 @@ Hid check(hid_t id, std::string_view what) {
   return Hid(id);
 }
 
+std::string file_lock_refusal(const std::string& path, const std::string& stack) {
+  if (stack.find("unable to lock") == std::string::npos) return {};
+  const auto at = stack.find("errno = ");
+  const std::string code =
+      at == std::string::npos
+          ? ""
+          : " (errno " + stack.substr(at + 8, stack.find(',', at) - at - 8) + ")";
+  return path + ": the file system refused HDF5's file lock" + code +
+         ", as some Lustre, GPFS and DVS mounts refuse flock(). Set HDF5_USE_FILE_LOCKING=FALSE "
+         "in the environment of slurmtune and of whatever reads the file (HDF5 and h5py honour "
+         "it; a study still has one writer, which STUDY.lock ensures without flock), or keep "
+         "the results file on a file system with locks (doc/slurm.md, \"Where the files "
+         "live\"). HDF5 said: " +
+         stack;
+}
+
+Hid check_file(hid_t id, std::string_view what, const std::string& path) {
+  if (id >= 0) return Hid(id);
+  const std::string stack = error_stack_text();
+  const std::string refusal = file_lock_refusal(path, stack);
+  if (!refusal.empty()) throw Hdf5Error(refusal);
+  throw Hdf5Error("HDF5: " + std::string(what) + " failed: " + stack);
+}
+
 void check_status(herr_t status, std::string_view what) {
   if (status < 0) throw Hdf5Error("HDF5: " + std::string(what) + " failed: " + error_stack_text());
 }

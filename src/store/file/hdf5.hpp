@@ -54,6 +54,14 @@ Hid check(hid_t id, std::string_view what);
 void check_status(herr_t status, std::string_view what);
 /// The current error stack as one line ("H5Dopen2(): unable to open ...; ...").
 std::string error_stack_text();
+/// When `stack` (error_stack_text of a failed create or open of `path`) says the file
+/// system refused HDF5's file lock, as some Lustre, GPFS and DVS mounts refuse flock()
+/// (errno 38 or 524, HDFGroup/hdf5#3311): the error to give, naming the cause and the
+/// way out; empty otherwise.
+std::string file_lock_refusal(const std::string& path, const std::string& stack);
+/// Returns the file `id` owned, or throws Hdf5Error naming `what` with the error stack,
+/// or the file_lock_refusal of `path` when that is why.
+Hid check_file(hid_t id, std::string_view what, const std::string& path);
 
 // ---- attributes -------------------------------------------------------------
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value);

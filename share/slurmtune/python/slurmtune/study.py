@@ -52,6 +52,12 @@ def open_results_file(path: str) -> h5py.File:
     try:
         file = h5py.File(path, "r", swmr=True)
     except OSError as error:
+        if "unable to lock file" in str(error):
+            # Some Lustre, GPFS and DVS mounts refuse flock() (errno 38 or 524).
+            raise ResultsFileError(
+                f"{path}: the file system refused HDF5's file lock ({error}); set "
+                "HDF5_USE_FILE_LOCKING=FALSE in the environment before h5py is imported, "
+                "or read a copy on a file system with locks (doc/slurm.md)") from None
         raise ResultsFileError(f"{path}: cannot open as a results file (HDF5): {error}") from None
     try:
         _check_file(file, path)
