@@ -1,9 +1,11 @@
 #include "runtime/attempts/stderr_cap.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -41,24 +43,50 @@ bool cap_stderr_log(const std::string& path, std::uintmax_t cap, std::uintmax_t 
   return true;
 }
 
-void StderrCaps::check(TrialTable& trials, std::size_t budget) {
+void StderrCaps::check(TrialTable& trials, BackgroundWork& off_loop, std::size_t budget) {
+  if (looking_) return;
+  struct Look {
+    core::TrialId trial;
+    std::uint64_t launch;
+    std::string path;
+    bool capped = false;
+    std::string error;
+  };
+  std::vector<Look> looks;
   budget = std::min(budget, trials.size());
   auto it = trials.from(next_trial_);
   for (std::size_t looked = 0; looked < budget; ++looked, ++it) {
     if (it == trials.end()) it = trials.begin();
-    ActiveTrial& t = *it->second;
-    if (t.stderr_path.empty()) continue;
-    try {
-      if (!cap_stderr_log(t.stderr_path, cap_, kept_)) continue;
-      t.stderr_offset = 0;
-      log_line("trial " + std::to_string(t.trial) + ": " + t.stderr_path + " passed " +
-               size_text(cap_) + ": its last " + size_text(kept_) + " kept in " + t.stderr_path +
-               ".1, the file emptied; the trial writes on");
-    } catch (const std::exception& e) {
-      log_line("trial " + std::to_string(t.trial) + ": " + e.what());
-    }
+    const ActiveTrial& t = *it->second;
+    if (!t.stderr_path.empty()) looks.push_back({t.trial, t.launch, t.stderr_path, false, {}});
   }
   next_trial_ = it == trials.end() ? 0 : it->first;
+  if (looks.empty()) return;
+  looking_ = true;
+  // The task touches only the files and its copies; the finish, on the loop, the rest.
+  off_loop.post([this, &trials, looks = std::move(looks), cap = cap_,
+                 kept = kept_]() mutable -> BackgroundWork::Finish {
+    for (Look& look : looks) {
+      try {
+        look.capped = cap_stderr_log(look.path, cap, kept);
+      } catch (const std::exception& e) {
+        look.error = e.what();
+      }
+    }
+    return [this, &trials, looks = std::move(looks)] {
+      looking_ = false;
+      for (const Look& look : looks) {
+        ActiveTrial* t = trials.find(look.trial);
+        if (!look.error.empty())
+          log_line("trial " + std::to_string(look.trial) + ": " + look.error);
+        if (!look.capped) continue;
+        log_line("trial " + std::to_string(look.trial) + ": " + look.path + " passed " +
+                 size_text(cap_) + ": its last " + size_text(kept_) + " kept in " + look.path +
+                 ".1, the file emptied; the trial writes on");
+        if (t && t->launch == look.launch) t->stderr_offset = 0;
+      }
+    };
+  });
 }
 
 }  // namespace slurmtune::runtime

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/trial_id.hpp"
+#include "runtime/control/background_work.hpp"
 
 namespace slurmtune::runtime {
 
@@ -23,22 +24,24 @@ bool cap_stderr_log(const std::string& path, std::uintmax_t cap = kStderrCapByte
 class TrialTable;
 
 /// cap_stderr_log for the running attempts' stderr files, a bounded number a call in
-/// turn: a `stat` of 16,384 files a second on a parallel file system would stall the
-/// coordinator's loop (issue #62), so each call looks at `budget` of them, going on
-/// where the last call stopped. With N attempts running, each file is looked at every
-/// ceil(N / budget) calls. Each one capped is logged once, and its attempt reads its
-/// stderr tail from the new start.
+/// turn, on the helper thread: each call looks at `budget` of them, going on where the
+/// last call stopped (with N attempts running, each file is looked at every
+/// ceil(N / budget) calls), and a call while the last one's files are still being looked
+/// at does nothing. On the loop, 512 `stat`s a second took half of it with a parallel
+/// file system's millisecond of metadata latency (issue #62). Each file capped is logged
+/// once, and its attempt (the same launch still) reads its stderr tail from the new start.
 class StderrCaps {
  public:
   static constexpr std::size_t kFilesPerCheck = 512;
 
   explicit StderrCaps(std::uintmax_t cap = kStderrCapBytes, std::uintmax_t kept = kStderrKeptBytes)
       : cap_(cap), kept_(kept) {}
-  void check(TrialTable& trials, std::size_t budget = kFilesPerCheck);
+  void check(TrialTable& trials, BackgroundWork& off_loop, std::size_t budget = kFilesPerCheck);
 
  private:
   std::uintmax_t cap_, kept_;
   core::TrialId next_trial_ = 0;  // the first trial id the next call looks at
+  bool looking_ = false;          // a call's files are being looked at
 };
 
 }  // namespace slurmtune::runtime

@@ -38,6 +38,13 @@ std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t at
                protocol::attempt_credential(secret_, trial, attempt, launch));
 }
 
+std::string CredentialFiles::write_fresh_attempt(core::TrialId trial, std::uint64_t attempt,
+                                                 std::uint64_t launch) const {
+  std::string path = attempt_path(trial, launch);
+  protocol::write_token_file(path, protocol::attempt_credential(secret_, trial, attempt, launch));
+  return path;
+}
+
 void CredentialFiles::remove_attempt(core::TrialId trial, std::uint64_t launch,
                                      BackgroundWork& off_loop) const {
   off_loop.post([path = attempt_path(trial, launch)]() -> BackgroundWork::Finish {

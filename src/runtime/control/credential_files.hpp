@@ -22,6 +22,10 @@ class CredentialFiles {
   /// its own (a process of an earlier launch that reads its file again finds it gone);
   /// returns its path.
   std::string write_attempt(core::TrialId trial, std::uint64_t attempt, std::uint64_t launch) const;
+  /// The same for a launch whose file this session has not written (the folder starts
+  /// empty): one create, no removal first (LaunchFiles' batches, off the loop).
+  std::string write_fresh_attempt(core::TrialId trial, std::uint64_t attempt,
+                                  std::uint64_t launch) const;
   /// Removes it once the launch has ended (nothing it could still say is accepted), on
   /// `off_loop`'s thread: with trials writing checkpoints of GB, an unlink there waited
   /// up to 1.7 s for the file system's journal (ext4), and the loop with it.

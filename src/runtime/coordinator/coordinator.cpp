@@ -128,6 +128,10 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
   controller_->set_fail_fast(options_.fail_fast);
+  launch_files_ = std::make_unique<LaunchFiles>(trials_dir_, *credentials_, files_,
+                                                core::trial_cap(spec_), launcher_->capacity());
+  launch_files_->keep_ahead(controller_->counts().started);
+  files_.drain();  // the first wave's files, before anything runs
   pbt_.begin(*controller_);
   start_allocation_clock();
 
@@ -225,6 +229,10 @@ int Coordinator::run() {
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
   pbt_.finish();  // the copies still running, and their rows
+  launch_files_->finish();
+  log_line("new trials' files: " + std::to_string(launch_files_->made_ahead()) +
+           " launches found them made off the loop, " +
+           std::to_string(launch_files_->made_on_loop()) + " made them on it");
   study_.writer->set_loop_figures(stalls_.figures());
   study_.writer->flush();
   release_durable_replies();
@@ -290,7 +298,7 @@ void Coordinator::tick() {
   }
   if (time_.now() - stderr_checked_ >= std::chrono::seconds(1)) {
     stderr_checked_ = time_.now();
-    stderr_caps_.check(trials_);
+    stderr_caps_.check(trials_, files_);
   }
   {
     const auto results = stalls_.measure(core::LoopWork::Results);

@@ -25,6 +25,7 @@
 #include "runtime/control/event_loop.hpp"
 #include "runtime/control/loop_stalls.hpp"
 #include "runtime/coordinator/durable_replies.hpp"
+#include "runtime/coordinator/launch_files.hpp"
 #include "runtime/coordinator/progress_report.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/pbt/pbt_exploits.hpp"
@@ -120,6 +121,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   BackgroundWork files_;
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
+  std::unique_ptr<LaunchFiles> launch_files_;     // new trials' folders and credentials, ahead
   std::unique_ptr<ControlServer> server_;
   TrialTable trials_;
   std::unique_ptr<LaunchBackend> backend_;
@@ -142,7 +144,9 @@ class Coordinator final : public ControlHandler, private TrialHost {
   static constexpr std::chrono::milliseconds kEventBudget{20};
   StderrCaps stderr_caps_;
   bool halt_announced_ = false;
-  std::uint64_t launches_ = 0;  // launches so far this session: the next one's number
+  // The number of the last relaunch this session (a new trial's first launch is number 1,
+  // LaunchFiles): every launch of a trial its own credential.
+  std::uint64_t launches_ = LaunchFiles::kFirstLaunch;
 };
 
 }  // namespace slurmtune::runtime

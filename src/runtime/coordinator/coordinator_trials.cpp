@@ -23,11 +23,23 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->attempt = launch.attempt;
   t->kind = launch.kind;
   t->dir = trials_dir_ + "/trial-" + std::to_string(id);
-  t->launch = ++launches_;  // every launch its own credential (a pause ends the last)
-  t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
   t->stderr_path = t->dir + "/stderr.log";
-  fs::create_directories(t->dir);
-  t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
+  // Every launch its own credential (a pause ends the last). A new trial's first launch
+  // finds its files made off the loop, as a rule (LaunchFiles); the others make them
+  // here, under a number of their own: the batch may be writing launch 1's file now.
+  const bool first = launch.kind == core::TrialLaunch::Kind::Start;
+  if (auto made = first ? launch_files_->take(id) : std::nullopt) {
+    t->launch = LaunchFiles::kFirstLaunch;
+    t->credential_file = std::move(made->credential_file);
+    t->stderr_offset = made->stderr_offset;
+  } else {
+    t->launch = ++launches_;
+    t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
+    fs::create_directories(t->dir);
+    t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
+    if (first) launch_files_->count_made_on_loop();
+  }
+  if (first) launch_files_->keep_ahead(id + 1);
   const auto checkpoint = study_.checkpoints.find(id);
   if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start) {
     t->checkpoint = (fs::path(study_dir_) / checkpoint->second.path).string();

@@ -12,6 +12,8 @@
 
 #include "runtime/attempts/stderr_cap.hpp"
 #include "runtime/attempts/trial_table.hpp"
+#include "runtime/control/background_work.hpp"
+#include "runtime/control/event_loop.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
@@ -49,9 +51,10 @@ BOOST_AUTO_TEST_CASE(keeps_the_end_and_empties_the_file_under_its_writer) {
   BOOST_TEST(!cap_stderr_log((folder.path() / "absent.log").string(), 10, 1));
 }
 
-// The coordinator looks at a bounded number of files a second (a stat of every running
-// trial's file each second stalls the loop on a parallel file system), in turn: every
-// file is looked at within ceil(running / budget) checks, the walk wrapping around.
+// The coordinator looks at a bounded number of files a second, in turn and on its helper
+// thread (a stat of every running trial's file each second stalls the loop on a parallel
+// file system): every file is looked at within ceil(running / budget) checks, the walk
+// wrapping around.
 BOOST_AUTO_TEST_CASE(files_are_looked_at_in_turn_a_bounded_number_a_check) {
   slurmtune::testing::TempFolder folder("stderr-caps");
   TrialTable trials;
@@ -70,18 +73,24 @@ BOOST_AUTO_TEST_CASE(files_are_looked_at_in_turn_a_bounded_number_a_check) {
       if (fs::file_size(t->stderr_path) == 0) ids.push_back(id);
     return ids;
   };
+  EventLoop loop;
+  BackgroundWork work(loop);
   StderrCaps caps(10, 5);
-  caps.check(trials, 2);
+  const auto check = [&](std::size_t budget) {
+    caps.check(trials, work, budget);
+    work.drain();  // the files are looked at on the helper thread
+  };
+  check(2);
   BOOST_TEST(capped() == (std::vector<core::TrialId>{2, 4}));
   BOOST_TEST(trials.find(2)->stderr_offset == 0U);  // its tail is read from the new start
   BOOST_TEST(trials.find(6)->stderr_offset == 50U);
   trials.erase(6);  // an attempt that ended between two checks is skipped, not waited for
-  caps.check(trials, 2);
+  check(2);
   BOOST_TEST(capped() == (std::vector<core::TrialId>{2, 4, 8, 10}));
   std::ofstream(trials.find(2)->stderr_path) << chatter;  // full again
-  caps.check(trials, 2);                                  // wraps around to the start
+  check(2);                                               // wraps around to the start
   BOOST_TEST(capped() == (std::vector<core::TrialId>{2, 4, 8, 10}));
   BOOST_TEST(read_all(trials.find(2)->stderr_path + ".1") == chatter.substr(95));
-  caps.check(trials, 100);  // a budget above the running count looks at each once
+  check(100);  // a budget above the running count looks at each once
   BOOST_TEST(capped().size() == 4U);
 }

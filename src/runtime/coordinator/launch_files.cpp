@@ -1,0 +1,111 @@
+#include "runtime/coordinator/launch_files.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trial_dir(const std::string& trials_dir, core::TrialId trial) {
+  return trials_dir + "/trial-" + std::to_string(trial);
+}
+
+// A new trial's folder and its first launch's credential: one mkdir and one create on a
+// fresh folder (two metadata operations), a stat of its stderr.log more on one that a
+// session before made. nullopt: what the batch cannot make is left to the launch, which
+// says why it failed.
+std::optional<LaunchFilesReady> make_first_launch(const std::string& trials_dir,
+                                                  const CredentialFiles& credentials,
+                                                  core::TrialId trial) {
+  const std::string dir = trial_dir(trials_dir, trial);
+  std::uintmax_t stderr_size = 0;
+  if (::mkdir(dir.c_str(), 0777) != 0) {
+    std::error_code error;
+    if (errno != EEXIST || !fs::is_directory(dir, error)) return std::nullopt;
+    const auto size = fs::file_size(dir + "/stderr.log", error);
+    stderr_size = error ? 0 : size;
+  }
+  try {
+    return LaunchFilesReady{credentials.write_fresh_attempt(trial, 0, LaunchFiles::kFirstLaunch),
+                            stderr_size};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Metadata operations wait on the file system's servers, not on a core: a batch's trials
+// are made by several threads at once (a parallel file system serves them in parallel).
+template <typename Make>
+void make_in_parallel(core::TrialId from, core::TrialId to, const Make& make) {
+  std::atomic<core::TrialId> next{from};
+  const auto work = [&] {
+    for (core::TrialId trial = next++; trial < to; trial = next++)
+      make(trial);
+  };
+  std::vector<std::jthread> helpers;
+  for (unsigned i = 1; i < LaunchFiles::kThreads; ++i)
+    helpers.emplace_back(work);
+  work();
+}
+
+}  // namespace
+
+LaunchFiles::LaunchFiles(std::string trials_dir, const CredentialFiles& credentials,
+                         BackgroundWork& off_loop, std::uint64_t trial_cap, std::uint64_t window)
+    : trials_dir_(std::move(trials_dir)),
+      credentials_(credentials),
+      off_loop_(off_loop),
+      trial_cap_(trial_cap),
+      window_(std::max(window, kBatch)) {}
+
+std::optional<LaunchFilesReady> LaunchFiles::take(core::TrialId trial) {
+  const auto it = ready_.find(trial);
+  if (it == ready_.end()) return std::nullopt;
+  LaunchFilesReady files = std::move(it->second);
+  ready_.erase(it);
+  ++made_ahead_;
+  return files;
+}
+
+void LaunchFiles::keep_ahead(core::TrialId next_trial) {
+  posted_to_ = std::max(posted_to_, next_trial);
+  while (posted_to_ < trial_cap_ && posted_to_ < next_trial + window_) {
+    const core::TrialId from = posted_to_;
+    const core::TrialId to = std::min<core::TrialId>(from + kBatch, trial_cap_);
+    posted_to_ = to;
+    // The task touches only its copies; its finish, on the loop, hands over what it made.
+    off_loop_.post([this, trials_dir = trials_dir_, credentials = credentials_, from,
+                    to]() -> BackgroundWork::Finish {
+      std::vector<std::optional<LaunchFilesReady>> made(to - from);
+      make_in_parallel(from, to, [&](core::TrialId trial) {
+        made[trial - from] = make_first_launch(trials_dir, credentials, trial);
+      });
+      return [this, from, made = std::move(made)]() mutable {
+        for (std::size_t i = 0; i < made.size(); ++i)
+          if (made[i]) ready_.emplace(from + i, std::move(*made[i]));
+      };
+    });
+  }
+}
+
+void LaunchFiles::finish() {
+  off_loop_.drain();
+  for (const auto& [trial, files] : ready_) {
+    std::error_code ignored;  // what cannot be removed is left; the next session's start
+    fs::remove(files.credential_file, ignored);          // empties the credentials anyway
+    fs::remove(trial_dir(trials_dir_, trial), ignored);  // only when empty
+  }
+  ready_.clear();
+}
+
+}  // namespace slurmtune::runtime

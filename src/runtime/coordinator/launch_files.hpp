@@ -1,0 +1,69 @@
+#pragma once
+// The files of new trials' first launches, made ahead in batches on the helper thread
+// (issue #62): a trial's folder, its credential file and the size of any stderr.log
+// already there were five metadata operations on the study's file system per launch, on
+// the coordinator's loop, and on a parallel file system each takes a millisecond or
+// more: a burst of 16,384 launches held every report for many seconds. A new trial's
+// first launch has a credential known ahead (launch number 1: the coordinator numbers
+// every other launch from 2), so nothing of it waits for the launch. A launch whose
+// files are not ready yet, and every relaunch, makes them on the loop as before, under
+// a launch number of its own (the batch may be writing launch 1's file at that moment).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/trial_id.hpp"
+#include "runtime/control/background_work.hpp"
+#include "runtime/control/credential_files.hpp"
+
+namespace slurmtune::runtime {
+
+/// What a new trial's first launch needs of the file system, made ahead.
+struct LaunchFilesReady {
+  std::string credential_file;
+  std::uintmax_t stderr_offset = 0;  ///< the size of a stderr.log the folder already had
+};
+
+class LaunchFiles {
+ public:
+  /// The launch number of every new trial's first launch (its credential is made ahead).
+  static constexpr std::uint64_t kFirstLaunch = 1;
+  /// Trials made per batch.
+  static constexpr std::uint64_t kBatch = 256;
+  /// Threads that make a batch's trials at once.
+  static constexpr unsigned kThreads = 8;
+
+  /// For the trials of `trials_dir` (trial-N), up to `trial_cap`, on `off_loop`'s thread;
+  /// `window`: how many trials to keep made or under way ahead of the next new one (at
+  /// least a batch; the coordinator's: as many as run at once, so that the first wave's
+  /// launches find theirs made too).
+  LaunchFiles(std::string trials_dir, const CredentialFiles& credentials, BackgroundWork& off_loop,
+              std::uint64_t trial_cap, std::uint64_t window = kBatch);
+  LaunchFiles(const LaunchFiles&) = delete;
+  LaunchFiles& operator=(const LaunchFiles&) = delete;
+
+  /// `trial`'s files, when a batch made them (and takes them); nullopt: make them now.
+  std::optional<LaunchFilesReady> take(core::TrialId trial);
+  /// Keeps batches under way ahead of `next_trial`, the next new trial's id.
+  void keep_ahead(core::TrialId next_trial);
+  /// The session's end: waits for the batches under way, then removes what was made for
+  /// trials that never started (their credentials, their folders where still empty).
+  void finish();
+  /// Launches that found their files made / that made them on the loop, for the log.
+  std::uint64_t made_ahead() const { return made_ahead_; }
+  std::uint64_t made_on_loop() const { return made_on_loop_; }
+  void count_made_on_loop() { ++made_on_loop_; }
+
+ private:
+  std::string trials_dir_;
+  CredentialFiles credentials_;  // a copy: the tasks copy it again, the loop's stays put
+  BackgroundWork& off_loop_;
+  std::uint64_t trial_cap_;
+  std::uint64_t window_;
+  core::TrialId posted_to_ = 0;  // trials below have had a batch posted
+  std::map<core::TrialId, LaunchFilesReady> ready_;
+  std::uint64_t made_ahead_ = 0, made_on_loop_ = 0;
+};
+
+}  // namespace slurmtune::runtime

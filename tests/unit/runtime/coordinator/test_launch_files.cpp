@@ -1,0 +1,123 @@
+// New trials' files made ahead off the coordinator's loop (issue #62): each trial's
+// folder and its first launch's credential (mode 0600, the credential the control server
+// expects of launch 1), a batch at a time and at most two ahead, the size of a stderr.log
+// already there, nothing past the trial cap, nothing left of the unused ones at the end.
+#define BOOST_TEST_MODULE runtime_launch_files
+#include <sys/stat.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "protocol/credentials.hpp"
+#include "protocol/wire/secret.hpp"
+#include "runtime/control/background_work.hpp"
+#include "runtime/control/credential_files.hpp"
+#include "runtime/control/event_loop.hpp"
+#include "runtime/coordinator/launch_files.hpp"
+
+using namespace slurmtune;
+using namespace slurmtune::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "launch-files-XXXXXX").string();
+    BOOST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+const std::string kSecret = "0123456789abcdef0123456789abcdef";
+
+struct Fixture {
+  TempDir dir;
+  std::string trials = (dir.path / "study.trials").string();
+  EventLoop loop;
+  BackgroundWork work{loop};
+  CredentialFiles credentials{trials + "/credentials", kSecret};
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_batch_makes_folders_and_first_credentials_ahead, Fixture) {
+  LaunchFiles files(trials, credentials, work, 1000);
+  fs::create_directories(trials + "/trial-5");
+  std::ofstream(trials + "/trial-5/stderr.log") << "an earlier session's line\n";
+  files.keep_ahead(0);
+  work.drain();
+  const auto first = files.take(0);
+  BOOST_REQUIRE(first.has_value());
+  BOOST_TEST(fs::is_directory(trials + "/trial-0"));
+  BOOST_TEST(first->stderr_offset == 0U);
+  BOOST_TEST(protocol::read_token_file(first->credential_file) ==
+             protocol::attempt_credential(kSecret, 0, 0, LaunchFiles::kFirstLaunch));
+  struct stat mode {};
+  BOOST_REQUIRE(::stat(first->credential_file.c_str(), &mode) == 0);
+  BOOST_TEST((mode.st_mode & 0777) == 0600U);
+  BOOST_TEST(files.take(5)->stderr_offset == 26U);
+  BOOST_TEST(!files.take(0).has_value());  // taken once
+  // One batch ahead of the next new trial, then the next as the trials start.
+  BOOST_TEST(files.take(LaunchFiles::kBatch - 1).has_value());
+  BOOST_TEST(!files.take(LaunchFiles::kBatch).has_value());
+  BOOST_TEST(!fs::exists(trials + "/trial-" + std::to_string(LaunchFiles::kBatch)));
+  files.keep_ahead(10);
+  work.drain();
+  BOOST_TEST(files.take(LaunchFiles::kBatch).has_value());
+  BOOST_TEST(!fs::exists(trials + "/trial-" + std::to_string(2 * LaunchFiles::kBatch)));
+  BOOST_TEST(files.made_ahead() == 4U);
+}
+
+// The coordinator's window: as many trials as run at once, in whole batches.
+BOOST_FIXTURE_TEST_CASE(a_window_keeps_the_first_wave_made, Fixture) {
+  const std::uint64_t wave = LaunchFiles::kBatch + 10;
+  LaunchFiles files(trials, credentials, work, 10 * LaunchFiles::kBatch, wave);
+  files.keep_ahead(0);
+  work.drain();
+  BOOST_TEST(files.take(wave).has_value());
+  BOOST_TEST(files.take(2 * LaunchFiles::kBatch - 1).has_value());
+  BOOST_TEST(!fs::exists(trials + "/trial-" + std::to_string(2 * LaunchFiles::kBatch)));
+}
+
+BOOST_FIXTURE_TEST_CASE(nothing_past_the_cap_and_nothing_unused_left_at_the_end, Fixture) {
+  LaunchFiles files(trials, credentials, work, 3);
+  fs::create_directories(trials + "/trial-2");
+  std::ofstream(trials + "/trial-2/stdout.log") << "kept\n";
+  files.keep_ahead(0);
+  files.keep_ahead(1);
+  work.drain();
+  BOOST_TEST(!fs::exists(trials + "/trial-3"));
+  const auto used = files.take(0);
+  BOOST_REQUIRE(used.has_value());
+  files.finish();
+  BOOST_TEST(fs::exists(used->credential_file));  // a launch's: its end removes it
+  BOOST_TEST(fs::is_directory(trials + "/trial-0"));
+  BOOST_TEST(!fs::exists(trials + "/trial-1"));            // made, never used, empty
+  BOOST_TEST(fs::exists(trials + "/trial-2/stdout.log"));  // not empty: left
+  BOOST_TEST(!fs::exists(trials + "/credentials/trial-1.launch-1"));
+  BOOST_TEST(!fs::exists(trials + "/credentials/trial-2.launch-1"));
+}
+
+// A batch that cannot make a trial's files leaves them to its launch, which says why.
+BOOST_FIXTURE_TEST_CASE(what_a_batch_cannot_make_is_left_to_the_launch, Fixture) {
+  std::ofstream(trials + "/trial-1") << "a file where the folder goes\n";
+  LaunchFiles files(trials, credentials, work, 3);
+  files.keep_ahead(0);
+  work.drain();
+  BOOST_TEST(files.take(0).has_value());
+  BOOST_TEST(!files.take(1).has_value());
+  BOOST_TEST(files.take(2).has_value());
+}
