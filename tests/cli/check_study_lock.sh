@@ -15,8 +15,9 @@ failures=0
 fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
 check() { bash "$expect" "$@" >/dev/null || { fail "$*"; bash "$expect" "$@"; }; }
 
-# The trial sleeps as long as ./delay says: long while a second run knocks, short after.
-printf '#!/usr/bin/env bash\nsleep "$(cat delay)"\n' > trial.sh
+# The trial sleeps as long as ./delay says (long while a second run knocks, short after),
+# or until ./release appears: a loaded machine must not end the holder mid-check.
+printf '#!/usr/bin/env bash\nfor _ in $(seq "$(( $(cat delay) * 10 ))"); do [ -e release ] && exit 0; sleep 0.1; done\n' > trial.sh
 cat > lock.toml <<'TOML'
 [study]
 name = "lock"
@@ -35,7 +36,7 @@ wait_for() {
 }
 
 # 1. Two runs at once: the second is refused and touches nothing.
-echo 3 > delay
+echo 120 > delay
 setsid "$slurmtune" run lock.toml --launcher local --fail-fast 0 > first.log 2>&1 &
 holder=$!
 wait_for lock.trials/trial-0/stderr.log
@@ -46,12 +47,14 @@ check 1 "the study is being run by pid $holder on host $(hostname)" "$slurmtune"
 after=$(cd lock.trials && find . -type f -newer ../lock.toml -printf '%p %s\n' | sort; cat token 2>/dev/null | sha256sum)
 [ "$before" = "$after" ] || fail "the refused run changed the study's folder: $before / $after"
 [ "$lock_before" = "$(cat lock.lock)" ] || fail "the refused run changed the lock"
+touch release
 for _ in $(seq 600); do kill -0 "$holder" 2>/dev/null || break; sleep 0.1; done
 wait "$holder"; status=$?
 holder=
 [ "$status" -eq 0 ] || { fail "the first run exited $status"; cat first.log; }
 grep -q "completed 1" first.log || { fail "the first run did not complete its trial"; cat first.log; }
 [ ! -e lock.lock ] || fail "the lock outlived its run"
+rm -f release
 
 # 2. A killed holder: its lock is stale on this host, replaced with a line that says so.
 sed -i 's/max_trials = 1/max_trials = 2/' lock.toml
