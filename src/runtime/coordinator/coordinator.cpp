@@ -229,7 +229,7 @@ int Coordinator::run() {
   const bool more = controller_->shutting_down() && controller_->more_work_left();
   backend_->stop(!more || cancel_signal_ != 0);
   pbt_.finish();  // the copies still running, and their rows
-  launch_files_->finish();
+  launch_files_->finish(controller_->counts().started);
   log_line("new trials' files: " + std::to_string(launch_files_->made_ahead()) +
            " launches found them made off the loop, " +
            std::to_string(launch_files_->made_on_loop()) + " made them on it");

@@ -53,8 +53,13 @@ void make_in_parallel(core::TrialId from, core::TrialId to, const Make& make) {
       make(trial);
   };
   std::vector<std::jthread> helpers;
-  for (unsigned i = 1; i < LaunchFiles::kThreads; ++i)
-    helpers.emplace_back(work);
+  for (unsigned i = 1; i < LaunchFiles::kThreads; ++i) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads (a process limit): fewer do it
+      break;
+    }
+  }
   work();
 }
 
@@ -98,12 +103,13 @@ void LaunchFiles::keep_ahead(core::TrialId next_trial) {
   }
 }
 
-void LaunchFiles::finish() {
+void LaunchFiles::finish(core::TrialId next_trial) {
   off_loop_.drain();
   for (const auto& [trial, files] : ready_) {
     std::error_code ignored;  // what cannot be removed is left; the next session's start
-    fs::remove(files.credential_file, ignored);          // empties the credentials anyway
-    fs::remove(trial_dir(trials_dir_, trial), ignored);  // only when empty
+    fs::remove(files.credential_file, ignored);  // empties the credentials anyway
+    // A trial that started (its launch made its own files) keeps its folder.
+    if (trial >= next_trial) fs::remove(trial_dir(trials_dir_, trial), ignored);  // if empty
   }
   ready_.clear();
 }

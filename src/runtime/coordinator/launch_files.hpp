@@ -47,9 +47,10 @@ class LaunchFiles {
   std::optional<LaunchFilesReady> take(core::TrialId trial);
   /// Keeps batches under way ahead of `next_trial`, the next new trial's id.
   void keep_ahead(core::TrialId next_trial);
-  /// The session's end: waits for the batches under way, then removes what was made for
-  /// trials that never started (their credentials, their folders where still empty).
-  void finish();
+  /// The session's end: waits for the batches under way, then removes what was made and
+  /// not taken: the credentials, and the folders (where still empty) of the trials from
+  /// `next_trial` on, which never started.
+  void finish(core::TrialId next_trial);
   /// Launches that found their files made / that made them on the loop, for the log.
   std::uint64_t made_ahead() const { return made_ahead_; }
   std::uint64_t made_on_loop() const { return made_on_loop_; }

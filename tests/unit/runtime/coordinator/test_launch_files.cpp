@@ -93,22 +93,24 @@ BOOST_FIXTURE_TEST_CASE(a_window_keeps_the_first_wave_made, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(nothing_past_the_cap_and_nothing_unused_left_at_the_end, Fixture) {
-  LaunchFiles files(trials, credentials, work, 3);
+  LaunchFiles files(trials, credentials, work, 4);
   fs::create_directories(trials + "/trial-2");
   std::ofstream(trials + "/trial-2/stdout.log") << "kept\n";
   files.keep_ahead(0);
   files.keep_ahead(1);
   work.drain();
-  BOOST_TEST(!fs::exists(trials + "/trial-3"));
+  BOOST_TEST(!fs::exists(trials + "/trial-4"));
   const auto used = files.take(0);
   BOOST_REQUIRE(used.has_value());
-  files.finish();
+  // Trials 0 and 1 started (1 made its own files, its batch being late); 2 and 3 never did.
+  files.finish(2);
   BOOST_TEST(fs::exists(used->credential_file));  // a launch's: its end removes it
   BOOST_TEST(fs::is_directory(trials + "/trial-0"));
-  BOOST_TEST(!fs::exists(trials + "/trial-1"));            // made, never used, empty
+  BOOST_TEST(fs::is_directory(trials + "/trial-1"));       // started: its folder stays
   BOOST_TEST(fs::exists(trials + "/trial-2/stdout.log"));  // not empty: left
-  BOOST_TEST(!fs::exists(trials + "/credentials/trial-1.launch-1"));
-  BOOST_TEST(!fs::exists(trials + "/credentials/trial-2.launch-1"));
+  BOOST_TEST(!fs::exists(trials + "/trial-3"));            // made, never used, empty
+  for (const int unused : {1, 2, 3})
+    BOOST_TEST(!fs::exists(trials + "/credentials/trial-" + std::to_string(unused) + ".launch-1"));
 }
 
 // A batch that cannot make a trial's files leaves them to its launch, which says why.
