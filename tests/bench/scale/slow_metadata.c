@@ -1,8 +1,8 @@
 /* A parallel file system's metadata latency, emulated (issue #62): LD_PRELOADed, it
- * delays each metadata call (open, openat, stat, lstat, mkdir, unlink, rmdir, remove,
- * rename) on a path containing SLOW_METADATA_UNDER (default ".trials/") by
- * SLOW_METADATA_US microseconds (default 1000: a Lustre MDS round trip under load),
- * then makes it. Data reads and writes are not delayed.
+ * delays each metadata call (open, openat, stat, their 64-bit names, lstat, mkdir,
+ * unlink, rmdir, remove, rename) on a path containing SLOW_METADATA_UNDER (default
+ * ".trials/") by SLOW_METADATA_US microseconds (default 1000: a Lustre MDS round trip
+ * under load), then makes it. Data reads and writes are not delayed.
  *   LD_PRELOAD=build/tests/bench/libslow_metadata.so SLOW_METADATA_US=1000 slurmtune run ... */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -30,30 +30,49 @@ static void delay_for(const char* path) {
   static __typeof__(&name) real_##name; \
   if (!real_##name) real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
+/* The mode of a call that may create a file: its third argument, when there is one. */
+#define CREATION_MODE(flags, last, mode) \
+  mode_t mode = 0;                       \
+  if ((flags) & (O_CREAT | O_TMPFILE)) { \
+    va_list args;                        \
+    va_start(args, last);                \
+    mode = (mode_t)va_arg(args, int);    \
+    va_end(args);                        \
+  }
+
 int open(const char* path, int flags, ...) {
   REAL(open);
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list args;
-    va_start(args, flags);
-    mode = (mode_t)va_arg(args, int);
-    va_end(args);
-  }
+  CREATION_MODE(flags, flags, mode);
   delay_for(path);
   return real_open(path, flags, mode);
 }
 
 int openat(int dir, const char* path, int flags, ...) {
   REAL(openat);
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list args;
-    va_start(args, flags);
-    mode = (mode_t)va_arg(args, int);
-    va_end(args);
-  }
+  CREATION_MODE(flags, flags, mode);
   delay_for(path);
   return real_openat(dir, path, flags, mode);
+}
+
+/* What programs built with large-file support (Python among them) call. */
+int open64(const char* path, int flags, ...) {
+  REAL(open64);
+  CREATION_MODE(flags, flags, mode);
+  delay_for(path);
+  return real_open64(path, flags, mode);
+}
+
+int openat64(int dir, const char* path, int flags, ...) {
+  REAL(openat64);
+  CREATION_MODE(flags, flags, mode);
+  delay_for(path);
+  return real_openat64(dir, path, flags, mode);
+}
+
+int stat64(const char* path, struct stat64* out) {
+  REAL(stat64);
+  delay_for(path);
+  return real_stat64(path, out);
 }
 
 int stat(const char* path, struct stat* out) {

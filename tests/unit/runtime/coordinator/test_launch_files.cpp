@@ -7,7 +7,6 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +18,7 @@
 #include "runtime/control/credential_files.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/coordinator/launch_files.hpp"
+#include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
 using namespace slurmtune::runtime;
@@ -26,26 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "launch-files-XXXXXX").string();
-    BOOST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
 const std::string kSecret = "0123456789abcdef0123456789abcdef";
 
 struct Fixture {
-  TempDir dir;
-  std::string trials = (dir.path / "study.trials").string();
+  slurmtune::testing::TempFolder dir{"launch-files"};
+  std::string trials = dir.file("study.trials");
   EventLoop loop;
   BackgroundWork work{loop};
   CredentialFiles credentials{trials + "/credentials", kSecret};
