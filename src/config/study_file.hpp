@@ -25,6 +25,9 @@ core::StudySpec parse_study(std::string_view text, const std::string& source);
 /// The resolved study (defaults filled in) as TOML, as `slurmtune validate` prints it.
 std::string to_toml(const core::StudySpec& study);
 
+/// tpe's `semantics` keyword for its resolved options: "optuna", "binned" or "auto".
+std::string_view tpe_semantics(const core::tpe::TpeOptions& options);
+
 /// The resolved `[sampler]` options as a JSON object (`{}` for blind samplers): the
 /// results file's root attribute `sampler_options`.
 std::string sampler_options_json(const core::StudySpec& study);

@@ -169,8 +169,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
 toml::table sampler_options_table(const core::SamplerSpec& s) {
   if (s.kind == core::SamplerKind::Tpe) {
     const auto& o = s.tpe;
-    const char* semantics = o.bins == 0 ? "optuna" : o.binned_from > 0 ? "auto" : "binned";
-    toml::table t{{"semantics", semantics},
+    toml::table t{{"semantics", tpe_semantics(o)},
                   {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
                   {"n_ei_candidates", static_cast<std::int64_t>(o.n_ei_candidates)},
                   {"gamma_fraction", o.gamma_fraction},
@@ -385,6 +384,10 @@ std::map<std::string, std::string> flatten_study(const core::StudySpec& study) {
     }
   }
   return out;
+}
+
+std::string_view tpe_semantics(const core::tpe::TpeOptions& options) {
+  return options.bins == 0 ? "optuna" : options.binned_from > 0 ? "auto" : "binned";
 }
 
 }  // namespace slurmtune::config

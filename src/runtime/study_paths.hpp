@@ -2,6 +2,7 @@
 // Where a study's run-time files live, next to its results file: STUDY.trials/ holds the
 // trials' folders, the session's secret (0600), the credentials derived from it and the
 // coordinator's published address, through which `slurmtune join` finds the running study.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -12,6 +13,11 @@ inline std::string trials_dir_of(const std::string& study_file) {
   std::filesystem::path p = std::filesystem::absolute(study_file);
   p.replace_extension(".trials");
   return p.string();
+}
+
+/// Trial `trial`'s folder in `trials_dir` (trials_dir_of): "…/study.trials/trial-7".
+inline std::string trial_dir_in(const std::string& trials_dir, std::uint64_t trial) {
+  return trials_dir + "/trial-" + std::to_string(trial);
 }
 
 /// "/abs/path/study.lock" for "study.h5": held by the one `slurmtune run` of the study

@@ -37,7 +37,7 @@ std::string command_of(const store::StudyReader& reader, const core::Configurati
   const auto& spec = reader.spec();
   if (spec.trial.command.empty())
     throw InputError(reader.path() + ": the study records no [trial] command; use --format flags");
-  const std::string dir = runtime::trials_dir_of(reader.path()) + "/trial-" + std::to_string(trial);
+  const std::string dir = runtime::trial_dir_in(runtime::trials_dir_of(reader.path()), trial);
   std::string out;
   for (const auto& word :
        core::expand_command(spec.trial.command, spec.space, config, trial, dir)) {

@@ -45,10 +45,11 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << " resumes with the one it recorded, \""
               << core::sampler_keyword(resumed.sampler.kind) << "\" (a new study would get \""
               << core::sampler_keyword(study.sampler.kind) << "\")\n";
-  else if (resumed.sampler.tpe.binned_from != study.sampler.tpe.binned_from)
+  else if (config::tpe_semantics(resumed.sampler.tpe) != config::tpe_semantics(study.sampler.tpe))
     std::cerr << "slurmtune run: " << study.path << " gives tpe no semantics; " << output
-              << " resumes with the one it recorded, \"optuna\" (a new study would get "
-                 "\"auto\")\n";
+              << " resumes with the one it recorded, \""
+              << config::tpe_semantics(resumed.sampler.tpe) << "\" (a new study would get \""
+              << config::tpe_semantics(study.sampler.tpe) << "\")\n";
   return resumed;
 }
 

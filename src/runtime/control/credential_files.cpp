@@ -34,8 +34,9 @@ std::string CredentialFiles::attempt_path(core::TrialId trial, std::uint64_t lau
 
 std::string CredentialFiles::write_attempt(core::TrialId trial, std::uint64_t attempt,
                                            std::uint64_t launch) const {
-  return write(fs::path(attempt_path(trial, launch)).filename().string(),
-               protocol::attempt_credential(secret_, trial, attempt, launch));
+  std::error_code ignored;  // a relaunch of the same holder writes the same text again
+  fs::remove(attempt_path(trial, launch), ignored);
+  return write_fresh_attempt(trial, attempt, launch);
 }
 
 std::string CredentialFiles::write_fresh_attempt(core::TrialId trial, std::uint64_t attempt,

@@ -9,6 +9,7 @@
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/coordinator/coordinator.hpp"
 #include "runtime/log.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
@@ -22,7 +23,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->trial = id;
   t->attempt = launch.attempt;
   t->kind = launch.kind;
-  t->dir = trials_dir_ + "/trial-" + std::to_string(id);
+  t->dir = trial_dir_in(trials_dir_, id);
   t->stderr_path = t->dir + "/stderr.log";
   // Every launch its own credential (a pause ends the last). A new trial's first launch
   // finds its files made off the loop, as a rule (LaunchFiles); the others make them

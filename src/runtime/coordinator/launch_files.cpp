@@ -11,14 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/study_paths.hpp"
+
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string trial_dir(const std::string& trials_dir, core::TrialId trial) {
-  return trials_dir + "/trial-" + std::to_string(trial);
-}
 
 // A new trial's folder and its first launch's credential: one mkdir and one create on a
 // fresh folder (two metadata operations), a stat of its stderr.log more on one that a
@@ -27,7 +25,7 @@ std::string trial_dir(const std::string& trials_dir, core::TrialId trial) {
 std::optional<LaunchFilesReady> make_first_launch(const std::string& trials_dir,
                                                   const CredentialFiles& credentials,
                                                   core::TrialId trial) {
-  const std::string dir = trial_dir(trials_dir, trial);
+  const std::string dir = trial_dir_in(trials_dir, trial);
   std::uintmax_t stderr_size = 0;
   if (::mkdir(dir.c_str(), 0777) != 0) {
     std::error_code error;
@@ -109,7 +107,7 @@ void LaunchFiles::finish(core::TrialId next_trial) {
     std::error_code ignored;  // what cannot be removed is left; the next session's start
     fs::remove(files.credential_file, ignored);  // empties the credentials anyway
     // A trial that started (its launch made its own files) keeps its folder.
-    if (trial >= next_trial) fs::remove(trial_dir(trials_dir_, trial), ignored);  // if empty
+    if (trial >= next_trial) fs::remove(trial_dir_in(trials_dir_, trial), ignored);  // if empty
   }
   ready_.clear();
 }

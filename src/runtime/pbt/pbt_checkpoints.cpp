@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "runtime/pbt/file_copy.hpp"
+#include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -53,7 +54,7 @@ PbtCheckpoints::PbtCheckpoints(fs::path study_dir, fs::path trials_dir)
     : study_dir_(std::move(study_dir)), trials_dir_(std::move(trials_dir)) {}
 
 fs::path PbtCheckpoints::trial_dir(core::TrialId trial) const {
-  return trials_dir_ / ("trial-" + std::to_string(trial));
+  return trial_dir_in(trials_dir_.string(), trial);
 }
 
 fs::path PbtCheckpoints::kept_dir(core::TrialId trial, double step) const {
