@@ -131,6 +131,7 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
   if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
   if (spec.kind == core::SamplerKind::Nsga2) read_nsga2(reader, spec.nsga2);
+  read_flag(reader, "suggest_ahead", spec.suggest_ahead);
   // Results files of earlier studies whose trials the model learns from first; read by
   // store::load_warm_start (config does not read HDF5).
   if (const auto files = reader.strings("warm_start")) {

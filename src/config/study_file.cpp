@@ -433,12 +433,20 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
     }
 }
 
-// freeze_thaw lets the sampler's model choose the next job: only mobster has one.
+// freeze_thaw lets the sampler's model choose the next job: only mobster has one, and
+// it must be read on the coordinator's loop, where suggest_ahead changes it on a thread.
 void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
                        const std::string& source) {
-  if (study.scheduler.type != core::SchedulerType::FreezeThaw ||
-      study.sampler.kind == core::SamplerKind::Mobster)
-    return;
+  if (study.scheduler.type != core::SchedulerType::FreezeThaw) return;
+  if (study.sampler.suggest_ahead) {
+    const auto& sampler = *root.get("sampler")->as_table();
+    TableReader(sampler, "sampler", source)
+        .fail_at(*sampler.get("suggest_ahead"), "suggest_ahead",
+                 "cannot go with scheduler freeze_thaw, which asks the sampler's model at "
+                 "every decision while suggestions made ahead change it on a thread of their "
+                 "own; drop suggest_ahead (or use asha_promotion)");
+  }
+  if (study.sampler.kind == core::SamplerKind::Mobster) return;
   const auto& table = *root.get("scheduler")->as_table();
   TableReader(table, "scheduler", source)
       .fail_at(*table.get("type"), "type",

@@ -157,6 +157,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s);
 
 toml::table sampler_table(const core::SamplerSpec& s) {
   toml::table t = sampler_options_table(s);
+  if (s.suggest_ahead)
+    t.insert("suggest_ahead", true);  // absent when false, as older files have it
   if (!s.warm_start_files.empty()) {  // absent otherwise, as in older results files
     toml::array files;
     for (const auto& f : s.warm_start_files)

@@ -34,7 +34,15 @@ struct Replay {
   core::Suggester& suggester;
   const std::vector<TrialRecord>& trials;
   std::optional<core::TrialId> last_started;
+  std::optional<core::TrialId> last_of_file;  // the last trial the file records a start of
 };
+
+std::optional<core::TrialId> last_start(const std::vector<EventRecord>& events) {
+  std::optional<core::TrialId> last;
+  for (const auto& e : events)
+    if (e.kind == EventKind::Start && (!last || e.trial > *last)) last = e.trial;
+  return last;
+}
 
 // Applies one recorded lifecycle event to the scheduler and the suggester.
 void replay_event(Replay& replay, const EventRecord& e, const std::string& path) {
@@ -49,6 +57,9 @@ void replay_event(Replay& replay, const EventRecord& e, const std::string& path)
       replay.suggester.started(e.trial, replay.trials[e.trial].config);
       replay.suggester.began_at(e.trial, 0, e.time);
       replay.last_started = e.trial;
+      // suggest_ahead made the next trial's suggestion here (SuggestionsAhead).
+      if (replay.last_of_file == e.trial)
+        replay.suggester.replayed_last_start(e.trial, replay.trials[e.trial].suggestion.position);
       break;
     case EventKind::Resume: {
       // The original run got this resumption from next_job(); asking again moves the
@@ -227,8 +238,8 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
       core::make_suggester(now.space, now.sampler, now.mode == core::Mode::Max, now.seed);
   core::connect_model(*state.scheduler, *state.suggester);
   state.trials = reader.trials();
-  Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt};
   const auto events = reader.events();
+  Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt, last_start(events)};
   std::uint64_t last_seq = 0;
   bool any = false;
   SessionBoundaries sessions(reader.sessions());

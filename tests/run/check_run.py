@@ -39,6 +39,7 @@ from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_py
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
 from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
                           scenario_example_conditional, scenario_freeze_thaw, scenario_mobster_resume,
+                          scenario_ahead_resume,
                           scenario_recommended, scenario_tpe_resume, scenario_default_sampler)
 from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
@@ -326,7 +327,7 @@ def main():
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
-                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
+                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "ahead-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many", "workers-relays",
                                              "workers-absent", "groups-orphaned", "join",
@@ -379,7 +380,8 @@ def main():
                      "faults": scenario_faults, "limits": scenario_limits,
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
-                     "mobster-resume": scenario_mobster_resume, "recommended": scenario_recommended,
+                     "mobster-resume": scenario_mobster_resume, "ahead-resume": scenario_ahead_resume,
+                     "recommended": scenario_recommended,
                      "default-sampler": scenario_default_sampler,
                      "freeze-thaw": scenario_freeze_thaw,
                      "pbt": scenario_pbt, "pbt-resume": scenario_pbt_resume,

@@ -33,8 +33,9 @@ def started_so_far(log_path, offset):
     return int(counts[-1]) if counts else 0
 
 
+SAMPLER_OPTIONS_OF_MOBSTER = {"num_candidates": 200, "random_fraction": 0.3}
 SAMPLER_OPTIONS = {"tpe": "constant_liar = true\n",
-                   "mobster": "num_candidates = 200\nrandom_fraction = 0.3\n"}
+                   "mobster": "".join("%s = %s\n" % o for o in SAMPLER_OPTIONS_OF_MOBSTER.items())}
 
 
 EXAMPLE = os.path.join(ROOT, "share", "slurmtune", "examples", "numpy-mlp")
@@ -79,6 +80,28 @@ def scenario_tpe_resume(runner, args):
 
 def scenario_mobster_resume(runner, args):
     resume_scenario(runner, "mobster")
+
+
+def scenario_ahead_resume(runner, args):
+    """suggest_ahead (issue #62): MOBSTER making each suggestion right after the previous
+    trial starts, on the sampler's thread. On one slot, interrupted and resumed: the
+    configurations of an uninterrupted run (the resume makes the suggestion made ahead
+    where the interrupted run made it), and replay suggests every one. On 4 slots to the
+    end, where launches wait for suggestions still being made: replay suggests every
+    configuration and makes every decision the run made."""
+    options = dict(SAMPLER_OPTIONS_OF_MOBSTER, suggest_ahead=True)
+    resume_scenario(runner, "mobster", options)
+    study = sampler_study(runner, "mobster", options)
+    path = os.path.join(runner.workdir, "slots.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "4"],
+                         sbatch_args=["-N", "1", "--ntasks-per-node", "4"])
+    expect(rc == 0, "the 4-slot run failed:\n" + log)
+    check_complete(path, TRIALS)
+    suggestions, replayed = replayed_decisions(runner, study, path)
+    expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
+    same_decisions(decisions(path), replayed, "4 slots: replay against the run")
+    print("ahead, 4 slots: %d configurations and %d decisions replayed identically"
+          % (TRIALS, len(replayed)))
 
 
 CONDITIONAL_SEARCH = ("opt = { choice = [\"sgd\", \"adam\"] }\n"

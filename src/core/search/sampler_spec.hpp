@@ -21,6 +21,9 @@ struct SamplerSpec {
   /// `[sampler] semantics` was given (tpe); false: the default, "auto", which a resumed
   /// results file replaces by what it recorded (older ones: "optuna").
   bool tpe_semantics_named = false;
+  /// `suggest_ahead`: each suggestion made right after the previous trial starts, on a
+  /// thread of its own in `run` (SuggestionsAhead); model-based samplers only.
+  bool suggest_ahead = false;
   /// `[[enqueue]]`: the first trials' configurations, in order (trial i runs entry i).
   std::vector<PartialConfiguration> enqueued;
   /// `warm_start`: results files of earlier studies, as written (relative to the study

@@ -83,6 +83,15 @@ class Suggester {
   virtual void session_began() {}
   /// Puts the random streams where a recorded suggestion left them (resume).
   virtual void restore(const SamplerPosition& /*position*/) {}
+  /// Resume: the replay has just given the start of `trial`, the last one an earlier
+  /// session started, whose suggestion left the streams at `position` (restore() puts
+  /// them there once the replay is over). A suggester that suggests ahead
+  /// (SuggestionsAhead) makes the next suggestion here, where the original run made it.
+  virtual void replayed_last_start(TrialId /*trial*/, const SamplerPosition& /*position*/) {}
+  /// Whether suggest(trial) can answer now without waiting for a suggestion being made
+  /// elsewhere (SuggestionsAhead on a thread of its own); the caller that gets false
+  /// starts no new trial now and asks again later.
+  virtual bool ready(TrialId /*trial*/) { return true; }
   /// The model a scheduler may ask which job comes next (mobster's GP), if any.
   virtual ContinuationModel* continuation_model() { return nullptr; }
 };

@@ -282,6 +282,13 @@ class Simulator {
     ++decisions_charged_;
   }
 
+  // A decision's cost that was measured elsewhere (a suggestion made ahead).
+  void owe_decision(std::size_t worker, double cost) {
+    if (!options_.decision_clock || !(cost > 0)) return;
+    decision_wait_[worker] += cost;
+    decision_s_ += cost;
+  }
+
   double take_decision_wait(std::size_t worker) {
     return std::exchange(decision_wait_[worker], 0.0);
   }
@@ -367,6 +374,10 @@ class Simulator {
     const double suggested_since = decision_clock();
     const Suggestion suggestion = suggester_->suggest(trial);
     charge_decision(idle_.back(), suggested_since);  // the worker launch() takes
+    // suggest_ahead: `run` makes this suggestion on the sampler's thread from the
+    // previous start on; the worker waits for what of it is not done by now.
+    const double begins = std::max(time_s, ahead_ready_at_);
+    owe_decision(idle_.back(), begins - time_s);
     const auto curve = objective_->draw(trial, suggestion);
     if (!curve) {
       max_trials_ = progress_.started;
@@ -384,7 +395,9 @@ class Simulator {
     if (pbt) scheduler_->trial_configured(trial, config);
     if (model_based && !(config == suggestion.config)) suggester_->started(trial, config);
     observer_->trial_started(trial, config, scheduler_->bracket_of(trial), suggestion.info, time_s);
-    suggester_->began_at(trial, 0, time_s);
+    const double ahead_since = decision_clock();
+    suggester_->began_at(trial, 0, time_s);  // where suggest_ahead makes the next suggestion
+    if (spec_.sampler.suggest_ahead) ahead_ready_at_ = begins + (decision_clock() - ahead_since);
     return trial;
   }
 
@@ -537,6 +550,7 @@ class Simulator {
   std::optional<double> time_to_target_;
   double busy_s_ = 0;
   double decision_s_ = 0;
+  double ahead_ready_at_ = 0;  // when the suggestion made ahead is done (virtual seconds)
   std::uint64_t decisions_charged_ = 0;
   double now_ = 0;
   bool closed_ = false;

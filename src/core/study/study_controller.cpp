@@ -104,6 +104,7 @@ double StudyController::last_step(TrialId trial) const {
 
 std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
                                                         const FitsBeforeEnd& fits) {
+  awaiting_suggestion_ = false;
   if (shutting_down_) return std::nullopt;
   check_budget(elapsed_s);
   held_for_clock_ = false;
@@ -124,7 +125,11 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
   }
   const bool admit = may_admit(elapsed_s);
   if (!admit && !closed_) close_admissions();
-  const auto job = scheduler_->next_job(admit && fitting(0));
+  const bool may_start = admit && fitting(0);
+  // A suggestion made ahead on the sampler's thread (suggest_ahead) that is not ready
+  // yet: this slot takes a promotion if there is one, or waits for it.
+  awaiting_suggestion_ = may_start && !suggester_->ready(counts_.started);
+  const auto job = scheduler_->next_job(may_start && !awaiting_suggestion_);
   if (!job) return std::nullopt;
   TrialLaunch launch;
   if (job->kind == Job::Kind::Start) {

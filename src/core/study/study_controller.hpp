@@ -168,8 +168,9 @@ class StudyController {
   /// `slurmtune run`, which releases it once the donor's checkpoint is cloned).
   void hold_exploited_launches() { hold_exploited_ = true; }
   void release_launch(TrialId trial);
-  /// Whether any trial's launch is held: the study is not over while one is.
-  bool launches_held() const { return !launch_holds_.empty(); }
+  /// Whether any trial's launch is held, or a new trial's waits for the suggestion being
+  /// made for it (Suggester::ready): the study is not over while one is.
+  bool launches_held() const { return !launch_holds_.empty() || awaiting_suggestion_; }
 
   std::vector<TrialId> running() const;
   bool is_running(TrialId trial) const { return live_.contains(trial); }
@@ -218,6 +219,7 @@ class StudyController {
   std::map<TrialId, Observation> last_;       // last judged report, for end_trial
   std::uint64_t interrupted_ = 0;             // suspended by a shutdown, for the next session
   bool held_for_clock_ = false;               // the last next_launch held work back
+  bool awaiting_suggestion_ = false;          // the last next_launch waited for a suggestion
   std::set<TrialId> resume_when_exited_;      // promoted before their paused process exited
   std::set<TrialId> evicted_;                 // told to suspend, to restart in this session
   std::map<TrialId, unsigned> launch_holds_;  // hold_launch minus release_launch, when > 0

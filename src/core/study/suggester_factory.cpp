@@ -7,6 +7,7 @@
 #include "core/search/bohb/bohb_suggester.hpp"
 #include "core/search/gp/mobster_suggester.hpp"
 #include "core/search/model_suggesters.hpp"
+#include "core/search/suggestions_ahead.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -32,7 +33,9 @@ std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerS
 
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed) {
-  return with_study_inputs(make_sampler(space, spec, maximize, seed), space, spec);
+  auto suggester = with_study_inputs(make_sampler(space, spec, maximize, seed), space, spec);
+  if (!spec.suggest_ahead || !is_model_based(spec.kind)) return suggester;
+  return std::make_unique<SuggestionsAhead>(std::move(suggester));
 }
 
 }  // namespace slurmtune::core

@@ -12,7 +12,9 @@
 namespace slurmtune::core {
 
 /// The suggester of `spec` over `space`; `maximize` for mode = "max". With enqueued
-/// configurations, trial i < spec.enqueued.size() is suggested with entry i fixed.
+/// configurations, trial i < spec.enqueued.size() is suggested with entry i fixed; with
+/// suggest_ahead, a SuggestionsAhead whose calls are made inline until the caller moves
+/// them (`run`: onto a thread of their own).
 std::unique_ptr<Suggester> make_suggester(const SearchSpace& space, const SamplerSpec& spec,
                                           bool maximize, std::uint64_t seed);
 

@@ -15,10 +15,12 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "core/search/suggestions_ahead.hpp"
 #include "core/text.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/attempts/stderr_cap.hpp"
+#include "runtime/control/sampler_thread.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/recording/study_recorder.hpp"
@@ -81,6 +83,13 @@ void log_control_plane(const ControlServerStats& s) {
            " s system; peak memory " + std::to_string(self.ru_maxrss / 1024) + " MiB");
 }
 
+// suggest_ahead: the sampler's calls run on a thread of their own from here on (a
+// resume's replay made them inline, the suggestion it made ahead included).
+void run_sampler_on_thread(core::Suggester& suggester, EventLoop& loop) {
+  if (auto* ahead = dynamic_cast<core::SuggestionsAhead*>(&suggester))
+    ahead->run_calls(std::make_unique<SamplerThread>(loop, ahead->sampler()));
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
@@ -123,6 +132,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   study_ = open_study(
       spec_, options_.output, options_.allow_changes,
       store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true});
+  run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,

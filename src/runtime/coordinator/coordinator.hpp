@@ -110,11 +110,13 @@ class Coordinator final : public ControlHandler, private TrialHost {
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
   std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
+  // Before the controller: suggest_ahead's sampler thread, which the controller's
+  // suggester holds, watches an eventfd on it until it ends.
+  EventLoop loop_;
   OpenedStudy study_;
   std::unique_ptr<StudyRecorder> recorder_;
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
-  EventLoop loop_;
   LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting, and at what
   // File-system work the loop must not wait for (PBT's copies, ended attempts' credential
   // files), first in, first out on one helper thread. Its tasks hold what they use.
