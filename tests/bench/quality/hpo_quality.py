@@ -138,6 +138,11 @@ SLURMTUNE_VARIANTS = [
     # What fantasising only the pending trials started last costs (issue #62): at 32 workers
     # a cap of 8 binds as the default 64 binds at 256 workers.
     ("recommended, 8 fantasies", ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "max_pending": 8}),
+    # What making each suggestion right after the previous start costs (issue #62,
+    # suggest_ahead): it does not see what happened between the two starts.
+    ("recommended, suggestions ahead", ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "suggest_ahead": True}),
+    ("recommended, suggestions ahead [measured]", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "suggest_ahead": True}),
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "max_observations": 100000}),

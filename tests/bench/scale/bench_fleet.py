@@ -5,7 +5,8 @@ worker and node agent the real code, its trials played in-process by a few fleet
 processes (tests/bench/scale/fleet.cpp), not a process each.
 
   bench_fleet.py SLURMTUNE FLEET [--nodes 2048] [--slots 8] [--steps 300] [--interval 1]
-                 [--jitter 0] [--parts 4] [--relay-fanout F] [--scheduler fifo|recommended]
+                 [--jitter 0] [--parts 4] [--relay-fanout F]
+                 [--scheduler fifo|recommended|recommended-ahead]
                  [--nofile N] [--hard-nofile]
                  [--coordinator-cpu 0] [--fleet-cpus 1]
 
@@ -53,6 +54,10 @@ SCHEDULERS = {
     # (MOBSTER is the sampler asha_promotion gets by default.)
     "recommended": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
                    'reduction_factor = 3\n[sampler]\nrung_weighting = "hyper-tune"\n',
+    # The same with each suggestion made ahead on the sampler's thread (issue #62).
+    "recommended-ahead": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
+                         'reduction_factor = 3\n[sampler]\nrung_weighting = "hyper-tune"\n'
+                         'suggest_ahead = true\n',
 }
 
 
