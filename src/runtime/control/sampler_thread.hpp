@@ -23,8 +23,9 @@ namespace slurmtune::runtime {
 class SamplerThread final : public core::SamplerCalls {
  public:
   /// How much nicer than the loop the thread runs: on a core they share, the loop's
-  /// wake-ups preempt it (with one core for both, a fleet of 16,384 trials saw a decision
-  /// round trip p99 of 188 ms with the thread at the loop's priority, 99 ms without it).
+  /// wake-ups preempt it, since a report's decision should not queue behind a suggestion
+  /// that only the next start needs (doc/performance/control-plane.md, "Suggestions made
+  /// ahead").
   static constexpr int kNiceAbove = 10;
 
   SamplerThread(EventLoop& loop, core::Suggester& sampler);
