@@ -4,7 +4,7 @@ samplers and pruners, in one virtual-time harness, on the same tables, seeds and
 
     /usr/bin/python3 tests/bench/quality/hpo_quality.py [--slurmtune build/src/slurmtune]
         [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4 [32 ...]] [--methods WORD ...]
-        [--charged] [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
+        [--charged [--selection-seeds 60]] [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
 
 Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
@@ -31,7 +31,12 @@ ends with the claim cells: per (table, target, workers) the recommended setting'
 (decisions charged) over Optuna's best charged variant and over random search with the same
 scheduler (asha_promotion [measured]), the geometric means of both, and the largest speed-up
 over Optuna's best that any method without prior knowledge of the table can have
-(target_floors.py's no-prior bound) (issue #43).
+(target_floors.py's no-prior bound) (issue #43). Then issue #64's score
+(pooled_score.py): Optuna's charged variants also run on --selection-seeds other seeds
+(from 1000 on; rows "[selection seeds]"), the rival of each cell is the best of them
+there, and it is scored on the scoring seeds; each cell's no-prior bound B_c is printed
+before any method runs on its table; S = sum ln(O_c / M_c) / sum ln(O_c / B_c) with its
+paired-bootstrap interval, per worker count and over all cells, and each cell's bar.
 Protocol: the same seeds for every method (paired); two targets per table, the 2nd and
 10th percentiles of the curves' best values; per target the median [quartiles] virtual
 time to reach it (a seed that never does counts as worst) and the speed-up over Optuna's
@@ -58,6 +63,7 @@ import numpy as np
 import optuna
 from quality_runs import ROOT, TARGET_PERCENTILES, Run, Table, run_optuna, run_slurmtune, run_top_k
 from quality_stats import fmt, ordinal, plot_regret, quartiles, speedup_interval, times_by_seed
+from pooled_score import bound_of_cell, cell_verdict, pooled_score
 from target_floors import no_prior_bound
 
 
@@ -208,11 +214,31 @@ def all_methods(args):
     return methods
 
 
+SELECTION = " [selection seeds]"  # the rows Optuna's best is chosen on (issue #64)
+SELECTION_FIRST_SEED = 1000  # seeds no scoring run has
+
+
+def selection_runs(args, methods):
+    """With --charged: Optuna's charged variants again, on --selection-seeds other seeds,
+    so that the rival is not chosen on the seeds it is scored on (issue #64)."""
+    if not (args.charged and args.selection_seeds):
+        return []
+    chosen = [Method(m.name + SELECTION, m.kind, m.args, m.measured) for m in methods
+              if m.kind == "optuna" and m.measured]
+    return [(m, seed) for m in chosen
+            for seed in range(SELECTION_FIRST_SEED, SELECTION_FIRST_SEED + args.selection_seeds)]
+
+
 def benchmark(args, table, workers, work, merged):
-    """{method name: (summary, CPU seconds, runs)} over args.seeds seeds."""
+    """{method name: (summary, CPU seconds, runs)} over args.seeds seeds (and the
+    selection rows' over --selection-seeds other seeds)."""
     budget = table.total_seconds / workers
     methods = all_methods(args)
-    tasks = [(m, seed, args, table, workers, budget, work) for m in methods for seed in range(args.seeds)]
+    pairs = [(m, seed) for m in methods for seed in range(args.seeds)] + selection_runs(args, methods)
+    for m, _ in pairs:
+        if m.name not in {known.name for known in methods}:
+            methods.append(m)
+    tasks = [(m, seed, args, table, workers, budget, work) for m, seed in pairs]
     runs, walls = {m.name: [] for m in methods}, {m.name: 0.0 for m in methods}
     with multiprocessing.Pool(args.jobs) as pool:
         for name, run, wall in pool.imap_unordered(run_task, tasks):
@@ -222,18 +248,23 @@ def benchmark(args, table, workers, work, merged):
     for name, saved in merged_runs(args, merged, table.name, workers).items():  # possibly fewer seeds
         if runs.get(name):
             continue  # run here: this invocation's seeds
-        runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < args.seeds]
+        last = SELECTION_FIRST_SEED + args.selection_seeds if name.endswith(SELECTION) else args.seeds
+        runs[name] = [Run.from_json(r) for r in saved["runs"] if r["seed"] < last]
         walls[name] = saved["cpu_s"]
         for run in runs[name]:
             run.table = table
     return budget, {name: (summarise(rs, table, budget), walls[name], rs) for name, rs in runs.items()}
 
 
-def optuna_best(results, target_index, charged):
+def optuna_best(results, target_index, charged, selection=False):
     """Optuna's variant with the lowest median time to the target, among those whose
-    decisions are charged (--charged) or among those deciding for free."""
+    decisions are charged (--charged) or among those deciding for free; with `selection`,
+    among the rows of the selection seeds (the name returned is then the scoring row's)."""
     medians = {name: r["targets"][target_index]["median"] for name, (r, _, _) in results.items()
-               if name.startswith("optuna") and ("[measured]" in name) == charged}
+               if name.startswith("optuna") and ("[measured]" in name) == charged
+               and name.endswith(SELECTION) == selection}
+    if selection:
+        medians = {n[:-len(SELECTION)]: m for n, m in medians.items() if n[:-len(SELECTION)] in results}
     reached = {n: m for n, m in medians.items() if m is not None}
     return min(reached, key=reached.get) if reached else None
 
@@ -286,7 +317,7 @@ def print_table(args, table, workers, budget, results):
         cells = [name]
         for i, t in enumerate(r["targets"]):
             cells += [f"{fmt(t['median'])} [{fmt(t['q25'])}, {fmt(t['q75'])}]", f"{t['reached']}/{t['seeds']}"]
-            if bests[i] is None:
+            if bests[i] is None or name.endswith(SELECTION):  # a selection row shares no seed
                 cells.append("-")
                 continue
             point, low, high = paired_speedup(runs, results[bests[i]][2], i, rng)
@@ -301,16 +332,27 @@ NO_PRIOR_DRAWS = 4000  # random first waves behind a cell's no-prior bound (targ
 SAME_SCHEDULER = "slurmtune asha_promotion [measured]"  # random search with its scheduler
 
 
-def claim_cells(args, table, workers, results):
+def published_bounds(args, table, workers):
+    """Issue #64's B_c of each target, printed before any method runs on the table."""
+    bounds = [bound_of_cell(table, target, workers, NO_PRIOR_DRAWS, no_prior_bound) for target in table.targets]
+    print(f"\nno-prior bounds of {table.name} at {workers} workers, published before the runs (s): " +
+          ", ".join(f"T{i + 1} {fmt(b)}" for i, b in enumerate(bounds)))
+    sys.stdout.flush()
+    return bounds
+
+
+def claim_cells(args, table, workers, results, bounds):
     """The issue #43 cells of one table: per target, the recommended setting's speed-up over
-    Optuna's best charged variant and over random + asha_promotion, with 95 % intervals."""
+    Optuna's best charged variant and over random + asha_promotion, with 95 % intervals;
+    with issue #64's rival (chosen on the selection seeds), room and bound."""
     rng = np.random.default_rng(0)
     cells = []
     if CLAIMED not in results:
         return cells
     ours = results[CLAIMED][2]
     for i in range(len(table.targets)):
-        best = optuna_best(results, i, True)
+        chosen_apart = args.selection_seeds > 0
+        best = optuna_best(results, i, True, selection=chosen_apart)
         versus_optuna = paired_speedup(ours, results[best][2], i, rng) if best else (math.nan,) * 3
         versus_random = paired_speedup(ours, results[SAME_SCHEDULER][2], i, rng) \
             if SAME_SCHEDULER in results else (math.nan,) * 3
@@ -319,8 +361,13 @@ def claim_cells(args, table, workers, results):
         theirs = results[best][2] if best else []
         most = float(np.median(times_by_seed(theirs, i, sorted({r.seed for r in theirs})))) / \
             no_prior_bound(table, table.targets[i], workers, NO_PRIOR_DRAWS) if theirs else math.nan
+        seeds = sorted({r.seed for r in ours} & {r.seed for r in theirs})
+        rival_times, our_times = times_by_seed(theirs, i, seeds), times_by_seed(ours, i, seeds)
+        room = float(np.median(rival_times)) / bounds[i] if theirs else math.nan
         cells.append(dict(table=table.name, target=f"T{i + 1}", workers=workers, optuna_best=best,
-                          versus_optuna=versus_optuna, versus_random=versus_random, most_possible=most))
+                          versus_optuna=versus_optuna, versus_random=versus_random, most_possible=most,
+                          ours=our_times, rival=rival_times, bound=bounds[i], room=room,
+                          chosen_apart=chosen_apart, verdict=cell_verdict(versus_optuna, room)))
     return cells
 
 
@@ -346,6 +393,33 @@ def print_claim_cells(cells):
           f"cells whose interval against Optuna's best starts below 1.0: "
           f"{sum(c['versus_optuna'][1] < 1.0 for c in cells)}; cells later than random + asha_promotion "
           f"(upper end below 1.0): {sum(c['versus_random'][2] < 1.0 for c in cells)}")
+    print_pooled_score(cells)
+
+
+def print_pooled_score(cells):
+    """Issue #64's score S with its interval, and each cell against its bar."""
+    scored = [c for c in cells if c["optuna_best"]]
+    if not scored:
+        return
+    apart = all(c["chosen_apart"] for c in scored)
+    chosen = ("chosen on the selection seeds" if apart
+              else "chosen on the scoring seeds (this flatters it: --selection-seeds 0)")
+    print(f"\n### Issue #64's score: the rival {chosen}, the bounds published before the runs\n")
+    print("| table | target | workers | rival | rival's median s | bound s | room | speed-up [95% CI] | bar |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for c in scored:
+        point, low, high = c["versus_optuna"]
+        print(f"| {c['table']} | {c['target']} | {c['workers']} | {c['optuna_best']} | "
+              f"{fmt(float(np.median(c['rival'])))} | {fmt(c['bound'])} | {fmt(c['room'])} | "
+              f"{fmt(point)} [{fmt(low)}, {fmt(high)}] | {c['verdict']} |")
+    for workers in sorted({c["workers"] for c in scored}) + [None]:
+        group = [c for c in scored if workers is None or c["workers"] == workers]
+        # The seeds resampled per table: a table's cells at every worker count share them.
+        score, low, high = pooled_score(group, np.random.default_rng(0))
+        print(f"\nS ({'all cells' if workers is None else f'{workers} workers'}, {len(group)} cells) = "
+              f"{fmt(score)} [{fmt(low)}, {fmt(high)}]", end="")
+    met = sum(c["verdict"] == "meets the bar" for c in scored)
+    print(f"\ncells that meet their bar: {met} of {len(scored)}")
 
 
 def main():
@@ -358,6 +432,8 @@ def main():
     parser.add_argument("--workers", type=int, nargs="+", default=[4], help="one benchmark per worker count")
     parser.add_argument("--charged", action="store_true",
                         help="every Optuna variant charged; Optuna's best among them; the claim cells at the end")
+    parser.add_argument("--selection-seeds", type=int, default=60,
+                        help="--charged: Optuna's best is chosen on this many other seeds (0: on the scoring seeds)")
     parser.add_argument("--top-k", type=int, default=TOP_K, help="K of the top-K baseline")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="processes running seeds in parallel")
     parser.add_argument("--save", help="write every run of every method to this JSON file")
@@ -378,13 +454,14 @@ def main():
         for name in args.tables:
             table = Table(name)
             for workers in args.workers:
+                bounds = published_bounds(args, table, workers) if args.charged else None
                 budget, results = benchmark(args, table, workers, work, merged)
                 print_table(args, table, workers, budget, results)
                 key = saved_key(name, workers)
                 saved[key] = {n: dict(cpu_s=w, runs=[r.to_json() for r in rs]) for n, (_, w, rs) in results.items()}
                 if args.save:  # after every table: an hour-long run interrupted keeps what it finished
                     write_saved(args.save, saved)
-                cells += claim_cells(args, table, workers, results) if args.charged else []
+                cells += claim_cells(args, table, workers, results, bounds) if args.charged else []
                 if args.plot:
                     best = optuna_best(results, 0, args.charged)
                     names = ["slurmtune recommended", "slurmtune recommended [measured]",
