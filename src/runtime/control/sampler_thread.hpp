@@ -5,8 +5,10 @@
 // eventfd the loop watches when a suggestion is made; the loop's next fill() launches
 // the trial that waited for it. Posting costs the loop a queue push per event.
 //
-// The sampler is the thread's alone from here on: nothing on the loop may read it (its
-// continuation model included; the study file refuses freeze_thaw with suggest_ahead).
+// The loop must outlive it (the coordinator declares its loop before the controller that
+// owns the suggester). The sampler is the thread's alone from here on: nothing on the
+// loop may read it (its continuation model included; the study file refuses freeze_thaw
+// with suggest_ahead).
 #include <condition_variable>
 #include <deque>
 #include <exception>

@@ -106,8 +106,8 @@ BOOST_AUTO_TEST_CASE(suggestions_made_on_the_thread_equal_those_made_inline) {
   std::counting_semaphore<> gate(0);
   auto gated = std::make_unique<GatedSampler>(core::make_suggester(space, spec, false, 7), gate);
   GatedSampler& sampler = *gated;
+  EventLoop loop;  // before the thread's owner: the thread leaves the loop as it ends
   core::SuggestionsAhead ahead(std::move(gated));
-  EventLoop loop;
   ahead.run_calls(std::make_unique<SamplerThread>(loop, ahead.sampler()));
   std::vector<core::Suggestion> made;
   for (core::TrialId t = 0; t < kTrials; ++t) {
@@ -142,8 +142,8 @@ BOOST_AUTO_TEST_CASE(what_the_thread_throws_is_rethrown_on_the_loop) {
   auto gated =
       std::make_unique<GatedSampler>(core::make_suggester(space, tpe_spec(2), false, 3), gate);
   gated->fail_at = 3;
-  core::SuggestionsAhead ahead(std::move(gated));
   EventLoop loop;
+  core::SuggestionsAhead ahead(std::move(gated));
   ahead.run_calls(std::make_unique<SamplerThread>(loop, ahead.sampler()));
   std::vector<core::Suggestion> made;
   for (core::TrialId t = 0; t < 3; ++t) {
