@@ -375,9 +375,9 @@ class Simulator {
     const Suggestion suggestion = suggester_->suggest(trial);
     charge_decision(idle_.back(), suggested_since);  // the worker launch() takes
     // suggest_ahead: `run` makes this suggestion on the sampler's thread from the
-    // previous start on; the worker waits for what of it is not done by now.
-    const double begins = std::max(time_s, ahead_ready_at_);
-    owe_decision(idle_.back(), begins - time_s);
+    // previous start on; the worker waits for what of it is not done by now. As with
+    // decisions made when asked, one worker's wait is not queued behind another's.
+    owe_decision(idle_.back(), ahead_ready_at_ - time_s);
     const auto curve = objective_->draw(trial, suggestion);
     if (!curve) {
       max_trials_ = progress_.started;
@@ -397,7 +397,7 @@ class Simulator {
     observer_->trial_started(trial, config, scheduler_->bracket_of(trial), suggestion.info, time_s);
     const double ahead_since = decision_clock();
     suggester_->began_at(trial, 0, time_s);  // where suggest_ahead makes the next suggestion
-    if (spec_.sampler.suggest_ahead) ahead_ready_at_ = begins + (decision_clock() - ahead_since);
+    if (spec_.sampler.suggest_ahead) ahead_ready_at_ = time_s + (decision_clock() - ahead_since);
     return trial;
   }
 
