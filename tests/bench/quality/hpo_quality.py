@@ -415,7 +415,11 @@ def print_pooled_score(cells):
     for workers in sorted({c["workers"] for c in scored}) + [None]:
         group = [c for c in scored if workers is None or c["workers"] == workers]
         # The seeds resampled per table: a table's cells at every worker count share them.
-        score, low, high = pooled_score(group, np.random.default_rng(0))
+        try:
+            score, low, high = pooled_score(group, np.random.default_rng(0))
+        except ValueError as e:  # a cell missing seeds: said, not fatal after hours of runs
+            print(f"\nS ({'all cells' if workers is None else f'{workers} workers'}): not computed: {e}", end="")
+            continue
         print(f"\nS ({'all cells' if workers is None else f'{workers} workers'}, {len(group)} cells) = "
               f"{fmt(score)} [{fmt(low)}, {fmt(high)}]", end="")
     met = sum(c["verdict"] == "meets the bar" for c in scored)
