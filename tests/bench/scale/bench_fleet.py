@@ -54,11 +54,10 @@ SCHEDULERS = {
     # (MOBSTER is the sampler asha_promotion gets by default.)
     "recommended": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
                    'reduction_factor = 3\n[sampler]\nrung_weighting = "hyper-tune"\n',
-    # The same with each suggestion made ahead on the sampler's thread (issue #62).
-    "recommended-ahead": '[scheduler]\ntype = "asha_promotion"\nmax_t = {steps}\ngrace_period = 1\n'
-                         'reduction_factor = 3\n[sampler]\nrung_weighting = "hyper-tune"\n'
-                         'suggest_ahead = true\n',
 }
+# The same with each suggestion made ahead on the sampler's thread (issue #62).
+SCHEDULERS["recommended-ahead"] = SCHEDULERS["recommended"] + 'suggest_ahead = true\n'
+
 
 
 def spawn_fleet(folder):
