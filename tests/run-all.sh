@@ -17,9 +17,12 @@ fi
 # (about 370 s of CI's two cores); with SANITIZE=0 it builds and runs them.
 unit_tests=OFF
 if [ "${SANITIZE:-1}" = 0 ]; then unit_tests=ON; fi
+# lld (setup-debian.sh installs it) links in about a third of ld.bfd's time.
+linker=()
+if command -v ld.lld > /dev/null; then linker=(-DSLURMTUNE_LINKER=lld); fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSLURMTUNE_WARNINGS_AS_ERRORS=ON \
       -DSLURMTUNE_BUILD_TESTS=ON -DSLURMTUNE_BUILD_UNIT_TESTS="$unit_tests" \
-      -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}"
+      -DSLURMTUNE_BUILD_BENCHMARKS=ON "${cuda[@]}" "${linker[@]}"
 cmake --build "$build" -j "$jobs"
 # The sanitizer stage's build (below) starts now, at the lowest priority, beside the
 # Release tests: those mostly wait (the Slurm chain, the end-to-end tests' trials), and
@@ -35,7 +38,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
         -DSLURMTUNE_WARNINGS_AS_ERRORS=ON -DSLURMTUNE_BUILD_TESTS=ON \
         -DSLURMTUNE_BUILD_BENCHMARKS=OFF -DSLURMTUNE_BUILD_EXAMPLES=OFF \
         -DSLURMTUNE_SANITIZE=address,undefined -DSLURMTUNE_BUILD_FUZZERS=ON \
-        -DSLURMTUNE_FUZZ_SECONDS="${SLURMTUNE_FUZZ_SECONDS:-15}"
+        -DSLURMTUNE_FUZZ_SECONDS="${SLURMTUNE_FUZZ_SECONDS:-10}" "${linker[@]}"
   # Its own process group, so that a failure of the Release tests stops all of it. That
   # makes it a session of its own too, and with the kernel's autogroups (on in most
   # distributions) nice only ranks processes within a session: the session's autogroup
@@ -59,7 +62,7 @@ ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600 "${skip_h
 # runtime under the sanitizers, but for those labelled `decisions`, which ran above:
 # their subject is the sampler's decisions, whose code the unit tests and the other cli
 # tests run here (MOBSTER's option variants replayed, simulate's jobs compared: each
-# 5-50 s under ASan). Then every fuzz target for SLURMTUNE_FUZZ_SECONDS (default 15 here,
+# 5-50 s under ASan). Then every fuzz target for SLURMTUNE_FUZZ_SECONDS (default 10 here,
 # from its seed corpus). SANITIZE=0 skips it, and the stage above then runs every test.
 if [ "${SANITIZE:-1}" != 0 ]; then
   if ! wait "$build_pid"; then

@@ -19,6 +19,8 @@ packages=(
   build-essential cmake pkg-config
   # the sanitizer build and the libFuzzer targets (tests/run-all.sh, tests/fuzz)
   clang libclang-rt-14-dev
+  # lld: both builds of tests/run-all.sh link with it (SLURMTUNE_LINKER)
+  lld
   # lint.clang_tidy (.clang-tidy's checks)
   clang-tidy
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libeigen3-dev libbenchmark-dev

@@ -27,7 +27,7 @@ max_t = 3
 command = ["/usr/bin/python3", "-c", "import time\nfrom slurmtune import client\nfor s in range(1, 4):\n    client.report(s, loss=s * client.params()['x'])\n    time.sleep(0.2)"]
 TOML
 failures=0 waited=0 refused_at=
-for limit in $(seq 48 -2 6); do
+for limit in $(seq 48 -4 8); do
   rm -rf fd.h5 fd.trials
   (ulimit -n "$limit" && "$slurmtune" run fd.toml -o fd.h5 --launcher local --slots 8 > log 2>&1)
   rc=$?
