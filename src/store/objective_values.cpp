@@ -7,7 +7,35 @@
 
 namespace slurmtune::store {
 
-std::vector<TrialStanding> trial_standings(const StudyReader& reader, std::size_t trials) {
+namespace {
+
+// A constraint's value is NaN until its metric is reported.
+std::optional<std::vector<double>> reported(const std::vector<double>& constraints) {
+  for (const double v : constraints)
+    if (std::isnan(v)) return std::nullopt;
+  return constraints;
+}
+
+}  // namespace
+
+std::vector<TrialStanding> trial_standings(const StudyReader& reader,
+                                           const std::vector<TrialRecord>& trials) {
+  if (!reader.layout().has_objective_columns())
+    return trial_standings_from_metrics(reader, trials.size());
+  const bool constrained = !reader.spec().constraints.empty();
+  std::vector<TrialStanding> out(trials.size());
+  for (std::size_t t = 0; t < trials.size(); ++t) {
+    out[t].objectives = trials[t].objectives;
+    if (!constrained) continue;
+    out[t].constraints = reported(trials[t].constraints);
+    out[t].feasible =
+        out[t].constraints && core::is_feasible(core::ParetoPoint{{}, out[t].constraints});
+  }
+  return out;
+}
+
+std::vector<TrialStanding> trial_standings_from_metrics(const StudyReader& reader,
+                                                        std::size_t trials) {
   const auto& spec = reader.spec();
   const core::ObjectiveColumns columns(spec.metrics, spec.objectives, spec.constraints);
   std::vector<core::ObjectiveTracker> last(

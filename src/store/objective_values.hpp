@@ -20,8 +20,14 @@ struct TrialStanding {
   bool feasible = true;
 };
 
-/// Per trial, by id (one per /trials row).
-std::vector<TrialStanding> trial_standings(const StudyReader& reader, std::size_t trials);
+/// Per trial, by id (one per /trials row). From `trials` alone in a file of schema 10 on
+/// (/trials keeps each objective's last value); older files take one pass over /metrics.
+std::vector<TrialStanding> trial_standings(const StudyReader& reader,
+                                           const std::vector<TrialRecord>& trials);
+/// The same from every /metrics row, whatever the schema: what the summaries in /trials
+/// must agree with (the tests compare the two).
+std::vector<TrialStanding> trial_standings_from_metrics(const StudyReader& reader,
+                                                        std::size_t trials);
 
 /// The Pareto front: completed, feasible trials with a value for every objective that no
 /// other such trial dominates, by ascending id.

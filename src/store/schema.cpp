@@ -129,6 +129,12 @@ void add_param_columns(RowLayout& table, const core::SearchSpace& space) {
   }
 }
 
+// The /metrics column (counted from the first metric) of `metric`, one of the study's.
+std::size_t metric_index(const core::StudySpec& spec, const std::string& metric) {
+  return static_cast<std::size_t>(std::find(spec.metrics.begin(), spec.metrics.end(), metric) -
+                                  spec.metrics.begin());
+}
+
 }  // namespace
 
 StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_version) {
@@ -171,11 +177,17 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   if (schema_version >= 7 && !spec.constraints.empty()) {
     for (const auto& constraint : spec.constraints) {
       t.constraints.push_back(trials.add("constraint/" + constraint.text(), FieldKind::F64));
-      constraint_metrics.push_back(static_cast<std::size_t>(
-          std::find(spec.metrics.begin(), spec.metrics.end(), constraint.metric) -
-          spec.metrics.begin()));
+      constraint_metrics.push_back(metric_index(spec, constraint.metric));
     }
     t.feasible = trials.add("feasible", FieldKind::Enum8, 0, {"FALSE", "TRUE"});
+  }
+  // Schema 10: each objective's last reported value, the rest of a trial's standing.
+  if (schema_version >= 10) {
+    t.best_seq = trials.add("best_seq", FieldKind::U64);
+    for (const auto& objective : spec.objectives) {
+      t.objectives.push_back(trials.add("objective/" + objective.metric, FieldKind::F64));
+      objective_metrics.push_back(metric_index(spec, objective.metric));
+    }
   }
 
   m.seq = metrics.add("seq", FieldKind::U64);

@@ -30,7 +30,10 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 ///    constraints, /trials gains `constraint/<text>` and `feasible` columns.
 /// 8: /events can say `reopen`.
 /// 9: /commit records the coordinator loop's stalls (the `loop_*` fields).
-inline constexpr std::int64_t kSchemaVersion = 9;
+/// 10: /trials gains `objective/<metric>` per objective (its last reported value) and
+///    `best_seq` (the sequence number of the best report), so that readers take each
+///    trial's standing and its configuration at its best from /trials, not /metrics.
+inline constexpr std::int64_t kSchemaVersion = 10;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -95,6 +98,8 @@ struct StudyLayout {
   bool has_reopens() const { return reopens; }
   /// Schema 9 on: /commit records the coordinator loop's figures.
   bool has_loop_figures() const { return k.loop_turns != kAbsent; }
+  /// Schema 10 on: /trials keeps each objective's last reported value.
+  bool has_objective_columns() const { return !t.objectives.empty(); }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
@@ -110,9 +115,15 @@ struct StudyLayout {
     /// (its value at the trial's last report of the metric), and `feasible`.
     std::vector<std::size_t> constraints;
     std::size_t feasible = kAbsent;
+    /// Schema 10: per objective its `objective/<metric>` field (the last value reported),
+    /// and `best_seq` (the /metrics seq of the report of best_value).
+    std::vector<std::size_t> objectives;
+    std::size_t best_seq = kAbsent;
   } t;
   /// Per constraint, its metric's column in /metrics (first_metric + this).
   std::vector<std::size_t> constraint_metrics;
+  /// Schema 10: per objective, its metric's column in /metrics (first_metric + this).
+  std::vector<std::size_t> objective_metrics;
   struct {
     std::size_t seq, trial, step, time, first_metric;
   } m;

@@ -213,6 +213,12 @@ std::vector<TrialRecord> StudyReader::trials() const {
           r.config.values[p] = core::placeholder(spec_.space.parameters()[p].domain);
       }
     }
+    if (t.best_seq != StudyLayout::kAbsent && !std::isnan(r.best_value))
+      r.best_seq = l.get<std::uint64_t>(row, t.best_seq);
+    for (const std::size_t f : t.objectives)
+      r.objectives.push_back(l.get<double>(row, f));
+    for (const std::size_t f : t.constraints)
+      r.constraints.push_back(l.get<double>(row, f));
     return r;
   });
   // Trial i is row i (the writer appends them in id order): anything else was not
@@ -323,14 +329,16 @@ core::Configuration StudyReader::config_at_best(const TrialRecord& trial) const 
   for (auto& e : exploits())
     if (e.trial == trial.id) own.push_back(std::move(e));
   if (own.empty()) return trial.config;
-  // The best report's sequence number: its first report of best_value at best_step (a
-  // trial that exploited may report a step twice, before and after).
-  std::optional<std::uint64_t> best_seq;
-  for_each_metric([&](const MetricRecord& m) {
-    if (!best_seq && m.trial == trial.id && m.step == trial.best_step && !m.values.empty() &&
-        m.values[0] == trial.best_value)
-      best_seq = m.seq;
-  });
+  // The best report's sequence number: /trials keeps it (schema 10 on); before, its first
+  // report of best_value at best_step (a trial that exploited may report a step twice,
+  // before and after).
+  std::optional<std::uint64_t> best_seq = trial.best_seq;
+  if (layout_->t.best_seq == StudyLayout::kAbsent)
+    for_each_metric([&](const MetricRecord& m) {
+      if (!best_seq && m.trial == trial.id && m.step == trial.best_step && !m.values.empty() &&
+          m.values[0] == trial.best_value)
+        best_seq = m.seq;
+    });
   core::Configuration config = trial.config;
   for (const auto& e : own)  // in sequence order
     if (best_seq && e.seq < *best_seq) config = e.config;

@@ -33,6 +33,13 @@ struct TrialRecord {
   std::string nodes, error;
   core::Configuration config;
   core::SuggestionInfo suggestion;  ///< schema 1 files: blind, position 0
+  /// Schema 10 on: the /metrics seq of the report of best_value (none before a report).
+  std::optional<std::uint64_t> best_seq;
+  /// Schema 10 on: the last reported value of each objective (NaN: never); empty before.
+  std::vector<double> objectives;
+  /// Schema 7 on, with constraints: each constraint's value at the last report of its
+  /// metric (<= 0 holds; NaN: never reported).
+  std::vector<double> constraints;
 };
 
 struct MetricRecord {

@@ -349,6 +349,8 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
   }
   for (const std::size_t f : layout_.t.constraints)  // not reported yet: not feasible
     l.put_f64(row, f, kNaN);
+  for (const std::size_t f : layout_.t.objectives)
+    l.put_f64(row, f, kNaN);
   if (layout_.t.feasible != StudyLayout::kAbsent) l.put_enum(row, layout_.t.feasible, 0);
   if (layout_.has_suggestions()) {
     l.put_enum(row, layout_.t.origin, static_cast<std::uint8_t>(suggestion.origin));
@@ -357,6 +359,16 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
   }
   event(trial, EventKind::Start, time, nullptr, kNaN, kNaN);
   flush_if_due();
+}
+
+void StudyWriter::mark_standing(std::byte* row, std::span<const double> values) {
+  const auto& tl = layout_.trials;
+  for (std::size_t k = 0; k < layout_.t.objectives.size(); ++k) {
+    const std::size_t column = layout_.objective_metrics[k];
+    if (column < values.size() && !std::isnan(values[column]))
+      tl.put_f64(row, layout_.t.objectives[k], values[column]);
+  }
+  mark_constraints(row, values);
 }
 
 void StudyWriter::mark_constraints(std::byte* row, std::span<const double> values) {
@@ -395,7 +407,8 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   const double value = values.empty() ? kNaN : values[0];
   std::byte* m = h5_->metrics->new_row();
   const auto& ml = layout_.metrics;
-  ml.put_u64(m, layout_.m.seq, seq_++);
+  const std::uint64_t seq = seq_++;
+  ml.put_u64(m, layout_.m.seq, seq);
   ml.put_u64(m, layout_.m.trial, trial);
   ml.put_f64(m, layout_.m.step, step);
   ml.put_f64(m, layout_.m.time, time);
@@ -409,9 +422,10 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   if (better(value, tl.get<double>(row, layout_.t.best_value))) {
     tl.put_f64(row, layout_.t.best_value, value);
     tl.put_f64(row, layout_.t.best_step, step);
+    if (layout_.t.best_seq != StudyLayout::kAbsent) tl.put_u64(row, layout_.t.best_seq, seq);
   }
   if (outcome.rung) tl.put_i32(row, layout_.t.rung, *outcome.rung);
-  mark_constraints(row, values);
+  mark_standing(row, values);
   // Only decisions worth explaining become events: a judgement at a rung, or anything
   // but a plain "continue".
   if (outcome.rung || outcome.decision != core::SchedulerDecision::Continue) {

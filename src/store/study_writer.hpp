@@ -137,6 +137,9 @@ class StudyWriter {
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
+  /// A report's part of the trial's standing: each objective's last value (schema 10) and
+  /// the constraints (mark_constraints), from the values this report carries.
+  void mark_standing(std::byte* row, std::span<const double> values);
   /// Constraints (schema 7): the row's constraint values from this report's metrics
   /// (those it carries), and whether they all hold now.
   void mark_constraints(std::byte* row, std::span<const double> values);

@@ -116,7 +116,7 @@ int best_command(const Args& args) {
   guard.opened();
   const auto& spec = reader.spec();
   const auto trials = reader.trials();
-  const auto standings = store::trial_standings(reader, trials.size());
+  const auto standings = store::trial_standings(reader, trials);
   if (spec.multi_objective()) {
     print_pareto_front(reader, trials, standings, format);
     return kSuccess;

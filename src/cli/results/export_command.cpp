@@ -154,7 +154,7 @@ int export_command(const Args& args) {
   } else if (table == "trials") {
     const auto& spec = reader.spec();
     const auto trials = reader.trials();
-    const auto standings = store::trial_standings(reader, trials.size());
+    const auto standings = store::trial_standings(reader, trials);
     const auto front = store::pareto_front(spec, trials, standings);
     TableWriter w(out, format, trial_columns(spec), formula_guard);
     for (const auto& t : trials) {

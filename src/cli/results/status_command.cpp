@@ -333,7 +333,7 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   print_loop(out, reader.committed());
   if (spec.scheduler.type == core::SchedulerType::Pbt)
     out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
-  const auto standings = store::trial_standings(reader, trials.size());
+  const auto standings = store::trial_standings(reader, trials);
   const auto front = store::pareto_front(spec, trials, standings);
   print_constraints(out, spec, trials, standings);
   if (spec.multi_objective()) {

@@ -189,7 +189,7 @@ TensorboardExport export_tensorboard(const store::StudyReader& reader, const std
                                                                    experiment(reader, created))));
   std::vector<std::optional<Standing>> standing(trials.size());
   if (has_standing(reader.spec())) {
-    const auto standings = store::trial_standings(reader, trials.size());
+    const auto standings = store::trial_standings(reader, trials);
     for (std::size_t t = 0; t < trials.size(); ++t)
       standing[t] = Standing{false, standings[t].feasible};
     for (const auto id : store::pareto_front(reader.spec(), trials, standings))

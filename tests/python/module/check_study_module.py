@@ -11,6 +11,8 @@ import sys
 import tempfile
 import time
 
+import pandas as pd
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "share", "slurmtune", "python"))
 from slurmtune.study import ResultsFileError, Study, StudyFileError  # noqa: E402
 
@@ -24,6 +26,20 @@ def record_and_summarise(slurmtune, study_toml, workers, path):
                                      check=True, capture_output=True, text=True).stdout)
 
 
+def check_summaries(s):
+    """Schema 10: what /trials keeps of each trial (its standing, where its best report is)
+    says what every report of /metrics says."""
+    assert s.schema_version >= 10
+    pd.testing.assert_frame_equal(s.standings, s.standings_from_metrics(), check_dtype=False)
+    metrics = s.metrics
+    reported = s.trials.dropna(subset=["best_value"])
+    for trial in reported.itertuples():
+        rows = metrics[(metrics["trial"] == trial.id) & (metrics["step"] == trial.best_step) &
+                       (metrics[s.metric] == trial.best_value)]
+        assert int(rows["seq"].iloc[0]) == trial.best_seq, (trial.id, rows, trial.best_seq)
+    return len(reported)
+
+
 def check_finished_study(slurmtune, study_toml, workdir):
     path = os.path.join(workdir, "finished.h5")
     summary = record_and_summarise(slurmtune, study_toml, 8, path)
@@ -32,6 +48,7 @@ def check_finished_study(slurmtune, study_toml, workdir):
     assert len(s.trials) == summary["started"], (len(s.trials), summary)
     assert len(s.metrics) == summary["reports"]
     assert s.schema_version >= 9 and s.loop is None  # a simulation has no coordinator loop
+    assert check_summaries(s) > 10
     counts = s.trials["status"].value_counts()
     assert counts["completed"] == summary["completed"] and counts["stopped"] == summary["stopped"]
     assert set(s.trials["config/optimizer"]) <= {"sgd", "adam"}
@@ -136,6 +153,7 @@ def check_pbt_study(slurmtune, pbt_toml, workdir):
     best_cli = json.loads(subprocess.run([slurmtune, "best", path, "--format", "json"], check=True,
                                          capture_output=True, text=True).stdout)
     assert s.best_config == best_cli == summary["best_config"], (s.best_config, best_cli, summary)
+    check_summaries(s)  # best_config took best_seq from /trials
     for name, plot in (("schedule.png", lambda p: s.plot_schedule(p, "lr")),
                        ("lineage.png", s.plot_lineage)):
         target = os.path.join(workdir, name)

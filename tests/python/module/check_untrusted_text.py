@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+import pandas as pd
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "share", "slurmtune", "python"))
@@ -218,6 +220,8 @@ population_size = 4
         front = s.pareto_front()
         values = {int(i): [front.loc[i, "objective/" + o] for o in objectives] for i in front.index}
         assert s.standings["feasible"].all() and list(s.trials["feasible"]) == [True] * 30
+        # Schema 10: the standings come from /trials and say what every report says.
+        pd.testing.assert_frame_equal(s.standings, s.standings_from_metrics(), check_dtype=False)
     got = [json.loads(line) for line in run(slurmtune, "best", path, "-f", "json").stdout.splitlines()]
     assert {t["trial"]: [t["values"][o] for o in objectives] for t in got} == values, (got, values)
     if tomllib:

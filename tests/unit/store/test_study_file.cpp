@@ -643,8 +643,12 @@ BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additio
     const store::StudyReader reader(dir.file("v5.h5"));
     BOOST_TEST(reader.schema_version() == 5);
     BOOST_TEST(reader.trials().size() == 400U);
+    // The same columns as schema 9 (this study has no conditional parameter); schema 10
+    // added best_seq and objective/loss.
     BOOST_TEST(reader.layout().trials.fields().size() ==
-               store::StudyLayout(s, store::kSchemaVersion).trials.fields().size());
+               store::StudyLayout(s, 9).trials.fields().size());
+    BOOST_TEST(store::StudyLayout(s, store::kSchemaVersion).trials.fields().size() ==
+               store::StudyLayout(s, 9).trials.fields().size() + 2);
   }
   {
     store::WriterOptions options;

@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 9).
+"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 10).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -108,6 +108,7 @@ _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
     ("events", 5): ["predicted_at", "predicted_mean", "predicted_lower", "predicted_upper"],
     ("commit", 3): ["exploits"],
     ("commit", 9): LOOP_FIELDS,
+    ("trials", 10): ["best_seq"],  # and objective/<metric> per objective (_check_file)
 }
 
 
@@ -178,6 +179,8 @@ def _check_file(file: h5py.File, path: str):
         fields = _table_fields(name, schema)
         if name == "metrics":
             fields += _text_list(attrs, "metrics", [attrs["metric"]])
+        if name == "trials" and schema >= 10:
+            fields += ["objective/" + o for o in _text_list(attrs, "objectives", [attrs["metric"]])]
         missing = [f for f in fields if f not in dataset.dtype.names]
         if missing:
             raise ResultsFileError(f"{path}: corrupted: /{name} has no field {missing[0]!r}, which "
@@ -484,21 +487,39 @@ class Study:
         """Per trial (indexed by id): the last reported value of every objective
         (``objective/<metric>``), each constraint's value (``constraint/<text>``, <= 0
         holds; NaN where its metric was never reported) and ``feasible`` (every constraint
-        holds; True without constraints), as `slurmtune status` and `best` decide."""
+        holds; True without constraints), as `slurmtune status` and `best` decide. A file
+        of schema 10 on keeps all of it in /trials; older ones are read from every report
+        (``standings_from_metrics``)."""
         if "standings" not in self._cache:
-            metrics = self.metrics
-            frame = pd.DataFrame(index=self.trials.index)
-            for name in self.objectives:
-                frame["objective/" + name] = _last_values(metrics, name, frame.index)
-            frame["feasible"] = True
-            for text in self.constraints:
-                name, bound, limit = _parse_constraint(text)
-                last = _last_values(metrics, name, frame.index)
-                value = last - limit if bound == "<=" else limit - last
-                frame["constraint/" + text] = value
-                frame["feasible"] &= value.le(0).fillna(False)
-            self._cache["standings"] = frame
+            if self.schema_version < 10:
+                self._cache["standings"] = self.standings_from_metrics()
+            else:
+                trials = self.trials
+                columns = ["objective/" + name for name in self.objectives] + \
+                          ["constraint/" + text for text in self.constraints]
+                frame = trials[columns].copy()
+                frame["feasible"] = True
+                for text in self.constraints:
+                    frame["feasible"] &= frame["constraint/" + text].le(0)
+                self._cache["standings"] = frame[columns[:len(self.objectives)] + ["feasible"] +
+                                                 columns[len(self.objectives):]]
         return self._cache["standings"]
+
+    def standings_from_metrics(self) -> pd.DataFrame:
+        """``standings`` computed from every report of /metrics, whatever the schema
+        (what the summaries of a schema-10 /trials agree with)."""
+        metrics = self.metrics
+        frame = pd.DataFrame(index=self.trials.index)
+        for name in self.objectives:
+            frame["objective/" + name] = _last_values(metrics, name, frame.index)
+        frame["feasible"] = True
+        for text in self.constraints:
+            name, bound, limit = _parse_constraint(text)
+            last = _last_values(metrics, name, frame.index)
+            value = last - limit if bound == "<=" else limit - last
+            frame["constraint/" + text] = value
+            frame["feasible"] &= value.le(0).fillna(False)
+        return frame
 
     def pareto_front(self) -> pd.DataFrame:
         """The trials no other beats on every objective: completed, feasible, with every
@@ -529,7 +550,10 @@ class Study:
         if len(self.objectives) > 1:
             raise ValueError(f"{self.path}: {len(self.objectives)} objectives have no one best "
                              "trial; see pareto_front()")
-        keep = self.standings["feasible"]
+        # Without constraints every trial is feasible: no need for the standings (which an
+        # older file computes from every report).
+        keep = self.standings["feasible"] if self.constraints else \
+            pd.Series(True, index=self.trials.index)
         if not include_failed:
             keep = keep & (self.trials["status"] != "failed")
         trials = self.trials[keep].dropna(subset=["best_value"])
@@ -547,10 +571,13 @@ class Study:
         source = best
         history = self.config_history(int(best["id"]))
         if len(history) > 1:
-            metrics = self.curve(int(best["id"]))
-            hit = metrics[(metrics["step"] == best["best_step"]) &
-                          (metrics[self.metric] == best["best_value"])]
-            seq = int(hit["seq"].iloc[0])
+            if "best_seq" in best.index:  # schema 10 on: /trials keeps it
+                seq = int(best["best_seq"])
+            else:
+                metrics = self.curve(int(best["id"]))
+                hit = metrics[(metrics["step"] == best["best_step"]) &
+                              (metrics[self.metric] == best["best_value"])]
+                seq = int(hit["seq"].iloc[0])
             source = history[history["seq"] < seq].iloc[-1]
         config = {}
         for column in self.config_columns:
