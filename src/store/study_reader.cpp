@@ -276,22 +276,38 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
   }
 }
 
-std::vector<EventRecord> StudyReader::events() const {
+EventRecord StudyReader::decode_event(const std::byte* row) const {
   const auto& l = layout_->events;
   const auto& e = layout_->e;
-  return read_all<EventRecord>("events", committed_.events, l, [&](const std::byte* row) {
-    EventRecord r{
-        l.get<std::uint64_t>(row, e.seq), l.get<std::uint64_t>(row, e.trial),
-        l.get<double>(row, e.time),       static_cast<EventKind>(l.get<std::uint8_t>(row, e.kind)),
-        l.get<std::int32_t>(row, e.rung), l.get<double>(row, e.step),
-        l.get<double>(row, e.milestone),  l.get<double>(row, e.value),
-        l.get<double>(row, e.cutoff),     std::nullopt};
-    if (layout_->has_predictions() && !std::isnan(l.get<double>(row, e.predicted_mean)))
-      r.prediction = core::PredictedFinal{
-          l.get<double>(row, e.predicted_at), l.get<double>(row, e.predicted_mean),
-          l.get<double>(row, e.predicted_lower), l.get<double>(row, e.predicted_upper)};
-    return r;
-  });
+  EventRecord r{
+      l.get<std::uint64_t>(row, e.seq), l.get<std::uint64_t>(row, e.trial),
+      l.get<double>(row, e.time),       static_cast<EventKind>(l.get<std::uint8_t>(row, e.kind)),
+      l.get<std::int32_t>(row, e.rung), l.get<double>(row, e.step),
+      l.get<double>(row, e.milestone),  l.get<double>(row, e.value),
+      l.get<double>(row, e.cutoff),     std::nullopt};
+  if (layout_->has_predictions() && !std::isnan(l.get<double>(row, e.predicted_mean)))
+    r.prediction = core::PredictedFinal{
+        l.get<double>(row, e.predicted_at), l.get<double>(row, e.predicted_mean),
+        l.get<double>(row, e.predicted_lower), l.get<double>(row, e.predicted_upper)};
+  return r;
+}
+
+std::vector<EventRecord> StudyReader::events() const {
+  return read_all<EventRecord>("events", committed_.events, layout_->events,
+                               [&](const std::byte* row) { return decode_event(row); });
+}
+
+void StudyReader::for_each_event(const std::function<void(const EventRecord&)>& sink,
+                                 std::uint64_t chunk_rows) const {
+  const auto& l = layout_->events;
+  const Hid d = dataset("events", l);
+  const std::uint64_t n = std::min(committed_.events, table_rows(d));
+  for (std::uint64_t first = 0; first < n; first += chunk_rows) {
+    const std::uint64_t count = std::min(chunk_rows, n - first);
+    const auto bytes = read_rows(d, "events", l, first, count);
+    for (std::uint64_t i = 0; i < count; ++i)
+      sink(decode_event(bytes.data() + i * l.row_size()));
+  }
 }
 
 std::vector<CheckpointRecord> StudyReader::checkpoints() const {

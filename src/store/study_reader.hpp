@@ -133,6 +133,11 @@ class StudyReader {
   void for_each_metric(const std::function<void(const MetricRecord&)>& sink,
                        std::uint64_t chunk_rows = 262144) const;
   std::vector<EventRecord> events() const;
+  /// Calls `sink` for every /events row in file order, reading `chunk_rows` at a time:
+  /// what a reader that only counts or keeps a few uses (a study of a billion reports has
+  /// millions of events).
+  void for_each_event(const std::function<void(const EventRecord&)>& sink,
+                      std::uint64_t chunk_rows = 65536) const;
   /// `events` (as events() read them) and every metric row, merged in the order they
   /// happened (sequence numbers): what resume and `export --table replay` walk.
   void for_each_in_seq_order(const std::vector<EventRecord>& events,
@@ -156,6 +161,7 @@ class StudyReader {
   std::vector<std::byte> read_rows(const Hid& d, const char* name, const RowLayout& layout,
                                    std::uint64_t first, std::uint64_t count) const;
   void read_commit();
+  EventRecord decode_event(const std::byte* row) const;
   template <class Record, class Decode>
   std::vector<Record> read_all(const char* name, std::uint64_t committed, const RowLayout& layout,
                                Decode decode) const;

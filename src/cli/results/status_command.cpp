@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -54,19 +55,42 @@ struct RungCount {
   std::uint64_t judged = 0, stopped = 0, paused = 0, completed = 0;
 };
 
-void print_rungs(std::ostream& out, const store::StudyReader& reader) {
+// What status shows of /events, gathered in one pass over it in chunks: its memory grows
+// with rungs and trials, not with events.
+struct EventDigest {
   std::map<std::pair<int, double>, RungCount> rungs;
+  std::map<std::uint64_t, store::EventRecord> latest_prediction;  ///< per trial
+  std::uint64_t resumed = 0, resumed_by_model = 0;
+  std::deque<store::EventRecord> latest_resumes;  ///< at most the `limit` last
+};
+
+EventDigest digest_events(const store::StudyReader& reader, std::size_t limit) {
+  EventDigest digest;
   const double max_t = reader.spec().scheduler.max_t;
-  for (const auto& e : reader.events()) {
-    if (e.rung < 0) continue;
-    auto& r = rungs[{e.rung, e.milestone}];
-    ++r.judged;
-    // A stop at max_t is the end of the trial's course, not an early stop.
-    const bool at_end = e.milestone >= max_t;
-    r.stopped += e.kind == store::EventKind::Stop && !at_end;
-    r.completed += e.kind == store::EventKind::Stop && at_end;
-    r.paused += e.kind == store::EventKind::Pause;
-  }
+  reader.for_each_event([&](const store::EventRecord& e) {
+    if (e.rung >= 0) {
+      auto& r = digest.rungs[{e.rung, e.milestone}];
+      ++r.judged;
+      // A stop at max_t is the end of the trial's course, not an early stop.
+      const bool at_end = e.milestone >= max_t;
+      r.stopped += e.kind == store::EventKind::Stop && !at_end;
+      r.completed += e.kind == store::EventKind::Stop && at_end;
+      r.paused += e.kind == store::EventKind::Pause;
+    }
+    if (e.prediction && e.kind != store::EventKind::Resume)
+      digest.latest_prediction.insert_or_assign(e.trial, e);
+    if (e.kind == store::EventKind::Resume) {
+      ++digest.resumed;
+      digest.resumed_by_model += !std::isnan(e.value);
+      digest.latest_resumes.push_back(e);
+      if (digest.latest_resumes.size() > limit) digest.latest_resumes.pop_front();
+    }
+  });
+  return digest;
+}
+
+void print_rungs(std::ostream& out, const store::StudyReader& reader, const EventDigest& digest) {
+  const auto& rungs = digest.rungs;
   if (rungs.empty()) return;
   out << "Rung occupancy (" << reader.spec().scheduler.resource << "):\n";
   for (const auto& [key, r] : rungs)
@@ -78,10 +102,9 @@ void print_rungs(std::ostream& out, const store::StudyReader& reader) {
 
 // Learning-curve predictions (asha_promotion, predict = true): each trial's latest one,
 // the most promising first.
-void print_predictions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
-  std::map<std::uint64_t, store::EventRecord> latest;
-  for (const auto& e : reader.events())
-    if (e.prediction && e.kind != store::EventKind::Resume) latest.insert_or_assign(e.trial, e);
+void print_predictions(std::ostream& out, const store::StudyReader& reader,
+                       const EventDigest& digest, std::size_t limit) {
+  const auto& latest = digest.latest_prediction;
   if (latest.empty()) return;
   std::vector<const store::EventRecord*> ranked;
   for (const auto& [trial, e] : latest)
@@ -106,25 +129,20 @@ void print_predictions(std::ostream& out, const store::StudyReader& reader, std:
 
 // freeze_thaw: how many resumptions the model chose and how many the promotion rule, and
 // the latest ones with what the model expected (study_writer.hpp: trial_resumed).
-void print_resumptions(std::ostream& out, const store::StudyReader& reader, std::size_t limit) {
+void print_resumptions(std::ostream& out, const store::StudyReader& reader,
+                       const EventDigest& digest) {
   if (reader.spec().scheduler.type != core::SchedulerType::FreezeThaw) return;
-  std::vector<store::EventRecord> resumed;
-  for (const auto& e : reader.events())
-    if (e.kind == store::EventKind::Resume) resumed.push_back(e);
-  const auto by_model = static_cast<std::size_t>(std::count_if(
-      resumed.begin(), resumed.end(), [](const auto& e) { return !std::isnan(e.value); }));
   const auto& resource = reader.spec().scheduler.resource;
-  out << "Resumptions: " << resumed.size() << ", " << by_model
+  out << "Resumptions: " << digest.resumed << ", " << digest.resumed_by_model
       << " chosen by the model (expected improvement per " << resource << " above a new "
-      << "configuration's), " << resumed.size() - by_model << " by the promotion rule";
-  if (resumed.empty()) {
+      << "configuration's), " << digest.resumed - digest.resumed_by_model
+      << " by the promotion rule";
+  if (digest.latest_resumes.empty()) {
     out << '\n';
     return;
   }
-  const std::size_t shown = std::min(limit, resumed.size());
-  out << "; the latest " << shown << ":\n";
-  for (std::size_t i = resumed.size() - shown; i < resumed.size(); ++i) {
-    const auto& e = resumed[i];
+  out << "; the latest " << digest.latest_resumes.size() << ":\n";
+  for (const auto& e : digest.latest_resumes) {
     out << "  trial " << e.trial << " at " << resource << ' ' << short_number(e.step) << " for "
         << short_number(e.milestone) << ": ";
     if (std::isnan(e.value)) {
@@ -345,9 +363,10 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
         << spec.scheduler.resource << " " << short_number(best->best_step) << "\n  "
         << spec.space.to_json(reader.config_at_best(*best)) << '\n';
   }
-  print_rungs(out, reader);
-  print_predictions(out, reader, limit);
-  print_resumptions(out, reader, limit);
+  const EventDigest digest = digest_events(reader, limit);
+  print_rungs(out, reader, digest);
+  print_predictions(out, reader, digest, limit);
+  print_resumptions(out, reader, digest);
   print_trials(out, reader, trials, limit, notes(spec, trials, standings, front));
   print_failures(out, trials, std::min<std::size_t>(limit, 10));
 }
