@@ -239,6 +239,25 @@ void read_trial(TableReader r, core::StudySpec& study) {
   }
 }
 
+// [checkpoints]: which checkpoints slurmtune removes (core/study/checkpoint_retention.hpp).
+void read_checkpoints(TableReader r, core::StudySpec& study) {
+  auto& policy = study.checkpoints;
+  if (const auto n = r.integer("keep_per_trial")) {
+    if (*n < 1)
+      r.fail("keep_per_trial", "must be >= 1: a trial's newest checkpoint is what it resumes from");
+    policy.keep_per_trial = n;
+  }
+  if (const auto n = r.integer("keep_ended")) {
+    if (*n < 0) r.fail("keep_ended", "must be >= 0");
+    if (study.multi_objective())
+      r.fail("keep_ended",
+             "ranks ended trials by the study's one metric; a study of several objectives has "
+             "no one best (leave keep_ended out, or keep every checkpoint)");
+    policy.keep_ended = n;
+  }
+  r.finish();
+}
+
 void read_resources(TableReader r, core::StudySpec& study) {
   auto& res = study.resources;
   // Far above any allocation (Slurm's own limits are 2^32 and below), and small enough
@@ -489,7 +508,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   if (!root.contains("study"))
     throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
   for (const auto name :
-       {"study", "search", "sampler", "enqueue", "scheduler", "trial", "resources", "simulate"})
+       {"study", "search", "sampler", "enqueue", "scheduler", "trial", "checkpoints", "resources",
+        "simulate"})
     top.node(name);
   top.finish();
   read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
@@ -508,6 +528,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   study.scheduler.pbt.population = study.max_trials;
   study.sampler.mobster.max_resource = study.scheduler.max_t;
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
+  read_checkpoints(
+      TableReader(table_or_empty(root, "checkpoints", source), "checkpoints", source), study);
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);

@@ -317,6 +317,11 @@ toml::table resolved_table(const core::StudySpec& study) {
                   {"simulate", simulate_table(study.simulate)}};
   if (auto sampler = sampler_table(study.sampler); !sampler.empty())
     out.insert("sampler", std::move(sampler));
+  toml::table checkpoints;
+  if (study.checkpoints.keep_per_trial)
+    checkpoints.insert("keep_per_trial", *study.checkpoints.keep_per_trial);
+  if (study.checkpoints.keep_ended) checkpoints.insert("keep_ended", *study.checkpoints.keep_ended);
+  if (!checkpoints.empty()) out.insert("checkpoints", std::move(checkpoints));
   // Flattened as "enqueue.N" (from 1): an entry is compared whole.
   toml::table enqueue;
   for (std::size_t i = 0; i < study.sampler.enqueued.size(); ++i) {

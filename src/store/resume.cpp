@@ -16,7 +16,7 @@ namespace {
 // Keys that only bound or describe how the study runs from now on; changing them cannot
 // make the rebuilt scheduler disagree with what it decided before.
 bool is_safe_key(const std::string& key) {
-  for (const std::string prefix : {"trial.", "resources.", "simulate."})
+  for (const std::string prefix : {"trial.", "checkpoints.", "resources.", "simulate."})
     if (key.starts_with(prefix)) return true;
   return key == "study.max_trials" || key == "study.time_budget_s" ||
          key == "study.metric_threshold";

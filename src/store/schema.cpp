@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/study/checkpoint_retention.hpp"
+
 namespace slurmtune::store {
 
 const std::vector<std::string>& trial_status_names() {
@@ -259,6 +261,14 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   x.operations = exploits.add("operations", FieldKind::FixedString, 256);
   x.first_param = exploits.fields().size();
   add_param_columns(exploits, spec.space);
+  if (schema_version < 10) return;
+  k.removals = commit.add("removed_checkpoints", FieldKind::U64);
+  r.trial = removals.add("trial", FieldKind::U64);
+  r.step = removals.add("step", FieldKind::F64);
+  r.time = removals.add("time", FieldKind::F64);
+  r.size = removals.add("size", FieldKind::U64);
+  r.path = removals.add("path", FieldKind::FixedString, kPathBytes);
+  r.reason = removals.add("reason", FieldKind::Enum8, 0, core::checkpoint_removal_reason_names());
 }
 
 void put_param(const StudyLayout& layout, const RowLayout& table, std::size_t first, std::byte* row,

@@ -32,7 +32,8 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 /// 9: /commit records the coordinator loop's stalls (the `loop_*` fields).
 /// 10: /trials gains `objective/<metric>` per objective (its last reported value) and
 ///    `best_seq` (the sequence number of the best report), so that readers take each
-///    trial's standing and its configuration at its best from /trials, not /metrics.
+///    trial's standing and its configuration at its best from /trials, not /metrics;
+///    /removed_checkpoints records the checkpoints [checkpoints] removed.
 inline constexpr std::int64_t kSchemaVersion = 10;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
@@ -100,9 +101,11 @@ struct StudyLayout {
   bool has_loop_figures() const { return k.loop_turns != kAbsent; }
   /// Schema 10 on: /trials keeps each objective's last reported value.
   bool has_objective_columns() const { return !t.objectives.empty(); }
+  /// Schema 10 on: the file has /removed_checkpoints.
+  bool has_removals() const { return k.removals != kAbsent; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
-  RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits;
+  RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits, removals;
   std::vector<ParamColumn> params;
 
   struct {
@@ -143,12 +146,18 @@ struct StudyLayout {
   struct {
     std::size_t seq, time, trial, step, donor, donor_step, operations, first_param;
   } x;
+  // /removed_checkpoints (schema 10): a checkpoint of /checkpoints that [checkpoints]
+  // removed, when, and why (core::CheckpointRemoval::Reason).
+  struct {
+    std::size_t trial, step, time, size, path, reason;
+  } r;
   // /commit: one row, rewritten after every flush. Rows beyond these counts were
   // written by a flush that did not finish (the writer died in it): readers and resume
   // ignore them, and a resumed writer overwrites them.
   struct {
     std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
     std::size_t exploits = kAbsent;
+    std::size_t removals = kAbsent;  ///< schema 10 on
     /// Schema 9 on: the loop's figures (core::LoopFigures), in its order.
     std::size_t loop_recent_ms = kAbsent, loop_recent_work = kAbsent, loop_recent_busy = kAbsent,
                 loop_longest_ms = kAbsent, loop_longest_work = kAbsent, loop_turns = kAbsent,

@@ -117,6 +117,7 @@ void StudyReader::read_commit() {
   committed_.sessions = get(k.sessions);
   committed_.time = l.get<double>(row.data(), k.time);
   if (layout_->has_exploits()) committed_.exploits = get(k.exploits);
+  if (layout_->has_removals()) committed_.removed_checkpoints = get(k.removals);
   if (layout_->has_loop_figures()) committed_.loop = get_loop_figures(*layout_, row.data());
 }
 
@@ -318,6 +319,28 @@ std::vector<CheckpointRecord> StudyReader::checkpoints() const {
         return CheckpointRecord{l.get<std::uint64_t>(row, c.trial), l.get<double>(row, c.step),
                                 l.get<double>(row, c.time), l.get<std::uint64_t>(row, c.size),
                                 l.get_string(row, c.path)};
+      });
+}
+
+std::vector<RemovedCheckpoint> StudyReader::removed_checkpoints() const {
+  if (!layout_->has_removals()) return {};
+  const auto& l = layout_->removals;
+  const auto& r = layout_->r;
+  const auto reasons = core::checkpoint_removal_reason_names().size();
+  return read_all<RemovedCheckpoint>(
+      "removed_checkpoints", committed_.removed_checkpoints, l, [&](const std::byte* row) {
+        RemovedCheckpoint out;
+        out.removal.trial = l.get<std::uint64_t>(row, r.trial);
+        out.removal.step = l.get<double>(row, r.step);
+        out.removal.bytes = l.get<std::uint64_t>(row, r.size);
+        out.removal.path = l.get_string(row, r.path);
+        const auto reason = l.get<std::uint8_t>(row, r.reason);
+        if (reason >= reasons)
+          throw ResultsFileFormatError(path_ + ": corrupted: /removed_checkpoints has reason " +
+                                       std::to_string(reason) + ", which no version writes");
+        out.removal.reason = static_cast<core::CheckpointRemoval::Reason>(reason);
+        out.time = l.get<double>(row, r.time);
+        return out;
       });
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/study/checkpoint_retention.hpp"
 #include "core/study/study_spec.hpp"
 #include "store/schema.hpp"
 
@@ -78,6 +79,12 @@ struct ExploitRecord {
   core::Configuration config;
 };
 
+/// A checkpoint [checkpoints] removed (schema 10 on).
+struct RemovedCheckpoint {
+  core::CheckpointRemoval removal;
+  double time = 0;  ///< when
+};
+
 struct SessionRecord {
   double started = 0;
   std::string host, slurm_job_id, version;
@@ -102,8 +109,9 @@ class SessionBoundaries {
 /// the writer did not finish and are not read.
 struct CommittedCounts {
   std::uint64_t next_seq = 0, trials = 0, metrics = 0, events = 0, checkpoints = 0, sessions = 0;
-  double time = 0;             ///< Unix time of that flush
-  std::uint64_t exploits = 0;  ///< schema 3 on
+  double time = 0;                        ///< Unix time of that flush
+  std::uint64_t exploits = 0;             ///< schema 3 on
+  std::uint64_t removed_checkpoints = 0;  ///< schema 10 on
   /// Schema 9 on, written by `slurmtune run` (a simulation's has no loop, 0 turns).
   std::optional<core::LoopFigures> loop;
 };
@@ -144,6 +152,8 @@ class StudyReader {
                              const std::function<void(const EventRecord&)>& on_event,
                              const std::function<void(const MetricRecord&)>& on_metric) const;
   std::vector<CheckpointRecord> checkpoints() const;
+  /// What [checkpoints] removed, in the order it did (empty before schema 10).
+  std::vector<RemovedCheckpoint> removed_checkpoints() const;
   std::vector<SessionRecord> sessions() const;
   /// PBT's exploits in the order they happened (empty before schema 3).
   std::vector<ExploitRecord> exploits() const;

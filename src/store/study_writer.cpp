@@ -272,6 +272,10 @@ void StudyWriter::open_tables(bool fresh) {
   if (layout_.has_exploits())
     h5_->exploits = std::make_unique<AppendTable>(table("exploits", layout_.exploits, {1024, 4}),
                                                   layout_.exploits, count(layout_.k.exploits));
+  if (layout_.has_removals())
+    h5_->removals =
+        std::make_unique<AppendTable>(table("removed_checkpoints", layout_.removals, {256, 4}),
+                                      layout_.removals, count(layout_.k.removals));
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {
@@ -520,6 +524,24 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   l.put_u64(row, layout_.c.size, bytes);
   l.put_string(row, layout_.c.path, relative_path);
   flush_if_due();
+}
+
+void StudyWriter::checkpoint_removed(const core::CheckpointRemoval& removal, double time) {
+  if (!h5_->removals) return;
+  std::byte* row = h5_->removals->new_row();
+  const auto& l = layout_.removals;
+  l.put_u64(row, layout_.r.trial, removal.trial);
+  l.put_f64(row, layout_.r.step, removal.step);
+  l.put_f64(row, layout_.r.time, time);
+  l.put_u64(row, layout_.r.size, removal.bytes);
+  l.put_string(row, layout_.r.path, removal.path);
+  l.put_enum(row, layout_.r.reason, static_cast<std::uint8_t>(removal.reason));
+  flush_if_due();
+}
+
+double StudyWriter::best_value(core::TrialId trial) const {
+  if (!h5_->trials->is_live(trial)) return kNaN;
+  return layout_.trials.get<double>(h5_->trials->row(trial), layout_.t.best_value);
 }
 
 std::size_t StudyWriter::max_checkpoint_path() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
+#include "core/study/checkpoint_retention.hpp"
 #include "core/study/study_spec.hpp"
 #include "store/schema.hpp"
 
@@ -93,6 +94,11 @@ class StudyWriter {
   /// (a path is never stored cut).
   void checkpoint(core::TrialId trial, double step, double time, const std::string& relative_path,
                   std::uint64_t bytes);
+  /// A checkpoint [checkpoints] removed (/removed_checkpoints; a file of schema 9 or
+  /// older, resumed, has no such table and records none).
+  void checkpoint_removed(const core::CheckpointRemoval& removal, double time);
+  /// The best value of the study's metric a live trial reported so far (NaN: none).
+  double best_value(core::TrialId trial) const;
   /// The longest checkpoint path, in bytes, this file's schema stores.
   std::size_t max_checkpoint_path() const;
   /// A checkpoint the scheduler asked for exists (an event: a resume replays it in order,

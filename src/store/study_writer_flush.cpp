@@ -20,13 +20,14 @@ std::vector<std::byte> StudyWriter::commit_row() const {
   l.put_u64(row.data(), layout_.k.checkpoints, h5_->checkpoints->rows());
   l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
   if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
+  if (h5_->removals) l.put_u64(row.data(), layout_.k.removals, h5_->removals->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
   if (layout_.has_loop_figures()) put_loop_figures(layout_, row.data(), loop_figures_);
   return row;
 }
 
 struct StudyWriter::FlushBatch {
-  AppendBatch metrics, events, checkpoints, sessions, exploits;
+  AppendBatch metrics, events, checkpoints, sessions, exploits, removals;
   UpdateBatch trials;
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
@@ -40,6 +41,7 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
   batch.checkpoints = h5_->checkpoints->take();
   batch.sessions = h5_->sessions->take();
   if (h5_->exploits) batch.exploits = h5_->exploits->take();
+  if (h5_->removals) batch.removals = h5_->removals->take();
   batch.trials = h5_->trials->take();
   batch.commit = commit_row();
   batch.metric_rows = h5_->metrics->rows();
@@ -56,6 +58,7 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
   h5_->checkpoints->write(batch.checkpoints);
   h5_->sessions->write(batch.sessions);
   if (h5_->exploits) h5_->exploits->write(batch.exploits);
+  if (h5_->removals) h5_->removals->write(batch.removals);
   h5_->trials->write(batch.trials);
   // Last: the commit row makes everything above count. A writer killed before this
   // line leaves the previous commit in place, and with it a consistent study.

@@ -17,6 +17,7 @@ struct StudyWriter::Hdf5Objects {
   std::unique_ptr<UpdateTable> trials;
   std::unique_ptr<AppendTable> metrics, events, checkpoints, sessions;
   std::unique_ptr<AppendTable> exploits;  // schema 3 on
+  std::unique_ptr<AppendTable> removals;  // schema 10 on: /removed_checkpoints
 };
 
 }  // namespace slurmtune::store

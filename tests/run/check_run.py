@@ -41,6 +41,7 @@ from run_samplers import (scenario_conditional, scenario_conditional_resume, sce
                           scenario_example_conditional, scenario_freeze_thaw, scenario_mobster_resume,
                           scenario_ahead_resume,
                           scenario_recommended, scenario_tpe_resume, scenario_default_sampler)
+from run_checkpoints import scenario_checkpoints
 from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
 from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
@@ -334,7 +335,8 @@ def main():
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
                                              "two-objectives", "nsga2-resume", "motpe-resume",
-                                             "conditional-resume", "first-study", "leftover"])
+                                             "conditional-resume", "first-study", "leftover",
+                                             "checkpoints"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -395,7 +397,8 @@ def main():
                      "motpe-resume": scenario_motpe_resume,
                      "conditional-resume": scenario_conditional_resume,
                      "first-study": scenario_first_study,
-                     "leftover": scenario_leftover}
+                     "leftover": scenario_leftover,
+                     "checkpoints": scenario_checkpoints}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

@@ -351,6 +351,9 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
   print_loop(out, reader.committed());
   if (spec.scheduler.type == core::SchedulerType::Pbt)
     out << "Exploits " << reader.committed().exploits << " (configurations changed mid-run)\n";
+  if (const auto removed = reader.committed().removed_checkpoints)
+    out << "Checkpoints removed " << removed
+        << " ([checkpoints]; /removed_checkpoints says which)\n";
   const auto standings = store::trial_standings(reader, trials);
   const auto front = store::pareto_front(spec, trials, standings);
   print_constraints(out, spec, trials, standings);

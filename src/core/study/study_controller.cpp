@@ -398,7 +398,7 @@ void StudyController::collect_dropped() {
   for (const TrialId trial : scheduler_->take_dropped()) {
     --counts_.paused;
     ++counts_.stopped;
-    observer_.trial_ended(trial, TrialEnd::Stopped, "dropped by the scheduler");
+    observer_.trial_ended(trial, TrialEnd::Stopped, kDroppedByScheduler);
   }
 }
 

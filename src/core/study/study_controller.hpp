@@ -21,6 +21,10 @@
 
 namespace slurmtune::core {
 
+/// The error of a paused trial the scheduler gave up on when the study ended: not ended
+/// for good, a later session with room for more trials may resume it.
+inline constexpr const char* kDroppedByScheduler = "dropped by the scheduler";
+
 /// Receives what the results file must record, in the order it happens. `time_s` is the
 /// time the driver stamped (StudyController::stamp), which the record must keep: the
 /// sampler learnt step costs from it. NaN when the driver stamps nothing.

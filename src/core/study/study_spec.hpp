@@ -34,6 +34,19 @@ struct TrialSpec {
   std::optional<double> report_timeout_s;
 };
 
+/// `[checkpoints]`: which checkpoint files slurmtune removes as a study goes on (none by
+/// default). Applied by `slurmtune run` (core/study/checkpoint_retention.hpp).
+struct CheckpointPolicy {
+  /// A trial's newest this many checkpoints (distinct paths) are kept; an older one is
+  /// removed when a newer one is saved. nullopt: all.
+  std::optional<std::int64_t> keep_per_trial;
+  /// Of the trials that ended for good (completed, stopped by the scheduler, failed), the
+  /// this many best by the study's metric keep their checkpoints; the others' are
+  /// removed as they end or fall out of the best. nullopt: all.
+  std::optional<std::int64_t> keep_ended;
+  bool removes() const { return keep_per_trial || keep_ended; }
+};
+
 /// `[resources]`: what one trial gets and how many run at once.
 struct ResourceSpec {
   std::int64_t nodes = 1;
@@ -85,6 +98,7 @@ struct StudySpec {
   SearchSpace space;
   SchedulerSpec scheduler;
   TrialSpec trial;
+  CheckpointPolicy checkpoints;
   ResourceSpec resources;
   SimulationSpec simulate;
 };

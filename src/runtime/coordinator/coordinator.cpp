@@ -134,6 +134,13 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true});
   run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
+  if (study_.retention) {
+    remover_ = std::make_unique<CheckpointRemover>(std::move(*study_.retention), *study_.writer,
+                                                   files_, study_dir_, trials_dir_);
+    recorder_->set_checkpoint_remover(remover_.get());
+    pbt_.set_checkpoint_remover(remover_.get());
+    remover_->remove(study_.removals_due);  // a policy tighter than the last session's
+  }
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);

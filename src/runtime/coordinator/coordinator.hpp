@@ -121,6 +121,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // File-system work the loop must not wait for (PBT's copies, ended attempts' credential
   // files), first in, first out on one helper thread. Its tasks hold what they use.
   BackgroundWork files_;
+  std::unique_ptr<CheckpointRemover> remover_;  // [checkpoints], when it removes any
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<LaunchFiles> launch_files_;     // new trials' folders and credentials, ahead

@@ -205,6 +205,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   }
   study_.writer->checkpoint(t.trial, step, store::unix_time_s(), relative, bytes);
   study_.checkpoints[t.trial] = {relative, step};
+  if (remover_) remover_->recorded(t.trial, step, relative, bytes);
   if (!controller_->wants_checkpoint(t.trial, step)) return;
   // Copied off the loop; the decisions go on as if it were kept now (pbt_exploits.hpp).
   pbt_.keep(t.trial, step, absolute);

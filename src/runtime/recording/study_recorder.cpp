@@ -38,9 +38,15 @@ void StudyRecorder::trial_retried(core::TrialId t, const std::string& error) {
 }
 
 void StudyRecorder::trial_ended(core::TrialId t, core::TrialEnd how, const std::string& error) {
+  const double best = writer_.best_value(t);  // while the row is live
   writer_.trial_ended(t, how, store::unix_time_s(), error);
   log_line("trial " + std::to_string(t) + " " + std::string(core::to_string(how)) +
            (error.empty() ? "" : ": " + one_line(error)));
+  if (!remover_ || error == core::kDroppedByScheduler) return;
+  // A failed trial is never among the best (core::CheckpointRetention::ended).
+  remover_->ended(t, how == core::TrialEnd::Failed || std::isnan(best)
+                         ? std::nullopt
+                         : std::optional<double>(best));
 }
 
 void StudyRecorder::admissions_closed() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/study/study_controller.hpp"
+#include "runtime/recording/checkpoint_removal.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
@@ -27,10 +28,13 @@ class StudyRecorder final : public core::StudyObserver {
   void admissions_closed() override;
   void trial_exploited(core::TrialId t, const core::Exploit& exploit) override;
   void checkpoint_saved(core::TrialId t, double step) override;
+  /// [checkpoints]: told of every trial that ends for good.
+  void set_checkpoint_remover(CheckpointRemover* remover) { remover_ = remover; }
 
  private:
   store::StudyWriter& writer_;
   PendingExploits& exploits_;
+  CheckpointRemover* remover_ = nullptr;
 };
 
 }  // namespace slurmtune::runtime

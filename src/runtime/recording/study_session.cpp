@@ -1,6 +1,8 @@
 #include "runtime/recording/study_session.hpp"
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/study/scheduler_factory.hpp"
@@ -38,6 +40,37 @@ core::StudyResumePoint resume_point(const store::ResumeState& state) {
   return point;
 }
 
+// A recorded trial that will not run again: a trial dropped when the study ended may.
+bool ended_for_good(const store::TrialRecord& t) {
+  return t.status == store::TrialStatus::Completed || t.status == store::TrialStatus::Failed ||
+         (t.status == store::TrialStatus::Stopped && t.error != core::kDroppedByScheduler);
+}
+
+// [checkpoints] on resume: the retention fed the recorded checkpoints not removed since
+// they were recorded, in order, then the ends of the trials that ended for good.
+void rebuild_retention(const store::StudyReader& reader,
+                       const std::vector<store::TrialRecord>& trials, const core::StudySpec& spec,
+                       OpenedStudy& opened) {
+  core::CheckpointRetention retention(spec.checkpoints, spec.mode);
+  std::map<std::pair<core::TrialId, std::string>, double> removed_at;
+  for (const auto& r : reader.removed_checkpoints())
+    removed_at[{r.removal.trial, r.removal.path}] = r.time;
+  const auto due = [&opened](std::vector<core::CheckpointRemoval> more) {
+    opened.removals_due.insert(opened.removals_due.end(), more.begin(), more.end());
+  };
+  for (const auto& c : reader.checkpoints()) {
+    const auto removed = removed_at.find({c.trial, c.path});
+    if (removed != removed_at.end() && removed->second >= c.time) continue;
+    due(retention.saved(c.trial, c.step, c.path, c.size));
+  }
+  for (const auto& t : trials) {
+    if (!ended_for_good(t)) continue;
+    const bool ranked = t.status != store::TrialStatus::Failed && !std::isnan(t.best_value);
+    due(retention.ended(t.id, ranked ? std::optional<double>(t.best_value) : std::nullopt));
+  }
+  opened.retention = std::move(retention);
+}
+
 }  // namespace
 
 OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,
@@ -48,6 +81,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     opened.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
     opened.suggester =
         core::make_suggester(spec.space, spec.sampler, spec.mode == core::Mode::Max, spec.seed);
+    if (spec.checkpoints.removes()) opened.retention.emplace(spec.checkpoints, spec.mode);
     return opened;
   }
   store::WriterPosition position;
@@ -71,6 +105,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     dropped = state.dropped;
     opened.reopened = state.reopened;
     opened.left_dropped = state.left_dropped;
+    if (spec.checkpoints.removes()) rebuild_retention(reader, state.trials, spec, opened);
   }
   opened.writer = store::StudyWriter::reopen(path, spec, options, position);
   for (const core::TrialId trial : opened.reopened)
@@ -79,7 +114,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
   // would have in an uninterrupted run.
   for (const core::TrialId trial : dropped) {
     opened.writer->trial_ended(trial, core::TrialEnd::Stopped, store::unix_time_s(),
-                               "dropped by the scheduler");
+                               core::kDroppedByScheduler);
     std::erase(opened.resumed->paused, trial);
     ++opened.resumed->counts.stopped;
   }

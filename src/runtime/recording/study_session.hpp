@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/study/checkpoint_retention.hpp"
 #include "core/study/study_controller.hpp"
 #include "store/study_writer.hpp"
 
@@ -34,6 +35,10 @@ struct OpenedStudy {
   /// room for more trials now), and those left ended by a file too old to say so.
   std::vector<core::TrialId> reopened;
   std::size_t left_dropped = 0;
+  /// [checkpoints] (when it removes any): what the study keeps, rebuilt from the file on
+  /// resume, and what a policy tighter than the last session's removes now.
+  std::optional<core::CheckpointRetention> retention;
+  std::vector<core::CheckpointRemoval> removals_due;
 };
 
 OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,

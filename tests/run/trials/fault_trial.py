@@ -1,10 +1,12 @@
 """A trial for fault-injection tests (standard library only).
 
     fault_trial.py --x X --steps N [--sleep S] [--faults "1:segv,2:exit,5:hang"] [--long-paths]
+                   [--checkpoint-each-step]
 
 Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when asked
 (with --long-paths, under five nested folders of 64 bytes each, some of them non-ASCII:
-a path of over 330 bytes from the study's folder).
+a path of over 330 bytes from the study's folder; with --checkpoint-each-step, a file of
+its own after every report, ckpt-STEP.json, as trials that keep every epoch's do).
 A trial listed in --faults misbehaves: segv (first attempt only: the retry succeeds),
 exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
@@ -35,6 +37,8 @@ parser.add_argument("--slurmtune", help="the slurmtune command, for shell-client
 parser.add_argument("--long-paths", action="store_true", help="checkpoint under a 330+ byte path")
 parser.add_argument("--never-checkpoint", action="store_true",
                     help="save no checkpoint, even when asked (a resumption starts over)")
+parser.add_argument("--checkpoint-each-step", action="store_true",
+                    help="save ckpt-STEP.json after every report, whether asked or not")
 args = parser.parse_args()
 
 trial, attempt = client.trial_id(), int(os.environ.get("SLURMTUNE_ATTEMPT", "0"))
@@ -66,6 +70,9 @@ if fault == "silent":
 def save_checkpoint(step):
     """Whole or not at all (a temporary file, then a rename): the attempt may be killed
     while it writes, and the next one must not be handed a cut file."""
+    global checkpoint
+    if args.checkpoint_each_step:
+        checkpoint = os.path.join(client.trial_dir(), "ckpt-%d.json" % step)
     with open(checkpoint + ".partial", "w") as f:
         json.dump({"step": step}, f)
     os.replace(checkpoint + ".partial", checkpoint)
@@ -110,6 +117,6 @@ for step in range(first, args.steps + 1):
             save_checkpoint(step)
             client.checkpoint_saved(step, checkpoint)
         raise
-    if client.should_checkpoint() and not args.never_checkpoint:
+    if (client.should_checkpoint() or args.checkpoint_each_step) and not args.never_checkpoint:
         save_checkpoint(step)
         client.checkpoint_saved(step, checkpoint)

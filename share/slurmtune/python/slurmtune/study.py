@@ -109,6 +109,7 @@ _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
     ("commit", 3): ["exploits"],
     ("commit", 9): LOOP_FIELDS,
     ("trials", 10): ["best_seq"],  # and objective/<metric> per objective (_check_file)
+    ("commit", 10): ["removed_checkpoints"],
 }
 
 
@@ -401,6 +402,14 @@ class Study:
     @property
     def checkpoints(self) -> pd.DataFrame:
         return self._table("checkpoints")
+
+    @property
+    def removed_checkpoints(self) -> pd.DataFrame:
+        """The checkpoints [checkpoints] removed (schema 10 on; empty before): trial,
+        step, time (when removed), size, path, reason (superseded, ended, outranked)."""
+        if "removed_checkpoints" not in self._file:
+            return pd.DataFrame(columns=["trial", "step", "time", "size", "path", "reason"])
+        return self._table("removed_checkpoints")
 
     @property
     def exploits(self) -> pd.DataFrame:

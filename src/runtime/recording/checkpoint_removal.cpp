@@ -1,0 +1,81 @@
+#include "runtime/recording/checkpoint_removal.hpp"
+
+#include <algorithm>
+#include <system_error>
+#include <utility>
+
+#include "runtime/log.hpp"
+#include "runtime/study_paths.hpp"
+
+namespace slurmtune::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+bool within(const fs::path& inner, const fs::path& outer) {
+  const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return mismatch == outer.end();
+}
+
+}  // namespace
+
+std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& trials_dir,
+                                    const core::CheckpointRemoval& removal) {
+  std::error_code ec;
+  const fs::path own = fs::weakly_canonical(trial_dir_in(trials_dir.string(), removal.trial), ec);
+  if (ec) return "cannot resolve the trial's folder: " + ec.message();
+  const fs::path named = (study_dir / removal.path).lexically_normal();
+  if (!fs::exists(fs::symlink_status(named, ec))) return {};
+  // The folder that holds it, resolved: the last component itself may be a link, which
+  // remove_all removes without following.
+  const fs::path parent = fs::weakly_canonical(named.parent_path(), ec);
+  if (ec) return "cannot resolve " + named.parent_path().string() + ": " + ec.message();
+  const fs::path target = parent / named.filename();
+  if (target == own || !within(target, own))
+    return named.string() + " resolves to " + target.string() +
+           ", outside the trial's folder: left alone";
+  fs::remove_all(target, ec);
+  if (ec) return "cannot remove " + target.string() + ": " + ec.message();
+  return {};
+}
+
+CheckpointRemover::CheckpointRemover(core::CheckpointRetention retention,
+                                     store::StudyWriter& writer, BackgroundWork& files,
+                                     fs::path study_dir, fs::path trials_dir)
+    : retention_(std::move(retention)),
+      writer_(writer),
+      files_(files),
+      study_dir_(std::move(study_dir)),
+      trials_dir_(std::move(trials_dir)) {}
+
+void CheckpointRemover::recorded(core::TrialId trial, double step, const std::string& relative,
+                                 std::uint64_t bytes) {
+  remove(retention_.saved(trial, step, relative, bytes));
+}
+
+void CheckpointRemover::ended(core::TrialId trial, std::optional<double> best) {
+  remove(retention_.ended(trial, best));
+}
+
+void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& removals) {
+  if (removals.empty()) return;
+  const double now = store::unix_time_s();
+  for (const auto& r : removals) {
+    writer_.checkpoint_removed(r, now);
+    ++removed_;
+    bytes_removed_ += r.bytes;
+  }
+  files_.post(
+      [study_dir = study_dir_, trials_dir = trials_dir_, removals]() -> BackgroundWork::Finish {
+        std::vector<std::string> errors;
+        for (const auto& r : removals)
+          if (auto error = remove_checkpoint_files(study_dir, trials_dir, r); !error.empty())
+            errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
+                             " not removed: " + error);
+        return [errors = std::move(errors)] {
+          for (const auto& e : errors)
+            log_line(e);
+        };
+      });
+}
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,54 @@
+#pragma once
+// [checkpoints] in `slurmtune run`: core::CheckpointRetention's decisions carried out.
+// A removal is recorded in the results file when it is decided, and the files go on the
+// coordinator's helper thread: unlinking a checkpoint of gigabytes on a parallel file
+// system must not stall the loop. That thread is first in, first out, so a PBT copy
+// posted before a removal has read its files by then. A trial's newest checkpoint is
+// never removed while the trial may still resume from it, so neither this session nor
+// a resumed one hands an attempt a removed checkpoint.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/study/checkpoint_retention.hpp"
+#include "runtime/control/background_work.hpp"
+#include "store/study_writer.hpp"
+
+namespace slurmtune::runtime {
+
+class CheckpointRemover {
+ public:
+  CheckpointRemover(core::CheckpointRetention retention, store::StudyWriter& writer,
+                    BackgroundWork& files, std::filesystem::path study_dir,
+                    std::filesystem::path trials_dir);
+
+  /// A checkpoint the results file recorded (a trial's own, or PBT's clone for it).
+  void recorded(core::TrialId trial, double step, const std::string& relative, std::uint64_t bytes);
+  /// The trial ended for good (not dropped when the study ended: a later session may
+  /// resume it); `best`: its best value of the study's metric (nullopt: none, or failed).
+  void ended(core::TrialId trial, std::optional<double> best);
+  /// Records and removes `removals` (decided by a resume under a tighter policy).
+  void remove(const std::vector<core::CheckpointRemoval>& removals);
+
+  std::uint64_t removed() const { return removed_; }
+  std::uint64_t bytes_removed() const { return bytes_removed_; }
+
+ private:
+  core::CheckpointRetention retention_;
+  store::StudyWriter& writer_;
+  BackgroundWork& files_;
+  std::filesystem::path study_dir_, trials_dir_;
+  std::uint64_t removed_ = 0, bytes_removed_ = 0;
+};
+
+/// Removes `relative` (to `study_dir`) if it still lies inside its trial's folder in
+/// `trials_dir` once every link is resolved (a trial could have swapped a folder for a
+/// link since it named the checkpoint); a path that is gone already is no error.
+/// Returns why not, or an empty string. Touches only the file system.
+std::string remove_checkpoint_files(const std::filesystem::path& study_dir,
+                                    const std::filesystem::path& trials_dir,
+                                    const core::CheckpointRemoval& removal);
+
+}  // namespace slurmtune::runtime
