@@ -507,9 +507,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   study.text = std::string(text);
   if (!root.contains("study"))
     throw StudyFileError(source + ":1:1: missing the [study] table (name, metric, mode, ...)");
-  for (const auto name :
-       {"study", "search", "sampler", "enqueue", "scheduler", "trial", "checkpoints", "resources",
-        "simulate"})
+  for (const auto name : {"study", "search", "sampler", "enqueue", "scheduler", "trial",
+                          "checkpoints", "resources", "simulate"})
     top.node(name);
   top.finish();
   read_study(TableReader(table_or_empty(root, "study", source), "study", source), study);
@@ -528,8 +527,8 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   study.scheduler.pbt.population = study.max_trials;
   study.sampler.mobster.max_resource = study.scheduler.max_t;
   read_trial(TableReader(table_or_empty(root, "trial", source), "trial", source), study);
-  read_checkpoints(
-      TableReader(table_or_empty(root, "checkpoints", source), "checkpoints", source), study);
+  read_checkpoints(TableReader(table_or_empty(root, "checkpoints", source), "checkpoints", source),
+                   study);
   read_resources(TableReader(table_or_empty(root, "resources", source), "resources", source),
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
