@@ -36,7 +36,7 @@ from run_reliability import (interrupt_gracefully, scenario_clock, scenario_faul
                              scenario_interrupt, scenario_limits, scenario_write_ahead)
 from run_hostile import scenario_hostile, scenario_leftover
 from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_pygroups, scenario_torch
-from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume
+from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume, scenario_pbt_retention
 from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
                           scenario_example_conditional, scenario_freeze_thaw, scenario_mobster_resume,
                           scenario_ahead_resume,
@@ -336,7 +336,7 @@ def main():
                                              "conditional", "example-conditional",
                                              "two-objectives", "nsga2-resume", "motpe-resume",
                                              "conditional-resume", "first-study", "leftover",
-                                             "checkpoints"])
+                                             "checkpoints", "pbt-retention"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -398,7 +398,8 @@ def main():
                      "conditional-resume": scenario_conditional_resume,
                      "first-study": scenario_first_study,
                      "leftover": scenario_leftover,
-                     "checkpoints": scenario_checkpoints}
+                     "checkpoints": scenario_checkpoints,
+                     "pbt-retention": scenario_pbt_retention}
         scenarios[args.scenario](runner, args)
     shutil.rmtree(workdir, ignore_errors=True)
 

@@ -254,3 +254,43 @@ def scenario_pbt_groups(runner, args):
                "trial %d's loss %s is not its new x = %s's" % (e["trial"], first.loss, x))
     print("pbt-groups: %d exploits equal to replay's, each trial restored its clone of the donor's "
           "collective checkpoint in the same MPI step with its new x" % len(exploits))
+
+
+def scenario_pbt_retention(runner, args):
+    """pbt under [checkpoints] keep_per_trial = 1 and keep_ended = 1 (issue #63, item 4):
+    trials still find their donors (PBT clones from its own kept copies, which the policy
+    leaves alone) and exploit them as replay decides; what is on disk at the end is what
+    the record says: the best trial's newest checkpoint, nothing of the others'."""
+    study = pbt_study(runner)
+    with open(study, "a") as f:
+        f.write("\n[checkpoints]\nkeep_per_trial = 1\nkeep_ended = 1\n")
+    path = os.path.join(runner.workdir, "pbt.h5")
+    rc, log = runner.run(study, path, extra=["--slots", "3"],
+                         sbatch_args=["-N", "3", "--ntasks-per-node", "1"], timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    check_complete(path, POPULATION)
+    exploits = exploits_of(path)
+    decided = replayed_exploits(runner, study, path)
+    expect(exploits and len(decided) == len(exploits) and
+           all(e["trial"] == d["trial"] and e["donor"] == d["donor"] and
+               e["donor_step"] == d["donor_step"] for e, d in zip(exploits, decided)),
+           "%d exploits recorded, replay decides %d:\n%s" % (len(exploits), len(decided), log))
+    # The last word on each (trial, path): a trial saves checkpoint.npz again after a clone
+    # superseded it (and it was removed), so a path can be saved, removed and saved again.
+    with h5py.File(path, "r") as f:
+        saved = {(int(c["trial"]), c["path"].decode()): float(c["time"]) for c in f["checkpoints"][:]}
+        removed = {(int(c["trial"]), c["path"].decode()): float(c["time"])
+                   for c in f["removed_checkpoints"][:]}
+    kept = {key for key, at in saved.items() if removed.get(key, -1.0) < at}
+    for trial, relative in set(removed) - kept:
+        expect(not os.path.exists(os.path.join(runner.workdir, relative)),
+               "trial %d: %s removed but still there" % (trial, relative))
+    best = Study(path)
+    best_id = int(best.best_trial["id"])
+    best.close()
+    expect({t for t, _ in kept} == {best_id} and
+           all(os.path.exists(os.path.join(runner.workdir, p)) for _, p in kept),
+           "checkpoints kept %s; the best trial is %d" % (sorted(kept), best_id))
+    print("pbt-retention: %d exploits equal to replay's under keep_per_trial = 1, keep_ended = 1; "
+          "%d checkpoints recorded, %d removed; the best trial %d keeps its newest"
+          % (len(exploits), len(saved), len(removed), best_id))
