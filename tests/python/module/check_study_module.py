@@ -203,11 +203,48 @@ def check_plots(slurmtune, study_toml, workdir):
     print(f"plots: 6 plots of {len(s.trials)} trials; importance {dict(zip(ranked.parameter, ranked.importance.round(3)))}")
 
 
+def check_streamed_curves(workdir):
+    """The html page's curves and best-so-far line stream /metrics in chunks (issue #63,
+    item 2): with chunks of 997 rows (boundaries everywhere) they are what the whole table,
+    read at once, says: each drawn trial's every k-th report and its last, and each
+    report that improved the best."""
+    import numpy as np
+    from slurmtune import plots
+    s = Study(os.path.join(workdir, "finished.h5"))
+    whole = s.scan_metrics
+    s.scan_metrics = lambda fields, chunk_rows=997: whole(fields, chunk_rows)
+    metrics = s.metrics.sort_values("seq", kind="stable")
+    drawn = list(s.trials["id"][::3])
+    for points in (4, 1000):
+        plots.MAX_POINTS = points
+        curves = plots._curves(s, s.metric, drawn)
+        for trial in drawn:
+            rows = metrics[metrics["trial"] == trial]
+            if rows.empty:
+                assert trial not in curves
+                continue
+            stride = max(1, len(rows) // points)
+            index = sorted(set(range(0, len(rows), stride)) | {len(rows) - 1})
+            steps, values = curves[trial]
+            assert list(steps) == list(rows["step"].iloc[index]), (trial, points, list(steps))
+            assert np.array_equal(values, rows[s.metric].iloc[index].to_numpy(), equal_nan=True)
+    elapsed, _, best = plots._best_curve(s)
+    running = (metrics[s.metric].cummin() if s.mode == "min" else metrics[s.metric].cummax())
+    improved = running.ne(running.shift()) & running.notna()
+    expected = list(running[improved]) + ([] if improved.iloc[-1] else [running.iloc[-1]])
+    assert list(best) == expected, (list(best)[:5], expected[:5])
+    assert len(elapsed) == len(best)
+    s.close()
+    print(f"streamed curves: {len(drawn)} trials and {len(best)} best-so-far points equal the "
+          "whole table's")
+
+
 def main():
     slurmtune, killable_writer, study_toml, pbt_toml = sys.argv[1:5]
     with tempfile.TemporaryDirectory() as workdir:
         check_finished_study(slurmtune, study_toml, workdir)
         check_plots(slurmtune, study_toml, workdir)
+        check_streamed_curves(workdir)
         check_pbt_study(slurmtune, pbt_toml, workdir)
         check_reading_while_writing(killable_writer, study_toml, workdir)
         check_bad_files(workdir)

@@ -79,23 +79,52 @@ def _member(values, ids):
 
 
 def _curves(study, metric, trials):
-    """{trial: (steps, values)} for `trials`, each thinned to at most MAX_POINTS points.
-    Works on the columns' arrays: a study may have ten million reports."""
-    metrics = study.metrics
-    keep = _member(metrics["trial"].to_numpy(), trials)
-    trial = metrics["trial"].to_numpy()[keep]
-    order = np.lexsort((metrics["seq"].to_numpy()[keep], trial))
-    trial = trial[order]
-    steps = metrics["step"].to_numpy()[keep][order]
-    values = metrics[metric].to_numpy()[keep][order]
-    bounds = np.flatnonzero(np.diff(trial)) + 1
-    out = {}
-    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(trial)]):
-        if hi <= lo:
+    """{trial: (steps, values)} for `trials`, each thinned to at most about MAX_POINTS
+    points (every k-th report of a trial of k x MAX_POINTS, and its last) as /metrics
+    streams by in chunks: memory grows with the trials drawn, not with the reports (a
+    study may have a billion)."""
+    trials = np.asarray(trials, dtype=np.int64)
+    if len(trials) == 0:
+        return {}
+    size = int(max(trials.max(), len(study.trials))) + 1
+    reports = np.zeros(size, dtype=np.int64)
+    reports[study.trials["id"].to_numpy(dtype=np.int64)] = study.trials["reports"].to_numpy()
+    stride = np.maximum(1, reports // MAX_POINTS)
+    seen = np.zeros(size, dtype=np.int64)  # each trial's reports in the chunks before
+    parts, last = [], {}
+    for chunk in study.scan_metrics(["trial", "step", metric]):
+        trial = chunk["trial"].astype(np.int64)
+        keep = _member(trial, trials)
+        if not keep.any():
             continue
-        stride = max(1, (hi - lo) // MAX_POINTS)
-        index = np.r_[np.arange(lo, hi, stride), hi - 1] if stride > 1 else np.arange(lo, hi)
-        out[int(trial[lo])] = (steps[index], values[index])
+        trial, steps, values = trial[keep], chunk["step"][keep], chunk[metric][keep]
+        order = np.argsort(trial, kind="stable")  # grouped by trial, in file order within
+        trial, steps, values = trial[order], steps[order], values[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(trial)) + 1]
+        rank = np.arange(len(trial)) - np.repeat(starts, np.diff(np.r_[starts, len(trial)]))
+        index = seen[trial] + rank
+        taken = index % stride[trial] == 0
+        parts.append((trial[taken], steps[taken], values[taken]))
+        ends = np.r_[starts[1:], len(trial)] - 1
+        for at in ends:  # each trial's last report so far
+            last[int(trial[at])] = (steps[at], values[at], taken[at])
+        np.add.at(seen, trial[starts], ends - starts + 1)
+    if not parts:
+        return {}
+    trial = np.concatenate([p[0] for p in parts])
+    steps = np.concatenate([p[1] for p in parts])
+    values = np.concatenate([p[2] for p in parts])
+    order = np.argsort(trial, kind="stable")
+    trial, steps, values = trial[order], steps[order], values[order]
+    bounds = np.r_[0, np.flatnonzero(np.diff(trial)) + 1, len(trial)]
+    out = {}
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        t = int(trial[lo])
+        step, value, was_taken = last[t]
+        if was_taken:
+            out[t] = (steps[lo:hi], values[lo:hi])
+        else:
+            out[t] = (np.r_[steps[lo:hi], step], np.r_[values[lo:hi], value])
     return out
 
 
@@ -140,19 +169,49 @@ def curves_by_outcome(study, path=None, metric=None, limit=1000, log_y=False):
 
 
 def _best_curve(study):
-    """Best value so far after each report: (elapsed seconds, trials started then, best)."""
+    """Best value so far after each report: (elapsed seconds, trials started then, best).
+    Only the reports that improved it, and the last: the same step curve, far fewer
+    points. /metrics streams by in chunks (reports are stored in the order they arrived;
+    a file that says otherwise is read whole and sorted)."""
+    minimise = study.mode == "min"
+    worst = np.inf if minimise else -np.inf
+    carry, last_seq = worst, -1
+    times, bests, final = [], [], None
+    for chunk in study.scan_metrics(["seq", "time", study.metric]):
+        seq = chunk["seq"].astype(np.int64)
+        if len(seq) and (seq[0] <= last_seq or np.any(seq[1:] <= seq[:-1])):
+            return _best_curve_sorted(study)
+        if not len(seq):
+            continue
+        last_seq = int(seq[-1])
+        values = chunk[study.metric]
+        filled = np.r_[carry, np.where(np.isnan(values), worst, values)]
+        best = (np.minimum if minimise else np.maximum).accumulate(filled)
+        improved = np.isfinite(best[1:]) & (best[1:] != best[:-1])
+        times.append(chunk["time"][improved])
+        bests.append(best[1:][improved])
+        carry = best[-1]
+        if np.isfinite(carry):
+            final = (chunk["time"][-1], carry)
+    time = np.concatenate(times) if times else np.array([])
+    best = np.concatenate(bests) if bests else np.array([])
+    if final is not None and (not len(time) or time[-1] != final[0]):
+        time, best = np.r_[time, final[0]], np.r_[best, final[1]]
+    elapsed = study.elapsed(time)
+    starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
+    return elapsed, np.searchsorted(starts, elapsed, side="right"), best
+
+
+def _best_curve_sorted(study):
+    """_best_curve of a file whose reports are not stored in seq order: read whole."""
     metrics = study.metrics
-    seq = metrics["seq"].to_numpy()
-    # Reports are stored in the order they arrived; sort only a file that says otherwise.
-    order = np.arange(len(seq)) if np.all(seq[1:] > seq[:-1]) else np.argsort(seq, kind="stable")
+    order = np.argsort(metrics["seq"].to_numpy(), kind="stable")
     values = metrics[study.metric].to_numpy()[order]
     filled = np.where(np.isnan(values), np.inf if study.mode == "min" else -np.inf, values)
     best = np.minimum.accumulate(filled) if study.mode == "min" else np.maximum.accumulate(filled)
-    # Only the reports that improved it, and the last: the same step curve, far fewer points.
     keep = np.isfinite(best) & np.r_[True, best[1:] != best[:-1]]
     keep[-1:] = np.isfinite(best[-1:])
-    kept = order[keep]
-    elapsed = study.elapsed(metrics["time"].to_numpy()[kept])
+    elapsed = study.elapsed(metrics["time"].to_numpy()[order][keep])
     starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
     return elapsed, np.searchsorted(starts, elapsed, side="right"), best[keep]
 

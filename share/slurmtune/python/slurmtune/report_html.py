@@ -169,7 +169,7 @@ def summary_section(study):
             ("sampler", study.attrs.get("sampler", "random")),
             ("trials", f"{len(trials)} started of max_trials "
                        f"{_resolved_key(study, 'study', 'max_trials')}"),
-            ("reports", f"{len(study.metrics)}"),
+            ("reports", f"{study.committed['metrics']}"),
             ("by outcome", ", ".join(f"{k} {v}" for k, v in counts.items() if v))]
     if len(study.objectives) > 1:
         rows[2] = ("objectives", ", ".join(f"{o} ({m})" for o, m in zip(study.objectives, study.modes)))
@@ -260,7 +260,7 @@ def plots_section(study, curves_limit):
     sampled = ""
     if len(trials) > curves_limit:
         sampled = (f'<p class="note">This study has {len(trials)} trials and '
-                   f"{len(study.metrics)} reports: the curves and configurations of {curves_limit} "
+                   f"{study.committed['metrics']} reports: the curves and configurations of {curves_limit} "
                    f"trials are drawn (the best {curves_limit // 4} and a fixed random sample), "
                    f"at most {plots.MAX_POINTS} points each; counts, best values and tables use "
                    f"every trial.</p>")

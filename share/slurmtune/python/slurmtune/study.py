@@ -389,6 +389,18 @@ class Study:
         study started)."""
         return self._table("metrics")
 
+    def scan_metrics(self, fields, chunk_rows: int = 1 << 21):
+        """The committed rows of /metrics, `fields` only, as numpy structured arrays of at
+        most `chunk_rows` rows, in the order they were written (which is ``seq`` order):
+        for readers whose memory must not grow with the reports (a study of a billion
+        has 20 GB of them; ``metrics`` loads them all)."""
+        dataset = self._file["metrics"]
+        dataset.refresh()
+        rows = min(self.committed["metrics"], dataset.shape[0])
+        view = dataset.fields(list(fields))
+        for first in range(0, rows, chunk_rows):
+            yield view[first:min(rows, first + chunk_rows)]
+
     @property
     def events(self) -> pd.DataFrame:
         return self._table("events")
