@@ -1,16 +1,16 @@
 #!/usr/bin/python3
 """What the readers of a large results file cost (issue #63): time and peak memory of
-`slurmtune status`, `best`, `export --table trials` and the Python module's
-`Study(path).best_trial`, on a file of TRIALS x STEPS reports that `slurmtune simulate -o`
+`slurmtune status`, `best`, `export --table trials`, the Python module's
+`Study(path).best_trial` and (with --html) `slurmtune html`, on a file of TRIALS x STEPS reports that `slurmtune simulate -o`
 writes (fifo: every trial reports every step), for this build and, with --old, for an
 earlier build of slurmtune (its own binary and Python module, on a file it writes itself:
 the schema it writes, and the reading path it takes).
 
     /usr/bin/python3 tests/bench/scale/bench_readers.py build/src/slurmtune \\
         [--old OLD_BUILD/src/slurmtune --old-python OLD_SRC/share/slurmtune/python] \\
-        [--trials 100000] [--steps 1000] [--work /tmp/slurmtune-bench-readers]
+        [--trials 100000] [--steps 1000] [--work /tmp/slurmtune-bench-readers] [--html]
 
-Each command runs twice and the second run is reported (the file in the page cache, as
+Each command runs twice (html once) and the second run is reported (the file in the page cache, as
 a reader that runs every few seconds finds it); memory is the peak resident size
 (/usr/bin/time's maximum RSS).
 """
@@ -46,9 +46,9 @@ BEST_TRIAL = "import sys; sys.path.insert(0, sys.argv[1]); from slurmtune.study 
              "s = Study(sys.argv[2]); print(int(s.best_trial['id']))"
 
 
-def measured(argv, env=None):
-    """(seconds, peak MB, stdout) of the second of two runs."""
-    for _ in range(2):
+def measured(argv, env=None, runs=2):
+    """(seconds, peak MB, stdout) of the last of `runs` runs."""
+    for _ in range(runs):
         started = time.monotonic()
         out = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True,
                              env=env, check=True)
@@ -66,14 +66,16 @@ def write_file(slurmtune, toml, path):
           f"{os.path.getsize(path) / 1e9:.2f} GB", flush=True)
 
 
-def bench(label, slurmtune, python_dir, path):
+def bench(label, slurmtune, python_dir, path, html):
     rows = []
-    for name, argv in (("status", [slurmtune, "status", path]),
-                       ("best", [slurmtune, "best", path, "--format", "json"]),
-                       ("export --table trials", [slurmtune, "export", path, "-o", os.devnull]),
-                       ("Study(path).best_trial", ["/usr/bin/python3", "-c", BEST_TRIAL, python_dir,
-                                                   path])):
-        seconds, mb, _ = measured(argv)
+    commands = [("status", [slurmtune, "status", path]),
+                ("best", [slurmtune, "best", path, "--format", "json"]),
+                ("export --table trials", [slurmtune, "export", path, "-o", os.devnull]),
+                ("Study(path).best_trial", ["/usr/bin/python3", "-c", BEST_TRIAL, python_dir, path])]
+    if html:  # its own interpreter and module, next to the binary; peak of the whole tree
+        commands.append(("html", [slurmtune, "html", path, "-o", path + ".html"]))
+    for name, argv in commands:
+        seconds, mb, _ = measured(argv, runs=1 if name == "html" else 2)
         rows.append((name, seconds, mb))
         print(f"  {label:6} {name:24} {seconds:8.2f} s {mb:8.0f} MB", flush=True)
     return rows
@@ -87,6 +89,7 @@ def main():
     parser.add_argument("--trials", type=int, default=100000)
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--work", default="/tmp/slurmtune-bench-readers")
+    parser.add_argument("--html", action="store_true", help="also time `slurmtune html`")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     toml = os.path.join(args.work, "readers.toml")
@@ -101,7 +104,7 @@ def main():
     for label, slurmtune, python_dir in builds:
         path = os.path.join(args.work, f"readers-{label}-{reports}.h5")
         write_file(slurmtune, toml, path)
-        bench(label, slurmtune, python_dir, path)
+        bench(label, slurmtune, python_dir, path, args.html)
 
 
 if __name__ == "__main__":
