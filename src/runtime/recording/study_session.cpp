@@ -1,5 +1,6 @@
 #include "runtime/recording/study_session.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -47,7 +48,9 @@ bool ended_for_good(const store::TrialRecord& t) {
 }
 
 // [checkpoints] on resume: the retention fed the recorded checkpoints not removed since
-// they were recorded, in order, then the ends of the trials that ended for good.
+// they were recorded, in order, then the ends of the trials that ended for good in the
+// order they ended (so that a removal says what an uninterrupted run would: `outranked`
+// for a trial a better one pushed out after it ended).
 void rebuild_retention(const store::StudyReader& reader,
                        const std::vector<store::TrialRecord>& trials, const core::StudySpec& spec,
                        OpenedStudy& opened) {
@@ -63,10 +66,14 @@ void rebuild_retention(const store::StudyReader& reader,
     if (removed != removed_at.end() && removed->second >= c.time) continue;
     due(retention.saved(c.trial, c.step, c.path, c.size));
   }
-  for (const auto& t : trials) {
-    if (!ended_for_good(t)) continue;
-    const bool ranked = t.status != store::TrialStatus::Failed && !std::isnan(t.best_value);
-    due(retention.ended(t.id, ranked ? std::optional<double>(t.best_value) : std::nullopt));
+  std::vector<const store::TrialRecord*> ended;
+  for (const auto& t : trials)
+    if (ended_for_good(t)) ended.push_back(&t);
+  std::stable_sort(ended.begin(), ended.end(),
+                   [](const auto* a, const auto* b) { return a->end_time < b->end_time; });
+  for (const auto* t : ended) {
+    const bool ranked = t->status != store::TrialStatus::Failed && !std::isnan(t->best_value);
+    due(retention.ended(t->id, ranked ? std::optional<double>(t->best_value) : std::nullopt));
   }
   opened.retention = std::move(retention);
 }
