@@ -2,6 +2,7 @@
 // Where a study's run-time files live, next to its results file: STUDY.trials/ holds the
 // trials' folders, the session's secret (0600), the credentials derived from it and the
 // coordinator's published address, through which `slurmtune join` finds the running study.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -18,6 +19,13 @@ inline std::string trials_dir_of(const std::string& study_file) {
 /// Trial `trial`'s folder in `trials_dir` (trials_dir_of): "…/study.trials/trial-7".
 inline std::string trial_dir_in(const std::string& trials_dir, std::uint64_t trial) {
   return trials_dir + "/trial-" + std::to_string(trial);
+}
+
+/// True when `inner` is `outer` or lies below it, component by component (both resolved
+/// the same way): whether a trial's path stays inside its folder.
+inline bool path_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+  return mismatch == outer.end();
 }
 
 /// "/abs/path/study.lock" for "study.h5": held by the one `slurmtune run` of the study

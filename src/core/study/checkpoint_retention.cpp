@@ -14,10 +14,6 @@ bool within(std::string_view inner, std::string_view outer) {
 
 }  // namespace
 
-std::string_view to_string(CheckpointRemoval::Reason reason) {
-  return checkpoint_removal_reason_names()[static_cast<std::size_t>(reason)];
-}
-
 const std::vector<std::string>& checkpoint_removal_reason_names() {
   static const std::vector<std::string> names = {"superseded", "ended", "outranked"};
   return names;

@@ -35,8 +35,7 @@ struct CheckpointRemoval {
   std::uint64_t bytes = 0;  ///< its size when saved
   Reason reason = Reason::Superseded;
 };
-std::string_view to_string(CheckpointRemoval::Reason reason);
-/// The words of to_string, in the order of the enum (the results file's enum members).
+/// The reasons' names, in the order of the enum (the results file's enum members).
 const std::vector<std::string>& checkpoint_removal_reason_names();
 
 class CheckpointRetention {

@@ -1,9 +1,9 @@
 #include "runtime/coordinator/checkpoint_path.hpp"
 
-#include <algorithm>
 #include <system_error>
 
 #include "protocol/wire/protocol.hpp"
+#include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -19,12 +19,6 @@ fs::path resolved(const fs::path& path) {
   return out;
 }
 
-// True when `inner` is `outer` or lies below it (both resolved).
-bool within(const fs::path& inner, const fs::path& outer) {
-  const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
-  return mismatch == outer.end();
-}
-
 }  // namespace
 
 CheckpointPath confine_checkpoint(const std::string& named, const fs::path& trial_dir,
@@ -33,10 +27,10 @@ CheckpointPath confine_checkpoint(const std::string& named, const fs::path& tria
   const fs::path own = resolved(trial_dir);
   fs::path path = resolved(given.is_absolute() ? given : trial_dir / given);
   if (path.filename().empty()) path = path.parent_path();  // "ckpt/" names the folder ckpt
-  if (path == own || !within(path, own))
+  if (path == own || !path_within(path, own))
     throw protocol::ProtocolError("CHECKPOINT: '" + named + "' resolves to " + path.string() +
                                   ", which is not inside the trial's own folder " + own.string());
-  if (within(path, own / "pbt-kept"))
+  if (path_within(path, own / "pbt-kept"))
     throw protocol::ProtocolError("CHECKPOINT: '" + named + "' is inside " +
                                   (own / "pbt-kept").string() +
                                   ", where slurmtune keeps copies of checkpoints");

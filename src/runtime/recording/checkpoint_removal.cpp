@@ -1,6 +1,5 @@
 #include "runtime/recording/checkpoint_removal.hpp"
 
-#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -9,15 +8,6 @@
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
-namespace {
-
-bool within(const fs::path& inner, const fs::path& outer) {
-  const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
-  return mismatch == outer.end();
-}
-
-}  // namespace
-
 std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& trials_dir,
                                     const core::CheckpointRemoval& removal) {
   std::error_code ec;
@@ -30,7 +20,7 @@ std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& t
   const fs::path parent = fs::weakly_canonical(named.parent_path(), ec);
   if (ec) return "cannot resolve " + named.parent_path().string() + ": " + ec.message();
   const fs::path target = parent / named.filename();
-  if (target == own || !within(target, own))
+  if (target == own || !path_within(target, own))
     return named.string() + " resolves to " + target.string() +
            ", outside the trial's folder: left alone";
   fs::remove_all(target, ec);
@@ -59,11 +49,8 @@ void CheckpointRemover::ended(core::TrialId trial, std::optional<double> best) {
 void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& removals) {
   if (removals.empty()) return;
   const double now = store::unix_time_s();
-  for (const auto& r : removals) {
+  for (const auto& r : removals)
     writer_.checkpoint_removed(r, now);
-    ++removed_;
-    bytes_removed_ += r.bytes;
-  }
   files_.post(
       [study_dir = study_dir_, trials_dir = trials_dir_, removals]() -> BackgroundWork::Finish {
         std::vector<std::string> errors;

@@ -32,15 +32,11 @@ class CheckpointRemover {
   /// Records and removes `removals` (decided by a resume under a tighter policy).
   void remove(const std::vector<core::CheckpointRemoval>& removals);
 
-  std::uint64_t removed() const { return removed_; }
-  std::uint64_t bytes_removed() const { return bytes_removed_; }
-
  private:
   core::CheckpointRetention retention_;
   store::StudyWriter& writer_;
   BackgroundWork& files_;
   std::filesystem::path study_dir_, trials_dir_;
-  std::uint64_t removed_ = 0, bytes_removed_ = 0;
 };
 
 /// Removes `relative` (to `study_dir`) if it still lies inside its trial's folder in
