@@ -9,7 +9,7 @@ set -euo pipefail
 # `slurmtune` itself and the numpy MLP example (no tests, no MPI, no browser, no torch).
 example_packages=(
   build-essential cmake pkg-config
-  libboost-program-options-dev libtomlplusplus-dev libeigen3-dev libsimdjson-dev
+  libboost-program-options-dev libtomlplusplus-dev libeigen3-dev libsimdjson-dev libcereal-dev
   libhdf5-dev libssl-dev libicu-dev
   python3 python3-numpy
 )
@@ -24,6 +24,8 @@ packages=(
   # lint.clang_tidy (.clang-tidy's checks)
   clang-tidy
   libboost-program-options-dev libboost-test-dev libtomlplusplus-dev libeigen3-dev libbenchmark-dev
+  # cereal: the decision state's snapshot (src/core/state_archive.hpp)
+  libcereal-dev
   libhdf5-dev hdf5-tools
   # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares
   libssl-dev

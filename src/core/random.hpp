@@ -2,6 +2,7 @@
 // Portable pseudo-random numbers. The standard library's engines are portable but its
 // distributions are implementation-defined, so every draw below is our own arithmetic:
 // the same seed gives the same numbers with any compiler on any machine.
+#include <array>
 #include <cstdint>
 
 namespace slurmtune::core {
@@ -33,8 +34,16 @@ class Xoshiro256 {
   /// Uniform integer in [0, n) without modulo bias (Lemire's method); n > 0.
   std::uint64_t below(std::uint64_t n) noexcept;
 
+  /// The generator's state, and one that goes on from it (a snapshot).
+  std::array<std::uint64_t, 4> state() const noexcept { return s_; }
+  static Xoshiro256 from_state(const std::array<std::uint64_t, 4>& state) noexcept {
+    Xoshiro256 rng(0);
+    rng.s_ = state;
+    return rng;
+  }
+
  private:
-  std::uint64_t s_[4];
+  std::array<std::uint64_t, 4> s_;
 };
 
 }  // namespace slurmtune::core

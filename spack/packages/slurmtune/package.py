@@ -67,6 +67,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("openssl@1.1:")  # libcrypto: the control plane's HMAC, tokens
     depends_on("icu4c@60:")  # Unicode normalization: names that read alike
     depends_on("eigen@3.3:", type="build")  # header-only: the curve and GP models
+    depends_on("cereal@1.3:", type="build")  # header-only: the decision state's snapshot
     depends_on("simdjson@3:")  # replay's event lines
     # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the results file
     # itself is written by one process and works with either).

@@ -12,6 +12,7 @@
 
 #include "core/objectives/mode.hpp"
 #include "core/space/search_space.hpp"
+#include "core/state_archive.hpp"
 #include "core/trial_id.hpp"
 
 namespace slurmtune::core {
@@ -152,6 +153,10 @@ class Scheduler {
   /// The model a scheduler may consult to choose the next job (freeze_thaw; the sampler's,
   /// when it has one: connect_model()). Others ignore it.
   virtual void use_model(ContinuationModel* /*model*/) {}
+  /// What the scheduler has decided and learnt, for a snapshot (core/state_archive.hpp):
+  /// load_state on a scheduler made from the same study puts it where save_state's was.
+  virtual void save_state(StateOut& archive) const = 0;
+  virtual void load_state(StateIn& archive) = 0;
 
   Mode mode() const { return mode_; }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -364,5 +365,8 @@ void Nsga2Suggester::ended(TrialId trial, TrialEnd how) {
 void Nsga2Suggester::restore(const SamplerPosition& position) {
   sampler_.restore(position.model_words, position.startup_words);
 }
+
+SLURMTUNE_STATE(TpeSuggester, sampler_, history_, reported_, group_, suggested_)
+SLURMTUNE_STATE(Nsga2Suggester, sampler_, history_, reported_, suggested_)
 
 }  // namespace slurmtune::core

@@ -43,6 +43,11 @@ class ReportedObjectives {
   /// Several objectives or any constraint: reports matter beyond the judged value.
   bool needed() const { return objectives_.size() > 1 || !constraints_.empty(); }
 
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(trials_);
+  }
+
  private:
   std::vector<StudyObjective> objectives_;
   std::vector<Constraint> constraints_;
@@ -66,6 +71,8 @@ class TpeSuggester final : public Suggester {
   void resumed(TrialId trial) override;
   void ended(TrialId trial, TrialEnd how) override;
   void restore(const SamplerPosition& position) override;
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   tpe::TrialRecord& record(TrialId trial);
@@ -94,6 +101,8 @@ class Nsga2Suggester final : public Suggester {
   void reported_metrics(TrialId trial, double step, const std::vector<double>& row) override;
   void ended(TrialId trial, TrialEnd how) override;
   void restore(const SamplerPosition& position) override;
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   Suggestion suggest_with(TrialId trial, const PartialConfiguration* fixed);

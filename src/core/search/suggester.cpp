@@ -55,6 +55,8 @@ class Forwarding : public Suggester, public ContinuationModel {
   }
   void session_began() override { sampler_->session_began(); }
   void restore(const SamplerPosition& position) override { sampler_->restore(position); }
+  void save_state(StateOut& archive) const override { sampler_->save_state(archive); }
+  void load_state(StateIn& archive) override { sampler_->load_state(archive); }
   ContinuationModel* continuation_model() override {
     return sampler_->continuation_model() ? this : nullptr;
   }

@@ -94,6 +94,11 @@ class Suggester {
   virtual bool ready(TrialId /*trial*/) { return true; }
   /// The model a scheduler may ask which job comes next (mobster's GP), if any.
   virtual ContinuationModel* continuation_model() { return nullptr; }
+  /// What the sampler has learnt and where its random streams are, for a snapshot
+  /// (core/state_archive.hpp): load_state on a sampler made from the same study puts it
+  /// where save_state's was.
+  virtual void save_state(StateOut& archive) const = 0;
+  virtual void load_state(StateIn& archive) = 0;
 };
 
 /// Lends `suggester`'s model to `scheduler` (freeze_thaw decides with it): every place that
@@ -118,6 +123,9 @@ class BlindSuggester final : public Suggester {
   BlindSuggester(const SearchSpace& space, SamplerKind kind, std::uint64_t seed)
       : sampler_(space, kind, seed) {}
   Suggestion suggest(TrialId trial) override { return {sampler_.sample(trial), {}}; }
+  // Each suggestion is a function of the trial's index alone: nothing to keep.
+  void save_state(StateOut& /*archive*/) const override {}
+  void load_state(StateIn& /*archive*/) override {}
 
  private:
   ConfigSampler sampler_;

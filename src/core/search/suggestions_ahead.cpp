@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 
@@ -121,6 +122,19 @@ void SuggestionsAhead::replayed_last_start(TrialId trial, const SamplerPosition&
   starting_.reset();
   due_ = trial + 1;
   make_due();
+}
+
+// A suggestion made ahead and not yet asked for is written with the rest: the sampler
+// read back has seen what came after it was made, so it could not make it again.
+void SuggestionsAhead::save_state(StateOut& archive) const {
+  if (posted_ && !kept_) kept_ = calls_->take(*posted_);
+  sampler_->save_state(archive);
+  archive(due_, posted_, starting_, kept_, replayed_);
+}
+
+void SuggestionsAhead::load_state(StateIn& archive) {
+  sampler_->load_state(archive);
+  archive(due_, posted_, starting_, kept_, replayed_);
 }
 
 }  // namespace slurmtune::core

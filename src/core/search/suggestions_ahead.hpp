@@ -76,6 +76,8 @@ class SuggestionsAhead final : public Suggester {
   void ended(TrialId trial, TrialEnd how) override;
   void session_began() override;
   void restore(const SamplerPosition& position) override;
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
   void replayed_last_start(TrialId trial, const SamplerPosition& position) override;
   /// Only where the calls are made inline: a model read from another thread while the
   /// sampler's thread changes it would race (the study file refuses freeze_thaw with it).
@@ -91,8 +93,9 @@ class SuggestionsAhead final : public Suggester {
   std::optional<TrialId> due_;           // the trial whose suggestion the next event makes first
   std::optional<TrialId> posted_;        // the trial whose suggestion is posted, not yet taken
   std::optional<TrialId> starting_;      // the trial whose start calls are still coming
-  std::optional<Suggestion> kept_;       // posted_'s, made by calls that were replaced
-  bool replayed_ = false;                // replayed_last_start came: restore() is done
+  // posted_'s, made by calls that were replaced (or taken from them by save_state)
+  mutable std::optional<Suggestion> kept_;
+  bool replayed_ = false;  // replayed_last_start came: restore() is done
 };
 
 }  // namespace slurmtune::core

@@ -13,6 +13,7 @@
 #include "core/number_text.hpp"
 #include "core/simulation/recorded_objective.hpp"
 #include "core/simulation/synthetic_objective.hpp"
+#include "core/state_archive.hpp"
 #include "core/study/allocation_clock.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
@@ -114,12 +115,26 @@ class Simulator {
         break;
       }
       assign_idle(now_);
+      if (options_.state_round_trip_every && ++events_done_ % options_.state_round_trip_every == 0)
+        round_trip_state();
     }
     collect_dropped(now_);
     return summary();
   }
 
  private:
+  // The decision state, written and read back into a scheduler and sampler made anew.
+  void round_trip_state() {
+    const std::string bytes = save_decision_state(*scheduler_, *suggester_);
+    auto scheduler = make_scheduler(spec_.scheduler, spec_.mode, spec_.seed, spec_.name);
+    auto suggester =
+        make_suggester(spec_.space, spec_.sampler, spec_.mode == Mode::Max, spec_.seed);
+    load_decision_state(bytes, *scheduler, *suggester);
+    scheduler_ = std::move(scheduler);
+    suggester_ = std::move(suggester);
+    connect_model(*scheduler_, *suggester_);
+  }
+
   // Seconds until the running trials are told to suspend (the end less the margin).
   double usable_left(double time_s) const { return boundary_ - options_.end_margin_s - time_s; }
 
@@ -525,6 +540,7 @@ class Simulator {
   std::unique_ptr<Objective> objective_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Suggester> suggester_;
+  std::uint64_t events_done_ = 0;  // for state_round_trip_every
   std::uint64_t max_trials_;
   std::size_t workers_;
   std::uint64_t progress_every_ = 1;

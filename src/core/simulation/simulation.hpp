@@ -45,6 +45,10 @@ struct SimulationOptions {
   /// same run everywhere; set, the run depends on the machine (core stays clock-free: the
   /// caller supplies the clock).
   std::function<double()> decision_clock;
+  /// Every this many events (0: never), the scheduler's and the sampler's state go
+  /// through a snapshot (core/state_archive.hpp) into a new scheduler and sampler made
+  /// from the study: the run must be the one without it. What tests of the snapshot run.
+  std::uint64_t state_round_trip_every = 0;
 };
 
 /// Where the compute of a simulation with allocations went, in worker-seconds.

@@ -118,6 +118,19 @@ type = "fifo"
   fs::remove(path);
 }
 
+// Reopens an existing results file (a `simulate -o` study) and rebuilds its state, as
+// `slurmtune run` does on a requeue.
+void resume_file(const std::string& path) {
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    const auto start = std::chrono::steady_clock::now();
+    const store::StudyReader reader(path);
+    const auto state = store::resume_study(reader, reader.spec(), {});
+    std::printf("resume: reopen + rebuild %llu trials, %llu reports: %.2f s\n",
+                static_cast<unsigned long long>(state.trials.size()),
+                static_cast<unsigned long long>(state.reports_replayed), seconds_since(start));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,8 +141,12 @@ int main(int argc, char** argv) {
       ingest(rows, deflate);
   } else if (what == "resume") {
     resume(argc > 2 ? std::stoull(argv[2]) : 100000, argc > 3 ? std::stod(argv[3]) : 100);
+  } else if (what == "resume-file" && argc > 2) {
+    resume_file(argv[2]);
   } else {
-    std::fprintf(stderr, "usage: bench_study_file ingest [ROWS] | resume [TRIALS] [STEPS]\n");
+    std::fprintf(stderr,
+                 "usage: bench_study_file ingest [ROWS] | resume [TRIALS] [STEPS] | "
+                 "resume-file RESULTS.h5\n");
     return 2;
   }
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/schedulers/rung_ladder.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 
@@ -214,5 +215,8 @@ std::vector<TrialId> AshaPromotionScheduler::take_dropped() {
   if (!settled() || promotable_trial()) return {};
   return drop_paused();
 }
+
+SLURMTUNE_STATE(AshaPromotionScheduler, rungs_, trials_, running_, closed_, end_game_over_,
+                end_game_pick_, incumbent_, predictions_)
 
 }  // namespace slurmtune::core

@@ -56,6 +56,8 @@ class AshaPromotionScheduler final : public Scheduler {
   void close_admissions() override { closed_ = true; }
   void open_admissions() override;
   double max_resource() const override { return milestones_.back(); }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
   double first_milestone() const { return milestones_.front(); }
 
   // For freeze_thaw, which decides on top of these rungs which job comes next.
@@ -83,6 +85,10 @@ class AshaPromotionScheduler final : public Scheduler {
     double milestone;
     OrderStatisticTree<Key> keys;
     std::priority_queue<Key> unpromoted;  // lazily cleaned of trials that ended
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(milestone, keys, unpromoted);
+    }
   };
   struct TrialState {
     int rung = -1;  // highest rung reached
@@ -92,6 +98,10 @@ class AshaPromotionScheduler final : public Scheduler {
     bool finishing = false;            // resumed in the end game: runs to max_t without pausing
     std::vector<ReportedPoint> curve;  // predict = true: its finite reports
     std::optional<double> predicted;   // its latest predicted final score
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(rung, key, paused, alive, finishing, curve, predicted);
+    }
   };
   static Key key_of(TrialId trial, double score);
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.

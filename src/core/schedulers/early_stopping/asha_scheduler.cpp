@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/schedulers/rung_ladder.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -134,5 +135,7 @@ void AshaScheduler::end_trial(TrialId trial, TrialEnd how, std::optional<Observa
   if (how != TrialEnd::Failed && last) judge(it->second, last->step, score(last->value));
   trials_.erase(it);
 }
+
+SLURMTUNE_STATE(AshaScheduler, brackets_, trials_)
 
 }  // namespace slurmtune::core

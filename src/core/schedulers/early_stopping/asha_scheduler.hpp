@@ -20,6 +20,8 @@ class AshaScheduler final : public Scheduler {
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   int bracket_of(TrialId trial) const override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
   /// Milestones of bracket b, ascending.
   std::vector<double> milestones(int bracket) const;
@@ -29,10 +31,18 @@ class AshaScheduler final : public Scheduler {
     double milestone;
     OrderStatisticTree<double> values;  // scores recorded here, NaN excluded
     std::size_t nan_count = 0;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(milestone, values, nan_count);
+    }
   };
   struct TrialState {
     int bracket = 0;
     std::uint64_t recorded = 0;  // bit k: the trial holds a value in rung k
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(bracket, recorded);
+    }
   };
 
   ReportOutcome judge(TrialState& trial, double step, double score);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 
@@ -137,5 +138,7 @@ std::vector<TrialId> HyperbandScheduler::take_dropped() {
   out.swap(dropped_);
   return out;
 }
+
+SLURMTUNE_STATE(HyperbandScheduler, brackets_, trials_, resumable_, dropped_, closed_)
 
 }  // namespace slurmtune::core

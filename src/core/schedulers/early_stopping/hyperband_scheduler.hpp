@@ -23,6 +23,8 @@ class HyperbandScheduler final : public Scheduler {
   std::vector<TrialId> take_dropped() override;
   int bracket_of(TrialId trial) const override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
   /// s of the k-th bracket opened (brackets cycle s_max, ..., 0, s_max, ...).
   int bracket_s(int k) const { return brackets_.at(static_cast<std::size_t>(k)).s; }
@@ -40,10 +42,18 @@ class HyperbandScheduler final : public Scheduler {
     int rung = 0;
     std::size_t running = 0;                          // members working toward the current rung
     std::vector<std::pair<double, TrialId>> arrived;  // (score, trial) at the current rung
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(s, target, members, full, rung, running, arrived);
+    }
   };
   struct TrialState {
     int bracket = 0;
     bool running = true;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(bracket, running);
+    }
   };
   void open_bracket();
   void maybe_advance(int bracket);

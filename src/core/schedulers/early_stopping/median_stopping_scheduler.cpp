@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 
@@ -53,5 +54,10 @@ ReportOutcome MedianStoppingScheduler::report(TrialId trial, double step, double
 void MedianStoppingScheduler::end_trial(TrialId trial, TrialEnd, std::optional<Observation>) {
   trials_.erase(trial);
 }
+
+SLURMTUNE_STATE(MedianStoppingScheduler, steps_, trials_)
+
+void FifoScheduler::save_state(StateOut& /*archive*/) const {}  // it decides by step alone
+void FifoScheduler::load_state(StateIn& /*archive*/) {}
 
 }  // namespace slurmtune::core

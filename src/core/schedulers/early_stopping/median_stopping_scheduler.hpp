@@ -19,16 +19,26 @@ class MedianStoppingScheduler final : public Scheduler {
   ReportOutcome report(TrialId trial, double step, double value) override;
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   struct StepBucket {
     OrderStatisticTree<double> means;  // running-average scores of trials at this step
     std::size_t nan_count = 0;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(means, nan_count);
+    }
   };
   struct TrialState {
     double sum = 0;  // scores reported at steps >= grace_period
     std::size_t count = 0;
     double best = -HUGE_VAL;  // best score of any report (NaN ignored)
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(sum, count, best);
+    }
   };
   double median_of(const StepBucket& bucket) const;
 
@@ -56,6 +66,8 @@ class FifoScheduler final : public Scheduler {
   }
   void end_trial(TrialId, TrialEnd, std::optional<Observation>) override {}
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   double max_t_;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/objectives/pareto.hpp"
 #include "core/schedulers/rung_ladder.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -143,5 +144,7 @@ void MoashaScheduler::end_trial(TrialId trial, TrialEnd /*how*/,
                                 std::optional<Observation> /*last*/) {
   trials_.erase(trial);
 }
+
+SLURMTUNE_STATE(MoashaScheduler, rungs_, trials_)
 
 }  // namespace slurmtune::core

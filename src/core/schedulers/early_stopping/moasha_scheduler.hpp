@@ -31,15 +31,25 @@ class MoashaScheduler final : public Scheduler {
   ReportOutcome report(TrialId trial, double step, double value) override;
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   struct Rung {
     double milestone = 0;
     std::vector<std::vector<double>> losses;  // in the order trials were recorded
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(milestone, losses);
+    }
   };
   struct TrialState {
     ObjectiveTracker reported;
     std::uint64_t recorded = 0;  // bit k: recorded at rung k
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(reported, recorded);
+    }
   };
 
   double max_t_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 
@@ -188,5 +189,10 @@ void OptunaHyperbandScheduler::end_trial(TrialId trial, TrialEnd how,
     longest_completed_ = std::max(longest_completed_, static_cast<std::int64_t>(last->step));
   trials_.erase(trial);
 }
+
+SLURMTUNE_STATE(OptunaSuccessiveHalvingScheduler, min_resource_, longest_completed_, ladder_,
+                passed_)
+SLURMTUNE_STATE(OptunaHyperbandScheduler, max_resource_, longest_completed_, ladders_,
+                cumulative_budgets_, trials_)
 
 }  // namespace slurmtune::core

@@ -25,10 +25,16 @@ class OptunaHalvingLadder {
   ReportOutcome prune(int& passed, double step, double score, std::int64_t min_resource,
                       const Scheduler& owner);
 
+  OptunaHalvingLadder() = default;  // one a snapshot is read into
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(rf_, rate_, bootstrap_, rungs_);
+  }
+
  private:
-  std::int64_t rf_;
-  std::int64_t rate_;
-  std::int64_t bootstrap_;
+  std::int64_t rf_ = 0;
+  std::int64_t rate_ = 0;
+  std::int64_t bootstrap_ = 0;
   std::vector<OrderStatisticTree<double>> rungs_;
 };
 
@@ -40,6 +46,8 @@ class OptunaSuccessiveHalvingScheduler final : public Scheduler {
   ReportOutcome report(TrialId trial, double step, double value) override;
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   double max_t_;
@@ -58,6 +66,8 @@ class OptunaHyperbandScheduler final : public Scheduler {
   void end_trial(TrialId trial, TrialEnd how, std::optional<Observation> last) override;
   int bracket_of(TrialId trial) const override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
   /// Number of brackets once known (0 while max_resource is "auto" and nothing completed).
   std::size_t bracket_count() const { return ladders_.size(); }
@@ -66,6 +76,10 @@ class OptunaHyperbandScheduler final : public Scheduler {
   struct TrialState {
     std::optional<int> forced_bracket;
     int passed = 0;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(forced_bracket, passed);
+    }
   };
   void try_initialise();
   int bracket_by_hash(TrialId trial) const;

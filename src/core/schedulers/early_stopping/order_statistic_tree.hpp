@@ -66,6 +66,29 @@ class OrderStatisticTree {
     return rank(key, [this](const Key& a, const Key& b) { return !less_(b, a); });
   }
 
+  /// Every key, ascending.
+  std::vector<Key> keys() const {
+    std::vector<Key> out;
+    out.reserve(size_);
+    append_keys(root_, height_, out);
+    return out;
+  }
+
+  // A snapshot (core/state_archive.hpp) holds the keys; the tree read back answers every
+  // query as the one written did, whatever shape its nodes take.
+  template <class Archive>
+  void save(Archive& archive) const {
+    archive(keys());
+  }
+  template <class Archive>
+  void load(Archive& archive) {
+    std::vector<Key> keys;
+    archive(keys);
+    *this = OrderStatisticTree();
+    for (const Key& key : keys)
+      insert(key);
+  }
+
  private:
   static constexpr std::uint32_t kLeafCapacity = 64;
   static constexpr std::uint32_t kInnerCapacity = 64;
@@ -100,6 +123,17 @@ class OrderStatisticTree {
         hi = mid;
     }
     return lo - 1;
+  }
+
+  void append_keys(std::uint32_t node, int level, std::vector<Key>& out) const {
+    if (level == 0) {
+      const Leaf& leaf = leaves_[node];
+      out.insert(out.end(), leaf.keys.begin(), leaf.keys.begin() + leaf.n);
+      return;
+    }
+    const Inner& in = inners_[node];
+    for (std::uint32_t i = 0; i < in.n; ++i)
+      append_keys(in.child[i], level - 1, out);
   }
 
   template <class Before>

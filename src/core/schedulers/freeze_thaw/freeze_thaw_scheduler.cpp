@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/schedulers/continuation_model.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -86,6 +87,15 @@ std::optional<Job> FreezeThawScheduler::next_job(bool may_start_new) {
 std::vector<TrialId> FreezeThawScheduler::take_dropped() {
   if (!rungs_.settled() || choose(false)) return {};
   return rungs_.drop_paused();
+}
+
+void FreezeThawScheduler::save_state(StateOut& archive) const {
+  rungs_.save_state(archive);
+  archive(next_trial_, jobs_);
+}
+void FreezeThawScheduler::load_state(StateIn& archive) {
+  rungs_.load_state(archive);
+  archive(next_trial_, jobs_);
 }
 
 }  // namespace slurmtune::core

@@ -43,6 +43,8 @@ class FreezeThawScheduler final : public Scheduler {
   void close_admissions() override { rungs_.close_admissions(); }
   void open_admissions() override { rungs_.open_admissions(); }
   double max_resource() const override { return rungs_.max_resource(); }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
   void use_model(ContinuationModel* model) override { model_ = model; }
 
  private:

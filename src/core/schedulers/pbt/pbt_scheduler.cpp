@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -291,6 +292,20 @@ std::optional<Job> PbtScheduler::next_job(bool may_start_new) {
   Job job{Job::Kind::Resume, trial, max_t_, std::move(s.pending), std::nullopt};
   s.pending.reset();
   return job;
+}
+
+// The ranking is written as its keys in order and read back by inserting them.
+void PbtScheduler::save_state(StateOut& archive) const {
+  const std::vector<Key> ranked(ranking_.begin(), ranking_.end());
+  archive(rng_, trials_, ranked, waiting_, live_, next_sync_, decided_, started_, saving_, closed_);
+}
+
+void PbtScheduler::load_state(StateIn& archive) {
+  std::vector<Key> ranked;
+  archive(rng_, trials_, ranked, waiting_, live_, next_sync_, decided_, started_, saving_, closed_);
+  ranking_.clear();
+  for (const Key& key : ranked)
+    ranking_.insert(key);
 }
 
 }  // namespace slurmtune::core

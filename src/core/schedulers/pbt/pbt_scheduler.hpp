@@ -37,6 +37,8 @@ class PbtScheduler final : public Scheduler {
   void checkpoint_saved(TrialId trial, double step) override;
   std::vector<std::pair<TrialId, Exploit>> take_exploits() override;
   double max_resource() const override { return max_t_; }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
   /// Ray's _explore: `config` with every mutation applied (draws from the scheduler's
   /// stream); `operations` says what each did.
@@ -60,6 +62,11 @@ class PbtScheduler final : public Scheduler {
     bool finished = false;
     bool paused = false;
     std::optional<Exploit> pending;  // applied when it resumes
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(known, config, last_score, last_perturbation_time, last_train_time, last_checkpoint,
+              wanted, saved, saving, finished, paused, pending);
+    }
   };
   struct Quantiles {
     std::size_t n = 0, k = 0;  // ranked trials, trials per quantile

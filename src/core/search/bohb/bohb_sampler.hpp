@@ -43,10 +43,19 @@ class BohbSampler {
   std::uint64_t words_drawn() const { return rng_.words_drawn(); }
   void restore(std::uint64_t words);
 
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(rng_, budgets_);
+  }
+
  private:
   struct Observations {
     std::vector<double> vectors;  // row-major, one row per observation
     std::vector<double> losses;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(vectors, losses);
+    }
   };
   /// Product-kernel density over `rows` of `data` with one bandwidth per dimension.
   struct Density {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/search/model_suggesters.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -94,5 +95,7 @@ void BohbSuggester::ended(TrialId trial, TrialEnd how) {
 void BohbSuggester::restore(const SamplerPosition& position) {
   sampler_.restore(position.model_words);
 }
+
+SLURMTUNE_STATE(BohbSuggester, sampler_, trials_)
 
 }  // namespace slurmtune::core

@@ -20,6 +20,8 @@ class BohbSuggester final : public Suggester {
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void ended(TrialId trial, TrialEnd how) override;
   void restore(const SamplerPosition& position) override;
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
 
  private:
   struct TrialState {
@@ -27,6 +29,10 @@ class BohbSuggester final : public Suggester {
     std::vector<double> vector;  // the configuration in BOHB's unit space
     std::optional<double> last_step, last_value;
     std::optional<double> observed_budget;  // the rung it was last observed at
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(started, vector, last_step, last_value, observed_budget);
+    }
   };
   double loss(double value) const;
 

@@ -25,6 +25,10 @@ struct Hyperparameters {
   std::vector<std::size_t> warped_dims;
   std::vector<double> warp_a, warp_b;
   friend bool operator==(const Hyperparameters&, const Hyperparameters&) = default;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(signal_variance, length_scales, noise_variance, warped_dims, warp_a, warp_b);
+  }
 };
 
 /// Default starting point for `dims` inputs in the unit cube: the priors' medians.

@@ -10,6 +10,7 @@
 #include "core/search/gp/observation_choice.hpp"
 #include "core/search/gp/rung_weighting.hpp"
 #include "core/search/gp/standard_normal.hpp"
+#include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
@@ -533,6 +534,16 @@ PredictedFinal MobsterSuggester::Standardisation::in_user_units(const gp::Predic
   return PredictedFinal{resource, sign * unit * mean,
                         std::min(sign * unit * low, sign * unit * high),
                         std::max(sign * unit * low, sign * unit * high)};
+}
+
+// The view is a cache of the model, made again from what is written when next asked.
+void MobsterSuggester::save_state(StateOut& archive) const {
+  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_);
+}
+
+void MobsterSuggester::load_state(StateIn& archive) {
+  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_);
+  view_.reset();
 }
 
 }  // namespace slurmtune::core

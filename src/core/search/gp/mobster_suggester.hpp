@@ -56,6 +56,10 @@ struct MobsterObservation {
   TrialId trial;
   double resource;
   double score;  ///< larger is better
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(trial, resource, score);
+  }
 };
 
 class MobsterSuggester final : public Suggester, public ContinuationModel {
@@ -74,6 +78,8 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
     costs_.reported_at(trial, step, time_s);
   }
   void session_began() override { costs_.session_began(); }
+  void save_state(StateOut& archive) const override;
+  void load_state(StateIn& archive) override;
   /// freeze_thaw's question: expected improvement of a start at the first rung (the
   /// proposal suggest() would make, by expected improvement there alone) and of each
   /// paused trial one rung up, each over the incumbent at its resource.
@@ -92,6 +98,10 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
     std::vector<double> features;
     std::optional<double> last_step, last_value;
     std::optional<double> observed_at;  // resource of its latest observation
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(started, ended, config, features, last_step, last_value, observed_at);
+    }
   };
 
   // How scores were mapped for the model: score = unit * scale.target_units(target).

@@ -37,16 +37,29 @@ class ObservationChoice {
   std::vector<std::size_t> chosen() const;
   std::size_t size() const { return count_; }
 
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(count_, resources_);
+  }
+
  private:
   struct Ranked {
     double key;         // the score, NaN as -infinity
     std::size_t index;  // arrival
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(key, index);
+    }
   };
   // Per resource: how many observations it has, and its best limit / 2 in rank order
   // (no observation beyond them can be in the better half).
   struct AtResource {
     std::size_t members = 0;
     std::vector<Ranked> best;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(members, best);
+    }
   };
   std::size_t limit_;
   std::size_t count_ = 0;

@@ -38,12 +38,28 @@ class StepCostModel {
   /// nullopt until two trials are measured.
   std::optional<std::vector<double>> predicted(std::span<const double> points);
 
+  /// What it has measured and fitted (a snapshot); the posterior is a cache, made again
+  /// from them when next asked.
+  template <class Archive>
+  void save(Archive& archive) const {
+    archive(trials_, order_, samples_, fits_, version_);
+  }
+  template <class Archive>
+  void load(Archive& archive) {
+    archive(trials_, order_, samples_, fits_, version_);
+    posterior_.reset();
+  }
+
  private:
   struct Timing {
     std::vector<double> features;
     std::optional<std::pair<double, double>> open;  // (step, time) the running stretch began
     double seconds = 0, resource = 0;               // timed so far
     bool measured = false;
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(features, open, seconds, resource, measured);
+    }
   };
   Timing& timing(TrialId trial);
 

@@ -29,6 +29,10 @@ struct Individual {
   /// Set when the trial was suggested; none for an earlier study's trial (warm start),
   /// which Optuna's add_trials leaves outside every generation.
   std::optional<std::size_t> generation;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(state, params, values, point.loss, point.constraints, generation);
+  }
 };
 
 class Nsga2Sampler {
@@ -52,6 +56,11 @@ class Nsga2Sampler {
   std::uint64_t model_words() const { return rng_.words_drawn(); }
   std::uint64_t startup_words() const { return random_rng_.words_drawn(); }
   void restore(std::uint64_t model_words, std::uint64_t startup_words);
+
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(last_was_bred_, rng_, random_rng_);
+  }
 
  private:
   struct Parents {

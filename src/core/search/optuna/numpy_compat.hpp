@@ -33,6 +33,11 @@ class NumpyRandomState {
   /// right-sided search for each of `size` uniform draws.
   std::vector<std::size_t> choice(std::span<const double> p, std::size_t size);
 
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(state_, position_, words_drawn_);
+  }
+
  private:
   std::array<std::uint32_t, 624> state_{};
   std::size_t position_ = 624;

@@ -30,6 +30,10 @@ struct TrialRecord {
   /// With constraints, a finished trial's constraint values (Optuna computes them for
   /// completed and pruned trials); nullopt: none (it ranks as the most violating).
   std::optional<std::vector<double>> constraints;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(state, params, value, last_intermediate, values, constraints);
+  }
 };
 
 /// Optuna's order of observations, lexicographic in (step key, signed value): completed
@@ -39,6 +43,10 @@ struct Rank {
   double step_key = 0, score = 0;
   bool operator<(const Rank& o) const {
     return step_key != o.step_key ? step_key < o.step_key : score < o.score;
+  }
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(step_key, score);
   }
 };
 
@@ -72,6 +80,11 @@ class RankedHistory {
   /// the observations' order instead, which moves with every trial.
   Slices slices_except(std::size_t p, const std::vector<std::size_t>& excluded) const;
 
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(entries_, order_, sums_, observed_, finished_);
+  }
+
  private:
   /// Integer sums over a slice's observations: trial numbers t, values x in 2^-32 steps of
   /// the range, and t x (which needs 128 bits: 2^31 trials of 2^31 x 2^32).
@@ -79,15 +92,33 @@ class RankedHistory {
   struct Sums {
     std::uint64_t count = 0, t = 0, x = 0;
     Wide tx = 0;
+    template <class Archive>
+    void save(Archive& archive) const {
+      archive(count, t, x, static_cast<std::uint64_t>(tx >> 64), static_cast<std::uint64_t>(tx));
+    }
+    template <class Archive>
+    void load(Archive& archive) {
+      std::uint64_t high = 0, low = 0;
+      archive(count, t, x, high, low);
+      tx = (static_cast<Wide>(high) << 64) | low;
+    }
   };
   struct Cell {
     std::uint32_t slice = 0;
     std::uint64_t x = 0;  // the value in 2^-32 steps of the range
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(slice, x);
+    }
   };
   struct Entry {
     std::optional<Rank> rank;
     bool finished = false;
     std::vector<std::optional<Cell>> cells;  // per parameter
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(rank, finished, cells);
+    }
   };
   std::optional<Cell> cell_of(std::size_t p, const std::optional<double>& value) const;
   void account(std::size_t id, const Entry& e, bool add);

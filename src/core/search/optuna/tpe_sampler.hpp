@@ -53,6 +53,14 @@ class TpeSampler {
   /// Reseeds both streams and advances them to the given positions.
   void restore(std::uint64_t model_words, std::uint64_t startup_words);
 
+  /// What it has learnt and its streams (a snapshot); the index exists or not as the
+  /// options say, so only its contents are written.
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(groups_, last_was_startup_, rng_, random_rng_);
+    if (index_) archive(*index_);
+  }
+
  private:
   /// The history ranked as Optuna ranks it, split into "below" (the best gamma(n)) and
   /// "above", each in chronological order (indices into `trials`).

@@ -54,6 +54,8 @@ class GatedSampler final : public core::Suggester {
     note();
     inner_->ended(trial, how);
   }
+  void save_state(core::StateOut& archive) const override { inner_->save_state(archive); }
+  void load_state(core::StateIn& archive) override { inner_->load_state(archive); }
   std::vector<std::thread::id> threads() {
     const std::lock_guard lock(mutex_);
     return threads_;
