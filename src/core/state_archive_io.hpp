@@ -11,10 +11,11 @@
 #include <cereal/types/queue.hpp>
 #include <cereal/types/set.hpp>
 #include <cereal/types/string.hpp>
-#include <cereal/types/unordered_map.hpp>
 #include <cereal/types/utility.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
+#include <map>
+#include <unordered_map>
 
 #include "core/objectives/objectives.hpp"
 #include "core/prediction/curve_extrapolator.hpp"
@@ -23,6 +24,27 @@
 #include "core/search/suggester.hpp"
 #include "core/space/search_space.hpp"
 #include "core/state_archive.hpp"
+
+namespace cereal {
+
+// An unordered map is written in key order, so that equal states write equal bytes
+// whatever order their maps were filled in (what the tests compare), and read back into
+// a map of the same elements.
+template <class Archive, class Key, class Value, class Hash, class Equal, class Allocator>
+void save(Archive& archive, const std::unordered_map<Key, Value, Hash, Equal, Allocator>& map) {
+  archive(std::map<Key, Value>(map.begin(), map.end()));
+}
+template <class Archive, class Key, class Value, class Hash, class Equal, class Allocator>
+void load(Archive& archive, std::unordered_map<Key, Value, Hash, Equal, Allocator>& map) {
+  std::map<Key, Value> ordered;
+  archive(ordered);
+  map.clear();
+  map.reserve(ordered.size());
+  for (auto& [key, value] : ordered)
+    map.emplace(key, std::move(value));
+}
+
+}  // namespace cereal
 
 /// Defines `Class::save_state(StateOut&) const` and `Class::load_state(StateIn&)` over the
 /// same fields, in the same order.

@@ -9,6 +9,7 @@
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/study_controller.hpp"
 #include "core/study/suggester_factory.hpp"
+#include "store/decision_replay.hpp"
 
 namespace slurmtune::store {
 namespace {
@@ -22,21 +23,6 @@ bool is_safe_key(const std::string& key) {
          key == "study.metric_threshold";
 }
 
-std::optional<core::Observation> observation(const EventRecord& e) {
-  if (std::isnan(e.step)) return std::nullopt;
-  return core::Observation{e.step, e.value};
-}
-
-// The study as it is being rebuilt: the scheduler and the suggester see every recorded
-// event in the order the original run gave it to them.
-struct Replay {
-  core::Scheduler& scheduler;
-  core::Suggester& suggester;
-  const std::vector<TrialRecord>& trials;
-  std::optional<core::TrialId> last_started;
-  std::optional<core::TrialId> last_of_file;  // the last trial the file records a start of
-};
-
 std::optional<core::TrialId> last_start(const std::vector<EventRecord>& events) {
   std::optional<core::TrialId> last;
   for (const auto& e : events)
@@ -44,86 +30,40 @@ std::optional<core::TrialId> last_start(const std::vector<EventRecord>& events) 
   return last;
 }
 
-// Applies one recorded lifecycle event to the scheduler and the suggester.
-void replay_event(Replay& replay, const EventRecord& e, const std::string& path) {
-  core::Scheduler& scheduler = replay.scheduler;
-  switch (e.kind) {
-    case EventKind::Start:
-      scheduler.add_trial(e.trial, std::nullopt);
-      if (e.trial >= replay.trials.size())
-        throw InputError(path + ": corrupted: trial " + std::to_string(e.trial) + " started (seq " +
-                         std::to_string(e.seq) + ") but has no /trials row");
-      scheduler.trial_configured(e.trial, replay.trials[e.trial].config);
-      replay.suggester.started(e.trial, replay.trials[e.trial].config);
-      replay.suggester.began_at(e.trial, 0, e.time);
-      replay.last_started = e.trial;
-      // suggest_ahead made the next trial's suggestion here (SuggestionsAhead).
-      if (replay.last_of_file == e.trial)
-        replay.suggester.replayed_last_start(e.trial, replay.trials[e.trial].suggestion.position);
-      break;
-    case EventKind::Resume: {
-      // The original run got this resumption from next_job(); asking again moves the
-      // scheduler's promotion queue exactly as it moved then.
-      const auto job = scheduler.next_job(false);
-      if (!job || job->kind != core::Job::Kind::Resume || job->trial != e.trial)
-        throw InputError(path + ": replaying seq " + std::to_string(e.seq) + ": the scheduler " +
-                         "would not resume trial " + std::to_string(e.trial) +
-                         " here; the file was written by a different scheduler version");
-      replay.suggester.resumed(e.trial);
-      replay.suggester.began_at(e.trial, e.step, e.time);
-      break;
+// The newest snapshot in the file that holds only committed rows and loads; the replay
+// left fresh (and `note` saying why) where none does. suggest_ahead makes a suggestion
+// where the last start is replayed, so a snapshot after it cannot stand in for it:
+// such studies keep none (decision_snapshots_possible) and replay whole.
+std::optional<std::uint64_t> start_from_snapshot(const StudyReader& reader,
+                                                 const core::StudySpec& now, DecisionReplay& replay,
+                                                 ResumeState& state) {
+  if (!decision_snapshots_possible(now)) return std::nullopt;
+  auto snapshots = reader.decision_snapshots();
+  std::vector<std::pair<SnapshotHeader, std::size_t>> usable;
+  for (std::size_t k = 0; k < snapshots.size(); ++k) {
+    std::string why;
+    const auto header = check_snapshot(snapshots[k].second, why);
+    if (!header)
+      state.snapshot_note += "snapshot " + std::to_string(snapshots[k].first) + ": " + why + "; ";
+    else if (header->seq > reader.committed().next_seq)
+      state.snapshot_note += "snapshot " + std::to_string(snapshots[k].first) +
+                             ": holds rows past the last complete flush; ";
+    else
+      usable.emplace_back(*header, k);
+  }
+  std::sort(usable.begin(), usable.end(),
+            [](const auto& a, const auto& b) { return a.first.seq > b.first.seq; });
+  for (const auto& [header, k] : usable) {
+    try {
+      replay.load(snapshots[k].second);
+      state.snapshot_slot = snapshots[k].first;
+      return header.seq;
+    } catch (const InputError& e) {
+      state.snapshot_note += e.what() + std::string("; ");
+      replay = DecisionReplay(reader.spec(), now, reader.path());
     }
-    case EventKind::Closed:
-      scheduler.close_admissions();
-      break;
-    case EventKind::Checkpoint:
-      scheduler.checkpoint_saved(e.trial, e.step);
-      break;
-    case EventKind::Reopen:
-      // The session that wrote it reopened the trial after the same replay.
-      if (!scheduler.reopen(e.trial))
-        throw InputError(path + ": replaying seq " + std::to_string(e.seq) + ": the scheduler " +
-                         "cannot reopen trial " + std::to_string(e.trial) +
-                         " here (it did not end while paused); the file was written by a " +
-                         "different scheduler version or altered");
-      break;
-    default:
-      // Ends of trials; decisions are outcomes of reports, not inputs.
-      if (const auto how = trial_end_of(e.kind)) {
-        scheduler.end_trial(e.trial, *how, observation(e));
-        replay.suggester.ended(e.trial, *how);
-      }
-      break;
   }
-}
-
-// The last replayed step of each trial, by trial id (NaN: none yet): a map looked up at
-// each of a hundred million reports was a third of a resume's time.
-class LastSteps {
- public:
-  void set(core::TrialId trial, double step) {
-    if (trial >= steps_.size()) steps_.resize(trial + 1, NAN);
-    steps_[trial] = step;
-  }
-  std::map<core::TrialId, double> by_trial() const {
-    std::map<core::TrialId, double> out;
-    for (core::TrialId trial = 0; trial < steps_.size(); ++trial)
-      if (!std::isnan(steps_[trial])) out.emplace_hint(out.end(), trial, steps_[trial]);
-    return out;
-  }
-
- private:
-  std::vector<double> steps_;
-};
-
-// The exploits the replayed scheduler just decided; an exploited trial goes on from
-// its donor's step.
-void take_exploits(ResumeState& state, LastSteps& last_steps) {
-  for (auto& [trial, exploit] : state.scheduler->take_exploits()) {
-    last_steps.set(trial, exploit.donor_step);
-    state.awaited_checkpoints.erase(trial);
-    state.exploits.emplace_back(trial, std::move(exploit));
-  }
+  return std::nullopt;
 }
 
 // Trial statuses from the committed events: the trial table may have been flushed a
@@ -251,58 +191,39 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
                      refused);
 
   ResumeState state;
-  const auto& spec = reader.spec();
-  state.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
-  state.suggester =
-      core::make_suggester(now.space, now.sampler, now.mode == core::Mode::Max, now.seed);
-  core::connect_model(*state.scheduler, *state.suggester);
   state.trials = reader.trials();
   const auto events = reader.events();
-  Replay replay{*state.scheduler, *state.suggester, state.trials, std::nullopt, last_start(events)};
-  std::uint64_t last_seq = 0;
-  bool any = false;
-  LastSteps last_steps;
-  SessionBoundaries sessions(reader.sessions());
+  DecisionReplay replay(reader.spec(), now, reader.path());
+  for (const auto& session : reader.sessions())
+    replay.add_session(session.first_seq);
+  const auto last_of_file = last_start(events);
+  if (last_of_file && *last_of_file < state.trials.size())
+    replay.set_last_start(*last_of_file, state.trials[*last_of_file].suggestion.position);
+  if (options.use_snapshots) state.snapshot_seq = start_from_snapshot(reader, now, replay, state);
+  const auto config_of = [&state](const EventRecord& e) -> const core::Configuration* {
+    return e.trial < state.trials.size() ? &state.trials[e.trial].config : nullptr;
+  };
   reader.for_each_in_seq_order(
-      events,
-      [&](const EventRecord& e) {
-        if (sessions.crossed(e.seq)) state.suggester->session_began();
-        replay_event(replay, e, reader.path());
-        if (e.kind == EventKind::Checkpoint || trial_end_of(e.kind))
-          state.awaited_checkpoints.erase(e.trial);
-        last_seq = e.seq;
-        any = true;
-        take_exploits(state, last_steps);
-      },
-      [&](const MetricRecord& m) {
-        if (sessions.crossed(m.seq)) state.suggester->session_began();
-        // The control plane refuses such steps: a file holding one was written otherwise.
-        if (!(m.step >= 0 && m.step <= 9007199254740992.0))
-          throw InputError(reader.path() + ": corrupted: /metrics row of seq " +
-                           std::to_string(m.seq) + " (trial " + std::to_string(m.trial) +
-                           ") has step " + core::format_double(m.step) +
-                           ", which no report can have (0 to 2^53)");
-        const double value = m.values.empty() ? NAN : m.values[0];
-        state.suggester->reported_at(m.trial, m.step, m.time);
-        state.suggester->reported_metrics(m.trial, m.step, m.values);
-        state.scheduler->reported_metrics(m.trial, m.step, m.values);
-        const core::ReportOutcome outcome = state.scheduler->report(m.trial, m.step, value);
-        state.suggester->reported(m.trial, m.step, value, outcome);
-        if (outcome.checkpoint) state.awaited_checkpoints[m.trial] = m.step;
-        last_steps.set(m.trial, m.step);
-        ++state.reports_replayed;
-        last_seq = m.seq;
-        any = true;
-        take_exploits(state, last_steps);
-      });
-  state.last_step = last_steps.by_trial();
+      events, [&](const EventRecord& e) { replay.event(e, config_of(e)); },
+      [&](const MetricRecord& m) { replay.metric(m); }, state.snapshot_seq.value_or(0));
+  // The state as a replay of these rows leaves it, before this session's touches below:
+  // what `run`'s snapshots go on from (store/decision_snapshots.hpp).
+  if (options.keep_replayed_state && decision_snapshots_possible(now))
+    state.replayed_state = replay.snapshot();
+  state.reports_replayed = replay.reports();
+  state.last_step = replay.last_steps();
+  state.awaited_checkpoints = replay.awaited_checkpoints();
+  state.exploits = replay.exploits();
+  const auto last_started = replay.last_started();
+  state.scheduler = replay.take_scheduler();
+  state.suggester = replay.take_suggester();
   state.suggester->session_began();  // this one: what ran in the last is not timed on
   state.recorded_exploits =
       std::min<std::size_t>(state.exploits.size(), reader.committed().exploits);
   // The last suggestion's streams: the next one continues from there.
-  if (replay.last_started)
-    state.suggester->restore(state.trials[*replay.last_started].suggestion.position);
-  state.next_seq = std::max(any ? last_seq + 1 : 0, reader.committed().next_seq);
+  if (last_started && *last_started < state.trials.size())
+    state.suggester->restore(state.trials[*last_started].suggestion.position);
+  state.next_seq = std::max(replay.next_seq(), reader.committed().next_seq);
   const auto ended_paused = derive_statuses(events, state);
   if (state.admissions_closed && state.trials.size() < core::trial_cap(now))
     reopen_dropped(state, ended_paused, reader.layout().has_reopens());

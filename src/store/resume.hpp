@@ -4,9 +4,12 @@
 // start, report and end in their original order, into the scheduler and into the
 // sampler's suggester (whose random streams are then put where the last recorded
 // suggestion left them), so the rebuilt study makes exactly the decisions and
-// suggestions the uninterrupted one would have made.
+// suggestions the uninterrupted one would have made. Where the file holds a decision
+// snapshot (store/decision_replay.hpp), the replay starts from it and reads only the
+// rows after it.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,10 @@ std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
 
 struct ResumeOptions {
   bool allow_safe_changes = false;  ///< accept differences marked safe
+  /// Keep the replayed state as snapshot bytes (ResumeState::replayed_state).
+  bool keep_replayed_state = false;
+  /// Start from the file's newest usable decision snapshot (false: replay every row).
+  bool use_snapshots = true;
 };
 
 struct ResumeState {
@@ -59,6 +66,15 @@ struct ResumeState {
   /// Checkpoints the scheduler asked for (at this step) that the file does not record
   /// as saved: the resumed run confirms them, or says they will not come.
   std::map<core::TrialId, double> awaited_checkpoints;
+  /// Where the replay began: the snapshot's seq, and its slot; nullopt: the first row.
+  std::optional<std::uint64_t> snapshot_seq;
+  int snapshot_slot = -1;
+  /// Why snapshots the file holds were not used (empty: none was refused).
+  std::string snapshot_note;
+  /// With ResumeOptions::keep_replayed_state: the state the replay of the file's rows
+  /// left, as snapshot bytes, before this session changed it (its first suggestion's
+  /// streams, reopened trials); empty where the study keeps no snapshots.
+  std::string replayed_state;
 };
 
 /// The study to resume with: `now`, except that a study file naming no sampler resumes

@@ -6,7 +6,9 @@
 
 #include "config/study_file.hpp"
 #include "core/input_file.hpp"
+#include "store/decision_replay.hpp"
 #include "store/file/hdf5.hpp"
+#include "store/file/snapshot_slots.hpp"
 #include "store/file/tables.hpp"
 
 namespace slurmtune::store {
@@ -236,23 +238,43 @@ std::uint64_t StudyReader::metric_rows() const {
   return committed_.metrics;
 }
 
-void StudyReader::for_each_in_seq_order(
-    const std::vector<EventRecord>& events, const std::function<void(const EventRecord&)>& on_event,
-    const std::function<void(const MetricRecord&)>& on_metric) const {
+void StudyReader::for_each_in_seq_order(const std::vector<EventRecord>& events,
+                                        const std::function<void(const EventRecord&)>& on_event,
+                                        const std::function<void(const MetricRecord&)>& on_metric,
+                                        std::uint64_t from_seq) const {
   std::size_t next = 0;
+  while (next < events.size() && events[next].seq < from_seq)
+    ++next;
   const auto events_before = [&](std::uint64_t seq) {
     for (; next < events.size() && events[next].seq < seq; ++next)
       on_event(events[next]);
   };
-  for_each_metric([&](const MetricRecord& m) {
-    events_before(m.seq);
-    on_metric(m);
-  });
+  for_each_metric(
+      [&](const MetricRecord& m) {
+        events_before(m.seq);
+        on_metric(m);
+      },
+      262144, from_seq == 0 ? 0 : first_metric_row_at(from_seq));
   events_before(UINT64_MAX);
 }
 
+std::uint64_t StudyReader::first_metric_row_at(std::uint64_t seq) const {
+  const Hid d = dataset("metrics", layout_->metrics);
+  std::uint64_t low = 0, high = std::min(committed_.metrics, table_rows(d));
+  const auto& l = layout_->metrics;
+  while (low < high) {
+    const std::uint64_t mid = low + (high - low) / 2;
+    const auto row = read_rows(d, "metrics", l, mid, 1);
+    if (l.get<std::uint64_t>(row.data(), layout_->m.seq) < seq)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}
+
 void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>& sink,
-                                  std::uint64_t chunk_rows) const {
+                                  std::uint64_t chunk_rows, std::uint64_t first_row) const {
   const Hid d = dataset("metrics", layout_->metrics);
   const std::uint64_t n = std::min(committed_.metrics, table_rows(d));
   const auto& l = layout_->metrics;
@@ -261,7 +283,7 @@ void StudyReader::for_each_metric(const std::function<void(const MetricRecord&)>
   MetricRecord r;
   r.values.resize(metrics);
   // In chunks, so ten million rows need a few megabytes, not a gigabyte.
-  for (std::uint64_t first = 0; first < n; first += chunk_rows) {
+  for (std::uint64_t first = first_row; first < n; first += chunk_rows) {
     const std::uint64_t count = std::min(chunk_rows, n - first);
     const auto bytes = read_rows(d, "metrics", l, first, count);
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -407,6 +429,14 @@ bool SessionBoundaries::crossed(std::uint64_t seq) {
     ++next_;
   }
   return crossed;
+}
+
+std::vector<std::pair<int, std::string>> StudyReader::decision_snapshots() const {
+  std::vector<std::pair<int, std::string>> out;
+  for (int slot = 0; slot < kSnapshotSlots; ++slot)
+    if (auto bytes = read_snapshot_slot(*file_, slot, kSnapshotHeaderBytes, snapshot_length))
+      out.emplace_back(slot, std::move(*bytes));
+  return out;
 }
 
 }  // namespace slurmtune::store

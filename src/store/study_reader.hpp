@@ -139,7 +139,10 @@ class StudyReader {
   std::uint64_t metric_rows() const;
   /// Calls `sink` for every metric row in file order, reading `chunk_rows` at a time.
   void for_each_metric(const std::function<void(const MetricRecord&)>& sink,
-                       std::uint64_t chunk_rows = 262144) const;
+                       std::uint64_t chunk_rows = 262144, std::uint64_t first_row = 0) const;
+  /// The first /metrics row whose seq is `seq` or later (rows are in seq order): a
+  /// binary search, reading one row per step.
+  std::uint64_t first_metric_row_at(std::uint64_t seq) const;
   std::vector<EventRecord> events() const;
   /// Calls `sink` for every /events row in file order, reading `chunk_rows` at a time:
   /// what a reader that only counts or keeps a few uses (a study of a billion reports has
@@ -148,9 +151,11 @@ class StudyReader {
                       std::uint64_t chunk_rows = 65536) const;
   /// `events` (as events() read them) and every metric row, merged in the order they
   /// happened (sequence numbers): what resume and `export --table replay` walk.
+  /// From `from_seq` on: the rows before it are not read (a resume from a snapshot).
   void for_each_in_seq_order(const std::vector<EventRecord>& events,
                              const std::function<void(const EventRecord&)>& on_event,
-                             const std::function<void(const MetricRecord&)>& on_metric) const;
+                             const std::function<void(const MetricRecord&)>& on_metric,
+                             std::uint64_t from_seq = 0) const;
   std::vector<CheckpointRecord> checkpoints() const;
   /// What [checkpoints] removed, in the order it did (empty before schema 10).
   std::vector<RemovedCheckpoint> removed_checkpoints() const;
@@ -160,6 +165,9 @@ class StudyReader {
   /// The configuration `trial` had when it made its best report: /trials' unless PBT
   /// changed it before then (the last exploit of the trial before that report).
   core::Configuration config_at_best(const TrialRecord& trial) const;
+  /// The decision snapshots the file holds (/snapshots; store/decision_replay.hpp), by
+  /// slot, as written: unchecked, and none in a file no writer with snapshots opened.
+  std::vector<std::pair<int, std::string>> decision_snapshots() const;
 
  private:
   void read_header();  // format, schema version, embedded study, commit row

@@ -15,8 +15,10 @@
 #include "config/study_file.hpp"
 #include "core/text.hpp"
 #include "slurmtune/version.hpp"
+#include "store/decision_snapshots.hpp"
 #include "store/file/flush_thread.hpp"
 #include "store/file/hdf5.hpp"
+#include "store/file/snapshot_slots.hpp"
 #include "store/file/tables.hpp"
 #include "store/study_writer_objects.hpp"
 
@@ -176,6 +178,7 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
 
 StudyWriter::~StudyWriter() {
   try {
+    if (snapshots_) snapshots_->snapshot_next();  // the next resume replays nothing
     flush();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurmtune: warning: final flush of the results file failed: %s\n",
@@ -276,6 +279,8 @@ void StudyWriter::open_tables(bool fresh) {
     h5_->removals =
         std::make_unique<AppendTable>(table("removed_checkpoints", layout_.removals, {256, 4}),
                                       layout_.removals, count(layout_.k.removals));
+  // Before SWMR writing starts, which cannot create objects.
+  if (options_.snapshot_interval_s > 0) create_snapshot_slots(h5_->file);
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {
@@ -288,7 +293,18 @@ void StudyWriter::adopt_live_trials(const WriterPosition& position) {
   }
 }
 
+void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,
+                                          std::function<void(const std::string&)> warn) {
+  if (!(options_.snapshot_interval_s > 0))
+    throw UsageError("keep_decision_snapshots: the writer was made without snapshot slots");
+  if (flusher_) flusher_->wait();  // no flush reads snapshots_ while it changes
+  snapshots_ = std::make_unique<DecisionSnapshots>(std::move(replay), session_first_seq_,
+                                                   options_.snapshot_interval_s, slot_in_use,
+                                                   std::move(warn));
+}
+
 void StudyWriter::append_session() {
+  session_first_seq_ = seq_;
   std::byte* row = h5_->sessions->new_row();
   const auto& l = layout_.sessions;
   l.put_f64(row, layout_.s.started, unix_time_s());
@@ -324,6 +340,17 @@ void StudyWriter::event(core::TrialId trial, EventKind kind, double time,
   l.put_f64(row, layout_.e.milestone, outcome && outcome->milestone ? *outcome->milestone : kNaN);
   l.put_f64(row, layout_.e.value, value);
   l.put_f64(row, layout_.e.cutoff, outcome && outcome->cutoff ? *outcome->cutoff : kNaN);
+  if (snapshots_) {
+    // What a reader decodes from the row (a replay reads no more than this).
+    EventRecord e;
+    e.seq = seq_ - 1;
+    e.trial = trial;
+    e.time = time;
+    e.kind = kind;
+    e.step = step;
+    e.value = value;
+    snapshots_->event(e);
+  }
   if (!layout_.has_predictions()) return;  // a file of schema 4 or older
   const auto& p = outcome ? outcome->prediction : std::nullopt;
   l.put_f64(row, layout_.e.predicted_at, p ? p->at : kNaN);
@@ -336,6 +363,7 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
                                 double time, const core::SuggestionInfo& suggestion) {
   if (h5_->trials->is_live(trial))
     throw UsageError("results file: trial " + std::to_string(trial) + " started twice");
+  if (snapshots_) snapshots_->started(trial, config);
   std::byte* row = h5_->trials->row(trial);
   const auto& l = layout_.trials;
   l.put_u64(row, layout_.t.id, trial);
@@ -418,6 +446,12 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   ml.put_f64(m, layout_.m.time, time);
   for (std::size_t i = 0; i < metric_names_.size(); ++i)
     ml.put_f64(m, layout_.m.first_metric + i, i < values.size() ? values[i] : kNaN);
+  if (snapshots_) {
+    MetricRecord record{seq, trial, step, time, std::vector<double>(metric_names_.size(), kNaN)};
+    std::copy_n(values.begin(), std::min(values.size(), record.values.size()),
+                record.values.begin());
+    snapshots_->metric(record);
+  }
 
   const auto& tl = layout_.trials;
   tl.put_f64(row, layout_.t.last_step, step);

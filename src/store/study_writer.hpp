@@ -22,8 +22,10 @@
 
 namespace slurmtune::store {
 
-class Hid;          // store/file/hdf5.hpp
-class FlushThread;  // store/file/flush_thread.hpp
+class Hid;                // store/file/hdf5.hpp
+class FlushThread;        // store/file/flush_thread.hpp
+class DecisionReplay;     // store/decision_replay.hpp
+class DecisionSnapshots;  // store/decision_snapshots.hpp
 
 struct WriterOptions {
   double flush_interval_s = 1.0;  ///< buffered rows reach the file at least this often
@@ -36,6 +38,9 @@ struct WriterOptions {
   /// Flushes that come due are written by a thread of their own (flush_thread.hpp), not
   /// on the caller's; explicit flush() calls still return once the file has the rows.
   bool background_flush = false;
+  /// Decision snapshots (store/decision_snapshots.hpp) at least this many seconds apart
+  /// once keep_decision_snapshots() is called; 0: the file gets no /snapshots slots.
+  double snapshot_interval_s = 0;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -134,6 +139,13 @@ class StudyWriter {
   /// that waits for durable_ticket()); set before the first flush.
   void on_durable(std::function<void(const DurableCommit&)> notify);
 
+  /// Writes a decision snapshot every WriterOptions::snapshot_interval_s from now on (and
+  /// at the last flush): `replay` holds the state of the rows before this session's
+  /// (store::resume_study's replayed_state, loaded; a fresh replay for a new study);
+  /// `slot_in_use` the slot the resume started from. `warn` gets, once, why they stopped.
+  void keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,
+                               std::function<void(const std::string&)> warn);
+
   /// The coordinator loop's figures the next commit row records (schema 9 on; an older
   /// file resumed does not record them).
   void set_loop_figures(const core::LoopFigures& figures) { loop_figures_ = figures; }
@@ -179,7 +191,9 @@ class StudyWriter {
   std::atomic<std::uint64_t> flushes_durable_ = 0;        // set by the flush thread
   std::function<void(const DurableCommit&)> on_durable_;  // called by it
   std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread
-  std::unique_ptr<FlushThread> flusher_;                  // last: it writes what is above
+  std::uint64_t session_first_seq_ = 0;
+  std::unique_ptr<DecisionSnapshots> snapshots_;  // keep_decision_snapshots
+  std::unique_ptr<FlushThread> flusher_;          // last: it writes what is above
 };
 
 /// Current time as the results file records it: seconds since the Unix epoch.

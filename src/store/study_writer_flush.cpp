@@ -4,7 +4,9 @@
 #include <chrono>
 #include <memory>
 
+#include "store/decision_snapshots.hpp"
 #include "store/file/flush_thread.hpp"
+#include "store/file/snapshot_slots.hpp"
 #include "store/study_writer.hpp"
 #include "store/study_writer_objects.hpp"
 
@@ -29,6 +31,7 @@ std::vector<std::byte> StudyWriter::commit_row() const {
 struct StudyWriter::FlushBatch {
   AppendBatch metrics, events, checkpoints, sessions, exploits, removals;
   UpdateBatch trials;
+  std::vector<DecisionSnapshots::Row> replay;  // for the decision snapshots
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
   std::uint64_t ticket = 0;  // its number (commit_ticket)
@@ -43,6 +46,7 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
   if (h5_->exploits) batch.exploits = h5_->exploits->take();
   if (h5_->removals) batch.removals = h5_->removals->take();
   batch.trials = h5_->trials->take();
+  if (snapshots_) batch.replay = snapshots_->take_rows();
   batch.commit = commit_row();
   batch.metric_rows = h5_->metrics->rows();
   batch.ticket = ++flushes_taken_;
@@ -60,6 +64,10 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
   if (h5_->exploits) h5_->exploits->write(batch.exploits);
   if (h5_->removals) h5_->removals->write(batch.removals);
   h5_->trials->write(batch.trials);
+  // A snapshot holds exactly the rows this commit makes durable.
+  if (snapshots_)
+    if (const auto due = snapshots_->replay(batch.replay))
+      write_snapshot_slot(h5_->file, due->slot, due->bytes);
   // Last: the commit row makes everything above count. A writer killed before this
   // line leaves the previous commit in place, and with it a consistent study.
   write_single_row(h5_->commit, layout_.commit, batch.commit.data());

@@ -166,6 +166,9 @@ int run_command(const Args& args) {
       "have to checkpoint before SIGTERM")(
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
       "seconds between flushes of the results file (what a crash can lose)")(
+      "snapshot-interval", po::value<double>(&run.snapshot_interval_s)->default_value(300),
+      "seconds between snapshots of the scheduler's and sampler's state in the results file, "
+      "from which a resume starts instead of replaying every report; 0: none")(
       "silent-after", po::value<double>(&run.silent_after_s)->default_value(300),
       "the progress line names trials without a report or heartbeat for this long")(
       "end-margin", po::value<double>(&run.end_margin_s)->default_value(300),

@@ -129,9 +129,10 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   if (options_.accept_joins) protocol::write_token_file(token_file_, token);
   credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
-  study_ = open_study(
-      spec_, options_.output, options_.allow_changes,
-      store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true});
+  study_ =
+      open_study(spec_, options_.output, options_.allow_changes,
+                 store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion,
+                                      true, options_.snapshot_interval_s});
   run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   if (study_.retention) {
@@ -195,8 +196,14 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
            options_.output +
-           (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed)"
+           (study_.resumed ? " (" + std::to_string(study_.reports_replayed) + " reports replayed" +
+                                 (study_.snapshot_seq ? " after the decision snapshot at seq " +
+                                                            std::to_string(*study_.snapshot_seq)
+                                                      : std::string()) +
+                                 ")"
                            : ""));
+  if (!study_.snapshot_note.empty())
+    log_line("decision snapshots not used: " + study_.snapshot_note);
   log_reopened(study_);
   if (!descriptors.empty()) log_line(descriptors);
   log_line(launcher_->describe() + backend_->describe());

@@ -8,6 +8,8 @@
 #include "core/schedulers/scheduler_spec.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
+#include "runtime/log.hpp"
+#include "store/decision_replay.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 
@@ -78,13 +80,26 @@ void rebuild_retention(const store::StudyReader& reader,
   opened.retention = std::move(retention);
 }
 
+// The writer's decision snapshots go on from `replay` (the state of the rows before
+// this session's); their failures are logged, never the study's.
+void keep_snapshots(store::StudyWriter& writer, std::unique_ptr<store::DecisionReplay> replay,
+                    int slot_in_use) {
+  writer.keep_decision_snapshots(std::move(replay), slot_in_use,
+                                 [](const std::string& why) { log_line("warning: " + why); });
+}
+
 }  // namespace
 
 OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, bool allow_changes,
-                       const store::WriterOptions& options) {
+                       const store::WriterOptions& writer_options) {
   OpenedStudy opened;
+  store::WriterOptions options = writer_options;
+  if (!store::decision_snapshots_possible(spec)) options.snapshot_interval_s = 0;
+  const bool snapshots = options.snapshot_interval_s > 0;
   if (!std::filesystem::exists(path)) {
     opened.writer = store::StudyWriter::create(path, spec, options);
+    if (snapshots)
+      keep_snapshots(*opened.writer, std::make_unique<store::DecisionReplay>(spec, spec, path), -1);
     opened.scheduler = core::make_scheduler(spec.scheduler, spec.mode, spec.seed, spec.name);
     opened.suggester =
         core::make_suggester(spec.space, spec.sampler, spec.mode == core::Mode::Max, spec.seed);
@@ -93,13 +108,22 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
   }
   store::WriterPosition position;
   std::vector<core::TrialId> dropped;
+  std::unique_ptr<store::DecisionReplay> replayed;  // for the writer's snapshots
+  int slot_in_use = -1;
   {
     // The reader must be gone before the writer opens the same file (HDF5 1.10 keeps
     // one open file per path and process).
     const store::StudyReader reader(path);
-    auto state = store::resume_study(reader, spec, store::ResumeOptions{allow_changes});
+    auto state = store::resume_study(reader, spec, store::ResumeOptions{allow_changes, snapshots});
     opened.resumed = resume_point(state);
     opened.reports_replayed = state.reports_replayed;
+    opened.snapshot_seq = state.snapshot_seq;
+    opened.snapshot_note = state.snapshot_note;
+    if (!state.replayed_state.empty()) {
+      replayed = std::make_unique<store::DecisionReplay>(reader.spec(), spec, path);
+      replayed->load(state.replayed_state);
+      slot_in_use = state.snapshot_slot;
+    }
     opened.scheduler = std::move(state.scheduler);
     opened.suggester = std::move(state.suggester);
     for (const auto& c : reader.checkpoints())
@@ -115,6 +139,8 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
     if (spec.checkpoints.removes()) rebuild_retention(reader, state.trials, spec, opened);
   }
   opened.writer = store::StudyWriter::reopen(path, spec, options, position);
+  // Before the rows below: the snapshots' replay sees every row this session records.
+  if (replayed) keep_snapshots(*opened.writer, std::move(replayed), slot_in_use);
   for (const core::TrialId trial : opened.reopened)
     opened.writer->trial_reopened(trial, store::unix_time_s());
   // Paused trials the replayed scheduler has already given up on end now, as they

@@ -31,6 +31,10 @@ struct OpenedStudy {
   /// Checkpoints the scheduler asked for and the file does not record as saved.
   std::map<core::TrialId, double> awaited_checkpoints;
   std::uint64_t reports_replayed = 0;
+  /// Resumed from a decision snapshot: the seq it holds rows up to; and why snapshots the
+  /// file holds were not used (empty: none refused).
+  std::optional<std::uint64_t> snapshot_seq;
+  std::string snapshot_note;
   /// Trials dropped when the study ended that wait at their rungs again (the study has
   /// room for more trials now), and those left ended by a file too old to say so.
   std::vector<core::TrialId> reopened;
