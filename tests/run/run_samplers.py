@@ -459,7 +459,12 @@ def straight_and_resumed(runner, study, started=STARTUP + 2, before_resume=None)
 
 def resume_scenario(runner, sampler, options=None, scheduler=None):
     study = sampler_study(runner, sampler, options, scheduler)
-    straight, path, _ = straight_and_resumed(runner, study)
+    straight, path, log = straight_and_resumed(runner, study)
+    # The interrupted session's last flush wrote a decision snapshot; the resume starts
+    # from it (suggest_ahead keeps none: the suggestion made ahead at the last start).
+    ahead = bool((options or {}).get("suggest_ahead"))
+    expect(("after the decision snapshot at seq" in log) != ahead,
+           "the resume %s a decision snapshot:\n%s" % ("used" if ahead else "did not use", log))
     if scheduler:  # not Ray's ASHA: decisions and predictions as the uninterrupted run's
         same_decisions(decisions(straight), decisions(path), "resumed against uninterrupted")
         expect(resumptions(straight) == resumptions(path),

@@ -1,16 +1,23 @@
 // Study-file figures (doc/performance.md):
 //   build/tests/bench/bench_study_file ingest [ROWS]        rows/s into /metrics, bytes/row
 //   build/tests/bench/bench_study_file resume [TRIALS] [STEPS]   reopen + rebuild time
+//   build/tests/bench/bench_study_file resume-file RESULTS.h5 [--whole]   the same of a file
+//   build/tests/bench/bench_study_file snapshot-file RESULTS.h5 FRACTION  write a snapshot
 // Files are written under $TMPDIR (default /tmp) and removed afterwards.
+#include <hdf5.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "config/study_file.hpp"
 #include "core/random.hpp"
 #include "core/simulation/simulation.hpp"
+#include "store/decision_replay.hpp"
+#include "store/file/snapshot_slots.hpp"
 #include "store/resume.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/study_writer.hpp"
@@ -119,16 +126,57 @@ type = "fifo"
 }
 
 // Reopens an existing results file (a `simulate -o` study) and rebuilds its state, as
-// `slurmtune run` does on a requeue.
-void resume_file(const std::string& path) {
+// `slurmtune run` does on a requeue: from its decision snapshot, if it has one, unless
+// `whole`.
+void resume_file(const std::string& path, bool whole) {
   for (int repeat = 0; repeat < 2; ++repeat) {
     const auto start = std::chrono::steady_clock::now();
     const store::StudyReader reader(path);
-    const auto state = store::resume_study(reader, reader.spec(), {});
-    std::printf("resume: reopen + rebuild %llu trials, %llu reports: %.2f s\n",
+    store::ResumeOptions options;
+    options.use_snapshots = !whole;
+    const auto state = store::resume_study(reader, reader.spec(), options);
+    std::printf("resume: reopen + rebuild %llu trials, %llu reports replayed%s: %.2f s\n",
                 static_cast<unsigned long long>(state.trials.size()),
-                static_cast<unsigned long long>(state.reports_replayed), seconds_since(start));
+                static_cast<unsigned long long>(state.reports_replayed),
+                state.snapshot_seq
+                    ? (" after the snapshot at seq " + std::to_string(*state.snapshot_seq)).c_str()
+                    : "",
+                seconds_since(start));
   }
+}
+
+// Writes into an existing results file the decision snapshot `slurmtune run` would have
+// written once the first `fraction` of its rows were recorded (slot a).
+void snapshot_file(const std::string& path, double fraction) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string bytes;
+  {
+    const store::StudyReader reader(path);
+    const auto& spec = reader.spec();
+    store::DecisionReplay replay(spec, spec, path);
+    for (const auto& s : reader.sessions())
+      replay.add_session(s.first_seq);
+    const auto trials = reader.trials();
+    const auto cut =
+        static_cast<std::uint64_t>(fraction * static_cast<double>(reader.committed().next_seq));
+    reader.for_each_in_seq_order(
+        reader.events(),
+        [&](const store::EventRecord& e) {
+          if (e.seq < cut)
+            replay.event(e, e.trial < trials.size() ? &trials[e.trial].config : nullptr);
+        },
+        [&](const store::MetricRecord& m) {
+          if (m.seq < cut) replay.metric(m);
+        });
+    bytes = replay.snapshot();
+  }
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) throw std::runtime_error("cannot open " + path + " for writing");
+  store::create_snapshot_slots(file);
+  store::write_snapshot_slot(file, 0, bytes);
+  H5Fclose(file);
+  std::printf("snapshot: %zu bytes at %.0f %% of the rows, written in %.1f s\n", bytes.size(),
+              100 * fraction, seconds_since(start));
 }
 
 }  // namespace
@@ -142,11 +190,13 @@ int main(int argc, char** argv) {
   } else if (what == "resume") {
     resume(argc > 2 ? std::stoull(argv[2]) : 100000, argc > 3 ? std::stod(argv[3]) : 100);
   } else if (what == "resume-file" && argc > 2) {
-    resume_file(argv[2]);
+    resume_file(argv[2], argc > 3 && std::string(argv[3]) == "--whole");
+  } else if (what == "snapshot-file" && argc > 3) {
+    snapshot_file(argv[2], std::stod(argv[3]));
   } else {
     std::fprintf(stderr,
                  "usage: bench_study_file ingest [ROWS] | resume [TRIALS] [STEPS] | "
-                 "resume-file RESULTS.h5\n");
+                 "resume-file RESULTS.h5 [--whole] | snapshot-file RESULTS.h5 FRACTION\n");
     return 2;
   }
 }
