@@ -34,12 +34,9 @@ class Xoshiro256 {
   /// Uniform integer in [0, n) without modulo bias (Lemire's method); n > 0.
   std::uint64_t below(std::uint64_t n) noexcept;
 
-  /// The generator's state, and one that goes on from it (a snapshot).
-  std::array<std::uint64_t, 4> state() const noexcept { return s_; }
-  static Xoshiro256 from_state(const std::array<std::uint64_t, 4>& state) noexcept {
-    Xoshiro256 rng(0);
-    rng.s_ = state;
-    return rng;
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(s_);
   }
 
  private:

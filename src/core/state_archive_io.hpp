@@ -1,8 +1,8 @@
 #pragma once
 // What a .cpp file that saves and loads a class's state (state_archive.hpp) needs:
-// cereal's archives and standard types, the state of the value types several classes
-// hold, and SLURMTUNE_STATE, which defines save_state and load_state from one list of
-// fields so the two cannot disagree.
+// cereal's archives and standard types (value types write themselves: their
+// `serialize` members), and SLURMTUNE_STATE, which defines save_state and load_state
+// from one list of fields so the two cannot disagree.
 #include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/array.hpp>
 #include <cereal/types/deque.hpp>
@@ -17,12 +17,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/objectives/objectives.hpp"
-#include "core/prediction/curve_extrapolator.hpp"
-#include "core/random.hpp"
-#include "core/schedulers/scheduler.hpp"
-#include "core/search/suggester.hpp"
-#include "core/space/search_space.hpp"
 #include "core/state_archive.hpp"
 
 namespace cereal {
@@ -55,57 +49,3 @@ void load(Archive& archive, std::unordered_map<Key, Value, Hash, Equal, Allocato
   void Class::load_state(::slurmtune::core::StateIn& archive) {        \
     archive(__VA_ARGS__);                                              \
   }
-
-namespace slurmtune::core {
-
-template <class Archive>
-void serialize(Archive& archive, ReportedPoint& point) {
-  archive(point.step, point.value);
-}
-template <class Archive>
-void serialize(Archive& archive, Configuration& config) {
-  archive(config.values, config.active);
-}
-template <class Archive>
-void serialize(Archive& archive, Exploit& exploit) {
-  archive(exploit.step, exploit.donor, exploit.donor_step, exploit.config, exploit.operations);
-}
-template <class Archive>
-void serialize(Archive& archive, PredictedFinal& p) {
-  archive(p.at, p.mean, p.lower, p.upper);
-}
-template <class Archive>
-void serialize(Archive& archive, ResumeReason& reason) {
-  archive(reason.rule, reason.until, reason.expected, reason.improvement, reason.start_improvement);
-}
-template <class Archive>
-void serialize(Archive& archive, Job& job) {
-  archive(job.kind, job.trial, job.until, job.exploit, job.reason);
-}
-template <class Archive>
-void serialize(Archive& archive, Suggestion& suggestion) {
-  archive(suggestion.config, suggestion.info.origin, suggestion.info.position.model_words,
-          suggestion.info.position.startup_words);
-}
-template <class Archive>
-void save(Archive& archive, const ObjectiveTracker& tracker) {
-  archive(tracker.objectives(), tracker.constraint_metrics());
-}
-template <class Archive>
-void load(Archive& archive, ObjectiveTracker& tracker) {
-  std::vector<double> objectives, constraint_metrics;
-  archive(objectives, constraint_metrics);
-  tracker = ObjectiveTracker(std::move(objectives), std::move(constraint_metrics));
-}
-template <class Archive>
-void save(Archive& archive, const Xoshiro256& rng) {
-  archive(rng.state());
-}
-template <class Archive>
-void load(Archive& archive, Xoshiro256& rng) {
-  std::array<std::uint64_t, 4> words{};
-  archive(words);
-  rng = Xoshiro256::from_state(words);
-}
-
-}  // namespace slurmtune::core

@@ -11,6 +11,7 @@
 #include "core/number_text.hpp"
 #include "core/state_archive.hpp"
 #include "core/state_archive_io.hpp"
+#include "core/study/decision_state.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
 #include "store/resume.hpp"

@@ -14,8 +14,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "core/space/search_space.hpp"
@@ -25,11 +25,22 @@ namespace slurmtune::store {
 
 class DecisionSnapshots {
  public:
-  struct Started {  // a start's configuration, just before its event
+  struct Started {  // a start's configuration, recorded with its event
     core::TrialId trial;
     core::Configuration config;
   };
-  using Row = std::variant<Started, EventRecord, MetricRecord>;
+  struct Report {  // a /metrics row; its values in Rows::values from `first_value` on
+    std::uint64_t seq, trial;
+    double step, time;
+    std::size_t first_value;
+  };
+  // A flush's rows, flat: the loop appends a few words per report, allocates nothing.
+  struct Rows {
+    std::vector<Started> started;
+    std::vector<EventRecord> events;
+    std::vector<Report> reports;
+    std::vector<double> values;
+  };
   struct Due {  // a snapshot to write
     int slot;
     std::string bytes;
@@ -39,25 +50,30 @@ class DecisionSnapshots {
   /// `session_first_seq`: where this session's rows begin; `slot_in_use`: the slot of the
   /// snapshot the resume started from (-1: none), which the first write leaves alone.
   /// `warn` says, once, why snapshots stopped (the study goes on without them).
-  DecisionSnapshots(std::unique_ptr<DecisionReplay> replay, std::uint64_t session_first_seq,
-                    double interval_s, int slot_in_use,
+  DecisionSnapshots(std::unique_ptr<DecisionReplay> replay, std::size_t metrics,
+                    std::uint64_t session_first_seq, double interval_s, int slot_in_use,
                     std::function<void(const std::string&)> warn);
 
   // The writer's thread.
   void started(core::TrialId trial, const core::Configuration& config);
   void event(const EventRecord& e);
-  void metric(const MetricRecord& m);
+  void report(std::uint64_t seq, core::TrialId trial, double step, double time,
+              std::span<const double> values);
   /// The rows since the last call, for the flush that takes them.
-  std::vector<Row> take_rows();
+  Rows take_rows();
   /// The next flush writes a snapshot whatever the interval (the writer's last).
   void snapshot_next() { forced_ = true; }
 
   // The flush thread.
   /// Replays `rows`; the snapshot to write with them, when one is due.
-  std::optional<Due> replay(const std::vector<Row>& rows);
+  std::optional<Due> replay(const Rows& rows);
 
  private:
-  std::vector<Row> rows_;  // the writer's thread's
+  void replay_in_order(const Rows& rows);
+
+  Rows rows_;             // the writer's thread's
+  std::size_t metrics_;   // values per report
+  MetricRecord scratch_;  // the flush thread's: one report at a time
   // The flush thread's:
   std::unique_ptr<DecisionReplay> replay_;
   std::vector<core::Configuration> configs_;  // by trial id, as /trials records them

@@ -200,6 +200,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   if (last_of_file && *last_of_file < state.trials.size())
     replay.set_last_start(*last_of_file, state.trials[*last_of_file].suggestion.position);
   if (options.use_snapshots) state.snapshot_seq = start_from_snapshot(reader, now, replay, state);
+  const std::uint64_t reports_before = replay.reports();  // the snapshot's
   const auto config_of = [&state](const EventRecord& e) -> const core::Configuration* {
     return e.trial < state.trials.size() ? &state.trials[e.trial].config : nullptr;
   };
@@ -210,7 +211,7 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   // what `run`'s snapshots go on from (store/decision_snapshots.hpp).
   if (options.keep_replayed_state && decision_snapshots_possible(now))
     state.replayed_state = replay.snapshot();
-  state.reports_replayed = replay.reports();
+  state.reports_replayed = replay.reports() - reports_before;
   state.last_step = replay.last_steps();
   state.awaited_checkpoints = replay.awaited_checkpoints();
   state.exploits = replay.exploits();

@@ -42,9 +42,9 @@ struct ResumeOptions {
 struct ResumeState {
   std::unique_ptr<core::Scheduler> scheduler;
   std::unique_ptr<core::Suggester> suggester;
-  std::vector<TrialRecord> trials;  ///< every recorded trial, by id
-  std::uint64_t next_seq = 0;       ///< first sequence number for new rows
-  std::uint64_t reports_replayed = 0;
+  std::vector<TrialRecord> trials;        ///< every recorded trial, by id
+  std::uint64_t next_seq = 0;             ///< first sequence number for new rows
+  std::uint64_t reports_replayed = 0;     ///< by this resume: after the snapshot, if one
   std::vector<core::TrialId> unfinished;  ///< running or paused at the last complete flush
   /// Status of every trial as the committed events say (trial rows can run ahead of them
   /// when a writer died mid-flush); `trials[i].status` holds the same.

@@ -298,9 +298,9 @@ void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay
   if (!(options_.snapshot_interval_s > 0))
     throw UsageError("keep_decision_snapshots: the writer was made without snapshot slots");
   if (flusher_) flusher_->wait();  // no flush reads snapshots_ while it changes
-  snapshots_ = std::make_unique<DecisionSnapshots>(std::move(replay), session_first_seq_,
-                                                   options_.snapshot_interval_s, slot_in_use,
-                                                   std::move(warn));
+  snapshots_ = std::make_unique<DecisionSnapshots>(std::move(replay), metric_names_.size(),
+                                                   session_first_seq_, options_.snapshot_interval_s,
+                                                   slot_in_use, std::move(warn));
 }
 
 void StudyWriter::append_session() {
@@ -446,12 +446,7 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   ml.put_f64(m, layout_.m.time, time);
   for (std::size_t i = 0; i < metric_names_.size(); ++i)
     ml.put_f64(m, layout_.m.first_metric + i, i < values.size() ? values[i] : kNaN);
-  if (snapshots_) {
-    MetricRecord record{seq, trial, step, time, std::vector<double>(metric_names_.size(), kNaN)};
-    std::copy_n(values.begin(), std::min(values.size(), record.values.size()),
-                record.values.begin());
-    snapshots_->metric(record);
-  }
+  if (snapshots_) snapshots_->report(seq, trial, step, time, values);
 
   const auto& tl = layout_.trials;
   tl.put_f64(row, layout_.t.last_step, step);

@@ -31,7 +31,7 @@ std::vector<std::byte> StudyWriter::commit_row() const {
 struct StudyWriter::FlushBatch {
   AppendBatch metrics, events, checkpoints, sessions, exploits, removals;
   UpdateBatch trials;
-  std::vector<DecisionSnapshots::Row> replay;  // for the decision snapshots
+  DecisionSnapshots::Rows replay;  // for the decision snapshots
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
   std::uint64_t ticket = 0;  // its number (commit_ticket)

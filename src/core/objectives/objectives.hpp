@@ -54,9 +54,6 @@ class ObjectiveTracker {
   ObjectiveTracker() = default;
   ObjectiveTracker(std::size_t objectives, std::size_t constraints)
       : objectives_(objectives, nan()), constraint_metrics_(constraints, nan()) {}
-  /// The values a snapshot holds.
-  ObjectiveTracker(std::vector<double> objectives, std::vector<double> constraint_metrics)
-      : objectives_(std::move(objectives)), constraint_metrics_(std::move(constraint_metrics)) {}
 
   /// Takes the non-NaN values of `row` (objectives first, then constraint metrics).
   void update(const std::vector<double>& objective_values,
@@ -67,6 +64,10 @@ class ObjectiveTracker {
   bool complete() const;
   const std::vector<double>& objectives() const { return objectives_; }
   const std::vector<double>& constraint_metrics() const { return constraint_metrics_; }
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(objectives_, constraint_metrics_);
+  }
   /// The constraints' values, or nullopt where a constraint's metric was never reported.
   std::optional<std::vector<double>> constraint_values(const std::vector<Constraint>& c) const;
 

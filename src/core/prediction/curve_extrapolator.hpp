@@ -26,6 +26,10 @@ namespace slurmtune::core {
 struct ReportedPoint {
   double step = 0;
   double value = 0;
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(step, value);
+  }
 };
 
 /// The parametric families: pow3 `c + a*x^-t`, exp3 `c + a*exp(-t*x/X)` (X the last

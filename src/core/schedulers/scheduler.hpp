@@ -35,7 +35,11 @@ struct Exploit {
   TrialId donor = 0;
   double donor_step = 0;
   Configuration config;
-  std::string operations;  ///< what exploring did, e.g. `lr * 1.2, batch shift right`
+  std::string operations;   ///< what exploring did, e.g. `lr * 1.2, batch shift right`
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(step, donor, donor_step, config, operations);
+  }
 };
 
 /// Where a scheduler that predicts learning curves expects a trial to end: the value at
@@ -46,6 +50,10 @@ struct PredictedFinal {
   double lower = 0;
   double upper = 0;
   friend bool operator==(const PredictedFinal&, const PredictedFinal&) = default;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(at, mean, lower, upper);
+  }
 };
 
 /// What a scheduler answers to one report.
@@ -81,6 +89,10 @@ struct ResumeReason {
   std::optional<PredictedFinal> expected;
   double improvement = 0;
   double start_improvement = 0;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(rule, until, expected, improvement, start_improvement);
+  }
 };
 std::string_view to_string(ResumeReason::Rule rule);
 
@@ -92,6 +104,10 @@ struct Job {
   double until = 0;                ///< the resource at which the scheduler expects to judge it next
   std::optional<Exploit> exploit;  ///< Resume only: resume as this, not from its own state
   std::optional<ResumeReason> reason;  ///< Resume by freeze_thaw: why this trial
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(kind, trial, until, exploit, reason);
+  }
 };
 
 /// The last observation of a trial, passed when it ends.

@@ -44,6 +44,10 @@ struct SuggestionInfo {
 struct Suggestion {
   Configuration config;
   SuggestionInfo info;
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(config, info.origin, info.position.model_words, info.position.startup_words);
+  }
 };
 
 class Suggester {

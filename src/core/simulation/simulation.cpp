@@ -13,8 +13,8 @@
 #include "core/number_text.hpp"
 #include "core/simulation/recorded_objective.hpp"
 #include "core/simulation/synthetic_objective.hpp"
-#include "core/state_archive.hpp"
 #include "core/study/allocation_clock.hpp"
+#include "core/study/decision_state.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
 

@@ -108,6 +108,10 @@ struct Configuration {
   std::vector<bool> active;
   bool is_active(std::size_t p) const { return active.empty() || active[p]; }
   friend bool operator==(const Configuration&, const Configuration&) = default;
+  template <class Archive>  // a snapshot (core/state_archive.hpp)
+  void serialize(Archive& archive) {
+    archive(values, active);
+  }
 };
 
 /// Values chosen in advance for some parameters (a configuration to try first: Optuna's

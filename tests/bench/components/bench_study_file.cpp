@@ -1,6 +1,7 @@
 // Study-file figures (doc/performance.md):
 //   build/tests/bench/bench_study_file ingest [ROWS]        rows/s into /metrics, bytes/row
 //   build/tests/bench/bench_study_file resume [TRIALS] [STEPS]   reopen + rebuild time
+//   build/tests/bench/bench_study_file ingest-snapshots [ROWS]  the same with snapshots
 //   build/tests/bench/bench_study_file resume-file RESULTS.h5 [--whole]   the same of a file
 //   build/tests/bench/bench_study_file snapshot-file RESULTS.h5 FRACTION  write a snapshot
 // Files are written under $TMPDIR (default /tmp) and removed afterwards.
@@ -51,16 +52,26 @@ max_t = 1000000
                              "ingest.toml");
 }
 
-void ingest(std::uint64_t rows, int deflate) {
+// With `snapshots`, the writer keeps decision snapshots as `slurmtune run`'s does (its
+// replay of every row, a snapshot every second); with `background`, flushes go to the
+// writer's flush thread, as in `run`: the time is then the caller's (the loop's).
+void ingest(std::uint64_t rows, int deflate, bool snapshots = false, bool background = false) {
   const auto spec = four_metric_study();
   const std::string path = temp_path("slurmtune-ingest.h5");
   fs::remove(path);
   store::WriterOptions options;
   options.metrics_deflate = deflate;
+  if (snapshots) options.snapshot_interval_s = 1;
+  options.background_flush = background;
   const core::TrialId trials = 1000;
   const auto start = std::chrono::steady_clock::now();
+  double caller_s = 0;
   {
     auto writer = store::StudyWriter::create(path, spec, options);
+    if (snapshots)
+      writer->keep_decision_snapshots(
+          std::make_unique<store::DecisionReplay>(spec, spec, path), -1,
+          [](const std::string& why) { std::fprintf(stderr, "%s\n", why.c_str()); });
     core::Configuration config{{0.5}};
     for (core::TrialId t = 0; t < trials; ++t)
       writer->trial_started(t, config, 0, 0.0);
@@ -73,13 +84,17 @@ void ingest(std::uint64_t rows, int deflate) {
                 0.9 / (step + 2) + 0.01 * noise.uniform01(), 1e-3};
       writer->report(i % trials, step, static_cast<double>(i) * 1e-3, values, outcome);
     }
+    caller_s = seconds_since(start);  // before the last flush waits for the flush thread
     writer->flush();
   }
   const double elapsed = seconds_since(start);
   const double bytes = static_cast<double>(fs::file_size(path));
-  std::printf("ingest deflate=%-2d rows=%llu  %.2f s  %.0f rows/s  %.1f bytes/row (file %.1f MB)\n",
-              deflate, static_cast<unsigned long long>(rows), elapsed,
-              static_cast<double>(rows) / elapsed, bytes / static_cast<double>(rows), bytes / 1e6);
+  std::printf(
+      "ingest deflate=%-2d%s%s rows=%llu  %.2f s  %.0f rows/s (%.0f/s on the caller's thread)  "
+      "%.1f bytes/row (file %.1f MB)\n",
+      deflate, snapshots ? " snapshots" : "", background ? " background" : "",
+      static_cast<unsigned long long>(rows), elapsed, static_cast<double>(rows) / elapsed,
+      static_cast<double>(rows) / caller_s, bytes / static_cast<double>(rows), bytes / 1e6);
   fs::remove(path);
 }
 
@@ -168,7 +183,9 @@ void snapshot_file(const std::string& path, double fraction) {
         [&](const store::MetricRecord& m) {
           if (m.seq < cut) replay.metric(m);
         });
+    const auto written = std::chrono::steady_clock::now();
     bytes = replay.snapshot();
+    std::printf("snapshot: written out and hashed in %.1f ms\n", 1e3 * seconds_since(written));
   }
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error("cannot open " + path + " for writing");
@@ -187,6 +204,13 @@ int main(int argc, char** argv) {
     const std::uint64_t rows = argc > 2 ? std::stoull(argv[2]) : 5000000;
     for (const int deflate : {-1, 1, 4})
       ingest(rows, deflate);
+  } else if (what == "ingest-snapshots") {
+    const std::uint64_t rows = argc > 2 ? std::stoull(argv[2]) : 5000000;
+    for (int repeat = 0; repeat < 2; ++repeat)
+      for (const bool background : {false, true}) {
+        ingest(rows, 1, false, background);
+        ingest(rows, 1, true, background);
+      }
   } else if (what == "resume") {
     resume(argc > 2 ? std::stoull(argv[2]) : 100000, argc > 3 ? std::stod(argv[3]) : 100);
   } else if (what == "resume-file" && argc > 2) {

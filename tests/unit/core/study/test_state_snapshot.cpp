@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "core/simulation/simulation.hpp"
-#include "core/state_archive.hpp"
+#include "core/study/decision_state.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
 

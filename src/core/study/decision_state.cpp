@@ -1,4 +1,4 @@
-#include "core/state_archive.hpp"
+#include "core/study/decision_state.hpp"
 
 #include <sstream>
 
