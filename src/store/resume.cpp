@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "config/study_file.hpp"
 #include "core/number_text.hpp"
@@ -34,9 +35,9 @@ std::optional<core::TrialId> last_start(const std::vector<EventRecord>& events) 
 // left fresh (and `note` saying why) where none does. suggest_ahead makes a suggestion
 // where the last start is replayed, so a snapshot after it cannot stand in for it:
 // such studies keep none (decision_snapshots_possible) and replay whole.
-std::optional<std::uint64_t> start_from_snapshot(const StudyReader& reader,
-                                                 const core::StudySpec& now, DecisionReplay& replay,
-                                                 ResumeState& state) {
+std::optional<std::uint64_t> start_from_snapshot(
+    const StudyReader& reader, const core::StudySpec& now, DecisionReplay& replay,
+    const std::function<DecisionReplay()>& fresh_replay, ResumeState& state) {
   if (!decision_snapshots_possible(now)) return std::nullopt;
   auto snapshots = reader.decision_snapshots();
   std::vector<std::pair<SnapshotHeader, std::size_t>> usable;
@@ -60,7 +61,7 @@ std::optional<std::uint64_t> start_from_snapshot(const StudyReader& reader,
       return header.seq;
     } catch (const InputError& e) {
       state.snapshot_note += e.what() + std::string("; ");
-      replay = DecisionReplay(reader.spec(), now, reader.path());
+      replay = fresh_replay();  // a load that failed half-way left it changed
     }
   }
   return std::nullopt;
@@ -193,13 +194,19 @@ ResumeState resume_study(const StudyReader& reader, const core::StudySpec& now,
   ResumeState state;
   state.trials = reader.trials();
   const auto events = reader.events();
-  DecisionReplay replay(reader.spec(), now, reader.path());
-  for (const auto& session : reader.sessions())
-    replay.add_session(session.first_seq);
+  const auto sessions = reader.sessions();
   const auto last_of_file = last_start(events);
-  if (last_of_file && *last_of_file < state.trials.size())
-    replay.set_last_start(*last_of_file, state.trials[*last_of_file].suggestion.position);
-  if (options.use_snapshots) state.snapshot_seq = start_from_snapshot(reader, now, replay, state);
+  const auto fresh_replay = [&] {
+    DecisionReplay fresh(reader.spec(), now, reader.path());
+    for (const auto& session : sessions)
+      fresh.add_session(session.first_seq);
+    if (last_of_file && *last_of_file < state.trials.size())
+      fresh.set_last_start(*last_of_file, state.trials[*last_of_file].suggestion.position);
+    return fresh;
+  };
+  DecisionReplay replay = fresh_replay();
+  if (options.use_snapshots)
+    state.snapshot_seq = start_from_snapshot(reader, now, replay, fresh_replay, state);
   const std::uint64_t reports_before = replay.reports();  // the snapshot's
   const auto config_of = [&state](const EventRecord& e) -> const core::Configuration* {
     return e.trial < state.trials.size() ? &state.trials[e.trial].config : nullptr;

@@ -44,6 +44,10 @@ struct TrialRecord {
   CurvePoint next;                                          // the report the running step will make
   // PBT: the checkpoints others may clone, (step, curve, reports), newest last.
   std::vector<std::tuple<double, CurveId, std::uint32_t>> kept;
+  // PBT: the donor's checkpoint its exploit clones, taken when the exploit was decided
+  // (as `run` copies it then): the donor may itself be exploited, and drop its own
+  // checkpoints, before this trial resumes.
+  std::optional<std::tuple<double, CurveId, std::uint32_t>> clone;
 };
 
 struct StepDone {
@@ -351,7 +355,7 @@ class Simulator {
       scheduler_->checkpoint_saved(trial, t.step);
       observer_->checkpoint_saved(trial, t.step, event.time_s);
     }
-    scheduler_->take_exploits();  // applied when the trials resume (Job::exploit)
+    take_clones();  // the exploits are applied when the trials resume (Job::exploit)
     if (clock_) clock_->reported(trial, t.step, event.time_s, outcome.milestone);
     const bool finished = t.step >= scheduler_->max_resource();
     if (outcome.decision == SchedulerDecision::Continue && !finished) {
@@ -428,15 +432,26 @@ class Simulator {
     t.kept.emplace_back(t.step, t.curve, t.reports);
   }
 
+  // PBT: the exploits just decided clone their donors' checkpoints now.
+  void take_clones() {
+    for (const auto& [trial, e] : scheduler_->take_exploits()) {
+      const TrialRecord& donor = trials_.at(e.donor);
+      const auto kept = std::find_if(donor.kept.rbegin(), donor.kept.rend(),
+                                     [&](const auto& k) { return std::get<0>(k) == e.donor_step; });
+      if (kept == donor.kept.rend())
+        throw UsageError("simulate: trial " + std::to_string(e.donor) + " kept no checkpoint at " +
+                         format_double(e.donor_step));
+      trials_.at(trial).clone = *kept;
+    }
+  }
+
   // PBT: the trial takes over the donor's checkpoint and goes on with a new configuration.
   void exploit(TrialId trial, const Exploit& e, double time_s) {
-    const TrialRecord& donor = trials_.at(e.donor);
-    const auto kept = std::find_if(donor.kept.rbegin(), donor.kept.rend(),
-                                   [&](const auto& k) { return std::get<0>(k) == e.donor_step; });
-    if (kept == donor.kept.rend())
-      throw UsageError("simulate: trial " + std::to_string(e.donor) + " kept no checkpoint at " +
-                       format_double(e.donor_step));
-    const auto [step, curve, reports] = *kept;
+    if (!trials_.at(trial).clone)
+      throw UsageError("simulate: trial " + std::to_string(trial) + " resumes as an exploit of " +
+                       std::to_string(e.donor) + " that cloned nothing");
+    const auto [step, curve, reports] = *trials_[trial].clone;
+    trials_[trial].clone.reset();
     const auto next = objective_->continue_from(curve, reports - 1, trial, e.config);
     if (!next) throw UsageError("simulate: the objective cannot continue a trial");
     TrialRecord& t = trials_[trial];
@@ -449,7 +464,7 @@ class Simulator {
 
   void end_trial(TrialId trial, TrialEnd how, double value, double time_s) {
     scheduler_->end_trial(trial, how, Observation{trials_[trial].step, value});
-    scheduler_->take_exploits();  // synchronous PBT: applied when the trials resume
+    take_clones();  // synchronous PBT: the exploits are applied when the trials resume
     suggester_->ended(trial, how);
     (how == TrialEnd::Completed ? progress_.completed : progress_.stopped) += 1;
     observer_->trial_ended(trial, how, time_s);

@@ -137,7 +137,8 @@ BOOST_AUTO_TEST_CASE(every_scheduler_decides_as_without_snapshots) {
       check_round_trips(study(metric, tables));
     }
   }
-  // PBT: a population of 16 on 4 workers (trials wait their turn at perturbations).
+  // PBT: a population of 48 on 4 workers (trials wait their turn at perturbations, and a
+  // donor may be exploited itself before the trial that clones it resumes).
   for (const std::string pbt :
        {"[scheduler]\ntype = \"pbt\"\nmax_t = 20\nperturbation_interval = 2\n"
         "[scheduler.mutations]\nlr = \"resample\"\nopt = [\"sgd\", \"adam\"]\n",
