@@ -1,6 +1,7 @@
 #include "store/file/snapshot_slots.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "store/file/hdf5.hpp"
 
@@ -18,15 +19,20 @@ hsize_t extent_of(hid_t dataset) {
   return extent;
 }
 
+// The file's bytes [0, count) of `dataset` and memory's of as many, as dataspaces.
+std::pair<Hid, Hid> first_bytes(hid_t dataset, hsize_t count) {
+  const hsize_t start = 0;
+  Hid file_space = check(H5Dget_space(dataset), "H5Dget_space snapshot");
+  check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, nullptr, &count, nullptr),
+               "H5Sselect_hyperslab snapshot");
+  return {std::move(file_space), check(H5Screate_simple(1, &count, nullptr), "H5Screate_simple")};
+}
+
 // Reads bytes [0, count) of `dataset`.
 std::string read_prefix(hid_t dataset, hsize_t count) {
   std::string bytes(count, '\0');
   if (count == 0) return bytes;
-  const hsize_t start = 0;
-  const Hid file_space = check(H5Dget_space(dataset), "H5Dget_space snapshot");
-  check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, nullptr, &count, nullptr),
-               "H5Sselect_hyperslab snapshot");
-  const Hid memory_space = check(H5Screate_simple(1, &count, nullptr), "H5Screate_simple");
+  const auto [file_space, memory_space] = first_bytes(dataset, count);
   check_status(
       H5Dread(dataset, H5T_NATIVE_UCHAR, memory_space, file_space, H5P_DEFAULT, bytes.data()),
       "H5Dread snapshot");
@@ -63,11 +69,7 @@ void write_snapshot_slot(hid_t file, int slot, std::string_view bytes) {
   const auto count = static_cast<hsize_t>(bytes.size());
   if (extent_of(dataset) < count)
     check_status(H5Dset_extent(dataset, &count), "H5Dset_extent snapshot");
-  const hsize_t start = 0;
-  const Hid file_space = check(H5Dget_space(dataset), "H5Dget_space snapshot");
-  check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, nullptr, &count, nullptr),
-               "H5Sselect_hyperslab snapshot");
-  const Hid memory_space = check(H5Screate_simple(1, &count, nullptr), "H5Screate_simple");
+  const auto [file_space, memory_space] = first_bytes(dataset, count);
   check_status(
       H5Dwrite(dataset, H5T_NATIVE_UCHAR, memory_space, file_space, H5P_DEFAULT, bytes.data()),
       "H5Dwrite snapshot");

@@ -144,6 +144,27 @@ void check_study(const core::StudySpec& spec) {
   }
 }
 
+// Writes `bytes` into the slots of the results file at `path` (as a writer that died, or
+// another study's, left them).
+void write_slots(const std::string& path, const std::vector<std::pair<int, std::string>>& slots) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  BOOST_REQUIRE(file >= 0);
+  for (const auto& [slot, bytes] : slots)
+    store::write_snapshot_slot(file, slot, bytes);
+  H5Fclose(file);
+}
+
+// The file resumed by replaying every row, and as a resume does (from a snapshot if one
+// serves).
+std::pair<store::ResumeState, store::ResumeState> resume_both(const std::string& path,
+                                                              const core::StudySpec& spec) {
+  const store::StudyReader reader(path);
+  store::ResumeOptions whole_options;
+  whole_options.use_snapshots = false;
+  auto whole = store::resume_study(reader, spec, whole_options);
+  return {std::move(whole), store::resume_study(reader, spec, {})};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_resume_from_the_snapshot_is_the_whole_replay) {
@@ -191,20 +212,11 @@ BOOST_AUTO_TEST_CASE(a_torn_snapshot_is_passed_over_for_the_other) {
   const int newest = seq_of(slots[0].second) > seq_of(slots[1].second) ? 0 : 1;
   const std::uint64_t older_seq = seq_of(slots[1 - newest].second);
   // A write that stopped half-way: the second half still the bytes before it.
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    BOOST_REQUIRE(file >= 0);
-    std::string torn = slots[newest].second;
-    for (std::size_t i = torn.size() / 2; i < torn.size() - 40; ++i)
-      torn[i] = static_cast<char>(torn[i] ^ 0x5a);
-    store::write_snapshot_slot(file, newest, torn);
-    H5Fclose(file);
-  }
-  const store::StudyReader reader(path);
-  store::ResumeOptions whole_options;
-  whole_options.use_snapshots = false;
-  const auto whole = store::resume_study(reader, spec, whole_options);
-  const auto resumed = store::resume_study(reader, spec, {});
+  std::string torn = slots[newest].second;
+  for (std::size_t i = torn.size() / 2; i < torn.size() - 40; ++i)
+    torn[i] = static_cast<char>(torn[i] ^ 0x5a);
+  write_slots(path, {{newest, torn}});
+  const auto [whole, resumed] = resume_both(path, spec);
   BOOST_TEST_REQUIRE(resumed.snapshot_seq.has_value());
   BOOST_TEST(*resumed.snapshot_seq == older_seq);
   BOOST_TEST(resumed.snapshot_slot == 1 - newest);
@@ -221,18 +233,8 @@ BOOST_AUTO_TEST_CASE(a_snapshot_of_another_study_is_refused_and_the_rows_replaye
   // Another study's snapshot (MOBSTER's state where TPE's should be) in both slots.
   const auto other = study("metric = \"loss\"\nsampler = \"mobster\"\n" + kAsha);
   const std::string foreign = store::DecisionReplay(other, other, path).snapshot();
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    BOOST_REQUIRE(file >= 0);
-    for (int slot = 0; slot < store::kSnapshotSlots; ++slot)
-      store::write_snapshot_slot(file, slot, foreign);
-    H5Fclose(file);
-  }
-  const store::StudyReader reader(path);
-  store::ResumeOptions whole_options;
-  whole_options.use_snapshots = false;
-  const auto whole = store::resume_study(reader, spec, whole_options);
-  const auto resumed = store::resume_study(reader, spec, {});
+  write_slots(path, {{0, foreign}, {1, foreign}});
+  const auto [whole, resumed] = resume_both(path, spec);
   BOOST_TEST(!resumed.snapshot_seq);
   BOOST_TEST(resumed.snapshot_note.find("not this study's") != std::string::npos,
              resumed.snapshot_note);
