@@ -34,7 +34,8 @@ class DecisionSnapshots {
     double step, time;
     std::size_t first_value;
   };
-  // A flush's rows, flat: the loop appends a few words per report, allocates nothing.
+  // A flush's rows, flat: the loop appends a few words per report (no allocation of its
+  // own; the vectors keep the last flush's room).
   struct Rows {
     std::vector<Started> started;
     std::vector<EventRecord> events;
