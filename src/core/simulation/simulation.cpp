@@ -434,14 +434,15 @@ class Simulator {
 
   // PBT: the exploits just decided clone their donors' checkpoints now.
   void take_clones() {
-    for (const auto& [trial, e] : scheduler_->take_exploits()) {
+    for (const auto& decided : scheduler_->take_exploits()) {
+      const Exploit& e = decided.second;  // not a structured binding: the lambda reads it
       const TrialRecord& donor = trials_.at(e.donor);
       const auto kept = std::find_if(donor.kept.rbegin(), donor.kept.rend(),
                                      [&](const auto& k) { return std::get<0>(k) == e.donor_step; });
       if (kept == donor.kept.rend())
         throw UsageError("simulate: trial " + std::to_string(e.donor) + " kept no checkpoint at " +
                          format_double(e.donor_step));
-      trials_.at(trial).clone = *kept;
+      trials_.at(decided.first).clone = *kept;
     }
   }
 
