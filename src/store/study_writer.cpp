@@ -293,16 +293,6 @@ void StudyWriter::adopt_live_trials(const WriterPosition& position) {
   }
 }
 
-void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,
-                                          std::function<void(const std::string&)> warn) {
-  if (!(options_.snapshot_interval_s > 0))
-    throw UsageError("keep_decision_snapshots: the writer was made without snapshot slots");
-  if (flusher_) flusher_->wait();  // no flush reads snapshots_ while it changes
-  snapshots_ = std::make_unique<DecisionSnapshots>(std::move(replay), metric_names_.size(),
-                                                   session_first_seq_, options_.snapshot_interval_s,
-                                                   slot_in_use, std::move(warn));
-}
-
 void StudyWriter::append_session() {
   session_first_seq_ = seq_;
   std::byte* row = h5_->sessions->new_row();

@@ -128,4 +128,14 @@ void StudyWriter::on_durable(std::function<void(const DurableCommit&)> notify) {
   on_durable_ = std::move(notify);
 }
 
+void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,
+                                          std::function<void(const std::string&)> warn) {
+  if (!(options_.snapshot_interval_s > 0))
+    throw UsageError("keep_decision_snapshots: the writer was made without snapshot slots");
+  if (flusher_) flusher_->wait();  // no flush reads snapshots_ while it changes
+  snapshots_ = std::make_unique<DecisionSnapshots>(std::move(replay), metric_names_.size(),
+                                                   session_first_seq_, options_.snapshot_interval_s,
+                                                   slot_in_use, std::move(warn));
+}
+
 }  // namespace slurmtune::store
