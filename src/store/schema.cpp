@@ -191,6 +191,7 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
       objective_metrics.push_back(metric_index(spec, objective.metric));
     }
   }
+  if (schema_version >= 11) t.last_time = trials.add("last_time", FieldKind::F64);
 
   m.seq = metrics.add("seq", FieldKind::U64);
   m.trial = metrics.add("trial", FieldKind::U64);
@@ -269,6 +270,12 @@ StudyLayout::StudyLayout(const core::StudySpec& spec, std::int64_t schema_versio
   r.size = removals.add("size", FieldKind::U64);
   r.path = removals.add("path", FieldKind::FixedString, kPathBytes);
   r.reason = removals.add("reason", FieldKind::Enum8, 0, core::checkpoint_removal_reason_names());
+  if (schema_version < 11) return;
+  k.improvements = commit.add("improvements", FieldKind::U64);
+  i.seq = improvements.add("seq", FieldKind::U64);
+  i.trial = improvements.add("trial", FieldKind::U64);
+  i.time = improvements.add("time", FieldKind::F64);
+  i.value = improvements.add("value", FieldKind::F64);
 }
 
 void put_param(const StudyLayout& layout, const RowLayout& table, std::size_t first, std::byte* row,

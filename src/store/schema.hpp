@@ -34,7 +34,10 @@ inline constexpr const char* kFormatName = "slurmtune-study";
 ///    `best_seq` (the sequence number of the best report), so that readers take each
 ///    trial's standing and its configuration at its best from /trials, not /metrics;
 ///    /removed_checkpoints records the checkpoints [checkpoints] removed.
-inline constexpr std::int64_t kSchemaVersion = 10;
+/// 11: /curves keeps each trial's learning curve thinned to at most kCurveSlots points,
+///    /improvements each report that bettered the study's best so far, and /trials
+///    `last_time`: the dashboard and the HTML page draw from them, not from /metrics.
+inline constexpr std::int64_t kSchemaVersion = 11;
 
 /// Bytes of /checkpoints.path before schema 4, and from schema 4 on (Linux's PATH_MAX):
 /// a checkpoint path must fit with its terminating NUL, or it is refused when saved.
@@ -103,9 +106,12 @@ struct StudyLayout {
   bool has_objective_columns() const { return !t.objectives.empty(); }
   /// Schema 10 on: the file has /removed_checkpoints.
   bool has_removals() const { return k.removals != kAbsent; }
+  /// Schema 11 on: the file has /curves and /improvements, /trials `last_time`.
+  bool has_curves() const { return k.improvements != kAbsent; }
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
-  RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits, removals;
+  RowLayout trials, metrics, events, checkpoints, sessions, commit, exploits, removals,
+      improvements;
   std::vector<ParamColumn> params;
 
   struct {
@@ -122,6 +128,8 @@ struct StudyLayout {
     /// and `best_seq` (the /metrics seq of the report of best_value).
     std::vector<std::size_t> objectives;
     std::size_t best_seq = kAbsent;
+    /// Schema 11: when the trial last reported.
+    std::size_t last_time = kAbsent;
   } t;
   /// Per constraint, its metric's column in /metrics (first_metric + this).
   std::vector<std::size_t> constraint_metrics;
@@ -151,13 +159,19 @@ struct StudyLayout {
   struct {
     std::size_t trial, step, time, size, path, reason;
   } r;
+  // /improvements (schema 11): a report that bettered the best value of the study's
+  // metric so far (any trial's, failed ones too: the best-so-far line).
+  struct {
+    std::size_t seq, trial, time, value;
+  } i;
   // /commit: one row, rewritten after every flush. Rows beyond these counts were
   // written by a flush that did not finish (the writer died in it): readers and resume
   // ignore them, and a resumed writer overwrites them.
   struct {
     std::size_t next_seq, trials, metrics, events, checkpoints, sessions, time;
     std::size_t exploits = kAbsent;
-    std::size_t removals = kAbsent;  ///< schema 10 on
+    std::size_t removals = kAbsent;      ///< schema 10 on
+    std::size_t improvements = kAbsent;  ///< schema 11 on
     /// Schema 9 on: the loop's figures (core::LoopFigures), in its order.
     std::size_t loop_recent_ms = kAbsent, loop_recent_work = kAbsent, loop_recent_busy = kAbsent,
                 loop_longest_ms = kAbsent, loop_longest_work = kAbsent, loop_turns = kAbsent,

@@ -279,6 +279,16 @@ void StudyWriter::open_tables(bool fresh) {
     h5_->removals =
         std::make_unique<AppendTable>(table("removed_checkpoints", layout_.removals, {256, 4}),
                                       layout_.removals, count(layout_.k.removals));
+  if (layout_.has_curves()) {
+    h5_->curves = std::make_unique<CurveSamples>(h5_->file, fresh);
+    h5_->improvements =
+        std::make_unique<AppendTable>(table("improvements", layout_.improvements, {1024, 4}),
+                                      layout_.improvements, count(layout_.k.improvements));
+    if (const std::uint64_t rows = count(layout_.k.improvements); rows > 0)
+      study_best_ = layout_.improvements.get<double>(
+          h5_->improvements->read_rows(rows - 1, 1).data(),
+          layout_.i.value);
+  }
   // Before SWMR writing starts, which cannot create objects.
   if (options_.snapshot_interval_s > 0) create_snapshot_slots(h5_->file);
 }
@@ -288,8 +298,10 @@ void StudyWriter::adopt_live_trials(const WriterPosition& position) {
   // dying writer may have left a row ahead of the committed events.
   for (const auto& [trial, status] : position.live) {
     h5_->trials->adopt(trial);
-    layout_.trials.put_enum(h5_->trials->row(trial), layout_.t.status,
-                            static_cast<std::uint8_t>(status));
+    std::byte* row = h5_->trials->row(trial);
+    layout_.trials.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(status));
+    if (h5_->curves)
+      h5_->curves->adopt(trial, layout_.trials.get<std::uint64_t>(row, layout_.t.reports));
   }
 }
 
@@ -364,6 +376,7 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
   for (const std::size_t f : {layout_.t.end_time, layout_.t.last_step, layout_.t.last_value,
                               layout_.t.best_value, layout_.t.best_step})
     l.put_f64(row, f, kNaN);
+  if (layout_.t.last_time != StudyLayout::kAbsent) l.put_f64(row, layout_.t.last_time, kNaN);
   for (std::size_t p = 0; p < config.values.size() && p < layout_.params.size(); ++p) {
     put_param(layout_, l, layout_.t.first_param, row, p, config.values[p]);
     if (layout_.t.active[p] != StudyLayout::kAbsent)
@@ -406,6 +419,16 @@ void StudyWriter::mark_constraints(std::byte* row, std::span<const double> value
   tl.put_enum(row, layout_.t.feasible, feasible ? 1 : 0);
 }
 
+void StudyWriter::improved(std::uint64_t seq, core::TrialId trial, double time, double value) {
+  study_best_ = value;
+  std::byte* row = h5_->improvements->new_row();
+  const auto& l = layout_.improvements;
+  l.put_u64(row, layout_.i.seq, seq);
+  l.put_u64(row, layout_.i.trial, trial);
+  l.put_f64(row, layout_.i.time, time);
+  l.put_f64(row, layout_.i.value, value);
+}
+
 void StudyWriter::trial_resumed(core::TrialId trial, double time, const core::ResumeReason* why) {
   std::byte* row = live_row(trial);
   layout_.trials.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Running));
@@ -439,9 +462,15 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
   if (snapshots_) snapshots_->report(seq, trial, step, time, values);
 
   const auto& tl = layout_.trials;
+  const auto index = tl.get<std::uint64_t>(row, layout_.t.reports);  // of this report
   tl.put_f64(row, layout_.t.last_step, step);
   tl.put_f64(row, layout_.t.last_value, value);
-  tl.put_u64(row, layout_.t.reports, tl.get<std::uint64_t>(row, layout_.t.reports) + 1);
+  tl.put_u64(row, layout_.t.reports, index + 1);
+  if (h5_->curves) {
+    tl.put_f64(row, layout_.t.last_time, time);
+    h5_->curves->report(trial, index, step, value);
+    if (better(value, study_best_)) improved(seq, trial, time, value);
+  }
   if (better(value, tl.get<double>(row, layout_.t.best_value))) {
     tl.put_f64(row, layout_.t.best_value, value);
     tl.put_f64(row, layout_.t.best_step, step);
@@ -491,6 +520,7 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
   event(trial, kind, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
   h5_->trials->retire(trial);
+  if (h5_->curves) h5_->curves->retire(trial);
   flush_if_due();
 }
 

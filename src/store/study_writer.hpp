@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -161,6 +162,8 @@ class StudyWriter {
   /// Constraints (schema 7): the row's constraint values from this report's metrics
   /// (those it carries), and whether they all hold now.
   void mark_constraints(std::byte* row, std::span<const double> values);
+  /// Schema 11: the report `seq` bettered the study's best value so far (/improvements).
+  void improved(std::uint64_t seq, core::TrialId trial, double time, double value);
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   void open_tables(bool fresh);
   void adopt_live_trials(const WriterPosition& position);
@@ -192,6 +195,7 @@ class StudyWriter {
   std::function<void(const DurableCommit&)> on_durable_;  // called by it
   std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread
   std::uint64_t session_first_seq_ = 0;
+  double study_best_ = std::numeric_limits<double>::quiet_NaN();  // /improvements' last value
   std::unique_ptr<DecisionSnapshots> snapshots_;  // keep_decision_snapshots
   std::unique_ptr<FlushThread> flusher_;          // last: it writes what is above
 };

@@ -23,14 +23,17 @@ std::vector<std::byte> StudyWriter::commit_row() const {
   l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
   if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
   if (h5_->removals) l.put_u64(row.data(), layout_.k.removals, h5_->removals->rows());
+  if (h5_->improvements)
+    l.put_u64(row.data(), layout_.k.improvements, h5_->improvements->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
   if (layout_.has_loop_figures()) put_loop_figures(layout_, row.data(), loop_figures_);
   return row;
 }
 
 struct StudyWriter::FlushBatch {
-  AppendBatch metrics, events, checkpoints, sessions, exploits, removals;
+  AppendBatch metrics, events, checkpoints, sessions, exploits, removals, improvements;
   UpdateBatch trials;
+  CurveBatch curves;
   DecisionSnapshots::Rows replay;  // for the decision snapshots
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
@@ -46,6 +49,10 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
   if (h5_->exploits) batch.exploits = h5_->exploits->take();
   if (h5_->removals) batch.removals = h5_->removals->take();
   batch.trials = h5_->trials->take();
+  if (h5_->curves) {
+    batch.curves = h5_->curves->take();
+    batch.improvements = h5_->improvements->take();
+  }
   if (snapshots_) batch.replay = snapshots_->take_rows();
   batch.commit = commit_row();
   batch.metric_rows = h5_->metrics->rows();
@@ -63,7 +70,11 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
   h5_->sessions->write(batch.sessions);
   if (h5_->exploits) h5_->exploits->write(batch.exploits);
   if (h5_->removals) h5_->removals->write(batch.removals);
+  if (h5_->improvements) h5_->improvements->write(batch.improvements);
   h5_->trials->write(batch.trials);
+  // After /trials: a writer that dies between the two leaves a curve behind its trial's
+  // report count, which a resume mends (CurveSamples::adopt), never one ahead of it.
+  if (h5_->curves) h5_->curves->write(batch.curves);
   // A snapshot holds exactly the rows this commit makes durable.
   if (snapshots_)
     if (const auto due = snapshots_->replay(batch.replay))

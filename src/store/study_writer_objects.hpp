@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "store/file/curve_samples.hpp"
 #include "store/file/hdf5.hpp"
 #include "store/file/tables.hpp"
 #include "store/study_writer.hpp"
@@ -18,6 +19,8 @@ struct StudyWriter::Hdf5Objects {
   std::unique_ptr<AppendTable> metrics, events, checkpoints, sessions;
   std::unique_ptr<AppendTable> exploits;  // schema 3 on
   std::unique_ptr<AppendTable> removals;  // schema 10 on: /removed_checkpoints
+  std::unique_ptr<CurveSamples> curves;   // schema 11 on
+  std::unique_ptr<AppendTable> improvements;  // schema 11 on
 };
 
 }  // namespace slurmtune::store

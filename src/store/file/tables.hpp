@@ -62,6 +62,10 @@ class AppendTable {
   /// Extends the dataset, writes `batch`, flushes it to the file.
   void write(const AppendBatch& batch) const;
   void flush() { write(take()); }
+  /// Rows [first, first + count) as the file has them (a resumed writer's last rows).
+  std::vector<std::byte> read_rows(std::uint64_t first, std::uint64_t count) const {
+    return read_table_rows(dataset_, layout_, first, count);
+  }
   /// Gives a written batch's memory back for the next rows (from any thread): a buffer
   /// grown from nothing after every flush copied and faulted its rows in again and again.
   void recycle(AppendBatch&& written);

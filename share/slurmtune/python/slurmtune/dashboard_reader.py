@@ -3,11 +3,15 @@ the only one that opens the results file, so that a damaged file (a SIGSEGV or S
 inside HDF5, as `slurmtune status` ends on) ends this process and not the server, which
 says so on the page and starts a new reader.
 
-It reads the file under SWMR as the writer flushes it, and incrementally: the reports
-(`/metrics`, append-only) only from the row it last read, into compact arrays (a trial,
-a step and each objective per report: 10 million reports hold about 120 MB); the trials
+It reads the file under SWMR as the writer flushes it, and incrementally: the trials
 (`/trials`) from the first one still open (pending, running or paused: earlier rows no
-longer change). A file replaced under the same name (another inode) is opened afresh.
+longer change), the decisions (`/events`) from the row it last read. The curves come
+from `/curves` (schema 11 on: each trial's thinned to at most 128 points, read for the
+trials shown) and the best-so-far line from `/improvements`, so that neither time nor
+memory grows with the reports (a study may have a billion). A file of an older schema
+has neither: its reports (`/metrics`, append-only) are read from the row last read into
+compact arrays (a trial, a step and each objective per report: 10 million reports hold
+about 120 MB). A file replaced under the same name (another inode) is opened afresh.
 
 Protocol: each line "snapshot" on stdin is answered by one JSON line on stdout: the
 snapshot (below, `"ok": true`) or `{"ok": false, "error": ...}`; stdin's end ends it.
@@ -25,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from slurmtune.study import (LOOP_FIELDS, ResultsFileError, _absent_where_inactive, _decode_frame, _text,
-                             loop_figures, open_results_file)
+                             curve_stride, loop_figures, open_results_file)
 
 CURVES = 250           # trials whose learning curves are sent: best, running, a fixed sample
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
@@ -38,7 +42,7 @@ UPDATE_BUDGET_S = 0.8  # reports read per update, in seconds: the rest in the ne
 OPEN = ("pending", "running", "paused")
 # Fields of /trials read at every update (the error text only for the failures shown).
 TRIAL_FIELDS = ("id", "status", "rung", "retries", "start_time", "end_time", "last_step",
-                "last_value", "best_value", "best_step", "reports", "nodes")
+                "last_value", "best_value", "best_step", "reports", "nodes", "last_time")
 
 
 def _finite(value):
@@ -77,8 +81,8 @@ class Reports:
         self.trial = np.empty(0, np.uint32)
         self.step = np.empty(0, np.float32)
         self.values = [np.empty(0, np.float32) for _ in objectives]
-        self.last_time = np.full(0, np.nan)            # by trial id
-        self.last_values = [np.full(0, np.nan) for _ in objectives]  # by trial id
+        self.last_time_by_trial = np.full(0, np.nan)   # by trial id
+        self.value_by_trial = [np.full(0, np.nan) for _ in objectives]  # last values, by trial id
         self.best = (np.inf, [])  # the best signed first objective so far, and its improvements
 
     def reserve(self, rows, trials):
@@ -88,11 +92,11 @@ class Reports:
             grow = lambda a: np.concatenate([a[:self.size], np.empty(size - self.size, a.dtype)])  # noqa: E731
             self.trial, self.step = grow(self.trial), grow(self.step)
             self.values = [grow(v) for v in self.values]
-        if trials > len(self.last_time):
-            size = max(trials, 2 * len(self.last_time))
+        if trials > len(self.last_time_by_trial):
+            size = max(trials, 2 * len(self.last_time_by_trial))
             grow = lambda a: np.concatenate([a, np.full(size - len(a), np.nan)])  # noqa: E731
-            self.last_time = grow(self.last_time)
-            self.last_values = [grow(v) for v in self.last_values]
+            self.last_time_by_trial = grow(self.last_time_by_trial)
+            self.value_by_trial = [grow(v) for v in self.value_by_trial]
 
     def append(self, block, sign):
         """Reports in arrival order; `sign` makes the first objective one to minimise."""
@@ -104,7 +108,7 @@ class Reports:
         # The last report of each trial in this block: a hash-based drop of duplicates,
         # O(n), where a sort (np.unique) took most of a first read of 10 million reports.
         last = pd.Series(trial).drop_duplicates(keep="last").index.to_numpy()
-        self.last_time[trial[last]] = block["time"][last]
+        self.last_time_by_trial[trial[last]] = block["time"][last]
         for k, name in enumerate(self.objectives):
             column = block[name]
             self.values[k][rows] = column
@@ -112,7 +116,7 @@ class Reports:
                 continue  # last values make the Pareto front of several objectives
             known = np.flatnonzero(~np.isnan(column))
             last = known[pd.Series(trial[known]).drop_duplicates(keep="last").index.to_numpy()]
-            self.last_values[k][trial[last]] = column[last]
+            self.value_by_trial[k][trial[last]] = column[last]
         self._improve(trial, block["time"], block[self.objectives[0]] * sign, sign)
         self.size += n
 
@@ -126,6 +130,13 @@ class Reports:
         better = np.flatnonzero(running[1:] < running[:-1])
         trace.extend([float(times[i]), _finite(running[i + 1] * sign), int(trial[i])] for i in better)
         self.best = (float(running[-1]), trace[-2000:])
+
+    def last_time(self, trial):
+        return float(self.last_time_by_trial[trial]) if trial < len(self.last_time_by_trial) else math.nan
+
+    def last_values(self, count):
+        return np.stack([lv[:count] if len(lv) >= count else np.r_[lv, np.full(count - len(lv), np.nan)]
+                         for lv in self.value_by_trial], axis=1)
 
     def curves(self, ids):
         """{trial: [[step, value], ...]} of the first objective, at most CURVE_POINTS each."""
@@ -143,6 +154,59 @@ class Reports:
                 continue
             keep = np.unique(np.linspace(start, end - 1, min(CURVE_POINTS, end - start)).astype(int))
             out[int(trial[start])] = [[_finite(s), _finite(v)] for s, v in zip(step[keep], value[keep])]
+        return out
+
+
+class RecordedCurves:
+    """What Reports gives, from the summaries a file of schema 11 on keeps: each trial's
+    thinned curve (/curves), the best-so-far line (/improvements), each trial's last
+    report time and objective values (/trials). Holds the line's last 2,000 points."""
+
+    def __init__(self, file, objectives):
+        self.file, self.objectives = file, objectives
+        self.size = 0            # reports read: none, they are not needed
+        self.improvements_read = 0
+        self.best = (np.inf, [])
+        self.trials = pd.DataFrame()
+
+    def update(self, committed, trials):
+        self.trials = trials
+        improvements = self.file["improvements"]
+        improvements.refresh()
+        end = min(committed["improvements"], improvements.shape[0])
+        if end > self.improvements_read:
+            first = max(self.improvements_read, end - 2000)  # the line keeps its last 2,000
+            rows = improvements[first:end]
+            trace = self.best[1] + [[float(r["time"]), _finite(r["value"]), int(r["trial"])] for r in rows]
+            self.best = (float(rows["value"][-1]), trace[-2000:])
+            self.improvements_read = end
+
+    def last_time(self, trial):
+        t = self.trials
+        return float(t["last_time"].iat[trial]) if trial < len(t) else math.nan
+
+    def last_values(self, count):
+        """Each trial's last value of every objective, as /trials keeps them."""
+        t = self.trials
+        return np.stack([t["objective/" + name].to_numpy(dtype=float)[:count] for name in self.objectives], axis=1)
+
+    def curves(self, ids):
+        """{trial: [[step, value], ...]}: /curves' points of `ids` and each one's last report."""
+        curves = self.file["curves"]
+        curves.refresh()
+        t = self.trials
+        ids = sorted({int(i) for i in ids if int(i) < min(len(t), curves.shape[0])})
+        if not ids:
+            return {}
+        out = {}
+        for trial, row in zip(ids, curves[ids, :]):
+            kept = np.isfinite(row["step"])
+            points = [[_finite(a), _finite(b)] for a, b in zip(row["step"][kept], row["value"][kept])]
+            reports = int(t["reports"].iat[trial])
+            if reports and (not points or (len(points) - 1) * curve_stride(reports) != reports - 1):
+                points.append([_finite(t["last_step"].iat[trial]), _finite(t["last_value"].iat[trial])])
+            if points:
+                out[trial] = points
         return out
 
 
@@ -174,8 +238,9 @@ class LiveStudy:
         names = self._file["trials"].dtype.names
         self.config_columns = [n for n in names if n.startswith("config/")]
         self.trial_fields = [n for n in TRIAL_FIELDS if n in names] + self.config_columns + \
-            [n for n in names if n.startswith("active/") or n == "feasible"]
-        self.reports = Reports(self.objectives)
+            [n for n in names if n.startswith(("active/", "objective/")) or n == "feasible"]
+        schema = int(self._file.attrs["schema_version"])
+        self.reports = RecordedCurves(self._file, self.objectives) if schema >= 11 else Reports(self.objectives)
         self.trials = pd.DataFrame()
         self.first_open = 0
         self.sessions = []
@@ -231,6 +296,11 @@ class LiveStudy:
         metrics = self._file["metrics"]
         metrics.refresh()
         end = min(committed["metrics"], metrics.shape[0])
+        self.reports_committed = end
+        if isinstance(self.reports, RecordedCurves):
+            self.reports.update(committed, self.trials)
+            self.reports.size = end  # nothing left to read
+            return
         fields = ["trial", "step", "time"] + self.objectives
         sign = self._signs()[0]
         self.reports.reserve(end, 0)
@@ -290,8 +360,7 @@ class LiveStudy:
         t = self.trials
         ids = t.index.to_numpy()
         done = (t["status"].astype(str) == "completed").to_numpy() & self._feasible()
-        values = np.stack([lv[:len(t)] if len(lv) >= len(t) else np.r_[lv, np.full(len(t) - len(lv), np.nan)]
-                           for lv in self.reports.last_values], axis=1) if len(t) else np.empty((0, len(self.objectives)))
+        values = self.reports.last_values(len(t)) if len(t) else np.empty((0, len(self.objectives)))
         usable = done & np.isfinite(values).all(axis=1)
         points, point_ids = values[usable] * self._signs(), ids[usable]
         order = np.lexsort(points.T[::-1])
@@ -445,7 +514,7 @@ class LiveStudy:
                         "config": self._config(t.loc[i]), "points": curves.get(i, [])} for i in curve_ids],
             "rungs": {str(int(k)): int(v) for k, v in t["rung"].value_counts().sort_index().items() if k >= 0} if len(t) else {},
             "running": [{"trial": int(i), "last_step": _finite(r.last_step), "last_value": _finite(r.last_value),
-                         "since_s": _finite(now - self.reports.last_time[i]) if unix and i < len(self.reports.last_time) else None,
+                         "since_s": _finite(now - self.reports.last_time(i)) if unix else None,
                          "nodes": r.nodes} for i, r in running.iterrows()][:200],
             "running_total": len(running),
             "failures": self._failures() if len(t) else [],

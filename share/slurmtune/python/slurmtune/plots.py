@@ -86,6 +86,8 @@ def _curves(study, metric, trials):
     trials = np.asarray(trials, dtype=np.int64)
     if len(trials) == 0:
         return {}
+    if study.has_curve_samples and metric == study.metric:
+        return study.curve_samples(trials)  # schema 11: one row per trial drawn
     size = int(max(trials.max(), len(study.trials))) + 1
     reports = np.zeros(size, dtype=np.int64)
     reports[study.trials["id"].to_numpy(dtype=np.int64)] = study.trials["reports"].to_numpy()
@@ -173,6 +175,8 @@ def _best_curve(study):
     Only the reports that improved it, and the last: the same step curve, far fewer
     points. /metrics streams by in chunks (reports are stored in the order they arrived;
     a file that says otherwise is read whole and sorted)."""
+    if study.has_curve_samples:
+        return _best_curve_recorded(study)
     minimise = study.mode == "min"
     worst = np.inf if minimise else -np.inf
     carry, last_seq = worst, -1
@@ -197,6 +201,19 @@ def _best_curve(study):
     best = np.concatenate(bests) if bests else np.array([])
     if final is not None and (not len(time) or time[-1] != final[0]):
         time, best = np.r_[time, final[0]], np.r_[best, final[1]]
+    elapsed = study.elapsed(time)
+    starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
+    return elapsed, np.searchsorted(starts, elapsed, side="right"), best
+
+
+def _best_curve_recorded(study):
+    """_best_curve of a file of schema 11 on, from /improvements (the reports that bettered
+    the best so far) and the time of the last report: no pass over /metrics."""
+    improvements = study.improvements
+    time, best = improvements["time"].to_numpy(dtype=float), improvements["value"].to_numpy(dtype=float)
+    last = study.trials["last_time"].to_numpy(dtype=float)
+    if len(best) and np.isfinite(last).any() and np.nanmax(last) != time[-1]:
+        time, best = np.r_[time, np.nanmax(last)], np.r_[best, best[-1]]
     elapsed = study.elapsed(time)
     starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
     return elapsed, np.searchsorted(starts, elapsed, side="right"), best

@@ -1,4 +1,4 @@
-"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 10).
+"""Post-hoc analysis of a slurmtune results file (HDF5, schemas 1 to 11).
 
     from slurmtune.study import Study
     s = Study("mlp-digits.h5")
@@ -35,11 +35,23 @@ import numpy as np
 import pandas as pd
 
 FORMAT = "slurmtune-study"
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
 ANYTIME_COLUMNS = ["series", "label", "time_s", "best_q25", "best_median", "best_q75", "runs_with_value"]
+
+
+CURVE_SLOTS = 128  # points of a trial's curve /curves keeps (src/store/file/curve_samples.hpp)
+
+
+def curve_stride(reports: int) -> int:
+    """The stride of a trial's curve in /curves after `reports` reports: slot m holds its
+    report m * stride (the least power of two that keeps the points within CURVE_SLOTS)."""
+    stride = 1
+    while -(-reports // stride) > CURVE_SLOTS:
+        stride *= 2
+    return stride
 
 
 class ResultsFileError(Exception):
@@ -102,7 +114,9 @@ _TABLE_FIELDS = {
     "sessions": ["started", "host", "slurm_job_id", "version", "first_seq"],
     "commit": ["next_seq", "trials", "metrics", "events", "checkpoints", "sessions", "time"],
     "exploits": ["seq", "time", "trial", "step", "donor", "donor_step", "operations"],
+    "improvements": ["seq", "trial", "time", "value"],
 }
+_TABLE_SINCE = {"exploits": 3, "improvements": 11}  # tables that came with a schema
 _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
     ("trials", 2): ["origin", "sampler_words", "startup_words"],
     ("events", 5): ["predicted_at", "predicted_mean", "predicted_lower", "predicted_upper"],
@@ -110,6 +124,8 @@ _NEWER_FIELDS = {  # (table, schema): fields that came with that schema
     ("commit", 9): LOOP_FIELDS,
     ("trials", 10): ["best_seq"],  # and objective/<metric> per objective (_check_file)
     ("commit", 10): ["removed_checkpoints"],
+    ("trials", 11): ["last_time"],
+    ("commit", 11): ["improvements"],
 }
 
 
@@ -170,7 +186,7 @@ def _check_file(file: h5py.File, path: str):
             raise ResultsFileError(f"{path}: corrupted: the root attribute {name} is missing or "
                                    "not text")
     _check_objectives(attrs, path)
-    tables = [t for t in _TABLE_FIELDS if t != "exploits" or schema >= 3]
+    tables = [t for t in _TABLE_FIELDS if schema >= _TABLE_SINCE.get(t, 1)]
     for name in tables:
         dataset = file.get(name)
         if not isinstance(dataset, h5py.Dataset):
@@ -188,6 +204,11 @@ def _check_file(file: h5py.File, path: str):
                                    f"schema {schema} files have")
     if file["commit"].shape[0] < 1:
         raise ResultsFileError(f"{path}: corrupted: /commit has no row")
+    curves = file.get("curves")
+    if schema >= 11 and not (isinstance(curves, h5py.Dataset) and curves.ndim == 2 and
+                             set(curves.dtype.names or ()) >= {"step", "value"}):
+        raise ResultsFileError(f"{path}: corrupted or incomplete: /curves is not a table of "
+                               "trials by points (step, value), which schema 11 files have")
 
 
 # The name before 0.2 (when the HDF5 file was also called a study file); kept for old scripts.
@@ -608,6 +629,50 @@ class Study:
             config[column[len("config/"):]] = value.item() if hasattr(value, "item") else value
         return config
 
+    @property
+    def has_curve_samples(self) -> bool:
+        """Schema 11 on: /curves keeps each trial's curve of the study's metric thinned to
+        at most CURVE_SLOTS points, and /improvements the best-so-far line, so that plots
+        draw them without a pass over /metrics."""
+        return self.schema_version >= 11
+
+    def curve_samples(self, trials) -> dict:
+        """{trial: (steps, values)} of the study's metric for `trials` from /curves (schema
+        11 on): evenly spaced reports of each (every report up to CURVE_SLOTS, then between
+        half and all of CURVE_SLOTS), its first among them, and its last report where it
+        is not. One read of those rows, whatever the number of reports."""
+        if not self.has_curve_samples:
+            raise ValueError(f"{self.path}: schema {self.schema_version} has no /curves "
+                             "(schema 11 on)")
+        dataset = self._file["curves"]
+        dataset.refresh()
+        known = min(self.committed["trials"], dataset.shape[0])
+        ids = sorted({int(t) for t in trials if 0 <= int(t) < known})
+        if not ids:
+            return {}
+        rows = dataset[ids, :]  # h5py: one selection of those rows, in increasing order
+        trials_table = self.trials
+        out = {}
+        for trial, row in zip(ids, rows):
+            kept = np.isfinite(row["step"])
+            steps, values = row["step"][kept].astype(float), row["value"][kept].astype(float)
+            last = trials_table.loc[trial]
+            reports = int(last["reports"])
+            stride = curve_stride(reports)
+            if reports and (len(steps) == 0 or (len(steps) - 1) * stride != reports - 1):
+                steps, values = np.r_[steps, last["last_step"]], np.r_[values, last["last_value"]]
+            if len(steps):
+                out[trial] = (steps, values)
+        return out
+
+    @property
+    def improvements(self) -> pd.DataFrame:
+        """Every report that bettered the best value of the study's metric so far, in order
+        (schema 11 on; empty before): seq, trial, time, value. The best-so-far line."""
+        if not self.has_curve_samples:
+            return pd.DataFrame(columns=["seq", "trial", "time", "value", "time_s"])
+        return self._table("improvements")
+
     def curve(self, trial: int) -> pd.DataFrame:
         """The reports of one trial (step, time and every metric)."""
         metrics = self.metrics
@@ -642,10 +707,10 @@ class Study:
             raise ValueError(f"{self.path}: no parameter {parameter!r} in the study")
         trials = list(self.trials["id"]) if trials is None else trials
         figure, axes = _new_figure((8, 5))
-        metrics = self.metrics
+        last_steps = self.trials["last_step"]  # not a pass over every report
         for trial in trials:
             history = self.config_history(trial)
-            last = metrics.loc[metrics["trial"] == trial, "step"].max()
+            last = last_steps.get(trial, np.nan)
             steps = list(history["step"]) + [last if pd.notna(last) else history["step"].iloc[-1]]
             values = list(history[column]) + [history[column].iloc[-1]]
             line, = axes.step(steps, values, where="post", linewidth=1, label=f"trial {trial}")
@@ -663,11 +728,9 @@ class Study:
         """PBT: the population's family tree: one line per trial along its steps, an arrow
         from the donor's checkpoint to each exploit; written to `path`. Returns the path."""
         figure, axes = _new_figure((9, 0.35 * len(self.trials) + 2))
-        metrics = self.metrics
         for trial, row in self.trials.iterrows():
-            steps = metrics.loc[metrics["trial"] == trial, "step"]
-            if not steps.empty:
-                axes.plot([0, steps.max()], [trial, trial], color="0.75", linewidth=2)
+            if row["reports"] > 0:
+                axes.plot([0, row["last_step"]], [trial, trial], color="0.75", linewidth=2)
         for _, e in self.exploits.iterrows():
             axes.annotate("", xy=(e["step"], e["trial"]), xytext=(e["donor_step"], e["donor"]),
                           arrowprops={"arrowstyle": "->", "color": "tab:blue", "linewidth": 0.8})
