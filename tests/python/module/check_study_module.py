@@ -204,13 +204,14 @@ def check_plots(slurmtune, study_toml, workdir):
 
 
 def check_streamed_curves(workdir):
-    """The html page's curves and best-so-far line stream /metrics in chunks (issue #63,
-    item 2): with chunks of 997 rows (boundaries everywhere) they are what the whole table,
-    read at once, says: each drawn trial's every k-th report and its last, and each
-    report that improved the best."""
+    """For a file of schema 10 or older, the html page's curves and best-so-far line
+    stream /metrics in chunks (issue #63, item 2): with chunks of 997 rows (boundaries
+    everywhere) they are what the whole table, read at once, says: each drawn trial's
+    every k-th report and its last, and each report that improved the best."""
     import numpy as np
     from slurmtune import plots
     s = Study(os.path.join(workdir, "finished.h5"))
+    s.schema_version = 10  # read as a file without /curves and /improvements
     whole = s.scan_metrics
     s.scan_metrics = lambda fields, chunk_rows=997: whole(fields, chunk_rows)
     metrics = s.metrics.sort_values("seq", kind="stable")
@@ -237,6 +238,119 @@ def check_streamed_curves(workdir):
     s.close()
     print(f"streamed curves: {len(drawn)} trials and {len(best)} best-so-far points equal the "
           "whole table's")
+    return elapsed, best
+
+
+LONG_CURVES = """
+[study]
+name = "long-curves"
+metric = "loss"
+max_trials = 12
+[search]
+lr = { loguniform = [1e-4, 1e-1] }
+[scheduler]
+type = "fifo"
+max_t = 700
+"""
+
+
+def check_recorded_curves(slurmtune, workdir, name, streamed=None):
+    """Schema 11: the curves come from /curves (one row per trial: report m * stride in
+    slot m, and the trial's last report) and the best-so-far line from /improvements,
+    equal to what every report of /metrics says; no pass over /metrics. `name`: a study
+    of this folder, or LONG_CURVES (trials of 700 reports, thinned to stride 8)."""
+    import numpy as np
+    from slurmtune import plots
+    from slurmtune.study import curve_stride
+    if name == LONG_CURVES:
+        with open(os.path.join(workdir, "long.toml"), "w") as out:
+            out.write(LONG_CURVES)
+        name = "long.h5"
+        subprocess.run([slurmtune, "simulate", os.path.join(workdir, "long.toml"), "-w", "3", "-q",
+                        "-o", os.path.join(workdir, name)], check=True, stdout=subprocess.DEVNULL)
+    s = Study(os.path.join(workdir, name))
+    if streamed is None:  # the streamed path's line, for a file of an older schema
+        s.schema_version = 10
+        streamed = plots._best_curve(s)[::2]
+        s.schema_version = 11
+    assert s.has_curve_samples
+    metrics = s.metrics.sort_values("seq", kind="stable")
+    s.scan_metrics = None  # a pass over /metrics would fail
+    drawn = list(s.trials["id"])
+    curves = plots._curves(s, s.metric, drawn)
+    thinned = 0
+    for trial in drawn:
+        rows = metrics[metrics["trial"] == trial]
+        if rows.empty:
+            assert trial not in curves
+            continue
+        stride = curve_stride(len(rows))
+        index = sorted(set(range(0, len(rows), stride)) | {len(rows) - 1})
+        thinned += stride > 1
+        steps, values = curves[trial]
+        expected = rows.iloc[index]
+        assert np.array_equal(steps.astype(np.float32), expected["step"].to_numpy(np.float32)), (trial, steps)
+        assert np.array_equal(values.astype(np.float32), expected[s.metric].to_numpy(np.float32),
+                              equal_nan=True), (trial, values)
+        last = s.trials.loc[trial]
+        assert last["last_time"] == rows["time"].iloc[-1], (trial, last["last_time"])
+    elapsed, _, best = plots._best_curve(s)
+    assert list(best) == list(streamed[1]) and np.array_equal(elapsed, streamed[0]), (best[:5], streamed[1][:5])
+    assert thinned or name != "long.h5"
+    s.close()
+    print(f"recorded curves: {len(drawn)} trials from /curves ({thinned} thinned) and "
+          f"{len(best)} best-so-far points from /improvements equal /metrics")
+
+
+def check_dashboard_reader(workdir, name):
+    """The dashboard's reader of a schema-11 file (its curves from /curves, its line from
+    /improvements, last times and values from /trials: no report read) shows what it
+    shows of the same file read as schema 10 (every report read): the same counts,
+    best trials, line and trials, the same curves where a trial has at most 120 reports
+    (both keep all of them), and where it has more, points of its own reports."""
+    import shutil
+    import h5py
+    import numpy as np
+    from slurmtune import dashboard_reader
+    path = os.path.join(workdir, name)
+    older = os.path.join(workdir, "older-" + name)
+    shutil.copyfile(path, older)
+    with h5py.File(older, "r+") as f:
+        del f["curves"], f["improvements"]
+        f.attrs["schema_version"] = np.int64(10)
+    views = []
+    for file in (path, older):
+        live = dashboard_reader.LiveStudy(file)
+        live.update(None)
+        recorded = isinstance(live.reports, dashboard_reader.RecordedCurves)
+        assert recorded == (file == path), file
+        snapshot = live.snapshot()
+        snapshot["last_values"] = live.reports.last_values(len(live.trials)).tolist()
+        views.append(snapshot)
+        live.close()
+    new, old = views
+    assert old["reports_behind"] == new["reports_behind"] == 0
+    for key in ("counts", "best", "best_trials", "trace", "rungs", "decisions", "parallel", "slices"):
+        assert new[key] == old[key], (key, new[key], old[key])
+    with Study(path) as s:
+        metrics = s.metrics
+        # Each trial's last reported value (the Pareto front's, with several objectives).
+        last = metrics.dropna(subset=[s.metric]).groupby("trial")[s.metric].last()
+        expected = last.reindex(range(len(s.trials))).to_numpy()
+        assert np.array_equal(np.array(new["last_values"], float)[:, 0], expected, equal_nan=True)
+        for new_curve, old_curve in zip(new["curves"], old["curves"]):
+            assert new_curve["trial"] == old_curve["trial"]
+            reports = int(s.trials.loc[new_curve["trial"], "reports"])
+            if reports <= dashboard_reader.CURVE_POINTS:
+                assert new_curve["points"] == old_curve["points"], new_curve["trial"]
+            else:
+                rows = metrics[metrics["trial"] == new_curve["trial"]]
+                known = set(zip(rows["step"].astype(np.float32).astype(float),
+                                rows[s.metric].astype(np.float32).astype(float)))
+                assert set(map(tuple, new_curve["points"])) <= known and \
+                    new_curve["points"][-1] == old_curve["points"][-1], new_curve["trial"]
+    print(f"dashboard reader: {name} from /curves and /improvements shows what every report shows "
+          f"({len(new['curves'])} curves, {len(new['trace'])} best-so-far points)")
 
 
 def main():
@@ -244,7 +358,10 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         check_finished_study(slurmtune, study_toml, workdir)
         check_plots(slurmtune, study_toml, workdir)
-        check_streamed_curves(workdir)
+        check_recorded_curves(slurmtune, workdir, "finished.h5", check_streamed_curves(workdir))
+        check_recorded_curves(slurmtune, workdir, LONG_CURVES)
+        check_dashboard_reader(workdir, "finished.h5")
+        check_dashboard_reader(workdir, "long.h5")
         check_pbt_study(slurmtune, pbt_toml, workdir)
         check_reading_while_writing(killable_writer, study_toml, workdir)
         check_bad_files(workdir)

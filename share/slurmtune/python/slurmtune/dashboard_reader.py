@@ -204,7 +204,10 @@ class RecordedCurves:
             points = [[_finite(a), _finite(b)] for a, b in zip(row["step"][kept], row["value"][kept])]
             reports = int(t["reports"].iat[trial])
             if reports and (not points or (len(points) - 1) * curve_stride(reports) != reports - 1):
-                points.append([_finite(t["last_step"].iat[trial]), _finite(t["last_value"].iat[trial])])
+                # In single precision, as the other points (and the reports a file of an
+                # older schema gives).
+                points.append([_finite(np.float32(t["last_step"].iat[trial])),
+                               _finite(np.float32(t["last_value"].iat[trial]))])
             if points:
                 out[trial] = points
         return out
