@@ -7,7 +7,7 @@
 //   for (int epoch = 1;; ++epoch) {
 //     train_one_epoch(lr);
 //     const auto decision = client.report(epoch, {{"val_loss", validate()}});
-//     if (client.should_checkpoint()) save(client.trial_dir() + "/ckpt.bin"), ...;
+//     if (client.should_checkpoint()) save(client.checkpoint_dir() + "/ckpt.bin"), ...;
 //     if (decision != slurmtune::Decision::Continue) break;
 //   }
 //
@@ -63,7 +63,7 @@ class Client {
   /// says so whatever it is given) and resumes from the checkpoint. The client catches
   /// the first SIGTERM only where its action was the default; a second one terminates.
   bool terminated() const;
-  /// Records a checkpoint file (inside trial_dir()) written at `step`.
+  /// Records a checkpoint file (inside checkpoint_dir() or trial_dir()) written at `step`.
   void checkpoint_saved(double step, const std::string& path);
   /// Tells the coordinator how the trial ended; failed trials are retried.
   void finish(bool ok, const std::string& error = {});
@@ -73,8 +73,9 @@ class Client {
   int rank() const;
   /// The trial's own folder, for logs and checkpoints.
   const std::string& trial_dir() const;
-  /// Same folder (the place checkpoints go).
-  const std::string& checkpoint_dir() const { return trial_dir(); }
+  /// Where checkpoints go: the trial's folder in the study's `[checkpoints] folder` (a
+  /// scratch file system), else trial_dir().
+  const std::string& checkpoint_dir() const;
   /// Checkpoint to resume from (a retry, a promotion, a resumed study), or "". Under
   /// PBT, after an exploit, this trial's own copy of the donor's checkpoint (and param()
   /// gives the new configuration).

@@ -72,7 +72,8 @@ class Trial {
   /// "Still alive" in a long step ([trial] report_timeout_s); not collective: rank 0
   /// sends it, other ranks return at once.
   void heartbeat();
-  /// The trial's folder (checkpoints, logs); the same path on every rank.
+  /// Where its checkpoints go: its folder in the study's `[checkpoints] folder` (a scratch
+  /// file system), else the trial's own folder; the same path on every rank.
   const std::string& checkpoint_dir() const { return dir_; }
   /// Checkpoint to restore (a retry, a promotion, a resumed study), or "".
   const std::string& resume_checkpoint() const { return resume_; }

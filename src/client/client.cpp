@@ -138,7 +138,7 @@ struct Client::State {
   protocol::FrameDecoder decoder;
   std::uint64_t trial = 0, attempt = 0;
   int rank = 0;
-  std::string trial_dir, checkpoint;
+  std::string trial_dir, checkpoint_dir, checkpoint;
   std::optional<double> checkpoint_step;
   protocol::JsonObject params;
   std::string assignment;  // WELCOME or ASSIGN payload of the current trial
@@ -231,6 +231,7 @@ struct Client::State {
     trial = given.trial;
     attempt = given.attempt;
     trial_dir = given.trial_dir;
+    checkpoint_dir = given.checkpoint_dir.empty() ? given.trial_dir : given.checkpoint_dir;
     checkpoint = given.checkpoint;
     checkpoint_step = given.checkpoint_step;
     params = given.params_object();
@@ -372,6 +373,9 @@ int Client::rank() const {
 }
 const std::string& Client::trial_dir() const {
   return state_->trial_dir;
+}
+const std::string& Client::checkpoint_dir() const {
+  return state_->checkpoint_dir;
 }
 const std::string& Client::resume_checkpoint() const {
   return state_->checkpoint;

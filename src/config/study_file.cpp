@@ -239,7 +239,8 @@ void read_trial(TableReader r, core::StudySpec& study) {
   }
 }
 
-// [checkpoints]: which checkpoints slurmtune removes (core/study/checkpoint_retention.hpp).
+// [checkpoints]: which checkpoints slurmtune removes (core/study/checkpoint_retention.hpp),
+// and where they go.
 void read_checkpoints(TableReader r, core::StudySpec& study) {
   auto& policy = study.checkpoints;
   if (const auto n = r.integer("keep_per_trial")) {
@@ -254,6 +255,12 @@ void read_checkpoints(TableReader r, core::StudySpec& study) {
              "ranks ended trials by the study's one metric; a study of several objectives has "
              "no one best (leave keep_ended out, or keep every checkpoint)");
     policy.keep_ended = n;
+  }
+  if (const auto folder = r.string("folder")) {
+    if (folder->empty())
+      r.fail("folder", "is empty; name a folder for the checkpoints, or leave folder out");
+    if (folder->find('\0') != std::string::npos) r.fail("folder", "holds a NUL byte");
+    policy.folder = *folder;
   }
   r.finish();
 }

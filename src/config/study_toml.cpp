@@ -321,6 +321,7 @@ toml::table resolved_table(const core::StudySpec& study) {
   if (study.checkpoints.keep_per_trial)
     checkpoints.insert("keep_per_trial", *study.checkpoints.keep_per_trial);
   if (study.checkpoints.keep_ended) checkpoints.insert("keep_ended", *study.checkpoints.keep_ended);
+  if (!study.checkpoints.folder.empty()) checkpoints.insert("folder", study.checkpoints.folder);
   if (!checkpoints.empty()) out.insert("checkpoints", std::move(checkpoints));
   // Flattened as "enqueue.N" (from 1): an entry is compared whole.
   toml::table enqueue;

@@ -101,6 +101,8 @@ std::string encode(const TrialAssignment& m) {
   std::string out =
       "{\"trial\": " + std::to_string(m.trial) + member("attempt", std::to_string(m.attempt)) +
       member("params", m.params) + member("trial_dir", core::json_quote(m.trial_dir)) +
+      (m.checkpoint_dir.empty() ? ""
+                                : member("checkpoint_dir", core::json_quote(m.checkpoint_dir))) +
       member("checkpoint", m.checkpoint.empty() ? "null" : core::json_quote(m.checkpoint)) +
       member("checkpoint_step",
              m.checkpoint_step ? core::format_double(*m.checkpoint_step) : "null");
@@ -153,6 +155,7 @@ TrialAssignment decode_trial_assignment(const JsonObject& body, const char* mess
     throw ProtocolError(where(message, "params") + " must be an object");
   m.params = to_json_text(*params);
   m.trial_dir = required_text(body, "trial_dir", message, kMaxLong);
+  m.checkpoint_dir = optional_text(body, "checkpoint_dir", message, kMaxLong);
   m.checkpoint = optional_text(body, "checkpoint", message, kMaxLong, true);
   if (const auto* step = field(body, "checkpoint_step");
       step && !std::holds_alternative<std::nullptr_t>(step->data))

@@ -71,6 +71,8 @@ struct TrialAssignment {
   /// (its declared order); a decode keeps the object it read, written out again.
   std::string params = "{}";
   std::string trial_dir;                  ///< not empty
+  /// Where its checkpoints go, when not `trial_dir` (`[checkpoints] folder`); "": there.
+  std::string checkpoint_dir;
   std::string checkpoint;                 ///< where to resume from; "" (null) when none
   std::optional<double> checkpoint_step;  ///< the step `checkpoint` was saved at; finite
   std::string metric;                     ///< WELCOME: the scheduled metric; ASSIGN: ""

@@ -21,11 +21,31 @@ inline std::string trial_dir_in(const std::string& trials_dir, std::uint64_t tri
   return trials_dir + "/trial-" + std::to_string(trial);
 }
 
+/// Where each trial's files go: its folder in STUDY.trials/, and the folder its
+/// checkpoints go to: the same, or with `[checkpoints] folder` (a scratch file system, a
+/// burst buffer) that folder's trial-<id>.
+struct TrialFolders {
+  std::string trials_dir;       ///< STUDY.trials
+  std::string checkpoint_root;  ///< the folder, absolute; "": the trials' own folders
+  std::string trial(std::uint64_t trial) const { return trial_dir_in(trials_dir, trial); }
+  std::string checkpoints(std::uint64_t trial) const {
+    return checkpoint_root.empty() ? this->trial(trial) : trial_dir_in(checkpoint_root, trial);
+  }
+};
+
 /// True when `inner` is `outer` or lies below it, component by component (both resolved
 /// the same way): whether a trial's path stays inside its folder.
 inline bool path_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
   const auto [mismatch, _] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
   return mismatch == outer.end();
+}
+
+/// A checkpoint's path as the results file records it: relative to the study's folder
+/// inside it, absolute outside it (a checkpoint folder on scratch); `study_dir / recorded`
+/// gives it back either way.
+inline std::string recorded_path(const std::filesystem::path& path,
+                                 const std::filesystem::path& study_dir) {
+  return path_within(path, study_dir) ? path.lexically_relative(study_dir).string() : path.string();
 }
 
 /// "/abs/path/study.lock" for "study.h5": held by the one `slurmtune run` of the study

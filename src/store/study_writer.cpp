@@ -286,8 +286,7 @@ void StudyWriter::open_tables(bool fresh) {
                                       layout_.improvements, count(layout_.k.improvements));
     if (const std::uint64_t rows = count(layout_.k.improvements); rows > 0)
       study_best_ = layout_.improvements.get<double>(
-          h5_->improvements->read_rows(rows - 1, 1).data(),
-          layout_.i.value);
+          h5_->improvements->read_rows(rows - 1, 1).data(), layout_.i.value);
   }
   // Before SWMR writing starts, which cannot create objects.
   if (options_.snapshot_interval_s > 0) create_snapshot_slots(h5_->file);

@@ -196,8 +196,8 @@ class StudyWriter {
   std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread
   std::uint64_t session_first_seq_ = 0;
   double study_best_ = std::numeric_limits<double>::quiet_NaN();  // /improvements' last value
-  std::unique_ptr<DecisionSnapshots> snapshots_;  // keep_decision_snapshots
-  std::unique_ptr<FlushThread> flusher_;          // last: it writes what is above
+  std::unique_ptr<DecisionSnapshots> snapshots_;                  // keep_decision_snapshots
+  std::unique_ptr<FlushThread> flusher_;                          // last: it writes what is above
 };
 
 /// Current time as the results file records it: seconds since the Unix epoch.

@@ -23,8 +23,7 @@ std::vector<std::byte> StudyWriter::commit_row() const {
   l.put_u64(row.data(), layout_.k.sessions, h5_->sessions->rows());
   if (h5_->exploits) l.put_u64(row.data(), layout_.k.exploits, h5_->exploits->rows());
   if (h5_->removals) l.put_u64(row.data(), layout_.k.removals, h5_->removals->rows());
-  if (h5_->improvements)
-    l.put_u64(row.data(), layout_.k.improvements, h5_->improvements->rows());
+  if (h5_->improvements) l.put_u64(row.data(), layout_.k.improvements, h5_->improvements->rows());
   l.put_f64(row.data(), layout_.k.time, unix_time_s());
   if (layout_.has_loop_figures()) put_loop_figures(layout_, row.data(), loop_figures_);
   return row;

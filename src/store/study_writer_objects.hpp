@@ -17,9 +17,9 @@ struct StudyWriter::Hdf5Objects {
   Hid file, commit;
   std::unique_ptr<UpdateTable> trials;
   std::unique_ptr<AppendTable> metrics, events, checkpoints, sessions;
-  std::unique_ptr<AppendTable> exploits;  // schema 3 on
-  std::unique_ptr<AppendTable> removals;  // schema 10 on: /removed_checkpoints
-  std::unique_ptr<CurveSamples> curves;   // schema 11 on
+  std::unique_ptr<AppendTable> exploits;      // schema 3 on
+  std::unique_ptr<AppendTable> removals;      // schema 10 on: /removed_checkpoints
+  std::unique_ptr<CurveSamples> curves;       // schema 11 on
   std::unique_ptr<AppendTable> improvements;  // schema 11 on
 };
 

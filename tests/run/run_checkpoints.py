@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """The [checkpoints] scenario of tests/run/check_run.py (issue #63, item 4): trials that
-save a checkpoint file after every report, under keep_per_trial = 1 and keep_ended = 2.
+save a checkpoint file after every report, under keep_per_trial = 1 and keep_ended = 2,
+into the study's checkpoint folder (`folder`, outside the study's folder, as a scratch
+file system is): nothing lands in STUDY.trials, the results file records the paths
+whole, and another study cannot claim the folder.
 While the study runs the files on disk stay within the policy's bound; at its end the
 checkpoints left are the newest of the two best trials that did not fail, every other
 recorded checkpoint is gone and recorded in /removed_checkpoints with its reason; a
 resumed session under keep_ended = 1 removes the second best's at once."""
 import os
 import subprocess
+import shutil
 import sys
+import tempfile
 import threading
 
 import h5py
@@ -18,7 +23,8 @@ SLOTS = 3
 
 
 def checkpoint_files(trials_dir):
-    """The ckpt-STEP.json files under STUDY.trials, by trial folder."""
+    """The ckpt-STEP.json files under `trials_dir` (STUDY.trials or the checkpoint
+    folder), by trial folder."""
     found = {}
     for folder in os.listdir(trials_dir):
         if folder.startswith("trial-"):
@@ -70,11 +76,16 @@ def best_trials(trials, k):
     return [trial for _, trial in ranked[:k]]
 
 
-def check_files_follow_the_record(runner, path, keep):
+def check_files_follow_the_record(runner, path, keep, scratch):
     """What is on disk is what /checkpoints recorded less what /removed_checkpoints says
-    went: the newest checkpoint of each of the `keep` best trials that did not fail."""
+    went: the newest checkpoint of each of the `keep` best trials that did not fail, all
+    in the checkpoint folder `scratch` and recorded by their absolute paths there."""
     saved, removed, reasons, bytes_removed, trials = recorded(path)
     study_dir = runner.workdir
+    outside = [p for _, p in saved if not p.startswith(scratch + os.sep)]
+    expect(not outside, "checkpoints recorded outside the checkpoint folder %s: %s" % (scratch, outside))
+    expect(not checkpoint_files(os.path.join(study_dir, "study.trials")),
+           "checkpoints in STUDY.trials: %s" % checkpoint_files(os.path.join(study_dir, "study.trials")))
     for trial, relative in removed:
         expect(not os.path.exists(os.path.join(study_dir, relative)),
                "trial %d: %s is recorded as removed but is still there" % (trial, relative))
@@ -82,7 +93,7 @@ def check_files_follow_the_record(runner, path, keep):
     for trial, relative in kept:
         expect(os.path.exists(os.path.join(study_dir, relative)),
                "trial %d: %s is neither removed nor on disk" % (trial, relative))
-    on_disk = checkpoint_files(os.path.join(study_dir, "study.trials"))
+    on_disk = checkpoint_files(scratch)
     best = best_trials(trials, keep)
     expect(sorted(on_disk) == sorted(best) and all(len(f) == 1 for f in on_disk.values()),
            "checkpoints on disk %s; the %d best trials that did not fail: %s"
@@ -91,21 +102,28 @@ def check_files_follow_the_record(runner, path, keep):
 
 
 def scenario_checkpoints(runner, args):
+    scratch = os.path.realpath(tempfile.mkdtemp(prefix="slurmtune-scratch-"))
+    try:
+        check_retention(runner, os.path.join(scratch, "retention"))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def check_retention(runner, scratch):
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.05",
                "--checkpoint-each-step", "--faults=4:crash-best"]
-    policy = "[checkpoints]\nkeep_per_trial = 1\nkeep_ended = %d\n"
+    policy = "[checkpoints]\nkeep_per_trial = 1\nkeep_ended = %d\nfolder = \"" + scratch + "\"\n"
     toml = study_toml("retention", command, max_trials=12, max_t=9)
     study = runner.write("study.toml", toml + policy % 2)
     path = os.path.join(runner.workdir, "study.h5")
-    trials_dir = os.path.join(runner.workdir, "study.trials")
-    counter = FileCounter(trials_dir)
+    counter = FileCounter(scratch)
     counter.start()
     rc, log = runner.run(study, path, extra=["--slots", str(SLOTS)])
     counter.done.set()
     counter.join()
     expect(rc == 0, "run failed:\n" + log)
     check_complete(path, 12)
-    saved, removed, reasons, bytes_removed, trials = check_files_follow_the_record(runner, path, 2)
+    saved, removed, reasons, bytes_removed, trials = check_files_follow_the_record(runner, path, 2, scratch)
     expect(trials[4][0] == "failed" and trials[4][1] == -100.0 and reasons.get(4) == {"ended"},
            "the crashed trial with the lowest loss: %s, its removals %s"
            % (trials[4], reasons.get(4)))
@@ -126,7 +144,7 @@ def scenario_checkpoints(runner, args):
     study = runner.write("study.toml", toml + policy % 1)
     rc, log = runner.run(study, path, extra=["--slots", str(SLOTS), "--allow-changes"])
     expect(rc == 0, "the resumed session failed:\n" + log)
-    _, removed_after, reasons_after, _, _ = check_files_follow_the_record(runner, path, 1)
+    _, removed_after, reasons_after, _, _ = check_files_follow_the_record(runner, path, 1, scratch)
     expect(removed_after - removed == {p for p in saved - removed if p[0] == second} and
            reason in reasons_after[second],
            "the resumed session removed %s, %s (the second best is trial %d: %s expected)"
@@ -140,8 +158,13 @@ def scenario_checkpoints(runner, args):
     status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True,
                             check=True, timeout=60).stdout
     expect("Checkpoints removed %d " % len(removed_after) in status, status)
-    print("checkpoints: %d saved, %d removed (%d bytes; %s), at most %d files at once "
-          "(bound %d); the two best trials kept their newest, the crashed best none; resumed "
-          "with keep_ended = 1, trial %d's went" % (len(saved), len(removed), bytes_removed,
-                                                   ", ".join(sorted(every)), counter.most, bound,
-                                                   second))
+    # The folder is this study's: another results file is refused before anything runs.
+    rc, log = runner.run(study, os.path.join(runner.workdir, "other.h5"), extra=["--slots", str(SLOTS)])
+    expect(rc != 0 and "[checkpoints] folder" in log and "holds the checkpoints of the study" in log and
+           not os.path.exists(os.path.join(runner.workdir, "other.h5")),
+           "another study given the same checkpoint folder: exit %d\n%s" % (rc, log))
+    print("checkpoints: %d saved in the checkpoint folder, %d removed (%d bytes; %s), at most "
+          "%d files at once (bound %d); the two best trials kept their newest, the crashed best "
+          "none; resumed with keep_ended = 1, trial %d's went; another study refused the folder"
+          % (len(saved), len(removed), bytes_removed, ", ".join(sorted(every)), counter.most, bound,
+             second))

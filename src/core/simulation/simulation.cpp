@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "core/simulation/recorded_objective.hpp"
+#include "core/simulation/simulated_trial.hpp"
 #include "core/simulation/synthetic_objective.hpp"
 #include "core/study/allocation_clock.hpp"
 #include "core/study/decision_state.hpp"
@@ -31,24 +32,6 @@ std::unique_ptr<Objective> make_objective(const StudySpec& spec, const Simulatio
                                                options.nearest_random_draws);
   return std::make_unique<SyntheticObjective>(spec);
 }
-
-// Reports are counted by index into the trial's curve; `step` is the resource value the
-// last one reached (the curve's own steps: recorded tables need not count 1, 2, 3).
-struct TrialRecord {
-  CurveId curve = 0;
-  std::uint32_t reports = 0;     // reports done so far (kept while paused)
-  std::uint32_t judged = 0;      // reports judged: a re-run below it is not judged again
-  std::uint32_t checkpoint = 0;  // where a killed attempt restarts (last rung passed, pause)
-  double step = 0, checkpoint_step = 0;
-  double value = std::numeric_limits<double>::quiet_NaN();  // the last report's
-  CurvePoint next;                                          // the report the running step will make
-  // PBT: the checkpoints others may clone, (step, curve, reports), newest last.
-  std::vector<std::tuple<double, CurveId, std::uint32_t>> kept;
-  // PBT: the donor's checkpoint its exploit clones, taken when the exploit was decided
-  // (as `run` copies it then): the donor may itself be exploited, and drop its own
-  // checkpoints, before this trial resumes.
-  std::optional<std::tuple<double, CurveId, std::uint32_t>> clone;
-};
 
 struct StepDone {
   double time_s;
@@ -164,7 +147,7 @@ class Simulator {
       const StepDone event = events_.top();
       events_.pop();
       const TrialId trial = running_trial_[event.worker];
-      TrialRecord& t = trials_[trial];
+      SimulatedTrial& t = trials_[trial];
       costs_->lost_s += boundary_ - segment_since_[event.worker];
       ++costs_->killed;
       t.reports = t.checkpoint;
@@ -224,7 +207,7 @@ class Simulator {
   }
 
   // Fetches the trial's next report from its curve; false where the curve ends.
-  bool has_next(TrialRecord& t) const {
+  bool has_next(SimulatedTrial& t) const {
     const auto next =
         objective_->report(t.curve, static_cast<TrialId>(&t - trials_.data()), t.reports);
     if (next) t.next = *next;
@@ -281,7 +264,7 @@ class Simulator {
   }
 
   void schedule_step(std::size_t worker, double time_s) {
-    const TrialRecord& t = trials_[running_trial_[worker]];
+    const SimulatedTrial& t = trials_[running_trial_[worker]];
     segment_since_[worker] = time_s;
     events_.push(
         StepDone{time_s + take_decision_wait(worker) + t.next.seconds, sequence_++, worker});
@@ -321,7 +304,7 @@ class Simulator {
 
   void handle_step(const StepDone& event) {
     const TrialId trial = running_trial_[event.worker];
-    TrialRecord& t = trials_[trial];
+    SimulatedTrial& t = trials_[trial];
     t.reports += 1;
     t.step = t.next.step;
     t.value = t.next.value;
@@ -349,9 +332,9 @@ class Simulator {
     ++progress_.reports;
     observer_->reported(trial, t.step, metrics, outcome, event.time_s);
     note_best(trial, t.step, value, event.time_s);
-    if (outcome.rung) save_checkpoint(t);  // slurmtune asks for a checkpoint at every rung
+    if (outcome.rung) t.save_checkpoint();  // slurmtune asks for a checkpoint at every rung
     if (outcome.checkpoint) {
-      keep_checkpoint(t);
+      t.keep_checkpoint();
       scheduler_->checkpoint_saved(trial, t.step);
       observer_->checkpoint_saved(trial, t.step, event.time_s);
     }
@@ -365,7 +348,7 @@ class Simulator {
         return;
       }
       if (costs_ && usable_left(event.time_s) <= 0) {  // suspended: checkpoint and leave
-        save_checkpoint(t);
+        t.save_checkpoint();
         restart_.push_back(trial);
         free_worker(event.worker, event.time_s);
         return;
@@ -377,7 +360,7 @@ class Simulator {
     if ((outcome.decision == SchedulerDecision::Pause ||
          outcome.decision == SchedulerDecision::Exploit) &&
         !finished) {
-      save_checkpoint(t);
+      t.save_checkpoint();
       ++progress_.paused;
       collect_dropped(event.time_s);
       return;
@@ -403,7 +386,7 @@ class Simulator {
       return std::nullopt;
     }
     ++progress_.started;
-    trials_.push_back(TrialRecord{});
+    trials_.push_back(SimulatedTrial{});
     trials_.back().curve = *curve;
     scheduler_->add_trial(trial, std::nullopt);
     const bool model_based = is_model_based(spec_.sampler.kind);
@@ -420,26 +403,12 @@ class Simulator {
     return trial;
   }
 
-  static void save_checkpoint(TrialRecord& t) {
-    t.checkpoint = t.reports;
-    t.checkpoint_step = t.step;
-  }
-
-  // PBT: a checkpoint the scheduler asked for, which another trial may clone. (It asks
-  // at every report that can make a donor, a paused one's included.)
-  void keep_checkpoint(TrialRecord& t) {
-    save_checkpoint(t);
-    t.kept.emplace_back(t.step, t.curve, t.reports);
-  }
-
   // PBT: the exploits just decided clone their donors' checkpoints now.
   void take_clones() {
     for (const auto& decided : scheduler_->take_exploits()) {
-      const Exploit& e = decided.second;  // not a structured binding: the lambda reads it
-      const TrialRecord& donor = trials_.at(e.donor);
-      const auto kept = std::find_if(donor.kept.rbegin(), donor.kept.rend(),
-                                     [&](const auto& k) { return std::get<0>(k) == e.donor_step; });
-      if (kept == donor.kept.rend())
+      const Exploit& e = decided.second;
+      const auto kept = trials_.at(e.donor).kept_at(e.donor_step);
+      if (!kept)
         throw UsageError("simulate: trial " + std::to_string(e.donor) + " kept no checkpoint at " +
                          format_double(e.donor_step));
       trials_.at(decided.first).clone = *kept;
@@ -455,7 +424,7 @@ class Simulator {
     trials_[trial].clone.reset();
     const auto next = objective_->continue_from(curve, reports - 1, trial, e.config);
     if (!next) throw UsageError("simulate: the objective cannot continue a trial");
-    TrialRecord& t = trials_[trial];
+    SimulatedTrial& t = trials_[trial];
     t.curve = *next;
     t.reports = t.judged = t.checkpoint = reports;
     t.step = t.checkpoint_step = step;
@@ -572,7 +541,7 @@ class Simulator {
   bool held_now_ = false;        // this allocation held work back
   double allocation_start_ = 0, last_departure_ = 0;
   std::vector<std::size_t> idle_;
-  std::vector<TrialRecord> trials_;
+  std::vector<SimulatedTrial> trials_;
   std::priority_queue<StepDone, std::vector<StepDone>, std::greater<>> events_;
   std::uint64_t sequence_ = 0;
   SimulationProgress progress_;

@@ -44,6 +44,10 @@ struct CheckpointPolicy {
   /// this many best by the study's metric keep their checkpoints; the others' are
   /// removed as they end or fall out of the best. nullopt: all.
   std::optional<std::int64_t> keep_ended;
+  /// A folder of the user's (scratch, a burst buffer) for the trials' checkpoints, as
+  /// written (relative: to the study file's folder); each trial gets its trial-<id> in
+  /// it. Empty: the trials' own folders in STUDY.trials/.
+  std::string folder;
   bool removes() const { return keep_per_trial || keep_ended; }
 };
 

@@ -12,6 +12,7 @@ protocol::TrialAssignment ActiveTrial::assignment() const {
   m.attempt = attempt;
   m.params = params_json;
   m.trial_dir = dir;
+  if (checkpoint_dir != dir) m.checkpoint_dir = checkpoint_dir;
   m.checkpoint = checkpoint;
   m.checkpoint_step = checkpoint_step;
   return m;

@@ -1,6 +1,7 @@
 #pragma once
 // Where a trial may keep its checkpoints: inside its own folder, STUDY.trials/trial-<id>/,
-// and nowhere else. A trial names its checkpoint over the control plane; the name is
+// or its folder in the study's checkpoint folder (`[checkpoints] folder`), and nowhere
+// else. A trial names its checkpoint over the control plane; the name is
 // resolved the way the file system will (symbolic links, "..") before it is trusted,
 // because slurmtune later copies it (PBT) and hands it to a resumed attempt.
 #include <filesystem>
@@ -14,9 +15,26 @@ struct CheckpointPath {
 };
 
 /// Resolves `named` (absolute, or relative to `trial_dir`) and checks that it lies
-/// strictly inside `trial_dir` and outside slurmtune's own `pbt-kept` folder there.
-/// Throws ProtocolError saying why otherwise.
+/// strictly inside `trial_dir` or `checkpoint_dir` (the trial's folder in the study's
+/// checkpoint folder; `trial_dir` again without one) and outside slurmtune's own
+/// `pbt-kept` folder in either. Throws ProtocolError saying why otherwise. `relative` is
+/// absolute for a checkpoint outside the study's folder (in the checkpoint folder).
 CheckpointPath confine_checkpoint(const std::string& named, const std::filesystem::path& trial_dir,
+                                  const std::filesystem::path& checkpoint_dir,
                                   const std::filesystem::path& study_dir);
+inline CheckpointPath confine_checkpoint(const std::string& named,
+                                         const std::filesystem::path& trial_dir,
+                                         const std::filesystem::path& study_dir) {
+  return confine_checkpoint(named, trial_dir, trial_dir, study_dir);
+}
+
+/// The study's checkpoint folder (`[checkpoints] folder`, relative to the study file's
+/// folder `study_file_dir`), absolute, made (0700) where it does not exist, and claimed
+/// for the results file `results_file` by a file `.slurmtune-study` in it that names it:
+/// a folder another study claimed is refused (InputError naming the field), so two
+/// studies never mix their trial-<id> folders.
+std::string claim_checkpoint_folder(const std::string& folder,
+                                    const std::filesystem::path& study_file_dir,
+                                    const std::string& results_file);
 
 }  // namespace slurmtune::runtime

@@ -24,6 +24,7 @@
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/recording/study_recorder.hpp"
+#include "runtime/coordinator/checkpoint_path.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 
@@ -98,9 +99,14 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
+      folders_{trials_dir_, spec_.checkpoints.folder.empty()
+                                ? std::string()
+                                : claim_checkpoint_folder(spec_.checkpoints.folder,
+                                                          fs::path(spec_.path).parent_path(),
+                                                          options_.output)},
       python_path_(python_path_with_bundled()),
       files_(loop_),
-      pbt_(study_, trials_, study_dir_, trials_dir_, files_, stalls_,
+      pbt_(study_, trials_, study_dir_, folders_, files_, stalls_,
            [this](ConnectionId to, Reply reply, bool write_ahead) {
              if (write_ahead) {
                durable_replies_.hold(to, std::move(reply), study_.writer->commit_ticket());
@@ -137,7 +143,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   if (study_.retention) {
     remover_ = std::make_unique<CheckpointRemover>(std::move(*study_.retention), *study_.writer,
-                                                   files_, study_dir_, trials_dir_);
+                                                   files_, study_dir_, folders_);
     recorder_->set_checkpoint_remover(remover_.get());
     pbt_.set_checkpoint_remover(remover_.get());
     remover_->remove(study_.removals_due);  // a policy tighter than the last session's
@@ -146,7 +152,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
   controller_->set_fail_fast(options_.fail_fast);
-  launch_files_ = std::make_unique<LaunchFiles>(trials_dir_, *credentials_, files_,
+  launch_files_ = std::make_unique<LaunchFiles>(folders_, *credentials_, files_,
                                                 core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs

@@ -23,7 +23,8 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->trial = id;
   t->attempt = launch.attempt;
   t->kind = launch.kind;
-  t->dir = trial_dir_in(trials_dir_, id);
+  t->dir = folders_.trial(id);
+  t->checkpoint_dir = folders_.checkpoints(id);
   t->stderr_path = t->dir + "/stderr.log";
   // Every launch its own credential (a pause ends the last). A new trial's first launch
   // finds its files made off the loop, as a rule (LaunchFiles); the others make them
@@ -37,6 +38,8 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     t->launch = ++launches_;
     t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
     fs::create_directories(t->dir);
+    if (t->checkpoint_dir != t->dir && fs::create_directories(t->checkpoint_dir))
+      fs::permissions(t->checkpoint_dir, fs::perms::owner_all);
     t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
     if (first) launch_files_->count_made_on_loop();
   }
@@ -69,6 +72,7 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
       {"SLURMTUNE_TOKEN_FILE", t.credential_file},
       {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
       {"SLURMTUNE_TRIAL_DIR", t.dir},
+      {"SLURMTUNE_CHECKPOINT_DIR", t.checkpoint_dir},
       {"SLURMTUNE_ATTEMPT", std::to_string(t.attempt)},
       {"SLURMTUNE_PARAMS", t.params_json},
       {"SLURMTUNE_STUDY", spec_.name},

@@ -22,10 +22,14 @@ namespace {
 // fresh folder (two metadata operations), a stat of its stderr.log more on one that a
 // session before made. nullopt: what the batch cannot make is left to the launch, which
 // says why it failed.
-std::optional<LaunchFilesReady> make_first_launch(const std::string& trials_dir,
+std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
                                                   const CredentialFiles& credentials,
                                                   core::TrialId trial) {
-  const std::string dir = trial_dir_in(trials_dir, trial);
+  const std::string dir = folders.trial(trial);
+  // Its folder in [checkpoints] folder, the user's only (a scratch file system is shared).
+  if (const std::string elsewhere = folders.checkpoints(trial);
+      elsewhere != dir && ::mkdir(elsewhere.c_str(), 0700) != 0 && errno != EEXIST)
+    return std::nullopt;
   std::uintmax_t stderr_size = 0;
   if (::mkdir(dir.c_str(), 0777) != 0) {
     std::error_code error;
@@ -63,9 +67,9 @@ void make_in_parallel(core::TrialId from, core::TrialId to, const Make& make) {
 
 }  // namespace
 
-LaunchFiles::LaunchFiles(std::string trials_dir, const CredentialFiles& credentials,
+LaunchFiles::LaunchFiles(TrialFolders folders, const CredentialFiles& credentials,
                          BackgroundWork& off_loop, std::uint64_t trial_cap, std::uint64_t window)
-    : trials_dir_(std::move(trials_dir)),
+    : folders_(std::move(folders)),
       credentials_(credentials),
       off_loop_(off_loop),
       trial_cap_(trial_cap),
@@ -87,11 +91,11 @@ void LaunchFiles::keep_ahead(core::TrialId next_trial) {
     const core::TrialId to = std::min<core::TrialId>(from + kBatch, trial_cap_);
     posted_to_ = to;
     // The task touches only its copies; its finish, on the loop, hands over what it made.
-    off_loop_.post([this, trials_dir = trials_dir_, credentials = credentials_, from,
+    off_loop_.post([this, folders = folders_, credentials = credentials_, from,
                     to]() -> BackgroundWork::Finish {
       std::vector<std::optional<LaunchFilesReady>> made(to - from);
       make_in_parallel(from, to, [&](core::TrialId trial) {
-        made[trial - from] = make_first_launch(trials_dir, credentials, trial);
+        made[trial - from] = make_first_launch(folders, credentials, trial);
       });
       return [this, from, made = std::move(made)]() mutable {
         for (std::size_t i = 0; i < made.size(); ++i)
@@ -107,7 +111,10 @@ void LaunchFiles::finish(core::TrialId next_trial) {
     std::error_code ignored;  // what cannot be removed is left; the next session's start
     fs::remove(files.credential_file, ignored);  // empties the credentials anyway
     // A trial that started (its launch made its own files) keeps its folder.
-    if (trial >= next_trial) fs::remove(trial_dir_in(trials_dir_, trial), ignored);  // if empty
+    if (trial >= next_trial) {  // removed if empty
+      fs::remove(folders_.trial(trial), ignored);
+      fs::remove(folders_.checkpoints(trial), ignored);
+    }
   }
   ready_.clear();
 }

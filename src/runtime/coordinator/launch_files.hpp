@@ -16,6 +16,7 @@
 #include "core/trial_id.hpp"
 #include "runtime/control/background_work.hpp"
 #include "runtime/control/credential_files.hpp"
+#include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 
@@ -34,11 +35,12 @@ class LaunchFiles {
   /// Threads that make a batch's trials at once.
   static constexpr unsigned kThreads = 8;
 
-  /// For the trials of `trials_dir` (trial-N), up to `trial_cap`, on `off_loop`'s thread;
+  /// For the trials of `folders` (trial-N, and its checkpoint folder), up to `trial_cap`,
+  /// on `off_loop`'s thread;
   /// `window`: how many trials to keep made or under way ahead of the next new one (at
   /// least a batch; the coordinator's: as many as run at once, so that the first wave's
   /// launches find theirs made too).
-  LaunchFiles(std::string trials_dir, const CredentialFiles& credentials, BackgroundWork& off_loop,
+  LaunchFiles(TrialFolders folders, const CredentialFiles& credentials, BackgroundWork& off_loop,
               std::uint64_t trial_cap, std::uint64_t window = kBatch);
   LaunchFiles(const LaunchFiles&) = delete;
   LaunchFiles& operator=(const LaunchFiles&) = delete;
@@ -57,7 +59,7 @@ class LaunchFiles {
   void count_made_on_loop() { ++made_on_loop_; }
 
  private:
-  std::string trials_dir_;
+  TrialFolders folders_;
   CredentialFiles credentials_;  // a copy: the tasks copy it again, the loop's stays put
   BackgroundWork& off_loop_;
   std::uint64_t trial_cap_;

@@ -50,11 +50,11 @@ TreeCopy replace_copy(const fs::path& source, const fs::path& dir, const fs::pat
 
 }  // namespace
 
-PbtCheckpoints::PbtCheckpoints(fs::path study_dir, fs::path trials_dir)
-    : study_dir_(std::move(study_dir)), trials_dir_(std::move(trials_dir)) {}
+PbtCheckpoints::PbtCheckpoints(fs::path study_dir, TrialFolders folders)
+    : study_dir_(std::move(study_dir)), folders_(std::move(folders)) {}
 
 fs::path PbtCheckpoints::trial_dir(core::TrialId trial) const {
-  return trial_dir_in(trials_dir_.string(), trial);
+  return folders_.checkpoints(trial);
 }
 
 fs::path PbtCheckpoints::kept_dir(core::TrialId trial, double step) const {
@@ -78,7 +78,7 @@ PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Expl
   const fs::path dir = trial_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
                                            core::format_double(e.donor_step));
   const TreeCopy copy = replace_copy(source, dir, trial_dir(trial), prefix, false);
-  return {(dir / source.filename()).lexically_relative(study_dir_).string(), copy};
+  return {recorded_path(dir / source.filename(), study_dir_), copy};
 }
 
 }  // namespace slurmtune::runtime

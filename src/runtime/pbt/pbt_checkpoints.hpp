@@ -14,17 +14,19 @@
 
 #include "core/schedulers/scheduler.hpp"
 #include "runtime/pbt/file_copy.hpp"
+#include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 
 class PbtCheckpoints {
  public:
   struct Copy {
-    std::string relative;  ///< relative to the study's folder
+    std::string relative;  ///< as the results file records it (runtime::recorded_path)
     TreeCopy how;          ///< its bytes, and how its files were copied
   };
 
-  PbtCheckpoints(std::filesystem::path study_dir, std::filesystem::path trials_dir);
+  /// Copies go to each trial's checkpoint folder (`folders.checkpoints`).
+  PbtCheckpoints(std::filesystem::path study_dir, TrialFolders folders);
 
   /// Keeps the trial's checkpoint at `step` (`source`, a file or a folder); the trial's
   /// older kept copies go. Throws Error (naming the paths) when the copy fails or the
@@ -38,7 +40,8 @@ class PbtCheckpoints {
   std::filesystem::path kept_dir(core::TrialId trial, double step) const;
   std::filesystem::path trial_dir(core::TrialId trial) const;
 
-  std::filesystem::path study_dir_, trials_dir_;
+  std::filesystem::path study_dir_;
+  TrialFolders folders_;
 };
 
 }  // namespace slurmtune::runtime

@@ -8,11 +8,13 @@
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
-std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& trials_dir,
+std::string remove_checkpoint_files(const fs::path& study_dir, const TrialFolders& folders,
                                     const core::CheckpointRemoval& removal) {
   std::error_code ec;
-  const fs::path own = fs::weakly_canonical(trial_dir_in(trials_dir.string(), removal.trial), ec);
+  const fs::path own = fs::weakly_canonical(folders.trial(removal.trial), ec);
   if (ec) return "cannot resolve the trial's folder: " + ec.message();
+  const fs::path elsewhere = fs::weakly_canonical(folders.checkpoints(removal.trial), ec);
+  if (ec) return "cannot resolve the trial's checkpoint folder: " + ec.message();
   const fs::path named = (study_dir / removal.path).lexically_normal();
   if (!fs::exists(fs::symlink_status(named, ec))) return {};
   // The folder that holds it, resolved: the last component itself may be a link, which
@@ -20,9 +22,12 @@ std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& t
   const fs::path parent = fs::weakly_canonical(named.parent_path(), ec);
   if (ec) return "cannot resolve " + named.parent_path().string() + ": " + ec.message();
   const fs::path target = parent / named.filename();
-  if (target == own || !path_within(target, own))
+  const auto strictly_in = [&target](const fs::path& folder) {
+    return target != folder && path_within(target, folder);
+  };
+  if (!strictly_in(own) && !strictly_in(elsewhere))
     return named.string() + " resolves to " + target.string() +
-           ", outside the trial's folder: left alone";
+           ", outside the trial's folders: left alone";
   fs::remove_all(target, ec);
   if (ec) return "cannot remove " + target.string() + ": " + ec.message();
   return {};
@@ -30,12 +35,12 @@ std::string remove_checkpoint_files(const fs::path& study_dir, const fs::path& t
 
 CheckpointRemover::CheckpointRemover(core::CheckpointRetention retention,
                                      store::StudyWriter& writer, BackgroundWork& files,
-                                     fs::path study_dir, fs::path trials_dir)
+                                     fs::path study_dir, TrialFolders folders)
     : retention_(std::move(retention)),
       writer_(writer),
       files_(files),
       study_dir_(std::move(study_dir)),
-      trials_dir_(std::move(trials_dir)) {}
+      folders_(std::move(folders)) {}
 
 void CheckpointRemover::recorded(core::TrialId trial, double step, const std::string& relative,
                                  std::uint64_t bytes) {
@@ -52,10 +57,10 @@ void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& remov
   for (const auto& r : removals)
     writer_.checkpoint_removed(r, now);
   files_.post(
-      [study_dir = study_dir_, trials_dir = trials_dir_, removals]() -> BackgroundWork::Finish {
+      [study_dir = study_dir_, folders = folders_, removals]() -> BackgroundWork::Finish {
         std::vector<std::string> errors;
         for (const auto& r : removals)
-          if (auto error = remove_checkpoint_files(study_dir, trials_dir, r); !error.empty())
+          if (auto error = remove_checkpoint_files(study_dir, folders, r); !error.empty())
             errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
                              " not removed: " + error);
         return [errors = std::move(errors)] {

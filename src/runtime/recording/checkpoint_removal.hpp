@@ -14,6 +14,7 @@
 
 #include "core/study/checkpoint_retention.hpp"
 #include "runtime/control/background_work.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
@@ -22,7 +23,7 @@ class CheckpointRemover {
  public:
   CheckpointRemover(core::CheckpointRetention retention, store::StudyWriter& writer,
                     BackgroundWork& files, std::filesystem::path study_dir,
-                    std::filesystem::path trials_dir);
+                    TrialFolders folders);
 
   /// A checkpoint the results file recorded (a trial's own, or PBT's clone for it).
   void recorded(core::TrialId trial, double step, const std::string& relative, std::uint64_t bytes);
@@ -36,15 +37,17 @@ class CheckpointRemover {
   core::CheckpointRetention retention_;
   store::StudyWriter& writer_;
   BackgroundWork& files_;
-  std::filesystem::path study_dir_, trials_dir_;
+  std::filesystem::path study_dir_;
+  TrialFolders folders_;
 };
 
-/// Removes `relative` (to `study_dir`) if it still lies inside its trial's folder in
-/// `trials_dir` once every link is resolved (a trial could have swapped a folder for a
-/// link since it named the checkpoint); a path that is gone already is no error.
+/// Removes `relative` (to `study_dir`, or absolute) if it still lies inside its trial's
+/// folder or its checkpoint folder (`folders`) once every link is resolved (a trial could
+/// have swapped a folder for a link since it named the checkpoint); a path that is gone
+/// already is no error.
 /// Returns why not, or an empty string. Touches only the file system.
 std::string remove_checkpoint_files(const std::filesystem::path& study_dir,
-                                    const std::filesystem::path& trials_dir,
+                                    const TrialFolders& folders,
                                     const core::CheckpointRemoval& removal);
 
 }  // namespace slurmtune::runtime

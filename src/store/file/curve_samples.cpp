@@ -22,8 +22,7 @@ constexpr hsize_t kChunkTrials = 64;
 Hid point_type() {
   Hid type = check(H5Tcreate(H5T_COMPOUND, sizeof(CurvePoint)), "H5Tcreate");
   check_status(H5Tinsert(type, "step", HOFFSET(CurvePoint, step), H5T_NATIVE_FLOAT), "H5Tinsert");
-  check_status(H5Tinsert(type, "value", HOFFSET(CurvePoint, value), H5T_NATIVE_FLOAT),
-               "H5Tinsert");
+  check_status(H5Tinsert(type, "value", HOFFSET(CurvePoint, value), H5T_NATIVE_FLOAT), "H5Tinsert");
   return type;
 }
 
@@ -63,8 +62,8 @@ CurveSamples::CurveSamples(hid_t file, bool fresh) : type_(point_type()) {
   hsize_t dims[2] = {0, 0};
   check_status(H5Sget_simple_extent_dims(space, dims, nullptr), "H5Sget_simple_extent_dims");
   if (dims[1] != kCurveSlots)
-    throw InputError("results file: /curves has " + std::to_string(dims[1]) + " slots a trial, not " +
-                     std::to_string(kCurveSlots));
+    throw InputError("results file: /curves has " + std::to_string(dims[1]) +
+                     " slots a trial, not " + std::to_string(kCurveSlots));
   rows_ = extent_ = dims[0];
 }
 
@@ -108,9 +107,9 @@ void CurveSamples::adopt(std::uint64_t trial, std::uint64_t reports) {
     check_status(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
                  "H5Sselect_hyperslab");
     const Hid memory_space = check(H5Screate_simple(2, count, nullptr), "H5Screate_simple");
-    check_status(H5Dread(dataset_, type_, memory_space, file_space, H5P_DEFAULT,
-                         curve.points.data()),
-                 "H5Dread curves");
+    check_status(
+        H5Dread(dataset_, type_, memory_space, file_space, H5P_DEFAULT, curve.points.data()),
+        "H5Dread curves");
   }
   const auto kept = static_cast<std::uint32_t>(
       std::count_if(curve.points.begin(), curve.points.end(),
@@ -162,9 +161,9 @@ void CurveSamples::write(const CurveBatch& batch) const {
   const Hid file_space = check(H5Dget_space(dataset_), "H5Dget_space");
   // A point list, as UpdateTable's rows: a union of hyperslabs costs HDF5 1.10 a walk
   // over the spans so far for each one added.
-  check_status(H5Sselect_elements(file_space, H5S_SELECT_SET, batch.points.size(),
-                                  batch.coordinates.data()),
-               "H5Sselect_elements curves");
+  check_status(
+      H5Sselect_elements(file_space, H5S_SELECT_SET, batch.points.size(), batch.coordinates.data()),
+      "H5Sselect_elements curves");
   const hsize_t n = batch.points.size();
   const Hid memory_space = check(H5Screate_simple(1, &n, nullptr), "H5Screate_simple");
   check_status(

@@ -35,8 +35,8 @@ std::uint64_t curve_stride(std::uint64_t reports);
 /// Points of live trials' curves changed since the last take(), to be written (perhaps
 /// on the flush thread, as AppendBatch).
 struct CurveBatch {
-  hsize_t extent = 0;                  ///< rows of the dataset after this batch (0: unchanged)
-  std::vector<hsize_t> coordinates;    ///< (trial, slot) of each point, in the points' order
+  hsize_t extent = 0;                ///< rows of the dataset after this batch (0: unchanged)
+  std::vector<hsize_t> coordinates;  ///< (trial, slot) of each point, in the points' order
   std::vector<CurvePoint> points;
 };
 

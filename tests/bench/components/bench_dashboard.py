@@ -5,12 +5,15 @@ written by `slurmtune simulate` as bench_html.py does, served and opened in head
 Chromium over the DevTools protocol (tests/python/module/check_dashboard.py's Browser).
 
     /usr/bin/python3 tests/bench/components/bench_dashboard.py build/src/slurmtune [WORKDIR] [--updates N]
+        [--study RESULTS.h5] [--starts 3]
+
+(--study: serve that results file instead, for example bench_readers.py's of 10^9 reports.)
 
 Prints, for three dashboard starts: the first view (from the dashboard's start until the
 page has drawn, with the browser open already and the page opened at once), the whole
 view (every report read and drawn: the first read of the reports comes in parts), the reader's time per update
 (a full read and the snapshot composed again) and the page's redraw time, the snapshot's
-size, the page's weight, and the memory (resident set) of the server and its reader.
+size, the page's weight, and the peak memory (resident set) of the server and its reader.
 """
 import argparse
 import json
@@ -28,9 +31,10 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "python", "module"))
 from check_dashboard import Browser, start_dashboard, wait_for  # noqa: E402
 
 
-def rss_mb(pid):
+def rss_mb(pid, field="VmHWM:"):
+    """The peak resident size of a process (VmHWM; VmRSS: the present one), in MB."""
     for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -70,7 +74,7 @@ def one_start(slurmtune, study, workdir, chrome, updates):
             draws.append(float(browser.evaluate(
                 "for (const k in drawn) delete drawn[k]; draw(latest); document.documentElement.dataset.drawMs")) / 1000)
         reader = children(dashboard.pid)
-        memory = (rss_mb(dashboard.pid), sum(rss_mb(p) for p in reader))
+        memory = (rss_mb(dashboard.pid), sum(rss_mb(p) for p in reader))  # peaks
         weights = {}
         for path in ("", "app.js", "style.css", "chart.js"):
             with urllib.request.urlopen(base + path + "?token=" + token, timeout=60) as r:
@@ -91,15 +95,17 @@ def main():
     parser.add_argument("slurmtune")
     parser.add_argument("workdir", nargs="?", default="/tmp/slurmtune-bench-html")
     parser.add_argument("--updates", type=int, default=10)
+    parser.add_argument("--study", help="a results file to serve (default: html-100k's, simulated)")
+    parser.add_argument("--starts", type=int, default=3)
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    study = os.path.join(args.workdir, "html-100k.h5")
+    study = os.path.abspath(args.study or os.path.join(args.workdir, "html-100k.h5"))
     if not os.path.exists(study):
         subprocess.run([args.slurmtune, "simulate", os.path.join(DATA, "html-100k.toml"),
                         "-w", "2000", "-q", "-o", study], check=True, stdout=subprocess.DEVNULL)
     chrome = "chromium"
     runs = [one_start(os.path.abspath(args.slurmtune), study, args.workdir, chrome, args.updates)
-            for _ in range(3)]
+            for _ in range(args.starts)]
     for key in ("first_view_s", "whole_view_s", "first_draw_in_page_s", "read_s", "read_max_s", "draw_s", "update_s", "snapshot_kb",
                 "server_mb", "reader_mb"):
         values = [r[key] for r in runs]

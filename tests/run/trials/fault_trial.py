@@ -6,7 +6,9 @@
 Reports loss = (x - 0.3)^2 + 1/step each step and checkpoints its step when asked
 (with --long-paths, under five nested folders of 64 bytes each, some of them non-ASCII:
 a path of over 330 bytes from the study's folder; with --checkpoint-each-step, a file of
-its own after every report, ckpt-STEP.json, as trials that keep every epoch's do).
+its own after every report, ckpt-STEP.json, as trials that keep every epoch's do). It
+checkpoints into client.checkpoint_dir(): the trial's folder in [checkpoints] folder, when
+the study names one.
 A trial listed in --faults misbehaves: segv (first attempt only: the retry succeeds),
 exit (every attempt exits 3 after writing to stderr), hang (reports a hopeless loss,
 ignores SIGTERM and hangs once told to stop), slow (first attempt: 1.5 s per step, time
@@ -47,7 +49,7 @@ fault = faults.get(str(trial), "none")
 with open(os.path.join(client.trial_dir(), "pid"), "w") as f:
     f.write(str(os.getpid()))
 
-checkpoint = os.path.join(client.trial_dir(), "checkpoint.json")
+checkpoint = os.path.join(client.checkpoint_dir(), "checkpoint.json")
 if args.long_paths:
     # 64 bytes each: ASCII, then Cyrillic and CJK text that a byte cut would split.
     folders = ["a" * 64, "контрольная-точка-" + "д" * 15, "检查点" * 7 + "x", "b" * 64, "ü" * 32]
@@ -72,7 +74,7 @@ def save_checkpoint(step):
     while it writes, and the next one must not be handed a cut file."""
     global checkpoint
     if args.checkpoint_each_step:
-        checkpoint = os.path.join(client.trial_dir(), "ckpt-%d.json" % step)
+        checkpoint = os.path.join(client.checkpoint_dir(), "ckpt-%d.json" % step)
     with open(checkpoint + ".partial", "w") as f:
         json.dump({"step": step}, f)
     os.replace(checkpoint + ".partial", checkpoint)

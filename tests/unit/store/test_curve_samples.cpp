@@ -29,7 +29,9 @@ type = "fifo"
 max_t = 10000
 )";
 
-core::StudySpec spec() { return config::parse_study(kStudy, "study.toml"); }
+core::StudySpec spec() {
+  return config::parse_study(kStudy, "study.toml");
+}
 
 // Report i of trial t: a value that varies, is sometimes missing, and improves now and then.
 double value_of(core::TrialId t, std::uint64_t i) {
@@ -78,7 +80,8 @@ void check_thinned(const Row& row, core::TrialId trial, std::uint64_t reports,
         const std::uint64_t i = m * stride;
         BOOST_TEST(row.step[m] == static_cast<float>(i));
         const double v = value_of(trial, i);
-        BOOST_TEST((std::isnan(v) ? std::isnan(row.value[m]) : row.value[m] == static_cast<float>(v)));
+        BOOST_TEST(
+            (std::isnan(v) ? std::isnan(row.value[m]) : row.value[m] == static_cast<float>(v)));
       } else {
         BOOST_TEST(std::isnan(row.step[m]));
       }
@@ -89,7 +92,8 @@ void check_thinned(const Row& row, core::TrialId trial, std::uint64_t reports,
 void report(store::StudyWriter& writer, core::TrialId trial, std::uint64_t i, std::uint64_t& seq,
             std::vector<std::pair<std::uint64_t, double>>& improvements, double& best) {
   const double v = value_of(trial, i);
-  writer.report(trial, static_cast<double>(i), static_cast<double>(seq), std::vector<double>{v}, {});
+  writer.report(trial, static_cast<double>(i), static_cast<double>(seq), std::vector<double>{v},
+                {});
   if (!std::isnan(v) && (std::isnan(best) || v < best)) {
     best = v;
     improvements.emplace_back(seq, v);
@@ -137,7 +141,8 @@ BOOST_AUTO_TEST_CASE(curves_and_improvements_equal_every_report_thinned_across_a
   {
     const store::Hid file = store::check(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "open");
     const store::Hid dataset = store::check(H5Dopen2(file, "curves", H5P_DEFAULT), "curves");
-    const store::Hid type = store::check(H5Tcreate(H5T_COMPOUND, sizeof(store::CurvePoint)), "type");
+    const store::Hid type =
+        store::check(H5Tcreate(H5T_COMPOUND, sizeof(store::CurvePoint)), "type");
     H5Tinsert(type, "step", HOFFSET(store::CurvePoint, step), H5T_NATIVE_FLOAT);
     H5Tinsert(type, "value", HOFFSET(store::CurvePoint, value), H5T_NATIVE_FLOAT);
     std::vector<store::CurvePoint> points;
@@ -147,7 +152,8 @@ BOOST_AUTO_TEST_CASE(curves_and_improvements_equal_every_report_thinned_across_a
     const hsize_t start[2] = {3, 0}, count[2] = {1, store::kCurveSlots};
     H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
     const store::Hid memory = store::check(H5Screate_simple(2, count, nullptr), "memory");
-    store::check_status(H5Dwrite(dataset, type, memory, space, H5P_DEFAULT, points.data()), "write");
+    store::check_status(H5Dwrite(dataset, type, memory, space, H5P_DEFAULT, points.data()),
+                        "write");
   }
   for (core::TrialId t = 0; t < reports.size(); ++t)
     if (t != 3) check_thinned(read_curve(path, t), t, std::min(reports[t], first_part(t)));
@@ -168,7 +174,8 @@ BOOST_AUTO_TEST_CASE(curves_and_improvements_equal_every_report_thinned_across_a
 
   // /improvements: the reports that bettered the best so far, across both sessions.
   const store::Hid file = store::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open");
-  const store::Hid dataset = store::check(H5Dopen2(file, "improvements", H5P_DEFAULT), "improvements");
+  const store::Hid dataset =
+      store::check(H5Dopen2(file, "improvements", H5P_DEFAULT), "improvements");
   struct Improvement {
     std::uint64_t seq;
     double value;

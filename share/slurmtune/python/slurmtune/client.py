@@ -286,7 +286,15 @@ def parse_assignment(body, message="WELCOME"):
     if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float)) or
                              not math.isfinite(step)):
         malformed("checkpoint_step", "must be a finite number or null")
+    if not isinstance(body.get("checkpoint_dir", ""), str):
+        malformed("checkpoint_dir", "must be a string")
     return int(body["trial"]), int(body["attempt"]), params, trial_dir, checkpoint or None, step
+
+
+def assigned_checkpoint_dir(body):
+    """Where the trial of a WELCOME or ASSIGN (parse_assignment checked it) keeps its
+    checkpoints: its ``checkpoint_dir`` ([checkpoints] folder), else its ``trial_dir``."""
+    return body.get("checkpoint_dir") or body["trial_dir"]
 
 
 def parse_decision(reply):
@@ -329,6 +337,7 @@ class Client(Connection):
                           "attempt": int(_env("SLURMTUNE_ATTEMPT")), "rank": self.rank})
         (self.trial_id, self.attempt, self.params, self.trial_dir, self.resume_checkpoint,
          self.resume_step) = parse_assignment(self.welcome)
+        self.checkpoint_dir = assigned_checkpoint_dir(self.welcome)
 
     def _catch_sigterm(self):
         try:
@@ -416,10 +425,14 @@ def trial_id():
 
 
 def trial_dir():
+    """The trial's own folder (STUDY.trials/trial-<id>: its stderr.log, small files)."""
     return _env("SLURMTUNE_TRIAL_DIR")
 
 
-checkpoint_dir = trial_dir
+def checkpoint_dir():
+    """Where the trial keeps its checkpoints: its folder in ``[checkpoints] folder`` (a
+    scratch file system), else its own folder (``trial_dir()``)."""
+    return os.environ.get("SLURMTUNE_CHECKPOINT_DIR") or trial_dir()
 
 
 def resume_checkpoint():

@@ -91,7 +91,7 @@ class DistributedClient:
         """Rank 0 calls ``write(path)`` on a temporary file, renames it onto ``name`` in
         the trial's folder and indexes it; every rank returns the path once it is written,
         or raises the same error when rank 0 could not write it."""
-        return save_on_rank_zero(self.rank, self._broadcast, os.path.join(client.trial_dir(), name),
+        return save_on_rank_zero(self.rank, self._broadcast, os.path.join(client.checkpoint_dir(), name),
                                  write, lambda path: client.checkpoint_saved(step, path))
 
     def heartbeat(self):

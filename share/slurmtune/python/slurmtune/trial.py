@@ -75,8 +75,8 @@ class Trial:
     """One trial on one group's ranks. ``comm`` is the trial's own mpi4py communicator (a
     duplicate made for this trial, freed when it ends); ``rank``/``size`` are within it,
     ``local_rank`` among its ranks on the same node (GPU pinning), ``nodes`` the host of
-    each rank. ``params``, ``trial_dir``, ``resume_checkpoint`` and ``resume_step`` are
-    the same on every rank."""
+    each rank. ``params``, ``trial_dir``, ``checkpoint_dir``, ``resume_checkpoint`` and
+    ``resume_step`` are the same on every rank."""
 
     def __init__(self, group, assignment, leader, local_rank, nodes):
         self.comm = group.Dup()
@@ -86,6 +86,7 @@ class Trial:
         self.nodes = nodes
         (self.id, self.attempt, self.params, self.trial_dir, self.resume_checkpoint,
          self.resume_step) = client.parse_assignment(assignment, "ASSIGN")
+        self.checkpoint_dir = client.assigned_checkpoint_dir(assignment)
         self._leader = leader  # rank 0 only
         self._checkpoint_wanted = False
         self._torch_group = None
@@ -118,8 +119,9 @@ class Trial:
             self._leader.heartbeat()
 
     def checkpoint_path(self, name):
-        """``name`` inside the trial's folder."""
-        return os.path.join(self.trial_dir, name)
+        """``name`` inside the trial's checkpoint folder (``checkpoint_dir``: its folder in
+        [checkpoints] folder, else ``trial_dir``)."""
+        return os.path.join(self.checkpoint_dir, name)
 
     def checkpoint_saved(self, step, path):
         """Collective: every rank has written its part of ``path``; rank 0 indexes it."""

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/error.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "runtime/coordinator/checkpoint_path.hpp"
 
@@ -82,4 +83,61 @@ BOOST_AUTO_TEST_CASE(long_paths_are_resolved_whole) {
   const auto kept = confine_checkpoint(named, folder.trial, folder.root);
   BOOST_TEST(kept.resolved.string() == fs::weakly_canonical(named).string());
   BOOST_TEST(kept.relative.size() > 300u);
+}
+
+// [checkpoints] folder: the trial's folder there is its too; recorded whole (outside the
+// study's folder); another trial's, the folder's root and pbt-kept there are not.
+BOOST_FIXTURE_TEST_CASE(the_trials_folder_in_the_checkpoint_folder_is_its_too, StudyFolder) {
+  const fs::path scratch = root / ".." / (root.filename().string() + "-scratch");
+  const fs::path mine = scratch / "trial-4";
+  fs::create_directories(mine);
+  fs::create_directories(scratch / "trial-5");
+  const auto refused_here = [&](const std::string& named) {
+    try {
+      confine_checkpoint(named, trial, mine, root);
+    } catch (const protocol::ProtocolError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const fs::path canonical_mine = fs::weakly_canonical(mine);
+  const auto kept = confine_checkpoint((mine / "ckpt-3.pt").string(), trial, mine, root);
+  BOOST_TEST(kept.relative == (canonical_mine / "ckpt-3.pt").string());  // absolute
+  BOOST_TEST(fs::path(kept.relative).is_absolute());
+  // Its own folder in STUDY.trials stays its as well, kept relative.
+  BOOST_TEST(confine_checkpoint("state.h5", trial, mine, root).relative ==
+             "study.trials/trial-4/state.h5");
+  BOOST_TEST(refused_here((scratch / "trial-5" / "ckpt.pt").string()).find("nor its checkpoint folder") !=
+             std::string::npos);
+  BOOST_TEST(!refused_here(mine.string()).empty());  // the folder itself
+  BOOST_TEST(!refused_here((scratch / ".slurmtune-study").string()).empty());
+  BOOST_TEST(!refused_here((mine / ".." / "trial-5" / "x").string()).empty());
+  BOOST_TEST(refused_here((mine / "pbt-kept" / "step-3" / "x").string()).find("where slurmtune keeps copies") !=
+             std::string::npos);
+  fs::create_directory_symlink(scratch / "trial-5", mine / "theirs");
+  BOOST_TEST(!refused_here((mine / "theirs" / "ckpt.pt").string()).empty());
+  fs::remove_all(scratch);
+}
+
+BOOST_AUTO_TEST_CASE(a_checkpoint_folder_is_made_and_claimed_by_one_study) {
+  StudyFolder folder;
+  const fs::path scratch = folder.root / "scratch" / "ckpts";
+  const std::string results = (folder.root / "study.h5").string();
+  const std::string claimed = claim_checkpoint_folder("scratch/ckpts", folder.root, results);
+  BOOST_TEST(claimed == fs::weakly_canonical(scratch).string());
+  BOOST_TEST(((fs::status(scratch).permissions() & fs::perms::all) == fs::perms::owner_all));
+  // Again by the same study (a resume): the same folder.
+  BOOST_TEST(claim_checkpoint_folder(scratch.string(), "/elsewhere", results) == claimed);
+  // By another study: refused, naming the field and the owner.
+  try {
+    claim_checkpoint_folder(scratch.string(), folder.root, (folder.root / "other.h5").string());
+    BOOST_FAIL("another study claimed the folder");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("[checkpoints] folder") != std::string::npos);
+    BOOST_TEST(what.find(fs::weakly_canonical(results).string()) != std::string::npos);
+  }
+  // A file where the folder should be.
+  std::ofstream(folder.root / "plain") << "x";
+  BOOST_CHECK_THROW(claim_checkpoint_folder("plain", folder.root, results), InputError);
 }
