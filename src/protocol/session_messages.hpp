@@ -70,7 +70,7 @@ struct TrialAssignment {
   /// The trial's parameters: a JSON object's text, as the study's search space writes it
   /// (its declared order); a decode keeps the object it read, written out again.
   std::string params = "{}";
-  std::string trial_dir;                  ///< not empty
+  std::string trial_dir;  ///< not empty
   /// Where its checkpoints go, when not `trial_dir` (`[checkpoints] folder`); "": there.
   std::string checkpoint_dir;
   std::string checkpoint;                 ///< where to resume from; "" (null) when none

@@ -24,8 +24,8 @@ struct ActiveTrial {
   std::uint64_t launch = 0;  ///< this session's launch number: its credential covers it alone
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
-  std::string checkpoint_dir;  // where its checkpoints go: `dir`, or its [checkpoints] folder's
-  std::string credential_file;                ///< its ranks' SLURMTUNE_TOKEN_FILE (0600)
+  std::string checkpoint_dir;   // where its checkpoints go: `dir`, or its [checkpoints] folder's
+  std::string credential_file;  ///< its ranks' SLURMTUNE_TOKEN_FILE (0600)
   std::optional<double> checkpoint_step;      // the step `checkpoint` was saved at
   std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
   std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins

@@ -21,10 +21,10 @@
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/attempts/stderr_cap.hpp"
 #include "runtime/control/sampler_thread.hpp"
+#include "runtime/coordinator/checkpoint_path.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/recording/study_recorder.hpp"
-#include "runtime/coordinator/checkpoint_path.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 
@@ -99,11 +99,11 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
-      folders_{trials_dir_, spec_.checkpoints.folder.empty()
-                                ? std::string()
-                                : claim_checkpoint_folder(spec_.checkpoints.folder,
-                                                          fs::path(spec_.path).parent_path(),
-                                                          options_.output)},
+      folders_{trials_dir_,
+               spec_.checkpoints.folder.empty()
+                   ? std::string()
+                   : claim_checkpoint_folder(spec_.checkpoints.folder,
+                                             fs::path(spec_.path).parent_path(), options_.output)},
       python_path_(python_path_with_bundled()),
       files_(loop_),
       pbt_(study_, trials_, study_dir_, folders_, files_, stalls_,

@@ -110,7 +110,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   const core::StudySpec& spec_;
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
-  TrialFolders folders_;  // each trial's folder and checkpoint folder
+  TrialFolders folders_;     // each trial's folder and checkpoint folder
   std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
   // Before the controller: suggest_ahead's sampler thread, which the controller's
   // suggester holds, watches an eventfd on it until it ends.

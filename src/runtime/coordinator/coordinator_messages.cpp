@@ -189,7 +189,8 @@ std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
 void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body) {
   const protocol::CheckpointSaved saved = protocol::decode_checkpoint(body);
   const double step = saved.step;
-  const CheckpointPath checkpoint = confine_checkpoint(saved.path, t.dir, t.checkpoint_dir, study_dir_);
+  const CheckpointPath checkpoint =
+      confine_checkpoint(saved.path, t.dir, t.checkpoint_dir, study_dir_);
   const fs::path& absolute = checkpoint.resolved;
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())

@@ -56,18 +56,17 @@ void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& remov
   const double now = store::unix_time_s();
   for (const auto& r : removals)
     writer_.checkpoint_removed(r, now);
-  files_.post(
-      [study_dir = study_dir_, folders = folders_, removals]() -> BackgroundWork::Finish {
-        std::vector<std::string> errors;
-        for (const auto& r : removals)
-          if (auto error = remove_checkpoint_files(study_dir, folders, r); !error.empty())
-            errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
-                             " not removed: " + error);
-        return [errors = std::move(errors)] {
-          for (const auto& e : errors)
-            log_line(e);
-        };
-      });
+  files_.post([study_dir = study_dir_, folders = folders_, removals]() -> BackgroundWork::Finish {
+    std::vector<std::string> errors;
+    for (const auto& r : removals)
+      if (auto error = remove_checkpoint_files(study_dir, folders, r); !error.empty())
+        errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
+                         " not removed: " + error);
+    return [errors = std::move(errors)] {
+      for (const auto& e : errors)
+        log_line(e);
+    };
+  });
 }
 
 }  // namespace slurmtune::runtime

@@ -22,8 +22,7 @@ namespace slurmtune::runtime {
 class CheckpointRemover {
  public:
   CheckpointRemover(core::CheckpointRetention retention, store::StudyWriter& writer,
-                    BackgroundWork& files, std::filesystem::path study_dir,
-                    TrialFolders folders);
+                    BackgroundWork& files, std::filesystem::path study_dir, TrialFolders folders);
 
   /// A checkpoint the results file recorded (a trial's own, or PBT's clone for it).
   void recorded(core::TrialId trial, double step, const std::string& relative, std::uint64_t bytes);

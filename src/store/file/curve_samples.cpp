@@ -43,6 +43,13 @@ Hid create_curves(hid_t file, hid_t type, hid_t access) {
                "H5Dcreate2 curves");
 }
 
+// Every other point goes, the rest move to the first half (the stride doubles).
+void thin(std::array<CurvePoint, kCurveSlots>& points) {
+  for (std::size_t m = 0; m < kCurveSlots / 2; ++m)
+    points[m] = points[2 * m];
+  std::fill(points.begin() + kCurveSlots / 2, points.end(), CurvePoint{kNaN, kNaN});
+}
+
 }  // namespace
 
 std::uint64_t curve_stride(std::uint64_t reports) {
@@ -85,10 +92,8 @@ void CurveSamples::report(std::uint64_t trial, std::uint64_t index, double step,
   LiveCurve& curve = live(trial);
   if (index % curve.stride != 0) return;
   std::uint64_t slot = index / curve.stride;
-  if (slot >= kSlots) {  // full: every other point goes, the rest move to the first half
-    for (std::uint32_t m = 0; m < kSlots / 2; ++m)
-      curve.points[m] = curve.points[2 * m];
-    std::fill(curve.points.begin() + kSlots / 2, curve.points.end(), CurvePoint{kNaN, kNaN});
+  if (slot >= kSlots) {  // full
+    thin(curve.points);
     curve.stride *= 2;
     mark(trial, curve, 0, kSlots);
     if (index % curve.stride != 0) return;
@@ -115,10 +120,8 @@ void CurveSamples::adopt(std::uint64_t trial, std::uint64_t reports) {
       std::count_if(curve.points.begin(), curve.points.end(),
                     [](const CurvePoint& p) { return !std::isnan(p.step); }));
   if (kept == kSlots && kept_points(reports, curve.stride) < kSlots) {
-    // Full at half this stride: the flush that compacted it did not reach the file.
-    for (std::uint32_t m = 0; m < kSlots / 2; ++m)
-      curve.points[m] = curve.points[2 * m];
-    std::fill(curve.points.begin() + kSlots / 2, curve.points.end(), CurvePoint{kNaN, kNaN});
+    // Full at half this stride: the flush that thinned it did not reach the file.
+    thin(curve.points);
     mark(trial, curve, 0, kSlots);
   }
 }

@@ -644,11 +644,13 @@ BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additio
     BOOST_TEST(reader.schema_version() == 5);
     BOOST_TEST(reader.trials().size() == 400U);
     // The same columns as schema 9 (this study has no conditional parameter); schema 10
-    // added best_seq and objective/loss.
+    // added best_seq and objective/loss, schema 11 last_time.
     BOOST_TEST(reader.layout().trials.fields().size() ==
                store::StudyLayout(s, 9).trials.fields().size());
-    BOOST_TEST(store::StudyLayout(s, store::kSchemaVersion).trials.fields().size() ==
+    BOOST_TEST(store::StudyLayout(s, 10).trials.fields().size() ==
                store::StudyLayout(s, 9).trials.fields().size() + 2);
+    BOOST_TEST(store::StudyLayout(s, 11).trials.fields().size() ==
+               store::StudyLayout(s, 10).trials.fields().size() + 1);
   }
   {
     store::WriterOptions options;

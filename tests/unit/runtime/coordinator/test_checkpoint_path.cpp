@@ -107,13 +107,14 @@ BOOST_FIXTURE_TEST_CASE(the_trials_folder_in_the_checkpoint_folder_is_its_too, S
   // Its own folder in STUDY.trials stays its as well, kept relative.
   BOOST_TEST(confine_checkpoint("state.h5", trial, mine, root).relative ==
              "study.trials/trial-4/state.h5");
-  BOOST_TEST(refused_here((scratch / "trial-5" / "ckpt.pt").string()).find("nor its checkpoint folder") !=
-             std::string::npos);
+  BOOST_TEST(
+      refused_here((scratch / "trial-5" / "ckpt.pt").string()).find("nor its checkpoint folder") !=
+      std::string::npos);
   BOOST_TEST(!refused_here(mine.string()).empty());  // the folder itself
   BOOST_TEST(!refused_here((scratch / ".slurmtune-study").string()).empty());
   BOOST_TEST(!refused_here((mine / ".." / "trial-5" / "x").string()).empty());
-  BOOST_TEST(refused_here((mine / "pbt-kept" / "step-3" / "x").string()).find("where slurmtune keeps copies") !=
-             std::string::npos);
+  BOOST_TEST(refused_here((mine / "pbt-kept" / "step-3" / "x").string())
+                 .find("where slurmtune keeps copies") != std::string::npos);
   fs::create_directory_symlink(scratch / "trial-5", mine / "theirs");
   BOOST_TEST(!refused_here((mine / "theirs" / "ckpt.pt").string()).empty());
   fs::remove_all(scratch);

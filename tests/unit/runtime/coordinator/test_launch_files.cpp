@@ -39,7 +39,7 @@ struct Fixture {
 }  // namespace
 
 BOOST_FIXTURE_TEST_CASE(a_batch_makes_folders_and_first_credentials_ahead, Fixture) {
-  LaunchFiles files(trials, credentials, work, 1000);
+  LaunchFiles files(TrialFolders{trials, {}}, credentials, work, 1000);
   fs::create_directories(trials + "/trial-5");
   std::ofstream(trials + "/trial-5/stderr.log") << "an earlier session's line\n";
   files.keep_ahead(0);
@@ -69,7 +69,7 @@ BOOST_FIXTURE_TEST_CASE(a_batch_makes_folders_and_first_credentials_ahead, Fixtu
 // The coordinator's window: as many trials as run at once, in whole batches.
 BOOST_FIXTURE_TEST_CASE(a_window_keeps_the_first_wave_made, Fixture) {
   const std::uint64_t wave = LaunchFiles::kBatch + 10;
-  LaunchFiles files(trials, credentials, work, 10 * LaunchFiles::kBatch, wave);
+  LaunchFiles files(TrialFolders{trials, {}}, credentials, work, 10 * LaunchFiles::kBatch, wave);
   files.keep_ahead(0);
   work.drain();
   BOOST_TEST(files.take(wave).has_value());
@@ -78,7 +78,7 @@ BOOST_FIXTURE_TEST_CASE(a_window_keeps_the_first_wave_made, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(nothing_past_the_cap_and_nothing_unused_left_at_the_end, Fixture) {
-  LaunchFiles files(trials, credentials, work, 4);
+  LaunchFiles files(TrialFolders{trials, {}}, credentials, work, 4);
   fs::create_directories(trials + "/trial-2");
   std::ofstream(trials + "/trial-2/stdout.log") << "kept\n";
   files.keep_ahead(0);
@@ -101,10 +101,28 @@ BOOST_FIXTURE_TEST_CASE(nothing_past_the_cap_and_nothing_unused_left_at_the_end,
 // A batch that cannot make a trial's files leaves them to its launch, which says why.
 BOOST_FIXTURE_TEST_CASE(what_a_batch_cannot_make_is_left_to_the_launch, Fixture) {
   std::ofstream(trials + "/trial-1") << "a file where the folder goes\n";
-  LaunchFiles files(trials, credentials, work, 3);
+  LaunchFiles files(TrialFolders{trials, {}}, credentials, work, 3);
   files.keep_ahead(0);
   work.drain();
   BOOST_TEST(files.take(0).has_value());
   BOOST_TEST(!files.take(1).has_value());
   BOOST_TEST(files.take(2).has_value());
+}
+
+// With [checkpoints] folder, a batch also makes each trial's folder there (its user's
+// only), and the session's end removes those of trials that never started.
+BOOST_FIXTURE_TEST_CASE(a_batch_makes_the_checkpoint_folders_too, Fixture) {
+  const std::string scratch = dir.file("scratch");
+  fs::create_directories(scratch);
+  LaunchFiles files(TrialFolders{trials, scratch}, credentials, work, 3);
+  files.keep_ahead(0);
+  work.drain();
+  BOOST_TEST(files.take(0).has_value());
+  BOOST_TEST(fs::is_directory(scratch + "/trial-0"));
+  struct stat mode {};
+  BOOST_REQUIRE(::stat((scratch + "/trial-2").c_str(), &mode) == 0);
+  BOOST_TEST((mode.st_mode & 0777) == 0700U);
+  files.finish(1);
+  BOOST_TEST(fs::is_directory(scratch + "/trial-0"));
+  BOOST_TEST(!fs::exists(scratch + "/trial-2"));
 }

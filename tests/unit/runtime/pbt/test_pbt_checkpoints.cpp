@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_stamp_changes_when_a_file_is_written) {
 BOOST_AUTO_TEST_CASE(keep_replaces_the_older_copy_and_clone_copies_the_donors) {
   TempDir dir;
   const fs::path trials = dir.path / "study.trials";
-  const PbtCheckpoints checkpoints(dir.path, trials);
+  const PbtCheckpoints checkpoints(dir.path, TrialFolders{trials.string(), {}});
   write(trials / "trial-1" / "ckpt.npz", "step 4");
   checkpoints.keep(1, 4, trials / "trial-1" / "ckpt.npz");
   write(trials / "trial-1" / "ckpt.npz", "step 8");
@@ -127,4 +127,23 @@ BOOST_AUTO_TEST_CASE(keep_replaces_the_older_copy_and_clone_copies_the_donors) {
   exploit.donor_step = 4;  // no longer kept
   BOOST_CHECK_THROW(checkpoints.clone(2, exploit), Error);
   BOOST_TEST(read(dir.path / copy.relative) == "step 8");  // the older clone stays
+}
+
+// With [checkpoints] folder, the kept copies and the clones go there, recorded whole.
+BOOST_AUTO_TEST_CASE(copies_go_to_the_checkpoint_folder_when_there_is_one) {
+  TempDir dir;
+  TempDir scratch;
+  const fs::path trials = dir.path / "study.trials";
+  const PbtCheckpoints checkpoints(dir.path, TrialFolders{trials.string(), scratch.path.string()});
+  write(scratch.path / "trial-1" / "ckpt.npz", "step 4");
+  checkpoints.keep(1, 4, scratch.path / "trial-1" / "ckpt.npz");
+  BOOST_TEST(read(scratch.path / "trial-1" / "pbt-kept" / "step-4.0" / "ckpt.npz") == "step 4");
+  core::Exploit exploit;
+  exploit.donor = 1;
+  exploit.donor_step = 4;
+  const PbtCheckpoints::Copy copy = checkpoints.clone(2, exploit);
+  BOOST_TEST(copy.relative ==
+             (scratch.path / "trial-2" / "pbt-from-trial-1-step-4.0" / "ckpt.npz").string());
+  BOOST_TEST(read(dir.path / copy.relative) == "step 4");  // the study's folder / absolute
+  BOOST_TEST(!fs::exists(trials));
 }
