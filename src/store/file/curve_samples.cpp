@@ -14,10 +14,13 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr std::uint32_t kSlots = static_cast<std::uint32_t>(kCurveSlots);
-// Rows of 64 trials: 64 KiB chunks, uncompressed, because live trials' rows are
+// Chunks of 64 trials x 16 slots (8 KiB), uncompressed, because live trials' rows are
 // rewritten in place at every flush (as /trials: a compressed chunk would be deflated
-// again whole for one point, and written anew elsewhere in the file).
+// again whole for one point, and written anew elsewhere in the file). HDF5 allocates a
+// chunk when a point is first written into it, so trials of few reports take 128 bytes
+// each, not a whole row of 1 KiB (ASHA's million trials of one to three reports).
 constexpr hsize_t kChunkTrials = 64;
+constexpr hsize_t kChunkSlots = 16;
 
 Hid point_type() {
   Hid type = check(H5Tcreate(H5T_COMPOUND, sizeof(CurvePoint)), "H5Tcreate");
@@ -34,7 +37,7 @@ Hid create_curves(hid_t file, hid_t type, hid_t access) {
   const hsize_t dims[2] = {0, kCurveSlots}, max_dims[2] = {H5S_UNLIMITED, kCurveSlots};
   const Hid space = check(H5Screate_simple(2, dims, max_dims), "H5Screate_simple");
   const Hid dcpl = check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate");
-  const hsize_t chunk[2] = {kChunkTrials, kCurveSlots};
+  const hsize_t chunk[2] = {kChunkTrials, kChunkSlots};
   check_status(H5Pset_chunk(dcpl, 2, chunk), "H5Pset_chunk");
   const CurvePoint empty{kNaN, kNaN};  // slots not reached yet, and rows of no report
   check_status(H5Pset_fill_value(dcpl, type, &empty), "H5Pset_fill_value");
@@ -61,7 +64,7 @@ std::uint64_t curve_stride(std::uint64_t reports) {
 
 CurveSamples::CurveSamples(hid_t file, bool fresh) : type_(point_type()) {
   // The chunks of live trials stay in a cache of their own (as /trials'), instead of
-  // being read back to change a point: 64 MiB hold 1,024 chunks, 65,536 trials.
+  // being read back to change a point: 64 MiB hold 8,192 chunks, 65,536 trials' rows.
   const Hid access = table_access({kChunkTrials, -1, std::size_t{64} << 20});
   dataset_ = fresh ? create_curves(file, type_, access)
                    : check(H5Dopen2(file, "curves", access), "H5Dopen2 curves");

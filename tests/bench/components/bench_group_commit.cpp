@@ -2,7 +2,9 @@
 // ids, each reporting once a second, and rung crossings whose decisions wait for a group
 // commit (StudyWriter::commit_ticket / durable_ticket), with the writer's flush thread
 // as the coordinator runs it.
-//   build/tests/bench/bench_group_commit [LIVE_TRIALS] [CROSSINGS_PER_S] [SECONDS]
+//   build/tests/bench/bench_group_commit [LIVE_TRIALS] [CROSSINGS_PER_S] [SECONDS] [SCHEMA]
+//
+// SCHEMA: of the results file (10: without schema 11's /curves and /improvements).
 // (defaults 40000, 100, 60). Prints, for the flushes: how many, and the thread's time
 // writing each (p50, p99, max); for the loop: flush_if_due's p99 and longest call; for
 // the decisions: how long each waited for its commit; and the file's size. The file is written
@@ -86,12 +88,14 @@ int main(int argc, char** argv) {
   const std::size_t live = argc > 1 ? std::stoull(argv[1]) : 40000;
   const double crossings_per_s = argc > 2 ? std::stod(argv[2]) : 100;
   const double seconds = argc > 3 ? std::stod(argv[3]) : 60;
+  const std::int64_t schema = argc > 4 ? std::stoll(argv[4]) : store::kSchemaVersion;
   const char* dir = std::getenv("TMPDIR");
   const std::string path = (fs::path(dir ? dir : "/tmp") / "slurmtune-group-commit.h5").string();
   fs::remove(path);
 
   store::WriterOptions options;
   options.background_flush = true;  // as the coordinator writes
+  options.schema_version = schema;
   auto writer = store::StudyWriter::create(path, study(), options);
   const auto trials = scattered_live(*writer, live);
   const auto size_before = fs::file_size(path);

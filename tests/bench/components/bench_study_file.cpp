@@ -55,7 +55,9 @@ max_t = 1000000
 // With `snapshots`, the writer keeps decision snapshots as `slurmtune run`'s does (its
 // replay of every row, a snapshot every second); with `background`, flushes go to the
 // writer's flush thread, as in `run`: the time is then the caller's (the loop's).
-void ingest(std::uint64_t rows, int deflate, bool snapshots = false, bool background = false) {
+// `schema`: of the file (10: no /curves nor /improvements).
+void ingest(std::uint64_t rows, int deflate, bool snapshots = false, bool background = false,
+            std::int64_t schema = store::kSchemaVersion) {
   const auto spec = four_metric_study();
   const std::string path = temp_path("slurmtune-ingest.h5");
   fs::remove(path);
@@ -63,6 +65,7 @@ void ingest(std::uint64_t rows, int deflate, bool snapshots = false, bool backgr
   options.metrics_deflate = deflate;
   if (snapshots) options.snapshot_interval_s = 1;
   options.background_flush = background;
+  options.schema_version = schema;
   const core::TrialId trials = 1000;
   const auto start = std::chrono::steady_clock::now();
   double caller_s = 0;
@@ -90,11 +93,12 @@ void ingest(std::uint64_t rows, int deflate, bool snapshots = false, bool backgr
   const double elapsed = seconds_since(start);
   const double bytes = static_cast<double>(fs::file_size(path));
   std::printf(
-      "ingest deflate=%-2d%s%s rows=%llu  %.2f s  %.0f rows/s (%.0f/s on the caller's thread)  "
-      "%.1f bytes/row (file %.1f MB)\n",
-      deflate, snapshots ? " snapshots" : "", background ? " background" : "",
-      static_cast<unsigned long long>(rows), elapsed, static_cast<double>(rows) / elapsed,
-      static_cast<double>(rows) / caller_s, bytes / static_cast<double>(rows), bytes / 1e6);
+      "ingest deflate=%-2d schema %lld%s%s rows=%llu  %.2f s  %.0f rows/s (%.0f/s on the caller's "
+      "thread)  %.1f bytes/row (file %.1f MB)\n",
+      deflate, static_cast<long long>(schema), snapshots ? " snapshots" : "",
+      background ? " background" : "", static_cast<unsigned long long>(rows), elapsed,
+      static_cast<double>(rows) / elapsed, static_cast<double>(rows) / caller_s,
+      bytes / static_cast<double>(rows), bytes / 1e6);
   fs::remove(path);
 }
 
@@ -211,6 +215,12 @@ int main(int argc, char** argv) {
         ingest(rows, 1, false, background);
         ingest(rows, 1, true, background);
       }
+  } else if (what == "ingest-curves") {  // schema 11's /curves and /improvements, and not
+    const std::uint64_t rows = argc > 2 ? std::stoull(argv[2]) : 5000000;
+    for (int repeat = 0; repeat < 2; ++repeat)
+      for (const bool background : {false, true})
+        for (const std::int64_t schema : {std::int64_t{10}, store::kSchemaVersion})
+          ingest(rows, 1, false, background, schema);
   } else if (what == "resume") {
     resume(argc > 2 ? std::stoull(argv[2]) : 100000, argc > 3 ? std::stod(argv[3]) : 100);
   } else if (what == "resume-file" && argc > 2) {
@@ -218,9 +228,11 @@ int main(int argc, char** argv) {
   } else if (what == "snapshot-file" && argc > 3) {
     snapshot_file(argv[2], std::stod(argv[3]));
   } else {
-    std::fprintf(stderr,
-                 "usage: bench_study_file ingest [ROWS] | resume [TRIALS] [STEPS] | "
-                 "resume-file RESULTS.h5 [--whole] | snapshot-file RESULTS.h5 FRACTION\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_study_file ingest [ROWS] | ingest-snapshots [ROWS] | ingest-curves [ROWS] | "
+        "resume [TRIALS] [STEPS] | "
+        "resume-file RESULTS.h5 [--whole] | snapshot-file RESULTS.h5 FRACTION\n");
     return 2;
   }
 }
