@@ -298,6 +298,11 @@ def check_recorded_curves(slurmtune, workdir, name, streamed=None):
     assert list(best) == list(streamed[1]) and np.array_equal(elapsed, streamed[0]), (best[:5], streamed[1][:5])
     assert thinned or name != "long.h5"
     s.close()
+    with Study(os.path.join(workdir, name)) as fresh:  # curve() streams /metrics by chunks
+        for trial in drawn[:3]:
+            expected = metrics[metrics["trial"] == trial].sort_values("seq").reset_index(drop=True)
+            pd.testing.assert_frame_equal(fresh.curve(trial), expected, check_dtype=False)
+        assert "metrics" not in fresh._cache
     print(f"recorded curves: {len(drawn)} trials from /curves ({thinned} thinned) and "
           f"{len(best)} best-so-far points from /improvements equal /metrics")
 

@@ -452,9 +452,19 @@ class Study:
         return self._table("improvements")
 
     def curve(self, trial: int) -> pd.DataFrame:
-        """The reports of one trial (step, time and every metric)."""
-        metrics = self.metrics
-        return metrics[metrics["trial"] == trial].reset_index(drop=True)
+        """The reports of one trial (every field of /metrics, and ``time_s``), in order.
+        /metrics streams by in chunks (``scan_metrics``): memory holds the trial's rows,
+        not the study's (``metrics`` loads them all), but the time is a pass over every
+        report; ``curve_samples`` draws from one row per trial."""
+        if "metrics" in self._cache:
+            metrics = self._cache["metrics"]
+            return metrics[metrics["trial"] == trial].reset_index(drop=True)
+        names = list(self._file["metrics"].dtype.names)
+        parts = [chunk[chunk["trial"] == trial] for chunk in self.scan_metrics(names)]
+        rows = np.concatenate(parts) if parts else self._file["metrics"][:0]
+        frame = _decode_frame(rows)
+        frame["time_s"] = self.elapsed(frame["time"].to_numpy())
+        return frame
 
     def plot_curves(self, path, metric=None, trials=None, top=20):
         """Learning curves (metric against step) of the `top` best trials, or of `trials`,
