@@ -43,13 +43,19 @@ struct Row {
   std::vector<float> step, value;
 };
 
+// /curves' point type, as the file stores it.
+store::Hid point_type() {
+  store::Hid type = store::check(H5Tcreate(H5T_COMPOUND, sizeof(store::CurvePoint)), "type");
+  H5Tinsert(type, "step", HOFFSET(store::CurvePoint, step), H5T_NATIVE_FLOAT);
+  H5Tinsert(type, "value", HOFFSET(store::CurvePoint, value), H5T_NATIVE_FLOAT);
+  return type;
+}
+
 Row read_curve(const std::string& path, core::TrialId trial) {
   store::quiet_hdf5_errors();
   const store::Hid file = store::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open");
   const store::Hid dataset = store::check(H5Dopen2(file, "curves", H5P_DEFAULT), "curves");
-  const store::Hid type = store::check(H5Tcreate(H5T_COMPOUND, sizeof(store::CurvePoint)), "type");
-  H5Tinsert(type, "step", HOFFSET(store::CurvePoint, step), H5T_NATIVE_FLOAT);
-  H5Tinsert(type, "value", HOFFSET(store::CurvePoint, value), H5T_NATIVE_FLOAT);
+  const store::Hid type = point_type();
   const store::Hid space = store::check(H5Dget_space(dataset), "space");
   const hsize_t start[2] = {trial, 0}, count[2] = {1, store::kCurveSlots};
   H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
@@ -141,10 +147,7 @@ BOOST_AUTO_TEST_CASE(curves_and_improvements_equal_every_report_thinned_across_a
   {
     const store::Hid file = store::check(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "open");
     const store::Hid dataset = store::check(H5Dopen2(file, "curves", H5P_DEFAULT), "curves");
-    const store::Hid type =
-        store::check(H5Tcreate(H5T_COMPOUND, sizeof(store::CurvePoint)), "type");
-    H5Tinsert(type, "step", HOFFSET(store::CurvePoint, step), H5T_NATIVE_FLOAT);
-    H5Tinsert(type, "value", HOFFSET(store::CurvePoint, value), H5T_NATIVE_FLOAT);
+    const store::Hid type = point_type();
     std::vector<store::CurvePoint> points;
     for (std::uint64_t i = 0; i < store::kCurveSlots; ++i)
       points.push_back({static_cast<float>(i), static_cast<float>(value_of(3, i))});
