@@ -36,9 +36,8 @@ constexpr std::size_t max_payload(std::uint8_t type) {
 }
 
 enum class MessageType : std::uint8_t {
-  Hello = 1,  ///< client -> server: {"token", "trial", "rank"} or {"token", "group", ...}
-  Welcome =
-      2,  ///< server -> client: {"trial", "params", "checkpoint", "trial_dir", "checkpoint_dir"}
+  Hello = 1,       ///< client -> server: {"token", "trial", "rank"} or {"token", "group", ...}
+  Welcome = 2,     ///< server -> client: {"trial", "params", "trial_dir", "checkpoint", ...}
   Report = 3,      ///< client -> server: {"step", "metrics": {name: value}}
   Decision = 4,    ///< server -> client: {"decision": "continue|stop|pause", ...}
   Ask = 5,         ///< client -> server: {} — the latest decision, for non-reporting ranks
