@@ -40,6 +40,13 @@ inline bool path_within(const std::filesystem::path& inner, const std::filesyste
   return mismatch == outer.end();
 }
 
+/// True when `inner` lies below `outer`, not `outer` itself: a trial's checkpoint must
+/// (the folder itself would have PBT copy it into itself).
+inline bool path_strictly_within(const std::filesystem::path& inner,
+                                 const std::filesystem::path& outer) {
+  return inner != outer && path_within(inner, outer);
+}
+
 /// A checkpoint's path as the results file records it: relative to the study's folder
 /// inside it, absolute outside it (a checkpoint folder on scratch); `study_dir / recorded`
 /// gives it back either way.

@@ -31,10 +31,7 @@ CheckpointPath confine_checkpoint(const std::string& named, const fs::path& tria
   const fs::path elsewhere = resolved(checkpoint_dir);
   fs::path path = resolved(given.is_absolute() ? given : trial_dir / given);
   if (path.filename().empty()) path = path.parent_path();  // "ckpt/" names the folder ckpt
-  const auto strictly_in = [&path](const fs::path& folder) {
-    return path != folder && path_within(path, folder);
-  };
-  if (!strictly_in(own) && !strictly_in(elsewhere))
+  if (!path_strictly_within(path, own) && !path_strictly_within(path, elsewhere))
     throw protocol::ProtocolError(
         "CHECKPOINT: '" + named + "' resolves to " + path.string() +
         ", which is not inside the trial's own folder " + own.string() +

@@ -22,10 +22,7 @@ std::string remove_checkpoint_files(const fs::path& study_dir, const TrialFolder
   const fs::path parent = fs::weakly_canonical(named.parent_path(), ec);
   if (ec) return "cannot resolve " + named.parent_path().string() + ": " + ec.message();
   const fs::path target = parent / named.filename();
-  const auto strictly_in = [&target](const fs::path& folder) {
-    return target != folder && path_within(target, folder);
-  };
-  if (!strictly_in(own) && !strictly_in(elsewhere))
+  if (!path_strictly_within(target, own) && !path_strictly_within(target, elsewhere))
     return named.string() + " resolves to " + target.string() +
            ", outside the trial's folders: left alone";
   fs::remove_all(target, ec);
