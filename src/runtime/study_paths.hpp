@@ -40,8 +40,8 @@ inline bool path_within(const std::filesystem::path& inner, const std::filesyste
   return mismatch == outer.end();
 }
 
-/// True when `inner` lies below `outer`, not `outer` itself: a trial's checkpoint must
-/// (the folder itself would have PBT copy it into itself).
+/// True when `inner` lies below `outer` and is not `outer` itself: where a trial's
+/// checkpoint must lie (its folder as a whole would have PBT copy the folder into itself).
 inline bool path_strictly_within(const std::filesystem::path& inner,
                                  const std::filesystem::path& outer) {
   return inner != outer && path_within(inner, outer);
