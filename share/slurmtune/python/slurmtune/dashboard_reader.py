@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from slurmtune.study import (LOOP_FIELDS, ResultsFileError, _absent_where_inactive, _decode_frame, _text,
-                             curve_stride, loop_figures, open_results_file)
+                             loop_figures, open_results_file, read_curve_samples)
 
 CURVES = 250           # trials whose learning curves are sent: best, running, a fixed sample
 CURVE_POINTS = 120     # points per curve at most (evenly spaced reports)
@@ -164,13 +164,14 @@ class RecordedCurves:
 
     def __init__(self, file, objectives):
         self.file, self.objectives = file, objectives
-        self.size = 0            # reports read: none, they are not needed
+        self.size = 0            # reports "read": all committed, none is needed
         self.improvements_read = 0
         self.best = (np.inf, [])
         self.trials = pd.DataFrame()
 
-    def update(self, committed, trials):
-        self.trials = trials
+    def update(self, committed, trials, reports):
+        """`reports`: the committed reports, which count as read (none is needed)."""
+        self.trials, self.size = trials, reports
         improvements = self.file["improvements"]
         improvements.refresh()
         end = min(committed["improvements"], improvements.shape[0])
@@ -192,25 +193,11 @@ class RecordedCurves:
 
     def curves(self, ids):
         """{trial: [[step, value], ...]}: /curves' points of `ids` and each one's last report."""
-        curves = self.file["curves"]
-        curves.refresh()
-        t = self.trials
-        ids = sorted({int(i) for i in ids if int(i) < min(len(t), curves.shape[0])})
-        if not ids:
-            return {}
-        out = {}
-        for trial, row in zip(ids, curves[ids, :]):
-            kept = np.isfinite(row["step"])
-            points = [[_finite(a), _finite(b)] for a, b in zip(row["step"][kept], row["value"][kept])]
-            reports = int(t["reports"].iat[trial])
-            if reports and (not points or (len(points) - 1) * curve_stride(reports) != reports - 1):
-                # In single precision, as the other points (and the reports a file of an
-                # older schema gives).
-                points.append([_finite(np.float32(t["last_step"].iat[trial])),
-                               _finite(np.float32(t["last_value"].iat[trial]))])
-            if points:
-                out[trial] = points
-        return out
+        # In single precision, the last report too: as the kept points (and the reports a
+        # file of an older schema gives).
+        curves = read_curve_samples(self.file["curves"], ids, len(self.trials), self.trials, np.float32)
+        return {trial: [[_finite(a), _finite(b)] for a, b in zip(steps, values)]
+                for trial, (steps, values) in curves.items()}
 
 
 class LiveStudy:
@@ -301,8 +288,7 @@ class LiveStudy:
         end = min(committed["metrics"], metrics.shape[0])
         self.reports_committed = end
         if isinstance(self.reports, RecordedCurves):
-            self.reports.update(committed, self.trials)
-            self.reports.size = end  # nothing left to read
+            self.reports.update(committed, self.trials, end)
             return
         fields = ["trial", "step", "time"] + self.objectives
         sign = self._signs()[0]
@@ -310,7 +296,6 @@ class LiveStudy:
         while self.reports.size < end and (budget_s is None or time.monotonic() - started < budget_s):
             stop = min(end, self.reports.size + BLOCK)
             self.reports.append(metrics.fields(fields)[self.reports.size:stop], sign)
-        self.reports_committed = end
 
     def _read_events(self, committed):
         """Keeps the latest decisions: stops and pauses, and a continue granted by a

@@ -23,6 +23,31 @@ def curve_stride(reports: int) -> int:
     return stride
 
 
+def read_curve_samples(dataset, ids, known, trials, precision=float) -> dict:
+    """{trial: (steps, values)} from /curves (`dataset`, schema 11 on) for those of `ids`
+    below `known` (the committed trials): each row's kept points and, where they lack
+    it, the trial's last report, taken from `trials` (/trials as a frame whose row label
+    is the trial id: ``reports``, ``last_step``, ``last_value``) in `precision`. One read
+    of those rows, whatever the number of reports."""
+    dataset.refresh()
+    known = min(known, dataset.shape[0])
+    ids = sorted({int(t) for t in ids if 0 <= int(t) < known})
+    if not ids:
+        return {}
+    out = {}
+    for trial, row in zip(ids, dataset[ids, :]):  # h5py: one selection, increasing rows
+        kept = np.isfinite(row["step"])
+        steps, values = row["step"][kept].astype(precision), row["value"][kept].astype(precision)
+        last = trials.loc[trial]
+        reports = int(last["reports"])
+        if reports and (len(steps) == 0 or (len(steps) - 1) * curve_stride(reports) != reports - 1):
+            steps = np.r_[steps, precision(last["last_step"])]
+            values = np.r_[values, precision(last["last_value"])]
+        if len(steps):
+            out[trial] = (steps, values)
+    return out
+
+
 class ResultsFileError(Exception):
     """The file is not a readable slurmtune results file."""
 

@@ -37,7 +37,7 @@ import pandas as pd
 from slurmtune.results_file import (  # noqa: F401  (names this module has always had)
     CURVE_SLOTS, FORMAT, LOOP_FIELDS, SCHEMA_VERSION, ResultsFileError, StudyFileError,
     _absent_where_inactive, _check_file, _check_trial_ids, _decode_frame, _text, curve_stride,
-    loop_figures, open_results_file)
+    loop_figures, open_results_file, read_curve_samples)
 
 __all__ = ["Study", "ResultsFileError", "StudyFileError", "read_anytime", "plot_anytime"]
 
@@ -422,26 +422,7 @@ class Study:
         if not self.has_curve_samples:
             raise ValueError(f"{self.path}: schema {self.schema_version} has no /curves "
                              "(schema 11 on)")
-        dataset = self._file["curves"]
-        dataset.refresh()
-        known = min(self.committed["trials"], dataset.shape[0])
-        ids = sorted({int(t) for t in trials if 0 <= int(t) < known})
-        if not ids:
-            return {}
-        rows = dataset[ids, :]  # h5py: one selection of those rows, in increasing order
-        trials_table = self.trials
-        out = {}
-        for trial, row in zip(ids, rows):
-            kept = np.isfinite(row["step"])
-            steps, values = row["step"][kept].astype(float), row["value"][kept].astype(float)
-            last = trials_table.loc[trial]
-            reports = int(last["reports"])
-            stride = curve_stride(reports)
-            if reports and (len(steps) == 0 or (len(steps) - 1) * stride != reports - 1):
-                steps, values = np.r_[steps, last["last_step"]], np.r_[values, last["last_value"]]
-            if len(steps):
-                out[trial] = (steps, values)
-        return out
+        return read_curve_samples(self._file["curves"], trials, self.committed["trials"], self.trials)
 
     @property
     def improvements(self) -> pd.DataFrame:
