@@ -201,6 +201,12 @@ def _best_curve(study):
     best = np.concatenate(bests) if bests else np.array([])
     if final is not None and (not len(time) or time[-1] != final[0]):
         time, best = np.r_[time, final[0]], np.r_[best, final[1]]
+    return _line_at(study, time, best)
+
+
+def _line_at(study, time, best):
+    """The best-so-far line (`best` from the file's times `time`) as _best_curve gives it:
+    (elapsed seconds, trials started by then, best)."""
     elapsed = study.elapsed(time)
     starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
     return elapsed, np.searchsorted(starts, elapsed, side="right"), best
@@ -212,11 +218,10 @@ def _best_curve_recorded(study):
     improvements = study.improvements
     time, best = improvements["time"].to_numpy(dtype=float), improvements["value"].to_numpy(dtype=float)
     last = study.trials["last_time"].to_numpy(dtype=float)
-    if len(best) and np.isfinite(last).any() and np.nanmax(last) != time[-1]:
-        time, best = np.r_[time, np.nanmax(last)], np.r_[best, best[-1]]
-    elapsed = study.elapsed(time)
-    starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
-    return elapsed, np.searchsorted(starts, elapsed, side="right"), best
+    last = np.nanmax(last) if np.isfinite(last).any() else np.nan
+    if len(best) and np.isfinite(last) and last != time[-1]:  # the line goes on to the last report
+        time, best = np.r_[time, last], np.r_[best, best[-1]]
+    return _line_at(study, time, best)
 
 
 def _best_curve_sorted(study):
@@ -228,9 +233,7 @@ def _best_curve_sorted(study):
     best = np.minimum.accumulate(filled) if study.mode == "min" else np.maximum.accumulate(filled)
     keep = np.isfinite(best) & np.r_[True, best[1:] != best[:-1]]
     keep[-1:] = np.isfinite(best[-1:])
-    elapsed = study.elapsed(metrics["time"].to_numpy()[order][keep])
-    starts = np.sort(study.elapsed(study.trials["start_time"].to_numpy()))
-    return elapsed, np.searchsorted(starts, elapsed, side="right"), best[keep]
+    return _line_at(study, metrics["time"].to_numpy()[order][keep], best[keep])
 
 
 def best_so_far(study, path=None):
