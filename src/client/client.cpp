@@ -231,7 +231,7 @@ struct Client::State {
     trial = given.trial;
     attempt = given.attempt;
     trial_dir = given.trial_dir;
-    checkpoint_dir = given.checkpoint_dir.empty() ? given.trial_dir : given.checkpoint_dir;
+    checkpoint_dir = given.checkpoint_folder();
     checkpoint = given.checkpoint;
     checkpoint_step = given.checkpoint_step;
     params = given.params_object();

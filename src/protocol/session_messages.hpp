@@ -78,6 +78,10 @@ struct TrialAssignment {
   std::string metric;                     ///< WELCOME: the scheduled metric; ASSIGN: ""
   /// The parameters as an object.
   JsonObject params_object() const;
+  /// Where the trial keeps its checkpoints: checkpoint_dir, else trial_dir.
+  const std::string& checkpoint_folder() const {
+    return checkpoint_dir.empty() ? trial_dir : checkpoint_dir;
+  }
   friend bool operator==(const TrialAssignment&, const TrialAssignment&) = default;
 };
 

@@ -98,7 +98,7 @@ Trial::Trial(MPI_Comm group, const std::string& assignment, Client* leader, int 
       std::get<protocol::JsonObject>(protocol::parse_json(assignment).data), "ASSIGN");
   id_ = given.trial;
   attempt_ = given.attempt;
-  dir_ = given.checkpoint_dir.empty() ? given.trial_dir : given.checkpoint_dir;
+  dir_ = given.checkpoint_folder();
   resume_ = given.checkpoint;
   resume_step_ = given.checkpoint_step.value_or(std::nan(""));
   exceptions_at_start_ = std::uncaught_exceptions();

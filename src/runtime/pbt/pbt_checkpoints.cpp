@@ -53,12 +53,12 @@ TreeCopy replace_copy(const fs::path& source, const fs::path& dir, const fs::pat
 PbtCheckpoints::PbtCheckpoints(fs::path study_dir, TrialFolders folders)
     : study_dir_(std::move(study_dir)), folders_(std::move(folders)) {}
 
-fs::path PbtCheckpoints::trial_dir(core::TrialId trial) const {
+fs::path PbtCheckpoints::checkpoint_dir(core::TrialId trial) const {
   return folders_.checkpoints(trial);
 }
 
 fs::path PbtCheckpoints::kept_dir(core::TrialId trial, double step) const {
-  return trial_dir(trial) / "pbt-kept" / ("step-" + core::format_double(step));
+  return checkpoint_dir(trial) / "pbt-kept" / ("step-" + core::format_double(step));
 }
 
 TreeCopy PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& source) const {
@@ -75,9 +75,9 @@ PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Expl
                 core::format_double(e.donor_step) + " (" + kept.string() + ")");
   const fs::path source = entries->path();
   const std::string prefix = "pbt-from-trial-";
-  const fs::path dir = trial_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
-                                           core::format_double(e.donor_step));
-  const TreeCopy copy = replace_copy(source, dir, trial_dir(trial), prefix, false);
+  const fs::path dir = checkpoint_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
+                                                core::format_double(e.donor_step));
+  const TreeCopy copy = replace_copy(source, dir, checkpoint_dir(trial), prefix, false);
   return {recorded_path(dir / source.filename(), study_dir_), copy};
 }
 

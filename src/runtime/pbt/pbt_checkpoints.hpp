@@ -38,7 +38,7 @@ class PbtCheckpoints {
 
  private:
   std::filesystem::path kept_dir(core::TrialId trial, double step) const;
-  std::filesystem::path trial_dir(core::TrialId trial) const;
+  std::filesystem::path checkpoint_dir(core::TrialId trial) const;  // folders_.checkpoints
 
   std::filesystem::path study_dir_;
   TrialFolders folders_;
