@@ -18,6 +18,7 @@
 
 #include "client/typed_param.hpp"
 #include "core/number_text.hpp"
+#include "protocol/agent_address.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
@@ -91,6 +92,34 @@ protocol::UniqueFd connect_to(const std::string& address) {
     if (e.kind() == protocol::ConnectError::Kind::Refused) throw CoordinatorLost(e.what());
     throw ClientError(std::string("SLURMTUNE_ADDR: ") + e.what());
   }
+}
+
+// The node this process runs on, as Slurm names it (SLURMD_NODENAME in every task of a
+// step), else its host name.
+std::string node_name() {
+  if (std::string node = env_or("SLURMD_NODENAME"); !node.empty()) return node;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return {};
+  std::string name = host;
+  return name.substr(0, name.find('.'));
+}
+
+// Connects to the coordinator: through this node's agent when the study's agents publish
+// their addresses (SLURMTUNE_AGENTS, set for the ranks of a trial started as its own
+// step on worker launch) and this node's has, else to SLURMTUNE_ADDR. An agent that does
+// not answer is gone with its node's worker step: the coordinator itself is asked then.
+protocol::UniqueFd connect_to_coordinator() {
+  const std::string direct = required_env("SLURMTUNE_ADDR");
+  const std::string agents = env_or("SLURMTUNE_AGENTS");
+  const auto agent =
+      agents.empty() ? std::nullopt : protocol::published_agent_address(agents, node_name());
+  if (agent) {
+    try {
+      return protocol::connect_address(*agent);
+    } catch (const protocol::ConnectError&) {
+    }
+  }
+  return connect_to(direct);
 }
 
 // The payload of BYE and TRIAL_END: how a trial ended.
@@ -214,10 +243,9 @@ struct Client::State {
   }
 
   void connect_and_hello(protocol::HelloFrom identity) {
-    const std::string address = required_env("SLURMTUNE_ADDR");
     protocol::Hello hello;
     hello.token = protocol::read_token_file(required_env("SLURMTUNE_TOKEN_FILE"));
-    fd = connect_to(address);
+    fd = connect_to_coordinator();
     const std::string job = env_or("SLURM_JOB_ID"), step = env_or("SLURM_STEP_ID");
     if (auto* trial_hello = std::get_if<protocol::TrialHello>(&identity);
         trial_hello && !job.empty() && !step.empty())

@@ -309,10 +309,6 @@ void read_resources(TableReader r, core::StudySpec& study) {
   if (const auto launch = r.keyword("launch", {"step", "worker"}); launch == "worker") {
     if (study.trial.mode != core::TrialSpec::Mode::Command)
       r.fail("launch", "\"worker\" runs command trials; [trial] mode = \"mpi\" has its own steps");
-    if (res.ranks() != 1)
-      r.fail("launch",
-             "\"worker\" runs single-rank trials (nodes = 1, ntasks_per_node = 1); "
-             "multi-rank trials keep one step each (launch = \"step\")");
     res.launch = core::ResourceSpec::Launch::Worker;
   }
   r.finish();

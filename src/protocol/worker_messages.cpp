@@ -92,6 +92,11 @@ std::string encode(const Leaving& m) {
   return "{\"why\": " + core::json_quote(m.why) + "}";
 }
 
+std::string encode(const Admit& m) {
+  return "{\"key\": " + core::json_quote(m.key.text()) +
+         ", \"admit\": " + (m.admit ? "true" : "false") + "}";
+}
+
 LaunchOrDone decode_launch(const JsonObject& body) {
   if (boolean(body, "done", "LAUNCH", false)) return StudyOver{};
   Launch m;
@@ -131,6 +136,14 @@ Signal decode_signal(const JsonObject& body) {
 
 Leaving decode_leaving(const JsonObject& body) {
   return Leaving{required_text(body, "why", "LEAVING", kMaxWhy, true)};
+}
+
+Admit decode_admit(const JsonObject& body) {
+  Admit m;
+  m.key = key_of(body, "ADMIT");
+  if (!field(body, "admit")) throw ProtocolError("ADMIT: 'admit' must be true or false");
+  m.admit = boolean(body, "admit", "ADMIT", true);
+  return m;
 }
 
 }  // namespace slurmtune::protocol

@@ -61,16 +61,26 @@ struct Leaving {
   friend bool operator==(const Leaving&, const Leaving&) = default;
 };
 
+/// ADMIT, coordinator -> worker: the ranks of an attempt started as its own step (a trial
+/// of several ranks) may connect through this node's agent (`admit`), or no longer.
+struct Admit {
+  ProcessKey key;
+  bool admit = true;
+  friend bool operator==(const Admit&, const Admit&) = default;
+};
+
 std::string encode(const Launch& message);
 std::string encode(const StudyOver& message);
 std::string encode(const LaunchOrDone& message);
 std::string encode(const Exited& message);
 std::string encode(const Signal& message);
 std::string encode(const Leaving& message);
+std::string encode(const Admit& message);
 
 LaunchOrDone decode_launch(const JsonObject& body);
 Exited decode_exited(const JsonObject& body);
 Signal decode_signal(const JsonObject& body);
 Leaving decode_leaving(const JsonObject& body);
+Admit decode_admit(const JsonObject& body);
 
 }  // namespace slurmtune::protocol

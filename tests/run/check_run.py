@@ -46,6 +46,7 @@ from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
 from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
 from run_workers import (scenario_workers, scenario_workers_absent, scenario_workers_many,
+                         scenario_workers_ranks, scenario_workers_ranks_kill,
                          scenario_workers_relays)
 
 
@@ -331,6 +332,7 @@ def main():
                                              "promotion", "groups-term", "tpe-resume", "mobster-resume", "ahead-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many", "workers-relays",
+                                             "workers-ranks", "workers-ranks-kill",
                                              "workers-absent", "groups-orphaned", "join",
                                              "join-requeue", "hostile", "write-ahead", "enqueue",
                                              "conditional", "example-conditional",
@@ -359,6 +361,10 @@ def main():
         scenario_workers_many(runner, args)
     elif args.scenario == "workers-absent":
         scenario_workers_absent(runner, args)
+    elif args.scenario == "workers-ranks":
+        scenario_workers_ranks(runner, args)
+    elif args.scenario == "workers-ranks-kill":
+        scenario_workers_ranks_kill(runner, args)
     elif args.scenario == "workers-relays":
         scenario_workers_relays(runner, args)
     elif args.scenario == "join":

@@ -13,7 +13,14 @@ start steps for.
 workers-absent: one node's worker step never connects; the study goes on without it.
 workers-relays: the workers scenario with a relay per 2 nodes (--relay-fanout 2): two
 agents connect through the other two, the coordinator holds 2 connections.
+workers-ranks: trials of 2 nodes x 2 ranks on worker launch, each rank with its own
+connection (tests/run/trials/ranks_trial.py): every trial is its own step across two
+nodes, and every rank reaches the coordinator through its node's agent, which holds a
+connection per node.
+workers-ranks-kill: the agent on one node is killed while such trials run: the trials
+with ranks there end, are retried on the other nodes, and later trials avoid it.
 """
+import json
 import os
 import re
 import signal
@@ -23,6 +30,7 @@ from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_im
                          reports_so_far, study_toml, wait_for)
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
+RANKS_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "ranks_trial.py")
 
 
 def worker_pids(node):
@@ -119,18 +127,98 @@ def scenario_workers_relays(runner, args):
     scenario_workers(runner, args, relays=True)
 
 
-def check_fan_in(log, agents):
+def scenario_workers_ranks(runner, args, kill=False):
+    if runner.launcher != "slurm":
+        print("SKIPPED: worker steps are Slurm job steps")
+        raise SystemExit(77)
+    trials_wanted = 6 if kill else 12
+    text = study_toml("ranks", as_impostor(runner, ["/usr/bin/python3", RANKS_TRIAL, "--steps=9",
+                                                    "--sleep=%s" % ("0.4" if kill else "0.1")]),
+                      max_trials=trials_wanted,
+                      resources='launch = "worker"\nnodes = 2\nntasks_per_node = 2\n',
+                      trial_extra="max_failures = 2\n", scheduler="fifo" if kill else "asha")
+    if kill:  # every trial runs its 9 steps: the agent is lost while trials run on its node
+        text = text.replace("grace_period = 1\nreduction_factor = 3\n", "")
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    victim = "n3"
+    if kill:
+        wait_for(lambda: reports_so_far(handle[2]) >= 4, 120, "a few reports")
+        wait_for(lambda: worker_pids(victim), 30, "the worker of " + victim)
+        for pid in worker_pids(victim):
+            os.kill(pid, signal.SIGKILL)
+        killed_at = time.time()
+    rc, log = runner.wait(handle, 400)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("trials of 4 ranks start as their own steps" in log and "all 4 worker(s) connected" in log,
+           "the agents were not started for steps of several ranks:\n" + log)
+    trials = check_complete(path, trials_wanted).set_index("id")
+    if kill:
+        # The steps with ranks on the lost agent's node ended and ran again elsewhere.
+        expect(re.search(r"worker step on %s lost" % victim, log), "the lost agent was not noticed:\n" + log)
+        hit = trials[trials.error.str.contains("its node agent on %s was lost" % victim)]
+        expect(len(hit) >= 1 and (hit.retries >= 1).all() and (trials.status != "failed").all(),
+               "no trial of the lost agent was retried:\n%s" % trials[["retries", "error", "nodes"]])
+        later = trials[trials.start_time > killed_at + 2]
+        expect(len(later) > 0 and (~later.nodes.str.contains(victim)).all(),
+               "trials started on %s after its agent was lost:\n%s" % (victim, later.nodes))
+        print("%s: the agent on %s was killed: trials %s ended and were retried on other nodes, "
+              "%d later trials avoided it" % (args.scenario, victim, sorted(hit.index), len(later)))
+        return
+    expect((trials.status != "failed").all() and (trials.retries == 0).all(),
+           "failed or retried trials:\n%s" % trials[["status", "retries", "error"]])
+    steps = set()
+    for t, row in trials.iterrows():
+        output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
+        ranks = re.findall(r"rank (\d) of 4 on (\S+) in (\S+)", output)
+        expect(sorted(r for r, _, _ in ranks) == ["0", "1", "2", "3"] and
+               len({n for _, n, _ in ranks}) == 2 and len({s for _, _, s in ranks}) == 1,
+               "trial %d: not 4 ranks on 2 nodes in one step:\n%s" % (t, output))
+        steps.add(ranks[0][2])
+        left = re.findall(r"rank (\d) (?:left at step|done)", output)
+        expect(sorted(left) == ["0", "1", "2", "3"], "trial %d: a rank did not end:\n%s" % (t, output))
+    expect(len(steps) == trials_wanted, "trials shared steps: %s" % sorted(steps))
+    judged = check_asha(path, 1, 3, 9)
+    impostors = check_impostors(runner, trials_wanted)
+    # The probes went through the agents: each refused a worker's claim itself.
+    by_agent = agent_refusals(runner)
+    expect(by_agent >= trials_wanted, "only %d claims were refused by a node agent" % by_agent)
+    fan_in = check_fan_in(log, agents=4, channels=4)
+    print("%s: %d trials of 2 nodes x 2 ranks, each its own step, every rank connected; "
+          "%d ASHA decisions equal the model; %d trials' claims of other identities refused "
+          "(%d by their node's agent); %s" % (args.scenario, len(trials), judged, impostors,
+                                             by_agent, fan_in))
+
+
+def scenario_workers_ranks_kill(runner, args):
+    scenario_workers_ranks(runner, args, kill=True)
+
+
+def agent_refusals(runner):
+    """How many of impostor.py's claims a node agent refused before the coordinator."""
+    out = os.path.join(runner.workdir, "impostors")
+    count = 0
+    for name in os.listdir(out):
+        if name.endswith(".json"):
+            with open(os.path.join(out, name)) as f:
+                count += sum((a.get("error") or "").startswith("node agent:")
+                             for a in json.load(f).values())
+    return count
+
+
+def check_fan_in(log, agents, channels=1):
     """The node agents carried every trial's connection (issue #61): the coordinator held
     a connection per worker step and none per trial."""
     found = re.search(r"control plane: at most (\d+) connection\(s\) at once, of \d+ allowed; "
                       r"(\d+) carried by node agents at once \((\d+) frames\)", log)
     expect(found, "no control-plane line in the log:\n" + log[-3000:])
-    direct, channels, frames = (int(g) for g in found.groups())
-    expect(direct <= agents and channels >= 1 and frames > 0,
+    direct, carried, frames = (int(g) for g in found.groups())
+    expect(direct <= agents and carried >= channels and frames > 0,
            "the coordinator held %d connections at once for %d agents (%d channels carried):\n%s"
-           % (direct, agents, channels, log[-3000:]))
+           % (direct, agents, carried, log[-3000:]))
     return "the coordinator held at most %d connections, its %d agents carried up to %d at once" \
-        % (direct, agents, channels)
+        % (direct, agents, carried)
 
 
 def scenario_workers_many(runner, args):

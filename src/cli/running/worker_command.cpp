@@ -61,6 +61,7 @@ void from_environment(runtime::WorkerOptions& options) {
   options.token_file =
       runtime::worker_credential_file(required_env("SLURMTUNE_WORKER_CREDENTIALS"), options.node);
   relay_place(options);
+  if (const char* agents = std::getenv("SLURMTUNE_AGENTS")) options.agents_folder = agents;
 }
 
 }  // namespace

@@ -46,13 +46,15 @@ std::string_view to_string(MessageType type) {
       return "CHANNEL_CLOSED";
     case MessageType::Busy:
       return "BUSY";
+    case MessageType::Admit:
+      return "ADMIT";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 21;
+  return t >= 1 && t <= 22;
 }
 }  // namespace
 

@@ -63,6 +63,8 @@ enum class MessageType : std::uint8_t {
   ChannelClosed = 20,  ///< agent <-> server: {"channel", "reason"} — that channel's peer is gone
   // Room (doc/protocol.md#limits):
   Busy = 21,  ///< server -> client: {"why", "retry_after_s"} before closing: connect again then
+  // Trials of several ranks started as their own steps, carried by their nodes' agents:
+  Admit = 22,  ///< server -> worker: {"key", "admit"} — that attempt's ranks may (not) connect
 };
 std::string_view to_string(MessageType type);
 

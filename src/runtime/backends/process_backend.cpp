@@ -27,7 +27,9 @@ std::string ProcessBackend::describe() const {
 }
 
 void ProcessBackend::begin() {
-  if (!worker_steps_ && passes_step_limit()) worker_steps_ = true;
+  // Trials of several ranks are steps even on worker launch: they are warned as well.
+  const bool steps = !worker_steps_ || context_.spec.resources.ranks() > 1;
+  if (steps && passes_step_limit()) worker_steps_ = true;
   warn_of_connection_room();
   if (worker_steps_) workers_.launch_own_workers();
 }
@@ -144,11 +146,15 @@ void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources
              " is taken on its first node; it gets no MASTER_ADDR/MASTER_PORT");
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
+  // Its ranks each find their node's agent there (worker launch, several ranks).
+  if (const auto& agents = workers_.agents_folder(); !agents.empty())
+    process.env["SLURMTUNE_AGENTS"] = agents;
   try {
     t.process = workers_.serves(t.placement.nodes.front())
                     ? workers_.start(t, process)
                     : TrialProcess(context_.launcher.start(t.placement, process));
     if (const pid_t pid = t.process.local_pid(); pid > 0) trial_of_child_[pid] = id;
+    workers_.admit(t, true);
   } catch (const Error& e) {
     context_.launcher.release(t.placement);
     if (t.rendezvous) rendezvous_.release(*t.rendezvous);
@@ -177,6 +183,7 @@ void ProcessBackend::finish(core::TrialId trial) {
   }
   context_.launcher.release(t.placement);
   if (t.rendezvous) rendezvous_.release(*t.rendezvous);
+  workers_.admit(t, false);
   context_.host.end_trial(trial, clean, error);
 }
 

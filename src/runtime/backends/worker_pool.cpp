@@ -41,6 +41,11 @@ void WorkerPool::launch_own_workers() {
   const std::string relays = context_.trials_dir + "/relays";
   std::error_code ignored;
   std::filesystem::remove_all(relays, ignored);  // an earlier session's addresses
+  const bool carry_steps = context_.spec.resources.ranks() > 1;
+  if (carry_steps) {
+    agents_folder_ = context_.trials_dir + "/agents";
+    std::filesystem::remove_all(agents_folder_, ignored);
+  }
   for (const auto& [shape, nodes] : shapes) {
     SpawnRequest request;
     request.argv = launcher.worker_step(nodes, {self_program(), "worker"});
@@ -50,6 +55,7 @@ void WorkerPool::launch_own_workers() {
     }
     request.env = {{"SLURMTUNE_ADDR", context_.address},
                    {"SLURMTUNE_WORKER_CREDENTIALS", credentials}};
+    if (carry_steps) request.env["SLURMTUNE_AGENTS"] = agents_folder_;
     if (relay_fanout_ > 1) {
       request.env["SLURMTUNE_RELAYS"] = relays + "/step-" + std::to_string(steps_.size());
       request.env["SLURMTUNE_RELAY_FANOUT"] = std::to_string(relay_fanout_);
@@ -73,9 +79,12 @@ void WorkerPool::launch_own_workers() {
   }
   own_workers_ = true;
   log_line("launch = \"worker\": " + std::to_string(workers_.size()) +
-           " worker(s), one per node, in " + std::to_string(steps_.size()) +
-           " srun step(s); trials start as their children and " +
-           "reach the coordinator through them" +
+           " worker(s), one per node, in " + std::to_string(steps_.size()) + " srun step(s); " +
+           (carry_steps ? "trials of " + std::to_string(context_.spec.resources.ranks()) +
+                              " ranks start as their own steps, and each rank reaches the "
+                              "coordinator through its node's worker"
+                        : "trials start as their children and reach the coordinator through "
+                          "them") +
            (relay_fanout_ > 1 ? ", and the workers through a relay per " +
                                     std::to_string(relay_fanout_) + " nodes (--relay-fanout)"
                               : ""));
@@ -148,6 +157,17 @@ TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spe
   });
 }
 
+void WorkerPool::admit(const ActiveTrial& t, bool admit) const {
+  if (agents_folder_.empty()) return;
+  const std::string message = protocol::encode(protocol::Admit{{t.trial, t.attempt}, admit});
+  for (const std::size_t node : t.placement.nodes) {
+    const auto name = worker_of_node_.find(node);
+    if (name == worker_of_node_.end()) continue;
+    if (const auto& connection = workers_.at(name->second).connection)
+      context_.server.send(*connection, protocol::MessageType::Admit, message);
+  }
+}
+
 std::optional<Reply> WorkerPool::on_message(ConnectionId id, protocol::MessageType type,
                                             const protocol::JsonObject& body) {
   const WorkerStep& w = workers_.at(connections_.at(id));
@@ -199,6 +219,7 @@ void WorkerPool::lost(const std::string& key, const std::string& why) {
   if (w.allocation.empty()) end_step_if_unused(w.step);
   context_.launcher.set_node_usable(w.node, false);
   end_trials_of(w, key, why);
+  end_steps_of(w, key, why);
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
   if (own_workers_ && !any_left && !study_done_ && !context_.controller.shutting_down())
@@ -230,6 +251,21 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
     for (const ConnectionId connection : context_.trials.take_connections(id))
       context_.server.close(connection, "trial " + std::to_string(id) + " ended with its worker");
     finish_trial_(id);
+  }
+}
+
+void WorkerPool::end_steps_of(const WorkerStep& w, const std::string& key,
+                              const std::string& why) {
+  if (agents_folder_.empty()) return;
+  for (auto& [id, t] : context_.trials) {
+    const auto& nodes = t->placement.nodes;
+    if (t->process.is_remote() || t->process.status() ||
+        std::find(nodes.begin(), nodes.end(), w.node) == nodes.end())
+      continue;
+    t->fault = "its node agent on " + key + " was lost (" + why + ")";
+    // Its step's tasks on every node (SIGKILL to srun alone leaves them running); the
+    // exit is then classified as any step's.
+    t->hard_kill("scancel");
   }
 }
 

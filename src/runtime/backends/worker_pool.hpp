@@ -30,10 +30,19 @@ class WorkerPool {
   void launch_own_workers();
   /// A worker step of the study's own job started and has not connected yet.
   bool waiting() const;
-  /// Whether the trials of ledger node `node` start on its worker.
-  bool serves(std::size_t node) const { return worker_of_node_.contains(node); }
+  /// Whether the trials of ledger node `node` start on its worker (trials of one rank;
+  /// those of several start as their own steps, carried by their nodes' agents).
+  bool serves(std::size_t node) const {
+    return agents_folder_.empty() && worker_of_node_.contains(node);
+  }
   /// Starts attempt `t` (placed on a node this pool serves) with LAUNCH to its worker.
   TrialProcess start(const ActiveTrial& t, const TrialProcessSpec& spec);
+  /// Trials of several ranks on worker launch: where the agents publish their addresses
+  /// (SLURMTUNE_AGENTS for the trials' steps); empty otherwise.
+  const std::string& agents_folder() const { return agents_folder_; }
+  /// Tells the agent of each of `t`'s nodes that its ranks may connect through it (ADMIT),
+  /// or, once the attempt is over, no longer. Nothing without agents_folder().
+  void admit(const ActiveTrial& t, bool admit) const;
 
   std::string on_hello(ConnectionId id, const protocol::WorkerHello& hello);
   std::string on_hello(ConnectionId id, const protocol::JoinedHello& hello);
@@ -70,6 +79,9 @@ class WorkerPool {
   void on_exited(const WorkerStep& w, const protocol::Exited& exited);
   void lost(const std::string& key, const std::string& why);
   void end_trials_of(const WorkerStep& w, const std::string& key, const std::string& why);
+  /// Trials of several ranks that ran on the lost worker's node: their ranks there can
+  /// no longer reach the coordinator, so their steps end (and are retried).
+  void end_steps_of(const WorkerStep& w, const std::string& key, const std::string& why);
   void expire_unconnected();  // a worker step that never said HELLO
   void check_joinable(const std::string& job) const;
   /// The job ends (its USR1 warning, SIGTERM, or its clock): its nodes take no more
@@ -85,6 +97,7 @@ class WorkerPool {
   const bool& study_done_;
   bool own_workers_ = false;      // launch = "worker": losing them all ends the session
   std::size_t relay_fanout_ = 0;  // nodes per relay of the own workers' steps; 0: none
+  std::string agents_folder_;     // trials of several ranks: their agents' addresses
   // Worker steps by key: the node's name ("n3") or, for a joined job, "n3 (job 42)".
   std::map<std::string, WorkerStep> workers_;
   std::map<ConnectionId, std::string> connections_;    // ... their keys by connection

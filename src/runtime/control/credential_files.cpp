@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "protocol/agent_address.hpp"
 #include "protocol/credentials.hpp"
 #include "protocol/wire/secret.hpp"
 
@@ -66,13 +67,7 @@ std::string CredentialFiles::write_worker(std::string_view node) const {
 }
 
 std::string worker_credential_file(const std::string& dir, std::string_view node) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string name = "worker-";
-  for (const char c : node) {
-    name += kDigits[static_cast<unsigned char>(c) >> 4];
-    name += kDigits[static_cast<unsigned char>(c) & 0xF];
-  }
-  return dir + "/" + name;
+  return dir + "/" + protocol::node_file_name("worker-", node);
 }
 
 }  // namespace slurmtune::runtime

@@ -69,7 +69,9 @@ class LocalLauncher final : public Launcher {
 std::vector<core::DevicePool> worker_gpu_pools(const SlurmAllocation& allocation,
                                                const core::ResourceSpec& resources) {
   std::vector<core::DevicePool> pools;
-  if (resources.launch != core::ResourceSpec::Launch::Worker || resources.gpus_per_task == 0)
+  // Trials of several ranks start as steps even on worker launch: Slurm binds their GPUs.
+  if (resources.launch != core::ResourceSpec::Launch::Worker || resources.gpus_per_task == 0 ||
+      resources.ranks() > 1)
     return pools;
   for (const auto& node : allocation.nodes) {
     std::vector<std::string> positions;
@@ -145,6 +147,14 @@ class SlurmLauncher final : public Launcher {
     std::vector<std::string> names;
     for (const std::size_t node : nodes)
       names.push_back(ledger().nodes().at(node).name);
+    if (resources_.ranks() > 1) {
+      // Trials of several ranks start as their own steps; the workers only carry their
+      // traffic (node agents): a core each, shared with those steps (--overlap), which
+      // Slurm then gives every core and GPU of the ledger's placement.
+      auto argv = worker_step_argv(options_.srun, names, 1, 0, options_.srun_args, program);
+      argv.insert(argv.begin() + 1, "--overlap");
+      return argv;
+    }
     // The nodes' GPUs, which each worker hands out to its trials (CUDA_VISIBLE_DEVICES).
     const std::int64_t gpus = resources_.gpus_per_task > 0 ? shape.gpus : 0;
     return worker_step_argv(options_.srun, names, shape.cpus, gpus, options_.srun_args, program);

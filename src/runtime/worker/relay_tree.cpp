@@ -59,17 +59,25 @@ protocol::UniqueFd listen_for_agents(int upward, std::string& address) {
   return fd;
 }
 
-void publish_relay_address(const RelayPlace& place, const std::string& address) {
-  const std::string path = place.address_file(), partial = path + ".partial";
+void publish_address(const std::string& path, const std::string& address) {
+  const std::string partial = path + ".partial";
   std::error_code ignored;
-  std::filesystem::create_directories(place.folder, ignored);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
   const protocol::UniqueFd fd(
       ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
   const std::string line = address + "\n";
   if (!fd || ::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-    throw Error("relay: cannot write " + partial + ": " + std::strerror(errno));
+    throw Error("cannot write " + partial + ": " + std::strerror(errno));
   if (::rename(partial.c_str(), path.c_str()) != 0)
-    throw Error("relay: cannot publish " + path + ": " + std::strerror(errno));
+    throw Error("cannot publish " + path + ": " + std::strerror(errno));
+}
+
+void publish_relay_address(const RelayPlace& place, const std::string& address) {
+  try {
+    publish_address(place.address_file(), address);
+  } catch (const Error& e) {
+    throw Error(std::string("relay: ") + e.what());
+  }
 }
 
 std::optional<std::string> published_relay_address(const RelayPlace& place) {

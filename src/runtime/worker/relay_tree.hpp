@@ -53,7 +53,10 @@ inline constexpr std::chrono::seconds kRelayWait{60};
 /// socket `upward` (the interface that reaches the coordinator reaches the other nodes),
 /// any port; `address` gets "IP:PORT". Error when it cannot listen.
 protocol::UniqueFd listen_for_agents(int upward, std::string& address);
-/// Writes `address` to the place's file: 0600, whole (written aside, then renamed).
+/// Writes `address` to `path`, making its folder: 0600, whole (written aside, then
+/// renamed), so a reader sees the whole line or no file.
+void publish_address(const std::string& path, const std::string& address);
+/// Writes `address` to the place's file (publish_address).
 void publish_relay_address(const RelayPlace& place, const std::string& address);
 /// The group's relay's address once published; nullopt before.
 std::optional<std::string> published_relay_address(const RelayPlace& place);

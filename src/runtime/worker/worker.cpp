@@ -16,9 +16,11 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "protocol/agent_address.hpp"
 #include "protocol/auth_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
@@ -59,6 +61,7 @@ class Worker {
       : session_(std::move(session)),
         node_(options.node),
         relay_(options.relay),
+        agents_folder_(options.agents_folder),
         joined_(!options.study.empty()),
         signals_(signals) {}
 
@@ -73,6 +76,7 @@ class Worker {
           [this](core::TrialId trial) { return hosts(trial); });
       agent_ = &*agent;
       if (relay_.relays()) relay_for_group();
+      publish_agent();
     } catch (const Error& e) {
       log_line("worker " + node_ + ": " + e.what() +
                "; its trials connect to the coordinator directly");
@@ -88,10 +92,20 @@ class Worker {
     loop.remove(signals_);
     children_.clear();  // kills and reaps what still runs
     agent_ = nullptr;
+    if (!published_.empty()) ::unlink(published_.c_str());
     return *end_;
   }
 
  private:
+  // The ranks of trials started as their own steps find this node's agent by the node's
+  // name in the agents' folder (client: SLURMTUNE_AGENTS); without the file they connect
+  // to the coordinator directly.
+  void publish_agent() {
+    if (agents_folder_.empty()) return;
+    published_ = protocol::agent_address_file(agents_folder_, node_);
+    publish_address(published_, agent_->address());
+  }
+
   // The first worker of each group carries the others' connections (relay_tree.hpp);
   // when it cannot, they connect directly once their wait for its address runs out.
   void relay_for_group() {
@@ -125,9 +139,12 @@ class Worker {
     upward_.clear();
   }
 
+  // Its own children, and the steps of several ranks the coordinator placed here (ADMIT).
   bool hosts(core::TrialId trial) const {
     const auto it = children_.lower_bound(protocol::ProcessKey{trial, 0});
-    return it != children_.end() && it->first.trial == trial;
+    if (it != children_.end() && it->first.trial == trial) return true;
+    const auto step = admitted_.lower_bound(protocol::ProcessKey{trial, 0});
+    return step != admitted_.end() && step->trial == trial;
   }
 
   void lose(const std::string& why) {
@@ -178,6 +195,14 @@ class Worker {
         const auto message = protocol::decode_signal(body);
         if (const auto child = children_.find(message.key); child != children_.end())
           child->second.signal_group(message.signal);
+        return;
+      }
+      case protocol::MessageType::Admit: {
+        const auto message = protocol::decode_admit(body);
+        if (message.admit)
+          admitted_.insert(message.key);
+        else
+          admitted_.erase(message.key);
         return;
       }
       case protocol::MessageType::Error:
@@ -254,9 +279,11 @@ class Worker {
   std::string upward_;          // frames the agent's channels send, until the turn ends
   std::string node_;
   RelayPlace relay_;
+  std::string agents_folder_, published_;
   bool joined_;
   int signals_;
   std::map<protocol::ProcessKey, ChildProcess> children_;
+  std::set<protocol::ProcessKey> admitted_;  // steps of several ranks placed on this node
   std::optional<SessionEnd> end_;
   bool terminated_ = false, told_leaving_ = false;
 };

@@ -27,6 +27,10 @@ struct WorkerOptions {
   std::string scratch;               ///< joined: a file for squeue's answer
   RelayPlace relay;  ///< the study's own workers: its place in the relay tier, if any
   double relay_wait_s = kRelayWait.count();  ///< how long to wait for the relay's address
+  /// Trials of several ranks ([resources] launch = "worker" with ranks > 1): the folder
+  /// where each agent publishes its local address under its node's name, for the ranks
+  /// the coordinator starts as their own steps (SLURMTUNE_AGENTS); empty: none.
+  std::string agents_folder;
 };
 
 /// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own

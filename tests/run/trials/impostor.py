@@ -40,10 +40,21 @@ def read_frame(sock):
     return kind, json.loads(body)
 
 
+def agent_address():
+    """The node agent that carries this rank of a trial started as its own step on worker
+    launch: what it published in SLURMTUNE_AGENTS under the node's name, if anything."""
+    folder, node = os.environ.get("SLURMTUNE_AGENTS"), os.environ.get("SLURMD_NODENAME", "")
+    try:
+        with open(os.path.join(folder, "agent-" + node.encode().hex())) as f:
+            return f.readline().strip()
+    except (OSError, TypeError):
+        return None
+
+
 def connect():
     """SLURMTUNE_ADDR: the coordinator (HOST:PORT), or the node agent (unix:PATH) that
-    carries a worker's trials."""
-    address = os.environ["SLURMTUNE_ADDR"]
+    carries a worker's trials; for a step's rank, its node's agent when published."""
+    address = agent_address() or os.environ["SLURMTUNE_ADDR"]
     if address.startswith("unix:"):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(10)

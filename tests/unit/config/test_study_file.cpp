@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(gpu_bind_is_a_slurm_value_for_gpu_trials) {
                "--gpu-bind value"));
 }
 
-BOOST_AUTO_TEST_CASE(worker_launch_is_for_single_rank_command_trials) {
+BOOST_AUTO_TEST_CASE(worker_launch_is_for_command_trials) {
   const std::string base =
       kHeader + "[search]\nlr = { uniform = [0, 1] }\n[trial]\ncommand = [\"t\"]\n[resources]\n";
   const auto s = config::parse_study(base + "launch = \"worker\"\n", "study.toml");
@@ -279,8 +279,12 @@ BOOST_AUTO_TEST_CASE(worker_launch_is_for_single_rank_command_trials) {
               ResourceSpec::Launch::Worker));
   BOOST_TEST(
       (config::parse_study(base, "study.toml").resources.launch == ResourceSpec::Launch::Step));
-  BOOST_TEST(contains(error_of(base + "launch = \"worker\"\nntasks_per_node = 2\n"),
-                      "[resources] launch: \"worker\" runs single-rank trials"));
+  // Trials of several ranks start as steps, and their nodes' workers carry their traffic.
+  for (const char* shape : {"ntasks_per_node = 2\n", "nodes = 2\n"}) {
+    const auto several = config::parse_study(base + "launch = \"worker\"\n" + shape, "study.toml");
+    BOOST_TEST((several.resources.launch == ResourceSpec::Launch::Worker));
+    BOOST_TEST(several.resources.ranks() == 2);
+  }
   BOOST_TEST(error_of(base + "launch = \"worker\"\ngpus_per_task = 1\n").empty());
   BOOST_TEST(contains(error_of(base + "launch = \"workers\"\n"), "[resources] launch"));
 }

@@ -55,6 +55,7 @@ std::string round_trip(const std::string& message, const protocol::JsonObject& p
   if (message == "EXITED") return p::encode(p::decode_exited(payload));
   if (message == "SIGNAL") return p::encode(p::decode_signal(payload));
   if (message == "LEAVING") return p::encode(p::decode_leaving(payload));
+  if (message == "ADMIT") return p::encode(p::decode_admit(payload));
   if (message == "CHALLENGE") return p::encode(p::decode_challenge(payload));
   if (message == "PROOF") return p::encode(p::decode_proof(payload));
   if (message == "HELLO") return p::encode(p::decode_hello(payload));

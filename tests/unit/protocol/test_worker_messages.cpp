@@ -39,6 +39,20 @@ BOOST_AUTO_TEST_CASE(every_message_decodes_to_what_was_encoded) {
   BOOST_TEST((decode_signal(object(encode(signal))) == signal));
   const Leaving leaving{"SIGUSR1: its time limit is near"};
   BOOST_TEST((decode_leaving(object(encode(leaving))) == leaving));
+  for (const bool admit : {true, false}) {
+    const Admit message{{9, 1}, admit};
+    BOOST_TEST((decode_admit(object(encode(message))) == message));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(admit_refuses_each_malformed_field_by_name) {
+  BOOST_TEST(has(refusal(decode_admit, R"({"admit": true})"), "ADMIT: 'key' must be a string"));
+  BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.x", "admit": true})"),
+                 "ADMIT: 'key' must be TRIAL.ATTEMPT"));
+  BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.0"})"), "ADMIT: 'admit' must be true or false"));
+  BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.0", "admit": 1})"),
+                 "ADMIT: 'admit' must be true or false"));
+  BOOST_TEST(refusal(decode_admit, R"({"key": "1.0", "admit": false})").empty());
 }
 
 BOOST_AUTO_TEST_CASE(process_keys_are_trial_dot_attempt) {

@@ -113,6 +113,24 @@ def _read_token(path):
         return f.read().strip()
 
 
+def _node_name():
+    """This node as Slurm names it (SLURMD_NODENAME in every task of a step), else the
+    host's name."""
+    return os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
+
+
+def agent_address(folder, node):
+    """The address the agent of ``node`` published in ``folder`` (``agent-`` and the
+    name in hex digits): ``unix:PATH``, or None when there is none. Only a local socket,
+    so the file cannot send a trial's credential anywhere else."""
+    try:
+        with open(os.path.join(folder, "agent-" + node.encode().hex())) as f:
+            address = f.readline().rstrip("\n")
+    except OSError:
+        return None
+    return address if address.startswith("unix:") and len(address) > 5 else None
+
+
 def _rank():
     for name in ("SLURMTUNE_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                  "SLURM_PROCID"):
@@ -151,7 +169,7 @@ class Connection:
         pause, attempt, busy_waited = _FIRST_HELLO_PAUSE, 0, 0.0
         while True:
             try:
-                self._connect(address)
+                self._connect_to_coordinator(address)
                 self.welcome = self.exchange(_HELLO, hello, _WELCOME)
                 return
             except CoordinatorLost:
@@ -171,6 +189,21 @@ class Connection:
                 print("slurmtune: the coordinator has no room now (%s); connecting again in "
                       "%.1f s" % (busy.why, wait), file=sys.stderr, flush=True)
             time.sleep(wait)
+
+    def _connect_to_coordinator(self, direct):
+        """Through this node's agent when the study's agents publish their addresses
+        (SLURMTUNE_AGENTS, set for the ranks of a trial started as its own step on worker
+        launch) and this node's has, else to SLURMTUNE_ADDR. An agent that does not answer
+        is gone with its node's worker step: the coordinator itself is asked then."""
+        folder = os.environ.get("SLURMTUNE_AGENTS")
+        agent = agent_address(folder, _node_name()) if folder else None
+        if agent:
+            try:
+                self._connect(agent)
+                return
+            except CoordinatorLost:
+                pass
+        self._connect(direct)
 
     def _close_socket(self):
         if self._sock:

@@ -353,6 +353,32 @@ BOOST_AUTO_TEST_CASE(worker_steps_hand_out_their_node_s_gpus) {
   BOOST_TEST(make_launcher(resources, options)->reserve()->gpus.empty());
 }
 
+BOOST_AUTO_TEST_CASE(trials_of_several_ranks_on_worker_launch_are_steps_beside_light_agents) {
+  const SlurmJobEnvironment job({{"SLURM_JOB_ID", "9"},
+                                 {"SLURM_JOB_NODELIST", "g[1-2]"},
+                                 {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+                                 {"SLURM_GPUS_PER_NODE", "a100:2"}});
+  core::ResourceSpec resources;
+  resources.nodes = 2;
+  resources.gpus_per_task = 1;
+  resources.launch = core::ResourceSpec::Launch::Worker;
+  LaunchOptions options;
+  options.launcher = "slurm";
+  const auto launcher = make_launcher(resources, options);
+  // The agents hold a core each, shared with the trials' steps, and no GPU.
+  const auto step = launcher->worker_step({0, 1}, {"slurmtune", "worker"});
+  for (const char* option : {"--overlap", "--cpus-per-task=1", "--ntasks-per-node=1", "--nodes=2"})
+    BOOST_TEST(std::count(step.begin(), step.end(), option) == 1, option);
+  BOOST_TEST(std::none_of(step.begin(), step.end(),
+                          [](const std::string& a) { return a.starts_with("--gpus"); }));
+  // A trial's step takes its GPUs from Slurm, not from a worker's list.
+  const auto placement = launcher->reserve();
+  BOOST_TEST(placement->gpus.empty());
+  BOOST_TEST(placement->hostlist == "g[1-2]");
+  const auto argv = launcher->wrap(*placement, {"train"});
+  BOOST_TEST(std::count(argv.begin(), argv.end(), "--gpus-per-task=1") == 1);
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_names_a_trial_s_gpus_as_it_sees_them) {
   BOOST_TEST(visible_devices_for({"1"}, "4,5") == "5");
   BOOST_TEST(visible_devices_for({"0", "1"}, "GPU-a,GPU-b") == "GPU-a,GPU-b");
