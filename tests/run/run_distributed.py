@@ -5,7 +5,8 @@ rendezvous variables slurmtune run sets, and report from every rank through
 slurmtune.distributed (tests/run/trials/torch_trial.py).
 
 torch: under Slurm, trials of 2 nodes x 1 rank, then of 1 node x 2 ranks (two trials
-share each node); locally, trials of 2 ranks under mpirun, two at a time, reporting
+share each node), then of 2 nodes on worker launch (every rank through its node's agent);
+locally, trials of 2 ranks under mpirun, two at a time, reporting
 through the torch process group and then through mpi4py. Every trial
 saw a world of 2, trials running side by side on a node had different MASTER_PORTs,
 every rank of a stopped trial left at the step of the stop (none hung in an
@@ -40,6 +41,9 @@ def run_shape(runner, name, resources, extra, sbatch, reporter="torch", kill_tri
     path = os.path.join(runner.workdir, name + ".h5")
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
     expect(rc == 0, "run failed:\n" + log)
+    if 'launch = "worker"' in resources:
+        expect("trials of 2 ranks start as their own steps, and each rank reaches the coordinator "
+               "through its node's worker" in log, "no node agents carried the ranks:\n" + log)
     trials = check_complete(path, 6).set_index("id")
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
     study_ = Study(path)
@@ -96,6 +100,9 @@ def scenario_torch(runner, args):
                                  kill_trial=3))
         results.append(run_shape(runner, "pernode2", "ntasks_per_node = 2\n", [],
                                  ["-N", "1", "--ntasks-per-node", "4"]))
+        # The same trials of 2 nodes with their ranks carried by the nodes' agents.
+        results.append(run_shape(runner, "nodes2-agents", 'nodes = 2\nlaunch = "worker"\n', [],
+                                 ["-N", "4", "--ntasks-per-node", "1"]))
     else:
         results.append(run_shape(runner, "local2", "ntasks_per_node = 2\n", ["--slots", "4"], [],
                                  kill_trial=3))

@@ -254,8 +254,7 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
   }
 }
 
-void WorkerPool::end_steps_of(const WorkerStep& w, const std::string& key,
-                              const std::string& why) {
+void WorkerPool::end_steps_of(const WorkerStep& w, const std::string& key, const std::string& why) {
   if (agents_folder_.empty()) return;
   for (auto& [id, t] : context_.trials) {
     const auto& nodes = t->placement.nodes;

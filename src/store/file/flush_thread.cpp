@@ -21,7 +21,7 @@ FlushThread::FlushThread() : thread_(thread_without_signals([this] { serve(); })
 FlushThread::~FlushThread() {
   {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return !busy_; });
+    changed_.wait(lock, [this] { return !busy_ && !notifying_; });
     stopping_ = true;
   }
   changed_.notify_all();
@@ -48,7 +48,7 @@ bool FlushThread::try_start(std::function<void()> job, std::function<void()> the
 
 void FlushThread::wait() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return !busy_; });
+  changed_.wait(lock, [this] { return !busy_ && !notifying_; });
   rethrow();
 }
 
@@ -74,13 +74,25 @@ void FlushThread::serve() {
     } catch (...) {
       error = std::current_exception();
     }
+    job = nullptr;  // what it captured goes now, not while the owner goes on
+    const bool notify = then && !error;
     {
       const std::lock_guard lock(mutex_);
       error_ = error;
       busy_ = false;
+      notifying_ = notify;
     }
     changed_.notify_all();
-    if (then && !error) then();
+    if (!notify) continue;
+    // After busy_ is false, so the notice may start the next job; wait() waits for it
+    // too, so an owner that returns from wait() may change what `then` reads.
+    then();
+    then = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      notifying_ = false;
+    }
+    changed_.notify_all();
   }
 }
 

@@ -36,7 +36,7 @@ class FlushThread {
   /// what an earlier job threw. `then`, if given, runs on the thread once the job is over
   /// and the thread takes the next (busy() is false): a notice there can start it.
   bool try_start(std::function<void()> job, std::function<void()> then = {});
-  /// Waits for the running job; throws what it threw.
+  /// Waits for the running job and its `then`; throws what it threw.
   void wait();
 
  private:
@@ -47,6 +47,7 @@ class FlushThread {
   std::condition_variable changed_;
   std::function<void()> job_, then_;
   bool busy_ = false, stopping_ = false;
+  bool notifying_ = false;  // a job's `then` runs (busy_ is false already)
   std::exception_ptr error_;
   std::thread thread_;  // last: started once the members above exist
 };

@@ -5,13 +5,16 @@ has (the trials mostly sleep).
 
   bench_scale.py SLURMTUNE LOAD_PROBE [--trials 2000] [--steps 20] [--interval 0.5]
                  [--cores 500] [--nodes 4] [--nofile N]
+                 [--trial-nodes K] [--trial-ranks-per-node R]
                  (SLURM_CONF set; NODES nodes of CORES CPUs:
                   tests/slurm/local-cluster.sh start DIR NODES CORES)
 
 Inside one `salloc -N NODES`: a fifo study of TRIALS trials on worker steps, all running at
 once (NODES x CORES slots), each reporting every INTERVAL s for STEPS steps
 (tests/bench/runtime/load_probe.cpp). With --nofile the job's shell sets that soft
-`ulimit -n` first, as a login shell's 1,024 travels into a job. Prints the trials that
+`ulimit -n` first, as a login shell's 1,024 travels into a job. With --trial-nodes or
+--trial-ranks-per-node each trial is a step of K nodes x R ranks, whose rank 0 reports
+and whose other ranks ask, each on its own connection through its node's agent. Prints the trials that
 failed or were retried, the reports per second the coordinator took while every trial
 ran, the decision latency the trials saw (p50, p99, max), the coordinator's peak memory,
 and its control-plane line (connections at once, those its node agents carried).
@@ -40,6 +43,8 @@ max_t = {steps}
 command = ["{probe}", "{steps}", "{interval}"]
 [resources]
 launch = "worker"
+nodes = {trial_nodes}
+ntasks_per_node = {trial_ranks_per_node}
 """
 
 
@@ -48,7 +53,8 @@ def inside(args):
     study = os.path.join(workdir, "study.toml")
     with open(study, "w") as f:
         f.write(STUDY.format(trials=args.trials, steps=args.steps, interval=args.interval,
-                             probe=args.probe))
+                             probe=args.probe, trial_nodes=args.trial_nodes,
+                             trial_ranks_per_node=args.trial_ranks_per_node))
     output = os.path.join(workdir, "study.h5")
     command = ["/usr/bin/time", "-f", "%M", args.slurmtune, "run", study, "-o", output,
                "--progress-interval", "3600"]
@@ -99,6 +105,8 @@ def main():
     parser.add_argument("--nodes", type=int, default=4)
     parser.add_argument("--nofile", type=int, default=0, help="soft ulimit -n in the job")
     parser.add_argument("--hard-nofile", action="store_true", help="--nofile sets the hard limit too")
+    parser.add_argument("--trial-nodes", type=int, default=1, help="nodes per trial")
+    parser.add_argument("--trial-ranks-per-node", type=int, default=1, help="ranks per node of a trial")
     parser.add_argument("--inside", action="store_true")
     args = parser.parse_args()
     args.slurmtune, args.probe = os.path.abspath(args.slurmtune), os.path.abspath(args.probe)
@@ -108,7 +116,8 @@ def main():
                     sys.executable, os.path.abspath(__file__), args.slurmtune, args.probe,
                     "--trials", str(args.trials), "--steps", str(args.steps), "--interval",
                     str(args.interval), "--nodes", str(args.nodes), "--nofile", str(args.nofile),
-                    "--inside"] + (["--hard-nofile"] if args.hard_nofile else []), check=True)
+                    "--trial-nodes", str(args.trial_nodes),
+                    "--trial-ranks-per-node", str(args.trial_ranks_per_node), "--inside"] + (["--hard-nofile"] if args.hard_nofile else []), check=True)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,11 @@ waiting ones (doc/protocol.md#limits):
    reason, after 1 connection;
 4. HELLO is answered with BUSY 9 times (more than the 7 tries a closed connection gets):
    the client says why, waits what BUSY asks each time, and its report goes through on
-   the 10th connection (issue #61: a wait for room is not a try, and it ends).
+   the 10th connection (issue #61: a wait for room is not a try, and it ends);
+5. with SLURMTUNE_AGENTS (a rank of a step on worker launch), the client reaches the
+   agent its node published there (a unix socket, by the node's name in hex) and not
+   SLURMTUNE_ADDR; an agent whose socket is gone, or a file that names anything but a
+   unix socket, sends it to SLURMTUNE_ADDR.
 
     check_client_reconnect.py SLURMTUNE
 """
@@ -60,12 +64,18 @@ class FakeCoordinator:
     first `busy` HELLOs with BUSY, or refuses HELLO (`refuse`); then welcomes trial 3 and
     answers each REPORT with continue."""
 
-    def __init__(self, trial_dir, drop=0, refuse=False, busy=0):
+    def __init__(self, trial_dir, drop=0, refuse=False, busy=0, unix_path=None):
         self.trial_dir, self.drop, self.refuse, self.busy = trial_dir, drop, refuse, busy
         self.connections, self.reports = 0, []
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        if unix_path:  # a node agent's socket
+            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.listener.bind(unix_path)
+            self.listener.listen()
+            self.address = "unix:" + unix_path
+        else:
+            self.listener = socket.create_server(("127.0.0.1", 0))
+            self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
         self.listener.settimeout(30)
-        self.address = "127.0.0.1:%d" % self.listener.getsockname()[1]
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -119,13 +129,43 @@ def clients(slurmtune):
     return {"python": python, "c++": native}
 
 
-def run_client(argv, address, token_file, trial_dir):
+def run_client(argv, address, token_file, trial_dir, agents=None):
     env = dict(os.environ, SLURMTUNE_ADDR=address, SLURMTUNE_TOKEN_FILE=token_file,
                SLURMTUNE_TRIAL_ID="3", SLURMTUNE_ATTEMPT="0", SLURMTUNE_TRIAL_DIR=trial_dir, SLURMTUNE_PARAMS='{"x": 0.5}',
                PYTHONPATH=PACKAGE)
-    for name in ("SLURM_JOB_ID", "SLURM_STEP_ID"):
+    for name in ("SLURM_JOB_ID", "SLURM_STEP_ID", "SLURMTUNE_AGENTS"):
         env.pop(name, None)
+    if agents:
+        env.update(SLURMTUNE_AGENTS=agents, SLURMD_NODENAME="node-7.a")
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+
+
+def check_agent_address(name, argv, token_file, work):
+    """Case 5: the node's published agent first; SLURMTUNE_ADDR when it is gone or not
+    a unix socket."""
+    agents = os.path.join(work, "agents")
+    os.makedirs(agents, exist_ok=True)
+    published = os.path.join(agents, "agent-" + "node-7.a".encode().hex())
+    socket_path = os.path.join(work, "agent.sock")
+    for case in ("agent", "gone", "not local"):
+        if os.path.exists(socket_path):
+            os.unlink(socket_path)
+        agent = FakeCoordinator(work, unix_path=socket_path) if case == "agent" else None
+        coordinator = FakeCoordinator(work)
+        with open(published, "w") as f:
+            # "not local": a TCP address that answers nothing; the client must not use it.
+            f.write((agent.address if agent else
+                     "unix:" + socket_path if case == "gone" else "127.0.0.1:1") + "\n")
+        out = run_client(argv, "127.0.0.1:1" if agent else coordinator.address, token_file, work,
+                         agents=agents)
+        coordinator.close()
+        if agent:
+            agent.close()
+        assert out.returncode == 0, "%s, %s: %s" % (name, case, out.stderr)
+        reached = agent if agent else coordinator
+        assert reached.connections == 1 and len(reached.reports) == 1, (name, case)
+        if agent:
+            assert coordinator.connections == 0, (name, case, coordinator.connections)
 
 
 def main():
@@ -165,11 +205,13 @@ def main():
         told = out.stderr.count("the coordinator has no room now (512 connections are open "
                                 "already); connecting again in")
         assert told == 9, (name, told, out.stderr)
+        check_agent_address(name, argv, token_file, work)
         summary.append(name)
     shutil.rmtree(work, ignore_errors=True)
     print("client reconnect: %s each reported through a 4th connection after 3 were closed, "
           "gave up after 7 closed ones and after 1 refused HELLO, and reported after 9 BUSY "
-          "replies, waiting as each asked" % " and ".join(summary))
+          "replies, waiting as each asked; each reached its node's published agent, and "
+          "SLURMTUNE_ADDR when the agent was gone or not a unix socket" % " and ".join(summary))
 
 
 if __name__ == "__main__":

@@ -49,7 +49,8 @@ BOOST_AUTO_TEST_CASE(admit_refuses_each_malformed_field_by_name) {
   BOOST_TEST(has(refusal(decode_admit, R"({"admit": true})"), "ADMIT: 'key' must be a string"));
   BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.x", "admit": true})"),
                  "ADMIT: 'key' must be TRIAL.ATTEMPT"));
-  BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.0"})"), "ADMIT: 'admit' must be true or false"));
+  BOOST_TEST(
+      has(refusal(decode_admit, R"({"key": "1.0"})"), "ADMIT: 'admit' must be true or false"));
   BOOST_TEST(has(refusal(decode_admit, R"({"key": "1.0", "admit": 1})"),
                  "ADMIT: 'admit' must be true or false"));
   BOOST_TEST(refusal(decode_admit, R"({"key": "1.0", "admit": false})").empty());
