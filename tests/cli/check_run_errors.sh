@@ -43,6 +43,8 @@ check 1 "--worker-connect-timeout 0.0: give a positive number of seconds" "$slur
 check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtune" run gpu.toml --max-connections 0
 check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtune" run gpu.toml --max-agent-channels 0
 check 1 "--max-step-restarts -1: give 0 or more" "$slurmtune" run gpu.toml --max-step-restarts -1
+check 1 "--step-launch-rate 0.0: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate 0
+check 1 "--step-launch-rate Infinity: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate inf
 test ! -e gpu.h5 || { echo "FAILED: a results file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.

@@ -16,7 +16,8 @@ agents connect through the other two, the coordinator holds 2 connections.
 workers-ranks: trials of 2 nodes x 2 ranks on worker launch, each rank with its own
 connection (tests/run/trials/ranks_trial.py): every trial is its own step across two
 nodes, and every rank reaches the coordinator through its node's agent, which holds a
-connection per node.
+connection per node. With --step-launch-rate 1 no two of those steps start within a
+second of each other.
 workers-ranks-kill: the agent on one node is killed while such trials run: the trials
 with ranks there end, are retried on the other nodes, and later trials avoid it.
 """
@@ -141,7 +142,9 @@ def scenario_workers_ranks(runner, args, kill=False):
         text = text.replace("grace_period = 1\nreduction_factor = 3\n", "")
     study = runner.write("study.toml", text)
     path = os.path.join(runner.workdir, "study.h5")
-    handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    # These trials are steps: at most one started a second (kill: the default rate).
+    handle = runner.start(study, path, extra=[] if kill else ["--step-launch-rate", "1"],
+                          sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
         wait_for(lambda: reports_so_far(handle[2]) >= 4, 120, "a few reports")
@@ -168,6 +171,11 @@ def scenario_workers_ranks(runner, args, kill=False):
         return
     expect((trials.status != "failed").all() and (trials.retries == 0).all(),
            "failed or retried trials:\n%s" % trials[["status", "retries", "error"]])
+    expect("launches wait for the step launch rate (1.0 job steps a second" in log,
+           "the step launch rate never held a launch:\n" + log)
+    starts = sorted(trials.start_time)
+    early = [k for k, t in enumerate(starts) if t < starts[0] + k - 0.05]
+    expect(not early, "launches %s came faster than one a second: %s" % (early, starts))
     steps = set()
     for t, row in trials.iterrows():
         output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -152,6 +153,9 @@ int run_command(const Args& args) {
       "relay-fanout", po::value<std::size_t>(),
       "launch = \"worker\": node agents per relay, the relay included (0: no relays; default: "
       "64 past 1,024 nodes or past the connections the coordinator has room for)")(
+      "step-launch-rate", po::value<double>(&run.step_launch_rate)->default_value(50),
+      "job steps started a second at most (a step per trial, or trials of several ranks on "
+      "launch = \"worker\"), so that slurmctld is not asked for thousands at once")(
       "max-step-restarts", po::value<int>(&run.max_step_restarts)->default_value(3),
       "launch = \"mpi\": relaunches of an MPI trial-group step that failed before the "
       "study gives up")("progress-interval",
@@ -213,6 +217,9 @@ int run_command(const Args& args) {
                        ": give 0 (no relays) or 2 to " +
                        std::to_string(runtime::NodeAgent::kMaxRelayedAgents));
   }
+  if (!(run.step_launch_rate > 0) || !std::isfinite(run.step_launch_rate))
+    throw InputError("--step-launch-rate " + core::format_double(run.step_launch_rate) +
+                     ": give a positive number of steps a second");
   if (run.max_step_restarts < 0)
     throw InputError("--max-step-restarts " + std::to_string(run.max_step_restarts) +
                      ": give 0 or more");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 
+#include "core/number_text.hpp"
 #include "core/study/trial_command.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"
@@ -19,6 +20,7 @@ ProcessBackend::ProcessBackend(const BackendContext& context, bool worker_steps)
       worker_steps_(worker_steps),
       rendezvous_(context.options.rendezvous_ports.value_or(default_rendezvous_ports()),
                   context.launcher.single_host(), context.trials_dir + "/scontrol.out"),
+      step_rate_(context.options.step_launch_rate),
       workers_(
           context_, [this](core::TrialId trial) { finish(trial); }, done_) {}
 
@@ -109,6 +111,18 @@ void ProcessBackend::fill() {
     }
     if (waiting_for_descriptors_) log_line("launches go on: descriptors are free again");
     waiting_for_descriptors_ = false;
+    // A job step (not a worker's child) waits for the step launch rate: a later turn.
+    const bool step =
+        !context_.launcher.single_host() && !workers_.serves(placement->nodes.front());
+    if (step && !step_rate_.allows(std::chrono::steady_clock::now())) {
+      context_.launcher.release(*placement);
+      if (!told_step_rate_)
+        log_line("launches wait for the step launch rate (" +
+                 core::format_double(step_rate_.per_second()) +
+                 " job steps a second, --step-launch-rate); said once");
+      told_step_rate_ = true;
+      return;  // not done: the next turn launches more
+    }
     controller.stamp(context_.clock.unix_now());  // the start or resumption's recorded time
     auto launch = [&] {
       const auto suggesting = context_.stalls.measure(core::LoopWork::Suggestions);
@@ -119,6 +133,7 @@ void ProcessBackend::fill() {
       context_.host.nothing_to_launch();
       break;
     }
+    if (step) step_rate_.take();
     start_trial(*launch, std::move(*placement));
   }
   // With every slot free and nothing to launch, nothing can happen any more (unless

@@ -11,6 +11,7 @@
 
 #include "runtime/backends/launch_backend.hpp"
 #include "runtime/backends/worker_pool.hpp"
+#include "runtime/launch/launch_rate.hpp"
 #include "runtime/launch/rendezvous.hpp"
 
 namespace slurmtune::runtime {
@@ -62,6 +63,8 @@ class ProcessBackend final : public LaunchBackend {
   // A launch needs a few descriptors (its credential file, its process's pipes).
   static constexpr int kDescriptorsPerLaunch = 8;
   bool waiting_for_descriptors_ = false;
+  LaunchRate step_rate_;  // job steps a second (--step-launch-rate)
+  bool told_step_rate_ = false;
   // A launch asks the sampler for a configuration (MOBSTER: 10-16 ms): 16,384 free slots
   // at the start were minutes of one turn. A turn launches for at most this long, then
   // reads the control plane before it launches more.

@@ -40,6 +40,9 @@ struct RunOptions {
   /// bounded session outside Slurm).
   std::optional<double> time_left_s;
   int max_step_restarts = 3;  ///< mode = "mpi": relaunches of a crashed MPI step
+  /// Job steps started a second at most (a step per trial; trials of several ranks on
+  /// worker launch), so that slurmctld is not asked for thousands at once.
+  double step_launch_rate = 50;
   /// launch = "worker": seconds a worker step has, from its srun, to connect; past them
   /// its node is given up and the study goes on without it.
   double worker_connect_timeout_s = 120;
