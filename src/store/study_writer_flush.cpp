@@ -86,6 +86,7 @@ void StudyWriter::write_batch(const FlushBatch& batch) const {
 void StudyWriter::recycle(FlushBatch& written) const {
   h5_->metrics->recycle(std::move(written.metrics));
   h5_->events->recycle(std::move(written.events));
+  h5_->trials->recycle(std::move(written.trials));
 }
 
 bool StudyWriter::flush_if_due() {

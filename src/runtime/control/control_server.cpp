@@ -202,7 +202,7 @@ void ControlServer::on_readable(ConnectionId id) {
 }
 
 void ControlServer::read_chunks(ConnectionId id) {
-  std::array<char, 65536> buffer;
+  std::array<char, kReadChunk> buffer;
   for (int chunk = 0; chunk < kChunksPerRead; ++chunk) {
     const auto it = connections_.find(id);
     if (it == connections_.end()) return;

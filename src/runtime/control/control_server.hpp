@@ -199,7 +199,8 @@ class ControlServer {
   std::optional<std::chrono::steady_clock::time_point> paused_since_;
   ConnectionId next_id_ = 1;
   ConnectionId reading_ = 0;  // the connection being read: its replies wait for the read's end
-  static constexpr int kChunksPerRead = 4;
+  static constexpr int kChunksPerRead = 1;
+  static constexpr std::size_t kReadChunk = 16384;
   std::map<ConnectionId, Connection> connections_;  // by id: the oldest first
   // Connections with a descriptor of their own: waiting for HELLO, and authenticated.
   std::size_t unauthenticated_ = 0, direct_authenticated_ = 0;

@@ -146,7 +146,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // A turn's callbacks stop after this (the ready connections left go first next turn):
   // 32 node agents' bursts of reports filled turns of 160 ms at 16,384 trials, and
   // held decisions, launches and the flush waited behind them.
-  static constexpr std::chrono::milliseconds kEventBudget{20};
+  static constexpr std::chrono::milliseconds kEventBudget{5};
   StderrCaps stderr_caps_;
   bool halt_announced_ = false;
   // The number of the last relaunch this session (a new trial's first launch is number 1,

@@ -135,25 +135,52 @@ UpdateTable::UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_r
       rows_(existing_rows),
       extent_(existing_rows) {}
 
-std::byte* UpdateTable::row(std::uint64_t index) {
-  auto [it, fresh] = live_.try_emplace(index);
-  if (fresh) it->second.bytes.assign(layout_.row_size(), std::byte{0});
-  dirty_.insert(index);
+std::byte* UpdateTable::bytes_of(std::uint32_t slot) const {
+  return blocks_[slot / kRowsPerBlock].get() + (slot % kRowsPerBlock) * layout_.row_size();
+}
+
+std::uint32_t UpdateTable::new_slot(std::uint64_t index) {
+  std::uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+    if (slot % kRowsPerBlock == 0)
+      blocks_.push_back(std::make_unique<std::byte[]>(kRowsPerBlock * layout_.row_size()));
+  }
+  slots_[slot] = Slot{index, false, false};
+  std::fill_n(bytes_of(slot), layout_.row_size(), std::byte{0});
+  slot_of_.emplace(index, slot);
   rows_ = std::max(rows_, index + 1);
-  return it->second.bytes.data();
+  return slot;
+}
+
+std::byte* UpdateTable::row(std::uint64_t index) {
+  const auto it = slot_of_.find(index);
+  const std::uint32_t slot = it != slot_of_.end() ? it->second : new_slot(index);
+  if (!slots_[slot].dirty) {
+    slots_[slot].dirty = true;
+    dirty_.push_back(index);
+  }
+  return bytes_of(slot);
 }
 
 void UpdateTable::adopt(std::uint64_t index) {
-  std::vector<std::byte> bytes = index < extent_ ? read_table_rows(dataset_, layout_, index, 1)
-                                                 : std::vector<std::byte>(layout_.row_size());
-  live_[index] = LiveRow{std::move(bytes), false};
-  rows_ = std::max(rows_, index + 1);
+  const std::vector<std::byte> bytes = index < extent_
+                                           ? read_table_rows(dataset_, layout_, index, 1)
+                                           : std::vector<std::byte>(layout_.row_size());
+  const auto it = slot_of_.find(index);
+  const std::uint32_t slot = it != slot_of_.end() ? it->second : new_slot(index);
+  slots_[slot].retired = false;
+  std::copy(bytes.begin(), bytes.end(), bytes_of(slot));
 }
 
 void UpdateTable::retire(std::uint64_t index) {
-  const auto it = live_.find(index);
-  if (it == live_.end() || it->second.retired) return;
-  it->second.retired = true;
+  const auto it = slot_of_.find(index);
+  if (it == slot_of_.end() || slots_[it->second].retired) return;
+  slots_[it->second].retired = true;
   retired_.push_back(index);
 }
 
@@ -161,20 +188,38 @@ UpdateBatch UpdateTable::take() {
   UpdateBatch batch;
   if (!dirty_.empty()) {
     if (rows_ > extent_) batch.extent = extent_ = rows_;
-    batch.bytes.reserve(dirty_.size() * layout_.row_size());
+    {
+      const std::lock_guard lock(spare_mutex_);
+      batch.bytes.swap(spare_);
+    }
+    const std::size_t size = layout_.row_size();
+    batch.bytes.resize(dirty_.size() * size);  // memory a written batch has touched already
+    std::sort(dirty_.begin(), dirty_.end());   // the file's order
+    std::byte* out = batch.bytes.data();
     for (const std::uint64_t index : dirty_) {
       if (batch.runs.empty() || batch.runs.back().first + batch.runs.back().second != index)
         batch.runs.emplace_back(index, 0);
       ++batch.runs.back().second;
-      const auto& bytes = live_.at(index).bytes;
-      batch.bytes.insert(batch.bytes.end(), bytes.begin(), bytes.end());
+      const std::uint32_t slot = slot_of_.at(index);
+      std::copy_n(bytes_of(slot), size, out);
+      out += size;
+      slots_[slot].dirty = false;
     }
     dirty_.clear();
   }
-  for (const std::uint64_t index : retired_)
-    live_.erase(index);
+  for (const std::uint64_t index : retired_) {
+    const auto it = slot_of_.find(index);
+    if (it == slot_of_.end()) continue;  // retired twice (adopted in between)
+    free_slots_.push_back(it->second);
+    slot_of_.erase(it);
+  }
   retired_.clear();
   return batch;
+}
+
+void UpdateTable::recycle(UpdateBatch&& written) {
+  const std::lock_guard lock(spare_mutex_);
+  if (written.bytes.capacity() > spare_.capacity()) spare_.swap(written.bytes);
 }
 
 void UpdateTable::write(const UpdateBatch& batch) const {

@@ -5,9 +5,11 @@
 // allows. Readers see a row once the dataset has been flushed.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,21 +95,30 @@ struct UpdateBatch {
 /// A dataset whose rows are rewritten in place (one row per trial, row index = trial
 /// id). Rows of live trials are kept in memory; a retired row is written once more and
 /// then forgotten, so memory follows the number of running trials, not of all trials.
+///
+/// The live rows lie in blocks of kRowsPerBlock (a row's address stays put while it
+/// lives), found by a hash of their index; take() copies the dirty ones into a buffer the
+/// last written batch gave back (recycle): at 16,384 running trials each reporting every
+/// second, a take that walked a tree of separately allocated rows into fresh memory held
+/// the coordinator's loop for 10-19 ms a second (issue #61).
 class UpdateTable {
  public:
   UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_rows);
 
-  /// The live row of `index` for modification (zeroed when new); marks it dirty.
+  /// The live row of `index` for modification (zeroed when new); marks it dirty. The
+  /// address holds until the row is forgotten (the take after its retire()).
   std::byte* row(std::uint64_t index);
   /// Makes the row of `index` live again (resume): read back from the file when the
   /// file has it, zeroed otherwise; not marked dirty.
   void adopt(std::uint64_t index);
-  bool is_live(std::uint64_t index) const { return live_.contains(index); }
+  bool is_live(std::uint64_t index) const { return slot_of_.contains(index); }
   /// The row is final: written at the next flush, then dropped from memory.
   void retire(std::uint64_t index);
   /// Every dirty row, copied out in runs of consecutive rows and marked clean; rows
   /// retired are forgotten. Costs what is dirty, not what is live.
   UpdateBatch take();
+  /// A written batch's memory, for the next take() to fill (any thread).
+  void recycle(UpdateBatch&& written);
   /// Extends the dataset as `batch` says, writes its runs (one write of their union:
   /// 40,000 live trials with scattered ids make thousands of runs), flushes.
   void write(const UpdateBatch& batch) const;
@@ -117,18 +128,28 @@ class UpdateTable {
   std::uint64_t rows() const { return rows_; }
 
  private:
-  struct LiveRow {
-    std::vector<std::byte> bytes;
-    bool retired = false;
+  static constexpr std::size_t kRowsPerBlock = 256;
+  struct Slot {
+    std::uint64_t index = 0;
+    bool dirty = false, retired = false;
   };
+  /// The slot of a new live row, its bytes zeroed.
+  std::uint32_t new_slot(std::uint64_t index);
+  std::byte* bytes_of(std::uint32_t slot) const;
+
   Hid dataset_;
   RowLayout layout_;
   Hid type_;              // the compound type, built once: a flush may write many runs of rows
   std::uint64_t rows_;    // highest row index + 1 known
   std::uint64_t extent_;  // rows in the file, or in a batch on its way there
-  std::map<std::uint64_t, LiveRow> live_;
-  std::set<std::uint64_t> dirty_;       // live rows changed since the last take
+  std::unordered_map<std::uint64_t, std::uint32_t> slot_of_;  // live rows by index
+  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<std::byte[]>> blocks_;  // slot s: block s / kRowsPerBlock
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint64_t> dirty_;    // live rows changed since the last take, each once
   std::vector<std::uint64_t> retired_;  // live rows to forget at the next take
+  std::mutex spare_mutex_;
+  std::vector<std::byte> spare_;  // a written batch's memory, for take() to reuse
 };
 
 }  // namespace slurmtune::store
