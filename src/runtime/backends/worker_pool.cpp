@@ -219,7 +219,6 @@ void WorkerPool::lost(const std::string& key, const std::string& why) {
   if (w.allocation.empty()) end_step_if_unused(w.step);
   context_.launcher.set_node_usable(w.node, false);
   end_trials_of(w, key, why);
-  end_steps_of(w, key, why);
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
   if (own_workers_ && !any_left && !study_done_ && !context_.controller.shutting_down())
@@ -239,8 +238,19 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
            " elsewhere; the node takes no more");
   std::vector<core::TrialId> ended;
   for (auto& [id, t] : context_.trials) {
-    if (!t->process.is_remote() || t->process.status() || t->placement.nodes.at(0) != w.node)
+    if (t->process.status()) continue;
+    const auto& nodes = t->placement.nodes;
+    if (!t->process.is_remote()) {
+      // A step of several ranks with ranks there: they can no longer reach the
+      // coordinator, so its tasks end on every node (SIGKILL to srun alone leaves them
+      // running), and the exit is classified as any step's.
+      if (!agents_folder_.empty() && std::find(nodes.begin(), nodes.end(), w.node) != nodes.end()) {
+        t->fault = "its node agent on " + key + " was lost (" + why + ")";
+        t->hard_kill("scancel");
+      }
       continue;
+    }
+    if (nodes.at(0) != w.node) continue;
     if (evict && context_.controller.instruction(id) == core::Instruction::Continue)
       context_.controller.evict(id);
     t->fault = "its worker step on " + key + " was lost (" + why + ")";
@@ -251,20 +261,6 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
     for (const ConnectionId connection : context_.trials.take_connections(id))
       context_.server.close(connection, "trial " + std::to_string(id) + " ended with its worker");
     finish_trial_(id);
-  }
-}
-
-void WorkerPool::end_steps_of(const WorkerStep& w, const std::string& key, const std::string& why) {
-  if (agents_folder_.empty()) return;
-  for (auto& [id, t] : context_.trials) {
-    const auto& nodes = t->placement.nodes;
-    if (t->process.is_remote() || t->process.status() ||
-        std::find(nodes.begin(), nodes.end(), w.node) == nodes.end())
-      continue;
-    t->fault = "its node agent on " + key + " was lost (" + why + ")";
-    // Its step's tasks on every node (SIGKILL to srun alone leaves them running); the
-    // exit is then classified as any step's.
-    t->hard_kill("scancel");
   }
 }
 

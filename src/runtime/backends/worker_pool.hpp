@@ -78,10 +78,9 @@ class WorkerPool {
 
   void on_exited(const WorkerStep& w, const protocol::Exited& exited);
   void lost(const std::string& key, const std::string& why);
+  /// The lost worker's trials end; so do the steps of several ranks with ranks on its
+  /// node (they are retried).
   void end_trials_of(const WorkerStep& w, const std::string& key, const std::string& why);
-  /// Trials of several ranks that ran on the lost worker's node: their ranks there can
-  /// no longer reach the coordinator, so their steps end (and are retried).
-  void end_steps_of(const WorkerStep& w, const std::string& key, const std::string& why);
   void expire_unconnected();  // a worker step that never said HELLO
   void check_joinable(const std::string& job) const;
   /// The job ends (its USR1 warning, SIGTERM, or its clock): its nodes take no more
