@@ -52,6 +52,41 @@ def worker_pids(node):
     return pids
 
 
+def kill_worker_after(handle, node, reports):
+    """Kills the worker of `node` (SIGKILL) once the study has `reports` reports; when."""
+    wait_for(lambda: reports_so_far(handle[2]) >= reports, 120, "a few reports")
+    wait_for(lambda: worker_pids(node), 30, "the worker of " + node)
+    for pid in worker_pids(node):
+        os.kill(pid, signal.SIGKILL)
+    return time.time()
+
+
+def hosts_of(hostlist):
+    """The nodes of a compressed hostlist of the test cluster ("n3", "n[1,3]", "n[1-2]")."""
+    found = re.fullmatch(r"(\w+?)\[([\d,-]+)\]", hostlist)
+    if not found:
+        return {hostlist}
+    hosts = set()
+    for part in found.group(2).split(","):
+        low, _, high = part.partition("-")
+        hosts.update("%s%d" % (found.group(1), n) for n in range(int(low), int(high or low) + 1))
+    return hosts
+
+
+def check_lost_worker(log, trials, victim, killed_at, error):
+    """The worker of `victim`, killed at `killed_at`, was noticed; the trials it took down
+    (their error says `error`) were retried and none failed; trials started later avoided
+    its node. Returns those trials and the later ones."""
+    expect(re.search(r"worker step on %s lost" % victim, log), "the lost worker was not noticed:\n" + log)
+    hit = trials[trials.error.str.contains(error, regex=False)]
+    expect(len(hit) >= 1 and (hit.retries >= 1).all() and (trials.status != "failed").all(),
+           "no trial of the lost worker was retried:\n%s" % trials[["retries", "error", "nodes"]])
+    later = trials[trials.start_time > killed_at + 2]
+    expect(len(later) > 0 and all(victim not in hosts_of(n) for n in later.nodes),
+           "trials started on %s after its worker was lost:\n%s" % (victim, later.nodes))
+    return hit, later
+
+
 def scenario_workers(runner, args, kill=False, relays=False):
     if runner.launcher != "slurm":
         print("SKIPPED: worker steps are Slurm job steps")
@@ -69,11 +104,7 @@ def scenario_workers(runner, args, kill=False, relays=False):
                           sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
-        wait_for(lambda: reports_so_far(handle[2]) >= 10, 120, "a few reports")
-        wait_for(lambda: worker_pids(victim), 30, "the worker of " + victim)
-        for pid in worker_pids(victim):
-            os.kill(pid, signal.SIGKILL)
-        killed_at = time.time()
+        killed_at = kill_worker_after(handle, victim, 10)
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
     expect("4 worker(s), one per node, in 1 srun step(s)" in log and
@@ -91,13 +122,8 @@ def scenario_workers(runner, args, kill=False, relays=False):
     outcome = "%d trials on 4 workers of one srun step (%s)" % (len(trials), ", ".join(
         sorted(next(iter(steps.values())))))
     if kill:
-        expect(re.search(r"worker step on %s lost" % victim, log), "the lost worker was not noticed:\n" + log)
-        hit = trials[trials.error.str.contains("worker step on %s was lost" % victim)]
-        expect(len(hit) >= 1 and (hit.retries >= 1).all() and (hit.status != "failed").all(),
-               "no trial of the lost worker was retried:\n%s" % trials[["retries", "error", "nodes"]])
-        later = trials[trials.start_time > killed_at + 2]
-        expect(len(later) > 0 and (later.nodes != victim).all(),
-               "trials started on %s after its worker was lost:\n%s" % (victim, later.nodes))
+        hit, later = check_lost_worker(log, trials, victim, killed_at,
+                                       "worker step on %s was lost" % victim)
         outcome += "; the worker on %s was killed: trials %s failed and were retried elsewhere, " \
                    "%d later trials avoided it" % (victim, sorted(hit.index), len(later))
     if relays:
@@ -147,11 +173,7 @@ def scenario_workers_ranks(runner, args, kill=False):
                           sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
-        wait_for(lambda: reports_so_far(handle[2]) >= 4, 120, "a few reports")
-        wait_for(lambda: worker_pids(victim), 30, "the worker of " + victim)
-        for pid in worker_pids(victim):
-            os.kill(pid, signal.SIGKILL)
-        killed_at = time.time()
+        killed_at = kill_worker_after(handle, victim, 4)
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
     expect("trials of 4 ranks start as their own steps" in log and "all 4 worker(s) connected" in log,
@@ -159,13 +181,8 @@ def scenario_workers_ranks(runner, args, kill=False):
     trials = check_complete(path, trials_wanted).set_index("id")
     if kill:
         # The steps with ranks on the lost agent's node ended and ran again elsewhere.
-        expect(re.search(r"worker step on %s lost" % victim, log), "the lost agent was not noticed:\n" + log)
-        hit = trials[trials.error.str.contains("its node agent on %s was lost" % victim)]
-        expect(len(hit) >= 1 and (hit.retries >= 1).all() and (trials.status != "failed").all(),
-               "no trial of the lost agent was retried:\n%s" % trials[["retries", "error", "nodes"]])
-        later = trials[trials.start_time > killed_at + 2]
-        expect(len(later) > 0 and (~later.nodes.str.contains(victim)).all(),
-               "trials started on %s after its agent was lost:\n%s" % (victim, later.nodes))
+        hit, later = check_lost_worker(log, trials, victim, killed_at,
+                                       "its node agent on %s was lost" % victim)
         print("%s: the agent on %s was killed: trials %s ended and were retried on other nodes, "
               "%d later trials avoided it" % (args.scenario, victim, sorted(hit.index), len(later)))
         return
