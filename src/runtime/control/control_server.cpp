@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -88,6 +89,16 @@ std::size_t descriptor_share_cap(std::size_t wanted, std::size_t divisor) {
   return std::max<std::size_t>(cap, 1);
 }
 
+// This process's descriptor limit (the soft one, which the coordinator raised to the
+// hard one at start).
+int descriptor_ceiling() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur > static_cast<rlim_t>(std::numeric_limits<int>::max()))
+    return std::numeric_limits<int>::max();
+  return static_cast<int>(limit.rlim_cur);
+}
+
 // Connections accepted per readiness of the listener (see control_server.hpp).
 constexpr std::size_t kAcceptBatch = 32;
 
@@ -103,7 +114,8 @@ ControlServer::ControlServer(EventLoop& loop, ControlHandler& handler, std::stri
       max_authenticated_(descriptor_share_cap(options.max_authenticated, 2)),
       max_channels_per_agent_(std::max<std::size_t>(options.max_channels_per_agent, 1)),
       listener_(listen_on(options.listen_host, options.port)),
-      port_(bound_port(listener_.get())) {
+      port_(bound_port(listener_.get())),
+      descriptor_ceiling_(descriptor_ceiling()) {
   loop_.add(listener_.get(), EPOLLIN, [this](std::uint32_t) { accept_all(); });
 }
 
@@ -122,10 +134,9 @@ ControlServerStats ControlServer::stats() const {
   return now;
 }
 
-void ControlServer::out_of_descriptors(int error) {
+void ControlServer::out_of_descriptors(const std::string& why) {
   ++stats_.accept_failures;
-  peer_log_.line(std::string("control plane: accept failed: ") + std::strerror(error) +
-                 "; not accepting until a descriptor frees (open " +
+  peer_log_.line("control plane: " + why + "; not accepting until a descriptor frees (open " +
                  std::to_string(connections_.size()) + " connection(s))");
   if (paused_since_) return;
   paused_since_ = std::chrono::steady_clock::now();
@@ -166,7 +177,18 @@ void ControlServer::accept_all() {
           evict_oldest_unauthenticated("no descriptor left for a new connection; closing the "
                                        "oldest one without HELLO"))
         continue;
-      return out_of_descriptors(error);
+      return out_of_descriptors(std::string("accept failed: ") + std::strerror(error));
+    }
+    // Descriptors are handed out lowest first: one this high means at most
+    // kDescriptorsKept are left, and those stay free for the rest of the process.
+    if (fd.get() >= descriptor_ceiling_ - kDescriptorsKept) {
+      const std::string busy = protocol::encode_frame(
+          protocol::MessageType::Busy,
+          protocol::encode(protocol::Busy{"no descriptor to spare for a new connection", 1.0}));
+      [[maybe_unused]] const ssize_t sent =
+          ::send(fd.get(), busy.data(), busy.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      return out_of_descriptors("descriptor " + std::to_string(fd.get()) + " of " +
+                                std::to_string(descriptor_ceiling_) + " taken by a new connection");
     }
     ++accepted;
     if (unauthenticated_ >= max_unauthenticated_)

@@ -164,7 +164,8 @@ class ControlServer {
   };
 
   void accept_all();
-  void out_of_descriptors(int error);
+  /// Stops accepting until a descriptor frees (`why` goes to the peer log).
+  void out_of_descriptors(const std::string& why);
   void resume_accepting();
   bool evict_oldest_unauthenticated(const std::string& why);
   void on_readable(ConnectionId id);
@@ -196,6 +197,10 @@ class ControlServer {
   std::size_t max_channels_per_agent_;
   protocol::UniqueFd listener_;
   std::uint16_t port_ = 0;
+  int descriptor_ceiling_;  // RLIMIT_NOFILE's soft limit when the server started
+  // The last descriptors a connection may not take: a launch's files and pipes, the
+  // results file and a sanitizer's own pipe need some when connections fill the rest.
+  static constexpr int kDescriptorsKept = 4;
   std::optional<std::chrono::steady_clock::time_point> paused_since_;
   ConnectionId next_id_ = 1;
   ConnectionId reading_ = 0;  // the connection being read: its replies wait for the read's end
