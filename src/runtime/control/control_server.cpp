@@ -180,8 +180,11 @@ void ControlServer::accept_all() {
       return out_of_descriptors(std::string("accept failed: ") + std::strerror(error));
     }
     // Descriptors are handed out lowest first: one this high means at most
-    // kDescriptorsKept are left, and those stay free for the rest of the process.
-    if (fd.get() >= descriptor_ceiling_ - kDescriptorsKept) {
+    // kDescriptorsKept are left, and those stay free for the rest of the process. As on
+    // EMFILE, the oldest connection without HELLO makes room first, if there is one.
+    if (fd.get() >= descriptor_ceiling_ - kDescriptorsKept &&
+        !evict_oldest_unauthenticated("no descriptor to spare for a new connection; closing the "
+                                      "oldest one without HELLO")) {
       const std::string busy = protocol::encode_frame(
           protocol::MessageType::Busy,
           protocol::encode(protocol::Busy{"no descriptor to spare for a new connection", 1.0}));
