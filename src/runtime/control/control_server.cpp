@@ -78,17 +78,6 @@ std::string peer_name(const sockaddr_storage& address) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
-// At most a quarter of this process's descriptors wait for a HELLO, and half are
-// authenticated: peers that never authenticate cannot take the descriptors that trials'
-// connections need, and trials cannot take those of the log files and the results file.
-std::size_t descriptor_share_cap(std::size_t wanted, std::size_t divisor) {
-  rlimit limit{};
-  std::size_t cap = wanted;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    cap = std::min<std::size_t>(cap, static_cast<std::size_t>(limit.rlim_cur / divisor));
-  return std::max<std::size_t>(cap, 1);
-}
-
 // This process's descriptor limit (the soft one, which the coordinator raised to the
 // hard one at start).
 int descriptor_ceiling() {
@@ -97,6 +86,14 @@ int descriptor_ceiling() {
       limit.rlim_cur > static_cast<rlim_t>(std::numeric_limits<int>::max()))
     return std::numeric_limits<int>::max();
   return static_cast<int>(limit.rlim_cur);
+}
+
+// At most a quarter of this process's descriptors wait for a HELLO, and half are
+// authenticated: peers that never authenticate cannot take the descriptors that trials'
+// connections need, and trials cannot take those of the log files and the results file.
+std::size_t descriptor_share_cap(std::size_t wanted, std::size_t divisor) {
+  const auto share = static_cast<std::size_t>(descriptor_ceiling()) / divisor;
+  return std::max<std::size_t>(std::min(wanted, share), 1);
 }
 
 // Connections accepted per readiness of the listener (see control_server.hpp).
