@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <string>
 
 #include "core/text.hpp"
@@ -24,19 +25,64 @@ std::string loggable(std::string_view message) {
   return out;
 }
 
+namespace {
+
+struct PendingLog {
+  std::mutex mutex;
+  int batches = 0;    // LogBatch objects alive
+  std::string lines;  // what they collected
+};
+
+PendingLog& pending_log() {
+  static PendingLog pending;
+  return pending;
+}
+
+void write_out(std::string& lines) {
+  std::fwrite(lines.data(), 1, lines.size(), stderr);
+  lines.clear();
+}
+
+// "[slurmtune 12:34:56] ": the stamp is made once a second, not once a line.
+std::string line_prefix() {
+  thread_local std::time_t last = -1;
+  thread_local std::string prefix;
+  const std::time_t seconds =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  if (seconds != last) {
+    std::tm local{};
+    ::localtime_r(&seconds, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
+    prefix = std::string("[slurmtune ") + stamp + "] ";
+    last = seconds;
+  }
+  return prefix;
+}
+
+}  // namespace
+
 void log_line(std::string_view message) {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  std::tm local{};
-  ::localtime_r(&seconds, &local);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
-  std::string line = "[slurmtune ";
-  line += stamp;
-  line += "] ";
+  std::string line = line_prefix();
   line += loggable(message);
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  PendingLog& pending = pending_log();
+  const std::lock_guard lock(pending.mutex);
+  if (pending.batches == 0) return write_out(line);
+  pending.lines += line;
+  if (pending.lines.size() >= kMaxBatchedLog) write_out(pending.lines);
+}
+
+LogBatch::LogBatch() {
+  PendingLog& pending = pending_log();
+  const std::lock_guard lock(pending.mutex);
+  ++pending.batches;
+}
+
+LogBatch::~LogBatch() {
+  PendingLog& pending = pending_log();
+  const std::lock_guard lock(pending.mutex);
+  if (--pending.batches == 0 && !pending.lines.empty()) write_out(pending.lines);
 }
 
 }  // namespace slurmtune::runtime

@@ -86,9 +86,11 @@ void ProcessBackend::fill() {
   if (controller.shutting_down()) return;
   const auto& limit = context_.spec.resources.max_concurrent;
   const auto began = std::chrono::steady_clock::now();  // real time: the budget is the loop's
+  const auto budget = context_.loop.behind() ? kFillBudgetBehind : kFillBudget;
+  bool launched = false;  // at least one a turn: launches never starve
   more_to_fill_ = false;
   while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
-    if (std::chrono::steady_clock::now() - began >= kFillBudget) {
+    if (launched && std::chrono::steady_clock::now() - began >= budget) {
       more_to_fill_ = true;
       return;
     }
@@ -135,6 +137,7 @@ void ProcessBackend::fill() {
     }
     if (step) step_rate_.take();
     start_trial(*launch, std::move(*placement));
+    launched = true;
   }
   // With every slot free and nothing to launch, nothing can happen any more (unless
   // worker steps have yet to connect and bring their nodes, or a launch waits for its

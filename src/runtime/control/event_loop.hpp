@@ -26,6 +26,8 @@ class EventLoop {
   /// left are reported again by the next wait (level-triggered), and run first then.
   int run_once(int timeout_ms, std::chrono::steady_clock::duration budget =
                                    std::chrono::steady_clock::duration::max());
+  /// The last run_once's budget ran out with ready fds left: messages are waiting.
+  bool behind() const { return !deferred_.empty(); }
   /// When the last run_once stopped waiting: what followed was work, not waiting.
   std::chrono::steady_clock::time_point woke_at() const { return woke_at_; }
 

@@ -251,6 +251,7 @@ int Coordinator::run() {
   backend_->fill();
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
+    const LogBatch turn_log;  // the turn's lines in one write (log.hpp)
     loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms, kEventBudget);
     stalls_.periodic_begins(loop_.woke_at());
     tick();

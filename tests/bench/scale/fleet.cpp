@@ -12,8 +12,10 @@
 // trial endpoint that connects to its node's agent like the report clients, says HELLO
 // with its launch's credential file, reports every S seconds, each step S x U(1-J, 1+J)
 // long (steps: the trial command's last argument, the first at a random point of the
-// first interval) and measures each
-// report's round trip to its DECISION, then says BYE;
+// first interval; its loss x + 1/step, x its configuration's) and measures each
+// report's round trip to its DECISION, then says BYE. A decision that asks for a
+// checkpoint gets a CHECKPOINT first, and a resumed launch reports from the step after
+// SLURMTUNE_CHECKPOINT_STEP, as the report clients do;
 // the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
 // At the end (LAUNCH {"done"} to every node) FILE gets one JSON line of this part's
 // figures: round trips (p50, p99, max; and the same in the steady state, from 10 s after
@@ -124,10 +126,24 @@ void send_all(int fd, std::string_view bytes) {
 
 class Node;
 
+// x of the trial's SLURMTUNE_PARAMS ({"x": 0.28...}, the fleet's study's one parameter).
+double param_x(const std::string& params) {
+  const auto colon = params.find(':');
+  return colon == std::string::npos ? 0 : std::strtod(params.c_str() + colon + 1, nullptr);
+}
+
 // One trial's endpoint, as a report client on the node would be.
 class Trial {
  public:
-  Trial(Node& node, protocol::ProcessKey key, int steps) : node_(node), key_(key), steps_(steps) {}
+  // `from_step`: the step of the checkpoint a resumed launch starts from (0: none).
+  Trial(Node& node, protocol::ProcessKey key, int steps, int from_step, std::string checkpoints,
+        double x)
+      : node_(node),
+        key_(key),
+        steps_(steps),
+        step_(from_step),
+        checkpoints_(std::move(checkpoints)),
+        x_(x) {}
   void start(const std::string& agent, const std::string& token_file, runtime::EventLoop& loop);
   void on_readable();
   void report();
@@ -138,6 +154,8 @@ class Trial {
   Node& node_;
   protocol::ProcessKey key_;
   int steps_, step_ = 0;
+  std::string checkpoints_;  // SLURMTUNE_CHECKPOINT_DIR
+  double x_ = 0;             // its configuration's x: trials differ, as a study's do
   protocol::UniqueFd fd_;
   protocol::FrameDecoder decoder_;
   Clock::time_point sent_, welcomed_;
@@ -243,7 +261,10 @@ class Node {
         }
         const auto& launch = std::get<protocol::Launch>(message);
         const int steps = std::stoi(launch.argv.back());
-        auto& trial = trials_[launch.key] = std::make_unique<Trial>(*this, launch.key, steps);
+        const std::string& from = launch.env.at("SLURMTUNE_CHECKPOINT_STEP");
+        auto& trial = trials_[launch.key] = std::make_unique<Trial>(
+            *this, launch.key, steps, from.empty() ? 0 : std::stoi(from),
+            launch.env.at("SLURMTUNE_CHECKPOINT_DIR"), param_x(launch.env.at("SLURMTUNE_PARAMS")));
         trial->start(agent_->address(), launch.env.at("SLURMTUNE_TOKEN_FILE"), loop_);
       } else if (frame->type == protocol::MessageType::Signal) {
         const auto signal = protocol::decode_signal(body);
@@ -305,6 +326,16 @@ void Trial::on_readable() {
           static_cast<float>(std::chrono::duration<double, std::milli>(now - sent_).count()));
       figures.sent_at.push_back(sent_);
       const auto decision = protocol::decode_decision(protocol::payload_object(*frame));
+      // As the clients do: a decision that asks for a checkpoint has one named before
+      // the trial goes on or leaves (the file itself is not written: the coordinator
+      // takes a name that does not exist yet), and a resumed launch starts after its step.
+      if (decision.checkpoint)
+        send_all(fd_.get(),
+                 protocol::encode_frame(
+                     protocol::MessageType::Checkpoint,
+                     protocol::encode(protocol::CheckpointSaved{
+                         static_cast<double>(step_),
+                         checkpoints_ + "/step-" + std::to_string(step_) + ".ckpt", 1})));
       if (decision.decision != "continue" || step_ >= steps_) return end(false);
       node_.timers().at(now + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(node_.step_s())),
@@ -324,7 +355,7 @@ void Trial::report() {
   send_all(fd_.get(), protocol::encode_frame(protocol::MessageType::Report,
                                              "{\"step\": " + std::to_string(step_) +
                                                  ", \"metrics\": {\"loss\": " +
-                                                 core::format_double(1.0 / step_) + "}}"));
+                                                 core::format_double(x_ + 1.0 / step_) + "}}"));
 }
 
 void Trial::end(bool killed) {

@@ -1,8 +1,12 @@
 // ProcessBackend at its edge: real trial processes from the local launcher, with a
 // recording TrialHost in place of the coordinator. A clean exit, a failure with its
 // stderr's last words, and an attempt the coordinator ends that ignores SIGTERM (killed
-// after the kill grace); its resources come back each time.
+// after the kill grace); its resources come back each time. While messages wait, a turn
+// makes one launch.
 #define BOOST_TEST_MODULE runtime_process_backend
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <filesystem>
@@ -107,4 +111,73 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   while (launcher->reserve())
     ++reserved;
   BOOST_TEST(reserved == launcher->capacity());
+}
+
+// A decision costs a tenth of a millisecond, a launch several times that: while the
+// loop's budget left ready connections (EventLoop::behind), a turn makes one launch,
+// and the next turn launches the rest once nothing waits.
+BOOST_AUTO_TEST_CASE(while_messages_wait_a_turn_makes_one_launch) {
+  static const core::StudySpec quick = testing::fifo_study("yield", 3, R"(["true"])");
+  testing::TempFolder folder("slurmtune-process-backend-yield");
+  EventLoop loop;
+  NoPeers peers;
+  ControlServer server(loop, peers, protocol::generate_token(),
+                       ControlServerOptions{"127.0.0.1", 0, 10, 128});
+  RunOptions options;
+  options.launch.launcher = "local";
+  options.launch.slots = 4;
+  const auto launcher = make_launcher(quick.resources, options.launch);
+  testing::QuietController quiet(quick);
+  TrialTable trials;
+  SessionClock clock;
+  testing::RecordingHost host(trials, quiet.controller, folder.path().string());
+  const CredentialFiles credentials(folder.file("credentials"), protocol::generate_token());
+  LoopStalls stalls;
+  const BackendContext context{quick,
+                               options,
+                               quiet.controller,
+                               server,
+                               loop,
+                               stalls,
+                               *launcher,
+                               clock,
+                               trials,
+                               host,
+                               "127.0.0.1:1",
+                               credentials,
+                               folder.path().string(),
+                               ""};
+  ProcessBackend backend(context, false);
+  backend.begin();
+
+  // Two messages wait; a turn with no budget handles one and leaves the other.
+  int fds[2][2];
+  for (auto& p : fds) {
+    BOOST_REQUIRE(::pipe(p) == 0);
+    BOOST_REQUIRE(::write(p[1], "x", 1) == 1);
+    loop.add(p[0], EPOLLIN, [](std::uint32_t) {});
+  }
+  BOOST_REQUIRE(loop.run_once(1000, std::chrono::steady_clock::duration::zero()) == 1);
+  BOOST_REQUIRE(loop.behind());
+  backend.fill();
+  BOOST_TEST(trials.size() == 1U);
+  BOOST_TEST(backend.more_to_fill());
+  // Nothing waits any more: the rest go in one turn.
+  for (auto& p : fds)
+    loop.remove(p[0]);
+  BOOST_REQUIRE(loop.run_once(0) == 0);
+  BOOST_REQUIRE(!loop.behind());
+  backend.fill();
+  BOOST_TEST(trials.size() == 3U);
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (host.ended.size() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    backend.reap();
+  }
+  BOOST_TEST(host.ended.size() == 3U);
+  for (auto& p : fds) {
+    ::close(p[0]);
+    ::close(p[1]);
+  }
 }

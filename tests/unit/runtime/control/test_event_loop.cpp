@@ -39,6 +39,7 @@ BOOST_AUTO_TEST_CASE(without_a_budget_every_ready_fd_runs) {
     loop.add(p->fds[0], EPOLLIN, [&](std::uint32_t) { ++runs; });
   BOOST_TEST(loop.run_once(1000) == 3);
   BOOST_TEST(runs == 3);
+  BOOST_TEST(!loop.behind());  // nothing left for the next turn
 }
 
 BOOST_AUTO_TEST_CASE(a_spent_budget_leaves_the_rest_to_run_first_next_turn) {
@@ -48,8 +49,10 @@ BOOST_AUTO_TEST_CASE(a_spent_budget_leaves_the_rest_to_run_first_next_turn) {
   for (const ReadyPipe* p : {&a, &b, &c})
     loop.add(p->fds[0], EPOLLIN, [&order, fd = p->fds[0]](std::uint32_t) { order.push_back(fd); });
   // A budget of nothing: one callback a turn, however many are ready.
-  for (int turn = 0; turn < 3; ++turn)
+  for (int turn = 0; turn < 3; ++turn) {
     BOOST_TEST(loop.run_once(1000, std::chrono::steady_clock::duration::zero()) == 1);
+    BOOST_TEST(loop.behind());  // ready fds were left: the launches yield to them
+  }
   // All three stay readable, yet each ran once: the ones left over went first.
   BOOST_REQUIRE(order.size() == 3U);
   BOOST_TEST(order[0] != order[1]);
