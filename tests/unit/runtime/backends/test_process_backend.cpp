@@ -12,8 +12,11 @@
 #include <filesystem>
 #include <thread>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "protocol/wire/secret.hpp"
+#include "protocol/wire/unique_fd.hpp"
 #include "runtime/backends/process_backend.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "unit/runtime/backends/backend_testing.hpp"
@@ -43,41 +46,73 @@ struct NoPeers final : ControlHandler {
   void on_closed(ConnectionId, const std::string&) override {}
 };
 
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
-  testing::TempFolder folder("slurmtune-process-backend");
-  EventLoop loop;
-  NoPeers peers;
-  ControlServer server(loop, peers, protocol::generate_token(),
-                       ControlServerOptions{"127.0.0.1", 0, 10, 128});
+RunOptions local_options() {
   RunOptions options;
   options.kill_grace_s = 0.5;
   options.launch.launcher = "local";
   options.launch.slots = 4;
-  const auto launcher = make_launcher(spec().resources, options.launch);
-  testing::QuietController quiet(spec());
-  core::StudyController& controller = quiet.controller;
+  return options;
+}
+
+// A ProcessBackend of `spec` on the local launcher's 4 slots, and what it works with.
+struct LocalBackend {
+  explicit LocalBackend(const core::StudySpec& spec)
+      : server(loop, peers, protocol::generate_token(),
+               ControlServerOptions{"127.0.0.1", 0, 10, 128}),
+        launcher(make_launcher(spec.resources, options.launch)),
+        quiet(spec),
+        host(trials, quiet.controller, folder.path().string()),
+        credentials(folder.file("credentials"), protocol::generate_token()),
+        context{spec,
+                options,
+                quiet.controller,
+                server,
+                loop,
+                stalls,
+                *launcher,
+                clock,
+                trials,
+                host,
+                "127.0.0.1:1",
+                credentials,
+                folder.path().string(),
+                ""},
+        backend(context, false) {}
+
+  // Reaps until `count` attempts have ended (20 s at most).
+  void reap_until_ended(std::size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (host.ended.size() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      backend.reap();
+      backend.tick(trials.take_due(std::chrono::steady_clock::now()));
+    }
+  }
+
+  testing::TempFolder folder{"slurmtune-process-backend"};
+  EventLoop loop;
+  NoPeers peers;
+  ControlServer server;
+  const RunOptions options = local_options();
+  std::unique_ptr<Launcher> launcher;
+  testing::QuietController quiet;
   TrialTable trials;
   SessionClock clock;
-  testing::RecordingHost host(trials, controller, folder.path().string());
-  const CredentialFiles credentials(folder.file("credentials"), protocol::generate_token());
+  testing::RecordingHost host;
+  const CredentialFiles credentials;
   LoopStalls stalls;
-  const BackendContext context{spec(),
-                               options,
-                               controller,
-                               server,
-                               loop,
-                               stalls,
-                               *launcher,
-                               clock,
-                               trials,
-                               host,
-                               "127.0.0.1:1",
-                               credentials,
-                               folder.path().string(),
-                               ""};
-  ProcessBackend backend(context, false);
+  const BackendContext context;
+  ProcessBackend backend;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
+  LocalBackend local(spec());
+  ProcessBackend& backend = local.backend;
+  TrialTable& trials = local.trials;
+  const testing::RecordingHost& host = local.host;
+  const auto& launcher = local.launcher;
 
   backend.begin();
   backend.fill();
@@ -87,12 +122,7 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   stubborn->fault = "time limit of 1.0 s exceeded";
   backend.end_attempt(*stubborn);  // SIGTERM now (ignored), SIGKILL after the kill grace
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (host.ended.size() < 3 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    backend.reap();
-    backend.tick(trials.take_due(std::chrono::steady_clock::now()));
-  }
+  local.reap_until_ended(3);
   BOOST_REQUIRE(host.ended.size() == 3U);
   std::map<core::TrialId, std::pair<bool, std::string>> ends;
   for (const auto& [trial, clean, error] : host.ended)
@@ -118,44 +148,20 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
 // and the next turn launches the rest once nothing waits.
 BOOST_AUTO_TEST_CASE(while_messages_wait_a_turn_makes_one_launch) {
   static const core::StudySpec quick = testing::fifo_study("yield", 3, R"(["true"])");
-  testing::TempFolder folder("slurmtune-process-backend-yield");
-  EventLoop loop;
-  NoPeers peers;
-  ControlServer server(loop, peers, protocol::generate_token(),
-                       ControlServerOptions{"127.0.0.1", 0, 10, 128});
-  RunOptions options;
-  options.launch.launcher = "local";
-  options.launch.slots = 4;
-  const auto launcher = make_launcher(quick.resources, options.launch);
-  testing::QuietController quiet(quick);
-  TrialTable trials;
-  SessionClock clock;
-  testing::RecordingHost host(trials, quiet.controller, folder.path().string());
-  const CredentialFiles credentials(folder.file("credentials"), protocol::generate_token());
-  LoopStalls stalls;
-  const BackendContext context{quick,
-                               options,
-                               quiet.controller,
-                               server,
-                               loop,
-                               stalls,
-                               *launcher,
-                               clock,
-                               trials,
-                               host,
-                               "127.0.0.1:1",
-                               credentials,
-                               folder.path().string(),
-                               ""};
-  ProcessBackend backend(context, false);
+  LocalBackend local(quick);
+  ProcessBackend& backend = local.backend;
+  TrialTable& trials = local.trials;
+  EventLoop& loop = local.loop;
   backend.begin();
 
   // Two messages wait; a turn with no budget handles one and leaves the other.
-  int fds[2][2];
-  for (auto& p : fds) {
-    BOOST_REQUIRE(::pipe(p) == 0);
-    BOOST_REQUIRE(::write(p[1], "x", 1) == 1);
-    loop.add(p[0], EPOLLIN, [](std::uint32_t) {});
+  std::vector<std::pair<protocol::UniqueFd, protocol::UniqueFd>> pipes;
+  for (int k = 0; k < 2; ++k) {
+    int fds[2];
+    BOOST_REQUIRE(::pipe(fds) == 0);
+    pipes.emplace_back(protocol::UniqueFd(fds[0]), protocol::UniqueFd(fds[1]));
+    BOOST_REQUIRE(::write(fds[1], "x", 1) == 1);
+    loop.add(fds[0], EPOLLIN, [](std::uint32_t) {});
   }
   BOOST_REQUIRE(loop.run_once(1000, std::chrono::steady_clock::duration::zero()) == 1);
   BOOST_REQUIRE(loop.behind());
@@ -163,21 +169,13 @@ BOOST_AUTO_TEST_CASE(while_messages_wait_a_turn_makes_one_launch) {
   BOOST_TEST(trials.size() == 1U);
   BOOST_TEST(backend.more_to_fill());
   // Nothing waits any more: the rest go in one turn.
-  for (auto& p : fds)
-    loop.remove(p[0]);
+  for (const auto& [read_end, write_end] : pipes)
+    loop.remove(read_end.get());
   BOOST_REQUIRE(loop.run_once(0) == 0);
   BOOST_REQUIRE(!loop.behind());
   backend.fill();
   BOOST_TEST(trials.size() == 3U);
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (host.ended.size() < 3 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    backend.reap();
-  }
-  BOOST_TEST(host.ended.size() == 3U);
-  for (auto& p : fds) {
-    ::close(p[0]);
-    ::close(p[1]);
-  }
+  local.reap_until_ended(3);
+  BOOST_TEST(local.host.ended.size() == 3U);
 }
