@@ -47,6 +47,7 @@
 #include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
+#include "protocol/wire/json_value.hpp"
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
 #include "protocol/wire/tcp_connect.hpp"
@@ -128,8 +129,8 @@ class Node;
 
 // x of the trial's SLURMTUNE_PARAMS ({"x": 0.28...}, the fleet's study's one parameter).
 double param_x(const std::string& params) {
-  const auto colon = params.find(':');
-  return colon == std::string::npos ? 0 : std::strtod(params.c_str() + colon + 1, nullptr);
+  const auto value = protocol::parse_json(params);
+  return std::get<double>(std::get<protocol::JsonObject>(value.data).at("x").data);
 }
 
 // One trial's endpoint, as a report client on the node would be.
