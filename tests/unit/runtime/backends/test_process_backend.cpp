@@ -115,8 +115,11 @@ BOOST_AUTO_TEST_CASE(trials_run_as_processes_and_their_ends_are_classified) {
   const auto& launcher = local.launcher;
 
   backend.begin();
-  backend.fill();
-  BOOST_TEST(trials.size() == 3U);  // max_trials, all at once on 4 slots
+  // max_trials, all at once on 4 slots: within a turn's 5 ms budget, or a few turns when
+  // a loaded machine forks slowly (100 is a bound, not a timing check).
+  for (int turn = 0; turn < 100 && trials.size() < 3U; ++turn)
+    backend.fill();
+  BOOST_TEST(trials.size() == 3U);
   ActiveTrial* stubborn = trials.find(2);
   BOOST_REQUIRE(stubborn);
   stubborn->fault = "time limit of 1.0 s exceeded";
@@ -168,12 +171,14 @@ BOOST_AUTO_TEST_CASE(while_messages_wait_a_turn_makes_one_launch) {
   backend.fill();
   BOOST_TEST(trials.size() == 1U);
   BOOST_TEST(backend.more_to_fill());
-  // Nothing waits any more: the rest go in one turn.
+  // Nothing waits any more: the rest go within the turn's 5 ms budget (a turn or a few
+  // when a machine under load forks slowly; 100 is a bound, not a timing check).
   for (const auto& [read_end, write_end] : pipes)
     loop.remove(read_end.get());
   BOOST_REQUIRE(loop.run_once(0) == 0);
   BOOST_REQUIRE(!loop.behind());
-  backend.fill();
+  for (int turn = 0; turn < 100 && trials.size() < 3U; ++turn)
+    backend.fill();
   BOOST_TEST(trials.size() == 3U);
 
   local.reap_until_ended(3);
