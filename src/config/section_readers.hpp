@@ -39,4 +39,13 @@ void read_scheduler(TableReader reader, const core::SearchSpace& space, core::Sc
 /// `[scheduler]` keys of type = "pbt", and its `[scheduler.mutations]` table.
 void read_pbt(TableReader& reader, const core::SearchSpace& space, core::PbtSpec& spec);
 
+/// `[checkpoints]`: which checkpoints slurmtune removes, and where they go. Read after
+/// [study] (several objectives have no one best for keep_ended).
+void read_checkpoints(TableReader reader, core::StudySpec& study);
+
+/// `[checkpoints] node_local = true` needs what only node agents give: one-rank trials on
+/// `launch = "worker"`, and no PBT (whose clones cross nodes). Names the key otherwise.
+void check_node_local_checkpoints(const toml::table& root, const core::StudySpec& study,
+                                  const std::string& source);
+
 }  // namespace slurmtune::config

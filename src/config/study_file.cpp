@@ -239,32 +239,6 @@ void read_trial(TableReader r, core::StudySpec& study) {
   }
 }
 
-// [checkpoints]: which checkpoints slurmtune removes (core/study/checkpoint_retention.hpp),
-// and where they go.
-void read_checkpoints(TableReader r, core::StudySpec& study) {
-  auto& policy = study.checkpoints;
-  if (const auto n = r.integer("keep_per_trial")) {
-    if (*n < 1)
-      r.fail("keep_per_trial", "must be >= 1: a trial's newest checkpoint is what it resumes from");
-    policy.keep_per_trial = n;
-  }
-  if (const auto n = r.integer("keep_ended")) {
-    if (*n < 0) r.fail("keep_ended", "must be >= 0");
-    if (study.multi_objective())
-      r.fail("keep_ended",
-             "ranks ended trials by the study's one metric; a study of several objectives has "
-             "no one best (leave keep_ended out, or keep every checkpoint)");
-    policy.keep_ended = n;
-  }
-  if (const auto folder = r.string("folder")) {
-    if (folder->empty())
-      r.fail("folder", "is empty; name a folder for the checkpoints, or leave folder out");
-    if (folder->find('\0') != std::string::npos) r.fail("folder", "holds a NUL byte");
-    policy.folder = *folder;
-  }
-  r.finish();
-}
-
 void read_resources(TableReader r, core::StudySpec& study) {
   auto& res = study.resources;
   // Far above any allocation (Slurm's own limits are 2^32 and below), and small enough
@@ -539,6 +513,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
   check_freeze_thaw(root, study, source);
+  check_node_local_checkpoints(root, study, source);
   return study;
 }
 

@@ -322,6 +322,7 @@ toml::table resolved_table(const core::StudySpec& study) {
     checkpoints.insert("keep_per_trial", *study.checkpoints.keep_per_trial);
   if (study.checkpoints.keep_ended) checkpoints.insert("keep_ended", *study.checkpoints.keep_ended);
   if (!study.checkpoints.folder.empty()) checkpoints.insert("folder", study.checkpoints.folder);
+  if (study.checkpoints.node_local) checkpoints.insert("node_local", true);
   if (!checkpoints.empty()) out.insert("checkpoints", std::move(checkpoints));
   // Flattened as "enqueue.N" (from 1): an entry is compared whole.
   toml::table enqueue;

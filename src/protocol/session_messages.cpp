@@ -12,6 +12,7 @@ namespace {
 constexpr std::size_t kMaxToken = 1024;
 // Node names, job and step ids, metric names.
 constexpr std::size_t kMaxName = 1024;
+constexpr std::size_t kMaxPath = 4096;
 // A hostlist ("n[1-4,7]") or a path the coordinator hands out.
 constexpr std::size_t kMaxLong = 16384;
 
@@ -117,6 +118,9 @@ std::string encode(const GroupWelcome& m) {
 std::string encode(const WorkerWelcome& m) {
   std::string out = "{\"worker\": " + core::json_quote(m.node);
   if (!m.allocation.empty()) out += member("allocation", core::json_quote(m.allocation));
+  if (!m.checkpoint_folder.empty())
+    out += member("checkpoint_folder", core::json_quote(m.checkpoint_folder)) +
+           member("study", core::json_quote(m.study));
   return out + "}";
 }
 
@@ -169,8 +173,15 @@ GroupWelcome decode_group_welcome(const JsonObject& body) {
 }
 
 WorkerWelcome decode_worker_welcome(const JsonObject& body) {
-  return WorkerWelcome{required_text(body, "worker", "WELCOME", kMaxName),
-                       optional_text(body, "allocation", "WELCOME", kMaxName)};
+  WorkerWelcome m{required_text(body, "worker", "WELCOME", kMaxName),
+                  optional_text(body, "allocation", "WELCOME", kMaxName)};
+  if (field(body, "checkpoint_folder")) {
+    m.checkpoint_folder = path_text(body, "checkpoint_folder", "WELCOME", kMaxPath);
+    if (m.checkpoint_folder.front() != '/')
+      throw ProtocolError("WELCOME: 'checkpoint_folder' must be an absolute path");
+    m.study = path_text(body, "study", "WELCOME", kMaxPath);
+  }
+  return m;
 }
 
 Assignment decode_assign(const JsonObject& body) {

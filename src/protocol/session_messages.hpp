@@ -95,6 +95,10 @@ struct GroupWelcome {
 struct WorkerWelcome {
   std::string node;
   std::string allocation;  ///< "" for a worker step of the study's own job
+  /// [checkpoints] node_local: the folder on the node's own disk ("{node}" not replaced)
+  /// that the worker claims for `study` (the results file) and serves; else both empty.
+  std::string checkpoint_folder = {};
+  std::string study = {};
   friend bool operator==(const WorkerWelcome&, const WorkerWelcome&) = default;
 };
 

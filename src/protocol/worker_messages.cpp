@@ -1,6 +1,7 @@
 #include "protocol/worker_messages.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <system_error>
 
 #include "core/number_text.hpp"
@@ -36,6 +37,15 @@ ProcessKey key_of(const JsonObject& body, const char* message) {
   return ProcessKey::parse(required_text(body, "key", message, kMaxKey), message);
 }
 
+// A path the worker acts on as given: absolute and already normal, so no "." or ".."
+// (nor a doubled or trailing "/") hides where it points.
+void require_normal_absolute(const std::string& path, const std::string& what) {
+  const std::filesystem::path p(path);
+  if (!p.is_absolute() || p.lexically_normal().string() != path || path.back() == '/')
+    throw ProtocolError(what + " '" + core::visible(path) +
+                        "' must be an absolute path without '.', '..', '//' or a trailing '/'");
+}
+
 }  // namespace
 
 std::string ProcessKey::text() const {
@@ -63,7 +73,11 @@ std::string encode(const Launch& m) {
   return "{\"key\": " + core::json_quote(m.key.text()) + ", \"argv\": " + quoted_strings(m.argv) +
          ", \"env\": " + quoted_map(m.env) + ", \"stdout\": " + core::json_quote(m.stdout_path) +
          ", \"stderr\": " + core::json_quote(m.stderr_path) +
-         ", \"gpus\": " + quoted_strings(m.gpus) + "}";
+         ", \"gpus\": " + quoted_strings(m.gpus) +
+         (m.checkpoint_dir.empty()
+              ? std::string()
+              : ", \"checkpoint_dir\": " + core::json_quote(m.checkpoint_dir)) +
+         "}";
 }
 
 std::string encode(const StudyOver&) {
@@ -97,6 +111,10 @@ std::string encode(const Admit& m) {
          ", \"admit\": " + (m.admit ? "true" : "false") + "}";
 }
 
+std::string encode(const Remove& m) {
+  return "{\"trial\": " + std::to_string(m.trial) + ", \"paths\": " + quoted_strings(m.paths) + "}";
+}
+
 LaunchOrDone decode_launch(const JsonObject& body) {
   if (boolean(body, "done", "LAUNCH", false)) return StudyOver{};
   Launch m;
@@ -110,6 +128,10 @@ LaunchOrDone decode_launch(const JsonObject& body) {
                           "', not a variable name");
   m.stdout_path = required_text(body, "stdout", "LAUNCH", kMaxPath);
   m.stderr_path = required_text(body, "stderr", "LAUNCH", kMaxPath);
+  m.checkpoint_dir = optional_text(body, "checkpoint_dir", "LAUNCH", kMaxPath);
+  if (!m.checkpoint_dir.empty())
+    require_normal_absolute(path_text(body, "checkpoint_dir", "LAUNCH", kMaxPath),
+                            "LAUNCH: 'checkpoint_dir'");
   m.gpus = strings(body, "gpus", "LAUNCH");
   for (const auto& g : m.gpus)
     if (g.empty() || g.size() > 8 || g.find_first_not_of("0123456789") != std::string::npos)
@@ -143,6 +165,23 @@ Admit decode_admit(const JsonObject& body) {
   m.key = key_of(body, "ADMIT");
   if (!field(body, "admit")) throw ProtocolError("ADMIT: 'admit' must be true or false");
   m.admit = boolean(body, "admit", "ADMIT", true);
+  return m;
+}
+
+Remove decode_remove(const JsonObject& body) {
+  Remove m;
+  m.trial = static_cast<core::TrialId>(whole(body, "trial", "REMOVE", 0, INT64_MAX));
+  m.paths = strings(body, "paths", "REMOVE");
+  if (m.paths.empty() || m.paths.size() > Remove::kMaxRemovePaths)
+    throw ProtocolError("REMOVE: 'paths' must hold 1 to " +
+                        std::to_string(Remove::kMaxRemovePaths) + " paths, not " +
+                        std::to_string(m.paths.size()));
+  for (const auto& path : m.paths) {
+    if (path.empty() || path.size() > kMaxPath || path.find('\0') != std::string::npos)
+      throw ProtocolError("REMOVE: 'paths' has an empty path, one over " +
+                          std::to_string(kMaxPath) + " bytes, or one with a NUL byte");
+    require_normal_absolute(path, "REMOVE: 'paths' has");
+  }
   return m;
 }
 

@@ -30,6 +30,9 @@ struct Launch {
   std::map<std::string, std::string> env;  ///< added to the worker's environment
   std::string stdout_path, stderr_path;    ///< not empty
   std::vector<std::string> gpus;           ///< positions in the worker's CUDA_VISIBLE_DEVICES
+  /// [checkpoints] node_local: the trial's folder on this node's own disk (absolute,
+  /// normal, inside the agent's folder), which the worker makes (0700) first; else empty.
+  std::string checkpoint_dir = {};
   friend bool operator==(const Launch&, const Launch&) = default;
 };
 /// LAUNCH {"done": true}: the study is over; the worker exits.
@@ -69,6 +72,15 @@ struct Admit {
   friend bool operator==(const Admit&, const Admit&) = default;
 };
 
+/// REMOVE, coordinator -> worker: checkpoints of a trial on this node's own disk that
+/// the study's [checkpoints] policy dropped (already recorded in the results file).
+struct Remove {
+  core::TrialId trial = 0;
+  std::vector<std::string> paths;  ///< 1 to kMaxRemovePaths, each absolute and normal
+  static constexpr std::size_t kMaxRemovePaths = 256;
+  friend bool operator==(const Remove&, const Remove&) = default;
+};
+
 std::string encode(const Launch& message);
 std::string encode(const StudyOver& message);
 std::string encode(const LaunchOrDone& message);
@@ -76,11 +88,13 @@ std::string encode(const Exited& message);
 std::string encode(const Signal& message);
 std::string encode(const Leaving& message);
 std::string encode(const Admit& message);
+std::string encode(const Remove& message);
 
 LaunchOrDone decode_launch(const JsonObject& body);
 Exited decode_exited(const JsonObject& body);
 Signal decode_signal(const JsonObject& body);
 Leaving decode_leaving(const JsonObject& body);
 Admit decode_admit(const JsonObject& body);
+Remove decode_remove(const JsonObject& body);
 
 }  // namespace slurmtune::protocol

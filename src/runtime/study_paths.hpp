@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace slurmtune::runtime {
@@ -54,6 +55,38 @@ inline std::string recorded_path(const std::filesystem::path& path,
                                  const std::filesystem::path& study_dir) {
   return path_within(path, study_dir) ? path.lexically_relative(study_dir).string() : path.string();
 }
+
+/// `[checkpoints] folder` with node_local = true, on node `node`: "{node}" replaced by
+/// the node's name (a per-node path where node-local disks are mounted so, or nodes
+/// emulated on one machine).
+inline std::string node_folder(const std::string& folder, const std::string& node) {
+  std::string out;
+  for (std::size_t at = 0;;) {
+    const std::size_t next = folder.find("{node}", at);
+    out += folder.substr(at, next - at);
+    if (next == std::string::npos) return out;
+    out += node;
+    at = next + 6;
+  }
+}
+
+/// A checkpoint on a node's own disk as the results file records it: "NODE:/abs/path",
+/// the form of scp and rsync. A checkpoint of a shared folder is recorded relative to
+/// the study's folder or absolute (recorded_path), never with a colon before its first
+/// "/" ([checkpoints] folder refuses a name that would give one).
+struct NodePath {
+  std::string node;
+  std::string path;  ///< absolute, on that node
+  std::string recorded() const { return node + ":" + path; }
+  /// nullopt: `recorded` names a shared file.
+  static std::optional<NodePath> parse(const std::string& recorded) {
+    const std::size_t colon = recorded.find(':');
+    if (colon == 0 || colon == std::string::npos || colon + 1 >= recorded.size() ||
+        recorded[colon + 1] != '/' || recorded.find('/') < colon)
+      return std::nullopt;
+    return NodePath{recorded.substr(0, colon), recorded.substr(colon + 1)};
+  }
+};
 
 /// "/abs/path/study.lock" for "study.h5": held by the one `slurmtune run` of the study
 /// (runtime/recording/study_lock.hpp).

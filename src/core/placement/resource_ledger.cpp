@@ -76,6 +76,17 @@ std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotReques
   return fitting;
 }
 
+std::optional<std::vector<std::size_t>> ResourceLedger::acquire_on(std::size_t node,
+                                                                   const SlotRequest& request) {
+  if (request.nodes != 1)
+    throw UsageError("ResourceLedger::acquire_on: a trial of " + std::to_string(request.nodes) +
+                     " nodes");
+  if (node >= free_.size() || !usable_[node] || !holds(free_[node], request)) return std::nullopt;
+  free_[node].cpus -= request.cpus_per_node;
+  free_[node].gpus -= request.gpus_per_node;
+  return std::vector<std::size_t>{node};
+}
+
 void ResourceLedger::release(const std::vector<std::size_t>& nodes, const SlotRequest& request) {
   for (const std::size_t i : nodes) {
     if (i >= free_.size())

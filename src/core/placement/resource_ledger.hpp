@@ -37,6 +37,9 @@ class ResourceLedger {
   /// which keeps whole nodes free for multi-node trials. All of a trial's nodes belong
   /// to one allocation (the first, in the order nodes were added, that has room).
   std::optional<std::vector<std::size_t>> acquire(const SlotRequest& request);
+  /// acquire() for a trial of one node on `node` alone (where its checkpoint is):
+  /// nullopt when that node is not usable or has no room now.
+  std::optional<std::vector<std::size_t>> acquire_on(std::size_t node, const SlotRequest& request);
   /// Returns what acquire() gave.
   void release(const std::vector<std::size_t>& nodes, const SlotRequest& request);
   /// Whether acquire() may place trials on `node` now (a worker step serves it); every
@@ -52,6 +55,7 @@ class ResourceLedger {
   std::size_t capacity(const SlotRequest& request) const;
   const std::vector<NodeCapacity>& nodes() const { return nodes_; }
   std::int64_t free_cpus(std::size_t node) const { return free_[node].cpus; }
+  bool usable(std::size_t node) const { return usable_.at(node); }
   /// Comma-free Slurm hostlist of node indices ("n[1-2]").
   std::string hostlist(const std::vector<std::size_t>& nodes) const;
 

@@ -364,6 +364,15 @@ void StudyController::release_launch(TrialId trial) {
   if (held != launch_holds_.end() && --held->second == 0) launch_holds_.erase(held);
 }
 
+void StudyController::defer_launch(TrialLaunch launch) {
+  if (live_.erase(launch.trial) == 0)
+    throw UsageError("StudyController::defer_launch: trial " + std::to_string(launch.trial) +
+                     " was not launched");
+  --counts_.running;
+  hold_launch(launch.trial);
+  relaunch_.push_back(std::move(launch));
+}
+
 bool StudyController::more_work_left() const {
   if (halted_) return interrupted_ > 0;
   return !closed_ || !relaunch_.empty() || interrupted_ > 0 || counts_.paused > 0 || !live_.empty();

@@ -172,6 +172,10 @@ class StudyController {
   /// `slurmtune run`, which releases it once the donor's checkpoint is cloned).
   void hold_exploited_launches() { hold_exploited_ = true; }
   void release_launch(TrialId trial);
+  /// A launch next_launch gave that cannot start on the free slot it was for (its
+  /// checkpoint is on another node's own disk, and that node is full): back in line,
+  /// not running, and held until release_launch (a slot there freed, or the node is gone).
+  void defer_launch(TrialLaunch launch);
   /// Whether any trial's launch is held, or a new trial's waits for the suggestion being
   /// made for it (Suggester::ready): the study is not over while one is.
   bool launches_held() const { return !launch_holds_.empty() || awaiting_suggestion_; }

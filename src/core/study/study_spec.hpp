@@ -48,6 +48,10 @@ struct CheckpointPolicy {
   /// written (relative: to the study file's folder); each trial gets its trial-<id> in
   /// it. Empty: the trials' own folders in STUDY.trials/.
   std::string folder;
+  /// `folder` is on each node's own disk (NVMe, a RAM disk): the node agents make, check
+  /// and remove the checkpoints there, and a trial resumes on the node that holds its
+  /// checkpoint. "{node}" in `folder` stands for the node's name.
+  bool node_local = false;
   bool removes() const { return keep_per_trial || keep_ended; }
 };
 

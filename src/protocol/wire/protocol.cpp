@@ -48,13 +48,15 @@ std::string_view to_string(MessageType type) {
       return "BUSY";
     case MessageType::Admit:
       return "ADMIT";
+    case MessageType::Remove:
+      return "REMOVE";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 22;
+  return t >= 1 && t <= 23;
 }
 }  // namespace
 

@@ -65,6 +65,8 @@ enum class MessageType : std::uint8_t {
   Busy = 21,  ///< server -> client: {"why", "retry_after_s"} before closing: connect again then
   // Trials of several ranks started as their own steps, carried by their nodes' agents:
   Admit = 22,  ///< server -> worker: {"key", "admit"} — that attempt's ranks may (not) connect
+  // [checkpoints] node_local: the node agents do the file work on their own disks:
+  Remove = 23,  ///< server -> worker: {"trial", "paths"} — checkpoints the study drops
 };
 std::string_view to_string(MessageType type);
 

@@ -26,6 +26,7 @@
 namespace slurmtune::runtime {
 
 struct RunOptions;
+class NodeCheckpoints;
 
 /// What a backend asks of the coordinator: the parts of a trial's life that do not
 /// depend on where it runs.
@@ -63,6 +64,8 @@ struct BackendContext {
   const CredentialFiles& credentials;  ///< theirs, written as they start
   std::string trials_dir;
   std::string python_path;  ///< PYTHONPATH for what runs Python: slurmtune's package first
+  /// [checkpoints] node_local with node agents: where trials resume, what agents remove.
+  NodeCheckpoints* node_checkpoints = nullptr;
 };
 
 class LaunchBackend {

@@ -7,6 +7,7 @@
 
 #include "core/number_text.hpp"
 #include "core/study/trial_command.hpp"
+#include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
@@ -135,6 +136,11 @@ void ProcessBackend::fill() {
       context_.host.nothing_to_launch();
       break;
     }
+    if (auto* nodes = context_.node_checkpoints) {
+      // A trial resuming from a checkpoint on a node's own disk runs on that node.
+      placement = nodes->place(*launch, std::move(*placement), controller);
+      if (!placement) continue;  // deferred until a slot there is free
+    }
     if (step) step_rate_.take();
     start_trial(*launch, std::move(*placement));
     launched = true;
@@ -162,6 +168,7 @@ void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources
   else
     log_line("trial " + std::to_string(id) + ": every port of the " + rendezvous_.describe() +
              " is taken on its first node; it gets no MASTER_ADDR/MASTER_PORT");
+  if (context_.node_checkpoints) process.checkpoint_dir_to_make = t.checkpoint_dir;
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.stderr_path;
   // Its ranks each find their node's agent there (worker launch, several ranks).
@@ -175,6 +182,7 @@ void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources
     workers_.admit(t, true);
   } catch (const Error& e) {
     context_.launcher.release(t.placement);
+    if (auto* nodes = context_.node_checkpoints) nodes->released(t.placement, context_.controller);
     if (t.rendezvous) rendezvous_.release(*t.rendezvous);
     log_line("trial " + std::to_string(id) + ": " + e.what());
     context_.host.end_trial(id, false, e.what());
@@ -200,6 +208,7 @@ void ProcessBackend::finish(core::TrialId trial) {
     if (!tail.empty()) error += "\n" + tail;
   }
   context_.launcher.release(t.placement);
+  if (auto* nodes = context_.node_checkpoints) nodes->released(t.placement, context_.controller);
   if (t.rendezvous) rendezvous_.release(*t.rendezvous);
   workers_.admit(t, false);
   context_.host.end_trial(trial, clean, error);

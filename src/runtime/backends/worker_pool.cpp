@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "protocol/credentials.hpp"
+#include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/log.hpp"
 #include "runtime/this_process.hpp"
@@ -113,6 +114,8 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
   w->second.connection = id;
   connections_[id] = node;
   context_.launcher.set_node_usable(w->second.node, true);
+  if (auto* checkpoints = context_.node_checkpoints)
+    checkpoints->agent_connected(node, id, context_.controller);
   const auto ready = std::count_if(workers_.begin(), workers_.end(), [](const auto& x) {
     return x.second.allocation.empty() && x.second.connection.has_value();
   });
@@ -121,7 +124,7 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::WorkerHello& h
   if (ready == own)
     log_line("all " + std::to_string(ready) + " worker(s) connected after " +
              core::format_double(context_.clock.elapsed_s()) + " s");
-  return protocol::encode(protocol::WorkerWelcome{node, ""});
+  return worker_welcome(node, "", context_.node_checkpoints);
 }
 
 void WorkerPool::check_routed(ConnectionId via, const protocol::HelloFrom& hello) const {
@@ -150,7 +153,8 @@ TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spe
   ControlServer& server = context_.server;
   server.send(worker, protocol::MessageType::Launch,
               protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
-                                                spec.stderr_path, t.placement.gpus}));
+                                                spec.stderr_path, t.placement.gpus,
+                                                spec.checkpoint_dir_to_make}));
   return TrialProcess::remote([&server, worker, key](int signal) {
     server.send(worker, protocol::MessageType::Signal,
                 protocol::encode(protocol::Signal{key, signal}));
@@ -219,6 +223,8 @@ void WorkerPool::lost(const std::string& key, const std::string& why) {
   if (w.allocation.empty()) end_step_if_unused(w.step);
   context_.launcher.set_node_usable(w.node, false);
   end_trials_of(w, key, why);
+  if (auto* checkpoints = context_.node_checkpoints)
+    checkpoints->agent_lost(context_.launcher.node_capacity(w.node).name, context_.controller);
   const bool any_left =
       std::any_of(workers_.begin(), workers_.end(), [](const auto& x) { return !x.second.lost; });
   if (own_workers_ && !any_left && !study_done_ && !context_.controller.shutting_down())

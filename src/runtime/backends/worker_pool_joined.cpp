@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/backends/worker_pool.hpp"
 #include "runtime/log.hpp"
@@ -76,9 +77,11 @@ std::string WorkerPool::on_hello(ConnectionId id, const protocol::JoinedHello& h
   w->second.connection = id;
   connections_[id] = key;
   context_.launcher.set_node_usable(w->second.node, true);
+  if (auto* checkpoints = context_.node_checkpoints)
+    checkpoints->agent_connected(node, id, context_.controller);
   log_line("job " + job + " joined the study: " + node + ", " + std::to_string(hello.cpus) +
            " CPU(s)" + ends);
-  return protocol::encode(protocol::WorkerWelcome{node, job});
+  return worker_welcome(node, job, context_.node_checkpoints);
 }
 
 void WorkerPool::allocation_leaving(const std::string& job, const std::string& why) {

@@ -91,6 +91,19 @@ void run_sampler_on_thread(core::Suggester& suggester, EventLoop& loop) {
     ahead->run_calls(std::make_unique<SamplerThread>(loop, ahead->sampler()));
 }
 
+// [checkpoints] node_local: with node agents, the nodes' own disks are theirs to work
+// on (NodeCheckpoints: true). Where every trial runs on this host (the local launcher)
+// its own disk is this one's, and the folder serves as any checkpoint folder does.
+bool settle_node_local(const core::StudySpec& spec, const Launcher& launcher, TrialFolders& folders,
+                       const std::string& results_file) {
+  if (!spec.checkpoints.node_local) return false;
+  if (!launcher.single_host()) return true;
+  folders.checkpoint_root =
+      claim_checkpoint_folder(node_folder(spec.checkpoints.folder, launcher.node_names().front()),
+                              fs::path(spec.path).parent_path(), results_file);
+  return false;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
@@ -100,7 +113,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       trials_dir_(trials_dir_of(options_.output)),
       token_file_(token_file_of(options_.output)),
       folders_{trials_dir_,
-               spec_.checkpoints.folder.empty()
+               spec_.checkpoints.folder.empty() || spec_.checkpoints.node_local
                    ? std::string()
                    : claim_checkpoint_folder(spec_.checkpoints.folder,
                                              fs::path(spec_.path).parent_path(), options_.output)},
@@ -125,6 +138,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     options_.launch.step_time_limit_min =
         static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
+  node_local_ = settle_node_local(spec_, *launcher_, folders_, options_.output);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
   // A fresh secret every session: processes of an earlier session cannot report into it.
@@ -146,7 +160,6 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
                                                    files_, study_dir_, folders_);
     recorder_->set_checkpoint_remover(remover_.get());
     pbt_.set_checkpoint_remover(remover_.get());
-    remover_->remove(study_.removals_due);  // a policy tighter than the last session's
   }
   controller_ = std::make_unique<core::StudyController>(
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
@@ -195,9 +208,17 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     };
   address_ = (options_.advertise_host.empty() ? host_name() : options_.advertise_host) + ":" +
              std::to_string(server_->port());
-  const BackendContext context{spec_,    options_,      *controller_, *server_,    loop_,
-                               stalls_,  *launcher_,    time_,        trials_,     *this,
-                               address_, *credentials_, trials_dir_,  python_path_};
+  if (node_local_) {
+    node_checkpoints_ = std::make_unique<NodeCheckpoints>(
+        spec_.checkpoints.folder, fs::weakly_canonical(fs::absolute(options_.output)).string(),
+        study_.checkpoints, *launcher_, *server_);
+    if (remover_) remover_->set_node_checkpoints(node_checkpoints_.get());
+  }
+  if (remover_) remover_->remove(study_.removals_due);  // a policy tighter than the last session's
+  const BackendContext context{
+      spec_,    options_,      *controller_, *server_,     loop_,
+      stalls_,  *launcher_,    time_,        trials_,      *this,
+      address_, *credentials_, trials_dir_,  python_path_, node_checkpoints_.get()};
   backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +

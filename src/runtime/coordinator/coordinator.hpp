@@ -19,6 +19,7 @@
 #include "runtime/attempts/stderr_cap.hpp"
 #include "runtime/attempts/trial_table.hpp"
 #include "runtime/backends/launch_backend.hpp"
+#include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/control/background_work.hpp"
 #include "runtime/control/control_server.hpp"
@@ -123,7 +124,8 @@ class Coordinator final : public ControlHandler, private TrialHost {
   // File-system work the loop must not wait for (PBT's copies, ended attempts' credential
   // files), first in, first out on one helper thread. Its tasks hold what they use.
   BackgroundWork files_;
-  std::unique_ptr<CheckpointRemover> remover_;  // [checkpoints], when it removes any
+  std::unique_ptr<CheckpointRemover> remover_;         // [checkpoints], when it removes any
+  std::unique_ptr<NodeCheckpoints> node_checkpoints_;  // [checkpoints] node_local, with agents
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<LaunchFiles> launch_files_;     // new trials' folders and credentials, ahead
@@ -136,6 +138,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   ProgressReport progress_;
   DurableReplies durable_replies_;  // decisions waiting for a group commit
   protocol::UniqueFd commits_;      // an eventfd the flush thread signals after each commit
+  bool node_local_ = false;  // [checkpoints] node_local, the nodes' agents doing the file work
   bool clock_announced_ = false;
   int shutdown_signals_ = 0;
   int cancel_signal_ = 0;  // SIGTERM/SIGINT seen: never exit 75 (no requeue)

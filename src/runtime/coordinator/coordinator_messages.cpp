@@ -189,8 +189,22 @@ std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
 void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body) {
   const protocol::CheckpointSaved saved = protocol::decode_checkpoint(body);
   const double step = saved.step;
-  const CheckpointPath checkpoint =
-      confine_checkpoint(saved.path, t.dir, t.checkpoint_dir, study_dir_);
+  // On its node's own disk (node_local), or in a folder this process sees.
+  const auto on_node = node_checkpoints_
+                           ? node_local_record(saved.path, t.checkpoint_dir, t.placement.hostlist)
+                           : std::nullopt;
+  const CheckpointPath checkpoint = [&] {
+    if (on_node) return CheckpointPath{fs::path(), *on_node};
+    if (!node_checkpoints_)
+      return confine_checkpoint(saved.path, t.dir, t.checkpoint_dir, study_dir_);
+    try {
+      return confine_checkpoint(saved.path, t.dir, study_dir_);
+    } catch (const protocol::ProtocolError& e) {
+      throw protocol::ProtocolError(std::string(e.what()) + " nor (absolute) its folder " +
+                                    t.checkpoint_dir + " on " + t.placement.hostlist +
+                                    "'s own disk");
+    }
+  }();
   const fs::path& absolute = checkpoint.resolved;
   const std::string& relative = checkpoint.relative;
   if (relative.size() > study_.writer->max_checkpoint_path())

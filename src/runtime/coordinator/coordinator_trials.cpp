@@ -24,7 +24,9 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   t->attempt = launch.attempt;
   t->kind = launch.kind;
   t->dir = folders_.trial(id);
-  t->checkpoint_dir = folders_.checkpoints(id);
+  t->checkpoint_dir = node_checkpoints_
+                          ? node_checkpoints_->trial_folder(id, resources.nodes.front())
+                          : folders_.checkpoints(id);
   t->stderr_path = t->dir + "/stderr.log";
   // Every launch its own credential (a pause ends the last). A new trial's first launch
   // finds its files made off the loop, as a rule (LaunchFiles); the others make them
@@ -38,19 +40,24 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     t->launch = ++launches_;
     t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
     fs::create_directories(t->dir);
-    if (t->checkpoint_dir != t->dir && fs::create_directories(t->checkpoint_dir))
+    // A node's own disk is its agent's to make the folder on (LAUNCH).
+    if (!node_checkpoints_ && t->checkpoint_dir != t->dir &&
+        fs::create_directories(t->checkpoint_dir))
       fs::permissions(t->checkpoint_dir, fs::perms::owner_all);
     t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
     if (first) launch_files_->count_made_on_loop();
   }
   if (first) launch_files_->keep_ahead(id + 1);
+  // A path cleared by NodeCheckpoints: it was on a node's disk that is gone (logged).
   const auto checkpoint = study_.checkpoints.find(id);
-  if (checkpoint != study_.checkpoints.end() && launch.kind != core::TrialLaunch::Kind::Start) {
-    t->checkpoint = (fs::path(study_dir_) / checkpoint->second.path).string();
+  const bool saved = checkpoint != study_.checkpoints.end();
+  if (saved && !checkpoint->second.path.empty() && launch.kind != core::TrialLaunch::Kind::Start) {
+    const auto on_node = NodePath::parse(checkpoint->second.path);
+    t->checkpoint = on_node ? on_node->path  // NodeCheckpoints placed it on that node
+                            : (fs::path(study_dir_) / checkpoint->second.path).string();
     t->checkpoint_step = checkpoint->second.step;
   }
-  if (t->checkpoint.empty() && launch.kind == core::TrialLaunch::Kind::Resume &&
-      controller_->last_step(id) > 0)
+  if (!saved && launch.kind == core::TrialLaunch::Kind::Resume && controller_->last_step(id) > 0)
     log_line("trial " + std::to_string(id) + " resumes from scratch: it saved no checkpoint when " +
              "it paused at step " + core::format_double(controller_->last_step(id)) +
              " (a trial told to pause should save one: doc/protocol.md)");

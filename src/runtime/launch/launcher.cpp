@@ -280,20 +280,30 @@ std::size_t Launcher::add_node(const core::NodeCapacity& node) {
 std::optional<TrialResources> Launcher::reserve() {
   auto nodes = ledger_.acquire(request_);
   if (!nodes) return std::nullopt;
+  return placed(std::move(*nodes));
+}
+
+std::optional<TrialResources> Launcher::reserve_on(std::size_t node) {
+  auto nodes = ledger_.acquire_on(node, request_);
+  if (!nodes) return std::nullopt;
+  return placed(std::move(*nodes));
+}
+
+std::optional<TrialResources> Launcher::placed(std::vector<std::size_t> nodes) {
   TrialResources placement;
-  if (const auto pool = gpus_.find(nodes->front());
+  if (const auto pool = gpus_.find(nodes.front());
       pool != gpus_.end() && request_.gpus_per_node > 0) {
     // The ledger counts GPU shares; the pool also keeps a trial's devices distinct. Pools
     // serve single-node trials (the local launcher's, worker steps').
     auto devices = pool->second.acquire(request_.gpus_per_node);
     if (!devices) {
-      ledger_.release(*nodes, request_);
+      ledger_.release(nodes, request_);
       return std::nullopt;
     }
     placement.gpus = std::move(*devices);
   }
-  placement.hostlist = ledger_.hostlist(*nodes);
-  placement.nodes = std::move(*nodes);
+  placement.hostlist = ledger_.hostlist(nodes);
+  placement.nodes = std::move(nodes);
   return placement;
 }
 

@@ -29,6 +29,9 @@ struct TrialProcessSpec {
   std::vector<std::string> argv;           ///< the expanded [trial] command
   std::map<std::string, std::string> env;  ///< SLURMTUNE_* variables
   std::string stdout_path, stderr_path;
+  /// [checkpoints] node_local: the trial's folder on its node's own disk, which that
+  /// node's worker makes before it starts the trial; empty otherwise.
+  std::string checkpoint_dir_to_make;
 };
 
 /// Resources held by one running trial (or, layout "steps", one MPI step): its nodes in
@@ -58,6 +61,10 @@ class Launcher {
   virtual bool single_host() const { return false; }
   /// Resources for one trial, or nullopt when none are free now.
   std::optional<TrialResources> reserve();
+  /// The same on `node` alone (a one-node trial resuming where its checkpoint is).
+  std::optional<TrialResources> reserve_on(std::size_t node);
+  /// Whether `node` takes trials now (its worker step is connected).
+  bool node_usable(std::size_t node) const { return ledger_.usable(node); }
   void release(const TrialResources& placement);
   /// Starts the trial on reserved resources (with CUDA_VISIBLE_DEVICES = its GPUs).
   ChildProcess start(const TrialResources& placement, const TrialProcessSpec& spec) const;
@@ -95,6 +102,9 @@ class Launcher {
   const core::SlotRequest& request() const { return request_; }
 
  private:
+  /// Devices and hostlist for nodes the ledger gave; nullopt (released) without devices.
+  std::optional<TrialResources> placed(std::vector<std::size_t> nodes);
+
   core::ResourceLedger ledger_;
   core::SlotRequest request_;
   std::map<std::size_t, core::DevicePool> gpus_;  // by ledger node, where slurmtune hands them out

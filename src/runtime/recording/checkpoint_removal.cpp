@@ -3,6 +3,7 @@
 #include <system_error>
 #include <utility>
 
+#include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/log.hpp"
 #include "runtime/study_paths.hpp"
 
@@ -51,9 +52,15 @@ void CheckpointRemover::ended(core::TrialId trial, std::optional<double> best) {
 void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& removals) {
   if (removals.empty()) return;
   const double now = store::unix_time_s();
-  for (const auto& r : removals)
+  std::vector<core::CheckpointRemoval> shared;
+  for (const auto& r : removals) {
     writer_.checkpoint_removed(r, now);
-  files_.post([study_dir = study_dir_, folders = folders_, removals]() -> BackgroundWork::Finish {
+    if (!nodes_ || !NodePath::parse(r.path)) shared.push_back(r);
+  }
+  if (nodes_) nodes_->remove(removals);  // those on nodes' own disks
+  if (shared.empty()) return;
+  files_.post([study_dir = study_dir_, folders = folders_,
+               removals = std::move(shared)]() -> BackgroundWork::Finish {
     std::vector<std::string> errors;
     for (const auto& r : removals)
       if (auto error = remove_checkpoint_files(study_dir, folders, r); !error.empty())

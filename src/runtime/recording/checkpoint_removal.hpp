@@ -19,6 +19,8 @@
 
 namespace slurmtune::runtime {
 
+class NodeCheckpoints;
+
 class CheckpointRemover {
  public:
   CheckpointRemover(core::CheckpointRetention retention, store::StudyWriter& writer,
@@ -31,6 +33,9 @@ class CheckpointRemover {
   void ended(core::TrialId trial, std::optional<double> best);
   /// Records and removes `removals` (decided by a resume under a tighter policy).
   void remove(const std::vector<core::CheckpointRemoval>& removals);
+  /// [checkpoints] node_local: checkpoints on nodes' own disks ("NODE:/path") go to
+  /// their nodes' agents.
+  void set_node_checkpoints(NodeCheckpoints* nodes) { nodes_ = nodes; }
 
  private:
   core::CheckpointRetention retention_;
@@ -38,6 +43,7 @@ class CheckpointRemover {
   BackgroundWork& files_;
   std::filesystem::path study_dir_;
   TrialFolders folders_;
+  NodeCheckpoints* nodes_ = nullptr;
 };
 
 /// Removes `relative` (to `study_dir`, or absolute) if it still lies inside its trial's

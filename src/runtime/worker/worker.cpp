@@ -27,6 +27,7 @@
 #include "protocol/wire/protocol.hpp"
 #include "protocol/wire/secret.hpp"
 #include "protocol/worker_messages.hpp"
+#include "runtime/control/background_work.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/launch/child_process.hpp"
 #include "runtime/launch/job_clock.hpp"
@@ -36,6 +37,7 @@
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 #include "runtime/worker/node_agent.hpp"
+#include "runtime/worker/node_checkpoint_folder.hpp"
 #include "runtime/worker/worker_session.hpp"
 
 namespace slurmtune::runtime {
@@ -67,6 +69,18 @@ class Worker {
 
   SessionEnd run() {
     EventLoop loop;
+    BackgroundWork files(loop);  // removals on the node's own disk, off the loop
+    files_ = &files;
+    if (!session_.welcome.checkpoint_folder.empty()) {
+      try {
+        checkpoints_.emplace(session_.welcome.checkpoint_folder, node_, session_.welcome.study);
+      } catch (const Error& e) {
+        // Without its folder the node cannot take this study's trials: the coordinator
+        // sees the connection close and goes on without it.
+        log_line("worker " + node_ + ": " + e.what());
+        return SessionEnd::Lost;
+      }
+    }
     // The node agent: this node's trials talk to it, and it carries their connections
     // upward on this worker's one, batched per turn of the loop.
     std::optional<NodeAgent> agent;
@@ -90,6 +104,8 @@ class Worker {
       flush_upward();
     }
     loop.remove(signals_);
+    files.drain();
+    files_ = nullptr;
     children_.clear();  // kills and reaps what still runs
     agent_ = nullptr;
     if (!published_.empty()) ::unlink(published_.c_str());
@@ -205,6 +221,10 @@ class Worker {
           admitted_.erase(message.key);
         return;
       }
+      case protocol::MessageType::Remove:
+        if (!checkpoints_)
+          throw protocol::ProtocolError("REMOVE, but this study keeps no checkpoints on the node");
+        return checkpoints_->remove(protocol::decode_remove(body), *files_);
       case protocol::MessageType::Error:
         return lose("refused: " + protocol::decode_error(body).error);
 
@@ -234,6 +254,13 @@ class Worker {
     request.stderr_path = message.stderr_path;
     request.inherit_sigusr1 = true;  // ignored: see run_worker
     try {
+      if (!message.checkpoint_dir.empty()) {
+        if (!checkpoints_)
+          throw protocol::ProtocolError(
+              "LAUNCH names a checkpoint folder on this node, but "
+              "the study keeps none here");
+        checkpoints_->make_trial_folder(message.checkpoint_dir);
+      }
       children_.insert_or_assign(message.key, ChildProcess::spawn(request));
     } catch (const Error& e) {
       send(protocol::MessageType::Exited,
@@ -275,8 +302,10 @@ class Worker {
   }
 
   Session session_;
-  NodeAgent* agent_ = nullptr;  // this session's, while it runs
-  std::string upward_;          // frames the agent's channels send, until the turn ends
+  NodeAgent* agent_ = nullptr;                       // this session's, while it runs
+  BackgroundWork* files_ = nullptr;                  // ... and its helper thread
+  std::optional<NodeCheckpointFolder> checkpoints_;  // [checkpoints] node_local
+  std::string upward_;  // frames the agent's channels send, until the turn ends
   std::string node_;
   RelayPlace relay_;
   std::string agents_folder_, published_;

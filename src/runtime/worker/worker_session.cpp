@@ -99,7 +99,7 @@ Session open_session(const std::string& address, const std::string& token,
   if (welcome.type != protocol::MessageType::Welcome)
     throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
                 " instead of WELCOME");
-  protocol::decode_worker_welcome(protocol::payload_object(welcome));
+  s.welcome = protocol::decode_worker_welcome(protocol::payload_object(welcome));
   return s;
 }
 

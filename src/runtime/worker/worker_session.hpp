@@ -19,6 +19,7 @@ namespace slurmtune::runtime {
 struct Session {
   protocol::UniqueFd fd;
   protocol::FrameDecoder decoder;
+  protocol::WorkerWelcome welcome = {};
 };
 
 /// BUSY: the coordinator has no room for this worker now (doc/protocol.md#limits).

@@ -59,7 +59,9 @@ first = 1
 if client.resume_checkpoint():
     with open(client.resume_checkpoint()) as f:
         first = json.load(f)["step"] + 1
-    print("resumed from %s at step %d" % (client.resume_checkpoint(), first), flush=True)
+    print("resumed from %s at step %d on %s" % (client.resume_checkpoint(), first,
+                                                 os.environ.get("SLURMD_NODENAME", "this host")),
+          flush=True)
 
 if fault == "hang":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -1,0 +1,88 @@
+#pragma once
+// [checkpoints] node_local = true: checkpoints on each node's own disk (NVMe, a RAM disk),
+// which only that node's agent (its worker step) sees. The coordinator never touches
+// them. It checks a checkpoint a trial names by its path alone (the agent resolves
+// links whenever it acts on one) and records it as "NODE:/path"; it places an attempt
+// that resumes on the node that holds its checkpoint, where it waits for a slot (the
+// node gone, it resumes from scratch); and it sends what the study's policy removes to
+// that node's agent (REMOVE), keeping it until the agent has connected.
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/study/checkpoint_retention.hpp"
+#include "core/study/study_controller.hpp"
+#include "runtime/control/control_server.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "runtime/recording/study_session.hpp"
+
+namespace slurmtune::runtime {
+
+class NodeCheckpoints {
+ public:
+  using Checkpoints = std::map<core::TrialId, OpenedStudy::Checkpoint>;
+  /// `folder`: [checkpoints] folder as written ("{node}" not yet replaced); `results_file`:
+  /// the study's, which each agent's claim on its folder names; `checkpoints`: each
+  /// trial's latest, the coordinator's (a node gone clears the path of those it held).
+  NodeCheckpoints(std::string folder, std::string results_file, Checkpoints& checkpoints,
+                  Launcher& launcher, ControlServer& server);
+
+  const std::string& folder() const { return folder_; }
+  const std::string& results_file() const { return results_file_; }
+  /// Trial `trial`'s folder on ledger node `node`.
+  std::string trial_folder(core::TrialId trial, std::size_t node) const;
+
+  /// A launch the controller gave for `placement`: where it runs. A trial that resumes
+  /// from a checkpoint on a node's disk runs on that node (`placement` is released for
+  /// another), or waits until a slot there is free: nullopt (controller.defer_launch).
+  std::optional<TrialResources> place(core::TrialLaunch& launch, TrialResources placement,
+                                      core::StudyController& controller);
+  /// A trial's resources came free: a trial waiting for that node may go.
+  void released(const TrialResources& placement, core::StudyController& controller);
+
+  /// Removals the study's policy decided (recorded already) of checkpoints on nodes'
+  /// disks: sent to each node's agent, or kept until it connects.
+  void remove(const std::vector<core::CheckpointRemoval>& removals);
+  /// Node `name`'s agent said HELLO on `connection`.
+  void agent_connected(const std::string& name, ConnectionId connection,
+                       core::StudyController& controller);
+  /// Node `name`'s agent is gone, and with it (for slurmtune) what its disk holds: the
+  /// trials whose checkpoint is there resume from scratch.
+  void agent_lost(const std::string& name, core::StudyController& controller);
+
+ private:
+  std::optional<std::size_t> node_index(const std::string& name);
+  void forget(core::TrialId trial, const std::string& why);
+  void send(ConnectionId agent, core::TrialId trial, const std::vector<std::string>& paths);
+  void let_waiting_go(std::size_t node, std::size_t how_many, core::StudyController& controller);
+
+  std::string folder_, results_file_;
+  Checkpoints& checkpoints_;
+  Launcher& launcher_;
+  ControlServer& server_;
+  std::map<std::string, std::size_t> node_of_name_;  // the ledger's, filled as names are met
+  std::map<std::string, ConnectionId> agents_;       // connected, by node name
+  std::set<std::string> lost_;                       // agents gone this session
+  // Trials whose launch waits for a slot on their checkpoint's node, by ledger node.
+  std::map<std::size_t, std::deque<core::TrialId>> waiting_;
+  // Removals for agents that have not connected yet: (trial, path) by node name.
+  std::map<std::string, std::vector<std::pair<core::TrialId, std::string>>> unsent_;
+};
+
+/// WELCOME for node `node`'s worker (of joined job `allocation`; "": the study's own job):
+/// with node_local checkpoints (`checkpoints` not null), the folder it claims and serves.
+std::string worker_welcome(const std::string& node, const std::string& allocation,
+                           const NodeCheckpoints* checkpoints);
+
+/// A CHECKPOINT's `named` path for a trial whose folder on its node's disk is
+/// `trial_folder`: absolute, and strictly inside that folder once "." and ".." are taken
+/// out (links are the agent's to resolve), its record "NODE:/path"; nullopt when it is not
+/// there (the trial's own folder in STUDY.trials/ may hold it: checked as before).
+std::optional<std::string> node_local_record(const std::string& named,
+                                             const std::string& trial_folder,
+                                             const std::string& node);
+
+}  // namespace slurmtune::runtime

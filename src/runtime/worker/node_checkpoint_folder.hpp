@@ -1,0 +1,35 @@
+#pragma once
+// A worker's side of [checkpoints] node_local: the folder on its node's own disk, which
+// only it (and the trials it starts) can see. It claims the folder for the study as the
+// coordinator claims a shared one (a file .slurmtune-study naming the results file),
+// makes each trial's folder there before the trial starts (LAUNCH), and removes what the
+// study's policy drops (REMOVE) on a helper thread, so that unlinking gigabytes never
+// stalls the node's traffic. Every path is checked once its links are resolved on this
+// node: nothing outside trial-<id> is made or removed.
+#include <string>
+
+#include "protocol/worker_messages.hpp"
+#include "runtime/control/background_work.hpp"
+
+namespace slurmtune::runtime {
+
+class NodeCheckpointFolder {
+ public:
+  /// `folder` as the study file writes it ("{node}" replaced by `node` here), for the
+  /// results file `study`. Throws InputError when another study claimed it, or it cannot
+  /// be made.
+  NodeCheckpointFolder(const std::string& folder, const std::string& node,
+                       const std::string& study);
+
+  const std::string& root() const { return root_; }
+  /// LAUNCH's checkpoint_dir, made (0700) if missing; ProtocolError when it is not a
+  /// trial's folder directly in root(), or cannot be made.
+  void make_trial_folder(const std::string& dir) const;
+  /// REMOVE: the paths removed on `files`' thread; what could not be is logged.
+  void remove(const protocol::Remove& message, BackgroundWork& files) const;
+
+ private:
+  std::string root_;  // resolved
+};
+
+}  // namespace slurmtune::runtime

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""[checkpoints] node_local = true on worker launch (tests/run/check_run.py): checkpoints on
+each node's own disk, which only its agent sees. The test cluster's nodes share this
+host's disk, so `folder` names a folder per node ("{node}"): a trial resumed on another
+node than the one holding its checkpoint would be handed a path of a different node's
+folder.
+
+workers-node-local: 24 trials of asha_promotion on 4 nodes, each saving a checkpoint
+every step, keep_per_trial = 1 and keep_ended = 2. Every recorded checkpoint is
+"NODE:/path" inside that node's folder; every trial that resumed did so on the node that
+holds its checkpoint; the files left on the nodes' disks are exactly those the results
+file recorded and did not remove (each agent removed its node's); each node's folder is
+claimed for the study by its agent.
+workers-node-local-kill: the same, with the worker of one node killed while trials run:
+the trials whose checkpoints were there resume from scratch (the log says so), none
+fails for good, and later trials avoid the node.
+"""
+import glob
+import os
+import re
+import shutil
+import tempfile
+
+import h5py
+
+from run_harness import ROOT, check_complete, expect, read, study_toml
+from run_workers import check_lost_worker, kill_worker_after
+
+FAULT_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "fault_trial.py")
+NODES = ["n1", "n2", "n3", "n4"]
+TRIALS = 24
+
+
+def scenario_workers_node_local(runner, args, kill=False):
+    if runner.launcher != "slurm":
+        print("SKIPPED: node agents are Slurm job steps")
+        raise SystemExit(77)
+    disks = os.path.realpath(tempfile.mkdtemp(prefix="slurmtune-disks-"))
+    try:
+        run_on_node_disks(runner, args, disks, kill)
+    finally:
+        shutil.rmtree(disks, ignore_errors=True)
+
+
+def run_on_node_disks(runner, args, disks, kill):
+    command = ["/usr/bin/python3", FAULT_TRIAL, "--x={x}", "--steps=9",
+               "--sleep=%s" % ("0.3" if kill else "0.1"), "--checkpoint-each-step"]
+    toml = study_toml("nodelocal", command, max_trials=TRIALS, max_t=9, scheduler="asha_promotion",
+                      resources='launch = "worker"\n', trial_extra="max_failures = 2\n")
+    toml += ('[checkpoints]\nkeep_per_trial = 1\nkeep_ended = 2\nfolder = "%s/{node}/ckpt"\n'
+             "node_local = true\n" % disks)
+    study = runner.write("study.toml", toml)
+    path = os.path.join(runner.workdir, "study.h5")
+    handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    victim = "n3"
+    if kill:
+        killed_at = kill_worker_after(handle, victim, 20)
+    rc, log = runner.wait(handle, 400)
+    expect(rc == 0, "run failed:\n" + log)
+    trials = check_complete(path, TRIALS).set_index("id")
+    expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
+    saved, removed = recorded_checkpoints(path, disks)
+    on_disk = set(glob.glob(os.path.join(disks, "*", "ckpt", "trial-*", "*.json")))
+    if kill:
+        # What the lost node's disk held stays there: nothing serves it any more.
+        lost = os.path.join(disks, victim) + "/"
+        left = {p for p in on_disk if p.startswith(lost)}
+        expect(left <= saved, "files on %s's disk that were never recorded: %s" % (victim, left))
+        on_disk -= left
+        saved = {p for p in saved if not p.startswith(lost)}
+    expect(on_disk == saved - removed,
+           "the nodes' disks hold %d checkpoint files, the record says %d; on disk and not kept: "
+           "%s; kept and not on disk: %s" % (len(on_disk), len(saved - removed),
+                                             sorted(on_disk - (saved - removed))[:5],
+                                             sorted((saved - removed) - on_disk)[:5]))
+    for node in NODES:
+        marker = os.path.join(disks, node, "ckpt", ".slurmtune-study")
+        if kill and node == victim and not os.path.exists(marker):
+            continue
+        expect(read(marker).strip() == os.path.realpath(path),
+               "%s's folder is not claimed for the study: %s" % (node, marker))
+    resumes = resumed_on(runner, trials.index)
+    expect(resumes, "no trial resumed from a checkpoint on a node's disk:\n" + log)
+    wrong = [(t, where, node) for t, where, node in resumes if where != node]
+    expect(not wrong, "trials resumed on another node than their checkpoint's: %s" % wrong)
+    outcome = ("%d checkpoints recorded on the nodes' own disks, %d removed by their agents, %d "
+               "left as recorded; %d resumptions, each on the node holding its checkpoint"
+               % (len(saved), len(removed), len(on_disk), len(resumes)))
+    if kill:
+        hit, later = check_lost_worker(log, trials, victim, killed_at,
+                                       "worker step on %s was lost" % victim)
+        scratch = re.findall(r"trial (\d+) resumes from scratch: its checkpoint %s:\S+ is on the own "
+                             r"disk of a node that this session lost" % victim, log)
+        expect(scratch, "no trial was said to resume from scratch after %s was lost:\n%s"
+               % (victim, log))
+        outcome += ("; %s's worker killed: trials %s resumed from scratch, %d later trials "
+                    "avoided it" % (victim, sorted(set(map(int, scratch))), len(later)))
+    print("%s: %s" % (args.scenario, outcome))
+
+
+def recorded_checkpoints(path, disks):
+    """The checkpoint files the results file recorded and removed, as paths on this host
+    (each "NODE:/path" inside NODE's folder)."""
+    with h5py.File(path, "r") as f:
+        saved_rows = [(int(r["trial"]), r["path"].decode()) for r in f["checkpoints"][:]]
+        removed_rows = [r["path"].decode() for r in f["removed_checkpoints"][:]]
+    saved = set()
+    for trial, recorded in saved_rows:
+        node, _, local = recorded.partition(":")
+        expect(local.startswith("%s/%s/ckpt/trial-%d/" % (disks, node, trial)),
+               "trial %d's checkpoint %s is not NODE:/path in that node's folder" % (trial, recorded))
+        saved.add(local)
+    removed = {recorded.partition(":")[2] for recorded in removed_rows}
+    expect(removed <= saved, "removed checkpoints that were never recorded")
+    return saved, removed
+
+
+def resumed_on(runner, trials):
+    """(trial, node of the checkpoint, node it resumed on) for every resumption."""
+    found = []
+    for t in trials:
+        output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
+        for checkpoint, node in re.findall(r"resumed from (\S+) at step \d+ on (\S+)", output):
+            where = re.search(r"/(n\d+)/ckpt/", checkpoint)
+            found.append((t, where.group(1) if where else checkpoint, node))
+    return found
