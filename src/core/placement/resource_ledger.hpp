@@ -55,7 +55,6 @@ class ResourceLedger {
   std::size_t capacity(const SlotRequest& request) const;
   const std::vector<NodeCapacity>& nodes() const { return nodes_; }
   std::int64_t free_cpus(std::size_t node) const { return free_[node].cpus; }
-  bool usable(std::size_t node) const { return usable_.at(node); }
   /// Comma-free Slurm hostlist of node indices ("n[1-2]").
   std::string hostlist(const std::vector<std::size_t>& nodes) const;
 

@@ -63,8 +63,6 @@ class Launcher {
   std::optional<TrialResources> reserve();
   /// The same on `node` alone (a one-node trial resuming where its checkpoint is).
   std::optional<TrialResources> reserve_on(std::size_t node);
-  /// Whether `node` takes trials now (its worker step is connected).
-  bool node_usable(std::size_t node) const { return ledger_.usable(node); }
   void release(const TrialResources& placement);
   /// Starts the trial on reserved resources (with CUDA_VISIBLE_DEVICES = its GPUs).
   ChildProcess start(const TrialResources& placement, const TrialProcessSpec& spec) const;

@@ -134,6 +134,14 @@ BOOST_AUTO_TEST_CASE(the_welcomes_of_groups_and_workers_round_trip) {
   BOOST_TEST((decode_worker_welcome(object(encode(WorkerWelcome{"m1", "42"}))) ==
               WorkerWelcome{"m1", "42"}));
   BOOST_TEST(refusal(decode_worker_welcome, "{}") == "WELCOME: 'worker' must be a string");
+  // [checkpoints] node_local: the folder on the node's own disk, and whose it is.
+  const WorkerWelcome local{"n3", "", "/local/{node}/ckpt", "/s/study.h5"};
+  BOOST_TEST((decode_worker_welcome(object(encode(local))) == local));
+  BOOST_TEST(refusal(decode_worker_welcome,
+                     R"({"worker": "n3", "checkpoint_folder": "ckpt", "study": "/s/study.h5"})") ==
+             "WELCOME: 'checkpoint_folder' must be an absolute path");
+  BOOST_TEST(refusal(decode_worker_welcome, R"({"worker": "n3", "checkpoint_folder": "/l"})") ==
+             "WELCOME: 'study' must be a string");
 }
 
 BOOST_AUTO_TEST_CASE(next_ask_and_heartbeat_are_empty_objects) {

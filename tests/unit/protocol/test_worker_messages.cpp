@@ -92,6 +92,32 @@ BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {
       has(refusal(decode_launch, R"({"done": "yes"})"), "LAUNCH: 'done' must be true or false"));
   BOOST_TEST(
       refusal(decode_launch, R"({"key": "1.0", "argv": ["x"], "env": {})" + ok_tail + "}").empty());
+  for (const char* folder : {"rel/trial-1", "/l/./trial-1", "/l/../trial-1", "/l//trial-1",
+                             "/l/trial-1/"})
+    BOOST_TEST(has(refusal(decode_launch, std::string(R"({"key": "1.0", "argv": ["x"], "env": {})") +
+                                              ok_tail + R"(, "checkpoint_dir": ")" + folder + "\"}"),
+                   "LAUNCH: 'checkpoint_dir' '" + std::string(folder) +
+                       "' must be an absolute path without"),
+               folder);
+}
+
+BOOST_AUTO_TEST_CASE(launch_carries_a_folder_on_the_nodes_disk_and_remove_its_paths) {
+  Launch launch{{3, 0}, {"x"}, {}, "/o", "/e", {}, "/local/n1/ckpt/trial-3"};
+  BOOST_TEST((std::get<Launch>(decode_launch(object(encode(launch)))) == launch));
+  const Remove remove{3, {"/local/n1/ckpt/trial-3/c-1.pt", "/local/n1/ckpt/trial-3/c-2.pt"}};
+  BOOST_TEST((decode_remove(object(encode(remove))) == remove));
+  BOOST_TEST(has(refusal(decode_remove, R"({"paths": ["/a"]})"), "REMOVE: 'trial' must be"));
+  BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": []})"),
+                 "REMOVE: 'paths' must hold 1 to 256 paths, not 0"));
+  std::string many = R"({"trial": 3, "paths": [)";
+  for (int i = 0; i < 257; ++i)
+    many += std::string(i ? ", " : "") + "\"/a/" + std::to_string(i) + "\"";
+  BOOST_TEST(has(refusal(decode_remove, many + "]}"), "not 257"));
+  BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": ["/a/../b"]})"),
+                 "REMOVE: 'paths' has '/a/../b' must be an absolute path"));
+  BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": ["a/b"]})"),
+                 "must be an absolute path"));
+  BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": [""]})"), "an empty path"));
 }
 
 BOOST_AUTO_TEST_CASE(exited_signal_and_leaving_refuse_out_of_range_fields) {

@@ -36,6 +36,21 @@ BOOST_AUTO_TEST_CASE(single_node_trials_fill_the_fullest_node_first) {
   BOOST_TEST(ledger.acquire(one).has_value());
 }
 
+BOOST_AUTO_TEST_CASE(a_trial_can_be_placed_on_one_named_node_while_it_has_room) {
+  ResourceLedger ledger({{"a", 2, 0}, {"b", 1, 0}});
+  const SlotRequest one{1, 1, 0};
+  BOOST_TEST((ledger.acquire_on(1, one) == std::vector<std::size_t>{1}));
+  BOOST_TEST(!ledger.acquire_on(1, one).has_value());  // full
+  BOOST_TEST(!ledger.acquire_on(7, one).has_value());  // no such node
+  ledger.set_usable(0, false);
+  BOOST_TEST(!ledger.acquire_on(0, one).has_value());  // its worker is not connected
+  ledger.set_usable(0, true);
+  BOOST_TEST((ledger.acquire_on(0, one) == std::vector<std::size_t>{0}));
+  ledger.release({1}, one);
+  BOOST_TEST((ledger.acquire_on(1, one) == std::vector<std::size_t>{1}));
+  BOOST_CHECK_THROW(ledger.acquire_on(0, SlotRequest{2, 1, 0}), UsageError);
+}
+
 BOOST_AUTO_TEST_CASE(multi_node_trials_get_disjoint_nodes_until_none_are_left) {
   ResourceLedger ledger(nodes({4, 4, 4, 4}));
   const SlotRequest request{2, 4, 0};

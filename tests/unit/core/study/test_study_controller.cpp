@@ -395,6 +395,36 @@ BOOST_AUTO_TEST_CASE(a_pbt_exploit_changes_the_configuration_once_the_donor_chec
   BOOST_TEST(f.journal.lines[f.journal.lines.size() - 2] == "checkpoint@4.0 0");
 }
 
+BOOST_AUTO_TEST_CASE(a_deferred_resume_waits_held_and_is_recorded_once) {
+  // [checkpoints] node_local: a resume whose checkpoint's node is full goes back in line,
+  // held, while other work takes the slot; released, it comes first.
+  Fixture f(promotion_study());
+  f.controller.next_launch(0);
+  f.controller.next_launch(0);
+  f.controller.report(0, 1, 0.1);
+  f.controller.report(1, 1, 0.9);
+  f.controller.trial_exited(0, true, "");
+  const auto resumed = f.controller.next_launch(0);
+  BOOST_REQUIRE(resumed);
+  BOOST_TEST((resumed->kind == TrialLaunch::Kind::Resume));
+  const auto running = f.controller.counts().running;
+  f.controller.defer_launch(*resumed);
+  BOOST_TEST(!f.controller.is_running(0));
+  BOOST_TEST(f.controller.counts().running == running - 1);
+  BOOST_TEST(f.controller.launches_held());
+  BOOST_TEST(f.controller.more_work_left());
+  BOOST_TEST(!f.controller.next_launch(0));  // admissions closed, the resume held
+  f.controller.release_launch(0);
+  const auto again = f.controller.next_launch(0);
+  BOOST_REQUIRE(again);
+  BOOST_TEST(again->trial == 0u);
+  BOOST_TEST((again->kind == TrialLaunch::Kind::Resume));
+  BOOST_TEST(f.controller.counts().running == running);
+  BOOST_TEST(std::count(f.journal.lines.begin(), f.journal.lines.end(), "resume 0") == 1);
+  BOOST_CHECK_THROW(f.controller.defer_launch(TrialLaunch{TrialLaunch::Kind::Resume, 7, {}, 0}),
+                    UsageError);
+}
+
 BOOST_AUTO_TEST_CASE(an_exploited_trial_s_launch_waits_for_its_clone_and_nothing_else_changes) {
   // `slurmtune run` clones the donor's checkpoint off its loop: the exploited trial's
   // next launch waits for release_launch, the decisions and the journal do not.
