@@ -34,6 +34,13 @@ struct TrialFolders {
   }
 };
 
+/// A trial's latest checkpoint as the results file records it (recorded_path, or
+/// NodePath::recorded), and the step it was saved at.
+struct LatestCheckpoint {
+  std::string path;
+  double step = 0;
+};
+
 /// True when `inner` is `outer` or lies below it, component by component (both resolved
 /// the same way): whether a trial's path stays inside its folder.
 inline bool path_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {

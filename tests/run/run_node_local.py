@@ -86,6 +86,8 @@ def run_on_node_disks(runner, args, disks, kill):
     outcome = ("%d checkpoints recorded on the nodes' own disks, %d removed by their agents, %d "
                "left as recorded; %d resumptions, each on the node holding its checkpoint"
                % (len(saved), len(removed), len(on_disk), len(resumes)))
+    if not kill:
+        outcome += "; " + resume_tighter(runner, study, path, toml, disks, on_disk)
     if kill:
         hit, later = check_lost_worker(log, trials, victim, killed_at,
                                        "worker step on %s was lost" % victim)
@@ -96,6 +98,21 @@ def run_on_node_disks(runner, args, disks, kill):
         outcome += ("; %s's worker killed: trials %s resumed from scratch, %d later trials "
                     "avoided it" % (victim, sorted(set(map(int, scratch))), len(later)))
     print("%s: %s" % (args.scenario, outcome))
+
+
+def resume_tighter(runner, study, path, toml, disks, before):
+    """A resumed session with keep_ended = 1 removes the second best's checkpoints at its
+    start: the removals wait for their nodes' agents to connect, and they do remove."""
+    runner.write("study.toml", toml.replace("keep_ended = 2", "keep_ended = 1"))
+    rc, log = runner.run(study, path, extra=["--allow-changes"],
+                         sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
+    expect(rc == 0, "the resumed session failed:\n" + log)
+    saved, removed = recorded_checkpoints(path, disks)
+    on_disk = set(glob.glob(os.path.join(disks, "*", "ckpt", "trial-*", "*.json")))
+    expect(on_disk == saved - removed and on_disk < before,
+           "after the resume the disks hold %s, the record keeps %s (before: %s)"
+           % (sorted(on_disk), sorted(saved - removed), sorted(before)))
+    return "resumed with keep_ended = 1: %d more removed by the agents" % len(before - on_disk)
 
 
 def recorded_checkpoints(path, disks):

@@ -290,7 +290,7 @@ def check_checkpoint_paths(runner, path, unfinished):
     resumed = []
     for t in unfinished:
         out = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
-        resumed += re.findall(r"^resumed from (.*) at step \d+$", out, re.M)
+        resumed += re.findall(r"^resumed from (.*) at step \d+ on \S+$", out, re.M)
     expect(resumed, "no trial resumed from a checkpoint")
     for given in resumed:
         expect(len(given.encode()) > 300 and os.path.exists(given), "resumed from a cut path: %r" % given)

@@ -129,13 +129,21 @@ void NodeCheckpoints::agent_connected(const std::string& name, ConnectionId conn
                                       core::StudyController& controller) {
   agents_[name] = connection;
   lost_.erase(name);
-  if (const auto unsent = unsent_.find(name); unsent != unsent_.end()) {
-    for (const auto& [trial, path] : unsent->second)
-      send(connection, trial, {path});
-    unsent_.erase(unsent);
-  }
+  if (unsent_.contains(name)) connected_since_.insert(name);
   // Trials that waited for this node before it could take any: each tries again.
   if (const auto node = node_index(name)) let_waiting_go(*node, SIZE_MAX, controller);
+}
+
+void NodeCheckpoints::send_waiting() {
+  for (const auto& name : connected_since_) {
+    const auto agent = agents_.find(name);
+    const auto unsent = unsent_.find(name);
+    if (agent == agents_.end() || unsent == unsent_.end()) continue;
+    for (const auto& [trial, path] : unsent->second)
+      send(agent->second, trial, {path});
+    unsent_.erase(unsent);
+  }
+  connected_since_.clear();
 }
 
 // Rare (a node failing, a joined job ending): the pass over every trial's checkpoint

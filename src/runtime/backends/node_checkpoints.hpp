@@ -17,13 +17,13 @@
 #include "core/study/study_controller.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/launch/launcher.hpp"
-#include "runtime/recording/study_session.hpp"
+#include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 
 class NodeCheckpoints {
  public:
-  using Checkpoints = std::map<core::TrialId, OpenedStudy::Checkpoint>;
+  using Checkpoints = std::map<core::TrialId, LatestCheckpoint>;
   /// `folder`: [checkpoints] folder as written ("{node}" not yet replaced); `results_file`:
   /// the study's, which each agent's claim on its folder names; `checkpoints`: each
   /// trial's latest, the coordinator's (a node gone clears the path of those it held).
@@ -46,9 +46,12 @@ class NodeCheckpoints {
   /// Removals the study's policy decided (recorded already) of checkpoints on nodes'
   /// disks: sent to each node's agent, or kept until it connects.
   void remove(const std::vector<core::CheckpointRemoval>& removals);
-  /// Node `name`'s agent said HELLO on `connection`.
+  /// Node `name`'s agent said HELLO on `connection` (what waited for it goes at the next
+  /// send_waiting: its WELCOME must go first).
   void agent_connected(const std::string& name, ConnectionId connection,
                        core::StudyController& controller);
+  /// Sends the removals that waited for agents connected since the last call.
+  void send_waiting();
   /// Node `name`'s agent is gone, and with it (for slurmtune) what its disk holds: the
   /// trials whose checkpoint is there resume from scratch.
   void agent_lost(const std::string& name, core::StudyController& controller);
@@ -70,6 +73,7 @@ class NodeCheckpoints {
   std::map<std::size_t, std::deque<core::TrialId>> waiting_;
   // Removals for agents that have not connected yet: (trial, path) by node name.
   std::map<std::string, std::vector<std::pair<core::TrialId, std::string>>> unsent_;
+  std::set<std::string> connected_since_;  // agents whose unsent removals may go now
 };
 
 /// WELCOME for node `node`'s worker (of joined job `allocation`; "": the study's own job):

@@ -254,6 +254,7 @@ void ProcessBackend::reap_every_trial(std::vector<core::TrialId>& ended) {
 // wakes the attempt up then).
 void ProcessBackend::tick(const std::vector<core::TrialId>& due) {
   workers_.tick();
+  if (auto* nodes = context_.node_checkpoints) nodes->send_waiting();
   const auto now = context_.clock.now();
   for (const core::TrialId id : due) {
     ActiveTrial* t = context_.trials.find(id);
@@ -282,6 +283,12 @@ void ProcessBackend::signal_due(ActiveTrial& t, std::chrono::steady_clock::time_
     t.kill_at = now + steady_seconds(context_.options.kill_grace_s);
     context_.trials.wake_at(t.trial, *t.kill_at);
   }
+}
+
+void ProcessBackend::stop(bool study_over) {
+  // Removals that waited for an agent that connected this last turn, ahead of its end.
+  if (auto* nodes = context_.node_checkpoints) nodes->send_waiting();
+  workers_.stop(study_over);
 }
 
 void ProcessBackend::end_attempt(ActiveTrial& t) {

@@ -41,7 +41,7 @@ class ProcessBackend final : public LaunchBackend {
   void tick(const std::vector<core::TrialId>& due) override;
   void end_attempt(ActiveTrial& t) override;
   void begin_shutdown() override {}
-  void stop(bool study_over) override { workers_.stop(study_over); }
+  void stop(bool study_over) override;
 
  private:
   void start_trial(const core::TrialLaunch& launch, TrialResources placement);

@@ -1,6 +1,5 @@
 #include "runtime/coordinator/checkpoint_path.hpp"
 
-#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -42,37 +41,6 @@ CheckpointPath confine_checkpoint(const std::string& named, const fs::path& tria
                                     (folder / "pbt-kept").string() +
                                     ", where slurmtune keeps copies of checkpoints");
   return CheckpointPath{path, recorded_path(path, resolved(study_dir))};
-}
-
-std::string claim_checkpoint_folder(const std::string& folder, const fs::path& study_file_dir,
-                                    const std::string& results_file) {
-  const fs::path written(folder);
-  const fs::path path =
-      (written.is_absolute() ? written : fs::absolute(study_file_dir) / written).lexically_normal();
-  const auto refuse = [&](const std::string& why) {
-    return InputError("[checkpoints] folder = \"" + folder + "\": " + why);
-  };
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    fs::create_directories(path, ec);
-    if (ec) throw refuse("cannot make " + path.string() + ": " + ec.message());
-    fs::permissions(path, fs::perms::owner_all, ec);
-  }
-  if (!fs::is_directory(path, ec)) throw refuse(path.string() + " is not a folder");
-  const std::string owner = fs::weakly_canonical(fs::absolute(results_file)).string();
-  const fs::path marker = path / ".slurmtune-study";
-  if (std::ifstream in{marker}) {
-    std::string claimed;
-    std::getline(in, claimed);
-    if (claimed != owner)
-      throw refuse(path.string() + " holds the checkpoints of the study " + claimed +
-                   " (its file .slurmtune-study says so); give each study a folder of its own");
-    return fs::weakly_canonical(path).string();
-  }
-  std::ofstream out{marker};
-  out << owner << "\n";
-  if (!out.flush()) throw refuse("cannot write " + marker.string());
-  return fs::weakly_canonical(path).string();
 }
 
 }  // namespace slurmtune::runtime

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "runtime/checkpoint_files.hpp"
+
 namespace slurmtune::runtime {
 
 struct CheckpointPath {
@@ -27,14 +29,5 @@ inline CheckpointPath confine_checkpoint(const std::string& named,
                                          const std::filesystem::path& study_dir) {
   return confine_checkpoint(named, trial_dir, trial_dir, study_dir);
 }
-
-/// The study's checkpoint folder (`[checkpoints] folder`, relative to the study file's
-/// folder `study_file_dir`), absolute, made (0700) where it does not exist, and claimed
-/// for the results file `results_file` by a file `.slurmtune-study` in it that names it:
-/// a folder another study claimed is refused (InputError naming the field), so two
-/// studies never mix their trial-<id> folders.
-std::string claim_checkpoint_folder(const std::string& folder,
-                                    const std::filesystem::path& study_file_dir,
-                                    const std::string& results_file);
 
 }  // namespace slurmtune::runtime

@@ -20,6 +20,7 @@
 #include "protocol/wire/secret.hpp"
 #include "runtime/attempts/active_trial.hpp"
 #include "runtime/attempts/stderr_cap.hpp"
+#include "runtime/checkpoint_files.hpp"
 #include "runtime/control/sampler_thread.hpp"
 #include "runtime/coordinator/checkpoint_path.hpp"
 #include "runtime/launch/job_clock.hpp"
@@ -212,7 +213,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     node_checkpoints_ = std::make_unique<NodeCheckpoints>(
         spec_.checkpoints.folder, fs::weakly_canonical(fs::absolute(options_.output)).string(),
         study_.checkpoints, *launcher_, *server_);
-    if (remover_) remover_->set_node_checkpoints(node_checkpoints_.get());
+    if (remover_)
+      remover_->send_node_removals(
+          [nodes = node_checkpoints_.get()](const auto& removals) { nodes->remove(removals); });
   }
   if (remover_) remover_->remove(study_.removals_due);  // a policy tighter than the last session's
   const BackendContext context{

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "protocol/wire/protocol.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -64,6 +65,30 @@ LocalGpus find_local_gpus(const std::string& option, const std::map<std::string,
     ++count;
   if (count > 0) return {numbered(count), "the NVIDIA driver (" + driver_dir + ")"};
   return {{}, "no --gpus, no CUDA_VISIBLE_DEVICES and no NVIDIA driver"};
+}
+
+std::string visible_devices_for(const std::vector<std::string>& positions,
+                                const std::string& worker_visible) {
+  const auto mine = cuda_visible_devices(worker_visible);
+  std::string out;
+  for (const auto& position : positions) {
+    std::string device = position;
+    if (!worker_visible.empty()) {  // set: the devices it names, maybe none ("-1")
+      std::size_t index = mine.size();
+      try {
+        index = std::stoul(position);
+      } catch (const std::exception&) {
+      }
+      if (index >= mine.size())
+        throw protocol::ProtocolError("GPU " + position + " asked of a worker that has " +
+                                      std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
+                                      worker_visible + "')");
+      device = mine[index];
+    }
+    if (!out.empty()) out += ',';
+    out += device;
+  }
+  return out;
 }
 
 }  // namespace slurmtune::runtime

@@ -23,4 +23,10 @@ std::vector<std::string> cuda_visible_devices(const std::string& value);
 LocalGpus find_local_gpus(const std::string& option, const std::map<std::string, std::string>& env,
                           const std::string& driver_dir = "/proc/driver/nvidia/gpus");
 
+/// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own
+/// `worker_visible` list (what Slurm gave the worker step; empty: the devices are named
+/// by those positions). Throws ProtocolError for a position the worker does not have.
+std::string visible_devices_for(const std::vector<std::string>& positions,
+                                const std::string& worker_visible);
+
 }  // namespace slurmtune::runtime

@@ -8,18 +8,20 @@
 // a resumed one hands an attempt a removed checkpoint.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/study/checkpoint_retention.hpp"
+#include "runtime/checkpoint_files.hpp"
 #include "runtime/control/background_work.hpp"
 #include "runtime/study_paths.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 
-class NodeCheckpoints;
+using NodeRemovals = std::function<void(const std::vector<core::CheckpointRemoval>&)>;
 
 class CheckpointRemover {
  public:
@@ -33,9 +35,9 @@ class CheckpointRemover {
   void ended(core::TrialId trial, std::optional<double> best);
   /// Records and removes `removals` (decided by a resume under a tighter policy).
   void remove(const std::vector<core::CheckpointRemoval>& removals);
-  /// [checkpoints] node_local: checkpoints on nodes' own disks ("NODE:/path") go to
-  /// their nodes' agents.
-  void set_node_checkpoints(NodeCheckpoints* nodes) { nodes_ = nodes; }
+  /// [checkpoints] node_local: removals of checkpoints on nodes' own disks ("NODE:/path")
+  /// go to `to_nodes` (their nodes' agents), once recorded.
+  void send_node_removals(NodeRemovals to_nodes) { to_nodes_ = std::move(to_nodes); }
 
  private:
   core::CheckpointRetention retention_;
@@ -43,16 +45,7 @@ class CheckpointRemover {
   BackgroundWork& files_;
   std::filesystem::path study_dir_;
   TrialFolders folders_;
-  NodeCheckpoints* nodes_ = nullptr;
+  NodeRemovals to_nodes_;
 };
-
-/// Removes `relative` (to `study_dir`, or absolute) if it still lies inside its trial's
-/// folder or its checkpoint folder (`folders`) once every link is resolved (a trial could
-/// have swapped a folder for a link since it named the checkpoint); a path that is gone
-/// already is no error.
-/// Returns why not, or an empty string. Touches only the file system.
-std::string remove_checkpoint_files(const std::filesystem::path& study_dir,
-                                    const TrialFolders& folders,
-                                    const core::CheckpointRemoval& removal);
 
 }  // namespace slurmtune::runtime

@@ -10,6 +10,7 @@
 
 #include "core/study/checkpoint_retention.hpp"
 #include "core/study/study_controller.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
@@ -20,10 +21,7 @@ struct OpenedStudy {
   std::unique_ptr<core::Suggester> suggester;     ///< resumed: has seen every recorded event
   std::optional<core::StudyResumePoint> resumed;  ///< set when the file existed
   /// A trial's latest checkpoint: its path relative to the results file's folder, and step.
-  struct Checkpoint {
-    std::string path;
-    double step = 0;
-  };
+  using Checkpoint = LatestCheckpoint;
   std::map<core::TrialId, Checkpoint> checkpoints;
   /// PBT exploits the resumed scheduler decided but the file did not record (the last
   /// session died in between): the coordinator carries them out.

@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "protocol/wire/protocol.hpp"
-#include "runtime/coordinator/checkpoint_path.hpp"
+#include "runtime/checkpoint_files.hpp"
 #include "runtime/log.hpp"
-#include "runtime/recording/checkpoint_removal.hpp"
 #include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
@@ -34,14 +33,11 @@ void NodeCheckpointFolder::remove(const protocol::Remove& message, BackgroundWor
   // remove_checkpoint_files with this node's folder as the trials' folder: each path
   // must still lie inside trial-<id> there once every link is resolved.
   const TrialFolders folders{root_, ""};
-  std::vector<core::CheckpointRemoval> removals;
-  for (const auto& path : message.paths)
-    removals.push_back(core::CheckpointRemoval{message.trial, 0, path});
-  files.post([folders, removals = std::move(removals)]() -> BackgroundWork::Finish {
+  files.post([folders, trial = message.trial, paths = message.paths]() -> BackgroundWork::Finish {
     std::vector<std::string> errors;
-    for (const auto& r : removals)
-      if (auto error = remove_checkpoint_files("/", folders, r); !error.empty())
-        errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
+    for (const auto& path : paths)
+      if (auto error = remove_checkpoint_files("/", folders, trial, path); !error.empty())
+        errors.push_back("trial " + std::to_string(trial) + ": checkpoint " + path +
                          " not removed: " + error);
     return [errors = std::move(errors)] {
       for (const auto& e : errors)

@@ -319,30 +319,6 @@ class Worker {
 
 }  // namespace
 
-std::string visible_devices_for(const std::vector<std::string>& positions,
-                                const std::string& worker_visible) {
-  const auto mine = cuda_visible_devices(worker_visible);
-  std::string out;
-  for (const auto& position : positions) {
-    std::string device = position;
-    if (!worker_visible.empty()) {  // set: the devices it names, maybe none ("-1")
-      std::size_t index = mine.size();
-      try {
-        index = std::stoul(position);
-      } catch (const std::exception&) {
-      }
-      if (index >= mine.size())
-        throw protocol::ProtocolError("GPU " + position + " asked of a worker that has " +
-                                      std::to_string(mine.size()) + " (CUDA_VISIBLE_DEVICES='" +
-                                      worker_visible + "')");
-      device = mine[index];
-    }
-    if (!out.empty()) out += ',';
-    out += device;
-  }
-  return out;
-}
-
 namespace {
 
 protocol::HelloFrom hello_from(const WorkerOptions& options) {

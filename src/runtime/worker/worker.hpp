@@ -33,12 +33,6 @@ struct WorkerOptions {
   std::string agents_folder;
 };
 
-/// CUDA_VISIBLE_DEVICES for a trial given the GPUs at `positions` of its worker's own
-/// `worker_visible` list (what Slurm gave the worker step; empty: the devices are named
-/// by those positions). Throws ProtocolError for a position the worker does not have.
-std::string visible_devices_for(const std::vector<std::string>& positions,
-                                const std::string& worker_visible);
-
 /// Serves until the coordinator closes the connection (0) or is lost (1). Children
 /// still running then are killed with their process groups. SIGTERM (the step
 /// cancelled, the job's end) is passed on to every child's group; the coordinator

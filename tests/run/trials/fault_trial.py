@@ -60,7 +60,7 @@ if client.resume_checkpoint():
     with open(client.resume_checkpoint()) as f:
         first = json.load(f)["step"] + 1
     print("resumed from %s at step %d on %s" % (client.resume_checkpoint(), first,
-                                                 os.environ.get("SLURMD_NODENAME", "this host")),
+                                                 os.environ.get("SLURMD_NODENAME", os.uname().nodename)),
           flush=True)
 
 if fault == "hang":

@@ -92,13 +92,14 @@ BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {
       has(refusal(decode_launch, R"({"done": "yes"})"), "LAUNCH: 'done' must be true or false"));
   BOOST_TEST(
       refusal(decode_launch, R"({"key": "1.0", "argv": ["x"], "env": {})" + ok_tail + "}").empty());
-  for (const char* folder : {"rel/trial-1", "/l/./trial-1", "/l/../trial-1", "/l//trial-1",
-                             "/l/trial-1/"})
-    BOOST_TEST(has(refusal(decode_launch, std::string(R"({"key": "1.0", "argv": ["x"], "env": {})") +
-                                              ok_tail + R"(, "checkpoint_dir": ")" + folder + "\"}"),
-                   "LAUNCH: 'checkpoint_dir' '" + std::string(folder) +
-                       "' must be an absolute path without"),
-               folder);
+  for (const char* folder :
+       {"rel/trial-1", "/l/./trial-1", "/l/../trial-1", "/l//trial-1", "/l/trial-1/"})
+    BOOST_TEST(
+        has(refusal(decode_launch, std::string(R"({"key": "1.0", "argv": ["x"], "env": {})") +
+                                       ok_tail + R"(, "checkpoint_dir": ")" + folder + "\"}"),
+            "LAUNCH: 'checkpoint_dir' '" + std::string(folder) +
+                "' must be an absolute path without"),
+        folder);
 }
 
 BOOST_AUTO_TEST_CASE(launch_carries_a_folder_on_the_nodes_disk_and_remove_its_paths) {
@@ -115,8 +116,8 @@ BOOST_AUTO_TEST_CASE(launch_carries_a_folder_on_the_nodes_disk_and_remove_its_pa
   BOOST_TEST(has(refusal(decode_remove, many + "]}"), "not 257"));
   BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": ["/a/../b"]})"),
                  "REMOVE: 'paths' has '/a/../b' must be an absolute path"));
-  BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": ["a/b"]})"),
-                 "must be an absolute path"));
+  BOOST_TEST(
+      has(refusal(decode_remove, R"({"trial": 3, "paths": ["a/b"]})"), "must be an absolute path"));
   BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": [""]})"), "an empty path"));
 }
 

@@ -159,9 +159,9 @@ BOOST_AUTO_TEST_CASE(a_named_checkpoint_is_recorded_on_its_node_only_inside_its_
              "n2:/disk/n2/ckpt/trial-4/c.pt");
   BOOST_TEST(node_local_record("/disk/n2/ckpt/trial-4/ckpt/", folder, "n2").value() ==
              "n2:/disk/n2/ckpt/trial-4/ckpt");
-  for (const char* outside : {"/disk/n2/ckpt/trial-4", "/disk/n2/ckpt/trial-4/",
-                              "/disk/n2/ckpt/trial-4/../trial-5/c.pt", "/disk/n2/ckpt/trial-40/c",
-                              "c.pt", "trial-4/c.pt", "/etc/passwd"})
+  for (const char* outside :
+       {"/disk/n2/ckpt/trial-4", "/disk/n2/ckpt/trial-4/", "/disk/n2/ckpt/trial-4/../trial-5/c.pt",
+        "/disk/n2/ckpt/trial-40/c", "c.pt", "trial-4/c.pt", "/etc/passwd"})
     BOOST_TEST(!node_local_record(outside, folder, "n2").has_value(), outside);
 }
 
@@ -171,9 +171,9 @@ BOOST_AUTO_TEST_CASE(node_paths_read_back_and_shared_paths_are_not_taken_for_the
   BOOST_REQUIRE(read);
   BOOST_TEST(read->node == "gpu-a17");
   BOOST_TEST(read->path == "/local/nvme/x/trial-3/c");
-  for (const char* shared : {"study.trials/trial-3/c", "/scratch/me/ckpt/trial-3/c", "",
-                             "x:.trials/trial-1/c", ":/abs", "n1:", "n1:rel/x",
-                             "study.trials/a:/b"})
+  for (const char* shared :
+       {"study.trials/trial-3/c", "/scratch/me/ckpt/trial-3/c", "", "x:.trials/trial-1/c", ":/abs",
+        "n1:", "n1:rel/x", "study.trials/a:/b"})
     BOOST_TEST(!NodePath::parse(shared).has_value(), shared);
   BOOST_TEST(node_folder("/local/{node}/ckpt/{node}", "n7") == "/local/n7/ckpt/n7");
   BOOST_TEST(node_folder("/local/nvme/ckpt", "n7") == "/local/nvme/ckpt");

@@ -11,7 +11,6 @@
 #include "runtime/launch/child_process.hpp"
 #include "runtime/launch/launcher.hpp"
 #include "runtime/launch/local_gpus.hpp"
-#include "runtime/worker/worker.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;

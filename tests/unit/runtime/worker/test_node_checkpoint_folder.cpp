@@ -31,12 +31,12 @@ BOOST_AUTO_TEST_CASE(the_folder_is_claimed_for_one_study_with_the_node_named_in_
   const NodeCheckpointFolder folder((disk.path() / "{node}" / "ckpt").string(), "n4",
                                     "/s/study.h5");
   BOOST_TEST(folder.root() == (disk.path() / "n4" / "ckpt").string());
-  struct stat info{};
+  struct stat info {};
   BOOST_REQUIRE(::stat(folder.root().c_str(), &info) == 0);
   BOOST_TEST((info.st_mode & 0777) == 0700u);
   // The same study again (a requeued job on the node) is welcome; another is not.
-  BOOST_CHECK_NO_THROW(NodeCheckpointFolder((disk.path() / "{node}/ckpt").string(), "n4",
-                                            "/s/study.h5"));
+  BOOST_CHECK_NO_THROW(
+      NodeCheckpointFolder((disk.path() / "{node}/ckpt").string(), "n4", "/s/study.h5"));
   try {
     NodeCheckpointFolder((disk.path() / "n4/ckpt").string(), "n4", "/s/other.h5");
     BOOST_FAIL("another study took the folder");
@@ -52,11 +52,11 @@ BOOST_AUTO_TEST_CASE(a_trial_folder_is_made_only_directly_inside_the_node_folder
   const std::string trial = folder.root() + "/trial-3";
   folder.make_trial_folder(trial);
   folder.make_trial_folder(trial);  // a later attempt finds it made
-  struct stat info{};
+  struct stat info {};
   BOOST_REQUIRE(::stat(trial.c_str(), &info) == 0);
   BOOST_TEST((info.st_mode & 0777) == 0700u);
-  for (const std::string& wrong : {disk.file("trial-3"), folder.root() + "/trial-3/sub",
-                                   folder.root() + "/notes"})
+  for (const std::string& wrong :
+       {disk.file("trial-3"), folder.root() + "/trial-3/sub", folder.root() + "/notes"})
     BOOST_CHECK_THROW(folder.make_trial_folder(wrong), protocol::ProtocolError);
 }
 
@@ -72,13 +72,13 @@ BOOST_AUTO_TEST_CASE(removals_stay_inside_the_trial_folder_once_links_are_resolv
   EventLoop loop;
   {
     BackgroundWork files(loop);
-    folder.remove(protocol::Remove{3,
-                                   {(root / "trial-3/c-1.pt").string(),
-                                    (root / "trial-3/dir").string(),
-                                    (root / "trial-3/link/precious").string(),
-                                    (root / "trial-4/c-1.pt").string(),
-                                    (root / "trial-3/gone-already").string()}},
-                  files);
+    folder.remove(
+        protocol::Remove{
+            3,
+            {(root / "trial-3/c-1.pt").string(), (root / "trial-3/dir").string(),
+             (root / "trial-3/link/precious").string(), (root / "trial-4/c-1.pt").string(),
+             (root / "trial-3/gone-already").string()}},
+        files);
     files.drain();
   }
   BOOST_TEST(!fs::exists(root / "trial-3" / "c-1.pt"));
