@@ -83,9 +83,12 @@ def run_on_node_disks(runner, args, disks, kill):
     expect(resumes, "no trial resumed from a checkpoint on a node's disk:\n" + log)
     wrong = [(t, where, node) for t, where, node in resumes if where != node]
     expect(not wrong, "trials resumed on another node than their checkpoint's: %s" % wrong)
+    waited = len(re.findall(r"trial \d+ waits for a slot on n\d+, whose own disk holds its "
+                            r"checkpoint", log))
     outcome = ("%d checkpoints recorded on the nodes' own disks, %d removed by their agents, %d "
-               "left as recorded; %d resumptions, each on the node holding its checkpoint"
-               % (len(saved), len(removed), len(on_disk), len(resumes)))
+               "left as recorded; %d resumptions, each on the node holding its checkpoint (%d "
+               "waited for a slot there)"
+               % (len(saved), len(removed), len(on_disk), len(resumes), waited))
     if not kill:
         outcome += "; " + resume_tighter(runner, study, path, toml, disks, on_disk)
     if kill:

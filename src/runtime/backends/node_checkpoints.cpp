@@ -78,6 +78,8 @@ std::optional<TrialResources> NodeCheckpoints::place(core::TrialLaunch& launch,
   if (placement.nodes.front() == *node) return placement;
   launcher_.release(placement);
   if (auto there = launcher_.reserve_on(*node)) return there;
+  log_line("trial " + std::to_string(launch.trial) + " waits for a slot on " + at->node +
+           ", whose own disk holds its checkpoint");
   waiting_[*node].push_back(launch.trial);
   controller.defer_launch(std::move(launch));
   return std::nullopt;
