@@ -32,6 +32,18 @@ inline core::StudySpec fifo_study(const std::string& name, int max_trials,
       name + ".toml");
 }
 
+/// A control plane that takes no peers (the backend under test talks to none).
+struct NoPeers final : runtime::ControlHandler {
+  std::string on_hello(runtime::ConnectionId, const protocol::HelloFrom&) override {
+    throw protocol::ProtocolError("no peers here");
+  }
+  std::optional<runtime::Reply> on_message(runtime::ConnectionId, protocol::MessageType,
+                                           const protocol::JsonObject&) override {
+    throw protocol::ProtocolError("no peers here");
+  }
+  void on_closed(runtime::ConnectionId, const std::string&) override {}
+};
+
 /// The study controller of `spec`, as the coordinator makes it, minus the results file.
 class QuietController {
  public:

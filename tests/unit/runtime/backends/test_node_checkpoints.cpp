@@ -36,20 +36,9 @@ struct ThreeNodes final : Launcher {
   }
 };
 
-struct NoPeers final : ControlHandler {
-  std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
-    throw protocol::ProtocolError("no peers here");
-  }
-  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
-                                  const protocol::JsonObject&) override {
-    return std::nullopt;
-  }
-  void on_closed(ConnectionId, const std::string&) override {}
-};
-
 struct Fixture {
   EventLoop loop;
-  NoPeers peers;
+  testing::NoPeers peers;
   ControlServer server{loop, peers, protocol::generate_token(),
                        ControlServerOptions{"127.0.0.1", 0, 10, 16}};
   ThreeNodes launcher;

@@ -35,17 +35,6 @@ const core::StudySpec& spec() {
   return s;
 }
 
-struct NoPeers final : ControlHandler {
-  std::string on_hello(ConnectionId, const protocol::HelloFrom&) override {
-    throw protocol::ProtocolError("no peers here");
-  }
-  std::optional<Reply> on_message(ConnectionId, protocol::MessageType,
-                                  const protocol::JsonObject&) override {
-    throw protocol::ProtocolError("no peers here");
-  }
-  void on_closed(ConnectionId, const std::string&) override {}
-};
-
 RunOptions local_options() {
   RunOptions options;
   options.kill_grace_s = 0.5;
@@ -91,7 +80,7 @@ struct LocalBackend {
 
   testing::TempFolder folder{"slurmtune-process-backend"};
   EventLoop loop;
-  NoPeers peers;
+  testing::NoPeers peers;
   ControlServer server;
   const RunOptions options = local_options();
   std::unique_ptr<Launcher> launcher;
