@@ -50,6 +50,17 @@ void ResourceLedger::check_fits(const SlotRequest& request) const {
 
 std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotRequest& request) {
   const auto wanted = static_cast<std::size_t>(request.nodes);
+  // One node, the common case (every launch at 16,384 trials on 2,048 nodes): the same
+  // best fit in one pass, without the list and the sort below (4.7 % of the loop's time
+  // at a rung crossing).
+  if (wanted == 1) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (usable_[i] && holds(free_[i], request) && (!best || free_[i].cpus < free_[*best].cpus))
+        best = i;
+    if (!best) return std::nullopt;
+    return acquire_on(*best, request);
+  }
   std::vector<std::size_t> fitting;
   for (std::size_t i = 0; i < free_.size(); ++i)
     if (usable_[i] && holds(free_[i], request)) fitting.push_back(i);
