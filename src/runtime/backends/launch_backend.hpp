@@ -7,6 +7,7 @@
 // The coordinator wires one of them to the study controller, the control plane and
 // the clock, and does not know which: make_launch_backend is the one place that looks
 // at the launch mode.
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -66,6 +67,10 @@ struct BackendContext {
   std::string python_path;  ///< PYTHONPATH for what runs Python: slurmtune's package first
   /// [checkpoints] node_local with node agents: where trials resume, what agents remove.
   NodeCheckpoints* node_checkpoints = nullptr;
+  /// Makes a relaunch's files (its credential, ...) off the loop and then calls `ready` on
+  /// it; register_trial takes them. Empty: register_trial makes them on the loop.
+  std::function<void(const core::TrialLaunch& launch, std::function<void()> ready)>
+      prepare_relaunch = {};
 };
 
 class LaunchBackend {

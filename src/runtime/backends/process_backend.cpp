@@ -90,7 +90,8 @@ void ProcessBackend::fill() {
   const auto budget = context_.loop.behind() ? kFillBudgetBehind : kFillBudget;
   bool launched = false;  // at least one a turn: launches never starve
   more_to_fill_ = false;
-  while (!limit || static_cast<std::int64_t>(context_.trials.size()) < *limit) {
+  while (!limit ||
+         static_cast<std::int64_t>(context_.trials.size() + relaunching_.size()) < *limit) {
     if (launched && std::chrono::steady_clock::now() - began >= budget) {
       more_to_fill_ = true;
       return;
@@ -142,13 +143,28 @@ void ProcessBackend::fill() {
       if (!placement) continue;  // deferred until a slot there is free
     }
     if (step) step_rate_.take();
-    start_trial(*launch, std::move(*placement));
     launched = true;
+    if (launch->kind != core::TrialLaunch::Kind::Start && context_.prepare_relaunch) {
+      // Its files are made off the loop while its resources wait for it.
+      const core::TrialId trial = launch->trial;
+      relaunching_.insert_or_assign(trial, std::pair(*launch, std::move(*placement)));
+      context_.prepare_relaunch(*launch, [this, trial] {
+        const auto it = relaunching_.find(trial);
+        if (it == relaunching_.end()) return;
+        auto [ready, resources] = std::move(it->second);
+        relaunching_.erase(it);
+        start_trial(ready, std::move(resources));
+      });
+      continue;
+    }
+    start_trial(*launch, std::move(*placement));
   }
   // With every slot free and nothing to launch, nothing can happen any more (unless
   // worker steps have yet to connect and bring their nodes, or a launch waits for its
   // files).
-  if (context_.trials.empty() && !workers_.waiting() && !controller.launches_held()) done_ = true;
+  if (context_.trials.empty() && relaunching_.empty() && !workers_.waiting() &&
+      !controller.launches_held())
+    done_ = true;
 }
 
 void ProcessBackend::start_trial(const core::TrialLaunch& launch, TrialResources placement) {

@@ -25,7 +25,7 @@ class ProcessBackend final : public LaunchBackend {
   void begin() override;
   void fill() override;
   bool done() const override { return done_; }
-  bool busy() const override { return false; }
+  bool busy() const override { return !relaunching_.empty(); }
   bool more_to_fill() const override { return more_to_fill_; }
   std::string on_hello(ConnectionId id, const protocol::HelloFrom& hello) override;
   bool owns(ConnectionId id) const override { return workers_.owns(id); }
@@ -79,6 +79,8 @@ class ProcessBackend final : public LaunchBackend {
   bool more_to_fill_ = false;
   WorkerPool workers_;
   std::map<pid_t, core::TrialId> trial_of_child_;  // the local trial processes running
+  // Relaunches on their reserved resources, waiting for their files (prepare_relaunch).
+  std::map<core::TrialId, std::pair<core::TrialLaunch, TrialResources>> relaunching_;
 };
 
 }  // namespace slurmtune::runtime

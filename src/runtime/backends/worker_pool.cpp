@@ -146,9 +146,11 @@ void WorkerPool::check_routed(ConnectionId via, const protocol::HelloFrom& hello
 }
 
 TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spec) {
-  // One node: worker trials are single-rank.
-  const ConnectionId worker =
-      *workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
+  // One node: worker trials are single-rank. Its worker may have gone while the launch
+  // waited for its files (ProcessBackend's relaunches): the attempt fails, and is retried.
+  const auto& connection = workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
+  if (!connection) throw Error("the worker of " + t.placement.hostlist + " is gone");
+  const ConnectionId worker = *connection;
   const protocol::ProcessKey key{t.trial, t.attempt};
   ControlServer& server = context_.server;
   server.send(worker, protocol::MessageType::Launch,

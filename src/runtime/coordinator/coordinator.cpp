@@ -219,9 +219,24 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   }
   if (remover_) remover_->remove(study_.removals_due);  // a policy tighter than the last session's
   const BackendContext context{
-      spec_,    options_,      *controller_, *server_,     loop_,
-      stalls_,  *launcher_,    time_,        trials_,      *this,
-      address_, *credentials_, trials_dir_,  python_path_, node_checkpoints_.get()};
+      spec_,
+      options_,
+      *controller_,
+      *server_,
+      loop_,
+      stalls_,
+      *launcher_,
+      time_,
+      trials_,
+      *this,
+      address_,
+      *credentials_,
+      trials_dir_,
+      python_path_,
+      node_checkpoints_.get(),
+      [this](const core::TrialLaunch& launch, std::function<void()> ready) {
+        launch_files_->make_relaunch(launch.trial, launch.attempt, std::move(ready));
+      }};
   backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
@@ -287,7 +302,8 @@ int Coordinator::run() {
   launch_files_->finish(controller_->counts().started);
   log_line("new trials' files: " + std::to_string(launch_files_->made_ahead()) +
            " launches found them made off the loop, " +
-           std::to_string(launch_files_->made_on_loop()) + " made them on it");
+           std::to_string(launch_files_->made_on_loop()) + " made them on it; relaunches: " +
+           std::to_string(launch_files_->relaunches_made_off_loop()) + " made off the loop");
   study_.writer->set_loop_figures(stalls_.figures());
   study_.writer->flush();
   release_durable_replies();

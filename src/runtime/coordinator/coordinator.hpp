@@ -152,9 +152,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   static constexpr std::chrono::milliseconds kEventBudget{5};
   StderrCaps stderr_caps_;
   bool halt_announced_ = false;
-  // The number of the last relaunch this session (a new trial's first launch is number 1,
-  // LaunchFiles): every launch of a trial its own credential.
-  std::uint64_t launches_ = LaunchFiles::kFirstLaunch;
 };
 
 }  // namespace slurmtune::runtime

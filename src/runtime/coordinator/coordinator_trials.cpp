@@ -29,15 +29,17 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
                           : folders_.checkpoints(id);
   t->stderr_path = t->dir + "/stderr.log";
   // Every launch its own credential (a pause ends the last). A new trial's first launch
-  // finds its files made off the loop, as a rule (LaunchFiles); the others make them
-  // here, under a number of their own: the batch may be writing launch 1's file now.
+  // finds its files made off the loop, as a rule, and so does a relaunch the backend
+  // asked them for (LaunchFiles); the others make them here, under a number of their
+  // own: the batch may be writing launch 1's file now.
   const bool first = launch.kind == core::TrialLaunch::Kind::Start;
-  if (auto made = first ? launch_files_->take(id) : std::nullopt) {
-    t->launch = LaunchFiles::kFirstLaunch;
+  if (auto made =
+          first ? launch_files_->take(id) : launch_files_->take_relaunch(id, launch.attempt)) {
+    t->launch = made->launch;
     t->credential_file = std::move(made->credential_file);
     t->stderr_offset = made->stderr_offset;
   } else {
-    t->launch = ++launches_;
+    t->launch = launch_files_->next_launch();
     t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
     fs::create_directories(t->dir);
     // A node's own disk is its agent's to make the folder on (LAUNCH).

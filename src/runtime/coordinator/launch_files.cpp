@@ -45,6 +45,27 @@ std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
   }
 }
 
+// A relaunch's folder (there already, as a rule), its credential under `launch`, and its
+// stderr.log's size; nullopt: the launch makes them on the loop and says what failed.
+std::optional<LaunchFilesReady> make_relaunch_files(const TrialFolders& folders,
+                                                    const CredentialFiles& credentials,
+                                                    core::TrialId trial, std::uint64_t attempt,
+                                                    std::uint64_t launch) {
+  try {
+    const std::string dir = folders.trial(trial);
+    fs::create_directories(dir);
+    if (const std::string elsewhere = folders.checkpoints(trial);
+        elsewhere != dir && fs::create_directories(elsewhere))
+      fs::permissions(elsewhere, fs::perms::owner_all);
+    std::error_code missing;
+    const auto size = fs::file_size(dir + "/stderr.log", missing);
+    return LaunchFilesReady{credentials.write_attempt(trial, attempt, launch), missing ? 0 : size,
+                            launch, attempt};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // Metadata operations wait on the file system's servers, not on a core: a batch's trials
 // are made by several threads at once (a parallel file system serves them in parallel).
 template <typename Make>
@@ -84,6 +105,33 @@ std::optional<LaunchFilesReady> LaunchFiles::take(core::TrialId trial) {
   return files;
 }
 
+void LaunchFiles::make_relaunch(core::TrialId trial, std::uint64_t attempt,
+                                std::function<void()> ready) {
+  off_loop_.post([this, folders = folders_, credentials = credentials_, trial, attempt,
+                  launch = next_launch(),
+                  ready = std::move(ready)]() mutable -> BackgroundWork::Finish {
+    auto made = make_relaunch_files(folders, credentials, trial, attempt, launch);
+    return [this, trial, made = std::move(made), ready = std::move(ready)]() mutable {
+      if (made) relaunches_ready_.insert_or_assign(trial, std::move(*made));
+      ready();
+    };
+  });
+}
+
+std::optional<LaunchFilesReady> LaunchFiles::take_relaunch(core::TrialId trial,
+                                                           std::uint64_t attempt) {
+  const auto it = relaunches_ready_.find(trial);
+  if (it == relaunches_ready_.end()) return std::nullopt;
+  LaunchFilesReady files = std::move(it->second);
+  relaunches_ready_.erase(it);
+  if (files.attempt == attempt) {
+    ++relaunches_taken_;
+    return files;
+  }
+  credentials_.remove_attempt(trial, files.launch, off_loop_);  // made for another attempt
+  return std::nullopt;
+}
+
 void LaunchFiles::keep_ahead(core::TrialId next_trial) {
   posted_to_ = std::max(posted_to_, next_trial);
   while (posted_to_ < trial_cap_ && posted_to_ < next_trial + window_) {
@@ -117,6 +165,11 @@ void LaunchFiles::finish(core::TrialId next_trial) {
     }
   }
   ready_.clear();
+  for (const auto& [trial, files] : relaunches_ready_) {
+    std::error_code ignored;
+    fs::remove(files.credential_file, ignored);
+  }
+  relaunches_ready_.clear();
 }
 
 }  // namespace slurmtune::runtime

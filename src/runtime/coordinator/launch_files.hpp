@@ -9,6 +9,7 @@
 // files are not ready yet, and every relaunch, makes them on the loop as before, under
 // a launch number of its own (the batch may be writing launch 1's file at that moment).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ namespace slurmtune::runtime {
 struct LaunchFilesReady {
   std::string credential_file;
   std::uintmax_t stderr_offset = 0;  ///< the size of a stderr.log the folder already had
+  std::uint64_t launch = 1;          ///< the launch number its credential is for
+  std::uint64_t attempt = 0;         ///< ... and the attempt
 };
 
 class LaunchFiles {
@@ -47,6 +50,18 @@ class LaunchFiles {
 
   /// `trial`'s files, when a batch made them (and takes them); nullopt: make them now.
   std::optional<LaunchFilesReady> take(core::TrialId trial);
+  /// A launch number of its own, for every launch but a new trial's first.
+  std::uint64_t next_launch() { return ++launches_; }
+  /// A relaunch's files (a resumed, retried or restarted trial), made on the helper thread
+  /// under a launch number of its own: its credential, its folder and its stderr.log's
+  /// size. On ext4 a create among the thousands of credentials ended attempts left
+  /// removed took a fifth of the loop at a rung crossing, and on a parallel file system
+  /// each is a metadata round trip. `ready` runs on the loop once they are made (or
+  /// could not be: take_relaunch says).
+  void make_relaunch(core::TrialId trial, std::uint64_t attempt, std::function<void()> ready);
+  /// What make_relaunch made for attempt `attempt` of `trial` (and takes it); nullopt:
+  /// make them now.
+  std::optional<LaunchFilesReady> take_relaunch(core::TrialId trial, std::uint64_t attempt);
   /// Keeps batches under way ahead of `next_trial`, the next new trial's id.
   void keep_ahead(core::TrialId next_trial);
   /// The session's end: waits for the batches under way, then removes what was made and
@@ -57,6 +72,7 @@ class LaunchFiles {
   std::uint64_t made_ahead() const { return made_ahead_; }
   std::uint64_t made_on_loop() const { return made_on_loop_; }
   void count_made_on_loop() { ++made_on_loop_; }
+  std::uint64_t relaunches_made_off_loop() const { return relaunches_taken_; }
 
  private:
   TrialFolders folders_;
@@ -66,7 +82,9 @@ class LaunchFiles {
   std::uint64_t window_;
   core::TrialId posted_to_ = 0;  // trials below have had a batch posted
   std::map<core::TrialId, LaunchFilesReady> ready_;
-  std::uint64_t made_ahead_ = 0, made_on_loop_ = 0;
+  std::map<core::TrialId, LaunchFilesReady> relaunches_ready_;
+  std::uint64_t launches_ = kFirstLaunch;  // the last launch number handed out
+  std::uint64_t made_ahead_ = 0, made_on_loop_ = 0, relaunches_taken_ = 0;
 };
 
 }  // namespace slurmtune::runtime

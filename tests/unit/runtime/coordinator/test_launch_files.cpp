@@ -126,3 +126,46 @@ BOOST_FIXTURE_TEST_CASE(a_batch_makes_the_checkpoint_folders_too, Fixture) {
   BOOST_TEST(fs::is_directory(scratch + "/trial-0"));
   BOOST_TEST(!fs::exists(scratch + "/trial-2"));
 }
+
+BOOST_FIXTURE_TEST_CASE(a_relaunch_gets_its_files_off_the_loop_under_a_launch_number_of_its_own,
+                        Fixture) {
+  LaunchFiles files(TrialFolders{trials, {}}, credentials, work, 1000);
+  fs::create_directories(trials + "/trial-3");
+  std::ofstream(trials + "/trial-3/stderr.log") << "attempt 0 said this\n";
+  bool ready = false;
+  files.make_relaunch(3, 1, [&] { ready = true; });
+  BOOST_TEST(!ready);  // the helper thread makes them; the loop hears of it
+  work.drain();
+  BOOST_TEST(ready);
+  const auto made = files.take_relaunch(3, 1);
+  BOOST_REQUIRE(made.has_value());
+  BOOST_TEST(made->launch > LaunchFiles::kFirstLaunch);
+  BOOST_TEST(made->stderr_offset == 20U);
+  BOOST_TEST(protocol::read_token_file(made->credential_file) ==
+             protocol::attempt_credential(kSecret, 3, 1, made->launch));
+  struct stat mode {};
+  BOOST_REQUIRE(::stat(made->credential_file.c_str(), &mode) == 0);
+  BOOST_TEST((mode.st_mode & 0777) == 0600U);
+  BOOST_TEST(!files.take_relaunch(3, 1).has_value());  // taken once
+  BOOST_TEST(files.next_launch() > made->launch);      // numbers are never handed out twice
+  // Made for another attempt than the one that launches: not handed over, and removed.
+  const std::string made_dir = trials + "/credentials";
+  const auto count = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(made_dir))
+      ++n;
+    return n;
+  };
+  files.make_relaunch(4, 0, [] {});
+  work.drain();
+  const std::size_t with_stale = count();
+  BOOST_TEST(!files.take_relaunch(4, 1).has_value());
+  work.drain();
+  BOOST_TEST(count() + 1 == with_stale);
+  // What the session did not take is removed at its end.
+  files.make_relaunch(5, 0, [] {});
+  work.drain();
+  const std::size_t with_unused = count();
+  files.finish(6);
+  BOOST_TEST(count() + 1 == with_unused);
+}
