@@ -61,4 +61,15 @@ std::string remove_checkpoint_files(const fs::path& study_dir, const TrialFolder
   return {};
 }
 
+std::vector<std::string> remove_checkpoints(
+    const fs::path& study_dir, const TrialFolders& folders,
+    const std::vector<std::pair<core::TrialId, std::string>>& removals) {
+  std::vector<std::string> errors;
+  for (const auto& [trial, path] : removals)
+    if (auto error = remove_checkpoint_files(study_dir, folders, trial, path); !error.empty())
+      errors.push_back("trial " + std::to_string(trial) + ": checkpoint " + path +
+                       " not removed: " + error);
+  return errors;
+}
+
 }  // namespace slurmtune::runtime

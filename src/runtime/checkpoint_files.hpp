@@ -5,6 +5,8 @@
 // still lies inside its trial's folder once every link is resolved.
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/trial_id.hpp"
 #include "runtime/study_paths.hpp"
@@ -28,5 +30,11 @@ std::string claim_checkpoint_folder(const std::string& folder,
 std::string remove_checkpoint_files(const std::filesystem::path& study_dir,
                                     const TrialFolders& folders, core::TrialId trial,
                                     const std::string& relative);
+
+/// remove_checkpoint_files for each (trial, path) of `removals`: a line for the log for each
+/// one not removed ("trial 3: checkpoint PATH not removed: why").
+std::vector<std::string> remove_checkpoints(
+    const std::filesystem::path& study_dir, const TrialFolders& folders,
+    const std::vector<std::pair<core::TrialId, std::string>>& removals);
 
 }  // namespace slurmtune::runtime

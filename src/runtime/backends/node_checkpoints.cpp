@@ -101,15 +101,9 @@ void NodeCheckpoints::released(const TrialResources& placement, core::StudyContr
     let_waiting_go(node, 1, controller);
 }
 
-void NodeCheckpoints::send(ConnectionId agent, core::TrialId trial,
-                           const std::vector<std::string>& paths) {
-  for (std::size_t at = 0; at < paths.size(); at += protocol::Remove::kMaxRemovePaths) {
-    const auto end = std::min(paths.size(), at + protocol::Remove::kMaxRemovePaths);
-    server_.send(agent, protocol::MessageType::Remove,
-                 protocol::encode(protocol::Remove{
-                     trial, std::vector<std::string>(paths.begin() + static_cast<long>(at),
-                                                     paths.begin() + static_cast<long>(end))}));
-  }
+void NodeCheckpoints::send(ConnectionId agent, core::TrialId trial, const std::string& path) {
+  server_.send(agent, protocol::MessageType::Remove,
+               protocol::encode(protocol::Remove{trial, {path}}));
 }
 
 void NodeCheckpoints::remove(const std::vector<core::CheckpointRemoval>& removals) {
@@ -117,7 +111,7 @@ void NodeCheckpoints::remove(const std::vector<core::CheckpointRemoval>& removal
     const auto at = NodePath::parse(removal.path);
     if (!at) continue;  // a shared file: CheckpointRemover's own
     if (const auto agent = agents_.find(at->node); agent != agents_.end())
-      send(agent->second, removal.trial, {at->path});
+      send(agent->second, removal.trial, at->path);
     else if (node_index(at->node) && !lost_.contains(at->node))
       unsent_[at->node].emplace_back(removal.trial, at->path);
     else
@@ -131,21 +125,21 @@ void NodeCheckpoints::agent_connected(const std::string& name, ConnectionId conn
                                       core::StudyController& controller) {
   agents_[name] = connection;
   lost_.erase(name);
-  if (unsent_.contains(name)) connected_since_.insert(name);
   // Trials that waited for this node before it could take any: each tries again.
   if (const auto node = node_index(name)) let_waiting_go(*node, SIZE_MAX, controller);
 }
 
 void NodeCheckpoints::send_waiting() {
-  for (const auto& name : connected_since_) {
-    const auto agent = agents_.find(name);
-    const auto unsent = unsent_.find(name);
-    if (agent == agents_.end() || unsent == unsent_.end()) continue;
+  for (auto unsent = unsent_.begin(); unsent != unsent_.end();) {
+    const auto agent = agents_.find(unsent->first);
+    if (agent == agents_.end()) {
+      ++unsent;
+      continue;
+    }
     for (const auto& [trial, path] : unsent->second)
-      send(agent->second, trial, {path});
-    unsent_.erase(unsent);
+      send(agent->second, trial, path);
+    unsent = unsent_.erase(unsent);
   }
-  connected_since_.clear();
 }
 
 // Rare (a node failing, a joined job ending): the pass over every trial's checkpoint

@@ -50,7 +50,7 @@ class NodeCheckpoints {
   /// send_waiting: its WELCOME must go first).
   void agent_connected(const std::string& name, ConnectionId connection,
                        core::StudyController& controller);
-  /// Sends the removals that waited for agents connected since the last call.
+  /// Sends the removals that waited for agents that have connected since.
   void send_waiting();
   /// Node `name`'s agent is gone, and with it (for slurmtune) what its disk holds: the
   /// trials whose checkpoint is there resume from scratch.
@@ -59,7 +59,7 @@ class NodeCheckpoints {
  private:
   std::optional<std::size_t> node_index(const std::string& name);
   void forget(core::TrialId trial, const std::string& why);
-  void send(ConnectionId agent, core::TrialId trial, const std::vector<std::string>& paths);
+  void send(ConnectionId agent, core::TrialId trial, const std::string& path);
   void let_waiting_go(std::size_t node, std::size_t how_many, core::StudyController& controller);
 
   std::string folder_, results_file_;
@@ -73,7 +73,6 @@ class NodeCheckpoints {
   std::map<std::size_t, std::deque<core::TrialId>> waiting_;
   // Removals for agents that have not connected yet: (trial, path) by node name.
   std::map<std::string, std::vector<std::pair<core::TrialId, std::string>>> unsent_;
-  std::set<std::string> connected_since_;  // agents whose unsent removals may go now
 };
 
 /// WELCOME for node `node`'s worker (of joined job `allocation`; "": the study's own job):

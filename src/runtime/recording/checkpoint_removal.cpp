@@ -29,20 +29,16 @@ void CheckpointRemover::ended(core::TrialId trial, std::optional<double> best) {
 void CheckpointRemover::remove(const std::vector<core::CheckpointRemoval>& removals) {
   if (removals.empty()) return;
   const double now = store::unix_time_s();
-  std::vector<core::CheckpointRemoval> shared;
+  std::vector<std::pair<core::TrialId, std::string>> shared;
   for (const auto& r : removals) {
     writer_.checkpoint_removed(r, now);
-    if (!to_nodes_ || !NodePath::parse(r.path)) shared.push_back(r);
+    if (!to_nodes_ || !NodePath::parse(r.path)) shared.emplace_back(r.trial, r.path);
   }
   if (to_nodes_) to_nodes_(removals);  // those on nodes' own disks
   if (shared.empty()) return;
   files_.post([study_dir = study_dir_, folders = folders_,
-               removals = std::move(shared)]() -> BackgroundWork::Finish {
-    std::vector<std::string> errors;
-    for (const auto& r : removals)
-      if (auto error = remove_checkpoint_files(study_dir, folders, r.trial, r.path); !error.empty())
-        errors.push_back("trial " + std::to_string(r.trial) + ": checkpoint " + r.path +
-                         " not removed: " + error);
+               shared = std::move(shared)]() -> BackgroundWork::Finish {
+    auto errors = remove_checkpoints(study_dir, folders, shared);  // here, on the helper thread
     return [errors = std::move(errors)] {
       for (const auto& e : errors)
         log_line(e);

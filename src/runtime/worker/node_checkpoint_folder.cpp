@@ -32,13 +32,12 @@ void NodeCheckpointFolder::make_trial_folder(const std::string& dir) const {
 void NodeCheckpointFolder::remove(const protocol::Remove& message, BackgroundWork& files) const {
   // remove_checkpoint_files with this node's folder as the trials' folder: each path
   // must still lie inside trial-<id> there once every link is resolved.
-  const TrialFolders folders{root_, ""};
-  files.post([folders, trial = message.trial, paths = message.paths]() -> BackgroundWork::Finish {
-    std::vector<std::string> errors;
-    for (const auto& path : paths)
-      if (auto error = remove_checkpoint_files("/", folders, trial, path); !error.empty())
-        errors.push_back("trial " + std::to_string(trial) + ": checkpoint " + path +
-                         " not removed: " + error);
+  std::vector<std::pair<core::TrialId, std::string>> removals;
+  for (const auto& path : message.paths)
+    removals.emplace_back(message.trial, path);
+  files.post([folders = TrialFolders{root_, ""},
+              removals = std::move(removals)]() -> BackgroundWork::Finish {
+    auto errors = remove_checkpoints("/", folders, removals);  // here, on the helper thread
     return [errors = std::move(errors)] {
       for (const auto& e : errors)
         log_line(e);
