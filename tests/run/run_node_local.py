@@ -11,7 +11,7 @@ every step, keep_per_trial = 1 and keep_ended = 2. Every recorded checkpoint is
 holds its checkpoint; the files left on the nodes' disks are exactly those the results
 file recorded and did not remove (each agent removed its node's); each node's folder is
 claimed for the study by its agent.
-workers-node-local-kill: the same, with the worker of one node killed while trials run:
+workers-node-local-kill: the same with 40 trials, the worker of one node killed while trials run:
 the trials whose checkpoints were there resume from scratch (the log says so), none
 fails for good, and later trials avoid the node.
 """
@@ -28,7 +28,9 @@ from run_workers import check_lost_worker, kill_worker_after
 
 FAULT_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "fault_trial.py")
 NODES = ["n1", "n2", "n3", "n4"]
-TRIALS = 24
+# The kill variant runs more, and kills early, so that trials still start after the node
+# is lost (check_lost_worker asks that some do, and that they avoid it).
+TRIALS, TRIALS_WITH_KILL = 24, 40
 
 
 def scenario_workers_node_local(runner, args, kill=False):
@@ -45,7 +47,9 @@ def scenario_workers_node_local(runner, args, kill=False):
 def run_on_node_disks(runner, args, disks, kill):
     command = ["/usr/bin/python3", FAULT_TRIAL, "--x={x}", "--steps=9",
                "--sleep=%s" % ("0.3" if kill else "0.1"), "--checkpoint-each-step"]
-    toml = study_toml("nodelocal", command, max_trials=TRIALS, max_t=9, scheduler="asha_promotion",
+    trials_wanted = TRIALS_WITH_KILL if kill else TRIALS
+    toml = study_toml("nodelocal", command, max_trials=trials_wanted, max_t=9,
+                      scheduler="asha_promotion",
                       resources='launch = "worker"\n', trial_extra="max_failures = 2\n")
     toml += ('[checkpoints]\nkeep_per_trial = 1\nkeep_ended = 2\nfolder = "%s/{node}/ckpt"\n'
              "node_local = true\n" % disks)
@@ -54,10 +58,10 @@ def run_on_node_disks(runner, args, disks, kill):
     handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
-        killed_at = kill_worker_after(handle, victim, 20)
+        killed_at = kill_worker_after(handle, victim, 16)
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
-    trials = check_complete(path, TRIALS).set_index("id")
+    trials = check_complete(path, trials_wanted).set_index("id")
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
     saved, removed = recorded_checkpoints(path, disks)
     on_disk = set(glob.glob(os.path.join(disks, "*", "ckpt", "trial-*", "*.json")))
