@@ -241,10 +241,8 @@ void WorkerPool::lost(const std::string& key, const std::string& why) {
 void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
                                const std::string& why) {
   const bool evict = evicts_when_lost(w);
-  log_line("worker step on " + key + " lost (" + why + "): its trials " +
-           (evict ? "restart from their checkpoints" : "fail and are retried") +
-           " elsewhere; the node takes no more");
   std::vector<core::TrialId> ended;
+  std::vector<std::string> named;  // every trial it takes down, for the log
   for (auto& [id, t] : context_.trials) {
     if (t->process.status()) continue;
     const auto& nodes = t->placement.nodes;
@@ -255,6 +253,7 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
       if (!agents_folder_.empty() && std::find(nodes.begin(), nodes.end(), w.node) != nodes.end()) {
         t->fault = "its node agent on " + key + " was lost (" + why + ")";
         t->hard_kill("scancel");
+        named.push_back(std::to_string(id));
       }
       continue;
     }
@@ -264,7 +263,12 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
     t->fault = "its worker step on " + key + " was lost (" + why + ")";
     t->process.ended(ExitStatus{0, SIGKILL, true});
     ended.push_back(id);
+    named.push_back(std::to_string(id));
   }
+  log_line("worker step on " + key + " lost (" + why + "): its trials (" +
+           (named.empty() ? std::string("none") : core::join_names(named)) + ") " +
+           (evict ? "restart from their checkpoints" : "fail and are retried") +
+           " elsewhere; the node takes no more");
   for (const core::TrialId id : ended) {
     for (const ConnectionId connection : context_.trials.take_connections(id))
       context_.server.close(connection, "trial " + std::to_string(id) + " ended with its worker");
