@@ -191,8 +191,13 @@ def scenario_workers_ranks(runner, args, kill=False):
         # The steps with ranks on the lost agent's node ended and ran again elsewhere.
         hit, later = check_lost_worker(log, trials, victim, killed_at,
                                        "its node agent on %s was lost" % victim)
-        print("%s: the agent on %s was killed: trials %s ended and were retried on other nodes, "
-              "%d later trials avoided it" % (args.scenario, victim, sorted(hit.index), len(later)))
+        cancelled = re.search(r"Slurm steps cancelled \(scancel --signal=KILL, off the loop\): "
+                              r"(\d+)", log)
+        expect(cancelled and int(cancelled.group(1)) >= len(hit),
+               "the steps of the trials %s were not cancelled:\n%s" % (sorted(hit.index), log))
+        print("%s: the agent on %s was killed: trials %s ended (%s step(s) cancelled off the "
+              "loop) and were retried on other nodes, %d later trials avoided it"
+              % (args.scenario, victim, sorted(hit.index), cancelled.group(1), len(later)))
         return
     expect((trials.status != "failed").all() and (trials.retries == 0).all(),
            "failed or retried trials:\n%s" % trials[["status", "retries", "error"]])

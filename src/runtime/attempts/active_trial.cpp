@@ -40,16 +40,8 @@ std::string ActiveTrial::stderr_tail() const {
   return text;
 }
 
-void ActiveTrial::hard_kill(const std::string& scancel) const {
-  if (!slurm_step.empty() && !process.is_remote()) {
-    try {
-      // scancel only asks slurmctld and returns at once.
-      ChildProcess::spawn(SpawnRequest{{scancel, "--signal=KILL", slurm_step}, {}, {}, {}, {}})
-          .wait();
-    } catch (const std::exception&) {
-      // scancel missing: the SIGKILL below still ends srun.
-    }
-  }
+void ActiveTrial::hard_kill(StepCancels& cancels) const {
+  if (!slurm_step.empty() && !process.is_remote()) cancels.cancel(slurm_step);
   process.signal_group(SIGKILL);
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/launch/child_process.hpp"
 #include "runtime/launch/launcher.hpp"
 #include "runtime/launch/rendezvous.hpp"
+#include "runtime/launch/step_cancels.hpp"
 #include "runtime/launch/trial_process.hpp"
 
 namespace slurmtune::runtime {
@@ -47,9 +48,9 @@ struct ActiveTrial {
   /// The last lines of this attempt's stderr (at most 2 KiB), for the failure record.
   std::string stderr_tail() const;
   /// SIGKILL to the process group, and to the Slurm step when its id is known (killing
-  /// srun alone may leave the step's tasks running until Slurm notices); never to a
-  /// worker's step, which other trials share.
-  void hard_kill(const std::string& scancel) const;
+  /// srun alone may leave the step's tasks running until Slurm notices; `cancels` asks
+  /// Slurm without waiting); never to a worker's step, which other trials share.
+  void hard_kill(StepCancels& cancels) const;
 };
 
 }  // namespace slurmtune::runtime

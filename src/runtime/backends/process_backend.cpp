@@ -23,7 +23,7 @@ ProcessBackend::ProcessBackend(const BackendContext& context, bool worker_steps)
                   context.launcher.single_host(), context.trials_dir + "/scontrol.out"),
       step_rate_(context.options.step_launch_rate),
       workers_(
-          context_, [this](core::TrialId trial) { finish(trial); }, done_) {}
+          context_, [this](core::TrialId trial) { finish(trial); }, done_, step_cancels_) {}
 
 std::string ProcessBackend::describe() const {
   return "; " + rendezvous_.describe();
@@ -270,6 +270,7 @@ void ProcessBackend::reap_every_trial(std::vector<core::TrialId>& ended) {
 // wakes the attempt up then).
 void ProcessBackend::tick(const std::vector<core::TrialId>& due) {
   workers_.tick();
+  step_cancels_.poll();
   if (auto* nodes = context_.node_checkpoints) nodes->send_waiting();
   const auto now = context_.clock.now();
   for (const core::TrialId id : due) {
@@ -291,7 +292,7 @@ void ProcessBackend::trial_connection_closed(ActiveTrial& t) {
 void ProcessBackend::signal_due(ActiveTrial& t, std::chrono::steady_clock::time_point now) {
   if (t.kill_at && now >= *t.kill_at) {
     log_line("trial " + std::to_string(t.trial) + " ignored SIGTERM; sending SIGKILL");
-    t.hard_kill("scancel");
+    t.hard_kill(step_cancels_);
     t.kill_at.reset();
   } else if (t.terminate_at && now >= *t.terminate_at) {
     t.process.signal_group(SIGTERM);
@@ -305,6 +306,10 @@ void ProcessBackend::stop(bool study_over) {
   // Removals that waited for an agent that connected this last turn, ahead of its end.
   if (auto* nodes = context_.node_checkpoints) nodes->send_waiting();
   workers_.stop(study_over);
+  step_cancels_.finish();
+  if (step_cancels_.asked() > 0)
+    log_line("Slurm steps cancelled (scancel --signal=KILL, off the loop): " +
+             std::to_string(step_cancels_.asked()));
 }
 
 void ProcessBackend::end_attempt(ActiveTrial& t) {

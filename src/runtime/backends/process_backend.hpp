@@ -13,6 +13,7 @@
 #include "runtime/backends/worker_pool.hpp"
 #include "runtime/launch/launch_rate.hpp"
 #include "runtime/launch/rendezvous.hpp"
+#include "runtime/launch/step_cancels.hpp"
 
 namespace slurmtune::runtime {
 
@@ -77,6 +78,7 @@ class ProcessBackend final : public LaunchBackend {
   // of messages made the round trip's p99 2 s).
   static constexpr std::chrono::milliseconds kFillBudgetBehind{0};
   bool more_to_fill_ = false;
+  StepCancels step_cancels_;  // before workers_, which kills through it
   WorkerPool workers_;
   std::map<pid_t, core::TrialId> trial_of_child_;  // the local trial processes running
   // Relaunches on their reserved resources, waiting for their files (prepare_relaunch).

@@ -20,8 +20,12 @@
 namespace slurmtune::runtime {
 
 WorkerPool::WorkerPool(const BackendContext& context,
-                       std::function<void(core::TrialId)> finish_trial, const bool& study_done)
-    : context_(context), finish_trial_(std::move(finish_trial)), study_done_(study_done) {}
+                       std::function<void(core::TrialId)> finish_trial, const bool& study_done,
+                       StepCancels& step_cancels)
+    : context_(context),
+      finish_trial_(std::move(finish_trial)),
+      study_done_(study_done),
+      step_cancels_(step_cancels) {}
 
 void WorkerPool::launch_own_workers() {
   Launcher& launcher = context_.launcher;
@@ -252,7 +256,7 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
       // running), and the exit is classified as any step's.
       if (!agents_folder_.empty() && std::find(nodes.begin(), nodes.end(), w.node) != nodes.end()) {
         t->fault = "its node agent on " + key + " was lost (" + why + ")";
-        t->hard_kill("scancel");
+        t->hard_kill(step_cancels_);
         named.push_back(std::to_string(id));
       }
       continue;

@@ -15,6 +15,7 @@
 #include "protocol/worker_messages.hpp"
 #include "runtime/backends/launch_backend.hpp"
 #include "runtime/launch/child_process.hpp"
+#include "runtime/launch/step_cancels.hpp"
 #include "runtime/launch/trial_process.hpp"
 
 namespace slurmtune::runtime {
@@ -23,8 +24,9 @@ class WorkerPool {
  public:
   /// `finish_trial`: classifies an attempt whose process ended (the backend's);
   /// `study_done`: whether the backend has found nothing more to do.
+  /// `step_cancels`: the backend's, for the steps of several ranks a lost agent leaves.
   WorkerPool(const BackendContext& context, std::function<void(core::TrialId)> finish_trial,
-             const bool& study_done);
+             const bool& study_done, StepCancels& step_cancels);
 
   /// [resources] launch = "worker": one worker step per node of the study's own job.
   void launch_own_workers();
@@ -94,6 +96,7 @@ class WorkerPool {
   BackendContext context_;
   std::function<void(core::TrialId)> finish_trial_;
   const bool& study_done_;
+  StepCancels& step_cancels_;
   bool own_workers_ = false;      // launch = "worker": losing them all ends the session
   std::size_t relay_fanout_ = 0;  // nodes per relay of the own workers' steps; 0: none
   std::string agents_folder_;     // trials of several ranks: their agents' addresses

@@ -99,8 +99,10 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
                                ""};
   bool study_done = false;
   std::vector<core::TrialId> finished;
+  StepCancels step_cancels;
   WorkerPool pool(
-      context, [&finished](core::TrialId trial) { finished.push_back(trial); }, study_done);
+      context, [&finished](core::TrialId trial) { finished.push_back(trial); }, study_done,
+      step_cancels);
   peers.pool = &pool;
 
   // The local launcher's own node is node 0; the joined one comes in as node 1.
