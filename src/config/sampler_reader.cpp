@@ -119,6 +119,19 @@ void read_nsga2(TableReader& r, core::nsga2::Nsga2Options& o) {
   read_in_range(r, "swapping_prob", o.swapping_prob, 0, 1, "in [0, 1]");
 }
 
+// A list of results files (`warm_start`, `prior`), read by store::load_warm_start (config
+// does not read HDF5), and where the key is, for the refusals of its files.
+void read_result_files(TableReader& r, std::string_view key, std::vector<std::string>& files,
+                       std::string& where) {
+  const auto listed = r.strings(key);
+  if (!listed) return;
+  if (listed->empty()) r.fail(key, "lists no results file; name one, e.g. [\"last-month.h5\"]");
+  for (const auto& f : *listed)
+    if (f.empty()) r.fail(key, "names an empty path");
+  files = *listed;
+  where = r.where(*r.node(key));
+}
+
 }  // namespace
 
 void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec) {
@@ -132,15 +145,20 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
   if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
   if (spec.kind == core::SamplerKind::Nsga2) read_nsga2(reader, spec.nsga2);
   read_flag(reader, "suggest_ahead", spec.suggest_ahead);
-  // Results files of earlier studies whose trials the model learns from first; read by
-  // store::load_warm_start (config does not read HDF5).
-  if (const auto files = reader.strings("warm_start")) {
-    if (files->empty())
-      reader.fail("warm_start", "lists no results file; name one, e.g. [\"last-month.h5\"]");
-    for (const auto& f : *files)
-      if (f.empty()) reader.fail("warm_start", "names an empty path");
-    spec.warm_start_files = *files;
-    spec.warm_start_where = reader.where(*reader.node("warm_start"));
+  // Results files of earlier studies whose trials the model learns from first.
+  read_result_files(reader, "warm_start", spec.warm_start_files, spec.warm_start_where);
+  // Earlier studies of another task whose best configurations MOBSTER searches first.
+  read_result_files(reader, "prior", spec.prior_files, spec.prior_where);
+  if (!spec.prior_files.empty() && spec.kind != core::SamplerKind::Mobster)
+    reader.fail("prior",
+                "is read by sampler \"mobster\" alone (it draws its start-up trials "
+                "and candidates where the earlier studies did best); use "
+                "warm_start with sampler \"" +
+                    std::string(core::sampler_keyword(spec.kind)) + "\"");
+  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_share")) {
+    if (spec.prior_files.empty())
+      reader.fail("prior_share", "needs prior (the results files of earlier studies)");
+    read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
   }
   reader.finish();
 }

@@ -165,6 +165,13 @@ toml::table sampler_table(const core::SamplerSpec& s) {
       files.push_back(f);
     t.insert("warm_start", std::move(files));
   }
+  if (!s.prior_files.empty()) {  // absent otherwise, as in older results files
+    toml::array files;
+    for (const auto& f : s.prior_files)
+      files.push_back(f);
+    t.insert("prior", std::move(files));
+    t.insert("prior_share", s.mobster.prior_share);
+  }
   return t;
 }
 

@@ -62,17 +62,20 @@ std::optional<core::Configuration> translate(const core::SearchSpace& now,
   return config;
 }
 
-// Where the study file names its warm starts, or the study file alone when the spec
-// was built without one.
-std::string warm_start_where(const core::StudySpec& study) {
-  return study.sampler.warm_start_where.empty() ? study.path : study.sampler.warm_start_where;
-}
+// What one list of earlier studies is: its key, where the study file names it (the study
+// file alone when the spec was built without one), and where its trials go.
+struct PastStudies {
+  std::string key;
+  std::string where;
+  std::vector<core::PastTrial>& trials;
+};
 
-WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
+WarmStartSource read_source(const std::string& path, const core::StudySpec& study,
+                            const PastStudies& list) {
   const StudyReader reader(path);
   const core::StudySpec& past = reader.spec();
   const auto refuse = [&](const std::string& why) {
-    throw WarmStartError(warm_start_where(study) + ": [sampler] warm_start: " + path + " " + why);
+    throw WarmStartError(list.where + ": [sampler] " + list.key + ": " + path + " " + why);
   };
   if (past.metric != study.metric || past.mode != study.mode)
     refuse("optimizes " + core::visible(past.metric) + " (" +
@@ -80,7 +83,7 @@ WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
            core::visible(study.metric) + " (" + (study.mode == core::Mode::Max ? "max" : "min") +
            "): its values say nothing about this objective");
   const auto map = parameter_map(study.space, past.space);
-  WarmStartSource source{path, 0, 0, 0, {}};
+  WarmStartSource source{list.key, path, 0, 0, 0, {}};
   bool shared = false;
   for (std::size_t p = 0; p < study.space.size(); ++p) {
     if (map[p] && study.space.parameters()[p].domain.is_sampled()) shared = true;
@@ -110,7 +113,7 @@ WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
     trial.judged = judged[t.id];
     if (t.reports > 0) trial.last = std::pair{t.last_step, t.last_value};
     trial.end = *end;
-    study.sampler.warm_start.push_back(std::move(trial));
+    list.trials.push_back(std::move(trial));
     ++source.used;
   }
   if (source.used == 0)
@@ -124,17 +127,27 @@ WarmStartSource read_source(const std::string& path, core::StudySpec& study) {
 
 std::vector<WarmStartSource> load_warm_start(core::StudySpec& study) {
   std::vector<WarmStartSource> sources;
-  study.sampler.warm_start.clear();
+  auto& sampler = study.sampler;
+  sampler.warm_start.clear();
+  sampler.prior.clear();
   const fs::path folder = fs::path(study.path).parent_path();
-  for (const auto& file : study.sampler.warm_start_files) {
-    const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
-    try {
-      sources.push_back(read_source(path.string(), study));
-    } catch (const WarmStartError&) {
-      throw;
-    } catch (const std::exception& e) {  // not a results file, damaged, unreadable: the
-      // reader's message starts with the path
-      throw InputError(warm_start_where(study) + ": [sampler] warm_start: " + e.what());
+  const auto where = [&](const std::string& key_where) {
+    return key_where.empty() ? study.path : key_where;
+  };
+  const PastStudies lists[] = {{"warm_start", where(sampler.warm_start_where), sampler.warm_start},
+                               {"prior", where(sampler.prior_where), sampler.prior}};
+  for (const auto& list : lists) {
+    const auto& files = list.key == "prior" ? sampler.prior_files : sampler.warm_start_files;
+    for (const auto& file : files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
+      try {
+        sources.push_back(read_source(path.string(), study, list));
+      } catch (const WarmStartError&) {
+        throw;
+      } catch (const std::exception& e) {  // not a results file, damaged, unreadable: the
+        // reader's message starts with the path
+        throw InputError(list.where + ": [sampler] " + list.key + ": " + e.what());
+      }
     }
   }
   return sources;

@@ -72,7 +72,8 @@ int validate_command(const Args& args) {
                 << '\n';
     print_model_picks(std::cout, study);
     for (const auto& s : sources) {
-      std::cout << "# warm start: " << s.used << " trials of " << s.path;
+      std::cout << (s.key == "prior" ? "# prior: " : "# warm start: ") << s.used << " trials of "
+                << s.path;
       if (s.outside) std::cout << " (" << s.outside << " left out: values outside this space)";
       if (s.unfinished) std::cout << " (" << s.unfinished << " unfinished, left out)";
       if (!s.absent.empty()) {

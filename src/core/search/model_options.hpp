@@ -80,6 +80,10 @@ struct MobsterOptions {
   /// (step_cost_model.hpp), learnt from the recorded report times; start-up draws and the
   /// random share are not weighted. Only with acquisition = ExpectedImprovement.
   double cost_exponent = 0;
+  /// With `[sampler] prior`: the share of start-up trials (after the best earlier ones)
+  /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
+  /// the whole space.
+  double prior_share = 0.75;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

@@ -32,6 +32,12 @@ struct SamplerSpec {
   /// "FILE:LINE:COLUMN" of the `warm_start` key, for the refusals of its files.
   std::string warm_start_where;
   std::vector<PastTrial> warm_start;
+  /// `prior` (mobster): results files of earlier studies of another task whose best
+  /// configurations say where to search first (gp/prior_region.hpp), as written, where
+  /// the key is, and their trials once store::load_warm_start has read them.
+  std::vector<std::string> prior_files;
+  std::string prior_where;
+  std::vector<PastTrial> prior;
   tpe::TpeOptions tpe;        ///< kind == Tpe
   BohbOptions bohb;           ///< kind == Bohb
   MobsterOptions mobster;     ///< kind == Mobster

@@ -150,6 +150,8 @@ std::unique_ptr<Suggester> with_study_inputs(std::unique_ptr<Suggester> sampler,
                                              const SearchSpace& space, const SamplerSpec& spec) {
   if (!spec.warm_start_files.empty() && spec.warm_start.empty() && is_model_based(spec.kind))
     throw UsageError("make_suggester: warm_start files not read (store::load_warm_start)");
+  if (!spec.prior_files.empty() && spec.prior.empty())
+    throw UsageError("make_suggester: prior files not read (store::load_warm_start)");
   if (!spec.warm_start.empty())
     sampler = std::make_unique<WarmStarted>(std::move(sampler), spec.warm_start);
   if (spec.enqueued.empty()) return sampler;

@@ -16,7 +16,7 @@ std::unique_ptr<Suggester> make_sampler(const SearchSpace& space, const SamplerS
                                         bool maximize, std::uint64_t seed) {
   if (!is_model_based(spec.kind)) return std::make_unique<BlindSuggester>(space, spec.kind, seed);
   if (spec.kind == SamplerKind::Mobster)
-    return std::make_unique<MobsterSuggester>(space, spec.mobster, maximize, seed);
+    return std::make_unique<MobsterSuggester>(space, spec.mobster, maximize, seed, spec.prior);
   // numpy's RandomState (which the tpe stream must equal) takes 32-bit seeds.
   if (seed > std::numeric_limits<std::uint32_t>::max())
     throw InputError("sampler \"" + std::string(sampler_keyword(spec.kind)) +

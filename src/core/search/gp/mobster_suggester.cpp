@@ -10,14 +10,23 @@
 #include "core/search/gp/observation_choice.hpp"
 #include "core/search/gp/rung_weighting.hpp"
 #include "core/search/gp/standard_normal.hpp"
+#include "core/search/gp/unit_draws.hpp"
 #include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
 namespace {
 
+using gp::configuration_from;
+using gp::folded_into_unit;
+using gp::random_configuration;
+using gp::standard_normal;
+using gp::value_at;
+
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
-constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
+constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
+constexpr std::size_t kPriorExact = 2;    // start-ups that take the best earlier ones as they are
+constexpr std::size_t kFirstFit = 4;      // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
@@ -30,49 +39,8 @@ double expected_improvement(const gp::Prediction& p, double incumbent) {
   return sd * (z * gp::normal_cdf(z) + gp::normal_pdf(z));
 }
 
-double standard_normal(Xoshiro256& rng) {
-  // Box-Muller; 1 - u keeps the logarithm finite.
-  const double u = 1.0 - rng.uniform01();
-  const double v = rng.uniform01();
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
-}
-
-double below_one(double u) {
-  return std::clamp(u, 0.0, std::nextafter(1.0, 0.0));
-}
-
-// A perturbed unit coordinate folded back into [0, 1] at the bound it crossed. Clamping
-// put every overshoot exactly on the bound: an atom there that the acquisition kept taking
-// (issue #43, item 3; doc/performance/search-quality.md#suggestions-at-a-bound-issue-43-item-3).
-double folded_into_unit(double u) {
-  u = std::fmod(std::fabs(u), 2.0);
-  return u > 1.0 ? 2.0 - u : u;
-}
-
 std::size_t ladder_point(std::size_t n, double growth) {
   return gp::refit_point(n, growth, kFirstFit);
-}
-
-// The value at unit coordinate u, kept inside the bounds: a q-grid need not fit them
-// (qloguniform [1, 100] by 5 rounds 1 to 0).
-ParamValue value_at(const Domain& d, double u) {
-  const ParamValue v = d.from_unit(below_one(u));
-  return d.admits(v) ? v : d.from_number(as_number(v));
-}
-
-// A configuration from unit coordinates, one taken from `next_unit` per sampled parameter.
-template <class NextUnit>
-Configuration configuration_from(const SearchSpace& space, NextUnit next_unit) {
-  Configuration config;
-  for (const auto& p : space.parameters())
-    config.values.push_back(p.domain.is_sampled() ? value_at(p.domain, next_unit())
-                                                  : p.domain.values.front());
-  space.resolve_activity(config);  // a conditional parameter that does not exist is dropped
-  return config;
-}
-
-Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
-  return configuration_from(space, [&] { return rng.uniform01(); });
 }
 
 std::size_t sampled_parameters(const SearchSpace& space) {
@@ -126,7 +94,8 @@ void ConfigurationEncoder::encode(const Configuration& config, std::vector<doubl
 // --- MobsterSuggester --------------------------------------------------------------
 
 MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOptions& options,
-                                   bool maximize, std::uint64_t seed)
+                                   bool maximize, std::uint64_t seed,
+                                   const std::vector<PastTrial>& prior)
     : space_(space),
       options_(options),
       maximize_(maximize),
@@ -137,6 +106,7 @@ MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOption
       chosen_(options.max_observations) {
   if (options_.startup_design == StartupDesign::Sobol)
     sobol_.emplace(sampled_parameters(space_), seed_);
+  if (!prior.empty()) prior_.emplace(space_, prior, maximize_);
 }
 
 MobsterSuggester::TrialState& MobsterSuggester::state(TrialId trial) {
@@ -156,7 +126,10 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
   Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
   const bool explore = !startup && coin.uniform01() < options_.random_fraction;
   Suggestion s;
-  if (startup && sobol_) {
+  if (startup && prior_) {
+    s.config = prior_start(trial);
+    s.info.origin = SuggestionOrigin::Startup;
+  } else if (startup && sobol_) {
     const std::vector<double> unit = sobol_->point(trial);
     std::size_t next = 0;
     s.config = configuration_from(space_, [&] { return unit[next++]; });
@@ -171,6 +144,18 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
   }
   started(trial, s.config);
   return s;
+}
+
+Configuration MobsterSuggester::prior_start(TrialId trial) const {
+  if (trial < kPriorExact && trial < prior_->good().size()) return prior_->good()[trial];
+  Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
+  if (rng.uniform01() < options_.prior_share) return prior_->sample(rng);
+  if (sobol_) {
+    const std::vector<double> unit = sobol_->point(trial);
+    std::size_t next = 0;
+    return configuration_from(space_, [&] { return unit[next++]; });
+  }
+  return random_configuration(space_, rng);
 }
 
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {
@@ -295,8 +280,14 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
   const auto& params = space_.parameters();
   std::vector<Configuration> out;
   out.reserve(options_.num_candidates + options_.local_candidates);
+  // With a prior, prior_share of them from its region (the expected improvement still
+  // chooses, among them and the rest).
+  const auto from_prior =
+      prior_ ? static_cast<std::size_t>(options_.prior_share *
+                                        static_cast<double>(options_.num_candidates))
+             : 0;
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
-    out.push_back(random_configuration(space_, rng));
+    out.push_back(c < from_prior ? prior_->sample(rng) : random_configuration(space_, rng));
   for (std::size_t c = 0; c < options_.local_candidates && !best.empty(); ++c) {
     Configuration config = trials_[best[c % best.size()]].config;
     for (std::size_t j = 0; j < params.size(); ++j) {

@@ -24,6 +24,7 @@
 #include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
 #include "core/search/gp/observation_choice.hpp"
+#include "core/search/gp/prior_region.hpp"
 #include "core/search/gp/startup_design.hpp"
 #include "core/search/gp/step_cost_model.hpp"
 #include "core/search/gp/target_transform.hpp"
@@ -64,8 +65,10 @@ struct MobsterObservation {
 
 class MobsterSuggester final : public Suggester, public ContinuationModel {
  public:
+  /// `prior`: the trials of earlier studies of another task (`[sampler] prior`); empty:
+  /// none. Start-up trials and a share of the candidates come from where they did best.
   MobsterSuggester(const SearchSpace& space, const MobsterOptions& options, bool maximize,
-                   std::uint64_t seed);
+                   std::uint64_t seed, const std::vector<PastTrial>& prior = {});
   Suggestion suggest(TrialId trial) override;
   void started(TrialId trial, const Configuration& config) override;
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
@@ -141,6 +144,9 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
                                   const std::vector<Configuration>& pool) const;
   Configuration propose(TrialId trial);
+  /// A start-up trial's configuration with a prior: the best earlier ones first, then
+  /// draws from the prior region (prior_share of them) or from the whole space.
+  Configuration prior_start(TrialId trial) const;
   /// cost_exponent: each candidate's score over its predicted seconds a step to that power.
   void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
   std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
@@ -152,6 +158,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   ConfigurationEncoder encoder_;
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
+  std::optional<gp::PriorRegion> prior_;             // [sampler] prior
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<MobsterObservation> observations_;     // in arrival order
   gp::ObservationChoice chosen_;                     // of observations_, max_observations

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Records the table pairs of issue #64 (priors from earlier studies) from real training on
+this machine: each pair is one model family at two sizes, the same configurations (drawn
+once, fixed seed) trained on both, so a study on the small table is the earlier study
+whose lesson a study on the large table may use. Long-form CSV tables as
+make_curve_tables.py writes them (`slurmtune simulate --curves` reads them), beside a
+study file per table (tests/bench/data/NAME.toml).
+
+  mlp-width   torch MLPs (2 hidden layers) on the UCI digits, 32 units a layer (small)
+              and 128 (large, 4x the width): 200 configurations x 27 epochs; 6 parameters
+  mlp-data    scikit-learn MLPClassifier on the UCI digits, trained on a quarter of the
+              training split (small) and on all of it (large): 200 x 27 epochs; 5 parameters
+  gbdt-data   GradientBoostingClassifier on a synthetic task of 6,000 samples
+              (make_classification, fixed seed), a quarter (small) and all (large) of
+              its training split: 200 x 25 steps of 8 trees; 5 parameters
+  mlp-shift   the lesson that does not hold: scikit-learn MLPClassifier on the digits
+              with standardised inputs (small) and with inputs 30x as large (large, a
+              pipeline that lost its scaling), where the good learning rates and
+              regularisation lie elsewhere: 200 x 27 epochs; 5 parameters
+
+Run with Debian's interpreter, one process per pair (each trains in one thread):
+  /usr/bin/python3 tests/bench/quality/make_transfer_tables.py mlp-width [--limit N] [--out DIR]
+"""
+import argparse
+import math
+import os
+
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
+import numpy as np  # noqa: E402
+from make_claim_tables import digits_tensors, torch_optimizer, train_torch  # noqa: E402
+from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
+                               scaled_split, sig)
+from sklearn.datasets import load_digits, make_classification  # noqa: E402
+from sklearn.ensemble import GradientBoostingClassifier  # noqa: E402
+from sklearn.metrics import log_loss  # noqa: E402
+from sklearn.model_selection import train_test_split  # noqa: E402
+from sklearn.neural_network import MLPClassifier  # noqa: E402
+import time  # noqa: E402
+
+EPOCHS = 27
+CONFIGURATIONS = 200
+
+
+def quarter(x, y, seed):
+    """A stratified quarter of (x, y): the small size's training data."""
+    x_part, _, y_part, _ = train_test_split(x, y, train_size=0.25, random_state=seed, stratify=y)
+    return x_part, y_part
+
+
+def width_configs(limit):
+    rng = np.random.default_rng(20261201)
+    return [{"lr": sig(loguniform(rng, 1e-4, 0.3)), "weight_decay": sig(loguniform(rng, 1e-6, 0.1)),
+             "optimizer": str(rng.choice(["sgd", "adam"])), "momentum": sig(rng.uniform(0.0, 0.99)),
+             "dropout": sig(rng.uniform(0.0, 0.5)), "batch_size": int(rng.choice([16, 32, 64, 128, 256]))}
+            for _ in range(limit)]
+
+
+def mlp_width(units):
+    def build(writer, limit):
+        import torch
+        torch.set_num_threads(1)
+        data = digits_tensors(3)
+        writer.writerow(list(width_configs(1)[0]) + ["step", "val_loss", "step_seconds"])
+        for i, c in enumerate(width_configs(limit)):
+            torch.manual_seed(i)
+            model = torch.nn.Sequential(
+                torch.nn.Linear(64, units), torch.nn.ReLU(), torch.nn.Dropout(c["dropout"]),
+                torch.nn.Linear(units, units), torch.nn.ReLU(), torch.nn.Dropout(c["dropout"]),
+                torch.nn.Linear(units, 10))
+            train_torch(writer, c, model, torch_optimizer(torch, c, model.parameters()), data, EPOCHS)
+            progress(i, limit)
+    return build
+
+
+def mlp_configs(limit, seed):
+    rng = np.random.default_rng(seed)
+    return [{"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+             "hidden": int(math.exp(rng.uniform(math.log(8), math.log(257)))),
+             "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"]))}
+            for _ in range(limit)]
+
+
+def train_mlp(writer, configs, x_train, x_val, y_train, y_val):
+    classes = np.unique(y_val)
+    writer.writerow(list(configs[0]) + ["step", "val_loss", "step_seconds"])
+    for i, c in enumerate(configs):
+        model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=c["batch_size"],
+                              learning_rate_init=c["lr"], solver=c["solver"], momentum=0.9, random_state=i)
+        for epoch in range(1, EPOCHS + 1):
+            loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
+            writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
+            if not math.isfinite(loss):
+                break
+        progress(i, len(configs))
+
+
+def mlp_data(size):
+    def build(writer, limit):
+        x, y = load_digits(return_X_y=True)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 4, stratify=y)
+        if size == "small":
+            x_train, y_train = quarter(x_train, y_train, 4)
+        train_mlp(writer, mlp_configs(limit, 20261202), x_train, x_val, y_train, y_val)
+    return build
+
+
+def mlp_shift(size):
+    def build(writer, limit):
+        x, y = load_digits(return_X_y=True)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 5, stratify=y)
+        if size == "large":  # a pipeline without the scaling: inputs 30x as large
+            x_train, x_val = x_train * 30, x_val * 30
+        train_mlp(writer, mlp_configs(limit, 20261204), x_train, x_val, y_train, y_val)
+    return build
+
+
+def gbdt_data(size, steps=25, trees_per_step=8):
+    def build(writer, limit):
+        x, y = make_classification(n_samples=6000, n_features=20, n_informative=8, n_redundant=4,
+                                   flip_y=0.05, class_sep=0.8, random_state=20261203)
+        x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+        if size == "small":
+            x_train, y_train = quarter(x_train, y_train, 0)
+        rng = np.random.default_rng(20261203)
+        writer.writerow(["learning_rate", "max_depth", "subsample", "min_samples_leaf", "max_features",
+                         "step", "val_loss", "elapsed_seconds"])
+        for i in range(limit):
+            c = {"learning_rate": sig(loguniform(rng, 0.005, 0.5)), "max_depth": int(rng.integers(1, 9)),
+                 "subsample": sig(rng.uniform(0.3, 1.0)),
+                 "min_samples_leaf": int(math.exp(rng.uniform(0, math.log(129)))),
+                 "max_features": sig(rng.uniform(0.1, 1.0))}
+            model = GradientBoostingClassifier(learning_rate=c["learning_rate"], max_depth=c["max_depth"],
+                                               subsample=c["subsample"], min_samples_leaf=c["min_samples_leaf"],
+                                               max_features=c["max_features"], warm_start=True, n_estimators=0,
+                                               random_state=i)
+            elapsed = 0.0
+            for step in range(1, steps + 1):
+                start = time.perf_counter()
+                model.set_params(n_estimators=step * trees_per_step)
+                model.fit(x_train, y_train)
+                proba = model.predict_proba(x_val)
+                elapsed += time.perf_counter() - start
+                writer.writerow([*c.values(), step, sig(log_loss(y_val, proba)), sig(elapsed, 5)])
+            progress(i, limit)
+    return build
+
+
+PAIRS = {"mlp-width": (mlp_width(32), mlp_width(128)), "mlp-data": (mlp_data("small"), mlp_data("large")),
+         "gbdt-data": (gbdt_data("small"), gbdt_data("large")),
+         "mlp-shift": (mlp_shift("small"), mlp_shift("large"))}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("pairs", nargs="*", default=list(PAIRS))
+    parser.add_argument("--limit", type=int, default=CONFIGURATIONS, help="configurations per table")
+    parser.add_argument("--out", default=DATA)
+    args = parser.parse_args()
+    for name in args.pairs:
+        small, large = PAIRS[name]
+        record(args.out, name + "-small", small, args.limit)
+        record(args.out, name + "-large", large, args.limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""`[sampler] prior` from the command line's side: validate reports what each earlier
+results file gives, refuses what cannot serve as a prior (another sampler than mobster,
+prior_share without prior, another metric, not a results file) naming the key and the
+file, a mobster study with a prior starts with the earlier study's best configurations,
+its start-up trials lie near them, and replay, given the same files, suggests what the
+study did.
+Usage: check_prior.py SLURMTUNE_BINARY
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+BINARY = sys.argv[1]
+
+STUDY = """[study]
+name = "{name}"
+metric = "{metric}"
+mode = "{mode}"
+seed = {seed}
+max_trials = {trials}
+sampler = "{sampler}"
+{sampler_table}
+[search]
+lr = {{ loguniform = [1e-4, 1e-1] }}
+opt = {{ choice = ["sgd", "adam"] }}
+width = {{ randint = [8, 64] }}
+
+[scheduler]
+type = "asha"
+max_t = 9
+grace_period = 1
+"""
+
+
+def write(folder, name, **keys):
+    values = dict(name=name, metric="loss", mode="min", seed=1, trials=30, sampler="random",
+                  sampler_table="")
+    values.update(keys)
+    path = os.path.join(folder, name + ".toml")
+    with open(path, "w") as f:
+        f.write(STUDY.format(**values))
+    return path
+
+
+def run(*args, status=0):
+    out = subprocess.run([BINARY, *args], capture_output=True, text=True)
+    assert out.returncode == status, f"{args}: exit {out.returncode}, expected {status}:\n{out.stderr}"
+    return out.stdout + out.stderr
+
+
+def expect_in(text, wanted):
+    assert wanted in text, f"expected {wanted!r} in:\n{text}"
+
+
+PARAMETERS = ("lr", "opt", "width")
+
+
+def config_of(row):
+    value = lambda v: v.decode() if isinstance(v, bytes) else v.item()  # noqa: E731
+    return {p: value(row["config/" + p]) for p in PARAMETERS}
+
+
+def configurations(path):
+    """Each trial's parameters, by id, as the results file records them."""
+    with h5py.File(path, "r") as f:
+        return {int(r["id"]): config_of(r) for r in f["trials"][:]}
+
+
+def best_earlier(path):
+    """The earlier study's configurations in successive halving's order: the highest rung
+    reached, then the value there (lower is better)."""
+    with h5py.File(path, "r") as f:
+        trials = f["trials"][:]
+    ranked = sorted(trials, key=lambda r: (-float(r["last_step"]), float(r["last_value"])))
+    return [config_of(r) for r in ranked]
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="slurmtune-prior-") as d:
+        past = os.path.join(d, "past.h5")
+        run("simulate", write(d, "past", trials=60), "-o", past, "-q")
+        run("simulate", write(d, "acc", metric="acc", mode="max"), "-o", os.path.join(d, "acc.h5"), "-q")
+        with open(os.path.join(d, "junk.h5"), "w") as f:
+            f.write("not HDF5")
+
+        table = '\n[sampler]\nn_startup_trials = 8\nprior = ["{}"]\n'
+        ok = write(d, "now", sampler="mobster", seed=7, trials=20, sampler_table=table.format("past.h5"))
+        report = run("validate", ok)
+        expect_in(report, "# prior: 60 trials of ")
+        expect_in(report, "prior = [ 'past.h5' ]")
+        expect_in(report, "prior_share = 0.75")
+        for name, sampler, sampler_table, wanted in (
+                ("tpe", "tpe", table.format("past.h5"),
+                 '[sampler] prior: is read by sampler "mobster" alone'),
+                ("share", "mobster", "\n[sampler]\nprior_share = 0.5\n",
+                 "[sampler] prior_share: needs prior"),
+                ("share-range", "mobster", table.format("past.h5") + "prior_share = 1.5\n",
+                 "[sampler] prior_share: must be in [0, 1]"),
+                ("acc", "mobster", table.format("acc.h5"),
+                 "[sampler] prior: %s optimizes acc (max), this study loss (min)" % os.path.join(d, "acc.h5")),
+                ("junk", "mobster", table.format("junk.h5"), "[sampler] prior: "),
+                ("empty", "mobster", "\n[sampler]\nprior = []\n", "[sampler] prior: lists no results file")):
+            study = write(d, "bad-" + name, sampler=sampler, sampler_table=sampler_table)
+            text = run("validate", study, status=1)
+            expect_in(text, wanted)
+
+        results = os.path.join(d, "now.h5")
+        run("simulate", ok, "-o", results, "-q")
+        now = configurations(results)
+        earlier = best_earlier(past)
+        # The first two trials are the earlier study's best two, as they were.
+        for t in (0, 1):
+            assert now[t] == earlier[t], (t, now[t], earlier[:3])
+        replayed = subprocess.run([BINARY, "replay", ok, "-"], capture_output=True, text=True,
+                                  input=run("export", results, "--table", "replay"))
+        assert replayed.returncode == 0, replayed.stderr
+        assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
+            replayed.stdout
+    print("prior: validate reports the file and refuses 6 kinds of bad input by key and file; a "
+          "mobster study with a prior starts with the earlier best two; replay matches all 20")
+
+
+if __name__ == "__main__":
+    main()

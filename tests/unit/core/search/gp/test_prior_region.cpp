@@ -1,0 +1,156 @@
+// `[sampler] prior` (src/core/search/gp/prior_region.cpp and MOBSTER's use of it): the
+// good earlier configurations in successive halving's order, draws around them, MOBSTER's
+// start-up and candidates from them, and a model that still finds the optimum when the
+// earlier lesson is wrong.
+#define BOOST_TEST_MODULE core_prior_region
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "core/search/gp/prior_region.hpp"
+#include "core/study/suggester_factory.hpp"
+#include "unit/core/search/suggester_testing.hpp"
+
+using namespace slurmtune::core;
+using namespace slurmtune::testing;
+using slurmtune::core::gp::PriorRegion;
+
+namespace {
+
+const SearchSpace kLine({{"x", ranged(DomainKind::Uniform, 0, 1)}});
+
+// `n` earlier trials evenly over [0, 1), each judged at rung 1 by |x - centre|; those
+// within 0.1 of it also at rung 3, where they did a little better.
+std::vector<PastTrial> earlier(double centre, std::size_t n = 40) {
+  std::vector<PastTrial> past;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    PastTrial t;
+    t.config = Configuration({ParamValue{x}});
+    t.judged.push_back({1, std::fabs(x - centre), 1});
+    if (std::fabs(x - centre) < 0.1) t.judged.push_back({3, std::fabs(x - centre) / 2, 3});
+    t.end = TrialEnd::Stopped;
+    past.push_back(std::move(t));
+  }
+  return past;
+}
+
+double x_of(const Configuration& c) {
+  return as_number(c.values[0]);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_good_ones_in_successive_halvings_order) {
+  const PriorRegion prior(kLine, earlier(0.3), false);
+  // 15 % of 40 is 6: the 8 within 0.1 of 0.3 reached rung 3, so all 6 come from them,
+  // the nearest first.
+  BOOST_TEST(prior.good().size() == 6u);
+  BOOST_TEST(std::fabs(x_of(prior.good()[0]) - 0.3) <= 0.0125 + 1e-12);
+  for (const auto& c : prior.good())
+    BOOST_TEST(std::fabs(x_of(c) - 0.3) < 0.1);
+  BOOST_TEST(prior.bandwidths()[0] >= PriorRegion::kMinBandwidth);
+  BOOST_TEST(prior.bandwidths()[0] <= PriorRegion::kMaxBandwidth);
+  // Maximised, the order turns: the worst at rung 1 are far from 0.3 (the rung-3 trials,
+  // judged higher, still come first).
+  const PriorRegion flipped(kLine, earlier(0.3), true);
+  BOOST_TEST(std::fabs(x_of(flipped.good()[0]) - 0.3) > 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(draws_lie_around_the_good_ones) {
+  const PriorRegion prior(kLine, earlier(0.3), false);
+  Xoshiro256 rng(7);
+  double distance = 0;
+  for (int i = 0; i < 400; ++i) {
+    const double x = x_of(prior.sample(rng));
+    BOOST_TEST((x >= 0 && x < 1));
+    distance += std::fabs(x - 0.3) / 400;
+  }
+  BOOST_TEST(distance < 0.12);  // uniform draws: 0.29 on average
+}
+
+BOOST_AUTO_TEST_CASE(a_choice_is_mostly_kept) {
+  const SearchSpace space(
+      {{"opt", listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"},
+                                           ParamValue{"ada"}})}});
+  std::vector<PastTrial> past;
+  for (int i = 0; i < 10; ++i) {
+    PastTrial t;
+    t.config = Configuration({ParamValue{i < 6 ? "adam" : "sgd"}});
+    t.last = std::pair{3.0, i < 6 ? 0.1 : 0.9};
+    past.push_back(std::move(t));
+  }
+  const PriorRegion prior(space, past, false);
+  Xoshiro256 rng(3);
+  int adam = 0;
+  for (int i = 0; i < 1000; ++i)
+    adam += std::get<std::string>(prior.sample(rng).values[0]) == "adam";
+  // The 5 good ones are all adam: kept 80 % of the time, redrawn to adam a quarter of the rest.
+  BOOST_TEST(std::abs(adam - 850) < 50);
+}
+
+BOOST_AUTO_TEST_CASE(earlier_trials_without_a_value_are_refused) {
+  std::vector<PastTrial> past(3);
+  for (auto& t : past) {
+    t.config = Configuration({ParamValue{0.5}});
+    t.end = TrialEnd::Failed;
+  }
+  BOOST_CHECK_THROW(PriorRegion(kLine, past, false), slurmtune::InputError);
+}
+
+namespace {
+
+// Sequential MOBSTER trials of one parameter, each judged at rung 1 by |x - optimum|;
+// returns each trial's x.
+std::vector<double> run_mobster(const std::vector<PastTrial>& prior, double optimum,
+                                std::size_t trials, std::uint64_t seed = 5) {
+  auto spec = mobster_spec(8);
+  spec.prior = prior;
+  const auto s = make_suggester(kLine, spec, false, seed);
+  std::vector<double> xs;
+  for (TrialId t = 0; t < trials; ++t) {
+    const double x = x_of(s->suggest(t).config);
+    xs.push_back(x);
+    s->reported(t, 1, std::fabs(x - optimum), at_rung(1, SchedulerDecision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  return xs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(mobster_starts_where_the_earlier_study_did_best) {
+  const auto prior = earlier(0.3);
+  const PriorRegion region(kLine, prior, false);
+  const auto xs = run_mobster(prior, 0.3, 8);
+  BOOST_TEST(xs[0] == x_of(region.good()[0]));  // the best two as they were
+  BOOST_TEST(xs[1] == x_of(region.good()[1]));
+  double distance = 0;
+  for (const double x : xs)
+    distance += std::fabs(x - 0.3) / 8;
+  BOOST_TEST(distance < 0.15);
+  BOOST_TEST(run_mobster(prior, 0.3, 12) == run_mobster(prior, 0.3, 12));  // a function of the seed
+  BOOST_TEST(run_mobster(prior, 0.3, 12) != run_mobster(prior, 0.3, 12, 6));
+}
+
+BOOST_AUTO_TEST_CASE(mobster_recovers_when_the_earlier_lesson_is_wrong) {
+  // The earlier study did best at 0.1; here the optimum is at 0.85. The start-ups are
+  // spent near 0.1, and the model's later picks come as close to 0.85 as without a prior.
+  const auto late_distance = [](const std::vector<double>& xs) {
+    double distance = 0;
+    for (std::size_t t = 25; t < xs.size(); ++t)
+      distance += std::fabs(xs[t] - 0.85) / static_cast<double>(xs.size() - 25);
+    return distance;
+  };
+  double with_prior = 0, without = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    with_prior += late_distance(run_mobster(earlier(0.1), 0.85, 40, seed));
+    without += late_distance(run_mobster({}, 0.85, 40, seed));
+  }
+  BOOST_TEST_MESSAGE("late distance to the optimum: " << with_prior / 5 << " with the wrong "
+                                                      << "prior, " << without / 5 << " without");
+  BOOST_TEST(with_prior / 5 < 0.15);
+  BOOST_TEST(with_prior < 1.5 * without);
+}
