@@ -4,7 +4,7 @@ this machine: each pair is one model family at two sizes, the same configuration
 once, fixed seed) trained on both, so a study on the small table is the earlier study
 whose lesson a study on the large table may use. Long-form CSV tables as
 make_curve_tables.py writes them (`slurmtune simulate --curves` reads them), beside a
-study file per table (tests/bench/data/NAME.toml).
+study file per table (tests/bench/data/transfer/NAME.toml).
 
   mlp-width   torch MLPs (2 hidden layers) on the UCI digits, 32 units a layer (small)
               and 128 (large, 4x the width): 200 configurations x 27 epochs; 6 parameters
@@ -156,7 +156,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("pairs", nargs="*", default=list(PAIRS))
     parser.add_argument("--limit", type=int, default=CONFIGURATIONS, help="configurations per table")
-    parser.add_argument("--out", default=DATA)
+    parser.add_argument("--out", default=os.path.join(DATA, "transfer"))
     args = parser.parse_args()
     for name in args.pairs:
         small, large = PAIRS[name]
