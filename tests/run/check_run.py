@@ -39,7 +39,7 @@ from run_distributed import scenario_gpus, scenario_groups_orphaned, scenario_py
 from run_pbt import scenario_pbt, scenario_pbt_groups, scenario_pbt_resume, scenario_pbt_retention
 from run_samplers import (scenario_conditional, scenario_conditional_resume, scenario_enqueue,
                           scenario_example_conditional, scenario_freeze_thaw, scenario_mobster_resume,
-                          scenario_ahead_resume,
+                          scenario_ahead_resume, scenario_prior_resume,
                           scenario_recommended, scenario_tpe_resume, scenario_default_sampler)
 from run_checkpoints import scenario_checkpoints
 from run_node_local import scenario_workers_node_local
@@ -330,7 +330,7 @@ def main():
                                              "cancel", "kill",
                                              "groups", "groups-kill", "groups-hang", "groups-steps",
                                              "digits",
-                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "ahead-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
+                                             "promotion", "groups-term", "tpe-resume", "mobster-resume", "ahead-resume", "prior-resume", "recommended", "default-sampler", "freeze-thaw", "pbt",
                                              "pbt-resume", "pbt-groups", "torch", "pygroups",
                                              "pygroups-kill", "gpus", "workers", "workers-kill", "workers-many", "workers-relays",
                                              "workers-ranks", "workers-ranks-kill",
@@ -393,6 +393,7 @@ def main():
                      "clock": scenario_clock, "promotion": scenario_promotion,
                      "digits": scenario_digits, "tpe-resume": scenario_tpe_resume,
                      "mobster-resume": scenario_mobster_resume, "ahead-resume": scenario_ahead_resume,
+                     "prior-resume": scenario_prior_resume,
                      "recommended": scenario_recommended,
                      "default-sampler": scenario_default_sampler,
                      "freeze-thaw": scenario_freeze_thaw,

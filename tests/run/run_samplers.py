@@ -104,6 +104,26 @@ def scenario_ahead_resume(runner, args):
           % (TRIALS, len(replayed)))
 
 
+def scenario_prior_resume(runner, args):
+    """[sampler] prior (issue #64): MOBSTER starting where an earlier study (a simulated
+    one of the same space and metric) did best, interrupted and resumed: the
+    configurations of an uninterrupted run, the first two the earlier study's best two,
+    and replay suggests every one."""
+    earlier = os.path.join(runner.workdir, "earlier.h5")
+    out = subprocess.run([args.slurmtune, "simulate", sampler_study(runner, "mobster"), "-o", earlier,
+                          "-q", "--max-trials", "30"], capture_output=True, text=True)
+    expect(out.returncode == 0, "the earlier study failed:\n" + out.stderr)
+    options = dict(SAMPLER_OPTIONS_OF_MOBSTER, prior=[earlier])
+    resume_scenario(runner, "mobster", options)
+    with h5py.File(earlier, "r") as f:
+        past = sorted(f["trials"][:], key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
+    ran = trials_of(os.path.join(runner.workdir, "study.h5"))
+    expect(list(ran["config/x"][:2]) == [float(t["config/x"]) for t in past[:2]],
+           "the first two trials are not the earlier study's best two: %s, %s"
+           % (list(ran["config/x"][:2]), [float(t["config/x"]) for t in past[:2]]))
+    print("prior: the first two trials were the earlier study's best two")
+
+
 CONDITIONAL_SEARCH = ("opt = { choice = [\"sgd\", \"adam\"] }\n"
                       "momentum = { uniform = [0.0, 0.9], when = { opt = \"sgd\" } }\n"
                       "nesterov = { choice = [true, false], when = { opt = \"sgd\" } }\n"

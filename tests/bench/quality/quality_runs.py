@@ -43,7 +43,9 @@ class Table:
         self.max_t = self.study["scheduler"]["max_t"]
         self.space = self.study["search"]
         self.params = list(self.space)
-        frame = pd.read_csv(os.path.join(DATA, self.study["simulate"]["curves"]))
+        # The curves beside the study file (a name may lie in a folder: "transfer/mlp-data-large").
+        self.curves_path = os.path.join(os.path.dirname(self.toml_path), self.study["simulate"]["curves"])
+        frame = pd.read_csv(self.curves_path)
         repeat = next((c for c in ("seed", "repeat") if c in frame.columns), None)
         duration = next(c for c in DURATION_COLUMNS if c in frame.columns)
         self.configs, self.curves = [], []  # curves[i]: list of (steps, values, seconds) per repeat
@@ -174,8 +176,8 @@ def simulate_slurmtune(binary, table, variant, seed, workers, budget, work, meas
             if line.strip().startswith("sampler ="):
                 line = f'sampler = "{sampler}"\n'
             if section != "[scheduler]":
-                lines.append(line.replace(f'curves = "{table.name}.csv"',
-                                          f'curves = "{os.path.join(DATA, table.name + ".csv")}"'))
+                lines.append(line.replace(f'curves = "{os.path.basename(table.curves_path)}"',
+                                          f'curves = "{table.curves_path}"'))
     resource = table.study["scheduler"].get("resource", "step")
     lines.append(f'\n[scheduler]\nresource = "{resource}"\nmax_t = {table.max_t}\n')
     lines += [f"{k} = {json.dumps(v)}\n" for k, v in scheduler.items()]
@@ -218,9 +220,11 @@ def optuna_sampler(name, seed):
     return optuna.samplers.RandomSampler(seed=seed)
 
 
-def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured, sampler=None):
+def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured, sampler=None,
+               enqueued=()):
     """Optuna's sampler by name (or `sampler`, an Optuna sampler object) with its pruner,
-    driven by the discrete-event loop of `workers` workers."""
+    driven by the discrete-event loop of `workers` workers; `enqueued` configurations
+    (parameter dicts) are tried first, in order (Optuna's enqueue_trial)."""
     pruner = {"none": optuna.pruners.NopPruner(),
               "sha": optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3),
               "hyperband": optuna.pruners.HyperbandPruner(min_resource=1, max_resource=table.max_t,
@@ -228,6 +232,8 @@ def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured
     study = optuna.create_study(direction="minimize" if table.mode == "min" else "maximize",
                                 sampler=sampler or optuna_sampler(sampler_name, seed), pruner=pruner,
                                 study_name=f"{table.name}-{seed}")
+    for params in enqueued:
+        study.enqueue_trial(params)
     distributions = {p: optuna_distribution(table.space[p]) for p in table.params}
     unused = np.ones(len(table.configs), bool)
     picker = random.Random(seed)

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Priors from earlier studies (issue #64, item 2), on the table pairs of
+make_transfer_tables.py: one model family at two sizes, the same configurations trained
+on both. For each seed an earlier study runs on the small table (the recommended setting,
+its own seed, the small table's whole budget), and then on the large table:
+
+  recommended              no prior (MOBSTER with Hyper-Tune on asha_promotion)
+  recommended, warm_start  the earlier study's trials as this study's observations
+  recommended, prior       [sampler] prior: start where the earlier study did best
+  optuna tpe + sha, enqueued
+                           Optuna's TPE with successive halving, the earlier study's best
+                           configurations enqueued first (its top 15 %, at least 5: the
+                           same ones the prior starts from), best first
+
+Printed, per pair and worker count: each method's median virtual time to the large
+table's targets T1 and T2 (its configurations' 2nd and 10th percentile best values) with
+quartiles, and the prior's paired speed-ups over the others with bootstrap 95 %
+intervals (a seed that never reaches a target counts as infinite). mlp-shift is the pair
+whose lesson does not hold.
+
+  /usr/bin/python3 tests/bench/quality/transfer_quality.py BUILD [--pairs ...] [--workers 8 32]
+      [--seeds 60] [--jobs 2] [--charged] [--save FILE.json]
+"""
+import argparse
+import math
+import multiprocessing
+import os
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import optuna
+
+from hpo_quality import ASHA_PROMOTION, RECOMMENDED
+from quality_runs import Table, run_optuna, run_slurmtune, simulate_slurmtune
+from quality_stats import quartiles, speedup_interval, times_by_seed
+
+PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
+PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
+EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
+METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued")
+
+
+def earlier_best(h5, params):
+    """The earlier study's top configurations in successive halving's order (the highest
+    step reached, then the value there), as gp/prior_region.hpp ranks them."""
+    with h5py.File(h5, "r") as f:
+        trials = f["trials"][:]
+    trials = [t for t in trials if t["reports"] > 0 and math.isfinite(float(t["last_value"]))]
+    trials.sort(key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
+    keep = max(PRIOR_MIN_GOOD, math.ceil(PRIOR_TOP_SHARE * len(trials)))
+    # A choice of strings is an HDF5 enum: its names are the values.
+    names = {}
+    for p in params:
+        enum = h5py.check_enum_dtype(trials[0].dtype["config/" + p]) if trials else None
+        names[p] = {code: name for name, code in enum.items()} if enum else None
+    value = lambda p, v: names[p][int(v)] if names[p] else v.item()  # noqa: E731
+    return [{p: value(p, t["config/" + p]) for p in params} for t in trials[:keep]]
+
+
+def run_earlier(task):
+    """The earlier study of one (pair, workers, seed) on the small table: its results file."""
+    binary, pair, workers, seed, work = task
+    small = Table(f"transfer/{pair}-small")
+    folder = os.path.join(work, f"earlier-{pair}-{workers}-{seed}")
+    os.makedirs(folder, exist_ok=True)
+    h5, _ = simulate_slurmtune(binary, small, RECOMMENDED, EARLIER_SEED + seed, workers,
+                               small.total_seconds / workers, folder, False)
+    return (pair, workers, seed), h5
+
+
+def run_method(task):
+    binary, pair, workers, seed, method, earlier, work, charged = task
+    large = Table(f"transfer/{pair}-large")
+    budget = large.total_seconds / workers
+    if method.startswith("optuna"):
+        sampler = optuna.samplers.TPESampler(seed=seed)
+        run = run_optuna(large, "tpe", "sha", seed, workers, budget, charged, sampler=sampler,
+                         enqueued=earlier_best(earlier, large.params))
+    else:
+        scheduler, sampler, options = RECOMMENDED
+        options = dict(options)
+        if method.endswith("warm_start"):
+            options["warm_start"] = [earlier]
+        elif method.endswith("prior"):
+            options["prior"] = [earlier]
+        folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
+        os.makedirs(folder, exist_ok=True)
+        run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)
+    run.table = None
+    return (pair, workers, method), run
+
+
+def text(value):
+    return "-" if value is None else f"{value:.3g}"
+
+
+def report(pair, workers, runs, large):
+    rng = np.random.default_rng(0)
+    print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
+          f"T2 = {large.targets[1]:.4g})\n")
+    print("| method | T1 median [quartiles] | T2 median [quartiles] |")
+    print("|---|---|---|")
+    for method in METHODS:
+        cells = []
+        for i in range(2):
+            q25, median, q75 = quartiles([r.times[i] for r in runs[method]])
+            cells.append(f"{text(median)} [{text(q25)}, {text(q75)}]")
+        print(f"| {method} | {cells[0]} | {cells[1]} |")
+    ours = runs["recommended, prior"]
+    seeds = sorted(r.seed for r in ours)
+    print("\n| prior's speed-up over | T1 [95% CI] | T2 [95% CI] |")
+    print("|---|---|---|")
+    for method in METHODS:
+        if method == "recommended, prior":
+            continue
+        cells = []
+        for i in range(2):
+            point, low, high = speedup_interval(times_by_seed(ours, i, seeds),
+                                                times_by_seed(runs[method], i, seeds), rng)
+            cells.append(f"{point:.3g} [{low:.3g}, {high:.3g}]")
+        print(f"| {method} | {cells[0]} | {cells[1]} |")
+    sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("build")
+    parser.add_argument("--pairs", nargs="+", default=list(PAIRS), choices=PAIRS)
+    parser.add_argument("--workers", nargs="+", type=int, default=[8, 32])
+    parser.add_argument("--seeds", type=int, default=60)
+    parser.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
+    parser.add_argument("--charged", action="store_true",
+                        help="charge each decision's measured time (one job per idle core)")
+    args = parser.parse_args()
+    binary = os.path.join(args.build, "src", "slurmtune")
+    with tempfile.TemporaryDirectory(prefix="slurmtune-transfer-") as work, \
+            multiprocessing.Pool(args.jobs) as pool:
+        cells = [(p, w, s) for p in args.pairs for w in args.workers for s in range(args.seeds)]
+        earlier = dict(pool.imap_unordered(run_earlier, [(binary, p, w, s, work) for p, w, s in cells]))
+        tasks = [(binary, p, w, s, m, earlier[(p, w, s)], work, args.charged) for p, w, s in cells
+                 for m in METHODS]
+        runs = {}
+        for key, run in pool.imap_unordered(run_method, tasks):
+            runs.setdefault(key[:2], {}).setdefault(key[2], []).append(run)
+    for pair in args.pairs:
+        large = Table(f"transfer/{pair}-large")
+        for workers in args.workers:
+            for method_runs in runs[(pair, workers)].values():
+                for run in method_runs:
+                    run.table = large
+            report(pair, workers, runs[(pair, workers)], large)
+
+
+if __name__ == "__main__":
+    main()
