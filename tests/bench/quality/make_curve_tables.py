@@ -101,20 +101,27 @@ def cancer_gbdt(writer, limit, steps=25, trees_per_step=8, seeds=(0, 1)):
              "min_samples_leaf": int(math.exp(rng.uniform(0, math.log(65)))),
              "max_features": sig(rng.uniform(0.1, 1.0))}
         for seed in seeds:
-            model = GradientBoostingClassifier(learning_rate=c["learning_rate"], max_depth=c["max_depth"],
-                                               subsample=c["subsample"], min_samples_leaf=c["min_samples_leaf"],
-                                               max_features=c["max_features"], warm_start=True, n_estimators=0,
-                                               random_state=seed)
-            elapsed = 0.0
-            for step in range(1, steps + 1):
-                start = time.perf_counter()
-                model.set_params(n_estimators=step * trees_per_step)
-                model.fit(x_train, y_train)
-                proba = model.predict_proba(x_val)
-                elapsed += time.perf_counter() - start
-                writer.writerow([c["learning_rate"], c["max_depth"], c["subsample"], c["min_samples_leaf"],
-                                 c["max_features"], seed, step, sig(log_loss(y_val, proba)), sig(elapsed, 5)])
+            train_gbdt(writer, c, (x_train, x_val, y_train, y_val), seed, steps, trees_per_step, (seed,))
         progress(i, limit)
+
+
+def train_gbdt(writer, c, data, seed, steps, trees_per_step, labels=()):
+    """Gradient-boosted trees of configuration `c` (learning_rate, max_depth, subsample,
+    min_samples_leaf, max_features), `trees_per_step` more each step: a row (c's values,
+    `labels`, step, validation log loss, seconds since the start) per step."""
+    x_train, x_val, y_train, y_val = data
+    model = GradientBoostingClassifier(learning_rate=c["learning_rate"], max_depth=c["max_depth"],
+                                       subsample=c["subsample"], min_samples_leaf=c["min_samples_leaf"],
+                                       max_features=c["max_features"], warm_start=True, n_estimators=0,
+                                       random_state=seed)
+    elapsed = 0.0
+    for step in range(1, steps + 1):
+        start = time.perf_counter()
+        model.set_params(n_estimators=step * trees_per_step)
+        model.fit(x_train, y_train)
+        proba = model.predict_proba(x_val)
+        elapsed += time.perf_counter() - start
+        writer.writerow([*c.values(), *labels, step, sig(log_loss(y_val, proba)), sig(elapsed, 5)])
 
 
 def classifier_epoch(model, x_train, x_val, y_train, y_val, classes):

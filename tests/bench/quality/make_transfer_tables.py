@@ -31,13 +31,10 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 from make_claim_tables import digits_tensors, torch_optimizer, train_torch  # noqa: E402
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
-                               scaled_split, sig)
+                               scaled_split, sig, train_gbdt)
 from sklearn.datasets import load_digits, make_classification  # noqa: E402
-from sklearn.ensemble import GradientBoostingClassifier  # noqa: E402
-from sklearn.metrics import log_loss  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
-import time  # noqa: E402
 
 EPOCHS = 27
 CONFIGURATIONS = 200
@@ -131,18 +128,7 @@ def gbdt_data(size, steps=25, trees_per_step=8):
                  "subsample": sig(rng.uniform(0.3, 1.0)),
                  "min_samples_leaf": int(math.exp(rng.uniform(0, math.log(129)))),
                  "max_features": sig(rng.uniform(0.1, 1.0))}
-            model = GradientBoostingClassifier(learning_rate=c["learning_rate"], max_depth=c["max_depth"],
-                                               subsample=c["subsample"], min_samples_leaf=c["min_samples_leaf"],
-                                               max_features=c["max_features"], warm_start=True, n_estimators=0,
-                                               random_state=i)
-            elapsed = 0.0
-            for step in range(1, steps + 1):
-                start = time.perf_counter()
-                model.set_params(n_estimators=step * trees_per_step)
-                model.fit(x_train, y_train)
-                proba = model.predict_proba(x_val)
-                elapsed += time.perf_counter() - start
-                writer.writerow([*c.values(), step, sig(log_loss(y_val, proba)), sig(elapsed, 5)])
+            train_gbdt(writer, c, (x_train, x_val, y_train, y_val), i, steps, trees_per_step)
             progress(i, limit)
     return build
 

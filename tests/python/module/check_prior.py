@@ -12,48 +12,20 @@ import subprocess
 import sys
 import tempfile
 
+import earlier_studies
 import h5py
 
 BINARY = sys.argv[1]
 
-STUDY = """[study]
-name = "{name}"
-metric = "{metric}"
-mode = "{mode}"
-seed = {seed}
-max_trials = {trials}
-sampler = "{sampler}"
-{sampler_table}
-[search]
-lr = {{ loguniform = [1e-4, 1e-1] }}
-opt = {{ choice = ["sgd", "adam"] }}
-width = {{ randint = [8, 64] }}
-
-[scheduler]
-type = "asha"
-max_t = 9
-grace_period = 1
-"""
+expect_in = earlier_studies.expect_in
 
 
 def write(folder, name, **keys):
-    values = dict(name=name, metric="loss", mode="min", seed=1, trials=30, sampler="random",
-                  sampler_table="")
-    values.update(keys)
-    path = os.path.join(folder, name + ".toml")
-    with open(path, "w") as f:
-        f.write(STUDY.format(**values))
-    return path
+    return earlier_studies.write(folder, name, **dict(dict(trials=30), **keys))
 
 
 def run(*args, status=0):
-    out = subprocess.run([BINARY, *args], capture_output=True, text=True)
-    assert out.returncode == status, f"{args}: exit {out.returncode}, expected {status}:\n{out.stderr}"
-    return out.stdout + out.stderr
-
-
-def expect_in(text, wanted):
-    assert wanted in text, f"expected {wanted!r} in:\n{text}"
+    return earlier_studies.run(BINARY, *args, status=status)
 
 
 PARAMETERS = ("lr", "opt", "width")

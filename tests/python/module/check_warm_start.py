@@ -11,45 +11,17 @@ import subprocess
 import sys
 import tempfile
 
+import earlier_studies
+
 BINARY = sys.argv[1]
 
-STUDY = """[study]
-name = "{name}"
-metric = "{metric}"
-mode = "{mode}"
-seed = {seed}
-max_trials = {trials}
-sampler = "{sampler}"
-{sampler_table}
-[search]
-{search}
-[scheduler]
-type = "asha"
-max_t = 9
-grace_period = 1
-"""
-SEARCH = ('lr = { loguniform = [1e-4, 1e-1] }\nopt = { choice = ["sgd", "adam"] }\n'
-          'width = { randint = [8, 64] }\n')
-
-
-def write(folder, name, **keys):
-    values = dict(name=name, metric="loss", mode="min", seed=1, trials=20, sampler="random",
-                  sampler_table="", search=SEARCH)
-    values.update(keys)
-    path = os.path.join(folder, name + ".toml")
-    with open(path, "w") as f:
-        f.write(STUDY.format(**values))
-    return path
+SEARCH = earlier_studies.SEARCH
+write = earlier_studies.write
+expect_in = earlier_studies.expect_in
 
 
 def run(*args, status=0):
-    out = subprocess.run([BINARY, *args], capture_output=True, text=True)
-    assert out.returncode == status, f"{args}: exit {out.returncode}, expected {status}:\n{out.stderr}"
-    return out.stdout + out.stderr
-
-
-def expect_in(text, wanted):
-    assert wanted in text, f"expected {wanted!r} in:\n{text}"
+    return earlier_studies.run(BINARY, *args, status=status)
 
 
 def main():
