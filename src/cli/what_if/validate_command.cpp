@@ -40,6 +40,9 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
       static_cast<std::uint64_t>(std::floor(static_cast<double>(after) * (1 - random_share)));
   out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about " << picks
       << " of max_trials = " << total << " (" << startup << " start-up draws first";
+  if (!sampler.prior_files.empty())
+    out << ": the earlier best two, then " << sampler.mobster.prior_share
+        << " of them from around the prior's best configurations";
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
   out << ")\n";
   if (picks == 0)

@@ -65,6 +65,8 @@ def main():
         expect_in(report, "# prior: 60 trials of ")
         expect_in(report, "prior = [ 'past.h5' ]")
         expect_in(report, "prior_share = 0.75")
+        expect_in(report, "(8 start-up draws first: the earlier best two, then 0.75 of them from "
+                          "around the prior's best configurations")
         for name, sampler, sampler_table, wanted in (
                 ("tpe", "tpe", table.format("past.h5"),
                  '[sampler] prior: is read by sampler "mobster" alone'),
