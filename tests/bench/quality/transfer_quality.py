@@ -7,6 +7,9 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended              no prior (MOBSTER with Hyper-Tune on asha_promotion)
   recommended, warm_start  the earlier study's trials as this study's observations
   recommended, prior       [sampler] prior: start where the earlier study did best
+  recommended, prior, eager promotion
+                           the same with asha_promotion's eager_promotion: the earlier best,
+                           started first, trains on while its rungs hold too few to promote
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -31,15 +34,17 @@ import tempfile
 import h5py
 import numpy as np
 import optuna
+import pandas as pd
 
-from hpo_quality import ASHA_PROMOTION, RECOMMENDED
+from hpo_quality import RECOMMENDED
 from quality_runs import Table, run_optuna, run_slurmtune, simulate_slurmtune
 from quality_stats import quartiles, speedup_interval, times_by_seed
 
 PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
-METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued")
+METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
+           "recommended, prior, eager promotion")
 
 
 def earlier_best(h5, params):
@@ -81,15 +86,30 @@ def run_method(task):
     else:
         scheduler, sampler, options = RECOMMENDED
         options = dict(options)
-        if method.endswith("warm_start"):
+        if "warm_start" in method:
             options["warm_start"] = [earlier]
-        elif method.endswith("prior"):
+        if "prior" in method:
             options["prior"] = [earlier]
+        if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
+            scheduler = dict(scheduler, eager_promotion=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
         run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)
     run.table = None
     return (pair, workers, method), run
+
+
+def lesson(pair):
+    """How far the small table's lesson holds on the large one: the rank correlation of the
+    configurations' best values, and how many of the small table's top 10 % are among the
+    large table's top 10 %."""
+    small, large = Table(f"transfer/{pair}-small"), Table(f"transfer/{pair}-large")
+    best = lambda t: pd.Series([np.nanmin(r[0][1]) if t.mode == "min" else -np.nanmax(r[0][1])  # noqa: E731
+                                for r in t.curves])
+    a, b = best(small), best(large)
+    top = max(1, len(a) // 10)
+    shared = len(set(a.nsmallest(top).index) & set(b.nsmallest(top).index))
+    return a.corr(b, method="spearman"), shared, top
 
 
 def text(value):
@@ -145,6 +165,9 @@ def main():
         for key, run in pool.imap_unordered(run_method, tasks):
             runs.setdefault(key[:2], {}).setdefault(key[2], []).append(run)
     for pair in args.pairs:
+        rho, shared, top = lesson(pair)
+        print(f"\n## {pair}: rank correlation of the configurations' best values, small against large, "
+              f"{rho:.2f}; {shared} of the small table's top {top} in the large table's top {top}")
         large = Table(f"transfer/{pair}-large")
         for workers in args.workers:
             for method_runs in runs[(pair, workers)].values():
