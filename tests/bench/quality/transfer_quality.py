@@ -10,6 +10,8 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior, eager promotion
                            the same with asha_promotion's eager_promotion: the earlier best,
                            started first, trains on while its rungs hold too few to promote
+  recommended, prior 0.5, eager promotion
+                           the same with prior_share = 0.5
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -44,7 +46,7 @@ PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
 METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
-           "recommended, prior, eager promotion")
+           "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion")
 
 
 def earlier_best(h5, params):
@@ -90,6 +92,8 @@ def run_method(task):
             options["warm_start"] = [earlier]
         if "prior" in method:
             options["prior"] = [earlier]
+        if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
+            options["prior_share"] = 0.5
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
@@ -116,24 +120,25 @@ def text(value):
     return "-" if value is None else f"{value:.3g}"
 
 
-def report(pair, workers, runs, large):
+def report(pair, workers, runs, large, methods):
     rng = np.random.default_rng(0)
     print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
           f"T2 = {large.targets[1]:.4g})\n")
     print("| method | T1 median [quartiles] | T2 median [quartiles] |")
     print("|---|---|---|")
-    for method in METHODS:
+    for method in methods:
         cells = []
         for i in range(2):
             q25, median, q75 = quartiles([r.times[i] for r in runs[method]])
             cells.append(f"{text(median)} [{text(q25)}, {text(q75)}]")
         print(f"| {method} | {cells[0]} | {cells[1]} |")
-    ours = runs["recommended, prior"]
+    mine = "recommended, prior" if "recommended, prior" in methods else next(m for m in methods if "prior" in m)
+    ours = runs[mine]
     seeds = sorted(r.seed for r in ours)
-    print("\n| prior's speed-up over | T1 [95% CI] | T2 [95% CI] |")
+    print(f"\n| {mine}: speed-up over | T1 [95% CI] | T2 [95% CI] |")
     print("|---|---|---|")
-    for method in METHODS:
-        if method == "recommended, prior":
+    for method in methods:
+        if method == mine:
             continue
         cells = []
         for i in range(2):
@@ -151,6 +156,8 @@ def main():
     parser.add_argument("--workers", nargs="+", type=int, default=[8, 32])
     parser.add_argument("--seeds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
+                        help="the methods to run (the prior's comparisons need it and the others named)")
     parser.add_argument("--charged", action="store_true",
                         help="charge each decision's measured time (one job per idle core)")
     args = parser.parse_args()
@@ -160,7 +167,7 @@ def main():
         cells = [(p, w, s) for p in args.pairs for w in args.workers for s in range(args.seeds)]
         earlier = dict(pool.imap_unordered(run_earlier, [(binary, p, w, s, work) for p, w, s in cells]))
         tasks = [(binary, p, w, s, m, earlier[(p, w, s)], work, args.charged) for p, w, s in cells
-                 for m in METHODS]
+                 for m in args.methods]
         runs = {}
         for key, run in pool.imap_unordered(run_method, tasks):
             runs.setdefault(key[:2], {}).setdefault(key[2], []).append(run)
@@ -173,7 +180,7 @@ def main():
             for method_runs in runs[(pair, workers)].values():
                 for run in method_runs:
                     run.table = large
-            report(pair, workers, runs[(pair, workers)], large)
+            report(pair, workers, runs[(pair, workers)], large, args.methods)
 
 
 if __name__ == "__main__":
