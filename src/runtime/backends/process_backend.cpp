@@ -237,6 +237,9 @@ void ProcessBackend::finish(core::TrialId trial) {
 // polling every trial, as before.
 void ProcessBackend::reap() {
   workers_.reap();
+  // An ended scancel first: left a zombie, it would be the child waitid names below, and
+  // every trial would be polled for it.
+  step_cancels_.poll();
   std::vector<core::TrialId> ended;
   const auto now = context_.clock.now();
   for (;;) {

@@ -6,9 +6,10 @@
 // either way; scancel reaches the step's tasks that srun's death leaves running until
 // Slurm notices.
 //
-// At most kAtOnce scancels run at once (the rest wait in line), each for at most
-// kWaitLimit before it is killed and the log says so: nothing here grows with the study
-// and nothing waits without a bound.
+// At most kAtOnce scancels run at once (the rest wait in line: at most the steps of the
+// trials running), each for at most kWaitLimit before it is killed and the log says so:
+// nothing waits without a bound. ProcessBackend polls them before it reaps its trials, so
+// an ended scancel is never the child its waitid names.
 #include <chrono>
 #include <deque>
 #include <string>
