@@ -63,10 +63,11 @@ std::optional<core::Configuration> translate(const core::SearchSpace& now,
 }
 
 // What one list of earlier studies is: its key, where the study file names it (the study
-// file alone when the spec was built without one), and where its trials go.
+// file alone when the spec was built without one), its files and where their trials go.
 struct PastStudies {
   std::string key;
   std::string where;
+  const std::vector<std::string>& files;
   std::vector<core::PastTrial>& trials;
 };
 
@@ -134,11 +135,11 @@ std::vector<WarmStartSource> load_warm_start(core::StudySpec& study) {
   const auto where = [&](const std::string& key_where) {
     return key_where.empty() ? study.path : key_where;
   };
-  const PastStudies lists[] = {{"warm_start", where(sampler.warm_start_where), sampler.warm_start},
-                               {"prior", where(sampler.prior_where), sampler.prior}};
+  const PastStudies lists[] = {
+      {"warm_start", where(sampler.warm_start_where), sampler.warm_start_files, sampler.warm_start},
+      {"prior", where(sampler.prior_where), sampler.prior_files, sampler.prior}};
   for (const auto& list : lists) {
-    const auto& files = list.key == "prior" ? sampler.prior_files : sampler.warm_start_files;
-    for (const auto& file : files) {
+    for (const auto& file : list.files) {
       const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : folder / file;
       try {
         sources.push_back(read_source(path.string(), study, list));

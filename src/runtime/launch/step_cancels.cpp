@@ -4,6 +4,7 @@
 #include <csignal>
 #include <thread>
 
+#include "core/number_text.hpp"
 #include "runtime/log.hpp"
 
 namespace slurmtune::runtime {
@@ -21,7 +22,7 @@ void StepCancels::start(const std::string& step, Clock::time_point now) {
   try {
     running_.push_back(Running{
         step, ChildProcess::spawn(SpawnRequest{{scancel_, "--signal=KILL", step}, {}, {}, {}, {}}),
-        now + kWaitLimit});
+        now + wait_limit_});
   } catch (const std::exception& e) {
     // scancel missing: the SIGKILL to srun still ends the step's launcher.
     log_line("cannot cancel Slurm step " + step + ": " + e.what());
@@ -37,7 +38,8 @@ void StepCancels::poll(Clock::time_point now) {
     }
     if (now < r.deadline) return false;
     log_line("scancel of Slurm step " + r.step + " did not return within " +
-             std::to_string(kWaitLimit.count()) + " s (slurmctld busy or down?); ended it");
+             core::format_double(std::chrono::duration<double>(wait_limit_).count()) +
+             " s (slurmctld busy or down?); ended it");
     r.process.signal_group(SIGKILL);
     r.process.wait();
     return true;
@@ -50,7 +52,7 @@ void StepCancels::poll(Clock::time_point now) {
 
 void StepCancels::finish() {
   constexpr std::chrono::milliseconds kPollEvery{20};
-  const auto give_up = Clock::now() + kWaitLimit;
+  const auto give_up = Clock::now() + wait_limit_;
   while (pending() > 0 && Clock::now() < give_up) {
     poll();
     if (pending() > 0) std::this_thread::sleep_for(kPollEvery);

@@ -25,15 +25,19 @@ class StepCancels {
   static constexpr std::size_t kAtOnce = 8;
   static constexpr std::chrono::seconds kWaitLimit{30};
 
-  /// `scancel`: the command (its path, or a name PATH finds).
-  explicit StepCancels(std::string scancel = "scancel") : scancel_(std::move(scancel)) {}
+  /// `scancel`: the command (its path, or a name PATH finds); `wait_limit`: how long one
+  /// may run, and how long finish() waits for all.
+  explicit StepCancels(std::string scancel = "scancel",
+                       std::chrono::milliseconds wait_limit = kWaitLimit)
+      : scancel_(std::move(scancel)), wait_limit_(wait_limit) {}
 
   /// Asks Slurm to SIGKILL every task of step "JOBID.STEPID"; returns at once.
   void cancel(const std::string& step, Clock::time_point now = Clock::now());
-  /// Reaps the scancels that ended, ends those past kWaitLimit, starts those in line.
+  /// Reaps the scancels that ended, ends those past the wait limit, starts those in line.
   void poll(Clock::time_point now = Clock::now());
-  /// Starts what waits and waits for every scancel, each for what is left of its
-  /// kWaitLimit: for the session's end, where nothing else runs.
+  /// Waits for the scancels running and in line, at most the wait limit in all, then ends
+  /// those still running and drops those in line (each said in the log): for the
+  /// session's end, where nothing else runs.
   void finish();
   /// Running or waiting in line.
   std::size_t pending() const { return running_.size() + waiting_.size(); }
@@ -49,6 +53,7 @@ class StepCancels {
   void start(const std::string& step, Clock::time_point now);
 
   std::string scancel_;
+  std::chrono::milliseconds wait_limit_;
   std::vector<Running> running_;
   std::deque<std::string> waiting_;
   std::size_t asked_ = 0;

@@ -43,6 +43,14 @@ std::size_t ladder_point(std::size_t n, double growth) {
   return gp::refit_point(n, growth, kFirstFit);
 }
 
+// Trial `trial`'s point of the start-up design (startup_design = "sobol").
+Configuration sobol_configuration(const SearchSpace& space, const gp::SobolDesign& design,
+                                  TrialId trial) {
+  const std::vector<double> unit = design.point(trial);
+  std::size_t next = 0;
+  return configuration_from(space, [&] { return unit[next++]; });
+}
+
 std::size_t sampled_parameters(const SearchSpace& space) {
   return static_cast<std::size_t>(
       std::count_if(space.parameters().begin(), space.parameters().end(),
@@ -130,9 +138,7 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
     s.config = prior_start(trial);
     s.info.origin = SuggestionOrigin::Startup;
   } else if (startup && sobol_) {
-    const std::vector<double> unit = sobol_->point(trial);
-    std::size_t next = 0;
-    s.config = configuration_from(space_, [&] { return unit[next++]; });
+    s.config = sobol_configuration(space_, *sobol_, trial);
     s.info.origin = SuggestionOrigin::Startup;
   } else if (startup || explore) {
     Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
@@ -150,12 +156,7 @@ Configuration MobsterSuggester::prior_start(TrialId trial) const {
   if (trial < kPriorExact && trial < prior_->good().size()) return prior_->good()[trial];
   Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
   if (rng.uniform01() < options_.prior_share) return prior_->sample(rng);
-  if (sobol_) {
-    const std::vector<double> unit = sobol_->point(trial);
-    std::size_t next = 0;
-    return configuration_from(space_, [&] { return unit[next++]; });
-  }
-  return random_configuration(space_, rng);
+  return sobol_ ? sobol_configuration(space_, *sobol_, trial) : random_configuration(space_, rng);
 }
 
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {
