@@ -39,14 +39,13 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     t->credential_file = std::move(made->credential_file);
     t->stderr_offset = made->stderr_offset;
   } else {
-    t->launch = launch_files_->next_launch();
-    t->credential_file = credentials_->write_attempt(id, launch.attempt, t->launch);
-    fs::create_directories(t->dir);
-    // A node's own disk is its agent's to make the folder on (LAUNCH).
-    if (!node_checkpoints_ && t->checkpoint_dir != t->dir &&
-        fs::create_directories(t->checkpoint_dir))
-      fs::permissions(t->checkpoint_dir, fs::perms::owner_all);
-    t->stderr_offset = fs::exists(t->stderr_path) ? fs::file_size(t->stderr_path) : 0;
+    // (A node's own disk is its agent's to make the folder on, LAUNCH: folders_ has no
+    // checkpoint root then.)
+    auto files = make_launch_files(folders_, *credentials_, id, launch.attempt,
+                                   launch_files_->next_launch());
+    t->launch = files.launch;
+    t->credential_file = std::move(files.credential_file);
+    t->stderr_offset = files.stderr_offset;
     if (first) launch_files_->count_made_on_loop();
   }
   if (first) launch_files_->keep_ahead(id + 1);

@@ -45,22 +45,14 @@ std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
   }
 }
 
-// A relaunch's folder (there already, as a rule), its credential under `launch`, and its
-// stderr.log's size; nullopt: the launch makes them on the loop and says what failed.
+// Off the loop: nullopt when they cannot be made, and the launch makes them on the loop
+// (make_launch_files), which says what failed.
 std::optional<LaunchFilesReady> make_relaunch_files(const TrialFolders& folders,
                                                     const CredentialFiles& credentials,
                                                     core::TrialId trial, std::uint64_t attempt,
                                                     std::uint64_t launch) {
   try {
-    const std::string dir = folders.trial(trial);
-    fs::create_directories(dir);
-    if (const std::string elsewhere = folders.checkpoints(trial);
-        elsewhere != dir && fs::create_directories(elsewhere))
-      fs::permissions(elsewhere, fs::perms::owner_all);
-    std::error_code missing;
-    const auto size = fs::file_size(dir + "/stderr.log", missing);
-    return LaunchFilesReady{credentials.write_attempt(trial, attempt, launch), missing ? 0 : size,
-                            launch, attempt};
+    return make_launch_files(folders, credentials, trial, attempt, launch);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -87,6 +79,20 @@ void make_in_parallel(core::TrialId from, core::TrialId to, const Make& make) {
 }
 
 }  // namespace
+
+LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles& credentials,
+                                   core::TrialId trial, std::uint64_t attempt,
+                                   std::uint64_t launch) {
+  const std::string dir = folders.trial(trial);
+  fs::create_directories(dir);
+  if (const std::string elsewhere = folders.checkpoints(trial);
+      elsewhere != dir && fs::create_directories(elsewhere))
+    fs::permissions(elsewhere, fs::perms::owner_all);
+  std::error_code missing;
+  const auto size = fs::file_size(dir + "/stderr.log", missing);
+  return LaunchFilesReady{credentials.write_attempt(trial, attempt, launch), missing ? 0 : size,
+                          launch, attempt};
+}
 
 LaunchFiles::LaunchFiles(TrialFolders folders, const CredentialFiles& credentials,
                          BackgroundWork& off_loop, std::uint64_t trial_cap, std::uint64_t window)

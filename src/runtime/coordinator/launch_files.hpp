@@ -29,6 +29,14 @@ struct LaunchFilesReady {
   std::uint64_t attempt = 0;         ///< ... and the attempt
 };
 
+/// An attempt's files under launch number `launch`: its folder (there already, as a rule)
+/// and its [checkpoints] folder's (0700), its credential, and its stderr.log's size. Throws
+/// what the file system said. A relaunch's are made so on the helper thread
+/// (LaunchFiles::make_relaunch); a launch that finds none made calls it on the loop.
+LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles& credentials,
+                                   core::TrialId trial, std::uint64_t attempt,
+                                   std::uint64_t launch);
+
 class LaunchFiles {
  public:
   /// The launch number of every new trial's first launch (its credential is made ahead).
