@@ -63,9 +63,9 @@ void read_checkpoints(TableReader r, core::StudySpec& study) {
 }
 
 // A node's own disk is seen by that node's agent alone: slurmtune's own file work there
-// (making a trial's folder, removing what the policy drops) goes through it, and a
-// trial resumes where its checkpoint is. Trials that are not an agent's children, and
-// PBT, which copies a donor's checkpoint to whichever node runs the receiver, cannot.
+// (making a trial's folder, removing what the policy drops, PBT's copies) goes through
+// it, and a trial resumes where its checkpoint is. Trials that are not an agent's
+// children cannot.
 void check_node_local_checkpoints(const toml::table& root, const core::StudySpec& study,
                                   const std::string& source) {
   if (!study.checkpoints.node_local) return;
@@ -82,10 +82,6 @@ void check_node_local_checkpoints(const toml::table& root, const core::StudySpec
     refuse("takes trials of one rank: a trial of " + std::to_string(study.resources.ranks()) +
            " ranks would have to resume on the very nodes that hold its ranks' checkpoints; "
            "use a folder every node mounts");
-  if (study.scheduler.type == core::SchedulerType::Pbt)
-    refuse(
-        "cannot go with scheduler pbt, which copies a donor's checkpoint to the node that "
-        "runs the trial exploiting it; use a folder every node mounts");
 }
 
 }  // namespace slurmtune::config

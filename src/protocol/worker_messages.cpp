@@ -115,6 +115,21 @@ std::string encode(const Remove& m) {
   return "{\"trial\": " + std::to_string(m.trial) + ", \"paths\": " + quoted_strings(m.paths) + "}";
 }
 
+std::string encode(const CopyCheckpoint& m) {
+  std::string out = "{\"id\": " + std::to_string(m.id) + ", \"trial\": " + std::to_string(m.trial) +
+                    ", \"step\": " + core::format_double(m.step);
+  if (m.donor) out += ", \"donor\": " + std::to_string(*m.donor);
+  if (!m.source.empty()) out += ", \"source\": " + core::json_quote(m.source);
+  return out + "}";
+}
+
+std::string encode(const CheckpointCopied& m) {
+  std::string out = "{\"id\": " + std::to_string(m.id);
+  if (!m.error.empty()) return out + ", \"error\": " + core::json_quote(m.error) + "}";
+  return out + ", \"path\": " + core::json_quote(m.path) +
+         ", \"bytes\": " + std::to_string(m.bytes) + ", \"how\": " + core::json_quote(m.how) + "}";
+}
+
 LaunchOrDone decode_launch(const JsonObject& body) {
   if (boolean(body, "done", "LAUNCH", false)) return StudyOver{};
   Launch m;
@@ -182,6 +197,33 @@ Remove decode_remove(const JsonObject& body) {
                           std::to_string(kMaxPath) + " bytes, or one with a NUL byte");
     require_normal_absolute(path, "REMOVE: 'paths' has");
   }
+  return m;
+}
+
+CopyCheckpoint decode_copy_checkpoint(const JsonObject& body) {
+  CopyCheckpoint m;
+  m.id = static_cast<std::uint64_t>(whole(body, "id", "COPY", 0, kMaxExactWhole));
+  m.trial = static_cast<core::TrialId>(whole(body, "trial", "COPY", 0, kMaxExactWhole));
+  m.step = step(body, "step", "COPY");
+  if (field(body, "donor"))
+    m.donor = static_cast<core::TrialId>(whole(body, "donor", "COPY", 0, kMaxExactWhole));
+  m.source = optional_text(body, "source", "COPY", kMaxPath);
+  if (m.donor.has_value() == !m.source.empty())
+    throw ProtocolError("COPY: needs either 'source' (a keep) or 'donor' (a clone)");
+  if (!m.source.empty())
+    require_normal_absolute(path_text(body, "source", "COPY", kMaxPath), "COPY: 'source'");
+  return m;
+}
+
+CheckpointCopied decode_checkpoint_copied(const JsonObject& body) {
+  CheckpointCopied m;
+  m.id = static_cast<std::uint64_t>(whole(body, "id", "COPIED", 0, kMaxExactWhole));
+  m.error = optional_text(body, "error", "COPIED", 16384);
+  if (!m.error.empty()) return m;
+  m.path = path_text(body, "path", "COPIED", kMaxPath);
+  require_normal_absolute(m.path, "COPIED: 'path'");
+  m.bytes = static_cast<std::uint64_t>(whole(body, "bytes", "COPIED", 0, kMaxExactWhole));
+  m.how = optional_text(body, "how", "COPIED", kMaxWhy);
   return m;
 }
 

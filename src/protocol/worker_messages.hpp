@@ -5,6 +5,7 @@
 // the field, so a handler never reads a field by name and never meets a wrong type.
 #include <compare>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -81,6 +82,29 @@ struct Remove {
   friend bool operator==(const Remove&, const Remove&) = default;
 };
 
+/// COPY, coordinator -> worker: PBT's copy of a checkpoint on this node's own disk
+/// (runtime/pbt/pbt_checkpoints.hpp), made in trial `trial`'s folder there. A keep
+/// (`source` set): the trial's checkpoint at `step`, into its pbt-kept/. A clone
+/// (`donor` set): the donor's kept copy at `step`, as the trial's checkpoint.
+struct CopyCheckpoint {
+  std::uint64_t id = 0;  ///< echoed in COPIED
+  core::TrialId trial = 0;
+  double step = 0;
+  std::string source;                  ///< a keep: absolute and normal; a clone: empty
+  std::optional<core::TrialId> donor;  ///< a clone: whose kept copy
+  friend bool operator==(const CopyCheckpoint&, const CopyCheckpoint&) = default;
+};
+
+/// COPIED, worker -> coordinator: how a COPY went.
+struct CheckpointCopied {
+  std::uint64_t id = 0;
+  std::string path;  ///< the copy made (absolute); empty when it failed
+  std::uint64_t bytes = 0;
+  std::string how;    ///< TreeCopy::describe(), for the log
+  std::string error;  ///< why it failed, else empty
+  friend bool operator==(const CheckpointCopied&, const CheckpointCopied&) = default;
+};
+
 std::string encode(const Launch& message);
 std::string encode(const StudyOver& message);
 std::string encode(const LaunchOrDone& message);
@@ -89,6 +113,8 @@ std::string encode(const Signal& message);
 std::string encode(const Leaving& message);
 std::string encode(const Admit& message);
 std::string encode(const Remove& message);
+std::string encode(const CopyCheckpoint& message);
+std::string encode(const CheckpointCopied& message);
 
 LaunchOrDone decode_launch(const JsonObject& body);
 Exited decode_exited(const JsonObject& body);
@@ -96,5 +122,7 @@ Signal decode_signal(const JsonObject& body);
 Leaving decode_leaving(const JsonObject& body);
 Admit decode_admit(const JsonObject& body);
 Remove decode_remove(const JsonObject& body);
+CopyCheckpoint decode_copy_checkpoint(const JsonObject& body);
+CheckpointCopied decode_checkpoint_copied(const JsonObject& body);
 
 }  // namespace slurmtune::protocol

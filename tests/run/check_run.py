@@ -42,7 +42,7 @@ from run_samplers import (scenario_conditional, scenario_conditional_resume, sce
                           scenario_ahead_resume, scenario_prior_resume,
                           scenario_recommended, scenario_tpe_resume, scenario_default_sampler)
 from run_checkpoints import scenario_checkpoints
-from run_node_local import scenario_workers_node_local
+from run_node_local import scenario_workers_node_local, scenario_workers_node_local_pbt
 from run_first_study import scenario_first_study
 from run_join import scenario_join, scenario_join_requeue
 from run_objectives import scenario_motpe_resume, scenario_nsga2_resume, scenario_two_objectives
@@ -340,7 +340,7 @@ def main():
                                              "two-objectives", "nsga2-resume", "motpe-resume",
                                              "conditional-resume", "first-study", "leftover",
                                              "checkpoints", "pbt-retention", "workers-node-local",
-                                             "workers-node-local-kill"])
+                                             "workers-node-local-kill", "workers-node-local-pbt"])
     parser.add_argument("--ranks", type=int, default=4, help="groups: ranks of the MPI step")
     parser.add_argument("--placement", choices=["pmix", "mpi"], default="pmix",
                         help="groups: mpi forces the MPI_Comm_split_type fallback")
@@ -369,6 +369,8 @@ def main():
         scenario_workers_ranks_kill(runner, args)
     elif args.scenario == "workers-relays":
         scenario_workers_relays(runner, args)
+    elif args.scenario == "workers-node-local-pbt":
+        scenario_workers_node_local_pbt(runner, args)
     elif args.scenario.startswith("workers-node-local"):
         scenario_workers_node_local(runner, args, kill=args.scenario.endswith("-kill"))
     elif args.scenario == "join":

@@ -14,6 +14,11 @@ claimed for the study by its agent.
 workers-node-local-kill: the same with 40 trials, the worker of one node killed while trials run:
 the trials whose checkpoints were there resume from scratch (the log says so), none
 fails for good, and later trials avoid the node.
+workers-node-local-pbt: PBT of the numpy MLP example on 4 nodes (a slot each), its checkpoints on the
+nodes' own disks: the exploits are replay's; each kept copy and each clone was made by the
+agent of the node holding the checkpoint (recorded as that node's); every exploited trial
+restarted on its clone's node, from the donor's state at the donor's step, with its new
+configuration, some of them on another node than the one they had run on.
 """
 import glob
 import os
@@ -22,8 +27,10 @@ import shutil
 import tempfile
 
 import h5py
+import numpy as np
 
 from run_harness import ROOT, check_complete, expect, read, study_toml
+from run_pbt import exploits_of, pbt_study, replayed_exploits
 from run_workers import check_lost_worker, kill_worker_after
 
 FAULT_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "fault_trial.py")
@@ -31,6 +38,7 @@ NODES = ["n1", "n2", "n3", "n4"]
 # The kill variant runs more, and kills early, so that trials still start after the node
 # is lost (check_lost_worker asks that some do, and that they avoid it).
 TRIALS, TRIALS_WITH_KILL = 24, 40
+PBT_POPULATION, PBT_EPOCHS = 12, 36
 
 
 def scenario_workers_node_local(runner, args, kill=False):
@@ -105,6 +113,77 @@ def run_on_node_disks(runner, args, disks, kill):
         outcome += ("; %s's worker killed: trials %s resumed from scratch, %d later trials "
                     "avoided it" % (victim, sorted(set(map(int, scratch))), len(later)))
     print("%s: %s" % (args.scenario, outcome))
+
+
+def scenario_workers_node_local_pbt(runner, args):
+    if runner.launcher != "slurm":
+        print("SKIPPED: node agents are Slurm job steps")
+        raise SystemExit(77)
+    disks = os.path.realpath(tempfile.mkdtemp(prefix="slurmtune-disks-"))
+    try:
+        run_pbt_on_node_disks(runner, disks)
+    finally:
+        shutil.rmtree(disks, ignore_errors=True)
+
+
+def run_pbt_on_node_disks(runner, disks):
+    # A larger population trained longer than run_pbt's: a dozen exploits or so, so that
+    # some donor lies on another node than its receiver had run on (a third of them do).
+    text = read(pbt_study(runner, sleep=0.05)).replace("[resources]\n", '[resources]\nlaunch = "worker"\n')
+    text = re.sub(r"(?m)^max_trials = \d+", "max_trials = %d" % PBT_POPULATION, text)
+    text = re.sub(r"(?m)^max_t = \d+", "max_t = %d" % PBT_EPOCHS, text)
+    text = re.sub(r'"--epochs=\d+"', '"--epochs=%d"' % PBT_EPOCHS, text)
+    text += '\n[checkpoints]\nfolder = "%s/{node}/ckpt"\nnode_local = true\n' % disks
+    study = runner.write("pbt.toml", text)
+    path = os.path.join(runner.workdir, "pbt.h5")
+    rc, log = runner.run(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
+                         timeout=400)
+    expect(rc == 0, "run failed:\n" + log)
+    check_complete(path, PBT_POPULATION)
+    exploits = exploits_of(path)
+    expect(exploits, "no trial exploited another:\n" + log)
+    decided = replayed_exploits(runner, study, path)
+    expect(len(decided) == len(exploits) and
+           all(e["trial"] == d["trial"] and e["donor"] == d["donor"] and
+               e["donor_step"] == d["donor_step"] for e, d in zip(exploits, decided)),
+           "%d exploits recorded, replay decides %d" % (len(exploits), len(decided)))
+    recorded_checkpoints(path, disks)  # each NODE:/path in that node's folder
+    with h5py.File(path, "r") as f:
+        rows = [(int(c["trial"]), float(c["step"]), c["path"].decode()) for c in f["checkpoints"][:]]
+    for trial, e in {e["trial"]: e for e in exploits}.items():
+        marker = "/pbt-from-trial-%d-step-" % e["donor"]
+        clones = [r for r in rows if r[0] == trial and marker in r[2]]
+        expect(clones, "trial %d: no clone of trial %d's checkpoint indexed" % (trial, e["donor"]))
+        _, step, recorded = clones[-1]
+        node, _, clone = recorded.partition(":")
+        expect(step == e["donor_step"] and clone.startswith("%s/%s/ckpt/" % (disks, node)),
+               "trial %d's clone %s at step %s" % (trial, recorded, step))
+        kept = os.path.join(disks, node, "ckpt", "trial-%d" % e["donor"], "pbt-kept")
+        expect(os.path.isdir(kept), "trial %d's kept copies are not on %s's disk" % (e["donor"], node))
+        saved = np.load(clone)
+        expect(int(saved["epoch"]) == e["donor_step"], "trial %d's clone holds epoch %d, not %s"
+               % (trial, int(saved["epoch"]), e["donor_step"]))
+        output = read(os.path.join(runner.workdir, "pbt.trials", "trial-%d" % trial, "stdout.log"))
+        resumed = "resumed from %s at epoch %d with lr %s batch %d on %s" % (
+            clone, e["donor_step"] + 1, e["config"]["lr"], e["config"]["batch"], node)
+        expect(resumed in output, "trial %d did not restart from its clone on %s (%s):\n%s"
+               % (trial, node, resumed, output))
+    # Clones on another node than the one whose disk held the trial's checkpoint before.
+    moved, last_node = 0, {}
+    for trial, _, recorded in rows:
+        node = recorded.partition(":")[0]
+        if "/pbt-from-trial-" in recorded and last_node.get(trial, node) != node:
+            moved += 1
+        last_node[trial] = node
+    made = re.findall(r"its clone of trial \d+'s checkpoint is in place \(.* on (n\d+), off the loop\)",
+                      log)
+    expect(len(made) >= len(set(e["trial"] for e in exploits)),
+           "the log names %d clones made by node agents:\n%s" % (len(made), log))
+    expect(moved > 0, "no exploited trial moved to its donor's node (%d exploits)" % len(exploits))
+    print("workers-node-local-pbt: %d exploits equal to replay's; each clone made by the agent of "
+          "its donor's node, %d of them on another node than the trial's checkpoint had been on "
+          "(the trial moved there); %d checkpoint rows"
+          % (len(exploits), moved, len(rows)))
 
 
 def resume_tighter(runner, study, path, toml, disks, before):

@@ -50,13 +50,17 @@ std::string_view to_string(MessageType type) {
       return "ADMIT";
     case MessageType::Remove:
       return "REMOVE";
+    case MessageType::CopyCheckpoint:
+      return "COPY";
+    case MessageType::CheckpointCopied:
+      return "COPIED";
   }
   return "?";
 }
 
 namespace {
 bool known_type(std::uint8_t t) {
-  return t >= 1 && t <= 23;
+  return t >= 1 && t <= 25;
 }
 }  // namespace
 

@@ -66,7 +66,9 @@ enum class MessageType : std::uint8_t {
   // Trials of several ranks started as their own steps, carried by their nodes' agents:
   Admit = 22,  ///< server -> worker: {"key", "admit"} — that attempt's ranks may (not) connect
   // [checkpoints] node_local: the node agents do the file work on their own disks:
-  Remove = 23,  ///< server -> worker: {"trial", "paths"} — checkpoints the study drops
+  Remove = 23,            ///< server -> worker: {"trial", "paths"} — checkpoints the study drops
+  CopyCheckpoint = 24,    ///< server -> worker: {"id", "trial", "step", "source" | "donor"} — PBT
+  CheckpointCopied = 25,  ///< worker -> server: {"id", "path", "bytes", "how" | "error"}
 };
 std::string_view to_string(MessageType type);
 

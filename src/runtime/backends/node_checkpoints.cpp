@@ -1,5 +1,6 @@
 #include "runtime/backends/node_checkpoints.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -101,24 +102,69 @@ void NodeCheckpoints::released(const TrialResources& placement, core::StudyContr
     let_waiting_go(node, 1, controller);
 }
 
-void NodeCheckpoints::send(ConnectionId agent, core::TrialId trial, const std::string& path) {
-  server_.send(agent, protocol::MessageType::Remove,
-               protocol::encode(protocol::Remove{trial, {path}}));
+void NodeCheckpoints::send_or_keep(const std::string& node, protocol::MessageType type,
+                                   std::string payload) {
+  if (const auto agent = agents_.find(node); agent != agents_.end())
+    server_.send(agent->second, type, payload);
+  else
+    unsent_[node].emplace_back(type, std::move(payload));
+}
+
+bool NodeCheckpoints::serves(const std::string& node) {
+  return node_index(node) && !lost_.contains(node);
 }
 
 void NodeCheckpoints::remove(const std::vector<core::CheckpointRemoval>& removals) {
   for (const auto& removal : removals) {
     const auto at = NodePath::parse(removal.path);
     if (!at) continue;  // a shared file: CheckpointRemover's own
-    if (const auto agent = agents_.find(at->node); agent != agents_.end())
-      send(agent->second, removal.trial, at->path);
-    else if (node_index(at->node) && !lost_.contains(at->node))
-      unsent_[at->node].emplace_back(removal.trial, at->path);
+    if (serves(at->node))
+      send_or_keep(at->node, protocol::MessageType::Remove,
+                   protocol::encode(protocol::Remove{removal.trial, {at->path}}));
     else
       log_line("trial " + std::to_string(removal.trial) + ": checkpoint " + removal.path +
                " not removed: its node " +
                (lost_.contains(at->node) ? "was lost" : "is not in this job"));
   }
+}
+
+void NodeCheckpoints::copy(const std::string& node, protocol::CopyCheckpoint request,
+                           CopyDone done) {
+  request.id = next_copy_++;
+  if (!serves(node)) {
+    done(protocol::CheckpointCopied{
+        request.id,
+        {},
+        0,
+        {},
+        "its node " + node + (lost_.contains(node) ? " was lost" : " is not in this job")});
+    return;
+  }
+  copies_.emplace(request.id, PendingCopy{node, std::move(done)});
+  send_or_keep(node, protocol::MessageType::CopyCheckpoint, protocol::encode(request));
+}
+
+void NodeCheckpoints::copied(const std::string& node, const protocol::CheckpointCopied& reply) {
+  const auto pending = copies_.find(reply.id);
+  if (pending == copies_.end() || pending->second.node != node)
+    throw protocol::ProtocolError("COPIED " + std::to_string(reply.id) +
+                                  ": no such copy was asked of " + node);
+  const CopyDone done = std::move(pending->second.done);
+  copies_.erase(pending);
+  done(reply);
+}
+
+void NodeCheckpoints::fail_copies_of(const std::string& node, const std::string& why) {
+  std::vector<std::pair<std::uint64_t, CopyDone>> failed;
+  for (auto it = copies_.begin(); it != copies_.end();)
+    if (it->second.node == node) {
+      failed.emplace_back(it->first, std::move(it->second.done));
+      it = copies_.erase(it);
+    } else {
+      ++it;
+    }
+  for (const auto& [id, done] : failed)
+    done(protocol::CheckpointCopied{id, {}, 0, {}, why});
 }
 
 void NodeCheckpoints::agent_connected(const std::string& name, ConnectionId connection,
@@ -136,8 +182,8 @@ void NodeCheckpoints::send_waiting() {
       ++unsent;
       continue;
     }
-    for (const auto& [trial, path] : unsent->second)
-      send(agent->second, trial, path);
+    for (const auto& [type, payload] : unsent->second)
+      server_.send(agent->second, type, payload);
     unsent = unsent_.erase(unsent);
   }
 }
@@ -148,10 +194,15 @@ void NodeCheckpoints::agent_lost(const std::string& name, core::StudyController&
   agents_.erase(name);
   lost_.insert(name);
   if (const auto unsent = unsent_.find(name); unsent != unsent_.end()) {
-    log_line("node " + name + " lost: " + std::to_string(unsent->second.size()) +
-             " checkpoint(s) the policy dropped there were not removed");
+    const auto removals =
+        std::count_if(unsent->second.begin(), unsent->second.end(),
+                      [](const auto& m) { return m.first == protocol::MessageType::Remove; });
+    if (removals > 0)
+      log_line("node " + name + " lost: " + std::to_string(removals) +
+               " checkpoint(s) the policy dropped there were not removed");
     unsent_.erase(unsent);
   }
+  fail_copies_of(name, "its node " + name + " was lost");
   for (const auto& [trial, checkpoint] : checkpoints_)
     if (const auto at = NodePath::parse(checkpoint.path); at && at->node == name)
       forget(trial, "this session lost");

@@ -4,9 +4,11 @@
 // them. It checks a checkpoint a trial names by its path alone (the agent resolves
 // links whenever it acts on one) and records it as "NODE:/path"; it places an attempt
 // that resumes on the node that holds its checkpoint, where it waits for a slot (the
-// node gone, it resumes from scratch); and it sends what the study's policy removes to
-// that node's agent (REMOVE), keeping it until the agent has connected.
+// node gone, it resumes from scratch); it sends what the study's policy removes to
+// that node's agent (REMOVE), and PBT's copies (COPY; runtime/pbt/pbt_exploits.hpp),
+// keeping them until the agent has connected.
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +17,8 @@
 
 #include "core/study/checkpoint_retention.hpp"
 #include "core/study/study_controller.hpp"
+#include "protocol/wire/protocol.hpp"
+#include "protocol/worker_messages.hpp"
 #include "runtime/control/control_server.hpp"
 #include "runtime/launch/launcher.hpp"
 #include "runtime/study_paths.hpp"
@@ -46,6 +50,14 @@ class NodeCheckpoints {
   /// Removals the study's policy decided (recorded already) of checkpoints on nodes'
   /// disks: sent to each node's agent, or kept until it connects.
   void remove(const std::vector<core::CheckpointRemoval>& removals);
+  using CopyDone = std::function<void(const protocol::CheckpointCopied&)>;
+  /// PBT's copy on node `node`'s disk (its `id` is set here): sent to the node's agent, or
+  /// kept until it connects. `done` hears COPIED; with the node lost or not in this job,
+  /// at once, with the error.
+  void copy(const std::string& node, protocol::CopyCheckpoint request, CopyDone done);
+  /// COPIED from node `node`'s agent: ProtocolError when it was not asked for.
+  void copied(const std::string& node, const protocol::CheckpointCopied& reply);
+
   /// Node `name`'s agent said HELLO on `connection` (what waited for it goes at the next
   /// send_waiting: its WELCOME must go first).
   void agent_connected(const std::string& name, ConnectionId connection,
@@ -58,8 +70,10 @@ class NodeCheckpoints {
 
  private:
   std::optional<std::size_t> node_index(const std::string& name);
+  bool serves(const std::string& node);  // in this job, and not lost this session
   void forget(core::TrialId trial, const std::string& why);
-  void send(ConnectionId agent, core::TrialId trial, const std::string& path);
+  void send_or_keep(const std::string& node, protocol::MessageType type, std::string payload);
+  void fail_copies_of(const std::string& node, const std::string& why);
   void let_waiting_go(std::size_t node, std::size_t how_many, core::StudyController& controller);
 
   std::string folder_, results_file_;
@@ -71,8 +85,14 @@ class NodeCheckpoints {
   std::set<std::string> lost_;                       // agents gone this session
   // Trials whose launch waits for a slot on their checkpoint's node, by ledger node.
   std::map<std::size_t, std::deque<core::TrialId>> waiting_;
-  // Removals for agents that have not connected yet: (trial, path) by node name.
-  std::map<std::string, std::vector<std::pair<core::TrialId, std::string>>> unsent_;
+  // REMOVEs and COPYs for agents that have not connected yet, in order, by node name.
+  std::map<std::string, std::vector<std::pair<protocol::MessageType, std::string>>> unsent_;
+  struct PendingCopy {
+    std::string node;
+    CopyDone done;
+  };
+  std::map<std::uint64_t, PendingCopy> copies_;  // asked for, no COPIED yet, by id
+  std::uint64_t next_copy_ = 1;
 };
 
 /// WELCOME for node `node`'s worker (of joined job `allocation`; "": the study's own job):

@@ -185,6 +185,11 @@ std::optional<Reply> WorkerPool::on_message(ConnectionId id, protocol::MessageTy
     allocation_leaving(w.allocation, protocol::decode_leaving(body).why);
     return std::nullopt;
   }
+  if (type == protocol::MessageType::CheckpointCopied && context_.node_checkpoints) {
+    context_.node_checkpoints->copied(context_.launcher.node_capacity(w.node).name,
+                                      protocol::decode_checkpoint_copied(body));
+    return std::nullopt;
+  }
   if (type != protocol::MessageType::Exited)
     throw protocol::ProtocolError("a worker may not send " + std::string(to_string(type)));
   on_exited(w, protocol::decode_exited(body));

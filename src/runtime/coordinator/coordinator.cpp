@@ -170,7 +170,6 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
                                                 core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs
-  pbt_.begin(*controller_);
   start_allocation_clock();
 
   signals_ = make_signal_fd({SIGCHLD, SIGTERM, SIGINT, SIGUSR1});
@@ -218,6 +217,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
           [nodes = node_checkpoints_.get()](const auto& removals) { nodes->remove(removals); });
   }
   if (remover_) remover_->remove(study_.removals_due);  // a policy tighter than the last session's
+  if (node_checkpoints_)
+    pbt_.copy_on_nodes(
+        [nodes = node_checkpoints_.get()](const std::string& node, auto request, auto done) {
+          nodes->copy(node, std::move(request), std::move(done));
+        });
+  pbt_.begin(*controller_);  // a resume's copies: on nodes' disks, sent once their agents connect
   const BackendContext context{
       spec_,
       options_,

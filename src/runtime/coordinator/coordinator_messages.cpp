@@ -223,7 +223,7 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   if (remover_) remover_->recorded(t.trial, step, relative, bytes);
   if (!controller_->wants_checkpoint(t.trial, step)) return;
   // Copied off the loop; the decisions go on as if it were kept now (pbt_exploits.hpp).
-  pbt_.keep(t.trial, step, absolute);
+  pbt_.keep(t.trial, step, absolute, relative);
   controller_->checkpoint_saved(t.trial, step);
   pbt_.carry_out();
   // Durable soon: a donor checkpoint whose row a crash lost would be missing on resume.

@@ -78,7 +78,8 @@ PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Expl
   const fs::path dir = checkpoint_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
                                                 core::format_double(e.donor_step));
   const TreeCopy copy = replace_copy(source, dir, checkpoint_dir(trial), prefix, false);
-  return {recorded_path(dir / source.filename(), study_dir_), copy};
+  const fs::path made = dir / source.filename();
+  return {recorded_path(made, study_dir_), made, copy};
 }
 
 }  // namespace slurmtune::runtime

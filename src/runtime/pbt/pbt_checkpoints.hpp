@@ -22,7 +22,8 @@ class PbtCheckpoints {
  public:
   struct Copy {
     std::string relative;  ///< as the results file records it (runtime::recorded_path)
-    TreeCopy how;          ///< its bytes, and how its files were copied
+    std::filesystem::path absolute;
+    TreeCopy how;  ///< its bytes, and how its files were copied
   };
 
   /// Copies go to each trial's checkpoint folder (`folders.checkpoints`).
@@ -35,9 +36,10 @@ class PbtCheckpoints {
   /// The exploiting trial's copy of the donor's kept checkpoint; the trial's earlier
   /// clones go. Throws Error when the kept copy is missing or the copy fails.
   Copy clone(core::TrialId trial, const core::Exploit& exploit) const;
+  /// Where keep() puts the trial's checkpoint at `step`.
+  std::filesystem::path kept_dir(core::TrialId trial, double step) const;
 
  private:
-  std::filesystem::path kept_dir(core::TrialId trial, double step) const;
   std::filesystem::path checkpoint_dir(core::TrialId trial) const;  // folders_.checkpoints
 
   std::filesystem::path study_dir_;

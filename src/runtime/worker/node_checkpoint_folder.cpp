@@ -10,10 +10,61 @@
 #include "protocol/wire/protocol.hpp"
 #include "runtime/checkpoint_files.hpp"
 #include "runtime/log.hpp"
+#include "runtime/pbt/pbt_checkpoints.hpp"
 #include "runtime/study_paths.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
+namespace {
+
+// Trial `trial`'s folder in `root`, made (0700) if missing: Error when a link takes it (or
+// `inside`, a path that must lie in it) out of `root` once resolved.
+void check_trial_folder(const std::string& root, core::TrialId trial,
+                              const std::string& inside = {}) {
+  const fs::path folder = trial_dir_in(root, trial);
+  if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error("cannot make " + folder.string() + ": " + std::strerror(errno));
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(folder, ec);
+  if (ec || resolved.parent_path() != fs::path(root))
+    throw Error(folder.string() + " does not resolve to a folder in " + root);
+  if (!inside.empty()) {
+    const fs::path path = fs::canonical(inside, ec);
+    if (ec) throw Error("cannot read " + inside + ": " + ec.message());
+    if (!path_strictly_within(path, resolved))
+      throw Error(inside + " resolves to " + path.string() + ", outside " + resolved.string());
+  }
+}
+
+protocol::CheckpointCopied copy_on_disk(const std::string& root,
+                                        const protocol::CopyCheckpoint& message) {
+  protocol::CheckpointCopied copied{message.id, {}, 0, {}, {}};
+  try {
+    // PBT's own copies, with this node's folder as the trials' checkpoint folders.
+    const PbtCheckpoints checkpoints(root, TrialFolders{root, {}});
+    check_trial_folder(root, message.trial, message.source);
+    if (message.donor) {
+      check_trial_folder(root, *message.donor);
+      core::Exploit exploit;  // what a clone reads of it: whose kept copy, at which step
+      exploit.donor = *message.donor;
+      exploit.donor_step = message.step;
+      const auto clone = checkpoints.clone(message.trial, exploit);
+      copied.path = clone.absolute.string();
+      copied.bytes = clone.how.bytes;
+      copied.how = clone.how.describe();
+    } else {
+      const TreeCopy kept = checkpoints.keep(message.trial, message.step, message.source);
+      copied.path = checkpoints.kept_dir(message.trial, message.step).string();
+      copied.bytes = kept.bytes;
+      copied.how = kept.describe();
+    }
+  } catch (const Error& e) {
+    copied.error = e.what();
+  }
+  return copied;
+}
+
+}  // namespace
 
 NodeCheckpointFolder::NodeCheckpointFolder(const std::string& folder, const std::string& node,
                                            const std::string& study)
@@ -42,6 +93,15 @@ void NodeCheckpointFolder::remove(const protocol::Remove& message, BackgroundWor
       for (const auto& e : errors)
         log_line(e);
     };
+  });
+}
+
+void NodeCheckpointFolder::copy(
+    const protocol::CopyCheckpoint& message, BackgroundWork& files,
+    std::function<void(const protocol::CheckpointCopied&)> reply) const {
+  files.post([root = root_, message, reply = std::move(reply)]() -> BackgroundWork::Finish {
+    auto copied = copy_on_disk(root, message);  // here, on the helper thread
+    return [reply, copied = std::move(copied)] { reply(copied); };
   });
 }
 

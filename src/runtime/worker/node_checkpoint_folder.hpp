@@ -3,9 +3,12 @@
 // only it (and the trials it starts) can see. It claims the folder for the study as the
 // coordinator claims a shared one (a file .slurmtune-study naming the results file),
 // makes each trial's folder there before the trial starts (LAUNCH), and removes what the
-// study's policy drops (REMOVE) on a helper thread, so that unlinking gigabytes never
-// stalls the node's traffic. Every path is checked once its links are resolved on this
-// node: nothing outside trial-<id> is made or removed.
+// study's policy drops (REMOVE) and makes PBT's copies (COPY: a trial's kept checkpoint,
+// an exploiting trial's clone of its donor's, runtime/pbt/pbt_checkpoints.hpp) on a
+// helper thread, so that unlinking or copying gigabytes never stalls the node's traffic.
+// Every path is checked once its links are resolved on this node: nothing outside
+// trial-<id> is read, made or removed.
+#include <functional>
 #include <string>
 
 #include "protocol/worker_messages.hpp"
@@ -27,6 +30,10 @@ class NodeCheckpointFolder {
   void make_trial_folder(const std::string& dir) const;
   /// REMOVE: the paths removed on `files`' thread; what could not be is logged.
   void remove(const protocol::Remove& message, BackgroundWork& files) const;
+  /// COPY: made on `files`' thread, in order with the removals; `reply` gets COPIED on
+  /// the loop's thread once it is done (or failed: its error names the paths).
+  void copy(const protocol::CopyCheckpoint& message, BackgroundWork& files,
+            std::function<void(const protocol::CheckpointCopied&)> reply) const;
 
  private:
   std::string root_;  // resolved

@@ -225,6 +225,14 @@ class Worker {
         if (!checkpoints_)
           throw protocol::ProtocolError("REMOVE, but this study keeps no checkpoints on the node");
         return checkpoints_->remove(protocol::decode_remove(body), *files_);
+      case protocol::MessageType::CopyCheckpoint:
+        if (!checkpoints_)
+          throw protocol::ProtocolError("COPY, but this study keeps no checkpoints on the node");
+        return checkpoints_->copy(protocol::decode_copy_checkpoint(body), *files_,
+                                  [this](const protocol::CheckpointCopied& copied) {
+                                    send(protocol::MessageType::CheckpointCopied,
+                                         protocol::encode(copied));
+                                  });
       case protocol::MessageType::Error:
         return lose("refused: " + protocol::decode_error(body).error);
 

@@ -121,6 +121,36 @@ BOOST_AUTO_TEST_CASE(launch_carries_a_folder_on_the_nodes_disk_and_remove_its_pa
   BOOST_TEST(has(refusal(decode_remove, R"({"trial": 3, "paths": [""]})"), "an empty path"));
 }
 
+BOOST_AUTO_TEST_CASE(copy_is_a_keep_or_a_clone_and_copied_says_how_it_went) {
+  const CopyCheckpoint keep{4, 3, 6, "/local/n1/ckpt/trial-3/c.pt", std::nullopt};
+  BOOST_TEST((decode_copy_checkpoint(object(encode(keep))) == keep));
+  const CopyCheckpoint clone{5, 3, 6, {}, core::TrialId{7}};
+  BOOST_TEST((decode_copy_checkpoint(object(encode(clone))) == clone));
+  BOOST_TEST(has(refusal(decode_copy_checkpoint, R"({"id": 1, "trial": 3, "step": 6})"),
+                 "COPY: needs either 'source' (a keep) or 'donor' (a clone)"));
+  BOOST_TEST(has(refusal(decode_copy_checkpoint,
+                         R"({"id": 1, "trial": 3, "step": 6, "donor": 2, "source": "/a/b"})"),
+                 "COPY: needs either"));
+  BOOST_TEST(has(
+      refusal(decode_copy_checkpoint, R"({"id": 1, "trial": 3, "step": 6, "source": "/a/../b"})"),
+      "COPY: 'source' '/a/../b' must be an absolute path"));
+  BOOST_TEST(
+      has(refusal(decode_copy_checkpoint, R"({"id": 1, "trial": 3, "step": -1, "donor": 2})"),
+          "COPY: 'step'"));
+  BOOST_TEST(
+      has(refusal(decode_copy_checkpoint, R"({"id": -1, "trial": 3, "step": 1, "donor": 2})"),
+          "COPY: 'id' must be a whole number"));
+
+  const CheckpointCopied made{4, "/local/n1/ckpt/trial-3/pbt-kept/step-6", 1024, "1.0 kB", {}};
+  BOOST_TEST((decode_checkpoint_copied(object(encode(made))) == made));
+  const CheckpointCopied failed{5, {}, 0, {}, "pbt: trial 7 has no kept checkpoint at step 6"};
+  BOOST_TEST((decode_checkpoint_copied(object(encode(failed))) == failed));
+  BOOST_TEST(has(refusal(decode_checkpoint_copied, R"({"id": 4, "path": "rel/x", "bytes": 1})"),
+                 "COPIED: 'path' 'rel/x' must be an absolute path"));
+  BOOST_TEST(has(refusal(decode_checkpoint_copied, R"({"id": 4, "path": "/a", "bytes": 0.5})"),
+                 "COPIED: 'bytes' must be a whole number"));
+}
+
 BOOST_AUTO_TEST_CASE(exited_signal_and_leaving_refuse_out_of_range_fields) {
   BOOST_TEST(has(refusal(decode_exited, R"({"key": "1.0", "code": 256, "signal": 0})"),
                  "EXITED: 'code' must be a whole number from -1 to 255"));

@@ -96,10 +96,11 @@ def main():
         # uninterrupted one would (under PBT: as the donor would have).
         rng.bit_generator.state = json.loads(str(saved["rng"]))
         first_epoch = int(saved["epoch"]) + 1
-        print("resumed from %s at epoch %d with lr %s batch %d" % (resume, first_epoch, args.lr, args.batch),
-              flush=True)
+        print("resumed from %s at epoch %d with lr %s batch %d on %s"
+              % (resume, first_epoch, args.lr, args.batch,
+                 os.environ.get("SLURMD_NODENAME", os.uname().nodename)), flush=True)
 
-    checkpoint = os.path.join(client.trial_dir(), "checkpoint.npz")
+    checkpoint = os.path.join(client.checkpoint_dir(), "checkpoint.npz")
 
     def save(epoch):
         # Whole or not at all: a trial killed mid-write must not leave a cut file behind.

@@ -140,6 +140,34 @@ BOOST_FIXTURE_TEST_CASE(a_checkpoint_on_a_node_not_in_the_job_is_not_waited_for,
   BOOST_TEST(checkpoints.at(launch.trial).path.empty());
 }
 
+BOOST_FIXTURE_TEST_CASE(pbt_copies_wait_for_their_node_and_hear_its_answer_or_its_loss, Fixture) {
+  std::vector<protocol::CheckpointCopied> heard;
+  const auto hear = [&](const protocol::CheckpointCopied& c) { heard.push_back(c); };
+  // A node not in the job: the copy fails at once.
+  nodes.copy("n9", {0, 3, 6, {}, core::TrialId{2}}, hear);
+  BOOST_REQUIRE(heard.size() == 1u);
+  BOOST_TEST(heard[0].error == "its node n9 is not in this job");
+  // n1 and n2 have no agent yet: both wait, each under its own id.
+  nodes.copy("n1", {0, 3, 6, "/disk/n1/ckpt/trial-3/c", std::nullopt}, hear);
+  nodes.copy("n2", {0, 4, 6, {}, core::TrialId{2}}, hear);
+  BOOST_TEST(heard.size() == 1u);
+  // n1's agent answers (the ids count from 1, the failed copy took one).
+  nodes.copied("n1", {2, "/disk/n1/ckpt/trial-3/pbt-kept/step-6", 10, "10 B", {}});
+  BOOST_REQUIRE(heard.size() == 2u);
+  BOOST_TEST(heard[1].path == "/disk/n1/ckpt/trial-3/pbt-kept/step-6");
+  // An answer nobody asked for, or from another node than the one asked: refused.
+  BOOST_CHECK_THROW(nodes.copied("n1", {2, "/x", 1, {}, {}}), protocol::ProtocolError);
+  BOOST_CHECK_THROW(nodes.copied("n1", {3, "/x", 1, {}, {}}), protocol::ProtocolError);
+  // n2 is lost before it answered: its copy fails, saying so.
+  nodes.agent_lost("n2", controller);
+  BOOST_REQUIRE(heard.size() == 3u);
+  BOOST_TEST(heard[2].id == 3u);
+  BOOST_TEST(heard[2].error == "its node n2 was lost");
+  nodes.copy("n2", {0, 4, 6, {}, core::TrialId{2}}, hear);
+  BOOST_REQUIRE(heard.size() == 4u);
+  BOOST_TEST(heard[3].error == "its node n2 was lost");
+}
+
 BOOST_AUTO_TEST_CASE(a_named_checkpoint_is_recorded_on_its_node_only_inside_its_folder) {
   const std::string folder = "/disk/n2/ckpt/trial-4";
   BOOST_TEST(node_local_record("/disk/n2/ckpt/trial-4/c.pt", folder, "n2").value() ==

@@ -1,12 +1,15 @@
 // The worker's side of [checkpoints] node_local: it claims its node's folder for one
 // study, makes a trial's folder there only directly inside it, and removes only what still
-// lies inside that trial's folder once links are resolved on the node, off its loop.
+// lies inside that trial's folder once links are resolved on the node, off its loop; PBT's
+// copies (a keep, a clone) read and write only inside the trials' folders there.
 #define BOOST_TEST_MODULE runtime_node_checkpoint_folder
 #include <sys/stat.h>
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 #include "core/error.hpp"
 #include "protocol/wire/protocol.hpp"
@@ -85,4 +88,72 @@ BOOST_AUTO_TEST_CASE(removals_stay_inside_the_trial_folder_once_links_are_resolv
   BOOST_TEST(!fs::exists(root / "trial-3" / "dir"));
   BOOST_TEST(fs::exists(disk.path() / "elsewhere" / "precious"));  // behind a link: left alone
   BOOST_TEST(fs::exists(root / "trial-4" / "c-1.pt"));             // another trial's
+}
+
+namespace {
+
+// The COPIED a copy gets, once the helper thread made it.
+protocol::CheckpointCopied copied_by(const NodeCheckpointFolder& folder,
+                                     const protocol::CopyCheckpoint& message) {
+  EventLoop loop;
+  std::optional<protocol::CheckpointCopied> reply;
+  {
+    BackgroundWork files(loop);
+    folder.copy(message, files, [&](const protocol::CheckpointCopied& c) { reply = c; });
+    files.drain();
+  }
+  BOOST_REQUIRE(reply);
+  BOOST_TEST(reply->id == message.id);
+  return *reply;
+}
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pbt_keeps_and_clones_on_the_node_inside_the_trials_folders) {
+  testing::TempFolder disk("slurmtune-node-disk");
+  const NodeCheckpointFolder folder(disk.file("ckpt"), "n1", "/s/study.h5");
+  const fs::path root(folder.root());
+  write(root / "trial-2" / "c.pt");
+  const auto kept = copied_by(folder, {1, 2, 6, (root / "trial-2/c.pt").string(), std::nullopt});
+  BOOST_TEST(kept.error == "");
+  BOOST_TEST(kept.path == (root / "trial-2/pbt-kept/step-6.0").string());
+  BOOST_TEST(contents(root / "trial-2/pbt-kept/step-6.0/c.pt") == "weights");
+  BOOST_TEST(kept.bytes == 7u);
+  // Trial 5 exploits trial 2: its own folder there is made (0700) for the clone.
+  const auto clone = copied_by(folder, {2, 5, 6, {}, core::TrialId{2}});
+  BOOST_TEST(clone.error == "");
+  BOOST_TEST(clone.path == (root / "trial-5/pbt-from-trial-2-step-6.0/c.pt").string());
+  BOOST_TEST(contents(clone.path) == "weights");
+  struct stat info {};
+  BOOST_REQUIRE(::stat((root / "trial-5").c_str(), &info) == 0);
+  BOOST_TEST((info.st_mode & 0777) == 0700u);
+  // No kept copy at that step: the error says so, and nothing is made.
+  const auto none = copied_by(folder, {3, 5, 9, {}, core::TrialId{2}});
+  BOOST_TEST(none.path == "");
+  BOOST_TEST(none.error.find("trial 2 has no kept checkpoint at step 9") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(pbt_copies_refuse_what_links_take_out_of_the_trials_folder) {
+  testing::TempFolder disk("slurmtune-node-disk");
+  const NodeCheckpointFolder folder(disk.file("ckpt"), "n1", "/s/study.h5");
+  const fs::path root(folder.root());
+  write(disk.path() / "elsewhere" / "precious");
+  write(root / "trial-4" / "c.pt");
+  fs::create_directory_symlink(disk.path() / "elsewhere", root / "trial-2");
+  fs::create_directory_symlink(disk.path() / "elsewhere", root / "trial-4" / "link");
+  // Another trial's checkpoint, one behind a link, and a donor folder that is a link.
+  const auto theirs = copied_by(folder, {1, 3, 1, (root / "trial-4/c.pt").string(), std::nullopt});
+  BOOST_TEST(theirs.error.find("outside") != std::string::npos);
+  const auto linked =
+      copied_by(folder, {2, 4, 1, (root / "trial-4/link/precious").string(), std::nullopt});
+  BOOST_TEST(linked.error.find("outside") != std::string::npos);
+  const auto donor = copied_by(folder, {3, 4, 1, {}, core::TrialId{2}});
+  BOOST_TEST(donor.error.find("does not resolve to a folder in") != std::string::npos);
+  BOOST_TEST(!fs::exists(root / "trial-4" / "pbt-kept"));
+  BOOST_TEST(!fs::exists(disk.path() / "elsewhere" / "pbt-kept"));
 }
