@@ -119,6 +119,9 @@ std::string encode(const CopyCheckpoint& m) {
   std::string out = "{\"id\": " + std::to_string(m.id) + ", \"trial\": " + std::to_string(m.trial) +
                     ", \"step\": " + core::format_double(m.step);
   if (m.donor) out += ", \"donor\": " + std::to_string(*m.donor);
+  if (m.clone != CopyCheckpoint::Clone::Here)
+    out += std::string(", \"stage\": ") +
+           (m.clone == CopyCheckpoint::Clone::Stage ? "\"to\"" : "\"from\"");
   if (!m.source.empty()) out += ", \"source\": " + core::json_quote(m.source);
   return out + "}";
 }
@@ -210,6 +213,13 @@ CopyCheckpoint decode_copy_checkpoint(const JsonObject& body) {
   m.source = optional_text(body, "source", "COPY", kMaxPath);
   if (m.donor.has_value() == !m.source.empty())
     throw ProtocolError("COPY: needs either 'source' (a keep) or 'donor' (a clone)");
+  if (const std::string stage = optional_text(body, "stage", "COPY", 8); !stage.empty()) {
+    if (stage != "to" && stage != "from")
+      throw ProtocolError("COPY: 'stage' must be \"to\" or \"from\", not '" + core::visible(stage) +
+                          "'");
+    if (!m.donor) throw ProtocolError("COPY: 'stage' goes with 'donor' (a clone)");
+    m.clone = stage == "to" ? CopyCheckpoint::Clone::Stage : CopyCheckpoint::Clone::Staged;
+  }
   if (!m.source.empty())
     require_normal_absolute(path_text(body, "source", "COPY", kMaxPath), "COPY: 'source'");
   return m;

@@ -85,13 +85,21 @@ struct Remove {
 /// COPY, coordinator -> worker: PBT's copy of a checkpoint on this node's own disk
 /// (runtime/pbt/pbt_checkpoints.hpp), made in trial `trial`'s folder there. A keep
 /// (`source` set): the trial's checkpoint at `step`, into its pbt-kept/. A clone
-/// (`donor` set): the donor's kept copy at `step`, as the trial's checkpoint.
+/// (`donor` set): the donor's kept copy at `step`, as the trial's checkpoint; a clone for
+/// a trial on another node goes in two hops through the trial's folder in STUDY.trials/,
+/// which every node sees: `Stage` on the donor's node, then `Staged` on the trial's.
 struct CopyCheckpoint {
+  enum class Clone {
+    Here,    ///< the donor's kept copy, on this node, into the trial's folder here
+    Stage,   ///< the donor's kept copy, on this node, into the trial's STUDY.trials folder
+    Staged,  ///< what Stage put there, into the trial's folder here (and the staged copy goes)
+  };
   std::uint64_t id = 0;  ///< echoed in COPIED
   core::TrialId trial = 0;
   double step = 0;
   std::string source;                  ///< a keep: absolute and normal; a clone: empty
   std::optional<core::TrialId> donor;  ///< a clone: whose kept copy
+  Clone clone = Clone::Here;           ///< a clone: where from and to ("stage": "to"/"from")
   friend bool operator==(const CopyCheckpoint&, const CopyCheckpoint&) = default;
 };
 

@@ -15,10 +15,12 @@ workers-node-local-kill: the same with 40 trials, the worker of one node killed 
 the trials whose checkpoints were there resume from scratch (the log says so), none
 fails for good, and later trials avoid the node.
 workers-node-local-pbt: PBT of the numpy MLP example on 4 nodes (a slot each), its checkpoints on the
-nodes' own disks: the exploits are replay's; each kept copy and each clone was made by the
-agent of the node holding the checkpoint (recorded as that node's); every exploited trial
-restarted on its clone's node, from the donor's state at the donor's step, with its new
-configuration, some of them on another node than the one they had run on.
+nodes' own disks, its first session killed outright a third of the way and resumed: the
+exploits are replay's; each kept copy was made by the agent of the node holding the
+checkpoint, and each clone on the node the exploiting trial ran on (recorded as that
+node's), a donor's on another node staged through pbt.trials and removed from there;
+every exploited trial restarted there, from the donor's state at the donor's step, with
+its new configuration.
 """
 import glob
 import os
@@ -29,8 +31,9 @@ import tempfile
 import h5py
 import numpy as np
 
-from run_harness import ROOT, check_complete, expect, read, study_toml
+from run_harness import ROOT, check_complete, expect, read, study_toml, wait_for
 from run_pbt import exploits_of, pbt_study, replayed_exploits
+from run_reliability import committed_metric_rows, kill_orchestrator
 from run_workers import check_lost_worker, kill_worker_after
 
 FAULT_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "fault_trial.py")
@@ -136,9 +139,17 @@ def run_pbt_on_node_disks(runner, disks):
     text += '\n[checkpoints]\nfolder = "%s/{node}/ckpt"\nnode_local = true\n' % disks
     study = runner.write("pbt.toml", text)
     path = os.path.join(runner.workdir, "pbt.h5")
-    rc, log = runner.run(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "1"],
-                         timeout=400)
-    expect(rc == 0, "run failed:\n" + log)
+    # The first session is killed outright a third of the way: the second resumes, and the
+    # copies a resume carries out (exploits decided but not recorded, checkpoints asked
+    # for and not kept) wait for their nodes' agents.
+    nodes = ["-N", "4", "--ntasks-per-node", "1"]
+    first = runner.start(study, path, sbatch_args=nodes)
+    wait_for(lambda: committed_metric_rows(path) >= PBT_POPULATION * PBT_EPOCHS // 3, 240,
+             "a third of the reports to be durable")
+    kill_orchestrator(runner, first, path)
+    rc, log = runner.run(study, path, sbatch_args=nodes, timeout=400)
+    expect(rc == 0 and "resuming" in log, "the resumed run failed:\n" + log)
+    log = read(first[2]) + log
     check_complete(path, PBT_POPULATION)
     exploits = exploits_of(path)
     expect(exploits, "no trial exploited another:\n" + log)
@@ -158,8 +169,8 @@ def run_pbt_on_node_disks(runner, disks):
         node, _, clone = recorded.partition(":")
         expect(step == e["donor_step"] and clone.startswith("%s/%s/ckpt/" % (disks, node)),
                "trial %d's clone %s at step %s" % (trial, recorded, step))
-        kept = os.path.join(disks, node, "ckpt", "trial-%d" % e["donor"], "pbt-kept")
-        expect(os.path.isdir(kept), "trial %d's kept copies are not on %s's disk" % (e["donor"], node))
+        kept = glob.glob(os.path.join(disks, "*", "ckpt", "trial-%d" % e["donor"], "pbt-kept"))
+        expect(kept, "trial %d's kept copies are on no node's disk" % e["donor"])
         saved = np.load(clone)
         expect(int(saved["epoch"]) == e["donor_step"], "trial %d's clone holds epoch %d, not %s"
                % (trial, int(saved["epoch"]), e["donor_step"]))
@@ -168,22 +179,28 @@ def run_pbt_on_node_disks(runner, disks):
             clone, e["donor_step"] + 1, e["config"]["lr"], e["config"]["batch"], node)
         expect(resumed in output, "trial %d did not restart from its clone on %s (%s):\n%s"
                % (trial, node, resumed, output))
-    # Clones on another node than the one whose disk held the trial's checkpoint before.
-    moved, last_node = 0, {}
+    # Each clone lies on the node the trial ran on (its checkpoint's): a donor's kept copy
+    # on another node came through STUDY.trials, and nothing staged there is left.
+    staged, last_node = 0, {}
     for trial, _, recorded in rows:
         node = recorded.partition(":")[0]
-        if "/pbt-from-trial-" in recorded and last_node.get(trial, node) != node:
-            moved += 1
+        donor = re.search(r"/pbt-from-trial-(\d+)-step-", recorded)
+        if donor:
+            expect(last_node.get(trial, node) == node, "trial %d's clone %s is not on its node %s"
+                   % (trial, recorded, last_node.get(trial)))
+            staged += last_node.get(int(donor.group(1))) != node
         last_node[trial] = node
+    left = glob.glob(os.path.join(runner.workdir, "pbt.trials", "trial-*", "pbt-from-trial-*"))
+    expect(not left, "copies staged in pbt.trials were left there: %s" % left)
     made = re.findall(r"its clone of trial \d+'s checkpoint is in place \(.* on (n\d+), off the loop\)",
                       log)
-    expect(len(made) >= len(set(e["trial"] for e in exploits)),
-           "the log names %d clones made by node agents:\n%s" % (len(made), log))
-    expect(moved > 0, "no exploited trial moved to its donor's node (%d exploits)" % len(exploits))
-    print("workers-node-local-pbt: %d exploits equal to replay's; each clone made by the agent of "
-          "its donor's node, %d of them on another node than the trial's checkpoint had been on "
-          "(the trial moved there); %d checkpoint rows"
-          % (len(exploits), moved, len(rows)))
+    expect(len(made) >= len(exploits),  # a clone the killed session made may be made again
+           "the log names %d clones made by node agents, for %d exploits:\n%s"
+           % (len(made), len(exploits), log))
+    expect(staged > 0, "no clone came from another node (%d exploits)" % len(exploits))
+    print("workers-node-local-pbt: killed and resumed; %d exploits equal to replay's; each clone "
+          "made on the node of the trial exploiting, %d of them from a donor on another node "
+          "(staged through pbt.trials); %d checkpoint rows" % (len(exploits), staged, len(rows)))
 
 
 def resume_tighter(runner, study, path, toml, disks, before):

@@ -12,6 +12,8 @@ namespace slurmtune::runtime {
 namespace fs = std::filesystem;
 namespace {
 
+constexpr const char* kClonePrefix = "pbt-from-trial-";
+
 // Copies `source` (a file or a folder) into the fresh folder `dir`, keeping its name,
 // then removes the other entries of `parent` whose names start with `prefix`. The copy
 // is made in DIR.partial and renamed into place, so `dir` is there whole or not at all
@@ -67,17 +69,24 @@ TreeCopy PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& 
 }
 
 PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Exploit& e) const {
-  const fs::path kept = kept_dir(e.donor, e.donor_step);
+  return clone_from(kept_dir(e.donor, e.donor_step), trial, e);
+}
+
+fs::path PbtCheckpoints::clone_dir(core::TrialId trial, const core::Exploit& e) const {
+  return checkpoint_dir(trial) / (std::string(kClonePrefix) + std::to_string(e.donor) + "-step-" +
+                                  core::format_double(e.donor_step));
+}
+
+PbtCheckpoints::Copy PbtCheckpoints::clone_from(const fs::path& kept, core::TrialId trial,
+                                                const core::Exploit& e) const {
   std::error_code ec;
   fs::directory_iterator entries(kept, ec);
   if (ec || entries == fs::directory_iterator())
     throw Error("pbt: trial " + std::to_string(e.donor) + " has no kept checkpoint at step " +
                 core::format_double(e.donor_step) + " (" + kept.string() + ")");
   const fs::path source = entries->path();
-  const std::string prefix = "pbt-from-trial-";
-  const fs::path dir = checkpoint_dir(trial) / (prefix + std::to_string(e.donor) + "-step-" +
-                                                core::format_double(e.donor_step));
-  const TreeCopy copy = replace_copy(source, dir, checkpoint_dir(trial), prefix, false);
+  const fs::path dir = clone_dir(trial, e);
+  const TreeCopy copy = replace_copy(source, dir, checkpoint_dir(trial), kClonePrefix, false);
   const fs::path made = dir / source.filename();
   return {recorded_path(made, study_dir_), made, copy};
 }

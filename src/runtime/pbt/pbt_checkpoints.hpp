@@ -36,6 +36,12 @@ class PbtCheckpoints {
   /// The exploiting trial's copy of the donor's kept checkpoint; the trial's earlier
   /// clones go. Throws Error when the kept copy is missing or the copy fails.
   Copy clone(core::TrialId trial, const core::Exploit& exploit) const;
+  /// clone() from the kept copy in `kept` (the donor's kept_dir, wherever it lies: another
+  /// node's folder, or a copy staged on the way to this one).
+  Copy clone_from(const std::filesystem::path& kept, core::TrialId trial,
+                  const core::Exploit& exploit) const;
+  /// Where clone() puts the trial's clone of `exploit`'s donor's kept copy (a folder).
+  std::filesystem::path clone_dir(core::TrialId trial, const core::Exploit& exploit) const;
   /// Where keep() puts the trial's checkpoint at `step`.
   std::filesystem::path kept_dir(core::TrialId trial, double step) const;
 

@@ -20,7 +20,7 @@ namespace {
 // Trial `trial`'s folder in `root`, made (0700) if missing: Error when a link takes it (or
 // `inside`, a path that must lie in it) out of `root` once resolved.
 void check_trial_folder(const std::string& root, core::TrialId trial,
-                              const std::string& inside = {}) {
+                        const std::string& inside = {}) {
   const fs::path folder = trial_dir_in(root, trial);
   if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST)
     throw Error("cannot make " + folder.string() + ": " + std::strerror(errno));
@@ -36,25 +36,52 @@ void check_trial_folder(const std::string& root, core::TrialId trial,
   }
 }
 
-protocol::CheckpointCopied copy_on_disk(const std::string& root,
+// A clone (runtime/pbt/pbt_checkpoints.hpp) as COPY asks: here, or staged through the
+// trial's folder in `trials_dir` (STUDY.trials, which every node sees) on its way from the
+// donor's node to the trial's.
+PbtCheckpoints::Copy clone_on_disk(const std::string& root, const std::string& trials_dir,
+                                   const protocol::CopyCheckpoint& message) {
+  using Clone = protocol::CopyCheckpoint::Clone;
+  core::Exploit exploit;  // what a clone reads of it: whose kept copy, at which step
+  exploit.donor = *message.donor;
+  exploit.donor_step = message.step;
+  const PbtCheckpoints here(root, TrialFolders{root, {}});
+  const PbtCheckpoints shared(trials_dir, TrialFolders{trials_dir, {}});
+  if (message.clone != Clone::Staged) check_trial_folder(root, exploit.donor);
+  if (message.clone != Clone::Here) check_trial_folder(trials_dir, message.trial);
+  if (message.clone != Clone::Stage) check_trial_folder(root, message.trial);
+  switch (message.clone) {
+    case Clone::Here:
+      return here.clone(message.trial, exploit);
+    case Clone::Stage:
+      return shared.clone_from(here.kept_dir(exploit.donor, exploit.donor_step), message.trial,
+                               exploit);
+    case Clone::Staged: {
+      const auto staged = shared.clone_dir(message.trial, exploit);
+      auto made = here.clone_from(staged, message.trial, exploit);
+      std::error_code ignored;  // a staged copy left behind goes with the trial's next clone
+      fs::remove_all(staged, ignored);
+      return made;
+    }
+  }
+  throw Error("COPY: an unknown kind of clone");
+}
+
+protocol::CheckpointCopied copy_on_disk(const std::string& root, const std::string& trials_dir,
                                         const protocol::CopyCheckpoint& message) {
   protocol::CheckpointCopied copied{message.id, {}, 0, {}, {}};
   try {
-    // PBT's own copies, with this node's folder as the trials' checkpoint folders.
-    const PbtCheckpoints checkpoints(root, TrialFolders{root, {}});
-    check_trial_folder(root, message.trial, message.source);
     if (message.donor) {
-      check_trial_folder(root, *message.donor);
-      core::Exploit exploit;  // what a clone reads of it: whose kept copy, at which step
-      exploit.donor = *message.donor;
-      exploit.donor_step = message.step;
-      const auto clone = checkpoints.clone(message.trial, exploit);
+      const auto clone = clone_on_disk(root, trials_dir, message);
       copied.path = clone.absolute.string();
       copied.bytes = clone.how.bytes;
       copied.how = clone.how.describe();
     } else {
-      const TreeCopy kept = checkpoints.keep(message.trial, message.step, message.source);
-      copied.path = checkpoints.kept_dir(message.trial, message.step).string();
+      // PBT's own copies, with this node's folder as the trials' checkpoint folders.
+      const PbtCheckpoints here(root, TrialFolders{root, {}});
+      check_trial_folder(root, message.trial, message.source);
+      const TreeCopy kept = here.keep(message.trial, message.step, message.source);
+      copied.path = here.kept_dir(message.trial, message.step).string();
       copied.bytes = kept.bytes;
       copied.how = kept.describe();
     }
@@ -68,7 +95,8 @@ protocol::CheckpointCopied copy_on_disk(const std::string& root,
 
 NodeCheckpointFolder::NodeCheckpointFolder(const std::string& folder, const std::string& node,
                                            const std::string& study)
-    : root_(claim_checkpoint_folder(node_folder(folder, node), "/", study)) {}
+    : root_(claim_checkpoint_folder(node_folder(folder, node), "/", study)),
+      trials_dir_(fs::weakly_canonical(trials_dir_of(study)).string()) {}
 
 void NodeCheckpointFolder::make_trial_folder(const std::string& dir) const {
   const fs::path path(dir);
@@ -99,8 +127,9 @@ void NodeCheckpointFolder::remove(const protocol::Remove& message, BackgroundWor
 void NodeCheckpointFolder::copy(
     const protocol::CopyCheckpoint& message, BackgroundWork& files,
     std::function<void(const protocol::CheckpointCopied&)> reply) const {
-  files.post([root = root_, message, reply = std::move(reply)]() -> BackgroundWork::Finish {
-    auto copied = copy_on_disk(root, message);  // here, on the helper thread
+  files.post([root = root_, trials_dir = trials_dir_, message,
+              reply = std::move(reply)]() -> BackgroundWork::Finish {
+    auto copied = copy_on_disk(root, trials_dir, message);  // here, on the helper thread
     return [reply, copied = std::move(copied)] { reply(copied); };
   });
 }

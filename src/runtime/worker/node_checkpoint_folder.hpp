@@ -36,7 +36,8 @@ class NodeCheckpointFolder {
             std::function<void(const protocol::CheckpointCopied&)> reply) const;
 
  private:
-  std::string root_;  // resolved
+  std::string root_;        // resolved
+  std::string trials_dir_;  // STUDY.trials, which every node sees: clones staged there
 };
 
 }  // namespace slurmtune::runtime

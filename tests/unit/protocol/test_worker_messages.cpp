@@ -126,6 +126,17 @@ BOOST_AUTO_TEST_CASE(copy_is_a_keep_or_a_clone_and_copied_says_how_it_went) {
   BOOST_TEST((decode_copy_checkpoint(object(encode(keep))) == keep));
   const CopyCheckpoint clone{5, 3, 6, {}, core::TrialId{7}};
   BOOST_TEST((decode_copy_checkpoint(object(encode(clone))) == clone));
+  for (const auto how : {CopyCheckpoint::Clone::Stage, CopyCheckpoint::Clone::Staged}) {
+    CopyCheckpoint staged = clone;
+    staged.clone = how;
+    BOOST_TEST((decode_copy_checkpoint(object(encode(staged))) == staged));
+  }
+  BOOST_TEST(has(refusal(decode_copy_checkpoint,
+                         R"({"id": 1, "trial": 3, "step": 6, "donor": 2, "stage": "up"})"),
+                 "COPY: 'stage' must be \"to\" or \"from\", not 'up'"));
+  BOOST_TEST(has(refusal(decode_copy_checkpoint,
+                         R"({"id": 1, "trial": 3, "step": 6, "source": "/a/b", "stage": "to"})"),
+                 "COPY: 'stage' goes with 'donor' (a clone)"));
   BOOST_TEST(has(refusal(decode_copy_checkpoint, R"({"id": 1, "trial": 3, "step": 6})"),
                  "COPY: needs either 'source' (a keep) or 'donor' (a clone)"));
   BOOST_TEST(has(refusal(decode_copy_checkpoint,

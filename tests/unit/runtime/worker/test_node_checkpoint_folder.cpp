@@ -157,3 +157,28 @@ BOOST_AUTO_TEST_CASE(pbt_copies_refuse_what_links_take_out_of_the_trials_folder)
   BOOST_TEST(!fs::exists(root / "trial-4" / "pbt-kept"));
   BOOST_TEST(!fs::exists(disk.path() / "elsewhere" / "pbt-kept"));
 }
+
+BOOST_AUTO_TEST_CASE(a_clone_for_another_node_is_staged_in_the_trials_shared_folder) {
+  testing::TempFolder disk("slurmtune-node-disk");
+  const std::string study = disk.file("shared/study.h5");
+  fs::create_directories(disk.path() / "shared" / "study.trials");
+  // Two nodes' disks; trial 2 (the donor) ran on n1, trial 5 runs on n2.
+  const NodeCheckpointFolder n1(disk.file("{node}/ckpt"), "n1", study);
+  const NodeCheckpointFolder n2(disk.file("{node}/ckpt"), "n2", study);
+  write(fs::path(n1.root()) / "trial-2" / "c.pt");
+  using Clone = protocol::CopyCheckpoint::Clone;
+  BOOST_TEST(copied_by(n1, {1, 2, 6, n1.root() + "/trial-2/c.pt", std::nullopt}).error == "");
+  const auto staged = copied_by(n1, {2, 5, 6, {}, core::TrialId{2}, Clone::Stage});
+  BOOST_TEST(staged.error == "");
+  const fs::path shared = disk.path() / "shared/study.trials/trial-5/pbt-from-trial-2-step-6.0";
+  BOOST_TEST(fs::weakly_canonical(staged.path) == fs::weakly_canonical(shared / "c.pt"));
+  BOOST_TEST(!fs::exists(fs::path(n1.root()) / "trial-5"));  // nothing of trial 5's on n1
+  const auto clone = copied_by(n2, {3, 5, 6, {}, core::TrialId{2}, Clone::Staged});
+  BOOST_TEST(clone.error == "");
+  BOOST_TEST(clone.path == n2.root() + "/trial-5/pbt-from-trial-2-step-6.0/c.pt");
+  BOOST_TEST(contents(clone.path) == "weights");
+  BOOST_TEST(!fs::exists(shared));  // the staged copy went once it arrived
+  // Nothing staged (the first hop failed or was never made): the second says so.
+  const auto none = copied_by(n2, {4, 5, 9, {}, core::TrialId{2}, Clone::Staged});
+  BOOST_TEST(none.error.find("trial 2 has no kept checkpoint at step 9") != std::string::npos);
+}
