@@ -1,14 +1,19 @@
 #include "runtime/worker/node_agent.hpp"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -20,15 +25,55 @@
 namespace slurmtune::runtime {
 namespace {
 
+namespace fs = std::filesystem;
+
+constexpr std::string_view kFolderPrefix = "slurmtune-agent-";
+constexpr const char* kLockName = "/agent.lock";
+
+// An agent killed outright (its node's step cancelled, SIGKILL) cannot remove its folder:
+// the next agent on the node does. A folder of this user whose lock file nobody holds
+// locked is a dead agent's (the kernel drops a lock with its process). One without a
+// lock file yet is left: its agent may be making it.
+void remove_dead_agents_folders(const std::string& base) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(base, ec)) {
+    if (!entry.path().filename().string().starts_with(kFolderPrefix)) continue;
+    struct stat info {};
+    if (::lstat(entry.path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != ::getuid())
+      continue;
+    const std::string lock = entry.path().string() + kLockName;
+    const protocol::UniqueFd fd(::open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // alive, or not ours
+    std::error_code ignored;
+    fs::remove_all(entry.path(), ignored);
+  }
+}
+
 // A private folder for the socket: $TMPDIR when a socket path there fits, else /tmp.
 std::string private_folder() {
   const char* tmp = std::getenv("TMPDIR");
   std::string base = tmp && *tmp ? tmp : "/tmp";
   if (base.size() > 80) base = "/tmp";  // sun_path holds 108 bytes with "/agent.sock"
-  std::string pattern = base + "/slurmtune-agent-XXXXXX";
+  remove_dead_agents_folders(base);
+  std::string pattern = base + "/" + std::string(kFolderPrefix) + "XXXXXX";
   if (!::mkdtemp(pattern.data()))  // 0700: the study's user alone reaches the socket
     throw Error("node agent: cannot create a folder in " + base + ": " + std::strerror(errno));
   return pattern;
+}
+
+// The lock that says the agent of `folder` lives, held until it ends. Locked before it
+// takes its name, so that no other agent sees the file unlocked.
+protocol::UniqueFd hold_folder(const std::string& folder) {
+  const std::string lock = folder + kLockName, making = lock + ".new";
+  protocol::UniqueFd fd(::open(making.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd || ::flock(fd.get(), LOCK_EX) != 0 || ::rename(making.c_str(), lock.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::error_code ignored;
+    fs::remove_all(folder, ignored);
+    throw Error("node agent: cannot make its lock " + lock + ": " + why);
+  }
+  return fd;
 }
 
 protocol::UniqueFd listen_unix(const std::string& path) {
@@ -50,7 +95,8 @@ NodeAgent::NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up
       up_(std::move(up)),
       hosts_(std::move(hosts)),
       folder_(private_folder()),
-      socket_path_(folder_ + "/agent.sock") {
+      socket_path_(folder_ + "/agent.sock"),
+      lock_(hold_folder(folder_)) {
   try {
     listener_ = listen_unix(socket_path_);
   } catch (...) {

@@ -9,7 +9,8 @@
 // local connections, kHelloWithinS to say HELLO, kMaxOutbox bytes of replies unread.
 //
 // The socket lies in a folder of its own (0700) under $TMPDIR (or /tmp): only the
-// study's user reaches it, and it is removed with the agent.
+// study's user reaches it, and it is removed with the agent, or by the next agent on the
+// node when its own was killed (a lock file in it, held while it lives, says which).
 //
 // A relay (runtime/worker/relay_tree.hpp) is an agent that also carries the connections
 // of other nodes' agents, accepted on a TCP socket: their first frame must be a worker's
@@ -79,6 +80,7 @@ class NodeAgent {
   std::function<void(const std::string&)> up_;
   std::function<bool(core::TrialId)> hosts_;
   std::string folder_, socket_path_;
+  protocol::UniqueFd lock_;  // held while the agent lives: a dead one's folder is removed
   protocol::UniqueFd listener_, agent_listener_;
   std::uint64_t next_channel_ = 1;
   std::size_t agents_ = 0;  // channels_ that are other nodes' agents
