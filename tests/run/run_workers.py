@@ -77,18 +77,22 @@ def check_lost_worker(log, trials, victim, killed_at, error):
     """The worker of `victim`, killed at `killed_at`, was noticed; the trials it took down
     (their error says `error`) were retried and none failed; trials started later avoided
     its node. Returns those trials and the later ones."""
-    lost = re.search(r"worker step on %s lost \(.*\): its trials \(([\d, ]+|none)\)" % victim, log)
+    lost = re.search(r"worker step on %s lost \(.*\): its trials \(([\d, ]+|none)\) [^;]*"
+                     r"(?:; \(([\d, ]+)\) were told to pause or stop already)?" % victim, log)
     expect(lost, "the lost worker was not noticed:\n" + log)
-    # The log names the trials it took down; their error says so unless a later end of the
-    # trial (asha_promotion dropping it while paused) has replaced it.
-    named = [] if lost.group(1) == "none" else [int(t) for t in lost.group(1).split(", ")]
+    # The log names the trials it took down, which are retried, and apart those already
+    # told to pause or stop, whose attempt ends as it was to. Their error says so unless a
+    # later end of the trial (asha_promotion dropping it while paused) has replaced it.
+    ids = lambda text: [] if text in (None, "none") else [int(t) for t in text.split(", ")]
+    named, ending = ids(lost.group(1)), ids(lost.group(2))
     hit = trials.loc[named]
     expect(len(hit) >= 1 and (hit.retries >= 1).all() and (trials.status != "failed").all(),
            "no trial of the lost worker was retried (the log names %s):\n%s"
            % (named, trials[["retries", "error", "nodes"]]))
     said = trials[trials.error.str.contains(error, regex=False)]
-    expect(set(said.index) <= set(named), "trials %s name the lost worker and the log does not"
-           % sorted(set(said.index) - set(named)))
+    expect(set(said.index) <= set(named + ending),
+           "trials %s name the lost worker and the log does not"
+           % sorted(set(said.index) - set(named + ending)))
     later = trials[trials.start_time > killed_at + 2]
     expect(len(later) > 0 and all(victim not in hosts_of(n) for n in later.nodes),
            "trials started on %s after its worker was lost:\n%s" % (victim, later.nodes))

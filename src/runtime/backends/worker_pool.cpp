@@ -251,7 +251,14 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
                                const std::string& why) {
   const bool evict = evicts_when_lost(w);
   std::vector<core::TrialId> ended;
-  std::vector<std::string> named;  // every trial it takes down, for the log
+  // For the log: the trials it takes down, and those already told to pause or stop
+  // (their attempt ends as it was to; a pause keeps the checkpoint it saved, if any).
+  std::vector<std::string> taken_down, ending_anyway;
+  const auto name = [&](core::TrialId id) {
+    (context_.controller.instruction(id) == core::Instruction::Continue ? taken_down
+                                                                        : ending_anyway)
+        .push_back(std::to_string(id));
+  };
   for (auto& [id, t] : context_.trials) {
     if (t->process.status()) continue;
     const auto& nodes = t->placement.nodes;
@@ -262,22 +269,27 @@ void WorkerPool::end_trials_of(const WorkerStep& w, const std::string& key,
       if (!agents_folder_.empty() && std::find(nodes.begin(), nodes.end(), w.node) != nodes.end()) {
         t->fault = "its node agent on " + key + " was lost (" + why + ")";
         t->hard_kill(step_cancels_);
-        named.push_back(std::to_string(id));
+        name(id);
       }
       continue;
     }
     if (nodes.at(0) != w.node) continue;
+    name(id);
     if (evict && context_.controller.instruction(id) == core::Instruction::Continue)
       context_.controller.evict(id);
     t->fault = "its worker step on " + key + " was lost (" + why + ")";
     t->process.ended(ExitStatus{0, SIGKILL, true});
     ended.push_back(id);
-    named.push_back(std::to_string(id));
   }
-  log_line("worker step on " + key + " lost (" + why + "): its trials (" +
-           (named.empty() ? std::string("none") : core::join_names(named)) + ") " +
-           (evict ? "restart from their checkpoints" : "fail and are retried") +
-           " elsewhere; the node takes no more");
+  const auto list = [](const std::vector<std::string>& ids) {
+    return ids.empty() ? std::string("none") : core::join_names(ids);
+  };
+  log_line("worker step on " + key + " lost (" + why + "): its trials (" + list(taken_down) + ") " +
+           (evict ? "restart from their checkpoints" : "fail and are retried") + " elsewhere" +
+           (ending_anyway.empty()
+                ? std::string()
+                : "; (" + list(ending_anyway) + ") were told to pause or stop already and end so") +
+           "; the node takes no more");
   for (const core::TrialId id : ended) {
     for (const ConnectionId connection : context_.trials.take_connections(id))
       context_.server.close(connection, "trial " + std::to_string(id) + " ended with its worker");
