@@ -123,6 +123,7 @@ std::string encode(const CopyCheckpoint& m) {
     out += std::string(", \"stage\": ") +
            (m.clone == CopyCheckpoint::Clone::Stage ? "\"to\"" : "\"from\"");
   if (!m.source.empty()) out += ", \"source\": " + core::json_quote(m.source);
+  if (m.if_missing) out += ", \"if_missing\": true";
   return out + "}";
 }
 
@@ -220,6 +221,9 @@ CopyCheckpoint decode_copy_checkpoint(const JsonObject& body) {
     if (!m.donor) throw ProtocolError("COPY: 'stage' goes with 'donor' (a clone)");
     m.clone = stage == "to" ? CopyCheckpoint::Clone::Stage : CopyCheckpoint::Clone::Staged;
   }
+  m.if_missing = boolean(body, "if_missing", "COPY", false);
+  if (m.if_missing && m.donor)
+    throw ProtocolError("COPY: 'if_missing' goes with 'source' (a keep)");
   if (!m.source.empty())
     require_normal_absolute(path_text(body, "source", "COPY", kMaxPath), "COPY: 'source'");
   return m;

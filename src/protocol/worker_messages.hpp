@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -100,8 +101,12 @@ struct CopyCheckpoint {
   std::string source;                  ///< a keep: absolute and normal; a clone: empty
   std::optional<core::TrialId> donor;  ///< a clone: whose kept copy
   Clone clone = Clone::Here;           ///< a clone: where from and to ("stage": "to"/"from")
+  bool if_missing = false;  ///< a keep: only if the kept copy at `step` is not there (a resume's)
   friend bool operator==(const CopyCheckpoint&, const CopyCheckpoint&) = default;
 };
+
+/// COPIED's `how` for an `if_missing` keep that found the kept copy there.
+inline constexpr std::string_view kKeptAlready = "kept already";
 
 /// COPIED, worker -> coordinator: how a COPY went.
 struct CheckpointCopied {

@@ -32,7 +32,7 @@ import h5py
 import numpy as np
 
 from run_harness import ROOT, check_complete, expect, read, study_toml, wait_for
-from run_pbt import exploits_of, pbt_study, replayed_exploits
+from run_pbt import check_clones_made, cut_short_keeps, exploits_of, pbt_study, replayed_exploits
 from run_reliability import committed_metric_rows, kill_orchestrator
 from run_workers import check_lost_worker, kill_worker_after
 
@@ -147,6 +147,9 @@ def run_pbt_on_node_disks(runner, disks):
     wait_for(lambda: committed_metric_rows(path) >= PBT_POPULATION * PBT_EPOCHS // 3, 240,
              "a third of the reports to be durable")
     kill_orchestrator(runner, first, path)
+    recorded_before = len(exploits_of(path))
+    cut = cut_short_keeps(path, lambda trial: glob.glob(
+        os.path.join(disks, "*", "ckpt", "trial-%d" % trial, "pbt-kept", "step-*")))
     rc, log = runner.run(study, path, sbatch_args=nodes, timeout=400)
     expect(rc == 0 and "resuming" in log, "the resumed run failed:\n" + log)
     log = read(first[2]) + log
@@ -192,15 +195,17 @@ def run_pbt_on_node_disks(runner, disks):
         last_node[trial] = node
     left = glob.glob(os.path.join(runner.workdir, "pbt.trials", "trial-*", "pbt-from-trial-*"))
     expect(not left, "copies staged in pbt.trials were left there: %s" % left)
-    made = re.findall(r"its clone of trial \d+'s checkpoint is in place \(.* on (n\d+), off the loop\)",
-                      log)
-    expect(len(made) >= len(exploits),  # a clone the killed session made may be made again
-           "the log names %d clones made by node agents, for %d exploits:\n%s"
-           % (len(made), len(exploits), log))
+    # Every exploit's clone made by a node agent (the killed session's last log lines may
+    # be lost with it, so the results file's rows are what counts).
+    again, needed = check_clones_made(path, log, cut, recorded_before)
+    expect(re.search(r"its clone of trial \d+'s checkpoint is in place \(.* on n\d+, off the loop\)",
+                     log), "no clone was made by a node agent:\n" + log)
     expect(staged > 0, "no clone came from another node (%d exploits)" % len(exploits))
     print("workers-node-local-pbt: killed and resumed; %d exploits equal to replay's; each clone "
           "made on the node of the trial exploiting, %d of them from a donor on another node "
-          "(staged through pbt.trials); %d checkpoint rows" % (len(exploits), staged, len(rows)))
+          "(staged through pbt.trials); %d checkpoint rows; of %d kept copies cut after the "
+          "kill, %d kept again by their agents (%d cloned later)"
+          % (len(exploits), staged, len(rows), len(cut), again, needed))
 
 
 def resume_tighter(runner, study, path, toml, disks, before):

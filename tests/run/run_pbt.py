@@ -16,6 +16,7 @@ With one slot the trials run in a deterministic order and train deterministicall
 the resumed study must make the decisions an uninterrupted run makes: the same exploits
 (trial, step, donor, donor step, configuration) and the same final metrics.
 """
+import glob
 import json
 import os
 import re
@@ -86,6 +87,45 @@ def same_config(recorded, decided):
         elif str(mine) != str(value):
             return False
     return True
+
+
+def cut_short_keeps(path, kept_dirs):
+    """Removes the kept copy of each trial's latest committed checkpoint, as if the session
+    just killed had died after the row that says it was saved and before its copy ended
+    (a window of the copy's length, which gigabytes make wide). `kept_dirs(trial)`: the
+    trial's pbt-kept/step-S folders. Returns the (trial, step) cut."""
+    with h5py.File(path, "r", swmr=True) as f:  # its writer was killed
+        rows = f["checkpoints"][: int(f["commit"][0]["checkpoints"])]
+    latest = {int(c["trial"]): float(c["step"]) for c in rows}  # the last row wins
+    cut = []
+    for trial, step in sorted(latest.items()):
+        for kept in kept_dirs(trial):
+            if float(os.path.basename(kept)[len("step-"):]) == step:
+                shutil.rmtree(kept)
+                cut.append((trial, step))
+    return cut
+
+
+def check_clones_made(path, log, cut, recorded_before):
+    """Every recorded exploit has its clone indexed (none failed, so none went on from the
+    trial's own checkpoint), and each cut keep that an exploit after the first
+    `recorded_before` cloned was kept again. Returns how many were kept again, and how
+    many of those exploits cloned."""
+    failed = re.findall(r"trial \d+: pbt: .*: it goes on from its own checkpoint", log)
+    expect(not failed, "clones failed: %s" % failed)
+    with h5py.File(path, "r") as f:
+        rows = {(int(c["trial"]), float(c["step"]), c["path"].decode()) for c in f["checkpoints"][:]}
+    exploits = exploits_of(path)
+    for e in exploits:
+        marker = "/pbt-from-trial-%d-step-" % e["donor"]
+        expect(any(t == e["trial"] and step == e["donor_step"] and marker in p for t, step, p in rows),
+               "exploit %s has no clone indexed" % e)
+    again = {(int(t), float(s)) for t, s in
+             re.findall(r"trial (\d+): its checkpoint at step (\S+) is kept again \(", log)}
+    needed = {(e["donor"], e["donor_step"]) for e in exploits[recorded_before:]} & set(cut)
+    expect(needed <= again, "cloned %s, whose keeps were cut, without keeping them again"
+           % sorted(needed - again))
+    return len(again), len(needed)
 
 
 def check_exploits(runner, study, path, log):
@@ -197,6 +237,8 @@ def scenario_pbt_resume(runner, args):
     wait_for(durable(total * 3 // 5), 240, "three fifths of the reports to be durable")
     kill_orchestrator(runner, third, path)
     cuts.append(len(exploits_of(path)))
+    cut = cut_short_keeps(path, lambda trial: glob.glob(os.path.join(
+        runner.workdir, "pbt.trials", "trial-%d" % trial, "pbt-kept", "step-*")))
     rc, log = runner.run(study, path, extra=extra, sbatch_args=sbatch, timeout=400)
     expect(rc == 0, "the last session failed:\n" + log)
     expect("resuming" in log, "the last run did not resume:\n" + log)
@@ -213,10 +255,12 @@ def scenario_pbt_resume(runner, args):
            "metrics differ from the uninterrupted run's: %s"
            % sorted((k, a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k))[:5])
     check_exploits(runner, study, path, log)
+    again, needed = check_clones_made(path, log, cut, cuts[-1])
     print("pbt-resume: cut by %s after %s exploits; resumed (the last time from a decision "
-          "snapshot), all %d exploits and %d reports equal an uninterrupted run's"
+          "snapshot), all %d exploits and %d reports equal an uninterrupted run's; of %d "
+          "kept copies cut after the kill, %d kept again (%d cloned later)"
           % ("SIGTERM, SIGUSR1 and SIGKILL" if len(cuts) == 3 else "SIGUSR1 and SIGKILL", cuts,
-             len(got), len(b)))
+             len(got), len(b), len(cut), again, needed))
 
 
 def scenario_pbt_groups(runner, args):

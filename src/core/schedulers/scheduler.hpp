@@ -162,6 +162,10 @@ class Scheduler {
   /// Exploits decided since the last call, in order, each returned once: the reporter's
   /// (also in its ReportOutcome) and, in synchronous PBT, those of waiting trials.
   virtual std::vector<std::pair<TrialId, Exploit>> take_exploits() { return {}; }
+  /// The checkpoints an exploit may clone now (PBT: each live trial's last kept one, by
+  /// step). A resume makes sure each has its kept copy: a crash can fall between the
+  /// row that says a checkpoint was saved and the end of its copy.
+  virtual std::vector<std::pair<TrialId, double>> clonable_checkpoints() const { return {}; }
   /// Bracket of a known trial (0 for single-bracket schedulers).
   virtual int bracket_of(TrialId /*trial*/) const { return 0; }
   /// Resource at which a trial has run its full course.

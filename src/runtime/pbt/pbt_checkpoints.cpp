@@ -68,6 +68,13 @@ TreeCopy PbtCheckpoints::keep(core::TrialId trial, double step, const fs::path& 
   return replace_copy(source, dir, dir.parent_path(), "step-", true);
 }
 
+std::optional<TreeCopy> PbtCheckpoints::keep_if_missing(core::TrialId trial, double step,
+                                                        const fs::path& source) const {
+  std::error_code ec;
+  if (!fs::is_empty(kept_dir(trial, step), ec) && !ec) return std::nullopt;
+  return keep(trial, step, source);
+}
+
 PbtCheckpoints::Copy PbtCheckpoints::clone(core::TrialId trial, const core::Exploit& e) const {
   return clone_from(kept_dir(e.donor, e.donor_step), trial, e);
 }

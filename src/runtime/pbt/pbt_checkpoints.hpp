@@ -10,6 +10,7 @@
 // made on the coordinator's helper thread (runtime/pbt/pbt_exploits.hpp): these
 // functions touch only the file system.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/schedulers/scheduler.hpp"
@@ -33,6 +34,11 @@ class PbtCheckpoints {
   /// older kept copies go. Throws Error (naming the paths) when the copy fails or the
   /// trial wrote the checkpoint meanwhile.
   TreeCopy keep(core::TrialId trial, double step, const std::filesystem::path& source) const;
+  /// keep(), unless the kept copy at `step` is there already (nullopt): a resumed
+  /// study's, whose last session may or may not have finished it (a kept copy is
+  /// renamed into place whole, so one that is there is complete).
+  std::optional<TreeCopy> keep_if_missing(core::TrialId trial, double step,
+                                          const std::filesystem::path& source) const;
   /// The exploiting trial's copy of the donor's kept checkpoint; the trial's earlier
   /// clones go. Throws Error when the kept copy is missing or the copy fails.
   Copy clone(core::TrialId trial, const core::Exploit& exploit) const;

@@ -132,6 +132,7 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
         state.exploits.begin() + static_cast<std::ptrdiff_t>(state.recorded_exploits),
         state.exploits.end());
     opened.awaited_checkpoints = state.awaited_checkpoints;
+    opened.clonable_checkpoints = opened.scheduler->clonable_checkpoints();
     position = store::WriterPosition{state.next_seq, state.live};
     dropped = state.dropped;
     opened.reopened = state.reopened;

@@ -28,6 +28,9 @@ struct OpenedStudy {
   std::vector<std::pair<core::TrialId, core::Exploit>> unrecorded_exploits;
   /// Checkpoints the scheduler asked for and the file does not record as saved.
   std::map<core::TrialId, double> awaited_checkpoints;
+  /// Checkpoints the resumed scheduler's exploits may clone (the file records them as
+  /// saved), by trial: each should have its kept copy, which a crash may have cut short.
+  std::vector<std::pair<core::TrialId, double>> clonable_checkpoints;
   std::uint64_t reports_replayed = 0;
   /// Resumed from a decision snapshot: the seq it holds rows up to; and why snapshots the
   /// file holds were not used (empty: none refused).

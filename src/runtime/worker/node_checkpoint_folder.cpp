@@ -80,10 +80,12 @@ protocol::CheckpointCopied copy_on_disk(const std::string& root, const std::stri
       // PBT's own copies, with this node's folder as the trials' checkpoint folders.
       const PbtCheckpoints here(root, TrialFolders{root, {}});
       check_trial_folder(root, message.trial, message.source);
-      const TreeCopy kept = here.keep(message.trial, message.step, message.source);
+      const auto kept = message.if_missing
+                            ? here.keep_if_missing(message.trial, message.step, message.source)
+                            : std::optional(here.keep(message.trial, message.step, message.source));
       copied.path = here.kept_dir(message.trial, message.step).string();
-      copied.bytes = kept.bytes;
-      copied.how = kept.describe();
+      copied.bytes = kept ? kept->bytes : 0;
+      copied.how = kept ? kept->describe() : std::string(protocol::kKeptAlready);
     }
   } catch (const Error& e) {
     copied.error = e.what();

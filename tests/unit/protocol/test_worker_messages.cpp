@@ -126,6 +126,15 @@ BOOST_AUTO_TEST_CASE(copy_is_a_keep_or_a_clone_and_copied_says_how_it_went) {
   BOOST_TEST((decode_copy_checkpoint(object(encode(keep))) == keep));
   const CopyCheckpoint clone{5, 3, 6, {}, core::TrialId{7}};
   BOOST_TEST((decode_copy_checkpoint(object(encode(clone))) == clone));
+  CopyCheckpoint again = keep;  // a resume's: only if the agent has no kept copy yet
+  again.if_missing = true;
+  BOOST_TEST((decode_copy_checkpoint(object(encode(again))) == again));
+  BOOST_TEST(has(refusal(decode_copy_checkpoint,
+                         R"({"id": 1, "trial": 3, "step": 6, "donor": 2, "if_missing": true})"),
+                 "COPY: 'if_missing' goes with 'source' (a keep)"));
+  BOOST_TEST(has(refusal(decode_copy_checkpoint,
+                         R"({"id": 1, "trial": 3, "step": 6, "source": "/a", "if_missing": 1})"),
+                 "COPY: 'if_missing'"));
   for (const auto how : {CopyCheckpoint::Clone::Stage, CopyCheckpoint::Clone::Staged}) {
     CopyCheckpoint staged = clone;
     staged.clone = how;

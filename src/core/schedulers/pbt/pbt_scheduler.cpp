@@ -186,6 +186,16 @@ std::vector<std::pair<TrialId, Exploit>> PbtScheduler::take_exploits() {
   return std::exchange(decided_, {});
 }
 
+std::vector<std::pair<TrialId, double>> PbtScheduler::clonable_checkpoints() const {
+  std::vector<std::pair<TrialId, double>> clonable;
+  for (TrialId trial = 0; trial < trials_.size(); ++trial) {
+    const TrialState& s = trials_[trial];
+    if (s.known && !s.finished && s.last_checkpoint)
+      clonable.emplace_back(trial, *s.last_checkpoint);
+  }
+  return clonable;
+}
+
 void PbtScheduler::pause(TrialId trial) {
   TrialState& s = trials_[trial];
   s.paused = true;

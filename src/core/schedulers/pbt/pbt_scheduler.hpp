@@ -36,6 +36,7 @@ class PbtScheduler final : public Scheduler {
   void close_admissions() override { closed_ = true; }
   void checkpoint_saved(TrialId trial, double step) override;
   std::vector<std::pair<TrialId, Exploit>> take_exploits() override;
+  std::vector<std::pair<TrialId, double>> clonable_checkpoints() const override;
   double max_resource() const override { return max_t_; }
   void save_state(StateOut& archive) const override;
   void load_state(StateIn& archive) override;

@@ -129,6 +129,27 @@ BOOST_AUTO_TEST_CASE(keep_replaces_the_older_copy_and_clone_copies_the_donors) {
   BOOST_TEST(read(dir.path / copy.relative) == "step 8");  // the older clone stays
 }
 
+// A resume keeps again a checkpoint whose copy the last session may not have finished:
+// only where the kept copy is not there (one that is there was renamed into place whole).
+BOOST_AUTO_TEST_CASE(keep_if_missing_keeps_only_what_is_not_kept_yet) {
+  TempDir dir;
+  const fs::path trials = dir.path / "study.trials";
+  const PbtCheckpoints checkpoints(dir.path, TrialFolders{trials.string(), {}});
+  write(trials / "trial-1" / "ckpt.npz", "step 4");
+  const auto made = checkpoints.keep_if_missing(1, 4, trials / "trial-1" / "ckpt.npz");
+  BOOST_REQUIRE(made.has_value());
+  BOOST_TEST(made->bytes == 6U);
+  write(trials / "trial-1" / "ckpt.npz", "later");
+  BOOST_TEST(!checkpoints.keep_if_missing(1, 4, trials / "trial-1" / "ckpt.npz").has_value());
+  BOOST_TEST(read(trials / "trial-1" / "pbt-kept" / "step-4.0" / "ckpt.npz") == "step 4");
+  // A half-made copy (the last session died in it) is no kept copy: made again.
+  fs::remove_all(trials / "trial-1" / "pbt-kept");
+  fs::create_directories(trials / "trial-1" / "pbt-kept" / "step-4.0.partial");
+  BOOST_TEST(checkpoints.keep_if_missing(1, 4, trials / "trial-1" / "ckpt.npz").has_value());
+  BOOST_TEST(read(trials / "trial-1" / "pbt-kept" / "step-4.0" / "ckpt.npz") == "later");
+  BOOST_TEST(!fs::exists(trials / "trial-1" / "pbt-kept" / "step-4.0.partial"));
+}
+
 // With [checkpoints] folder, the kept copies and the clones go there, recorded whole.
 BOOST_AUTO_TEST_CASE(copies_go_to_the_checkpoint_folder_when_there_is_one) {
   TempDir dir;

@@ -124,6 +124,14 @@ BOOST_AUTO_TEST_CASE(pbt_keeps_and_clones_on_the_node_inside_the_trials_folders)
   BOOST_TEST(kept.path == (root / "trial-2/pbt-kept/step-6.0").string());
   BOOST_TEST(contents(root / "trial-2/pbt-kept/step-6.0/c.pt") == "weights");
   BOOST_TEST(kept.bytes == 7u);
+  // A resume's keep only if missing: the agent finds it there and says so.
+  protocol::CopyCheckpoint again{9, 2, 6, (root / "trial-2/c.pt").string(), std::nullopt};
+  again.if_missing = true;
+  const auto found = copied_by(folder, again);
+  BOOST_TEST(found.error == "");
+  BOOST_TEST(found.path == kept.path);
+  BOOST_TEST(found.how == std::string(protocol::kKeptAlready));
+  BOOST_TEST(found.bytes == 0u);
   // Trial 5 exploits trial 2: its own folder there is made (0700) for the clone.
   const auto clone = copied_by(folder, {2, 5, 6, {}, core::TrialId{2}});
   BOOST_TEST(clone.error == "");

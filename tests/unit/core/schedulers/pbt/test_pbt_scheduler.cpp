@@ -295,6 +295,22 @@ BOOST_AUTO_TEST_CASE(only_a_saved_checkpoint_is_cloned) {
   BOOST_TEST(s.take_exploits().empty());  // each once
 }
 
+// What a resume makes sure is kept: each live trial's checkpoint others may clone.
+BOOST_AUTO_TEST_CASE(clonable_checkpoints_are_the_saved_ones_of_live_trials) {
+  PbtScheduler s(pbt_spec(2), Mode::Min, 3);
+  start(s, 4);
+  BOOST_TEST(s.clonable_checkpoints().empty());
+  s.report(0, 2, 0.1);
+  s.report(1, 2, 0.2);
+  BOOST_TEST(s.report(0, 4, 0.05).checkpoint);
+  BOOST_TEST(s.clonable_checkpoints().empty());  // asked for, not saved
+  s.checkpoint_saved(0, 4);
+  using Clonable = std::vector<std::pair<TrialId, double>>;
+  BOOST_TEST((s.clonable_checkpoints() == Clonable{{0, 4.0}}));
+  s.end_trial(0, TrialEnd::Completed, std::nullopt);
+  BOOST_TEST(s.clonable_checkpoints().empty());
+}
+
 BOOST_AUTO_TEST_CASE(synchronous_exploits_of_waiting_trials_are_taken_too) {
   PbtScheduler s(pbt_spec(2, true), Mode::Min, 4);
   start(s, 4);
