@@ -160,6 +160,11 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       reader.fail("prior_share", "needs prior (the results files of earlier studies)");
     read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
   }
+  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_exact")) {
+    if (spec.prior_files.empty())
+      reader.fail("prior_exact", "needs prior (the results files of earlier studies)");
+    read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
+  }
   reader.finish();
 }
 

@@ -171,6 +171,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
       files.push_back(f);
     t.insert("prior", std::move(files));
     t.insert("prior_share", s.mobster.prior_share);
+    t.insert("prior_exact", static_cast<std::int64_t>(s.mobster.prior_exact));
   }
   return t;
 }

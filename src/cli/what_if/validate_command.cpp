@@ -41,7 +41,8 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
   out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about " << picks
       << " of max_trials = " << total << " (" << startup << " start-up draws first";
   if (!sampler.prior_files.empty())
-    out << ": the earlier best two, then " << sampler.mobster.prior_share
+    out << ": the earlier best " << sampler.mobster.prior_exact << " as they were, then "
+        << sampler.mobster.prior_share
         << " of them from around the prior's best configurations";
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
   out << ")\n";

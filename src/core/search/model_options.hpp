@@ -84,6 +84,9 @@ struct MobsterOptions {
   /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
   /// the whole space.
   double prior_share = 0.75;
+  /// With `[sampler] prior`: how many start-up trials take the earlier studies' best
+  /// configurations as they were, best first (at most as many as the prior's good set).
+  std::size_t prior_exact = 2;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

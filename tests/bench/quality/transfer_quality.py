@@ -12,6 +12,9 @@ its own seed, the small table's whole budget), and then on the large table:
                            started first, trains on while its rungs hold too few to promote
   recommended, prior 0.5, eager promotion
                            the same with prior_share = 0.5
+  recommended, prior exact N, eager promotion
+                           the same with prior_exact = N: the first N start-ups are the
+                           earlier best N as they were (as Optuna's enqueue starts them)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -24,7 +27,7 @@ intervals (a seed that never reaches a target counts as infinite). mlp-shift is 
 whose lesson does not hold.
 
   /usr/bin/python3 tests/bench/quality/transfer_quality.py BUILD [--pairs ...] [--workers 8 32]
-      [--seeds 60] [--jobs 2] [--charged] [--save FILE.json]
+      [--seeds 60] [--jobs 2] [--methods ...] [--mine METHOD] [--charged]
 """
 import argparse
 import math
@@ -46,7 +49,8 @@ PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
 METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
-           "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion")
+           "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion",
+           "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion")
 
 
 def earlier_best(h5, params):
@@ -94,6 +98,8 @@ def run_method(task):
             options["prior"] = [earlier]
         if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
             options["prior_share"] = 0.5
+        if "exact" in method:  # the first N start-ups are the earlier best N, as they were
+            options["prior_exact"] = int(method.split("exact ")[1].split(",")[0])
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
@@ -120,7 +126,7 @@ def text(value):
     return "-" if value is None else f"{value:.3g}"
 
 
-def report(pair, workers, runs, large, methods):
+def report(pair, workers, runs, large, methods, mine):
     rng = np.random.default_rng(0)
     print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
           f"T2 = {large.targets[1]:.4g})\n")
@@ -132,7 +138,6 @@ def report(pair, workers, runs, large, methods):
             q25, median, q75 = quartiles([r.times[i] for r in runs[method]])
             cells.append(f"{text(median)} [{text(q25)}, {text(q75)}]")
         print(f"| {method} | {cells[0]} | {cells[1]} |")
-    mine = "recommended, prior" if "recommended, prior" in methods else next(m for m in methods if "prior" in m)
     ours = runs[mine]
     seeds = sorted(r.seed for r in ours)
     print(f"\n| {mine}: speed-up over | T1 [95% CI] | T2 [95% CI] |")
@@ -157,10 +162,16 @@ def main():
     parser.add_argument("--seeds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
-                        help="the methods to run (the prior's comparisons need it and the others named)")
+                        help="the methods to run")
+    parser.add_argument("--mine", choices=METHODS,
+                        help="the method whose paired speed-ups over the others are printed "
+                             "(default: the first of --methods with a prior)")
     parser.add_argument("--charged", action="store_true",
                         help="charge each decision's measured time (one job per idle core)")
     args = parser.parse_args()
+    mine = args.mine or next((m for m in args.methods if "prior" in m), args.methods[0])
+    if mine not in args.methods:
+        parser.error(f"--mine {mine!r} is not among --methods")
     binary = os.path.join(args.build, "src", "slurmtune")
     with tempfile.TemporaryDirectory(prefix="slurmtune-transfer-") as work, \
             multiprocessing.Pool(args.jobs) as pool:
@@ -180,7 +191,7 @@ def main():
             for method_runs in runs[(pair, workers)].values():
                 for run in method_runs:
                     run.table = large
-            report(pair, workers, runs[(pair, workers)], large, args.methods)
+            report(pair, workers, runs[(pair, workers)], large, args.methods, mine)
 
 
 if __name__ == "__main__":

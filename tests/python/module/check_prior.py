@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`[sampler] prior` from the command line's side: validate reports what each earlier
 results file gives, refuses what cannot serve as a prior (another sampler than mobster,
-prior_share without prior, another metric, not a results file) naming the key and the
+prior_share or prior_exact without prior, another metric, not a results file) naming the key and the
 file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did.
@@ -65,7 +65,8 @@ def main():
         expect_in(report, "# prior: 60 trials of ")
         expect_in(report, "prior = [ 'past.h5' ]")
         expect_in(report, "prior_share = 0.75")
-        expect_in(report, "(8 start-up draws first: the earlier best two, then 0.75 of them from "
+        expect_in(report, "prior_exact = 2")
+        expect_in(report, "(8 start-up draws first: the earlier best 2 as they were, then 0.75 of them from "
                           "around the prior's best configurations")
         for name, sampler, sampler_table, wanted in (
                 ("tpe", "tpe", table.format("past.h5"),
@@ -74,6 +75,10 @@ def main():
                  "[sampler] prior_share: needs prior"),
                 ("share-range", "mobster", table.format("past.h5") + "prior_share = 1.5\n",
                  "[sampler] prior_share: must be in [0, 1]"),
+                ("exact", "mobster", "\n[sampler]\nprior_exact = 4\n",
+                 "[sampler] prior_exact: needs prior"),
+                ("exact-range", "mobster", table.format("past.h5") + "prior_exact = -1\n",
+                 "[sampler] prior_exact: must be at least 0"),
                 ("acc", "mobster", table.format("acc.h5"),
                  "[sampler] prior: %s optimizes acc (max), this study loss (min)" % os.path.join(d, "acc.h5")),
                 ("junk", "mobster", table.format("junk.h5"), "[sampler] prior: "),
@@ -89,13 +94,20 @@ def main():
         # The first two trials are the earlier study's best two, as they were.
         for t in (0, 1):
             assert now[t] == earlier[t], (t, now[t], earlier[:3])
+        # prior_exact = 5: the first five.
+        five = write(d, "five", sampler="mobster", seed=7, trials=20,
+                     sampler_table=table.format("past.h5") + "prior_exact = 5\n")
+        run("simulate", five, "-o", os.path.join(d, "five.h5"), "-q")
+        first = configurations(os.path.join(d, "five.h5"))
+        for t in range(5):
+            assert first[t] == earlier[t], (t, first[t], earlier[:6])
         replayed = subprocess.run([BINARY, "replay", ok, "-"], capture_output=True, text=True,
                                   input=run("export", results, "--table", "replay"))
         assert replayed.returncode == 0, replayed.stderr
         assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
             replayed.stdout
-    print("prior: validate reports the file and refuses 6 kinds of bad input by key and file; a "
-          "mobster study with a prior starts with the earlier best two; replay matches all 20")
+    print("prior: validate reports the file and refuses 8 kinds of bad input by key and file; a "
+          "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches all 20")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
-constexpr std::size_t kPriorExact = 2;    // start-ups that take the best earlier ones as they are
 constexpr std::size_t kFirstFit = 4;      // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
@@ -153,7 +152,7 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
 }
 
 Configuration MobsterSuggester::prior_start(TrialId trial) const {
-  if (trial < kPriorExact && trial < prior_->good().size()) return prior_->good()[trial];
+  if (trial < options_.prior_exact && trial < prior_->good().size()) return prior_->good()[trial];
   Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
   if (rng.uniform01() < options_.prior_share) return prior_->sample(rng);
   return sobol_ ? sobol_configuration(space_, *sobol_, trial) : random_configuration(space_, rng);
