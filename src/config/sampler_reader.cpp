@@ -165,6 +165,13 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       reader.fail("prior_exact", "needs prior (the results files of earlier studies)");
     read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
   }
+  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_startup")) {
+    if (spec.prior_files.empty())
+      reader.fail("prior_startup", "needs prior (the results files of earlier studies)");
+    std::size_t startup = 0;
+    read_count(reader, "prior_startup", startup, 0);
+    spec.mobster.prior_startup = startup;
+  }
   reader.finish();
 }
 

@@ -172,6 +172,8 @@ toml::table sampler_table(const core::SamplerSpec& s) {
     t.insert("prior", std::move(files));
     t.insert("prior_share", s.mobster.prior_share);
     t.insert("prior_exact", static_cast<std::int64_t>(s.mobster.prior_exact));
+    if (s.mobster.prior_startup)  // absent: every start-up (as in older results files)
+      t.insert("prior_startup", static_cast<std::int64_t>(*s.mobster.prior_startup));
   }
   return t;
 }

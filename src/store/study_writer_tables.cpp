@@ -51,11 +51,11 @@ void StudyWriter::open_tables(bool fresh) {
       table("metrics", layout_.metrics, {2048, options_.metrics_deflate}), layout_.metrics,
       count(layout_.k.metrics));
   flushed_metric_rows_ = h5_->metrics->rows();
-  h5_->events = std::make_unique<AppendTable>(table("events", layout_.events, {2048, 4}),
+  h5_->events = std::make_unique<AppendTable>(table("events", layout_.events, {2048, 1}),
                                               layout_.events, count(layout_.k.events));
   // 256 rows of 4 KiB paths (mostly NUL padding, which deflate removes) per chunk.
   h5_->checkpoints =
-      std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {256, 4}),
+      std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {64, 1}),
                                     layout_.checkpoints, count(layout_.k.checkpoints));
   h5_->sessions = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
                                                 layout_.sessions, count(layout_.k.sessions));

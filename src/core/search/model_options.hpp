@@ -87,6 +87,10 @@ struct MobsterOptions {
   /// With `[sampler] prior`: how many start-up trials take the earlier studies' best
   /// configurations as they were, best first (at most as many as the prior's good set).
   std::size_t prior_exact = 2;
+  /// With `[sampler] prior`: how many start-up trials the prior draws (the exact ones
+  /// included); later start-ups, of a first wave wider than this before the model has its
+  /// first observations, are uniform. nullopt: all of them.
+  std::optional<std::size_t> prior_startup;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

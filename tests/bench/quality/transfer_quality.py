@@ -15,6 +15,9 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior exact N, eager promotion
                            the same with prior_exact = N: the first N start-ups are the
                            earlier best N as they were (as Optuna's enqueue starts them)
+  recommended, prior [exact N] startup M, eager promotion
+                           the same with prior_startup = M: start-ups after the first M
+                           (a first wave wider than M) are uniform
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -27,12 +30,13 @@ intervals (a seed that never reaches a target counts as infinite). mlp-shift is 
 whose lesson does not hold.
 
   /usr/bin/python3 tests/bench/quality/transfer_quality.py BUILD [--pairs ...] [--workers 8 32]
-      [--seeds 60] [--jobs 2] [--methods ...] [--mine METHOD] [--charged]
+      [--seeds 60] [--first-seed 0] [--jobs 2] [--methods ...] [--mine METHOD] [--charged]
 """
 import argparse
 import math
 import multiprocessing
 import os
+import re
 import sys
 import tempfile
 
@@ -44,13 +48,15 @@ import pandas as pd
 from hpo_quality import RECOMMENDED
 from quality_runs import Table, run_optuna, run_slurmtune, simulate_slurmtune
 from quality_stats import quartiles, speedup_interval, times_by_seed
+from target_floors import times_to_target
 
 PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
 METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
            "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion",
-           "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion")
+           "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion",
+           "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion")
 
 
 def earlier_best(h5, params):
@@ -98,8 +104,11 @@ def run_method(task):
             options["prior"] = [earlier]
         if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
             options["prior_share"] = 0.5
-        if "exact" in method:  # the first N start-ups are the earlier best N, as they were
-            options["prior_exact"] = int(method.split("exact ")[1].split(",")[0])
+        for key, word in (("prior_exact", "exact"), ("prior_startup", "startup")):
+            # exact N: the first N start-ups are the earlier best N, as they were;
+            # startup N: only the first N start-ups drawn by the prior
+            if (count := re.search(word + r" (\d+)", method)):
+                options[key] = int(count.group(1))
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
@@ -128,8 +137,11 @@ def text(value):
 
 def report(pair, workers, runs, large, methods, mine):
     rng = np.random.default_rng(0)
+    # The floor: the fastest recorded run's own time to the target, which no method can beat
+    # (target_floors.py); a method whose median is at it has no room left to beat.
+    floors = [(times_to_target(large, t) or [math.inf])[0] for t in large.targets]
     print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
-          f"T2 = {large.targets[1]:.4g})\n")
+          f"T2 = {large.targets[1]:.4g}; floors {floors[0]:.3g} s and {floors[1]:.3g} s)\n")
     print("| method | T1 median [quartiles] | T2 median [quartiles] |")
     print("|---|---|---|")
     for method in methods:
@@ -160,6 +172,7 @@ def main():
     parser.add_argument("--pairs", nargs="+", default=list(PAIRS), choices=PAIRS)
     parser.add_argument("--workers", nargs="+", type=int, default=[8, 32])
     parser.add_argument("--seeds", type=int, default=60)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds FIRST .. FIRST + SEEDS - 1")
     parser.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
                         help="the methods to run")
@@ -175,7 +188,8 @@ def main():
     binary = os.path.join(args.build, "src", "slurmtune")
     with tempfile.TemporaryDirectory(prefix="slurmtune-transfer-") as work, \
             multiprocessing.Pool(args.jobs) as pool:
-        cells = [(p, w, s) for p in args.pairs for w in args.workers for s in range(args.seeds)]
+        cells = [(p, w, s) for p in args.pairs for w in args.workers
+                 for s in range(args.first_seed, args.first_seed + args.seeds)]
         earlier = dict(pool.imap_unordered(run_earlier, [(binary, p, w, s, work) for p, w, s in cells]))
         tasks = [(binary, p, w, s, m, earlier[(p, w, s)], work, args.charged) for p, w, s in cells
                  for m in args.methods]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`[sampler] prior` from the command line's side: validate reports what each earlier
 results file gives, refuses what cannot serve as a prior (another sampler than mobster,
-prior_share or prior_exact without prior, another metric, not a results file) naming the key and the
+prior_share, prior_exact or prior_startup without prior, another metric, not a results file) naming the key and the
 file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did.
@@ -79,6 +79,8 @@ def main():
                  "[sampler] prior_exact: needs prior"),
                 ("exact-range", "mobster", table.format("past.h5") + "prior_exact = -1\n",
                  "[sampler] prior_exact: must be at least 0"),
+                ("startup", "mobster", "\n[sampler]\nprior_startup = 8\n",
+                 "[sampler] prior_startup: needs prior"),
                 ("acc", "mobster", table.format("acc.h5"),
                  "[sampler] prior: %s optimizes acc (max), this study loss (min)" % os.path.join(d, "acc.h5")),
                 ("junk", "mobster", table.format("junk.h5"), "[sampler] prior: "),
@@ -106,7 +108,7 @@ def main():
         assert replayed.returncode == 0, replayed.stderr
         assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
             replayed.stdout
-    print("prior: validate reports the file and refuses 8 kinds of bad input by key and file; a "
+    print("prior: validate reports the file and refuses 9 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches all 20")
 
 

@@ -154,7 +154,11 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
 Configuration MobsterSuggester::prior_start(TrialId trial) const {
   if (trial < options_.prior_exact && trial < prior_->good().size()) return prior_->good()[trial];
   Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
-  if (rng.uniform01() < options_.prior_share) return prior_->sample(rng);
+  // The coin is tossed either way, so a start-up past prior_startup is the one prior_share
+  // = 0 would draw.
+  const bool heads = rng.uniform01() < options_.prior_share;
+  const bool drawn_by_prior = !options_.prior_startup || trial < *options_.prior_startup;
+  if (heads && drawn_by_prior) return prior_->sample(rng);
   return sobol_ ? sobol_configuration(space_, *sobol_, trial) : random_configuration(space_, rng);
 }
 

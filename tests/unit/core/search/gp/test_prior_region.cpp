@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE core_prior_region
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -153,4 +154,33 @@ BOOST_AUTO_TEST_CASE(mobster_recovers_when_the_earlier_lesson_is_wrong) {
                                                       << "prior, " << without / 5 << " without");
   BOOST_TEST(with_prior / 5 < 0.15);
   BOOST_TEST(with_prior < 1.5 * without);
+}
+
+BOOST_AUTO_TEST_CASE(a_first_wave_wider_than_prior_startup_is_uniform_past_it) {
+  // 32 suggestions before any report (32 workers): all are start-ups. With prior_startup
+  // = 8 the first 8 are the prior's (2 as they were, then its draws) and the rest those
+  // that prior_share = 0 draws.
+  const auto prior = earlier(0.3);
+  const auto wave = [&prior](std::optional<std::size_t> startup, double share) {
+    auto spec = mobster_spec(8);
+    spec.prior = prior;
+    spec.mobster.prior_share = share;
+    spec.mobster.prior_startup = startup;
+    const auto s = make_suggester(kLine, spec, false, 5);
+    std::vector<double> xs;
+    for (TrialId t = 0; t < 32; ++t)
+      xs.push_back(x_of(s->suggest(t).config));
+    return xs;
+  };
+  const auto all = wave(std::nullopt, 1);
+  const auto first_eight = wave(8, 1);
+  const auto uniform = wave(std::nullopt, 0);
+  for (std::size_t t = 0; t < 8; ++t)
+    BOOST_TEST(first_eight[t] == all[t]);
+  for (std::size_t t = 8; t < 32; ++t)
+    BOOST_TEST(first_eight[t] == uniform[t]);
+  double near = 0;  // the prior's own draws lie around 0.3, the uniform ones do not
+  for (std::size_t t = 2; t < 8; ++t)
+    near += std::fabs(first_eight[t] - 0.3) / 6;
+  BOOST_TEST(near < 0.15);
 }
