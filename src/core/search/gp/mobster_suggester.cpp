@@ -25,7 +25,7 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
-constexpr std::size_t kFirstFit = 4;      // the refit ladder's first point
+constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
