@@ -9,12 +9,44 @@
 namespace slurmtune::core {
 
 ResourceLedger::ResourceLedger(std::vector<NodeCapacity> nodes)
-    : nodes_(std::move(nodes)), free_(nodes_), usable_(nodes_.size(), true) {}
+    : nodes_(std::move(nodes)), free_(nodes_), usable_(nodes_.size(), true) {
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    index(i);
+}
 
 void ResourceLedger::set_usable(std::size_t node, bool usable) {
   if (node >= usable_.size())
     throw UsageError("ResourceLedger::set_usable: no node " + std::to_string(node));
+  if (usable_[node] == usable) return;
+  if (!usable) unindex(node);
   usable_[node] = usable;
+  if (usable) index(node);
+}
+
+void ResourceLedger::index(std::size_t node) {
+  if (usable_[node]) by_free_[free_[node].gpus].emplace(free_[node].cpus, node);
+}
+
+void ResourceLedger::unindex(std::size_t node) {
+  if (!usable_[node]) return;
+  const auto level = by_free_.find(free_[node].gpus);
+  if (level == by_free_.end()) return;
+  level->second.erase({free_[node].cpus, node});
+  if (level->second.empty()) by_free_.erase(level);
+}
+
+void ResourceLedger::take(std::size_t node, const SlotRequest& request) {
+  unindex(node);
+  free_[node].cpus -= request.cpus_per_node;
+  free_[node].gpus -= request.gpus_per_node;
+  index(node);
+}
+
+void ResourceLedger::give(std::size_t node, const SlotRequest& request) {
+  unindex(node);
+  free_[node].cpus += request.cpus_per_node;
+  free_[node].gpus += request.gpus_per_node;
+  index(node);
 }
 
 bool ResourceLedger::holds(const NodeCapacity& node, const SlotRequest& request) {
@@ -25,6 +57,7 @@ std::size_t ResourceLedger::add_node(NodeCapacity node) {
   nodes_.push_back(node);
   free_.push_back(std::move(node));
   usable_.push_back(true);
+  index(nodes_.size() - 1);
   return nodes_.size() - 1;
 }
 
@@ -51,15 +84,17 @@ void ResourceLedger::check_fits(const SlotRequest& request) const {
 std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotRequest& request) {
   const auto wanted = static_cast<std::size_t>(request.nodes);
   // One node, the common case (every launch at 16,384 trials on 2,048 nodes): the same
-  // best fit in one pass, without the list and the sort below (4.7 % of the loop's time
-  // at a rung crossing).
+  // best fit (the fewest free CPUs that hold it, the lowest index of equals) from the
+  // index, without the list and the sort below.
   if (wanted == 1) {
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < free_.size(); ++i)
-      if (usable_[i] && holds(free_[i], request) && (!best || free_[i].cpus < free_[*best].cpus))
-        best = i;
+    std::optional<std::pair<std::int64_t, std::size_t>> best;
+    for (auto level = by_free_.lower_bound(request.gpus_per_node); level != by_free_.end();
+         ++level) {
+      const auto fit = level->second.lower_bound({request.cpus_per_node, 0});
+      if (fit != level->second.end() && (!best || *fit < *best)) best = *fit;
+    }
     if (!best) return std::nullopt;
-    return acquire_on(*best, request);
+    return acquire_on(best->second, request);
   }
   std::vector<std::size_t> fitting;
   for (std::size_t i = 0; i < free_.size(); ++i)
@@ -80,10 +115,8 @@ std::optional<std::vector<std::size_t>> ResourceLedger::acquire(const SlotReques
                    [this](std::size_t a, std::size_t b) { return free_[a].cpus < free_[b].cpus; });
   fitting.resize(wanted);
   std::sort(fitting.begin(), fitting.end());
-  for (const std::size_t i : fitting) {
-    free_[i].cpus -= request.cpus_per_node;
-    free_[i].gpus -= request.gpus_per_node;
-  }
+  for (const std::size_t i : fitting)
+    take(i, request);
   return fitting;
 }
 
@@ -93,8 +126,7 @@ std::optional<std::vector<std::size_t>> ResourceLedger::acquire_on(std::size_t n
     throw UsageError("ResourceLedger::acquire_on: a trial of " + std::to_string(request.nodes) +
                      " nodes");
   if (node >= free_.size() || !usable_[node] || !holds(free_[node], request)) return std::nullopt;
-  free_[node].cpus -= request.cpus_per_node;
-  free_[node].gpus -= request.gpus_per_node;
+  take(node, request);
   return std::vector<std::size_t>{node};
 }
 
@@ -102,8 +134,7 @@ void ResourceLedger::release(const std::vector<std::size_t>& nodes, const SlotRe
   for (const std::size_t i : nodes) {
     if (i >= free_.size())
       throw UsageError("ResourceLedger::release: no node " + std::to_string(i));
-    free_[i].cpus += request.cpus_per_node;
-    free_[i].gpus += request.gpus_per_node;
+    give(i, request);
     if (free_[i].cpus > nodes_[i].cpus || free_[i].gpus > nodes_[i].gpus)
       throw UsageError("ResourceLedger::release: " + nodes_[i].name + " released twice");
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
@@ -48,7 +49,7 @@ class AllocationClock {
 
   double max_resource_;
   std::set<double> milestones_;
-  std::map<TrialId, Attempt> attempts_;
+  std::unordered_map<TrialId, Attempt> attempts_;  // found on every report, never walked
   // The most recent samples (a ring of kSamples): the pace of the study now.
   std::vector<double> seconds_per_unit_, startup_s_;
   std::size_t next_pace_ = 0, next_startup_ = 0;

@@ -34,9 +34,15 @@ class BestTrials {
  private:
   double signed_value(double value) const { return mode_ == Mode::Min ? value : -value; }
 
+  using Ranked = std::set<std::pair<double, TrialId>>;  // (signed value, lower is better; trial)
+  struct Entry {
+    BestSoFar best;
+    Ranked::iterator rank;  // its place in ranked_: a report that improves moves it
+  };
+
   Mode mode_;
-  std::unordered_map<TrialId, BestSoFar> by_trial_;
-  std::set<std::pair<double, TrialId>> ranked_;  // (signed value, lower is better; trial)
+  std::unordered_map<TrialId, Entry> by_trial_;
+  Ranked ranked_;
 };
 
 }  // namespace slurmtune::core

@@ -1,5 +1,6 @@
 #include "core/study/study_controller.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -75,7 +76,7 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
   counts_.started = resumed->started;
   counts_.paused = resumed->paused.size();
   failures_ = resumed->failures;
-  last_step_ = resumed->last_step;
+  last_step_.insert(resumed->last_step.begin(), resumed->last_step.end());
   closed_ = resumed->admissions_closed;
   // A study resumed with room for more trials (max_trials raised with --allow-changes,
   // a time budget that starts anew) takes them: admissions are open again.
@@ -383,6 +384,7 @@ std::vector<TrialId> StudyController::running() const {
   ids.reserve(live_.size());
   for (const auto& [id, t] : live_)
     ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
   return ids;
 }
 

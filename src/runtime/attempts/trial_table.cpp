@@ -13,22 +13,25 @@ constexpr std::chrono::seconds kDrainWait{2};
 
 ActiveTrial& TrialTable::add(std::unique_ptr<ActiveTrial> trial) {
   const core::TrialId id = trial->trial;
-  return *trials_.insert_or_assign(id, std::move(trial)).first->second;
+  ActiveTrial& added = *trials_.insert_or_assign(id, std::move(trial)).first->second;
+  index_[id] = &added;
+  return added;
 }
 
 ActiveTrial* TrialTable::find(core::TrialId trial) {
-  const auto it = trials_.find(trial);
-  return it == trials_.end() ? nullptr : it->second.get();
+  const auto it = index_.find(trial);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 const ActiveTrial* TrialTable::find(core::TrialId trial) const {
-  const auto it = trials_.find(trial);
-  return it == trials_.end() ? nullptr : it->second.get();
+  const auto it = index_.find(trial);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 std::vector<ConnectionId> TrialTable::erase(core::TrialId trial) {
   std::vector<ConnectionId> taken = take_connections(trial);
   trials_.erase(trial);
+  index_.erase(trial);
   return taken;
 }
 
@@ -80,9 +83,9 @@ bool TrialTable::messages_drained(ActiveTrial& trial, Clock::time_point now) {
 }
 
 std::vector<core::TrialId> TrialTable::take_due(Clock::time_point now) {
-  timers_.compact([this](core::TrialId id) { return trials_.count(id) > 0; });
+  timers_.compact([this](core::TrialId id) { return index_.contains(id); });
   auto due = timers_.take_due(now);
-  std::erase_if(due, [this](core::TrialId id) { return trials_.count(id) == 0; });
+  std::erase_if(due, [this](core::TrialId id) { return !index_.contains(id); });
   return due;
 }
 

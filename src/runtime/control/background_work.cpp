@@ -20,7 +20,7 @@ BackgroundWork::BackgroundWork(EventLoop& loop)
     }
     run_finished();
   });
-  thread_ = store::thread_without_signals([this] { serve(); });
+  thread_ = store::background_thread([this] { serve(); });
 }
 
 BackgroundWork::~BackgroundWork() {

@@ -36,6 +36,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
@@ -206,7 +207,9 @@ class ControlServer {
   ConnectionId reading_ = 0;  // the connection being read: its replies wait for the read's end
   static constexpr int kChunksPerRead = 1;
   static constexpr std::size_t kReadChunk = 16384;
-  std::map<ConnectionId, Connection> connections_;  // by id: the oldest first
+  // Found by id for every frame (each of 16,384 channels is one), never walked in order:
+  // waiting_hello_ keeps the order that eviction needs.
+  std::unordered_map<ConnectionId, Connection> connections_;
   // Connections with a descriptor of their own: waiting for HELLO, and authenticated.
   std::size_t unauthenticated_ = 0, direct_authenticated_ = 0;
   // The connections and channels still waiting for their HELLO, the oldest first: the

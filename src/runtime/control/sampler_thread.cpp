@@ -23,7 +23,7 @@ SamplerThread::SamplerThread(EventLoop& loop, core::Suggester& sampler)
     while (::read(fd, &count, sizeof count) == sizeof count) {
     }
   });
-  thread_ = store::thread_without_signals([this] { serve(); });
+  thread_ = store::background_thread([this] { serve(); });
 }
 
 SamplerThread::~SamplerThread() {

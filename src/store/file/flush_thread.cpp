@@ -1,22 +1,46 @@
 #include "store/file/flush_thread.hpp"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <utility>
 
 namespace slurmtune::store {
 
-std::thread thread_without_signals(std::function<void()> body) {
+namespace {
+
+// How far below the loop background threads run (nice steps: CFS gives a thread at +10
+// about a tenth of a core it shares with one at +0).
+constexpr int kBelowTheLoop = 10;
+
+void yield_to_the_loop() {
+  const auto thread = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, thread);
+  if (errno != 0) return;
+  // Nothing to do about a refusal: the thread runs at the process's priority, as before.
+  (void)::setpriority(PRIO_PROCESS, thread, std::min(now + kBelowTheLoop, 19));
+}
+
+}  // namespace
+
+std::thread background_thread(std::function<void()> body) {
   sigset_t all, before;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &before);
-  std::thread thread(std::move(body));
+  std::thread thread([body = std::move(body)] {
+    yield_to_the_loop();
+    body();
+  });
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return thread;
 }
 
-FlushThread::FlushThread() : thread_(thread_without_signals([this] { serve(); })) {}
+FlushThread::FlushThread() : thread_(background_thread([this] { serve(); })) {}
 
 FlushThread::~FlushThread() {
   {

@@ -149,3 +149,56 @@ BOOST_AUTO_TEST_CASE(a_multi_node_trial_takes_the_first_allocation_with_room) {
   BOOST_TEST((*ledger.acquire(pair) == std::vector<std::size_t>{1, 3}));
   BOOST_TEST(!ledger.acquire(pair));
 }
+
+// The one-node best fit comes from an index by free GPUs and CPUs: it must choose what a
+// pass over every node chooses (the fewest free CPUs that hold the trial, the lowest
+// index of equals) through any mix of launches, releases, nodes leaving and joining.
+BOOST_AUTO_TEST_CASE(the_indexed_best_fit_chooses_what_a_pass_over_every_node_would) {
+  std::vector<core::NodeCapacity> nodes;
+  for (std::size_t i = 0; i < 40; ++i)
+    nodes.push_back({"", static_cast<std::int64_t>(8 + 8 * (i % 4)),
+                     static_cast<std::int64_t>(i % 3), ""});
+  core::ResourceLedger ledger(nodes);
+  std::vector<bool> usable(nodes.size(), true);
+  const std::vector<core::SlotRequest> shapes{{1, 1, 0}, {1, 4, 1}, {1, 8, 0}, {1, 2, 2}};
+  std::vector<std::pair<std::size_t, core::SlotRequest>> held;
+  std::uint64_t state = 12345;
+  const auto next = [&state](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>((state >> 33) % n);
+  };
+  std::size_t placed = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const std::size_t what = next(10);
+    if (what < 6) {
+      const core::SlotRequest& shape = shapes[next(shapes.size())];
+      std::optional<std::size_t> expected;
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (usable[i] && ledger.free_cpus(i) >= shape.cpus_per_node &&
+            ledger.free_gpus(i) >= shape.gpus_per_node &&
+            (!expected || ledger.free_cpus(i) < ledger.free_cpus(*expected)))
+          expected = i;
+      const auto got = ledger.acquire(shape);
+      BOOST_TEST_REQUIRE(got.has_value() == expected.has_value());
+      if (!got) continue;
+      BOOST_TEST_REQUIRE(got->front() == *expected);
+      held.emplace_back(got->front(), shape);
+      ++placed;
+    } else if (what < 9 && !held.empty()) {
+      const std::size_t k = next(held.size());
+      ledger.release({held[k].first}, held[k].second);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (what == 9) {
+      const std::size_t node = next(nodes.size() + 1);
+      if (node == nodes.size()) {
+        nodes.push_back({"", 16, 1, "9"});
+        usable.push_back(true);
+        BOOST_TEST(ledger.add_node(nodes.back()) == nodes.size() - 1);
+      } else {
+        usable[node] = !usable[node];
+        ledger.set_usable(node, usable[node]);
+      }
+    }
+  }
+  BOOST_TEST(placed > 1000u);
+}

@@ -3,8 +3,11 @@
 // job is done, and a job's error reaches the caller at its next call.
 #define BOOST_TEST_MODULE store_flush_thread
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <csignal>
 #include <future>
 #include <stdexcept>
@@ -71,4 +74,16 @@ BOOST_AUTO_TEST_CASE(its_thread_takes_no_signal) {
   });
   thread.wait();
   BOOST_TEST(blocked);
+}
+
+// Background work yields to the loop where they share a core: ten nice steps below the
+// thread that started it (19 at most), and the starter's own priority is left alone.
+BOOST_AUTO_TEST_CASE(its_thread_runs_below_the_loop) {
+  const int loop = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  FlushThread thread;
+  int flush = loop;
+  thread.try_start([&] { flush = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())); });
+  thread.wait();
+  BOOST_TEST(flush == std::min(loop + 10, 19));
+  BOOST_TEST(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())) == loop);
 }
