@@ -143,6 +143,7 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, true));
   // From here on HDF5 1.10 cannot create objects: the layout above is complete.
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
+  writer->restore_chunk_caches();
   writer->append_session();
   writer->flush();
   publish(unpublished, path);  // fails, never replaces, where `path` appeared meanwhile
@@ -169,6 +170,7 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
   writer->seq_ = position.next_seq;
   writer->adopt_live_trials(position);
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
+  writer->restore_chunk_caches();
   writer->append_session();
   writer->flush();
   if (options.background_flush) writer->flusher_ = std::make_unique<FlushThread>();

@@ -153,6 +153,9 @@ class StudyWriter {
 
   const StudyLayout& layout() const { return layout_; }
   std::uint64_t metric_rows() const;
+  /// The bytes of /trials' chunks HDF5 keeps for this writer now (what restore_chunk_caches
+  /// sets; tests check that opening for SWMR did not undo it).
+  std::size_t trials_chunk_cache_bytes() const;
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
@@ -166,6 +169,9 @@ class StudyWriter {
   void improved(std::uint64_t seq, core::TrialId trial, double time, double value);
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   void open_tables(bool fresh);
+  /// After H5Fstart_swmr_write, which leaves open datasets with the file's default chunk
+  /// cache (1 MiB; HDF5 issue #1730): /trials opened again with its own.
+  void restore_chunk_caches();
   void adopt_live_trials(const WriterPosition& position);
   struct FlushBatch;  // what one flush writes, taken from the buffers
   FlushBatch take_batch();

@@ -9,6 +9,13 @@
 #include "store/study_writer_objects.hpp"
 
 namespace slurmtune::store {
+namespace {
+
+// /trials: 1,024 rows a chunk, not compressed, its chunks in a cache of their own (why:
+// open_tables).
+constexpr DatasetOptions kTrialsOptions{1024, -1, std::size_t{64} << 20};
+
+}  // namespace
 
 void StudyWriter::open_tables(bool fresh) {
   // A resumed writer continues after the last complete flush: rows a dying writer left
@@ -37,8 +44,7 @@ void StudyWriter::open_tables(bool fresh) {
   // and, its size changing, written anew elsewhere in the file, which grew with every
   // flush. Its chunks stay in a cache of their own instead of being read back to change
   // a row. A file of an earlier version keeps its compressed /trials.
-  constexpr std::size_t kTrialsChunkCache = std::size_t{64} << 20;
-  Hid t = table("trials", layout_.trials, {1024, -1, kTrialsChunkCache});
+  Hid t = table("trials", layout_.trials, kTrialsOptions);
   const std::uint64_t trial_extent = fresh ? 0 : table_rows(t);
   h5_->trials = std::make_unique<UpdateTable>(std::move(t), layout_.trials, trial_extent);
   //
@@ -77,6 +83,22 @@ void StudyWriter::open_tables(bool fresh) {
   }
   // Before SWMR writing starts, which cannot create objects.
   if (options_.snapshot_interval_s > 0) create_snapshot_slots(h5_->file);
+}
+
+void StudyWriter::restore_chunk_caches() {
+  // Without it every flush read /trials' chunks back from the file and wrote them again
+  // (at 16,384 running trials, most of a group commit's time at a rung crossing).
+  h5_->trials->reopen([this] {
+    return check(H5Dopen2(h5_->file, "trials", table_access(kTrialsOptions)), "H5Dopen2 trials");
+  });
+}
+
+std::size_t StudyWriter::trials_chunk_cache_bytes() const {
+  const Hid access = check(H5Dget_access_plist(h5_->trials->dataset()), "H5Dget_access_plist");
+  std::size_t slots = 0, bytes = 0;
+  double w0 = 0;
+  check_status(H5Pget_chunk_cache(access, &slots, &bytes, &w0), "H5Pget_chunk_cache");
+  return bytes;
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {

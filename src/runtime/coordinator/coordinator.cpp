@@ -316,6 +316,7 @@ int Coordinator::run() {
   log_control_plane(server_->stats());
   log_line(stalls_.summary());
   log_line(stalls_.work_summary());
+  if (const std::string held = durable_replies_.summary(); !held.empty()) log_line(held);
   if (!more) return outcome_status();
   if (cancel_signal_) {
     const int status = cancelled_exit_status(cancel_signal_);

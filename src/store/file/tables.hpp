@@ -126,6 +126,14 @@ class UpdateTable {
   void flush() { write(take()); }
   const RowLayout& layout() const { return layout_; }
   std::uint64_t rows() const { return rows_; }
+  /// Closes the dataset and opens it again with `open` (a dataset's chunk cache is set
+  /// when its first handle opens it, so the old one must close first).
+  template <typename Open>
+  void reopen(const Open& open) {
+    dataset_.reset();
+    dataset_ = open();
+  }
+  hid_t dataset() const { return dataset_; }
 
  private:
   static constexpr std::size_t kRowsPerBlock = 256;

@@ -194,6 +194,22 @@ def main():
               "end; %d reports): p50 %.2f ms, p99 %.2f ms, max %.1f ms"
               % (sum(p["steady_samples"] for p in steady), max(p["steady_p50_ms"] for p in steady),
                  max(p["steady_p99_ms"] for p in steady), max(p["steady_max_ms"] for p in steady)))
+    print("... decisions that asked for a checkpoint (they wait for a group commit; %d): p99 %.2f ms "
+          "(the worst part's); the others: p99 %.2f ms"
+          % (sum(p["checkpoint_samples"] for p in parts), max(p["checkpoint_p99_ms"] for p in parts),
+             max(p["other_p99_ms"] for p in parts)))
+    windows = {}
+    for p in parts:
+        for start, sent, slow in p["windows"]:
+            total = windows.setdefault(start, [0, 0])
+            total[0] += sent
+            total[1] += slow
+    slow_total = sum(slow for _, slow in windows.values())
+    print("... reports over 20 ms: %d of %d (%.2f %%); by 10 s window from the first report, "
+          "those with any: %s"
+          % (slow_total, decisions, 100.0 * slow_total / max(decisions, 1),
+             ", ".join("%d s: %d of %d" % (start, slow, sent)
+                       for start, (sent, slow) in sorted(windows.items()) if slow)))
     waited = sum(p["waited_s"] for p in parts) / max(sum(p["lived_s"] for p in parts), 1e-9)
     print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
           "%.1f s system); worker utilization: %.4f of the trials' time not waiting on decisions, "

@@ -19,8 +19,9 @@
 // the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
 // At the end (LAUNCH {"done"} to every node) FILE gets one JSON line of this part's
 // figures: round trips (p50, p99, max; and the same in the steady state, from 10 s after
-// the last start to 2 s before the first end), reports sent and answered, trials ended,
-// refused.
+// the last start to 2 s before the first end; the p99 of decisions that asked for a
+// checkpoint and of the rest; per 10 s window, reports sent and those over 20 ms),
+// reports sent and answered, trials ended, refused.
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -79,6 +80,9 @@ struct Figures {
   // the first one ended (the launch ramp and the final burst of ends left out).
   std::vector<Clock::time_point> sent_at;
   Clock::time_point last_welcome{}, first_end = Clock::time_point::max();
+  // Which decisions asked for a checkpoint: those wait for a group commit of the
+  // results file (the write-ahead), the others for the loop alone.
+  std::vector<bool> asked_checkpoint;
 };
 
 // Timers: (when, what), the earliest first.
@@ -327,6 +331,7 @@ void Trial::on_readable() {
           static_cast<float>(std::chrono::duration<double, std::milli>(now - sent_).count()));
       figures.sent_at.push_back(sent_);
       const auto decision = protocol::decode_decision(protocol::payload_object(*frame));
+      figures.asked_checkpoint.push_back(decision.checkpoint);
       // As the clients do: a decision that asks for a checkpoint has one named before
       // the trial goes on or leaves (the file itself is not written: the coordinator
       // takes a name that does not exist yet), and a resumed launch starts after its step.
@@ -470,6 +475,21 @@ int main(int argc, char** argv) {
         steady.push_back(figures.round_trips_ms[i]);
     const double steady_max = steady.empty() ? 0 : *std::max_element(steady.begin(), steady.end());
     const double steady_p50 = percentile(steady, 0.5), steady_p99 = percentile(steady, 0.99);
+    // Where the tail lies: by the kind of decision, and by 10 s window of the run (from
+    // the first report sent: how many reports each window sent, and how many of them
+    // took over 20 ms).
+    std::vector<float> with_checkpoint, without;
+    std::map<long, std::pair<std::uint64_t, std::uint64_t>> windows;
+    const Clock::time_point first_sent =
+        figures.sent_at.empty() ? Clock::time_point{}
+                                : *std::min_element(figures.sent_at.begin(), figures.sent_at.end());
+    for (std::size_t i = 0; i < figures.round_trips_ms.size(); ++i) {
+      (figures.asked_checkpoint[i] ? with_checkpoint : without).push_back(figures.round_trips_ms[i]);
+      auto& window = windows[static_cast<long>(
+          std::chrono::duration<double>(figures.sent_at[i] - first_sent).count() / 10)];
+      ++window.first;
+      if (figures.round_trips_ms[i] > 20) ++window.second;
+    }
     auto& rt = figures.round_trips_ms;
     const double p50 = percentile(rt, 0.5), p99 = percentile(rt, 0.99);
     const double max = rt.empty() ? 0 : *std::max_element(rt.begin(), rt.end());
@@ -481,7 +501,13 @@ int main(int argc, char** argv) {
         << ", \"samples\": " << rt.size() << ", \"waited_s\": " << figures.waited_s
         << ", \"lived_s\": " << figures.lived_s << ", \"steady_samples\": " << steady.size()
         << ", \"steady_p50_ms\": " << steady_p50 << ", \"steady_p99_ms\": " << steady_p99
-        << ", \"steady_max_ms\": " << steady_max << "}\n";
+        << ", \"steady_max_ms\": " << steady_max << ", \"checkpoint_samples\": "
+        << with_checkpoint.size() << ", \"checkpoint_p99_ms\": " << percentile(with_checkpoint, 0.99)
+        << ", \"other_p99_ms\": " << percentile(without, 0.99) << ", \"windows\": [";
+    for (auto w = windows.begin(); w != windows.end(); ++w)
+      out << (w == windows.begin() ? "" : ", ") << "[" << w->first * 10 << ", " << w->second.first
+          << ", " << w->second.second << "]";
+    out << "]}\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "fleet: " << e.what() << "\n";

@@ -471,6 +471,23 @@ std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds de
 }
 }  // namespace
 
+// H5Fstart_swmr_write leaves the datasets open then with the file's default chunk cache
+// of 1 MiB (HDF5 issue #1730): /trials' chunks would be read back from the file at every
+// flush. The writer opens it again with its own, new and resumed.
+BOOST_AUTO_TEST_CASE(the_trial_table_keeps_its_chunk_cache_in_swmr_mode) {
+  TempDir dir;
+  const std::string path = dir.file("cache.h5");
+  constexpr std::size_t kOwn = std::size_t{64} << 20;
+  store::WriterOptions options;
+  options.background_flush = false;
+  {
+    auto writer = store::StudyWriter::create(path, spec(), options);
+    BOOST_TEST(writer->trials_chunk_cache_bytes() == kOwn);
+  }
+  auto writer = store::StudyWriter::reopen(path, spec(), options, {});
+  BOOST_TEST(writer->trials_chunk_cache_bytes() == kOwn);
+}
+
 BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
   TempDir dir;
   auto s = config::load_study_file(EXAMPLE_STUDY);
