@@ -42,6 +42,10 @@ struct WriterOptions {
   /// Decision snapshots (store/decision_snapshots.hpp) at least this many seconds apart
   /// once keep_decision_snapshots() is called; 0: the file gets no /snapshots slots.
   double snapshot_interval_s = 0;
+  /// With background_flush: commits asked for (commit_soon) start no closer together than
+  /// this. Each costs a few ms whatever it holds, and back to back at a rung crossing
+  /// they took the flush thread most of a core.
+  double min_commit_gap_s = 0.01;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -115,6 +119,9 @@ class StudyWriter {
   /// for (commit_soon); true if it did (with background_flush: began to, unless the last
   /// one is still being written).
   bool flush_if_due();
+  /// Seconds until an asked-for commit may start (min_commit_gap_s), for a loop that
+  /// sleeps meanwhile; nullopt when none waits for that gap alone.
+  std::optional<double> commit_due_in_s() const;
   /// Writes every buffered row and flushes the file (after a flush being written).
   void flush();
 

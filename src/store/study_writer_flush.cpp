@@ -91,8 +91,9 @@ void StudyWriter::recycle(FlushBatch& written) const {
 
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
-  if (!commit_wanted_ &&
-      std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s)
+  const double since = std::chrono::duration<double>(now - last_flush_).count();
+  if (since < options_.flush_interval_s &&
+      (!commit_wanted_ || (flusher_ && since < options_.min_commit_gap_s)))
     return false;
   if (!flusher_) {
     flush();
@@ -117,6 +118,14 @@ bool StudyWriter::flush_if_due() {
       });
   last_flush_ = now;
   return true;
+}
+
+std::optional<double> StudyWriter::commit_due_in_s() const {
+  if (!commit_wanted_ || !flusher_) return std::nullopt;
+  const double since =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - last_flush_).count();
+  if (since >= options_.min_commit_gap_s) return std::nullopt;
+  return options_.min_commit_gap_s - since;
 }
 
 void StudyWriter::flush() {

@@ -45,6 +45,8 @@ check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtun
 check 1 "--max-step-restarts -1: give 0 or more" "$slurmtune" run gpu.toml --max-step-restarts -1
 check 1 "--step-launch-rate 0.0: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate 0
 check 1 "--step-launch-rate Infinity: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate inf
+check 1 "--commit-gap 2.0: give 0 to --flush-interval .1.0. seconds" "$slurmtune" run gpu.toml --commit-gap 2
+check 1 "--commit-gap -0.5: give 0 to --flush-interval .1.0. seconds" "$slurmtune" run gpu.toml --commit-gap -0.5
 test ! -e gpu.h5 || { echo "FAILED: a results file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.

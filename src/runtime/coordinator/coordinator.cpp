@@ -153,7 +153,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   study_ =
       open_study(spec_, options_.output, options_.allow_changes,
                  store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion,
-                                      true, options_.snapshot_interval_s});
+                                      true, options_.snapshot_interval_s,
+                                      options_.min_commit_gap_s});
   run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   if (study_.retention) {
@@ -289,6 +290,14 @@ void Coordinator::start_allocation_clock() {
            " s before then is held for the next session");
 }
 
+int Coordinator::turn_timeout_ms() const {
+  if (backend_->more_to_fill()) return 0;
+  // A commit that decisions wait for, held back only by the gap between commits.
+  if (const auto commit = study_.writer->commit_due_in_s())
+    return std::min(seams_.turn_ms, static_cast<int>(std::ceil(*commit * 1000)));
+  return seams_.turn_ms;
+}
+
 int Coordinator::run() {
   stalls_.forget_so_far();  // what the constructor did (a resume's PBT copies) stalled nothing
   backend_->begin();
@@ -296,7 +305,7 @@ int Coordinator::run() {
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
     const LogBatch turn_log;  // the turn's lines in one write (log.hpp)
-    loop_.run_once(backend_->more_to_fill() ? 0 : seams_.turn_ms, kEventBudget);
+    loop_.run_once(turn_timeout_ms(), kEventBudget);
     stalls_.periodic_begins(loop_.woke_at());
     tick();
     stalls_.turn_ends();

@@ -28,19 +28,19 @@ void yield_to_the_loop() {
 
 }  // namespace
 
-std::thread background_thread(std::function<void()> body) {
+std::thread background_thread(std::function<void()> body, bool below_the_loop) {
   sigset_t all, before;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &before);
-  std::thread thread([body = std::move(body)] {
-    yield_to_the_loop();
+  std::thread thread([body = std::move(body), below_the_loop] {
+    if (below_the_loop) yield_to_the_loop();
     body();
   });
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return thread;
 }
 
-FlushThread::FlushThread() : thread_(background_thread([this] { serve(); })) {}
+FlushThread::FlushThread() : thread_(background_thread([this] { serve(); }, false)) {}
 
 FlushThread::~FlushThread() {
   {

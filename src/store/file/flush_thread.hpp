@@ -17,21 +17,23 @@
 
 namespace slurmtune::store {
 
-/// Starts `body` on a background thread: with every signal blocked, and below the
-/// coordinator's loop in priority (nice +10 for this thread alone, threads it starts
-/// inherit it).
+/// Starts `body` on a background thread: with every signal blocked, and (unless told
+/// otherwise) below the coordinator's loop in priority (nice +10 for this thread alone;
+/// threads it starts inherit it).
 ///
 /// Signals: a process's signals (SIGCHLD, SIGTERM, SIGUSR1) stay for the thread that
 /// reads them from its signalfd. A thread that left SIGCHLD unblocked would take it with
 /// the default action, ignoring it, and the coordinator would never learn that a trial
 /// ended.
 ///
-/// Priority: where the loop shares a core with these threads (trials run on the batch
-/// node's cores too; the fleet harness pins the coordinator to one), a flush or a batch
-/// of launch files at the loop's priority stretched its turns: at a rung crossing of
-/// 16,384 trials, 547 turns over 10 ms, the longest 218 ms, against 125 and 44 ms below
-/// it (doc/performance/control-plane.md). Where cores are free it changes nothing.
-std::thread background_thread(std::function<void()> body);
+/// Priority: where the loop shares a core with helper threads (trials run on the batch
+/// node's cores too; the fleet harness pins the coordinator to one), a batch of launch
+/// files made at the loop's priority stretched its turns: at a rung crossing of 16,384
+/// trials, 547 turns over 10 ms, the longest 218 ms, against 125 and 44 ms below it
+/// (doc/performance/control-plane.md). Where cores are free it changes nothing. The flush
+/// thread keeps the loop's priority: decisions that ask for a checkpoint wait for its
+/// commits, which below the loop took up to 1.4 s at a crossing.
+std::thread background_thread(std::function<void()> body, bool below_the_loop = true);
 
 class FlushThread {
  public:

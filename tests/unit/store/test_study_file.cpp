@@ -11,6 +11,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
@@ -162,6 +163,7 @@ BOOST_AUTO_TEST_CASE(group_commits_are_numbered_and_say_when_they_are_durable) {
       store::WriterOptions options;
       options.flush_interval_s = 1e9;  // only asked-for commits
       options.background_flush = background;
+      options.min_commit_gap_s = 0;  // at once (the gap: the test below)
       auto writer = store::StudyWriter::create(path, spec(), options);
       std::mutex mutex;
       std::condition_variable signalled;
@@ -470,6 +472,36 @@ std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds de
   return last == std::string::npos ? 0 : std::stoull(text.substr(last + 8));
 }
 }  // namespace
+
+// Commits asked for start no closer together than min_commit_gap_s, and the writer says
+// how long the one asked for has to wait (the loop sleeps no longer than that).
+BOOST_AUTO_TEST_CASE(asked_for_commits_keep_their_gap_and_say_when_they_are_due) {
+  TempDir dir;
+  store::WriterOptions options;
+  options.flush_interval_s = 1e9;
+  options.background_flush = true;
+  options.min_commit_gap_s = 0.2;
+  auto writer = store::StudyWriter::create(dir.file("gap.h5"), spec(), options);
+  BOOST_TEST(!writer->commit_due_in_s().has_value());  // none asked for
+  writer->commit_soon();
+  const auto due = writer->commit_due_in_s();  // the create's own flush was just now
+  BOOST_REQUIRE(due.has_value());
+  BOOST_TEST(*due > 0);
+  BOOST_TEST(*due <= 0.2);
+  BOOST_TEST(!writer->flush_if_due());
+  // Bounded: the gap passes in 0.2 s; a minute means it never does.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (writer->commit_due_in_s() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  BOOST_TEST(!writer->commit_due_in_s().has_value());
+  BOOST_TEST(writer->flush_if_due());
+  options.background_flush = false;  // on the caller's thread a commit asked for is made at once
+  auto direct = store::StudyWriter::create(dir.file("direct.h5"), spec(), options);
+  const std::uint64_t ticket = direct->commit_ticket();
+  direct->commit_soon();
+  BOOST_TEST(direct->durable_ticket() >= ticket);
+  BOOST_TEST(!direct->commit_due_in_s().has_value());
+}
 
 // H5Fstart_swmr_write leaves the datasets open then with the file's default chunk cache
 // of 1 MiB (HDF5 issue #1730): /trials' chunks would be read back from the file at every
