@@ -228,12 +228,12 @@ class StudyController {
   std::map<TrialId, std::uint64_t> failures_;
   std::unordered_map<TrialId, double> last_step_;  // last judged step, across attempts
   std::unordered_map<TrialId, Observation> last_;  // last judged report, for end_trial
-  std::uint64_t interrupted_ = 0;             // suspended by a shutdown, for the next session
-  bool held_for_clock_ = false;               // the last next_launch held work back
-  bool awaiting_suggestion_ = false;          // the last next_launch waited for a suggestion
-  std::set<TrialId> resume_when_exited_;      // promoted before their paused process exited
-  std::set<TrialId> evicted_;                 // told to suspend, to restart in this session
-  std::map<TrialId, unsigned> launch_holds_;  // hold_launch minus release_launch, when > 0
+  std::uint64_t interrupted_ = 0;                  // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;                    // the last next_launch held work back
+  bool awaiting_suggestion_ = false;               // the last next_launch waited for a suggestion
+  std::set<TrialId> resume_when_exited_;           // promoted before their paused process exited
+  std::set<TrialId> evicted_;                      // told to suspend, to restart in this session
+  std::map<TrialId, unsigned> launch_holds_;       // hold_launch minus release_launch, when > 0
   bool hold_exploited_ = false;
   std::unordered_map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;

@@ -24,7 +24,8 @@ class DurableReplies {
 
   /// Holds `reply` to `to` until the writer's flush number `ticket` is durable. Tickets
   /// never decrease in the order replies are held.
-  void hold(ConnectionId to, Reply reply, std::uint64_t ticket, Clock::time_point now = Clock::now());
+  void hold(ConnectionId to, Reply reply, std::uint64_t ticket,
+            Clock::time_point now = Clock::now());
   /// Hands each held reply whose ticket is at most `durable` to `send`, in the order held.
   void release(std::uint64_t durable, const std::function<void(ConnectionId, const Reply&)>& send,
                Clock::time_point now = Clock::now());

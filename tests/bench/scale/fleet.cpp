@@ -484,7 +484,8 @@ int main(int argc, char** argv) {
         figures.sent_at.empty() ? Clock::time_point{}
                                 : *std::min_element(figures.sent_at.begin(), figures.sent_at.end());
     for (std::size_t i = 0; i < figures.round_trips_ms.size(); ++i) {
-      (figures.asked_checkpoint[i] ? with_checkpoint : without).push_back(figures.round_trips_ms[i]);
+      (figures.asked_checkpoint[i] ? with_checkpoint : without)
+          .push_back(figures.round_trips_ms[i]);
       auto& window = windows[static_cast<long>(
           std::chrono::duration<double>(figures.sent_at[i] - first_sent).count() / 10)];
       ++window.first;
@@ -501,8 +502,9 @@ int main(int argc, char** argv) {
         << ", \"samples\": " << rt.size() << ", \"waited_s\": " << figures.waited_s
         << ", \"lived_s\": " << figures.lived_s << ", \"steady_samples\": " << steady.size()
         << ", \"steady_p50_ms\": " << steady_p50 << ", \"steady_p99_ms\": " << steady_p99
-        << ", \"steady_max_ms\": " << steady_max << ", \"checkpoint_samples\": "
-        << with_checkpoint.size() << ", \"checkpoint_p99_ms\": " << percentile(with_checkpoint, 0.99)
+        << ", \"steady_max_ms\": " << steady_max
+        << ", \"checkpoint_samples\": " << with_checkpoint.size()
+        << ", \"checkpoint_p99_ms\": " << percentile(with_checkpoint, 0.99)
         << ", \"other_p99_ms\": " << percentile(without, 0.99) << ", \"windows\": [";
     for (auto w = windows.begin(); w != windows.end(); ++w)
       out << (w == windows.begin() ? "" : ", ") << "[" << w->first * 10 << ", " << w->second.first

@@ -156,8 +156,8 @@ BOOST_AUTO_TEST_CASE(a_multi_node_trial_takes_the_first_allocation_with_room) {
 BOOST_AUTO_TEST_CASE(the_indexed_best_fit_chooses_what_a_pass_over_every_node_would) {
   std::vector<core::NodeCapacity> nodes;
   for (std::size_t i = 0; i < 40; ++i)
-    nodes.push_back({"", static_cast<std::int64_t>(8 + 8 * (i % 4)),
-                     static_cast<std::int64_t>(i % 3), ""});
+    nodes.push_back(
+        {"", static_cast<std::int64_t>(8 + 8 * (i % 4)), static_cast<std::int64_t>(i % 3), ""});
   core::ResourceLedger ledger(nodes);
   std::vector<bool> usable(nodes.size(), true);
   const std::vector<core::SlotRequest> shapes{{1, 1, 0}, {1, 4, 1}, {1, 8, 0}, {1, 2, 2}};
