@@ -105,6 +105,15 @@ bool settle_node_local(const core::StudySpec& spec, const Launcher& launcher, Tr
   return false;
 }
 
+// How long the next turn may wait for events: 0 while launches wait, less than turn_ms
+// when a commit that decisions wait for comes due sooner.
+int turn_timeout_ms(bool more_to_fill, const store::StudyWriter& writer, int turn_ms) {
+  if (more_to_fill) return 0;
+  if (const auto commit = writer.commit_due_in_s())
+    return std::min(turn_ms, static_cast<int>(std::ceil(*commit * 1000)));
+  return turn_ms;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
@@ -289,14 +298,6 @@ void Coordinator::start_allocation_clock() {
            " s before then is held for the next session");
 }
 
-int Coordinator::turn_timeout_ms() const {
-  if (backend_->more_to_fill()) return 0;
-  // A commit that decisions wait for, held back only by the gap between commits.
-  if (const auto commit = study_.writer->commit_due_in_s())
-    return std::min(seams_.turn_ms, static_cast<int>(std::ceil(*commit * 1000)));
-  return seams_.turn_ms;
-}
-
 int Coordinator::run() {
   stalls_.forget_so_far();  // what the constructor did (a resume's PBT copies) stalled nothing
   backend_->begin();
@@ -304,7 +305,8 @@ int Coordinator::run() {
   while (!(trials_.empty() && !backend_->busy() &&
            (controller_->shutting_down() || backend_->done()))) {
     const LogBatch turn_log;  // the turn's lines in one write (log.hpp)
-    loop_.run_once(turn_timeout_ms(), kEventBudget);
+    loop_.run_once(turn_timeout_ms(backend_->more_to_fill(), *study_.writer, seams_.turn_ms),
+                   kEventBudget);
     stalls_.periodic_begins(loop_.woke_at());
     tick();
     stalls_.turn_ends();

@@ -106,9 +106,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::optional<Reply> on_report(ActiveTrial& t, ConnectionId id, const protocol::JsonObject& body);
   /// Sends the held decisions whose rows are durable now.
   void release_durable_replies();
-  /// How long the next turn may wait for events: 0 while launches wait, less than
-  /// turn_ms when a commit that decisions wait for comes due sooner.
-  int turn_timeout_ms() const;
   void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 
   const core::StudySpec& spec_;
