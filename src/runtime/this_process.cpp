@@ -31,16 +31,16 @@ std::string raise_descriptor_limit() {
          text(limit.rlim_max);
 }
 
-bool descriptors_to_spare(int count) {
-  std::vector<int> opened;
+bool DescriptorHeadroom::spare(int count) {
+  if (!probe_) probe_ = protocol::UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!probe_) return false;
+  std::vector<protocol::UniqueFd> held;
+  held.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
-    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) break;
-    opened.push_back(fd);
+    held.emplace_back(::fcntl(probe_.get(), F_DUPFD_CLOEXEC, 0));
+    if (!held.back()) return false;
   }
-  for (const int fd : opened)
-    ::close(fd);
-  return static_cast<int>(opened.size()) == count;
+  return true;
 }
 
 std::filesystem::path executable_path() {

@@ -1,37 +1,51 @@
 #include "core/study/best_trials.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace slurmtune::core {
 
 void BestTrials::note(TrialId trial, double step, double value) {
   if (std::isnan(value)) return;
-  const auto found = by_trial_.find(trial);
-  if (found == by_trial_.end()) {
-    const auto rank = ranked_.emplace(signed_value(value), trial).first;
-    by_trial_.emplace(trial, Entry{BestSoFar{trial, step, value}, rank});
-    return;
+  const auto [it, added] = by_trial_.try_emplace(trial, BestSoFar{trial, step, value});
+  if (!added) {
+    if (!(signed_value(value) < signed_value(it->second.value))) return;
+    it->second = BestSoFar{trial, step, value};
   }
-  Entry& entry = found->second;
-  if (!(signed_value(value) < signed_value(entry.best.value))) return;
-  entry.best = BestSoFar{trial, step, value};
-  // Most reports improve on their trial's best: its node moves, found by its iterator,
-  // not by a search of every trial's (and not freed and allocated again).
-  auto node = ranked_.extract(entry.rank);
-  node.value().first = signed_value(value);
-  entry.rank = ranked_.insert(std::move(node)).position;
+  heap_.emplace_back(signed_value(value), trial);
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  settle();
 }
 
 void BestTrials::forget(TrialId trial) {
-  const auto it = by_trial_.find(trial);
-  if (it == by_trial_.end()) return;
-  ranked_.erase(it->second.rank);
-  by_trial_.erase(it);
+  if (by_trial_.erase(trial) == 0) return;
+  settle();
 }
 
 std::optional<BestSoFar> BestTrials::best() const {
-  if (ranked_.empty()) return std::nullopt;
-  return by_trial_.at(ranked_.begin()->second).best;
+  if (heap_.empty()) return std::nullopt;
+  return by_trial_.at(heap_.front().second);
+}
+
+bool BestTrials::current(const Ranked& entry) const {
+  const auto it = by_trial_.find(entry.second);
+  // A trial's value only improves (strictly), so its latest entry is the one that equals it.
+  return it != by_trial_.end() && signed_value(it->second.value) == entry.first;
+}
+
+void BestTrials::settle() {
+  if (heap_.size() > 2 * by_trial_.size() + 64) {
+    heap_.clear();
+    for (const auto& [trial, best] : by_trial_)
+      heap_.emplace_back(signed_value(best.value), trial);
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+    return;
+  }
+  while (!heap_.empty() && !current(heap_.front())) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    heap_.pop_back();
+  }
 }
 
 }  // namespace slurmtune::core

@@ -11,7 +11,6 @@
 #include "runtime/backends/run_options.hpp"
 #include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
-#include "runtime/this_process.hpp"
 #include "runtime/worker/relay_tree.hpp"
 
 namespace slurmtune::runtime {
@@ -20,7 +19,8 @@ ProcessBackend::ProcessBackend(const BackendContext& context, bool worker_steps)
     : context_(context),
       worker_steps_(worker_steps),
       rendezvous_(context.options.rendezvous_ports.value_or(default_rendezvous_ports()),
-                  context.launcher.single_host(), context.trials_dir + "/scontrol.out"),
+                  context.launcher.single_host(), context.trials_dir + "/scontrol.out",
+                  context.launcher.node_names()),
       step_rate_(context.options.step_launch_rate),
       workers_(
           context_, [this](core::TrialId trial) { finish(trial); }, done_, step_cancels_) {}
@@ -100,7 +100,7 @@ void ProcessBackend::fill() {
     if (!placement) break;
     // Out of descriptors, a launch would fail its trial (its credential file cannot be
     // created); it waits a turn instead, until a connection or a file closes.
-    if (!descriptors_to_spare(kDescriptorsPerLaunch)) {
+    if (!descriptors_.spare(kDescriptorsPerLaunch)) {
       context_.launcher.release(*placement);
       // Nothing running holds any: nothing would ever close to make room.
       if (context_.trials.empty() && !workers_.waiting())

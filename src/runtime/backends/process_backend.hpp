@@ -14,6 +14,7 @@
 #include "runtime/launch/launch_rate.hpp"
 #include "runtime/launch/rendezvous.hpp"
 #include "runtime/launch/step_cancels.hpp"
+#include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
 
@@ -63,6 +64,7 @@ class ProcessBackend final : public LaunchBackend {
   bool done_ = false;
   // A launch needs a few descriptors (its credential file, its process's pipes).
   static constexpr int kDescriptorsPerLaunch = 8;
+  DescriptorHeadroom descriptors_;
   bool waiting_for_descriptors_ = false;
   LaunchRate step_rate_;  // job steps a second (--step-launch-rate)
   bool told_step_rate_ = false;

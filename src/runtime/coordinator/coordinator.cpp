@@ -128,6 +128,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
                    : claim_checkpoint_folder(spec_.checkpoints.folder,
                                              fs::path(spec_.path).parent_path(), options_.output)},
       python_path_(python_path_with_bundled()),
+      confined_checkpoints_(study_dir_),
       files_(loop_),
       pbt_(study_, trials_, study_dir_, folders_, files_, stalls_,
            [this](ConnectionId to, Reply reply, bool write_ahead) {

@@ -25,6 +25,7 @@
 #include "runtime/control/control_server.hpp"
 #include "runtime/control/event_loop.hpp"
 #include "runtime/control/loop_stalls.hpp"
+#include "runtime/coordinator/checkpoint_path.hpp"
 #include "runtime/coordinator/durable_replies.hpp"
 #include "runtime/coordinator/launch_files.hpp"
 #include "runtime/coordinator/progress_report.hpp"
@@ -113,6 +114,8 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::string study_dir_, trials_dir_, token_file_, address_;
   TrialFolders folders_;     // each trial's folder and checkpoint folder
   std::string python_path_;  // PYTHONPATH for trials: slurmtune's package first
+  // Where a CHECKPOINT may name, its folders resolved once.
+  CheckpointConfinement confined_checkpoints_;
   // Before the controller: suggest_ahead's sampler thread, which the controller's
   // suggester holds, watches an eventfd on it until it ends.
   EventLoop loop_;

@@ -196,9 +196,9 @@ void Coordinator::on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body
   const CheckpointPath checkpoint = [&] {
     if (on_node) return CheckpointPath{fs::path(), *on_node};
     if (!node_checkpoints_)
-      return confine_checkpoint(saved.path, t.dir, t.checkpoint_dir, study_dir_);
+      return confined_checkpoints_.confine(saved.path, t.dir, t.checkpoint_dir);
     try {
-      return confine_checkpoint(saved.path, t.dir, study_dir_);
+      return confined_checkpoints_.confine(saved.path, t.dir, t.dir);
     } catch (const protocol::ProtocolError& e) {
       throw protocol::ProtocolError(std::string(e.what()) + " nor (absolute) its folder " +
                                     t.checkpoint_dir + " on " + t.placement.hostlist +

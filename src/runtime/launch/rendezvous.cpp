@@ -1,6 +1,5 @@
 #include "runtime/launch/rendezvous.hpp"
 
-#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -56,16 +55,6 @@ protocol::UniqueFd claim_port(int port) {
   return fd;
 }
 
-bool resolves(const std::string& name) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int failed = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
-  const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, ::freeaddrinfo);
-  return failed == 0 && found;
-}
-
 // NodeName -> NodeAddr from `scontrol show node -o` (one node per line).
 std::map<std::string, std::string> slurm_node_addresses(const std::string& text) {
   std::map<std::string, std::string> out;
@@ -102,7 +91,8 @@ std::pair<int, int> default_rendezvous_ports() {
   return {core::rendezvous_base(salt, kDefaultPorts, ephemeral_ports()), kDefaultPorts};
 }
 
-RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch)
+RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch,
+                                       std::vector<std::string> nodes)
     : ports_(ports.first, ports.second,
              [this, local, self = host_name()](const std::string& address, int port) {
                const bool here = local || address == self || address.starts_with("127.");
@@ -113,11 +103,14 @@ RendezvousAssigner::RendezvousAssigner(std::pair<int, int> ports, bool local, st
                return true;
              }),
       local_(local),
-      scratch_(std::move(scratch)) {}
+      scratch_(std::move(scratch)),
+      lookups_(local || nodes.empty() ? nullptr : std::make_unique<NodeLookups>(std::move(nodes))) {
+}
 
 std::string RendezvousAssigner::address_of(const std::string& node) {
   if (const auto known = addresses_.find(node); known != addresses_.end()) return known->second;
-  if (resolves(node)) return addresses_[node] = node;
+  const std::optional<bool> looked_up = lookups_ ? lookups_->resolves(node) : std::nullopt;
+  if (looked_up ? *looked_up : name_resolves(node)) return addresses_[node] = node;
   if (!asked_slurm_) {
     asked_slurm_ = true;
     const CommandOutput out =

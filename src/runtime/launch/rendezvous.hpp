@@ -7,6 +7,7 @@
 // trial runs, so that concurrent studies on one host never hand out the same port.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/study/study_spec.hpp"
 #include "protocol/wire/unique_fd.hpp"
 #include "runtime/launch/launcher.hpp"
+#include "runtime/launch/node_lookups.hpp"
 
 namespace slurmtune::runtime {
 
@@ -28,8 +30,10 @@ struct TrialRendezvous {
 class RendezvousAssigner {
  public:
   /// `ports`: (first, count); `local`: the local launcher (every trial on this host,
-  /// MASTER_ADDR 127.0.0.1); `scratch`: a file for `scontrol`'s answer.
-  RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch);
+  /// MASTER_ADDR 127.0.0.1); `scratch`: a file for `scontrol`'s answer; `nodes`: the
+  /// allocation's, looked up from now on a thread of their own (NodeLookups).
+  RendezvousAssigner(std::pair<int, int> ports, bool local, std::string scratch,
+                     std::vector<std::string> nodes = {});
 
   /// The variables of a trial of shape `resources` on `placement`; nullopt when every
   /// port of the range is taken on its first node.
@@ -50,6 +54,7 @@ class RendezvousAssigner {
   bool local_;
   std::string scratch_;
   std::map<std::string, std::string> addresses_;
+  std::unique_ptr<NodeLookups> lookups_;
   bool asked_slurm_ = false;
   /// This host's ports handed out, each claimed host-wide so that other coordinators on
   /// it (other studies, other users) do not hand them out too.

@@ -50,10 +50,11 @@ void remove_dead_agents_folders(const std::string& base) {
   }
 }
 
-// A private folder for the socket: $TMPDIR when a socket path there fits, else /tmp.
-std::string private_folder() {
+// A private folder for the socket in `base` ("": $TMPDIR) when a socket path there fits,
+// else in /tmp.
+std::string private_folder(std::string base) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string base = tmp && *tmp ? tmp : "/tmp";
+  if (base.empty()) base = tmp && *tmp ? tmp : "/tmp";
   if (base.size() > 80) base = "/tmp";  // sun_path holds 108 bytes with "/agent.sock"
   remove_dead_agents_folders(base);
   std::string pattern = base + "/" + std::string(kFolderPrefix) + "XXXXXX";
@@ -90,11 +91,11 @@ protocol::UniqueFd listen_unix(const std::string& path) {
 }  // namespace
 
 NodeAgent::NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up,
-                     std::function<bool(core::TrialId)> hosts)
+                     std::function<bool(core::TrialId)> hosts, const std::string& folder_base)
     : loop_(loop),
       up_(std::move(up)),
       hosts_(std::move(hosts)),
-      folder_(private_folder()),
+      folder_(private_folder(folder_base)),
       socket_path_(folder_ + "/agent.sock"),
       lock_(hold_folder(folder_)) {
   try {

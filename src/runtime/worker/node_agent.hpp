@@ -36,9 +36,11 @@ class NodeAgent {
   static constexpr std::size_t kMaxRelayedAgents = 1024;
 
   /// `up` sends one whole frame to the coordinator (the worker batches them per turn);
-  /// `hosts` says whether a trial runs here (the worker started it).
+  /// `hosts` says whether a trial runs here (the worker started it). Its socket's folder
+  /// is made in `folder_base` ("": $TMPDIR, else /tmp), where it also removes the
+  /// folders of this user's agents that died.
   NodeAgent(EventLoop& loop, std::function<void(const std::string&)> up,
-            std::function<bool(core::TrialId)> hosts);
+            std::function<bool(core::TrialId)> hosts, const std::string& folder_base = {});
   ~NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -182,8 +183,10 @@ class Node {
   // The worker's own connect and two-way authentication (runtime/worker/worker_session.hpp),
   // to the coordinator or to its group's relay; a relay then carries the other agents of
   // its group (runtime/worker/relay_tree.hpp), as a real worker does.
+  // `tmp`: the node's own /tmp, where its agent makes its socket's folder (and looks
+  // for dead agents' folders among the few there, as on a real node).
   void connect(const std::string& address, const std::string& token,
-               const runtime::RelayPlace& place) {
+               const runtime::RelayPlace& place, const std::string& tmp) {
     runtime::Session session =
         runtime::open_session(address, token, protocol::WorkerHello{name_, ""});
     fd_ = std::move(session.fd);
@@ -193,7 +196,8 @@ class Node {
         [this](core::TrialId trial) {
           const auto it = trials_.lower_bound(protocol::ProcessKey{trial, 0});
           return it != trials_.end() && it->first.trial == trial;
-        });
+        },
+        tmp);
     if (place.relays()) {
       std::string relay;
       agent_->carry_agents(runtime::listen_for_agents(fd_.get(), relay));
@@ -434,6 +438,10 @@ int main(int argc, char** argv) {
       if (i % tier.fanout == 0) return options.part == 0;
       return options.part != 0 && i % (options.parts - 1) + 1 == options.part;
     };
+    // Each node its own /tmp: one shared by 2,048 emulated nodes would have every agent
+    // list 2,048 folders of the others when it starts.
+    const std::filesystem::path node_tmp =
+        std::filesystem::absolute(options.out).parent_path() / "node-tmp";
     std::vector<std::unique_ptr<Node>> nodes;
     for (std::size_t i = 0; i < options.nodes.size(); ++i) {
       if (!plays(i)) continue;
@@ -450,10 +458,12 @@ int main(int argc, char** argv) {
       }
       auto node = std::make_unique<Node>(options.nodes[i], loop, timers, figures,
                                          options.interval_s, options.jitter);
+      const std::filesystem::path tmp = node_tmp / options.nodes[i];
+      std::filesystem::create_directories(tmp);
       node->connect(
           upward,
           protocol::read_token_file(runtime::worker_credential_file(credentials, options.nodes[i])),
-          place);
+          place, tmp.string());
       nodes.push_back(std::move(node));
     }
     auto last_tick = Clock::now();

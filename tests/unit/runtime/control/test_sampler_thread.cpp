@@ -140,7 +140,9 @@ BOOST_AUTO_TEST_CASE(suggestions_made_on_the_thread_equal_those_made_inline) {
 
 BOOST_AUTO_TEST_CASE(what_the_thread_throws_is_rethrown_on_the_loop) {
   const auto space = every_kind();
-  std::counting_semaphore<> gate(100);
+  // Three suggestions pass; trial 3's, made ahead on the thread, waits until trial 2's
+  // events are posted (else the loop's next call may rethrow it among them, not below).
+  std::counting_semaphore<> gate(3);
   auto gated =
       std::make_unique<GatedSampler>(core::make_suggester(space, tpe_spec(2), false, 3), gate);
   gated->fail_at = 3;
@@ -153,6 +155,7 @@ BOOST_AUTO_TEST_CASE(what_the_thread_throws_is_rethrown_on_the_loop) {
     made.push_back(ahead.suggest(t));
     events_after_start(ahead, space, made, t);
   }
+  gate.release();
   // Trial 3's suggestion failed on the thread: the next call that asks says so.
   BOOST_CHECK_EXCEPTION(
       {

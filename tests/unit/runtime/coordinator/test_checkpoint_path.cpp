@@ -72,6 +72,36 @@ BOOST_FIXTURE_TEST_CASE(links_are_resolved_before_the_check, StudyFolder) {
              "study.trials/trial-4/state.h5");
 }
 
+// CheckpointConfinement resolves the folders once, from their parents, and what a
+// checkpoint names below them a component at a time: the answers of resolving it all.
+BOOST_FIXTURE_TEST_CASE(folders_resolved_once_give_the_answers_of_resolving_all, StudyFolder) {
+  CheckpointConfinement confinement(root);
+  fs::create_directories(trial / "ckpt");
+  std::ofstream(trial / "ckpt" / "a.pt") << "x";
+  for (const std::string& named :
+       {std::string("state.h5"), std::string("ckpt/a.pt"), std::string("ckpt/b/c.pt"),
+        std::string("./ckpt//a.pt"), std::string("ckpt/"), std::string("ckpt/a.pt/.."),
+        (trial / "ckpt" / "a.pt").string(), (trial / "new" / "x.pt").string()}) {
+    fs::path want =
+        fs::weakly_canonical(fs::path(named).is_absolute() ? fs::path(named) : trial / named);
+    if (want.filename().empty()) want = want.parent_path();
+    BOOST_TEST(confinement.confine(named, trial, trial).resolved == want, named);
+  }
+}
+
+// A trial that swaps its own folder for a link to another's, after its first
+// checkpoint, is not let into the other's folder.
+BOOST_FIXTURE_TEST_CASE(a_folder_swapped_for_a_link_is_refused, StudyFolder) {
+  CheckpointConfinement confinement(root);
+  BOOST_TEST(confinement.confine("state.h5", trial, trial).relative ==
+             "study.trials/trial-4/state.h5");
+  fs::rename(trial, root / "study.trials" / "trial-4-old");
+  fs::create_directory_symlink(root / "study.trials" / "trial-5", trial);
+  BOOST_CHECK_THROW(confinement.confine("x.pt", trial, trial), protocol::ProtocolError);
+  BOOST_CHECK_THROW(confinement.confine((trial / "x.pt").string(), trial, trial),
+                    protocol::ProtocolError);
+}
+
 BOOST_AUTO_TEST_CASE(long_paths_are_resolved_whole) {
   StudyFolder folder;
   fs::path deep = folder.trial;
