@@ -92,9 +92,8 @@ void StudyWriter::recycle(FlushBatch& written) const {
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
   const double since = std::chrono::duration<double>(now - last_flush_).count();
-  if (since < options_.flush_interval_s &&
-      (!commit_wanted_ || (flusher_ && since < options_.min_commit_gap_s)))
-    return false;
+  // Due at the flush interval, or when a commit is asked for and its gap is over.
+  if (since < options_.flush_interval_s && !(commit_wanted_ && !commit_due_in_s())) return false;
   if (!flusher_) {
     flush();
     return true;

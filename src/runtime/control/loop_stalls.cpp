@@ -26,15 +26,6 @@ const std::string& name_of(core::LoopWork work) {
   return core::loop_work_names()[static_cast<std::size_t>(work)];
 }
 
-// The histogram's upper edges: 1 ms, 10 ms, 100 ms, 1 s (the last bin is what is longer).
-std::size_t bin_of(Clock::duration total) {
-  std::size_t bin = 0;
-  for (auto edge = std::chrono::duration<double, std::milli>(1); bin < 4 && total > edge;
-       edge *= 10)
-    ++bin;
-  return bin;
-}
-
 }  // namespace
 
 LoopStalls::Scope::Scope(LoopStalls& stalls, Work work)
@@ -77,7 +68,7 @@ void LoopStalls::turn_ends() {
   last_turn_ = end;
   for (std::size_t w = 0; w < turn.work.size(); ++w)
     busy_by_work_[w] += turn.work[w];
-  ++histogram_[bin_of(turn.total)];
+  by_length_.add(turn.total);
   if (turn.total > longest_.total) longest_ = turn;
   if (turn.total > window_.total) window_ = turn;
   const auto index = static_cast<std::int64_t>((end - first_turn_) / kBucket);
@@ -112,12 +103,7 @@ std::string LoopStalls::summary() const {
     parts +=
         (parts.empty() ? "" : ", ") + name_of(static_cast<Work>(w)) + " " + ms(longest_.work[w]);
   }
-  const auto over = [&](std::size_t from) {
-    std::uint64_t n = 0;
-    for (std::size_t b = from; b < histogram_.size(); ++b)
-      n += histogram_[b];
-    return std::to_string(n);
-  };
+  const auto over = [&](std::size_t from) { return std::to_string(by_length_.from(from)); };
   return "loop: longest turn " + ms(longest_.total) + (parts.empty() ? "" : " (" + parts + ")") +
          "; turns over 10 ms: " + over(2) + ", over 100 ms: " + over(3) + ", over 1 s: " + over(4) +
          " (of " + std::to_string(turns_) + ")";
@@ -134,11 +120,7 @@ std::string LoopStalls::work_summary() const {
     text += separator + name_of(static_cast<Work>(w)) + " " + seconds(busy_by_work_[w]);
     separator = ", ";
   }
-  static const char* const kBins[] = {"up to 1 ms", "1-10 ms", "10-100 ms", "0.1-1 s", "over 1 s"};
-  text += "; turns";
-  for (std::size_t b = 0; b < histogram_.size(); ++b)
-    text += std::string(b ? ", " : " ") + kBins[b] + " " + std::to_string(histogram_[b]);
-  return text;
+  return text + "; turns " + by_length_.text();
 }
 
 core::LoopFigures LoopStalls::figures() const {
@@ -146,9 +128,9 @@ core::LoopFigures LoopStalls::figures() const {
   figures.longest_ms = in_ms(longest_.total);
   figures.longest_work = longest_.dominant();
   figures.turns = turns_;
-  figures.over_10ms = histogram_[2] + histogram_[3] + histogram_[4];
-  figures.over_100ms = histogram_[3] + histogram_[4];
-  figures.over_1s = histogram_[4];
+  figures.over_10ms = by_length_.from(2);
+  figures.over_100ms = by_length_.from(3);
+  figures.over_1s = by_length_.from(4);
   if (turns_ == 0) return figures;
   // About the last minute: the buckets of the last kRecentBuckets, the current one partly.
   const auto current = static_cast<std::int64_t>((last_turn_ - first_turn_) / kBucket);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/study/loop_figures.hpp"
+#include "runtime/control/decade_counts.hpp"
 
 namespace slurmtune::runtime {
 
@@ -91,7 +92,7 @@ class LoopStalls {
   // Across turns.
   Turn longest_, window_;
   Split busy_by_work_{};
-  std::array<std::uint64_t, 5> histogram_{};  // up to 1 ms, 10 ms, 100 ms, 1 s, over
+  DecadeCounts<5> by_length_{DecadeCounts<5>::Milliseconds(1)};  // turns: 1 ms, ..., 1 s, over
   std::uint64_t turns_ = 0;
   Clock::time_point first_turn_{};
   Clock::time_point last_turn_{};

@@ -133,8 +133,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       pbt_(study_, trials_, study_dir_, folders_, files_, stalls_,
            [this](ConnectionId to, Reply reply, bool write_ahead) {
              if (write_ahead) {
-               durable_replies_.hold(to, std::move(reply), study_.writer->commit_ticket());
-               study_.writer->commit_soon();
+               hold_for_next_commit(durable_replies_, *study_.writer, to, std::move(reply));
              } else {
                seams_.deliver(to, reply);
              }

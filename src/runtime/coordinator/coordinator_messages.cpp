@@ -181,8 +181,7 @@ std::optional<Reply> Coordinator::on_report(ActiveTrial& t, ConnectionId id,
   // A trial whose checkpoint is still being copied hears nothing more until it is kept.
   if (pbt_.hold_while_keeping(t.trial, id, reply, write_ahead)) return std::nullopt;
   if (!write_ahead) return reply;
-  durable_replies_.hold(id, std::move(reply), study_.writer->commit_ticket());
-  study_.writer->commit_soon();
+  hold_for_next_commit(durable_replies_, *study_.writer, id, std::move(reply));
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "store/study_writer.hpp"
 
 namespace slurmtune::runtime {
 
@@ -25,27 +26,25 @@ void DurableReplies::release(std::uint64_t durable,
     held_.pop_front();
     const Clock::duration waited = now - next.since;
     longest_ = std::max(longest_, waited);
-    std::size_t decade = 0;
-    for (auto bound = std::chrono::duration<double>(0.01);
-         decade + 1 < by_decade_.size() && waited > bound; bound *= 10)
-      ++decade;
-    ++by_decade_[decade];
+    waited_.add(waited);
     send(next.to, next.reply);
   }
 }
 
 std::string DurableReplies::summary() const {
-  std::uint64_t released = 0;
-  for (const std::uint64_t n : by_decade_)
-    released += n;
+  const std::uint64_t released = waited_.from(0);
   if (released == 0) return {};
-  return "decisions held for a group commit: " + std::to_string(released) + "; up to 10 ms " +
-         std::to_string(by_decade_[0]) + ", 10-100 ms " + std::to_string(by_decade_[1]) +
-         ", 0.1-1 s " + std::to_string(by_decade_[2]) + ", over 1 s " +
-         std::to_string(by_decade_[3]) + "; longest " +
+  return "decisions held for a group commit: " + std::to_string(released) + "; " + waited_.text() +
+         "; longest " +
          core::format_double(
              std::round(std::chrono::duration<double, std::milli>(longest_).count() * 10) / 10) +
          " ms";
+}
+
+void hold_for_next_commit(DurableReplies& replies, store::StudyWriter& writer, ConnectionId to,
+                          Reply reply) {
+  replies.hold(to, std::move(reply), writer.commit_ticket());
+  writer.commit_soon();
 }
 
 }  // namespace slurmtune::runtime

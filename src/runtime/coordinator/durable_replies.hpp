@@ -15,6 +15,11 @@
 #include <string>
 
 #include "runtime/control/control_server.hpp"
+#include "runtime/control/decade_counts.hpp"
+
+namespace slurmtune::store {
+class StudyWriter;
+}  // namespace slurmtune::store
 
 namespace slurmtune::runtime {
 
@@ -44,8 +49,13 @@ class DurableReplies {
     Clock::time_point since;
   };
   std::deque<Held> held_;
-  std::array<std::uint64_t, 4> by_decade_{};  // up to 10 ms, 10-100 ms, 0.1-1 s, over 1 s
+  DecadeCounts<4> waited_{DecadeCounts<4>::Milliseconds(10)};  // 10 ms, 100 ms, 1 s, over
   Clock::duration longest_{};
 };
+
+/// Holds `reply` to `to` in `replies` until `writer`'s next group commit, and asks the
+/// writer for that commit soon (a write-ahead: a report's decision, a PBT exploit's).
+void hold_for_next_commit(DurableReplies& replies, store::StudyWriter& writer, ConnectionId to,
+                          Reply reply);
 
 }  // namespace slurmtune::runtime
