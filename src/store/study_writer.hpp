@@ -183,6 +183,9 @@ class StudyWriter {
   struct FlushBatch;  // what one flush writes, taken from the buffers
   FlushBatch take_batch();
   void write_batch(const FlushBatch& batch) const;
+  /// Seconds left at `now` of the gap before an asked-for commit (min_commit_gap_s);
+  /// nullopt when it is over, or commits are direct.
+  std::optional<double> gap_left_s(std::chrono::steady_clock::time_point now) const;
   void recycle(FlushBatch& written) const;  // the appended rows' memory, for the next
   std::vector<std::byte> commit_row() const;
   void write_root_attributes(const core::StudySpec& spec);

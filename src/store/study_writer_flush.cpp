@@ -91,9 +91,11 @@ void StudyWriter::recycle(FlushBatch& written) const {
 
 bool StudyWriter::flush_if_due() {
   const auto now = std::chrono::steady_clock::now();
-  const double since = std::chrono::duration<double>(now - last_flush_).count();
   // Due at the flush interval, or when a commit is asked for and its gap is over.
-  if (since < options_.flush_interval_s && !(commit_wanted_ && !commit_due_in_s())) return false;
+  const bool asked_and_due = commit_wanted_ && !gap_left_s(now);
+  if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s &&
+      !asked_and_due)
+    return false;
   if (!flusher_) {
     flush();
     return true;
@@ -120,9 +122,12 @@ bool StudyWriter::flush_if_due() {
 }
 
 std::optional<double> StudyWriter::commit_due_in_s() const {
-  if (!commit_wanted_ || !flusher_) return std::nullopt;
-  const double since =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - last_flush_).count();
+  return commit_wanted_ ? gap_left_s(std::chrono::steady_clock::now()) : std::nullopt;
+}
+
+std::optional<double> StudyWriter::gap_left_s(std::chrono::steady_clock::time_point now) const {
+  if (!flusher_) return std::nullopt;  // direct commits have no gap
+  const double since = std::chrono::duration<double>(now - last_flush_).count();
   if (since >= options_.min_commit_gap_s) return std::nullopt;
   return options_.min_commit_gap_s - since;
 }

@@ -27,7 +27,6 @@ class DecadeCounts {
       ++bin;
     ++counts_[bin];
   }
-  std::uint64_t operator[](std::size_t bin) const { return counts_.at(bin); }
   /// What took longer than bin `from`'s lower edge.
   std::uint64_t from(std::size_t bin) const {
     std::uint64_t n = 0;

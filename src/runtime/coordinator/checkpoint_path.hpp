@@ -45,17 +45,4 @@ class CheckpointConfinement {
   std::unordered_map<std::string, std::filesystem::path> parents_;
 };
 
-/// CheckpointConfinement's check, its folders resolved for this call alone.
-inline CheckpointPath confine_checkpoint(const std::string& named,
-                                         const std::filesystem::path& trial_dir,
-                                         const std::filesystem::path& checkpoint_dir,
-                                         const std::filesystem::path& study_dir) {
-  return CheckpointConfinement(study_dir).confine(named, trial_dir, checkpoint_dir);
-}
-inline CheckpointPath confine_checkpoint(const std::string& named,
-                                         const std::filesystem::path& trial_dir,
-                                         const std::filesystem::path& study_dir) {
-  return confine_checkpoint(named, trial_dir, trial_dir, study_dir);
-}
-
 }  // namespace slurmtune::runtime

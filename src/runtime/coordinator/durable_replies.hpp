@@ -6,7 +6,6 @@
 // writer's next group commit (StudyWriter::commit_ticket) instead of forcing a flush on
 // the loop: at 16,384 running trials, with rung crossings every few milliseconds, a
 // flush per crossing stalled every other trial's decision.
-#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

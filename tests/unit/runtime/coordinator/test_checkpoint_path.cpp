@@ -16,6 +16,16 @@ using namespace slurmtune;
 using namespace slurmtune::runtime;
 
 namespace {
+// The coordinator's check with its folders resolved for this call alone.
+CheckpointPath confine_checkpoint(const std::string& named, const fs::path& trial_dir,
+                                  const fs::path& checkpoint_dir, const fs::path& study_dir) {
+  return CheckpointConfinement(study_dir).confine(named, trial_dir, checkpoint_dir);
+}
+CheckpointPath confine_checkpoint(const std::string& named, const fs::path& trial_dir,
+                                  const fs::path& study_dir) {
+  return confine_checkpoint(named, trial_dir, trial_dir, study_dir);
+}
+
 struct StudyFolder {
   StudyFolder() {
     char pattern[] = "/tmp/slurmtune-checkpoint-XXXXXX";
