@@ -160,9 +160,10 @@ class StudyWriter {
 
   const StudyLayout& layout() const { return layout_; }
   std::uint64_t metric_rows() const;
-  /// The bytes of /trials' chunks HDF5 keeps for this writer now (what restore_chunk_caches
-  /// sets; tests check that opening for SWMR did not undo it).
+  /// The bytes of /trials' and /curves' chunks HDF5 keeps for this writer now (none:
+  /// restore_chunk_caches; tests check that opening for SWMR did not undo it).
   std::size_t trials_chunk_cache_bytes() const;
+  std::optional<std::size_t> curves_chunk_cache_bytes() const;
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
@@ -177,7 +178,7 @@ class StudyWriter {
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   void open_tables(bool fresh);
   /// After H5Fstart_swmr_write, which leaves open datasets with the file's default chunk
-  /// cache (1 MiB; HDF5 issue #1730): /trials opened again with its own.
+  /// cache (1 MiB; HDF5 issue #1730): /trials and /curves opened again without one.
   void restore_chunk_caches();
   void adopt_live_trials(const WriterPosition& position);
   struct FlushBatch;  // what one flush writes, taken from the buffers

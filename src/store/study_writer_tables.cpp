@@ -11,9 +11,23 @@
 namespace slurmtune::store {
 namespace {
 
-// /trials: 1,024 rows a chunk, not compressed, its chunks in a cache of their own (why:
+// /trials: 1,024 rows a chunk, not compressed, its rows written in place (why:
 // open_tables).
-constexpr DatasetOptions kTrialsOptions{1024, -1, std::size_t{64} << 20};
+constexpr DatasetOptions kTrialsOptions{1024, -1, true};
+// /trials of a file written before 2026-11-29, compressed: a chunk is deflated whole for
+// any row changed in it, so it stays in a cache of its own rather than being read back
+// and inflated at each flush.
+constexpr DatasetOptions kCompressedTrialsOptions{1024, 4, false, std::size_t{64} << 20};
+
+// Which of the two an existing /trials is (a handle of its own, closed before the table
+// opens: a dataset's chunk cache is set when its first handle opens it).
+DatasetOptions trials_options(hid_t file) {
+  const Hid trials = check(H5Dopen2(file, "trials", H5P_DEFAULT), "H5Dopen2 trials");
+  const Hid create = check(H5Dget_create_plist(trials), "H5Dget_create_plist trials");
+  const int filters = H5Pget_nfilters(create);
+  check_status(filters, "H5Pget_nfilters trials");
+  return filters > 0 ? kCompressedTrialsOptions : kTrialsOptions;
+}
 
 }  // namespace
 
@@ -42,9 +56,12 @@ void StudyWriter::open_tables(bool fresh) {
   // its reports), so it is not compressed: a compressed chunk is deflated again whole
   // for one changed row (at 16,384 running trials, 11 MB a second, 100 ms of the loop)
   // and, its size changing, written anew elsewhere in the file, which grew with every
-  // flush. Its chunks stay in a cache of their own instead of being read back to change
-  // a row. A file of an earlier version keeps its compressed /trials.
-  Hid t = table("trials", layout_.trials, kTrialsOptions);
+  // flush. Its changed rows are written in place, without a chunk cache: a cached chunk
+  // (700 KiB of 1,024 rows) is written whole at each flush for any row changed in it,
+  // which at 16,384 trials reporting every second was 16 chunks a group commit and
+  // 0.8 GB a second of writes (doc/performance/control-plane.md). A file of an earlier
+  // version keeps its compressed /trials, and with it a chunk cache.
+  Hid t = table("trials", layout_.trials, fresh ? kTrialsOptions : trials_options(h5_->file));
   const std::uint64_t trial_extent = fresh ? 0 : table_rows(t);
   h5_->trials = std::make_unique<UpdateTable>(std::move(t), layout_.trials, trial_extent);
   //
@@ -57,11 +74,14 @@ void StudyWriter::open_tables(bool fresh) {
       table("metrics", layout_.metrics, {2048, options_.metrics_deflate}), layout_.metrics,
       count(layout_.k.metrics));
   flushed_metric_rows_ = h5_->metrics->rows();
-  h5_->events = std::make_unique<AppendTable>(table("events", layout_.events, {2048, 1}),
+  // /events and /checkpoints get a few rows a commit, yet their partial chunks were
+  // deflated again at each: at 2,048 nodes 1.3 ms a commit each with 2,048 and 64 rows a
+  // chunk, a third of the flush thread. 256 rows (23 KiB) and 16 rows of 4 KiB paths
+  // (mostly NUL padding, which deflate removes) cost a third as much.
+  h5_->events = std::make_unique<AppendTable>(table("events", layout_.events, {256, 1}),
                                               layout_.events, count(layout_.k.events));
-  // 256 rows of 4 KiB paths (mostly NUL padding, which deflate removes) per chunk.
   h5_->checkpoints =
-      std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {64, 1}),
+      std::make_unique<AppendTable>(table("checkpoints", layout_.checkpoints, {16, 1}),
                                     layout_.checkpoints, count(layout_.k.checkpoints));
   h5_->sessions = std::make_unique<AppendTable>(table("sessions", layout_.sessions, {64, -1}),
                                                 layout_.sessions, count(layout_.k.sessions));
@@ -86,19 +106,22 @@ void StudyWriter::open_tables(bool fresh) {
 }
 
 void StudyWriter::restore_chunk_caches() {
-  // Without it every flush read /trials' chunks back from the file and wrote them again
-  // (at 16,384 running trials, most of a group commit's time at a rung crossing).
+  // Without it every flush would keep /trials' and /curves' chunks in the file's default
+  // cache and write each whole for one changed row, or read it back once evicted.
   h5_->trials->reopen([this] {
-    return check(H5Dopen2(h5_->file, "trials", table_access(kTrialsOptions)), "H5Dopen2 trials");
+    const DatasetOptions options = trials_options(h5_->file);
+    return check(H5Dopen2(h5_->file, "trials", table_access(options)), "H5Dopen2 trials");
   });
+  if (h5_->curves) h5_->curves->reopen(h5_->file);
 }
 
 std::size_t StudyWriter::trials_chunk_cache_bytes() const {
-  const Hid access = check(H5Dget_access_plist(h5_->trials->dataset()), "H5Dget_access_plist");
-  std::size_t slots = 0, bytes = 0;
-  double w0 = 0;
-  check_status(H5Pget_chunk_cache(access, &slots, &bytes, &w0), "H5Pget_chunk_cache");
-  return bytes;
+  return chunk_cache_bytes(h5_->trials->dataset());
+}
+
+std::optional<std::size_t> StudyWriter::curves_chunk_cache_bytes() const {
+  if (!h5_->curves) return std::nullopt;
+  return chunk_cache_bytes(h5_->curves->dataset());
 }
 
 void StudyWriter::adopt_live_trials(const WriterPosition& position) {

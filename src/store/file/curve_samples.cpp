@@ -53,6 +53,12 @@ void thin(std::array<CurvePoint, kCurveSlots>& points) {
   std::fill(points.begin() + kCurveSlots / 2, points.end(), CurvePoint{kNaN, kNaN});
 }
 
+// Points are written in place (as /trials' rows), not through a chunk cache that writes
+// a chunk whole for one point changed in it.
+Hid curves_access() {
+  return table_access({kChunkTrials, -1, true});
+}
+
 }  // namespace
 
 std::uint64_t curve_stride(std::uint64_t reports) {
@@ -63,11 +69,8 @@ std::uint64_t curve_stride(std::uint64_t reports) {
 }
 
 CurveSamples::CurveSamples(hid_t file, bool fresh) : type_(point_type()) {
-  // The chunks of live trials stay in a cache of their own (as /trials'), instead of
-  // being read back to change a point: 64 MiB hold 8,192 chunks, 65,536 trials' rows.
-  const Hid access = table_access({kChunkTrials, -1, std::size_t{64} << 20});
-  dataset_ = fresh ? create_curves(file, type_, access)
-                   : check(H5Dopen2(file, "curves", access), "H5Dopen2 curves");
+  dataset_ = fresh ? create_curves(file, type_, curves_access())
+                   : check(H5Dopen2(file, "curves", curves_access()), "H5Dopen2 curves");
   const Hid space = check(H5Dget_space(dataset_), "H5Dget_space curves");
   hsize_t dims[2] = {0, 0};
   check_status(H5Sget_simple_extent_dims(space, dims, nullptr), "H5Sget_simple_extent_dims");
@@ -135,6 +138,11 @@ void CurveSamples::retire(std::uint64_t trial) {
   it->second.retired = true;
   // A retired curve with nothing left to write goes now; one with is dropped by take().
   if (it->second.dirty_first >= it->second.dirty_end) live_.erase(it);
+}
+
+void CurveSamples::reopen(hid_t file) {
+  dataset_.reset();  // a dataset's chunk cache is set when its first handle opens it
+  dataset_ = check(H5Dopen2(file, "curves", curves_access()), "H5Dopen2 curves");
 }
 
 CurveBatch CurveSamples::take() {

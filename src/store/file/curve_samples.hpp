@@ -57,6 +57,11 @@ class CurveSamples {
   /// The trial's curve is final: written at the next take(), then dropped from memory.
   void retire(std::uint64_t trial);
 
+  /// Closes the dataset and opens it again in `file` (after H5Fstart_swmr_write, which
+  /// gives open datasets the file's default chunk cache).
+  void reopen(hid_t file);
+  hid_t dataset() const { return dataset_; }
+
   CurveBatch take();
   /// Extends the dataset as `batch` says and writes its points (one point selection).
   void write(const CurveBatch& batch) const;

@@ -28,12 +28,27 @@ Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
 
 Hid table_access(const DatasetOptions& options) {
   Hid dapl = check(H5Pcreate(H5P_DATASET_ACCESS), "H5Pcreate");
-  if (options.chunk_cache_bytes > 0)
+  if (options.write_in_place)
+    // No chunk fits a cache of 0 bytes, so HDF5 writes a selection in an allocated,
+    // unfiltered chunk straight to the file (a chunk not yet allocated is made once,
+    // with its fill value).
+    check_status(
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT),
+        "H5Pset_chunk_cache");
+  else if (options.chunk_cache_bytes > 0)
     // A prime number of slots well above the chunks the cache holds; w0 = 0: chunks
     // rewritten in full stay as long as those partly written (all are rewritten again).
     check_status(H5Pset_chunk_cache(dapl, 10007, options.chunk_cache_bytes, 0.0),
                  "H5Pset_chunk_cache");
   return dapl;
+}
+
+std::size_t chunk_cache_bytes(hid_t dataset) {
+  const Hid access = check(H5Dget_access_plist(dataset), "H5Dget_access_plist");
+  std::size_t slots = 0, bytes = 0;
+  double w0 = 0;
+  check_status(H5Pget_chunk_cache(access, &slots, &bytes, &w0), "H5Pget_chunk_cache");
+  return bytes;
 }
 
 Hid create_single_row(hid_t file, const std::string& name, const RowLayout& layout) {

@@ -21,13 +21,20 @@ namespace slurmtune::store {
 struct DatasetOptions {
   hsize_t chunk_rows = 4096;
   int deflate_level = -1;  ///< -1: no compression
-  /// Bytes of chunks the library keeps for the writer (0: HDF5's default, 1 MiB): a table
-  /// rewritten in place keeps its chunks, instead of reading each back to change rows.
+  /// Rows rewritten in place (/trials, /curves) go straight to their place in the file,
+  /// without HDF5's chunk cache: a flush writes the rows that changed, where a cached
+  /// chunk would be written whole for one changed row (unfiltered tables only).
+  bool write_in_place = false;
+  /// Otherwise, bytes of chunks the library keeps for the writer (0: HDF5's default,
+  /// 1 MiB): a compressed table rewritten in place keeps its chunks, instead of reading
+  /// each back to change rows.
   std::size_t chunk_cache_bytes = 0;
 };
 
 /// Access properties for a table opened or created with `options` (its chunk cache).
 Hid table_access(const DatasetOptions& options);
+/// The bytes of chunks HDF5 keeps for `dataset` as it is open now.
+std::size_t chunk_cache_bytes(hid_t dataset);
 
 /// Creates an empty extendable dataset of `layout` rows.
 Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,

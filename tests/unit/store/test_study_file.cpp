@@ -504,20 +504,57 @@ BOOST_AUTO_TEST_CASE(asked_for_commits_keep_their_gap_and_say_when_they_are_due)
 }
 
 // H5Fstart_swmr_write leaves the datasets open then with the file's default chunk cache
-// of 1 MiB (HDF5 issue #1730): /trials' chunks would be read back from the file at every
-// flush. The writer opens it again with its own, new and resumed.
-BOOST_AUTO_TEST_CASE(the_trial_table_keeps_its_chunk_cache_in_swmr_mode) {
+// of 1 MiB (HDF5 issue #1730): /trials' and /curves' chunks would be written whole at
+// every flush for one changed row. The writer opens them again without a cache, new and
+// resumed, so that their changed rows are written in place.
+BOOST_AUTO_TEST_CASE(rewritten_tables_keep_no_chunk_cache_in_swmr_mode) {
   TempDir dir;
   const std::string path = dir.file("cache.h5");
-  constexpr std::size_t kOwn = std::size_t{64} << 20;
   store::WriterOptions options;
   options.background_flush = false;
   {
     auto writer = store::StudyWriter::create(path, spec(), options);
-    BOOST_TEST(writer->trials_chunk_cache_bytes() == kOwn);
+    BOOST_TEST(writer->trials_chunk_cache_bytes() == 0U);
+    BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
+    BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
   }
   auto writer = store::StudyWriter::reopen(path, spec(), options, {});
-  BOOST_TEST(writer->trials_chunk_cache_bytes() == kOwn);
+  BOOST_TEST(writer->trials_chunk_cache_bytes() == 0U);
+  BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
+  BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
+}
+
+// A file written before 2026-11-29 has a compressed /trials (made here by replacing the
+// table with an empty compressed one): a changed row costs its chunk's deflate whatever
+// the writer does, so a resumed writer keeps the chunks in a cache of its own instead of
+// writing rows in place, which would read each chunk back and inflate it at every flush.
+BOOST_AUTO_TEST_CASE(a_compressed_trial_table_keeps_a_chunk_cache_when_resumed) {
+  TempDir dir;
+  const std::string path = dir.file("compressed.h5");
+  store::WriterOptions options;
+  options.background_flush = false;
+  store::StudyWriter::create(path, spec(), options).reset();
+  {
+    const store::Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    const store::Hid type = [&] {
+      const store::Hid plain(H5Dopen2(file, "trials", H5P_DEFAULT));
+      return store::Hid(H5Tcopy(store::Hid(H5Dget_type(plain))));
+    }();
+    BOOST_REQUIRE(H5Ldelete(file, "trials", H5P_DEFAULT) >= 0);
+    const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 1024;
+    const store::Hid space(H5Screate_simple(1, &zero, &unlimited));
+    const store::Hid create(H5Pcreate(H5P_DATASET_CREATE));
+    BOOST_REQUIRE(H5Pset_chunk(create, 1, &chunk) >= 0);
+    BOOST_REQUIRE(H5Pset_shuffle(create) >= 0);
+    BOOST_REQUIRE(H5Pset_deflate(create, 4) >= 0);
+    BOOST_REQUIRE(
+        store::Hid(H5Dcreate2(file, "trials", type, space, H5P_DEFAULT, create, H5P_DEFAULT)) >= 0);
+  }
+  auto writer = store::StudyWriter::reopen(path, spec(), options, {});
+  BOOST_TEST(writer->trials_chunk_cache_bytes() == std::size_t{64} << 20);
+  BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
+  BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
+  writer->flush();
 }
 
 BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
