@@ -155,22 +155,19 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
                 "and candidates where the earlier studies did best); use "
                 "warm_start with sampler \"" +
                     std::string(core::sampler_keyword(spec.kind)) + "\"");
-  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_share")) {
+  if (spec.kind == core::SamplerKind::Mobster) {
+    // How MOBSTER uses a prior: keys that mean nothing without one.
     if (spec.prior_files.empty())
-      reader.fail("prior_share", "needs prior (the results files of earlier studies)");
-    read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
-  }
-  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_exact")) {
-    if (spec.prior_files.empty())
-      reader.fail("prior_exact", "needs prior (the results files of earlier studies)");
-    read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
-  }
-  if (spec.kind == core::SamplerKind::Mobster && reader.has("prior_startup")) {
-    if (spec.prior_files.empty())
-      reader.fail("prior_startup", "needs prior (the results files of earlier studies)");
-    std::size_t startup = 0;
-    read_count(reader, "prior_startup", startup, 0);
-    spec.mobster.prior_startup = startup;
+      for (const std::string_view key : {"prior_share", "prior_exact", "prior_startup"})
+        if (reader.has(key)) reader.fail(key, "needs prior (the results files of earlier studies)");
+    if (reader.has("prior_share"))
+      read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
+    if (reader.has("prior_exact")) read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
+    if (reader.has("prior_startup")) {
+      std::size_t startup = 0;
+      read_count(reader, "prior_startup", startup, 0);
+      spec.mobster.prior_startup = startup;
+    }
   }
   reader.finish();
 }
