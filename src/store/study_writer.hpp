@@ -146,6 +146,9 @@ class StudyWriter {
   /// Called on the flush thread after each background flush is durable (to wake a loop
   /// that waits for durable_ticket()); set before the first flush.
   void on_durable(std::function<void(const DurableCommit&)> notify);
+  /// The CPU time the background flushes have used so far (nullopt without
+  /// background_flush: the caller's thread wrote them).
+  std::optional<double> flush_thread_cpu_s() const;
 
   /// Writes a decision snapshot every WriterOptions::snapshot_interval_s from now on (and
   /// at the last flush): `replay` holds the state of the rows before this session's

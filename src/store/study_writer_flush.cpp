@@ -152,6 +152,11 @@ void StudyWriter::on_durable(std::function<void(const DurableCommit&)> notify) {
   on_durable_ = std::move(notify);
 }
 
+std::optional<double> StudyWriter::flush_thread_cpu_s() const {
+  if (!flusher_) return std::nullopt;
+  return flusher_->cpu_seconds();
+}
+
 void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,
                                           std::function<void(const std::string&)> warn) {
   if (!(options_.snapshot_interval_s > 0))

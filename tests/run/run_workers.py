@@ -259,6 +259,14 @@ def check_fan_in(log, agents, channels=1):
     expect(direct <= agents and carried >= channels and frames > 0,
            "the coordinator held %d connections at once for %d agents (%d channels carried):\n%s"
            % (direct, agents, carried, log[-3000:]))
+    # Its CPU time, and the loop's and the flush thread's shares of it (parts of the whole).
+    cpu = re.search(r"coordinator: CPU ([\d.]+) s user, ([\d.]+) s system \(the loop's thread "
+                    r"([\d.]+) s, the results file's flush thread ([\d.]+) s\); peak memory \d+ MiB", log)
+    expect(cpu, "no CPU line with the loop's and the flush thread's shares in the log:\n" + log[-3000:])
+    user, system, loop, flush = (float(g) for g in cpu.groups())
+    expect(loop + flush <= user + system + 0.2,
+           "the loop's %.1f s and the flush thread's %.1f s are more than the process's %.1f s"
+           % (loop, flush, user + system))
     return "the coordinator held at most %d connections, its %d agents carried up to %d at once" \
         % (direct, agents, carried)
 

@@ -28,6 +28,7 @@
 #include "runtime/recording/study_recorder.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
+#include "store/file/flush_thread.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -69,7 +70,8 @@ void log_reopened(const OpenedStudy& study) {
 
 // What the control plane held at most: the descriptors a study of this shape needs, and
 // how much of it the node agents carried.
-void log_control_plane(const ControlServerStats& s) {
+// `flush_thread_s`: the results file's flush thread's CPU time (nullopt: none ran).
+void log_control_plane(const ControlServerStats& s, std::optional<double> flush_thread_s) {
   log_line("control plane: at most " + std::to_string(s.peak_open) + " connection(s) at once, of " +
            std::to_string(s.max_authenticated) + " allowed; " + std::to_string(s.peak_channels) +
            " carried by node agents at once (" + std::to_string(s.routed) + " frames); " +
@@ -77,12 +79,18 @@ void log_control_plane(const ControlServerStats& s) {
   // Its own, not its children's (the trials it started, the sruns).
   rusage self{};
   ::getrusage(RUSAGE_SELF, &self);
-  const auto seconds = [](const timeval& t) {
-    const double value = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-    return core::format_double(std::round(value * 10) / 10);
+  const auto tenths = [](double value) { return core::format_double(std::round(value * 10) / 10); };
+  const auto seconds = [&](const timeval& t) {
+    return tenths(static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6);
   };
+  // Whose: this thread is the loop's. Where the loop shares a core with the flush thread
+  // and the helpers, their time is the loop's lost.
+  std::string threads = "the loop's thread " + tenths(store::this_thread_cpu_seconds()) + " s";
+  if (flush_thread_s)
+    threads += ", the results file's flush thread " + tenths(*flush_thread_s) + " s";
   log_line("coordinator: CPU " + seconds(self.ru_utime) + " s user, " + seconds(self.ru_stime) +
-           " s system; peak memory " + std::to_string(self.ru_maxrss / 1024) + " MiB");
+           " s system (" + threads + "); peak memory " + std::to_string(self.ru_maxrss / 1024) +
+           " MiB");
 }
 
 // suggest_ahead: the sampler's calls run on a thread of their own from here on (a
@@ -323,7 +331,7 @@ int Coordinator::run() {
   study_.writer->flush();
   release_durable_replies();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
-  log_control_plane(server_->stats());
+  log_control_plane(server_->stats(), study_.writer->flush_thread_cpu_s());
   log_line(stalls_.summary());
   log_line(stalls_.work_summary());
   if (const std::string held = durable_replies_.summary(); !held.empty()) log_line(held);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <ctime>
 #include <utility>
 
 namespace slurmtune::store {
@@ -38,6 +39,12 @@ std::thread background_thread(std::function<void()> body, bool below_the_loop) {
   });
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return thread;
+}
+
+double this_thread_cpu_seconds() {
+  timespec used{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) != 0) return 0;
+  return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
 }
 
 FlushThread::FlushThread() : thread_(background_thread([this] { serve(); }, false)) {}
@@ -76,6 +83,10 @@ void FlushThread::wait() {
   rethrow();
 }
 
+double FlushThread::cpu_seconds() const {
+  return cpu_s_.load(std::memory_order_relaxed);
+}
+
 void FlushThread::rethrow() {
   if (!error_) return;
   const std::exception_ptr error = std::exchange(error_, nullptr);
@@ -99,6 +110,7 @@ void FlushThread::serve() {
       error = std::current_exception();
     }
     job = nullptr;  // what it captured goes now, not while the owner goes on
+    cpu_s_.store(this_thread_cpu_seconds(), std::memory_order_relaxed);
     const bool notify = then && !error;
     {
       const std::lock_guard lock(mutex_);

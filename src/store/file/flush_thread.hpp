@@ -9,6 +9,7 @@
 // next turn, and an explicit flush (write-ahead, the end) waits for it first, so the
 // HDF5 library, which is not built thread-safe, is never called from two threads at
 // once. An error of the thread's job is thrown on the loop at the next call.
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -35,6 +36,9 @@ namespace slurmtune::store {
 /// commits, which below the loop took up to 1.4 s at a crossing.
 std::thread background_thread(std::function<void()> body, bool below_the_loop = true);
 
+/// The CPU time the calling thread has used, in seconds (CLOCK_THREAD_CPUTIME_ID).
+double this_thread_cpu_seconds();
+
 class FlushThread {
  public:
   FlushThread();
@@ -50,6 +54,9 @@ class FlushThread {
   bool try_start(std::function<void()> job, std::function<void()> then = {});
   /// Waits for the running job and its `then`; throws what it threw.
   void wait();
+  /// The CPU time the thread has used, as of its last job's end: what the group commits
+  /// cost the coordinator, apart from its loop (the session's last lines).
+  double cpu_seconds() const;
 
  private:
   void serve();
@@ -61,6 +68,7 @@ class FlushThread {
   bool busy_ = false, stopping_ = false;
   bool notifying_ = false;  // a job's `then` runs (busy_ is false already)
   std::exception_ptr error_;
+  std::atomic<double> cpu_s_{0};
   std::thread thread_;  // last: started once the members above exist
 };
 

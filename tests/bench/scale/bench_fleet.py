@@ -8,7 +8,7 @@ processes (tests/bench/scale/fleet.cpp), not a process each.
                  [--jitter 0] [--parts 4] [--relay-fanout F]
                  [--scheduler fifo|recommended|recommended-ahead]
                  [--nofile N] [--hard-nofile]
-                 [--coordinator-cpu 0] [--fleet-cpus 1]
+                 [--coordinator-cpu 0] [--fleet-cpus 1] [--workdir DIR]
 
 The coordinator believes it runs in a Slurm job of NODES nodes of SLOTS cores (the job's
 variables are set, `--srun` is tests/bench/scale/fleet_srun.sh); NODES x SLOTS one-rank
@@ -19,6 +19,14 @@ over all parts: the largest of the parts' p50 and p99), the coordinator's connec
 its longest loop turn, its CPU time and peak memory, and worker utilization: the share of
 the trials' time not spent waiting on decisions, and the share of the slots' time spent
 in trials between the first start and the last end (the launch ramp included).
+
+--workdir: where the study's folder is made (default: the system's temporary folder). On
+a disk formatted ext4 without a journal, as this project's test machines' are, every
+file created scans past the inodes removed in the last seconds, and a study at 2,048
+nodes removes thousands of ended attempts' credential files a second: the
+coordinator's helper thread then spends a fifth of its core in the kernel. A study's
+folder on a cluster lies on a parallel file system, whose metadata server pays for its
+creates; a tmpfs (/dev/shm) is the nearer stand-in on one machine.
 """
 import argparse
 import json
@@ -95,9 +103,11 @@ def main():
     parser.add_argument("--hard-nofile", action="store_true")
     parser.add_argument("--coordinator-cpu", default="0")
     parser.add_argument("--fleet-cpus", default="1")
+    parser.add_argument("--workdir", default=None,
+                        help="where the study's folder is made (e.g. /dev/shm; see above)")
     args = parser.parse_args()
     trials = args.trials or args.nodes * args.slots
-    workdir = tempfile.mkdtemp(prefix="slurmtune-fleet-")
+    workdir = tempfile.mkdtemp(prefix="slurmtune-fleet-", dir=args.workdir)
     study = os.path.join(workdir, "study.toml")
     with open(study, "w") as f:
         f.write(STUDY.format(trials=trials, steps=args.steps,
@@ -181,6 +191,7 @@ def main():
              args.scheduler, args.parts,
              ", relays per %d nodes" % args.relay_fanout if args.relay_fanout else "",
              args.nofile or "as inherited", " (hard too)" if args.hard_nofile else ""))
+    print("study folder: %s" % workdir)
     print("\n".join(lines))
     print("trials %s, retries %d; reports sent %d, answered %d, lost %d; refused %d, killed %d"
           % (statuses, int(np.sum(rows["retries"])), reports, decisions, reports - decisions,
@@ -198,6 +209,16 @@ def main():
           "(the worst part's); the others: p99 %.2f ms"
           % (sum(p["checkpoint_samples"] for p in parts), max(p["checkpoint_p99_ms"] for p in parts),
              max(p["other_p99_ms"] for p in parts)))
+    if all("outside_p99_ms" in p for p in parts):
+        print("... from a report's leaving its node to its decision's arrival there (the coordinator "
+              "and the kernel, without the fleet's own turns; %d): p50 %.2f ms, p99 %.2f ms, max %.1f ms "
+              "(the worst part's)"
+              % (sum(p["outside_samples"] for p in parts), max(p["outside_p50_ms"] for p in parts),
+                 max(p["outside_p99_ms"] for p in parts), max(p["outside_max_ms"] for p in parts)))
+    if all("lag_p99_ms" in p for p in parts):
+        print("... the harness's own lag (how late a due timer of the fleet ran: a decision it reads "
+              "late counts in the round trip): p99 %.2f ms, max %.1f ms (the worst part's)"
+              % (max(p["lag_p99_ms"] for p in parts), max(p["lag_max_ms"] for p in parts)))
     windows = {}
     for p in parts:
         for start, sent, slow in p["windows"]:

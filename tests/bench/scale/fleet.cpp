@@ -42,6 +42,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "core/number_text.hpp"
@@ -84,6 +85,11 @@ struct Figures {
   // Which decisions asked for a checkpoint: those wait for a group commit of the
   // results file (the write-ahead), the others for the loop alone.
   std::vector<bool> asked_checkpoint;
+  std::vector<float> timers_late_ms;  // the harness's own lag
+  // From a REPORT's leaving its node (the emulated worker's send to the coordinator) to
+  // its DECISION's arrival there: the coordinator's and the kernel's part of the round
+  // trip, without the turns of the fleet's own loop on either side.
+  std::vector<float> outside_ms;
 };
 
 // Timers: (when, what), the earliest first.
@@ -92,16 +98,23 @@ class Timers {
   void at(Clock::time_point when, std::function<void()> what) {
     queue_.push(Entry{when, next_++, std::move(what)});
   }
+  // Rounded up: with 16,384 trials' timers a second the next is nearly always less than
+  // a millisecond away, and a wait rounded down to 0 spun the process on its core.
   int wait_ms() const {
     if (queue_.empty()) return 1000;
     const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(queue_.top().when - Clock::now());
+        std::chrono::ceil<std::chrono::milliseconds>(queue_.top().when - Clock::now());
     return static_cast<int>(std::clamp<long>(left.count(), 0, 1000));
   }
-  void run_due() {
+  // `late_ms`: how late each due timer ran, the harness's own lag (a report sent late
+  // does not count against the round trip, which starts at the send; a decision read
+  // late does, and the same turns delay both).
+  void run_due(std::vector<float>& late_ms) {
     const auto now = Clock::now();
     while (!queue_.empty() && queue_.top().when <= now) {
       auto what = queue_.top().what;
+      late_ms.push_back(static_cast<float>(
+          std::chrono::duration<double, std::milli>(now - queue_.top().when).count()));
       queue_.pop();
       what();
     }
@@ -208,16 +221,26 @@ class Node {
   }
 
   void up(const std::string& frame) {
+    if (const auto channel = routed_channel(frame, protocol::MessageType::Report))
+      leaving_.push_back(*channel);
     upward_ += frame;
+    if (!dirty_) dirty_nodes_.push_back(this);
     dirty_ = true;
   }
   void flush() {
-    if (!dirty_ || !fd_) return;
+    dirty_ = false;
+    if (!fd_) return;
     send_all(fd_.get(), upward_);
     upward_.clear();
-    dirty_ = false;
+    const auto now = Clock::now();
+    for (const std::uint64_t channel : leaving_)
+      left_at_[channel] = now;
+    leaving_.clear();
   }
-  bool done() const { return done_; }
+  // The nodes with frames to send upward, each once: a turn sends for those alone (a
+  // pass over all 512 of a part's nodes each turn was a fifth of the fleet's CPU time).
+  static std::vector<Node*>& dirty_nodes() { return dirty_nodes_; }
+  static std::size_t nodes_done() { return nodes_done_; }
   void tick() {
     if (agent_) agent_->tick();
   }
@@ -246,7 +269,7 @@ class Node {
     char buffer[65536];
     const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
     if (n <= 0) {
-      done_ = true;
+      finish();
       loop_.remove(fd_.get());
       return;
     }
@@ -256,6 +279,15 @@ class Node {
 
   void drain() {
     while (auto frame = decoder_.next()) {
+      if (frame->type == protocol::MessageType::Routed) {
+        const protocol::Routed routed = protocol::decode_routed(*frame);
+        if (routed.frame.type == protocol::MessageType::Decision)
+          if (const auto left = left_at_.find(routed.channel); left != left_at_.end()) {
+            figures_.outside_ms.push_back(static_cast<float>(
+                std::chrono::duration<double, std::milli>(Clock::now() - left->second).count()));
+            left_at_.erase(left);
+          }
+      }
       if (frame->type == protocol::MessageType::Routed ||
           frame->type == protocol::MessageType::ChannelClosed) {
         agent_->from_coordinator(*frame);
@@ -265,7 +297,7 @@ class Node {
       if (frame->type == protocol::MessageType::Launch) {
         const auto message = protocol::decode_launch(body);
         if (std::holds_alternative<protocol::StudyOver>(message)) {
-          done_ = true;
+          finish();
           continue;
         }
         const auto& launch = std::get<protocol::Launch>(message);
@@ -292,8 +324,30 @@ class Node {
   protocol::FrameDecoder decoder_;
   std::unique_ptr<runtime::NodeAgent> agent_;
   std::map<protocol::ProcessKey, std::unique_ptr<Trial>> trials_;
+  void finish() {
+    if (!done_) ++nodes_done_;
+    done_ = true;
+  }
+
+  // The channel a ROUTED frame (whole, header included) carries `inner` on; nullopt for
+  // any other frame.
+  static std::optional<std::uint64_t> routed_channel(const std::string& frame,
+                                                     protocol::MessageType inner) {
+    protocol::FrameDecoder decoder;
+    decoder.feed(frame);
+    const auto decoded = decoder.next();
+    if (!decoded || decoded->type != protocol::MessageType::Routed) return std::nullopt;
+    const protocol::Routed routed = protocol::decode_routed(*decoded);
+    if (routed.frame.type != inner) return std::nullopt;
+    return routed.channel;
+  }
+
   std::string upward_;
+  std::vector<std::uint64_t> leaving_;  // channels whose REPORT the next flush sends
+  std::unordered_map<std::uint64_t, Clock::time_point> left_at_;  // by channel
   bool dirty_ = false, done_ = false;
+  static inline std::vector<Node*> dirty_nodes_;
+  static inline std::size_t nodes_done_ = 0;
 };
 
 void Trial::start(const std::string& agent, const std::string& token_file,
@@ -467,10 +521,12 @@ int main(int argc, char** argv) {
       nodes.push_back(std::move(node));
     }
     auto last_tick = Clock::now();
-    while (std::any_of(nodes.begin(), nodes.end(), [](const auto& n) { return !n->done(); })) {
+    while (Node::nodes_done() < nodes.size()) {
       loop.run_once(timers.wait_ms());
-      timers.run_due();
-      for (auto& node : nodes)
+      timers.run_due(figures.timers_late_ms);
+      std::vector<Node*> dirty;
+      dirty.swap(Node::dirty_nodes());
+      for (Node* node : dirty)
         node->flush();
       if (Clock::now() - last_tick > std::chrono::seconds(1)) {
         last_tick = Clock::now();
@@ -515,7 +571,19 @@ int main(int argc, char** argv) {
         << ", \"steady_max_ms\": " << steady_max
         << ", \"checkpoint_samples\": " << with_checkpoint.size()
         << ", \"checkpoint_p99_ms\": " << percentile(with_checkpoint, 0.99)
-        << ", \"other_p99_ms\": " << percentile(without, 0.99) << ", \"windows\": [";
+        << ", \"other_p99_ms\": " << percentile(without, 0.99)
+        << ", \"outside_p50_ms\": " << percentile(figures.outside_ms, 0.5)
+        << ", \"outside_p99_ms\": " << percentile(figures.outside_ms, 0.99)
+        << ", \"outside_max_ms\": "
+        << (figures.outside_ms.empty()
+                ? 0.0
+                : *std::max_element(figures.outside_ms.begin(), figures.outside_ms.end()))
+        << ", \"outside_samples\": " << figures.outside_ms.size()
+        << ", \"lag_p99_ms\": " << percentile(figures.timers_late_ms, 0.99) << ", \"lag_max_ms\": "
+        << (figures.timers_late_ms.empty()
+                ? 0.0
+                : *std::max_element(figures.timers_late_ms.begin(), figures.timers_late_ms.end()))
+        << ", \"windows\": [";
     for (auto w = windows.begin(); w != windows.end(); ++w)
       out << (w == windows.begin() ? "" : ", ") << "[" << w->first * 10 << ", " << w->second.first
           << ", " << w->second.second << "]";

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
+#include <cstdint>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -93,4 +94,29 @@ BOOST_AUTO_TEST_CASE(a_background_thread_runs_below_the_loop_and_the_flush_threa
   flush.wait();
   BOOST_TEST(flushing == loop);
   BOOST_TEST(priority() == loop);
+}
+
+// The CPU time it reports is its own thread's, counted to its last job's end: the loop's
+// time spent on its own work is not in it, and a job's is.
+BOOST_AUTO_TEST_CASE(its_cpu_time_is_its_own_thread_s) {
+  FlushThread flush;
+  BOOST_TEST(flush.cpu_seconds() == 0.0);
+  const auto burn = [](double seconds) {
+    const double until = this_thread_cpu_seconds() + seconds;
+    volatile std::uint64_t spin = 0;
+    while (this_thread_cpu_seconds() < until)
+      spin = spin + 1;
+  };
+  double in_job = 0;
+  flush.try_start([&] {
+    burn(0.05);
+    in_job = this_thread_cpu_seconds();
+  });
+  flush.wait();
+  BOOST_TEST(flush.cpu_seconds() >= in_job);
+  BOOST_TEST(flush.cpu_seconds() >= 0.05);
+  const double before = flush.cpu_seconds();
+  burn(0.1);  // on this thread: not the flush thread's
+  BOOST_TEST(flush.cpu_seconds() == before);
+  BOOST_TEST(this_thread_cpu_seconds() >= 0.1);
 }
