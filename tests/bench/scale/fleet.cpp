@@ -315,15 +315,6 @@ class Node {
     }
   }
 
-  std::string name_;
-  runtime::EventLoop& loop_;
-  Timers& timers_;
-  Figures& figures_;
-  double interval_s_, jitter_;
-  protocol::UniqueFd fd_;
-  protocol::FrameDecoder decoder_;
-  std::unique_ptr<runtime::NodeAgent> agent_;
-  std::map<protocol::ProcessKey, std::unique_ptr<Trial>> trials_;
   void finish() {
     if (!done_) ++nodes_done_;
     done_ = true;
@@ -342,6 +333,15 @@ class Node {
     return routed.channel;
   }
 
+  std::string name_;
+  runtime::EventLoop& loop_;
+  Timers& timers_;
+  Figures& figures_;
+  double interval_s_, jitter_;
+  protocol::UniqueFd fd_;
+  protocol::FrameDecoder decoder_;
+  std::unique_ptr<runtime::NodeAgent> agent_;
+  std::map<protocol::ProcessKey, std::unique_ptr<Trial>> trials_;
   std::string upward_;
   std::vector<std::uint64_t> leaving_;  // channels whose REPORT the next flush sends
   std::unordered_map<std::uint64_t, Clock::time_point> left_at_;  // by channel
@@ -521,13 +521,14 @@ int main(int argc, char** argv) {
       nodes.push_back(std::move(node));
     }
     auto last_tick = Clock::now();
+    std::vector<Node*> flushing;  // this turn's dirty nodes (both vectors keep their room)
     while (Node::nodes_done() < nodes.size()) {
       loop.run_once(timers.wait_ms());
       timers.run_due(figures.timers_late_ms);
-      std::vector<Node*> dirty;
-      dirty.swap(Node::dirty_nodes());
-      for (Node* node : dirty)
+      flushing.swap(Node::dirty_nodes());
+      for (Node* node : flushing)
         node->flush();
+      flushing.clear();
       if (Clock::now() - last_tick > std::chrono::seconds(1)) {
         last_tick = Clock::now();
         for (auto& node : nodes)
