@@ -21,7 +21,9 @@
 // figures: round trips (p50, p99, max; and the same in the steady state, from 10 s after
 // the last start to 2 s before the first end; the p99 of decisions that asked for a
 // checkpoint and of the rest; per 10 s window, reports sent and those over 20 ms),
-// reports sent and answered, trials ended, refused.
+// the part of each round trip outside the fleet (from the report's leaving its node to
+// the decision's arrival there), the fleet's own lag (how late its timers ran), reports
+// sent and answered, trials ended, refused.
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
