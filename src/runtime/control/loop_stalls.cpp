@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/number_text.hpp"
+#include "store/file/flush_thread.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -150,6 +151,10 @@ core::LoopFigures LoopStalls::figures() const {
           ? std::min(1.0, std::chrono::duration<double>(busy) / std::chrono::duration<double>(span))
           : 1.0;
   return figures;
+}
+
+double loop_thread_cpu_seconds() {
+  return store::this_thread_cpu_seconds();
 }
 
 }  // namespace slurmtune::runtime

@@ -99,4 +99,8 @@ class LoopStalls {
   std::array<Bucket, kRecentBuckets> recent_{};
 };
 
+/// The CPU time the calling thread has used, in seconds: called on the loop's, what the
+/// loop took of the process's (the session's last lines).
+double loop_thread_cpu_seconds();
+
 }  // namespace slurmtune::runtime

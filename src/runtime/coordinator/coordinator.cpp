@@ -28,7 +28,6 @@
 #include "runtime/recording/study_recorder.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
-#include "store/file/flush_thread.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -85,7 +84,7 @@ void log_control_plane(const ControlServerStats& s, std::optional<double> flush_
   };
   // Whose: this thread is the loop's. Where the loop shares a core with the flush thread
   // and the helpers, their time is the loop's lost.
-  std::string threads = "the loop's thread " + tenths(store::this_thread_cpu_seconds()) + " s";
+  std::string threads = "the loop's thread " + tenths(loop_thread_cpu_seconds()) + " s";
   if (flush_thread_s)
     threads += ", the results file's flush thread " + tenths(*flush_thread_s) + " s";
   log_line("coordinator: CPU " + seconds(self.ru_utime) + " s user, " + seconds(self.ru_stime) +
