@@ -29,6 +29,7 @@ int report_command(const Args& args);
 int rank_exec_command(const Args& args);
 int worker_command(const Args& args);
 int join_command(const Args& args);
+int recover_command(const Args& args);
 int html_command(const Args& args);
 int dashboard_command(const Args& args);
 

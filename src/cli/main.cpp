@@ -29,6 +29,8 @@ constexpr Subcommand kSubcommands[] = {
      slurmtune::cli::simulate_command},
     {"status", "a results file at a glance (counts, best trial, rungs, trials)",
      slurmtune::cli::status_command},
+    {"recover", "put a killed study's write-ahead log into its results file (a resume does too)",
+     slurmtune::cli::recover_command},
     {"best", "the best configuration of a results file (TOML, JSON or flags)",
      slurmtune::cli::best_command},
     {"export", "a table of a results file as CSV or JSON lines", slurmtune::cli::export_command},

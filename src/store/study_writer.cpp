@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "slurmtune/version.hpp"
 #include "store/decision_snapshots.hpp"
+#include "store/file/commit_log.hpp"
 #include "store/file/flush_thread.hpp"
 #include "store/file/hdf5.hpp"
 #include "store/file/tables.hpp"
@@ -147,14 +148,11 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   writer->append_session();
   writer->flush();
   publish(unpublished, path);  // fails, never replaces, where `path` appeared meanwhile
-  if (options.background_flush) writer->flusher_ = std::make_unique<FlushThread>();
+  writer->start_flushing(path);
   return writer;
 }
 
-std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
-                                                 const core::StudySpec& spec,
-                                                 const WriterOptions& options,
-                                                 const WriterPosition& position) {
+Hid StudyWriter::open_existing(const std::string& path) {
   quiet_hdf5_errors();
   const Hid fapl = swmr_file_access();
   // A writer killed while in SWMR mode leaves the file marked "open for writing";
@@ -165,22 +163,39 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
   // A SWMR writer does not keep the superblock's end-of-allocation up to date; after a
   // crash it lags behind objects that were written (`h5clear --increment` does this).
   check_status(H5Fincrement_filesize(file, 0), "H5Fincrement_filesize " + path);
-  auto writer =
-      std::unique_ptr<StudyWriter>(new StudyWriter(std::move(file), spec, options, false));
+  return file;
+}
+
+std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
+                                                 const core::StudySpec& spec,
+                                                 const WriterOptions& options,
+                                                 const WriterPosition& position) {
+  auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(open_existing(path), spec, options, false));
   writer->seq_ = position.next_seq;
   writer->adopt_live_trials(position);
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
   writer->restore_chunk_caches();
   writer->append_session();
   writer->flush();
-  if (options.background_flush) writer->flusher_ = std::make_unique<FlushThread>();
+  writer->start_flushing(path);
   return writer;
 }
 
+void StudyWriter::start_flushing(const std::string& path) {
+  if (!options_.background_flush) return;
+  flusher_ = std::make_unique<FlushThread>();
+  // Its base: the commit just made. A log left by a writer before (apply_log took it in)
+  // is replaced.
+  if (options_.write_ahead_log)
+    log_ = std::make_unique<CommitLog>(commit_log_path(path), handed_commit_);
+}
+
 StudyWriter::~StudyWriter() {
+  if (!final_flush_) return;
   try {
     if (snapshots_) snapshots_->snapshot_next();  // the next resume replays nothing
     flush();
+    if (log_) log_->remove();  // the file has every row
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurmtune: warning: final flush of the results file failed: %s\n",
                  e.what());
@@ -312,7 +327,7 @@ void StudyWriter::trial_started(core::TrialId trial, const core::Configuration& 
     l.put_u64(row, layout_.t.startup_words, suggestion.position.startup_words);
   }
   event(trial, EventKind::Start, time, nullptr, kNaN, kNaN);
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::mark_standing(std::byte* row, std::span<const double> values) {
@@ -362,7 +377,7 @@ void StudyWriter::trial_resumed(core::TrialId trial, double time, const core::Re
     if (model) reason.cutoff = why->start_improvement;
     event(trial, EventKind::Resume, time, &reason, step, model ? why->improvement : kNaN);
   }
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::report(core::TrialId trial, double step, double time,
@@ -410,7 +425,7 @@ void StudyWriter::report(core::TrialId trial, double step, double time,
     if (kind == EventKind::Pause)
       tl.put_enum(row, layout_.t.status, static_cast<std::uint8_t>(TrialStatus::Paused));
   }
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::report_named(core::TrialId trial, double step, double time,
@@ -440,7 +455,7 @@ void StudyWriter::trial_ended(core::TrialId trial, core::TrialEnd how, double ti
         l.get<double>(row, layout_.t.last_value));
   h5_->trials->retire(trial);
   if (h5_->curves) h5_->curves->retire(trial);
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::trial_retried(core::TrialId trial, double time, const std::string& error) {
@@ -450,7 +465,7 @@ void StudyWriter::trial_retried(core::TrialId trial, double time, const std::str
   l.put_string(row, layout_.t.error, error_cell(error));
   event(trial, EventKind::Retry, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::trial_reopened(core::TrialId trial, double time) {
@@ -465,12 +480,12 @@ void StudyWriter::trial_reopened(core::TrialId trial, double time) {
   l.put_string(row, layout_.t.error, "");
   event(trial, EventKind::Reopen, time, nullptr, l.get<double>(row, layout_.t.last_step),
         l.get<double>(row, layout_.t.last_value));
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::admissions_closed(double time) {
   event(0, EventKind::Closed, time, nullptr, kNaN, kNaN);
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::set_nodes(core::TrialId trial, const std::string& nodes) {
@@ -491,7 +506,7 @@ void StudyWriter::checkpoint(core::TrialId trial, double step, double time,
   l.put_f64(row, layout_.c.time, time);
   l.put_u64(row, layout_.c.size, bytes);
   l.put_string(row, layout_.c.path, relative_path);
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::checkpoint_removed(const core::CheckpointRemoval& removal, double time) {
@@ -504,7 +519,7 @@ void StudyWriter::checkpoint_removed(const core::CheckpointRemoval& removal, dou
   l.put_u64(row, layout_.r.size, removal.bytes);
   l.put_string(row, layout_.r.path, removal.path);
   l.put_enum(row, layout_.r.reason, static_cast<std::uint8_t>(removal.reason));
-  flush_if_due();
+  flush_after_row();
 }
 
 double StudyWriter::best_value(core::TrialId trial) const {
@@ -518,7 +533,7 @@ std::size_t StudyWriter::max_checkpoint_path() const {
 
 void StudyWriter::checkpoint_saved(core::TrialId trial, double step, double time) {
   event(trial, EventKind::Checkpoint, time, nullptr, step, kNaN);
-  flush_if_due();
+  flush_after_row();
 }
 
 void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& exploit, double time) {
@@ -537,7 +552,7 @@ void StudyWriter::trial_exploited(core::TrialId trial, const core::Exploit& expl
   l.put_string(row, layout_.x.operations, exploit.operations);
   for (std::size_t p = 0; p < exploit.config.values.size() && p < layout_.params.size(); ++p)
     put_param(layout_, l, layout_.x.first_param, row, p, exploit.config.values[p]);
-  flush_if_due();
+  flush_after_row();
 }
 
 }  // namespace slurmtune::store

@@ -4,7 +4,7 @@
 // single-writer/multiple-reader mode so `slurmtune status` and h5py can read while
 // the study runs. Rows are buffered and flushed at least every flush_interval_s: after
 // a crash or `kill -9` the file opens (SWMR read, or after a resume) and holds every
-// row flushed before it.
+// row flushed before it, and a resume (apply_log) adds the rows its write-ahead log holds.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -27,6 +27,8 @@ class Hid;                // store/file/hdf5.hpp
 class FlushThread;        // store/file/flush_thread.hpp
 class DecisionReplay;     // store/decision_replay.hpp
 class DecisionSnapshots;  // store/decision_snapshots.hpp
+class CommitLog;          // store/file/commit_log.hpp
+class LogRecord;          // store/file/commit_log.hpp
 
 struct WriterOptions {
   double flush_interval_s = 1.0;  ///< buffered rows reach the file at least this often
@@ -46,6 +48,11 @@ struct WriterOptions {
   /// this. Each costs a few ms whatever it holds, and back to back at a rung crossing
   /// they took the flush thread most of a core.
   double min_commit_gap_s = 0.01;
+  /// With background_flush: a commit asked for (commit_soon) is a record of the results
+  /// file's write-ahead log (PATH-wal, store/file/commit_log.hpp), durable when
+  /// flush_if_due returns; HDF5 gets the rows at the flush interval, each table flushed
+  /// once for all the records since. The log goes when the writer closes cleanly.
+  bool write_ahead_log = false;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -132,11 +139,18 @@ class StudyWriter {
 
   /// The flush that will hold every row buffered so far.
   std::uint64_t commit_ticket() const { return flushes_taken_ + 1; }
-  /// The flushes whose rows are in the file (all flushes up to this number).
-  std::uint64_t durable_ticket() const { return flushes_durable_; }
+  /// The flushes whose rows are in the file or its write-ahead log (all up to this number).
+  std::uint64_t durable_ticket() const;
   /// Asks for the next flush as soon as the flush thread is free, not at the interval
-  /// (flush_if_due starts it). Without background_flush: flushes now.
+  /// (flush_if_due starts it; with write_ahead_log, flush_if_due logs the rows at once).
+  /// Without background_flush: flushes now.
   void commit_soon();
+  /// Applies the write-ahead log a writer killed before its last commit left beside
+  /// `path`: the records after the file's last commit are written and committed, and the
+  /// log removed. Before a reader opens the file to resume it. Returns what it did (a line
+  /// for the session's log), nullopt where there is no log; a log that does not continue
+  /// the file's last commit throws InputError naming it, and changes nothing.
+  static std::optional<std::string> apply_log(const std::string& path);
   /// What a background flush reports once durable.
   struct DurableCommit {
     std::uint64_t ticket = 0;
@@ -167,6 +181,7 @@ class StudyWriter {
   /// restore_chunk_caches; tests check that opening for SWMR did not undo it).
   std::size_t trials_chunk_cache_bytes() const;
   std::optional<std::size_t> curves_chunk_cache_bytes() const;
+  /// Metric rows durable: in the file, or (write_ahead_log) in its log.
   std::uint64_t flushed_metric_rows() const { return flushed_metric_rows_; }
 
  private:
@@ -179,14 +194,33 @@ class StudyWriter {
   /// Schema 11: the report `seq` bettered the study's best value so far (/improvements).
   void improved(std::uint64_t seq, core::TrialId trial, double time, double value);
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
+  /// An existing results file opened for writing, its "open for writing" flags cleared.
+  static Hid open_existing(const std::string& path);
   void open_tables(bool fresh);
+  /// With background_flush: the flush thread, and with write_ahead_log the log of `path`.
+  void start_flushing(const std::string& path);
   /// After H5Fstart_swmr_write, which leaves open datasets with the file's default chunk
   /// cache (1 MiB; HDF5 issue #1730): /trials and /curves opened again without one.
   void restore_chunk_caches();
   void adopt_live_trials(const WriterPosition& position);
   struct FlushBatch;  // what one flush writes, taken from the buffers
+  using Batches = std::vector<std::shared_ptr<FlushBatch>>;
   FlushBatch take_batch();
-  void write_batch(const FlushBatch& batch) const;
+  /// Writes `batches` in order, flushes each table once, then the last one's commit row.
+  void write_batches(const Batches& batches) const;
+  void write_tables(const FlushBatch& batch) const;  // its rows, unflushed
+  LogRecord log_record(const FlushBatch& batch) const;  // write_ahead_log
+  FlushBatch batch_of_record(std::span<const std::byte> bytes, const std::string& where) const;
+  /// The commit the flush interval (or, without a log, a commit asked for) makes due.
+  bool commit_if_due();
+  /// write_ahead_log: takes the buffered rows and logs them (durable from here on).
+  void log_batch();
+  /// write_ahead_log: before a commit is handed to the flush thread, a log grown large is
+  /// rewritten with the batches since the last durable commit alone.
+  void trim_log();
+  /// flush_if_due, except that a commit asked for waits for the loop's own call (one log
+  /// record a turn, not one per row).
+  void flush_after_row();
   /// Seconds left at `now` of the gap before an asked-for commit (min_commit_gap_s);
   /// nullopt when it is over, or commits are direct.
   std::optional<double> gap_left_s(std::chrono::steady_clock::time_point now) const;
@@ -213,10 +247,17 @@ class StudyWriter {
   std::uint64_t flushes_taken_ = 0;
   std::atomic<std::uint64_t> flushes_durable_ = 0;        // set by the flush thread
   std::function<void(const DurableCommit&)> on_durable_;  // called by it
-  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread
+  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread (with a log: the loop)
   std::uint64_t session_first_seq_ = 0;
   double study_best_ = std::numeric_limits<double>::quiet_NaN();  // /improvements' last value
   std::unique_ptr<DecisionSnapshots> snapshots_;                  // keep_decision_snapshots
+  // write_ahead_log:
+  std::unique_ptr<CommitLog> log_;
+  Batches logged_;                        // logged, not yet handed to the flush thread
+  std::uint64_t logged_ticket_ = 0;       // the last batch logged
+  std::vector<std::byte> handed_commit_;  // the commit row of the last batch handed over
+  std::uint64_t handed_ticket_ = 0;       // and its ticket
+  bool final_flush_ = true;               // false: apply_log's writer, which only applies
   std::unique_ptr<FlushThread> flusher_;                          // last: it writes what is above
 };
 

@@ -1,11 +1,15 @@
 // StudyWriter's flushes (study_writer.hpp): the rows buffered since the last flush are
 // taken as one batch and written, the commit row last; with background_flush a batch
 // that comes due is written on the writer's flush thread (store/file/flush_thread.hpp).
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "store/decision_snapshots.hpp"
+#include "store/file/commit_log.hpp"
 #include "store/file/flush_thread.hpp"
+#include "store/study_reader.hpp"
 #include "store/file/snapshot_slots.hpp"
 #include "store/study_writer.hpp"
 #include "store/study_writer_objects.hpp"
@@ -37,6 +41,7 @@ struct StudyWriter::FlushBatch {
   std::vector<std::byte> commit;
   std::uint64_t metric_rows = 0;
   std::uint64_t ticket = 0;  // its number (commit_ticket)
+  std::chrono::steady_clock::time_point taken = std::chrono::steady_clock::now();
 };
 
 StudyWriter::FlushBatch StudyWriter::take_batch() {
@@ -60,27 +65,132 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
   return batch;
 }
 
-void StudyWriter::write_batch(const FlushBatch& batch) const {
+namespace {
+// A log this large is rewritten, at the next commit, with the records since the last
+// durable commit alone (at 16,384 trials a second of rows is about 12 MB, so about every
+// 5 s there; a small study's log stays small).
+constexpr std::uint64_t kLogRestartBytes = std::uint64_t{64} << 20;
+}  // namespace
+
+// A batch as the log keeps it: its rows table by table, in write_tables' order (a file's
+// optional tables where its schema has them), and its commit row; not the decision
+// snapshots' rows, which a resume replays from the file.
+LogRecord StudyWriter::log_record(const FlushBatch& batch) const {
+  LogRecord record;
+  record.add_u64(batch.ticket);
+  record.add_u64(batch.metric_rows);
+  record.add_bytes(batch.commit);
+  record.add_append(batch.metrics);
+  record.add_append(batch.events);
+  record.add_append(batch.checkpoints);
+  record.add_append(batch.sessions);
+  if (h5_->exploits) record.add_append(batch.exploits);
+  if (h5_->removals) record.add_append(batch.removals);
+  if (h5_->improvements) record.add_append(batch.improvements);
+  record.add_update(batch.trials);
+  if (h5_->curves) record.add_curves(batch.curves);
+  return record;
+}
+
+StudyWriter::FlushBatch StudyWriter::batch_of_record(std::span<const std::byte> bytes,
+                                                     const std::string& where) const {
+  LogRecordReader in(bytes, where);
+  FlushBatch batch;
+  batch.ticket = in.u64();
+  batch.metric_rows = in.u64();
+  batch.commit = in.bytes(layout_.commit.row_size());
+  batch.metrics = in.append(layout_.metrics.row_size());
+  batch.events = in.append(layout_.events.row_size());
+  batch.checkpoints = in.append(layout_.checkpoints.row_size());
+  batch.sessions = in.append(layout_.sessions.row_size());
+  if (h5_->exploits) batch.exploits = in.append(layout_.exploits.row_size());
+  if (h5_->removals) batch.removals = in.append(layout_.removals.row_size());
+  if (h5_->improvements) batch.improvements = in.append(layout_.improvements.row_size());
+  batch.trials = in.update(layout_.trials.row_size());
+  if (h5_->curves) batch.curves = in.curves();
+  in.finish();
+  return batch;
+}
+
+std::optional<std::string> StudyWriter::apply_log(const std::string& path) {
+  const std::string log_path = commit_log_path(path);
+  if (!std::filesystem::exists(log_path)) return std::nullopt;
+  const LogContents log = read_commit_log(log_path);
+  // The file's tables as the study it records laid them out (its schema, its metrics).
+  const core::StudySpec recorded = StudyReader(path).spec();
+  StudyWriter writer(open_existing(path), recorded, WriterOptions{}, false);
+  writer.final_flush_ = false;  // it writes what the log holds, nothing of its own
+  const std::vector<std::byte> committed = read_table_rows(writer.h5_->commit, writer.layout_.commit, 0, 1);
+  // Where the file's last commit lies in the log: its base, or a record's commit.
+  Batches after;
+  bool found = committed == log.base;
+  for (std::size_t i = 0; i < log.records.size(); ++i) {
+    auto batch = std::make_shared<FlushBatch>(writer.batch_of_record(
+        log.records[i], "the results file's write-ahead log " + log_path + ", record " + std::to_string(i + 1)));
+    if (found) {
+      after.push_back(std::move(batch));
+    } else {
+      found = batch->commit == committed;
+    }
+  }
+  if (!found)
+    throw InputError("the results file's write-ahead log " + log_path + " does not continue " + path +
+                     "'s last commit (it belongs to another file of this name, or the file was "
+                     "changed since): move it away to resume without it (the rows it holds are "
+                     "then lost)");
+  std::uint64_t reports = 0;
+  for (const auto& batch : after)
+    reports += batch->metrics.bytes.size() / writer.layout_.metrics.row_size();
+  writer.write_batches(after);
+  std::filesystem::remove(log_path);
+  std::string line = "the results file's write-ahead log held " + std::to_string(after.size()) +
+                     " commit(s) after the file's last (" + std::to_string(reports) +
+                     " report(s)): now in the file";
+  if (log.ignored_bytes > 0)
+    line += "; " + std::to_string(log.ignored_bytes) +
+            " byte(s) after its last whole record (cut short by the writer's death) were ignored";
+  return line;
+}
+
+void StudyWriter::write_tables(const FlushBatch& batch) const {
   // Appended rows first, then trial rows: a reader never sees a trial's final status
   // before the reports that led to it.
-  h5_->metrics->write(batch.metrics);
-  h5_->events->write(batch.events);
-  h5_->checkpoints->write(batch.checkpoints);
-  h5_->sessions->write(batch.sessions);
-  if (h5_->exploits) h5_->exploits->write(batch.exploits);
-  if (h5_->removals) h5_->removals->write(batch.removals);
-  if (h5_->improvements) h5_->improvements->write(batch.improvements);
-  h5_->trials->write(batch.trials);
+  h5_->metrics->write(batch.metrics, Flush::Later);
+  h5_->events->write(batch.events, Flush::Later);
+  h5_->checkpoints->write(batch.checkpoints, Flush::Later);
+  h5_->sessions->write(batch.sessions, Flush::Later);
+  if (h5_->exploits) h5_->exploits->write(batch.exploits, Flush::Later);
+  if (h5_->removals) h5_->removals->write(batch.removals, Flush::Later);
+  if (h5_->improvements) h5_->improvements->write(batch.improvements, Flush::Later);
+  h5_->trials->write(batch.trials, Flush::Later);
   // After /trials: a writer that dies between the two leaves a curve behind its trial's
   // report count, which a resume mends (CurveSamples::adopt), never one ahead of it.
-  if (h5_->curves) h5_->curves->write(batch.curves);
-  // A snapshot holds exactly the rows this commit makes durable.
-  if (snapshots_)
-    if (const auto due = snapshots_->replay(batch.replay))
-      write_snapshot_slot(h5_->file, due->slot, due->bytes);
+  if (h5_->curves) h5_->curves->write(batch.curves, Flush::Later);
+}
+
+void StudyWriter::write_batches(const Batches& batches) const {
+  if (batches.empty()) return;
+  for (const auto& batch : batches) {
+    write_tables(*batch);
+    // A snapshot holds exactly the rows up to this batch, all committed below.
+    if (snapshots_)
+      if (const auto due = snapshots_->replay(batch->replay))
+        write_snapshot_slot(h5_->file, due->slot, due->bytes);
+  }
+  // Each table once, in the order above: a compressed partial chunk is deflated once
+  // for all the batches, not once for each.
+  flush_dataset(h5_->metrics->dataset(), "metrics");
+  flush_dataset(h5_->events->dataset(), "events");
+  flush_dataset(h5_->checkpoints->dataset(), "checkpoints");
+  flush_dataset(h5_->sessions->dataset(), "sessions");
+  if (h5_->exploits) flush_dataset(h5_->exploits->dataset(), "exploits");
+  if (h5_->removals) flush_dataset(h5_->removals->dataset(), "removed_checkpoints");
+  if (h5_->improvements) flush_dataset(h5_->improvements->dataset(), "improvements");
+  flush_dataset(h5_->trials->dataset(), "trials");
+  if (h5_->curves) flush_dataset(h5_->curves->dataset(), "curves");
   // Last: the commit row makes everything above count. A writer killed before this
   // line leaves the previous commit in place, and with it a consistent study.
-  write_single_row(h5_->commit, layout_.commit, batch.commit.data());
+  write_single_row(h5_->commit, layout_.commit, batches.back()->commit.data());
 }
 
 void StudyWriter::recycle(FlushBatch& written) const {
@@ -89,9 +199,48 @@ void StudyWriter::recycle(FlushBatch& written) const {
   h5_->trials->recycle(std::move(written.trials));
 }
 
+std::uint64_t StudyWriter::durable_ticket() const {
+  return std::max<std::uint64_t>(flushes_durable_, logged_ticket_);
+}
+
+void StudyWriter::flush_after_row() {
+  if (log_) {
+    commit_if_due();
+  } else {
+    flush_if_due();
+  }
+}
+
 bool StudyWriter::flush_if_due() {
+  if (log_ && commit_wanted_) log_batch();
+  return commit_if_due();
+}
+
+void StudyWriter::log_batch() {
+  auto batch = std::make_shared<FlushBatch>(take_batch());
+  log_->append(log_record(*batch));
+  logged_ticket_ = batch->ticket;
+  flushed_metric_rows_ = batch->metric_rows;
+  logged_.push_back(std::move(batch));
+}
+
+void StudyWriter::trim_log() {
+  // The flush thread is free and its last commit durable: the log's records up to it
+  // are in the file. Only a large log is rewritten: each rewrite is a file made and
+  // renamed (on a parallel file system, metadata operations), and a resume reads past
+  // the records the file holds at the cost of reading them.
+  if (log_->bytes() <= kLogRestartBytes) return;
+  if (flushes_durable_ < handed_ticket_) return;  // it failed: the loop hears of it next
+  std::vector<LogRecord> records;
+  for (const auto& batch : logged_)
+    records.push_back(log_record(*batch));
+  log_->restart(handed_commit_, records);
+}
+
+bool StudyWriter::commit_if_due() {
   const auto now = std::chrono::steady_clock::now();
-  // Due at the flush interval, or when a commit is asked for and its gap is over.
+  // Due at the flush interval, or (without a log) when a commit is asked for and its gap
+  // is over.
   const bool asked_and_due = commit_wanted_ && !gap_left_s(now);
   if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s &&
       !asked_and_due)
@@ -101,16 +250,27 @@ bool StudyWriter::flush_if_due() {
     return true;
   }
   if (flusher_->busy()) return false;  // the last one is still being written: next turn
-  auto batch = std::make_shared<FlushBatch>(take_batch());
+  if (log_) {
+    trim_log();
+    log_batch();  // every batch handed over is logged: a resume finds its commit row there
+  } else {
+    logged_.push_back(std::make_shared<FlushBatch>(take_batch()));
+  }
+  auto batches = std::make_shared<Batches>(std::move(logged_));
+  logged_.clear();
+  handed_commit_ = batches->back()->commit;
+  handed_ticket_ = batches->back()->ticket;
   auto done = std::make_shared<DurableCommit>();
   flusher_->try_start(
-      [this, batch, done, taken = now] {
+      [this, batches, done, taken = batches->front()->taken, logged = log_ != nullptr] {
         const auto start = std::chrono::steady_clock::now();
-        write_batch(*batch);
-        recycle(*batch);
-        flushed_metric_rows_ = batch->metric_rows;
-        flushes_durable_ = batch->ticket;
-        *done = {batch->ticket, std::chrono::duration<double>(start - taken).count(),
+        write_batches(*batches);
+        for (auto& batch : *batches)
+          recycle(*batch);
+        // With a log the loop counted these rows durable when it logged them.
+        if (!logged) flushed_metric_rows_ = batches->back()->metric_rows;
+        flushes_durable_ = batches->back()->ticket;
+        *done = {batches->back()->ticket, std::chrono::duration<double>(start - taken).count(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
       },
       // Once the thread is free: a loop woken by the notice can start the next commit.
@@ -122,6 +282,7 @@ bool StudyWriter::flush_if_due() {
 }
 
 std::optional<double> StudyWriter::commit_due_in_s() const {
+  if (log_) return std::nullopt;  // logged at once: no commit waits for its gap
   return commit_wanted_ ? gap_left_s(std::chrono::steady_clock::now()) : std::nullopt;
 }
 
@@ -134,11 +295,18 @@ std::optional<double> StudyWriter::gap_left_s(std::chrono::steady_clock::time_po
 
 void StudyWriter::flush() {
   if (flusher_) flusher_->wait();
-  FlushBatch batch = take_batch();
-  write_batch(batch);
-  recycle(batch);
-  flushed_metric_rows_ = batch.metric_rows;
-  flushes_durable_ = batch.ticket;
+  Batches batches = std::move(logged_);
+  logged_.clear();
+  batches.push_back(std::make_shared<FlushBatch>(take_batch()));
+  write_batches(batches);
+  for (auto& batch : batches)
+    recycle(*batch);
+  flushed_metric_rows_ = batches.back()->metric_rows;
+  flushes_durable_ = batches.back()->ticket;
+  handed_commit_ = batches.back()->commit;
+  handed_ticket_ = batches.back()->ticket;
+  // The file has every row: the log starts again from this commit.
+  if (log_) log_->restart(handed_commit_, {});
   last_flush_ = std::chrono::steady_clock::now();
 }
 

@@ -45,8 +45,6 @@ check 1 "--max-connections and --max-agent-channels: give at least 1" "$slurmtun
 check 1 "--max-step-restarts -1: give 0 or more" "$slurmtune" run gpu.toml --max-step-restarts -1
 check 1 "--step-launch-rate 0.0: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate 0
 check 1 "--step-launch-rate Infinity: give a positive number of steps a second" "$slurmtune" run gpu.toml --step-launch-rate inf
-check 1 "--commit-gap 2.0: give 0 to --flush-interval .1.0. seconds" "$slurmtune" run gpu.toml --commit-gap 2
-check 1 "--commit-gap -0.5: give 0 to --flush-interval .1.0. seconds" "$slurmtune" run gpu.toml --commit-gap -0.5
 test ! -e gpu.h5 || { echo "FAILED: a results file was created for GPU trials that cannot start"; failures=$((failures + 1)); }
 
 # A finished study resumes as done; a changed search space is refused and named.
@@ -58,6 +56,18 @@ check 1 'search.x: .* recorded, .* now \(cannot change' "$slurmtune" run done.to
 sed -i 's/max_trials = 2/max_trials = 3/; s/uniform = \[0, 2\]/uniform = [0, 1]/' done.toml
 check 1 'study.max_trials: 2 recorded, 3 now \(safe to change: pass --allow-changes\)' "$slurmtune" run done.toml --launcher local
 check 0 'summary: .*3/3 started' "$slurmtune" run done.toml --launcher local --allow-changes
+# A write-ahead log beside the results file that is not one, or not this file's: named,
+# with what to do, and the results file left as it was.
+test ! -e done.h5-wal || { echo "FAILED: a clean run left its write-ahead log"; failures=$((failures + 1)); }
+before=$(sha256sum done.h5)
+printf 'not a log at all, just text\n' > done.h5-wal
+check 1 "write-ahead log .*done.h5-wal: no slurmtune log header; it is not one slurmtune wrote, or was cut short: move it away" \
+  "$slurmtune" run done.toml --launcher local --allow-changes
+check 1 "write-ahead log .*done.h5-wal: no slurmtune log header" "$slurmtune" recover done.h5
+test "$(sha256sum done.h5)" = "$before" || { echo "FAILED: a bad write-ahead log changed the results file"; failures=$((failures + 1)); }
+rm done.h5-wal
+check 0 "done.h5: no write-ahead log beside it: the file holds every row" "$slurmtune" recover done.h5
+check 1 "nothing.h5: no such results file" "$slurmtune" recover nothing.h5
 
 # Issue #58: a trial that never reports says so; a new study next to an earlier one's
 # trial folders whose results file is gone is refused, the folders named.

@@ -393,8 +393,10 @@ def kill_orchestrator(runner, handle, path):
 def scenario_write_ahead(runner, args):
     """A report whose decision asks for a checkpoint is durable before the trial hears of
     it: with periodic flushes off (--flush-interval 3600), the orchestrator is killed as
-    soon as some trial has saved a checkpoint, and every saved checkpoint's step must be
-    in the results file's committed reports. The study then resumes and completes."""
+    soon as some trial has saved a checkpoint. Those reports lie in the results file's
+    write-ahead log alone; `slurmtune recover` puts them into the file, where every saved
+    checkpoint's step must then be among the committed reports. The study then resumes
+    and completes."""
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.2"]
     study = runner.write("study.toml", study_toml("write-ahead", command, max_trials=6,
                                                   trial_extra="max_failures = 1\n"))
@@ -416,6 +418,14 @@ def scenario_write_ahead(runner, args):
     wait_for(lambda: saved(), 120, "a trial's first checkpoint")
     kill_orchestrator(runner, handle, path)
     checkpoints = saved()
+    log = path + "-wal"
+    expect(os.path.exists(log), "the killed orchestrator left no write-ahead log " + log)
+    with h5py.File(path, "r", swmr=True) as f:
+        before = int(f["commit"][0]["metrics"])
+    recovered = subprocess.run([runner.slurmtune, "recover", path], capture_output=True, text=True)
+    expect(recovered.returncode == 0 and "write-ahead log held" in recovered.stdout,
+           "slurmtune recover failed:\n" + recovered.stdout + recovered.stderr)
+    expect(not os.path.exists(log), "slurmtune recover left the write-ahead log")
     with h5py.File(path, "r", swmr=True) as f:
         count = int(f["commit"][0]["metrics"])
         recorded = {(int(r["trial"]), float(r["step"])) for r in f["metrics"][:count]}
@@ -428,5 +438,7 @@ def scenario_write_ahead(runner, args):
     trials = check_complete(path, 6)
     judged = check_asha(path, 1, 3, 9)
     print("write-ahead: killed with %d checkpoint(s) saved %s, each step's report committed "
-          "(%d reports, no periodic flush); resumed: %s; %d ASHA decisions equal the model"
-          % (len(checkpoints), checkpoints, len(recorded), dict(trials.status.value_counts()), judged))
+          "(%d reports, %d of them from the write-ahead log: %s); resumed: %s; %d ASHA "
+          "decisions equal the model"
+          % (len(checkpoints), checkpoints, len(recorded), len(recorded) - before,
+             recovered.stdout.strip(), dict(trials.status.value_counts()), judged))

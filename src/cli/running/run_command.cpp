@@ -170,9 +170,6 @@ int run_command(const Args& args) {
       "have to checkpoint before SIGTERM")(
       "flush-interval", po::value<double>(&run.flush_interval_s)->default_value(1.0),
       "seconds between flushes of the results file (what a crash can lose)")(
-      "commit-gap", po::value<double>(&run.min_commit_gap_s)->default_value(0.01),
-      "seconds at least between the results file's commits that decisions wait for (those "
-      "that ask a trial for a checkpoint): less answers them sooner, and costs more commits")(
       "snapshot-interval", po::value<double>(&run.snapshot_interval_s)->default_value(300),
       "seconds between snapshots of the scheduler's and sampler's state in the results file, "
       "from which a resume starts instead of replaying every report; 0: none")(
@@ -223,10 +220,6 @@ int run_command(const Args& args) {
   if (!(run.step_launch_rate > 0) || !std::isfinite(run.step_launch_rate))
     throw InputError("--step-launch-rate " + core::format_double(run.step_launch_rate) +
                      ": give a positive number of steps a second");
-  if (!(run.min_commit_gap_s >= 0) || !(run.min_commit_gap_s <= run.flush_interval_s))
-    throw InputError("--commit-gap " + core::format_double(run.min_commit_gap_s) +
-                     ": give 0 to --flush-interval (" + core::format_double(run.flush_interval_s) +
-                     ") seconds");
   if (run.max_step_restarts < 0)
     throw InputError("--max-step-restarts " + std::to_string(run.max_step_restarts) +
                      ": give 0 or more");

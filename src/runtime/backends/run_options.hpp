@@ -22,7 +22,6 @@ struct RunOptions {
   double kill_grace_s = 10;      ///< SIGTERM -> SIGKILL after this
   double shutdown_grace_s = 60;  ///< SIGTERM/SIGUSR1/SIGINT to us -> trials get SIGTERM after this
   double flush_interval_s = 1;
-  double min_commit_gap_s = 0.01;  ///< store::WriterOptions::min_commit_gap_s
   /// Seconds between decision snapshots in the results file (0: none), from which a
   /// resume starts instead of replaying every report (store/decision_snapshots.hpp).
   double snapshot_interval_s = 300;

@@ -169,7 +169,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   study_ = open_study(
       spec_, options_.output, options_.allow_changes,
       store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true,
-                           options_.snapshot_interval_s, options_.min_commit_gap_s});
+                           options_.snapshot_interval_s, store::WriterOptions{}.min_commit_gap_s,
+                           true});
   run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   if (study_.retention) {
@@ -268,6 +269,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
                                                       : std::string()) +
                                  ")"
                            : ""));
+  if (!study_.log_applied.empty()) log_line(study_.log_applied);
   if (!study_.snapshot_note.empty())
     log_line("decision snapshots not used: " + study_.snapshot_note);
   log_reopened(study_);

@@ -34,7 +34,7 @@ void DurableReplies::release(std::uint64_t durable,
 std::string DurableReplies::summary() const {
   const std::uint64_t released = waited_.from(0);
   if (released == 0) return {};
-  return "decisions held for a group commit: " + std::to_string(released) + "; " + waited_.text() +
+  return "decisions held until their report was durable: " + std::to_string(released) + "; " + waited_.text() +
          "; longest " +
          core::format_double(
              std::round(std::chrono::duration<double, std::milli>(longest_).count() * 10) / 10) +

@@ -3,9 +3,11 @@
 // save a checkpoint (or load a PBT donor's) goes out only once the rows it depends on
 // are durable: a checkpoint file is often overwritten in place, and a resumed study must
 // not hand a trial an older step than its file holds. The reply waits here for the
-// writer's next group commit (StudyWriter::commit_ticket) instead of forcing a flush on
-// the loop: at 16,384 running trials, with rung crossings every few milliseconds, a
-// flush per crossing stalled every other trial's decision.
+// batch that holds its report (StudyWriter::commit_ticket) to be durable: logged at the
+// end of the loop's turn by the coordinator's writer (its write-ahead log), or, for a
+// writer without one, in its next group commit. A flush per crossing on the loop, at
+// 16,384 running trials with rung crossings every few milliseconds, stalled every other
+// trial's decision; a group commit per crossing kept them waiting up to seconds.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +38,7 @@ class DurableReplies {
   std::size_t held() const { return held_.size(); }
 
   /// How long the released replies were held, for the session's last lines: "decisions
-  /// held for a group commit: N; up to 10 ms A, 10-100 ms B, 0.1-1 s C, over 1 s D;
+  /// held until their report was durable: N; up to 10 ms A, 10-100 ms B, 0.1-1 s C, over 1 s D;
   /// longest X" (empty when none was). What a write-ahead costs the trials that wait.
   std::string summary() const;
 

@@ -110,6 +110,9 @@ OpenedStudy open_study(const core::StudySpec& spec, const std::string& path, boo
   std::vector<core::TrialId> dropped;
   std::unique_ptr<store::DecisionReplay> replayed;  // for the writer's snapshots
   int slot_in_use = -1;
+  // The rows a killed session had only logged go into the file first: the replay below,
+  // and the decisions it rebuilds, then include every report a trial heard the answer to.
+  opened.log_applied = store::StudyWriter::apply_log(path).value_or("");
   {
     // The reader must be gone before the writer opens the same file (HDF5 1.10 keeps
     // one open file per path and process).

@@ -36,6 +36,8 @@ struct OpenedStudy {
   /// file holds were not used (empty: none refused).
   std::optional<std::uint64_t> snapshot_seq;
   std::string snapshot_note;
+  /// What the resume took in from the write-ahead log a killed session left (empty: none).
+  std::string log_applied;
   /// Trials dropped when the study ended that wait at their rungs again (the study has
   /// room for more trials now), and those left ended by a file too old to say so.
   std::vector<core::TrialId> reopened;

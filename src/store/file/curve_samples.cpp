@@ -166,7 +166,7 @@ CurveBatch CurveSamples::take() {
   return batch;
 }
 
-void CurveSamples::write(const CurveBatch& batch) const {
+void CurveSamples::write(const CurveBatch& batch, Flush flush) const {
   if (batch.points.empty()) return;
   if (batch.extent > 0) {
     const hsize_t dims[2] = {batch.extent, kCurveSlots};
@@ -183,7 +183,7 @@ void CurveSamples::write(const CurveBatch& batch) const {
   check_status(
       H5Dwrite(dataset_, type_, memory_space, file_space, H5P_DEFAULT, batch.points.data()),
       "H5Dwrite curves");
-  check_status(H5Dflush(dataset_), "H5Dflush curves");
+  if (flush == Flush::Now) check_status(H5Dflush(dataset_), "H5Dflush curves");
 }
 
 }  // namespace slurmtune::store

@@ -63,8 +63,9 @@ class CurveSamples {
   hid_t dataset() const { return dataset_; }
 
   CurveBatch take();
-  /// Extends the dataset as `batch` says and writes its points (one point selection).
-  void write(const CurveBatch& batch) const;
+  /// Extends the dataset as `batch` says and writes its points (one point selection),
+  /// then flushes it (unless told Later: tables.hpp's Flush).
+  void write(const CurveBatch& batch, Flush flush = Flush::Now) const;
 
  private:
   struct LiveCurve {

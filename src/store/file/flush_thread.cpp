@@ -47,7 +47,8 @@ double this_thread_cpu_seconds() {
   return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
 }
 
-FlushThread::FlushThread() : thread_(background_thread([this] { serve(); }, false)) {}
+FlushThread::FlushThread()
+    : thread_(background_thread([this] { serve(); }, false)), handle_(thread_.native_handle()) {}
 
 FlushThread::~FlushThread() {
   {
@@ -84,7 +85,13 @@ void FlushThread::wait() {
 }
 
 double FlushThread::cpu_seconds() const {
-  return cpu_s_.load(std::memory_order_relaxed);
+  // The thread's own clock, read from here: it lives until the destructor has joined it.
+  clockid_t clock{};
+  timespec used{};
+  if (pthread_getcpuclockid(handle_, &clock) != 0 ||
+      ::clock_gettime(clock, &used) != 0)
+    return 0;
+  return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
 }
 
 void FlushThread::rethrow() {
@@ -110,7 +117,6 @@ void FlushThread::serve() {
       error = std::current_exception();
     }
     job = nullptr;  // what it captured goes now, not while the owner goes on
-    cpu_s_.store(this_thread_cpu_seconds(), std::memory_order_relaxed);
     const bool notify = then && !error;
     {
       const std::lock_guard lock(mutex_);

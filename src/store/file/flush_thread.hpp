@@ -9,7 +9,8 @@
 // next turn, and an explicit flush (write-ahead, the end) waits for it first, so the
 // HDF5 library, which is not built thread-safe, is never called from two threads at
 // once. An error of the thread's job is thrown on the loop at the next call.
-#include <atomic>
+#include <pthread.h>
+
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -54,8 +55,8 @@ class FlushThread {
   bool try_start(std::function<void()> job, std::function<void()> then = {});
   /// Waits for the running job and its `then`; throws what it threw.
   void wait();
-  /// The CPU time the thread has used, as of its last job's end: what the group commits
-  /// cost the coordinator, apart from its loop (the session's last lines).
+  /// The CPU time the thread has used so far: what the group commits cost the
+  /// coordinator, apart from its loop (the session's last lines).
   double cpu_seconds() const;
 
  private:
@@ -68,8 +69,8 @@ class FlushThread {
   bool busy_ = false, stopping_ = false;
   bool notifying_ = false;  // a job's `then` runs (busy_ is false already)
   std::exception_ptr error_;
-  std::atomic<double> cpu_s_{0};
-  std::thread thread_;  // last: started once the members above exist
+  std::thread thread_;  // started once the members above exist
+  pthread_t handle_;    // thread_'s, for its CPU clock (cpu_seconds)
 };
 
 }  // namespace slurmtune::store

@@ -198,4 +198,8 @@ Hid enum_type(const std::vector<std::string>& names) {
   return type;
 }
 
+void flush_dataset(hid_t dataset, const char* what) {
+  check_status(H5Dflush(dataset), std::string("H5Dflush ") + what);
+}
+
 }  // namespace slurmtune::store

@@ -73,6 +73,14 @@ std::optional<std::string> read_string_attribute(hid_t object, const std::string
 std::optional<std::int64_t> read_int_attribute(hid_t object, const std::string& name);
 std::vector<std::string> read_strings_attribute(hid_t object, const std::string& name);
 
+// ---- flushes ----------------------------------------------------------------
+/// Whether a table's write flushes the dataset (a reader sees the rows once it did), or
+/// leaves that to a later flush_dataset: a group commit of several logged batches writes
+/// them all and flushes each table once, so a compressed partial chunk is deflated once.
+enum class Flush { Now, Later };
+/// H5Dflush of `dataset`, naming `what` if it fails.
+void flush_dataset(hid_t dataset, const char* what);
+
 // ---- types ------------------------------------------------------------------
 /// Fixed-length, null-padded UTF-8 string type of `size` bytes.
 Hid fixed_string_type(std::size_t size);

@@ -134,13 +134,13 @@ void AppendTable::recycle(AppendBatch&& written) {
   if (written.bytes.capacity() > spare_.capacity()) spare_.swap(written.bytes);
 }
 
-void AppendTable::write(const AppendBatch& batch) const {
+void AppendTable::write(const AppendBatch& batch, Flush flush) const {
   const hsize_t n = batch.bytes.size() / layout_.row_size();
   if (n == 0) return;
   const hsize_t extent = batch.first + n;
   check_status(H5Dset_extent(dataset_, &extent), "H5Dset_extent");
   write_rows(dataset_, type_, batch.first, n, batch.bytes.data());
-  check_status(H5Dflush(dataset_), "H5Dflush");
+  if (flush == Flush::Now) check_status(H5Dflush(dataset_), "H5Dflush");
 }
 
 UpdateTable::UpdateTable(Hid dataset, RowLayout layout, std::uint64_t existing_rows)
@@ -237,7 +237,7 @@ void UpdateTable::recycle(UpdateBatch&& written) {
   if (written.bytes.capacity() > spare_.capacity()) spare_.swap(written.bytes);
 }
 
-void UpdateTable::write(const UpdateBatch& batch) const {
+void UpdateTable::write(const UpdateBatch& batch, Flush flush) const {
   if (batch.runs.empty()) return;
   if (batch.extent > 0) check_status(H5Dset_extent(dataset_, &batch.extent), "H5Dset_extent");
   const Hid file_space = check(H5Dget_space(dataset_), "H5Dget_space");
@@ -256,7 +256,7 @@ void UpdateTable::write(const UpdateBatch& batch) const {
   // The points are in the file's row order, which is the order of the rows in memory.
   check_status(H5Dwrite(dataset_, type_, memory_space, file_space, H5P_DEFAULT, batch.bytes.data()),
                "H5Dwrite");
-  check_status(H5Dflush(dataset_), "H5Dflush");
+  if (flush == Flush::Now) check_status(H5Dflush(dataset_), "H5Dflush");
 }
 
 }  // namespace slurmtune::store

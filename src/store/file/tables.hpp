@@ -68,8 +68,9 @@ class AppendTable {
   std::byte* new_row();
   /// The buffered rows, handed over (rows() still counts them).
   AppendBatch take();
-  /// Extends the dataset, writes `batch`, flushes it to the file.
-  void write(const AppendBatch& batch) const;
+  /// Extends the dataset, writes `batch`, flushes it to the file (unless told Later).
+  void write(const AppendBatch& batch, Flush flush = Flush::Now) const;
+  hid_t dataset() const { return dataset_; }
   void flush() { write(take()); }
   /// Rows [first, first + count) as the file has them (a resumed writer's last rows).
   std::vector<std::byte> read_rows(std::uint64_t first, std::uint64_t count) const {
@@ -127,8 +128,8 @@ class UpdateTable {
   /// A written batch's memory, for the next take() to fill (any thread).
   void recycle(UpdateBatch&& written);
   /// Extends the dataset as `batch` says, writes its runs (one write of their union:
-  /// 40,000 live trials with scattered ids make thousands of runs), flushes.
-  void write(const UpdateBatch& batch) const;
+  /// 40,000 live trials with scattered ids make thousands of runs), flushes (unless Later).
+  void write(const UpdateBatch& batch, Flush flush = Flush::Now) const;
   /// Writes every dirty row (extending the dataset as needed) and flushes.
   void flush() { write(take()); }
   const RowLayout& layout() const { return layout_; }

@@ -184,7 +184,7 @@ def main():
     decisions = sum(p["decisions"] for p in parts)
     lines = [l.split("] ", 1)[-1] for l in log.splitlines()
              if re.search(r"control plane: at most|loop: longest|loop: busy|worker\(s\) connected after|relay per|"
-                          r"descriptors:|summary:|coordinator: CPU|new trials. files:|decisions held for a group commit", l)]
+                          r"descriptors:|summary:|coordinator: CPU|new trials. files:|decisions held (for a group commit|until their report was durable)", l)]
     print("fleet: %d nodes x %d slots, %d trials of %d steps every %g s (+-%g %%), %s, "
           "%d fleet processes%s; soft ulimit -n %s%s"
           % (args.nodes, args.slots, trials, args.steps, args.interval, 100 * args.jitter,

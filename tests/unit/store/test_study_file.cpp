@@ -441,7 +441,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
 // metric rows it announced as durable (flushed) before it died.
 namespace {
 std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds delay,
-                           bool background) {
+                           const std::string& mode) {
   int out[2];
   BOOST_REQUIRE(pipe(out) == 0);
   const pid_t child = fork();
@@ -450,8 +450,9 @@ std::uint64_t run_and_kill(const std::string& path, std::chrono::milliseconds de
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
-    execl(KILLABLE_WRITER, KILLABLE_WRITER, EXAMPLE_STUDY, path.c_str(), "0.01", "0",
-          background ? "background" : "foreground", static_cast<char*>(nullptr));
+    // With the log, HDF5 commits every 0.2 s: most rows announced lie in the log alone.
+    execl(KILLABLE_WRITER, KILLABLE_WRITER, EXAMPLE_STUDY, path.c_str(),
+          mode == "log" ? "0.2" : "0.01", "0", mode.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -562,16 +563,23 @@ BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
   auto s = config::load_study_file(EXAMPLE_STUDY);
   s.max_trials = 100000000;  // what killable_writer runs
   std::mt19937 rng(42);
-  // Odd rounds flush on the writer's flush thread, as the coordinator's writer does.
-  for (int round = 0; round < 6; ++round) {
+  // Rounds flush on the caller's thread, on the writer's flush thread, and on it with a
+  // write-ahead log, as the coordinator's writer does; a log is applied before the reader
+  // opens the file, as a resume does.
+  const std::string modes[] = {"foreground", "background", "log"};
+  for (int round = 0; round < 9; ++round) {
     const std::string path = dir.file("killed" + std::to_string(round) + ".h5");
-    const bool background = round % 2 == 1;
+    const std::string& mode = modes[round % 3];
     const std::uint64_t durable = run_and_kill(
-        path, std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 600)(rng)),
-        background);
-    BOOST_TEST_CONTEXT("round " << round << (background ? " (flush thread)" : "") << ", " << durable
-                                << " rows announced") {
+        path, std::chrono::milliseconds(std::uniform_int_distribution<int>(150, 600)(rng)), mode);
+    BOOST_TEST_CONTEXT("round " << round << " (" << mode << "), " << durable << " rows announced") {
       BOOST_TEST(durable > 0U);
+      BOOST_TEST(fs::exists(path + "-wal") == (mode == "log"));
+      if (mode == "log") {
+        const auto applied = store::StudyWriter::apply_log(path);
+        BOOST_REQUIRE(applied.has_value());
+        BOOST_TEST_MESSAGE(*applied);
+      }
       store::WriterPosition position;
       {
         const store::StudyReader reader(path);  // opens despite the crash

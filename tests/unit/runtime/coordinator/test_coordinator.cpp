@@ -226,9 +226,6 @@ struct Session {
     o.launch.slots = 4;
     o.control.listen_host = "127.0.0.1";
     o.progress_interval_s = 3600;
-    // The fake world waits for held decisions by running the loop alone, not its turns,
-    // which start a commit once the gap since the last one has passed.
-    o.min_commit_gap_s = 0;
     return o;
   }
   // Runs one session of `spec` to its end; its exit status.

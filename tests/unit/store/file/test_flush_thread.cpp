@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(a_background_thread_runs_below_the_loop_and_the_flush_threa
 // time spent on its own work is not in it, and a job's is.
 BOOST_AUTO_TEST_CASE(its_cpu_time_is_its_own_thread_s) {
   FlushThread flush;
-  BOOST_TEST(flush.cpu_seconds() == 0.0);
+  BOOST_TEST(flush.cpu_seconds() < 0.01);  // started, and waiting for a job
   const auto burn = [](double seconds) {
     const double until = this_thread_cpu_seconds() + seconds;
     volatile std::uint64_t spin = 0;
@@ -117,6 +117,6 @@ BOOST_AUTO_TEST_CASE(its_cpu_time_is_its_own_thread_s) {
   BOOST_TEST(flush.cpu_seconds() >= 0.05);
   const double before = flush.cpu_seconds();
   burn(0.1);  // on this thread: not the flush thread's
-  BOOST_TEST(flush.cpu_seconds() == before);
+  BOOST_TEST(flush.cpu_seconds() < before + 0.01);
   BOOST_TEST(this_thread_cpu_seconds() >= 0.1);
 }

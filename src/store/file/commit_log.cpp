@@ -1,0 +1,323 @@
+#include "store/file/commit_log.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.hpp"
+
+namespace slurmtune::store {
+namespace {
+
+// 16 bytes that say what the file is and which framing it uses.
+constexpr std::array<char, 16> kMagic{'s', 'l', 'u', 'r', 'm', 't', 'u', 'n',
+                                      'e', ' ', 'w', 'a', 'l', ' ', '1', '\n'};
+// A record's frame: its length (u64) and the CRC-32 of its bytes (u64, the upper half 0).
+constexpr std::size_t kFrameBytes = 16;
+// Numbers a record may add: a batch has about 30; restart() checks the bound.
+constexpr std::size_t kMaxNumbers = 64;
+
+std::uint32_t crc_of(const std::vector<iovec>& parts) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (const iovec& part : parts)
+    crc = crc32_z(crc, static_cast<const Bytef*>(part.iov_base), part.iov_len);
+  return static_cast<std::uint32_t>(crc);
+}
+
+std::uint32_t crc_of(std::span<const std::byte> bytes) {
+  return static_cast<std::uint32_t>(
+      crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
+}
+
+// iovec's base is not const; writev only reads it.
+iovec part_of(const void* data, std::size_t bytes) {
+  return {const_cast<void*>(data), bytes};
+}
+
+std::string error_text(const std::string& what, const std::string& path) {
+  return "the results file's write-ahead log " + path + ": " + what + ": " + std::strerror(errno);
+}
+
+// Writes every byte of `parts` (writev may write less than asked: a file system that is
+// full, a signal).
+void write_all(int fd, std::vector<iovec> parts, const std::string& path) {
+  std::size_t first = 0;
+  while (first < parts.size()) {
+    const int count = static_cast<int>(std::min<std::size_t>(parts.size() - first, IOV_MAX));
+    const ssize_t written = ::writev(fd, parts.data() + first, count);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw Error(error_text("cannot write", path));
+    }
+    auto left = static_cast<std::size_t>(written);
+    while (first < parts.size() && left >= parts[first].iov_len) left -= parts[first++].iov_len;
+    if (left > 0) {
+      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
+      parts[first].iov_len -= left;
+    }
+  }
+}
+
+std::uint64_t read_u64(std::span<const std::byte> bytes) {
+  std::uint64_t value = 0;
+  std::memcpy(&value, bytes.data(), sizeof value);
+  return value;
+}
+
+// The header: the magic, the base's length and CRC, the base.
+std::vector<iovec> header_parts(std::span<const std::byte> base, std::array<std::uint64_t, 2>& frame) {
+  frame = {base.size(), crc_of(base)};
+  return {part_of(kMagic.data(), kMagic.size()), part_of(frame.data(), sizeof frame),
+          part_of(base.data(), base.size())};
+}
+
+// One record's frame and parts, for write_all.
+std::vector<iovec> record_parts(const LogRecord& record, std::array<std::uint64_t, 2>& frame) {
+  frame = {record.size(), crc_of(record.parts())};
+  std::vector<iovec> parts{part_of(frame.data(), sizeof frame)};
+  parts.insert(parts.end(), record.parts().begin(), record.parts().end());
+  return parts;
+}
+
+int open_log(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error(error_text("cannot create it", path));
+  return fd;
+}
+
+std::uint64_t write_log(int fd, std::span<const std::byte> base, const std::vector<LogRecord>& records,
+                        const std::string& path) {
+  std::array<std::uint64_t, 2> frame{};
+  std::vector<iovec> parts = header_parts(base, frame);
+  std::uint64_t bytes = kMagic.size() + sizeof frame + base.size();
+  write_all(fd, parts, path);
+  for (const LogRecord& record : records) {
+    write_all(fd, record_parts(record, frame), path);
+    bytes += kFrameBytes + record.size();
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::string commit_log_path(const std::string& results_file) {
+  return std::filesystem::absolute(results_file).string() + "-wal";
+}
+
+void LogRecord::add(const void* data, std::size_t bytes) {
+  if (bytes == 0) return;
+  parts_.push_back(part_of(data, bytes));
+  size_ += bytes;
+}
+
+void LogRecord::add_u64(std::uint64_t value) {
+  if (numbers_.capacity() == 0) numbers_.reserve(kMaxNumbers);
+  if (numbers_.size() == kMaxNumbers) throw UsageError("LogRecord: more than 64 numbers");
+  numbers_.push_back(value);
+  add(&numbers_.back(), sizeof value);
+}
+
+void LogRecord::add_bytes(std::span<const std::byte> bytes) {
+  add_u64(bytes.size());
+  add(bytes.data(), bytes.size());
+}
+
+void LogRecord::add_append(const AppendBatch& batch) {
+  add_u64(batch.first);
+  add_bytes(batch.bytes);
+}
+
+void LogRecord::add_update(const UpdateBatch& batch) {
+  // A run is two hsize_t (first row, rows) with no padding: read back as two u64.
+  static_assert(sizeof batch.runs.front() == 16 && sizeof(hsize_t) == 8);
+  add_u64(batch.extent);
+  add_u64(batch.runs.size());
+  add(batch.runs.data(), batch.runs.size() * sizeof batch.runs.front());
+  add_bytes(batch.bytes);
+}
+
+void LogRecord::add_curves(const CurveBatch& batch) {
+  add_u64(batch.extent);
+  add_u64(batch.points.size());
+  add(batch.coordinates.data(), batch.coordinates.size() * sizeof(hsize_t));
+  add(batch.points.data(), batch.points.size() * sizeof(CurvePoint));
+}
+
+LogRecordReader::LogRecordReader(std::span<const std::byte> record, std::string where)
+    : rest_(record), where_(std::move(where)) {}
+
+void LogRecordReader::fail(const std::string& why) const {
+  throw InputError(where_ + ": " + why);
+}
+
+std::span<const std::byte> LogRecordReader::take(std::size_t n, const char* what) {
+  if (n > rest_.size())
+    fail(std::string(what) + " needs " + std::to_string(n) + " bytes, " +
+         std::to_string(rest_.size()) + " are left");
+  const auto taken = rest_.first(n);
+  rest_ = rest_.subspan(n);
+  return taken;
+}
+
+std::uint64_t LogRecordReader::u64() {
+  return read_u64(take(sizeof(std::uint64_t), "a number"));
+}
+
+std::vector<std::byte> LogRecordReader::bytes(std::size_t expected) {
+  const std::uint64_t n = u64();
+  if (n != expected)
+    fail("a row of " + std::to_string(n) + " bytes where " + std::to_string(expected) + " belong");
+  const auto data = take(n, "a row");
+  return {data.begin(), data.end()};
+}
+
+AppendBatch LogRecordReader::append(std::size_t row_size) {
+  AppendBatch batch;
+  batch.first = u64();
+  const std::uint64_t n = u64();
+  if (n % row_size != 0)
+    fail("appended rows of " + std::to_string(n) + " bytes, not a multiple of the row's " +
+         std::to_string(row_size));
+  const auto data = take(n, "appended rows");
+  batch.bytes.assign(data.begin(), data.end());
+  return batch;
+}
+
+UpdateBatch LogRecordReader::update(std::size_t row_size) {
+  UpdateBatch batch;
+  batch.extent = u64();
+  const std::uint64_t runs = u64();
+  if (runs > rest_.size() / sizeof batch.runs.front()) fail(std::to_string(runs) + " runs of rows");
+  const auto run_bytes = take(runs * sizeof batch.runs.front(), "runs of rows");
+  batch.runs.reserve(runs);
+  for (std::size_t i = 0; i < runs; ++i)
+    batch.runs.emplace_back(read_u64(run_bytes.subspan(16 * i)), read_u64(run_bytes.subspan(16 * i + 8)));
+  std::uint64_t rows = 0;
+  for (const auto& [first, count] : batch.runs) {
+    if (batch.extent > 0 && first + count > batch.extent)
+      fail("rows " + std::to_string(first) + "+" + std::to_string(count) + " past the extent " +
+           std::to_string(batch.extent));
+    rows += count;
+  }
+  const std::uint64_t n = u64();
+  if (n != rows * row_size)
+    fail("rewritten rows of " + std::to_string(n) + " bytes for " + std::to_string(rows) + " rows");
+  const auto data = take(n, "rewritten rows");
+  batch.bytes.assign(data.begin(), data.end());
+  return batch;
+}
+
+CurveBatch LogRecordReader::curves() {
+  CurveBatch batch;
+  batch.extent = u64();
+  const std::uint64_t points = u64();
+  const std::size_t point_bytes = sizeof(hsize_t) * 2 + sizeof(CurvePoint);
+  if (points > rest_.size() / point_bytes) fail(std::to_string(points) + " curve points");
+  const auto coordinates = take(points * 2 * sizeof(hsize_t), "curve coordinates");
+  batch.coordinates.resize(points * 2);
+  std::memcpy(batch.coordinates.data(), coordinates.data(), coordinates.size());
+  const auto values = take(points * sizeof(CurvePoint), "curve points");
+  batch.points.resize(points);
+  std::memcpy(batch.points.data(), values.data(), values.size());
+  for (std::size_t i = 0; i < points; ++i)
+    if (batch.coordinates[2 * i + 1] >= kCurveSlots ||
+        (batch.extent > 0 && batch.coordinates[2 * i] >= batch.extent))
+      fail("a curve point outside the curves' table");
+  return batch;
+}
+
+void LogRecordReader::finish() const {
+  if (!rest_.empty()) fail(std::to_string(rest_.size()) + " bytes left over");
+}
+
+LogContents read_commit_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(error_text("cannot open it", path));
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::span<const std::byte> all(reinterpret_cast<const std::byte*>(chars.data()),
+                                       chars.size());
+  const auto not_a_log = [&path](const std::string& why) {
+    return InputError("the results file's write-ahead log " + path + ": " + why +
+                      "; it is not one slurmtune wrote, or was cut short: move it away to "
+                      "resume without it (the rows it holds are then lost)");
+  };
+  if (all.size() < kMagic.size() + kFrameBytes ||
+      std::memcmp(all.data(), kMagic.data(), kMagic.size()) != 0)
+    throw not_a_log("no slurmtune log header");
+  std::span<const std::byte> rest = all.subspan(kMagic.size());
+  const auto frame = [&rest] {
+    const std::uint64_t length = read_u64(rest), crc = read_u64(rest.subspan(8));
+    rest = rest.subspan(kFrameBytes);
+    return std::pair{length, crc};
+  };
+  const auto [base_length, base_crc] = frame();
+  if (base_length > rest.size() || crc_of(rest.first(base_length)) != base_crc)
+    throw not_a_log("its header's commit row is cut short or damaged");
+  LogContents contents;
+  contents.base.assign(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(base_length));
+  rest = rest.subspan(base_length);
+  while (rest.size() >= kFrameBytes) {
+    const std::span<const std::byte> before = rest;
+    const auto [length, crc] = frame();
+    if (length > rest.size() || crc_of(rest.first(length)) != crc) {
+      rest = before;
+      break;
+    }
+    contents.records.emplace_back(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(length));
+    rest = rest.subspan(length);
+  }
+  contents.ignored_bytes = rest.size();
+  return contents;
+}
+
+CommitLog::CommitLog(std::string path, std::span<const std::byte> base)
+    : path_(std::move(path)), fd_(open_log(path_)) {
+  try {
+    bytes_ = write_log(fd_, base, {}, path_);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+CommitLog::~CommitLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void CommitLog::append(const LogRecord& record) {
+  std::array<std::uint64_t, 2> frame{};
+  write_all(fd_, record_parts(record, frame), path_);
+  bytes_ += kFrameBytes + record.size();
+}
+
+void CommitLog::restart(std::span<const std::byte> base, const std::vector<LogRecord>& records) {
+  const std::string next = path_ + ".next";
+  const int fd = open_log(next);
+  std::uint64_t bytes = 0;
+  try {
+    bytes = write_log(fd, base, records, next);
+    if (std::rename(next.c_str(), path_.c_str()) != 0) throw Error(error_text("cannot rename " + next, path_));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(next.c_str());
+    throw;
+  }
+  ::close(fd_);
+  fd_ = fd;
+  bytes_ = bytes;
+}
+
+void CommitLog::remove() {
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw Error(error_text("cannot remove it", path_));
+}
+
+}  // namespace slurmtune::store

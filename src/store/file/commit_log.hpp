@@ -1,0 +1,116 @@
+#pragma once
+// The results file's write-ahead log (STUDY.h5-wal): what makes a group commit's rows
+// durable before HDF5 has them. A decision that asks a trial for a checkpoint may go out
+// only once the report behind it would survive the coordinator's death (issue #62).
+// Waiting for an HDF5 commit cost those decisions up to seconds at a rung crossing of
+// 16,384 trials, and the commits, one every 10 ms while decisions waited, a third of the
+// coordinator's core: each deflates the tables' partial last chunks again whole. A
+// record here is one write() of the rows, uncompressed; HDF5 gets them once a second.
+//
+// The log holds every batch the writer took since a commit that HDF5 has (its base), in
+// the order taken, each framed with its length and a CRC-32 (zlib's). A resume finds the
+// file's commit row among the base and the records' commit rows and writes the records
+// after it into the file (StudyWriter::apply_log). Own code, not a library's: HDF5 1.10
+// has no journal of its own for SWMR files, and the record is a few spans of bytes.
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "store/file/curve_samples.hpp"
+#include "store/file/tables.hpp"
+
+namespace slurmtune::store {
+
+/// "/abs/study.h5-wal" for "/abs/study.h5".
+std::string commit_log_path(const std::string& results_file);
+
+/// One record's parts, gathered for a single writev: the bytes stay where the batch
+/// holds them (a second's /trials rows at 16,384 trials are 11 MB).
+class LogRecord {
+ public:
+  LogRecord() = default;
+  // Moved, never copied: parts_ point into numbers_' buffer, which a move keeps.
+  LogRecord(LogRecord&&) = default;
+  LogRecord& operator=(LogRecord&&) = default;
+  LogRecord(const LogRecord&) = delete;
+  LogRecord& operator=(const LogRecord&) = delete;
+  void add_u64(std::uint64_t value);
+  /// Borrowed: the bytes must outlive the append.
+  void add_bytes(std::span<const std::byte> bytes);
+  void add_append(const AppendBatch& batch);
+  void add_update(const UpdateBatch& batch);
+  void add_curves(const CurveBatch& batch);
+  const std::vector<iovec>& parts() const { return parts_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::vector<std::uint64_t> numbers_;  // reserved up front: parts_ point into it
+  std::vector<iovec> parts_;
+  std::size_t size_ = 0;
+  void add(const void* data, std::size_t bytes);
+};
+
+/// Reads one record's parts back in the order they were added, checking each against
+/// what is left and what a table's rows must be; a malformed record throws InputError
+/// naming `where`.
+class LogRecordReader {
+ public:
+  LogRecordReader(std::span<const std::byte> record, std::string where);
+  std::uint64_t u64();
+  std::vector<std::byte> bytes(std::size_t expected);
+  AppendBatch append(std::size_t row_size);
+  UpdateBatch update(std::size_t row_size);
+  CurveBatch curves();
+  /// Throws unless every byte was read.
+  void finish() const;
+
+ private:
+  std::span<const std::byte> rest_;
+  std::string where_;
+  std::span<const std::byte> take(std::size_t n, const char* what);
+  [[noreturn]] void fail(const std::string& why) const;
+};
+
+/// What a log holds: its base commit row and its whole records, in order.
+struct LogContents {
+  std::vector<std::byte> base;
+  std::vector<std::vector<std::byte>> records;
+  /// Bytes after the last whole record (a record cut short by the writer's death, or
+  /// one whose CRC does not match): ignored, never applied.
+  std::uint64_t ignored_bytes = 0;
+};
+
+/// Reads `path` (an InputError naming it for a file that is not a slurmtune log).
+LogContents read_commit_log(const std::string& path);
+
+/// The log a writer appends to (the loop's thread alone).
+class CommitLog {
+ public:
+  /// Creates or replaces `path` with a log of `base` and no record (0600).
+  CommitLog(std::string path, std::span<const std::byte> base);
+  ~CommitLog();
+  CommitLog(const CommitLog&) = delete;
+  CommitLog& operator=(const CommitLog&) = delete;
+
+  /// Appends one record (one writev; a short write is finished or thrown, naming the file).
+  void append(const LogRecord& record);
+  /// Replaces the log by one of `base` and `records`: written beside it and renamed over
+  /// it, so a death meanwhile leaves the old log or the new, each whole.
+  void restart(std::span<const std::byte> base, const std::vector<LogRecord>& records);
+  /// The log's bytes.
+  std::uint64_t bytes() const { return bytes_; }
+  /// Removes the file (a writer that closed cleanly: HDF5 has every row).
+  void remove();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace slurmtune::store

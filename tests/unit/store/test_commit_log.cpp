@@ -1,0 +1,238 @@
+#define BOOST_TEST_MODULE store_commit_log
+// The results file's write-ahead log (store/file/commit_log.hpp): a commit asked for is
+// durable once logged, a writer killed with rows only in the log loses none of them at
+// the resume, and a log that is damaged, cut short or not the file's is named, never
+// applied in part.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "config/study_file.hpp"
+#include "core/error.hpp"
+#include "store/file/commit_log.hpp"
+#include "store/resume.hpp"
+#include "store/study_reader.hpp"
+#include "store/study_writer.hpp"
+#include "unit/temp_folder.hpp"
+
+using namespace slurmtune;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kStudy = R"(
+[study]
+name = "log-test"
+metric = "loss"
+seed = 3
+max_trials = 400
+[search]
+lr = { loguniform = [1e-4, 1e-1] }
+[scheduler]
+type = "asha"
+grace_period = 1
+max_t = 27
+reduction_factor = 3
+)";
+
+core::StudySpec spec() {
+  return config::parse_study(kStudy, "study.toml");
+}
+
+store::WriterOptions logged_options() {
+  store::WriterOptions options;
+  options.flush_interval_s = 1e9;  // HDF5 only when flushed: every commit asked for is logged
+  options.background_flush = true;
+  options.write_ahead_log = true;
+  return options;
+}
+
+// Trial `trial` started and reporting steps 1..`steps` (loss 1/step).
+void run_trial(store::StudyWriter& writer, core::TrialId trial, int steps) {
+  writer.trial_started(trial, core::Configuration{{core::ParamValue{0.01}}}, 0, 0);
+  for (int step = 1; step <= steps; ++step) {
+    const std::vector<double> values{1.0 / step};
+    writer.report(trial, step, step, values, {});
+  }
+}
+
+// A writer that logs two commits and then dies (a forked child, _exit without its
+// destructor): the file's HDF5 holds only the rows of its create, the log the rest.
+void logged_and_killed(const std::string& path) {
+  const pid_t child = fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      auto writer = store::StudyWriter::create(path, spec(), logged_options()).release();
+      run_trial(*writer, 0, 3);
+      writer->commit_soon();
+      writer->flush_if_due();
+      run_trial(*writer, 1, 2);
+      writer->trial_ended(0, core::TrialEnd::Completed, 4);
+      writer->commit_soon();
+      writer->flush_if_due();
+      const bool durable = writer->durable_ticket() + 1 == writer->commit_ticket();
+      _exit(durable ? 0 : 3);
+    } catch (...) {
+      _exit(4);
+    }
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  BOOST_REQUIRE(WIFEXITED(status));
+  BOOST_REQUIRE(WEXITSTATUS(status) == 0);
+}
+
+std::uint64_t committed_reports(const std::string& path) {
+  return store::StudyReader(path).committed().metrics;
+}
+
+}  // namespace
+
+// A commit asked for is durable when flush_if_due returns: logged, before HDF5 has it.
+BOOST_AUTO_TEST_CASE(a_commit_asked_for_is_durable_once_logged) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("logged.h5");
+  {
+    auto writer = store::StudyWriter::create(path, spec(), logged_options());
+    BOOST_TEST(fs::exists(path + "-wal"));
+    run_trial(*writer, 0, 3);
+    const std::uint64_t ticket = writer->commit_ticket();
+    BOOST_TEST(writer->durable_ticket() < ticket);
+    writer->commit_soon();
+    BOOST_TEST(!writer->commit_due_in_s().has_value());  // no gap: nothing to wait for
+    writer->flush_if_due();
+    BOOST_TEST(writer->durable_ticket() >= ticket);
+    BOOST_TEST(writer->flushed_metric_rows() == 3U);
+    BOOST_TEST(committed_reports(path) == 0U);  // HDF5 gets them at the interval
+  }
+  // Closed cleanly: the file has every row and the log is gone.
+  BOOST_TEST(!fs::exists(path + "-wal"));
+  BOOST_TEST(committed_reports(path) == 3U);
+}
+
+// The rows only the log held are in the file after apply_log, which a resume calls
+// first; the resumed state counts them, and the log is gone.
+BOOST_AUTO_TEST_CASE(a_killed_writers_logged_rows_survive_its_death) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("killed.h5");
+  logged_and_killed(path);
+  BOOST_TEST(fs::exists(path + "-wal"));
+  BOOST_TEST(committed_reports(path) == 0U);
+  const auto applied = store::StudyWriter::apply_log(path);
+  BOOST_REQUIRE(applied.has_value());
+  BOOST_TEST(applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
+             *applied);
+  BOOST_TEST(!fs::exists(path + "-wal"));
+  const store::StudyReader reader(path);
+  BOOST_TEST(reader.committed().metrics == 5U);
+  const auto trials = reader.trials();
+  BOOST_REQUIRE(trials.size() == 2U);
+  BOOST_TEST((trials[0].status == store::TrialStatus::Completed));
+  BOOST_TEST(trials[0].best_value == 1.0 / 3);
+  BOOST_TEST((trials[1].status == store::TrialStatus::Running));
+  const auto state = store::resume_study(reader, spec(), {});
+  BOOST_TEST(state.reports_replayed == 5U);
+  BOOST_TEST(!store::StudyWriter::apply_log(path).has_value());  // nothing left
+}
+
+// A record cut short by the writer's death (or damaged) ends the log: the whole records
+// before it are applied, its bytes ignored and counted.
+BOOST_AUTO_TEST_CASE(a_record_cut_short_is_ignored_and_counted) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("torn.h5");
+  logged_and_killed(path);
+  const std::string log = path + "-wal";
+  const auto whole = fs::file_size(log);
+  const auto contents = store::read_commit_log(log);
+  BOOST_REQUIRE(contents.records.size() == 2U);
+  // Cut into the second record.
+  fs::resize_file(log, whole - 10);
+  const auto applied = store::StudyWriter::apply_log(path);
+  BOOST_REQUIRE(applied.has_value());
+  BOOST_TEST(applied->find("held 1 commit(s)") != std::string::npos, *applied);
+  BOOST_TEST(applied->find("byte(s) after its last whole record") != std::string::npos, *applied);
+  BOOST_TEST(committed_reports(path) == 3U);
+
+  const std::string damaged = dir.file("damaged.h5");
+  logged_and_killed(damaged);
+  {
+    std::fstream f(damaged + "-wal", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(damaged + "-wal") / 2));
+    f.put('\x5a');
+  }
+  const auto after_damage = store::StudyWriter::apply_log(damaged);
+  BOOST_REQUIRE(after_damage.has_value());
+  BOOST_TEST(after_damage->find("byte(s) after its last whole record") != std::string::npos,
+             *after_damage);
+}
+
+// Not a log, a damaged header, or another file's log: an InputError that names the log
+// and says what to do, and the results file as it was.
+BOOST_AUTO_TEST_CASE(a_log_that_is_not_this_files_is_refused_and_named) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("mine.h5");
+  const std::string other = dir.file("other.h5");
+  logged_and_killed(path);
+  logged_and_killed(other);
+  const auto refused = [&](const std::string& expected) {
+    const auto before = fs::file_size(path);
+    try {
+      store::StudyWriter::apply_log(path);
+      BOOST_ERROR("applied a log it should refuse");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find(path + "-wal") != std::string::npos, what);
+      BOOST_TEST(what.find(expected) != std::string::npos, what);
+      BOOST_TEST(what.find("move it away") != std::string::npos, what);
+    }
+    BOOST_TEST(fs::file_size(path) == before);
+    BOOST_TEST(committed_reports(path) == 0U);
+  };
+  fs::copy_file(other + "-wal", path + "-wal", fs::copy_options::overwrite_existing);
+  refused("does not continue");
+  std::ofstream(path + "-wal", std::ios::trunc) << "hello";
+  refused("no slurmtune log header");
+  {
+    auto bytes = std::string(16, '\0');
+    std::ifstream(other + "-wal", std::ios::binary).read(bytes.data(), 16);
+    std::ofstream out(path + "-wal", std::ios::trunc | std::ios::binary);
+    out << bytes << std::string(16, '\x7f') << "short";
+  }
+  refused("its header's commit row is cut short or damaged");
+}
+
+// Records are read back only as they were written: lengths that run past the record,
+// rows that are not whole, curve points outside the table are each named.
+BOOST_AUTO_TEST_CASE(a_malformed_record_is_named_field_by_field) {
+  const auto refused = [](const std::vector<std::uint64_t>& words, const auto& read,
+                          const std::string& expected) {
+    std::vector<std::byte> bytes(words.size() * 8);
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    store::LogRecordReader in(bytes, "log, record 1");
+    try {
+      read(in);
+      BOOST_ERROR("read a malformed record: " << expected);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("log, record 1: " + expected) != std::string::npos, what);
+    }
+  };
+  refused({0, 24}, [](auto& in) { in.append(16); }, "appended rows of 24 bytes, not a multiple");
+  refused({0, 32}, [](auto& in) { in.append(16); }, "appended rows needs 32 bytes, 0 are left");
+  refused({4, 1, 3, 2, 0}, [](auto& in) { in.update(8); }, "rows 3+2 past the extent 4");
+  refused({0, 1, 0, 2, 8}, [](auto& in) { in.update(8); }, "rewritten rows of 8 bytes for 2 rows");
+  refused({0, 1000}, [](auto& in) { in.update(8); }, "1000 runs of rows");
+  refused({0, 1, 0, 200, 0}, [](auto& in) { in.curves(); }, "a curve point outside");
+  refused({8}, [](auto& in) { in.bytes(16); }, "a row of 8 bytes where 16 belong");
+  std::vector<std::byte> extra(16);
+  store::LogRecordReader in(extra, "log, record 2");
+  in.u64();
+  BOOST_CHECK_THROW(in.finish(), InputError);
+}
