@@ -209,6 +209,7 @@ class StudyWriter {
   /// Writes `batches` in order, flushes each table once, then the last one's commit row.
   void write_batches(const Batches& batches) const;
   void write_tables(const FlushBatch& batch) const;  // its rows, unflushed
+  FlushBatch joined_batch(const Batches& batches) const;  // their rows as one batch's
   LogRecord log_record(const FlushBatch& batch) const;  // write_ahead_log
   FlushBatch batch_of_record(std::span<const std::byte> bytes, const std::string& where) const;
   /// The commit the flush interval (or, without a log, a commit asked for) makes due.

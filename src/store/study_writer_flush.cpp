@@ -168,15 +168,40 @@ void StudyWriter::write_tables(const FlushBatch& batch) const {
   if (h5_->curves) h5_->curves->write(batch.curves, Flush::Later);
 }
 
+StudyWriter::FlushBatch StudyWriter::joined_batch(const Batches& batches) const {
+  const auto each = [&batches](auto member) {
+    std::vector<const std::remove_reference_t<decltype((*batches.front()).*member)>*> all;
+    for (const auto& batch : batches)
+      all.push_back(&((*batch).*member));
+    return all;
+  };
+  FlushBatch all;
+  all.metrics = joined(each(&FlushBatch::metrics), layout_.metrics.row_size());
+  all.events = joined(each(&FlushBatch::events), layout_.events.row_size());
+  all.checkpoints = joined(each(&FlushBatch::checkpoints), layout_.checkpoints.row_size());
+  all.sessions = joined(each(&FlushBatch::sessions), layout_.sessions.row_size());
+  if (h5_->exploits) all.exploits = joined(each(&FlushBatch::exploits), layout_.exploits.row_size());
+  if (h5_->removals) all.removals = joined(each(&FlushBatch::removals), layout_.removals.row_size());
+  if (h5_->improvements)
+    all.improvements = joined(each(&FlushBatch::improvements), layout_.improvements.row_size());
+  all.trials = joined(each(&FlushBatch::trials), layout_.trials.row_size());
+  if (h5_->curves) all.curves = joined(each(&FlushBatch::curves));
+  return all;
+}
+
 void StudyWriter::write_batches(const Batches& batches) const {
   if (batches.empty()) return;
-  for (const auto& batch : batches) {
-    write_tables(*batch);
-    // A snapshot holds exactly the rows up to this batch, all committed below.
-    if (snapshots_)
+  // Several batches (logged one a loop turn while decisions waited) as one: each table
+  // one write, a rewritten row once, not once a batch.
+  if (batches.size() == 1)
+    write_tables(*batches.front());
+  else
+    write_tables(joined_batch(batches));
+  // A snapshot holds exactly the rows up to its batch, all committed below.
+  if (snapshots_)
+    for (const auto& batch : batches)
       if (const auto due = snapshots_->replay(batch->replay))
         write_snapshot_slot(h5_->file, due->slot, due->bytes);
-  }
   // Each table once, in the order above: a compressed partial chunk is deflated once
   // for all the batches, not once for each.
   flush_dataset(h5_->metrics->dataset(), "metrics");

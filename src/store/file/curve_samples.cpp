@@ -186,4 +186,24 @@ void CurveSamples::write(const CurveBatch& batch, Flush flush) const {
   if (flush == Flush::Now) check_status(H5Dflush(dataset_), "H5Dflush curves");
 }
 
+CurveBatch joined(const std::vector<const CurveBatch*>& batches) {
+  CurveBatch all;
+  std::unordered_map<std::uint64_t, std::size_t> at;  // a point's place in `all`
+  for (const CurveBatch* batch : batches) {
+    all.extent = std::max(all.extent, batch->extent);
+    for (std::size_t i = 0; i < batch->points.size(); ++i) {
+      const hsize_t trial = batch->coordinates[2 * i], slot = batch->coordinates[2 * i + 1];
+      const auto [place, added] = at.try_emplace(trial * kCurveSlots + slot, all.points.size());
+      if (added) {
+        all.coordinates.push_back(trial);
+        all.coordinates.push_back(slot);
+        all.points.push_back(batch->points[i]);
+      } else {
+        all.points[place->second] = batch->points[i];
+      }
+    }
+  }
+  return all;
+}
+
 }  // namespace slurmtune::store

@@ -40,6 +40,9 @@ struct CurveBatch {
   std::vector<CurvePoint> points;
 };
 
+/// `batches` as one, in the order taken: a point written in several by its last value.
+CurveBatch joined(const std::vector<const CurveBatch*>& batches);
+
 class CurveSamples {
  public:
   /// Creates the empty dataset in `file` (before SWMR writing starts, as every table), or

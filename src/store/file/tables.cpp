@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
+
 namespace slurmtune::store {
 
 Hid create_table(hid_t file, const std::string& name, const RowLayout& layout,
@@ -257,6 +259,53 @@ void UpdateTable::write(const UpdateBatch& batch, Flush flush) const {
   check_status(H5Dwrite(dataset_, type_, memory_space, file_space, H5P_DEFAULT, batch.bytes.data()),
                "H5Dwrite");
   if (flush == Flush::Now) check_status(H5Dflush(dataset_), "H5Dflush");
+}
+
+AppendBatch joined(const std::vector<const AppendBatch*>& batches, std::size_t row_size) {
+  AppendBatch all;
+  if (batches.empty()) return all;
+  all.first = batches.front()->first;
+  std::size_t bytes = 0;
+  for (const AppendBatch* batch : batches)
+    bytes += batch->bytes.size();
+  all.bytes.reserve(bytes);
+  for (const AppendBatch* batch : batches) {
+    // A batch of no rows says nothing of where the next begins.
+    if (batch->bytes.empty()) continue;
+    if (batch->first != all.first + all.bytes.size() / row_size)
+      throw Error("joining appended rows: a batch starts at row " + std::to_string(batch->first) +
+                  ", the one before ended at " +
+                  std::to_string(all.first + all.bytes.size() / row_size));
+    all.bytes.insert(all.bytes.end(), batch->bytes.begin(), batch->bytes.end());
+  }
+  return all;
+}
+
+UpdateBatch joined(const std::vector<const UpdateBatch*>& batches, std::size_t row_size) {
+  UpdateBatch all;
+  std::unordered_map<hsize_t, const std::byte*> latest;  // each row's last version
+  for (const UpdateBatch* batch : batches) {
+    all.extent = std::max(all.extent, batch->extent);
+    const std::byte* row = batch->bytes.data();
+    for (const auto& [first, count] : batch->runs)
+      for (hsize_t i = 0; i < count; ++i, row += row_size)
+        latest[first + i] = row;
+  }
+  std::vector<hsize_t> rows;
+  rows.reserve(latest.size());
+  for (const auto& [index, bytes] : latest)
+    rows.push_back(index);
+  std::sort(rows.begin(), rows.end());
+  all.bytes.resize(rows.size() * row_size);
+  std::byte* out = all.bytes.data();
+  for (const hsize_t index : rows) {
+    if (!all.runs.empty() && all.runs.back().first + all.runs.back().second == index)
+      ++all.runs.back().second;
+    else
+      all.runs.emplace_back(index, 1);
+    out = std::copy_n(latest[index], row_size, out);
+  }
+  return all;
 }
 
 }  // namespace slurmtune::store

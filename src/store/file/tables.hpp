@@ -59,6 +59,10 @@ struct AppendBatch {
   std::vector<std::byte> bytes;
 };
 
+/// `batches` as one (taken one after another: each starts where the one before ended),
+/// for a group commit of several logged batches: one write a table, not one a batch.
+AppendBatch joined(const std::vector<const AppendBatch*>& batches, std::size_t row_size);
+
 /// A dataset that only grows: rows are buffered in memory and appended by flush().
 class AppendTable {
  public:
@@ -99,6 +103,9 @@ struct UpdateBatch {
   std::vector<std::pair<hsize_t, hsize_t>> runs;  // (first row, rows) of consecutive dirty rows
   std::vector<std::byte> bytes;                   // their rows, run after run
 };
+
+/// `batches` as one, in the order taken: a row rewritten in several by its last version.
+UpdateBatch joined(const std::vector<const UpdateBatch*>& batches, std::size_t row_size);
 
 /// A dataset whose rows are rewritten in place (one row per trial, row index = trial
 /// id). Rows of live trials are kept in memory; a retired row is written once more and

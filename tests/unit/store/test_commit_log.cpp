@@ -11,11 +11,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
 #include "store/file/commit_log.hpp"
+#include "store/file/hdf5.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
@@ -235,4 +237,59 @@ BOOST_AUTO_TEST_CASE(a_malformed_record_is_named_field_by_field) {
   store::LogRecordReader in(extra, "log, record 2");
   in.u64();
   BOOST_CHECK_THROW(in.finish(), InputError);
+}
+
+namespace {
+// A dataset's bytes as the file stores them.
+std::vector<char> dataset_bytes(const std::string& path, const char* name) {
+  const store::Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const store::Hid dataset(H5Dopen2(file, name, H5P_DEFAULT));
+  const store::Hid type(H5Dget_type(dataset));
+  const store::Hid space(H5Dget_space(dataset));
+  std::vector<char> bytes(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)) *
+                          H5Tget_size(type));
+  if (!bytes.empty())
+    BOOST_REQUIRE(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) >= 0);
+  return bytes;
+}
+}  // namespace
+
+// Many logged batches written as one commit (each table once, a row rewritten in several
+// batches by its last version, a curve point likewise) leave the tables exactly as a
+// writer that flushed each batch on its own.
+BOOST_AUTO_TEST_CASE(logged_batches_joined_write_what_batch_by_batch_writes) {
+  testing::TempFolder dir;
+  const std::string plain = dir.file("plain.h5"), logged = dir.file("logged.h5");
+  store::WriterOptions direct;
+  direct.background_flush = false;
+  direct.flush_interval_s = 1e9;
+  auto a = store::StudyWriter::create(plain, spec(), direct);
+  auto b = store::StudyWriter::create(logged, spec(), logged_options());
+  std::mt19937 rng(7);
+  for (core::TrialId t = 0; t < 40; ++t)
+    for (auto* w : {a.get(), b.get()})
+      w->trial_started(t, core::Configuration{{core::ParamValue{0.01 * static_cast<double>(t + 1)}}},
+                       0, static_cast<double>(t));
+  std::vector<int> steps(40, 0);
+  for (int round = 0; round < 2000; ++round) {
+    const core::TrialId t = std::uniform_int_distribution<core::TrialId>(0, 39)(rng);
+    const double step = ++steps[t];
+    const std::vector<double> values{std::uniform_real_distribution<double>(0, 1)(rng)};
+    for (auto* w : {a.get(), b.get()}) {
+      w->report(t, step, 40 + round, values, {});
+      if (round % 7 == 0) w->commit_soon();  // a: flushed now; b: logged below
+      if (round % 3 == 0) w->flush_if_due();
+    }
+    if (round % 500 == 499) {  // now and then a commit of all logged so far
+      a->flush();
+      b->flush();
+    }
+  }
+  for (core::TrialId t = 0; t < 40; t += 3)
+    for (auto* w : {a.get(), b.get()})
+      w->trial_ended(t, core::TrialEnd::Completed, 3000);
+  a.reset();
+  b.reset();
+  for (const char* table : {"trials", "metrics", "events", "curves", "checkpoints"})
+    BOOST_TEST((dataset_bytes(plain, table) == dataset_bytes(logged, table)), table);
 }
