@@ -266,7 +266,7 @@ bool StudyWriter::commit_if_due() {
   const auto now = std::chrono::steady_clock::now();
   // Due at the flush interval, or (without a log) when a commit is asked for and its gap
   // is over.
-  const bool asked_and_due = commit_wanted_ && !gap_left_s(now);
+  const bool asked_and_due = !log_ && commit_wanted_ && !gap_left_s(now);
   if (std::chrono::duration<double>(now - last_flush_).count() < options_.flush_interval_s &&
       !asked_and_due)
     return false;

@@ -205,7 +205,7 @@ def main():
               "end; %d reports): p50 %.2f ms, p99 %.2f ms, max %.1f ms"
               % (sum(p["steady_samples"] for p in steady), max(p["steady_p50_ms"] for p in steady),
                  max(p["steady_p99_ms"] for p in steady), max(p["steady_max_ms"] for p in steady)))
-    print("... decisions that asked for a checkpoint (they wait for a group commit; %d): p99 %.2f ms "
+    print("... decisions that asked for a checkpoint (they wait until their report is durable; %d): p99 %.2f ms "
           "(the worst part's); the others: p99 %.2f ms"
           % (sum(p["checkpoint_samples"] for p in parts), max(p["checkpoint_p99_ms"] for p in parts),
              max(p["other_p99_ms"] for p in parts)))
