@@ -187,7 +187,7 @@ void StudyWriter::start_flushing(const std::string& path) {
   // Its base: the commit just made. A log left by a writer before (apply_log took it in)
   // is replaced.
   if (options_.write_ahead_log)
-    log_ = std::make_unique<CommitLog>(commit_log_path(path), handed_commit_);
+    log_ = std::make_unique<CommitLog>(path, handed_commit_);
 }
 
 StudyWriter::~StudyWriter() {

@@ -49,9 +49,10 @@ struct WriterOptions {
   /// they took the flush thread most of a core.
   double min_commit_gap_s = 0.01;
   /// With background_flush: a commit asked for (commit_soon) is a record of the results
-  /// file's write-ahead log (PATH-wal, store/file/commit_log.hpp), durable when
-  /// flush_if_due returns; HDF5 gets the rows at the flush interval, each table flushed
-  /// once for all the records since. The log goes when the writer closes cleanly.
+  /// file's write-ahead log (PATH-wal and PATH-wal.1, store/file/commit_log.hpp), durable
+  /// when flush_if_due returns, which also logs the rows that came every 20 ms; HDF5 gets
+  /// them at the flush interval, each table flushed once for all the records since. The
+  /// log goes when the writer closes cleanly.
   bool write_ahead_log = false;
 };
 
@@ -216,9 +217,6 @@ class StudyWriter {
   bool commit_if_due();
   /// write_ahead_log: takes the buffered rows and logs them (durable from here on).
   void log_batch();
-  /// write_ahead_log: before a commit is handed to the flush thread, a log grown large is
-  /// rewritten with the batches since the last durable commit alone.
-  void trim_log();
   /// flush_if_due, except that a commit asked for waits for the loop's own call (one log
   /// record a turn, not one per row).
   void flush_after_row();
@@ -256,6 +254,8 @@ class StudyWriter {
   std::unique_ptr<CommitLog> log_;
   Batches logged_;                        // logged, not yet handed to the flush thread
   std::uint64_t logged_ticket_ = 0;       // the last batch logged
+  std::uint64_t logged_seq_ = 0;          // seq_ then
+  std::chrono::steady_clock::time_point logged_at_;  // and when
   std::vector<std::byte> handed_commit_;  // the commit row of the last batch handed over
   std::uint64_t handed_ticket_ = 0;       // and its ticket
   bool final_flush_ = true;               // false: apply_log's writer, which only applies

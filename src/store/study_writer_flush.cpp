@@ -66,10 +66,8 @@ StudyWriter::FlushBatch StudyWriter::take_batch() {
 }
 
 namespace {
-// A log this large is rewritten, at the next commit, with the records since the last
-// durable commit alone (at 16,384 trials a second of rows is about 12 MB, so about every
-// 5 s there; a small study's log stays small).
-constexpr std::uint64_t kLogRestartBytes = std::uint64_t{64} << 20;
+// How often the loop logs the rows that came, when no decision waits.
+constexpr auto kLogEvery = std::chrono::milliseconds(20);
 }  // namespace
 
 // A batch as the log keeps it: its rows table by table, in write_tables' order (a file's
@@ -113,41 +111,69 @@ StudyWriter::FlushBatch StudyWriter::batch_of_record(std::span<const std::byte> 
 }
 
 std::optional<std::string> StudyWriter::apply_log(const std::string& path) {
-  const std::string log_path = commit_log_path(path);
-  if (!std::filesystem::exists(log_path)) return std::nullopt;
-  const LogContents log = read_commit_log(log_path);
+  struct Segment {
+    std::string path;
+    LogContents log;
+    Batches batches;
+    const std::vector<std::byte>& last_commit() const {
+      return batches.empty() ? log.base : batches.back()->commit;
+    }
+  };
+  const auto paths = commit_log_paths(path);
+  if (!std::filesystem::exists(paths[0]) && !std::filesystem::exists(paths[1])) return std::nullopt;
+  std::vector<Segment> segments;
+  for (const std::string& segment : paths)
+    if (std::filesystem::exists(segment))
+      if (auto log = read_commit_log(segment)) segments.push_back({segment, std::move(*log), {}});
   // The file's tables as the study it records laid them out (its schema, its metrics).
   const core::StudySpec recorded = StudyReader(path).spec();
   StudyWriter writer(open_existing(path), recorded, WriterOptions{}, false);
   writer.final_flush_ = false;  // it writes what the log holds, nothing of its own
-  const std::vector<std::byte> committed = read_table_rows(writer.h5_->commit, writer.layout_.commit, 0, 1);
-  // Where the file's last commit lies in the log: its base, or a record's commit.
+  for (Segment& segment : segments)
+    for (std::size_t i = 0; i < segment.log.records.size(); ++i)
+      segment.batches.push_back(std::make_shared<FlushBatch>(writer.batch_of_record(
+          segment.log.records[i], "the results file's write-ahead log " + segment.path +
+                                      ", record " + std::to_string(i + 1))));
+  const std::vector<std::byte> committed =
+      read_table_rows(writer.h5_->commit, writer.layout_.commit, 0, 1);
+  // Where the file's last commit lies: a segment's base or one of its records' commit
+  // rows; the records after it go in, and those of the segment that goes on from there.
+  const Segment* from = nullptr;
   Batches after;
-  bool found = committed == log.base;
-  for (std::size_t i = 0; i < log.records.size(); ++i) {
-    auto batch = std::make_shared<FlushBatch>(writer.batch_of_record(
-        log.records[i], "the results file's write-ahead log " + log_path + ", record " + std::to_string(i + 1)));
-    if (found) {
-      after.push_back(std::move(batch));
-    } else {
-      found = batch->commit == committed;
+  for (const Segment& segment : segments) {
+    const auto& batches = segment.batches;
+    const auto at = std::find_if(batches.begin(), batches.end(),
+                                 [&](const auto& batch) { return batch->commit == committed; });
+    if (segment.log.base == committed || at != batches.end()) {
+      from = &segment;
+      after.assign(segment.log.base == committed ? batches.begin() : at + 1, batches.end());
+      break;
     }
   }
-  if (!found)
-    throw InputError("the results file's write-ahead log " + log_path + " does not continue " + path +
+  if (!from)
+    throw InputError("the results file's write-ahead log " + paths[0] + " (and " +
+                     std::filesystem::path(paths[1]).filename().string() + ") does not continue " +
+                     path +
                      "'s last commit (it belongs to another file of this name, or the file was "
                      "changed since): move it away to resume without it (the rows it holds are "
                      "then lost)");
+  std::uint64_t ignored = from->log.ignored_bytes;
+  for (const Segment& next : segments)
+    if (&next != from && next.log.base == from->last_commit() && from->log.ignored_bytes == 0) {
+      after.insert(after.end(), next.batches.begin(), next.batches.end());
+      ignored += next.log.ignored_bytes;
+    }
   std::uint64_t reports = 0;
   for (const auto& batch : after)
     reports += batch->metrics.bytes.size() / writer.layout_.metrics.row_size();
   writer.write_batches(after);
-  std::filesystem::remove(log_path);
+  for (const std::string& segment : paths)
+    std::filesystem::remove(segment);
   std::string line = "the results file's write-ahead log held " + std::to_string(after.size()) +
                      " commit(s) after the file's last (" + std::to_string(reports) +
                      " report(s)): now in the file";
-  if (log.ignored_bytes > 0)
-    line += "; " + std::to_string(log.ignored_bytes) +
+  if (ignored > 0)
+    line += "; " + std::to_string(ignored) +
             " byte(s) after its last whole record (cut short by the writer's death) were ignored";
   return line;
 }
@@ -237,7 +263,12 @@ void StudyWriter::flush_after_row() {
 }
 
 bool StudyWriter::flush_if_due() {
-  if (log_ && commit_wanted_) log_batch();
+  // Logged when a decision waits, and at least every kLogEvery while rows come: the
+  // batch a commit takes at the flush interval is then small, not a second of rows
+  // (at 16,384 trials 12 MB, which took the loop 30-60 ms to copy and write).
+  if (log_ && (commit_wanted_ || (seq_ != logged_seq_ &&
+                                  std::chrono::steady_clock::now() - logged_at_ >= kLogEvery)))
+    log_batch();
   return commit_if_due();
 }
 
@@ -245,21 +276,10 @@ void StudyWriter::log_batch() {
   auto batch = std::make_shared<FlushBatch>(take_batch());
   log_->append(log_record(*batch));
   logged_ticket_ = batch->ticket;
+  logged_seq_ = seq_;
+  logged_at_ = std::chrono::steady_clock::now();
   flushed_metric_rows_ = batch->metric_rows;
   logged_.push_back(std::move(batch));
-}
-
-void StudyWriter::trim_log() {
-  // The flush thread is free and its last commit durable: the log's records up to it
-  // are in the file. Only a large log is rewritten: each rewrite is a file made and
-  // renamed (on a parallel file system, metadata operations), and a resume reads past
-  // the records the file holds at the cost of reading them.
-  if (log_->bytes() <= kLogRestartBytes) return;
-  if (flushes_durable_ < handed_ticket_) return;  // it failed: the loop hears of it next
-  std::vector<LogRecord> records;
-  for (const auto& batch : logged_)
-    records.push_back(log_record(*batch));
-  log_->restart(handed_commit_, records);
 }
 
 bool StudyWriter::commit_if_due() {
@@ -276,8 +296,10 @@ bool StudyWriter::commit_if_due() {
   }
   if (flusher_->busy()) return false;  // the last one is still being written: next turn
   if (log_) {
-    trim_log();
     log_batch();  // every batch handed over is logged: a resume finds its commit row there
+    // The batches after this commit go to the other segment, whose records (the commit
+    // before's) are in the file: the flush thread is free, and it did not fail.
+    if (flushes_durable_ >= handed_ticket_) log_->switch_segments(logged_.back()->commit);
   } else {
     logged_.push_back(std::make_shared<FlushBatch>(take_batch()));
   }
@@ -330,8 +352,8 @@ void StudyWriter::flush() {
   flushes_durable_ = batches.back()->ticket;
   handed_commit_ = batches.back()->commit;
   handed_ticket_ = batches.back()->ticket;
-  // The file has every row: the log starts again from this commit.
-  if (log_) log_->restart(handed_commit_, {});
+  // The file has every row: the log goes on from this commit.
+  if (log_) log_->switch_segments(handed_commit_);
   last_flush_ = std::chrono::steady_clock::now();
 }
 

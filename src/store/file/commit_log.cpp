@@ -23,7 +23,7 @@ constexpr std::array<char, 16> kMagic{'s', 'l', 'u', 'r', 'm', 't', 'u', 'n',
                                       'e', ' ', 'w', 'a', 'l', ' ', '1', '\n'};
 // A record's frame: its length (u64) and the CRC-32 of its bytes (u64, the upper half 0).
 constexpr std::size_t kFrameBytes = 16;
-// Numbers a record may add: a batch has about 30; restart() checks the bound.
+// Numbers a record may add: a batch has about 30; add_u64 checks the bound.
 constexpr std::size_t kMaxNumbers = 64;
 
 std::uint32_t crc_of(const std::vector<iovec>& parts) {
@@ -88,29 +88,22 @@ std::vector<iovec> record_parts(const LogRecord& record, std::array<std::uint64_
   return parts;
 }
 
-int open_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+int open_segment(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(error_text("cannot create it", path));
   return fd;
 }
 
-std::uint64_t write_log(int fd, std::span<const std::byte> base, const std::vector<LogRecord>& records,
-                        const std::string& path) {
+void write_header(int fd, std::span<const std::byte> base, const std::string& path) {
   std::array<std::uint64_t, 2> frame{};
-  std::vector<iovec> parts = header_parts(base, frame);
-  std::uint64_t bytes = kMagic.size() + sizeof frame + base.size();
-  write_all(fd, parts, path);
-  for (const LogRecord& record : records) {
-    write_all(fd, record_parts(record, frame), path);
-    bytes += kFrameBytes + record.size();
-  }
-  return bytes;
+  write_all(fd, header_parts(base, frame), path);
 }
 
 }  // namespace
 
-std::string commit_log_path(const std::string& results_file) {
-  return std::filesystem::absolute(results_file).string() + "-wal";
+std::array<std::string, 2> commit_log_paths(const std::string& results_file) {
+  const std::string log = std::filesystem::absolute(results_file).string() + "-wal";
+  return {log, log + ".1"};
 }
 
 void LogRecord::add(const void* data, std::size_t bytes) {
@@ -239,10 +232,11 @@ void LogRecordReader::finish() const {
   if (!rest_.empty()) fail(std::to_string(rest_.size()) + " bytes left over");
 }
 
-LogContents read_commit_log(const std::string& path) {
+std::optional<LogContents> read_commit_log(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(error_text("cannot open it", path));
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (chars.empty()) return std::nullopt;
   const std::span<const std::byte> all(reinterpret_cast<const std::byte*>(chars.data()),
                                        chars.size());
   const auto not_a_log = [&path](const std::string& why) {
@@ -279,45 +273,42 @@ LogContents read_commit_log(const std::string& path) {
   return contents;
 }
 
-CommitLog::CommitLog(std::string path, std::span<const std::byte> base)
-    : path_(std::move(path)), fd_(open_log(path_)) {
+CommitLog::CommitLog(const std::string& results_file, std::span<const std::byte> base)
+    : paths_(commit_log_paths(results_file)) {
   try {
-    bytes_ = write_log(fd_, base, {}, path_);
+    for (int i = 0; i < 2; ++i)
+      fds_[i] = open_segment(paths_[i]);
+    write_header(fds_[0], base, paths_[0]);
   } catch (...) {
-    ::close(fd_);
+    for (const int fd : fds_)
+      if (fd >= 0) ::close(fd);
     throw;
   }
 }
 
 CommitLog::~CommitLog() {
-  if (fd_ >= 0) ::close(fd_);
+  for (const int fd : fds_)
+    ::close(fd);
 }
 
 void CommitLog::append(const LogRecord& record) {
   std::array<std::uint64_t, 2> frame{};
-  write_all(fd_, record_parts(record, frame), path_);
-  bytes_ += kFrameBytes + record.size();
+  write_all(fds_[current_], record_parts(record, frame), paths_[current_]);
 }
 
-void CommitLog::restart(std::span<const std::byte> base, const std::vector<LogRecord>& records) {
-  const std::string next = path_ + ".next";
-  const int fd = open_log(next);
-  std::uint64_t bytes = 0;
-  try {
-    bytes = write_log(fd, base, records, next);
-    if (std::rename(next.c_str(), path_.c_str()) != 0) throw Error(error_text("cannot rename " + next, path_));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(next.c_str());
-    throw;
-  }
-  ::close(fd_);
-  fd_ = fd;
-  bytes_ = bytes;
+void CommitLog::switch_segments(std::span<const std::byte> base) {
+  // Emptied first, then its header: a death between the two leaves an empty segment,
+  // which a resume passes over (every record it held is in the file).
+  const int next = 1 - current_;
+  if (::ftruncate(fds_[next], 0) != 0) throw Error(error_text("cannot empty it", paths_[next]));
+  write_header(fds_[next], base, paths_[next]);
+  current_ = next;
 }
 
 void CommitLog::remove() {
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw Error(error_text("cannot remove it", path_));
+  for (const std::string& path : paths_)
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      throw Error(error_text("cannot remove it", path));
 }
 
 }  // namespace slurmtune::store

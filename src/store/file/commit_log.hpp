@@ -7,15 +7,22 @@
 // coordinator's core: each deflates the tables' partial last chunks again whole. A
 // record here is one write() of the rows, uncompressed; HDF5 gets them once a second.
 //
-// The log holds every batch the writer took since a commit that HDF5 has (its base), in
-// the order taken, each framed with its length and a CRC-32 (zlib's). A resume finds the
-// file's commit row among the base and the records' commit rows and writes the records
-// after it into the file (StudyWriter::apply_log). Own code, not a library's: HDF5 1.10
-// has no journal of its own for SWMR files, and the record is a few spans of bytes.
+// The log is two files, its segments (STUDY.h5-wal and STUDY.h5-wal.1), used in turn:
+// each holds the batches of one group commit, in the order taken, each framed with its
+// length and a CRC-32 (zlib's), after a header that names the commit it follows (its
+// base). When the writer hands a commit to HDF5 it goes on in the other segment, which
+// the commit before (durable by then) no longer needs: emptied and started again, not
+// rewritten, so the loop never copies a log. A resume finds the file's commit row among
+// a segment's base and records' commit rows, and writes the records after it, and those
+// of the segment that follows, into the file (StudyWriter::apply_log). Own code, not a
+// library's: HDF5 1.10 has no journal of its own for SWMR files, and a record is a few
+// spans of bytes.
 #include <sys/uio.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,8 +32,8 @@
 
 namespace slurmtune::store {
 
-/// "/abs/study.h5-wal" for "/abs/study.h5".
-std::string commit_log_path(const std::string& results_file);
+/// The two segments' paths: "/abs/study.h5-wal" and "/abs/study.h5-wal.1" for "study.h5".
+std::array<std::string, 2> commit_log_paths(const std::string& results_file);
 
 /// One record's parts, gathered for a single writev: the bytes stay where the batch
 /// holds them (a second's /trials rows at 16,384 trials are 11 MB).
@@ -84,33 +91,34 @@ struct LogContents {
   std::uint64_t ignored_bytes = 0;
 };
 
-/// Reads `path` (an InputError naming it for a file that is not a slurmtune log).
-LogContents read_commit_log(const std::string& path);
+/// Reads the segment `path` (an InputError naming it for a file that is not a slurmtune
+/// log); nullopt for an empty file (a segment emptied, its header not yet written).
+std::optional<LogContents> read_commit_log(const std::string& path);
 
 /// The log a writer appends to (the loop's thread alone).
 class CommitLog {
  public:
-  /// Creates or replaces `path` with a log of `base` and no record (0600).
-  CommitLog(std::string path, std::span<const std::byte> base);
-  ~CommitLog();
+  /// Creates or replaces both segments of `results_file`'s log (0600): the first with
+  /// `base` and no record, the second empty.
+  CommitLog(const std::string& results_file, std::span<const std::byte> base);
+  ~CommitLog();  // closes; the files stay (remove)
   CommitLog(const CommitLog&) = delete;
   CommitLog& operator=(const CommitLog&) = delete;
 
-  /// Appends one record (one writev; a short write is finished or thrown, naming the file).
+  /// Appends one record to the current segment (one writev; a short write is finished
+  /// or thrown, naming the file).
   void append(const LogRecord& record);
-  /// Replaces the log by one of `base` and `records`: written beside it and renamed over
-  /// it, so a death meanwhile leaves the old log or the new, each whole.
-  void restart(std::span<const std::byte> base, const std::vector<LogRecord>& records);
-  /// The log's bytes.
-  std::uint64_t bytes() const { return bytes_; }
-  /// Removes the file (a writer that closed cleanly: HDF5 has every row).
+  /// Goes on in the other segment, emptied and started with `base`: every record it held
+  /// must be in the results file, and `base` be the commit row of the last record
+  /// appended, or one the file holds.
+  void switch_segments(std::span<const std::byte> base);
+  /// Removes both segments (a writer that closed cleanly: HDF5 has every row).
   void remove();
-  const std::string& path() const { return path_; }
 
  private:
-  std::string path_;
-  int fd_ = -1;
-  std::uint64_t bytes_ = 0;
+  std::array<std::string, 2> paths_;
+  std::array<int, 2> fds_{-1, -1};  // opened O_APPEND: a write after an emptying starts at 0
+  int current_ = 0;
 };
 
 }  // namespace slurmtune::store
