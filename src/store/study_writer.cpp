@@ -170,7 +170,8 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
                                                  const core::StudySpec& spec,
                                                  const WriterOptions& options,
                                                  const WriterPosition& position) {
-  auto writer = std::unique_ptr<StudyWriter>(new StudyWriter(open_existing(path), spec, options, false));
+  auto writer =
+      std::unique_ptr<StudyWriter>(new StudyWriter(open_existing(path), spec, options, false));
   writer->seq_ = position.next_seq;
   writer->adopt_live_trials(position);
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);
@@ -186,8 +187,7 @@ void StudyWriter::start_flushing(const std::string& path) {
   flusher_ = std::make_unique<FlushThread>();
   // Its base: the commit just made. A log left by a writer before (apply_log took it in)
   // is replaced.
-  if (options_.write_ahead_log)
-    log_ = std::make_unique<CommitLog>(path, handed_commit_);
+  if (options_.write_ahead_log) log_ = std::make_unique<CommitLog>(path, handed_commit_);
 }
 
 StudyWriter::~StudyWriter() {

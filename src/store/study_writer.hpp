@@ -209,9 +209,9 @@ class StudyWriter {
   FlushBatch take_batch();
   /// Writes `batches` in order, flushes each table once, then the last one's commit row.
   void write_batches(const Batches& batches) const;
-  void write_tables(const FlushBatch& batch) const;  // its rows, unflushed
+  void write_tables(const FlushBatch& batch) const;       // its rows, unflushed
   FlushBatch joined_batch(const Batches& batches) const;  // their rows as one batch's
-  LogRecord log_record(const FlushBatch& batch) const;  // write_ahead_log
+  LogRecord log_record(const FlushBatch& batch) const;    // write_ahead_log
   FlushBatch batch_of_record(std::span<const std::byte> bytes, const std::string& where) const;
   /// The commit the flush interval (or, without a log, a commit asked for) makes due.
   bool commit_if_due();
@@ -246,20 +246,21 @@ class StudyWriter {
   std::uint64_t flushes_taken_ = 0;
   std::atomic<std::uint64_t> flushes_durable_ = 0;        // set by the flush thread
   std::function<void(const DurableCommit&)> on_durable_;  // called by it
-  std::atomic<std::uint64_t> flushed_metric_rows_ = 0;    // set by the flush thread (with a log: the loop)
+  std::atomic<std::uint64_t> flushed_metric_rows_ =
+      0;  // set by the flush thread (with a log: the loop)
   std::uint64_t session_first_seq_ = 0;
   double study_best_ = std::numeric_limits<double>::quiet_NaN();  // /improvements' last value
   std::unique_ptr<DecisionSnapshots> snapshots_;                  // keep_decision_snapshots
   // write_ahead_log:
   std::unique_ptr<CommitLog> log_;
-  Batches logged_;                        // logged, not yet handed to the flush thread
-  std::uint64_t logged_ticket_ = 0;       // the last batch logged
-  std::uint64_t logged_seq_ = 0;          // seq_ then
+  Batches logged_;                                   // logged, not yet handed to the flush thread
+  std::uint64_t logged_ticket_ = 0;                  // the last batch logged
+  std::uint64_t logged_seq_ = 0;                     // seq_ then
   std::chrono::steady_clock::time_point logged_at_;  // and when
-  std::vector<std::byte> handed_commit_;  // the commit row of the last batch handed over
-  std::uint64_t handed_ticket_ = 0;       // and its ticket
+  std::vector<std::byte> handed_commit_;             // the commit row of the last batch handed over
+  std::uint64_t handed_ticket_ = 0;                  // and its ticket
   bool final_flush_ = true;               // false: apply_log's writer, which only applies
-  std::unique_ptr<FlushThread> flusher_;                          // last: it writes what is above
+  std::unique_ptr<FlushThread> flusher_;  // last: it writes what is above
 };
 
 /// Current time as the results file records it: seconds since the Unix epoch.

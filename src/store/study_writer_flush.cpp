@@ -9,8 +9,8 @@
 #include "store/decision_snapshots.hpp"
 #include "store/file/commit_log.hpp"
 #include "store/file/flush_thread.hpp"
-#include "store/study_reader.hpp"
 #include "store/file/snapshot_slots.hpp"
+#include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
 #include "store/study_writer_objects.hpp"
 
@@ -206,8 +206,10 @@ StudyWriter::FlushBatch StudyWriter::joined_batch(const Batches& batches) const 
   all.events = joined(each(&FlushBatch::events), layout_.events.row_size());
   all.checkpoints = joined(each(&FlushBatch::checkpoints), layout_.checkpoints.row_size());
   all.sessions = joined(each(&FlushBatch::sessions), layout_.sessions.row_size());
-  if (h5_->exploits) all.exploits = joined(each(&FlushBatch::exploits), layout_.exploits.row_size());
-  if (h5_->removals) all.removals = joined(each(&FlushBatch::removals), layout_.removals.row_size());
+  if (h5_->exploits)
+    all.exploits = joined(each(&FlushBatch::exploits), layout_.exploits.row_size());
+  if (h5_->removals)
+    all.removals = joined(each(&FlushBatch::removals), layout_.removals.row_size());
   if (h5_->improvements)
     all.improvements = joined(each(&FlushBatch::improvements), layout_.improvements.row_size());
   all.trials = joined(each(&FlushBatch::trials), layout_.trials.row_size());
@@ -266,8 +268,8 @@ bool StudyWriter::flush_if_due() {
   // Logged when a decision waits, and at least every kLogEvery while rows come: the
   // batch a commit takes at the flush interval is then small, not a second of rows
   // (at 16,384 trials 12 MB, which took the loop 30-60 ms to copy and write).
-  if (log_ && (commit_wanted_ || (seq_ != logged_seq_ &&
-                                  std::chrono::steady_clock::now() - logged_at_ >= kLogEvery)))
+  if (log_ && (commit_wanted_ ||
+               (seq_ != logged_seq_ && std::chrono::steady_clock::now() - logged_at_ >= kLogEvery)))
     log_batch();
   return commit_if_due();
 }

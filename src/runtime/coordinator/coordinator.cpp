@@ -166,11 +166,11 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   if (options_.accept_joins) protocol::write_token_file(token_file_, token);
   credentials_ = std::make_unique<CredentialFiles>(credentials_dir_of(options_.output), token);
 
-  study_ = open_study(
-      spec_, options_.output, options_.allow_changes,
-      store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion, true,
-                           options_.snapshot_interval_s, store::WriterOptions{}.min_commit_gap_s,
-                           true});
+  study_ =
+      open_study(spec_, options_.output, options_.allow_changes,
+                 store::WriterOptions{options_.flush_interval_s, 1, false, store::kSchemaVersion,
+                                      true, options_.snapshot_interval_s,
+                                      store::WriterOptions{}.min_commit_gap_s, true});
   run_sampler_on_thread(*study_.suggester, loop_);
   recorder_ = std::make_unique<StudyRecorder>(*study_.writer, pbt_.pending());
   if (study_.retention) {

@@ -34,8 +34,8 @@ void DurableReplies::release(std::uint64_t durable,
 std::string DurableReplies::summary() const {
   const std::uint64_t released = waited_.from(0);
   if (released == 0) return {};
-  return "decisions held until their report was durable: " + std::to_string(released) + "; " + waited_.text() +
-         "; longest " +
+  return "decisions held until their report was durable: " + std::to_string(released) + "; " +
+         waited_.text() + "; longest " +
          core::format_double(
              std::round(std::chrono::duration<double, std::milli>(longest_).count() * 10) / 10) +
          " ms";

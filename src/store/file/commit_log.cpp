@@ -59,7 +59,8 @@ void write_all(int fd, std::vector<iovec> parts, const std::string& path) {
       throw Error(error_text("cannot write", path));
     }
     auto left = static_cast<std::size_t>(written);
-    while (first < parts.size() && left >= parts[first].iov_len) left -= parts[first++].iov_len;
+    while (first < parts.size() && left >= parts[first].iov_len)
+      left -= parts[first++].iov_len;
     if (left > 0) {
       parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
       parts[first].iov_len -= left;
@@ -74,7 +75,8 @@ std::uint64_t read_u64(std::span<const std::byte> bytes) {
 }
 
 // The header: the magic, the base's length and CRC, the base.
-std::vector<iovec> header_parts(std::span<const std::byte> base, std::array<std::uint64_t, 2>& frame) {
+std::vector<iovec> header_parts(std::span<const std::byte> base,
+                                std::array<std::uint64_t, 2>& frame) {
   frame = {base.size(), crc_of(base)};
   return {part_of(kMagic.data(), kMagic.size()), part_of(frame.data(), sizeof frame),
           part_of(base.data(), base.size())};
@@ -193,7 +195,8 @@ UpdateBatch LogRecordReader::update(std::size_t row_size) {
   const auto run_bytes = take(runs * sizeof batch.runs.front(), "runs of rows");
   batch.runs.reserve(runs);
   for (std::size_t i = 0; i < runs; ++i)
-    batch.runs.emplace_back(read_u64(run_bytes.subspan(16 * i)), read_u64(run_bytes.subspan(16 * i + 8)));
+    batch.runs.emplace_back(read_u64(run_bytes.subspan(16 * i)),
+                            read_u64(run_bytes.subspan(16 * i + 8)));
   std::uint64_t rows = 0;
   for (const auto& [first, count] : batch.runs) {
     if (batch.extent > 0 && first + count > batch.extent)

@@ -88,9 +88,7 @@ double FlushThread::cpu_seconds() const {
   // The thread's own clock, read from here: it lives until the destructor has joined it.
   clockid_t clock{};
   timespec used{};
-  if (pthread_getcpuclockid(handle_, &clock) != 0 ||
-      ::clock_gettime(clock, &used) != 0)
-    return 0;
+  if (pthread_getcpuclockid(handle_, &clock) != 0 || ::clock_gettime(clock, &used) != 0) return 0;
   return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
 }
 

@@ -54,7 +54,9 @@ class Announcer final : public core::SimulationObserver {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: killable_writer STUDY.toml OUT.h5 [FLUSH_S] [REPORTS_PER_S] [background|log]\n");
+    std::fprintf(
+        stderr,
+        "usage: killable_writer STUDY.toml OUT.h5 [FLUSH_S] [REPORTS_PER_S] [background|log]\n");
     return 2;
   }
   auto spec = config::load_study_file(argv[1]);

@@ -7,14 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <atomic>
 #include <random>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
@@ -132,8 +132,9 @@ BOOST_AUTO_TEST_CASE(a_killed_writers_logged_rows_survive_its_death) {
   BOOST_TEST(committed_reports(path) == 0U);
   const auto applied = store::StudyWriter::apply_log(path);
   BOOST_REQUIRE(applied.has_value());
-  BOOST_TEST(applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
-             *applied);
+  BOOST_TEST(
+      applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
+      *applied);
   BOOST_TEST(!fs::exists(path + "-wal"));
   const store::StudyReader reader(path);
   BOOST_TEST(reader.committed().metrics == 5U);
@@ -281,13 +282,20 @@ BOOST_AUTO_TEST_CASE(a_malformed_record_is_named_field_by_field) {
       BOOST_TEST(what.find("log, record 1: " + expected) != std::string::npos, what);
     }
   };
-  refused({0, 24}, [](auto& in) { in.append(16); }, "appended rows of 24 bytes, not a multiple");
-  refused({0, 32}, [](auto& in) { in.append(16); }, "appended rows needs 32 bytes, 0 are left");
-  refused({4, 1, 3, 2, 0}, [](auto& in) { in.update(8); }, "rows 3+2 past the extent 4");
-  refused({0, 1, 0, 2, 8}, [](auto& in) { in.update(8); }, "rewritten rows of 8 bytes for 2 rows");
-  refused({0, 1000}, [](auto& in) { in.update(8); }, "1000 runs of rows");
-  refused({0, 1, 0, 200, 0}, [](auto& in) { in.curves(); }, "a curve point outside");
-  refused({8}, [](auto& in) { in.bytes(16); }, "a row of 8 bytes where 16 belong");
+  refused(
+      {0, 24}, [](auto& in) { in.append(16); }, "appended rows of 24 bytes, not a multiple");
+  refused(
+      {0, 32}, [](auto& in) { in.append(16); }, "appended rows needs 32 bytes, 0 are left");
+  refused(
+      {4, 1, 3, 2, 0}, [](auto& in) { in.update(8); }, "rows 3+2 past the extent 4");
+  refused(
+      {0, 1, 0, 2, 8}, [](auto& in) { in.update(8); }, "rewritten rows of 8 bytes for 2 rows");
+  refused(
+      {0, 1000}, [](auto& in) { in.update(8); }, "1000 runs of rows");
+  refused(
+      {0, 1, 0, 200, 0}, [](auto& in) { in.curves(); }, "a curve point outside");
+  refused(
+      {8}, [](auto& in) { in.bytes(16); }, "a row of 8 bytes where 16 belong");
   std::vector<std::byte> extra(16);
   store::LogRecordReader in(extra, "log, record 2");
   in.u64();
@@ -323,7 +331,8 @@ BOOST_AUTO_TEST_CASE(logged_batches_joined_write_what_batch_by_batch_writes) {
   std::mt19937 rng(7);
   for (core::TrialId t = 0; t < 40; ++t)
     for (auto* w : {a.get(), b.get()})
-      w->trial_started(t, core::Configuration{{core::ParamValue{0.01 * static_cast<double>(t + 1)}}},
+      w->trial_started(t,
+                       core::Configuration{{core::ParamValue{0.01 * static_cast<double>(t + 1)}}},
                        0, static_cast<double>(t));
   std::vector<int> steps(40, 0);
   for (int round = 0; round < 2000; ++round) {

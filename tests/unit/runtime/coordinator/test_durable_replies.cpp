@@ -64,9 +64,10 @@ BOOST_AUTO_TEST_CASE(the_summary_counts_how_long_released_decisions_were_held) {
   replies.release(1, send, t0 + milliseconds(9));     // held 9 ms and 7 ms
   replies.release(2, send, t0 + milliseconds(503));   // 500 ms
   replies.release(3, send, t0 + milliseconds(1504));  // 1.5 s
-  BOOST_TEST(replies.summary() ==
-             "decisions held until their report was durable: 4; up to 10 ms 2, 10-100 ms 0, 0.1-1 s 1, "
-             "over 1 s 1; longest 1500.0 ms");
+  BOOST_TEST(
+      replies.summary() ==
+      "decisions held until their report was durable: 4; up to 10 ms 2, 10-100 ms 0, 0.1-1 s 1, "
+      "over 1 s 1; longest 1500.0 ms");
   replies.hold(5, decision("e"), 4, t0 + milliseconds(1600));
   BOOST_TEST(replies.summary().find(": 4;") != std::string::npos);  // held, not released yet
 }
