@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -66,31 +67,39 @@ void run_trial(store::StudyWriter& writer, core::TrialId trial, int steps) {
   }
 }
 
-// A writer that logs two commits and then dies (a forked child, _exit without its
-// destructor): the file's HDF5 holds only the rows of its create, the log the rest.
-void logged_and_killed(const std::string& path) {
+// Runs `body` in a forked child that then dies with its status (_exit: no destructor, no
+// last flush), as a killed coordinator does; the test requires status 0.
+void in_a_child_that_dies(const std::function<int()>& body) {
   const pid_t child = fork();
   BOOST_REQUIRE(child >= 0);
   if (child == 0) {
+    int code = 4;
     try {
-      auto writer = store::StudyWriter::create(path, spec(), logged_options()).release();
-      run_trial(*writer, 0, 3);
-      writer->commit_soon();
-      writer->flush_if_due();
-      run_trial(*writer, 1, 2);
-      writer->trial_ended(0, core::TrialEnd::Completed, 4);
-      writer->commit_soon();
-      writer->flush_if_due();
-      const bool durable = writer->durable_ticket() + 1 == writer->commit_ticket();
-      _exit(durable ? 0 : 3);
+      code = body();
     } catch (...) {
-      _exit(4);
     }
+    _exit(code);
   }
   int status = 0;
   waitpid(child, &status, 0);
   BOOST_REQUIRE(WIFEXITED(status));
   BOOST_REQUIRE(WEXITSTATUS(status) == 0);
+}
+
+// A writer that logs two commits and then dies: the file's HDF5 holds only the rows of
+// its create, the log the rest.
+void logged_and_killed(const std::string& path) {
+  in_a_child_that_dies([&path] {
+    auto* writer = store::StudyWriter::create(path, spec(), logged_options()).release();
+    run_trial(*writer, 0, 3);
+    writer->commit_soon();
+    writer->flush_if_due();
+    run_trial(*writer, 1, 2);
+    writer->trial_ended(0, core::TrialEnd::Completed, 4);
+    writer->commit_soon();
+    writer->flush_if_due();
+    return writer->durable_ticket() + 1 == writer->commit_ticket() ? 0 : 3;
+  });
 }
 
 std::uint64_t committed_reports(const std::string& path) {
@@ -153,36 +162,26 @@ BOOST_AUTO_TEST_CASE(a_killed_writers_logged_rows_survive_its_death) {
 BOOST_AUTO_TEST_CASE(records_chain_across_the_two_segments) {
   testing::TempFolder dir;
   const std::string path = dir.file("two.h5");
-  const pid_t child = fork();
-  BOOST_REQUIRE(child >= 0);
-  if (child == 0) {
-    try {
-      store::WriterOptions options = logged_options();
-      options.flush_interval_s = 0;  // a commit at every call the flush thread is free for
-      auto* writer = store::StudyWriter::create(path, spec(), options).release();
-      std::atomic<int> durable{0};
-      writer->on_durable([&](const store::StudyWriter::DurableCommit&) { ++durable; });
-      run_trial(*writer, 0, 2);
-      writer->commit_soon();
-      writer->flush_if_due();  // logged, and handed over: the log goes on in the other segment
-      // Bounded: a commit of two rows that never ends fails the child.
-      for (int i = 0; i < 6000 && durable == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      run_trial(*writer, 1, 3);
-      writer->commit_soon();
-      writer->flush_if_due();  // and again (rows handed over meanwhile, too: interval 0)
-      run_trial(*writer, 2, 4);
-      writer->commit_soon();
-      writer->flush_if_due();  // the flush thread may still be busy: logged alone
-      _exit(durable > 0 ? 0 : 3);
-    } catch (...) {
-      _exit(4);
-    }
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  BOOST_REQUIRE(WIFEXITED(status));
-  BOOST_REQUIRE(WEXITSTATUS(status) == 0);
+  in_a_child_that_dies([&path] {
+    store::WriterOptions options = logged_options();
+    options.flush_interval_s = 0;  // a commit at every call the flush thread is free for
+    auto* writer = store::StudyWriter::create(path, spec(), options).release();
+    std::atomic<int> durable{0};
+    writer->on_durable([&](const store::StudyWriter::DurableCommit&) { ++durable; });
+    run_trial(*writer, 0, 2);
+    writer->commit_soon();
+    writer->flush_if_due();  // logged, and handed over: the log goes on in the other segment
+    // Bounded: a commit of two rows that never ends fails the child.
+    for (int i = 0; i < 6000 && durable == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    run_trial(*writer, 1, 3);
+    writer->commit_soon();
+    writer->flush_if_due();  // and again (rows handed over meanwhile, too: interval 0)
+    run_trial(*writer, 2, 4);
+    writer->commit_soon();
+    writer->flush_if_due();  // the flush thread may still be busy: logged alone
+    return durable > 0 ? 0 : 3;
+  });
   const auto first = store::read_commit_log(path + "-wal");
   const auto second = store::read_commit_log(path + "-wal.1");
   BOOST_REQUIRE(first.has_value());
