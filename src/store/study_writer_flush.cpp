@@ -129,6 +129,10 @@ std::optional<std::string> StudyWriter::apply_log(const std::string& path) {
   const core::StudySpec recorded = StudyReader(path).spec();
   StudyWriter writer(open_existing(path), recorded, WriterOptions{}, false);
   writer.final_flush_ = false;  // it writes what the log holds, nothing of its own
+  // As every writer of the file: one that dies here leaves a file a SWMR reader opens,
+  // and the next resume applies the log again.
+  check_status(H5Fstart_swmr_write(writer.h5_->file), "H5Fstart_swmr_write " + path);
+  writer.restore_chunk_caches();
   for (Segment& segment : segments)
     for (std::size_t i = 0; i < segment.log.records.size(); ++i)
       segment.batches.push_back(std::make_shared<FlushBatch>(writer.batch_of_record(

@@ -20,6 +20,7 @@
 #include "store/capacity.hpp"
 #include "store/resume.hpp"
 #include "store/study_reader.hpp"
+#include "store/study_writer.hpp"
 #include "store/warm_start.hpp"
 
 namespace slurmtune::cli {
@@ -197,7 +198,12 @@ int run_command(const Args& args) {
   const runtime::StudyLock lock(runtime::lock_file_of(run.output), &runtime::log_line,
                                 &holder_job_ended);
   check_trials_folder(run.output);
-  if (std::filesystem::exists(run.output)) study = resumed_study(study, run.output);
+  if (std::filesystem::exists(run.output)) {
+    // Before anything reads the file: the rows a killed session had only in its
+    // write-ahead log (open_study would apply them too, after resumed_study read it).
+    if (const auto applied = store::StudyWriter::apply_log(run.output)) runtime::log_line(*applied);
+    study = resumed_study(study, run.output);
+  }
   store::load_warm_start(study);
   run.allow_changes = vm.count("allow-changes") > 0;
   run.accept_joins = vm.count("accept-joins") > 0;

@@ -219,9 +219,10 @@ CurveBatch LogRecordReader::curves() {
   const std::size_t point_bytes = sizeof(hsize_t) * 2 + sizeof(CurvePoint);
   if (points > rest_.size() / point_bytes) fail(std::to_string(points) + " curve points");
   const auto coordinates = take(points * 2 * sizeof(hsize_t), "curve coordinates");
+  const auto values = take(points * sizeof(CurvePoint), "curve points");
+  if (points == 0) return batch;  // memcpy of nothing from an empty vector's null is UB
   batch.coordinates.resize(points * 2);
   std::memcpy(batch.coordinates.data(), coordinates.data(), coordinates.size());
-  const auto values = take(points * sizeof(CurvePoint), "curve points");
   batch.points.resize(points);
   std::memcpy(batch.points.data(), values.data(), values.size());
   for (std::size_t i = 0; i < points; ++i)
