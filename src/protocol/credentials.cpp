@@ -32,12 +32,15 @@ std::string worker_credential(std::string_view secret, std::string_view node) {
   return derive(secret, "worker\n" + std::string(node));
 }
 
-std::string credential_for(std::string_view secret, const HelloFrom& from, std::uint64_t launch) {
+std::string credential_for(std::string_view secret, const HelloFrom& from,
+                           const AttemptGrant& grant) {
   return std::visit(
-      [secret, launch](const auto& hello) -> std::string {
+      [secret, &grant](const auto& hello) -> std::string {
         using T = std::decay_t<decltype(hello)>;
         if constexpr (std::is_same_v<T, TrialHello>)
-          return attempt_credential(secret, hello.trial, hello.attempt, launch);
+          return attempt_credential(
+              grant.host.empty() ? std::string(secret) : worker_credential(secret, grant.host),
+              hello.trial, hello.attempt, grant.launch);
         else if constexpr (std::is_same_v<T, GroupHello>)
           return group_step_credential(secret, hello.step);
         else if constexpr (std::is_same_v<T, WorkerHello>)

@@ -5,6 +5,10 @@
 // handed to that holder only; the coordinator derives the one a HELLO's claim needs and
 // compares. Only the coordinator and the workers of joined jobs (the user's own
 // `slurmtune join`, which must find a session it did not start) hold the secret itself.
+// A worker derives the credentials of the attempts it starts from its own (the same
+// HMAC, keyed with the worker's credential), so that no launch makes a file on the
+// study's file system; the coordinator accepts such a credential only for an attempt it
+// placed on that worker's node.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,10 +29,20 @@ std::string group_step_credential(std::string_view secret, int step);
 /// HMAC(secret, "slurmtune credential\nworker\n<node>"): the worker step on `node`.
 std::string worker_credential(std::string_view secret, std::string_view node);
 
-/// The credential that covers what `from` claims: the attempt's running `launch` for a
-/// trial's rank, the step's for a group, the node's for a worker step, and the secret
-/// itself for the worker of a joined job.
-std::string credential_for(std::string_view secret, const HelloFrom& from, std::uint64_t launch);
+/// What a trial HELLO's credential must cover: the trial's running launch, and who
+/// derived the credential: the coordinator from the secret (the file it wrote, or a
+/// joined job's worker, which holds the secret), or the worker step of node `host` from
+/// its own credential (attempt_credential(worker_credential(secret, host), ...)).
+struct AttemptGrant {
+  std::uint64_t launch = 0;  ///< 0: the trial is not running
+  std::string host;          ///< "": derived from the secret
+};
+
+/// The credential that covers what `from` claims: the attempt's running launch for a
+/// trial's rank (under `grant`), the step's for a group, the node's for a worker step,
+/// and the secret itself for the worker of a joined job.
+std::string credential_for(std::string_view secret, const HelloFrom& from,
+                           const AttemptGrant& grant);
 
 /// What `from` claims, for a refusal: "trial 3, attempt 0", "group step 2", "worker n3",
 /// "joined worker n4 of job 77".

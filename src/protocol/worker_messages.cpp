@@ -77,7 +77,7 @@ std::string encode(const Launch& m) {
          (m.checkpoint_dir.empty()
               ? std::string()
               : ", \"checkpoint_dir\": " + core::json_quote(m.checkpoint_dir)) +
-         "}";
+         ", \"launch\": " + std::to_string(m.launch) + "}";
 }
 
 std::string encode(const StudyOver&) {
@@ -155,6 +155,7 @@ LaunchOrDone decode_launch(const JsonObject& body) {
   for (const auto& g : m.gpus)
     if (g.empty() || g.size() > 8 || g.find_first_not_of("0123456789") != std::string::npos)
       throw ProtocolError("LAUNCH: 'gpus' has '" + core::visible(g) + "', not a device position");
+  m.launch = static_cast<std::uint64_t>(whole(body, "launch", "LAUNCH", 1, kMaxExactWhole));
   return m;
 }
 

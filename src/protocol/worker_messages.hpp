@@ -35,6 +35,10 @@ struct Launch {
   /// [checkpoints] node_local: the trial's folder on this node's own disk (absolute,
   /// normal, inside the agent's folder), which the worker makes (0700) first; else empty.
   std::string checkpoint_dir = {};
+  /// The attempt's launch number (1 or more). The worker derives the attempt's credential
+  /// from its own and this (protocol/credentials.hpp), so no file is made per launch on
+  /// the study's file system.
+  std::uint64_t launch = 1;
   friend bool operator==(const Launch&, const Launch&) = default;
 };
 /// LAUNCH {"done": true}: the study is over; the worker exits.

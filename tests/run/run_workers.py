@@ -124,10 +124,17 @@ def scenario_workers(runner, args, kill=False, relays=False):
     trials = check_complete(path, trials_wanted).set_index("id")
     expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
     steps = {}
+    token_files = []
     for t in trials.index:
         output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
         for step, node in re.findall(r"SLURM_STEP=(\S+) on (\S+)", output):
             steps.setdefault(step, set()).add(node)
+        token_files += re.findall(r"SLURMTUNE_TOKEN_FILE=(\S*)", output)
+    # Each attempt's credential was written by its worker in the node's own folder, none
+    # by the coordinator in the study's.
+    expect(len(token_files) >= trials_wanted and all(
+        "/slurmtune-tokens-" in path and not path.startswith(runner.workdir)
+        for path in token_files), "credential files not the workers' own: %s" % token_files[:5])
     # One launch for all workers: one Slurm step, a task on every node.
     expect(len(steps) == 1 and len(next(iter(steps.values()))) == 4,
            "trials ran in %d Slurm step(s), not in the one of all workers: %s" % (len(steps), steps))

@@ -26,7 +26,10 @@ struct ActiveTrial {
   core::TrialLaunch::Kind kind = core::TrialLaunch::Kind::Start;
   std::string dir, stderr_path, checkpoint, params_json;
   std::string checkpoint_dir;   // where its checkpoints go: `dir`, or its [checkpoints] folder's
-  std::string credential_file;  ///< its ranks' SLURMTUNE_TOKEN_FILE (0600)
+  std::string credential_file;  ///< its ranks' SLURMTUNE_TOKEN_FILE (0600); "": none written
+  /// The node whose worker step derived its credential (it started the attempt); "":
+  /// the credential is the secret's (credential_file, or a joined job's worker).
+  std::string credential_host;
   std::optional<double> checkpoint_step;      // the step `checkpoint` was saved at
   std::optional<TrialRendezvous> rendezvous;  // MASTER_ADDR/MASTER_PORT held for it
   std::uintmax_t stderr_offset = 0;           // where this attempt's stderr begins

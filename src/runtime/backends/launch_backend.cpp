@@ -39,6 +39,11 @@ void check_launchable(const core::StudySpec& spec) {
                    "' is not on PATH; give its full path or load its module first");
 }
 
+bool workers_start_every_trial(const core::StudySpec& spec) {
+  return !trial_groups(spec) && spec.resources.launch == core::ResourceSpec::Launch::Worker &&
+         spec.resources.ranks() == 1;
+}
+
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context) {
   if (trial_groups(context.spec)) return std::make_unique<GroupBackend>(context);
   return std::make_unique<ProcessBackend>(

@@ -137,6 +137,11 @@ void check_launchable(const core::StudySpec& spec);
 /// The backend of the study's launch mode.
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
 
+/// Whether every trial of `spec` starts on a worker step ([resources] launch = "worker",
+/// trials of one rank, no trial groups): the workers then derive every attempt's
+/// credential, and the coordinator writes none.
+bool workers_start_every_trial(const core::StudySpec& spec);
+
 /// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
 /// then, SIGKILL a kill grace later (backends that own processes carry it out, when
 /// `trials` wakes the attempt up).

@@ -149,18 +149,22 @@ void WorkerPool::check_routed(ConnectionId via, const protocol::HelloFrom& hello
                                   std::to_string(trial->trial));
 }
 
-TrialProcess WorkerPool::start(const ActiveTrial& t, const TrialProcessSpec& spec) {
+TrialProcess WorkerPool::start(ActiveTrial& t, const TrialProcessSpec& spec) {
   // One node: worker trials are single-rank. Its worker may have gone while the launch
   // waited for its files (ProcessBackend's relaunches): the attempt fails, and is retried.
-  const auto& connection = workers_.at(worker_of_node_.at(t.placement.nodes.front())).connection;
-  if (!connection) throw Error("the worker of " + t.placement.hostlist + " is gone");
-  const ConnectionId worker = *connection;
+  const std::string& name = worker_of_node_.at(t.placement.nodes.front());
+  const WorkerStep& w = workers_.at(name);
+  if (!w.connection) throw Error("the worker of " + t.placement.hostlist + " is gone");
+  const ConnectionId worker = *w.connection;
+  // The worker derives the attempt's credential from its own: a worker of the study's own
+  // job from its node's credential, a joined job's from the secret it holds.
+  t.credential_host = w.allocation.empty() ? name : std::string();
   const protocol::ProcessKey key{t.trial, t.attempt};
   ControlServer& server = context_.server;
   server.send(worker, protocol::MessageType::Launch,
               protocol::encode(protocol::Launch{key, spec.argv, spec.env, spec.stdout_path,
                                                 spec.stderr_path, t.placement.gpus,
-                                                spec.checkpoint_dir_to_make}));
+                                                spec.checkpoint_dir_to_make, t.launch}));
   return TrialProcess::remote([&server, worker, key](int signal) {
     server.send(worker, protocol::MessageType::Signal,
                 protocol::encode(protocol::Signal{key, signal}));

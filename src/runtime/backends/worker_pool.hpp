@@ -37,8 +37,9 @@ class WorkerPool {
   bool serves(std::size_t node) const {
     return agents_folder_.empty() && worker_of_node_.contains(node);
   }
-  /// Starts attempt `t` (placed on a node this pool serves) with LAUNCH to its worker.
-  TrialProcess start(const ActiveTrial& t, const TrialProcessSpec& spec);
+  /// Starts attempt `t` (placed on a node this pool serves) with LAUNCH to its worker,
+  /// which derives the attempt's credential (`t.credential_host` says from what).
+  TrialProcess start(ActiveTrial& t, const TrialProcessSpec& spec);
   /// Trials of several ranks on worker launch: where the agents publish their addresses
   /// (SLURMTUNE_AGENTS for the trials' steps); empty otherwise.
   const std::string& agents_folder() const { return agents_folder_; }

@@ -24,10 +24,10 @@
 namespace slurmtune::runtime {
 namespace {
 
-// The launch number a HELLO's credential must cover: a trial's running one, 0 for others.
-std::uint64_t launch_of(const ControlHandler& handler, const protocol::Hello& hello) {
+// What a HELLO's credential must cover: a trial's running launch, and who derived it.
+protocol::AttemptGrant grant_of(const ControlHandler& handler, const protocol::Hello& hello) {
   const auto* trial = std::get_if<protocol::TrialHello>(&hello.from);
-  return trial ? handler.launch_of(trial->trial) : 0;
+  return trial ? handler.attempt_grant(trial->trial) : protocol::AttemptGrant{};
 }
 
 protocol::UniqueFd listen_on(const std::string& host, std::uint16_t port) {
@@ -328,7 +328,7 @@ void ControlServer::queue(ConnectionId id, Connection& c, const std::string& fra
 void ControlServer::authenticate(ConnectionId id, Connection& c, const protocol::Frame& frame) {
   std::string challenge;
   const auto hello = c.hello_check.on_frame(
-      frame, secret_, [this](const protocol::Hello& h) { return launch_of(handler_, h); },
+      frame, secret_, [this](const protocol::Hello& h) { return grant_of(handler_, h); },
       challenge);
   if (hello) return welcome(id, c, *hello);
   queue(id, c, challenge);
@@ -339,7 +339,7 @@ void ControlServer::welcome(ConnectionId id, Connection& c, const protocol::Hell
     // A running trial's reporter may use a reserve: the ranks that only ask, the
     // monitors and the leftovers cannot keep a trial from reporting.
     const auto* trial = std::get_if<protocol::TrialHello>(&hello.from);
-    const bool reporter = trial && trial->rank == 0 && launch_of(handler_, hello) != 0;
+    const bool reporter = trial && trial->rank == 0 && grant_of(handler_, hello).launch != 0;
     if (!reporter || direct_authenticated_ >= max_authenticated_ + max_authenticated_ / 4) {
       ++stats_.over_capacity;
       return close_for_retry(

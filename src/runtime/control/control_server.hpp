@@ -38,6 +38,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "protocol/credentials.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
 #include "protocol/wire/protocol.hpp"
@@ -69,9 +70,10 @@ class ControlHandler {
                                           const protocol::JsonObject& body) = 0;
   /// An authenticated connection ended (the peer closed it, or the server did).
   virtual void on_closed(ConnectionId id, const std::string& reason) = 0;
-  /// The launch a trial's running attempt was given (protocol::attempt_credential): a
-  /// trial HELLO's credential must be that launch's. 0 when the trial is not running.
-  virtual std::uint64_t launch_of(core::TrialId /*trial*/) const { return 0; }
+  /// The launch a trial's running attempt was given, and who derived its credential
+  /// (protocol::AttemptGrant): a trial HELLO's credential must be that one. Launch 0 when
+  /// the trial is not running.
+  virtual protocol::AttemptGrant attempt_grant(core::TrialId /*trial*/) const { return {}; }
   /// Whether authenticated connection `id` may carry channels (a node agent's).
   virtual bool routes(ConnectionId /*id*/) const { return false; }
   /// A HELLO that came on a channel of agent `via`, before on_hello: throws ProtocolError

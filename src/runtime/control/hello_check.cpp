@@ -9,7 +9,7 @@ namespace slurmtune::runtime {
 
 std::optional<protocol::Hello> HelloCheck::on_frame(const protocol::Frame& frame,
                                                     const std::string& secret,
-                                                    const LaunchOf& launch_of, std::string& reply) {
+                                                    const GrantOf& grant_of, std::string& reply) {
   if (challenged_) {
     if (frame.type != protocol::MessageType::Proof)
       throw protocol::ProtocolError("after CHALLENGE came " + std::string(to_string(frame.type)) +
@@ -29,7 +29,7 @@ std::optional<protocol::Hello> HelloCheck::on_frame(const protocol::Frame& frame
   protocol::Hello hello = protocol::decode_hello(protocol::payload_object(frame));
   // The credential covers exactly what the HELLO claims: another trial's, attempt's or
   // step's is refused (it names only what the peer itself sent).
-  const std::string key = protocol::credential_for(secret, hello.from, launch_of(hello));
+  const std::string key = protocol::credential_for(secret, hello.from, grant_of(hello));
   if (hello.challenge.empty()) {
     if (!protocol::tokens_equal(hello.token, key))
       throw protocol::ProtocolError("wrong or missing credential for " +

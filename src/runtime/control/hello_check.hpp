@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "protocol/credentials.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/protocol.hpp"
 
@@ -17,14 +18,15 @@ namespace slurmtune::runtime {
 
 class HelloCheck {
  public:
-  /// The launch number a HELLO's credential must cover (a trial's running launch; 0 else).
-  using LaunchOf = std::function<std::uint64_t(const protocol::Hello&)>;
+  /// What a trial HELLO's credential must cover (its running launch, and who derived the
+  /// credential); a default grant for other HELLOs.
+  using GrantOf = std::function<protocol::AttemptGrant(const protocol::Hello&)>;
 
   /// Takes the next frame of a connection not yet authenticated. Returns the HELLO once
   /// its claim is proven. A HELLO that asks for a challenge returns nullopt and leaves
   /// the CHALLENGE frame to send in `reply`. Throws ProtocolError for anything else.
   std::optional<protocol::Hello> on_frame(const protocol::Frame& frame, const std::string& secret,
-                                          const LaunchOf& launch_of, std::string& reply);
+                                          const GrantOf& grant_of, std::string& reply);
 
  private:
   std::optional<protocol::Hello> challenged_;

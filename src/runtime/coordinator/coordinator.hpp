@@ -94,7 +94,7 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::optional<Reply> on_message(ConnectionId id, protocol::MessageType type,
                                   const protocol::JsonObject& body) override;
   void on_closed(ConnectionId id, const std::string& reason) override;
-  std::uint64_t launch_of(core::TrialId trial) const override;
+  protocol::AttemptGrant attempt_grant(core::TrialId trial) const override;
   bool routes(ConnectionId id) const override { return backend_->routes(id); }
   void check_routed(ConnectionId via, const protocol::HelloFrom& hello) const override {
     backend_->check_routed(via, hello);

@@ -48,9 +48,9 @@ std::string decision_payload(core::Instruction instruction, const core::ReportOu
 
 }  // namespace
 
-std::uint64_t Coordinator::launch_of(core::TrialId trial) const {
+protocol::AttemptGrant Coordinator::attempt_grant(core::TrialId trial) const {
   const ActiveTrial* t = trials_.find(trial);
-  return t ? t->launch : 0;
+  return t ? protocol::AttemptGrant{t->launch, t->credential_host} : protocol::AttemptGrant{};
 }
 
 std::string Coordinator::on_hello(ConnectionId id, const protocol::HelloFrom& from) {

@@ -41,8 +41,9 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   } else {
     // (A node's own disk is its agent's to make the folder on, LAUNCH: folders_ has no
     // checkpoint root then.)
-    auto files = make_launch_files(folders_, *credentials_, id, launch.attempt,
-                                   launch_files_->next_launch());
+    auto files = make_launch_files(folders_,
+                                   workers_start_every_trial(spec_) ? nullptr : credentials_.get(),
+                                   id, launch.attempt, launch_files_->next_launch());
     t->launch = files.launch;
     t->credential_file = std::move(files.credential_file);
     t->stderr_offset = files.stderr_offset;
@@ -77,7 +78,6 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
 std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTrial& t) const {
   std::map<std::string, std::string> env = {
       {"SLURMTUNE_ADDR", address_},
-      {"SLURMTUNE_TOKEN_FILE", t.credential_file},
       {"SLURMTUNE_TRIAL_ID", std::to_string(t.trial)},
       {"SLURMTUNE_TRIAL_DIR", t.dir},
       {"SLURMTUNE_CHECKPOINT_DIR", t.checkpoint_dir},
@@ -88,12 +88,14 @@ std::map<std::string, std::string> Coordinator::trial_environment(const ActiveTr
       {"SLURMTUNE_CHECKPOINT_STEP",
        t.checkpoint_step ? core::format_double(*t.checkpoint_step) : ""}};
   if (!python_path_.empty()) env["PYTHONPATH"] = python_path_;
+  // A worker step that starts it writes one of its own (derived from its credential).
+  if (!t.credential_file.empty()) env["SLURMTUNE_TOKEN_FILE"] = t.credential_file;
   return env;
 }
 
 core::ExitMeaning Coordinator::end_trial(core::TrialId trial, bool clean,
                                          const std::string& error) {
-  if (const ActiveTrial* t = trials_.find(trial))
+  if (const ActiveTrial* t = trials_.find(trial); t && !t->credential_file.empty())
     credentials_->remove_attempt(trial, t->launch, files_);
   const core::ExitMeaning meaning = controller_->trial_exited(trial, clean, error);
   pbt_.carry_out();

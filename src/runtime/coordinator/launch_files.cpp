@@ -23,7 +23,7 @@ namespace {
 // session before made. nullopt: what the batch cannot make is left to the launch, which
 // says why it failed.
 std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
-                                                  const CredentialFiles& credentials,
+                                                  const CredentialFiles* credentials,
                                                   core::TrialId trial) {
   const std::string dir = folders.trial(trial);
   // Its folder in [checkpoints] folder, the user's only (a scratch file system is shared).
@@ -37,8 +37,9 @@ std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
     const auto size = fs::file_size(dir + "/stderr.log", error);
     stderr_size = error ? 0 : size;
   }
+  if (!credentials) return LaunchFilesReady{{}, stderr_size};
   try {
-    return LaunchFilesReady{credentials.write_fresh_attempt(trial, 0, LaunchFiles::kFirstLaunch),
+    return LaunchFilesReady{credentials->write_fresh_attempt(trial, 0, LaunchFiles::kFirstLaunch),
                             stderr_size};
   } catch (const std::exception&) {
     return std::nullopt;
@@ -48,7 +49,7 @@ std::optional<LaunchFilesReady> make_first_launch(const TrialFolders& folders,
 // Off the loop: nullopt when they cannot be made, and the launch makes them on the loop
 // (make_launch_files), which says what failed.
 std::optional<LaunchFilesReady> make_relaunch_files(const TrialFolders& folders,
-                                                    const CredentialFiles& credentials,
+                                                    const CredentialFiles* credentials,
                                                     core::TrialId trial, std::uint64_t attempt,
                                                     std::uint64_t launch) {
   try {
@@ -80,7 +81,7 @@ void make_in_parallel(core::TrialId from, core::TrialId to, const Make& make) {
 
 }  // namespace
 
-LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles& credentials,
+LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles* credentials,
                                    core::TrialId trial, std::uint64_t attempt,
                                    std::uint64_t launch) {
   const std::string dir = folders.trial(trial);
@@ -90,14 +91,14 @@ LaunchFilesReady make_launch_files(const TrialFolders& folders, const Credential
     fs::permissions(elsewhere, fs::perms::owner_all);
   std::error_code missing;
   const auto size = fs::file_size(dir + "/stderr.log", missing);
-  return LaunchFilesReady{credentials.write_attempt(trial, attempt, launch), missing ? 0 : size,
-                          launch, attempt};
+  return LaunchFilesReady{credentials ? credentials->write_attempt(trial, attempt, launch) : "",
+                          missing ? 0 : size, launch, attempt};
 }
 
-LaunchFiles::LaunchFiles(TrialFolders folders, const CredentialFiles& credentials,
+LaunchFiles::LaunchFiles(TrialFolders folders, std::optional<CredentialFiles> credentials,
                          BackgroundWork& off_loop, std::uint64_t trial_cap, std::uint64_t window)
     : folders_(std::move(folders)),
-      credentials_(credentials),
+      credentials_(std::move(credentials)),
       off_loop_(off_loop),
       trial_cap_(trial_cap),
       window_(std::max(window, kBatch)) {}
@@ -116,7 +117,8 @@ void LaunchFiles::make_relaunch(core::TrialId trial, std::uint64_t attempt,
   off_loop_.post([this, folders = folders_, credentials = credentials_, trial, attempt,
                   launch = next_launch(),
                   ready = std::move(ready)]() mutable -> BackgroundWork::Finish {
-    auto made = make_relaunch_files(folders, credentials, trial, attempt, launch);
+    auto made = make_relaunch_files(folders, credentials ? &*credentials : nullptr, trial,
+                                    attempt, launch);
     return [this, trial, made = std::move(made), ready = std::move(ready)]() mutable {
       if (made) relaunches_ready_.insert_or_assign(trial, std::move(*made));
       ready();
@@ -134,7 +136,8 @@ std::optional<LaunchFilesReady> LaunchFiles::take_relaunch(core::TrialId trial,
     ++relaunches_taken_;
     return files;
   }
-  credentials_.remove_attempt(trial, files.launch, off_loop_);  // made for another attempt
+  if (credentials_)  // made for another attempt
+    credentials_->remove_attempt(trial, files.launch, off_loop_);
   return std::nullopt;
 }
 
@@ -149,7 +152,8 @@ void LaunchFiles::keep_ahead(core::TrialId next_trial) {
                     to]() -> BackgroundWork::Finish {
       std::vector<std::optional<LaunchFilesReady>> made(to - from);
       make_in_parallel(from, to, [&](core::TrialId trial) {
-        made[trial - from] = make_first_launch(folders, credentials, trial);
+        made[trial - from] =
+            make_first_launch(folders, credentials ? &*credentials : nullptr, trial);
       });
       return [this, from, made = std::move(made)]() mutable {
         for (std::size_t i = 0; i < made.size(); ++i)
@@ -163,7 +167,8 @@ void LaunchFiles::finish(core::TrialId next_trial) {
   off_loop_.drain();
   for (const auto& [trial, files] : ready_) {
     std::error_code ignored;  // what cannot be removed is left; the next session's start
-    fs::remove(files.credential_file, ignored);  // empties the credentials anyway
+    if (!files.credential_file.empty())  // empties the credentials anyway
+      fs::remove(files.credential_file, ignored);
     // A trial that started (its launch made its own files) keeps its folder.
     if (trial >= next_trial) {  // removed if empty
       fs::remove(folders_.trial(trial), ignored);
@@ -173,7 +178,7 @@ void LaunchFiles::finish(core::TrialId next_trial) {
   ready_.clear();
   for (const auto& [trial, files] : relaunches_ready_) {
     std::error_code ignored;
-    fs::remove(files.credential_file, ignored);
+    if (!files.credential_file.empty()) fs::remove(files.credential_file, ignored);
   }
   relaunches_ready_.clear();
 }

@@ -23,17 +23,18 @@ namespace slurmtune::runtime {
 
 /// What a new trial's first launch needs of the file system, made ahead.
 struct LaunchFilesReady {
-  std::string credential_file;
+  std::string credential_file;  ///< "": none made (the worker that starts it derives it)
   std::uintmax_t stderr_offset = 0;  ///< the size of a stderr.log the folder already had
   std::uint64_t launch = 1;          ///< the launch number its credential is for
   std::uint64_t attempt = 0;         ///< ... and the attempt
 };
 
 /// An attempt's files under launch number `launch`: its folder (there already, as a rule)
-/// and its [checkpoints] folder's (0700), its credential, and its stderr.log's size. Throws
-/// what the file system said. A relaunch's are made so on the helper thread
-/// (LaunchFiles::make_relaunch); a launch that finds none made calls it on the loop.
-LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles& credentials,
+/// and its [checkpoints] folder's (0700), its credential (none when `credentials` is
+/// null: workers derive them), and its stderr.log's size. Throws what the file system
+/// said. A relaunch's are made so on the helper thread (LaunchFiles::make_relaunch); a
+/// launch that finds none made calls it on the loop.
+LaunchFilesReady make_launch_files(const TrialFolders& folders, const CredentialFiles* credentials,
                                    core::TrialId trial, std::uint64_t attempt,
                                    std::uint64_t launch);
 
@@ -47,12 +48,13 @@ class LaunchFiles {
   static constexpr unsigned kThreads = 8;
 
   /// For the trials of `folders` (trial-N, and its checkpoint folder), up to `trial_cap`,
-  /// on `off_loop`'s thread;
+  /// on `off_loop`'s thread; `credentials`: nullopt when every trial starts on a worker
+  /// step, which derives its attempts' credentials (no file per launch);
   /// `window`: how many trials to keep made or under way ahead of the next new one (at
   /// least a batch; the coordinator's: as many as run at once, so that the first wave's
   /// launches find theirs made too).
-  LaunchFiles(TrialFolders folders, const CredentialFiles& credentials, BackgroundWork& off_loop,
-              std::uint64_t trial_cap, std::uint64_t window = kBatch);
+  LaunchFiles(TrialFolders folders, std::optional<CredentialFiles> credentials,
+              BackgroundWork& off_loop, std::uint64_t trial_cap, std::uint64_t window = kBatch);
   LaunchFiles(const LaunchFiles&) = delete;
   LaunchFiles& operator=(const LaunchFiles&) = delete;
 
@@ -84,7 +86,8 @@ class LaunchFiles {
 
  private:
   TrialFolders folders_;
-  CredentialFiles credentials_;  // a copy: the tasks copy it again, the loop's stays put
+  // A copy: the tasks copy it again, the loop's stays put. nullopt: workers derive them.
+  std::optional<CredentialFiles> credentials_;
   BackgroundWork& off_loop_;
   std::uint64_t trial_cap_;
   std::uint64_t window_;

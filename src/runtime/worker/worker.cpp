@@ -22,6 +22,7 @@
 #include "core/number_text.hpp"
 #include "protocol/agent_address.hpp"
 #include "protocol/auth_messages.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
 #include "protocol/wire/protocol.hpp"
@@ -36,6 +37,7 @@
 #include "runtime/log.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/worker/attempt_tokens.hpp"
 #include "runtime/worker/node_agent.hpp"
 #include "runtime/worker/node_checkpoint_folder.hpp"
 #include "runtime/worker/worker_session.hpp"
@@ -71,6 +73,14 @@ class Worker {
     EventLoop loop;
     BackgroundWork files(loop);  // removals on the node's own disk, off the loop
     files_ = &files;
+    std::optional<AttemptTokens> tokens;
+    try {
+      tokens.emplace(node_temporary_folder());
+    } catch (const Error& e) {
+      log_line("worker " + node_ + ": " + e.what());  // it cannot start trials
+      return SessionEnd::Lost;
+    }
+    tokens_ = &*tokens;
     if (!session_.welcome.checkpoint_folder.empty()) {
       try {
         checkpoints_.emplace(session_.welcome.checkpoint_folder, node_, session_.welcome.study);
@@ -108,6 +118,7 @@ class Worker {
     files_ = nullptr;
     children_.clear();  // kills and reaps what still runs
     agent_ = nullptr;
+    tokens_ = nullptr;
     if (!published_.empty()) ::unlink(published_.c_str());
     return *end_;
   }
@@ -269,6 +280,12 @@ class Worker {
               "the study keeps none here");
         checkpoints_->make_trial_folder(message.checkpoint_dir);
       }
+      // Its credential, derived from this worker's own: only this node's attempts can
+      // use it, and the coordinator wrote no file for it.
+      request.env["SLURMTUNE_TOKEN_FILE"] =
+          tokens_->write(message.key, protocol::attempt_credential(
+                                          session_.credential, message.key.trial,
+                                          message.key.attempt, message.launch));
       children_.insert_or_assign(message.key, ChildProcess::spawn(request));
     } catch (const Error& e) {
       send(protocol::MessageType::Exited,
@@ -300,6 +317,7 @@ class Worker {
         send(protocol::MessageType::Exited,
              protocol::encode(
                  protocol::Exited{it->first, status->code, status->signal, status->signaled, {}}));
+        tokens_->remove(it->first);
         it = children_.erase(it);
       } else {
         ++it;
@@ -311,6 +329,7 @@ class Worker {
 
   Session session_;
   NodeAgent* agent_ = nullptr;                       // this session's, while it runs
+  AttemptTokens* tokens_ = nullptr;                  // ... its trials' credentials
   BackgroundWork* files_ = nullptr;                  // ... and its helper thread
   std::optional<NodeCheckpointFolder> checkpoints_;  // [checkpoints] node_local
   std::string upward_;  // frames the agent's channels send, until the turn ends

@@ -100,6 +100,7 @@ Session open_session(const std::string& address, const std::string& token,
     throw Error("the coordinator at " + address + " sent " + std::string(to_string(welcome.type)) +
                 " instead of WELCOME");
   s.welcome = protocol::decode_worker_welcome(protocol::payload_object(welcome));
+  s.credential = token;
   return s;
 }
 

@@ -20,6 +20,9 @@ struct Session {
   protocol::UniqueFd fd;
   protocol::FrameDecoder decoder;
   protocol::WorkerWelcome welcome = {};
+  /// What this worker proved it holds (its node's credential, or a joined job's secret):
+  /// the credentials of the attempts it starts derive from it.
+  std::string credential = {};
 };
 
 /// BUSY: the coordinator has no room for this worker now (doc/protocol.md#limits).

@@ -10,10 +10,10 @@
 // credential, and the real node agent (runtime/worker/node_agent.hpp) on a unix socket.
 // What the worker would start as a child on LAUNCH is played in-process instead: a
 // trial endpoint that connects to its node's agent like the report clients, says HELLO
-// with its launch's credential file, reports every S seconds, each step S x U(1-J, 1+J)
-// long (steps: the trial command's last argument, the first at a random point of the
-// first interval; its loss x + 1/step, x its configuration's) and measures each
-// report's round trip to its DECISION, then says BYE. A decision that asks for a
+// with its launch's credential (derived from the node's, as the worker does), reports
+// every S seconds, each step S x U(1-J, 1+J) long (steps: the trial command's last
+// argument, the first at a random point of the first interval; its loss x + 1/step, x
+// its configuration's) and measures each report's round trip to its DECISION, then says BYE. A decision that asks for a
 // checkpoint gets a CHECKPOINT first, and a resumed launch reports from the step after
 // SLURMTUNE_CHECKPOINT_STEP, as the report clients do;
 // the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
@@ -49,6 +49,7 @@
 
 #include "core/number_text.hpp"
 #include "core/placement/hostlist.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/trial_messages.hpp"
@@ -165,7 +166,7 @@ class Trial {
         step_(from_step),
         checkpoints_(std::move(checkpoints)),
         x_(x) {}
-  void start(const std::string& agent, const std::string& token_file, runtime::EventLoop& loop);
+  void start(const std::string& agent, const std::string& token, runtime::EventLoop& loop);
   void on_readable();
   void report();
   void end(bool killed);
@@ -206,6 +207,7 @@ class Node {
         runtime::open_session(address, token, protocol::WorkerHello{name_, ""});
     fd_ = std::move(session.fd);
     decoder_ = std::move(session.decoder);
+    credential_ = std::move(session.credential);
     agent_ = std::make_unique<runtime::NodeAgent>(
         loop_, [this](const std::string& frame) { up(frame); },
         [this](core::TrialId trial) {
@@ -308,7 +310,12 @@ class Node {
         auto& trial = trials_[launch.key] = std::make_unique<Trial>(
             *this, launch.key, steps, from.empty() ? 0 : std::stoi(from),
             launch.env.at("SLURMTUNE_CHECKPOINT_DIR"), param_x(launch.env.at("SLURMTUNE_PARAMS")));
-        trial->start(agent_->address(), launch.env.at("SLURMTUNE_TOKEN_FILE"), loop_);
+        // The worker's derivation of the attempt's credential (runtime/worker/worker.cpp);
+        // the endpoint is in this process, so it takes the text, not a file.
+        trial->start(agent_->address(),
+                     protocol::attempt_credential(credential_, launch.key.trial,
+                                                  launch.key.attempt, launch.launch),
+                     loop_);
       } else if (frame->type == protocol::MessageType::Signal) {
         const auto signal = protocol::decode_signal(body);
         if (const auto it = trials_.find(signal.key); it != trials_.end() && !it->second->over())
@@ -336,6 +343,7 @@ class Node {
   }
 
   std::string name_;
+  std::string credential_;  // this node's worker credential: its attempts' derive from it
   runtime::EventLoop& loop_;
   Timers& timers_;
   Figures& figures_;
@@ -352,13 +360,12 @@ class Node {
   static inline std::size_t nodes_done_ = 0;
 };
 
-void Trial::start(const std::string& agent, const std::string& token_file,
-                  runtime::EventLoop& loop) {
+void Trial::start(const std::string& agent, const std::string& token, runtime::EventLoop& loop) {
   loop_ = &loop;
   fd_ = protocol::connect_address(agent);
   ::fcntl(fd_.get(), F_SETFL, O_NONBLOCK);
   protocol::Hello hello;
-  hello.token = protocol::read_token_file(token_file);
+  hello.token = token;
   hello.from = protocol::TrialHello{key_.trial, key_.attempt, 0, ""};
   loop.add(fd_.get(), EPOLLIN, [this](std::uint32_t) { on_readable(); });
   send_all(fd_.get(),

@@ -106,17 +106,25 @@ BOOST_AUTO_TEST_CASE(credentials_match_independent_hmacs) {
   const auto all = std::get<protocol::JsonObject>(protocol::parse_json(text.str()).data);
   const auto secret = std::get<std::string>(all.at("credentials_secret").data);
   const auto& entries = std::get<protocol::JsonArray>(all.at("credentials").data);
-  BOOST_TEST(entries.size() == 5U);
+  BOOST_TEST(entries.size() == 6U);
   for (const auto& entry : entries) {
     const auto& e = std::get<protocol::JsonObject>(entry.data);
     const auto& of = std::get<protocol::JsonObject>(e.at("for").data);
     const auto holder = std::get<std::string>(of.at("holder").data);
     const auto number = [&of](const char* name) { return std::get<double>(of.at(name).data); };
     std::string derived;
-    if (holder == "attempt")
-      derived = protocol::attempt_credential(secret, static_cast<core::TrialId>(number("trial")),
-                                             static_cast<std::uint64_t>(number("attempt")),
-                                             static_cast<std::uint64_t>(number("launch")));
+    if (holder == "attempt") {
+      // What the coordinator expects of a HELLO; a worker's derivation (from its own
+      // credential) gives the same for the attempts it started.
+      const auto host = of.contains("host") ? std::get<std::string>(of.at("host").data) : "";
+      const auto trial = static_cast<core::TrialId>(number("trial"));
+      const protocol::TrialHello hello{trial, static_cast<std::uint64_t>(number("attempt")), 0, ""};
+      const auto launch = static_cast<std::uint64_t>(number("launch"));
+      derived = protocol::credential_for(secret, hello, protocol::AttemptGrant{launch, host});
+      if (!host.empty())
+        BOOST_TEST(derived == protocol::attempt_credential(protocol::worker_credential(secret, host),
+                                                           trial, hello.attempt, launch));
+    }
     else if (holder == "step")
       derived = protocol::group_step_credential(secret, static_cast<int>(number("step")));
     else

@@ -28,7 +28,9 @@ BOOST_AUTO_TEST_CASE(every_message_decodes_to_what_was_encoded) {
                       {{"SLURMTUNE_TRIAL_ID", "12"}, {"PATH", "/usr/bin:/bin"}},
                       "/s/study.trials/trial-12/stdout.log",
                       "/s/study.trials/trial-12/stderr.log",
-                      {"0", "3"}};
+                      {"0", "3"},
+                      {},
+                      7};
   BOOST_TEST((std::get<Launch>(decode_launch(object(encode(launch)))) == launch));
   BOOST_TEST(std::holds_alternative<StudyOver>(decode_launch(object(encode(StudyOver{})))));
   const Exited exited{{4, 0}, 127, 0, false, "cannot start: no such file \xE2\x80\xA6"};
@@ -66,7 +68,7 @@ BOOST_AUTO_TEST_CASE(process_keys_are_trial_dot_attempt) {
 }
 
 BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {
-  const std::string ok_tail = R"(, "stdout": "o", "stderr": "e")";
+  const std::string ok_tail = R"(, "stdout": "o", "stderr": "e", "launch": 2)";
   BOOST_TEST(has(refusal(decode_launch, R"({"argv": ["x"], "env": {})" + ok_tail + "}"),
                  "LAUNCH: 'key' must be a string"));
   BOOST_TEST(has(refusal(decode_launch, R"({"key": "1.0", "argv": [], "env": {})" + ok_tail + "}"),
@@ -84,6 +86,12 @@ BOOST_AUTO_TEST_CASE(launch_refuses_each_malformed_field_by_name) {
       has(refusal(decode_launch,
                   R"({"key": "1.0", "argv": ["x"], "env": {}, "stdout": "", "stderr": "e"})"),
           "LAUNCH: 'stdout' must not be empty"));
+  for (const char* launch : {"", R"(, "launch": 0)", R"(, "launch": 1.5)", R"(, "launch": "2")"})
+    BOOST_TEST(has(refusal(decode_launch,
+                           std::string(R"({"key": "1.0", "argv": ["x"], "env": {}, "stdout": "o", )"
+                                       R"("stderr": "e")") +
+                               launch + "}"),
+                   "LAUNCH: 'launch'"));
   BOOST_TEST(
       has(refusal(decode_launch,
                   R"({"key": "1.0", "argv": ["x"], "env": {}, "gpus": ["1;rm"])" + ok_tail + "}"),

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "protocol/credentials.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/backends/run_options.hpp"
 #include "runtime/backends/worker_pool.hpp"
@@ -125,22 +126,30 @@ BOOST_AUTO_TEST_CASE(a_joined_jobs_worker_serves_its_node_until_its_job_leaves) 
   };
   BOOST_REQUIRE(pump_until([&] { return pool.serves(joined_node); }));
 
-  // A trial on the joined node: LAUNCH to its worker, EXITED back.
+  // A trial on the joined node: LAUNCH to its worker, EXITED back. The worker writes the
+  // attempt's credential, derived from what it holds (a joined job's: the secret).
   auto attempt = std::make_unique<ActiveTrial>();
   attempt->trial = 7;
+  attempt->launch = 5;
   attempt->dir = folder.file("trial-7");
   fs::create_directories(attempt->dir);
   attempt->placement = TrialResources{{joined_node}, "m1", {}};
   ActiveTrial& t = trials.add(std::move(attempt));
   TrialProcessSpec process;
   process.trial = 7;
-  process.argv = {"sh", "-c", "echo started > started.txt; exit 3"};
+  process.argv = {"sh", "-c", "cat \"$SLURMTUNE_TOKEN_FILE\" > \"$0\"; exit 3",
+                  t.dir + "/token.txt"};
   process.stdout_path = t.dir + "/stdout.log";
   process.stderr_path = t.dir + "/stderr.log";
   t.process = pool.start(t, process);
   BOOST_REQUIRE(pump_until([&] { return !finished.empty(); }));
   BOOST_TEST(finished == std::vector<core::TrialId>{7});
   BOOST_TEST(t.process.status()->describe() == "exit status 3");
+  BOOST_TEST(t.credential_host.empty());
+  std::ifstream written(t.dir + "/token.txt");
+  std::string credential;
+  written >> credential;
+  BOOST_TEST(credential == protocol::attempt_credential(token, 7, 0, 5));
   trials.erase(7);
 
   // Its job's time-limit warning: the worker says LEAVING, and the node takes no trial.

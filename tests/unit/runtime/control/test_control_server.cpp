@@ -478,7 +478,9 @@ struct RunningTrialHandler final : ControlHandler {
     return std::nullopt;
   }
   void on_closed(ConnectionId, const std::string&) override {}
-  std::uint64_t launch_of(core::TrialId trial) const override { return trial == 5 ? 1 : 0; }
+  protocol::AttemptGrant attempt_grant(core::TrialId trial) const override {
+    return {trial == 5 ? 1U : 0U, ""};
+  }
 };
 }  // namespace
 
@@ -493,7 +495,7 @@ BOOST_AUTO_TEST_CASE(a_running_trials_reporter_uses_the_reserve) {
     return protocol::encode_frame(
         protocol::MessageType::Hello,
         R"({"token": ")" +
-            protocol::attempt_credential(secret, trial, 0, handler.launch_of(trial)) +
+            protocol::attempt_credential(secret, trial, 0, handler.attempt_grant(trial).launch) +
             R"(", "trial": )" + std::to_string(trial) + R"(, "attempt": 0, "rank": )" +
             std::to_string(rank) + "}");
   };

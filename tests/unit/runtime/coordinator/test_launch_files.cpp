@@ -169,3 +169,24 @@ BOOST_FIXTURE_TEST_CASE(a_relaunch_gets_its_files_off_the_loop_under_a_launch_nu
   files.finish(6);
   BOOST_TEST(count() + 1 == with_unused);
 }
+
+// Every trial starts on a worker step, which derives its attempts' credentials: the files
+// are made as before, with no credential among them, and nothing is written to the
+// session's credentials folder.
+BOOST_FIXTURE_TEST_CASE(without_credentials_no_launch_writes_one, Fixture) {
+  LaunchFiles files(TrialFolders{trials, {}}, std::nullopt, work, 3);
+  files.keep_ahead(0);
+  files.make_relaunch(1, 1, [] {});
+  work.drain();
+  const auto first = files.take(0);
+  BOOST_REQUIRE(first.has_value());
+  BOOST_TEST(first->credential_file.empty());
+  BOOST_TEST(fs::is_directory(trials + "/trial-0"));
+  const auto relaunch = files.take_relaunch(1, 1);
+  BOOST_REQUIRE(relaunch.has_value());
+  BOOST_TEST(relaunch->credential_file.empty());
+  BOOST_TEST(make_launch_files(TrialFolders{trials, {}}, nullptr, 2, 0, files.next_launch())
+                 .credential_file.empty());
+  BOOST_TEST(fs::is_empty(trials + "/credentials"));
+  files.finish(3);
+}
