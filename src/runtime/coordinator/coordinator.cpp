@@ -185,12 +185,9 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   controller_->set_fail_fast(options_.fail_fast);
   // A worker step derives the credentials of the attempts it starts: when every trial
   // starts on one, no launch writes a credential file on the study's file system.
-  launch_files_ = std::make_unique<LaunchFiles>(folders_,
-                                                workers_start_every_trial(spec_)
-                                                    ? std::nullopt
-                                                    : std::optional(*credentials_),
-                                                files_,
-                                                core::trial_cap(spec_), launcher_->capacity());
+  launch_files_ = std::make_unique<LaunchFiles>(
+      folders_, workers_start_every_trial(spec_) ? std::nullopt : std::optional(*credentials_),
+      files_, core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs
   start_allocation_clock();

@@ -117,8 +117,8 @@ void LaunchFiles::make_relaunch(core::TrialId trial, std::uint64_t attempt,
   off_loop_.post([this, folders = folders_, credentials = credentials_, trial, attempt,
                   launch = next_launch(),
                   ready = std::move(ready)]() mutable -> BackgroundWork::Finish {
-    auto made = make_relaunch_files(folders, credentials ? &*credentials : nullptr, trial,
-                                    attempt, launch);
+    auto made =
+        make_relaunch_files(folders, credentials ? &*credentials : nullptr, trial, attempt, launch);
     return [this, trial, made = std::move(made), ready = std::move(ready)]() mutable {
       if (made) relaunches_ready_.insert_or_assign(trial, std::move(*made));
       ready();
@@ -166,7 +166,7 @@ void LaunchFiles::keep_ahead(core::TrialId next_trial) {
 void LaunchFiles::finish(core::TrialId next_trial) {
   off_loop_.drain();
   for (const auto& [trial, files] : ready_) {
-    std::error_code ignored;  // what cannot be removed is left; the next session's start
+    std::error_code ignored;             // what cannot be removed is left; the next session's start
     if (!files.credential_file.empty())  // empties the credentials anyway
       fs::remove(files.credential_file, ignored);
     // A trial that started (its launch made its own files) keeps its folder.

@@ -23,7 +23,7 @@ namespace slurmtune::runtime {
 
 /// What a new trial's first launch needs of the file system, made ahead.
 struct LaunchFilesReady {
-  std::string credential_file;  ///< "": none made (the worker that starts it derives it)
+  std::string credential_file;       ///< "": none made (the worker that starts it derives it)
   std::uintmax_t stderr_offset = 0;  ///< the size of a stderr.log the folder already had
   std::uint64_t launch = 1;          ///< the launch number its credential is for
   std::uint64_t attempt = 0;         ///< ... and the attempt

@@ -282,10 +282,9 @@ class Worker {
       }
       // Its credential, derived from this worker's own: only this node's attempts can
       // use it, and the coordinator wrote no file for it.
-      request.env["SLURMTUNE_TOKEN_FILE"] =
-          tokens_->write(message.key, protocol::attempt_credential(
-                                          session_.credential, message.key.trial,
-                                          message.key.attempt, message.launch));
+      request.env["SLURMTUNE_TOKEN_FILE"] = tokens_->write(
+          message.key, protocol::attempt_credential(session_.credential, message.key.trial,
+                                                    message.key.attempt, message.launch));
       children_.insert_or_assign(message.key, ChildProcess::spawn(request));
     } catch (const Error& e) {
       send(protocol::MessageType::Exited,

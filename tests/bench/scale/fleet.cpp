@@ -13,17 +13,16 @@
 // with its launch's credential (derived from the node's, as the worker does), reports
 // every S seconds, each step S x U(1-J, 1+J) long (steps: the trial command's last
 // argument, the first at a random point of the first interval; its loss x + 1/step, x
-// its configuration's) and measures each report's round trip to its DECISION, then says BYE. A decision that asks for a
-// checkpoint gets a CHECKPOINT first, and a resumed launch reports from the step after
-// SLURMTUNE_CHECKPOINT_STEP, as the report clients do;
-// the worker then says EXITED. SIGNAL ends the endpoint as a kill would.
-// At the end (LAUNCH {"done"} to every node) FILE gets one JSON line of this part's
-// figures: round trips (p50, p99, max; and the same in the steady state, from 10 s after
-// the last start to 2 s before the first end; the p99 of decisions that asked for a
-// checkpoint and of the rest; per 10 s window, reports sent and those over 20 ms),
-// the part of each round trip outside the fleet (from the report's leaving its node to
-// the decision's arrival there), the fleet's own lag (how late its timers ran), reports
-// sent and answered, trials ended, refused.
+// its configuration's) and measures each report's round trip to its DECISION, then says BYE. A
+// decision that asks for a checkpoint gets a CHECKPOINT first, and a resumed launch reports from
+// the step after SLURMTUNE_CHECKPOINT_STEP, as the report clients do; the worker then says EXITED.
+// SIGNAL ends the endpoint as a kill would. At the end (LAUNCH {"done"} to every node) FILE gets
+// one JSON line of this part's figures: round trips (p50, p99, max; and the same in the steady
+// state, from 10 s after the last start to 2 s before the first end; the p99 of decisions that
+// asked for a checkpoint and of the rest; per 10 s window, reports sent and those over 20 ms), the
+// part of each round trip outside the fleet (from the report's leaving its node to the decision's
+// arrival there), the fleet's own lag (how late its timers ran), reports sent and answered, trials
+// ended, refused.
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -313,8 +312,8 @@ class Node {
         // The worker's derivation of the attempt's credential (runtime/worker/worker.cpp);
         // the endpoint is in this process, so it takes the text, not a file.
         trial->start(agent_->address(),
-                     protocol::attempt_credential(credential_, launch.key.trial,
-                                                  launch.key.attempt, launch.launch),
+                     protocol::attempt_credential(credential_, launch.key.trial, launch.key.attempt,
+                                                  launch.launch),
                      loop_);
       } else if (frame->type == protocol::MessageType::Signal) {
         const auto signal = protocol::decode_signal(body);

@@ -122,10 +122,10 @@ BOOST_AUTO_TEST_CASE(credentials_match_independent_hmacs) {
       const auto launch = static_cast<std::uint64_t>(number("launch"));
       derived = protocol::credential_for(secret, hello, protocol::AttemptGrant{launch, host});
       if (!host.empty())
-        BOOST_TEST(derived == protocol::attempt_credential(protocol::worker_credential(secret, host),
-                                                           trial, hello.attempt, launch));
-    }
-    else if (holder == "step")
+        BOOST_TEST(derived ==
+                   protocol::attempt_credential(protocol::worker_credential(secret, host), trial,
+                                                hello.attempt, launch));
+    } else if (holder == "step")
       derived = protocol::group_step_credential(secret, static_cast<int>(number("step")));
     else
       derived = protocol::worker_credential(secret, std::get<std::string>(of.at("node").data));
