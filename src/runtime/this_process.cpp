@@ -43,6 +43,11 @@ bool DescriptorHeadroom::spare(int count) {
   return true;
 }
 
+std::string node_temporary_folder() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
+}
+
 std::filesystem::path executable_path() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);

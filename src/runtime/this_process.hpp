@@ -9,6 +9,8 @@ namespace slurmtune::runtime {
 
 /// This host's name ("localhost" when it cannot be read).
 std::string host_name();
+/// Where this process keeps files of its own on its node: $TMPDIR when set, else /tmp.
+std::string node_temporary_folder();
 /// This executable's path (/proc/self/exe), or empty when it cannot be read.
 std::filesystem::path executable_path();
 /// argv[0] that runs this slurmtune again (rank-exec, worker steps): its path, or

@@ -99,10 +99,39 @@ def check_lost_worker(log, trials, victim, killed_at, error):
     return hit, later
 
 
+def scenario_workers_local(runner):
+    """launch = "worker" without Slurm: the local launcher has no worker steps, so its
+    trials are the coordinator's own children, each with the credential file the
+    coordinator wrote for it in the study's credentials folder."""
+    text = study_toml("workers-local", ["/usr/bin/python3", ENV_TRIAL, "--steps=9", "--sleep=0.02"],
+                      max_trials=12, resources='launch = "worker"\n',
+                      metrics=("loss", "device", "devices"))
+    study = runner.write("study.toml", text)
+    path = os.path.join(runner.workdir, "study.h5")
+    rc, log = runner.run(study, path, timeout=300)
+    expect(rc == 0, "run failed:\n" + log)
+    expect("the local launcher starts trials as its own children" in log,
+           "not said that trials are the coordinator's children:\n" + log)
+    trials = check_complete(path, 12).set_index("id")
+    expect((trials.status != "failed").all(), "failed trials:\n%s" % trials[["status", "error"]])
+    credentials = os.path.join(os.path.realpath(runner.workdir), "study.trials", "credentials")
+    token_files = []
+    for t in trials.index:
+        output = read(os.path.join(runner.workdir, "study.trials", "trial-%d" % t, "stdout.log"))
+        token_files += re.findall(r"SLURMTUNE_TOKEN_FILE=(\S*)", output)
+    expect(len(token_files) >= 12 and all(
+        os.path.dirname(os.path.realpath(path)) == credentials for path in token_files),
+        "credential files not the coordinator's: %s" % token_files[:5])
+    print("workers: the local launcher ran %d trials of launch = \"worker\" as its own "
+          "children, each with the coordinator's credential file" % len(trials))
+
+
 def scenario_workers(runner, args, kill=False, relays=False):
     if runner.launcher != "slurm":
-        print("SKIPPED: worker steps are Slurm job steps")
-        raise SystemExit(77)
+        if kill or relays:
+            print("SKIPPED: worker steps are Slurm job steps")
+            raise SystemExit(77)
+        return scenario_workers_local(runner)
     trials_wanted = 40
     # Each trial first claims identities its credential does not cover (impostor.py).
     text = study_toml("workers", as_impostor(runner, ["/usr/bin/python3", ENV_TRIAL, "--steps=9",

@@ -39,9 +39,9 @@ void check_launchable(const core::StudySpec& spec) {
                    "' is not on PATH; give its full path or load its module first");
 }
 
-bool workers_start_every_trial(const core::StudySpec& spec) {
+bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher) {
   return !trial_groups(spec) && spec.resources.launch == core::ResourceSpec::Launch::Worker &&
-         spec.resources.ranks() == 1;
+         spec.resources.ranks() == 1 && !launcher.single_host();
 }
 
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context) {

@@ -138,9 +138,10 @@ void check_launchable(const core::StudySpec& spec);
 std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
 
 /// Whether every trial of `spec` starts on a worker step ([resources] launch = "worker",
-/// trials of one rank, no trial groups): the workers then derive every attempt's
+/// trials of one rank, no trial groups, a launcher with worker steps: not the local one,
+/// whose trials are its own children): the workers then derive every attempt's
 /// credential, and the coordinator writes none.
-bool workers_start_every_trial(const core::StudySpec& spec);
+bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher);
 
 /// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
 /// then, SIGKILL a kill grace later (backends that own processes carry it out, when

@@ -42,7 +42,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     // (A node's own disk is its agent's to make the folder on, LAUNCH: folders_ has no
     // checkpoint root then.)
     auto files =
-        make_launch_files(folders_, workers_start_every_trial(spec_) ? nullptr : credentials_.get(),
+        make_launch_files(folders_, workers_make_credentials_ ? nullptr : credentials_.get(),
                           id, launch.attempt, launch_files_->next_launch());
     t->launch = files.launch;
     t->credential_file = std::move(files.credential_file);

@@ -42,9 +42,4 @@ void AttemptTokens::remove(const protocol::ProcessKey& key) const {
   ::unlink(path_of(key).c_str());  // gone already: nothing to do
 }
 
-std::string node_temporary_folder() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp && *tmp ? tmp : "/tmp";
-}
-
 }  // namespace slurmtune::runtime

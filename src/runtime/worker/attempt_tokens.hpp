@@ -32,7 +32,4 @@ class AttemptTokens {
   std::string folder_;
 };
 
-/// The folder base a worker's token folder goes in: $TMPDIR when set, else /tmp.
-std::string node_temporary_folder();
-
 }  // namespace slurmtune::runtime

@@ -21,6 +21,7 @@
 #include "protocol/route_messages.hpp"
 #include "protocol/session_messages.hpp"
 #include "protocol/wire/json_value.hpp"
+#include "runtime/this_process.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -53,8 +54,7 @@ void remove_dead_agents_folders(const std::string& base) {
 // A private folder for the socket in `base` ("": $TMPDIR) when a socket path there fits,
 // else in /tmp.
 std::string private_folder(std::string base) {
-  const char* tmp = std::getenv("TMPDIR");
-  if (base.empty()) base = tmp && *tmp ? tmp : "/tmp";
+  if (base.empty()) base = node_temporary_folder();
   if (base.size() > 80) base = "/tmp";  // sun_path holds 108 bytes with "/agent.sock"
   remove_dead_agents_folders(base);
   std::string pattern = base + "/" + std::string(kFolderPrefix) + "XXXXXX";
