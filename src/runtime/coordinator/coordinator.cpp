@@ -185,8 +185,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       study_.resumed ? &*study_.resumed : nullptr);
   controller_->set_fail_fast(options_.fail_fast);
   launch_files_ = std::make_unique<LaunchFiles>(
-      folders_, workers_make_credentials_ ? std::nullopt : std::optional(*credentials_),
-      files_, core::trial_cap(spec_), launcher_->capacity());
+      folders_, workers_make_credentials_ ? std::nullopt : std::optional(*credentials_), files_,
+      core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs
   start_allocation_clock();

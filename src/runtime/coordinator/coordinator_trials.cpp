@@ -42,8 +42,8 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
     // (A node's own disk is its agent's to make the folder on, LAUNCH: folders_ has no
     // checkpoint root then.)
     auto files =
-        make_launch_files(folders_, workers_make_credentials_ ? nullptr : credentials_.get(),
-                          id, launch.attempt, launch_files_->next_launch());
+        make_launch_files(folders_, workers_make_credentials_ ? nullptr : credentials_.get(), id,
+                          launch.attempt, launch_files_->next_launch());
     t->launch = files.launch;
     t->credential_file = std::move(files.credential_file);
     t->stderr_offset = files.stderr_offset;

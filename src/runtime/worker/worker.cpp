@@ -33,13 +33,13 @@
 #include "runtime/launch/child_process.hpp"
 #include "runtime/launch/job_clock.hpp"
 #include "runtime/launch/launcher.hpp"
-#include "runtime/launch/local_gpus.hpp"
 #include "runtime/log.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
 #include "runtime/worker/attempt_tokens.hpp"
 #include "runtime/worker/node_agent.hpp"
 #include "runtime/worker/node_checkpoint_folder.hpp"
+#include "runtime/worker/trial_child.hpp"
 #include "runtime/worker/worker_session.hpp"
 
 namespace slurmtune::runtime {
@@ -254,24 +254,7 @@ class Worker {
   }
 
   void launch(const protocol::Launch& message) {
-    SpawnRequest request;
-    request.argv = message.argv;
-    request.env = message.env;
-    if (agent_) request.env["SLURMTUNE_ADDR"] = agent_->address();
-    // This worker is one task of a step across all workers' nodes; a trial it starts is
-    // one process on this node, not task 3 of 4 (a client takes SLURM_PROCID as its rank).
-    for (const char* name : {"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_GTIDS"})
-      request.env.try_emplace(name, "0");
-    for (const char* name : {"SLURM_NTASKS", "SLURM_NPROCS", "SLURM_STEP_NUM_TASKS",
-                             "SLURM_STEP_NUM_NODES", "SLURM_STEP_TASKS_PER_NODE"})
-      request.env.try_emplace(name, "1");
-    request.env.try_emplace("SLURM_STEP_NODELIST", node_);
-    if (!message.gpus.empty())
-      request.env["CUDA_VISIBLE_DEVICES"] =
-          visible_devices_for(message.gpus, env_or_empty("CUDA_VISIBLE_DEVICES"));
-    request.stdout_path = message.stdout_path;
-    request.stderr_path = message.stderr_path;
-    request.inherit_sigusr1 = true;  // ignored: see run_worker
+    SpawnRequest request = trial_child(message, node_, agent_ ? agent_->address() : "");
     try {
       if (!message.checkpoint_dir.empty()) {
         if (!checkpoints_)
