@@ -155,7 +155,6 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     options_.launch.step_time_limit_min =
         static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
-  workers_make_credentials_ = workers_start_every_trial(spec_, *launcher_);
   node_local_ = settle_node_local(spec_, *launcher_, folders_, options_.output);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
@@ -184,9 +183,12 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       spec_, std::move(study_.scheduler), std::move(study_.suggester), *recorder_,
       study_.resumed ? &*study_.resumed : nullptr);
   controller_->set_fail_fast(options_.fail_fast);
+  // A worker step derives the credentials of the attempts it starts: when every trial
+  // starts on one, no launch writes a credential file on the study's file system.
   launch_files_ = std::make_unique<LaunchFiles>(
-      folders_, workers_make_credentials_ ? std::nullopt : std::optional(*credentials_), files_,
-      core::trial_cap(spec_), launcher_->capacity());
+      folders_,
+      workers_start_every_trial(spec_, *launcher_) ? std::nullopt : std::optional(*credentials_),
+      files_, core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs
   start_allocation_clock();

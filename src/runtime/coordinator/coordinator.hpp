@@ -123,9 +123,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   std::unique_ptr<StudyRecorder> recorder_;
   std::unique_ptr<core::StudyController> controller_;
   std::unique_ptr<Launcher> launcher_;
-  // Every trial starts on a worker step, which derives its attempts' credentials: no
-  // launch writes one (workers_start_every_trial).
-  bool workers_make_credentials_ = false;
   LoopStalls stalls_;  // how long each turn of the loop worked instead of waiting, and at what
   // File-system work the loop must not wait for (PBT's copies, ended attempts' credential
   // files), first in, first out on one helper thread. Its tasks hold what they use.

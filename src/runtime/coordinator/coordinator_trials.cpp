@@ -41,9 +41,7 @@ ActiveTrial& Coordinator::register_trial(const core::TrialLaunch& launch,
   } else {
     // (A node's own disk is its agent's to make the folder on, LAUNCH: folders_ has no
     // checkpoint root then.)
-    auto files =
-        make_launch_files(folders_, workers_make_credentials_ ? nullptr : credentials_.get(), id,
-                          launch.attempt, launch_files_->next_launch());
+    auto files = launch_files_->make_now(id, launch.attempt);
     t->launch = files.launch;
     t->credential_file = std::move(files.credential_file);
     t->stderr_offset = files.stderr_offset;

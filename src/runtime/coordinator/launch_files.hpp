@@ -62,6 +62,13 @@ class LaunchFiles {
   std::optional<LaunchFilesReady> take(core::TrialId trial);
   /// A launch number of its own, for every launch but a new trial's first.
   std::uint64_t next_launch() { return ++launches_; }
+  /// `trial`'s files for attempt `attempt` made here and now (on the caller's thread),
+  /// under a launch number of its own: for a launch that found none made. Throws what the
+  /// file system said.
+  LaunchFilesReady make_now(core::TrialId trial, std::uint64_t attempt) {
+    return make_launch_files(folders_, credentials_ ? &*credentials_ : nullptr, trial, attempt,
+                             next_launch());
+  }
   /// A relaunch's files (a resumed, retried or restarted trial), made on the helper thread
   /// under a launch number of its own: its credential, its folder and its stderr.log's
   /// size. On ext4 a create among the thousands of credentials ended attempts left
