@@ -97,15 +97,23 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.startup_design = r.keyword("startup_design", {"random", "sobol"}) == "sobol"
                            ? core::StartupDesign::Sobol
                            : core::StartupDesign::Random;
-  if (r.has("acquisition"))
-    o.acquisition = r.keyword("acquisition", {"ei", "mean"}) == "mean"
-                        ? core::Acquisition::Mean
-                        : core::Acquisition::ExpectedImprovement;
+  if (r.has("acquisition")) {
+    const auto acquisition = r.keyword("acquisition", {"ei", "mean", "thompson"});
+    o.acquisition = acquisition == "mean"       ? core::Acquisition::Mean
+                    : acquisition == "thompson" ? core::Acquisition::Thompson
+                                                : core::Acquisition::ExpectedImprovement;
+  }
   read_in_range(r, "cost_exponent", o.cost_exponent, 0, 4, "in [0, 4]");
-  // A posterior mean may be negative: dividing it by a cost would not rank by it.
-  if (o.cost_exponent > 0 && o.acquisition == core::Acquisition::Mean)
-    r.fail("cost_exponent",
-           "goes with acquisition = \"ei\" (a posterior mean is not divided by a cost)");
+  // A posterior mean or a draw of it may be negative: dividing it by a cost would not rank by it.
+  if (o.cost_exponent > 0 && o.acquisition != core::Acquisition::ExpectedImprovement)
+    r.fail("cost_exponent", "goes with acquisition = \"ei\" (a posterior mean or a draw of it "
+                            "is not divided by a cost)");
+  if (r.has("cost_cooling_s")) {
+    read_in_range(r, "cost_cooling_s", o.cost_cooling_s, 0, 1e12, "in [0, 1e12] seconds");
+    if (o.cost_cooling_s > 0 && o.cost_exponent == 0)
+      r.fail("cost_cooling_s",
+             "cools the cost exponent, which is 0; set cost_exponent (e.g. 1) as well");
+  }
 }
 
 // NSGAIISampler's options, with its checks.

@@ -230,8 +230,11 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"target_transform",
          o.target_transform == core::gp::TargetTransform::Copula ? "copula" : "standardise"},
         {"startup_design", o.startup_design == core::StartupDesign::Sobol ? "sobol" : "random"},
-        {"acquisition", o.acquisition == core::Acquisition::Mean ? "mean" : "ei"},
-        {"cost_exponent", o.cost_exponent}};
+        {"acquisition", o.acquisition == core::Acquisition::Mean       ? "mean"
+                        : o.acquisition == core::Acquisition::Thompson ? "thompson"
+                                                                       : "ei"},
+        {"cost_exponent", o.cost_exponent},
+        {"cost_cooling_s", o.cost_cooling_s}};
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

@@ -44,10 +44,12 @@ enum class RungWeighting { FirstRung, HyperTune };
 /// Where start-up configurations come from: independent draws, or one scrambled Sobol
 /// sequence per study (gp/startup_design.hpp).
 enum class StartupDesign { Random, Sobol };
-/// How a model trial picks among the candidates: the highest expected improvement, or the
+/// How a model trial picks among the candidates: the highest expected improvement, the
 /// best posterior mean (greedy; with `random_fraction` it is epsilon-greedy Bayesian
-/// optimisation, De Ath et al. 2021).
-enum class Acquisition { ExpectedImprovement, Mean };
+/// optimisation, De Ath et al. 2021), or the best of one joint draw of the posterior over
+/// them (Thompson sampling; asynchronous and batch in Kandasamy et al. 2018: each free
+/// worker's draw differs, so a wave of them spreads without fantasies of the pending ones).
+enum class Acquisition { ExpectedImprovement, Mean, Thompson };
 
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
@@ -80,6 +82,11 @@ struct MobsterOptions {
   /// (step_cost_model.hpp), learnt from the recorded report times; start-up draws and the
   /// random share are not weighted. Only with acquisition = ExpectedImprovement.
   double cost_exponent = 0;
+  /// Cost cooling (Lee et al. 2020, "Cost-aware Bayesian optimization", CArBO): the cost
+  /// exponent falls linearly from `cost_exponent` to 0 over this many seconds of the study's
+  /// recorded clock, from its first trial's start (0: no cooling). Cheap configurations
+  /// first, while the model knows little; expected improvement alone later.
+  double cost_cooling_s = 0;
   /// With `[sampler] prior`: the share of start-up trials (after the best earlier ones)
   /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
   /// the whole space.

@@ -166,6 +166,8 @@ def simulate_slurmtune(binary, table, variant, seed, workers, budget, work, meas
     """Runs `slurmtune simulate` on the table; returns the results file's path and the summary."""
     scheduler, sampler = variant[0], variant[1] if len(variant) > 1 else "random"
     sampler_options = dict(variant[2]) if len(variant) > 2 else {}
+    # "budget": the run's time budget (cost_cooling_s cools over the whole of it).
+    sampler_options = {k: budget if v == "budget" else v for k, v in sampler_options.items()}
     # Not a [sampler] key: the random sampler's draws mapped as every suggestion is.
     nearest_draws = ["--nearest-draws"] if sampler_options.pop("nearest_draws", False) else []
     lines, section = [], None

@@ -263,6 +263,33 @@ std::vector<double> Posterior::leave_one_out_means(std::span<const std::size_t> 
   return out;
 }
 
+std::vector<double> Posterior::joint_sample(std::span<const double> points,
+                                            std::span<const double> normals) const {
+  const Matrix z = scaled(points, data_.dims, h_);
+  if (static_cast<std::size_t>(z.rows()) != normals.size())
+    throw Error("gp: a joint sample of " + std::to_string(z.rows()) + " points got " +
+                std::to_string(normals.size()) + " normals");
+  const Matrix k_star = cross_covariance(factor_->scaled_inputs, z, h_.signal_variance);
+  const Vector mean = k_star.transpose() * factor_->alpha;
+  const Matrix v = factor_->llt.matrixL().solve(k_star);
+  const Matrix covariance = cross_covariance(z, z, h_.signal_variance) - v.transpose() * v;
+  const Eigen::Map<const Vector> e(normals.data(), static_cast<Eigen::Index>(normals.size()));
+  Vector draw;
+  for (double jitter = 1e-10 * h_.signal_variance; jitter <= 1e-2 * h_.signal_variance;
+       jitter *= 10) {
+    Matrix cj = covariance;
+    cj.diagonal().array() += jitter;
+    const Eigen::LLT<Matrix> llt(cj);
+    if (llt.info() == Eigen::Success) {
+      draw = mean + llt.matrixL() * e;
+      break;
+    }
+  }
+  if (draw.size() == 0)
+    draw = mean + covariance.diagonal().cwiseMax(0.0).cwiseSqrt().cwiseProduct(e);
+  return {draw.data(), draw.data() + draw.size()};
+}
+
 double Posterior::log_marginal_likelihood() const {
   const auto n = static_cast<double>(data_.size());
   const Eigen::Map<const Vector> y(data_.targets.data(), static_cast<Eigen::Index>(data_.size()));

@@ -75,6 +75,14 @@ class Posterior {
   /// The mean at each of `rows`' own inputs given every other observation (leave one
   /// out, without refitting: Rasmussen and Williams 2006, eq. 5.12).
   std::vector<double> leave_one_out_means(std::span<const std::size_t> rows) const;
+  /// One draw of the latent function at all of `points` together (Thompson sampling):
+  /// the posterior mean plus the Cholesky factor of the posterior covariance among them
+  /// times `normals` (one standard normal a point, the caller's stream, so that a draw is
+  /// a function of the seed). Points the posterior cannot tell apart (near-duplicates) get
+  /// growing jitter on that factor's diagonal, and past 1e-2 of the signal variance
+  /// each point is drawn from its own marginal alone.
+  std::vector<double> joint_sample(std::span<const double> points,
+                                   std::span<const double> normals) const;
   /// log p(targets | inputs, hyperparameters).
   double log_marginal_likelihood() const;
   const Hyperparameters& hyperparameters() const;

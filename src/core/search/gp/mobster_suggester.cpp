@@ -25,6 +25,7 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
+constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
 constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
@@ -401,7 +402,8 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
     pending.insert(pending.end(), features.begin(), features.end());
     pending.push_back(first_feature);
   }
-  if (!pending.empty()) {
+  // Thompson draws spread a wave of free workers by their randomness alone.
+  if (!pending.empty() && options_.acquisition != Acquisition::Thompson) {
     if (options_.acquisition == Acquisition::Mean) {
       const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
                          static_cast<double>(data.targets.size());
@@ -443,6 +445,36 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
   return acquisition;
 }
 
+std::vector<double> MobsterSuggester::thompson_draw(TrialId trial, const ModelView& v,
+                                                   const std::map<double, double>& weights,
+                                                   const std::vector<Configuration>& pool) const {
+  // The same normals at every rung: the rungs' functions are strongly correlated, and
+  // independent draws averaged by the weights would explore less than one draw does.
+  Xoshiro256 rng(derive_seed(seed_, kThompsonStream, trial));
+  std::vector<double> normals(pool.size());
+  for (double& e : normals)
+    e = standard_normal(rng);
+  std::vector<double> scores(pool.size(), 0.0), points;
+  points.reserve(pool.size() * (encoder_.dims() + 1));
+  for (const auto& [resource, weight] : weights) {
+    points.clear();
+    for (const auto& config : pool) {
+      encoder_.encode(config, points);
+      points.push_back(resource_feature(resource));
+    }
+    const auto draw = v.posterior.joint_sample(points, normals);
+    for (std::size_t c = 0; c < draw.size(); ++c)
+      scores[c] += weight * draw[c];
+  }
+  return scores;
+}
+
+double MobsterSuggester::cost_exponent_now() const {
+  if (options_.cost_cooling_s <= 0 || !clock_.first) return options_.cost_exponent;
+  const double spent = (clock_.latest - *clock_.first) / options_.cost_cooling_s;
+  return options_.cost_exponent * std::clamp(1.0 - spent, 0.0, 1.0);
+}
+
 void MobsterSuggester::divide_by_step_cost(const std::vector<Configuration>& pool,
                                            std::vector<double>& scores) {
   std::vector<double> points;
@@ -452,18 +484,21 @@ void MobsterSuggester::divide_by_step_cost(const std::vector<Configuration>& poo
   // Before two trials are measured nothing is known of costs: expected improvement alone.
   const auto seconds = costs_.predicted(points);
   if (!seconds) return;
+  const double exponent = cost_exponent_now();
   for (std::size_t c = 0; c < scores.size(); ++c)
-    scores[c] /= std::pow((*seconds)[c], options_.cost_exponent);
+    scores[c] /= std::pow((*seconds)[c], exponent);
 }
 
 Configuration MobsterSuggester::propose(TrialId trial) {
   // Expected improvement at each weighted rung, over that rung's incumbent (or the
-  // posterior mean there, with acquisition = "mean"), per predicted second a step raised
-  // to cost_exponent where that is set.
+  // posterior mean there, with acquisition = "mean", or a draw of it, "thompson"), per
+  // predicted second a step raised to cost_exponent (cooled) where that is set.
   const ModelView& v = view(trial);
   const std::vector<Configuration> pool = candidates(trial, v.centres);
-  std::vector<double> scores = acquisition(v, v.weights, pool);
-  if (options_.cost_exponent > 0) divide_by_step_cost(pool, scores);
+  std::vector<double> scores = options_.acquisition == Acquisition::Thompson
+                                   ? thompson_draw(trial, v, v.weights, pool)
+                                   : acquisition(v, v.weights, pool);
+  if (cost_exponent_now() > 0) divide_by_step_cost(pool, scores);
   return pool[static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
                                        scores.begin())];
 }
@@ -533,11 +568,13 @@ PredictedFinal MobsterSuggester::Standardisation::in_user_units(const gp::Predic
 
 // The view is a cache of the model, made again from what is written when next asked.
 void MobsterSuggester::save_state(StateOut& archive) const {
-  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_);
+  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_,
+          clock_);
 }
 
 void MobsterSuggester::load_state(StateIn& archive) {
-  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_);
+  archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_,
+          clock_);
   view_.reset();
 }
 

@@ -15,6 +15,7 @@
 // fitted, from a fixed start, on the first m of them in arrival order (m the largest
 // point of the refit ladder not above n). A resumed study, whose suggester is rebuilt
 // from the recorded events, therefore suggests what the uninterrupted one would have.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,9 +77,11 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   ContinuationModel* continuation_model() override { return this; }
   void began_at(TrialId trial, double step, double time_s) override {
     costs_.began_at(trial, step, time_s);
+    clock_.saw(time_s);
   }
   void reported_at(TrialId trial, double step, double time_s) override {
     costs_.reported_at(trial, step, time_s);
+    clock_.saw(time_s);
   }
   void session_began() override { costs_.session_began(); }
   void save_state(StateOut& archive) const override;
@@ -143,6 +146,13 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// Each candidate's expected improvement, summed over `weights`' rungs.
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
                                   const std::vector<Configuration>& pool) const;
+  /// acquisition = "thompson": one joint draw of the posterior over `pool` at each rung,
+  /// summed over `weights`, from the trial's own stream of normals.
+  std::vector<double> thompson_draw(TrialId trial, const ModelView& v,
+                                    const std::map<double, double>& weights,
+                                    const std::vector<Configuration>& pool) const;
+  /// The cost exponent now: cost_exponent, cooled over cost_cooling_s where that is set.
+  double cost_exponent_now() const;
   Configuration propose(TrialId trial);
   /// A start-up trial's configuration with a prior: the best earlier ones first, then
   /// draws from the prior region (prior_share of them) or from the whole space.
@@ -165,6 +175,20 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   std::set<TrialId> pending_;                        // started, neither judged nor ended
   std::optional<double> first_resource_;             // the lowest rung seen
   std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
+  // The recorded clock's first and latest times seen (cost_cooling_s).
+  struct StudyClock {
+    std::optional<double> first;
+    double latest = 0;
+    void saw(double time_s) {
+      if (!first) first = latest = time_s;
+      latest = std::max(latest, time_s);
+    }
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(first, latest);
+    }
+  };
+  StudyClock clock_;
   struct CachedView {
     std::uint64_t version;  // of the events the model has seen
     TrialId trial;

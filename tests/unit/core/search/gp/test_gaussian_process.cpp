@@ -1,10 +1,13 @@
 #define BOOST_TEST_MODULE core_gaussian_process
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/search/gp/gaussian_process.hpp"
+#include "core/search/gp/unit_draws.hpp"
 
 using namespace slurmtune::core;
 
@@ -249,4 +252,41 @@ BOOST_AUTO_TEST_CASE(tied_length_scales_are_fitted_as_one) {
   BOOST_TEST((gp::fit(data, start, tying) == tied));
   BOOST_CHECK_THROW(gp::fit(data, start, {30, gp::LengthScalePrior::Fixed, {}, {{2, 4}}}),
                     slurmtune::UsageError);
+}
+
+// Thompson sampling's draws (issue #64, item 3): over many draws, each point's mean and
+// variance are the posterior's, two points close together move together, and points the
+// posterior cannot tell apart (the same input twice) are drawn equal.
+BOOST_AUTO_TEST_CASE(joint_samples_follow_the_posterior_and_its_correlations) {
+  const auto data = relevant_and_irrelevant(20, 3);
+  const gp::Hyperparameters h{1.0, {0.3, 5.0}, 1e-3, {}, {}, {}};
+  const gp::Posterior posterior(data, h);
+  // Far from the data; a point 0.01 away from it; an input given twice.
+  const std::vector<double> points{3.0, 0.5, 3.01, 0.5, 0.37, 0.2, 0.37, 0.2};
+  const auto predicted = posterior.predict(points);
+  constexpr int kDraws = 4000;
+  Xoshiro256 rng(5);
+  std::vector<double> sum(4, 0.0), sum_squares(4, 0.0);
+  double far_pair = 0, largest_twin_gap = 0;
+  for (int d = 0; d < kDraws; ++d) {
+    std::vector<double> normals(4);
+    for (double& e : normals)
+      e = gp::standard_normal(rng);
+    const auto draw = posterior.joint_sample(points, normals);
+    for (std::size_t k = 0; k < 4; ++k) {
+      sum[k] += draw[k];
+      sum_squares[k] += (draw[k] - predicted[k].mean) * (draw[k] - predicted[k].mean);
+    }
+    far_pair += (draw[0] - predicted[0].mean) * (draw[1] - predicted[1].mean);
+    largest_twin_gap = std::max(largest_twin_gap, std::fabs(draw[2] - draw[3]));
+  }
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double sd = std::sqrt(predicted[k].variance);
+    BOOST_TEST(std::fabs(sum[k] / kDraws - predicted[k].mean) < 0.1 * sd + 1e-9);
+    BOOST_TEST(std::fabs(sum_squares[k] / kDraws / predicted[k].variance - 1.0) < 0.1);
+  }
+  // Matérn-5/2 at a distance of 0.01 / 0.3: a correlation of 0.999.
+  BOOST_TEST(far_pair / kDraws / std::sqrt(predicted[0].variance * predicted[1].variance) > 0.98);
+  BOOST_TEST(largest_twin_gap < 1e-2 * std::sqrt(predicted[2].variance));
+  BOOST_CHECK_THROW(posterior.joint_sample(points, std::vector<double>(3, 0.0)), slurmtune::Error);
 }

@@ -311,3 +311,89 @@ BOOST_AUTO_TEST_CASE(mobster_cost_exponent_prefers_configurations_with_cheap_ste
   BOOST_TEST(mean_w[1] < 0.5 * mean_w[0]);
   BOOST_TEST(mean_distance[1] < 0.02);  // measured: 0.0020 without, 0.0021 with
 }
+
+// cost_cooling_s (issue #64, item 3; CArBO): the exponent falls from cost_exponent to 0
+// over that many seconds of the recorded clock. Cooled over a horizon far longer than the
+// study, the preference for cheap steps is what cost_exponent alone gives; once the
+// horizon is over, the picks are expected improvement's alone, exactly.
+BOOST_AUTO_TEST_CASE(mobster_cost_cooling_fades_the_preference_for_cheap_steps) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"w", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto run = [&](double exponent, double cooling_s) {
+    auto spec = mobster_spec(5);
+    spec.mobster.cost_exponent = exponent;
+    spec.mobster.cost_cooling_s = cooling_s;
+    const auto s = make_suggester(space, spec, false, 12);
+    std::vector<Configuration> picks;
+    double clock = 0;
+    for (TrialId t = 0; t < 40; ++t) {
+      const auto sug = s->suggest(t);
+      picks.push_back(sug.config);
+      const double x = as_number(sug.config.values[0]), w = as_number(sug.config.values[1]);
+      s->began_at(t, 0, clock);
+      clock += std::exp(4.0 * w);
+      s->reported_at(t, 1, clock);
+      s->reported(t, 1, std::pow(x - 0.3, 2), at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    return picks;
+  };
+  const auto mean_w = [](const std::vector<Configuration>& picks) {
+    double sum = 0;
+    for (std::size_t t = 10; t < picks.size(); ++t)
+      sum += as_number(picks[t].values[1]);
+    return sum / static_cast<double>(picks.size() - 10);
+  };
+  const auto plain = run(0, 0), weighted = run(1, 0), long_cooling = run(1, 1e9),
+             cooled = run(1, 0.5);
+  BOOST_TEST_MESSAGE("mean w: plain " << mean_w(plain) << ", weighted " << mean_w(weighted)
+                                      << ", cooling over 1e9 s " << mean_w(long_cooling));
+  BOOST_TEST(mean_w(long_cooling) < 0.5 * mean_w(plain));
+  // The first report comes a second or more after the first start: cooled by then.
+  BOOST_REQUIRE_EQUAL(cooled.size(), plain.size());
+  for (std::size_t t = 0; t < plain.size(); ++t)
+    BOOST_TEST((cooled[t] == plain[t]));
+}
+
+// acquisition = "thompson" (issue #64, item 3): a model trial takes the best candidate of
+// one joint draw of the posterior. On a bowl its picks close in on the optimum; four
+// trials suggested at once, with no fantasies of the pending ones, go to four places, each
+// drawn from its own stream; and the same seed gives the same picks.
+BOOST_AUTO_TEST_CASE(mobster_thompson_draws_find_the_optimum_and_spread_a_wave) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto distance = [](const Configuration& c) {
+    return std::hypot(as_number(c.values[0]) - 0.3, as_number(c.values[1]) - 0.7);
+  };
+  const auto run = [&] {
+    auto spec = mobster_spec(5);
+    spec.mobster.acquisition = Acquisition::Thompson;
+    const auto s = make_suggester(space, spec, false, 11);
+    std::vector<Configuration> picks;
+    for (TrialId t = 0; t < 30; ++t) {
+      const auto sug = s->suggest(t);
+      picks.push_back(sug.config);
+      s->reported(t, 1, std::pow(distance(sug.config), 2), at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    for (TrialId t = 30; t < 34; ++t) {
+      const auto sug = s->suggest(t);
+      BOOST_TEST((sug.info.origin == SuggestionOrigin::Model));
+      picks.push_back(sug.config);
+    }
+    return picks;
+  };
+  const auto picks = run();
+  double mean_distance = 0;
+  for (std::size_t t = 10; t < 30; ++t)
+    mean_distance += distance(picks[t]) / 20;
+  // Uniform draws lie 0.38 from (0.3, 0.7) on average.
+  BOOST_TEST_MESSAGE("Thompson picks' mean distance " << mean_distance);
+  BOOST_TEST(mean_distance < 0.15);
+  for (std::size_t i = 30; i < 34; ++i)
+    for (std::size_t j = 30; j < i; ++j)
+      BOOST_TEST(!(picks[i] == picks[j]));
+  const auto again = run();
+  for (std::size_t t = 0; t < picks.size(); ++t)
+    BOOST_TEST((again[t] == picks[t]));
+}
