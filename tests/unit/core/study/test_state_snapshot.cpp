@@ -164,6 +164,9 @@ BOOST_AUTO_TEST_CASE(every_sampler_learns_as_without_snapshots) {
       {"sampler = \"bohb\"\n", ""},
       {"sampler = \"mobster\"\n", ""},
       {"sampler = \"mobster\"\n", "[sampler]\nsuggest_ahead = true\nstartup_design = \"sobol\"\n"},
+      {"sampler = \"mobster\"\n", "[sampler]\nacquisition = \"thompson\"\n"},
+      // The cooling reads the clock the snapshot keeps.
+      {"sampler = \"mobster\"\n", "[sampler]\ncost_exponent = 1\ncost_cooling_s = 20\n"},
   };
   for (const auto& [line, table] : samplers) {
     BOOST_TEST_CONTEXT(line << table) {
