@@ -65,6 +65,21 @@ void read_bohb(TableReader& r, core::BohbOptions& o) {
   }
 }
 
+// What only the Gaussian process has (a kernel, joint draws): set with a random forest, the
+// key would be silently ignored.
+void refuse_kernel_options(TableReader& r, const core::MobsterOptions& o) {
+  // refit_growth and fit_iterations stay: the step-cost model (cost_exponent) is a GP.
+  for (const auto key : kKernelKeys)
+    if (r.has(key))
+      r.fail(key,
+             "sets the Gaussian process's kernel fit; surrogate = \"random-forest\" has no "
+             "kernel (remove the key, or use surrogate = \"gp\")");
+  if (o.acquisition == core::Acquisition::Thompson)
+    r.fail("surrogate",
+           "\"random-forest\" draws no joint samples; acquisition = \"thompson\" "
+           "goes with surrogate = \"gp\"");
+}
+
 void read_mobster(TableReader& r, core::MobsterOptions& o) {
   read_count(r, "n_startup_trials", o.n_startup_trials, 0);
   read_count(r, "num_candidates", o.num_candidates, 1);
@@ -103,11 +118,17 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
                     : acquisition == "thompson" ? core::Acquisition::Thompson
                                                 : core::Acquisition::ExpectedImprovement;
   }
+  if (r.has("surrogate"))
+    o.surrogate = r.keyword("surrogate", {"gp", "random-forest"}) == "random-forest"
+                      ? core::Surrogate::RandomForest
+                      : core::Surrogate::GaussianProcess;
+  if (o.surrogate == core::Surrogate::RandomForest) refuse_kernel_options(r, o);
   read_in_range(r, "cost_exponent", o.cost_exponent, 0, 4, "in [0, 4]");
   // A posterior mean or a draw of it may be negative: dividing it by a cost would not rank by it.
   if (o.cost_exponent > 0 && o.acquisition != core::Acquisition::ExpectedImprovement)
-    r.fail("cost_exponent", "goes with acquisition = \"ei\" (a posterior mean or a draw of it "
-                            "is not divided by a cost)");
+    r.fail("cost_exponent",
+           "goes with acquisition = \"ei\" (a posterior mean or a draw of it "
+           "is not divided by a cost)");
   if (r.has("cost_cooling_s")) {
     read_in_range(r, "cost_cooling_s", o.cost_cooling_s, 0, 1e12, "in [0, 1e12] seconds");
     if (o.cost_cooling_s > 0 && o.cost_exponent == 0)

@@ -2,8 +2,10 @@
 // Readers of the study file's larger tables, one file each.
 #include <toml++/toml.h>
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/table_reader.hpp"
 #include "core/schedulers/scheduler_spec.hpp"
@@ -20,6 +22,10 @@ core::SearchSpace read_search_space(const toml::table& table, const std::string&
 /// `[sampler]` (`present`: the table, when the file has one): the options of the chosen
 /// model-based sampler, with defaults.
 void read_sampler(TableReader reader, const toml::node* present, core::SamplerSpec& spec);
+/// MOBSTER's keys that set the Gaussian process's kernel fit: refused with surrogate =
+/// "random-forest", and left out of its resolved study.
+inline constexpr std::array<std::string_view, 4> kKernelKeys{
+    "length_scale_prior", "input_warping", "exchangeable_choices", "max_fit_observations"};
 
 /// A TOML scalar (boolean, integer, float, string) as a parameter value; nullopt otherwise.
 std::optional<core::ParamValue> scalar(const toml::node& node);

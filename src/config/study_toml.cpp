@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "config/section_readers.hpp"
 #include "config/study_file.hpp"
 #include "config/toml_quoting.hpp"
 
@@ -210,7 +211,7 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
   }
   if (s.kind == core::SamplerKind::Mobster) {
     const auto& o = s.mobster;
-    return toml::table{
+    toml::table t{
         {"n_startup_trials", static_cast<std::int64_t>(o.n_startup_trials)},
         {"num_candidates", static_cast<std::int64_t>(o.num_candidates)},
         {"local_candidates", static_cast<std::int64_t>(o.local_candidates)},
@@ -233,8 +234,13 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"acquisition", o.acquisition == core::Acquisition::Mean       ? "mean"
                         : o.acquisition == core::Acquisition::Thompson ? "thompson"
                                                                        : "ei"},
+        {"surrogate", o.surrogate == core::Surrogate::RandomForest ? "random-forest" : "gp"},
         {"cost_exponent", o.cost_exponent},
         {"cost_cooling_s", o.cost_cooling_s}};
+    if (o.surrogate == core::Surrogate::RandomForest)
+      for (const auto key : kKernelKeys)
+        t.erase(key);
+    return t;
   }
   if (s.kind == core::SamplerKind::Nsga2) {
     const auto& o = s.nsga2;

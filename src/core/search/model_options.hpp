@@ -51,6 +51,10 @@ enum class StartupDesign { Random, Sobol };
 /// worker's draw differs, so a wave of them spreads without fantasies of the pending ones).
 enum class Acquisition { ExpectedImprovement, Mean, Thompson };
 
+/// The model MOBSTER's acquisition asks (gp/surrogate.hpp): the Gaussian process, or a
+/// random forest in SMAC's style (forest/random_forest.hpp).
+enum class Surrogate { GaussianProcess, RandomForest };
+
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
   std::size_t num_candidates = 250;       ///< random configurations scored per suggestion
@@ -77,6 +81,7 @@ struct MobsterOptions {
   gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
   StartupDesign startup_design = StartupDesign::Random;
   Acquisition acquisition = Acquisition::ExpectedImprovement;
+  Surrogate surrogate = Surrogate::GaussianProcess;
   /// A model trial's expected improvement is divided by its predicted seconds a step to
   /// this power (0: step costs play no part). The prediction is the step-cost model's
   /// (step_cost_model.hpp), learnt from the recorded report times; start-up draws and the

@@ -26,6 +26,7 @@ constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
 constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
+constexpr std::uint64_t kForestStream = 0x666f72657374ULL;         // "forest"
 constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
 constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
 constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
@@ -316,7 +317,7 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
 
 std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<std::size_t>& chosen,
                                                              const gp::Data& data,
-                                                             const gp::Posterior& posterior) const {
+                                                             const gp::Surrogate& posterior) const {
   const double first = *first_resource_;
   if (options_.rung_weighting == RungWeighting::FirstRung) return {{first, 1.0}};
   std::map<double, std::vector<std::size_t>> rows;  // data rows by resource
@@ -366,11 +367,18 @@ std::vector<TrialId> MobsterSuggester::fantasised(TrialId trial) const {
   return latest;
 }
 
+std::unique_ptr<gp::Surrogate> MobsterSuggester::surrogate_of(gp::Data data, TrialId trial) {
+  if (options_.surrogate == Surrogate::RandomForest)
+    // A forest of the decision's trial's own stream: replay grows the same one from the
+    // same data (the events' count would not do: replay sees them in another order).
+    return gp::forest_surrogate(std::move(data), {}, derive_seed(seed_, kForestStream, trial));
+  return gp::gaussian_surrogate(std::move(data), hyperparameters());
+}
+
 const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
   // freeze_thaw scores a start, then suggest() proposes it, with nothing seen between:
   // one model serves both.
   if (view_ && view_->version == version_ && view_->trial == trial) return view_->model;
-  const gp::Hyperparameters h = hyperparameters();
   const std::vector<std::size_t> chosen = chosen_.chosen();
   Standardisation scale;
   gp::Data data = data_of(chosen, &scale);
@@ -378,7 +386,7 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
 
   // The incumbent at each resource (the best standardised score there), and the best
   // trials at the first one (perturbation centres).
-  ModelView v{gp::Posterior(data, h), {}, 0, {}, {}, scale};
+  ModelView v{surrogate_of(data, trial), {}, 0, {}, {}, scale};
   std::vector<std::pair<double, TrialId>> at_first;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     const auto& o = observations_[chosen[k]];
@@ -391,7 +399,7 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
     v.centres.push_back(at_first[k].second);
-  v.weights = acquisition_rungs(chosen, data, v.posterior);
+  v.weights = acquisition_rungs(chosen, data, *v.posterior);
   // Pending trials land, in the model's belief, on its mean at the first resource. A mean
   // acquisition would not move for that, and every free worker would get the same pick:
   // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
@@ -409,11 +417,11 @@ const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
                          static_cast<double>(data.targets.size());
       data.targets.resize(data.targets.size() + pending.size() / data.dims, lie);
     } else {
-      for (const auto& p : v.posterior.predict(pending))
+      for (const auto& p : v.posterior->predict(pending))
         data.targets.push_back(p.mean);
     }
     data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
-    v.posterior = gp::Posterior(std::move(data), h);
+    v.posterior = surrogate_of(std::move(data), trial);
   }
   view_.emplace(CachedView{version_, trial, std::move(v)});
   return view_->model;
@@ -436,7 +444,7 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
       points.push_back(resource_feature(resource));
     }
     const double incumbent = v.incumbent_at(resource);
-    const auto predictions = v.posterior.predict(points);
+    const auto predictions = v.posterior->predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
       acquisition[c] += weight * (options_.acquisition == Acquisition::Mean
                                       ? predictions[c].mean
@@ -446,8 +454,8 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
 }
 
 std::vector<double> MobsterSuggester::thompson_draw(TrialId trial, const ModelView& v,
-                                                   const std::map<double, double>& weights,
-                                                   const std::vector<Configuration>& pool) const {
+                                                    const std::map<double, double>& weights,
+                                                    const std::vector<Configuration>& pool) const {
   // The same normals at every rung: the rungs' functions are strongly correlated, and
   // independent draws averaged by the weights would explore less than one draw does.
   Xoshiro256 rng(derive_seed(seed_, kThompsonStream, trial));
@@ -462,7 +470,7 @@ std::vector<double> MobsterSuggester::thompson_draw(TrialId trial, const ModelVi
       encoder_.encode(config, points);
       points.push_back(resource_feature(resource));
     }
-    const auto draw = v.posterior.joint_sample(points, normals);
+    const auto draw = v.posterior->joint_sample(points, normals);
     for (std::size_t c = 0; c < draw.size(); ++c)
       scores[c] += weight * draw[c];
   }
@@ -527,7 +535,7 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
     points.insert(points.end(), features.begin(), features.end());
     points.push_back(resource_feature(q.resource));
   }
-  const auto predictions = v.posterior.predict(points);
+  const auto predictions = v.posterior->predict(points);
   const auto expectation = [&](std::size_t k, double resource) {
     const gp::Prediction& p = predictions[k];
     return JobExpectation{expected_improvement(p, v.incumbent_at(resource)),

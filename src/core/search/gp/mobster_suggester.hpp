@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "core/search/gp/prior_region.hpp"
 #include "core/search/gp/startup_design.hpp"
 #include "core/search/gp/step_cost_model.hpp"
+#include "core/search/gp/surrogate.hpp"
 #include "core/search/gp/target_transform.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
@@ -119,8 +121,8 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   // The model a decision uses: conditioned on the chosen observations and on pending
   // trials' fantasies, with each resource's incumbent and the acquisition's rungs.
   struct ModelView {
-    gp::Posterior posterior;
-    std::map<double, double> incumbents;  // best standardised score by resource
+    std::unique_ptr<gp::Surrogate> posterior;  // the GP's, or a forest's (surrogate)
+    std::map<double, double> incumbents;       // best standardised score by resource
     double best_anywhere;
     std::vector<TrialId> centres;      // the best trials at the first resource
     std::map<double, double> weights;  // acquisition rungs
@@ -137,7 +139,10 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// The rungs the acquisition looks at, with their weights (rung_weighting).
   std::map<double, double> acquisition_rungs(const std::vector<std::size_t>& chosen,
                                              const gp::Data& data,
-                                             const gp::Posterior& posterior) const;
+                                             const gp::Surrogate& posterior) const;
+  /// The surrogate model conditioned on `data` for a decision about `trial`: the GP under
+  /// the fitted hyperparameters, or a random forest grown from that trial's stream.
+  std::unique_ptr<gp::Surrogate> surrogate_of(gp::Data data, TrialId trial);
   /// The model for a decision about `trial` (left out of the pending ones), kept until
   /// the suggester sees another start, observation or end.
   const ModelView& view(TrialId trial);

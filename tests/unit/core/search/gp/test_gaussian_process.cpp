@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE core_gaussian_process
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <vector>
 

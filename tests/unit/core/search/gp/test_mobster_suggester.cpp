@@ -397,3 +397,46 @@ BOOST_AUTO_TEST_CASE(mobster_thompson_draws_find_the_optimum_and_spread_a_wave) 
   for (std::size_t t = 0; t < picks.size(); ++t)
     BOOST_TEST((again[t] == picks[t]));
 }
+
+// surrogate = "random-forest" (issue #64, item 3): expected improvement over a forest's
+// mean and spread. On a bowl with a one-hot choice beside it, its picks close in on the
+// optimum and take the choice the optimum has; the same seed gives the same picks.
+BOOST_AUTO_TEST_CASE(mobster_random_forest_surrogate_finds_the_optimum) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)},
+       {"y", ranged(DomainKind::Uniform, 0, 1)},
+       {"opt",
+        listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"rms"}})}});
+  const auto loss = [](const Configuration& c) {
+    const double d = std::hypot(as_number(c.values[0]) - 0.3, as_number(c.values[1]) - 0.7);
+    return d * d + (std::get<std::string>(c.values[2]) == "adam" ? 0.0 : 0.2);
+  };
+  const auto run = [&] {
+    auto spec = mobster_spec(8);
+    spec.mobster.surrogate = Surrogate::RandomForest;
+    const auto s = make_suggester(space, spec, false, 13);
+    std::vector<Configuration> picks;
+    for (TrialId t = 0; t < 40; ++t) {
+      const auto sug = s->suggest(t);
+      picks.push_back(sug.config);
+      s->reported(t, 1, loss(sug.config), at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    return picks;
+  };
+  const auto picks = run();
+  double mean_loss = 0;
+  int adam = 0;
+  for (std::size_t t = 20; t < 40; ++t) {
+    mean_loss += loss(picks[t]) / 20;
+    adam += std::get<std::string>(picks[t].values[2]) == "adam";
+  }
+  // Uniform draws: a mean loss of 0.31 (0.18 from the bowl, 0.13 from the choice), adam a
+  // third. Measured: 0.132, adam 17 of 20 (a forest's steps place a bowl's floor coarsely).
+  BOOST_TEST_MESSAGE("forest picks' mean loss " << mean_loss << ", adam " << adam << " of 20");
+  BOOST_TEST(mean_loss < 0.2);
+  BOOST_TEST(adam >= 14);
+  const auto again = run();
+  for (std::size_t t = 0; t < picks.size(); ++t)
+    BOOST_TEST((again[t] == picks[t]));
+}
