@@ -1,6 +1,7 @@
 #include "core/search/forest/random_forest.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -93,8 +94,9 @@ std::uint32_t RandomForest::grow_node(Tree& tree, std::vector<std::size_t>& rows
     std::vector<std::size_t> features(data_.dims);
     std::iota(features.begin(), features.end(), std::size_t{0});
     const auto tried = std::clamp<std::size_t>(
-        static_cast<std::size_t>(options_.feature_share * static_cast<double>(data_.dims) + 0.5), 1,
-        data_.dims);
+        static_cast<std::size_t>(
+            std::lround(options_.feature_share * static_cast<double>(data_.dims))),
+        1, data_.dims);
     Split best;
     std::size_t best_feature = 0;
     for (std::size_t f = 0; f < tried; ++f) {
