@@ -150,12 +150,13 @@ SLURMTUNE_VARIANTS = [
     ("recommended, suggestions ahead [measured]", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "suggest_ahead": True}),
     # Candidates of issue #64, item 3 (rule in doc/performance/search-screening.md): Thompson
-    # draws instead of expected improvement with fantasies of the pending trials; and cost
+    # draws instead of expected improvement with fantasies of the pending trials; cost
     # cooling (CArBO: expected improvement per predicted second a step to a power that falls
-    # from 1 to 0 over the study's time budget).
+    # from 1 to 0 over the study's time budget); SMAC's random forest as the surrogate.
     *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], **options})
       for label, options in (("recommended, Thompson draws", {"acquisition": "thompson"}),
-                             ("recommended, cost cooling", {"cost_exponent": 1, "cost_cooling_s": "budget"}))
+                             ("recommended, cost cooling", {"cost_exponent": 1, "cost_cooling_s": "budget"}),
+                             ("recommended, random forest", {"surrogate": "random-forest"}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
