@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import optuna
-from quality_runs import ROOT, TARGET_PERCENTILES, Run, Table, run_optuna, run_slurmtune, run_top_k
+from quality_runs import ROOT, TARGET_PERCENTILES, Run, Table, read_saved, run_optuna, run_slurmtune, run_top_k
 from quality_stats import fmt, ordinal, plot_regret, quartiles, speedup_interval, times_by_seed
 from pooled_score import bound_of_cell, cell_verdict, pooled_score
 from target_floors import no_prior_bound
@@ -455,10 +455,9 @@ def main():
     args = parser.parse_args()
     merged = {}
     for path in args.merge:  # the first file to hold a method gives its runs
-        with open(path) as f:
-            for table, methods in json.load(f).items():
-                for name, saved in methods.items():
-                    merged.setdefault(table, {}).setdefault(name, saved)
+        for table, methods in read_saved(path).items():
+            for name, saved in methods.items():
+                merged.setdefault(table, {}).setdefault(name, saved)
     version = subprocess.run([args.slurmtune, "--version"], capture_output=True, text=True).stdout.split()
     print(f"slurmtune {version[-1] if version else '?'}, Optuna {optuna.__version__}; `speed-up`: Optuna's best "
           f"variant's median time to the target over the method's (> 1: sooner)")

@@ -8,6 +8,7 @@ its model samplers' suggestions; its random sampler draws uniformly among the
 configurations not yet drawn (draw_mechanism.py)."""
 import heapq
 import json
+import lzma
 import math
 import os
 import random
@@ -77,6 +78,14 @@ class Table:
         """One recorded run of a configuration (a random repeat where there are several)."""
         runs = self.curves[config]
         return runs[picker.randrange(len(runs))] if len(runs) > 1 else runs[0]
+
+
+def read_saved(path):
+    """Runs saved by hpo_quality.py --save: a JSON file, or one compressed with xz (the
+    screening's base runs kept in tests/bench/data/screening/)."""
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
 
 
 def domain_kind(domain):

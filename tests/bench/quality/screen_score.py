@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-from quality_runs import Run
+from quality_runs import Run, read_saved
 from quality_stats import BOOTSTRAP_RESAMPLES, speedup_interval, times_by_seed
 
 
@@ -36,7 +36,7 @@ def load(paths, names=None):
     without names, every method of every key."""
     saved = {}
     for path in paths:
-        for key, methods in json.load(open(path)).items():
+        for key, methods in read_saved(path).items():
             for name in methods if names is None else names:
                 if name in methods:
                     saved.setdefault(key, {}).setdefault(name, [Run.from_json(r) for r in methods[name]["runs"]])
