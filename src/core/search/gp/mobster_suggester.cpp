@@ -432,17 +432,22 @@ double MobsterSuggester::ModelView::incumbent_at(double resource) const {
   return it != incumbents.end() ? it->second : best_anywhere;
 }
 
+void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double resource,
+                                 std::vector<double>& points) const {
+  points.clear();
+  points.reserve(pool.size() * (encoder_.dims() + 1));
+  for (const auto& config : pool) {
+    encoder_.encode(config, points);
+    points.push_back(resource_feature(resource));
+  }
+}
+
 std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
                                                   const std::map<double, double>& weights,
                                                   const std::vector<Configuration>& pool) const {
   std::vector<double> acquisition(pool.size(), 0.0), points;
-  points.reserve(pool.size() * (encoder_.dims() + 1));
   for (const auto& [resource, weight] : weights) {
-    points.clear();
-    for (const auto& config : pool) {
-      encoder_.encode(config, points);
-      points.push_back(resource_feature(resource));
-    }
+    encode_at(pool, resource, points);
     const double incumbent = v.incumbent_at(resource);
     const auto predictions = v.posterior->predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
@@ -463,13 +468,8 @@ std::vector<double> MobsterSuggester::thompson_draw(TrialId trial, const ModelVi
   for (double& e : normals)
     e = standard_normal(rng);
   std::vector<double> scores(pool.size(), 0.0), points;
-  points.reserve(pool.size() * (encoder_.dims() + 1));
   for (const auto& [resource, weight] : weights) {
-    points.clear();
-    for (const auto& config : pool) {
-      encoder_.encode(config, points);
-      points.push_back(resource_feature(resource));
-    }
+    encode_at(pool, resource, points);
     const auto draw = v.posterior->joint_sample(points, normals);
     for (std::size_t c = 0; c < draw.size(); ++c)
       scores[c] += weight * draw[c];

@@ -148,6 +148,9 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   const ModelView& view(TrialId trial);
   /// The pending trials a decision about `trial` fantasises: the max_pending started last.
   std::vector<TrialId> fantasised(TrialId trial) const;
+  /// `points`: each of `pool` encoded, with `resource`'s input after it (the model's rows).
+  void encode_at(const std::vector<Configuration>& pool, double resource,
+                 std::vector<double>& points) const;
   /// Each candidate's expected improvement, summed over `weights`' rungs.
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
                                   const std::vector<Configuration>& pool) const;

@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE core_mobster_suggester
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -312,6 +313,23 @@ BOOST_AUTO_TEST_CASE(mobster_cost_exponent_prefers_configurations_with_cheap_ste
   BOOST_TEST(mean_distance[1] < 0.02);  // measured: 0.0020 without, 0.0021 with
 }
 
+namespace {
+
+// Suggests trials 0 to count - 1, each stopped at rung 1 with its loss: their configurations.
+std::vector<Configuration> judged_at_rung_one(
+    Suggester& s, TrialId count, const std::function<double(const Configuration&)>& loss) {
+  std::vector<Configuration> picks;
+  for (TrialId t = 0; t < count; ++t) {
+    const auto sug = s.suggest(t);
+    picks.push_back(sug.config);
+    s.reported(t, 1, loss(sug.config), at_rung(1, SchedulerDecision::Stop));
+    s.ended(t, TrialEnd::Stopped);
+  }
+  return picks;
+}
+
+}  // namespace
+
 // cost_cooling_s (issue #64, item 3; CArBO): the exponent falls from cost_exponent to 0
 // over that many seconds of the recorded clock. Cooled over a horizon far longer than the
 // study, the preference for cheap steps is what cost_exponent alone gives; once the
@@ -369,13 +387,8 @@ BOOST_AUTO_TEST_CASE(mobster_thompson_draws_find_the_optimum_and_spread_a_wave) 
     auto spec = mobster_spec(5);
     spec.mobster.acquisition = Acquisition::Thompson;
     const auto s = make_suggester(space, spec, false, 11);
-    std::vector<Configuration> picks;
-    for (TrialId t = 0; t < 30; ++t) {
-      const auto sug = s->suggest(t);
-      picks.push_back(sug.config);
-      s->reported(t, 1, std::pow(distance(sug.config), 2), at_rung(1, SchedulerDecision::Stop));
-      s->ended(t, TrialEnd::Stopped);
-    }
+    auto picks = judged_at_rung_one(
+        *s, 30, [&](const Configuration& c) { return std::pow(distance(c), 2); });
     for (TrialId t = 30; t < 34; ++t) {
       const auto sug = s->suggest(t);
       BOOST_TEST((sug.info.origin == SuggestionOrigin::Model));
@@ -415,14 +428,7 @@ BOOST_AUTO_TEST_CASE(mobster_random_forest_surrogate_finds_the_optimum) {
     auto spec = mobster_spec(8);
     spec.mobster.surrogate = Surrogate::RandomForest;
     const auto s = make_suggester(space, spec, false, 13);
-    std::vector<Configuration> picks;
-    for (TrialId t = 0; t < 40; ++t) {
-      const auto sug = s->suggest(t);
-      picks.push_back(sug.config);
-      s->reported(t, 1, loss(sug.config), at_rung(1, SchedulerDecision::Stop));
-      s->ended(t, TrialEnd::Stopped);
-    }
-    return picks;
+    return judged_at_rung_one(*s, 40, loss);
   };
   const auto picks = run();
   double mean_loss = 0;
