@@ -62,6 +62,10 @@ RandomForest::RandomForest(TrainingSet data, const ForestOptions& options, std::
   const double mean = std::accumulate(data_.targets.begin(), data_.targets.end(), 0.0) / n;
   for (const double y : data_.targets)
     target_variance_ += (y - mean) * (y - mean) / n;
+  features_tried_ = std::clamp<std::size_t>(
+      static_cast<std::size_t>(
+          std::lround(options_.feature_share * static_cast<double>(data_.dims))),
+      1, data_.dims);
   trees_.reserve(options_.trees);
   for (std::size_t t = 0; t < options_.trees; ++t)
     trees_.push_back(grow(derive_seed(seed, kTreeStream, t)));
@@ -93,13 +97,9 @@ std::uint32_t RandomForest::grow_node(Tree& tree, std::vector<std::size_t>& rows
     // The inputs this split chooses among: a random share of them (partial Fisher-Yates).
     std::vector<std::size_t> features(data_.dims);
     std::iota(features.begin(), features.end(), std::size_t{0});
-    const auto tried = std::clamp<std::size_t>(
-        static_cast<std::size_t>(
-            std::lround(options_.feature_share * static_cast<double>(data_.dims))),
-        1, data_.dims);
     Split best;
     std::size_t best_feature = 0;
-    for (std::size_t f = 0; f < tried; ++f) {
+    for (std::size_t f = 0; f < features_tried_; ++f) {
       std::swap(features[f], features[f + rng.below(data_.dims - f)]);
       const Split s = best_split_on(data_, rows, begin, end, features[f], options_.min_leaf);
       if (s.found && (!best.found || s.error < best.error)) {

@@ -75,6 +75,7 @@ class RandomForest {
   TrainingSet data_;
   ForestOptions options_;
   double target_variance_ = 0;
+  std::size_t features_tried_ = 1;  // inputs a split chooses among: feature_share of them
   std::vector<Tree> trees_;
 };
 

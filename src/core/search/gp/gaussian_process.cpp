@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -52,6 +53,21 @@ std::pair<double, double> warp_gradient(double x, double a, double b) {
   const double rest = 1.0 - ta;
   return {a * b * std::pow(rest, b - 1.0) * ta * std::log(t),
           -b * std::pow(rest, b) * std::log(rest)};
+}
+
+// Factors `k` with the least jitter on its diagonal that succeeds: none first where
+// `plain_first`, then 1e-10 of `scale`, grown tenfold while at most `largest` of it. The
+// jitter used, or nullopt where none did.
+std::optional<double> jittered_cholesky(const Matrix& k, double scale, double largest,
+                                        bool plain_first, Eigen::LLT<Matrix>& llt) {
+  for (double jitter = plain_first ? 0 : 1e-10 * scale; jitter <= largest * scale;
+       jitter = jitter == 0 ? 1e-10 * scale : jitter * 10) {
+    Matrix kj = k;
+    kj.diagonal().array() += jitter;
+    llt.compute(kj);
+    if (llt.info() == Eigen::Success) return jitter;
+  }
+  return std::nullopt;
 }
 
 // The inputs as the kernel sees them (warped where h warps) divided by their length
@@ -204,18 +220,11 @@ Posterior::Posterior(Data data, Hyperparameters h)
   k.diagonal().array() += h_.noise_variance;
   // Nearly repeated inputs with little noise make K singular in floating point: a little
   // jitter, grown tenfold while the factorisation fails, keeps the model usable.
-  for (double jitter = 0;; jitter = jitter == 0 ? 1e-10 * h_.signal_variance : jitter * 10) {
-    if (jitter > 1e-4 * h_.signal_variance)
-      throw Error("gp: the kernel matrix of " + std::to_string(data_.size()) +
-                  " observations is not positive definite even with jitter");
-    Matrix kj = k;
-    kj.diagonal().array() += jitter;
-    f.llt.compute(kj);
-    if (f.llt.info() == Eigen::Success) {
-      f.jitter = jitter;
-      break;
-    }
-  }
+  const auto jitter = jittered_cholesky(k, h_.signal_variance, 1e-4, true, f.llt);
+  if (!jitter)
+    throw Error("gp: the kernel matrix of " + std::to_string(data_.size()) +
+                " observations is not positive definite even with jitter");
+  f.jitter = *jitter;
   f.alpha = f.llt.solve(
       Eigen::Map<const Vector>(data_.targets.data(), static_cast<Eigen::Index>(data_.size())));
 }
@@ -274,19 +283,11 @@ std::vector<double> Posterior::joint_sample(std::span<const double> points,
   const Matrix v = factor_->llt.matrixL().solve(k_star);
   const Matrix covariance = cross_covariance(z, z, h_.signal_variance) - v.transpose() * v;
   const Eigen::Map<const Vector> e(normals.data(), static_cast<Eigen::Index>(normals.size()));
-  Vector draw;
-  for (double jitter = 1e-10 * h_.signal_variance; jitter <= 1e-2 * h_.signal_variance;
-       jitter *= 10) {
-    Matrix cj = covariance;
-    cj.diagonal().array() += jitter;
-    const Eigen::LLT<Matrix> llt(cj);
-    if (llt.info() == Eigen::Success) {
-      draw = mean + llt.matrixL() * e;
-      break;
-    }
-  }
-  if (draw.size() == 0)
-    draw = mean + covariance.diagonal().cwiseMax(0.0).cwiseSqrt().cwiseProduct(e);
+  Eigen::LLT<Matrix> llt;
+  const Vector draw =
+      jittered_cholesky(covariance, h_.signal_variance, 1e-2, false, llt)
+          ? Vector(mean + llt.matrixL() * e)
+          : Vector(mean + covariance.diagonal().cwiseMax(0.0).cwiseSqrt().cwiseProduct(e));
   return {draw.data(), draw.data() + draw.size()};
 }
 
