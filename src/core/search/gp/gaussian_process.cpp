@@ -419,11 +419,15 @@ Hyperparameters fit(const Data& data, const Hyperparameters& start_point,
   return from_log(best_theta, start);
 }
 
+std::size_t next_refit_point(std::size_t point, double growth) {
+  return std::max(point + 1,
+                  static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
+}
+
 std::size_t refit_point(std::size_t n, double growth, std::size_t first) {
   std::size_t point = first;
   for (;;) {
-    const auto next = std::max(
-        point + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(point) * growth)));
+    const auto next = next_refit_point(point, growth);
     if (next > n) return point;
     point = next;
   }

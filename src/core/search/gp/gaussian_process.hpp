@@ -120,5 +120,7 @@ Objective fit_objective(const Data& data, const Hyperparameters& h,
 /// not above `n`: a model refits its kernel when its observations reach the next point, on
 /// that many, so a fit depends on the events and not on when it was asked for.
 std::size_t refit_point(std::size_t n, double growth, std::size_t first);
+/// The ladder's point after `point`.
+std::size_t next_refit_point(std::size_t point, double growth);
 
 }  // namespace slurmtune::core::gp

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace slurmtune::core {
@@ -44,7 +46,9 @@ StepCostModel::StepCostModel(std::size_t dims, std::size_t max_observations, dou
     : dims_(dims),
       max_observations_(max_observations),
       refit_growth_(refit_growth),
-      fit_iterations_(fit_iterations) {}
+      fit_iterations_(fit_iterations) {
+  find_ladder_points();
+}
 
 StepCostModel::Timing& StepCostModel::timing(TrialId trial) {
   if (trial >= trials_.size()) trials_.resize(trial + 1);
@@ -73,8 +77,27 @@ void StepCostModel::reported_at(TrialId trial, double step, double time_s) {
     t.measured = true;
     order_.push_back(trial);
   }
-  samples_.emplace_back(trial, std::log(*measured(trial)));
+  keep({measurements_++, trial, std::log(*measured(trial))});
   ++version_;
+}
+
+void StepCostModel::keep(Measurement measurement) {
+  // A fit at ladder point P sees the measurements [P - kMostFitted, P). This one is seen
+  // by a later fit only if it lies that close to the first point after it; the kept ones
+  // before the current point's window are seen by none.
+  const std::size_t i = measurement.index;
+  const std::size_t after = i < kFirstFit ? kFirstFit : next_point_;
+  if (i + kMostFitted >= after) kept_.push_back(measurement);
+  if (measurements_ < next_point_) return;
+  point_ = next_point_;
+  next_point_ = gp::next_refit_point(point_, refit_growth_);
+  while (!kept_.empty() && kept_.front().index + kMostFitted < point_)
+    kept_.pop_front();
+}
+
+void StepCostModel::find_ladder_points() {
+  point_ = ladder_point(measurements_, refit_growth_);
+  next_point_ = gp::next_refit_point(point_, refit_growth_);
 }
 
 void StepCostModel::session_began() {
@@ -103,18 +126,23 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
     }
     std::tie(shift_, scale_) = moments(logs);
     data.targets = standardised(logs);
-    const std::size_t point = ladder_point(samples_.size(), refit_growth_);
+    const std::size_t point = point_;
     auto fit = fits_.find(point);
     if (fit == fits_.end()) {
       // The latest kMostFitted of the first `point` measurements, standardised alone.
       gp::Data head;
       head.dims = dims_;
       std::vector<double> ys;
-      for (std::size_t k = point > kMostFitted ? point - kMostFitted : 0; k < point; ++k) {
-        const auto& features = trials_[samples_[k].first].features;
+      const std::size_t from = point > kMostFitted ? point - kMostFitted : 0;
+      for (const Measurement& m : kept_) {
+        if (m.index < from || m.index >= point) continue;
+        const auto& features = trials_[m.trial].features;
         head.inputs.insert(head.inputs.end(), features.begin(), features.end());
-        ys.push_back(samples_[k].second);
+        ys.push_back(m.log_cost);
       }
+      if (ys.size() != point - from)
+        throw std::logic_error("StepCostModel: the measurements of ladder point " +
+                               std::to_string(point) + " were not kept");
       head.targets = standardised(ys);
       fit = fits_
                 .emplace(point, gp::fit(head, gp::default_hyperparameters(dims_),

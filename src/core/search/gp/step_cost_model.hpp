@@ -6,8 +6,12 @@
 // encoded configuration of the logarithm of that cost. Every number comes from recorded
 // events; the kernel is refitted on a ladder of measurement counts, from a fixed start, on
 // measurements as they were taken (a trial's cost changes as it runs on, and a fit made
-// later must not see the newer value: replay asks less often than the run did).
+// later must not see the newer value: replay asks less often than the run did). Of the
+// measurements, one per report, only those a fit at a ladder point still to come can see
+// are kept (at most two fits' worth): a study of millions of reports keeps a few hundred
+// bytes here, and the loop never copies a vector of every report as it grows.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <span>
@@ -38,15 +42,20 @@ class StepCostModel {
   /// nullopt until two trials are measured.
   std::optional<std::vector<double>> predicted(std::span<const double> points);
 
+  /// Measurements taken, and of them those kept for fits still to come.
+  std::uint64_t measurements() const { return measurements_; }
+  std::size_t measurements_kept() const { return kept_.size(); }
+
   /// What it has measured and fitted (a snapshot); the posterior is a cache, made again
   /// from them when next asked.
   template <class Archive>
   void save(Archive& archive) const {
-    archive(trials_, order_, samples_, fits_, version_);
+    archive(trials_, order_, measurements_, kept_, fits_, version_);
   }
   template <class Archive>
   void load(Archive& archive) {
-    archive(trials_, order_, samples_, fits_, version_);
+    archive(trials_, order_, measurements_, kept_, fits_, version_);
+    find_ladder_points();
     posterior_.reset();
   }
 
@@ -61,18 +70,31 @@ class StepCostModel {
       archive(features, open, seconds, resource, measured);
     }
   };
+  struct Measurement {
+    std::uint64_t index = 0;  // of all measurements taken
+    TrialId trial = 0;
+    double log_cost = 0;  // log seconds per unit of resource so far
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(index, trial, log_cost);
+    }
+  };
   Timing& timing(TrialId trial);
+  void keep(Measurement measurement);
+  void find_ladder_points();
 
   std::size_t dims_;
   std::size_t max_observations_;
   double refit_growth_;
   int fit_iterations_;
-  std::vector<Timing> trials_;  // by trial id
-  std::vector<TrialId> order_;  // trials in order of first measurement
-  // Every measurement as taken: (trial, log seconds per unit of resource so far).
-  std::vector<std::pair<TrialId, double>> samples_;
-  std::map<std::size_t, gp::Hyperparameters> fits_;                   // by ladder point of samples_
-  std::uint64_t version_ = 0;                                         // measurements taken
+  std::vector<Timing> trials_;      // by trial id
+  std::vector<TrialId> order_;      // trials in order of first measurement
+  std::uint64_t measurements_ = 0;  // taken
+  // The measurements a fit at the current or a later ladder point sees, by index.
+  std::deque<Measurement> kept_;
+  std::size_t point_ = 0, next_point_ = 0;           // the ladder's last point reached and its next
+  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
+  std::uint64_t version_ = 0;                        // measurements taken
   std::optional<std::pair<std::uint64_t, gp::Posterior>> posterior_;  // for version_
   double shift_ = 0, scale_ = 1;                                      // of the log costs
 };

@@ -1,8 +1,11 @@
 #define BOOST_TEST_MODULE core_step_cost_model
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <sstream>
 
 #include "core/search/gp/step_cost_model.hpp"
+#include "core/state_archive_io.hpp"
 
 using namespace slurmtune::core;
 
@@ -76,4 +79,51 @@ BOOST_AUTO_TEST_CASE(predictions_do_not_depend_on_when_they_were_asked_for) {
     often.predicted(probe);
   }
   BOOST_TEST((*often.predicted(probe))[0] == (*once.predicted(probe))[0]);
+}
+
+namespace {
+
+// A model written and read back (the decision snapshot's path).
+StepCostModel round_trip(const StepCostModel& m) {
+  std::ostringstream out;
+  {
+    StateOut archive(out);
+    m.save(archive);
+  }
+  auto copy = model();
+  std::istringstream in(out.str());
+  StateIn archive(in);
+  copy.load(archive);
+  return copy;
+}
+
+}  // namespace
+
+// One measurement per report: a long study keeps only those a fit still to come sees, and
+// its predictions are those of a model asked once at the end, or written and read back.
+BOOST_AUTO_TEST_CASE(a_long_study_keeps_a_bounded_window_of_measurements) {
+  auto often = model(), once = model(), reread = model();
+  const std::vector<double> probe{0.3, 0.8};
+  std::size_t most_kept = 0;
+  for (TrialId t = 0; t < 3000; ++t) {
+    const double width = static_cast<double>(t % 13) / 12.0;
+    const double start = 10.0 * static_cast<double>(t);
+    for (StepCostModel* m : {&often, &once, &reread}) {
+      m->configured(t, {width});
+      m->began_at(t, 0, start);
+      for (int step = 1; step <= 3; ++step)
+        m->reported_at(t, step, start + step * (1.0 + width) + 0.1 * (t % 5));
+    }
+    if (t % 97 == 5) often.predicted(probe);
+    if (t == 1234) reread = round_trip(reread);
+    most_kept = std::max(most_kept, often.measurements_kept());
+  }
+  BOOST_TEST(often.measurements() == 9000U);
+  BOOST_TEST(most_kept <= 128U);
+  const auto expected = *once.predicted(probe);
+  BOOST_TEST((*often.predicted(probe))[0] == expected[0]);
+  BOOST_TEST((*often.predicted(probe))[1] == expected[1]);
+  BOOST_TEST((*reread.predicted(probe))[0] == expected[0]);
+  BOOST_TEST((*reread.predicted(probe))[1] == expected[1]);
+  BOOST_TEST(expected[0] < expected[1]);  // wider costs more
 }
