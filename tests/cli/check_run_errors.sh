@@ -64,6 +64,7 @@ printf 'not a log at all, just text\n' > done.h5-wal
 check 1 "write-ahead log .*done.h5-wal: no slurmtune log header; it is not one slurmtune wrote, or was cut short: move it away" \
   "$slurmtune" run done.toml --launcher local --allow-changes
 check 1 "write-ahead log .*done.h5-wal: no slurmtune log header" "$slurmtune" recover done.h5
+check 0 "Write-ahead log: not read \(.*done.h5-wal: no slurmtune log header" "$slurmtune" status done.h5
 test "$(sha256sum done.h5)" = "$before" || { echo "FAILED: a bad write-ahead log changed the results file"; failures=$((failures + 1)); }
 rm done.h5-wal
 check 0 "done.h5: no write-ahead log beside it: the file holds every row" "$slurmtune" recover done.h5

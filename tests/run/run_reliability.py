@@ -416,12 +416,25 @@ def scenario_write_ahead(runner, args):
         return out
 
     wait_for(lambda: saved(), 120, "a trial's first checkpoint")
+    live = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True)
+    expect(live.returncode == 0 and re.search(
+        r"Write-ahead log: \d+ more report\(s\) .*the run that holds the study, pid \d+ on "
+        r"host .*puts them in at its next commit", live.stdout),
+           "slurmtune status does not say the running study's log is its own:\n" + live.stdout +
+           live.stderr)
     kill_orchestrator(runner, handle, path)
     checkpoints = saved()
     log = path + "-wal"
     expect(os.path.exists(log), "the killed orchestrator left no write-ahead log " + log)
     with h5py.File(path, "r", swmr=True) as f:
         before = int(f["commit"][0]["metrics"])
+    # status reads the file as it is and says what only the log holds, and who puts it in.
+    status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True)
+    waiting = re.search(r"Write-ahead log: (\d+) more report\(s\) than this file shows .*"
+                        r"the run that wrote them has ended.*`slurmtune recover ", status.stdout)
+    expect(status.returncode == 0 and waiting,
+           "slurmtune status does not name the write-ahead log's reports:\n" + status.stdout +
+           status.stderr)
     recovered = subprocess.run([runner.slurmtune, "recover", path], capture_output=True, text=True)
     expect(recovered.returncode == 0 and "write-ahead log held" in recovered.stdout,
            "slurmtune recover failed:\n" + recovered.stdout + recovered.stderr)
@@ -429,6 +442,12 @@ def scenario_write_ahead(runner, args):
     with h5py.File(path, "r", swmr=True) as f:
         count = int(f["commit"][0]["metrics"])
         recorded = {(int(r["trial"]), float(r["step"])) for r in f["metrics"][:count]}
+    expect(count - before == int(waiting.group(1)),
+           "status said %s report(s) waited in the log; recover put %d in"
+           % (waiting.group(1), count - before))
+    status = subprocess.run([runner.slurmtune, "status", path], capture_output=True, text=True)
+    expect("Write-ahead log" not in status.stdout,
+           "status names a write-ahead log after recover:\n" + status.stdout)
     for trial, step in checkpoints.items():
         expect((trial, float(step)) in recorded,
                "trial %d saved a checkpoint at step %s that the results file does not hold "

@@ -7,18 +7,23 @@
 #include <deque>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "cli/options.hpp"
 #include "cli/results/damaged_file_guard.hpp"
 #include "cli/results/study_tables.hpp"
+#include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "core/replay/replay.hpp"
 #include "core/space/param_value.hpp"
 #include "core/study/failure_text.hpp"
 #include "core/text.hpp"
+#include "runtime/recording/study_lock.hpp"
+#include "runtime/study_paths.hpp"
 #include "store/objective_values.hpp"
+#include "store/study_reader.hpp"
 
 namespace slurmtune::cli {
 namespace {
@@ -318,6 +323,32 @@ void print_origins(std::ostream& out, const core::StudySpec& spec,
   out << '\n';
 }
 
+// Reports only the write-ahead log holds (the last flush interval's of a running
+// coordinator, or what a killed one never put into the file): how many, and who puts them
+// in, as the study's lock tells.
+void print_write_ahead(std::ostream& out, const std::string& path, std::uint64_t file_rows) {
+  std::optional<std::uint64_t> logged;
+  try {
+    logged = store::logged_metric_rows(path);
+  } catch (const InputError& e) {
+    out << "Write-ahead log: not read (" << e.what() << ")\n";
+    return;
+  }
+  if (!logged || *logged <= file_rows) return;
+  out << "Write-ahead log: " << *logged - file_rows << " more report(s) than this file shows ("
+      << store::commit_log_paths(path)[0] << "); ";
+  const auto holder = runtime::StudyLock::holder_of(runtime::lock_file_of(path));
+  const std::string stale =
+      holder ? runtime::StudyLock::why_stale(*holder, runtime::StudyLock::this_process()) : "";
+  if (holder && stale.empty())
+    out << "the run that holds the study, " << runtime::StudyLock::who(*holder)
+        << ", puts them in at its next commit\n";
+  else
+    out << "the run that wrote them has ended"
+        << (stale.empty() ? std::string() : " (the study's lock: " + stale + ")")
+        << ": `slurmtune recover " << path << "` (or a resume) puts them in\n";
+}
+
 void print_status(std::ostream& out, const std::string& path, std::size_t limit,
                   bool include_failed) {
   DamagedFileGuard guard(path);
@@ -340,8 +371,9 @@ void print_status(std::ostream& out, const std::string& path, std::size_t limit,
       << core::visible(reader.attribute("host")) << ")\n"
       << objectives_text(spec) << ", scheduler " << core::scheduler_keyword(spec.scheduler.type)
       << ", sampler " << core::sampler_keyword(spec.sampler.kind) << ", " << reader.metric_rows()
-      << " reports\n"
-      << "Trials " << trials.size() << ":";
+      << " reports\n";
+  print_write_ahead(out, path, reader.metric_rows());
+  out << "Trials " << trials.size() << ":";
   for (std::size_t s = 0; s < counts.size(); ++s)
     out << ' ' << store::trial_status_names()[s] << ' ' << counts[s]
         << (s + 1 < counts.size() ? "," : "");

@@ -81,21 +81,14 @@ std::string read_lock(const std::string& path, bool& exists) {
   return text;
 }
 
-std::string who(const LockHolder& h) {
-  std::string out = "pid " + std::to_string(h.pid) + " on host " + h.host;
-  if (!h.job.empty()) out += " (Slurm job " + h.job + ")";
-  if (!h.since.empty()) out += ", since " + h.since;
-  return out;
-}
-
 [[noreturn]] void refuse(const std::string& path, const LockHolder& holder,
                          const LockHolder& self) {
   if (holder.host.empty() || holder.pid <= 0)
     throw InputError(path + ": the study's lock names no holder (a damaged lock, or one " +
                      "being written now); if no `slurmtune run` of this study is going on, " +
                      "remove it and run again");
-  std::string message =
-      "the study is being run by " + who(holder) + "; a study has one writer (" + path + ")";
+  std::string message = "the study is being run by " + StudyLock::who(holder) +
+                        "; a study has one writer (" + path + ")";
   if (holder.host == self.host)
     message += ": wait for it to end, or stop it (kill " + std::to_string(holder.pid) + ")";
   else
@@ -106,6 +99,20 @@ std::string who(const LockHolder& h) {
 }
 
 }  // namespace
+
+std::string StudyLock::who(const LockHolder& h) {
+  std::string out = "pid " + std::to_string(h.pid) + " on host " + h.host;
+  if (!h.job.empty()) out += " (Slurm job " + h.job + ")";
+  if (!h.since.empty()) out += ", since " + h.since;
+  return out;
+}
+
+std::optional<LockHolder> StudyLock::holder_of(const std::string& path) {
+  bool exists = false;
+  const std::string text = read_lock(path, exists);
+  if (!exists) return std::nullopt;
+  return parse_holder(text);
+}
 
 LockHolder StudyLock::this_process() {
   LockHolder self;

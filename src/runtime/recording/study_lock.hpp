@@ -18,6 +18,7 @@
 // A holder this process cannot check (another host, no queue to ask) is never broken:
 // the refusal names the file to remove once that job is known to have ended.
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,10 @@ class StudyLock {
   static LockHolder this_process();
   /// Why `holder` cannot be running any more, or empty when it may be.
   static std::string why_stale(const LockHolder& holder, const LockHolder& self);
+  /// Who holds the lock `path` as its file says; nullopt when there is no lock.
+  static std::optional<LockHolder> holder_of(const std::string& path);
+  /// "pid P on host H (Slurm job J), since S".
+  static std::string who(const LockHolder& holder);
 
  private:
   std::string path_;
