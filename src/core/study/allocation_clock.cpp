@@ -12,15 +12,15 @@ constexpr std::size_t kSamples = 512;
 AllocationClock::AllocationClock(double max_resource) : max_resource_(max_resource) {}
 
 void AllocationClock::attempt_started(TrialId trial, double from_step, double time_s) {
-  attempts_[trial] = Attempt{from_step, time_s, std::nullopt, std::nullopt};
+  if (trial >= attempts_.size()) attempts_.resize(static_cast<std::size_t>(trial) + 1);
+  attempts_[trial] = Attempt{true, from_step, time_s, std::nullopt, std::nullopt};
 }
 
 void AllocationClock::reported(TrialId trial, double step, double time_s,
                                std::optional<double> milestone) {
   if (milestone) milestones_.insert(*milestone);
-  const auto it = attempts_.find(trial);
-  if (it == attempts_.end()) return;
-  Attempt& a = it->second;
+  if (trial >= attempts_.size() || !attempts_[trial].open) return;
+  Attempt& a = attempts_[trial];
   if (a.last_step && step > *a.last_step && time_s >= *a.last_s) {
     keep(seconds_per_unit_, next_pace_, (time_s - *a.last_s) / (step - *a.last_step));
   } else if (!a.last_step && step > a.from_step && time_s >= a.started_s) {
@@ -39,7 +39,7 @@ void AllocationClock::reported(TrialId trial, double step, double time_s,
 }
 
 void AllocationClock::attempt_ended(TrialId trial) {
-  attempts_.erase(trial);
+  if (trial < attempts_.size()) attempts_[trial] = Attempt{};
 }
 
 double AllocationClock::next_milestone(double step) const {

@@ -76,7 +76,8 @@ StudyController::StudyController(const StudySpec& spec, std::unique_ptr<Schedule
   counts_.started = resumed->started;
   counts_.paused = resumed->paused.size();
   failures_ = resumed->failures;
-  last_step_.insert(resumed->last_step.begin(), resumed->last_step.end());
+  for (const auto& [trial, step] : resumed->last_step)
+    book(trial).last_step = step;
   closed_ = resumed->admissions_closed;
   // A study resumed with room for more trials (max_trials raised with --allow-changes,
   // a time budget that starts anew) takes them: admissions are open again.
@@ -99,8 +100,8 @@ bool StudyController::may_admit(double elapsed_s) const {
 }
 
 double StudyController::last_step(TrialId trial) const {
-  const auto it = last_step_.find(trial);
-  return it == last_step_.end() ? 0.0 : it->second;
+  const TrialBook* b = find_book(trial);
+  return b && b->last_step ? *b->last_step : 0.0;
 }
 
 std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
@@ -120,7 +121,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     if (launch_holds_.contains(it->trial) || !fitting(last_step(it->trial))) continue;
     TrialLaunch launch = std::move(*it);
     relaunch_.erase(it);
-    live_[launch.trial] = LiveTrial{};
+    set_live(launch.trial, true);
     ++counts_.running;
     return launch;
   }
@@ -153,7 +154,9 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
     // Recorded when the scheduler decided it.
     observer_.trial_resumed(launch.trial, job->reason ? &*job->reason : nullptr, now_);
     suggester_->began_at(launch.trial, last_step(launch.trial), now_);
-    if (!live_.contains(launch.trial) && !fitting(last_step(launch.trial))) {
+    const TrialBook* running = find_book(launch.trial);
+    const bool still_live = running && running->live;
+    if (!still_live && !fitting(last_step(launch.trial))) {
       // Promoted, but its next rung lies past the allocation's end: it is left running
       // in the results file, so the next session restarts it from its checkpoint.
       --counts_.paused;
@@ -162,7 +165,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
       held_for_clock_ = true;
       return other;
     }
-    if (live_.contains(launch.trial)) {
+    if (still_live) {
       // Promoted while its process is still leaving (checkpointing after the pause):
       // it runs again once that process has exited; this slot looks for other work.
       resume_when_exited_.insert(launch.trial);
@@ -175,7 +178,7 @@ std::optional<TrialLaunch> StudyController::next_launch(double elapsed_s,
       return next_launch(elapsed_s, fits);
     }
   }
-  live_[launch.trial] = LiveTrial{};
+  set_live(launch.trial, true);
   ++counts_.running;
   return launch;
 }
@@ -187,14 +190,13 @@ ReportVerdict StudyController::report(TrialId trial, double step, double value) 
 ReportVerdict StudyController::report(TrialId trial, double step,
                                       const std::vector<double>& metrics) {
   const double value = metrics.empty() ? std::nan("") : metrics.front();
-  LiveTrial& t = live(trial);
+  TrialBook& t = live(trial);
   ReportVerdict verdict;
-  const auto previous = last_step_.find(trial);
+
   // A restarted trial re-runs the steps after its checkpoint, and a confused program may
   // repeat itself: the first report of a step is the one that counts (and the one a
   // resume replays), so later ones are neither judged nor recorded.
-  if (t.told != Instruction::Continue ||
-      (previous != last_step_.end() && step <= previous->second)) {
+  if (t.told != Instruction::Continue || (t.last_step && step <= *t.last_step)) {
     verdict.duplicate = true;
     verdict.instruction = instruction(trial);
     // A trial re-running steps after a crash may reach one whose checkpoint was asked
@@ -208,9 +210,9 @@ ReportVerdict StudyController::report(TrialId trial, double step,
   verdict.outcome = scheduler_->report(trial, step, value);
   suggester_->reported(trial, step, value, verdict.outcome);
   ++counts_.reports;
-  last_step_[trial] = step;
-  last_[trial] = Observation{step, value};
-  if (verdict.outcome.checkpoint) wanted_checkpoint_[trial] = step;
+  t.last_step = step;
+  t.last = Observation{step, value};
+  if (verdict.outcome.checkpoint) t.wanted_checkpoint = step;
   apply_exploits();
   note_value(trial, step, value);
   const bool finished = step >= scheduler_->max_resource();
@@ -236,24 +238,25 @@ void StudyController::apply_exploits() {
   for (auto& [trial, exploit] : scheduler_->take_exploits()) {
     configs_.at(trial) = exploit.config;
     // It goes on from the donor's step: reports after it count again.
-    last_step_[trial] = exploit.donor_step;
-    wanted_checkpoint_.erase(trial);
+    TrialBook& b = book(trial);
+    b.last_step = exploit.donor_step;
+    b.wanted_checkpoint.reset();
     if (hold_exploited_) hold_launch(trial);
     observer_.trial_exploited(trial, exploit);
   }
 }
 
 void StudyController::expect_checkpoint(TrialId trial, double step) {
-  wanted_checkpoint_[trial] = step;
+  book(trial).wanted_checkpoint = step;
 }
 
 bool StudyController::wants_checkpoint(TrialId trial, double step) const {
-  const auto it = wanted_checkpoint_.find(trial);
-  return it != wanted_checkpoint_.end() && step >= it->second;
+  const TrialBook* b = find_book(trial);
+  return b && b->wanted_checkpoint && step >= *b->wanted_checkpoint;
 }
 
 void StudyController::checkpoint_saved(TrialId trial, double step) {
-  wanted_checkpoint_.erase(trial);
+  if (trial < books_.size()) books_[trial].wanted_checkpoint.reset();
   scheduler_->checkpoint_saved(trial, step);
   observer_.checkpoint_saved(trial, step);
   apply_exploits();  // synchronous PBT perturbs once every checkpoint is in
@@ -269,10 +272,11 @@ Instruction StudyController::instruction(TrialId trial) const {
 
 ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::string& error) {
   // A checkpoint the scheduler asked for and did not get will not come now.
-  if (wanted_checkpoint_.contains(trial)) checkpoint_saved(trial, NAN);
+  if (const TrialBook* b = find_book(trial); b && b->wanted_checkpoint)
+    checkpoint_saved(trial, NAN);
   const Instruction told = instruction(trial);
   const bool evicted = evicted_.erase(trial) > 0;
-  live_.erase(trial);
+  set_live(trial, false);
   --counts_.running;
   switch (told) {
     case Instruction::Complete:
@@ -307,10 +311,9 @@ ExitMeaning StudyController::trial_exited(TrialId trial, bool clean, const std::
     // Said once, where the study's log shows it: a command that never reports (no client
     // call, the wrong metric name) leaves a study of "completed" trials with no values.
     end(trial, TrialEnd::Completed,
-        last_step_.contains(trial)
-            ? std::string()
-            : "exited 0 without a single report of " + spec_.metric +
-                  "; does its command call the report client (doc/protocol.md)?");
+        book(trial).last_step ? std::string()
+                              : "exited 0 without a single report of " + spec_.metric +
+                                    "; does its command call the report client (doc/protocol.md)?");
     return ExitMeaning::Ended;
   }
   if (fails_fast(error)) {
@@ -366,9 +369,11 @@ void StudyController::release_launch(TrialId trial) {
 }
 
 void StudyController::defer_launch(TrialLaunch launch) {
-  if (live_.erase(launch.trial) == 0)
+  const TrialBook* launched = find_book(launch.trial);
+  if (!launched || !launched->live)
     throw UsageError("StudyController::defer_launch: trial " + std::to_string(launch.trial) +
                      " was not launched");
+  set_live(launch.trial, false);
   --counts_.running;
   hold_launch(launch.trial);
   relaunch_.push_back(std::move(launch));
@@ -376,15 +381,15 @@ void StudyController::defer_launch(TrialLaunch launch) {
 
 bool StudyController::more_work_left() const {
   if (halted_) return interrupted_ > 0;
-  return !closed_ || !relaunch_.empty() || interrupted_ > 0 || counts_.paused > 0 || !live_.empty();
+  return !closed_ || !relaunch_.empty() || interrupted_ > 0 || counts_.paused > 0 ||
+         live_count_ > 0;
 }
 
 std::vector<TrialId> StudyController::running() const {
   std::vector<TrialId> ids;
-  ids.reserve(live_.size());
-  for (const auto& [id, t] : live_)
-    ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
+  ids.reserve(live_count_);
+  for (TrialId id = 0; id < books_.size(); ++id)
+    if (books_[id].live) ids.push_back(id);
   return ids;
 }
 
@@ -424,10 +429,8 @@ void StudyController::note_value(TrialId trial, double step, double value) {
 }
 
 void StudyController::end(TrialId trial, TrialEnd how, const std::string& error) {
-  const auto last = last_.find(trial);
-  scheduler_->end_trial(
-      trial, how, last == last_.end() ? std::nullopt : std::optional<Observation>(last->second));
-  wanted_checkpoint_.erase(trial);
+  scheduler_->end_trial(trial, how, book(trial).last);
+  book(trial).wanted_checkpoint.reset();
   apply_exploits();  // synchronous PBT: the trials that waited for this one
   suggester_->ended(trial, how);
   switch (how) {
@@ -442,21 +445,41 @@ void StudyController::end(TrialId trial, TrialEnd how, const std::string& error)
       best_.forget(trial);
       break;
   }
-  last_.erase(trial);
-  last_step_.erase(trial);
+  {
+    TrialBook& b = book(trial);  // what an ended trial leaves: its slot, not live
+    b.last.reset();
+    b.last_step.reset();
+  }
   observer_.trial_ended(trial, how, error);
   collect_dropped();
 }
 
-const StudyController::LiveTrial& StudyController::live(TrialId trial) const {
-  const auto it = live_.find(trial);
-  if (it == live_.end())
+const StudyController::TrialBook& StudyController::live(TrialId trial) const {
+  const TrialBook* b = find_book(trial);
+  if (!b || !b->live)
     throw UsageError("StudyController: trial " + std::to_string(trial) + " is not running");
-  return it->second;
+  return *b;
 }
 
-StudyController::LiveTrial& StudyController::live(TrialId trial) {
-  return const_cast<LiveTrial&>(std::as_const(*this).live(trial));
+StudyController::TrialBook& StudyController::book(TrialId trial) {
+  if (trial >= books_.size()) books_.resize(static_cast<std::size_t>(trial) + 1);
+  return books_[trial];
+}
+
+const StudyController::TrialBook* StudyController::find_book(TrialId trial) const {
+  return trial < books_.size() ? &books_[trial] : nullptr;
+}
+
+void StudyController::set_live(TrialId trial, bool live) {
+  TrialBook& b = book(trial);
+  if (live) b.told = Instruction::Continue;  // a launch's verdicts start afresh
+  if (b.live == live) return;
+  b.live = live;
+  live ? ++live_count_ : --live_count_;
+}
+
+StudyController::TrialBook& StudyController::live(TrialId trial) {
+  return const_cast<TrialBook&>(std::as_const(*this).live(trial));
 }
 
 }  // namespace slurmtune::core

@@ -5,6 +5,7 @@
 // admitting trials. The coordinator of `slurmtune run` feeds it events and carries out
 // its answers; tests feed it scripted events. Deterministic given the seed.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -12,7 +13,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/schedulers/scheduler.hpp"
@@ -182,7 +182,10 @@ class StudyController {
   bool launches_held() const { return !launch_holds_.empty() || awaiting_suggestion_; }
 
   std::vector<TrialId> running() const;
-  bool is_running(TrialId trial) const { return live_.contains(trial); }
+  bool is_running(TrialId trial) const {
+    const TrialBook* b = find_book(trial);
+    return b && b->live;
+  }
   const StudyCounts& counts() const { return counts_; }
   /// Fail fast: once `attempts` attempts in a row have failed alike (the same first line
   /// and last stderr line, core::failure_summary) before any report arrived, the study
@@ -199,8 +202,15 @@ class StudyController {
   double max_resource() const { return scheduler_->max_resource(); }
 
  private:
-  struct LiveTrial {
-    Instruction told = Instruction::Continue;  // the last verdict of a report
+  // What the controller keeps of a trial that has not ended, found by its id on every
+  // report: one record in a table by trial id (one cache line), where four hash maps of
+  // 16,384 running trials each cost a miss or two per report.
+  struct TrialBook {
+    bool live = false;                         // launched and not exited
+    Instruction told = Instruction::Continue;  // the last verdict of a report, while live
+    std::optional<double> last_step;           // last judged step, across attempts
+    std::optional<Observation> last;           // last judged report, for end_trial
+    std::optional<double> wanted_checkpoint;   // asked for at this step, not saved yet
   };
 
   bool may_admit(double elapsed_s) const;
@@ -212,8 +222,12 @@ class StudyController {
   void end(TrialId trial, TrialEnd how, const std::string& error);
   /// A failed attempt: whether the fail-fast rule halts the study on it.
   bool fails_fast(const std::string& error);
-  LiveTrial& live(TrialId trial);
-  const LiveTrial& live(TrialId trial) const;
+  /// The book of a running trial (UsageError for one that is not).
+  TrialBook& live(TrialId trial);
+  const TrialBook& live(TrialId trial) const;
+  TrialBook& book(TrialId trial);
+  const TrialBook* find_book(TrialId trial) const;
+  void set_live(TrialId trial, bool live);
 
   const StudySpec& spec_;
   std::unique_ptr<Scheduler> scheduler_;
@@ -221,21 +235,18 @@ class StudyController {
   std::vector<Configuration> configs_;  // by trial id
   StudyObserver& observer_;
   std::uint64_t max_trials_;
-  // Looked up on every report (16,384 running trials: a tree walk each was a tenth of the
-  // loop's time at a rung crossing), never walked in order.
-  std::unordered_map<TrialId, LiveTrial> live_;
+  // By trial id; a deque, so that growing it never copies every trial's record at once.
+  std::deque<TrialBook> books_;
+  std::size_t live_count_ = 0;         // books_ with `live`
   std::vector<TrialLaunch> relaunch_;  // retries and restarts, served before new work
   std::map<TrialId, std::uint64_t> failures_;
-  std::unordered_map<TrialId, double> last_step_;  // last judged step, across attempts
-  std::unordered_map<TrialId, Observation> last_;  // last judged report, for end_trial
-  std::uint64_t interrupted_ = 0;                  // suspended by a shutdown, for the next session
-  bool held_for_clock_ = false;                    // the last next_launch held work back
-  bool awaiting_suggestion_ = false;               // the last next_launch waited for a suggestion
-  std::set<TrialId> resume_when_exited_;           // promoted before their paused process exited
-  std::set<TrialId> evicted_;                      // told to suspend, to restart in this session
-  std::map<TrialId, unsigned> launch_holds_;       // hold_launch minus release_launch, when > 0
+  std::uint64_t interrupted_ = 0;             // suspended by a shutdown, for the next session
+  bool held_for_clock_ = false;               // the last next_launch held work back
+  bool awaiting_suggestion_ = false;          // the last next_launch waited for a suggestion
+  std::set<TrialId> resume_when_exited_;      // promoted before their paused process exited
+  std::set<TrialId> evicted_;                 // told to suspend, to restart in this session
+  std::map<TrialId, unsigned> launch_holds_;  // hold_launch minus release_launch, when > 0
   bool hold_exploited_ = false;
-  std::unordered_map<TrialId, double> wanted_checkpoint_;  // asked for at this step, not saved yet
   StudyCounts counts_;
   BestTrials best_;
   std::size_t fail_fast_after_ = 3;

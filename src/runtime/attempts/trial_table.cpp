@@ -14,24 +14,23 @@ constexpr std::chrono::seconds kDrainWait{2};
 ActiveTrial& TrialTable::add(std::unique_ptr<ActiveTrial> trial) {
   const core::TrialId id = trial->trial;
   ActiveTrial& added = *trials_.insert_or_assign(id, std::move(trial)).first->second;
+  if (id >= index_.size()) index_.resize(static_cast<std::size_t>(id) + 1, nullptr);
   index_[id] = &added;
   return added;
 }
 
 ActiveTrial* TrialTable::find(core::TrialId trial) {
-  const auto it = index_.find(trial);
-  return it == index_.end() ? nullptr : it->second;
+  return trial < index_.size() ? index_[trial] : nullptr;
 }
 
 const ActiveTrial* TrialTable::find(core::TrialId trial) const {
-  const auto it = index_.find(trial);
-  return it == index_.end() ? nullptr : it->second;
+  return trial < index_.size() ? index_[trial] : nullptr;
 }
 
 std::vector<ConnectionId> TrialTable::erase(core::TrialId trial) {
   std::vector<ConnectionId> taken = take_connections(trial);
   trials_.erase(trial);
-  index_.erase(trial);
+  if (trial < index_.size()) index_[trial] = nullptr;
   return taken;
 }
 
@@ -83,9 +82,9 @@ bool TrialTable::messages_drained(ActiveTrial& trial, Clock::time_point now) {
 }
 
 std::vector<core::TrialId> TrialTable::take_due(Clock::time_point now) {
-  timers_.compact([this](core::TrialId id) { return index_.contains(id); });
+  timers_.compact([this](core::TrialId id) { return find(id) != nullptr; });
   auto due = timers_.take_due(now);
-  std::erase_if(due, [this](core::TrialId id) { return !index_.contains(id); });
+  std::erase_if(due, [this](core::TrialId id) { return find(id) == nullptr; });
   return due;
 }
 
