@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "protocol/session_messages.hpp"
 #include "protocol/worker_messages.hpp"
@@ -103,7 +104,8 @@ class WorkerPool {
   std::string agents_folder_;     // trials of several ranks: their agents' addresses
   // Worker steps by key: the node's name ("n3") or, for a joined job, "n3 (job 42)".
   std::map<std::string, WorkerStep> workers_;
-  std::map<ConnectionId, std::string> connections_;    // ... their keys by connection
+  // ... their keys by connection: asked of every message (owns), never walked
+  std::unordered_map<ConnectionId, std::string> connections_;
   std::map<std::size_t, std::string> worker_of_node_;  // ... and by ledger node
   std::map<std::string, JoinedAllocation> joined_;     // by job id
   // The sruns of the study's own workers: one per shape of node (cores, GPUs), a task
