@@ -7,6 +7,7 @@
 #include "config/study_file.hpp"
 #include "core/input_file.hpp"
 #include "store/decision_replay.hpp"
+#include "store/file/commit_log.hpp"
 #include "store/file/hdf5.hpp"
 #include "store/file/snapshot_slots.hpp"
 #include "store/file/tables.hpp"
@@ -437,6 +438,27 @@ std::vector<std::pair<int, std::string>> StudyReader::decision_snapshots() const
     if (auto bytes = read_snapshot_slot(*file_, slot, kSnapshotHeaderBytes, snapshot_length))
       out.emplace_back(slot, std::move(*bytes));
   return out;
+}
+
+std::string write_ahead_log_path(const std::string& results_file) {
+  return commit_log_paths(results_file)[0];
+}
+
+std::optional<std::uint64_t> logged_metric_rows(const std::string& results_file) {
+  std::optional<std::uint64_t> most;
+  for (const std::string& segment : commit_log_paths(results_file)) {
+    if (!std::filesystem::exists(segment)) continue;
+    const auto log = read_commit_log(segment);
+    if (!log) continue;
+    for (std::size_t i = 0; i < log->records.size(); ++i) {
+      // A record begins with its commit's number, then the file's metric rows after it.
+      LogRecordReader in(log->records[i], "the results file's write-ahead log " + segment +
+                                              ", record " + std::to_string(i + 1));
+      in.u64();
+      most = std::max(most.value_or(0), in.u64());
+    }
+  }
+  return most;
 }
 
 }  // namespace slurmtune::store

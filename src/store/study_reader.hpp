@@ -2,7 +2,6 @@
 // Reading a results file: `slurmtune status/best/export`, resume, and anything else that
 // must not disturb a running writer. Files are opened in SWMR-read mode, which works on
 // a file being written, on a cleanly closed file, and on a file whose writer crashed.
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -195,8 +194,8 @@ class StudyReader {
 
 // The write-ahead log (store/file/commit_log.hpp), as a reader may ask of it.
 
-/// The two segments' paths: "/abs/study.h5-wal" and "/abs/study.h5-wal.1" for "study.h5".
-std::array<std::string, 2> commit_log_paths(const std::string& results_file);
+/// The log's first segment: "/abs/study.h5-wal" for "study.h5".
+std::string write_ahead_log_path(const std::string& results_file);
 /// How many metric rows `results_file` holds once its write-ahead log is applied: the
 /// most any logged record brings it to; nullopt when neither segment holds a record.
 /// A reader compares it with the file's own count to tell the reports only the log has

@@ -336,7 +336,7 @@ void print_write_ahead(std::ostream& out, const std::string& path, std::uint64_t
   }
   if (!logged || *logged <= file_rows) return;
   out << "Write-ahead log: " << *logged - file_rows << " more report(s) than this file shows ("
-      << store::commit_log_paths(path)[0] << "); ";
+      << store::write_ahead_log_path(path) << "); ";
   const auto holder = runtime::StudyLock::holder_of(runtime::lock_file_of(path));
   const std::string stale =
       holder ? runtime::StudyLock::why_stale(*holder, runtime::StudyLock::this_process()) : "";

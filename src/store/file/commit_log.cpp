@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -314,23 +313,6 @@ void CommitLog::remove() {
   for (const std::string& path : paths_)
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)
       throw Error(error_text("cannot remove it", path));
-}
-
-std::optional<std::uint64_t> logged_metric_rows(const std::string& results_file) {
-  std::optional<std::uint64_t> most;
-  for (const std::string& segment : commit_log_paths(results_file)) {
-    if (!std::filesystem::exists(segment)) continue;
-    const auto log = read_commit_log(segment);
-    if (!log) continue;
-    for (std::size_t i = 0; i < log->records.size(); ++i) {
-      // A record begins with its commit's number, then the file's metric rows after it.
-      LogRecordReader in(log->records[i], "the results file's write-ahead log " + segment +
-                                              ", record " + std::to_string(i + 1));
-      in.u64();
-      most = std::max(most.value_or(0), in.u64());
-    }
-  }
-  return most;
 }
 
 }  // namespace slurmtune::store

@@ -29,9 +29,11 @@
 
 #include "store/file/curve_samples.hpp"
 #include "store/file/tables.hpp"
-#include "store/study_reader.hpp"
 
 namespace slurmtune::store {
+
+/// The two segments' paths: "/abs/study.h5-wal" and "/abs/study.h5-wal.1" for "study.h5".
+std::array<std::string, 2> commit_log_paths(const std::string& results_file);
 
 /// One record's parts, gathered for a single writev: the bytes stay where the batch
 /// holds them (a second's /trials rows at 16,384 trials are 11 MB).
