@@ -429,8 +429,10 @@ void StudyController::note_value(TrialId trial, double step, double value) {
 }
 
 void StudyController::end(TrialId trial, TrialEnd how, const std::string& error) {
-  scheduler_->end_trial(trial, how, book(trial).last);
-  book(trial).wanted_checkpoint.reset();
+  // A deque's references stay valid as it grows: `b` outlives the calls below.
+  TrialBook& b = book(trial);
+  scheduler_->end_trial(trial, how, b.last);
+  b.wanted_checkpoint.reset();
   apply_exploits();  // synchronous PBT: the trials that waited for this one
   suggester_->ended(trial, how);
   switch (how) {
@@ -445,11 +447,8 @@ void StudyController::end(TrialId trial, TrialEnd how, const std::string& error)
       best_.forget(trial);
       break;
   }
-  {
-    TrialBook& b = book(trial);  // what an ended trial leaves: its slot, not live
-    b.last.reset();
-    b.last_step.reset();
-  }
+  b.last.reset();  // what an ended trial leaves: its slot, not live
+  b.last_step.reset();
   observer_.trial_ended(trial, how, error);
   collect_dropped();
 }

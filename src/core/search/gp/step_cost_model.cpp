@@ -78,7 +78,6 @@ void StepCostModel::reported_at(TrialId trial, double step, double time_s) {
     order_.push_back(trial);
   }
   keep({measurements_++, trial, std::log(*measured(trial))});
-  ++version_;
 }
 
 void StepCostModel::keep(Measurement measurement) {
@@ -112,7 +111,7 @@ std::optional<double> StepCostModel::measured(TrialId trial) const {
 
 std::optional<std::vector<double>> StepCostModel::predicted(std::span<const double> points) {
   if (order_.size() < kFirstFit) return std::nullopt;
-  if (!posterior_ || posterior_->first != version_) {
+  if (!posterior_ || posterior_->first != measurements_) {
     // The latest measured trials, in order of first measurement.
     const std::size_t first =
         order_.size() > max_observations_ ? order_.size() - max_observations_ : 0;
@@ -149,7 +148,7 @@ std::optional<std::vector<double>> StepCostModel::predicted(std::span<const doub
                                         {fit_iterations_, gp::LengthScalePrior::Fixed, {}, {}}))
                 .first;
     }
-    posterior_.emplace(version_, gp::Posterior(std::move(data), fit->second));
+    posterior_.emplace(measurements_, gp::Posterior(std::move(data), fit->second));
   }
   std::vector<double> out;
   for (const auto& p : posterior_->second.predict(points))

@@ -50,11 +50,11 @@ class StepCostModel {
   /// from them when next asked.
   template <class Archive>
   void save(Archive& archive) const {
-    archive(trials_, order_, measurements_, kept_, fits_, version_);
+    archive(trials_, order_, measurements_, kept_, fits_);
   }
   template <class Archive>
   void load(Archive& archive) {
-    archive(trials_, order_, measurements_, kept_, fits_, version_);
+    archive(trials_, order_, measurements_, kept_, fits_);
     find_ladder_points();
     posterior_.reset();
   }
@@ -94,8 +94,7 @@ class StepCostModel {
   std::deque<Measurement> kept_;
   std::size_t point_ = 0, next_point_ = 0;           // the ladder's last point reached and its next
   std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
-  std::uint64_t version_ = 0;                        // measurements taken
-  std::optional<std::pair<std::uint64_t, gp::Posterior>> posterior_;  // for version_
+  std::optional<std::pair<std::uint64_t, gp::Posterior>> posterior_;  // for measurements_
   double shift_ = 0, scale_ = 1;                                      // of the log costs
 };
 
