@@ -197,8 +197,248 @@ def digits_xgb(writer, limit, rounds_per_step=8):
         progress(i, limit)
 
 
+# Issue #64, item 4: four claim tables of shapes the earlier eight do not cover, recorded
+# after the setting they judge was fixed (doc/performance/search-quality.md, "Claim tables
+# of issue #64").
+LICENSE_TEXTS = ("GPL-3", "GPL-2", "LGPL-2.1", "LGPL-3", "Apache-2.0", "MPL-2.0", "Artistic", "GFDL-1.3")
+BATCHES_PER_STEP = 8
+
+
+def license_corpus(torch, folder="/usr/share/common-licenses"):
+    """Debian's license texts (base-files ships them on every Debian machine) as character
+    ids: each text's first 90 % to train on, its last 10 % to validate on."""
+    texts = [open(os.path.join(folder, name), encoding="utf-8", errors="replace").read() for name in LICENSE_TEXTS]
+    alphabet = {ch: i for i, ch in enumerate(sorted(set("".join(texts))))}
+    encode = lambda text: torch.tensor([alphabet[ch] for ch in text], dtype=torch.long)  # noqa: E731
+    train = torch.cat([encode(t[: int(0.9 * len(t))]) for t in texts])
+    val = torch.cat([encode(t[int(0.9 * len(t)):]) for t in texts])
+    return train, val, len(alphabet)
+
+
+class CharModel:
+    """An embedding, a GRU or LSTM of 1 or 2 layers, and a linear read-out."""
+
+    def __init__(self, torch, c, vocabulary):
+        rnn = torch.nn.GRU if c["cell"] == "gru" else torch.nn.LSTM
+        self.embedding = torch.nn.Embedding(vocabulary, c["embedding"])
+        self.rnn = rnn(c["embedding"], c["hidden"], num_layers=c["layers"], batch_first=True,
+                       dropout=c["dropout"] if c["layers"] > 1 else 0.0)
+        self.dropout = torch.nn.Dropout(c["dropout"])
+        self.head = torch.nn.Linear(c["hidden"], vocabulary)
+        self.modules = torch.nn.ModuleList([self.embedding, self.rnn, self.dropout, self.head])
+
+    def __call__(self, ids):
+        out, _ = self.rnn(self.embedding(ids))
+        return self.head(self.dropout(out))
+
+
+def licenses_charlm(writer, limit):
+    import torch
+    torch.set_num_threads(1)
+    train, val, vocabulary = license_corpus(torch)
+    # 16 windows of 129 characters spread over the held-out text: what one step validates on
+    val_length, windows = 128, 16
+    starts = torch.linspace(0, len(val) - val_length - 1, windows).long()
+    val_batch = val[starts.view(-1, 1) + torch.arange(val_length + 1)]
+    rng = np.random.default_rng(20261202)
+    header = ["cell", "layers", "hidden", "embedding", "optimizer", "lr", "momentum", "seq_len", "batch_size",
+              "dropout", "grad_clip"]
+    writer.writerow(header + ["step", "val_loss", "step_seconds"])
+    for i in range(limit):
+        c = {"cell": str(rng.choice(["gru", "lstm"])), "layers": int(rng.integers(1, 3)),
+             "hidden": lograndint(rng, 16, 129), "embedding": lograndint(rng, 8, 33),
+             "optimizer": str(rng.choice(["sgd", "adam", "rmsprop"])), "lr": sig(loguniform(rng, 1e-4, 1.0)),
+             "momentum": sig(rng.uniform(0.0, 0.99)), "seq_len": int(rng.choice([16, 32, 64])),
+             "batch_size": int(rng.choice([8, 16, 32])), "dropout": sig(rng.uniform(0.0, 0.5)),
+             "grad_clip": sig(loguniform(rng, 0.1, 10.0))}
+        c["weight_decay"] = 0.0
+        torch.manual_seed(i)
+        model = CharModel(torch, c, vocabulary)
+        optimizer = torch_optimizer(torch, c, model.modules.parameters())
+        del c["weight_decay"]
+        generator = torch.Generator().manual_seed(i)
+        span = torch.arange(c["seq_len"] + 1)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        for step in range(1, EPOCHS + 1):
+            start = time.perf_counter()
+            model.modules.train()
+            for _ in range(BATCHES_PER_STEP):
+                offsets = torch.randint(0, len(train) - c["seq_len"] - 1, (c["batch_size"], 1), generator=generator)
+                window = train[offsets + span]
+                optimizer.zero_grad()
+                logits = model(window[:, :-1])
+                loss_fn(logits.reshape(-1, vocabulary), window[:, 1:].reshape(-1)).backward()
+                torch.nn.utils.clip_grad_norm_(model.modules.parameters(), c["grad_clip"])
+                optimizer.step()
+            model.modules.eval()
+            with torch.no_grad():
+                logits = model(val_batch[:, :-1])
+                val_loss = float(loss_fn(logits.reshape(-1, vocabulary), val_batch[:, 1:].reshape(-1)))
+            seconds = time.perf_counter() - start
+            finite = math.isfinite(val_loss)
+            writer.writerow([*c.values(), step, sig(val_loss) if finite else "nan", sig(seconds, 4)])
+            if not finite:
+                break
+        progress(i, limit)
+
+
+def digits_rff(writer, limit):
+    """Softmax regression on random Fourier features of the digits: the kernel's bandwidth,
+    the step size and the penalty each have a good band of about two decades in spaces of
+    six to eight, so the good region is a few per cent of the space."""
+    import torch
+    torch.set_num_threads(1)
+    x_train, x_val, y_train, y_val = digits_tensors(5)
+    rng = np.random.default_rng(20261203)
+    writer.writerow(["gamma", "lr", "weight_decay", "features", "batch_size", "momentum", "step", "val_loss",
+                     "step_seconds"])
+    for i in range(limit):
+        c = {"gamma": sig(loguniform(rng, 1e-5, 100.0)), "lr": sig(loguniform(rng, 1e-3, 1000.0)),
+             "weight_decay": sig(loguniform(rng, 1e-8, 1.0)), "features": int(rng.choice([256, 512, 1024, 2048])),
+             "batch_size": int(rng.choice([16, 32, 64, 128])), "momentum": sig(rng.uniform(0.0, 0.95))}
+        torch.manual_seed(i)
+        weights = torch.randn(64, c["features"]) * math.sqrt(2 * c["gamma"])
+        phases = torch.rand(c["features"]) * 2 * math.pi
+        scale = math.sqrt(2.0 / c["features"])
+        features = lambda x: scale * torch.cos(x @ weights + phases)  # noqa: E731
+        data = (features(x_train), features(x_val), y_train, y_val)
+        model = torch.nn.Linear(c["features"], 10)
+        optimizer = torch.optim.SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"],
+                                    weight_decay=c["weight_decay"])
+        train_torch(writer, c, model, optimizer, data, EPOCHS)
+        progress(i, limit)
+
+
+WIDE_ACTIVATIONS = ("relu", "tanh", "gelu", "silu")
+
+
+def wide_config(rng):
+    c = {"layers": int(rng.integers(1, 4))}
+    for layer in (1, 2, 3):
+        c[f"width{layer}"] = lograndint(rng, 16, 257)
+        c[f"dropout{layer}"] = sig(rng.uniform(0.0, 0.5))
+        c[f"activation{layer}"] = str(rng.choice(WIDE_ACTIVATIONS))
+    c.update({"optimizer": str(rng.choice(["sgd", "adam", "adamw", "rmsprop"])),
+              "lr": sig(loguniform(rng, 1e-4, 0.3)), "momentum": sig(rng.uniform(0.0, 0.99)),
+              "beta2": sig(rng.uniform(0.9, 0.9999)), "eps": sig(loguniform(rng, 1e-9, 1e-4)),
+              "weight_decay": sig(loguniform(rng, 1e-7, 0.1)),
+              "batch_size": int(rng.choice([16, 32, 64, 128, 256])),
+              "label_smoothing": sig(rng.uniform(0.0, 0.2)), "schedule": str(rng.choice(["constant", "cosine", "step"])),
+              "warmup": int(rng.integers(0, 4)), "grad_clip": sig(loguniform(rng, 0.1, 100.0)),
+              "init_scale": sig(loguniform(rng, 0.3, 3.0)), "input_noise": sig(rng.uniform(0.0, 0.5)),
+              "batchnorm": str(rng.choice(["no", "yes"]))})
+    return c
+
+
+def wide_optimizer(torch, c, parameters):
+    if c["optimizer"] in ("adam", "adamw"):
+        kind = torch.optim.Adam if c["optimizer"] == "adam" else torch.optim.AdamW
+        return kind(parameters, lr=c["lr"], betas=(c["momentum"], c["beta2"]), eps=c["eps"],
+                    weight_decay=c["weight_decay"])
+    if c["optimizer"] == "rmsprop":
+        return torch.optim.RMSprop(parameters, lr=c["lr"], alpha=c["beta2"], eps=c["eps"], momentum=c["momentum"],
+                                   weight_decay=c["weight_decay"])
+    return torch.optim.SGD(parameters, lr=c["lr"], momentum=c["momentum"], weight_decay=c["weight_decay"])
+
+
+def wide_schedule(torch, c, optimizer):
+    """Linear warm-up for `warmup` epochs, then constant, cosine or a tenth at two thirds."""
+    def factor(epoch):
+        warm = min(1.0, (epoch + 1) / (c["warmup"] + 1))
+        if c["schedule"] == "cosine":
+            return warm * 0.5 * (1 + math.cos(math.pi * epoch / EPOCHS))
+        if c["schedule"] == "step":
+            return warm * (0.1 if epoch >= 2 * EPOCHS // 3 else 1.0)
+        return warm
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def digits_wide24(writer, limit):
+    """Torch MLPs on the digits with 24 parameters: each of three layers' width, dropout and
+    activation (a layer past `layers` is not built, so its three do nothing), and the
+    optimizer's, the schedule's and the regularisers' fifteen."""
+    import torch
+    torch.set_num_threads(1)
+    x_train, x_val, y_train, y_val = digits_tensors(6)
+    activations = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU, "silu": torch.nn.SiLU}
+    rng = np.random.default_rng(20261204)
+    writer.writerow(list(wide_config(np.random.default_rng(0))) + ["step", "val_loss", "step_seconds"])
+    for i in range(limit):
+        c = wide_config(rng)
+        torch.manual_seed(i)
+        layers, width_in = [], 64
+        for layer in range(1, c["layers"] + 1):
+            width = c[f"width{layer}"]
+            layers.append(torch.nn.Linear(width_in, width))
+            if c["batchnorm"] == "yes":
+                layers.append(torch.nn.BatchNorm1d(width))
+            layers += [activations[c[f"activation{layer}"]](), torch.nn.Dropout(c[f"dropout{layer}"])]
+            width_in = width
+        model = torch.nn.Sequential(*layers, torch.nn.Linear(width_in, 10))
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.mul_(c["init_scale"])
+        optimizer = wide_optimizer(torch, c, model.parameters())
+        schedule = wide_schedule(torch, c, optimizer)
+        generator = torch.Generator().manual_seed(i)
+        loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=c["label_smoothing"])
+        for epoch in range(1, EPOCHS + 1):
+            start = time.perf_counter()
+            model.train()
+            for batch in torch.randperm(len(x_train), generator=generator).split(c["batch_size"]):
+                if len(batch) < 2:  # batch norm needs two samples
+                    continue
+                noisy = x_train[batch] + c["input_noise"] * torch.randn(len(batch), 64, generator=generator)
+                optimizer.zero_grad()
+                loss_fn(model(noisy), y_train[batch]).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), c["grad_clip"])
+                optimizer.step()
+            schedule.step()
+            model.eval()
+            with torch.no_grad():
+                val_loss = float(torch.nn.functional.cross_entropy(model(x_val), y_val))
+            seconds = time.perf_counter() - start
+            finite = math.isfinite(val_loss)
+            writer.writerow([*c.values(), epoch, sig(val_loss) if finite else "nan", sig(seconds, 4)])
+            if not finite:
+                break
+        progress(i, limit)
+
+
+def poisson_multigrid(writer, limit):
+    """Multigrid cycles of a simulation code's solver (poisson_multigrid.py): a step is one
+    cycle, the metric the residual's log10 relative to the start (lower is better)."""
+    from poisson_multigrid import Problem, Solver, residual
+    problem = Problem()
+    h = 1.0 / (problem.n - 1)
+    start_norm = float(np.linalg.norm(residual(np.zeros_like(problem.f), problem.f, problem.eps, h)))
+    rng = np.random.default_rng(20261205)
+    writer.writerow(["smoother", "omega", "pre_sweeps", "post_sweeps", "levels", "cycle", "coarse_sweeps", "step",
+                     "log_residual", "step_seconds"])
+    for i in range(limit):
+        c = {"smoother": str(rng.choice(["jacobi", "rbsor"])), "omega": sig(rng.uniform(0.2, 1.9)),
+             "pre_sweeps": int(rng.integers(0, 4)), "post_sweeps": int(rng.integers(0, 4)),
+             "levels": int(rng.integers(1, 8)), "cycle": str(rng.choice(["V", "W"])),
+             "coarse_sweeps": lograndint(rng, 1, 65)}
+        solver = Solver(problem, c["smoother"], c["omega"], c["pre_sweeps"], c["post_sweeps"], c["levels"],
+                        c["cycle"], c["coarse_sweeps"])
+        u = np.zeros_like(problem.f)
+        with np.errstate(all="ignore"):
+            for step in range(1, EPOCHS + 1):
+                started = time.perf_counter()
+                solver.run_cycle(u, problem.f)
+                value = math.log10(float(np.linalg.norm(residual(u, problem.f, problem.eps, h))) / start_norm)
+                seconds = time.perf_counter() - started
+                finite = math.isfinite(value)
+                writer.writerow([*c.values(), step, sig(value) if finite else "nan", sig(seconds, 4)])
+                if not finite:
+                    break
+        progress(i, limit)
+
+
 TABLES = {"digits-torch12": digits_torch12, "digits-cnn": digits_cnn, "wine-noisy": wine_noisy,
-          "digits-xgb": digits_xgb}
+          "digits-xgb": digits_xgb, "licenses-charlm": licenses_charlm, "digits-rff": digits_rff,
+          "digits-wide24": digits_wide24, "poisson-multigrid": poisson_multigrid}
 
 
 def main():
