@@ -61,7 +61,10 @@ class Table:
             self.configs.append(dict(zip(self.params, key)))
             self.curves.append(runs)
         self.units = np.array([[unit(self.space[p], c[p]) for p in self.params] for c in self.configs])
-        bests = [np.nanmin(v) if self.mode == "min" else np.nanmax(v) for runs in self.curves for _, v, _ in runs]
+        # A run that never reports a finite value (it diverged at once) counts as the worst.
+        worst = math.inf if self.mode == "min" else -math.inf
+        bests = [worst if np.isnan(v).all() else (np.nanmin(v) if self.mode == "min" else np.nanmax(v))
+                 for runs in self.curves for _, v, _ in runs]
         self.best = min(bests) if self.mode == "min" else max(bests)
         self.targets = [float(np.percentile(bests, p if self.mode == "min" else 100 - p))
                         for p in TARGET_PERCENTILES]
