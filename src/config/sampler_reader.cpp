@@ -187,7 +187,8 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
   if (spec.kind == core::SamplerKind::Mobster) {
     // How MOBSTER uses a prior: keys that mean nothing without one.
     if (spec.prior_files.empty())
-      for (const std::string_view key : {"prior_share", "prior_exact", "prior_startup"})
+      for (const std::string_view key :
+           {"prior_share", "prior_exact", "prior_startup", "prior_check"})
         if (reader.has(key)) reader.fail(key, "needs prior (the results files of earlier studies)");
     if (reader.has("prior_share"))
       read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
@@ -197,6 +198,7 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       read_count(reader, "prior_startup", startup, 0);
       spec.mobster.prior_startup = startup;
     }
+    read_flag(reader, "prior_check", spec.mobster.prior_check);
   }
   reader.finish();
 }

@@ -175,6 +175,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
     t.insert("prior_exact", static_cast<std::int64_t>(s.mobster.prior_exact));
     if (s.mobster.prior_startup)  // absent: every start-up (as in older results files)
       t.insert("prior_startup", static_cast<std::int64_t>(*s.mobster.prior_startup));
+    if (s.mobster.prior_check) t.insert("prior_check", true);  // absent when false, as before
   }
   return t;
 }

@@ -103,6 +103,12 @@ struct MobsterOptions {
   /// included); later start-ups, of a first wave wider than this before the model has its
   /// first observations, are uniform. nullopt: all of them.
   std::optional<std::size_t> prior_startup;
+  /// With `[sampler] prior`: check the lesson. The first 2 x kPriorCheckPairs start-ups
+  /// after the exact ones alternate between the prior's region and the whole space, and
+  /// once both halves have first-rung results the prior's share (of later start-ups and
+  /// of candidates) is prior_share times how far the prior's half beats the other
+  /// (gp/mobster_suggester.hpp, prior_share_now). false: prior_share throughout.
+  bool prior_check = false;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

@@ -18,6 +18,9 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior [exact N] startup M, eager promotion
                            the same with prior_startup = M: start-ups after the first M
                            (a first wave wider than M) are uniform
+  recommended, prior [...] check, eager promotion
+                           the same with prior_check = true: the prior's share follows how its
+                           check draws fare at the first rung against uniform ones
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -56,7 +59,8 @@ EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARL
 METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
            "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion",
            "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion",
-           "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion")
+           "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion",
+           "recommended, prior check, eager promotion")
 
 
 def earlier_best(h5, params):
@@ -109,6 +113,8 @@ def run_method(task):
             # startup N: only the first N start-ups drawn by the prior
             if (count := re.search(word + r" (\d+)", method)):
                 options[key] = int(count.group(1))
+        if "check" in method:  # the prior's share follows how its draws fare at the first rung
+            options["prior_check"] = True
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """`[sampler] prior` from the command line's side: validate reports what each earlier
 results file gives, refuses what cannot serve as a prior (another sampler than mobster,
-prior_share, prior_exact or prior_startup without prior, another metric, not a results file) naming the key and the
-file, a mobster study with a prior starts with the earlier study's best configurations,
+prior_share, prior_exact, prior_startup or prior_check without prior, another metric, not a results file)
+naming the key and the file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
-study did.
+study did, with prior_check too.
 Usage: check_prior.py SLURMTUNE_BINARY
 """
 import os
@@ -81,6 +81,8 @@ def main():
                  "[sampler] prior_exact: must be at least 0"),
                 ("startup", "mobster", "\n[sampler]\nprior_startup = 8\n",
                  "[sampler] prior_startup: needs prior"),
+                ("check", "mobster", "\n[sampler]\nprior_check = true\n",
+                 "[sampler] prior_check: needs prior"),
                 ("acc", "mobster", table.format("acc.h5"),
                  "[sampler] prior: %s optimizes acc (max), this study loss (min)" % os.path.join(d, "acc.h5")),
                 ("junk", "mobster", table.format("junk.h5"), "[sampler] prior: "),
@@ -103,13 +105,20 @@ def main():
         first = configurations(os.path.join(d, "five.h5"))
         for t in range(5):
             assert first[t] == earlier[t], (t, first[t], earlier[:6])
-        replayed = subprocess.run([BINARY, "replay", ok, "-"], capture_output=True, text=True,
-                                  input=run("export", results, "--table", "replay"))
-        assert replayed.returncode == 0, replayed.stderr
-        assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
-            replayed.stdout
-    print("prior: validate reports the file and refuses 9 kinds of bad input by key and file; a "
-          "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches all 20")
+        checked = write(d, "checked", sampler="mobster", seed=7, trials=20,
+                        sampler_table=table.format("past.h5") + "prior_check = true\n")
+        expect_in(run("validate", checked), "less if its draws do no better at the first rung")
+        run("simulate", checked, "-o", os.path.join(d, "checked.h5"), "-q")
+        assert configurations(os.path.join(d, "checked.h5"))[0] == earlier[0]
+        for study, h5 in ((ok, results), (checked, os.path.join(d, "checked.h5"))):
+            replayed = subprocess.run([BINARY, "replay", study, "-"], capture_output=True, text=True,
+                                      input=run("export", h5, "--table", "replay"))
+            assert replayed.returncode == 0, replayed.stderr
+            assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
+                replayed.stdout
+    print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
+          "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches "
+          "all 20, with prior_check too")
 
 
 if __name__ == "__main__":

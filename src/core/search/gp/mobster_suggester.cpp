@@ -157,11 +157,35 @@ Configuration MobsterSuggester::prior_start(TrialId trial) const {
   if (trial < options_.prior_exact && trial < prior_->good().size()) return prior_->good()[trial];
   Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
   // The coin is tossed either way, so a start-up past prior_startup is the one prior_share
-  // = 0 would draw.
-  const bool heads = rng.uniform01() < options_.prior_share;
+  // = 0 would draw, and a check trial's stream is the one the coin would have left.
+  const bool heads = rng.uniform01() < prior_share_now();
   const bool drawn_by_prior = !options_.prior_startup || trial < *options_.prior_startup;
-  if (heads && drawn_by_prior) return prior_->sample(rng);
+  if (const auto check = check_draw(trial); check ? *check : heads && drawn_by_prior)
+    return prior_->sample(rng);
   return sobol_ ? sobol_configuration(space_, *sobol_, trial) : random_configuration(space_, rng);
+}
+
+std::optional<bool> MobsterSuggester::check_draw(TrialId trial) const {
+  const std::size_t exact = std::min(options_.prior_exact, prior_->good().size());
+  if (!options_.prior_check || trial < exact || trial >= exact + 2 * kPriorCheckPairs)
+    return std::nullopt;
+  const bool drawn_by_prior = !options_.prior_startup || trial < *options_.prior_startup;
+  return drawn_by_prior && (trial - exact) % 2 == 0;
+}
+
+double MobsterSuggester::prior_share_now() const {
+  if (!options_.prior_check || !first_resource_) return options_.prior_share;
+  std::vector<double> from_prior, from_space;
+  for (const CheckResult& r : check_results_)
+    if (r.resource == *first_resource_) (r.from_prior ? from_prior : from_space).push_back(r.score);
+  if (from_prior.size() < kPriorCheckMin || from_space.size() < kPriorCheckMin)
+    return options_.prior_share;
+  double wins = 0;
+  for (const double p : from_prior)
+    for (const double u : from_space)
+      wins += p > u ? 1.0 : p == u ? 0.5 : 0.0;
+  const double a = wins / static_cast<double>(from_prior.size() * from_space.size());
+  return options_.prior_share * std::clamp((a - 0.5) / (kPriorCheckTrusted - 0.5), 0.0, 1.0);
 }
 
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {
@@ -178,6 +202,9 @@ void MobsterSuggester::started(TrialId trial, const Configuration& config) {
 void MobsterSuggester::observe(TrialId trial, double resource, double value) {
   ++version_;
   observations_.push_back({trial, resource, maximize_ ? value : -value});
+  if (prior_ && !trials_[trial].observed_at)
+    if (const auto check = check_draw(trial))
+      check_results_.push_back({*check, resource, observations_.back().score});
   chosen_.add({resource, observations_.back().score});
   trials_[trial].observed_at = resource;
   pending_.erase(trial);
@@ -289,7 +316,7 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
   // With a prior, prior_share of them from its region (the expected improvement still
   // chooses, among them and the rest).
   const auto from_prior =
-      prior_ ? static_cast<std::size_t>(options_.prior_share *
+      prior_ ? static_cast<std::size_t>(prior_share_now() *
                                         static_cast<double>(options_.num_candidates))
              : 0;
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
@@ -577,12 +604,12 @@ PredictedFinal MobsterSuggester::Standardisation::in_user_units(const gp::Predic
 // The view is a cache of the model, made again from what is written when next asked.
 void MobsterSuggester::save_state(StateOut& archive) const {
   archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_,
-          clock_);
+          clock_, check_results_);
 }
 
 void MobsterSuggester::load_state(StateIn& archive) {
   archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_,
-          clock_);
+          clock_, check_results_);
   view_.reset();
 }
 

@@ -163,8 +163,17 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   double cost_exponent_now() const;
   Configuration propose(TrialId trial);
   /// A start-up trial's configuration with a prior: the best earlier ones first, then
-  /// draws from the prior region (prior_share of them) or from the whole space.
+  /// draws from the prior region (prior_share_now() of them) or from the whole space.
   Configuration prior_start(TrialId trial) const;
+  /// prior_check: whether `trial` is one of the start-ups that check the lesson, and if so
+  /// whether it was drawn from the prior's region (true) or the whole space (false).
+  std::optional<bool> check_draw(TrialId trial) const;
+  /// The share of draws the prior makes now: prior_share, or with prior_check and first-
+  /// rung results of at least kPriorCheckMin check trials of each half, prior_share x
+  /// clamp((A - 1/2) / (kPriorCheckTrusted - 1/2), 0, 1), A the chance that a prior draw
+  /// did better there than a draw from the whole space (ties count half). A lesson that
+  /// does not hold here (A at 1/2 or below) stops drawing from the prior.
+  double prior_share_now() const;
   /// cost_exponent: each candidate's score over its predicted seconds a step to that power.
   void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
   std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
@@ -177,6 +186,18 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::optional<gp::PriorRegion> prior_;             // [sampler] prior
+  // prior_check: the check trials' first observations, in arrival order.
+  struct CheckResult {
+    bool from_prior = false;
+    double resource = 0, score = 0;  // score: larger is better
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(from_prior, resource, score);
+    }
+  };
+  static constexpr std::size_t kPriorCheckPairs = 4, kPriorCheckMin = 3;
+  static constexpr double kPriorCheckTrusted = 0.75;
+  std::vector<CheckResult> check_results_;
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<MobsterObservation> observations_;     // in arrival order
   gp::ObservationChoice chosen_;                     // of observations_, max_observations

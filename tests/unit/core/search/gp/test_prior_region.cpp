@@ -6,11 +6,13 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/search/gp/prior_region.hpp"
+#include "core/state_archive_io.hpp"
 #include "core/study/suggester_factory.hpp"
 #include "unit/core/search/suggester_testing.hpp"
 
@@ -183,4 +185,76 @@ BOOST_AUTO_TEST_CASE(a_first_wave_wider_than_prior_startup_is_uniform_past_it) {
   for (std::size_t t = 2; t < 8; ++t)
     near += std::fabs(first_eight[t] - 0.3) / 6;
   BOOST_TEST(near < 0.15);
+}
+
+namespace {
+
+// prior_check: 10 start-ups before any report (2 as they were, then 8 that alternate
+// between the prior's region and the whole space), each judged at rung 1 by |x - optimum|,
+// then `more` start-ups of a wide first wave (n_startup_trials 40). With `round_trip`
+// the suggester's state is written and read back into a new one after the reports.
+std::vector<double> checked_wave(const std::vector<PastTrial>& prior, double optimum, bool check,
+                                 double share, std::size_t more = 20, bool round_trip = false) {
+  auto spec = mobster_spec(40);
+  spec.prior = prior;
+  spec.mobster.prior_check = check;
+  spec.mobster.prior_share = share;
+  auto s = make_suggester(kLine, spec, false, 5);
+  std::vector<double> xs;
+  for (TrialId t = 0; t < 10; ++t)
+    xs.push_back(x_of(s->suggest(t).config));
+  for (TrialId t = 0; t < 10; ++t)
+    s->reported(t, 1, std::fabs(xs[t] - optimum), at_rung(1, SchedulerDecision::Pause));
+  if (round_trip) {
+    std::ostringstream out;
+    {
+      StateOut archive(out);
+      s->save_state(archive);
+    }
+    s = make_suggester(kLine, spec, false, 5);
+    std::istringstream in(out.str());
+    StateIn archive(in);
+    s->load_state(archive);
+  }
+  for (TrialId t = 10; t < 10 + more; ++t)
+    xs.push_back(x_of(s->suggest(t).config));
+  return xs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(prior_check_alternates_its_check_draws) {
+  const auto xs = checked_wave(earlier(0.1), 0.85, true, 0.75, 0);
+  double prior_half = 0, space_half = 0;
+  for (std::size_t t = 2; t < 10; t += 2) {
+    prior_half += std::fabs(xs[t] - 0.1) / 4;
+    space_half += std::fabs(xs[t + 1] - 0.1) / 4;
+  }
+  BOOST_TEST_MESSAGE("check draws' mean distance to the prior's best: " << prior_half
+                                                                        << " from its region, "
+                                                                        << space_half << " others");
+  BOOST_TEST(prior_half < 0.15);
+  BOOST_TEST(space_half > prior_half);
+}
+
+BOOST_AUTO_TEST_CASE(prior_check_stops_drawing_from_a_wrong_lesson) {
+  // The earlier study did best at 0.1, the optimum is at 0.85: the prior's check draws do
+  // worse at rung 1 than the others, so its share falls to 0 and the rest of the first
+  // wave is what prior_share = 0 draws.
+  const auto checked = checked_wave(earlier(0.1), 0.85, true, 0.75);
+  const auto none = checked_wave(earlier(0.1), 0.85, true, 0.0);
+  for (std::size_t t = 10; t < checked.size(); ++t)
+    BOOST_TEST(checked[t] == none[t]);
+  // Written and read back midway, the check's results come with the state.
+  BOOST_TEST(checked_wave(earlier(0.1), 0.85, true, 0.75, 20, true) == checked);
+}
+
+BOOST_AUTO_TEST_CASE(prior_check_keeps_a_lesson_that_holds) {
+  // The optimum is where the earlier study did best: the prior's check draws do better,
+  // its share stays prior_share, and the draws after the check are those without it.
+  const auto checked = checked_wave(earlier(0.3), 0.3, true, 0.75);
+  const auto unchecked = checked_wave(earlier(0.3), 0.3, false, 0.75);
+  for (std::size_t t = 10; t < checked.size(); ++t)
+    BOOST_TEST(checked[t] == unchecked[t]);
+  BOOST_TEST(checked_wave(earlier(0.3), 0.3, true, 0.75, 20, true) == checked);
 }
