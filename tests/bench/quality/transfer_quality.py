@@ -60,7 +60,7 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion",
            "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion",
            "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion",
-           "recommended, prior check, eager promotion")
+           "recommended, prior check, eager promotion", "recommended, prior startup 4, eager promotion")
 
 
 def earlier_best(h5, params):

@@ -186,6 +186,12 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::optional<gp::PriorRegion> prior_;             // [sampler] prior
+  std::vector<TrialState> trials_;                   // by trial id
+  std::vector<MobsterObservation> observations_;     // in arrival order
+  gp::ObservationChoice chosen_;                     // of observations_, max_observations
+  std::set<TrialId> pending_;                        // started, neither judged nor ended
+  std::optional<double> first_resource_;             // the lowest rung seen
+  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
   // prior_check: the check trials' first observations, in arrival order.
   struct CheckResult {
     bool from_prior = false;
@@ -198,12 +204,6 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   static constexpr std::size_t kPriorCheckPairs = 4, kPriorCheckMin = 3;
   static constexpr double kPriorCheckTrusted = 0.75;
   std::vector<CheckResult> check_results_;
-  std::vector<TrialState> trials_;                   // by trial id
-  std::vector<MobsterObservation> observations_;     // in arrival order
-  gp::ObservationChoice chosen_;                     // of observations_, max_observations
-  std::set<TrialId> pending_;                        // started, neither judged nor ended
-  std::optional<double> first_resource_;             // the lowest rung seen
-  std::map<std::size_t, gp::Hyperparameters> fits_;  // by ladder point
   // The recorded clock's first and latest times seen (cost_cooling_s).
   struct StudyClock {
     std::optional<double> first;

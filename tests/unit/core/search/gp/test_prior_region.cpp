@@ -230,9 +230,8 @@ BOOST_AUTO_TEST_CASE(prior_check_alternates_its_check_draws) {
     prior_half += std::fabs(xs[t] - 0.1) / 4;
     space_half += std::fabs(xs[t + 1] - 0.1) / 4;
   }
-  BOOST_TEST_MESSAGE("check draws' mean distance to the prior's best: " << prior_half
-                                                                        << " from its region, "
-                                                                        << space_half << " others");
+  BOOST_TEST_MESSAGE("check draws' mean distance to the prior's best: "
+                     << prior_half << " from its region, " << space_half << " others");
   BOOST_TEST(prior_half < 0.15);
   BOOST_TEST(space_half > prior_half);
 }
