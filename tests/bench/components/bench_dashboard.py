@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`slurmtune dashboard` on a large study (issue #44: a first view within 5 s, each update
-within 1 s, on 100,000 trials and 10 million reports): tests/bench/data/html-100k.toml,
+within 1 s, on 100,000 trials and 10 million reports): tests/bench/data/studies/html-100k.toml,
 written by `slurmtune simulate` as bench_html.py does, served and opened in headless
 Chromium over the DevTools protocol (tests/python/module/check_dashboard.py's Browser).
 
@@ -101,7 +101,7 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     study = os.path.abspath(args.study or os.path.join(args.workdir, "html-100k.h5"))
     if not os.path.exists(study):
-        subprocess.run([args.slurmtune, "simulate", os.path.join(DATA, "html-100k.toml"),
+        subprocess.run([args.slurmtune, "simulate", os.path.join(DATA, "studies", "html-100k.toml"),
                         "-w", "2000", "-q", "-o", study], check=True, stdout=subprocess.DEVNULL)
     chrome = "chromium"
     runs = [one_start(os.path.abspath(args.slurmtune), study, args.workdir, chrome, args.updates)

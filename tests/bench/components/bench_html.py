@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Time and size of `slurmtune html` on a large study: 100,000 trials and 10.2 million
-reports (tests/bench/data/html-100k.toml, written by `slurmtune simulate`), median of
+reports (tests/bench/data/studies/html-100k.toml, written by `slurmtune simulate`), median of
 three runs, against the issue's bounds (< 10 s, < 20 MB).
 
     /usr/bin/python3 tests/bench/components/bench_html.py build/src/slurmtune [WORKDIR]
@@ -23,7 +23,7 @@ def main():
     study = os.path.join(work, "html-100k.h5")
     if not os.path.exists(study):
         started = time.monotonic()
-        subprocess.run([slurmtune, "simulate", os.path.join(DATA, "html-100k.toml"),
+        subprocess.run([slurmtune, "simulate", os.path.join(DATA, "studies", "html-100k.toml"),
                         "-w", "2000", "-q", "-o", study], check=True, stdout=subprocess.DEVNULL)
         print(f"simulated the study in {time.monotonic() - started:.1f} s")
     with h5py.File(study, "r") as f:

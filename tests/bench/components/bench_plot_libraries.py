@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Which browser plotting library `slurmtune dashboard` serves (issue #44, item 4): page
 weight and the time to draw the large study's learning curves (a dashboard snapshot of
-tests/bench/data/html-100k.toml: 250 curves of up to 120 points), in headless Chromium,
+tests/bench/data/studies/html-100k.toml: 250 curves of up to 120 points), in headless Chromium,
 for Chart.js (Debian's libjs-chart.js) and uPlot (npm, not in Debian), median of five.
 
     /usr/bin/python3 tests/bench/components/bench_plot_libraries.py SNAPSHOT.json CHART_MIN_JS UPLOT_DIR

@@ -3,7 +3,7 @@
 the cost of a suggestion against Optuna's (doc/performance.md, "Several objectives").
 
 1. Hypervolume: `slurmtune simulate --repeat SEEDS --json` of a synthetic study of two
-   objectives (tests/bench/data/two-objectives.toml: the first a learning curve, the
+   objectives (tests/bench/data/studies/two-objectives.toml: the first a learning curve, the
    second a cost with another optimum) for nsga2, tpe (MOTPE) and random, with MO-ASHA
    and without early stopping, each beside the same seeds of random search without early
    stopping; the hypervolume of each run's completed trials measured to one reference
@@ -25,7 +25,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-STUDY = os.path.join(ROOT, "tests", "bench", "data", "two-objectives.toml")
+STUDY = os.path.join(ROOT, "tests", "bench", "data", "studies", "two-objectives.toml")
 
 
 def hypervolume_rows(binary, seeds, scratch):

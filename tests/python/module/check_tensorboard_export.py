@@ -203,7 +203,7 @@ def check(slurmtune, study_toml, classes, work):
 def check_objectives(slurmtune, classes, work):
     """Two objectives: every session carries slurmtune/pareto (on the front, as the Python
     module finds it) and slurmtune/feasible, and every objective is a metric."""
-    study_toml = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "data", "two-objectives.toml")
+    study_toml = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "data", "studies", "two-objectives.toml")
     path = os.path.join(work, "two.h5")
     subprocess.run([slurmtune, "simulate", study_toml, "-w", "4", "-q", "-o", path], check=True,
                    stdout=subprocess.DEVNULL)
