@@ -60,6 +60,14 @@ def torch_optimizer(torch, c, parameters):
     return torch.optim.Adam(parameters, lr=c["lr"], betas=(c["momentum"], 0.999), weight_decay=c["weight_decay"])
 
 
+def write_step(writer, values, step, value, seconds):
+    """One row of a table: the configuration's `values`, the step, its metric and seconds.
+    False when the metric is no longer finite: the run ends there, as a real trial fails."""
+    finite = math.isfinite(value)
+    writer.writerow([*values, step, sig(value) if finite else "nan", sig(seconds, 4)])
+    return finite
+
+
 def train_torch(writer, c, model, optimizer, data, epochs, scheduler=None, smoothing=0.0):
     """Trains epoch by epoch, writing (configuration, epoch, val_loss, seconds); a run whose
     loss is no longer finite ends there, as a real trial would fail."""
@@ -80,9 +88,7 @@ def train_torch(writer, c, model, optimizer, data, epochs, scheduler=None, smoot
         with torch.no_grad():
             val_loss = float(torch.nn.functional.cross_entropy(model(x_val), y_val))
         seconds = time.perf_counter() - start
-        finite = math.isfinite(val_loss)
-        writer.writerow([*c.values(), epoch, sig(val_loss) if finite else "nan", sig(seconds, 4)])
-        if not finite:
+        if not write_step(writer, c.values(), epoch, val_loss, seconds):
             break
 
 
@@ -162,9 +168,7 @@ def wine_noisy(writer, limit, seeds=(0, 1, 2)):
                                   beta_1=c["momentum"], random_state=1000 * seed + i)
             for epoch in range(1, EPOCHS + 1):
                 loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
-                finite = math.isfinite(loss)
-                writer.writerow([*c.values(), seed, epoch, sig(loss) if finite else "nan", sig(seconds, 4)])
-                if not finite:
+                if not write_step(writer, [*c.values(), seed], epoch, loss, seconds):
                     break
         progress(i, limit)
 
@@ -275,9 +279,7 @@ def licenses_charlm(writer, limit):
                 logits = model(val_batch[:, :-1])
                 val_loss = float(loss_fn(logits.reshape(-1, vocabulary), val_batch[:, 1:].reshape(-1)))
             seconds = time.perf_counter() - start
-            finite = math.isfinite(val_loss)
-            writer.writerow([*c.values(), step, sig(val_loss) if finite else "nan", sig(seconds, 4)])
-            if not finite:
+            if not write_step(writer, c.values(), step, val_loss, seconds):
                 break
         progress(i, limit)
 
@@ -398,9 +400,7 @@ def digits_wide24(writer, limit):
             with torch.no_grad():
                 val_loss = float(torch.nn.functional.cross_entropy(model(x_val), y_val))
             seconds = time.perf_counter() - start
-            finite = math.isfinite(val_loss)
-            writer.writerow([*c.values(), epoch, sig(val_loss) if finite else "nan", sig(seconds, 4)])
-            if not finite:
+            if not write_step(writer, c.values(), epoch, val_loss, seconds):
                 break
         progress(i, limit)
 
@@ -429,9 +429,7 @@ def poisson_multigrid(writer, limit):
                 solver.run_cycle(u, problem.f)
                 value = math.log10(float(np.linalg.norm(residual(u, problem.f, problem.eps, h))) / start_norm)
                 seconds = time.perf_counter() - started
-                finite = math.isfinite(value)
-                writer.writerow([*c.values(), step, sig(value) if finite else "nan", sig(seconds, 4)])
-                if not finite:
+                if not write_step(writer, c.values(), step, value, seconds):
                     break
         progress(i, limit)
 
