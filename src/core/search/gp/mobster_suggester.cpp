@@ -19,12 +19,12 @@ namespace {
 using gp::configuration_from;
 using gp::folded_into_unit;
 using gp::random_configuration;
+using gp::sobol_configuration;
 using gp::standard_normal;
 using gp::value_at;
 
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
-constexpr std::uint64_t kPriorStream = 0x7072696f72ULL;            // "prior"
 constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
 constexpr std::uint64_t kForestStream = 0x666f72657374ULL;         // "forest"
 constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
@@ -42,14 +42,6 @@ double expected_improvement(const gp::Prediction& p, double incumbent) {
 
 std::size_t ladder_point(std::size_t n, double growth) {
   return gp::refit_point(n, growth, kFirstFit);
-}
-
-// Trial `trial`'s point of the start-up design (startup_design = "sobol").
-Configuration sobol_configuration(const SearchSpace& space, const gp::SobolDesign& design,
-                                  TrialId trial) {
-  const std::vector<double> unit = design.point(trial);
-  std::size_t next = 0;
-  return configuration_from(space, [&] { return unit[next++]; });
 }
 
 std::size_t sampled_parameters(const SearchSpace& space) {
@@ -151,41 +143,6 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
   }
   started(trial, s.config);
   return s;
-}
-
-Configuration MobsterSuggester::prior_start(TrialId trial) const {
-  if (trial < options_.prior_exact && trial < prior_->good().size()) return prior_->good()[trial];
-  Xoshiro256 rng(derive_seed(seed_, kPriorStream, trial));
-  // The coin is tossed either way, so a start-up past prior_startup is the one prior_share
-  // = 0 would draw, and a check trial's stream is the one the coin would have left.
-  const bool heads = rng.uniform01() < prior_share_now();
-  const bool drawn_by_prior = !options_.prior_startup || trial < *options_.prior_startup;
-  if (const auto check = check_draw(trial); check ? *check : heads && drawn_by_prior)
-    return prior_->sample(rng);
-  return sobol_ ? sobol_configuration(space_, *sobol_, trial) : random_configuration(space_, rng);
-}
-
-std::optional<bool> MobsterSuggester::check_draw(TrialId trial) const {
-  const std::size_t exact = std::min(options_.prior_exact, prior_->good().size());
-  if (!options_.prior_check || trial < exact || trial >= exact + 2 * kPriorCheckPairs)
-    return std::nullopt;
-  const bool drawn_by_prior = !options_.prior_startup || trial < *options_.prior_startup;
-  return drawn_by_prior && (trial - exact) % 2 == 0;
-}
-
-double MobsterSuggester::prior_share_now() const {
-  if (!options_.prior_check || !first_resource_) return options_.prior_share;
-  std::vector<double> from_prior, from_space;
-  for (const CheckResult& r : check_results_)
-    if (r.resource == *first_resource_) (r.from_prior ? from_prior : from_space).push_back(r.score);
-  if (from_prior.size() < kPriorCheckMin || from_space.size() < kPriorCheckMin)
-    return options_.prior_share;
-  double wins = 0;
-  for (const double p : from_prior)
-    for (const double u : from_space)
-      wins += p > u ? 1.0 : p == u ? 0.5 : 0.0;
-  const double a = wins / static_cast<double>(from_prior.size() * from_space.size());
-  return options_.prior_share * std::clamp((a - 0.5) / (kPriorCheckTrusted - 0.5), 0.0, 1.0);
 }
 
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {

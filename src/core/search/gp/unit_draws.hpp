@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "core/random.hpp"
+#include "core/search/gp/startup_design.hpp"
 #include "core/space/search_space.hpp"
+#include "core/trial_id.hpp"
 
 namespace slurmtune::core::gp {
 
@@ -50,6 +53,14 @@ Configuration configuration_from(const SearchSpace& space, NextUnit next_unit) {
 
 inline Configuration random_configuration(const SearchSpace& space, Xoshiro256& rng) {
   return configuration_from(space, [&] { return rng.uniform01(); });
+}
+
+// Trial `trial`'s point of the start-up design (startup_design = "sobol").
+inline Configuration sobol_configuration(const SearchSpace& space, const SobolDesign& design,
+                                         TrialId trial) {
+  const std::vector<double> unit = design.point(trial);
+  std::size_t next = 0;
+  return configuration_from(space, [&] { return unit[next++]; });
 }
 
 }  // namespace slurmtune::core::gp
