@@ -16,7 +16,6 @@
 namespace slurmtune::core {
 namespace {
 
-using gp::configuration_from;
 using gp::folded_into_unit;
 using gp::random_configuration;
 using gp::sobol_configuration;
