@@ -448,15 +448,14 @@ std::optional<std::uint64_t> logged_metric_rows(const std::string& results_file)
   std::optional<std::uint64_t> most;
   for (const std::string& segment : commit_log_paths(results_file)) {
     if (!std::filesystem::exists(segment)) continue;
-    const auto log = read_commit_log(segment);
-    if (!log) continue;
-    for (std::size_t i = 0; i < log->records.size(); ++i) {
-      // A record begins with its commit's number, then the file's metric rows after it.
-      LogRecordReader in(log->records[i], "the results file's write-ahead log " + segment +
-                                              ", record " + std::to_string(i + 1));
-      in.u64();
-      most = std::max(most.value_or(0), in.u64());
-    }
+    // A segment's records bring the file to ever more rows: its newest says how many.
+    const auto record = read_last_record(segment);
+    if (!record) continue;
+    // A record begins with its commit's number, then the file's metric rows after it.
+    LogRecordReader in(*record,
+                       "the results file's write-ahead log " + segment + ", its last record");
+    in.u64();
+    most = std::max(most.value_or(0), in.u64());
   }
   return most;
 }

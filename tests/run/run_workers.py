@@ -325,6 +325,10 @@ def scenario_workers_many(runner, args):
                "allows one job: the trials start on a worker per node instead"
     expect(switched in log and "4 worker(s), one per node" in log,
            "the step-per-trial study did not move to workers:\n" + log[:3000])
+    # Decided before the first launch's files are made: the workers make every attempt's
+    # credential, the coordinator writes none on the study's file system.
+    expect("for the workers, which make their attempts' on their nodes" in log,
+           "the switched study's coordinator wrote credential files:\n" + log[:3000])
     switched_trials = check_complete(os.path.join(runner.workdir, "steps.h5"), trials_wanted)
     text = study_toml("many", [args.cpp_trial, "3"], max_trials=trials_wanted,
                       resources='launch = "worker"\n')

@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "runtime/backends/group_backend.hpp"
 #include "runtime/backends/process_backend.hpp"
+#include "runtime/launch/slurm_limits.hpp"
+#include "runtime/log.hpp"
 
 namespace slurmtune::runtime {
 namespace {
@@ -39,15 +41,41 @@ void check_launchable(const core::StudySpec& spec) {
                    "' is not on PATH; give its full path or load its module first");
 }
 
-bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher) {
-  return !trial_groups(spec) && spec.resources.launch == core::ResourceSpec::Launch::Worker &&
-         spec.resources.ranks() == 1 && !launcher.single_host();
+// A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.
+// Trials a worker can start (one rank, no GPUs to hand out) then start on a worker per
+// node instead, which needs one step for all of them; others are warned. Trials of
+// several ranks are steps even on worker launch: they are warned as well.
+bool uses_worker_steps(const core::StudySpec& spec, const Launcher& launcher,
+                       const std::string& trials_dir) {
+  if (trial_groups(spec)) return false;
+  const auto& resources = spec.resources;
+  const bool asked = resources.launch == core::ResourceSpec::Launch::Worker;
+  if ((asked && resources.ranks() == 1) || launcher.single_host()) return asked;
+  const auto max_steps = cluster_max_step_count(trials_dir + "/scontrol-config.out");
+  const std::string warning = max_steps ? step_count_warning(spec.max_trials, *max_steps) : "";
+  if (warning.empty()) return asked;
+  if (resources.ranks() == 1 && resources.gpus_per_task == 0) {
+    log_line("max_trials = " + std::to_string(spec.max_trials) +
+             " needs more job steps than the cluster's MaxStepCount (" +
+             std::to_string(*max_steps) +
+             ") allows one job: the trials start on a worker per node instead, as with "
+             "[resources] launch = \"worker\"");
+    return true;
+  }
+  log_line("warning: " + warning);
+  return asked;
 }
 
-std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context) {
+bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher,
+                               bool worker_steps) {
+  return !trial_groups(spec) && worker_steps && spec.resources.ranks() == 1 &&
+         !launcher.single_host();
+}
+
+std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context,
+                                                   bool worker_steps) {
   if (trial_groups(context.spec)) return std::make_unique<GroupBackend>(context);
-  return std::make_unique<ProcessBackend>(
-      context, context.spec.resources.launch == core::ResourceSpec::Launch::Worker);
+  return std::make_unique<ProcessBackend>(context, worker_steps);
 }
 
 void schedule_stop(TrialTable& trials, ActiveTrial& t, std::chrono::steady_clock::time_point now,

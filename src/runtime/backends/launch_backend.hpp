@@ -134,14 +134,24 @@ class LaunchBackend {
 /// Called before anything is written, so a study that cannot start leaves no file.
 void check_launchable(const core::StudySpec& spec);
 
-/// The backend of the study's launch mode.
-std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context);
+/// Whether the study starts worker steps (a node agent on every node): [resources]
+/// launch = "worker", or a study of one-rank trials without GPUs that a step per trial
+/// would take past the cluster's MaxStepCount (said in the log; a study of other trials
+/// is warned). Decided once, before anything is made for a launch; scontrol's output
+/// goes to `trials_dir`.
+bool uses_worker_steps(const core::StudySpec& spec, const Launcher& launcher,
+                       const std::string& trials_dir);
 
-/// Whether every trial of `spec` starts on a worker step ([resources] launch = "worker",
-/// trials of one rank, no trial groups, a launcher with worker steps: not the local one,
-/// whose trials are its own children): the workers then derive every attempt's
-/// credential, and the coordinator writes none.
-bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher);
+/// The backend of the study's launch mode; `worker_steps`: uses_worker_steps.
+std::unique_ptr<LaunchBackend> make_launch_backend(const BackendContext& context,
+                                                   bool worker_steps);
+
+/// Whether every trial of `spec` starts on a worker step (`worker_steps`, trials of one
+/// rank, no trial groups, a launcher with worker steps: not the local one, whose trials
+/// are its own children): the workers then derive every attempt's credential, and the
+/// coordinator writes none.
+bool workers_start_every_trial(const core::StudySpec& spec, const Launcher& launcher,
+                               bool worker_steps);
 
 /// Sets `t`'s terminate_at `grace_s` after `now`, unless an earlier one is set: SIGTERM
 /// then, SIGKILL a kill grace later (backends that own processes carry it out, when

@@ -9,7 +9,6 @@
 #include "core/study/trial_command.hpp"
 #include "runtime/backends/node_checkpoints.hpp"
 #include "runtime/backends/run_options.hpp"
-#include "runtime/launch/slurm_limits.hpp"
 #include "runtime/log.hpp"
 #include "runtime/worker/relay_tree.hpp"
 
@@ -30,9 +29,6 @@ std::string ProcessBackend::describe() const {
 }
 
 void ProcessBackend::begin() {
-  // Trials of several ranks are steps even on worker launch: they are warned as well.
-  const bool steps = !worker_steps_ || context_.spec.resources.ranks() > 1;
-  if (steps && passes_step_limit()) worker_steps_ = true;
   warn_of_connection_room();
   if (worker_steps_) workers_.launch_own_workers();
 }
@@ -58,28 +54,6 @@ void ProcessBackend::warn_of_connection_room() const {
       " need as many connections, and the coordinator has room for " + std::to_string(room) +
       " (half its descriptor limit, or --max-connections): the others wait their turn" +
       (worker_steps_ ? "" : "; launch = \"worker\" carries a node's trials on one connection"));
-}
-
-// A step per trial: Slurm's MaxStepCount per job may end the study before max_trials.
-// Trials a worker can start (one rank, no GPUs to hand out) then start on a worker per
-// node instead, which needs one step for all of them; others are warned.
-bool ProcessBackend::passes_step_limit() const {
-  if (context_.launcher.single_host()) return false;
-  const auto max_steps = cluster_max_step_count(context_.trials_dir + "/scontrol-config.out");
-  if (!max_steps) return false;
-  const std::string warning = step_count_warning(context_.spec.max_trials, *max_steps);
-  if (warning.empty()) return false;
-  const auto& resources = context_.spec.resources;
-  if (resources.ranks() == 1 && resources.gpus_per_task == 0) {
-    log_line("max_trials = " + std::to_string(context_.spec.max_trials) +
-             " needs more job steps than the cluster's MaxStepCount (" +
-             std::to_string(*max_steps) +
-             ") allows one job: the trials start on a worker per node instead, as with "
-             "[resources] launch = \"worker\"");
-    return true;
-  }
-  log_line("warning: " + warning);
-  return false;
 }
 
 void ProcessBackend::fill() {

@@ -20,7 +20,7 @@ namespace slurmtune::runtime {
 
 class ProcessBackend final : public LaunchBackend {
  public:
-  /// `worker_steps`: [resources] launch = "worker" (a worker step on every node).
+  /// `worker_steps`: a worker step on every node (uses_worker_steps).
   ProcessBackend(const BackendContext& context, bool worker_steps);
 
   std::string describe() const override;
@@ -51,15 +51,12 @@ class ProcessBackend final : public LaunchBackend {
   void finish(core::TrialId trial);
   /// SIGTERM at terminate_at, SIGKILL a kill grace later.
   void signal_due(ActiveTrial& t, std::chrono::steady_clock::time_point now);
-  /// Whether a step per trial would pass Slurm's MaxStepCount, and the trials can start
-  /// on workers instead (said in the log either way).
-  bool passes_step_limit() const;
   void warn_of_connection_room() const;
   /// Polls every trial's process: for a child that ended and is not a trial's.
   void reap_every_trial(std::vector<core::TrialId>& ended);
 
   BackendContext context_;
-  bool worker_steps_;
+  const bool worker_steps_;
   RendezvousAssigner rendezvous_;
   bool done_ = false;
   // A launch needs a few descriptors (its credential file, its process's pipes).

@@ -90,6 +90,9 @@ class LaunchFiles {
   std::uint64_t made_on_loop() const { return made_on_loop_; }
   void count_made_on_loop() { ++made_on_loop_; }
   std::uint64_t relaunches_made_off_loop() const { return relaunches_taken_; }
+  /// Whether launches get a credential file from the coordinator (false: the workers
+  /// derive their attempts').
+  bool writes_credentials() const { return credentials_.has_value(); }
 
  private:
   TrialFolders folders_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -236,6 +237,64 @@ void LogRecordReader::finish() const {
   if (!rest_.empty()) fail(std::to_string(rest_.size()) + " bytes left over");
 }
 
+namespace {
+
+// Up to `n` bytes of `in` at `offset`: fewer where the file ends first (a segment the
+// writer empties meanwhile, or a record not yet whole).
+std::vector<std::byte> read_at(std::ifstream& in, std::uint64_t offset, std::size_t n) {
+  std::vector<std::byte> bytes(n);
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n));
+  bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return bytes;
+}
+
+InputError not_a_log(const std::string& path, const std::string& why) {
+  return InputError("the results file's write-ahead log " + path + ": " + why +
+                    "; it is not one slurmtune wrote, or was cut short: move it away to "
+                    "resume without it (the rows it holds are then lost)");
+}
+
+}  // namespace
+
+std::optional<std::vector<std::byte>> read_last_record(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(error_text("cannot open it", path));
+  const auto head = read_at(in, 0, kMagic.size() + kFrameBytes);
+  if (head.empty()) return std::nullopt;
+  if (head.size() < kMagic.size() + kFrameBytes ||
+      std::memcmp(head.data(), kMagic.data(), kMagic.size()) != 0)
+    throw not_a_log(path, "no slurmtune log header");
+  const std::uint64_t base_length = read_u64(std::span(head).subspan(kMagic.size()));
+  const auto base = read_at(in, head.size(), base_length);
+  if (base.size() != base_length ||
+      crc_of(base) != read_u64(std::span(head).subspan(kMagic.size() + 8)))
+    throw not_a_log(path, "its header's commit row is cut short or damaged");
+  // The frames alone, record after record: where each whole one lies.
+  struct Place {
+    std::uint64_t offset, length, crc;
+  };
+  in.clear();
+  in.seekg(0, std::ios::end);
+  // Records appended after this are not looked at: the newest when the reader began.
+  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+  std::vector<Place> places;
+  for (std::uint64_t at = head.size() + base_length;;) {
+    const auto frame = read_at(in, at, kFrameBytes);
+    if (frame.size() < kFrameBytes) break;
+    const Place place{at + kFrameBytes, read_u64(frame), read_u64(std::span(frame).subspan(8))};
+    if (place.offset > size || place.length > size - place.offset) break;
+    places.push_back(place);
+    at = place.offset + place.length;
+  }
+  for (auto place = places.rbegin(); place != places.rend(); ++place) {
+    auto record = read_at(in, place->offset, place->length);
+    if (record.size() == place->length && crc_of(record) == place->crc) return record;
+  }
+  return std::nullopt;
+}
+
 std::optional<LogContents> read_commit_log(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(error_text("cannot open it", path));
@@ -243,14 +302,9 @@ std::optional<LogContents> read_commit_log(const std::string& path) {
   if (chars.empty()) return std::nullopt;
   const std::span<const std::byte> all(reinterpret_cast<const std::byte*>(chars.data()),
                                        chars.size());
-  const auto not_a_log = [&path](const std::string& why) {
-    return InputError("the results file's write-ahead log " + path + ": " + why +
-                      "; it is not one slurmtune wrote, or was cut short: move it away to "
-                      "resume without it (the rows it holds are then lost)");
-  };
   if (all.size() < kMagic.size() + kFrameBytes ||
       std::memcmp(all.data(), kMagic.data(), kMagic.size()) != 0)
-    throw not_a_log("no slurmtune log header");
+    throw not_a_log(path, "no slurmtune log header");
   std::span<const std::byte> rest = all.subspan(kMagic.size());
   const auto frame = [&rest] {
     const std::uint64_t length = read_u64(rest), crc = read_u64(rest.subspan(8));
@@ -259,7 +313,7 @@ std::optional<LogContents> read_commit_log(const std::string& path) {
   };
   const auto [base_length, base_crc] = frame();
   if (base_length > rest.size() || crc_of(rest.first(base_length)) != base_crc)
-    throw not_a_log("its header's commit row is cut short or damaged");
+    throw not_a_log(path, "its header's commit row is cut short or damaged");
   LogContents contents;
   contents.base.assign(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(base_length));
   rest = rest.subspan(base_length);

@@ -95,6 +95,13 @@ struct LogContents {
 /// log); nullopt for an empty file (a segment emptied, its header not yet written).
 std::optional<LogContents> read_commit_log(const std::string& path);
 
+/// The newest whole record of the segment `path`, its CRC checked, found by the records'
+/// frames alone: the records before it are passed over unread (a segment is only ever
+/// appended to, so only its tail can be cut short or damaged). A reader that wants what
+/// the log brings the file to (`status`) reads one record, not a flush interval's rows.
+/// nullopt: an empty segment, or none whole; InputError as read_commit_log.
+std::optional<std::vector<std::byte>> read_last_record(const std::string& path);
+
 /// The log a writer appends to (the loop's thread alone).
 class CommitLog {
  public:

@@ -230,6 +230,50 @@ BOOST_AUTO_TEST_CASE(a_record_cut_short_is_ignored_and_counted) {
              *after_damage);
 }
 
+// `status` reads only a segment's newest whole record, found by the frames: the same
+// record the whole read ends with, the one before where the last is cut short or
+// damaged, and the same errors for what is not a log.
+BOOST_AUTO_TEST_CASE(the_newest_record_is_read_without_the_ones_before) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("newest.h5");
+  logged_and_killed(path);
+  const std::string log = path + "-wal";
+  const auto whole = store::read_commit_log(log);
+  BOOST_REQUIRE(whole.has_value());
+  BOOST_REQUIRE(whole->records.size() == 2U);
+  const auto last = store::read_last_record(log);
+  BOOST_REQUIRE(last.has_value());
+  BOOST_TEST((*last == whole->records[1]));
+  BOOST_TEST(store::logged_metric_rows(path).value_or(0) == 5U);  // trial 0's 3, trial 1's 2
+
+  const auto size = fs::file_size(log);
+  {  // the last record's last byte changed: its CRC fails, the one before is the newest
+    std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 1));
+    f.put(static_cast<char>(~static_cast<unsigned char>(whole->records[1].back())));
+  }
+  const auto before_damage = store::read_last_record(log);
+  BOOST_REQUIRE(before_damage.has_value());
+  BOOST_TEST((*before_damage == whole->records[0]));
+  fs::resize_file(log, size - 10);  // cut short
+  const auto before_cut = store::read_last_record(log);
+  BOOST_REQUIRE(before_cut.has_value());
+  BOOST_TEST((*before_cut == whole->records[0]));
+  BOOST_TEST(store::logged_metric_rows(path).value_or(0) == 3U);
+
+  std::ofstream(log, std::ios::trunc).flush();  // emptied by the writer's segment switch
+  BOOST_TEST(!store::read_last_record(log).has_value());
+  std::ofstream(log, std::ios::trunc) << "hello";
+  try {
+    store::read_last_record(log);
+    BOOST_ERROR("read a record of a file that is not a log");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find(log) != std::string::npos, what);
+    BOOST_TEST(what.find("no slurmtune log header") != std::string::npos, what);
+  }
+}
+
 // Not a log, a damaged header, or another file's log: an InputError that names the log
 // and says what to do, and the results file as it was.
 BOOST_AUTO_TEST_CASE(a_log_that_is_not_this_files_is_refused_and_named) {
