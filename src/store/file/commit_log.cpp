@@ -266,8 +266,16 @@ std::optional<std::vector<std::byte>> read_last_record(const std::string& path) 
   if (head.size() < kMagic.size() + kFrameBytes ||
       std::memcmp(head.data(), kMagic.data(), kMagic.size()) != 0)
     throw not_a_log(path, "no slurmtune log header");
+  in.clear();
+  in.seekg(0, std::ios::end);
+  // Records appended after this are not looked at: the newest when the reader began.
+  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
   const std::uint64_t base_length = read_u64(std::span(head).subspan(kMagic.size()));
-  const auto base = read_at(in, head.size(), base_length);
+  // Bounded by the file before anything is allocated for it: a damaged length is no
+  // reason to ask for exabytes.
+  const auto base = size >= head.size() && base_length <= size - head.size()
+                        ? read_at(in, head.size(), base_length)
+                        : std::vector<std::byte>{};
   if (base.size() != base_length ||
       crc_of(base) != read_u64(std::span(head).subspan(kMagic.size() + 8)))
     throw not_a_log(path, "its header's commit row is cut short or damaged");
@@ -275,10 +283,6 @@ std::optional<std::vector<std::byte>> read_last_record(const std::string& path) 
   struct Place {
     std::uint64_t offset, length, crc;
   };
-  in.clear();
-  in.seekg(0, std::ios::end);
-  // Records appended after this are not looked at: the newest when the reader began.
-  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
   std::vector<Place> places;
   for (std::uint64_t at = head.size() + base_length;;) {
     const auto frame = read_at(in, at, kFrameBytes);

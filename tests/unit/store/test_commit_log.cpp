@@ -238,6 +238,8 @@ BOOST_AUTO_TEST_CASE(the_newest_record_is_read_without_the_ones_before) {
   const std::string path = dir.file("newest.h5");
   logged_and_killed(path);
   const std::string log = path + "-wal";
+  auto magic = std::string(16, '\0');
+  std::ifstream(log, std::ios::binary).read(magic.data(), 16);
   const auto whole = store::read_commit_log(log);
   BOOST_REQUIRE(whole.has_value());
   BOOST_REQUIRE(whole->records.size() == 2U);
@@ -263,15 +265,22 @@ BOOST_AUTO_TEST_CASE(the_newest_record_is_read_without_the_ones_before) {
 
   std::ofstream(log, std::ios::trunc).flush();  // emptied by the writer's segment switch
   BOOST_TEST(!store::read_last_record(log).has_value());
+  const auto refused = [&log](const std::string& expected) {
+    try {
+      store::read_last_record(log);
+      BOOST_ERROR("read a record of a file that is not a log");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find(log) != std::string::npos, what);
+      BOOST_TEST(what.find(expected) != std::string::npos, what);
+    }
+  };
   std::ofstream(log, std::ios::trunc) << "hello";
-  try {
-    store::read_last_record(log);
-    BOOST_ERROR("read a record of a file that is not a log");
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.find(log) != std::string::npos, what);
-    BOOST_TEST(what.find("no slurmtune log header") != std::string::npos, what);
-  }
+  refused("no slurmtune log header");
+  // The magic, then a base of 0x7f7f... bytes: refused, nothing that size allocated.
+  std::ofstream(log, std::ios::trunc | std::ios::binary)
+      << magic << std::string(16, '\x7f') << "short";
+  refused("its header's commit row is cut short or damaged");
 }
 
 // Not a log, a damaged header, or another file's log: an InputError that names the log
