@@ -333,6 +333,11 @@ def print_table(args, table, workers, budget, results):
             cells.append(f"{fmt(point)} [{fmt(low)}, {fmt(high)}]")
         cells += [fmt(x) for x in r["regrets"]] + [f"{r['started']:.0f}", fmt(r["decision_s"]), f"{wall:.1f}"]
         print("| " + " | ".join(cells) + " |")
+    for name, (_, _, runs) in results.items():
+        crashed = [run for run in runs if getattr(run, "crashed", None)]
+        if crashed:
+            print(f"\n{name}: {len(crashed)} of {len(runs)} studies crashed and stopped there (a target "
+                  f"not reached before counts as never reached); seed {crashed[0].seed}: {crashed[0].crashed}")
     sys.stdout.flush()
 
 

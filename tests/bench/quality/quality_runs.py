@@ -143,6 +143,7 @@ class Run:
         self.table, self.seed, self.trace, self.started = table, seed, [], 0
         self.times = [None] * len(table.targets)
         self.decision_s = 0.0
+        self.crashed = None  # what ended the study early, as a user's study would have ended
 
     def report(self, time_s, value):
         if math.isnan(value):
@@ -162,8 +163,11 @@ class Run:
         return None if best is None else abs(best - table_best)
 
     def to_json(self):
-        return dict(seed=self.seed, trace=self.trace, started=self.started, times=self.times,
+        data = dict(seed=self.seed, trace=self.trace, started=self.started, times=self.times,
                     decision_s=self.decision_s)
+        if self.crashed:
+            data["crashed"] = self.crashed
+        return data
 
     @staticmethod
     def from_json(data):
@@ -171,6 +175,7 @@ class Run:
         run.table, run.seed, run.started = None, data["seed"], data["started"]
         run.trace = [tuple(p) for p in data["trace"]]
         run.times, run.decision_s = data["times"], data["decision_s"]
+        run.crashed = data.get("crashed")
         return run
 
 
@@ -276,28 +281,39 @@ def run_optuna(table, sampler_name, pruner_name, seed, workers, budget, measured
         heapq.heappush(events, (now + wait + curve[2][0], sequence, worker))
         sequence += 1
 
-    for worker in range(workers):
-        launch(worker, 0.0)
-    while events:
-        now, _, worker = heapq.heappop(events)
-        if now > budget:
-            break
-        trial, (steps, values, seconds), k = running[worker]
-        value, step = float(values[k]), int(steps[k])
-        run.report(now, value)
-        since = time.perf_counter()
-        trial.report(value, step)
-        if pruner_name != "none" and trial.should_prune():
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-        elif k + 1 == len(steps):
-            study.tell(trial, value if not math.isnan(value) else None,
-                       state=optuna.trial.TrialState.COMPLETE if not math.isnan(value) else optuna.trial.TrialState.FAIL)
-        else:
-            running[worker][2] = k + 1
-            heapq.heappush(events, (now + charged(since) + seconds[k + 1], sequence, worker))
-            sequence += 1
-            continue
-        launch(worker, now + charged(since))
+    def drive():
+        nonlocal sequence
+        for worker in range(workers):
+            launch(worker, 0.0)
+        while events:
+            now, _, worker = heapq.heappop(events)
+            if now > budget:
+                break
+            trial, (steps, values, seconds), k = running[worker]
+            value, step = float(values[k]), int(steps[k])
+            run.report(now, value)
+            since = time.perf_counter()
+            trial.report(value, step)
+            if pruner_name != "none" and trial.should_prune():
+                study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            elif k + 1 == len(steps):
+                study.tell(trial, value if not math.isnan(value) else None,
+                           state=optuna.trial.TrialState.COMPLETE if not math.isnan(value)
+                           else optuna.trial.TrialState.FAIL)
+            else:
+                running[worker][2] = k + 1
+                heapq.heappush(events, (now + charged(since) + seconds[k + 1], sequence, worker))
+                sequence += 1
+                continue
+            launch(worker, now + charged(since))
+
+    # A sampler that raises ends the study there, as it would end a user's: the targets it
+    # reached before count, the others are never reached (issue #64's rule for crashes,
+    # fixed before the cell it was written for ran again: Optuna issue 5642).
+    try:
+        drive()
+    except Exception as error:  # noqa: BLE001 - any failure of the peer's code ends its study
+        run.crashed = f"{type(error).__name__}: {error}"
     return run
 
 
