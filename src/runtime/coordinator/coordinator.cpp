@@ -185,11 +185,11 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
   controller_->set_fail_fast(options_.fail_fast);
   // A worker step derives the credentials of the attempts it starts: when every trial
   // starts on one, no launch writes a credential file on the study's file system.
-  worker_steps_ = uses_worker_steps(spec_, *launcher_, trials_dir_);
+  const bool worker_steps = uses_worker_steps(spec_, *launcher_, trials_dir_);
   launch_files_ = std::make_unique<LaunchFiles>(
       folders_,
-      workers_start_every_trial(spec_, *launcher_, worker_steps_) ? std::nullopt
-                                                                  : std::optional(*credentials_),
+      workers_start_every_trial(spec_, *launcher_, worker_steps) ? std::nullopt
+                                                                 : std::optional(*credentials_),
       files_, core::trial_cap(spec_), launcher_->capacity());
   launch_files_->keep_ahead(controller_->counts().started);
   files_.drain();  // the first wave's files, before anything runs
@@ -265,7 +265,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
       [this](const core::TrialLaunch& launch, std::function<void()> ready) {
         launch_files_->make_relaunch(launch.trial, launch.attempt, std::move(ready));
       }};
-  backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context, worker_steps_);
+  backend_ = seams_.backend ? seams_.backend(context) : make_launch_backend(context, worker_steps);
 
   log_line("study '" + spec_.name + "': " + (study_.resumed ? "resuming " : "writing ") +
            options_.output +

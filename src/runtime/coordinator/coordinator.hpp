@@ -132,7 +132,6 @@ class Coordinator final : public ControlHandler, private TrialHost {
   protocol::UniqueFd signals_;
   std::unique_ptr<CredentialFiles> credentials_;  // the attempts', steps' and workers'
   std::unique_ptr<LaunchFiles> launch_files_;     // new trials' folders and credentials, ahead
-  bool worker_steps_ = false;                     // a worker step on every node (uses_worker_steps)
   std::unique_ptr<ControlServer> server_;
   TrialTable trials_;
   std::unique_ptr<LaunchBackend> backend_;

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "core/error.hpp"
 
@@ -256,80 +255,79 @@ InputError not_a_log(const std::string& path, const std::string& why) {
                     "resume without it (the rows it holds are then lost)");
 }
 
-}  // namespace
+// A segment open for reading, its header checked: its size when opened (records appended
+// after that are not looked at), its base, and where its records begin.
+struct OpenSegment {
+  std::ifstream in;
+  std::uint64_t size = 0;
+  std::vector<std::byte> base;
+  std::uint64_t records_at = 0;
+};
 
-std::optional<std::vector<std::byte>> read_last_record(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(error_text("cannot open it", path));
-  const auto head = read_at(in, 0, kMagic.size() + kFrameBytes);
+// nullopt: an empty segment (emptied, its header not yet written). An InputError names a
+// file that is not a slurmtune log, or whose header is cut short or damaged.
+std::optional<OpenSegment> open_for_reading(const std::string& path) {
+  OpenSegment segment;
+  segment.in.open(path, std::ios::binary);
+  if (!segment.in) throw InputError(error_text("cannot open it", path));
+  segment.in.seekg(0, std::ios::end);
+  segment.size = static_cast<std::uint64_t>(std::max<std::streamoff>(segment.in.tellg(), 0));
+  const auto head = read_at(segment.in, 0, kMagic.size() + kFrameBytes);
   if (head.empty()) return std::nullopt;
   if (head.size() < kMagic.size() + kFrameBytes ||
       std::memcmp(head.data(), kMagic.data(), kMagic.size()) != 0)
     throw not_a_log(path, "no slurmtune log header");
-  in.clear();
-  in.seekg(0, std::ios::end);
-  // Records appended after this are not looked at: the newest when the reader began.
-  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
   const std::uint64_t base_length = read_u64(std::span(head).subspan(kMagic.size()));
   // Bounded by the file before anything is allocated for it: a damaged length is no
   // reason to ask for exabytes.
-  const auto base = size >= head.size() && base_length <= size - head.size()
-                        ? read_at(in, head.size(), base_length)
-                        : std::vector<std::byte>{};
-  if (base.size() != base_length ||
-      crc_of(base) != read_u64(std::span(head).subspan(kMagic.size() + 8)))
+  if (segment.size >= head.size() && base_length <= segment.size - head.size())
+    segment.base = read_at(segment.in, head.size(), base_length);
+  if (segment.base.size() != base_length ||
+      crc_of(segment.base) != read_u64(std::span(head).subspan(kMagic.size() + 8)))
     throw not_a_log(path, "its header's commit row is cut short or damaged");
+  segment.records_at = head.size() + base_length;
+  return segment;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::byte>> read_last_record(const std::string& path) {
+  auto segment = open_for_reading(path);
+  if (!segment) return std::nullopt;
   // The frames alone, record after record: where each whole one lies.
   struct Place {
     std::uint64_t offset, length, crc;
   };
   std::vector<Place> places;
-  for (std::uint64_t at = head.size() + base_length;;) {
-    const auto frame = read_at(in, at, kFrameBytes);
+  for (std::uint64_t at = segment->records_at;;) {
+    const auto frame = read_at(segment->in, at, kFrameBytes);
     if (frame.size() < kFrameBytes) break;
     const Place place{at + kFrameBytes, read_u64(frame), read_u64(std::span(frame).subspan(8))};
-    if (place.offset > size || place.length > size - place.offset) break;
+    if (place.offset > segment->size || place.length > segment->size - place.offset) break;
     places.push_back(place);
     at = place.offset + place.length;
   }
   for (auto place = places.rbegin(); place != places.rend(); ++place) {
-    auto record = read_at(in, place->offset, place->length);
+    auto record = read_at(segment->in, place->offset, place->length);
     if (record.size() == place->length && crc_of(record) == place->crc) return record;
   }
   return std::nullopt;
 }
 
 std::optional<LogContents> read_commit_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(error_text("cannot open it", path));
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (chars.empty()) return std::nullopt;
-  const std::span<const std::byte> all(reinterpret_cast<const std::byte*>(chars.data()),
-                                       chars.size());
-  if (all.size() < kMagic.size() + kFrameBytes ||
-      std::memcmp(all.data(), kMagic.data(), kMagic.size()) != 0)
-    throw not_a_log(path, "no slurmtune log header");
-  std::span<const std::byte> rest = all.subspan(kMagic.size());
-  const auto frame = [&rest] {
-    const std::uint64_t length = read_u64(rest), crc = read_u64(rest.subspan(8));
-    rest = rest.subspan(kFrameBytes);
-    return std::pair{length, crc};
-  };
-  const auto [base_length, base_crc] = frame();
-  if (base_length > rest.size() || crc_of(rest.first(base_length)) != base_crc)
-    throw not_a_log(path, "its header's commit row is cut short or damaged");
+  auto segment = open_for_reading(path);
+  if (!segment) return std::nullopt;
   LogContents contents;
-  contents.base.assign(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(base_length));
-  rest = rest.subspan(base_length);
+  contents.base = std::move(segment->base);
+  const auto bytes = read_at(segment->in, segment->records_at, segment->size - segment->records_at);
+  std::span<const std::byte> rest(bytes);
   while (rest.size() >= kFrameBytes) {
-    const std::span<const std::byte> before = rest;
-    const auto [length, crc] = frame();
-    if (length > rest.size() || crc_of(rest.first(length)) != crc) {
-      rest = before;
-      break;
-    }
-    contents.records.emplace_back(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(length));
-    rest = rest.subspan(length);
+    const std::uint64_t length = read_u64(rest), crc = read_u64(rest.subspan(8));
+    const auto record = rest.subspan(kFrameBytes);
+    if (length > record.size() || crc_of(record.first(length)) != crc) break;
+    contents.records.emplace_back(record.begin(),
+                                  record.begin() + static_cast<std::ptrdiff_t>(length));
+    rest = record.subspan(length);
   }
   contents.ignored_bytes = rest.size();
   return contents;

@@ -334,7 +334,7 @@ def print_table(args, table, workers, budget, results):
         cells += [fmt(x) for x in r["regrets"]] + [f"{r['started']:.0f}", fmt(r["decision_s"]), f"{wall:.1f}"]
         print("| " + " | ".join(cells) + " |")
     for name, (_, _, runs) in results.items():
-        crashed = [run for run in runs if getattr(run, "crashed", None)]
+        crashed = [run for run in runs if run.crashed]
         if crashed:
             print(f"\n{name}: {len(crashed)} of {len(runs)} studies crashed and stopped there (a target "
                   f"not reached before counts as never reached); seed {crashed[0].seed}: {crashed[0].crashed}")
