@@ -23,40 +23,20 @@
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
 #include "unit/store/simulated_study.hpp"
+#include "unit/store/store_studies.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
+using slurmtune::testing::kStoreStudy;
+using slurmtune::testing::pbt_store_study;
 using slurmtune::testing::simulate_into;
+using slurmtune::testing::store_study;
 namespace fs = std::filesystem;
 
 namespace {
 
-const char* kStudy = R"(
-[study]
-name = "store-test"
-metric = "loss"
-metrics = ["accuracy"]
-seed = 3
-max_trials = 400
-[search]
-lr = { loguniform = [1e-4, 1e-1] }
-width = { randint = [16, 256] }
-opt = { choice = ["sgd", "adam"] }
-bn = { choice = [true, false] }
-mix = { choice = ["a", 2, 3.5] }
-[scheduler]
-type = "asha"
-grace_period = 1
-max_t = 27
-reduction_factor = 3
-)";
-
 // A fresh directory per test case, removed afterwards.
 using TempDir = slurmtune::testing::TempFolder;
-
-core::StudySpec spec(const std::string& extra = "") {
-  return config::parse_study(std::string(kStudy) + extra, "study.toml");
-}
 
 std::string error_of(const std::string& path) {
   try {
@@ -77,13 +57,13 @@ bool contains(const std::string& text, const std::string& part) {
 
 BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
   TempDir dir;
-  const auto s = spec();
+  const auto s = store_study();
   const auto summary = simulate_into(dir.file("s.h5"), s);
   const store::StudyReader reader(dir.file("s.h5"));
   BOOST_TEST(reader.spec().name == "store-test");
   BOOST_TEST(reader.attribute("format") == "slurmtune-study");
   BOOST_TEST(reader.schema_version() == store::kSchemaVersion);
-  BOOST_TEST(reader.attribute("study_file") == std::string(kStudy));
+  BOOST_TEST(reader.attribute("study_file") == std::string(kStoreStudy));
   const auto trials = reader.trials();
   BOOST_TEST(trials.size() == 400U);
   std::uint64_t reports = 0, completed = 0;
@@ -113,7 +93,7 @@ BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
 }
 
 BOOST_AUTO_TEST_CASE(parameter_columns_keep_their_types) {
-  const store::StudyLayout layout(spec());
+  const store::StudyLayout layout(store_study());
   using Kind = store::ParamColumn::Kind;
   BOOST_TEST((layout.params[0].kind == Kind::Real));
   BOOST_TEST((layout.params[1].kind == Kind::Integer));
@@ -126,7 +106,7 @@ BOOST_AUTO_TEST_CASE(never_overwrites_an_existing_file) {
   TempDir dir;
   const std::string path = dir.file("x.h5");
   std::ofstream(path) << "precious";
-  BOOST_CHECK_THROW(store::StudyWriter::create(path, spec(), {}), InputError);
+  BOOST_CHECK_THROW(store::StudyWriter::create(path, store_study(), {}), InputError);
   std::ifstream in(path);
   std::string text;
   in >> text;
@@ -142,10 +122,10 @@ BOOST_AUTO_TEST_CASE(a_new_file_is_published_whole_and_alone) {
   std::ofstream(
       dir.file(".new.h5." + std::string(host) + "." + std::to_string(getpid()) + ".unpublished"))
       << "half made";
-  store::StudyWriter::create(dir.file("new.h5"), spec(), {}).reset();
+  store::StudyWriter::create(dir.file("new.h5"), store_study(), {}).reset();
   BOOST_TEST(store::StudyReader(dir.file("new.h5")).sessions().size() == 1U);
   std::ofstream(dir.file(".new2.h5.host.1.unpublished")) << "half made";
-  simulate_into(dir.file("new2.h5"), spec());
+  simulate_into(dir.file("new2.h5"), store_study());
   std::set<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     names.insert(entry.path().filename().string());
@@ -164,7 +144,7 @@ BOOST_AUTO_TEST_CASE(group_commits_are_numbered_and_say_when_they_are_durable) {
       options.flush_interval_s = 1e9;  // only asked-for commits
       options.background_flush = background;
       options.min_commit_gap_s = 0;  // at once (the gap: the test below)
-      auto writer = store::StudyWriter::create(path, spec(), options);
+      auto writer = store::StudyWriter::create(path, store_study(), options);
       std::mutex mutex;
       std::condition_variable signalled;
       int notices = 0;
@@ -210,7 +190,7 @@ BOOST_AUTO_TEST_CASE(group_commits_are_numbered_and_say_when_they_are_durable) {
 
 BOOST_AUTO_TEST_CASE(an_undeclared_metric_is_refused_by_name) {
   TempDir dir;
-  auto writer = store::StudyWriter::create(dir.file("m.h5"), spec(), {});
+  auto writer = store::StudyWriter::create(dir.file("m.h5"), store_study(), {});
   writer->trial_started(
       0, core::Configuration{{0.01, std::int64_t{32}, std::string("sgd"), true, std::string("a")}},
       0, 0);
@@ -236,7 +216,7 @@ BOOST_AUTO_TEST_CASE(bad_files_get_clear_errors) {
   }
   BOOST_TEST(contains(error_of(dir.file("plain.h5")), "not a slurmtune results file"));
 
-  simulate_into(dir.file("good.h5"), spec());
+  simulate_into(dir.file("good.h5"), store_study());
   const auto size = fs::file_size(dir.file("good.h5"));
   fs::copy_file(dir.file("good.h5"), dir.file("cut.h5"));
   fs::resize_file(dir.file("cut.h5"), size / 2);
@@ -252,8 +232,8 @@ BOOST_AUTO_TEST_CASE(bad_files_get_clear_errors) {
 }
 
 BOOST_AUTO_TEST_CASE(compare_studies_separates_safe_from_unsafe_changes) {
-  const auto before = spec();
-  auto after = spec();
+  const auto before = store_study();
+  auto after = store_study();
   after.max_trials = 800;
   after.scheduler.reduction_factor = 4;
   const auto diffs = store::compare_studies(before, after);
@@ -268,9 +248,9 @@ BOOST_AUTO_TEST_CASE(compare_studies_separates_safe_from_unsafe_changes) {
 
 BOOST_AUTO_TEST_CASE(resume_refuses_a_changed_search_space_and_says_what_changed) {
   TempDir dir;
-  simulate_into(dir.file("r.h5"), spec());
+  simulate_into(dir.file("r.h5"), store_study());
   const store::StudyReader reader(dir.file("r.h5"));
-  auto changed = config::parse_study(std::string(kStudy) + "\n", "new.toml");
+  auto changed = config::parse_study(std::string(kStoreStudy) + "\n", "new.toml");
   changed.space =
       config::parse_study(
           "[study]\nname='x'\nmetric='loss'\n[search]\nlr = { loguniform = [1e-5, 1e-1] }\n", "x")
@@ -285,7 +265,7 @@ BOOST_AUTO_TEST_CASE(resume_refuses_a_changed_search_space_and_says_what_changed
     BOOST_TEST(
         contains(e.what(), "search.width: { randint = [ 16, 256 ] } recorded, (absent) now"));
   }
-  auto larger = spec();
+  auto larger = store_study();
   larger.max_trials = 1000;
   BOOST_CHECK_THROW(store::resume_study(reader, larger, {}), InputError);
   BOOST_CHECK_NO_THROW(store::resume_study(reader, larger, {true}));
@@ -296,7 +276,8 @@ BOOST_AUTO_TEST_CASE(resume_refuses_a_changed_search_space_and_says_what_changed
 BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_it_recorded) {
   TempDir dir;
   const std::string promotion =
-      std::string(kStudy).replace(std::string(kStudy).find("\"asha\""), 6, "\"asha_promotion\"");
+      std::string(kStoreStudy)
+          .replace(std::string(kStoreStudy).find("\"asha\""), 6, "\"asha_promotion\"");
   const auto old_default = config::parse_study(
       std::string(promotion).replace(promotion.find("[search]"), 0, "sampler = \"random\"\n"),
       "study.toml");
@@ -322,7 +303,8 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_
 BOOST_AUTO_TEST_CASE(a_file_of_the_old_tpe_semantics_resumes_with_what_it_recorded) {
   TempDir dir;
   const std::string tpe =
-      std::string(kStudy).replace(std::string(kStudy).find("[search]"), 0, "sampler = \"tpe\"\n");
+      std::string(kStoreStudy)
+          .replace(std::string(kStoreStudy).find("[search]"), 0, "sampler = \"tpe\"\n");
   const auto old_default =
       config::parse_study(tpe + "\n[sampler]\nsemantics = \"optuna\"\n", "study.toml");
   simulate_into(dir.file("old.h5"), old_default);
@@ -344,7 +326,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
   for (const char* scheduler : {"asha", "asha_promotion", "hyperband", "median"}) {
     BOOST_TEST_CONTEXT(scheduler) {
       TempDir dir;
-      auto s = spec("");
+      auto s = store_study("");
       s.scheduler.type = *core::scheduler_type_from_keyword(scheduler);
       s.max_trials = 150;
       simulate_into(dir.file("full.h5"), s);
@@ -482,7 +464,7 @@ BOOST_AUTO_TEST_CASE(asked_for_commits_keep_their_gap_and_say_when_they_are_due)
   options.flush_interval_s = 1e9;
   options.background_flush = true;
   options.min_commit_gap_s = 0.2;
-  auto writer = store::StudyWriter::create(dir.file("gap.h5"), spec(), options);
+  auto writer = store::StudyWriter::create(dir.file("gap.h5"), store_study(), options);
   BOOST_TEST(!writer->commit_due_in_s().has_value());  // none asked for
   writer->commit_soon();
   const auto due = writer->commit_due_in_s();  // the create's own flush was just now
@@ -497,7 +479,7 @@ BOOST_AUTO_TEST_CASE(asked_for_commits_keep_their_gap_and_say_when_they_are_due)
   BOOST_TEST(!writer->commit_due_in_s().has_value());
   BOOST_TEST(writer->flush_if_due());
   options.background_flush = false;  // on the caller's thread a commit asked for is made at once
-  auto direct = store::StudyWriter::create(dir.file("direct.h5"), spec(), options);
+  auto direct = store::StudyWriter::create(dir.file("direct.h5"), store_study(), options);
   const std::uint64_t ticket = direct->commit_ticket();
   direct->commit_soon();
   BOOST_TEST(direct->durable_ticket() >= ticket);
@@ -514,12 +496,12 @@ BOOST_AUTO_TEST_CASE(rewritten_tables_keep_no_chunk_cache_in_swmr_mode) {
   store::WriterOptions options;
   options.background_flush = false;
   {
-    auto writer = store::StudyWriter::create(path, spec(), options);
+    auto writer = store::StudyWriter::create(path, store_study(), options);
     BOOST_TEST(writer->trials_chunk_cache_bytes() == 0U);
     BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
     BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
   }
-  auto writer = store::StudyWriter::reopen(path, spec(), options, {});
+  auto writer = store::StudyWriter::reopen(path, store_study(), options, {});
   BOOST_TEST(writer->trials_chunk_cache_bytes() == 0U);
   BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
   BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
@@ -534,7 +516,7 @@ BOOST_AUTO_TEST_CASE(a_compressed_trial_table_keeps_a_chunk_cache_when_resumed) 
   const std::string path = dir.file("compressed.h5");
   store::WriterOptions options;
   options.background_flush = false;
-  store::StudyWriter::create(path, spec(), options).reset();
+  store::StudyWriter::create(path, store_study(), options).reset();
   {
     const store::Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     const store::Hid type = [&] {
@@ -551,7 +533,7 @@ BOOST_AUTO_TEST_CASE(a_compressed_trial_table_keeps_a_chunk_cache_when_resumed) 
     BOOST_REQUIRE(
         store::Hid(H5Dcreate2(file, "trials", type, space, H5P_DEFAULT, create, H5P_DEFAULT)) >= 0);
   }
-  auto writer = store::StudyWriter::reopen(path, spec(), options, {});
+  auto writer = store::StudyWriter::reopen(path, store_study(), options, {});
   BOOST_TEST(writer->trials_chunk_cache_bytes() == std::size_t{64} << 20);
   BOOST_REQUIRE(writer->curves_chunk_cache_bytes().has_value());
   BOOST_TEST(*writer->curves_chunk_cache_bytes() == 0U);
@@ -598,29 +580,9 @@ BOOST_AUTO_TEST_CASE(a_killed_writer_leaves_a_readable_resumable_file) {
   }
 }
 
-namespace {
-const char* kPbtStudy = R"(
-[study]
-name = "pbt-store"
-metric = "loss"
-seed = 5
-max_trials = 8
-[search]
-lr = { loguniform = [1e-4, 1e-1] }
-opt = { choice = ["sgd", "adam", "rms"] }
-[scheduler]
-type = "pbt"
-max_t = 24
-perturbation_interval = 3
-[scheduler.mutations]
-lr = "resample"
-opt = "resample"
-)";
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(exploits_are_recorded_in_order_with_their_configurations) {
   TempDir dir;
-  const auto s = config::parse_study(kPbtStudy, "pbt.toml");
+  const auto s = pbt_store_study();
   // What the simulator saw, to compare with what the file holds.
   struct Seen : core::SimulationObserver {
     std::vector<std::pair<core::TrialId, core::Exploit>> exploits;
@@ -644,180 +606,4 @@ BOOST_AUTO_TEST_CASE(exploits_are_recorded_in_order_with_their_configurations) {
     if (i > 0) BOOST_TEST(exploits[i].seq > exploits[i - 1].seq);
   }
   BOOST_TEST(reader.committed().exploits == exploits.size());
-}
-
-BOOST_AUTO_TEST_CASE(older_schemas_stay_readable_and_resumable) {
-  // A schema-2 file (before /exploits): read back in full, resumed, and still schema 2.
-  TempDir dir;
-  const auto s = spec();
-  simulate_into(dir.file("v2.h5"), s, 8, 2);
-  {
-    const store::StudyReader reader(dir.file("v2.h5"));
-    BOOST_TEST(reader.schema_version() == 2);
-    BOOST_TEST(!reader.layout().has_exploits());
-    BOOST_TEST(reader.exploits().empty());
-    BOOST_TEST(reader.trials().size() == 400U);
-    BOOST_TEST(reader.layout().has_suggestions());
-  }
-  {
-    store::WriterOptions options;
-    options.virtual_clock = true;
-    auto writer = store::StudyWriter::reopen(dir.file("v2.h5"), s, options, {});
-    writer->flush();
-  }
-  const store::StudyReader reopened(dir.file("v2.h5"));
-  BOOST_TEST(reopened.schema_version() == 2);
-  BOOST_TEST(reopened.sessions().size() == 2U);
-  // A pbt study cannot be recorded into a file without /exploits.
-  const auto pbt = config::parse_study(kPbtStudy, "pbt.toml");
-  BOOST_CHECK_THROW(simulate_into(dir.file("pbt-v2.h5"), pbt, 4, 2), UsageError);
-}
-
-BOOST_AUTO_TEST_CASE(each_commit_records_the_loop_figures_and_a_schema_8_file_none) {
-  // Schema 9: /commit carries the coordinator loop's figures as of the flush; a
-  // simulation leaves them zero (no turns), and a schema-8 file resumed records none.
-  TempDir dir;
-  const auto s = spec();
-  simulate_into(dir.file("v9.h5"), s, 2, store::kSchemaVersion);
-  {
-    const store::StudyReader reader(dir.file("v9.h5"));
-    BOOST_TEST(reader.layout().has_loop_figures());
-    BOOST_REQUIRE(reader.committed().loop.has_value());
-    BOOST_TEST(reader.committed().loop->turns == 0U);
-  }
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  {
-    auto writer = store::StudyWriter::reopen(dir.file("v9.h5"), s, options, {});
-    core::LoopFigures figures;
-    figures.recent_longest_ms = 12.5;
-    figures.recent_work = core::LoopWork::Suggestions;
-    figures.recent_busy = 0.25;
-    figures.longest_ms = 140;
-    figures.longest_work = core::LoopWork::Checkpoints;
-    figures.turns = 9000;
-    figures.over_10ms = 30;
-    figures.over_100ms = 2;
-    figures.over_1s = 0;
-    writer->set_loop_figures(figures);
-    writer->flush();
-    const store::StudyReader reader(dir.file("v9.h5"));  // as the writer goes on (SWMR)
-    BOOST_REQUIRE(reader.committed().loop.has_value());
-    const auto& loop = *reader.committed().loop;
-    BOOST_TEST(loop.recent_longest_ms == 12.5);
-    BOOST_TEST((loop.recent_work == core::LoopWork::Suggestions));
-    BOOST_TEST(loop.recent_busy == 0.25);
-    BOOST_TEST(loop.longest_ms == 140.0);
-    BOOST_TEST((loop.longest_work == core::LoopWork::Checkpoints));
-    BOOST_TEST(loop.turns == 9000U);
-    BOOST_TEST(loop.over_10ms == 30U);
-    BOOST_TEST(loop.over_100ms == 2U);
-    BOOST_TEST(loop.over_1s == 0U);
-  }
-  simulate_into(dir.file("v8.h5"), s, 2, 8);
-  {
-    auto writer = store::StudyWriter::reopen(dir.file("v8.h5"), s, options, {});
-    writer->set_loop_figures(
-        core::LoopFigures{1, core::LoopWork::Messages, 1, 1, core::LoopWork::Messages, 1, 0, 0, 0});
-    writer->flush();
-  }
-  const store::StudyReader v8(dir.file("v8.h5"));
-  BOOST_TEST(v8.schema_version() == 8);
-  BOOST_TEST(!v8.layout().has_loop_figures());
-  BOOST_TEST(!v8.committed().loop.has_value());
-}
-
-BOOST_AUTO_TEST_CASE(a_schema_5_file_reads_and_resumes_without_schema_6s_additions) {
-  // Schema 6 added `enqueued` to /trials.origin and active/<name> columns: a schema-5 file
-  // (origin of four names) reads back and resumes as schema 5.
-  TempDir dir;
-  const auto s = spec();
-  simulate_into(dir.file("v5.h5"), s, 8, 5);
-  {
-    const store::StudyReader reader(dir.file("v5.h5"));
-    BOOST_TEST(reader.schema_version() == 5);
-    BOOST_TEST(reader.trials().size() == 400U);
-    // The same columns as schema 9 (this study has no conditional parameter); schema 10
-    // added best_seq and objective/loss, schema 11 last_time.
-    BOOST_TEST(reader.layout().trials.fields().size() ==
-               store::StudyLayout(s, 9).trials.fields().size());
-    BOOST_TEST(store::StudyLayout(s, 10).trials.fields().size() ==
-               store::StudyLayout(s, 9).trials.fields().size() + 2);
-    BOOST_TEST(store::StudyLayout(s, 11).trials.fields().size() ==
-               store::StudyLayout(s, 10).trials.fields().size() + 1);
-  }
-  {
-    store::WriterOptions options;
-    options.virtual_clock = true;
-    auto writer = store::StudyWriter::reopen(dir.file("v5.h5"), s, options, {});
-    writer->flush();
-  }
-  const store::StudyReader reopened(dir.file("v5.h5"));
-  BOOST_TEST(reopened.schema_version() == 5);
-  BOOST_TEST(reopened.sessions().size() == 2U);
-}
-
-BOOST_AUTO_TEST_CASE(a_schema_6_file_has_one_objective_and_no_objectives_attribute) {
-  // Schema 7 added the root attributes objectives, modes and constraints: a schema-6
-  // file has none, its one objective is metric and mode, and it resumes as schema 6.
-  TempDir dir;
-  const auto s = spec();
-  simulate_into(dir.file("v6.h5"), s, 8, 6);
-  {
-    const store::StudyReader reader(dir.file("v6.h5"));
-    BOOST_TEST(reader.schema_version() == 6);
-    BOOST_TEST(!reader.has_attribute("objectives"));
-    BOOST_TEST(reader.spec().objectives.size() == 1U);
-    BOOST_TEST(reader.spec().objectives[0].metric == s.metric);
-  }
-  {
-    store::WriterOptions options;
-    options.virtual_clock = true;
-    auto writer = store::StudyWriter::reopen(dir.file("v6.h5"), s, options, {});
-    writer->flush();
-  }
-  const store::StudyReader reopened(dir.file("v6.h5"));
-  BOOST_TEST(reopened.schema_version() == 6);
-  BOOST_TEST(!reopened.has_attribute("objectives"));
-  simulate_into(dir.file("v7.h5"), s, 2, store::kSchemaVersion);
-  const store::StudyReader fresh(dir.file("v7.h5"));
-  BOOST_TEST(fresh.has_attribute("objectives"));
-  BOOST_TEST(fresh.has_attribute("modes"));
-  BOOST_TEST(!fresh.has_attribute("constraints"));  // the study has none
-}
-
-BOOST_AUTO_TEST_CASE(a_schema_3_file_reads_resumes_and_refuses_paths_it_cannot_hold) {
-  // Schema 4 widened /checkpoints.path; a schema-3 file keeps its 256-byte field, so a
-  // resumed writer refuses a longer path instead of cutting it.
-  TempDir dir;
-  const auto s = spec();
-  simulate_into(dir.file("v3.h5"), s, 8, 3);
-  {
-    const store::StudyReader reader(dir.file("v3.h5"));
-    BOOST_TEST(reader.schema_version() == 3);
-    BOOST_TEST(reader.trials().size() == 400U);
-  }
-  {
-    store::WriterOptions options;
-    options.virtual_clock = true;
-    auto writer = store::StudyWriter::reopen(dir.file("v3.h5"), s, options, {});
-    BOOST_TEST(writer->max_checkpoint_path() == 255U);
-    BOOST_CHECK_THROW(writer->checkpoint(0, 1, 0, std::string(300, 'p'), 1), InputError);
-    writer->checkpoint(0, 1, 0, "study.trials/trial-0/state.h5", 1);
-    writer->flush();
-  }
-  const store::StudyReader reopened(dir.file("v3.h5"));
-  BOOST_TEST(reopened.schema_version() == 3);
-  BOOST_TEST(reopened.checkpoints().back().path == "study.trials/trial-0/state.h5");
-  // A new file holds whole paths.
-  simulate_into(dir.file("v4.h5"), s, 2, store::kSchemaVersion);
-  store::WriterOptions options;
-  options.virtual_clock = true;
-  auto writer = store::StudyWriter::reopen(dir.file("v4.h5"), s, options, {});
-  BOOST_TEST(writer->max_checkpoint_path() == 4095U);
-  const std::string long_path = "study.trials/trial-0/" + std::string(400, 'q');
-  writer->checkpoint(0, 1, 0, long_path, 1);
-  writer->flush();
-  writer.reset();
-  BOOST_TEST(store::StudyReader(dir.file("v4.h5")).checkpoints().back().path == long_path);
 }
