@@ -12,7 +12,14 @@ bound; S < 0: later. Its 95 % interval is a paired bootstrap: per table one resa
 the seeds, shared by that table's cells (both targets, every worker count), the bounds
 fixed. Per cell: never measurably later than the rival (the upper end of the speed-up's
 interval at least 1.0), and where the room O_c / B_c is at least 2, measurably sooner
-(its lower end at least 1.0)."""
+(its lower end at least 1.0).
+
+Item 2 (priors) in the same pooled form, fixed before any claim pair is recorded: at each
+worker count, the prior's speed-up over a baseline is the geometric mean over the cells of
+the pairs whose lesson holds (pair x {T1, T2}) of the baseline's median time over the
+prior's (`pooled_speedup`), with the same per-table paired bootstrap. A per-cell 2x cannot
+be a bar: where the baseline starts the earlier best first and it is the fastest route, the
+baseline's median is the target's floor and no method is sooner at all."""
 import math
 
 import numpy as np
@@ -42,28 +49,52 @@ def pooled_score(cells, rng, resamples=BOOTSTRAP_RESAMPLES):
         return _pooled_score(cells, rng, resamples)
 
 
-def _pooled_score(cells, rng, resamples):
-    rival = np.array([np.median(c["rival"]) for c in cells])
-    ours = np.array([np.median(c["ours"]) for c in cells])
-    bounds = np.array([c["bound"] for c in cells], dtype=float)
-    point = _score(rival, ours, bounds)
+def _seed_counts(cells, keys):
+    """Seeds per table; every cell of a table must hold the same seeds under each key."""
     tables = sorted({c["table"] for c in cells})
-    seeds = {t: len(next(c["ours"] for c in cells if c["table"] == t)) for t in tables}
+    seeds = {t: len(next(c[keys[0]] for c in cells if c["table"] == t)) for t in tables}
     for c in cells:
-        if len(c["ours"]) != seeds[c["table"]] or len(c["rival"]) != seeds[c["table"]]:
+        if any(len(c[k]) != seeds[c["table"]] for k in keys):
             raise ValueError(f"{c['table']}: every cell of a table needs the same seeds")
-    scores = []
+    return seeds
+
+
+def _bootstrap(statistic, cells, keys, rng, resamples):
+    """(point, low, high): `statistic` of the cells' medians under `keys`, and its 95 %
+    paired-bootstrap interval (per table one resample of the seeds, shared by its cells)."""
+    seeds = _seed_counts(cells, keys)
+
+    def medians(picks=None):  # per key, the cells' medians over the seeds picked (all: None)
+        return [np.array([np.median(c[k] if picks is None else c[k][picks[c["table"]]]) for c in cells])
+                for k in keys]
+    point = statistic(*medians())
+    draws = []
     for _ in range(resamples):
-        picks = {t: rng.integers(0, seeds[t], size=seeds[t]) for t in tables}
-        r = np.array([np.median(c["rival"][picks[c["table"]]]) for c in cells])
-        o = np.array([np.median(c["ours"][picks[c["table"]]]) for c in cells])
-        scores.append(_score(r, o, bounds))
-    scores = np.array(scores)
-    scores = scores[~np.isnan(scores)]
-    if not len(scores):
+        picks = {t: rng.integers(0, n, size=n) for t, n in seeds.items()}
+        draws.append(statistic(*medians(picks)))
+    draws = np.array(draws)
+    draws = draws[~np.isnan(draws)]
+    if not len(draws):
         return point, math.nan, math.nan
-    low, high = np.percentile(scores, [2.5, 97.5])
+    low, high = np.percentile(draws, [2.5, 97.5])
     return point, float(low), float(high)
+
+
+def _pooled_score(cells, rng, resamples):
+    bounds = np.array([c["bound"] for c in cells], dtype=float)
+    return _bootstrap(lambda rival, ours: _score(rival, ours, bounds), cells, ("rival", "ours"), rng, resamples)
+
+
+def pooled_speedup(cells, rng, resamples=BOOTSTRAP_RESAMPLES):
+    """Issue #64 item 2's speed-up pooled over a set of cells (table pairs x targets at one
+    worker count): the geometric mean over the cells of their median time over ours, with
+    its paired-bootstrap 95 % interval. `cells`: dicts with `table`, `ours` and `theirs`,
+    finite times by seed (the caller counts a seed that never reached the target as the
+    study's whole budget, so that a cell that neither side reaches is a tie, not nan)."""
+    def geometric_mean(theirs, ours):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.exp(np.mean(np.log(theirs / ours))))
+    return _bootstrap(geometric_mean, cells, ("theirs", "ours"), rng, resamples)
 
 
 def cell_verdict(speedup, room):

@@ -32,8 +32,20 @@ quartiles, and the prior's paired speed-ups over the others with bootstrap 95 %
 intervals (a seed that never reaches a target counts as infinite). mlp-shift is the pair
 whose lesson does not hold.
 
+Then, per worker count, issue #64 item 2's bar in pooled form (pooled_score.py): the
+prior's geometric-mean speed-up over each other method across the cells (pair x {T1, T2})
+of the pairs whose lesson holds, with its paired-bootstrap interval, beside the ceiling
+(the geometric mean of that method's median over each cell's floor: the most any method
+could gain over it there); and over no prior on mlp-shift. In these pooled figures a seed
+that never reaches a target counts as the study's whole budget, so a cell that neither
+side reaches is a tie.
+
   /usr/bin/python3 tests/bench/quality/transfer_quality.py BUILD [--pairs ...] [--workers 8 32]
       [--seeds 60] [--first-seed 0] [--jobs 2] [--methods ...] [--mine METHOD] [--charged]
+      [--save runs.json] [--merge runs.json ...]
+
+`--save` writes every run to JSON; `--merge` takes the runs of a (pair, workers, method)
+from such files instead of running them again (the seeds asked for must all be there).
 """
 import argparse
 import math
@@ -48,12 +60,15 @@ import numpy as np
 import optuna
 import pandas as pd
 
-from hpo_quality import RECOMMENDED
-from quality_runs import Table, run_optuna, run_slurmtune, simulate_slurmtune
+from hpo_quality import RECOMMENDED, write_saved
+from pooled_score import pooled_speedup
+from quality_runs import Run, Table, read_saved, run_optuna, run_slurmtune, simulate_slurmtune
 from quality_stats import quartiles, speedup_interval, times_by_seed
 from target_floors import times_to_target
 
 PAIRS = ("mlp-width", "mlp-data", "gbdt-data", "mlp-shift")
+WRONG_LESSON = "mlp-shift"
+NO_PRIOR = "recommended"
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 EARLIER_SEED = 10_000  # the earlier study of scoring seed s runs with seed EARLIER_SEED + s
 METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optuna tpe + sha, enqueued",
@@ -141,11 +156,15 @@ def text(value):
     return "-" if value is None else f"{value:.3g}"
 
 
+def floors_of(large):
+    """The fastest recorded run's own time to each target, which no method can beat
+    (target_floors.py); a method whose median is at it has no room left to beat."""
+    return [(times_to_target(large, t) or [math.inf])[0] for t in large.targets]
+
+
 def report(pair, workers, runs, large, methods, mine):
     rng = np.random.default_rng(0)
-    # The floor: the fastest recorded run's own time to the target, which no method can beat
-    # (target_floors.py); a method whose median is at it has no room left to beat.
-    floors = [(times_to_target(large, t) or [math.inf])[0] for t in large.targets]
+    floors = floors_of(large)
     print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
           f"T2 = {large.targets[1]:.4g}; floors {floors[0]:.3g} s and {floors[1]:.3g} s)\n")
     print("| method | T1 median [quartiles] | T2 median [quartiles] |")
@@ -172,6 +191,62 @@ def report(pair, workers, runs, large, methods, mine):
     sys.stdout.flush()
 
 
+def censored(runs, target_index, seeds, budget):
+    """Times by seed, a seed that never reached the target counted as the whole budget."""
+    return np.minimum(times_by_seed(runs, target_index, seeds), budget)
+
+
+def pooled_cells(pairs, workers, runs, mine, other):
+    """The cells (pair x target) of `pairs` at `workers`: mine's and other's censored
+    times by seed, and the cell's floor."""
+    cells = []
+    for pair in pairs:
+        large = Table(f"transfer/{pair}-large")
+        budget = large.total_seconds / workers
+        by_method = runs[(pair, workers)]
+        seeds = sorted(r.seed for r in by_method[mine])
+        for i, floor in enumerate(floors_of(large)):
+            cells.append(dict(table=pair, floor=floor, ours=censored(by_method[mine], i, seeds, budget),
+                              theirs=censored(by_method[other], i, seeds, budget)))
+    return cells
+
+
+def report_pooled(pairs, workers, runs, methods, mine):
+    """Issue #64 item 2's bar, pooled (pooled_score.py): over the pairs whose lesson holds,
+    mine against every other method, beside the ceiling the floors leave; on the pair whose
+    lesson is wrong, mine against no prior."""
+    holds = [p for p in pairs if p != WRONG_LESSON]
+    if holds:
+        print(f"\n### Pooled at {workers} workers over {', '.join(holds)} (T1 and T2): "
+              f"{mine}'s geometric-mean speed-up\n")
+        print("| over | speed-up [95% CI] | ceiling (its medians over the floors) |")
+        print("|---|---|---|")
+        for other in methods:
+            if other == mine:
+                continue
+            cells = pooled_cells(holds, workers, runs, mine, other)
+            point, low, high = pooled_speedup(cells, np.random.default_rng(0))
+            ceiling = math.exp(np.mean([math.log(np.median(c["theirs"]) / c["floor"]) for c in cells]))
+            print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] | {ceiling:.3g} |")
+    if WRONG_LESSON in pairs and NO_PRIOR in methods and mine != NO_PRIOR:
+        cells = pooled_cells([WRONG_LESSON], workers, runs, mine, NO_PRIOR)
+        point, low, high = pooled_speedup(cells, np.random.default_rng(0))
+        print(f"\n{WRONG_LESSON} (the wrong lesson) at {workers} workers, T1 and T2 pooled: {mine} "
+              f"{point:.3g}x [{low:.3g}, {high:.3g}] the speed of no prior")
+    sys.stdout.flush()
+
+
+def load_merged(paths):
+    """--merge: runs by (pair, workers) and method; the first file to hold one gives it."""
+    merged = {}
+    for path in paths:
+        for key, methods in read_saved(path).items():
+            pair, workers = key.rsplit("@", 1)
+            for method, saved in methods.items():
+                merged.setdefault((pair, int(workers)), {}).setdefault(method, [Run.from_json(r) for r in saved])
+    return merged
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build")
@@ -187,21 +262,33 @@ def main():
                              "(default: the first of --methods with a prior)")
     parser.add_argument("--charged", action="store_true",
                         help="charge each decision's measured time (one job per idle core)")
+    parser.add_argument("--save", help="write every run of every method to this JSON file")
+    parser.add_argument("--merge", nargs="+", default=[], help="take the runs saved in these JSON files")
     args = parser.parse_args()
     mine = args.mine or next((m for m in args.methods if "prior" in m), args.methods[0])
     if mine not in args.methods:
         parser.error(f"--mine {mine!r} is not among --methods")
     binary = os.path.join(args.build, "src", "slurmtune")
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    runs = {}
+    for key, methods in load_merged(args.merge).items():
+        for method, saved in methods.items():
+            picked = [r for r in saved if r.seed in seeds]
+            if key[0] in args.pairs and key[1] in args.workers and method in args.methods \
+                    and len(picked) == len(seeds):
+                runs.setdefault(key, {})[method] = picked
     with tempfile.TemporaryDirectory(prefix="slurmtune-transfer-") as work, \
             multiprocessing.Pool(args.jobs) as pool:
-        cells = [(p, w, s) for p in args.pairs for w in args.workers
-                 for s in range(args.first_seed, args.first_seed + args.seeds)]
+        cells = [(p, w, s) for p in args.pairs for w in args.workers for s in seeds
+                 if any(m not in runs.get((p, w), {}) for m in args.methods)]
         earlier = dict(pool.imap_unordered(run_earlier, [(binary, p, w, s, work) for p, w, s in cells]))
         tasks = [(binary, p, w, s, m, earlier[(p, w, s)], work, args.charged) for p, w, s in cells
-                 for m in args.methods]
-        runs = {}
+                 for m in args.methods if m not in runs.get((p, w), {})]
         for key, run in pool.imap_unordered(run_method, tasks):
             runs.setdefault(key[:2], {}).setdefault(key[2], []).append(run)
+    if args.save:
+        write_saved(args.save, {f"{p}@{w}": {m: [r.to_json() for r in rs] for m, rs in by_method.items()}
+                                for (p, w), by_method in runs.items()})
     for pair in args.pairs:
         rho, shared, top = lesson(pair)
         print(f"\n## {pair}: rank correlation of the configurations' best values, small against large, "
@@ -212,6 +299,8 @@ def main():
                 for run in method_runs:
                     run.table = large
             report(pair, workers, runs[(pair, workers)], large, args.methods, mine)
+    for workers in args.workers:
+        report_pooled(args.pairs, workers, runs, args.methods, mine)
 
 
 if __name__ == "__main__":
