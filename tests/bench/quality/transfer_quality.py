@@ -196,12 +196,12 @@ def censored(runs, target_index, seeds, budget):
     return np.minimum(times_by_seed(runs, target_index, seeds), budget)
 
 
-def pooled_cells(pairs, workers, runs, mine, other):
+def pooled_cells(pairs, workers, runs, mine, other, tables):
     """The cells (pair x target) of `pairs` at `workers`: mine's and other's censored
-    times by seed, and the cell's floor."""
+    times by seed, and the cell's floor (`tables`: each pair's large table)."""
     cells = []
     for pair in pairs:
-        large = Table(f"transfer/{pair}-large")
+        large = tables[pair]
         budget = large.total_seconds / workers
         by_method = runs[(pair, workers)]
         seeds = sorted(r.seed for r in by_method[mine])
@@ -211,7 +211,7 @@ def pooled_cells(pairs, workers, runs, mine, other):
     return cells
 
 
-def report_pooled(pairs, workers, runs, methods, mine):
+def report_pooled(pairs, workers, runs, methods, mine, tables):
     """Issue #64 item 2's bar, pooled (pooled_score.py): over the pairs whose lesson holds,
     mine against every other method, beside the ceiling the floors leave; on the pair whose
     lesson is wrong, mine against no prior."""
@@ -224,12 +224,12 @@ def report_pooled(pairs, workers, runs, methods, mine):
         for other in methods:
             if other == mine:
                 continue
-            cells = pooled_cells(holds, workers, runs, mine, other)
+            cells = pooled_cells(holds, workers, runs, mine, other, tables)
             point, low, high = pooled_speedup(cells, np.random.default_rng(0))
             ceiling = math.exp(np.mean([math.log(np.median(c["theirs"]) / c["floor"]) for c in cells]))
             print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] | {ceiling:.3g} |")
     if WRONG_LESSON in pairs and NO_PRIOR in methods and mine != NO_PRIOR:
-        cells = pooled_cells([WRONG_LESSON], workers, runs, mine, NO_PRIOR)
+        cells = pooled_cells([WRONG_LESSON], workers, runs, mine, NO_PRIOR, tables)
         point, low, high = pooled_speedup(cells, np.random.default_rng(0))
         print(f"\n{WRONG_LESSON} (the wrong lesson) at {workers} workers, T1 and T2 pooled: {mine} "
               f"{point:.3g}x [{low:.3g}, {high:.3g}] the speed of no prior")
@@ -289,18 +289,19 @@ def main():
     if args.save:
         write_saved(args.save, {f"{p}@{w}": {m: [r.to_json() for r in rs] for m, rs in by_method.items()}
                                 for (p, w), by_method in runs.items()})
+    tables = {pair: Table(f"transfer/{pair}-large") for pair in args.pairs}
     for pair in args.pairs:
         rho, shared, top = lesson(pair)
         print(f"\n## {pair}: rank correlation of the configurations' best values, small against large, "
               f"{rho:.2f}; {shared} of the small table's top {top} in the large table's top {top}")
-        large = Table(f"transfer/{pair}-large")
+        large = tables[pair]
         for workers in args.workers:
             for method_runs in runs[(pair, workers)].values():
                 for run in method_runs:
                     run.table = large
             report(pair, workers, runs[(pair, workers)], large, args.methods, mine)
     for workers in args.workers:
-        report_pooled(args.pairs, workers, runs, args.methods, mine)
+        report_pooled(args.pairs, workers, runs, args.methods, mine, tables)
 
 
 if __name__ == "__main__":
