@@ -4,7 +4,7 @@ samplers and pruners, in one virtual-time harness, on the same tables, seeds and
 
     /usr/bin/python3 tests/bench/quality/hpo_quality.py [--slurmtune build/src/slurmtune]
         [--tables digits-mlp cancer-gbdt] [--seeds 60] [--workers 4 [32 ...]] [--methods WORD ...]
-        [--charged [--selection-seeds 60]] [--save runs.json] [--merge runs.json ...] [--plot doc/img/regret]
+        [--charged [--selection-seeds 60]] [--save runs.json] [--merge runs.json ...] [--plot doc/img/tuning-tables/regret]
 
 Every method runs on each table (tests/bench/data/NAME.csv with NAME.toml, built by
 make_curve_tables.py) with `--workers` workers in virtual time: a step takes the seconds
