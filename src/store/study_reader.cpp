@@ -41,14 +41,19 @@ Hid open_for_reading(const std::string& path) {
     throw ResultsFileFormatError(path +
                                  ": not an HDF5 file (no HDF5 signature); a results file is "
                                  "what `slurmtune run` or `slurmtune simulate -o` writes");
-  if (const hid_t plain = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); plain >= 0)
-    return Hid(plain);
-  const std::string plain_error = error_stack_text();
   const Hid fapl = swmr_read_access();
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-  if (file >= 0) return Hid(file);
-  const std::string stack = plain_error + "; as a SWMR reader: " + error_stack_text();
-  if (const auto refusal = file_lock_refusal(path, stack); !refusal.empty())
+  // A writer holds the file's lock while it opens it (until SWMR mode starts): wait.
+  LockWait lock_wait;
+  std::string stack;
+  do {
+    if (const hid_t plain = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); plain >= 0)
+      return Hid(plain);
+    const std::string plain_error = error_stack_text();
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+    if (file >= 0) return Hid(file);
+    stack = plain_error + "; as a SWMR reader: " + error_stack_text();
+  } while (lock_wait.again(stack));
+  if (const auto refusal = file_lock_refusal(path, stack, lock_wait.wait_s()); !refusal.empty())
     throw ResultsFileFormatError(refusal);
   if (stack.find("truncated") != std::string::npos)
     throw ResultsFileFormatError(path + ": the file is truncated (" + stack +

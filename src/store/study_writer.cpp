@@ -152,14 +152,17 @@ std::unique_ptr<StudyWriter> StudyWriter::create(const std::string& path,
   return writer;
 }
 
-Hid StudyWriter::open_existing(const std::string& path) {
+static_assert(WriterOptions{}.lock_wait_s == kFileLockWaitS);
+
+Hid StudyWriter::open_existing(const std::string& path, double lock_wait_s) {
   quiet_hdf5_errors();
   const Hid fapl = swmr_file_access();
   // A writer killed while in SWMR mode leaves the file marked "open for writing";
   // this is what `h5clear -s` does, and the caller asked to resume this very file.
   hbool_t clear = 1;
   check_status(H5Pset(fapl, "clear_status_flags", &clear), "H5Pset clear_status_flags");
-  Hid file = check_file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), "H5Fopen " + path, path);
+  Hid file = open_file([&] { return H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl); }, "H5Fopen " + path,
+                       path, lock_wait_s);
   // A SWMR writer does not keep the superblock's end-of-allocation up to date; after a
   // crash it lags behind objects that were written (`h5clear --increment` does this).
   check_status(H5Fincrement_filesize(file, 0), "H5Fincrement_filesize " + path);
@@ -170,8 +173,8 @@ std::unique_ptr<StudyWriter> StudyWriter::reopen(const std::string& path,
                                                  const core::StudySpec& spec,
                                                  const WriterOptions& options,
                                                  const WriterPosition& position) {
-  auto writer =
-      std::unique_ptr<StudyWriter>(new StudyWriter(open_existing(path), spec, options, false));
+  auto writer = std::unique_ptr<StudyWriter>(
+      new StudyWriter(open_existing(path, options.lock_wait_s), spec, options, false));
   writer->seq_ = position.next_seq;
   writer->adopt_live_trials(position);
   check_status(H5Fstart_swmr_write(writer->h5_->file), "H5Fstart_swmr_write " + path);

@@ -54,6 +54,9 @@ struct WriterOptions {
   /// them at the flush interval, each table flushed once for all the records since. The
   /// log goes when the writer closes cleanly.
   bool write_ahead_log = false;
+  /// How long opening an existing file waits for another process's lock on it (a reader
+  /// that opens it at that moment): store/file/hdf5.hpp's kFileLockWaitS.
+  double lock_wait_s = 30;
 };
 
 /// Where a resumed writer continues: the next sequence number (the study-wide order of
@@ -196,7 +199,7 @@ class StudyWriter {
   void improved(std::uint64_t seq, core::TrialId trial, double time, double value);
   StudyWriter(Hid file, const core::StudySpec& spec, const WriterOptions& options, bool fresh);
   /// An existing results file opened for writing, its "open for writing" flags cleared.
-  static Hid open_existing(const std::string& path);
+  static Hid open_existing(const std::string& path, double lock_wait_s);
   void open_tables(bool fresh);
   /// With background_flush: the flush thread, and with write_ahead_log the log of `path`.
   void start_flushing(const std::string& path);

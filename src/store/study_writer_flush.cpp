@@ -127,7 +127,7 @@ std::optional<std::string> StudyWriter::apply_log(const std::string& path) {
       if (auto log = read_commit_log(segment)) segments.push_back({segment, std::move(*log), {}});
   // The file's tables as the study it records laid them out (its schema, its metrics).
   const core::StudySpec recorded = StudyReader(path).spec();
-  StudyWriter writer(open_existing(path), recorded, WriterOptions{}, false);
+  StudyWriter writer(open_existing(path, kFileLockWaitS), recorded, WriterOptions{}, false);
   writer.final_flush_ = false;  // it writes what the log holds, nothing of its own
   // As every writer of the file: one that dies here leaves a file a SWMR reader opens,
   // and the next resume applies the log again.

@@ -1,7 +1,13 @@
 #include "store/file/hdf5.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
+
+#include "core/number_text.hpp"
 
 namespace slurmtune::store {
 
@@ -54,13 +60,25 @@ Hid check(hid_t id, std::string_view what) {
   return Hid(id);
 }
 
-std::string file_lock_refusal(const std::string& path, const std::string& stack) {
+bool lock_held_elsewhere(const std::string& stack) {
+  return stack.find("unable to lock") != std::string::npos &&
+         stack.find("errno = " + std::to_string(EWOULDBLOCK) + ",") != std::string::npos;
+}
+
+std::string file_lock_refusal(const std::string& path, const std::string& stack, double waited_s) {
   if (stack.find("unable to lock") == std::string::npos) return {};
   const auto at = stack.find("errno = ");
   const std::string code =
       at == std::string::npos
           ? ""
           : " (errno " + stack.substr(at + 8, stack.find(',', at) - at - 8) + ")";
+  if (lock_held_elsewhere(stack))
+    return path + ": another process holds HDF5's lock on the file" + code + ", still after " +
+           core::format_double(waited_s) +
+           " s: a program that has it open without SWMR (h5py's File(path) without "
+           "swmr=True, HDFView, h5dump) or a writer of it. Close that program and run again. "
+           "HDF5 said: " +
+           stack;
   return path + ": the file system refused HDF5's file lock" + code +
          ", as some Lustre, GPFS and DVS mounts refuse flock(). Set HDF5_USE_FILE_LOCKING=FALSE "
          "in the environment of slurmtune and of whatever reads the file (HDF5 and h5py honour "
@@ -76,6 +94,16 @@ Hid check_file(hid_t id, std::string_view what, const std::string& path) {
   const std::string refusal = file_lock_refusal(path, stack);
   if (!refusal.empty()) throw Hdf5Error(refusal);
   throw Hdf5Error("HDF5: " + std::string(what) + " failed: " + stack);
+}
+
+LockWait::LockWait(double wait_s) : wait_s_(wait_s) {}
+
+bool LockWait::again(const std::string& stack) {
+  if (!lock_held_elsewhere(stack) || slept_s_ + pause_s_ > wait_s_) return false;
+  std::this_thread::sleep_for(std::chrono::duration<double>(pause_s_));
+  slept_s_ += pause_s_;
+  pause_s_ = std::min(pause_s_ * 2, 0.5);
+  return true;
 }
 
 void check_status(herr_t status, std::string_view what) {

@@ -54,14 +54,60 @@ Hid check(hid_t id, std::string_view what);
 void check_status(herr_t status, std::string_view what);
 /// The current error stack as one line ("H5Dopen2(): unable to open ...; ...").
 std::string error_stack_text();
-/// When `stack` (error_stack_text of a failed create or open of `path`) says the file
-/// system refused HDF5's file lock, as some Lustre, GPFS and DVS mounts refuse flock()
-/// (errno 38 or 524, HDFGroup/hdf5#3311): the error to give, naming the cause and the
-/// way out; empty otherwise.
-std::string file_lock_refusal(const std::string& path, const std::string& stack);
+/// When `stack` (error_stack_text of a failed create or open of `path`) says HDF5 could
+/// not take its file lock: the error to give, naming the cause and the way out; empty
+/// otherwise. Either the file system refused flock(), as some Lustre, GPFS and DVS
+/// mounts do (errno 38 or 524, HDFGroup/hdf5#3311), or another process held the lock
+/// through `waited_s` seconds of LockWait (lock_held_elsewhere).
+std::string file_lock_refusal(const std::string& path, const std::string& stack,
+                              double waited_s = 0);
+/// Whether `stack` says another process holds HDF5's lock on the file: flock() found it
+/// taken (EWOULDBLOCK). A reader holds it while it opens the file (h5py, `slurmtune
+/// status`, the dashboard) and a program that opened it without SWMR for as long as it
+/// has it open; a writer until it starts SWMR mode.
+bool lock_held_elsewhere(const std::string& stack);
 /// Returns the file `id` owned, or throws Hdf5Error naming `what` with the error stack,
 /// or the file_lock_refusal of `path` when that is why.
 Hid check_file(hid_t id, std::string_view what, const std::string& path);
+
+/// How long an open of a results file waits for another process's lock on it. A reader
+/// that polls the file (`status --watch`, the dashboard, a user's h5py loop) holds it a
+/// few milliseconds per open, and a study resumed at that moment -- a requeued job --
+/// failed at once with "unable to lock file, errno = 11".
+inline constexpr double kFileLockWaitS = 30;
+
+/// The retries of one open while another process holds the file's lock: again() says
+/// whether to try once more after a failed open, and sleeps first (10 ms, doubling to
+/// half a second), until `wait_s` seconds have passed. Any other failure ends it at once.
+class LockWait {
+ public:
+  explicit LockWait(double wait_s = kFileLockWaitS);
+  /// `stack`: the failed open's error_stack_text.
+  bool again(const std::string& stack);
+  double wait_s() const { return wait_s_; }
+
+ private:
+  double wait_s_;
+  double slept_s_ = 0;
+  double pause_s_ = 0.01;
+};
+
+/// `open` (an H5Fopen) until it returns a file, waiting out another process's lock as
+/// LockWait does; throws as check_file does.
+template <typename Open>
+Hid open_file(Open&& open, std::string_view what, const std::string& path,
+              double wait_s = kFileLockWaitS) {
+  LockWait lock_wait(wait_s);
+  while (true) {
+    const hid_t id = open();
+    if (id >= 0) return Hid(id);
+    const std::string stack = error_stack_text();
+    if (lock_wait.again(stack)) continue;
+    const std::string refusal = file_lock_refusal(path, stack, lock_wait.wait_s());
+    if (!refusal.empty()) throw Hdf5Error(refusal);
+    throw Hdf5Error("HDF5: " + std::string(what) + " failed: " + stack);
+  }
+}
 
 // ---- attributes -------------------------------------------------------------
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value);

@@ -4,13 +4,17 @@ REFUSE_FLOCK, a library preloaded into each command whose flock() fails with err
 as some Lustre, GPFS and DVS mounts do (HDFGroup/hdf5#3311). Without
 HDF5_USE_FILE_LOCKING=FALSE, `simulate -o`, `run`, `status` and the Python Study fail
 with an error that names the file, the cause and the way out, and leave nothing
-half-made; with it the same commands work.
+half-made; with it the same commands work. And a lock another process holds (errno 11: a writer opening the
+file, or a reader without SWMR) is waited for, not blamed on the file system: `status` and
+the Python Study started while this script holds the lock read the study once it lets go.
 Usage: check_file_lock.py SLURMTUNE REFUSE_FLOCK"""
+import fcntl
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 PACKAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "share",
                        "slurmtune", "python")
@@ -47,6 +51,30 @@ def expect(argv, status, pattern, refuse, workdir, unlocked=False):
                            code, status, pattern, text))
 
 
+def wait_for_held_lock(slurmtune, work):
+    """`status` and Study started while this process holds HDF5's lock on the file
+    exclusively (as a writer does while it opens it) wait, and read it once it is let go."""
+    env = dict(os.environ, PYTHONPATH=PACKAGE)
+    env.pop("HDF5_USE_FILE_LOCKING", None)
+    env.pop("LD_PRELOAD", None)
+    path = os.path.join(work, "locks.h5")
+    with open(path, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        readers = [subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+                   for argv in ([slurmtune, "status", "locks.h5"],
+                                [sys.executable, "-c", READ_STUDY, "locks.h5"])]
+        time.sleep(1.0)
+        still_waiting = [p.poll() is None for p in readers]
+        fcntl.flock(held, fcntl.LOCK_UN)
+    for reader, waited, pattern in zip(readers, still_waiting, [r"^Trials 3: .*completed 3", "^trials: 3$"]):
+        out = reader.communicate(timeout=120)[0]
+        if not waited or reader.returncode != 0 or not re.search(pattern, out, re.MULTILINE):
+            failures.append("%s under a held lock: %s, exit %d, output not matching /%s/:\n%s"
+                            % (" ".join(reader.args[:2]), "waited" if waited else "did not wait",
+                               reader.returncode, pattern, out))
+
+
 def main():
     slurmtune, refuse = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     with tempfile.TemporaryDirectory() as work:
@@ -72,11 +100,13 @@ def main():
                r"locks.h5: the file system refused HDF5's file lock .*HDF5_USE_FILE_LOCKING=FALSE",
                refuse, work)
         expect([sys.executable, "-c", READ_STUDY, "locks.h5"], 0, "^trials: 3$", refuse, work, True)
+        wait_for_held_lock(slurmtune, work)
     if failures:
         print("\n\n".join(failures))
         return 1
     print("file locks refused (errno 524): simulate, run, status and Study name the cause and "
-          "the way out and leave nothing half-made; with HDF5_USE_FILE_LOCKING=FALSE they work")
+          "the way out and leave nothing half-made; with HDF5_USE_FILE_LOCKING=FALSE they work; "
+          "a lock another process holds (errno 11) is waited for by status and Study")
     return 0
 
 

@@ -4,6 +4,9 @@ the fields each table of a schema has, the checks that refuse a file that is not
 builds the Study on it; the dashboard's reader uses it too."""
 from __future__ import annotations
 
+import errno
+import time
+
 import h5py
 import numpy as np
 import pandas as pd
@@ -52,12 +55,38 @@ class ResultsFileError(Exception):
     """The file is not a readable slurmtune results file."""
 
 
+# How long an open waits for another process's lock on the file (errno 11): a writer
+# holds it while it opens the file, until its SWMR mode starts (src/store/file/hdf5.hpp).
+LOCK_WAIT_S = 30
+
+
+def _open_swmr(path: str) -> h5py.File:
+    """h5py.File(path, "r", swmr=True), waiting up to LOCK_WAIT_S while another process
+    holds the file's lock (10 ms, doubling to half a second, between tries)."""
+    slept, pause = 0.0, 0.01
+    while True:
+        try:
+            return h5py.File(path, "r", swmr=True)
+        except OSError as error:
+            held = "unable to lock file" in str(error) and f"errno = {errno.EWOULDBLOCK}," in str(error)
+            if not held or slept + pause > LOCK_WAIT_S:
+                raise
+            time.sleep(pause)
+            slept, pause = slept + pause, min(pause * 2, 0.5)
+
+
 def open_results_file(path: str) -> h5py.File:
     """The results file opened in SWMR-read mode; ResultsFileError when it is not HDF5,
     not a slurmtune results file, or of a newer schema than this module reads."""
     try:
-        file = h5py.File(path, "r", swmr=True)
+        file = _open_swmr(path)
     except OSError as error:
+        if "unable to lock file" in str(error) and f"errno = {errno.EWOULDBLOCK}," in str(error):
+            raise ResultsFileError(
+                f"{path}: another process holds HDF5's lock on the file, still after "
+                f"{LOCK_WAIT_S} s ({error}): a program that has it open without SWMR (h5py's "
+                "File(path) without swmr=True, HDFView, h5dump) or a writer of it; close "
+                "that program and try again") from None
         if "unable to lock file" in str(error):
             # Some Lustre, GPFS and DVS mounts refuse flock() (errno 38 or 524).
             raise ResultsFileError(
