@@ -60,6 +60,12 @@ class ResultsFileError(Exception):
 LOCK_WAIT_S = 30
 
 
+def _lock_held(error: OSError) -> bool:
+    """Whether h5py's error says another process holds the file's lock (EWOULDBLOCK), not
+    that the file system refused flock()."""
+    return "unable to lock file" in str(error) and f"errno = {errno.EWOULDBLOCK}," in str(error)
+
+
 def _open_swmr(path: str) -> h5py.File:
     """h5py.File(path, "r", swmr=True), waiting up to LOCK_WAIT_S while another process
     holds the file's lock (10 ms, doubling to half a second, between tries)."""
@@ -68,8 +74,7 @@ def _open_swmr(path: str) -> h5py.File:
         try:
             return h5py.File(path, "r", swmr=True)
         except OSError as error:
-            held = "unable to lock file" in str(error) and f"errno = {errno.EWOULDBLOCK}," in str(error)
-            if not held or slept + pause > LOCK_WAIT_S:
+            if not _lock_held(error) or slept + pause > LOCK_WAIT_S:
                 raise
             time.sleep(pause)
             slept, pause = slept + pause, min(pause * 2, 0.5)
@@ -81,7 +86,7 @@ def open_results_file(path: str) -> h5py.File:
     try:
         file = _open_swmr(path)
     except OSError as error:
-        if "unable to lock file" in str(error) and f"errno = {errno.EWOULDBLOCK}," in str(error):
+        if _lock_held(error):
             raise ResultsFileError(
                 f"{path}: another process holds HDF5's lock on the file, still after "
                 f"{LOCK_WAIT_S} s ({error}): a program that has it open without SWMR (h5py's "
