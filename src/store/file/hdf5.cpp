@@ -89,11 +89,7 @@ std::string file_lock_refusal(const std::string& path, const std::string& stack,
 }
 
 Hid check_file(hid_t id, std::string_view what, const std::string& path) {
-  if (id >= 0) return Hid(id);
-  const std::string stack = error_stack_text();
-  const std::string refusal = file_lock_refusal(path, stack);
-  if (!refusal.empty()) throw Hdf5Error(refusal);
-  throw Hdf5Error("HDF5: " + std::string(what) + " failed: " + stack);
+  return open_file([id] { return id; }, what, path, 0);  // no wait: `id` is not opened again
 }
 
 LockWait::LockWait(double wait_s) : wait_s_(wait_s) {}

@@ -67,7 +67,7 @@ std::string file_lock_refusal(const std::string& path, const std::string& stack,
 /// has it open; a writer until it starts SWMR mode.
 bool lock_held_elsewhere(const std::string& stack);
 /// Returns the file `id` owned, or throws Hdf5Error naming `what` with the error stack,
-/// or the file_lock_refusal of `path` when that is why.
+/// or the file_lock_refusal of `path` when that is why (open_file without a wait).
 Hid check_file(hid_t id, std::string_view what, const std::string& path);
 
 /// How long an open of a results file waits for another process's lock on it. A reader
@@ -93,7 +93,8 @@ class LockWait {
 };
 
 /// `open` (an H5Fopen) until it returns a file, waiting out another process's lock as
-/// LockWait does; throws as check_file does.
+/// LockWait does; then throws the file_lock_refusal of `path` when the lock is why, else
+/// Hdf5Error naming `what` with the error stack.
 template <typename Open>
 Hid open_file(Open&& open, std::string_view what, const std::string& path,
               double wait_s = kFileLockWaitS) {

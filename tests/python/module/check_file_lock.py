@@ -53,7 +53,8 @@ def expect(argv, status, pattern, refuse, workdir, unlocked=False):
 
 def wait_for_held_lock(slurmtune, work):
     """`status` and Study started while this process holds HDF5's lock on the file
-    exclusively (as a writer does while it opens it) wait, and read it once it is let go."""
+    exclusively (as a writer does while it opens it) wait, and read it once it is let go;
+    a Study whose wait is shorter than the lock is held ends it and names the holder."""
     env = dict(os.environ, PYTHONPATH=PACKAGE)
     env.pop("HDF5_USE_FILE_LOCKING", None)
     env.pop("LD_PRELOAD", None)
@@ -67,8 +68,21 @@ def wait_for_held_lock(slurmtune, work):
         time.sleep(1.0)
         still_waiting = [p.poll() is None for p in readers]
         fcntl.flock(held, fcntl.LOCK_UN)
-    for reader, waited, pattern in zip(readers, still_waiting, [r"^Trials 3: .*completed 3", "^trials: 3$"]):
-        out = reader.communicate(timeout=120)[0]
+        outs = [reader.communicate(timeout=120)[0] for reader in readers]
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # Past its bound the wait ends, with the holder named (LOCK_WAIT_S made short).
+        short = subprocess.run(
+            [sys.executable, "-c", "import sys; import slurmtune.results_file as r; "
+             "r.LOCK_WAIT_S = 0.3; " + READ_STUDY.split("; ", 1)[1], "locks.h5"],
+            cwd=work, env=env, capture_output=True, text=True, timeout=120)
+        fcntl.flock(held, fcntl.LOCK_UN)
+    if short.returncode != 1 or not re.search(
+            r"locks.h5: another process holds HDF5's lock on the file, still after 0.3 s",
+            short.stdout + short.stderr):
+        failures.append("Study past a short lock wait: exit %d:\n%s"
+                        % (short.returncode, short.stdout + short.stderr))
+    for reader, out, waited, pattern in zip(readers, outs, still_waiting,
+                                            [r"^Trials 3: .*completed 3", "^trials: 3$"]):
         if not waited or reader.returncode != 0 or not re.search(pattern, out, re.MULTILINE):
             failures.append("%s under a held lock: %s, exit %d, output not matching /%s/:\n%s"
                             % (" ".join(reader.args[:2]), "waited" if waited else "did not wait",

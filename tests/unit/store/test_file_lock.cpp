@@ -15,34 +15,16 @@
 #include <string>
 #include <thread>
 
-#include "config/study_file.hpp"
 #include "store/file/hdf5.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
 #include "unit/store/simulated_study.hpp"
+#include "unit/store/store_studies.hpp"
 #include "unit/temp_folder.hpp"
 
 using namespace slurmtune;
 
 namespace {
-
-core::StudySpec small_study() {
-  return config::parse_study(R"(
-[study]
-name = "locked"
-metric = "loss"
-seed = 3
-max_trials = 6
-[search]
-lr = { loguniform = [1e-4, 1e-1] }
-[scheduler]
-type = "asha"
-grace_period = 1
-max_t = 9
-reduction_factor = 3
-)",
-                             "study.toml");
-}
 
 // HDF5's lock as another process takes it: flock() on a descriptor of its own (a flock
 // belongs to the open file description, so this process's own opens conflict with it).
@@ -76,35 +58,36 @@ std::size_t trials_in(const std::string& path) {
   return store::StudyReader(path).trials().size();
 }
 
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(a_resume_waits_while_a_reader_holds_the_files_lock) {
+// A recorded study to open, and the trials it holds.
+struct RecordedFile {
   testing::TempFolder dir;
   const std::string path = dir.file("s.h5");
-  testing::simulate_into(path, small_study(), 2);
-  const std::size_t trials = trials_in(path);
+  const std::size_t trials =
+      (testing::simulate_into(path, testing::store_study(), 2), trials_in(path));
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(a_resume_waits_while_a_reader_holds_the_files_lock, RecordedFile) {
   HeldLock reader(path, LOCK_SH);
   reader.release_after(300);
   store::WriterOptions options;
   options.virtual_clock = true;
-  auto writer = store::StudyWriter::reopen(path, small_study(), options, {});
+  auto writer = store::StudyWriter::reopen(path, testing::store_study(), options, {});
   BOOST_TEST(reader.released());  // it waited for the lock, then opened the file
   writer.reset();
   BOOST_TEST(trials_in(path) == trials);
 }
 
-BOOST_AUTO_TEST_CASE(a_lock_held_past_the_wait_is_named_and_the_file_is_left_as_it_was) {
-  testing::TempFolder dir;
-  const std::string path = dir.file("s.h5");
-  testing::simulate_into(path, small_study(), 2);
-  const std::size_t trials = trials_in(path);
+BOOST_FIXTURE_TEST_CASE(a_lock_held_past_the_wait_is_named_and_the_file_is_left_as_it_was,
+                        RecordedFile) {
   {
     const HeldLock reader(path, LOCK_SH);
     store::WriterOptions options;
     options.virtual_clock = true;
     options.lock_wait_s = 0.2;
     BOOST_CHECK_EXCEPTION(
-        store::StudyWriter::reopen(path, small_study(), options, {}), store::Hdf5Error,
+        store::StudyWriter::reopen(path, testing::store_study(), options, {}), store::Hdf5Error,
         [&](const store::Hdf5Error& e) {
           const std::string text = e.what();
           BOOST_TEST_MESSAGE(text);
@@ -119,11 +102,7 @@ BOOST_AUTO_TEST_CASE(a_lock_held_past_the_wait_is_named_and_the_file_is_left_as_
   BOOST_TEST(trials_in(path) == trials);
 }
 
-BOOST_AUTO_TEST_CASE(a_reader_waits_while_a_writer_holds_the_files_lock) {
-  testing::TempFolder dir;
-  const std::string path = dir.file("s.h5");
-  testing::simulate_into(path, small_study(), 2);
-  const std::size_t trials = trials_in(path);
+BOOST_FIXTURE_TEST_CASE(a_reader_waits_while_a_writer_holds_the_files_lock, RecordedFile) {
   HeldLock writer(path, LOCK_EX);
   writer.release_after(300);
   BOOST_TEST(trials_in(path) == trials);
