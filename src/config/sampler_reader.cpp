@@ -87,6 +87,7 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
   read_count(r, "max_observations", o.max_observations, 8);
   read_count(r, "max_fit_observations", o.max_fit_observations, 8);
   read_count(r, "max_pending", o.max_pending, 0);
+  read_count(r, "wave", o.wave, 0);
   read_in_range(r, "random_fraction", o.random_fraction, 0, 1, "in [0, 1]");
   read_in_range(r, "refit_growth", o.refit_growth, 1.01, 100, "in [1.01, 100]");
   std::size_t iterations = static_cast<std::size_t>(o.fit_iterations);

@@ -219,6 +219,7 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"max_observations", static_cast<std::int64_t>(o.max_observations)},
         {"max_fit_observations", static_cast<std::int64_t>(o.max_fit_observations)},
         {"max_pending", static_cast<std::int64_t>(o.max_pending)},
+        {"wave", static_cast<std::int64_t>(o.wave)},
         {"random_fraction", o.random_fraction},
         {"refit_growth", o.refit_growth},
         {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},

@@ -64,6 +64,12 @@ struct MobsterOptions {
   /// A suggestion fantasises at most this many pending trials, the latest started (the
   /// model's size, and so a suggestion's cost, is bounded however many workers run).
   std::size_t max_pending = 64;
+  /// A launch wave: while more trials await their first result than max_pending (a
+  /// study of thousands of workers), each block of `wave` consecutive trial ids shares
+  /// one scoring of candidates, by a model of the observations alone, and each model
+  /// trial takes the best its block's earlier trials left: a suggestion costs about
+  /// 1/wave of a scoring. 0 or 1: every trial scores candidates of its own.
+  std::size_t wave = 64;
   double random_fraction = 0.1;  ///< share of later configurations drawn at random
   double refit_growth = 1.25;    ///< refit once the observations grew by this factor
   int fit_iterations = 30;       ///< iRprop- steps of a hyperparameter fit

@@ -5,7 +5,8 @@
 // resource); observations as ASHA makes them (every trial at rung 1, a third at 3, a
 // ninth at 9), 8 trials pending. `suggest` is timed with the refit of its ladder point
 // already made (most suggestions), with MOBSTER's first-rung acquisition and with
-// Hyper-Tune's rung weighting; `refit` is the fit a suggestion pays when the
+// Hyper-Tune's rung weighting (each suggestion scoring its own candidates, and in a
+// launch wave, MobsterOptions::wave); `refit` is the fit a suggestion pays when the
 // observations cross the next ladder point.
 #include <benchmark/benchmark.h>
 
@@ -81,11 +82,13 @@ TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observat
   return t;
 }
 
-void suggest_with(benchmark::State& state, RungWeighting weighting) {
+// `wave`: MobsterOptions::wave (0: every suggestion scores candidates of its own).
+void suggest_with(benchmark::State& state, RungWeighting weighting, std::size_t wave = 0) {
   const auto space = six_parameters();
   MobsterOptions options;
   options.max_resource = 27;
   options.rung_weighting = weighting;
+  options.wave = wave;
   MobsterSuggester s(space, options, false, 1);
   TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)),
                    static_cast<std::size_t>(state.range(1)));
@@ -103,6 +106,13 @@ void suggest(benchmark::State& state) {
 // plus the reference rung's leave-one-out means.
 void suggest_hyper_tune(benchmark::State& state) {
   suggest_with(state, RungWeighting::HyperTune);
+}
+
+// The same in a launch wave (the default `wave`, 64): past max_pending pending trials,
+// each block of 64 trials shares one scoring; the time is a suggestion's average over
+// the blocks the benchmark runs through.
+void suggest_hyper_tune_wave(benchmark::State& state) {
+  suggest_with(state, RungWeighting::HyperTune, MobsterOptions{}.wave);
 }
 
 void refit(benchmark::State& state) {
@@ -137,5 +147,9 @@ static void observations_by_pending(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(suggest)->Apply(observations_by_pending)->Unit(benchmark::kMillisecond);
 BENCHMARK(suggest_hyper_tune)->Apply(observations_by_pending)->Unit(benchmark::kMillisecond);
+BENCHMARK(suggest_hyper_tune_wave)
+    ->ArgsProduct({{1000, 100000}, {512, 16384}})
+    ->ArgNames({"observations", "pending"})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(refit)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

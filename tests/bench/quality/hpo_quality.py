@@ -142,8 +142,14 @@ SLURMTUNE_VARIANTS = [
     ("recommended, eager promotion [measured]", {**ASHA_PROMOTION, "eager_promotion": True}, "mobster",
      RECOMMENDED[2]),
     # What fantasising only the pending trials started last costs (issue #62): at 32 workers
-    # a cap of 8 binds as the default 64 binds at 256 workers.
-    ("recommended, 8 fantasies", ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "max_pending": 8}),
+    # a cap of 8 binds as the default 64 binds at 256 workers (no launch waves: `wave`
+    # came later, and past 8 pending its default would make them).
+    ("recommended, 8 fantasies", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "max_pending": 8, "wave": 0}),
+    # What launch waves cost (issue #61, `wave`): past 8 pending, blocks of 8 trials share
+    # one scoring, as blocks of 64 do past 64 pending at thousands of workers.
+    ("recommended, 8 fantasies, waves of 8", ASHA_PROMOTION, "mobster",
+     {**RECOMMENDED[2], "max_pending": 8, "wave": 8}),
     # What making each suggestion right after the previous start costs (issue #62,
     # suggest_ahead): it does not see what happened between the two starts.
     ("recommended, suggestions ahead", ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "suggest_ahead": True}),

@@ -25,22 +25,14 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
-constexpr std::uint64_t kForestStream = 0x666f72657374ULL;         // "forest"
-constexpr std::size_t kFirstFit = 4;                               // the refit ladder's first point
-constexpr std::size_t kLocalCentres = 5;  // best configurations perturbed for candidates
-constexpr double kLocalSpread = 0.1;      // their perturbation, in unit coordinates
+constexpr double kLocalSpread = 0.1;  // the perturbation of local candidates, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
 constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
-constexpr std::size_t kMinRanked = 3;     // configurations a rung needs to be ranked against
 
 double expected_improvement(const gp::Prediction& p, double incumbent) {
   const double sd = std::sqrt(p.variance);
   const double z = (p.mean - incumbent) / sd;
   return sd * (z * gp::normal_cdf(z) + gp::normal_pdf(z));
-}
-
-std::size_t ladder_point(std::size_t n, double growth) {
-  return gp::refit_point(n, growth, kFirstFit);
 }
 
 std::size_t sampled_parameters(const SearchSpace& space) {
@@ -137,7 +129,7 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
     s.config = random_configuration(space_, rng);
     s.info.origin = startup ? SuggestionOrigin::Startup : SuggestionOrigin::Random;
   } else {
-    s.config = propose(trial);
+    s.config = in_wave() ? wave_pick(trial) : propose(trial);
     s.info.origin = SuggestionOrigin::Model;
   }
   started(trial, s.config);
@@ -188,84 +180,9 @@ void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
     observe(trial, *t.last_step, *t.last_value);
 }
 
-namespace {
-
-std::vector<gp::RankedScore> ranked_scores(std::span<const MobsterObservation> observations) {
-  std::vector<gp::RankedScore> out;
-  out.reserve(observations.size());
-  for (const auto& o : observations)
-    out.push_back({o.resource, o.score});
-  return out;
-}
-
-}  // namespace
-
-gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
-                                   Standardisation* scale) const {
-  gp::Data data;
-  data.dims = encoder_.dims() + 1;
-  // A diverged trial's NaN or infinite metric counts as the worst finite value seen.
-  double worst = INFINITY;
-  for (const auto i : chosen)
-    if (std::isfinite(observations_[i].score)) worst = std::min(worst, observations_[i].score);
-  if (!std::isfinite(worst)) worst = 0;
-  for (const auto i : chosen) {
-    const auto& o = observations_[i];
-    const auto& features = trials_[o.trial].features;
-    data.inputs.insert(data.inputs.end(), features.begin(), features.end());
-    data.inputs.push_back(resource_feature(o.resource));
-    data.targets.push_back(std::isfinite(o.score) ? o.score : worst);
-  }
-  // Values near the largest doubles (a trial may report 1e300) are scaled down first, so
-  // that their squares do not overflow; the model's targets do not depend on the scale.
-  double magnitude = 0;
-  for (const double y : data.targets)
-    magnitude = std::max(magnitude, std::fabs(y));
-  const double unit = magnitude > 1e100 ? magnitude : 1.0;
-  for (double& y : data.targets)
-    y /= unit;
-  gp::ScaledTargets scaled = gp::scale_targets(options_.target_transform, data.targets);
-  data.targets = std::move(scaled.values);
-  if (scale) *scale = Standardisation{std::move(scaled.scale), unit};
-  return data;
-}
-
-const gp::Hyperparameters& MobsterSuggester::hyperparameters() {
-  const std::size_t point = ladder_point(observations_.size(), options_.refit_growth);
-  auto it = fits_.find(point);
-  if (it == fits_.end()) {
-    const gp::Data data =
-        data_of(gp::choose_observations(ranked_scores(std::span(observations_).first(point)), point,
-                                        options_.max_fit_observations));
-    // The resource's input (the last) is not warped: it is log(1 + r) already.
-    const gp::FitOptions fitting{
-        options_.fit_iterations, options_.length_scale_prior,
-        options_.input_warping ? encoder_.number_dims() : std::vector<std::size_t>{},
-        options_.exchangeable_choices ? encoder_.choice_dims()
-                                      : std::vector<std::vector<std::size_t>>{}};
-    it = fits_
-             .emplace(
-                 point,
-                 gp::fit(data, gp::default_hyperparameters(data.dims, options_.length_scale_prior),
-                         fitting))
-             .first;
-  }
-  return it->second;
-}
-
-std::optional<gp::Posterior> MobsterSuggester::model() const {
-  if (observations_.size() < kFirstFit) return std::nullopt;
-  auto data = data_of(chosen_.chosen());
-  const auto point = ladder_point(observations_.size(), options_.refit_growth);
-  const auto it = fits_.find(point);
-  auto h = it != fits_.end() ? it->second
-                             : gp::default_hyperparameters(data.dims, options_.length_scale_prior);
-  return gp::Posterior(std::move(data), std::move(h));
-}
-
-std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
+std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
                                                         const std::vector<TrialId>& best) const {
-  Xoshiro256 rng(derive_seed(seed_, kCandidateStream, trial));
+  Xoshiro256 rng(stream);
   const auto& params = space_.parameters();
   std::vector<Configuration> out;
   out.reserve(options_.num_candidates + options_.local_candidates);
@@ -296,123 +213,6 @@ std::vector<Configuration> MobsterSuggester::candidates(TrialId trial,
     out.push_back(std::move(config));
   }
   return out;
-}
-
-std::map<double, double> MobsterSuggester::acquisition_rungs(const std::vector<std::size_t>& chosen,
-                                                             const gp::Data& data,
-                                                             const gp::Surrogate& posterior) const {
-  const double first = *first_resource_;
-  if (options_.rung_weighting == RungWeighting::FirstRung) return {{first, 1.0}};
-  std::map<double, std::vector<std::size_t>> rows;  // data rows by resource
-  for (std::size_t k = 0; k < chosen.size(); ++k)
-    rows[observations_[chosen[k]].resource].push_back(k);
-  // The reference: the highest rung with enough configurations to rank.
-  auto reference = rows.rbegin();
-  while (reference != rows.rend() && reference->second.size() < kMinRanked)
-    ++reference;
-  if (reference == rows.rend() || reference->first == first) return {{first, 1.0}};
-  const auto& reference_rows = reference->second;
-  std::vector<double> observed;
-  std::map<TrialId, double> at_reference;
-  for (const auto k : reference_rows) {
-    observed.push_back(data.targets[k]);
-    at_reference[observations_[chosen[k]].trial] = data.targets[k];
-  }
-  std::map<double, std::optional<double>> agreement;
-  // The reference rung itself: its leave-one-out means (its own fit would rank trivially).
-  agreement[reference->first] =
-      concordance(posterior.leave_one_out_means(reference_rows), observed);
-  // A lower rung: its observations of the configurations also seen at the reference.
-  for (const auto& [resource, ks] : rows) {
-    if (resource >= reference->first) break;
-    std::vector<double> here, there;
-    for (const auto k : ks)
-      if (const auto it = at_reference.find(observations_[chosen[k]].trial);
-          it != at_reference.end()) {
-        here.push_back(data.targets[k]);
-        there.push_back(it->second);
-      }
-    agreement[resource] =
-        here.size() >= kMinRanked ? std::optional(concordance(here, there)) : std::nullopt;
-  }
-  return rung_weights(agreement, first);
-}
-
-std::vector<TrialId> MobsterSuggester::fantasised(TrialId trial) const {
-  // The latest started: the ones proposed from a model most like this one, and so the
-  // most likely to be proposed again. Those started long ago were proposed from fewer
-  // observations, and most of them are judged soon.
-  std::vector<TrialId> latest;
-  for (auto it = pending_.rbegin(); it != pending_.rend() && latest.size() < options_.max_pending;
-       ++it)
-    if (*it != trial) latest.push_back(*it);
-  std::reverse(latest.begin(), latest.end());
-  return latest;
-}
-
-std::unique_ptr<gp::Surrogate> MobsterSuggester::surrogate_of(gp::Data data, TrialId trial) {
-  if (options_.surrogate == Surrogate::RandomForest)
-    // A forest of the decision's trial's own stream: replay grows the same one from the
-    // same data (the events' count would not do: replay sees them in another order).
-    return gp::forest_surrogate(std::move(data), {}, derive_seed(seed_, kForestStream, trial));
-  return gp::gaussian_surrogate(std::move(data), hyperparameters());
-}
-
-const MobsterSuggester::ModelView& MobsterSuggester::view(TrialId trial) {
-  // freeze_thaw scores a start, then suggest() proposes it, with nothing seen between:
-  // one model serves both.
-  if (view_ && view_->version == version_ && view_->trial == trial) return view_->model;
-  const std::vector<std::size_t> chosen = chosen_.chosen();
-  Standardisation scale;
-  gp::Data data = data_of(chosen, &scale);
-  const double first_feature = resource_feature(*first_resource_);
-
-  // The incumbent at each resource (the best standardised score there), and the best
-  // trials at the first one (perturbation centres).
-  ModelView v{surrogate_of(data, trial), {}, 0, {}, {}, scale};
-  std::vector<std::pair<double, TrialId>> at_first;
-  for (std::size_t k = 0; k < chosen.size(); ++k) {
-    const auto& o = observations_[chosen[k]];
-    const auto [it, fresh] = v.incumbents.emplace(o.resource, data.targets[k]);
-    if (!fresh) it->second = std::max(it->second, data.targets[k]);
-    if (o.resource == *first_resource_) at_first.emplace_back(data.targets[k], o.trial);
-  }
-  v.best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
-  std::stable_sort(at_first.begin(), at_first.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
-    v.centres.push_back(at_first[k].second);
-  v.weights = acquisition_rungs(chosen, data, *v.posterior);
-  // Pending trials land, in the model's belief, on its mean at the first resource. A mean
-  // acquisition would not move for that, and every free worker would get the same pick:
-  // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
-  // liar), below the model's belief around a promising pending trial.
-  std::vector<double> pending;
-  for (const TrialId t : fantasised(trial)) {
-    const auto& features = trials_[t].features;
-    pending.insert(pending.end(), features.begin(), features.end());
-    pending.push_back(first_feature);
-  }
-  // Thompson draws spread a wave of free workers by their randomness alone.
-  if (!pending.empty() && options_.acquisition != Acquisition::Thompson) {
-    if (options_.acquisition == Acquisition::Mean) {
-      const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
-                         static_cast<double>(data.targets.size());
-      data.targets.resize(data.targets.size() + pending.size() / data.dims, lie);
-    } else {
-      for (const auto& p : v.posterior->predict(pending))
-        data.targets.push_back(p.mean);
-    }
-    data.inputs.insert(data.inputs.end(), pending.begin(), pending.end());
-    v.posterior = surrogate_of(std::move(data), trial);
-  }
-  view_.emplace(CachedView{version_, trial, std::move(v)});
-  return view_->model;
-}
-
-double MobsterSuggester::ModelView::incumbent_at(double resource) const {
-  const auto it = incumbents.find(resource);
-  return it != incumbents.end() ? it->second : best_anywhere;
 }
 
 void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double resource,
@@ -485,7 +285,8 @@ Configuration MobsterSuggester::propose(TrialId trial) {
   // posterior mean there, with acquisition = "mean", or a draw of it, "thompson"), per
   // predicted second a step raised to cost_exponent (cooled) where that is set.
   const ModelView& v = view(trial);
-  const std::vector<Configuration> pool = candidates(trial, v.centres);
+  const std::vector<Configuration> pool =
+      candidates(derive_seed(seed_, kCandidateStream, trial), v.centres);
   std::vector<double> scores = options_.acquisition == Acquisition::Thompson
                                    ? thompson_draw(trial, v, v.weights, pool)
                                    : acquisition(v, v.weights, pool);
@@ -502,7 +303,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const ModelView& v = view(next_trial);
   // A start: the configuration propose() would choose by expected improvement at the
   // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
-  const std::vector<Configuration> pool = candidates(next_trial, v.centres);
+  const std::vector<Configuration> pool =
+      candidates(derive_seed(seed_, kCandidateStream, next_trial), v.centres);
   const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
   const auto best =
       static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
@@ -567,6 +369,7 @@ void MobsterSuggester::load_state(StateIn& archive) {
   archive(costs_, trials_, observations_, chosen_, pending_, first_resource_, fits_, version_,
           clock_, check_results_);
   view_.reset();
+  wave_.reset();
 }
 
 }  // namespace slurmtune::core

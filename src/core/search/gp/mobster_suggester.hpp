@@ -135,17 +135,24 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   double resource_feature(double resource) const;
   /// Rows (features + resource) and standardised targets of the chosen observations.
   gp::Data data_of(const std::vector<std::size_t>& chosen, Standardisation* scale = nullptr) const;
-  const gp::Hyperparameters& hyperparameters();
+  /// The kernel's hyperparameters at `observed` observations: fitted on the first m of
+  /// them, m the refit ladder's point at `observed`.
+  const gp::Hyperparameters& hyperparameters(std::size_t observed);
   /// The rungs the acquisition looks at, with their weights (rung_weighting).
   std::map<double, double> acquisition_rungs(const std::vector<std::size_t>& chosen,
-                                             const gp::Data& data,
-                                             const gp::Surrogate& posterior) const;
+                                             const gp::Data& data, const gp::Surrogate& posterior,
+                                             double first) const;
   /// The surrogate model conditioned on `data` for a decision about `trial`: the GP under
   /// the fitted hyperparameters, or a random forest grown from that trial's stream.
-  std::unique_ptr<gp::Surrogate> surrogate_of(gp::Data data, TrialId trial);
+  std::unique_ptr<gp::Surrogate> surrogate_of(gp::Data data, TrialId trial, std::size_t observed);
   /// The model for a decision about `trial` (left out of the pending ones), kept until
   /// the suggester sees another start, observation or end.
   const ModelView& view(TrialId trial);
+  /// The model of the `chosen` observations (`first`: the lowest resource among them;
+  /// `observed`: how many observations the hyperparameters' fit may see), with
+  /// `fantasies` pending, for a decision about `trial`.
+  ModelView model_view(const std::vector<std::size_t>& chosen, double first, std::size_t observed,
+                       const std::vector<TrialId>& fantasies, TrialId trial);
   /// The pending trials a decision about `trial` fantasises: the max_pending started last.
   std::vector<TrialId> fantasised(TrialId trial) const;
   /// `points`: each of `pool` encoded, with `resource`'s input after it (the model's rows).
@@ -176,7 +183,29 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   double prior_share_now() const;
   /// cost_exponent: each candidate's score over its predicted seconds a step to that power.
   void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
-  std::vector<Configuration> candidates(TrialId trial, const std::vector<TrialId>& best) const;
+  /// The candidates a scoring weighs: num_candidates drawn from the space (a share from
+  /// the prior's region) and local_candidates perturbed from `best`, from `stream`.
+  std::vector<Configuration> candidates(std::uint64_t stream,
+                                        const std::vector<TrialId>& best) const;
+
+  /// A launch wave (MobsterOptions::wave): whether the next model trial takes its pick
+  /// from its block's shared scoring.
+  bool in_wave() const;
+  /// The best candidate of `trial`'s block's scoring that the block's earlier trials did
+  /// not take (each candidate's score over its predicted step cost, where cost_exponent
+  /// is set).
+  Configuration wave_pick(TrialId trial);
+  // One scoring of a block's candidates: the first `observed` observations' model
+  // (observed a point of the refit ladder), the prior's share when it was made.
+  struct WaveScoring {
+    std::size_t block = 0, observed = 0;
+    double share = 0;
+    std::vector<Configuration> pool;
+    std::vector<double> scores;
+  };
+  WaveScoring score_wave(std::size_t block, std::size_t observed, double share);
+  static std::size_t ladder_point(std::size_t n, double growth);
+  static constexpr std::size_t kFirstFit = 4;  // the refit ladder's first point
 
   SearchSpace space_;
   MobsterOptions options_;
@@ -225,6 +254,8 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   };
   std::uint64_t version_ = 0;  // starts, observations and ends seen
   std::optional<CachedView> view_;
+  // The last wave's scoring: a cache, made again from the events when next asked.
+  std::optional<WaveScoring> wave_;
 };
 
 }  // namespace slurmtune::core

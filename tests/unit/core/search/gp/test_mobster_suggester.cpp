@@ -205,6 +205,7 @@ BOOST_AUTO_TEST_CASE(mobster_fantasises_only_the_latest_pending_trials) {
   const auto with = [&](std::size_t max_pending, TrialId first_pending) {
     auto spec = mobster_spec(4);
     spec.mobster.max_pending = max_pending;
+    spec.mobster.wave = 0;  // 12 pending over a cap of 4 would be a launch wave
     // A constant liar: a fantasy moves the mean, which expected improvement far above
     // the incumbent would follow whatever the fantasies did to the variance.
     spec.mobster.acquisition = Acquisition::Mean;
