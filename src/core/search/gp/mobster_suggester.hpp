@@ -8,7 +8,9 @@
 // keeps it from proposing the same region to every free worker at once. Only the
 // `max_pending` started last are fantasised, so that a suggestion's cost is bounded with
 // thousands of workers (issue #62), and the observations it conditions on are chosen
-// incrementally (observation_choice.hpp).
+// incrementally (observation_choice.hpp). In a launch wave (more trials pending than
+// that) a block of `wave` trials shares one scoring of candidates (mobster_model.cpp,
+// issue #61), so a wave of thousands of free workers does not wait for a scoring each.
 //
 // Every suggestion is a function of the events seen so far: the candidates come from a
 // stream seeded by (seed, trial), and the kernel hyperparameters at n observations are
