@@ -20,7 +20,7 @@ BackgroundWork::BackgroundWork(EventLoop& loop)
     }
     run_finished();
   });
-  thread_ = store::background_thread([this] { serve(); });
+  thread_ = store::background_thread("st-helper", [this] { serve(); });
 }
 
 BackgroundWork::~BackgroundWork() {

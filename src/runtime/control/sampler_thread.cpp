@@ -23,7 +23,7 @@ SamplerThread::SamplerThread(EventLoop& loop, core::Suggester& sampler)
     while (::read(fd, &count, sizeof count) == sizeof count) {
     }
   });
-  thread_ = store::background_thread([this] { serve(); });
+  thread_ = store::background_thread("st-sampler", [this] { serve(); });
 }
 
 SamplerThread::~SamplerThread() {

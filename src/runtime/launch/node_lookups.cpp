@@ -23,7 +23,7 @@ NodeLookups::NodeLookups(std::vector<std::string> nodes)
     : nodes_(std::move(nodes)), found_(nodes_.size()) {
   for (std::size_t i = 0; i < nodes_.size(); ++i)
     index_.emplace(nodes_[i], i);
-  thread_ = store::background_thread([this] {
+  thread_ = store::background_thread("st-lookups", [this] {
     for (std::size_t i = 0; i < nodes_.size() && !stop_.load(std::memory_order_relaxed); ++i)
       found_[i].store(name_resolves(nodes_[i]) ? 1 : 2, std::memory_order_release);
   });

@@ -29,11 +29,12 @@ void yield_to_the_loop() {
 
 }  // namespace
 
-std::thread background_thread(std::function<void()> body, bool below_the_loop) {
+std::thread background_thread(const char* name, std::function<void()> body, bool below_the_loop) {
   sigset_t all, before;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &before);
-  std::thread thread([body = std::move(body), below_the_loop] {
+  std::thread thread([name, body = std::move(body), below_the_loop] {
+    (void)::pthread_setname_np(::pthread_self(), name);  // longer than 15: left unnamed
     if (below_the_loop) yield_to_the_loop();
     body();
   });
@@ -48,7 +49,9 @@ double this_thread_cpu_seconds() {
 }
 
 FlushThread::FlushThread()
-    : thread_(background_thread([this] { serve(); }, false)), handle_(thread_.native_handle()) {}
+    : thread_(background_thread(
+          "st-flush", [this] { serve(); }, false)),
+      handle_(thread_.native_handle()) {}
 
 FlushThread::~FlushThread() {
   {

@@ -35,7 +35,11 @@ namespace slurmtune::store {
 /// (doc/performance/control-plane.md). Where cores are free it changes nothing. The flush
 /// thread keeps the loop's priority: decisions that ask for a checkpoint wait for its
 /// commits, which below the loop took up to 1.4 s at a crossing.
-std::thread background_thread(std::function<void()> body, bool below_the_loop = true);
+///
+/// Name: the thread's name as `top -H`, `ps -L` and `perf` show it (at most 15
+/// characters), so that a profile of the coordinator says which thread's time it is.
+std::thread background_thread(const char* name, std::function<void()> body,
+                              bool below_the_loop = true);
 
 /// The CPU time the calling thread has used, in seconds (CLOCK_THREAD_CPUTIME_ID).
 double this_thread_cpu_seconds();

@@ -215,22 +215,32 @@ def main():
               "(the worst part's)"
               % (sum(p["outside_samples"] for p in parts), max(p["outside_p50_ms"] for p in parts),
                  max(p["outside_p99_ms"] for p in parts), max(p["outside_max_ms"] for p in parts)))
+    if all("to_socket_p99_ms" in p for p in parts):
+        print("... of which until the decision was in the node's socket (the coordinator and the "
+              "kernel: the socket's receive timestamp; %d): p50 %.2f ms, p99 %.2f ms; and then until "
+              "the fleet's process read it (the harness's): p50 %.2f ms, p99 %.2f ms (the worst part's)"
+              % (sum(p["socket_samples"] for p in parts), max(p["to_socket_p50_ms"] for p in parts),
+                 max(p["to_socket_p99_ms"] for p in parts), max(p["in_socket_p50_ms"] for p in parts),
+                 max(p["in_socket_p99_ms"] for p in parts)))
     if all("lag_p99_ms" in p for p in parts):
         print("... the harness's own lag (how late a due timer of the fleet ran: a decision it reads "
               "late counts in the round trip): p99 %.2f ms, max %.1f ms (the worst part's)"
               % (max(p["lag_p99_ms"] for p in parts), max(p["lag_max_ms"] for p in parts)))
     windows = {}
     for p in parts:
-        for start, sent, slow in p["windows"]:
-            total = windows.setdefault(start, [0, 0])
+        for start, sent, slow, *split in p["windows"]:
+            total = windows.setdefault(start, [0, 0, 0, 0])
             total[0] += sent
             total[1] += slow
-    slow_total = sum(slow for _, slow in windows.values())
+            for i, count in enumerate(split[:2]):
+                total[2 + i] += count
+    slow_total = sum(w[1] for w in windows.values())
     print("... reports over 20 ms: %d of %d (%.2f %%); by 10 s window from the first report, "
-          "those with any: %s"
+          "those with any (over 20 ms; of which the coordinator's and the kernel's part alone "
+          "was; the fleet's wait to read the decision alone was): %s"
           % (slow_total, decisions, 100.0 * slow_total / max(decisions, 1),
-             ", ".join("%d s: %d of %d" % (start, slow, sent)
-                       for start, (sent, slow) in sorted(windows.items()) if slow)))
+             ", ".join("%d s: %d of %d (%d; %d)" % (start, w[1], w[0], w[2], w[3])
+                       for start, w in sorted(windows.items()) if w[1])))
     waited = sum(p["waited_s"] for p in parts) / max(sum(p["lived_s"] for p in parts), 1e-9)
     print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
           "%.1f s system); worker utilization: %.4f of the trials' time not waiting on decisions, "

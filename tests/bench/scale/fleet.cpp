@@ -19,15 +19,18 @@
 // SIGNAL ends the endpoint as a kill would. At the end (LAUNCH {"done"} to every node) FILE gets
 // one JSON line of this part's figures: round trips (p50, p99, max; and the same in the steady
 // state, from 10 s after the last start to 2 s before the first end; the p99 of decisions that
-// asked for a checkpoint and of the rest; per 10 s window, reports sent and those over 20 ms), the
-// part of each round trip outside the fleet (from the report's leaving its node to the decision's
-// arrival there), the fleet's own lag (how late its timers ran), reports sent and answered, trials
-// ended, refused.
+// asked for a checkpoint and of the rest; per 10 s window, reports sent, those over 20 ms, and
+// those whose coordinator's part or whose wait in the fleet alone was over 20 ms), the part of
+// each round trip outside the fleet (from the report's leaving its node to the decision's being
+// read there, split at its arrival in the node's socket), the fleet's own lag (how late its
+// timers ran), reports sent and answered, trials ended, refused.
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -89,9 +92,17 @@ struct Figures {
   std::vector<bool> asked_checkpoint;
   std::vector<float> timers_late_ms;  // the harness's own lag
   // From a REPORT's leaving its node (the emulated worker's send to the coordinator) to
-  // its DECISION's arrival there: the coordinator's and the kernel's part of the round
-  // trip, without the turns of the fleet's own loop on either side.
+  // its DECISION's being read there: the round trip without the fleet's turns before the
+  // send, but with its wait to read the decision.
   std::vector<float> outside_ms;
+  // That split at the decision's arrival in the node's socket (the kernel's receive
+  // timestamp of the read that carried it, SO_TIMESTAMPNS): before it, the coordinator and
+  // the kernel (`to_socket_ms`), what a cluster would measure too; after it, the wait for
+  // the fleet's process to read it (`in_socket_ms`), this harness's own: 2,048 agents and
+  // 16,384 trials share its core. The stamp is the read's newest packet's, so the first
+  // part is, if anything, overstated.
+  std::vector<float> to_socket_ms, in_socket_ms;
+  std::vector<Clock::time_point> socket_sent_at;  // when each of those reports left
 };
 
 // Timers: (when, what), the earliest first.
@@ -205,6 +216,8 @@ class Node {
     runtime::Session session =
         runtime::open_session(address, token, protocol::WorkerHello{name_, ""});
     fd_ = std::move(session.fd);
+    const int one = 1;
+    ::setsockopt(fd_.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     decoder_ = std::move(session.decoder);
     credential_ = std::move(session.credential);
     agent_ = std::make_unique<runtime::NodeAgent>(
@@ -236,8 +249,9 @@ class Node {
     send_all(fd_.get(), upward_);
     upward_.clear();
     const auto now = Clock::now();
+    const auto wall = std::chrono::system_clock::now();
     for (const std::uint64_t channel : leaving_)
-      left_at_[channel] = now;
+      left_at_[channel] = {now, wall};
     leaving_.clear();
   }
   // The nodes with frames to send upward, each once: a turn sends for those alone (a
@@ -270,7 +284,23 @@ class Node {
  private:
   void on_readable() {
     char buffer[65536];
-    const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+    iovec data{buffer, sizeof buffer};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd_.get(), &message, 0);
+    arrived_.reset();
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); n > 0 && c; c = CMSG_NXTHDR(&message, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+        timespec at{};
+        std::memcpy(&at, CMSG_DATA(c), sizeof at);
+        arrived_ = std::chrono::system_clock::time_point(
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                std::chrono::seconds(at.tv_sec) + std::chrono::nanoseconds(at.tv_nsec)));
+      }
     if (n <= 0) {
       finish();
       loop_.remove(fd_.get());
@@ -287,7 +317,19 @@ class Node {
         if (routed.frame.type == protocol::MessageType::Decision)
           if (const auto left = left_at_.find(routed.channel); left != left_at_.end()) {
             figures_.outside_ms.push_back(static_cast<float>(
-                std::chrono::duration<double, std::milli>(Clock::now() - left->second).count()));
+                std::chrono::duration<double, std::milli>(Clock::now() - left->second.first)
+                    .count()));
+            if (arrived_) {
+              const double to_socket =
+                  std::chrono::duration<double, std::milli>(*arrived_ - left->second.second)
+                      .count();
+              figures_.to_socket_ms.push_back(static_cast<float>(to_socket));
+              figures_.socket_sent_at.push_back(left->second.first);
+              figures_.in_socket_ms.push_back(
+                  static_cast<float>(std::chrono::duration<double, std::milli>(
+                                         std::chrono::system_clock::now() - *arrived_)
+                                         .count()));
+            }
             left_at_.erase(left);
           }
       }
@@ -353,7 +395,12 @@ class Node {
   std::map<protocol::ProcessKey, std::unique_ptr<Trial>> trials_;
   std::string upward_;
   std::vector<std::uint64_t> leaving_;  // channels whose REPORT the next flush sends
-  std::unordered_map<std::uint64_t, Clock::time_point> left_at_;  // by channel
+  // By channel: when its REPORT left, on both clocks (the kernel stamps arrivals with
+  // the real-time one).
+  std::unordered_map<std::uint64_t,
+                     std::pair<Clock::time_point, std::chrono::system_clock::time_point>>
+      left_at_;
+  std::optional<std::chrono::system_clock::time_point> arrived_;  // the last read's stamp
   bool dirty_ = false, done_ = false;
   static inline std::vector<Node*> dirty_nodes_;
   static inline std::size_t nodes_done_ = 0;
@@ -554,7 +601,8 @@ int main(int argc, char** argv) {
     // the first report sent: how many reports each window sent, and how many of them
     // took over 20 ms).
     std::vector<float> with_checkpoint, without;
-    std::map<long, std::pair<std::uint64_t, std::uint64_t>> windows;
+    // [reports, over 20 ms, coordinator's part over 20 ms, the fleet's socket wait over 20 ms]
+    std::map<long, std::array<std::uint64_t, 4>> windows;
     const Clock::time_point first_sent =
         figures.sent_at.empty() ? Clock::time_point{}
                                 : *std::min_element(figures.sent_at.begin(), figures.sent_at.end());
@@ -563,8 +611,14 @@ int main(int argc, char** argv) {
           .push_back(figures.round_trips_ms[i]);
       auto& window = windows[static_cast<long>(
           std::chrono::duration<double>(figures.sent_at[i] - first_sent).count() / 10)];
-      ++window.first;
-      if (figures.round_trips_ms[i] > 20) ++window.second;
+      ++window[0];
+      if (figures.round_trips_ms[i] > 20) ++window[1];
+    }
+    for (std::size_t i = 0; i < figures.to_socket_ms.size(); ++i) {
+      auto& window = windows[static_cast<long>(
+          std::chrono::duration<double>(figures.socket_sent_at[i] - first_sent).count() / 10)];
+      if (figures.to_socket_ms[i] > 20) ++window[2];
+      if (figures.in_socket_ms[i] > 20) ++window[3];
     }
     auto& rt = figures.round_trips_ms;
     const double p50 = percentile(rt, 0.5), p99 = percentile(rt, 0.99);
@@ -588,14 +642,19 @@ int main(int argc, char** argv) {
                 ? 0.0
                 : *std::max_element(figures.outside_ms.begin(), figures.outside_ms.end()))
         << ", \"outside_samples\": " << figures.outside_ms.size()
+        << ", \"to_socket_p50_ms\": " << percentile(figures.to_socket_ms, 0.5)
+        << ", \"to_socket_p99_ms\": " << percentile(figures.to_socket_ms, 0.99)
+        << ", \"in_socket_p50_ms\": " << percentile(figures.in_socket_ms, 0.5)
+        << ", \"in_socket_p99_ms\": " << percentile(figures.in_socket_ms, 0.99)
+        << ", \"socket_samples\": " << figures.to_socket_ms.size()
         << ", \"lag_p99_ms\": " << percentile(figures.timers_late_ms, 0.99) << ", \"lag_max_ms\": "
         << (figures.timers_late_ms.empty()
                 ? 0.0
                 : *std::max_element(figures.timers_late_ms.begin(), figures.timers_late_ms.end()))
         << ", \"windows\": [";
     for (auto w = windows.begin(); w != windows.end(); ++w)
-      out << (w == windows.begin() ? "" : ", ") << "[" << w->first * 10 << ", " << w->second.first
-          << ", " << w->second.second << "]";
+      out << (w == windows.begin() ? "" : ", ") << "[" << w->first * 10 << ", " << w->second[0]
+          << ", " << w->second[1] << ", " << w->second[2] << ", " << w->second[3] << "]";
     out << "]}\n";
     return 0;
   } catch (const std::exception& e) {

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
 #include <cstdint>
 #include <future>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "store/file/flush_thread.hpp"
@@ -85,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_background_thread_runs_below_the_loop_and_the_flush_threa
   const auto priority = [] { return getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())); };
   const int loop = priority();
   int background = loop;
-  std::thread thread = background_thread([&] { background = priority(); });
+  std::thread thread = background_thread("st-test", [&] { background = priority(); });
   thread.join();
   BOOST_TEST(background == std::min(loop + 10, 19));
   FlushThread flush;
@@ -94,6 +96,19 @@ BOOST_AUTO_TEST_CASE(a_background_thread_runs_below_the_loop_and_the_flush_threa
   flush.wait();
   BOOST_TEST(flushing == loop);
   BOOST_TEST(priority() == loop);
+}
+
+// Each thread is named, so that `top -H` and a profile say whose time it is.
+BOOST_AUTO_TEST_CASE(a_background_thread_has_its_name) {
+  std::array<char, 16> name{};
+  std::thread thread = background_thread(
+      "st-test-name", [&] { pthread_getname_np(pthread_self(), name.data(), name.size()); });
+  thread.join();
+  BOOST_TEST(std::string(name.data()) == "st-test-name");
+  FlushThread flush;
+  flush.try_start([&] { pthread_getname_np(pthread_self(), name.data(), name.size()); });
+  flush.wait();
+  BOOST_TEST(std::string(name.data()) == "st-flush");
 }
 
 // The CPU time it reports is its own thread's, counted to its last job's end: the loop's
