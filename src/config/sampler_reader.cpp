@@ -172,7 +172,10 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
                          "\"bohb\", \"mobster\" or \"nsga2\"");
   if (spec.kind == core::SamplerKind::Tpe) read_tpe(reader, spec);
   if (spec.kind == core::SamplerKind::Bohb) read_bohb(reader, spec.bohb);
-  if (spec.kind == core::SamplerKind::Mobster) read_mobster(reader, spec.mobster);
+  if (spec.kind == core::SamplerKind::Mobster) {
+    spec.mobster_wave_named = reader.has("wave");
+    read_mobster(reader, spec.mobster);
+  }
   if (spec.kind == core::SamplerKind::Nsga2) read_nsga2(reader, spec.nsga2);
   read_flag(reader, "suggest_ahead", spec.suggest_ahead);
   // Results files of earlier studies whose trials the model learns from first.

@@ -166,6 +166,9 @@ core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec
       sampler.tpe.bins = recorded.sampler.tpe.bins;
       sampler.tpe.binned_from = recorded.sampler.tpe.binned_from;
     }
+    // Launch waves came in later (issue #61): a file written before them resumes without.
+    if (sampler.kind == core::SamplerKind::Mobster && !sampler.mobster_wave_named)
+      sampler.mobster.wave = recorded.sampler.mobster.wave;
     return now;
   }
   if (sampler.named) return now;

@@ -99,6 +99,10 @@ void StudyReader::read_header() {
         std::to_string(kSchemaVersion) + " and older. Use a newer slurmtune");
   try {
     spec_ = config::parse_study(attribute("resolved_study"), path + " (resolved study)");
+    // A resolved study names every MOBSTER option; one without `wave` was written before
+    // launch waves, and its suggestions were made without them.
+    if (spec_.sampler.kind == core::SamplerKind::Mobster && !spec_.sampler.mobster_wave_named)
+      spec_.sampler.mobster.wave = 0;
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {

@@ -52,6 +52,11 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << " resumes with the one it recorded, \""
               << config::tpe_semantics(resumed.sampler.tpe) << "\" (a new study would get \""
               << config::tpe_semantics(study.sampler.tpe) << "\")\n";
+  else if (resumed.sampler.mobster.wave != study.sampler.mobster.wave)
+    std::cerr << "slurmtune run: " << study.path << " gives mobster no wave; " << output
+              << " was written before launch waves and resumes without them (wave = "
+              << resumed.sampler.mobster.wave << "; a new study would get "
+              << study.sampler.mobster.wave << ")\n";
   return resumed;
 }
 

@@ -21,6 +21,10 @@ struct SamplerSpec {
   /// `[sampler] semantics` was given (tpe); false: the default, "auto", which a resumed
   /// results file replaces by what it recorded (older ones: "optuna").
   bool tpe_semantics_named = false;
+  /// `[sampler] wave` was given (mobster). A results file written before launch waves has
+  /// no `wave` in its resolved study and ran without them (store::StudyReader reads it as
+  /// 0); a study file that gives none resumes with what its results file recorded.
+  bool mobster_wave_named = false;
   /// `suggest_ahead`: each suggestion made right after the previous trial starts, on a
   /// thread of its own in `run` (SuggestionsAhead); model-based samplers only.
   bool suggest_ahead = false;

@@ -320,6 +320,42 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_tpe_semantics_resumes_with_what_it_record
   BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.tpe.bins == 128u);
 }
 
+// Launch waves came in with issue #61: a file whose resolved study has no `wave` was
+// written before them and resumes without them when the study file gives none.
+BOOST_AUTO_TEST_CASE(a_file_written_before_launch_waves_resumes_without_them) {
+  TempDir dir;
+  const std::string mobster =
+      std::string(kStoreStudy)
+          .replace(std::string(kStoreStudy).find("[search]"), 0, "sampler = \"mobster\"\n");
+  const auto study = config::parse_study(mobster, "study.toml");
+  BOOST_REQUIRE(study.sampler.mobster.wave == 64u);
+  simulate_into(dir.file("old.h5"), study);
+  {  // the resolved study as a writer before waves recorded it: every option but `wave`
+    const store::Hid file(H5Fopen(dir.file("old.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    BOOST_REQUIRE(file.valid());
+    std::string resolved = *store::read_string_attribute(file, "resolved_study");
+    const auto line = resolved.find("wave = 64\n");
+    BOOST_REQUIRE(line != std::string::npos);
+    resolved.erase(line, std::string("wave = 64\n").size());
+    store::write_string_attribute(file, "resolved_study", resolved);
+  }
+  const store::StudyReader reader(dir.file("old.h5"));
+  BOOST_TEST(reader.spec().sampler.mobster.wave == 0u);
+  BOOST_CHECK_THROW(store::resume_study(reader, study, {}), InputError);
+  const auto resumed = store::with_recorded_sampler(study, reader.spec());
+  BOOST_TEST(resumed.sampler.mobster.wave == 0u);
+  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
+  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  // Given in the study file: held to it, and resume says what differs.
+  const auto named = config::parse_study(mobster + "\n[sampler]\nwave = 8\n", "study.toml");
+  BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.mobster.wave == 8u);
+  // A file written with waves keeps its own.
+  simulate_into(dir.file("new.h5"), study);
+  const store::StudyReader current(dir.file("new.h5"));
+  BOOST_TEST(current.spec().sampler.mobster.wave == 64u);
+  BOOST_TEST(store::with_recorded_sampler(study, current.spec()).sampler.mobster.wave == 64u);
+}
+
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
 // of the study exactly as the uninterrupted run did.
 BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
