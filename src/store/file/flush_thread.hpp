@@ -33,8 +33,10 @@ namespace slurmtune::store {
 /// files made at the loop's priority stretched its turns: at a rung crossing of 16,384
 /// trials, 547 turns over 10 ms, the longest 218 ms, against 125 and 44 ms below it
 /// (doc/performance/control-plane.md). Where cores are free it changes nothing. The flush
-/// thread keeps the loop's priority: decisions that ask for a checkpoint wait for its
-/// commits, which below the loop took up to 1.4 s at a crossing.
+/// thread keeps the loop's priority: a writer without a write-ahead log makes decisions
+/// that ask for a checkpoint wait for its commits, which below the loop took up to 1.4 s
+/// at a crossing; with the log, below the loop its commits fell behind (a third more
+/// memory) for no measurable gain in the round trip (2026-12-03).
 ///
 /// Name: the thread's name as `top -H`, `ps -L` and `perf` show it (at most 15
 /// characters), so that a profile of the coordinator says which thread's time it is.
