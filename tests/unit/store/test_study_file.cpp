@@ -53,6 +53,17 @@ bool contains(const std::string& text, const std::string& part) {
   return false;
 }
 
+// A file written under an older default: `now` (a study file that names none) is refused
+// as it is, and resumes once it takes what the file recorded. Returns the resumed study.
+core::StudySpec resumes_only_as_recorded(const store::StudyReader& reader,
+                                         const core::StudySpec& now) {
+  BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
+  auto resumed = store::with_recorded_sampler(now, reader.spec());
+  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
+  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  return resumed;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
@@ -285,11 +296,8 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_
   const store::StudyReader reader(dir.file("old.h5"));
   const auto now = config::parse_study(promotion, "study.toml");
   BOOST_REQUIRE((now.sampler.kind == core::SamplerKind::Mobster));
-  BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
-  const auto resumed = store::with_recorded_sampler(now, reader.spec());
+  const auto resumed = resumes_only_as_recorded(reader, now);
   BOOST_TEST((resumed.sampler.kind == core::SamplerKind::Random));
-  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
-  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
   // Named in the study file: no adoption, and resume says what differs.
   const auto named = config::parse_study(
       std::string(promotion).replace(promotion.find("[search]"), 0, "sampler = \"mobster\"\n"),
@@ -311,11 +319,7 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_tpe_semantics_resumes_with_what_it_record
   const store::StudyReader reader(dir.file("old.h5"));
   const auto now = config::parse_study(tpe, "study.toml");
   BOOST_REQUIRE(now.sampler.tpe.binned_from == core::tpe::TpeOptions::auto_binned_from);
-  BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
-  const auto resumed = store::with_recorded_sampler(now, reader.spec());
-  BOOST_TEST(resumed.sampler.tpe.bins == 0u);
-  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
-  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  BOOST_TEST(resumes_only_as_recorded(reader, now).sampler.tpe.bins == 0u);
   const auto named = config::parse_study(tpe + "\n[sampler]\nsemantics = \"auto\"\n", "study.toml");
   BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.tpe.bins == 128u);
 }
@@ -341,11 +345,7 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_launch_waves_resumes_without_them) {
   }
   const store::StudyReader reader(dir.file("old.h5"));
   BOOST_TEST(reader.spec().sampler.mobster.wave == 0u);
-  BOOST_CHECK_THROW(store::resume_study(reader, study, {}), InputError);
-  const auto resumed = store::with_recorded_sampler(study, reader.spec());
-  BOOST_TEST(resumed.sampler.mobster.wave == 0u);
-  BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
-  BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
+  BOOST_TEST(resumes_only_as_recorded(reader, study).sampler.mobster.wave == 0u);
   // Given in the study file: held to it, and resume says what differs.
   const auto named = config::parse_study(mobster + "\n[sampler]\nwave = 8\n", "study.toml");
   BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.mobster.wave == 8u);
