@@ -10,7 +10,7 @@ set -euo pipefail
 example_packages=(
   build-essential cmake pkg-config
   libboost-program-options-dev libtomlplusplus-dev libeigen3-dev libsimdjson-dev libcereal-dev
-  libhdf5-dev libssl-dev libicu-dev zlib1g-dev
+  libhdf5-dev libssl-dev libicu-dev zlib1g-dev liblz4-dev
   python3 python3-numpy
 )
 
@@ -27,8 +27,9 @@ packages=(
   # cereal: the decision state's snapshot (src/core/state_archive.hpp)
   libcereal-dev
   libhdf5-dev hdf5-tools
-  # zlib: the CRC-32 of the results file's write-ahead log (src/store/file/commit_log.hpp)
-  zlib1g-dev
+  # zlib: the CRC-32 of the results file's write-ahead log; LZ4: its records, compressed
+  # (src/store/file/commit_log.hpp)
+  zlib1g-dev liblz4-dev
   # libcrypto: the control plane's HMAC-SHA-256, random tokens, constant-time compares
   libssl-dev
   # ICU: Unicode normalization (NFKC) of parameter and metric names that read alike

@@ -167,6 +167,9 @@ class StudyWriter {
   /// The CPU time the background flushes have used so far (nullopt without
   /// background_flush: the caller's thread wrote them).
   std::optional<double> flush_thread_cpu_s() const;
+  /// What the write-ahead log took in and wrote, as a line for the log (nullopt
+  /// without one).
+  std::optional<std::string> write_ahead_summary() const;
 
   /// Writes a decision snapshot every WriterOptions::snapshot_interval_s from now on (and
   /// at the last flush): `replay` holds the state of the rows before this session's

@@ -3,9 +3,11 @@
 // that comes due is written on the writer's flush thread (store/file/flush_thread.hpp).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
+#include "core/number_text.hpp"
 #include "store/decision_snapshots.hpp"
 #include "store/file/commit_log.hpp"
 #include "store/file/flush_thread.hpp"
@@ -376,6 +378,17 @@ void StudyWriter::on_durable(std::function<void(const DurableCommit&)> notify) {
 std::optional<double> StudyWriter::flush_thread_cpu_s() const {
   if (!flusher_) return std::nullopt;
   return flusher_->cpu_seconds();
+}
+
+std::optional<std::string> StudyWriter::write_ahead_summary() const {
+  if (!log_) return std::nullopt;
+  const CommitLog::Volume& v = log_->volume();
+  const auto megabytes = [](std::uint64_t bytes) {
+    return core::format_double(std::round(static_cast<double>(bytes) / 1e5) / 10);
+  };
+  return "the results file's write-ahead log: " + std::to_string(v.records) + " record(s), " +
+         megabytes(v.record_bytes) + " MB of rows written as " + megabytes(v.stored_bytes) +
+         " MB (LZ4)";
 }
 
 void StudyWriter::keep_decision_snapshots(std::unique_ptr<DecisionReplay> replay, int slot_in_use,

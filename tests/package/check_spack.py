@@ -58,7 +58,7 @@ found = set(re.findall(r"find_package\((\w+)", cmake)) | set(re.findall(r"pkg_ch
 provider = {"Boost": "boost", "PkgConfig": "pkgconfig", "tomlplusplus": "tomlplusplus", "Eigen3": "eigen",
             "HDF5": "hdf5", "MPI": "mpi", "pmix": "pmix", "hdf5-openmpi": "hdf5",
             "CUDAToolkit": "cuda", "benchmark": None, "ZLIB": "zlib-api", "OpenSSL": "openssl",
-            "simdjson": "simdjson", "ICU": "icu4c", "cereal": "cereal"}
+            "simdjson": "simdjson", "ICU": "icu4c", "cereal": "cereal", "liblz4": "lz4"}
 for package in sorted(found):
     if package not in provider:
         problems.append("CMakeLists.txt finds %s: map it to a Spack dependency here" % package)

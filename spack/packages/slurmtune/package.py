@@ -70,6 +70,7 @@ class Slurmtune(CMakePackage, CudaPackage):
     depends_on("cereal@1.3:", type="build")  # header-only: the decision state's snapshot
     depends_on("simdjson@3:")  # replay's event lines
     depends_on("zlib-api")  # the CRC-32 of the results file's write-ahead log
+    depends_on("lz4@1.9:")  # ... and its records, compressed
     # One HDF5 in a DAG: the MPI build when trials checkpoint collectively (the results file
     # itself is written by one process and works with either).
     depends_on("hdf5@1.10:+hl~mpi", when="~mpi")

@@ -72,9 +72,11 @@ void ProcessBackend::fill() {
     }
     auto placement = context_.launcher.reserve();
     if (!placement) break;
+    const bool served = workers_.serves(placement->nodes.front());
     // Out of descriptors, a launch would fail its trial (its credential file cannot be
     // created); it waits a turn instead, until a connection or a file closes.
-    if (!descriptors_.spare(kDescriptorsPerLaunch)) {
+    const int needs = served ? kDescriptorsPerWorkerLaunch : kDescriptorsPerLaunch;
+    if (!descriptors_.spare(needs)) {
       context_.launcher.release(*placement);
       // Nothing running holds any: nothing would ever close to make room.
       if (context_.trials.empty() && !workers_.waiting())
@@ -82,7 +84,7 @@ void ProcessBackend::fill() {
             "no descriptors to spare for a launch even with no trial running: raise "
             "ulimit -n (the coordinator runs with its hard limit)");
       if (!waiting_for_descriptors_)
-        log_line("launches wait: this process has no " + std::to_string(kDescriptorsPerLaunch) +
+        log_line("launches wait: this process has no " + std::to_string(needs) +
                  " descriptors to spare (ulimit -n); they go on as connections close");
       waiting_for_descriptors_ = true;
       return;
@@ -90,8 +92,7 @@ void ProcessBackend::fill() {
     if (waiting_for_descriptors_) log_line("launches go on: descriptors are free again");
     waiting_for_descriptors_ = false;
     // A job step (not a worker's child) waits for the step launch rate: a later turn.
-    const bool step =
-        !context_.launcher.single_host() && !workers_.serves(placement->nodes.front());
+    const bool step = !context_.launcher.single_host() && !served;
     if (step && !step_rate_.allows(std::chrono::steady_clock::now())) {
       context_.launcher.release(*placement);
       if (!told_step_rate_)

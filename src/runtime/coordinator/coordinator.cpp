@@ -342,6 +342,7 @@ int Coordinator::run() {
   release_durable_replies();
   progress_.print(true, *controller_, trials_.quiet_times(time_.now()));
   log_control_plane(server_->stats(), study_.writer->flush_thread_cpu_s());
+  if (const auto wal = study_.writer->write_ahead_summary()) log_line(*wal);
   log_line(stalls_.summary());
   log_line(stalls_.work_summary());
   if (const std::string held = durable_replies_.summary(); !held.empty()) log_line(held);

@@ -1,6 +1,7 @@
 #include "store/file/commit_log.hpp"
 
 #include <fcntl.h>
+#include <lz4.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -12,26 +13,38 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "core/error.hpp"
 
 namespace slurmtune::store {
 namespace {
 
-// 16 bytes that say what the file is and which framing it uses.
-constexpr std::array<char, 16> kMagic{'s', 'l', 'u', 'r', 'm', 't', 'u', 'n',
-                                      'e', ' ', 'w', 'a', 'l', ' ', '1', '\n'};
+// 16 bytes that say what the file is and which framing it uses: "slurmtune wal N\n".
+constexpr std::size_t kMagicBytes = 16;
+constexpr std::string_view kMagicPrefix = "slurmtune wal ";
+// Format 1 stores records as made; 2 (written since) compressed: a record's stored bytes
+// are its length (u64) and then chunks, each its length (u32), its compressed length
+// (u32) and an LZ4 block.
+constexpr char kPlainFormat = '1', kCompressedFormat = '2';
+std::array<char, kMagicBytes> magic(char format) {
+  std::array<char, kMagicBytes> bytes{};
+  std::memcpy(bytes.data(), kMagicPrefix.data(), kMagicPrefix.size());
+  bytes[kMagicPrefix.size()] = format;
+  bytes[kMagicPrefix.size() + 1] = '\n';
+  return bytes;
+}
+const std::array<char, kMagicBytes> kMagic = magic(kCompressedFormat);
+// A chunk's bytes before compression, at most: well under LZ4's largest input (about
+// 2 GB), for records of any size.
+constexpr std::size_t kChunkBytes = std::size_t{64} << 20;
+// LZ4 cannot expand a block's bytes more than 255-fold: a record that claims more is not
+// one LZ4 made, and nothing that size is allocated for it.
+constexpr std::uint64_t kMostExpansion = 255;
 // A record's frame: its length (u64) and the CRC-32 of its bytes (u64, the upper half 0).
 constexpr std::size_t kFrameBytes = 16;
 // Numbers a record may add: a batch has about 30; add_u64 checks the bound.
 constexpr std::size_t kMaxNumbers = 64;
-
-std::uint32_t crc_of(const std::vector<iovec>& parts) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (const iovec& part : parts)
-    crc = crc32_z(crc, static_cast<const Bytef*>(part.iov_base), part.iov_len);
-  return static_cast<std::uint32_t>(crc);
-}
 
 std::uint32_t crc_of(std::span<const std::byte> bytes) {
   return static_cast<std::uint32_t>(
@@ -82,12 +95,98 @@ std::vector<iovec> header_parts(std::span<const std::byte> base,
           part_of(base.data(), base.size())};
 }
 
-// One record's frame and parts, for write_all.
-std::vector<iovec> record_parts(const LogRecord& record, std::array<std::uint64_t, 2>& frame) {
-  frame = {record.size(), crc_of(record.parts())};
-  std::vector<iovec> parts{part_of(frame.data(), sizeof frame)};
-  parts.insert(parts.end(), record.parts().begin(), record.parts().end());
-  return parts;
+void put_u32(std::vector<std::byte>& out, std::size_t at, std::uint32_t value) {
+  std::memcpy(out.data() + at, &value, sizeof value);
+}
+
+// `record`'s parts in one buffer, then compressed into `stored` (format 2): its length,
+// then its chunks. Returns how many bytes of `stored` that took. Both buffers only grow:
+// a vector resized down and up again zeroes what it grows by, a record's size each time.
+std::size_t compress_record(const LogRecord& record, std::vector<std::byte>& gathered,
+                            std::vector<std::byte>& stored) {
+  const std::size_t length = record.size();
+  if (gathered.size() < length) gathered.resize(length);
+  std::size_t at = 0;
+  for (const iovec& part : record.parts()) {
+    std::memcpy(gathered.data() + at, part.iov_base, part.iov_len);
+    at += part.iov_len;
+  }
+  const std::size_t chunks = (length + kChunkBytes - 1) / kChunkBytes;
+  const std::size_t most =
+      8 + chunks * 8 +
+      static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(std::min(kChunkBytes, length)))) *
+          chunks;
+  if (stored.size() < most) stored.resize(most);
+  const std::uint64_t whole = length;
+  std::memcpy(stored.data(), &whole, sizeof whole);
+  std::size_t used = sizeof whole;
+  for (std::size_t first = 0; first < length; first += kChunkBytes) {
+    const std::size_t bytes = std::min(kChunkBytes, length - first);
+    const int packed =
+        LZ4_compress_default(reinterpret_cast<const char*>(gathered.data() + first),
+                             reinterpret_cast<char*>(stored.data() + used + 8),
+                             static_cast<int>(bytes), static_cast<int>(stored.size() - used - 8));
+    if (packed <= 0)
+      throw Error("the results file's write-ahead log: LZ4 could not compress a record");
+    put_u32(stored, used, static_cast<std::uint32_t>(bytes));
+    put_u32(stored, used + 4, static_cast<std::uint32_t>(packed));
+    used += 8 + static_cast<std::size_t>(packed);
+  }
+  return used;
+}
+
+std::uint32_t read_u32(std::span<const std::byte> bytes) {
+  std::uint32_t value = 0;
+  std::memcpy(&value, bytes.data(), sizeof value);
+  return value;
+}
+
+// A format 2 record's stored bytes back as the writer made them; nullopt (and why) when
+// they are not what compress_record writes. Its CRC matched: a writer's death cannot
+// leave such a record, so the caller refuses the log.
+std::optional<std::vector<std::byte>> decompress_record(std::span<const std::byte> stored,
+                                                        std::string& why) {
+  if (stored.size() < 8) {
+    why = "a compressed record of " + std::to_string(stored.size()) + " bytes";
+    return std::nullopt;
+  }
+  const std::uint64_t length = read_u64(stored);
+  if (length > kMostExpansion * stored.size()) {
+    why = "a compressed record of " + std::to_string(stored.size()) + " bytes that claims " +
+          std::to_string(length);
+    return std::nullopt;
+  }
+  std::vector<std::byte> record(length);
+  std::size_t filled = 0;
+  std::span<const std::byte> rest = stored.subspan(8);
+  while (!rest.empty()) {
+    if (rest.size() < 8) {
+      why = "a chunk's header cut short";
+      return std::nullopt;
+    }
+    const std::uint32_t bytes = read_u32(rest), packed = read_u32(rest.subspan(4));
+    rest = rest.subspan(8);
+    if (bytes > kChunkBytes || bytes > length - filled || packed > rest.size()) {
+      why = "a chunk of " + std::to_string(bytes) + " bytes (" + std::to_string(packed) +
+            " compressed) past the record's end";
+      return std::nullopt;
+    }
+    const int made = LZ4_decompress_safe(reinterpret_cast<const char*>(rest.data()),
+                                         reinterpret_cast<char*>(record.data() + filled),
+                                         static_cast<int>(packed), static_cast<int>(bytes));
+    if (made < 0 || static_cast<std::uint32_t>(made) != bytes) {
+      why = "a chunk LZ4 cannot decompress";
+      return std::nullopt;
+    }
+    filled += bytes;
+    rest = rest.subspan(packed);
+  }
+  if (filled != length) {
+    why = "a record of " + std::to_string(filled) + " bytes where " + std::to_string(length) +
+          " were written";
+    return std::nullopt;
+  }
+  return record;
 }
 
 int open_segment(const std::string& path) {
@@ -258,32 +357,50 @@ InputError not_a_log(const std::string& path, const std::string& why) {
 // A segment open for reading, its header checked: its size when opened (records appended
 // after that are not looked at), its base, and where its records begin.
 struct OpenSegment {
+  std::string path;
   std::ifstream in;
+  char format = kCompressedFormat;
   std::uint64_t size = 0;
   std::vector<std::byte> base;
   std::uint64_t records_at = 0;
+
+  /// A whole record's stored bytes (its CRC checked) as the writer made them.
+  std::vector<std::byte> record(std::vector<std::byte> stored, std::size_t index) const {
+    if (format == kPlainFormat) return stored;
+    std::string why;
+    auto made = decompress_record(stored, why);
+    if (!made) throw not_a_log(path, "its record " + std::to_string(index + 1) + " is " + why);
+    return std::move(*made);
+  }
 };
 
 // nullopt: an empty segment (emptied, its header not yet written). An InputError names a
 // file that is not a slurmtune log, or whose header is cut short or damaged.
 std::optional<OpenSegment> open_for_reading(const std::string& path) {
   OpenSegment segment;
+  segment.path = path;
   segment.in.open(path, std::ios::binary);
   if (!segment.in) throw InputError(error_text("cannot open it", path));
   segment.in.seekg(0, std::ios::end);
   segment.size = static_cast<std::uint64_t>(std::max<std::streamoff>(segment.in.tellg(), 0));
-  const auto head = read_at(segment.in, 0, kMagic.size() + kFrameBytes);
+  const auto head = read_at(segment.in, 0, kMagicBytes + kFrameBytes);
   if (head.empty()) return std::nullopt;
-  if (head.size() < kMagic.size() + kFrameBytes ||
-      std::memcmp(head.data(), kMagic.data(), kMagic.size()) != 0)
+  if (head.size() < kMagicBytes + kFrameBytes ||
+      std::memcmp(head.data(), kMagicPrefix.data(), kMagicPrefix.size()) != 0)
     throw not_a_log(path, "no slurmtune log header");
-  const std::uint64_t base_length = read_u64(std::span(head).subspan(kMagic.size()));
+  segment.format = static_cast<char>(head[kMagicPrefix.size()]);
+  if (std::memcmp(head.data(), magic(segment.format).data(), kMagicBytes) != 0 ||
+      (segment.format != kPlainFormat && segment.format != kCompressedFormat))
+    throw not_a_log(path, "its header names a format this slurmtune does not read (it reads " +
+                              std::string(1, kPlainFormat) + " and " +
+                              std::string(1, kCompressedFormat) + ")");
+  const std::uint64_t base_length = read_u64(std::span(head).subspan(kMagicBytes));
   // Bounded by the file before anything is allocated for it: a damaged length is no
   // reason to ask for exabytes.
   if (segment.size >= head.size() && base_length <= segment.size - head.size())
     segment.base = read_at(segment.in, head.size(), base_length);
   if (segment.base.size() != base_length ||
-      crc_of(segment.base) != read_u64(std::span(head).subspan(kMagic.size() + 8)))
+      crc_of(segment.base) != read_u64(std::span(head).subspan(kMagicBytes + 8)))
     throw not_a_log(path, "its header's commit row is cut short or damaged");
   segment.records_at = head.size() + base_length;
   return segment;
@@ -308,8 +425,10 @@ std::optional<std::vector<std::byte>> read_last_record(const std::string& path) 
     at = place.offset + place.length;
   }
   for (auto place = places.rbegin(); place != places.rend(); ++place) {
-    auto record = read_at(segment->in, place->offset, place->length);
-    if (record.size() == place->length && crc_of(record) == place->crc) return record;
+    auto stored = read_at(segment->in, place->offset, place->length);
+    if (stored.size() == place->length && crc_of(stored) == place->crc)
+      return segment->record(std::move(stored),
+                             static_cast<std::size_t>(places.rend() - place - 1));
   }
   return std::nullopt;
 }
@@ -323,11 +442,12 @@ std::optional<LogContents> read_commit_log(const std::string& path) {
   std::span<const std::byte> rest(bytes);
   while (rest.size() >= kFrameBytes) {
     const std::uint64_t length = read_u64(rest), crc = read_u64(rest.subspan(8));
-    const auto record = rest.subspan(kFrameBytes);
-    if (length > record.size() || crc_of(record.first(length)) != crc) break;
-    contents.records.emplace_back(record.begin(),
-                                  record.begin() + static_cast<std::ptrdiff_t>(length));
-    rest = record.subspan(length);
+    const auto stored = rest.subspan(kFrameBytes);
+    if (length > stored.size() || crc_of(stored.first(length)) != crc) break;
+    contents.records.push_back(
+        segment->record({stored.begin(), stored.begin() + static_cast<std::ptrdiff_t>(length)},
+                        contents.records.size()));
+    rest = stored.subspan(length);
   }
   contents.ignored_bytes = rest.size();
   return contents;
@@ -352,8 +472,15 @@ CommitLog::~CommitLog() {
 }
 
 void CommitLog::append(const LogRecord& record) {
-  std::array<std::uint64_t, 2> frame{};
-  write_all(fds_[current_], record_parts(record, frame), paths_[current_]);
+  const std::size_t used = compress_record(record, gathered_, stored_);
+  const std::span<const std::byte> stored(stored_.data(), used);
+  const std::array<std::uint64_t, 2> frame{used, crc_of(stored)};
+  write_all(fds_[current_],
+            {part_of(frame.data(), sizeof frame), part_of(stored.data(), stored.size())},
+            paths_[current_]);
+  ++volume_.records;
+  volume_.record_bytes += record.size();
+  volume_.stored_bytes += sizeof frame + used;
 }
 
 void CommitLog::switch_segments(std::span<const std::byte> base) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <atomic>
 #include <boost/test/unit_test.hpp>
@@ -104,6 +105,23 @@ void logged_and_killed(const std::string& path) {
 
 std::uint64_t committed_reports(const std::string& path) {
   return store::StudyReader(path).committed().metrics;
+}
+
+// apply_log refuses `path`'s log with an InputError that names the log, says `expected`
+// and what to do; the results file stays as it was.
+void check_refused(const std::string& path, const std::string& expected) {
+  const auto before = fs::file_size(path);
+  try {
+    store::StudyWriter::apply_log(path);
+    BOOST_ERROR("applied a log it should refuse");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find(path + "-wal") != std::string::npos, what);
+    BOOST_TEST(what.find(expected) != std::string::npos, what);
+    BOOST_TEST(what.find("move it away") != std::string::npos, what);
+  }
+  BOOST_TEST(fs::file_size(path) == before);
+  BOOST_TEST(committed_reports(path) == 0U);
 }
 
 }  // namespace
@@ -291,20 +309,7 @@ BOOST_AUTO_TEST_CASE(a_log_that_is_not_this_files_is_refused_and_named) {
   const std::string other = dir.file("other.h5");
   logged_and_killed(path);
   logged_and_killed(other);
-  const auto refused = [&](const std::string& expected) {
-    const auto before = fs::file_size(path);
-    try {
-      store::StudyWriter::apply_log(path);
-      BOOST_ERROR("applied a log it should refuse");
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      BOOST_TEST(what.find(path + "-wal") != std::string::npos, what);
-      BOOST_TEST(what.find(expected) != std::string::npos, what);
-      BOOST_TEST(what.find("move it away") != std::string::npos, what);
-    }
-    BOOST_TEST(fs::file_size(path) == before);
-    BOOST_TEST(committed_reports(path) == 0U);
-  };
+  const auto refused = [&path](const std::string& expected) { check_refused(path, expected); };
   fs::copy_file(other + "-wal", path + "-wal", fs::copy_options::overwrite_existing);
   refused("does not continue");
   std::ofstream(path + "-wal", std::ios::trunc) << "hello";
@@ -408,4 +413,121 @@ BOOST_AUTO_TEST_CASE(logged_batches_joined_write_what_batch_by_batch_writes) {
   b.reset();
   for (const char* table : {"trials", "metrics", "events", "curves", "checkpoints"})
     BOOST_TEST((dataset_bytes(plain, table) == dataset_bytes(logged, table)), table);
+}
+
+namespace {
+// `log` rewritten as format 1 (records stored as made), which a slurmtune before the
+// compressed format left: the same base and records.
+void as_format_1(const std::string& log) {
+  const auto contents = store::read_commit_log(log);
+  BOOST_REQUIRE(contents.has_value());
+  std::ofstream out(log, std::ios::trunc | std::ios::binary);
+  const auto framed = [&out](const std::vector<std::byte>& bytes) {
+    const std::uint64_t frame[2] = {
+        bytes.size(),
+        crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()), bytes.size())};
+    out.write(reinterpret_cast<const char*>(frame), sizeof frame);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  };
+  out << "slurmtune wal 1\n";
+  framed(contents->base);
+  for (const auto& record : contents->records)
+    framed(record);
+}
+
+// Overwrites `count` bytes of `path` at `offset` with `bytes`.
+void overwrite(const std::string& path, std::uint64_t offset, const std::string& bytes) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+}  // namespace
+
+// A log an older slurmtune left (format 1: records not compressed) is applied as before:
+// a study killed under it resumes under this one with every logged row.
+BOOST_AUTO_TEST_CASE(a_format_1_log_is_still_applied) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("old.h5");
+  logged_and_killed(path);
+  as_format_1(path + "-wal");
+  auto magic = std::string(16, '\0');
+  std::ifstream(path + "-wal", std::ios::binary).read(magic.data(), 16);
+  BOOST_TEST(magic == "slurmtune wal 1\n");
+  BOOST_TEST(store::logged_metric_rows(path).value_or(0) == 5U);
+  const auto applied = store::StudyWriter::apply_log(path);
+  BOOST_REQUIRE(applied.has_value());
+  BOOST_TEST(
+      applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
+      *applied);
+  const store::StudyReader reader(path);
+  BOOST_TEST(reader.committed().metrics == 5U);
+  BOOST_TEST(reader.trials().size() == 2U);
+}
+
+// Records are stored compressed: a record of mostly zeros (the fixed-width rows are) takes
+// a small part of its size on disk, the log says how much, and reads back byte for byte.
+BOOST_AUTO_TEST_CASE(records_are_stored_compressed) {
+  testing::TempFolder dir;
+  const std::string path = dir.file("packed.h5");
+  const std::vector<std::byte> base(138, std::byte{1});
+  store::AppendBatch rows{0, std::vector<std::byte>(std::size_t{702} * 1000)};
+  for (std::size_t i = 0; i < rows.bytes.size(); i += 702)  // an id, and a few short texts
+    rows.bytes[i] = rows.bytes[i + 100] = static_cast<std::byte>(i / 702 + 1);
+  std::uintmax_t header = 0;
+  {
+    store::CommitLog log(path, base);
+    header = fs::file_size(path + "-wal");
+    store::LogRecord record;
+    record.add_u64(42);
+    record.add_append(rows);
+    log.append(record);
+    BOOST_TEST(log.volume().records == 1U);
+    BOOST_TEST(log.volume().record_bytes == record.size());
+    BOOST_TEST(log.volume().stored_bytes == fs::file_size(path + "-wal") - header);
+    BOOST_TEST(log.volume().stored_bytes * 20 < record.size());
+  }
+  const auto contents = store::read_commit_log(path + "-wal");
+  BOOST_REQUIRE(contents.has_value());
+  BOOST_REQUIRE(contents->records.size() == 1U);
+  store::LogRecordReader in(contents->records[0], "record 1");
+  BOOST_TEST(in.u64() == 42U);
+  BOOST_TEST((in.append(702).bytes == rows.bytes));
+  in.finish();
+  const auto last = store::read_last_record(path + "-wal");
+  BOOST_REQUIRE(last.has_value());
+  BOOST_TEST((*last == contents->records[0]));
+}
+
+// A record whose CRC matches but whose compressed bytes are not LZ4's, or a header that
+// names a format this slurmtune does not know, cannot come from a writer's death: the log
+// is refused and named, nothing of it applied.
+BOOST_AUTO_TEST_CASE(a_log_that_does_not_decompress_is_refused_and_named) {
+  testing::TempFolder dir;
+  const std::string garbled = dir.file("garbled.h5");
+  logged_and_killed(garbled);
+  {
+    // The first record's stored bytes replaced by a length that claims too much, and its
+    // CRC made to match.
+    const auto contents = store::read_commit_log(garbled + "-wal");
+    BOOST_REQUIRE(contents.has_value());
+    const std::uint64_t first = 16 + 16 + contents->base.size();  // magic, frame, base
+    std::uint64_t frame[2] = {};
+    std::ifstream(garbled + "-wal", std::ios::binary)
+        .seekg(static_cast<std::streamoff>(first))
+        .read(reinterpret_cast<char*>(frame), sizeof frame);
+    std::string stored(frame[0], '\0');
+    const std::uint64_t claims = ~std::uint64_t{0};
+    std::memcpy(stored.data(), &claims, sizeof claims);
+    frame[1] =
+        crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(stored.data()), stored.size());
+    overwrite(garbled + "-wal", first,
+              std::string(reinterpret_cast<const char*>(frame), sizeof frame) + stored);
+  }
+  check_refused(garbled, "its record 1 is a compressed record of");
+
+  const std::string newer = dir.file("newer.h5");
+  logged_and_killed(newer);
+  overwrite(newer + "-wal", 14, "9");
+  check_refused(newer, "names a format this slurmtune does not read (it reads 1 and 2)");
 }
