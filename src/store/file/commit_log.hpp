@@ -5,7 +5,7 @@
 // Waiting for an HDF5 commit cost those decisions up to seconds at a rung crossing of
 // 16,384 trials, and the commits, one every 10 ms while decisions waited, a third of the
 // coordinator's core: each deflates the tables' partial last chunks again whole. A
-// record here is one write() of the rows, uncompressed; HDF5 gets them once a second.
+// record here is one write() of the rows, compressed (below); HDF5 gets them once a second.
 //
 // The log is two files, its segments (STUDY.h5-wal and STUDY.h5-wal.1), used in turn:
 // each holds the batches of one group commit, in the order taken, each framed with its

@@ -436,7 +436,7 @@ void as_format_1(const std::string& log) {
     framed(record);
 }
 
-// Overwrites `count` bytes of `path` at `offset` with `bytes`.
+// Overwrites `path` at `offset` with `bytes`.
 void overwrite(const std::string& path, std::uint64_t offset, const std::string& bytes) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekp(static_cast<std::streamoff>(offset));
@@ -506,25 +506,40 @@ BOOST_AUTO_TEST_CASE(a_log_that_does_not_decompress_is_refused_and_named) {
   testing::TempFolder dir;
   const std::string garbled = dir.file("garbled.h5");
   logged_and_killed(garbled);
-  {
-    // The first record's stored bytes replaced by a length that claims too much, and its
-    // CRC made to match.
-    const auto contents = store::read_commit_log(garbled + "-wal");
+  // The first record's stored bytes replaced by `stored` (as long as they were), and its
+  // CRC made to match.
+  const auto forge_first_record = [](const std::string& path, const auto& fill) {
+    const auto contents = store::read_commit_log(path + "-wal");
     BOOST_REQUIRE(contents.has_value());
     const std::uint64_t first = 16 + 16 + contents->base.size();  // magic, frame, base
     std::uint64_t frame[2] = {};
-    std::ifstream(garbled + "-wal", std::ios::binary)
+    std::ifstream(path + "-wal", std::ios::binary)
         .seekg(static_cast<std::streamoff>(first))
         .read(reinterpret_cast<char*>(frame), sizeof frame);
     std::string stored(frame[0], '\0');
-    const std::uint64_t claims = ~std::uint64_t{0};
-    std::memcpy(stored.data(), &claims, sizeof claims);
+    fill(stored);
     frame[1] =
         crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(stored.data()), stored.size());
-    overwrite(garbled + "-wal", first,
+    overwrite(path + "-wal", first,
               std::string(reinterpret_cast<const char*>(frame), sizeof frame) + stored);
-  }
+  };
+  // A length that claims more than LZ4 can make of the bytes.
+  forge_first_record(garbled, [](std::string& stored) {
+    const std::uint64_t claims = ~std::uint64_t{0};
+    std::memcpy(stored.data(), &claims, sizeof claims);
+  });
   check_refused(garbled, "its record 1 is a compressed record of");
+  // A plausible length and chunk header, then bytes that are not an LZ4 block.
+  const std::string junk = dir.file("junk.h5");
+  logged_and_killed(junk);
+  forge_first_record(junk, [](std::string& stored) {
+    const std::uint64_t length = 100;
+    const std::uint32_t chunk[2] = {100, static_cast<std::uint32_t>(stored.size() - 16)};
+    std::memcpy(stored.data(), &length, sizeof length);
+    std::memcpy(stored.data() + 8, chunk, sizeof chunk);
+    std::fill(stored.begin() + 16, stored.end(), '\xff');
+  });
+  check_refused(junk, "its record 1 is a chunk LZ4 cannot decompress");
 
   const std::string newer = dir.file("newer.h5");
   logged_and_killed(newer);
