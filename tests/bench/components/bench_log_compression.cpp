@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "store/file/hdf5.hpp"
+
+using namespace slurmtune;
+
 namespace {
 
 using Bytes = std::vector<unsigned char>;
@@ -28,16 +32,13 @@ using Clock = std::chrono::steady_clock;
 
 // A dataset's rows as the file stores them (the writer's memory layout: packed).
 Bytes table_bytes(hid_t file, const char* name, std::size_t& row_size) {
-  const hid_t dataset = H5Dopen2(file, name, H5P_DEFAULT);
-  if (dataset < 0) throw std::runtime_error(std::string("no dataset ") + name);
-  const hid_t type = H5Dget_type(dataset), space = H5Dget_space(dataset);
+  const store::Hid dataset = store::check(H5Dopen2(file, name, H5P_DEFAULT), name);
+  const store::Hid type = store::check(H5Dget_type(dataset), "H5Dget_type");
+  const store::Hid space = store::check(H5Dget_space(dataset), "H5Dget_space");
   row_size = H5Tget_size(type);
   Bytes bytes(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)) * row_size);
   if (!bytes.empty() && H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0)
     throw std::runtime_error(std::string("cannot read ") + name);
-  H5Sclose(space);
-  H5Tclose(type);
-  H5Dclose(dataset);
   return bytes;
 }
 
@@ -136,12 +137,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::size_t per_batch = argc > 2 ? std::stoul(argv[2]) : 160;
-  const hid_t file = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) {
-    std::fprintf(stderr, "cannot open %s\n", argv[1]);
-    return 1;
-  }
+  store::quiet_hdf5_errors();  // the error says what failed, once
   try {
+    const store::Hid file = store::check(H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT), argv[1]);
     for (const auto& [table, rows_per_batch] :
          {std::pair{"trials", per_batch},
           std::pair{"checkpoints", std::max<std::size_t>(per_batch / 10, 1)},
@@ -152,9 +150,7 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
-    H5Fclose(file);
     return 1;
   }
-  H5Fclose(file);
   return 0;
 }
