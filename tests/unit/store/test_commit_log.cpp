@@ -107,6 +107,24 @@ std::uint64_t committed_reports(const std::string& path) {
   return store::StudyReader(path).committed().metrics;
 }
 
+// apply_log takes in both commits logged_and_killed left in `path`'s log: 5 reports, trial
+// 0 completed at its best, trial 1 running; the log is gone.
+void check_both_commits_applied(const std::string& path) {
+  const auto applied = store::StudyWriter::apply_log(path);
+  BOOST_REQUIRE(applied.has_value());
+  BOOST_TEST(
+      applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
+      *applied);
+  BOOST_TEST(!fs::exists(path + "-wal"));
+  const store::StudyReader reader(path);
+  BOOST_TEST(reader.committed().metrics == 5U);
+  const auto trials = reader.trials();
+  BOOST_REQUIRE(trials.size() == 2U);
+  BOOST_TEST((trials[0].status == store::TrialStatus::Completed));
+  BOOST_TEST(trials[0].best_value == 1.0 / 3);
+  BOOST_TEST((trials[1].status == store::TrialStatus::Running));
+}
+
 // apply_log refuses `path`'s log with an InputError that names the log, says `expected`
 // and what to do; the results file stays as it was.
 void check_refused(const std::string& path, const std::string& expected) {
@@ -157,19 +175,8 @@ BOOST_AUTO_TEST_CASE(a_killed_writers_logged_rows_survive_its_death) {
   logged_and_killed(path);
   BOOST_TEST(fs::exists(path + "-wal"));
   BOOST_TEST(committed_reports(path) == 0U);
-  const auto applied = store::StudyWriter::apply_log(path);
-  BOOST_REQUIRE(applied.has_value());
-  BOOST_TEST(
-      applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
-      *applied);
-  BOOST_TEST(!fs::exists(path + "-wal"));
+  check_both_commits_applied(path);
   const store::StudyReader reader(path);
-  BOOST_TEST(reader.committed().metrics == 5U);
-  const auto trials = reader.trials();
-  BOOST_REQUIRE(trials.size() == 2U);
-  BOOST_TEST((trials[0].status == store::TrialStatus::Completed));
-  BOOST_TEST(trials[0].best_value == 1.0 / 3);
-  BOOST_TEST((trials[1].status == store::TrialStatus::Running));
   const auto state = store::resume_study(reader, spec(), {});
   BOOST_TEST(state.reports_replayed == 5U);
   BOOST_TEST(!store::StudyWriter::apply_log(path).has_value());  // nothing left
@@ -455,14 +462,7 @@ BOOST_AUTO_TEST_CASE(a_format_1_log_is_still_applied) {
   std::ifstream(path + "-wal", std::ios::binary).read(magic.data(), 16);
   BOOST_TEST(magic == "slurmtune wal 1\n");
   BOOST_TEST(store::logged_metric_rows(path).value_or(0) == 5U);
-  const auto applied = store::StudyWriter::apply_log(path);
-  BOOST_REQUIRE(applied.has_value());
-  BOOST_TEST(
-      applied->find("held 2 commit(s) after the file's last (5 report(s))") != std::string::npos,
-      *applied);
-  const store::StudyReader reader(path);
-  BOOST_TEST(reader.committed().metrics == 5U);
-  BOOST_TEST(reader.trials().size() == 2U);
+  check_both_commits_applied(path);
 }
 
 // Records are stored compressed: a record of mostly zeros (the fixed-width rows are) takes
