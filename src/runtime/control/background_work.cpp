@@ -11,14 +11,16 @@
 
 namespace slurmtune::runtime {
 
-BackgroundWork::BackgroundWork(EventLoop& loop)
-    : loop_(loop), done_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+BackgroundWork::BackgroundWork(EventLoop& loop, std::chrono::steady_clock::duration finish_budget)
+    : loop_(loop),
+      finish_budget_(finish_budget),
+      done_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (!done_fd_) protocol::throw_errno("cannot create the eventfd of the background work");
   loop_.add(done_fd_.get(), EPOLLIN, [this](std::uint32_t) {
     std::uint64_t count = 0;
     while (::read(done_fd_.get(), &count, sizeof count) == sizeof count) {
     }
-    run_finished();
+    if (!run_finished(finish_budget_)) signal_done();
   });
   thread_ = store::background_thread("st-helper", [this] { serve(); });
 }
@@ -59,19 +61,34 @@ void BackgroundWork::serve() {
     lock.lock();
     finished_.push_back(finish ? std::move(finish) : Finish([] {}));
     changed_.notify_all();
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const auto ignored = ::write(done_fd_.get(), &one, sizeof one);
+    signal_done();
   }
 }
 
-void BackgroundWork::run_finished() {
+void BackgroundWork::signal_done() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto ignored = ::write(done_fd_.get(), &one, sizeof one);
+}
+
+bool BackgroundWork::run_finished(std::chrono::steady_clock::duration budget) {
+  const auto began = std::chrono::steady_clock::now();
   std::deque<Finish> finished;
   {
     const std::lock_guard lock(mutex_);
     finished.swap(finished_);
   }
+  // Those left for later go back before any finished since, in the order they came.
+  const auto put_back = [&] {
+    const std::lock_guard lock(mutex_);
+    finished_.insert(finished_.begin(), std::make_move_iterator(finished.begin()),
+                     std::make_move_iterator(finished.end()));
+  };
   // Each finish is counted out before it runs: one that throws is not run again.
-  while (!finished.empty()) {
+  for (bool ran = false; !finished.empty(); ran = true) {
+    if (ran && std::chrono::steady_clock::now() - began >= budget) {
+      put_back();
+      return false;
+    }
     const Finish finish = std::move(finished.front());
     finished.pop_front();
     --in_flight_;
@@ -79,12 +96,11 @@ void BackgroundWork::run_finished() {
       finish();
     } catch (...) {
       // The rest run at the next call; the error goes to the loop's caller.
-      const std::lock_guard lock(mutex_);
-      finished_.insert(finished_.begin(), std::make_move_iterator(finished.begin()),
-                       std::make_move_iterator(finished.end()));
+      put_back();
       throw;
     }
   }
+  return true;
 }
 
 void BackgroundWork::wait_for_some() {

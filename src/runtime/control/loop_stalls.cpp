@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 
 #include "core/number_text.hpp"
 #include "store/file/flush_thread.hpp"
@@ -10,6 +11,9 @@ namespace slurmtune::runtime {
 namespace {
 
 using Clock = LoopStalls::Clock;
+
+// The turns the summary counts by whether the loop's thread ran them.
+constexpr auto kLongTurn = std::chrono::milliseconds(10);
 
 double in_ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
@@ -49,8 +53,15 @@ void LoopStalls::periodic_begins(Clock::time_point woke) {
   measured_at_periodic_ = measured_;
 }
 
+Clock::duration LoopStalls::thread_cpu_now() {
+  timespec used{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) != 0) return {};
+  return std::chrono::seconds(used.tv_sec) + std::chrono::nanoseconds(used.tv_nsec);
+}
+
 void LoopStalls::turn_ends() {
   const auto end = now_();
+  const auto cpu = cpu_now_();
   const auto unclaimed = [](Clock::duration span, Clock::duration claimed) {
     return std::max(Clock::duration::zero(), span - claimed);
   };
@@ -62,6 +73,9 @@ void LoopStalls::turn_ends() {
       unclaimed(end - periodic_from_, measured_ - measured_at_periodic_);
   for (const auto part : turn.work)
     turn.total += part;
+  turn.ran = cpu - cpu_at_turn_end_;
+  cpu_at_turn_end_ = cpu;
+  if (turn.total > kLongTurn && 2 * turn.ran < turn.total) ++long_turns_off_core_;
   split_ = {};
   measured_ = measured_at_periodic_ = {};
 
@@ -105,9 +119,11 @@ std::string LoopStalls::summary() const {
         (parts.empty() ? "" : ", ") + name_of(static_cast<Work>(w)) + " " + ms(longest_.work[w]);
   }
   const auto over = [&](std::size_t from) { return std::to_string(by_length_.from(from)); };
-  return "loop: longest turn " + ms(longest_.total) + (parts.empty() ? "" : " (" + parts + ")") +
-         "; turns over 10 ms: " + over(2) + ", over 100 ms: " + over(3) + ", over 1 s: " + over(4) +
-         " (of " + std::to_string(turns_) + ")";
+  return "loop: longest turn " + ms(longest_.total) + " (" + parts + (parts.empty() ? "" : "; ") +
+         "its thread ran " + ms(longest_.ran) + " of it); turns over 10 ms: " + over(2) + " (" +
+         std::to_string(long_turns_off_core_) +
+         " with its thread running under half of the turn: the core was elsewhere), over 100 ms: " +
+         over(3) + ", over 1 s: " + over(4) + " (of " + std::to_string(turns_) + ")";
 }
 
 std::string LoopStalls::work_summary() const {

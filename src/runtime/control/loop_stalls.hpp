@@ -7,6 +7,12 @@
 // window and what filled it; each commit records the longest of about the last minute,
 // how busy the loop was then, and the session's longest (`slurmtune status`, the
 // dashboard); the session's summary gives a histogram of turns and where the time went.
+//
+// A turn is wall time. Each is also read on the loop thread's CPU clock, which does not
+// count what an interrupt, another thread or a virtual machine's host took of the core:
+// a long turn the thread ran for only a part of is the machine's, not the loop's work
+// (on this project's 2-core test VM, turns of 20-45 ms with under 0.1 ms of the
+// thread's time; doc/performance/control-plane.md).
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -21,10 +27,17 @@ class LoopStalls {
  public:
   using Clock = std::chrono::steady_clock;
   using Now = Clock::time_point (*)();
+  /// The CPU time the calling thread has used.
+  using CpuNow = Clock::duration (*)();
   using Work = core::LoopWork;
 
-  /// `now` is the clock the scopes read (tests pass their own).
-  explicit LoopStalls(Now now = &Clock::now) : now_(now) {}
+  /// `now` is the clock the scopes read, `cpu_now` the loop thread's CPU clock, read
+  /// once a turn, on the loop (tests pass their own).
+  explicit LoopStalls(Now now = &Clock::now, CpuNow cpu_now = &thread_cpu_now)
+      : now_(now), cpu_now_(cpu_now), cpu_at_turn_end_(cpu_now()) {}
+
+  /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
+  static Clock::duration thread_cpu_now();
 
   /// Time from construction to destruction counts as `work`, less what scopes nested in
   /// it count as theirs.
@@ -47,6 +60,7 @@ class LoopStalls {
   void forget_so_far() {
     split_ = {};
     measured_ = {};
+    cpu_at_turn_end_ = cpu_now_();
   }
   /// The loop woke at `woke`; its events' callbacks are done and the periodic work
   /// begins: what no scope claimed since `woke` was messages.
@@ -57,7 +71,8 @@ class LoopStalls {
   /// "longest loop turn 3.2 ms (decisions)": the window since the last call, which
   /// starts a new one.
   std::string take_window();
-  /// The session's: the longest turn and what filled it, and the turns over 10 ms,
+  /// The session's: the longest turn, what filled it and how much of it the loop's
+  /// thread ran, and the turns over 10 ms (with those the thread ran under half of),
   /// 100 ms and 1 s.
   std::string summary() const;
   /// The session's busy time by work, and how many turns took up to 1 ms, 10 ms, ...
@@ -75,6 +90,7 @@ class LoopStalls {
   struct Turn {
     Split work{};
     Clock::duration total{};
+    Clock::duration ran{};  // the loop thread's CPU time in it
     Work dominant() const;
   };
   struct Bucket {
@@ -84,6 +100,8 @@ class LoopStalls {
   };
 
   Now now_;
+  CpuNow cpu_now_;
+  Clock::duration cpu_at_turn_end_;  // the loop thread's, when the last turn ended
   // The turn under way.
   Split split_{};
   Clock::duration measured_{};  // all scopes' own time so far this turn
@@ -94,6 +112,7 @@ class LoopStalls {
   Split busy_by_work_{};
   DecadeCounts<5> by_length_{DecadeCounts<5>::Milliseconds(1)};  // turns: 1 ms, ..., 1 s, over
   std::uint64_t turns_ = 0;
+  std::uint64_t long_turns_off_core_ = 0;  // over 10 ms, the thread running under half
   Clock::time_point first_turn_{};
   Clock::time_point last_turn_{};
   std::array<Bucket, kRecentBuckets> recent_{};

@@ -23,10 +23,18 @@ std::ostream& operator<<(std::ostream& out, LoopWork work) {
 namespace {
 
 Clock::time_point fake_now;
+Clock::duration fake_cpu;  // the loop thread's CPU clock
 Clock::time_point now() {
   return fake_now;
 }
-void pass(milliseconds d) {
+Clock::duration cpu() {
+  return fake_cpu;
+}
+void pass(milliseconds d) {  // with the loop's thread on the core
+  fake_now += d;
+  fake_cpu += d;
+}
+void pass_off_core(milliseconds d) {  // an interrupt, another thread or the host has it
   fake_now += d;
 }
 
@@ -48,7 +56,7 @@ void turn(LoopStalls& stalls, milliseconds events, milliseconds periodic,
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_longest_turn_is_kept_with_what_filled_it) {
-  LoopStalls stalls(&now);
+  LoopStalls stalls(&now, &cpu);
   turn(stalls, milliseconds(2), milliseconds(1));
   turn(stalls, milliseconds(38), milliseconds(3), LoopWork::Decisions, milliseconds(30));
   turn(stalls, milliseconds(0), milliseconds(150));
@@ -56,15 +64,16 @@ BOOST_AUTO_TEST_CASE(the_longest_turn_is_kept_with_what_filled_it) {
   turn(stalls, milliseconds(5), milliseconds(1));
   BOOST_TEST(stalls.longest_ms() == 1200.0);
   BOOST_TEST(stalls.summary() ==
-             "loop: longest turn 1200.0 ms (suggestions 1100.0 ms, messages 100.0 ms); turns "
-             "over 10 ms: 3, over 100 ms: 2, over 1 s: 1 (of 5)");
+             "loop: longest turn 1200.0 ms (suggestions 1100.0 ms, messages 100.0 ms; its thread "
+             "ran 1200.0 ms of it); turns over 10 ms: 3 (0 with its thread running under half of "
+             "the turn: the core was elsewhere), over 100 ms: 2, over 1 s: 1 (of 5)");
   BOOST_TEST(stalls.work_summary() ==
              "loop: busy 1.4 s of 1.4 s: messages 0.12 s, decisions 0.03 s, suggestions 1.1 s, "
              "periodic 0.16 s; turns up to 1 ms 0, 1-10 ms 2, 10-100 ms 1, 0.1-1 s 1, over 1 s 1");
 }
 
 BOOST_AUTO_TEST_CASE(nested_scopes_count_apart_and_the_rest_is_periodic) {
-  LoopStalls stalls(&now);
+  LoopStalls stalls(&now, &cpu);
   const auto woke = fake_now;
   pass(milliseconds(4));  // a message read and checked
   stalls.periodic_begins(woke);
@@ -85,13 +94,36 @@ BOOST_AUTO_TEST_CASE(nested_scopes_count_apart_and_the_rest_is_periodic) {
   stalls.turn_ends();
   BOOST_TEST(stalls.summary() ==
              "loop: longest turn 36.0 ms (suggestions 20.0 ms, results 6.0 ms, launches 5.0 ms, "
-             "messages 4.0 ms, periodic 1.0 ms); turns over 10 ms: 1, over 100 ms: 0, over 1 s: 0 "
-             "(of 1)");
+             "messages 4.0 ms, periodic 1.0 ms; its thread ran 36.0 ms of it); turns over 10 ms: 1 "
+             "(0 with its thread running under half of the turn: the core was elsewhere), over "
+             "100 ms: 0, over 1 s: 0 (of 1)");
   BOOST_TEST(stalls.take_window() == "longest loop turn 36.0 ms (suggestions)");
 }
 
+// A turn the loop's thread did not run for most of is the machine's: the summary says
+// how much of the longest it ran, and how many long turns were mostly off the core.
+BOOST_AUTO_TEST_CASE(turns_the_thread_did_not_run_are_told_apart) {
+  LoopStalls stalls(&now, &cpu);
+  auto woke = fake_now;
+  pass(milliseconds(2));
+  pass_off_core(milliseconds(40));  // the host held the virtual CPU
+  pass(milliseconds(1));
+  stalls.periodic_begins(woke);
+  stalls.turn_ends();
+  turn(stalls, milliseconds(30), milliseconds(0));  // worked through
+  woke = fake_now;
+  pass(milliseconds(8));
+  pass_off_core(milliseconds(4));  // under half off the core: the loop's own turn
+  stalls.periodic_begins(woke);
+  stalls.turn_ends();
+  BOOST_TEST(stalls.summary() ==
+             "loop: longest turn 43.0 ms (messages 43.0 ms; its thread ran 3.0 ms of it); turns "
+             "over 10 ms: 3 (1 with its thread running under half of the turn: the core was "
+             "elsewhere), over 100 ms: 0, over 1 s: 0 (of 3)");
+}
+
 BOOST_AUTO_TEST_CASE(each_window_starts_anew) {
-  LoopStalls stalls(&now);
+  LoopStalls stalls(&now, &cpu);
   turn(stalls, milliseconds(40), milliseconds(2));
   BOOST_TEST(stalls.take_window() == "longest loop turn 42.0 ms (messages)");
   turn(stalls, milliseconds(0), milliseconds(3));
@@ -101,7 +133,7 @@ BOOST_AUTO_TEST_CASE(each_window_starts_anew) {
 }
 
 BOOST_AUTO_TEST_CASE(the_recent_figures_forget_what_is_older_than_the_window) {
-  LoopStalls stalls(&now);
+  LoopStalls stalls(&now, &cpu);
   turn(stalls, milliseconds(300), milliseconds(0), LoopWork::Exits, milliseconds(300));
   // Half busy for the next 50 s: turns of 50 ms, 50 ms apart.
   for (int i = 0; i < 500; ++i) {
@@ -130,7 +162,7 @@ BOOST_AUTO_TEST_CASE(the_recent_figures_forget_what_is_older_than_the_window) {
 }
 
 BOOST_AUTO_TEST_CASE(no_turn_yet_is_all_zero) {
-  const LoopStalls stalls(&now);
+  const LoopStalls stalls(&now, &cpu);
   const auto figures = stalls.figures();
   BOOST_TEST(figures.turns == 0u);
   BOOST_TEST(figures.recent_longest_ms == 0.0);
