@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 
 #include "core/number_text.hpp"
 #include "store/file/flush_thread.hpp"
@@ -54,9 +53,8 @@ void LoopStalls::periodic_begins(Clock::time_point woke) {
 }
 
 Clock::duration LoopStalls::thread_cpu_now() {
-  timespec used{};
-  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) != 0) return {};
-  return std::chrono::seconds(used.tv_sec) + std::chrono::nanoseconds(used.tv_nsec);
+  return std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(store::this_thread_cpu_seconds()));
 }
 
 void LoopStalls::turn_ends() {
@@ -122,8 +120,8 @@ std::string LoopStalls::summary() const {
   return "loop: longest turn " + ms(longest_.total) + " (" + parts + (parts.empty() ? "" : "; ") +
          "its thread ran " + ms(longest_.ran) + " of it); turns over 10 ms: " + over(2) + " (" +
          std::to_string(long_turns_off_core_) +
-         " with its thread running under half of the turn: the core was elsewhere), over 100 ms: " +
-         over(3) + ", over 1 s: " + over(4) + " (of " + std::to_string(turns_) + ")";
+         " of them with its thread on the core under half the turn), over 100 ms: " + over(3) +
+         ", over 1 s: " + over(4) + " (of " + std::to_string(turns_) + ")";
 }
 
 std::string LoopStalls::work_summary() const {

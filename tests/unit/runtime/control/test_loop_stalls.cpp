@@ -63,10 +63,11 @@ BOOST_AUTO_TEST_CASE(the_longest_turn_is_kept_with_what_filled_it) {
   turn(stalls, milliseconds(1200), milliseconds(0), LoopWork::Suggestions, milliseconds(1100));
   turn(stalls, milliseconds(5), milliseconds(1));
   BOOST_TEST(stalls.longest_ms() == 1200.0);
-  BOOST_TEST(stalls.summary() ==
-             "loop: longest turn 1200.0 ms (suggestions 1100.0 ms, messages 100.0 ms; its thread "
-             "ran 1200.0 ms of it); turns over 10 ms: 3 (0 with its thread running under half of "
-             "the turn: the core was elsewhere), over 100 ms: 2, over 1 s: 1 (of 5)");
+  BOOST_TEST(
+      stalls.summary() ==
+      "loop: longest turn 1200.0 ms (suggestions 1100.0 ms, messages 100.0 ms; its thread "
+      "ran 1200.0 ms of it); turns over 10 ms: 3 (0 of them with its thread on the core under "
+      "half the turn), over 100 ms: 2, over 1 s: 1 (of 5)");
   BOOST_TEST(stalls.work_summary() ==
              "loop: busy 1.4 s of 1.4 s: messages 0.12 s, decisions 0.03 s, suggestions 1.1 s, "
              "periodic 0.16 s; turns up to 1 ms 0, 1-10 ms 2, 10-100 ms 1, 0.1-1 s 1, over 1 s 1");
@@ -95,8 +96,8 @@ BOOST_AUTO_TEST_CASE(nested_scopes_count_apart_and_the_rest_is_periodic) {
   BOOST_TEST(stalls.summary() ==
              "loop: longest turn 36.0 ms (suggestions 20.0 ms, results 6.0 ms, launches 5.0 ms, "
              "messages 4.0 ms, periodic 1.0 ms; its thread ran 36.0 ms of it); turns over 10 ms: 1 "
-             "(0 with its thread running under half of the turn: the core was elsewhere), over "
-             "100 ms: 0, over 1 s: 0 (of 1)");
+             "(0 of them with its thread on the core under half the turn), over 100 ms: 0, over "
+             "1 s: 0 (of 1)");
   BOOST_TEST(stalls.take_window() == "longest loop turn 36.0 ms (suggestions)");
 }
 
@@ -118,8 +119,8 @@ BOOST_AUTO_TEST_CASE(turns_the_thread_did_not_run_are_told_apart) {
   stalls.turn_ends();
   BOOST_TEST(stalls.summary() ==
              "loop: longest turn 43.0 ms (messages 43.0 ms; its thread ran 3.0 ms of it); turns "
-             "over 10 ms: 3 (1 with its thread running under half of the turn: the core was "
-             "elsewhere), over 100 ms: 0, over 1 s: 0 (of 3)");
+             "over 10 ms: 3 (1 of them with its thread on the core under half the turn), over 100 "
+             "ms: 0, over 1 s: 0 (of 3)");
 }
 
 BOOST_AUTO_TEST_CASE(each_window_starts_anew) {
