@@ -173,6 +173,7 @@ struct Client::State {
   std::string assignment;  // WELCOME or ASSIGN payload of the current trial
   bool checkpoint_wanted = false, finished = false, group = false;
   std::optional<double> terminated_at;  // the step whose report noticed a SIGTERM
+  bool stopped = false;  // told to stop or pause (its checkpoint perhaps still to save)
 
   void send(protocol::MessageType type, const std::string& payload) {
     const std::string frame = protocol::encode_frame(type, payload);
@@ -282,7 +283,13 @@ struct Client::State {
       checkpoint_wanted = true;
       decision = Decision::Pause;
     }
-    if (decision != Decision::Continue) trial_ending = 1;
+    // Told to stop or pause, a SIGTERM ends the process at once (a trial that hangs),
+    // but not before the checkpoint asked for is saved: scancel signals the trial's step
+    // as the coordinator's "suspend" reaches it (checkpoint_saved ends it then).
+    if (decision != Decision::Continue) {
+      stopped = true;
+      if (!checkpoint_wanted) trial_ending = 1;
+    }
     return decision;
   }
 };
@@ -378,6 +385,7 @@ void Client::checkpoint_saved(double step, const std::string& path) {
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   state_->send(protocol::MessageType::Checkpoint,
                protocol::encode(protocol::CheckpointSaved{step, path, ec ? 0 : size}));
+  if (state_->stopped) trial_ending = 1;  // the checkpoint the stop asked for is saved
 }
 
 void Client::finish(bool ok, const std::string& error) {

@@ -351,6 +351,9 @@ def main():
     parser.add_argument("--digits", help="the mlp_digits example program")
     parser.add_argument("--long-paths", action="store_true",
                         help="term/cancel/kill: trials checkpoint under 300+ byte paths")
+    parser.add_argument("--cpp-interrupt", action="store_true",
+                        help="term/cancel/kill: the trials are --cpp-trial's (C++ client), each "
+                             "sending itself SIGTERM while it saves the checkpoint a pause asked for")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="slurmtune-%s-%s-" % (args.launcher, args.scenario))
     if args.placement == "mpi":

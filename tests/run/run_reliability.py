@@ -213,8 +213,15 @@ def cancel_a_step(job, workdir):
 
 def scenario_interrupt(runner, args, how):
     command = [sys.executable, FAULT_TRIAL, "--x={x}", "--steps=9", "--sleep=0.4"]
-    if args.long_paths:
+    if args.cpp_interrupt:  # the C++ client's trials, each sending itself SIGTERM as it pauses
+        command = [args.cpp_trial, "9", "-1", "0.4", "term-while-saving"]
+    elif args.long_paths:
         command.append("--long-paths")
+    if how == "cancel" and runner.launcher == "local" and not args.cpp_interrupt:
+        # A first SIGTERM while a trial saves the checkpoint its "suspend" asked for is
+        # noted, not fatal: the checkpoint is still saved (under Slurm, scancel's own
+        # SIGTERM races the same way; a second one would end the trial).
+        command += ["--faults", ",".join("%d:term-while-saving" % t for t in range(10))]
     study = runner.write("study.toml", study_toml(how, command, max_trials=8, max_t=9,
                                                   trial_extra="max_failures = 1\n"))
     path = os.path.join(runner.workdir, "study.h5")

@@ -18,7 +18,9 @@ attempt: 2.5 s per step, far past a time limit; the best loss), heartbeat (a 6 s
 with a heartbeat every 0.5 s; the best loss), shell-heartbeat (the same, each heartbeat
 sent by the shell client `SLURMTUNE report --heartbeat`), crash-best (every attempt
 reports the lowest loss of the study, -100, at its first step and then exits 3: a
-configuration that must never be recommended). Its pid goes to TRIAL_DIR/pid.
+configuration that must never be recommended), term-while-saving (told to stop or pause
+with a checkpoint, it sends itself SIGTERM before saving it, as `scancel` does to a step
+that the coordinator's "suspend" has just reached). Its pid goes to TRIAL_DIR/pid.
 """
 import argparse
 import json
@@ -118,6 +120,8 @@ for step in range(first, args.steps + 1):
             while True:
                 time.sleep(1)
         if stopped.checkpoint and not args.never_checkpoint:
+            if fault == "term-while-saving":  # as scancel's SIGTERM reaches a pausing step
+                os.kill(os.getpid(), signal.SIGTERM)
             save_checkpoint(step)
             client.checkpoint_saved(step, checkpoint)
         raise

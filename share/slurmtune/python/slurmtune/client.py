@@ -363,6 +363,7 @@ class Client(Connection):
         self._finished = False
         self._sigterm = False  # a SIGTERM was noted: the next decision ends the attempt
         self._ending = False   # told to stop or pause: a SIGTERM now terminates at once
+        self._stopped = False  # told to stop or pause (its checkpoint perhaps still to save)
         self._catch_sigterm()
         # The credential in SLURMTUNE_TOKEN_FILE covers this trial's attempt only
         # (doc/protocol.md#credentials).
@@ -388,7 +389,12 @@ class Client(Connection):
     def _decide(self, kind, body, step):
         decision, self._checkpoint_wanted = parse_decision(self.exchange(kind, body, _DECISION))
         if decision != "continue":
-            self._ending = True
+            # From here a SIGTERM ends the process at once (a trial told to stop that
+            # hangs), but not before the checkpoint asked for is saved: `scancel` signals
+            # the trial's step as the coordinator's "suspend" reaches it, and a first
+            # SIGTERM during the save lost the step's work (checkpoint_saved ends it).
+            self._stopped = True
+            self._ending = not self._checkpoint_wanted
             raise TrialStopped(decision, step, self._checkpoint_wanted)
         if self._sigterm:
             self._ending = self._checkpoint_wanted = True
@@ -415,6 +421,8 @@ class Client(Connection):
     def checkpoint_saved(self, step, path):
         """Indexes a checkpoint file (inside the trial's folder) in the results file."""
         self.index_checkpoint(step, path)
+        if self._stopped:
+            self._ending = True  # the checkpoint the stop asked for is saved
 
     def finish(self, ok=True, error=""):
         """Says how the trial ended; a failed trial is retried up to max_failures times."""
