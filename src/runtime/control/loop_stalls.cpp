@@ -52,11 +52,6 @@ void LoopStalls::periodic_begins(Clock::time_point woke) {
   measured_at_periodic_ = measured_;
 }
 
-Clock::duration LoopStalls::thread_cpu_now() {
-  return std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(store::this_thread_cpu_seconds()));
-}
-
 void LoopStalls::turn_ends() {
   const auto end = now_();
   const auto cpu = cpu_now_();
@@ -71,7 +66,8 @@ void LoopStalls::turn_ends() {
       unclaimed(end - periodic_from_, measured_ - measured_at_periodic_);
   for (const auto part : turn.work)
     turn.total += part;
-  turn.ran = cpu - cpu_at_turn_end_;
+  turn.ran = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(cpu - cpu_at_turn_end_));
   cpu_at_turn_end_ = cpu;
   if (turn.total > kLongTurn && 2 * turn.ran < turn.total) ++long_turns_off_core_;
   split_ = {};

@@ -23,21 +23,22 @@
 
 namespace slurmtune::runtime {
 
+/// The CPU time the calling thread has used, in seconds: called on the loop's, what the
+/// loop took of the process's (the session's last lines, and each turn's share).
+double loop_thread_cpu_seconds();
+
 class LoopStalls {
  public:
   using Clock = std::chrono::steady_clock;
   using Now = Clock::time_point (*)();
-  /// The CPU time the calling thread has used.
-  using CpuNow = Clock::duration (*)();
+  /// The CPU time the calling thread has used, in seconds.
+  using CpuNow = double (*)();
   using Work = core::LoopWork;
 
   /// `now` is the clock the scopes read, `cpu_now` the loop thread's CPU clock, read
   /// once a turn, on the loop (tests pass their own).
-  explicit LoopStalls(Now now = &Clock::now, CpuNow cpu_now = &thread_cpu_now)
+  explicit LoopStalls(Now now = &Clock::now, CpuNow cpu_now = &loop_thread_cpu_seconds)
       : now_(now), cpu_now_(cpu_now), cpu_at_turn_end_(cpu_now()) {}
-
-  /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
-  static Clock::duration thread_cpu_now();
 
   /// Time from construction to destruction counts as `work`, less what scopes nested in
   /// it count as theirs.
@@ -101,7 +102,7 @@ class LoopStalls {
 
   Now now_;
   CpuNow cpu_now_;
-  Clock::duration cpu_at_turn_end_;  // the loop thread's, when the last turn ended
+  double cpu_at_turn_end_;  // the loop thread's CPU seconds when the last turn ended
   // The turn under way.
   Split split_{};
   Clock::duration measured_{};  // all scopes' own time so far this turn
@@ -117,9 +118,5 @@ class LoopStalls {
   Clock::time_point last_turn_{};
   std::array<Bucket, kRecentBuckets> recent_{};
 };
-
-/// The CPU time the calling thread has used, in seconds: called on the loop's, what the
-/// loop took of the process's (the session's last lines).
-double loop_thread_cpu_seconds();
 
 }  // namespace slurmtune::runtime

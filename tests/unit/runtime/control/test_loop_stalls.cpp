@@ -27,8 +27,8 @@ Clock::duration fake_cpu;  // the loop thread's CPU clock
 Clock::time_point now() {
   return fake_now;
 }
-Clock::duration cpu() {
-  return fake_cpu;
+double cpu() {
+  return std::chrono::duration<double>(fake_cpu).count();
 }
 void pass(milliseconds d) {  // with the loop's thread on the core
   fake_now += d;
