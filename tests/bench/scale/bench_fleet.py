@@ -18,9 +18,15 @@ the fleet are pinned to different cores. Prints trials failed or retried, report
 over all parts: the largest of the parts' p50 and p99), the coordinator's connections,
 its longest loop turn, its CPU time and peak memory, and worker utilization: the share of
 the trials' time not spent waiting on decisions, and the share of the slots' time spent
-in trials between the first start and the last end (the launch ramp included); and, when
-the coordinator is pinned to one core, how busy that core was each second and which of the
-coordinator's threads used it (core_sampler.py).
+in trials between the first start and the last end (the launch ramp included); and how
+busy the coordinator's cores were each second and which of its threads used them
+(core_sampler.py).
+
+On a machine with cores to spare, give the coordinator several and the fleet the rest
+(--coordinator-cpu 0-3 --fleet-cpus 4-15): its loop, its flush thread, its helpers and the
+kernel's work for its sockets then need not share one. On this project's 2-core test VM
+the defaults pin each to one core, and at the rung crossings of the recommended setting
+the coordinator's is full (doc/performance/control-plane.md).
 
 --workdir: where the study's folder is made (default: the system's temporary folder). On
 a disk formatted ext4 without a journal, as this project's test machines' are, every
@@ -162,11 +168,9 @@ def main():
     if args.nofile:
         flag = "-n" if args.hard_nofile else "-Sn"
         command = ["bash", "-c", 'ulimit %s %d && exec "$@"' % (flag, args.nofile), "bash"] + command
-    sampler = None
-    if args.coordinator_cpu.isdigit():
-        sampler = CoreSampler(os.path.abspath(args.slurmtune), os.path.join(workdir, "study.h5"),
-                              int(args.coordinator_cpu))
-        sampler.start()
+    sampler = CoreSampler(os.path.abspath(args.slurmtune), os.path.join(workdir, "study.h5"),
+                          args.coordinator_cpu)
+    sampler.start()
     started = time.time()
     run = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
     wall = time.time() - started
@@ -250,9 +254,8 @@ def main():
           % (slow_total, decisions, 100.0 * slow_total / max(decisions, 1),
              ", ".join("%d s: %d of %d (%d; %d)" % (start, w[1], w[0], w[2], w[3])
                        for start, w in sorted(windows.items()) if w[1])))
-    if sampler:
-        sampler.save(os.path.join(workdir, "core.json"))
-        print(sampler.summary())
+    sampler.save(os.path.join(workdir, "core.json"))
+    print(sampler.summary())
     waited = sum(p["waited_s"] for p in parts) / max(sum(p["lived_s"] for p in parts), 1e-9)
     print("%.0f s wall (the coordinator's CPU: its line above; with the fleet's: %.1f s user + "
           "%.1f s system); worker utilization: %.4f of the trials' time not waiting on decisions, "

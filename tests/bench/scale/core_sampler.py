@@ -1,7 +1,7 @@
 """What the coordinator's core did each second of a fleet run (issue #61): the CPU each of
 the coordinator's threads used (the loop is the process's main thread; the others are
-named st-flush, st-helper, st-sampler, st-lookups), and how busy the core it is pinned to
-was, softirqs included (/proc/stat). A second in which the core was busy throughout is
+named st-flush, st-helper, st-sampler, st-lookups), and how busy the cores it is pinned to
+were, softirqs included (/proc/stat), in cores. A second in which the core was busy throughout is
 one in which the loop could not have answered sooner by reordering its own work: the
 core had none to spare.
 """
@@ -47,23 +47,38 @@ def thread_seconds(pid):
     return seconds
 
 
-def core_ticks(cpu):
-    """(busy, softirq, total) ticks of core `cpu` so far."""
+def parse_cpus(text):
+    """The cores of a taskset list ("0", "0-3", "0,2-3")."""
+    cores = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cores.extend(range(int(first), int(last or first) + 1))
+    return cores
+
+
+def core_ticks(cpus):
+    """(busy, softirq, total) ticks of the cores `cpus` together so far (total: of one)."""
+    busy = softirq = total = 0
     with open("/proc/stat") as f:
         for line in f:
-            if line.startswith("cpu%d " % cpu):
+            name = line.split(" ", 1)[0]
+            if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
                 v = [int(x) for x in line.split()[1:]]
                 idle = v[3] + v[4]  # idle, iowait
-                total = sum(v[:8])  # guest time is counted in user already
-                return total - idle, v[6], total
-    raise ValueError("no core %d in /proc/stat" % cpu)
+                whole = sum(v[:8])  # guest time is counted in user already
+                busy, softirq, total = busy + whole - idle, softirq + v[6], total + whole
+    if total == 0:
+        raise ValueError("no core %s in /proc/stat" % cpus)
+    return busy, softirq, total / len(cpus)
 
 
 class CoreSampler:
     """Samples once a second, on a thread, from start() until the process ends."""
 
-    def __init__(self, executable, marker, cpu):
-        self.executable, self.marker, self.cpu = executable, marker, cpu
+    def __init__(self, executable, marker, cpus):
+        """`cpus`: the coordinator's cores, as taskset takes them ("0", "0-3")."""
+        self.executable, self.marker, self.cpus = executable, marker, cpus
+        self.cores = parse_cpus(cpus)
         self.seconds = []  # (t, core busy share, softirq share, {thread: share})
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -76,10 +91,10 @@ class CoreSampler:
             return
         started = time.time()
         try:
-            last_threads, last_core = thread_seconds(pid), core_ticks(self.cpu)
+            last_threads, last_core = thread_seconds(pid), core_ticks(self.cores)
             while True:
                 time.sleep(1)
-                threads, core = thread_seconds(pid), core_ticks(self.cpu)
+                threads, core = thread_seconds(pid), core_ticks(self.cores)
                 total = max(core[2] - last_core[2], 1)
                 self.seconds.append((
                     time.time() - started, (core[0] - last_core[0]) / total,
@@ -90,29 +105,36 @@ class CoreSampler:
             return
 
     def save(self, path):
-        """Every second's figures, as JSON: [seconds from the start, core busy, softirq,
-        {thread: CPU seconds}]."""
+        """Every second's figures, as JSON: [seconds from the start, the cores' busy time
+        and softirqs (in cores), {thread: CPU seconds}]."""
         with open(path, "w") as f:
             json.dump(self.seconds, f)
 
     def summary(self, busiest=5):
-        """The lines for the harness's output."""
+        """The line for the harness's output."""
+        one = len(self.cores) == 1
+        cores = "core" if one else "%d cores" % len(self.cores)
         if not self.seconds:
-            return "the coordinator's core: not sampled"
-        full = sum(1 for s in self.seconds if s[1] >= 0.9)
-        # The seconds the coordinator's threads used the most of the core.
-        top = sorted(self.seconds, key=lambda s: -sum(s[3].values()))[:busiest]
+            return "the coordinator's %s: not sampled" % cores
+        full = sum(1 for s in self.seconds if s[1] >= 0.9 * len(self.cores))
+
+        def threads(shares, floor, unit):
+            ranked = sorted(shares.items(), key=lambda x: -x[1])
+            return ", ".join("%s %.*f%s" % (n, 2 if not unit else 1, v, unit)
+                             for n, v in ranked if v >= floor) or "none over %g" % floor
+
         def second(s):
-            threads = ", ".join("%s %.2f" % (n, v) for n, v in sorted(s[3].items(), key=lambda x: -x[1])
-                                if v >= 0.01)
-            return "%.0f s: %s (the core %.2f busy, softirqs %.2f)" % (s[0], threads, s[1], s[2])
+            return "%.0f s: %s (the %s %.2f busy, softirqs %.2f)" % (
+                s[0], threads(s[3], 0.01, ""), "core" if one else "cores", s[1], s[2])
+
+        # The seconds the coordinator's threads used the most.
+        top = sorted(self.seconds, key=lambda s: -sum(s[3].values()))[:busiest]
         whole = {}
         for s in self.seconds:
             for n, v in s[3].items():
                 whole[n] = whole.get(n, 0.0) + v
-        return ("the coordinator's core (cpu %d), sampled each second: busy 90 %% or more in %d of %d s; "
-                "the seconds its threads used the most of it (from the coordinator's start): %s; "
+        return ("the coordinator's %s (cpu %s), sampled each second: busy 90 %% or more in %d of %d s; "
+                "the seconds its threads used the most of %s (from the coordinator's start): %s; "
                 "the threads' CPU over the run: %s"
-                % (self.cpu, full, len(self.seconds), "; ".join(second(s) for s in sorted(top)),
-                   ", ".join("%s %.1f s" % (n, v) for n, v in sorted(whole.items(), key=lambda x: -x[1])
-                             if v >= 0.05)))
+                % (cores, self.cpus, full, len(self.seconds), "it" if one else "them",
+                   "; ".join(second(s) for s in sorted(top)), threads(whole, 0.05, " s")))
