@@ -70,6 +70,11 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   if (s.type == SchedulerType::AshaPromotion) {
     if (const auto predict = r.boolean("predict")) s.predict = *predict;
     if (const auto eager = r.boolean("eager_promotion")) s.eager_promotion = *eager;
+    if (r.has("trusted_trials")) {
+      std::int64_t trusted = 0;
+      read_optional_int(r, "trusted_trials", trusted, 0);
+      s.trusted_trials = trusted;
+    }
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {
@@ -111,6 +116,13 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 }
 
 }  // namespace
+
+std::int64_t default_trusted_trials(const core::StudySpec& study) {
+  const bool prior =
+      study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
+  if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return 0;
+  return static_cast<std::int64_t>(study.sampler.mobster.prior_exact);
+}
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {
   const auto type = r.keyword(

@@ -42,6 +42,11 @@ std::string parameter_hint(std::string_view word, const std::vector<core::Parame
 /// PBT's mutations name parameters of `space`.
 void read_scheduler(TableReader reader, const core::SearchSpace& space, core::SchedulerSpec& spec);
 
+/// asha_promotion's `trusted_trials` where the file does not give it: with a MOBSTER prior
+/// the earlier best started as they were (`prior_exact`), as screened on the tuning pairs
+/// (issue #64, search-quality.md); otherwise 0.
+std::int64_t default_trusted_trials(const core::StudySpec& study);
+
 /// `[scheduler]` keys of type = "pbt", and its `[scheduler.mutations]` table.
 void read_pbt(TableReader& reader, const core::SearchSpace& space, core::PbtSpec& spec);
 

@@ -510,6 +510,9 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
   settle_auto_tpe(study);
+  // The resolved count is what `validate` prints and the file records.
+  if (!study.scheduler.trusted_trials)
+    study.scheduler.trusted_trials = default_trusted_trials(study);
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
   check_freeze_thaw(root, study, source);

@@ -51,7 +51,7 @@ void insert_or_auto(toml::table& t, std::string_view key, std::optional<std::int
     t.insert(key, "auto");
 }
 
-toml::table scheduler_table(const core::SchedulerSpec& s) {
+toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_by_default) {
   toml::table t{{"type", std::string(core::scheduler_keyword(s.type))},
                 {"resource", s.resource},
                 {"max_t", s.max_t}};
@@ -108,6 +108,10 @@ toml::table scheduler_table(const core::SchedulerSpec& s) {
   // Written only when on: files from before the option resolve as they did.
   if (s.predict) t.insert("predict", true);
   if (s.eager_promotion) t.insert("eager_promotion", true);
+  // Written where it or its default is not 0: a study with a prior that set it to 0 keeps 0.
+  if (const auto trusted = s.trusted_trials.value_or(trusted_by_default);
+      trusted > 0 || trusted_by_default > 0)
+    t.insert("trusted_trials", trusted);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));
@@ -332,7 +336,7 @@ toml::table resolved_table(const core::StudySpec& study) {
     search.insert(p.name, parameter_table(study.space, p));
   toml::table out{{"study", study_table(study)},
                   {"search", std::move(search)},
-                  {"scheduler", scheduler_table(study.scheduler)},
+                  {"scheduler", scheduler_table(study.scheduler, default_trusted_trials(study))},
                   {"trial", trial_table(study)},
                   {"resources", resources_table(study.resources)},
                   {"simulate", simulate_table(study.simulate)}};

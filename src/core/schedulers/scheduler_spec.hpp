@@ -67,6 +67,11 @@ struct SchedulerSpec {
   /// than reduction_factor trials (where nothing can be promoted yet) runs on instead of
   /// pausing, as Optuna's SuccessiveHalving lets the best so far continue.
   bool eager_promotion = false;
+  /// asha_promotion: the first this many trials (a prior's earlier best started as they
+  /// were, `[[enqueue]]` entries) run to max_t without pausing; they still enter the rungs'
+  /// rankings. The study said what they are, so a slow start does not park them. Not
+  /// given: with a MOBSTER prior, its prior_exact (set by the study file reader), else 0.
+  std::optional<std::int64_t> trusted_trials;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

@@ -93,6 +93,9 @@ class EnqueuedFirst final : public Forwarding {
   Suggestion suggest_fixed(TrialId trial, const PartialConfiguration& fixed) override {
     Suggestion s = Forwarding::suggest_fixed(trial, fixed);
     apply_fixed(s, fixed, space_);
+    // A sampler that records its suggestion as started (MOBSTER) learns the configuration
+    // that runs, the fixed values in: replay tells it the same from the trial's start event.
+    Forwarding::started(trial, s.config);
     return s;
   }
 

@@ -21,6 +21,10 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior [...] check, eager promotion
                            the same with prior_check = true: the prior's share follows how its
                            check draws fare at the first rung against uniform ones
+  recommended, prior, eager promotion, trusted
+                           the same with [scheduler] trusted_trials = prior_exact: the earlier
+                           best, started as they were, run to max_t without pausing (a prior's
+                           default since 2026-12-03; the other prior methods set 0)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -75,7 +79,8 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior, eager promotion", "recommended, prior 0.5, eager promotion",
            "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion",
            "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion",
-           "recommended, prior check, eager promotion", "recommended, prior startup 4, eager promotion")
+           "recommended, prior check, eager promotion", "recommended, prior startup 4, eager promotion",
+           "recommended, prior, eager promotion, trusted")
 
 
 def earlier_best(h5, params):
@@ -132,6 +137,12 @@ def run_method(task):
             options["prior_check"] = True
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
+        if "prior" in method:
+            # trusted: the earlier best, started as they were, run to max_t (the default
+            # with a prior since 2026-12-03); the other prior methods keep the meaning they
+            # were recorded with
+            trusted = options.get("prior_exact", 2) if "trusted" in method else 0
+            scheduler = dict(scheduler, trusted_trials=trusted)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
         run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)

@@ -4,7 +4,9 @@ results file gives, refuses what cannot serve as a prior (another sampler than m
 prior_share, prior_exact, prior_startup or prior_check without prior, another metric, not a results file)
 naming the key and the file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
-study did, with prior_check too.
+study did, with prior_check too. With asha_promotion the earlier best started as they
+were are trusted (`trusted_trials`, default prior_exact): they train to max_t unpaused,
+and replay decides as the study did; `trusted_trials = 0` keeps them judged at each rung.
 Usage: check_prior.py SLURMTUNE_BINARY
 """
 import os
@@ -49,6 +51,43 @@ def best_earlier(path):
         trials = f["trials"][:]
     ranked = sorted(trials, key=lambda r: (-float(r["last_step"]), float(r["last_value"])))
     return [config_of(r) for r in ranked]
+
+
+def promoting(path, extra=""):
+    """The study at `path` with asha_promotion instead of asha (plus `extra` scheduler keys)."""
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace('type = "asha"\n', 'type = "asha_promotion"\n' + extra))
+    return path
+
+
+def last_steps(path):
+    with h5py.File(path, "r") as f:
+        return {int(r["id"]): float(r["last_step"]) for r in f["trials"][:]}
+
+
+def check_trusted(d, table, earlier):
+    """asha_promotion with a prior: the earlier best two train to max_t (9) unpaused; replay
+    matches; trusted_trials = 0 is kept as given."""
+    assert "trusted_trials" not in run("validate", os.path.join(d, "now.toml"))  # asha: no such key
+    trusting = promoting(write(d, "trusting", sampler="mobster", seed=7, trials=20,
+                               sampler_table=table.format("past.h5")))
+    expect_in(run("validate", trusting), "trusted_trials = 2")
+    h5 = os.path.join(d, "trusting.h5")
+    run("simulate", trusting, "-o", h5, "-q")
+    steps, now = last_steps(h5), configurations(h5)
+    assert [now[0], now[1]] == earlier[:2] and steps[0] == steps[1] == 9.0, (steps, now[0], now[1])
+    paused = sum(1 for t, s in steps.items() if t > 1 and s < 9.0)
+    assert paused > 0, steps  # the others are judged at the rungs as before
+    replayed = subprocess.run([BINARY, "replay", trusting, "-"], capture_output=True, text=True,
+                              input=run("export", h5, "--table", "replay"))
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout
+    judged = promoting(write(d, "judged", sampler="mobster", seed=7, trials=20,
+                             sampler_table=table.format("past.h5")), "trusted_trials = 0\n")
+    expect_in(run("validate", judged), "trusted_trials = 0")
+    return paused
 
 
 def main():
@@ -116,9 +155,11 @@ def main():
             assert replayed.returncode == 0, replayed.stderr
             assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
                 replayed.stdout
+        paused = check_trusted(d, table, earlier)
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches "
-          "all 20, with prior_check too")
+          f"all 20, with prior_check too; with asha_promotion the earlier best two ran to max_t, trusted, "
+          f"while {paused} later trials stopped short, and replay matches all 20")
 
 
 if __name__ == "__main__":

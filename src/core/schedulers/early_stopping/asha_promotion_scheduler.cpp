@@ -15,7 +15,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       milestones_(promotion_milestones(spec)),
       reduction_factor_(spec.reduction_factor),
       predict_(spec.predict),
-      eager_(spec.eager_promotion) {
+      eager_(spec.eager_promotion),
+      trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}});
@@ -63,8 +64,8 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
-  if (state.finishing) {
-    outcome.decision = SchedulerDecision::Continue;  // the end game runs it to max_t
+  if (state.finishing || trial < trusted_) {
+    outcome.decision = SchedulerDecision::Continue;  // the end game, or trusted: on to max_t
     return outcome;
   }
   if (predict_) apply_prediction(trial, state, outcome);

@@ -20,6 +20,12 @@
 // trials nothing in it can be promoted, so without it the first trial reaches max_t only
 // after about eta^k trials reached the first rung. It still enters the rung's ranking.
 //
+// With trusted_trials = N (issue #64) the first N trials run to max_t without pausing:
+// with a prior they are the earlier study's best configurations as they were, with
+// [[enqueue]] the user's own, and a slow start at the first rung (a learning rate that
+// pays off late) is no reason to park what the study was told is good. They still enter
+// each rung's ranking, so the trials they beat there are judged against them.
+//
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
 // it to max_t without pausing again, until the first such finisher reaches max_t. A
@@ -123,6 +129,7 @@ class AshaPromotionScheduler final : public Scheduler {
   bool closed_ = false;
   bool predict_ = false;
   bool eager_ = false;
+  TrialId trusted_ = 0;                   // trials below this id run to max_t without pausing
   bool end_game_over_ = false;            // a finisher reached max_t
   std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;

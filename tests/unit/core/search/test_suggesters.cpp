@@ -235,6 +235,34 @@ BOOST_AUTO_TEST_CASE(enqueued_configurations_come_first) {
   }
 }
 
+// An enqueued trial's configuration is what the sampler learns from, though the study
+// (the coordinator, the simulation) does not tell it again after the suggestion: MOBSTER
+// records its own suggestion as started, and before this fix it kept its own draw for an
+// enqueued trial, while replay and resume told it what ran, so their model picks differed.
+BOOST_AUTO_TEST_CASE(a_model_learns_the_enqueued_configuration_as_replay_does) {
+  const SearchSpace space = every_kind();
+  SamplerSpec spec = mobster_spec(2);
+  const auto plain = make_suggester(space, spec, false, 3)->suggest(0).config;
+  PartialConfiguration whole{
+      std::vector<std::optional<ParamValue>>(plain.values.begin(), plain.values.end())};
+  whole.values[0] = ParamValue{0.9};
+  spec.enqueued = {whole};
+  const auto live = make_suggester(space, spec, false, 3);
+  const auto replayed = make_suggester(space, spec, false, 3);
+  for (TrialId t = 0; t < 12; ++t) {
+    const Suggestion ran = live->suggest(t);  // the study starts it as suggested
+    const Suggestion again = replayed->suggest(t);
+    replayed->started(t, ran.config);  // replay: the start event's configuration
+    BOOST_TEST_INFO("trial " << t << ": " << space.to_json(again.config) << " vs "
+                             << space.to_json(ran.config));
+    BOOST_TEST((again.config == ran.config));
+    for (Suggester* s : {live.get(), replayed.get()}) {
+      s->reported(t, 1, loss_of(space, ran.config), {});
+      s->ended(t, TrialEnd::Completed);
+    }
+  }
+}
+
 // Optuna's group decomposition depends on the order trials finished in, as seen at each
 // trial's start. A resumed study rebuilds it from the recorded starts and ends (in their
 // order), so it suggests what the uninterrupted run did, out-of-order endings included.

@@ -233,6 +233,34 @@ BOOST_AUTO_TEST_CASE(eager_promotion_runs_a_short_rungs_leader_on) {
   BOOST_TEST(fresh.report(0, 1, std::nan("")).decision == SchedulerDecision::Pause);
 }
 
+// trusted_trials (issue #64): the first N trials (a prior's earlier best, [[enqueue]]
+// entries) run to max_t whatever they report on the way, and still enter each rung's
+// ranking; the trials after them pause as before.
+BOOST_AUTO_TEST_CASE(trusted_trials_run_to_max_t_and_still_rank_in_their_rungs) {
+  auto trusting = spec(SchedulerType::AshaPromotion, 1, 3, 9);
+  trusting.trusted_trials = 2;
+  AshaPromotionScheduler s(trusting, Mode::Max);
+  for (TrialId t = 0; t < 4; ++t)
+    s.add_trial(t, std::nullopt);
+  // Trusted trials 0 and 1 report the rung's worst values and run on, NaN included.
+  BOOST_TEST(s.report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(1, 1, std::nan("")).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(2, 1, 5.0).decision == SchedulerDecision::Pause);
+  BOOST_TEST(s.report(3, 1, 4.0).decision == SchedulerDecision::Pause);
+  // Rung 0 ranks {5, 4, 1, NaN}: one slot, taken by trial 2; trial 3 waits.
+  const auto job = s.next_job(false);
+  BOOST_TEST(job->trial == 2U);
+  BOOST_TEST(!s.next_job(false));
+  BOOST_TEST(s.report(0, 3, 2.0).decision == SchedulerDecision::Continue);
+  const auto top = s.report(0, 9, 3.0);
+  BOOST_TEST(top.decision == SchedulerDecision::Stop);  // max_t: its full course
+  BOOST_TEST(*top.rung == 2);
+  // The same study without trust pauses trial 0 at the first rung.
+  auto plain = make();
+  plain.add_trial(0, std::nullopt);
+  BOOST_TEST(plain.report(0, 1, 1.0).decision == SchedulerDecision::Pause);
+}
+
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
   auto promotion = spec(SchedulerType::AshaPromotion, 1, 3, 20);
   BOOST_TEST((promotion_milestones(promotion) == std::vector<double>{1, 3, 9, 20}));
