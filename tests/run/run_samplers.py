@@ -106,22 +106,27 @@ def scenario_ahead_resume(runner, args):
 
 def scenario_prior_resume(runner, args):
     """[sampler] prior (issue #64): MOBSTER starting where an earlier study (a simulated
-    one of the same space and metric) did best, interrupted and resumed: the
-    configurations of an uninterrupted run, the first two the earlier study's best two,
-    and replay suggests every one."""
+    one of the same space and metric) did best, on asha_promotion, interrupted and resumed:
+    the configurations and decisions of an uninterrupted run, the first two the earlier
+    study's best two, trusted (trusted_trials = prior_exact) so that they train to max_t
+    unpaused while others stop short, and replay suggests and decides as the run did."""
     earlier = os.path.join(runner.workdir, "earlier.h5")
     out = subprocess.run([args.slurmtune, "simulate", sampler_study(runner, "mobster"), "-o", earlier,
                           "-q", "--max-trials", "30"], capture_output=True, text=True)
     expect(out.returncode == 0, "the earlier study failed:\n" + out.stderr)
     options = dict(SAMPLER_OPTIONS_OF_MOBSTER, prior=[earlier])
-    resume_scenario(runner, "mobster", options)
+    promotion = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}
+    resume_scenario(runner, "mobster", options, promotion)
     with h5py.File(earlier, "r") as f:
         past = sorted(f["trials"][:], key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
     ran = trials_of(os.path.join(runner.workdir, "study.h5"))
     expect(list(ran["config/x"][:2]) == [float(t["config/x"]) for t in past[:2]],
            "the first two trials are not the earlier study's best two: %s, %s"
            % (list(ran["config/x"][:2]), [float(t["config/x"]) for t in past[:2]]))
-    print("prior: the first two trials were the earlier study's best two")
+    expect(list(ran.last_step[:2]) == [9, 9] and (ran.last_step[2:] < 9).any(),
+           "trusted: the earlier best two did not run to max_t (9) while others stopped short: %s"
+           % list(ran.last_step))
+    print("prior: the first two trials were the earlier study's best two, trained to max_t, trusted")
 
 
 CONDITIONAL_SEARCH = ("opt = { choice = [\"sgd\", \"adam\"] }\n"
