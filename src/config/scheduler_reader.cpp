@@ -74,6 +74,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
       std::int64_t trusted = 0;
       read_optional_int(r, "trusted_trials", trusted, 0);
       s.trusted_trials = trusted;
+      s.trusted_trials_named = true;
     }
   }
   if (s.type == SchedulerType::FreezeThaw) {

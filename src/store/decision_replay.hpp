@@ -47,7 +47,7 @@ std::optional<std::size_t> snapshot_length(std::string_view header);
 class DecisionReplay {
  public:
   /// The scheduler as `recorded` made it, the sampler as `now` makes it (a resume's
-  /// rules: with_recorded_sampler). `path` names the results file in errors.
+  /// rules: with_recorded_defaults). `path` names the results file in errors.
   DecisionReplay(const core::StudySpec& recorded, const core::StudySpec& now, std::string path);
 
   /// The sessions the rows come from (/sessions' first seqs): a sampler learns that a

@@ -157,7 +157,11 @@ std::vector<StudyDifference> compare_studies(const core::StudySpec& recorded,
   return out;
 }
 
-core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec& recorded) {
+core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpec& recorded) {
+  // A prior's earlier best are trusted since issue #64: a file written before goes on
+  // judging them at the rungs unless the study file names trusted_trials.
+  if (!now.scheduler.trusted_trials_named)
+    now.scheduler.trusted_trials = recorded.scheduler.trusted_trials;
   auto& sampler = now.sampler;
   if (sampler.kind == recorded.sampler.kind) {
     // tpe's default semantics was "optuna" before "auto": a study file that names none

@@ -80,8 +80,9 @@ struct ResumeState {
 /// The study to resume with: `now`, except that a study file naming no sampler resumes
 /// with the sampler the results file recorded when the default has changed since it was
 /// written (a file of the old default goes on with its sampler, not the new default's),
-/// and likewise tpe's `semantics` when the study file gives none.
-core::StudySpec with_recorded_sampler(core::StudySpec now, const core::StudySpec& recorded);
+/// and likewise tpe's `semantics`, MOBSTER's `wave` and asha_promotion's `trusted_trials`
+/// when the study file gives none.
+core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpec& recorded);
 
 /// Checks `now` against the recorded study (throws InputError listing every difference
 /// that is not allowed) and rebuilds the study's state.

@@ -103,6 +103,9 @@ void StudyReader::read_header() {
     // launch waves, and its suggestions were made without them.
     if (spec_.sampler.kind == core::SamplerKind::Mobster && !spec_.sampler.mobster_wave_named)
       spec_.sampler.mobster.wave = 0;
+    // Likewise `trusted_trials`, named wherever it or its default is not 0: a file without
+    // it was written before trust, and its prior's earlier best were judged at the rungs.
+    if (!spec_.scheduler.trusted_trials_named) spec_.scheduler.trusted_trials = 0;
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {

@@ -41,7 +41,7 @@ std::string default_output(const std::string& study_path) {
 // recorded when the study file names none.
 core::StudySpec resumed_study(const core::StudySpec& study, const std::string& output) {
   const auto recorded = store::StudyReader(output).spec();
-  auto resumed = store::with_recorded_sampler(study, recorded);
+  auto resumed = store::with_recorded_defaults(study, recorded);
   if (resumed.sampler.kind != study.sampler.kind)
     std::cerr << "slurmtune run: " << study.path << " names no sampler; " << output
               << " resumes with the one it recorded, \""
@@ -57,6 +57,12 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << " was written before launch waves and resumes without them (wave = "
               << resumed.sampler.mobster.wave << "; a new study would get "
               << study.sampler.mobster.wave << ")\n";
+  if (resumed.scheduler.trusted_trials != study.scheduler.trusted_trials)
+    std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no trusted_trials; "
+              << output << " was written before the prior's earlier best were trusted and "
+              << "resumes without (trusted_trials = "
+              << resumed.scheduler.trusted_trials.value_or(0) << "; a new study would get "
+              << study.scheduler.trusted_trials.value_or(0) << ")\n";
   return resumed;
 }
 

@@ -72,6 +72,7 @@ struct SchedulerSpec {
   /// rankings. The study said what they are, so a slow start does not park them. Not
   /// given: with a MOBSTER prior, its prior_exact (set by the study file reader), else 0.
   std::optional<std::int64_t> trusted_trials;
+  bool trusted_trials_named = false;  ///< the file gives trusted_trials (resume keeps a default)
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

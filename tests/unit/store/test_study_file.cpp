@@ -58,7 +58,7 @@ bool contains(const std::string& text, const std::string& part) {
 core::StudySpec resumes_only_as_recorded(const store::StudyReader& reader,
                                          const core::StudySpec& now) {
   BOOST_CHECK_THROW(store::resume_study(reader, now, {}), InputError);
-  auto resumed = store::with_recorded_sampler(now, reader.spec());
+  auto resumed = store::with_recorded_defaults(now, reader.spec());
   BOOST_TEST(store::compare_studies(reader.spec(), resumed).empty());
   BOOST_CHECK_NO_THROW(store::resume_study(reader, resumed, {}));
   return resumed;
@@ -302,7 +302,7 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_default_sampler_resumes_with_the_sampler_
   const auto named = config::parse_study(
       std::string(promotion).replace(promotion.find("[search]"), 0, "sampler = \"mobster\"\n"),
       "study.toml");
-  BOOST_TEST((store::with_recorded_sampler(named, reader.spec()).sampler.kind ==
+  BOOST_TEST((store::with_recorded_defaults(named, reader.spec()).sampler.kind ==
               core::SamplerKind::Mobster));
 }
 
@@ -321,7 +321,7 @@ BOOST_AUTO_TEST_CASE(a_file_of_the_old_tpe_semantics_resumes_with_what_it_record
   BOOST_REQUIRE(now.sampler.tpe.binned_from == core::tpe::TpeOptions::auto_binned_from);
   BOOST_TEST(resumes_only_as_recorded(reader, now).sampler.tpe.bins == 0u);
   const auto named = config::parse_study(tpe + "\n[sampler]\nsemantics = \"auto\"\n", "study.toml");
-  BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.tpe.bins == 128u);
+  BOOST_TEST(store::with_recorded_defaults(named, reader.spec()).sampler.tpe.bins == 128u);
 }
 
 // Launch waves came in with issue #61: a file whose resolved study has no `wave` was
@@ -348,12 +348,51 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_launch_waves_resumes_without_them) {
   BOOST_TEST(resumes_only_as_recorded(reader, study).sampler.mobster.wave == 0u);
   // Given in the study file: held to it, and resume says what differs.
   const auto named = config::parse_study(mobster + "\n[sampler]\nwave = 8\n", "study.toml");
-  BOOST_TEST(store::with_recorded_sampler(named, reader.spec()).sampler.mobster.wave == 8u);
+  BOOST_TEST(store::with_recorded_defaults(named, reader.spec()).sampler.mobster.wave == 8u);
   // A file written with waves keeps its own.
   simulate_into(dir.file("new.h5"), study);
   const store::StudyReader current(dir.file("new.h5"));
   BOOST_TEST(current.spec().sampler.mobster.wave == 64u);
-  BOOST_TEST(store::with_recorded_sampler(study, current.spec()).sampler.mobster.wave == 64u);
+  BOOST_TEST(store::with_recorded_defaults(study, current.spec()).sampler.mobster.wave == 64u);
+}
+
+// A prior's earlier best are trusted since issue #64 (trusted_trials, written wherever it
+// or its default is not 0): a file whose resolved study has none judged them at the rungs
+// and resumes so when the study file gives none.
+BOOST_AUTO_TEST_CASE(a_file_written_before_trusted_trials_resumes_without_them) {
+  TempDir dir;
+  std::string promotion = kStoreStudy;
+  promotion.replace(promotion.find("type = \"asha\""), std::string("type = \"asha\"").size(),
+                    "type = \"asha_promotion\"\ntrusted_trials = 2");
+  const auto trusting = config::parse_study(promotion, "study.toml");
+  BOOST_REQUIRE(trusting.scheduler.trusted_trials.value_or(-1) == 2);
+  simulate_into(dir.file("old.h5"), trusting);
+  {  // the resolved study as a writer before trust recorded it
+    const store::Hid file(H5Fopen(dir.file("old.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    BOOST_REQUIRE(file.valid());
+    std::string resolved = *store::read_string_attribute(file, "resolved_study");
+    const auto line = resolved.find("trusted_trials = 2\n");
+    BOOST_REQUIRE(line != std::string::npos);
+    resolved.erase(line, std::string("trusted_trials = 2\n").size());
+    store::write_string_attribute(file, "resolved_study", resolved);
+  }
+  const store::StudyReader reader(dir.file("old.h5"));
+  BOOST_TEST(reader.spec().scheduler.trusted_trials.value_or(-1) == 0);
+  // A study file that names none, whose default (a prior's prior_exact) is 2 today.
+  auto now = config::parse_study(promotion.replace(promotion.find("trusted_trials = 2"),
+                                                   std::string("trusted_trials = 2").size(), ""),
+                                 "study.toml");
+  BOOST_REQUIRE(!now.scheduler.trusted_trials_named);
+  now.scheduler.trusted_trials = 2;
+  BOOST_TEST(
+      store::with_recorded_defaults(now, reader.spec()).scheduler.trusted_trials.value_or(-1) == 0);
+  // Named in the study file: held to it.
+  BOOST_TEST(store::with_recorded_defaults(trusting, reader.spec())
+                 .scheduler.trusted_trials.value_or(-1) == 2);
+  // A file written with trust keeps its own.
+  simulate_into(dir.file("new.h5"), trusting);
+  BOOST_TEST(store::StudyReader(dir.file("new.h5")).spec().scheduler.trusted_trials.value_or(-1) ==
+             2);
 }
 
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
