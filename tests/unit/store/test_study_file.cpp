@@ -64,6 +64,17 @@ core::StudySpec resumes_only_as_recorded(const store::StudyReader& reader,
   return resumed;
 }
 
+// `path` as a writer that did not know a key wrote it: `line` taken out of its resolved study.
+void erase_from_resolved_study(const std::string& path, const std::string& line) {
+  const store::Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  BOOST_REQUIRE(file.valid());
+  std::string resolved = *store::read_string_attribute(file, "resolved_study");
+  const auto at = resolved.find(line);
+  BOOST_REQUIRE(at != std::string::npos);
+  resolved.erase(at, line.size());
+  store::write_string_attribute(file, "resolved_study", resolved);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_simulated_study_reads_back_completely) {
@@ -334,15 +345,8 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_launch_waves_resumes_without_them) {
   const auto study = config::parse_study(mobster, "study.toml");
   BOOST_REQUIRE(study.sampler.mobster.wave == 64u);
   simulate_into(dir.file("old.h5"), study);
-  {  // the resolved study as a writer before waves recorded it: every option but `wave`
-    const store::Hid file(H5Fopen(dir.file("old.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-    BOOST_REQUIRE(file.valid());
-    std::string resolved = *store::read_string_attribute(file, "resolved_study");
-    const auto line = resolved.find("wave = 64\n");
-    BOOST_REQUIRE(line != std::string::npos);
-    resolved.erase(line, std::string("wave = 64\n").size());
-    store::write_string_attribute(file, "resolved_study", resolved);
-  }
+  // The resolved study as a writer before waves recorded it: every option but `wave`.
+  erase_from_resolved_study(dir.file("old.h5"), "wave = 64\n");
   const store::StudyReader reader(dir.file("old.h5"));
   BOOST_TEST(reader.spec().sampler.mobster.wave == 0u);
   BOOST_TEST(resumes_only_as_recorded(reader, study).sampler.mobster.wave == 0u);
@@ -367,15 +371,8 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_trusted_trials_resumes_without_them) 
   const auto trusting = config::parse_study(promotion, "study.toml");
   BOOST_REQUIRE(trusting.scheduler.trusted_trials.value_or(-1) == 2);
   simulate_into(dir.file("old.h5"), trusting);
-  {  // the resolved study as a writer before trust recorded it
-    const store::Hid file(H5Fopen(dir.file("old.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-    BOOST_REQUIRE(file.valid());
-    std::string resolved = *store::read_string_attribute(file, "resolved_study");
-    const auto line = resolved.find("trusted_trials = 2\n");
-    BOOST_REQUIRE(line != std::string::npos);
-    resolved.erase(line, std::string("trusted_trials = 2\n").size());
-    store::write_string_attribute(file, "resolved_study", resolved);
-  }
+  // The resolved study as a writer before trust recorded it.
+  erase_from_resolved_study(dir.file("old.h5"), "trusted_trials = 2\n");
   const store::StudyReader reader(dir.file("old.h5"));
   BOOST_TEST(reader.spec().scheduler.trusted_trials.value_or(-1) == 0);
   // A study file that names none, whose default (a prior's prior_exact) is 2 today.
