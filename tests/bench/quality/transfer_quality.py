@@ -25,6 +25,8 @@ its own seed, the small table's whole budget), and then on the large table:
                            the same with [scheduler] trusted_trials = prior_exact: the earlier
                            best, started as they were, run to max_t without pausing (a prior's
                            default since 2026-12-03; the other prior methods set 0)
+  recommended, prior [...], eager promotion, trusted N
+                           the same with trusted_trials = N
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -80,7 +82,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior exact 5, eager promotion", "recommended, prior exact 10, eager promotion",
            "recommended, prior startup 10, eager promotion", "recommended, prior exact 5 startup 10, eager promotion",
            "recommended, prior check, eager promotion", "recommended, prior startup 4, eager promotion",
-           "recommended, prior, eager promotion, trusted")
+           "recommended, prior, eager promotion, trusted",
+           "recommended, prior exact 5 startup 5, eager promotion, trusted 2",
+           "recommended, prior startup 4, eager promotion, trusted",
+           "recommended, prior exact 5 startup 10, eager promotion, trusted 2")
 
 
 def earlier_best(h5, params):
@@ -142,6 +147,8 @@ def run_method(task):
             # with a prior since 2026-12-03); the other prior methods keep the meaning they
             # were recorded with
             trusted = options.get("prior_exact", 2) if "trusted" in method else 0
+            if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
+                trusted = int(count.group(1))
             scheduler = dict(scheduler, trusted_trials=trusted)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
