@@ -299,16 +299,23 @@ def digits_rff(writer, limit):
              "weight_decay": sig(loguniform(rng, 1e-8, 1.0)), "features": int(rng.choice([256, 512, 1024, 2048])),
              "batch_size": int(rng.choice([16, 32, 64, 128])), "momentum": sig(rng.uniform(0.0, 0.95))}
         torch.manual_seed(i)
-        weights = torch.randn(64, c["features"]) * math.sqrt(2 * c["gamma"])
-        phases = torch.rand(c["features"]) * 2 * math.pi
-        scale = math.sqrt(2.0 / c["features"])
-        features = lambda x: scale * torch.cos(x @ weights + phases)  # noqa: E731
-        data = (features(x_train), features(x_val), y_train, y_val)
-        model = torch.nn.Linear(c["features"], 10)
-        optimizer = torch.optim.SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"],
-                                    weight_decay=c["weight_decay"])
-        train_torch(writer, c, model, optimizer, data, EPOCHS)
+        train_rff(writer, c, c["features"], (x_train, x_val, y_train, y_val))
         progress(i, limit)
+
+
+def train_rff(writer, c, features, data):
+    """Softmax regression by SGD (c's lr, momentum, weight_decay) on `features` random
+    Fourier features of bandwidth c["gamma"], drawn from torch's generator as seeded."""
+    import torch
+    x_train, x_val, y_train, y_val = data
+    weights = torch.randn(x_train.shape[1], features) * math.sqrt(2 * c["gamma"])
+    phases = torch.rand(features) * 2 * math.pi
+    scale = math.sqrt(2.0 / features)
+    mapped = lambda x: scale * torch.cos(x @ weights + phases)  # noqa: E731
+    model = torch.nn.Linear(features, 10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"],
+                                weight_decay=c["weight_decay"])
+    train_torch(writer, c, model, optimizer, (mapped(x_train), mapped(x_val), y_train, y_val), EPOCHS)
 
 
 WIDE_ACTIVATIONS = ("relu", "tanh", "gelu", "silu")
@@ -408,11 +415,17 @@ def digits_wide24(writer, limit):
 def poisson_multigrid(writer, limit):
     """Multigrid cycles of a simulation code's solver (poisson_multigrid.py): a step is one
     cycle, the metric the residual's log10 relative to the start (lower is better)."""
-    from poisson_multigrid import Problem, Solver, residual
-    problem = Problem()
+    from poisson_multigrid import Problem
+    train_multigrid(writer, limit, Problem(), 20261205)
+
+
+def train_multigrid(writer, limit, problem, config_seed):
+    """`limit` solver configurations drawn with `config_seed`, each run for EPOCHS cycles on
+    `problem`: a row per cycle."""
+    from poisson_multigrid import Solver, residual
     h = 1.0 / (problem.n - 1)
     start_norm = float(np.linalg.norm(residual(np.zeros_like(problem.f), problem.f, problem.eps, h)))
-    rng = np.random.default_rng(20261205)
+    rng = np.random.default_rng(config_seed)
     writer.writerow(["smoother", "omega", "pre_sweeps", "post_sweeps", "levels", "cycle", "coarse_sweeps", "step",
                      "log_residual", "step_seconds"])
     for i in range(limit):
