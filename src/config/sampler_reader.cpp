@@ -1,4 +1,5 @@
 // `[sampler]`: the options of the model-based samplers (tpe, bohb, mobster).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -196,11 +197,16 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
         if (reader.has(key)) reader.fail(key, "needs prior (the results files of earlier studies)");
     if (reader.has("prior_share"))
       read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
-    if (reader.has("prior_exact")) read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
-    if (reader.has("prior_startup")) {
+    spec.prior_exact_named = reader.has("prior_exact");
+    spec.prior_startup_named = reader.has("prior_startup");
+    if (spec.prior_exact_named) read_count(reader, "prior_exact", spec.mobster.prior_exact, 0);
+    if (spec.prior_startup_named) {
       std::size_t startup = 0;
       read_count(reader, "prior_startup", startup, 0);
       spec.mobster.prior_startup = startup;
+    } else if (!spec.prior_files.empty()) {
+      // Resolved here, so that validate prints it and the results file records it.
+      spec.mobster.prior_startup = std::max(core::kDefaultPriorStartup, spec.mobster.prior_exact);
     }
     read_flag(reader, "prior_check", spec.mobster.prior_check);
   }

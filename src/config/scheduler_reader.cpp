@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "config/section_readers.hpp"
@@ -118,11 +119,17 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 
 }  // namespace
 
+// A prior's earlier best trained to max_t unless the file says otherwise: the best two of
+// its prior_exact (issue #64: 2 of 2 on 2026-12-03, kept at 2 of 5 on 2026-12-04, since
+// each trusted trial holds a worker to the end).
+constexpr std::size_t kPriorTrustedTrials = 2;
+
 std::int64_t default_trusted_trials(const core::StudySpec& study) {
   const bool prior =
       study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
   if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return 0;
-  return static_cast<std::int64_t>(study.sampler.mobster.prior_exact);
+  return static_cast<std::int64_t>(
+      std::min(study.sampler.mobster.prior_exact, kPriorTrustedTrials));
 }
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {

@@ -106,6 +106,10 @@ void StudyReader::read_header() {
     // Likewise `trusted_trials`, named wherever it or its default is not 0: a file without
     // it was written before trust, and its prior's earlier best were judged at the rungs.
     if (!spec_.scheduler.trusted_trials_named) spec_.scheduler.trusted_trials = 0;
+    // Likewise `prior_startup`, named with every prior since 2026-12-04: a prior without it
+    // drew all of its start-ups. (`prior_exact` was always named.)
+    if (!spec_.sampler.prior_files.empty() && !spec_.sampler.prior_startup_named)
+      spec_.sampler.mobster.prior_startup.reset();
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {

@@ -107,9 +107,10 @@ def scenario_ahead_resume(runner, args):
 def scenario_prior_resume(runner, args):
     """[sampler] prior (issue #64): MOBSTER starting where an earlier study (a simulated
     one of the same space and metric) did best, on asha_promotion, interrupted and resumed:
-    the configurations and decisions of an uninterrupted run, the first two the earlier
-    study's best two, trusted (trusted_trials = prior_exact) so that they train to max_t
-    unpaused while others stop short, and replay suggests and decides as the run did."""
+    the configurations and decisions of an uninterrupted run, every start-up (STARTUP, fewer
+    than prior_exact's 5) one of the earlier study's best as they were, the first two of them
+    trusted (trusted_trials) so that they train to max_t unpaused while others stop short,
+    and replay suggests and decides as the run did."""
     earlier = os.path.join(runner.workdir, "earlier.h5")
     out = subprocess.run([args.slurmtune, "simulate", sampler_study(runner, "mobster"), "-o", earlier,
                           "-q", "--max-trials", "30"], capture_output=True, text=True)
@@ -120,13 +121,14 @@ def scenario_prior_resume(runner, args):
     with h5py.File(earlier, "r") as f:
         past = sorted(f["trials"][:], key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
     ran = trials_of(os.path.join(runner.workdir, "study.h5"))
-    expect(list(ran["config/x"][:2]) == [float(t["config/x"]) for t in past[:2]],
-           "the first two trials are not the earlier study's best two: %s, %s"
-           % (list(ran["config/x"][:2]), [float(t["config/x"]) for t in past[:2]]))
+    expect(list(ran["config/x"][:STARTUP]) == [float(t["config/x"]) for t in past[:STARTUP]],
+           "the %d start-ups are not the earlier study's best %d: %s, %s"
+           % (STARTUP, STARTUP, list(ran["config/x"][:STARTUP]), [float(t["config/x"]) for t in past[:STARTUP]]))
     expect(list(ran.last_step[:2]) == [9, 9] and (ran.last_step[2:] < 9).any(),
            "trusted: the earlier best two did not run to max_t (9) while others stopped short: %s"
            % list(ran.last_step))
-    print("prior: the first two trials were the earlier study's best two, trained to max_t, trusted")
+    print("prior: the %d start-ups were the earlier study's best %d, the first two trained to max_t, trusted"
+          % (STARTUP, STARTUP))
 
 
 CONDITIONAL_SEARCH = ("opt = { choice = [\"sgd\", \"adam\"] }\n"

@@ -37,6 +37,11 @@ std::string default_output(const std::string& study_path) {
   return p.filename().replace_extension(".h5").string();
 }
 
+std::string prior_start_text(const core::MobsterOptions& o) {
+  return "prior_exact = " + std::to_string(o.prior_exact) + ", prior_startup = " +
+         (o.prior_startup ? std::to_string(*o.prior_startup) : std::string("every start-up"));
+}
+
 // A results file written under an older default sampler resumes with the sampler it
 // recorded when the study file names none.
 core::StudySpec resumed_study(const core::StudySpec& study, const std::string& output) {
@@ -63,6 +68,14 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << "resumes without (trusted_trials = "
               << resumed.scheduler.trusted_trials.value_or(0) << "; a new study would get "
               << study.scheduler.trusted_trials.value_or(0) << ")\n";
+  const auto& kept = resumed.sampler.mobster;
+  const auto& fresh = study.sampler.mobster;
+  if (kept.prior_exact != fresh.prior_exact || kept.prior_startup != fresh.prior_startup)
+    std::cerr << "slurmtune run: " << output << " was written before the prior's start-up "
+              << "defaults changed and resumes with what it recorded for those of prior_exact "
+              << "and prior_startup that " << study.path << " does not name ("
+              << prior_start_text(kept) << "; a new study would get " << prior_start_text(fresh)
+              << ")\n";
   return resumed;
 }
 

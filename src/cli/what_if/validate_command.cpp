@@ -1,5 +1,6 @@
 #include <cmath>
 #include <iostream>
+#include <string>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
@@ -43,8 +44,11 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
   if (!sampler.prior_files.empty())
     out << ": the earlier best " << sampler.mobster.prior_exact << " as they were, then "
         << sampler.mobster.prior_share << " of them from around the prior's best configurations"
-        << (sampler.mobster.prior_check ? ", less if its draws do no better at the first rung"
-                                        : "");
+        << (sampler.mobster.prior_check ? ", less if its draws do no better at the first rung" : "")
+        << (sampler.mobster.prior_startup
+                ? "; a first wave wider than " + std::to_string(*sampler.mobster.prior_startup) +
+                      " is the whole space's past that"
+                : "");
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
   out << ")\n";
   if (picks == 0)

@@ -25,6 +25,12 @@ struct SamplerSpec {
   /// no `wave` in its resolved study and ran without them (store::StudyReader reads it as
   /// 0); a study file that gives none resumes with what its results file recorded.
   bool mobster_wave_named = false;
+  /// `[sampler] prior_exact` and `prior_startup` were given (mobster with a prior). Their
+  /// defaults changed on 2026-12-04 (2 and all start-ups before); a study file that gives
+  /// neither resumes with what its results file recorded (store::StudyReader reads a
+  /// resolved study without `prior_startup` as all start-ups).
+  bool prior_exact_named = false;
+  bool prior_startup_named = false;
   /// `suggest_ahead`: each suggestion made right after the previous trial starts, on a
   /// thread of its own in `run` (SuggestionsAhead); model-based samplers only.
   bool suggest_ahead = false;

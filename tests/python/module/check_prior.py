@@ -5,7 +5,7 @@ prior_share, prior_exact, prior_startup or prior_check without prior, another me
 naming the key and the file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did, with prior_check too. With asha_promotion the earlier best started as they
-were are trusted (`trusted_trials`, default prior_exact): they train to max_t unpaused,
+were are trusted (`trusted_trials`, default 2, at most prior_exact): they train to max_t unpaused,
 and replay decides as the study did; `trusted_trials = 0` keeps them judged at each rung.
 Usage: check_prior.py SLURMTUNE_BINARY
 """
@@ -68,8 +68,9 @@ def last_steps(path):
 
 
 def check_trusted(d, table, earlier):
-    """asha_promotion with a prior: the earlier best two train to max_t (9) unpaused; replay
-    matches; trusted_trials = 0 is kept as given."""
+    """asha_promotion with a prior: the earlier best two (of five started as they were)
+    train to max_t (9) unpaused; replay matches; trusted_trials = 0 is kept as given, and
+    the default is never more than prior_exact."""
     assert "trusted_trials" not in run("validate", os.path.join(d, "now.toml"))  # asha: no such key
     trusting = promoting(write(d, "trusting", sampler="mobster", seed=7, trials=20,
                                sampler_table=table.format("past.h5")))
@@ -87,7 +88,37 @@ def check_trusted(d, table, earlier):
     judged = promoting(write(d, "judged", sampler="mobster", seed=7, trials=20,
                              sampler_table=table.format("past.h5")), "trusted_trials = 0\n")
     expect_in(run("validate", judged), "trusted_trials = 0")
+    # Never more than the earlier best started as they were.
+    one = promoting(write(d, "one", sampler="mobster", seed=7, trials=20,
+                          sampler_table=table.format("past.h5") + "prior_exact = 1\n"))
+    expect_in(run("validate", one), "trusted_trials = 1")
     return paused
+
+
+def check_older_file_resumes(d, table):
+    """A results file written before 2026-12-04 (prior_exact 2 recorded, no prior_startup in
+    its resolved study: every start-up from the prior) resumes from a study file that names
+    neither key, with what it recorded, and run says so; without that rule the new defaults
+    would differ from the file and the resume would be refused."""
+    old = write(d, "old", sampler="mobster", seed=7, trials=20,
+                sampler_table=table.format("past.h5") + "prior_exact = 2\n")
+    h5 = os.path.join(d, "old.h5")
+    run("simulate", old, "-o", h5, "-q")
+    with h5py.File(h5, "r+") as f:
+        resolved = f.attrs["resolved_study"]
+        resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
+        assert "prior_startup = 10\n" in resolved, resolved
+        f.attrs["resolved_study"] = resolved.replace("prior_startup = 10\n", "")
+    with open(old) as f:
+        text = f.read().replace("prior_exact = 2\n", "")
+    resume = os.path.join(d, "old-resume.toml")
+    with open(resume, "w") as f:
+        f.write(text + '[trial]\ncommand = ["/bin/true"]\n')
+    out = run("run", resume, "-o", h5, "--allow-changes")  # the command is new: a safe change
+    expect_in(out, "resumes with what it recorded for those of prior_exact and prior_startup that")
+    expect_in(out, "(prior_exact = 2, prior_startup = every start-up; a new study would get prior_exact = 5, "
+                   "prior_startup = 10)")
+    expect_in(out, "20/20 started")
 
 
 def main():
@@ -104,9 +135,11 @@ def main():
         expect_in(report, "# prior: 60 trials of ")
         expect_in(report, "prior = [ 'past.h5' ]")
         expect_in(report, "prior_share = 0.75")
-        expect_in(report, "prior_exact = 2")
-        expect_in(report, "(8 start-up draws first: the earlier best 2 as they were, then 0.75 of them from "
-                          "around the prior's best configurations")
+        expect_in(report, "prior_exact = 5")
+        expect_in(report, "prior_startup = 10")
+        expect_in(report, "(8 start-up draws first: the earlier best 5 as they were, then 0.75 of them from "
+                          "around the prior's best configurations; a first wave wider than 10 is the whole "
+                          "space's past that")
         for name, sampler, sampler_table, wanted in (
                 ("tpe", "tpe", table.format("past.h5"),
                  '[sampler] prior: is read by sampler "mobster" alone'),
@@ -134,16 +167,16 @@ def main():
         run("simulate", ok, "-o", results, "-q")
         now = configurations(results)
         earlier = best_earlier(past)
-        # The first two trials are the earlier study's best two, as they were.
-        for t in (0, 1):
-            assert now[t] == earlier[t], (t, now[t], earlier[:3])
-        # prior_exact = 5: the first five.
-        five = write(d, "five", sampler="mobster", seed=7, trials=20,
-                     sampler_table=table.format("past.h5") + "prior_exact = 5\n")
-        run("simulate", five, "-o", os.path.join(d, "five.h5"), "-q")
-        first = configurations(os.path.join(d, "five.h5"))
+        # The first five trials are the earlier study's best five, as they were.
         for t in range(5):
-            assert first[t] == earlier[t], (t, first[t], earlier[:6])
+            assert now[t] == earlier[t], (t, now[t], earlier[:6])
+        # prior_exact = 2: the first two.
+        two = write(d, "two", sampler="mobster", seed=7, trials=20,
+                    sampler_table=table.format("past.h5") + "prior_exact = 2\n")
+        expect_in(run("validate", two), "prior_startup = 10")
+        run("simulate", two, "-o", os.path.join(d, "two.h5"), "-q")
+        first = configurations(os.path.join(d, "two.h5"))
+        assert [first[0], first[1]] == earlier[:2], (first[0], first[1], earlier[:3])
         checked = write(d, "checked", sampler="mobster", seed=7, trials=20,
                         sampler_table=table.format("past.h5") + "prior_check = true\n")
         expect_in(run("validate", checked), "less if its draws do no better at the first rung")
@@ -156,10 +189,12 @@ def main():
             assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
                 replayed.stdout
         paused = check_trusted(d, table, earlier)
+        check_older_file_resumes(d, table)
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
-          "mobster study with a prior starts with the earlier best two (five with prior_exact = 5); replay matches "
+          "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
           f"all 20, with prior_check too; with asha_promotion the earlier best two ran to max_t, trusted, "
-          f"while {paused} later trials stopped short, and replay matches all 20")
+          f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
+          "the defaults of 2026-12-04 resumes with its own")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
+#include "store/warm_start.hpp"
 #include "unit/store/simulated_study.hpp"
 #include "unit/store/store_studies.hpp"
 #include "unit/temp_folder.hpp"
@@ -375,7 +376,7 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_trusted_trials_resumes_without_them) 
   erase_from_resolved_study(dir.file("old.h5"), "trusted_trials = 2\n");
   const store::StudyReader reader(dir.file("old.h5"));
   BOOST_TEST(reader.spec().scheduler.trusted_trials.value_or(-1) == 0);
-  // A study file that names none, whose default (a prior's prior_exact) is 2 today.
+  // A study file that names none, whose default with a prior is 2.
   auto now = config::parse_study(promotion.replace(promotion.find("trusted_trials = 2"),
                                                    std::string("trusted_trials = 2").size(), ""),
                                  "study.toml");
@@ -390,6 +391,48 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_trusted_trials_resumes_without_them) 
   simulate_into(dir.file("new.h5"), trusting);
   BOOST_TEST(store::StudyReader(dir.file("new.h5")).spec().scheduler.trusted_trials.value_or(-1) ==
              2);
+}
+
+// A prior's start-up defaults changed on 2026-12-04 (prior_exact 2 to 5, prior_startup every
+// start-up to 10, written with every prior since): a file whose resolved study has no
+// prior_startup drew every start-up from the prior, and resumes so, with the prior_exact it
+// recorded, when the study file gives neither.
+BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_with_its_own) {
+  TempDir dir;
+  simulate_into(dir.file("past.h5"), store_study());
+  std::string text = kStoreStudy;
+  text.replace(text.find("max_trials = 400"), std::string("max_trials = 400").size(),
+               "max_trials = 24");
+  text.replace(text.find("[search]"), 0, "sampler = \"mobster\"\n");
+  text += "[sampler]\nprior = [\"" + dir.file("past.h5") + "\"]\n";
+  const auto with_prior = [&](const std::string& extra) {
+    auto study = config::parse_study(text + extra, "study.toml");
+    store::load_warm_start(study);
+    return study;
+  };
+  const auto now = with_prior("");
+  BOOST_TEST(now.sampler.mobster.prior_exact == 5u);
+  BOOST_TEST(now.sampler.mobster.prior_startup.value_or(0) == 10u);
+  BOOST_TEST(with_prior("prior_exact = 12\n").sampler.mobster.prior_startup.value_or(0) == 12u);
+  // The resolved study as a writer before 2026-12-04 recorded it: prior_exact 2, and no
+  // prior_startup.
+  simulate_into(dir.file("old.h5"), with_prior("prior_exact = 2\n"));
+  erase_from_resolved_study(dir.file("old.h5"), "prior_startup = 10\n");
+  const store::StudyReader reader(dir.file("old.h5"));
+  BOOST_TEST(!reader.spec().sampler.mobster.prior_startup.has_value());
+  const auto resumed = resumes_only_as_recorded(reader, now);
+  BOOST_TEST(resumed.sampler.mobster.prior_exact == 2u);
+  BOOST_TEST(!resumed.sampler.mobster.prior_startup.has_value());
+  // Named in the study file: held to it.
+  const auto named = store::with_recorded_defaults(
+      with_prior("prior_exact = 5\nprior_startup = 10\n"), reader.spec());
+  BOOST_TEST(named.sampler.mobster.prior_exact == 5u);
+  BOOST_TEST(named.sampler.mobster.prior_startup.value_or(0) == 10u);
+  // A file written since keeps its own.
+  simulate_into(dir.file("new.h5"), now);
+  const store::StudyReader current(dir.file("new.h5"));
+  BOOST_TEST(current.spec().sampler.mobster.prior_startup.value_or(0) == 10u);
+  BOOST_TEST(store::compare_studies(current.spec(), now).empty());
 }
 
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
