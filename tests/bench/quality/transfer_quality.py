@@ -24,9 +24,11 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior, eager promotion, trusted
                            the same with [scheduler] trusted_trials = prior_exact: the earlier
                            best, started as they were, run to max_t without pausing (a prior's
-                           default since 2026-12-03; the other prior methods set 0)
+                           default from 2026-12-03; the methods without "trusted" set 0)
   recommended, prior [...], eager promotion, trusted N
-                           the same with trusted_trials = N
+                           the same with trusted_trials = N. "recommended, prior exact 5
+                           startup 10, eager promotion, trusted 2" is a prior's defaults since
+                           2026-12-04, with eager promotion
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
