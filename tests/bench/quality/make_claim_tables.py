@@ -303,16 +303,17 @@ def digits_rff(writer, limit):
         progress(i, limit)
 
 
-def train_rff(writer, c, features, data):
-    """Softmax regression by SGD (c's lr, momentum, weight_decay) on `features` random
-    Fourier features of bandwidth c["gamma"], drawn from torch's generator as seeded."""
+def train_rff(writer, c, features, data, classes=10):
+    """Softmax regression by SGD (c's lr, momentum, weight_decay) over `classes` classes on
+    `features` random Fourier features of bandwidth c["gamma"], drawn from torch's
+    generator as seeded."""
     import torch
     x_train, x_val, y_train, y_val = data
     weights = torch.randn(x_train.shape[1], features) * math.sqrt(2 * c["gamma"])
     phases = torch.rand(features) * 2 * math.pi
     scale = math.sqrt(2.0 / features)
     mapped = lambda x: scale * torch.cos(x @ weights + phases)  # noqa: E731
-    model = torch.nn.Linear(features, 10)
+    model = torch.nn.Linear(features, classes)
     optimizer = torch.optim.SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"],
                                 weight_decay=c["weight_decay"])
     train_torch(writer, c, model, optimizer, (mapped(x_train), mapped(x_val), y_train, y_val), EPOCHS)

@@ -17,6 +17,10 @@ study file per table (tests/bench/data/transfer/NAME.toml).
               with standardised inputs (small) and with inputs 30x as large (large, a
               pipeline that lost its scaling), where the good learning rates and
               regularisation lie elsewhere: 200 x 27 epochs; 5 parameters
+  rff-cancer-shift  a second wrong lesson, recorded after the claim pairs below were run
+              and shaped after rff-shift, where the prior failed at 8 workers: softmax
+              regression on 256 random Fourier features of the breast cancer data,
+              standardised inputs (small) and 30x as large (large): 200 x 27 epochs
 
 The claim pairs (tests/bench/data/transfer-claim/), recorded 2026-12-04 after the prior's
 setting was fixed, shapes the tuning pairs do not cover:
@@ -49,7 +53,7 @@ from make_claim_tables import (digits_tensors, lograndint, torch_optimizer, trai
                                train_rff, train_torch)
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
                                scaled_split, sig, train_gbdt)
-from sklearn.datasets import load_digits, make_classification, make_friedman1  # noqa: E402
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification, make_friedman1  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingRegressor  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
@@ -151,8 +155,8 @@ def gbdt_data(size, steps=25, trees_per_step=8):
     return build
 
 
-def rff_configs(limit):
-    rng = np.random.default_rng(20261206)
+def rff_configs(limit, seed=20261206):
+    rng = np.random.default_rng(seed)
     return [{"gamma": sig(loguniform(rng, 1e-5, 100.0)), "lr": sig(loguniform(rng, 1e-3, 1000.0)),
              "weight_decay": sig(loguniform(rng, 1e-8, 1.0)), "batch_size": int(rng.choice([16, 32, 64, 128])),
              "momentum": sig(rng.uniform(0.0, 0.95))} for _ in range(limit)]
@@ -169,6 +173,25 @@ def rff(features, input_scale=1.0):
         for i, c in enumerate(configs):
             torch.manual_seed(i)
             train_rff(writer, c, features, data)
+            progress(i, limit)
+    return build
+
+
+def rff_cancer(input_scale):
+    """rff-width's small model on the breast cancer data (30 inputs, 2 classes): a tuning
+    pair shaped after the claim pair rff-shift, recorded after that pair was run."""
+    def build(writer, limit):
+        import torch
+        torch.set_num_threads(1)
+        x, y = load_breast_cancer(return_X_y=True)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 7, stratify=y)
+        as_float = lambda a: torch.tensor(a * input_scale, dtype=torch.float32)  # noqa: E731
+        data = (as_float(x_train), as_float(x_val), torch.tensor(y_train), torch.tensor(y_val))
+        configs = rff_configs(limit, seed=20261209)
+        writer.writerow(list(configs[0]) + ["step", "val_loss", "step_seconds"])
+        for i, c in enumerate(configs):
+            torch.manual_seed(i)
+            train_rff(writer, c, 256, data, classes=2)
             progress(i, limit)
     return build
 
@@ -215,6 +238,7 @@ PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "mlp-data": (TUNING, mlp_data("small"), mlp_data("large")),
          "gbdt-data": (TUNING, gbdt_data("small"), gbdt_data("large")),
          "mlp-shift": (TUNING, mlp_shift("small"), mlp_shift("large")),
+         "rff-cancer-shift": (TUNING, rff_cancer(1.0), rff_cancer(30.0)),
          "rff-width": (CLAIM, rff(256), rff(1024)),
          "multigrid-grid": (CLAIM, multigrid(129), multigrid(513)),
          "hgb-data": (CLAIM, hgb_data("small"), hgb_data("large")),
