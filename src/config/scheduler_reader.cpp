@@ -77,6 +77,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
       s.trusted_trials = trusted;
       s.trusted_trials_named = true;
     }
+    if (const auto check = r.boolean("trust_check")) s.trust_check = *check;
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {

@@ -112,6 +112,7 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
   if (const auto trusted = s.trusted_trials.value_or(trusted_by_default);
       trusted > 0 || trusted_by_default > 0)
     t.insert("trusted_trials", trusted);
+  if (s.trust_check) t.insert("trust_check", true);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));

@@ -25,6 +25,6 @@ using StateIn = cereal::PortableBinaryInputArchive;
 /// The layout of every class's state as this build writes it. A snapshot of another
 /// number is not read (the study resumes by replaying its file instead); raise it when a
 /// class's saved fields change.
-inline constexpr std::uint32_t kStateFormat = 4;
+inline constexpr std::uint32_t kStateFormat = 5;
 
 }  // namespace slurmtune::core

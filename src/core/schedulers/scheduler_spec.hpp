@@ -73,6 +73,11 @@ struct SchedulerSpec {
   /// given: with a MOBSTER prior, its prior_exact (set by the study file reader), else 0.
   std::optional<std::int64_t> trusted_trials;
   bool trusted_trials_named = false;  ///< the file gives trusted_trials (resume keeps a default)
+  /// asha_promotion: a trusted trial keeps its trust only while it is not in the worse
+  /// half of a rung it has passed (judged once the rung holds kTrustCheckPeers others);
+  /// then it is judged at the rungs as any trial is. A prior's earlier best that starts
+  /// slowly keeps it; one that is bad on this task gives its worker back.
+  bool trust_check = false;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

@@ -29,6 +29,11 @@ its own seed, the small table's whole budget), and then on the large table:
                            the same with trusted_trials = N. "recommended, prior exact 5
                            startup 10, eager promotion, trusted 2" is a prior's defaults since
                            2026-12-04, with eager promotion
+  recommended, prior share X [...]
+                           the same with prior_share = X
+  recommended, prior [...], trusted N, trust check
+                           the same with [scheduler] trust_check = true: a trusted trial in the
+                           worse half of a rung it passed loses its trust
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -97,7 +102,20 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior exact 5 startup 5, eager promotion, trusted 2",
            "recommended, prior startup 4, eager promotion, trusted",
            "recommended, prior exact 5 startup 10, eager promotion, trusted 2",
-           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 2")
+           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 2",
+           # Where the wrong lesson's time goes at 8 workers (search-quality.md, 2026-12-04):
+           # the defaults with one thing changed, and a prior that draws nothing (a control)
+           "recommended, prior exact 5 startup 10, eager promotion, trusted 0",
+           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 0",
+           "recommended, prior exact 5 startup 10, trusted 2",
+           "recommended, prior share 0 exact 5 startup 10, eager promotion, trusted 2",
+           "recommended, prior share 0 exact 5 startup 10, trusted 0",
+           "recommended, prior share 0 exact 2 startup 2, trusted 0",
+           "recommended, prior share 0 exact 1 startup 1, trusted 0",
+           "recommended, prior share 0 exact 0 startup 0, trusted 0",
+           # The candidates of that day's rule: a trust that ends in a rung's worse half
+           "recommended, prior exact 5 startup 10, eager promotion, trusted 2, trust check",
+           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 2, trust check")
 
 
 def pair_table(pair, size):
@@ -150,12 +168,14 @@ def run_method(task):
             options["prior"] = [earlier]
         if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
             options["prior_share"] = 0.5
+        if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X
+            options["prior_share"] = float(share.group(1))
         for key, word in (("prior_exact", "exact"), ("prior_startup", "startup")):
             # exact N: the first N start-ups are the earlier best N, as they were;
             # startup N: only the first N start-ups drawn by the prior
             if (count := re.search(word + r" (\d+)", method)):
                 options[key] = int(count.group(1))
-        if "check" in method:  # the prior's share follows how its draws fare at the first rung
+        if re.search(r"prior[^,]* check\b", method):  # the prior's share follows its first-rung results
             options["prior_check"] = True
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
@@ -167,6 +187,8 @@ def run_method(task):
             if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
                 trusted = int(count.group(1))
             scheduler = dict(scheduler, trusted_trials=trusted)
+        if "trust check" in method:  # the trust ends in the worse half of a rung it passed
+            scheduler = dict(scheduler, trust_check=True)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
         run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)
@@ -279,11 +301,22 @@ def report_pooled(pairs, workers, runs, methods, mine, tables):
         print(f"\n{mine} against the no-prior bounds there: {past:.3g}x (the geometric mean of each cell's "
               f"bound over its median; above 1, sooner than any method without a prior can be)")
     against_no_prior = NO_PRIOR in methods and mine != NO_PRIOR
-    for wrong in [p for p in pairs if p in WRONG_LESSONS and against_no_prior]:
+    wrongs = [p for p in pairs if p in WRONG_LESSONS]
+    for wrong in [p for p in wrongs if against_no_prior]:
         cells = pooled_cells([wrong], workers, runs, mine, NO_PRIOR, tables)
         point, low, high = pooled_speedup(cells, np.random.default_rng(0))
         print(f"\n{wrong} (the wrong lesson) at {workers} workers, T1 and T2 pooled: {mine} "
               f"{point:.3g}x [{low:.3g}, {high:.3g}] the speed of no prior")
+    if len(wrongs) > 1:
+        print(f"\n### Pooled at {workers} workers over {', '.join(wrongs)} (the wrong lessons, T1 and T2): "
+              f"{mine}'s geometric-mean speed-up\n")
+        print("| over | speed-up [95% CI] |")
+        print("|---|---|")
+        for other in methods:
+            if other != mine:
+                point, low, high = pooled_speedup(pooled_cells(wrongs, workers, runs, mine, other, tables),
+                                                  np.random.default_rng(0))
+                print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] |")
     sys.stdout.flush()
 
 

@@ -9,6 +9,13 @@
 #include "core/state_archive_io.hpp"
 
 namespace slurmtune::core {
+namespace {
+
+// trust_check: the other results a rung must hold before it can end a trial's trust. With
+// fewer, half of them is one or two trials that may be lucky draws.
+constexpr std::size_t kTrustCheckPeers = 3;
+
+}  // namespace
 
 AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode mode)
     : Scheduler(mode),
@@ -16,7 +23,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       reduction_factor_(spec.reduction_factor),
       predict_(spec.predict),
       eager_(spec.eager_promotion),
-      trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))) {
+      trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))),
+      trust_check_(spec.trust_check) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}});
@@ -64,7 +72,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
-  if (state.finishing || trial < trusted_) {
+  if (state.finishing || keeps_trust(trial, state, reached, key)) {
     outcome.decision = SchedulerDecision::Continue;  // the end game, or trusted: on to max_t
     return outcome;
   }
@@ -76,6 +84,24 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   state.paused = true;
   --running_;
   return outcome;
+}
+
+bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, int reached,
+                                         const Key& key) {
+  if (trial >= trusted_ || state.distrusted) return false;
+  if (!trust_check_) return true;
+  state.passed.emplace_back(reached, key);
+  for (const auto& [k, passed_key] : state.passed) {
+    const Rung& rung = rungs_[static_cast<std::size_t>(k)];
+    const std::size_t others = rung.keys.size() - 1;
+    const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(passed_key);
+    if (others >= kTrustCheckPeers && 2 * above > others) {
+      state.distrusted = true;
+      state.passed.clear();  // no longer needed: the trust does not come back
+      return false;
+    }
+  }
+  return true;
 }
 
 bool AshaPromotionScheduler::leads_short_rung(const Rung& rung, const Key& key) const {

@@ -26,6 +26,16 @@
 // pays off late) is no reason to park what the study was told is good. They still enter
 // each rung's ranking, so the trials they beat there are judged against them.
 //
+// With trust_check = true (issue #64) a trusted trial keeps its trust only while it is
+// not in the worse half of any rung it has passed: at each report that takes it to a new
+// rung, each rung it reached is looked at again, and once that rung holds at least
+// kTrustCheckPeers other results of which more than half rank above it, the trust ends for
+// good and the rungs judge it as any trial. Rungs are looked at again because a first wave
+// reaches the first rung together: the trust is judged there once the rung has filled.
+// Where an earlier study's lesson holds its best configurations may start slowly but not
+// badly (mid-table at the first rung); where it is wrong they rank low, and a trust kept
+// to max_t would hold their workers for the whole study.
+//
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
 // it to max_t without pausing again, until the first such finisher reaches max_t. A
@@ -104,12 +114,17 @@ class AshaPromotionScheduler final : public Scheduler {
     bool finishing = false;            // resumed in the end game: runs to max_t without pausing
     std::vector<ReportedPoint> curve;  // predict = true: its finite reports
     std::optional<double> predicted;   // its latest predicted final score
+    bool distrusted = false;           // trust_check: a trusted trial that lost its trust
+    std::vector<std::pair<int, Key>> passed;  // trust_check, while trusted: (rung, key there)
     template <class Archive>
     void serialize(Archive& archive) {
-      archive(rung, key, paused, alive, finishing, curve, predicted);
+      archive(rung, key, paused, alive, finishing, curve, predicted, distrusted, passed);
     }
   };
   static Key key_of(TrialId trial, double score);
+  /// trusted_trials: whether `trial`, which just entered rung `reached` with `key`, still
+  /// runs on to max_t (trust_check may end its trust here).
+  bool keeps_trust(TrialId trial, TrialState& state, int reached, const Key& key);
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
   void apply_prediction(TrialId trial, TrialState& state, ReportOutcome& outcome);
   /// eager_promotion: `key` (just entered) is the best of a rung that promotes nothing yet.
@@ -130,6 +145,7 @@ class AshaPromotionScheduler final : public Scheduler {
   bool predict_ = false;
   bool eager_ = false;
   TrialId trusted_ = 0;                   // trials below this id run to max_t without pausing
+  bool trust_check_ = false;              // ... while not in the worse half of a passed rung
   bool end_game_over_ = false;            // a finisher reached max_t
   std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;

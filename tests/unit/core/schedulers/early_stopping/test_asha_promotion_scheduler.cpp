@@ -261,6 +261,44 @@ BOOST_AUTO_TEST_CASE(trusted_trials_run_to_max_t_and_still_rank_in_their_rungs) 
   BOOST_TEST(plain.report(0, 1, 1.0).decision == SchedulerDecision::Pause);
 }
 
+// trust_check (issue #64): a trusted trial keeps its trust while it is not in the worse
+// half of a rung it passed. The first wave reaches the first rung together, so the rung is
+// judged again at the trial's next rung, once it has filled; a slow starter in the better
+// half keeps its trust, a bad one loses it there and is judged as any trial.
+BOOST_AUTO_TEST_CASE(trust_check_ends_the_trust_of_a_trial_in_a_passed_rungs_worse_half) {
+  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
+  checking.trusted_trials = 2;
+  checking.trust_check = true;
+  AshaPromotionScheduler s(checking, Mode::Max);
+  for (TrialId t = 0; t < 8; ++t)
+    s.add_trial(t, std::nullopt);
+  // Alone at rung 0 (fewer than 3 others there), both run on whatever they report.
+  BOOST_TEST(s.report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(1, 1, 5.0).decision == SchedulerDecision::Continue);
+  // Six more fill rung 0: {9, 8, 7, 5, 4, 3, 2, 1}.
+  const double values[] = {2.0, 3.0, 4.0, 7.0, 8.0, 9.0};
+  for (TrialId t = 2; t < 8; ++t)
+    BOOST_TEST(s.report(t, 1, values[t - 2]).decision == SchedulerDecision::Pause);
+  // At rung 1, rung 0 is judged again. Trial 1 (4th of 8: 3 of the 7 others above it)
+  // keeps its trust; trial 0 (last: 7 of 7 above) loses it and pauses at rung 1.
+  BOOST_TEST(s.report(1, 3, 6.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s.report(0, 3, 6.5).decision == SchedulerDecision::Pause);
+  BOOST_TEST(s.report(1, 9, 6.0).decision == SchedulerDecision::Continue);  // still trusted
+  // The trust does not come back: resumed, trial 0 pauses at rung 2 like any trial, even
+  // with that rung's best value.
+  BOOST_TEST((s.resume(0).kind == Job::Kind::Resume));
+  BOOST_TEST(s.report(0, 9, 10.0).decision == SchedulerDecision::Pause);
+  // Without trust_check the same trial 0 runs on.
+  checking.trust_check = false;
+  AshaPromotionScheduler plain(checking, Mode::Max);
+  for (TrialId t = 0; t < 8; ++t)
+    plain.add_trial(t, std::nullopt);
+  BOOST_TEST(plain.report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  for (TrialId t = 2; t < 8; ++t)
+    plain.report(t, 1, values[t - 2]);
+  BOOST_TEST(plain.report(0, 3, 6.5).decision == SchedulerDecision::Continue);
+}
+
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
   auto promotion = spec(SchedulerType::AshaPromotion, 1, 3, 20);
   BOOST_TEST((promotion_milestones(promotion) == std::vector<double>{1, 3, 9, 20}));
