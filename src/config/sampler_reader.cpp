@@ -208,7 +208,11 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       // Resolved here, so that validate prints it and the results file records it.
       spec.mobster.prior_startup = std::max(core::kDefaultPriorStartup, spec.mobster.prior_exact);
     }
-    read_flag(reader, "prior_check", spec.mobster.prior_check);
+    spec.prior_check_named = reader.has("prior_check");
+    if (spec.prior_check_named)
+      read_flag(reader, "prior_check", spec.mobster.prior_check);
+    else if (!spec.prior_files.empty())
+      spec.mobster.prior_check = true;  // the default with a prior since 2026-12-04 (issue #64)
   }
   reader.finish();
 }

@@ -77,6 +77,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
       s.trusted_trials = trusted;
       s.trusted_trials_named = true;
     }
+    s.trust_check_named = r.has("trust_check");
     if (const auto check = r.boolean("trust_check")) s.trust_check = *check;
   }
   if (s.type == SchedulerType::FreezeThaw) {
@@ -131,6 +132,11 @@ std::int64_t default_trusted_trials(const core::StudySpec& study) {
   if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return 0;
   return static_cast<std::int64_t>(
       std::min(study.sampler.mobster.prior_exact, kPriorTrustedTrials));
+}
+
+bool default_trust_check(const core::StudySpec& study) {
+  return study.scheduler.type == SchedulerType::AshaPromotion &&
+         study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
 }
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {

@@ -46,6 +46,10 @@ void read_scheduler(TableReader reader, const core::SearchSpace& space, core::Sc
 /// the earlier best started as they were (`prior_exact`), as screened on the tuning pairs
 /// (issue #64, search-quality.md); otherwise 0.
 std::int64_t default_trusted_trials(const core::StudySpec& study);
+/// asha_promotion's `trust_check` where the file does not give it: on with a MOBSTER prior,
+/// whose earlier best may be bad where the lesson does not hold (issue #64, adopted on the
+/// tuning pairs on 2026-12-04); otherwise off.
+bool default_trust_check(const core::StudySpec& study);
 
 /// `[scheduler]` keys of type = "pbt", and its `[scheduler.mutations]` table.
 void read_pbt(TableReader& reader, const core::SearchSpace& space, core::PbtSpec& spec);

@@ -513,6 +513,7 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
   // The resolved count is what `validate` prints and the file records.
   if (!study.scheduler.trusted_trials)
     study.scheduler.trusted_trials = default_trusted_trials(study);
+  if (!study.scheduler.trust_check_named) study.scheduler.trust_check = default_trust_check(study);
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
   check_freeze_thaw(root, study, source);

@@ -51,7 +51,8 @@ void insert_or_auto(toml::table& t, std::string_view key, std::optional<std::int
     t.insert(key, "auto");
 }
 
-toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_by_default) {
+toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_by_default,
+                            bool trust_check_by_default) {
   toml::table t{{"type", std::string(core::scheduler_keyword(s.type))},
                 {"resource", s.resource},
                 {"max_t", s.max_t}};
@@ -112,7 +113,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
   if (const auto trusted = s.trusted_trials.value_or(trusted_by_default);
       trusted > 0 || trusted_by_default > 0)
     t.insert("trusted_trials", trusted);
-  if (s.trust_check) t.insert("trust_check", true);
+  // Written where it or its default is on: a study with a prior that set it off keeps it off.
+  if (s.trust_check || trust_check_by_default) t.insert("trust_check", s.trust_check);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));
@@ -180,7 +182,8 @@ toml::table sampler_table(const core::SamplerSpec& s) {
     t.insert("prior_exact", static_cast<std::int64_t>(s.mobster.prior_exact));
     if (s.mobster.prior_startup)  // absent: every start-up (as in older results files)
       t.insert("prior_startup", static_cast<std::int64_t>(*s.mobster.prior_startup));
-    if (s.mobster.prior_check) t.insert("prior_check", true);  // absent when false, as before
+    // Always written since it became the default: absent, it was off (older results files).
+    t.insert("prior_check", s.mobster.prior_check);
   }
   return t;
 }
@@ -337,7 +340,8 @@ toml::table resolved_table(const core::StudySpec& study) {
     search.insert(p.name, parameter_table(study.space, p));
   toml::table out{{"study", study_table(study)},
                   {"search", std::move(search)},
-                  {"scheduler", scheduler_table(study.scheduler, default_trusted_trials(study))},
+                  {"scheduler", scheduler_table(study.scheduler, default_trusted_trials(study),
+                                                default_trust_check(study))},
                   {"trial", trial_table(study)},
                   {"resources", resources_table(study.resources)},
                   {"simulate", simulate_table(study.simulate)}};

@@ -162,6 +162,8 @@ core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpe
   // judging them at the rungs unless the study file names trusted_trials.
   if (!now.scheduler.trusted_trials_named)
     now.scheduler.trusted_trials = recorded.scheduler.trusted_trials;
+  // Likewise the trust's check (on with a prior since 2026-12-04).
+  if (!now.scheduler.trust_check_named) now.scheduler.trust_check = recorded.scheduler.trust_check;
   auto& sampler = now.sampler;
   if (sampler.kind == recorded.sampler.kind) {
     // tpe's default semantics was "optuna" before "auto": a study file that names none
@@ -181,6 +183,9 @@ core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpe
         sampler.mobster.prior_exact = recorded.sampler.mobster.prior_exact;
       if (!sampler.prior_startup_named)
         sampler.mobster.prior_startup = recorded.sampler.mobster.prior_startup;
+      // prior_check became the default on 2026-12-04 too.
+      if (!sampler.prior_check_named)
+        sampler.mobster.prior_check = recorded.sampler.mobster.prior_check;
     }
     return now;
   }

@@ -110,6 +110,10 @@ void StudyReader::read_header() {
     // drew all of its start-ups. (`prior_exact` was always named.)
     if (!spec_.sampler.prior_files.empty() && !spec_.sampler.prior_startup_named)
       spec_.sampler.mobster.prior_startup.reset();
+    // Likewise `prior_check` and `trust_check`, named wherever they are on or their default
+    // is (since 2026-12-04): a file without them ran without.
+    if (!spec_.sampler.prior_check_named) spec_.sampler.mobster.prior_check = false;
+    if (!spec_.scheduler.trust_check_named) spec_.scheduler.trust_check = false;
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {

@@ -39,7 +39,8 @@ std::string default_output(const std::string& study_path) {
 
 std::string prior_start_text(const core::MobsterOptions& o) {
   return "prior_exact = " + std::to_string(o.prior_exact) + ", prior_startup = " +
-         (o.prior_startup ? std::to_string(*o.prior_startup) : std::string("every start-up"));
+         (o.prior_startup ? std::to_string(*o.prior_startup) : std::string("every start-up")) +
+         ", prior_check = " + (o.prior_check ? "true" : "false");
 }
 
 // A results file written under an older default sampler resumes with the sampler it
@@ -68,12 +69,19 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << "resumes without (trusted_trials = "
               << resumed.scheduler.trusted_trials.value_or(0) << "; a new study would get "
               << study.scheduler.trusted_trials.value_or(0) << ")\n";
+  if (resumed.scheduler.trust_check != study.scheduler.trust_check)
+    std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no trust_check; "
+              << output << " was written before a prior's trusted trials were checked at the "
+              << "rungs and resumes as it recorded (trust_check = " << std::boolalpha
+              << resumed.scheduler.trust_check << "; a new study would get "
+              << study.scheduler.trust_check << ")\n";
   const auto& kept = resumed.sampler.mobster;
   const auto& fresh = study.sampler.mobster;
-  if (kept.prior_exact != fresh.prior_exact || kept.prior_startup != fresh.prior_startup)
+  if (kept.prior_exact != fresh.prior_exact || kept.prior_startup != fresh.prior_startup ||
+      kept.prior_check != fresh.prior_check)
     std::cerr << "slurmtune run: " << output << " was written before the prior's start-up "
-              << "defaults changed and resumes with what it recorded for those of prior_exact "
-              << "and prior_startup that " << study.path << " does not name ("
+              << "defaults changed and resumes with what it recorded for those of prior_exact, "
+              << "prior_startup and prior_check that " << study.path << " does not name ("
               << prior_start_text(kept) << "; a new study would get " << prior_start_text(fresh)
               << ")\n";
   return resumed;

@@ -78,6 +78,7 @@ struct SchedulerSpec {
   /// then it is judged at the rungs as any trial is. A prior's earlier best that starts
   /// slowly keeps it; one that is bad on this task gives its worker back.
   bool trust_check = false;
+  bool trust_check_named = false;  ///< the file gives trust_check (resume keeps a default)
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

@@ -31,6 +31,10 @@ struct SamplerSpec {
   /// resolved study without `prior_startup` as all start-ups).
   bool prior_exact_named = false;
   bool prior_startup_named = false;
+  /// `[sampler] prior_check` was given. On by default with a prior since 2026-12-04 (off
+  /// before, and then absent from the resolved study): a study file that does not give it
+  /// resumes with what its results file recorded.
+  bool prior_check_named = false;
   /// `suggest_ahead`: each suggestion made right after the previous trial starts, on a
   /// thread of its own in `run` (SuggestionsAhead); model-based samplers only.
   bool suggest_ahead = false;

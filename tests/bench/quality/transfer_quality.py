@@ -33,7 +33,9 @@ its own seed, the small table's whole budget), and then on the large table:
                            the same with prior_share = X
   recommended, prior [...], trusted N, trust check
                            the same with [scheduler] trust_check = true: a trusted trial in the
-                           worse half of a rung it passed loses its trust
+                           worse half of a rung it passed loses its trust. "recommended, prior
+                           exact 5 startup 10 check, eager promotion, trusted 2, trust check" is
+                           a prior's defaults since the evening of 2026-12-04, with eager promotion
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -175,8 +177,10 @@ def run_method(task):
             # startup N: only the first N start-ups drawn by the prior
             if (count := re.search(word + r" (\d+)", method)):
                 options[key] = int(count.group(1))
-        if re.search(r"prior[^,]* check\b", method):  # the prior's share follows its first-rung results
-            options["prior_check"] = True
+        if "prior" in method:
+            # check: the prior's share follows its first-rung results (a prior's default since
+            # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
+            options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         if "prior" in method:
@@ -187,8 +191,9 @@ def run_method(task):
             if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
                 trusted = int(count.group(1))
             scheduler = dict(scheduler, trusted_trials=trusted)
-        if "trust check" in method:  # the trust ends in the worse half of a rung it passed
-            scheduler = dict(scheduler, trust_check=True)
+            # trust check: the trust ends in the worse half of a rung it passed (a prior's
+            # default since 2026-12-04, set either way as prior_check is)
+            scheduler = dict(scheduler, trust_check="trust check" in method)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
         run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)

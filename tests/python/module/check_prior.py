@@ -74,7 +74,9 @@ def check_trusted(d, table, earlier):
     assert "trusted_trials" not in run("validate", os.path.join(d, "now.toml"))  # asha: no such key
     trusting = promoting(write(d, "trusting", sampler="mobster", seed=7, trials=20,
                                sampler_table=table.format("past.h5")))
-    expect_in(run("validate", trusting), "trusted_trials = 2")
+    report = run("validate", trusting)
+    expect_in(report, "trusted_trials = 2")
+    expect_in(report, "trust_check = true")  # the default with a prior since 2026-12-04
     h5 = os.path.join(d, "trusting.h5")
     run("simulate", trusting, "-o", h5, "-q")
     steps, now = last_steps(h5), configurations(h5)
@@ -85,9 +87,27 @@ def check_trusted(d, table, earlier):
                               input=run("export", h5, "--table", "replay"))
     assert replayed.returncode == 0, replayed.stderr
     assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout
+    # A file written before trust_check (its resolved study without the key) resumes without.
+    older = os.path.join(d, "trusting-older.h5")
+    run("simulate", trusting, "-o", older, "-q")
+    with h5py.File(older, "r+") as f:
+        resolved = f.attrs["resolved_study"]
+        resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
+        assert "trust_check = true\n" in resolved, resolved
+        f.attrs["resolved_study"] = resolved.replace("trust_check = true\n", "")
+    resume = os.path.join(d, "trusting-resume.toml")
+    with open(trusting) as f, open(resume, "w") as out:
+        out.write(f.read() + '[trial]\ncommand = ["/bin/true"]\n')
+    text = run("run", resume, "-o", older, "--allow-changes")  # the command is new: a safe change
+    expect_in(text, "gives asha_promotion no trust_check; " + older + " was written before a prior's trusted "
+                    "trials were checked at the rungs and resumes as it recorded (trust_check = false; a new "
+                    "study would get true)")
     judged = promoting(write(d, "judged", sampler="mobster", seed=7, trials=20,
                              sampler_table=table.format("past.h5")), "trusted_trials = 0\n")
     expect_in(run("validate", judged), "trusted_trials = 0")
+    unchecked = promoting(write(d, "unchecked-trust", sampler="mobster", seed=7, trials=20,
+                                sampler_table=table.format("past.h5")), "trust_check = false\n")
+    expect_in(run("validate", unchecked), "trust_check = false")  # kept as given
     # Never more than the earlier best started as they were.
     one = promoting(write(d, "one", sampler="mobster", seed=7, trials=20,
                           sampler_table=table.format("past.h5") + "prior_exact = 1\n"))
@@ -96,10 +116,11 @@ def check_trusted(d, table, earlier):
 
 
 def check_older_file_resumes(d, table):
-    """A results file written before 2026-12-04 (prior_exact 2 recorded, no prior_startup in
-    its resolved study: every start-up from the prior) resumes from a study file that names
-    neither key, with what it recorded, and run says so; without that rule the new defaults
-    would differ from the file and the resume would be refused."""
+    """A results file written before 2026-12-04 (prior_exact 2 recorded, no prior_startup and
+    no prior_check in its resolved study: every start-up from the prior, unchecked) resumes
+    from a study file that names none of the keys, with what it recorded, and run says so;
+    without that rule the new defaults would differ from the file and the resume would be
+    refused."""
     old = write(d, "old", sampler="mobster", seed=7, trials=20,
                 sampler_table=table.format("past.h5") + "prior_exact = 2\n")
     h5 = os.path.join(d, "old.h5")
@@ -107,17 +128,17 @@ def check_older_file_resumes(d, table):
     with h5py.File(h5, "r+") as f:
         resolved = f.attrs["resolved_study"]
         resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
-        assert "prior_startup = 10\n" in resolved, resolved
-        f.attrs["resolved_study"] = resolved.replace("prior_startup = 10\n", "")
+        assert "prior_startup = 10\n" in resolved and "prior_check = true\n" in resolved, resolved
+        f.attrs["resolved_study"] = resolved.replace("prior_startup = 10\n", "").replace("prior_check = true\n", "")
     with open(old) as f:
         text = f.read().replace("prior_exact = 2\n", "")
     resume = os.path.join(d, "old-resume.toml")
     with open(resume, "w") as f:
         f.write(text + '[trial]\ncommand = ["/bin/true"]\n')
     out = run("run", resume, "-o", h5, "--allow-changes")  # the command is new: a safe change
-    expect_in(out, "resumes with what it recorded for those of prior_exact and prior_startup that")
-    expect_in(out, "(prior_exact = 2, prior_startup = every start-up; a new study would get prior_exact = 5, "
-                   "prior_startup = 10)")
+    expect_in(out, "resumes with what it recorded for those of prior_exact, prior_startup and prior_check that")
+    expect_in(out, "(prior_exact = 2, prior_startup = every start-up, prior_check = false; a new study would get "
+                   "prior_exact = 5, prior_startup = 10, prior_check = true)")
     expect_in(out, "20/20 started")
 
 
@@ -137,9 +158,10 @@ def main():
         expect_in(report, "prior_share = 0.75")
         expect_in(report, "prior_exact = 5")
         expect_in(report, "prior_startup = 10")
+        expect_in(report, "prior_check = true")  # the default with a prior since 2026-12-04
         expect_in(report, "(8 start-up draws first: the earlier best 5 as they were, then 0.75 of them from "
-                          "around the prior's best configurations; a first wave wider than 10 is the whole "
-                          "space's past that")
+                          "around the prior's best configurations, less if its draws do no better at the first "
+                          "rung; a first wave wider than 10 is the whole space's past that")
         for name, sampler, sampler_table, wanted in (
                 ("tpe", "tpe", table.format("past.h5"),
                  '[sampler] prior: is read by sampler "mobster" alone'),
@@ -177,12 +199,14 @@ def main():
         run("simulate", two, "-o", os.path.join(d, "two.h5"), "-q")
         first = configurations(os.path.join(d, "two.h5"))
         assert [first[0], first[1]] == earlier[:2], (first[0], first[1], earlier[:3])
-        checked = write(d, "checked", sampler="mobster", seed=7, trials=20,
-                        sampler_table=table.format("past.h5") + "prior_check = true\n")
-        expect_in(run("validate", checked), "less if its draws do no better at the first rung")
-        run("simulate", checked, "-o", os.path.join(d, "checked.h5"), "-q")
-        assert configurations(os.path.join(d, "checked.h5"))[0] == earlier[0]
-        for study, h5 in ((ok, results), (checked, os.path.join(d, "checked.h5"))):
+        unchecked = write(d, "unchecked", sampler="mobster", seed=7, trials=20,
+                          sampler_table=table.format("past.h5") + "prior_check = false\n")
+        report = run("validate", unchecked)
+        expect_in(report, "prior_check = false")  # kept as given
+        assert "less if its draws do no better" not in report, report
+        run("simulate", unchecked, "-o", os.path.join(d, "unchecked.h5"), "-q")
+        assert configurations(os.path.join(d, "unchecked.h5"))[0] == earlier[0]
+        for study, h5 in ((ok, results), (unchecked, os.path.join(d, "unchecked.h5"))):
             replayed = subprocess.run([BINARY, "replay", study, "-"], capture_output=True, text=True,
                                       input=run("export", h5, "--table", "replay"))
             assert replayed.returncode == 0, replayed.stderr
@@ -192,7 +216,7 @@ def main():
         check_older_file_resumes(d, table)
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
-          f"all 20, with prior_check too; with asha_promotion the earlier best two ran to max_t, trusted, "
+          f"all 20, with prior_check off too; with asha_promotion the earlier best two ran to max_t, trusted, "
           f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
           "the defaults of 2026-12-04 resumes with its own")
 

@@ -435,6 +435,60 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_w
   BOOST_TEST(store::compare_studies(current.spec(), now).empty());
 }
 
+// prior_check and asha_promotion's trust_check are on with a prior since 2026-12-04 (written
+// with every prior since): a file whose resolved study has neither ran without them, and
+// resumes so when the study file gives neither.
+BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_s_checks_resumes_without_them) {
+  TempDir dir;
+  simulate_into(dir.file("past.h5"), store_study());
+  std::string text = kStoreStudy;
+  text.replace(text.find("max_trials = 400"), std::string("max_trials = 400").size(),
+               "max_trials = 24");
+  text.replace(text.find("type = \"asha\""), std::string("type = \"asha\"").size(),
+               "type = \"asha_promotion\"");
+  text.replace(text.find("[search]"), 0, "sampler = \"mobster\"\n");
+  text += "[sampler]\nprior = [\"" + dir.file("past.h5") + "\"]\n";
+  const auto with_prior = [&](const std::string& extra, const std::string& scheduler = "") {
+    std::string study_text = text + extra;
+    study_text.replace(study_text.find("type = \"asha_promotion\""),
+                       std::string("type = \"asha_promotion\"").size(),
+                       "type = \"asha_promotion\"" + scheduler);
+    auto study = config::parse_study(study_text, "study.toml");
+    store::load_warm_start(study);
+    return study;
+  };
+  const auto now = with_prior("");
+  BOOST_TEST(now.sampler.mobster.prior_check);
+  BOOST_TEST(now.scheduler.trust_check);
+  // A study run without the checks, its resolved study as a writer before 2026-12-04
+  // recorded it (neither key).
+  simulate_into(dir.file("old.h5"), with_prior("prior_check = false\n", "\ntrust_check = false"));
+  erase_from_resolved_study(dir.file("old.h5"), "prior_check = false\n");
+  erase_from_resolved_study(dir.file("old.h5"), "trust_check = false\n");
+  const store::StudyReader reader(dir.file("old.h5"));
+  BOOST_TEST(!reader.spec().sampler.mobster.prior_check);
+  BOOST_TEST(!reader.spec().scheduler.trust_check);
+  const auto resumed = resumes_only_as_recorded(reader, now);
+  BOOST_TEST(!resumed.sampler.mobster.prior_check);
+  BOOST_TEST(!resumed.scheduler.trust_check);
+  // Named in the study file (the sampler's key; the scheduler's is read the same way): held
+  // to it.
+  const auto named =
+      store::with_recorded_defaults(with_prior("prior_check = true\n"), reader.spec());
+  BOOST_TEST(named.sampler.mobster.prior_check);
+  // Turned off by the study file: written off, and kept.
+  const auto off = with_prior("prior_check = false\n");
+  BOOST_TEST(!off.sampler.mobster.prior_check);
+  simulate_into(dir.file("off.h5"), off);
+  BOOST_TEST(!store::StudyReader(dir.file("off.h5")).spec().sampler.mobster.prior_check);
+  // A file written since keeps its own.
+  simulate_into(dir.file("new.h5"), now);
+  const store::StudyReader current(dir.file("new.h5"));
+  BOOST_TEST(current.spec().sampler.mobster.prior_check);
+  BOOST_TEST(current.spec().scheduler.trust_check);
+  BOOST_TEST(store::compare_studies(current.spec(), now).empty());
+}
+
 // The heart of resume: a scheduler rebuilt from a file cut at any point decides the rest
 // of the study exactly as the uninterrupted run did.
 BOOST_AUTO_TEST_CASE(a_resumed_scheduler_makes_the_same_decisions) {
