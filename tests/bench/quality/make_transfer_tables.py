@@ -37,6 +37,21 @@ setting was fixed, shapes the tuning pairs do not cover:
                   standardised inputs (small) and with inputs 30x as large (large): the
                   kernel's good bandwidth moves down by 900x, three of its seven decades
 
+The second claim pairs (tests/bench/data/transfer-claim-2/), recorded 2026-12-04 after the
+prior's checks became its defaults:
+
+  linear-data     SGDClassifier (log loss) on a synthetic task of 4 classes (make_classification,
+                  24,000 samples), a quarter (small) and all (large) of its training split:
+                  200 x 27 epochs; 5 parameters
+  mlpreg-width    MLPRegressor on make_friedman1 (8,000 samples, inputs and targets
+                  standardised), two hidden layers of 16 (small) and of 64 (large, 4x the
+                  width): 200 x 27 epochs; 5 parameters; val_loss the validation MSE
+  hgb-class-data  HistGradientBoostingClassifier (8 iterations a step) on a synthetic task of 2
+                  classes (make_classification, 8,000 samples), a quarter (small) and all
+                  (large) of its training split: 200 x 25 steps; 5 parameters
+  mlpreg-target   the lesson that does not hold: mlpreg-width's small model with standardised
+                  targets (small) and with the targets 100x as large, unscaled (large)
+
 Run with Debian's interpreter, one process per pair (each trains in one thread):
   /usr/bin/python3 tests/bench/quality/make_transfer_tables.py mlp-width [--limit N] [--out DIR]
 """
@@ -44,6 +59,7 @@ import argparse
 import math
 import os
 import time
+import warnings
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
@@ -54,9 +70,11 @@ from make_claim_tables import (digits_tensors, lograndint, torch_optimizer, trai
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
                                scaled_split, sig, train_gbdt)
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification, make_friedman1  # noqa: E402
-from sklearn.ensemble import HistGradientBoostingRegressor  # noqa: E402
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # noqa: E402
+from sklearn.linear_model import SGDClassifier  # noqa: E402
+from sklearn.metrics import log_loss  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.neural_network import MLPClassifier  # noqa: E402
+from sklearn.neural_network import MLPClassifier, MLPRegressor  # noqa: E402
 
 EPOCHS = 27
 CONFIGURATIONS = 200
@@ -232,8 +250,99 @@ def hgb_data(size, steps=25, iterations_per_step=8):
     return build
 
 
+def linear_data(size):
+    def build(writer, limit):
+        x, y = make_classification(n_samples=24000, n_features=40, n_informative=12, n_redundant=6,
+                                   n_classes=4, flip_y=0.05, class_sep=0.7, random_state=20261210)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 10, stratify=y)
+        if size == "small":
+            x_train, y_train = quarter(x_train, y_train, 10)
+        classes = np.unique(y)
+        rng = np.random.default_rng(20261210)
+        writer.writerow(["alpha", "eta0", "learning_rate", "penalty", "l1_ratio", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"alpha": sig(loguniform(rng, 1e-7, 0.1)), "eta0": sig(loguniform(rng, 1e-4, 1.0)),
+                 "learning_rate": str(rng.choice(["constant", "invscaling", "adaptive"])),
+                 "penalty": str(rng.choice(["l2", "l1", "elasticnet"])), "l1_ratio": sig(rng.uniform(0.0, 1.0))}
+            model = SGDClassifier(loss="log_loss", alpha=c["alpha"], eta0=c["eta0"], learning_rate=c["learning_rate"],
+                                  penalty=c["penalty"], l1_ratio=c["l1_ratio"], random_state=i)
+            for epoch in range(1, EPOCHS + 1):
+                loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
+                writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
+                if not math.isfinite(loss):
+                    break
+            progress(i, limit)
+    return build
+
+
+def mlpreg(units, target_scale=1.0):
+    """MLPRegressor on make_friedman1, inputs and targets standardised by the training part;
+    target_scale: the large table of mlpreg-target, whose targets lost their scaling."""
+    def build(writer, limit):
+        x, y = make_friedman1(n_samples=8000, n_features=10, noise=1.0, random_state=20261211)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 11)
+        mean, spread = y_train.mean(), y_train.std()
+        y_train, y_val = (y_train - mean) / spread * target_scale, (y_val - mean) / spread * target_scale
+        rng = np.random.default_rng(20261211)
+        writer.writerow(["lr", "alpha", "batch_size", "solver", "activation", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+                 "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
+                 "activation": str(rng.choice(["relu", "tanh"]))}
+            model = MLPRegressor(hidden_layer_sizes=(units, units), alpha=c["alpha"], batch_size=c["batch_size"],
+                                 learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                                 momentum=0.9, random_state=i)
+            for epoch in range(1, EPOCHS + 1):
+                start = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        model.partial_fit(x_train, y_train)
+                        mse = float(np.mean((model.predict(x_val) - y_val) ** 2))
+                    except ValueError:  # diverged: scikit-learn refuses non-finite weights
+                        mse = float("nan")
+                seconds = time.perf_counter() - start
+                finite = math.isfinite(mse)
+                writer.writerow([*c.values(), epoch, sig(mse) if finite else "nan", sig(seconds, 4)])
+                if not finite:
+                    break
+            progress(i, limit)
+    return build
+
+
+def hgb_class_data(size, steps=25, iterations_per_step=8):
+    def build(writer, limit):
+        x, y = make_classification(n_samples=8000, n_features=30, n_informative=10, n_redundant=5,
+                                   n_classes=2, flip_y=0.05, class_sep=0.8, random_state=20261212)
+        x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+        if size == "small":
+            x_train, y_train = quarter(x_train, y_train, 12)
+        rng = np.random.default_rng(20261212)
+        writer.writerow(["learning_rate", "max_leaf_nodes", "min_samples_leaf", "l2_regularization", "max_bins",
+                         "step", "val_loss", "elapsed_seconds"])
+        for i in range(limit):
+            c = {"learning_rate": sig(loguniform(rng, 0.005, 1.0)), "max_leaf_nodes": lograndint(rng, 2, 257),
+                 "min_samples_leaf": lograndint(rng, 1, 513), "l2_regularization": sig(loguniform(rng, 1e-6, 100.0)),
+                 "max_bins": int(rng.integers(8, 256))}
+            model = HistGradientBoostingClassifier(
+                learning_rate=c["learning_rate"], max_leaf_nodes=c["max_leaf_nodes"],
+                min_samples_leaf=c["min_samples_leaf"], l2_regularization=c["l2_regularization"],
+                max_bins=c["max_bins"], early_stopping=False, warm_start=True, random_state=i)
+            elapsed = 0.0
+            for step in range(1, steps + 1):
+                start = time.perf_counter()
+                model.set_params(max_iter=step * iterations_per_step)
+                model.fit(x_train, y_train)
+                loss = log_loss(y_val, np.clip(model.predict_proba(x_val), 1e-12, 1), labels=model.classes_)
+                elapsed += time.perf_counter() - start
+                writer.writerow([*c.values(), step, sig(loss), sig(elapsed, 5)])
+            progress(i, limit)
+    return build
+
+
 TUNING = os.path.join(DATA, "transfer")
 CLAIM = os.path.join(DATA, "transfer-claim")
+CLAIM_2 = os.path.join(DATA, "transfer-claim-2")
 PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "mlp-data": (TUNING, mlp_data("small"), mlp_data("large")),
          "gbdt-data": (TUNING, gbdt_data("small"), gbdt_data("large")),
@@ -242,7 +351,11 @@ PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "rff-width": (CLAIM, rff(256), rff(1024)),
          "multigrid-grid": (CLAIM, multigrid(129), multigrid(513)),
          "hgb-data": (CLAIM, hgb_data("small"), hgb_data("large")),
-         "rff-shift": (CLAIM, rff(256), rff(256, input_scale=30.0))}
+         "rff-shift": (CLAIM, rff(256), rff(256, input_scale=30.0)),
+         "linear-data": (CLAIM_2, linear_data("small"), linear_data("large")),
+         "mlpreg-width": (CLAIM_2, mlpreg(16), mlpreg(64)),
+         "hgb-class-data": (CLAIM_2, hgb_class_data("small"), hgb_class_data("large")),
+         "mlpreg-target": (CLAIM_2, mlpreg(16), mlpreg(16, target_scale=100.0))}
 
 
 def main():
