@@ -139,6 +139,29 @@ def classifier_epoch(model, x_train, x_val, y_train, y_val, classes):
     return loss, seconds
 
 
+def regressor_epoch(model, x_train, x_val, y_train, y_val):
+    """One epoch of partial_fit: (validation mean squared error, NaN once diverged; seconds)."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model.partial_fit(x_train, y_train)
+            mse = float(np.mean((model.predict(x_val) - y_val) ** 2))
+        except ValueError:  # diverged: scikit-learn refuses non-finite weights
+            mse = float("nan")
+    return mse, time.perf_counter() - start
+
+
+def write_epochs(writer, c, epoch, epochs):
+    """Rows of configuration `c` for `epochs` calls of epoch() -> (loss, seconds); a diverged
+    run ends at its first non-finite loss, as a real trial would fail."""
+    for step in range(1, epochs + 1):
+        loss, seconds = epoch()
+        writer.writerow([*c.values(), step, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
+        if not math.isfinite(loss):
+            break
+
+
 def digits_deep(writer, limit, epochs=81):
     x, y = load_digits(return_X_y=True)
     x_train, x_val, y_train, y_val = scaled_split(x, y, 1, stratify=y)
@@ -155,11 +178,7 @@ def digits_deep(writer, limit, epochs=81):
         model = MLPClassifier(hidden_layer_sizes=(c["hidden1"], c["hidden2"]), alpha=c["alpha"],
                               batch_size=c["batch_size"], learning_rate_init=c["lr"], solver=c["solver"],
                               momentum=c["momentum"], beta_1=c["momentum"], random_state=i)
-        for epoch in range(1, epochs + 1):
-            loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
-            writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
-            if not math.isfinite(loss):  # a diverged run ends here, as a real trial would fail
-                break
+        write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), epochs)
         progress(i, limit)
 
 

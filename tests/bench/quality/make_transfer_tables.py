@@ -59,7 +59,6 @@ import argparse
 import math
 import os
 import time
-import warnings
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
@@ -68,7 +67,7 @@ import numpy as np  # noqa: E402
 from make_claim_tables import (digits_tensors, lograndint, torch_optimizer, train_multigrid,  # noqa: E402
                                train_rff, train_torch)
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
-                               scaled_split, sig, train_gbdt)
+                               regressor_epoch, scaled_split, sig, train_gbdt, write_epochs)
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification, make_friedman1  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # noqa: E402
 from sklearn.linear_model import SGDClassifier  # noqa: E402
@@ -125,11 +124,7 @@ def train_mlp(writer, configs, x_train, x_val, y_train, y_val):
     for i, c in enumerate(configs):
         model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=c["batch_size"],
                               learning_rate_init=c["lr"], solver=c["solver"], momentum=0.9, random_state=i)
-        for epoch in range(1, EPOCHS + 1):
-            loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
-            writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
-            if not math.isfinite(loss):
-                break
+        write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
         progress(i, len(configs))
 
 
@@ -221,32 +216,39 @@ def multigrid(n):
     return build
 
 
-def hgb_data(size, steps=25, iterations_per_step=8):
+def train_hgb(writer, limit, model_class, loss, data, seed, steps=25, iterations_per_step=8):
+    """Histogram gradient boosting grown `iterations_per_step` iterations a step: each of
+    `limit` configurations drawn from `seed`, `loss(model, x_val, y_val)` after each step."""
+    x_train, x_val, y_train, y_val = data
+    rng = np.random.default_rng(seed)
+    writer.writerow(["learning_rate", "max_leaf_nodes", "min_samples_leaf", "l2_regularization", "max_bins",
+                     "step", "val_loss", "elapsed_seconds"])
+    for i in range(limit):
+        c = {"learning_rate": sig(loguniform(rng, 0.005, 1.0)), "max_leaf_nodes": lograndint(rng, 2, 257),
+             "min_samples_leaf": lograndint(rng, 1, 513), "l2_regularization": sig(loguniform(rng, 1e-6, 100.0)),
+             "max_bins": int(rng.integers(8, 256))}
+        model = model_class(learning_rate=c["learning_rate"], max_leaf_nodes=c["max_leaf_nodes"],
+                            min_samples_leaf=c["min_samples_leaf"], l2_regularization=c["l2_regularization"],
+                            max_bins=c["max_bins"], early_stopping=False, warm_start=True, random_state=i)
+        elapsed = 0.0
+        for step in range(1, steps + 1):
+            start = time.perf_counter()
+            model.set_params(max_iter=step * iterations_per_step)
+            model.fit(x_train, y_train)
+            value = loss(model, x_val, y_val)
+            elapsed += time.perf_counter() - start
+            writer.writerow([*c.values(), step, sig(value), sig(elapsed, 5)])
+        progress(i, limit)
+
+
+def hgb_data(size):
     def build(writer, limit):
         x, y = make_friedman1(n_samples=16000, n_features=10, noise=1.0, random_state=20261208)
         x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.25, random_state=0)
         if size == "small":
             x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=0.25, random_state=0)
-        rng = np.random.default_rng(20261208)
-        writer.writerow(["learning_rate", "max_leaf_nodes", "min_samples_leaf", "l2_regularization", "max_bins",
-                         "step", "val_loss", "elapsed_seconds"])
-        for i in range(limit):
-            c = {"learning_rate": sig(loguniform(rng, 0.005, 1.0)), "max_leaf_nodes": lograndint(rng, 2, 257),
-                 "min_samples_leaf": lograndint(rng, 1, 513), "l2_regularization": sig(loguniform(rng, 1e-6, 100.0)),
-                 "max_bins": int(rng.integers(8, 256))}
-            model = HistGradientBoostingRegressor(
-                learning_rate=c["learning_rate"], max_leaf_nodes=c["max_leaf_nodes"],
-                min_samples_leaf=c["min_samples_leaf"], l2_regularization=c["l2_regularization"],
-                max_bins=c["max_bins"], early_stopping=False, warm_start=True, random_state=i)
-            elapsed = 0.0
-            for step in range(1, steps + 1):
-                start = time.perf_counter()
-                model.set_params(max_iter=step * iterations_per_step)
-                model.fit(x_train, y_train)
-                mse = float(np.mean((model.predict(x_val) - y_val) ** 2))
-                elapsed += time.perf_counter() - start
-                writer.writerow([*c.values(), step, sig(mse), sig(elapsed, 5)])
-            progress(i, limit)
+        mse = lambda model, x, y: float(np.mean((model.predict(x) - y) ** 2))  # noqa: E731
+        train_hgb(writer, limit, HistGradientBoostingRegressor, mse, (x_train, x_val, y_train, y_val), 20261208)
     return build
 
 
@@ -266,11 +268,7 @@ def linear_data(size):
                  "penalty": str(rng.choice(["l2", "l1", "elasticnet"])), "l1_ratio": sig(rng.uniform(0.0, 1.0))}
             model = SGDClassifier(loss="log_loss", alpha=c["alpha"], eta0=c["eta0"], learning_rate=c["learning_rate"],
                                   penalty=c["penalty"], l1_ratio=c["l1_ratio"], random_state=i)
-            for epoch in range(1, EPOCHS + 1):
-                loss, seconds = classifier_epoch(model, x_train, x_val, y_train, y_val, classes)
-                writer.writerow([*c.values(), epoch, sig(loss) if math.isfinite(loss) else "nan", sig(seconds, 4)])
-                if not math.isfinite(loss):
-                    break
+            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
             progress(i, limit)
     return build
 
@@ -292,51 +290,21 @@ def mlpreg(units, target_scale=1.0):
             model = MLPRegressor(hidden_layer_sizes=(units, units), alpha=c["alpha"], batch_size=c["batch_size"],
                                  learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
                                  momentum=0.9, random_state=i)
-            for epoch in range(1, EPOCHS + 1):
-                start = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        model.partial_fit(x_train, y_train)
-                        mse = float(np.mean((model.predict(x_val) - y_val) ** 2))
-                    except ValueError:  # diverged: scikit-learn refuses non-finite weights
-                        mse = float("nan")
-                seconds = time.perf_counter() - start
-                finite = math.isfinite(mse)
-                writer.writerow([*c.values(), epoch, sig(mse) if finite else "nan", sig(seconds, 4)])
-                if not finite:
-                    break
+            write_epochs(writer, c, lambda: regressor_epoch(model, x_train, x_val, y_train, y_val), EPOCHS)
             progress(i, limit)
     return build
 
 
-def hgb_class_data(size, steps=25, iterations_per_step=8):
+def hgb_class_data(size):
     def build(writer, limit):
         x, y = make_classification(n_samples=8000, n_features=30, n_informative=10, n_redundant=5,
                                    n_classes=2, flip_y=0.05, class_sep=0.8, random_state=20261212)
         x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
         if size == "small":
             x_train, y_train = quarter(x_train, y_train, 12)
-        rng = np.random.default_rng(20261212)
-        writer.writerow(["learning_rate", "max_leaf_nodes", "min_samples_leaf", "l2_regularization", "max_bins",
-                         "step", "val_loss", "elapsed_seconds"])
-        for i in range(limit):
-            c = {"learning_rate": sig(loguniform(rng, 0.005, 1.0)), "max_leaf_nodes": lograndint(rng, 2, 257),
-                 "min_samples_leaf": lograndint(rng, 1, 513), "l2_regularization": sig(loguniform(rng, 1e-6, 100.0)),
-                 "max_bins": int(rng.integers(8, 256))}
-            model = HistGradientBoostingClassifier(
-                learning_rate=c["learning_rate"], max_leaf_nodes=c["max_leaf_nodes"],
-                min_samples_leaf=c["min_samples_leaf"], l2_regularization=c["l2_regularization"],
-                max_bins=c["max_bins"], early_stopping=False, warm_start=True, random_state=i)
-            elapsed = 0.0
-            for step in range(1, steps + 1):
-                start = time.perf_counter()
-                model.set_params(max_iter=step * iterations_per_step)
-                model.fit(x_train, y_train)
-                loss = log_loss(y_val, np.clip(model.predict_proba(x_val), 1e-12, 1), labels=model.classes_)
-                elapsed += time.perf_counter() - start
-                writer.writerow([*c.values(), step, sig(loss), sig(elapsed, 5)])
-            progress(i, limit)
+        loss = lambda model, x, y: log_loss(y, np.clip(model.predict_proba(x), 1e-12, 1),  # noqa: E731
+                                            labels=model.classes_)
+        train_hgb(writer, limit, HistGradientBoostingClassifier, loss, (x_train, x_val, y_train, y_val), 20261212)
     return build
 
 

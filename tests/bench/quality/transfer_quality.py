@@ -173,6 +173,9 @@ def run_method(task):
             options["warm_start"] = [earlier]
         if "prior" in method:
             options["prior"] = [earlier]
+            # check: the prior's share follows its first-rung results (a prior's default since
+            # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
+            options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
         if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
             options["prior_share"] = 0.5
         if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X
@@ -182,10 +185,6 @@ def run_method(task):
             # startup N: only the first N start-ups drawn by the prior
             if (count := re.search(word + r" (\d+)", method)):
                 options[key] = int(count.group(1))
-        if "prior" in method:
-            # check: the prior's share follows its first-rung results (a prior's default since
-            # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
-            options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
         if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
             scheduler = dict(scheduler, eager_promotion=True)
         if "prior" in method:
@@ -195,10 +194,9 @@ def run_method(task):
             trusted = options.get("prior_exact", 2) if "trusted" in method else 0
             if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
                 trusted = int(count.group(1))
-            scheduler = dict(scheduler, trusted_trials=trusted)
             # trust check: the trust ends in the worse half of a rung it passed (a prior's
             # default since 2026-12-04, set either way as prior_check is)
-            scheduler = dict(scheduler, trust_check="trust check" in method)
+            scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
         run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)

@@ -65,6 +65,22 @@ core::StudySpec resumes_only_as_recorded(const store::StudyReader& reader,
   return resumed;
 }
 
+// kStoreStudy cut to 24 trials of MOBSTER with `[sampler] prior = [past]`, its scheduler's
+// type line replaced by `scheduler` (the type and any keys after it), then `extra`
+// ([sampler] keys), parsed with the prior's file read.
+core::StudySpec study_with_prior(const std::string& past, const std::string& scheduler,
+                                 const std::string& extra) {
+  std::string text = kStoreStudy;
+  text.replace(text.find("max_trials = 400"), std::string("max_trials = 400").size(),
+               "max_trials = 24");
+  text.replace(text.find("type = \"asha\""), std::string("type = \"asha\"").size(), scheduler);
+  text.replace(text.find("[search]"), 0, "sampler = \"mobster\"\n");
+  text += "[sampler]\nprior = [\"" + past + "\"]\n" + extra;
+  auto study = config::parse_study(text, "study.toml");
+  store::load_warm_start(study);
+  return study;
+}
+
 // `path` as a writer that did not know a key wrote it: `line` taken out of its resolved study.
 void erase_from_resolved_study(const std::string& path, const std::string& line) {
   const store::Hid file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
@@ -400,15 +416,8 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_trusted_trials_resumes_without_them) 
 BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_with_its_own) {
   TempDir dir;
   simulate_into(dir.file("past.h5"), store_study());
-  std::string text = kStoreStudy;
-  text.replace(text.find("max_trials = 400"), std::string("max_trials = 400").size(),
-               "max_trials = 24");
-  text.replace(text.find("[search]"), 0, "sampler = \"mobster\"\n");
-  text += "[sampler]\nprior = [\"" + dir.file("past.h5") + "\"]\n";
   const auto with_prior = [&](const std::string& extra) {
-    auto study = config::parse_study(text + extra, "study.toml");
-    store::load_warm_start(study);
-    return study;
+    return study_with_prior(dir.file("past.h5"), "type = \"asha\"", extra);
   };
   const auto now = with_prior("");
   BOOST_TEST(now.sampler.mobster.prior_exact == 5u);
@@ -441,21 +450,8 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_w
 BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_s_checks_resumes_without_them) {
   TempDir dir;
   simulate_into(dir.file("past.h5"), store_study());
-  std::string text = kStoreStudy;
-  text.replace(text.find("max_trials = 400"), std::string("max_trials = 400").size(),
-               "max_trials = 24");
-  text.replace(text.find("type = \"asha\""), std::string("type = \"asha\"").size(),
-               "type = \"asha_promotion\"");
-  text.replace(text.find("[search]"), 0, "sampler = \"mobster\"\n");
-  text += "[sampler]\nprior = [\"" + dir.file("past.h5") + "\"]\n";
   const auto with_prior = [&](const std::string& extra, const std::string& scheduler = "") {
-    std::string study_text = text + extra;
-    study_text.replace(study_text.find("type = \"asha_promotion\""),
-                       std::string("type = \"asha_promotion\"").size(),
-                       "type = \"asha_promotion\"" + scheduler);
-    auto study = config::parse_study(study_text, "study.toml");
-    store::load_warm_start(study);
-    return study;
+    return study_with_prior(dir.file("past.h5"), "type = \"asha_promotion\"" + scheduler, extra);
   };
   const auto now = with_prior("");
   BOOST_TEST(now.sampler.mobster.prior_check);
