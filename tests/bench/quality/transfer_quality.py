@@ -120,7 +120,11 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior share 0 exact 0 startup 0, trusted 0",
            # The candidates of that day's rule: a trust that ends in a rung's worse half
            "recommended, prior exact 5 startup 10, eager promotion, trusted 2, trust check",
-           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 2, trust check")
+           "recommended, prior exact 5 startup 10 check, eager promotion, trusted 2, trust check",
+           # A first wave that follows the workers (search-quality.md, after the second claim
+           # pairs): at 32 workers, prior_exact W / 4 and W / 2, prior_startup 5 more
+           "recommended, prior exact 8 startup 13 check, eager promotion, trusted 2, trust check",
+           "recommended, prior exact 16 startup 21 check, eager promotion, trusted 2, trust check")
 
 
 def pair_table(pair, size):
