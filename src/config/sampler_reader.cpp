@@ -205,8 +205,10 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       read_count(reader, "prior_startup", startup, 0);
       spec.mobster.prior_startup = startup;
     } else if (!spec.prior_files.empty()) {
-      // Resolved here, so that validate prints it and the results file records it.
-      spec.mobster.prior_startup = std::max(core::kDefaultPriorStartup, spec.mobster.prior_exact);
+      // As for a study of at most 11 trials at once, so that validate prints a value;
+      // `run` and `simulate` resolve both defaults for the trials they run at once
+      // (core::resolve_prior_start) before the results file records them.
+      spec.mobster.prior_startup = core::default_prior_startup(spec.mobster.prior_exact);
     }
     spec.prior_check_named = reader.has("prior_check");
     if (spec.prior_check_named)

@@ -186,6 +186,9 @@ core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpe
       // prior_check became the default on 2026-12-04 too.
       if (!sampler.prior_check_named)
         sampler.mobster.prior_check = recorded.sampler.mobster.prior_check;
+      // Resolved for the trials the first session ran at once: a session with another
+      // allocation goes on with them, as the recorded suggestions were made with them.
+      sampler.prior_start_resolved = true;
     }
     return now;
   }

@@ -110,6 +110,8 @@ void StudyReader::read_header() {
     // drew all of its start-ups. (`prior_exact` was always named.)
     if (!spec_.sampler.prior_files.empty() && !spec_.sampler.prior_startup_named)
       spec_.sampler.mobster.prior_startup.reset();
+    // What it records was resolved for the trials its study ran at once.
+    spec_.sampler.prior_start_resolved = true;
     // Likewise `prior_check` and `trust_check`, named wherever they are on or their default
     // is (since 2026-12-04): a file without them ran without.
     if (!spec_.sampler.prior_check_named) spec_.sampler.mobster.prior_check = false;

@@ -97,7 +97,7 @@ def scenario_ahead_resume(runner, args):
                          sbatch_args=["-N", "1", "--ntasks-per-node", "4"])
     expect(rc == 0, "the 4-slot run failed:\n" + log)
     check_complete(path, TRIALS)
-    suggestions, replayed = replayed_decisions(runner, study, path)
+    suggestions, replayed = replayed_decisions(runner, study, path, slots=4)
     expect(suggestions == TRIALS, "replay made %d suggestions for %d trials" % (suggestions, TRIALS))
     same_decisions(decisions(path), replayed, "4 slots: replay against the run")
     print("ahead, 4 slots: %d configurations and %d decisions replayed identically"
@@ -290,18 +290,19 @@ def decisions(path):
             for e in judged.itertuples()}
 
 
-def replayed_log(runner, study, path):
-    """What `slurmtune replay` prints for the results file's own exported log."""
+def replayed_log(runner, study, path, slots=1):
+    """What `slurmtune replay` prints for the results file's own exported log, of a run on
+    `slots` slots (a prior's first wave follows them)."""
     exported = subprocess.run([runner.slurmtune, "export", path, "--table", "replay"],
                               capture_output=True, text=True, check=True).stdout
-    return subprocess.run([runner.slurmtune, "replay", study, "-"], input=exported,
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run([runner.slurmtune, "replay", study, "-", "--trials-at-once", str(slots)],
+                          input=exported, capture_output=True, text=True, check=True).stdout
 
 
-def replayed_decisions(runner, study, path):
+def replayed_decisions(runner, study, path, slots=1):
     """Replay of the results file's own log: every suggestion must match; its decisions
     (and predictions) by (trial, step), as decisions() reads them from the file."""
-    replayed = replayed_log(runner, study, path)
+    replayed = replayed_log(runner, study, path, slots)
     suggestions, out = 0, {}
     for line in replayed.splitlines():
         d = json.loads(line)

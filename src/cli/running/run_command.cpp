@@ -43,6 +43,32 @@ std::string prior_start_text(const core::MobsterOptions& o) {
          ", prior_check = " + (o.prior_check ? "true" : "false");
 }
 
+// What a new study would start with, where the defaults follow the trials run at once.
+std::string fresh_prior_start_text(const core::SamplerSpec& fresh) {
+  const auto& o = fresh.mobster;
+  const std::string exact = fresh.prior_exact_named
+                                ? std::to_string(o.prior_exact)
+                                : "the larger of " + std::to_string(core::kDefaultPriorExact) +
+                                      " and half the trials at once";
+  const std::string startup =
+      fresh.prior_startup_named ? std::to_string(o.prior_startup.value_or(0))
+      : fresh.prior_exact_named ? std::to_string(core::default_prior_startup(o.prior_exact))
+                                : "prior_exact + " + std::to_string(core::kPriorStartupPastExact);
+  return "prior_exact = " + exact + ", prior_startup = " + startup +
+         ", prior_check = " + (o.prior_check ? "true" : "false");
+}
+
+// Whether what a results file recorded for the prior's start-up is what today's defaults
+// give for some number of trials at once (half of them exact): then nothing changed.
+bool prior_start_of_today(const core::SamplerSpec& fresh, const core::MobsterOptions& kept) {
+  auto today = fresh;
+  today.prior_start_resolved = false;
+  core::resolve_prior_start(today, 2 * kept.prior_exact);
+  return today.mobster.prior_exact == kept.prior_exact &&
+         today.mobster.prior_startup == kept.prior_startup &&
+         today.mobster.prior_check == kept.prior_check;
+}
+
 // A results file written under an older default sampler resumes with the sampler it
 // recorded when the study file names none.
 core::StudySpec resumed_study(const core::StudySpec& study, const std::string& output) {
@@ -76,14 +102,12 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << resumed.scheduler.trust_check << "; a new study would get "
               << study.scheduler.trust_check << ")\n";
   const auto& kept = resumed.sampler.mobster;
-  const auto& fresh = study.sampler.mobster;
-  if (kept.prior_exact != fresh.prior_exact || kept.prior_startup != fresh.prior_startup ||
-      kept.prior_check != fresh.prior_check)
+  if (!resumed.sampler.prior_files.empty() && !prior_start_of_today(study.sampler, kept))
     std::cerr << "slurmtune run: " << output << " was written before the prior's start-up "
               << "defaults changed and resumes with what it recorded for those of prior_exact, "
               << "prior_startup and prior_check that " << study.path << " does not name ("
-              << prior_start_text(kept) << "; a new study would get " << prior_start_text(fresh)
-              << ")\n";
+              << prior_start_text(kept) << "; a new study would get "
+              << fresh_prior_start_text(study.sampler) << ")\n";
   return resumed;
 }
 

@@ -19,6 +19,7 @@
 #include "core/number_text.hpp"
 #include "core/objectives/pareto.hpp"
 #include "core/replay/replay.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/simulation/curve_csv.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/space/param_value.hpp"
@@ -323,6 +324,8 @@ int simulate_command(const Args& args) {
     study.time_budget_s = vm["time-budget"].as<double>();
     if (!(*study.time_budget_s > 0)) throw InputError("--time-budget must be > 0 seconds");
   }
+  // The simulated workers are the trials it runs at once (as an allocation's are for `run`).
+  core::resolve_prior_start(study.sampler, sim.workers);
   if (vm.count("nearest-draws") && study.sampler.kind != core::SamplerKind::Random)
     throw InputError("--nearest-draws is for the random sampler; [study] sampler is \"" +
                      std::string(core::sampler_keyword(study.sampler.kind)) +

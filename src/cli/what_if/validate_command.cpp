@@ -12,6 +12,20 @@ namespace slurmtune::cli {
 
 namespace {
 
+// The prior's start-up as the study file leaves it: the defaults follow the trials run
+// at once, which `run` learns from its allocation (the printed study shows their values
+// for up to 11 at once).
+std::string prior_exact_text(const core::SamplerSpec& sampler) {
+  if (sampler.prior_exact_named) return std::to_string(sampler.mobster.prior_exact);
+  return "max(" + std::to_string(core::kDefaultPriorExact) + ", half the trials run at once)";
+}
+
+std::string prior_startup_text(const core::SamplerSpec& sampler) {
+  if (sampler.prior_startup_named || sampler.prior_exact_named)
+    return std::to_string(sampler.mobster.prior_startup.value_or(0));
+  return "prior_exact + " + std::to_string(core::kPriorStartupPastExact);
+}
+
 // How many of max_trials a model chooses after its random start-up draws: a study of a
 // few trials with a model sampler is in fact random search, which the user should know.
 void print_model_picks(std::ostream& out, const core::StudySpec& study) {
@@ -42,11 +56,11 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
   out << "# sampler " << core::sampler_keyword(sampler.kind) << ": the model picks about " << picks
       << " of max_trials = " << total << " (" << startup << " start-up draws first";
   if (!sampler.prior_files.empty())
-    out << ": the earlier best " << sampler.mobster.prior_exact << " as they were, then "
+    out << ": the earlier best " << prior_exact_text(sampler) << " as they were, then "
         << sampler.mobster.prior_share << " of them from around the prior's best configurations"
         << (sampler.mobster.prior_check ? ", less if its draws do no better at the first rung" : "")
         << (sampler.mobster.prior_startup
-                ? "; a first wave wider than " + std::to_string(*sampler.mobster.prior_startup) +
+                ? "; a first wave wider than " + prior_startup_text(sampler) +
                       " is the whole space's past that"
                 : "");
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";

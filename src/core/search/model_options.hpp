@@ -55,10 +55,16 @@ enum class Acquisition { ExpectedImprovement, Mean, Thompson };
 /// random forest in SMAC's style (forest/random_forest.hpp).
 enum class Surrogate { GaussianProcess, RandomForest };
 
-/// The prior's start-up draws when `prior_startup` is not given: at 8 workers the whole
-/// start-up of n_startup_trials (10), at 32 a third of the first wave, so that a wrong
-/// lesson costs less of it (issue #64, 2026-12-04).
+/// The prior's start-up draws when `prior_startup` is not given: at least this many (at 8
+/// workers the whole start-up of n_startup_trials, 10), and kPriorStartupPastExact past the
+/// exact ones, so that a wrong lesson costs less of a wide first wave (issue #64, 2026-12-04).
 inline constexpr std::size_t kDefaultPriorStartup = 10;
+inline constexpr std::size_t kPriorStartupPastExact = 5;
+/// `prior_exact` when not given: the larger of this and half the trials the study runs at
+/// once (resolve_prior_start), so that a wide first wave starts as much of the earlier good
+/// set as Optuna's enqueue does while 8 workers keep most of theirs for the whole space
+/// (issue #64, the screening of 2026-12-04 after the second claim pairs).
+inline constexpr std::size_t kDefaultPriorExact = 5;
 
 struct MobsterOptions {
   std::size_t n_startup_trials = 10;      ///< drawn at random before the model is used
@@ -109,13 +115,14 @@ struct MobsterOptions {
   double prior_share = 0.75;
   /// With `[sampler] prior`: how many start-up trials take the earlier studies' best
   /// configurations as they were, best first (at most as many as the prior's good set).
-  /// 5 since issue #64's screening of 2026-12-04 (2 before; results files record it).
-  std::size_t prior_exact = 5;
+  /// Not given: max(kDefaultPriorExact, trials at once / 2), resolved when the study starts
+  /// (resolve_prior_start; 2 before 2026-12-04, then 5; results files record it).
+  std::size_t prior_exact = kDefaultPriorExact;
   /// With `[sampler] prior`: how many start-up trials the prior draws (the exact ones
   /// included); later start-ups, of a first wave wider than this before the model has its
   /// first observations, are uniform. nullopt: all of them, as in results files written
-  /// before 2026-12-04; the study reader resolves an absent key to
-  /// max(kDefaultPriorStartup, prior_exact).
+  /// before 2026-12-04. Not given: max(kDefaultPriorStartup, prior_exact +
+  /// kPriorStartupPastExact), resolved with prior_exact.
   std::optional<std::size_t> prior_startup;
   /// With `[sampler] prior`: check the lesson. The first 2 x kPriorCheckPairs start-ups
   /// after the exact ones alternate between the prior's region and the whole space, and

@@ -31,6 +31,9 @@ struct SamplerSpec {
   /// resolved study without `prior_startup` as all start-ups).
   bool prior_exact_named = false;
   bool prior_startup_named = false;
+  /// Those of the two not given have their values for the trials this study runs at once
+  /// (resolve_prior_start), or a resumed results file's (store::with_recorded_defaults).
+  bool prior_start_resolved = false;
   /// `[sampler] prior_check` was given. On by default with a prior since 2026-12-04 (off
   /// before, and then absent from the resolved study): a study file that does not give it
   /// resumes with what its results file recorded.
@@ -63,5 +66,20 @@ struct SamplerSpec {
   std::vector<Constraint> constraints;
   std::vector<std::string> metric_columns;
 };
+
+/// The defaults of `prior_exact` and `prior_startup` (mobster with a prior) not given in the
+/// study file, for a study that runs `trials_at_once` trials at once: the earlier best
+/// max(kDefaultPriorExact, trials_at_once / 2) as they were, and the prior's start-up draws
+/// max(kDefaultPriorStartup, prior_exact + kPriorStartupPastExact). Once only: a spec already
+/// resolved (or resumed with what its results file recorded) keeps its values, since the
+/// suggestions a results file replays were made with them.
+void resolve_prior_start(SamplerSpec& spec, std::size_t trials_at_once);
+
+/// Whether resolve_prior_start would change `spec` with the trials run at once: a prior
+/// whose prior_exact the study file leaves to its default, not yet resolved.
+bool prior_start_follows_trials_at_once(const SamplerSpec& spec);
+
+/// The prior's start-up draws when `prior_startup` is not given, for `prior_exact`.
+std::size_t default_prior_startup(std::size_t prior_exact);
 
 }  // namespace slurmtune::core

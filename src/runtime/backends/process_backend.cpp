@@ -38,10 +38,7 @@ void ProcessBackend::begin() {
 // otherwise every running trial's rank 0 holds one.
 void ProcessBackend::warn_of_connection_room() const {
   const std::size_t room = context_.server.stats().max_authenticated;
-  std::size_t trials = context_.launcher.capacity();
-  if (const auto& limit = context_.spec.resources.max_concurrent)
-    trials = std::min(trials, static_cast<std::size_t>(*limit));
-  std::size_t need = trials;
+  std::size_t need = trials_at_once(context_.launcher, context_.spec.resources);
   if (worker_steps_) {
     const std::size_t nodes = context_.launcher.node_names().size();
     const std::size_t fanout = relay_fanout_for(nodes, room, context_.options.relay_fanout);

@@ -11,10 +11,10 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/search/suggestions_ahead.hpp"
 #include "core/text.hpp"
 #include "protocol/wire/secret.hpp"
@@ -28,6 +28,7 @@
 #include "runtime/recording/study_recorder.hpp"
 #include "runtime/study_paths.hpp"
 #include "runtime/this_process.hpp"
+#include "runtime/worker/relay_tree.hpp"
 
 namespace slurmtune::runtime {
 namespace fs = std::filesystem;
@@ -39,17 +40,6 @@ double silent_after_s(const RunOptions& options, const core::StudySpec& spec) {
 }
 
 namespace {
-
-// Written whole, then renamed: a joining worker never reads half an address.
-void publish_address(const std::string& results_file, const std::string& address) {
-  const std::string path = address_file_of(results_file), partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::trunc);
-    out << address << '\n';
-    if (!out.flush()) throw Error("cannot write " + partial);
-  }
-  fs::rename(partial, path);
-}
 
 // What a resume with room for more trials did to the trials dropped when the study ended.
 void log_reopened(const OpenedStudy& study) {
@@ -155,6 +145,8 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
     options_.launch.step_time_limit_min =
         static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
+  // A prior's first wave follows the trials run at once; the results file records it.
+  core::resolve_prior_start(spec_.sampler, trials_at_once(*launcher_, spec_.resources));
   node_local_ = settle_node_local(spec_, *launcher_, folders_, options_.output);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);
@@ -288,7 +280,7 @@ Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, Coordi
            (launch_files_->writes_credentials()
                 ? ""
                 : " for the workers, which make their attempts' on their nodes"));
-  publish_address(options_.output, address_);
+  publish_address(address_file_of(options_.output), address_);  // 0600, whole
 }
 
 Coordinator::~Coordinator() {

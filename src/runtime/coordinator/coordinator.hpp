@@ -109,7 +109,8 @@ class Coordinator final : public ControlHandler, private TrialHost {
   void release_durable_replies();
   void on_checkpoint(ActiveTrial& t, const protocol::JsonObject& body);
 
-  const core::StudySpec& spec_;
+  // A copy: the defaults that follow the allocation are resolved into it at start.
+  core::StudySpec spec_;
   RunOptions options_;
   std::string study_dir_, trials_dir_, token_file_, address_;
   TrialFolders folders_;     // each trial's folder and checkpoint folder

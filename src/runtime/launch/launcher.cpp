@@ -392,6 +392,13 @@ void keep_coordinator_cpus(SlurmAllocation& allocation, const core::ResourceSpec
 
 }  // namespace
 
+std::size_t trials_at_once(const Launcher& launcher, const core::ResourceSpec& resources) {
+  const std::size_t fit = launcher.capacity();
+  if (const auto& limit = resources.max_concurrent)
+    return std::min(fit, static_cast<std::size_t>(*limit));
+  return fit;
+}
+
 std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,
                                         const LaunchOptions& options) {
   if (options.launcher != "local") {

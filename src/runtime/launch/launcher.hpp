@@ -151,6 +151,9 @@ std::vector<std::string> worker_step_argv(const std::string& srun,
                                           const std::vector<std::string>& srun_args,
                                           const std::vector<std::string>& program);
 
+/// The trials a study runs at once with `launcher`: as many as fit, `max_concurrent` at most.
+std::size_t trials_at_once(const Launcher& launcher, const core::ResourceSpec& resources);
+
 /// Picks and builds the launcher for `resources` (auto: Slurm inside an allocation,
 /// local otherwise). Throws InputError when one trial could never fit.
 std::unique_ptr<Launcher> make_launcher(const core::ResourceSpec& resources,

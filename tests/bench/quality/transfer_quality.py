@@ -34,8 +34,11 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior [...], trusted N, trust check
                            the same with [scheduler] trust_check = true: a trusted trial in the
                            worse half of a rung it passed loses its trust. "recommended, prior
-                           exact 5 startup 10 check, eager promotion, trusted 2, trust check" is
-                           a prior's defaults since the evening of 2026-12-04, with eager promotion
+                           exact 5 startup 10 check, eager promotion, trusted 2, trust check" was
+                           a prior's defaults from the evening of 2026-12-04; "recommended, prior
+                           check, eager promotion, trusted 2, trust check" (prior_exact and
+                           prior_startup not given: they follow the workers) is since, with
+                           eager promotion
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -124,7 +127,9 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            # A first wave that follows the workers (search-quality.md, after the second claim
            # pairs): at 32 workers, prior_exact W / 4 and W / 2, prior_startup 5 more
            "recommended, prior exact 8 startup 13 check, eager promotion, trusted 2, trust check",
-           "recommended, prior exact 16 startup 21 check, eager promotion, trusted 2, trust check")
+           "recommended, prior exact 16 startup 21 check, eager promotion, trusted 2, trust check",
+           # A prior's defaults since C9 (prior_exact and prior_startup follow the workers)
+           "recommended, prior check, eager promotion, trusted 2, trust check")
 
 
 def pair_table(pair, size):

@@ -83,10 +83,7 @@ def check_trusted(d, table, earlier):
     assert [now[0], now[1]] == earlier[:2] and steps[0] == steps[1] == 9.0, (steps, now[0], now[1])
     paused = sum(1 for t, s in steps.items() if t > 1 and s < 9.0)
     assert paused > 0, steps  # the others are judged at the rungs as before
-    replayed = subprocess.run([BINARY, "replay", trusting, "-"], capture_output=True, text=True,
-                              input=run("export", h5, "--table", "replay"))
-    assert replayed.returncode == 0, replayed.stderr
-    assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout
+    replays_all(trusting, h5, 4)
     # A file written before trust_check (its resolved study without the key) resumes without.
     older = os.path.join(d, "trusting-older.h5")
     run("simulate", trusting, "-o", older, "-q")
@@ -138,8 +135,49 @@ def check_older_file_resumes(d, table):
     out = run("run", resume, "-o", h5, "--allow-changes")  # the command is new: a safe change
     expect_in(out, "resumes with what it recorded for those of prior_exact, prior_startup and prior_check that")
     expect_in(out, "(prior_exact = 2, prior_startup = every start-up, prior_check = false; a new study would get "
-                   "prior_exact = 5, prior_startup = 10, prior_check = true)")
+                   "prior_exact = the larger of 5 and half the trials at once, prior_startup = prior_exact + 5, "
+                   "prior_check = true)")
     expect_in(out, "20/20 started")
+
+
+def replays_all(study, h5, trials_at_once):
+    """`replay` of the study's exported log decides as the study did, all 20 reports."""
+    replayed = subprocess.run([BINARY, "replay", study, "-", "--trials-at-once", str(trials_at_once)],
+                              capture_output=True, text=True, input=run("export", h5, "--table", "replay"))
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
+        replayed.stdout
+
+
+def resolved_study(h5):
+    with h5py.File(h5, "r") as f:
+        text = f.attrs["resolved_study"]
+    return text.decode() if isinstance(text, bytes) else text
+
+
+def check_wide_first_wave(d, table, earlier):
+    """prior_exact and prior_startup not given follow the trials run at once: 12 simulated
+    workers start the earlier best 6 as they were (max(5, 12 / 2)), and the results file
+    records 6 and 11; a resume on an allocation of other size goes on with them, silently,
+    since they are today's defaults."""
+    study = write(d, "wide", sampler="mobster", seed=7, trials=20, sampler_table=table.format("past.h5"))
+    h5 = os.path.join(d, "wide.h5")
+    run("simulate", study, "-o", h5, "-q", "-w", "12")
+    resolved = resolved_study(h5)
+    expect_in(resolved, "prior_exact = 6\n")
+    expect_in(resolved, "prior_startup = 11\n")
+    first = configurations(h5)
+    assert [first[t] for t in range(6)] == earlier[:6], ([first[t] for t in range(6)], earlier[:7])
+    replays_all(study, h5, 12)
+    with open(study) as f:
+        text = f.read()
+    resume = os.path.join(d, "wide-resume.toml")
+    with open(resume, "w") as f:
+        f.write(text + '[trial]\ncommand = ["/bin/true"]\n')
+    out = run("run", resume, "-o", h5, "--allow-changes")  # the command is new: a safe change
+    assert "defaults changed" not in out, out
+    expect_in(out, "20/20 started")
+    expect_in(resolved_study(h5), "prior_exact = 6\n")
 
 
 def main():
@@ -159,9 +197,10 @@ def main():
         expect_in(report, "prior_exact = 5")
         expect_in(report, "prior_startup = 10")
         expect_in(report, "prior_check = true")  # the default with a prior since 2026-12-04
-        expect_in(report, "(8 start-up draws first: the earlier best 5 as they were, then 0.75 of them from "
-                          "around the prior's best configurations, less if its draws do no better at the first "
-                          "rung; a first wave wider than 10 is the whole space's past that")
+        expect_in(report, "(8 start-up draws first: the earlier best max(5, half the trials run at once) as they "
+                          "were, then 0.75 of them from around the prior's best configurations, less if its draws "
+                          "do no better at the first rung; a first wave wider than prior_exact + 5 is the whole "
+                          "space's past that")
         for name, sampler, sampler_table, wanted in (
                 ("tpe", "tpe", table.format("past.h5"),
                  '[sampler] prior: is read by sampler "mobster" alone'),
@@ -207,18 +246,24 @@ def main():
         run("simulate", unchecked, "-o", os.path.join(d, "unchecked.h5"), "-q")
         assert configurations(os.path.join(d, "unchecked.h5"))[0] == earlier[0]
         for study, h5 in ((ok, results), (unchecked, os.path.join(d, "unchecked.h5"))):
-            replayed = subprocess.run([BINARY, "replay", study, "-"], capture_output=True, text=True,
-                                      input=run("export", h5, "--table", "replay"))
-            assert replayed.returncode == 0, replayed.stderr
-            assert replayed.stdout.count('"matches":true') == 20 and '"matches":false' not in replayed.stdout, \
-                replayed.stdout
+            replays_all(study, h5, 4)  # simulate's 4 workers
+        # Without the trials at once, the prior's first wave is unknown: refused, with the way out.
+        refused = subprocess.run([BINARY, "replay", ok, "-"], capture_output=True, text=True,
+                                 input=run("export", results, "--table", "replay"))
+        assert refused.returncode == 1, refused
+        expect_in(refused.stderr, ok + ": [sampler] prior starts with the earlier best max(5, half the trials run "
+                                  "at once) as they were, since prior_exact is not named: give --trials-at-once N")
+        expect_in(run("replay", two, "-", "--trials-at-once", "0", status=1), "--trials-at-once 0: give")
         paused = check_trusted(d, table, earlier)
         check_older_file_resumes(d, table)
+        check_wide_first_wave(d, table, earlier)
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
-          f"all 20, with prior_check off too; with asha_promotion the earlier best two ran to max_t, trusted, "
+          "all 20, with prior_check off too, and refuses to guess the trials at once; with asha_promotion the "
+          "earlier best two ran to max_t, trusted, "
           f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
-          "the defaults of 2026-12-04 resumes with its own")
+          "the defaults of 2026-12-04 resumes with its own; 12 workers start the earlier best 6, and a resume "
+          "keeps them")
 
 
 if __name__ == "__main__":

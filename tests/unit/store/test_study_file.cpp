@@ -15,6 +15,7 @@
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "store/file/hdf5.hpp"
@@ -422,7 +423,7 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_w
   const auto now = with_prior("");
   BOOST_TEST(now.sampler.mobster.prior_exact == 5u);
   BOOST_TEST(now.sampler.mobster.prior_startup.value_or(0) == 10u);
-  BOOST_TEST(with_prior("prior_exact = 12\n").sampler.mobster.prior_startup.value_or(0) == 12u);
+  BOOST_TEST(with_prior("prior_exact = 12\n").sampler.mobster.prior_startup.value_or(0) == 17u);
   // The resolved study as a writer before 2026-12-04 recorded it: prior_exact 2, and no
   // prior_startup.
   simulate_into(dir.file("old.h5"), with_prior("prior_exact = 2\n"));
@@ -442,6 +443,18 @@ BOOST_AUTO_TEST_CASE(a_file_written_before_the_prior_start_up_defaults_resumes_w
   const store::StudyReader current(dir.file("new.h5"));
   BOOST_TEST(current.spec().sampler.mobster.prior_startup.value_or(0) == 10u);
   BOOST_TEST(store::compare_studies(current.spec(), now).empty());
+  // Resolved for 32 trials at once: recorded so, and a resume on an allocation of another
+  // size goes on with it (its suggestions were made with it).
+  auto wide = now;
+  core::resolve_prior_start(wide.sampler, 32);
+  simulate_into(dir.file("wide.h5"), wide);
+  const store::StudyReader wide_reader(dir.file("wide.h5"));
+  BOOST_TEST(wide_reader.spec().sampler.mobster.prior_exact == 16u);
+  auto again = store::with_recorded_defaults(now, wide_reader.spec());
+  core::resolve_prior_start(again.sampler, 4);
+  BOOST_TEST(again.sampler.mobster.prior_exact == 16u);
+  BOOST_TEST(again.sampler.mobster.prior_startup.value_or(0) == 21u);
+  BOOST_TEST(store::compare_studies(wide_reader.spec(), again).empty());
 }
 
 // prior_check and asha_promotion's trust_check are on with a prior since 2026-12-04 (written

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/search/gp/prior_region.hpp"
+#include "core/search/sampler_spec.hpp"
 #include "core/state_archive_io.hpp"
 #include "core/study/suggester_factory.hpp"
 #include "unit/core/search/suggester_testing.hpp"
@@ -258,4 +260,43 @@ BOOST_AUTO_TEST_CASE(prior_check_keeps_a_lesson_that_holds) {
   for (std::size_t t = 10; t < checked.size(); ++t)
     BOOST_TEST(checked[t] == unchecked[t]);
   BOOST_TEST(checked_wave(earlier(0.3), 0.3, true, 0.75, 20, true) == checked);
+}
+
+// The first wave follows the trials run at once (issue #64, 2026-12-04): half of them as
+// the earlier best were, at least kDefaultPriorExact, and the prior's draws 5 past those;
+// keys the study file names stay, and a resolved spec is not resolved again.
+BOOST_AUTO_TEST_CASE(the_prior_start_follows_the_trials_at_once) {
+  const auto resolved = [](std::size_t at_once, std::optional<std::size_t> exact,
+                           std::optional<std::size_t> startup) {
+    SamplerSpec spec;
+    spec.kind = SamplerKind::Mobster;
+    spec.prior_files = {"earlier.h5"};
+    spec.prior_exact_named = exact.has_value();
+    spec.prior_startup_named = startup.has_value();
+    if (exact) spec.mobster.prior_exact = *exact;
+    spec.mobster.prior_startup = startup;
+    resolve_prior_start(spec, at_once);
+    return std::pair(spec.mobster.prior_exact, spec.mobster.prior_startup.value_or(0));
+  };
+  BOOST_TEST((resolved(8, {}, {}) == std::pair<std::size_t, std::size_t>(5, 10)));
+  BOOST_TEST((resolved(1, {}, {}) == std::pair<std::size_t, std::size_t>(5, 10)));
+  BOOST_TEST((resolved(32, {}, {}) == std::pair<std::size_t, std::size_t>(16, 21)));
+  BOOST_TEST((resolved(33, {}, {}) == std::pair<std::size_t, std::size_t>(16, 21)));
+  BOOST_TEST((resolved(32, 2, {}) == std::pair<std::size_t, std::size_t>(2, 10)));
+  BOOST_TEST((resolved(32, {}, 7) == std::pair<std::size_t, std::size_t>(16, 7)));
+  BOOST_TEST((resolved(32, 3, 4) == std::pair<std::size_t, std::size_t>(3, 4)));
+
+  SamplerSpec spec;
+  spec.kind = SamplerKind::Mobster;
+  spec.prior_files = {"earlier.h5"};
+  resolve_prior_start(spec, 32);
+  resolve_prior_start(spec, 4);  // a resolved spec keeps its values
+  BOOST_TEST(spec.mobster.prior_exact == 16u);
+  BOOST_TEST(spec.mobster.prior_startup.value_or(0) == 21u);
+
+  SamplerSpec without_prior;
+  without_prior.kind = SamplerKind::Mobster;
+  resolve_prior_start(without_prior, 32);
+  BOOST_TEST(without_prior.mobster.prior_exact == kDefaultPriorExact);
+  BOOST_TEST(!without_prior.mobster.prior_startup);
 }
