@@ -52,6 +52,22 @@ prior's checks became its defaults:
   mlpreg-target   the lesson that does not hold: mlpreg-width's small model with standardised
                   targets (small) and with the targets 100x as large, unscaled (large)
 
+The third claim pairs (tests/bench/data/transfer-claim-3/), recorded 2026-12-04 after the
+prior's first wave began to follow the workers:
+
+  rf-data         RandomForestClassifier (4 trees a step) on a synthetic task of 2 classes
+                  (make_classification, 4,000 samples), a quarter (small) and all (large) of
+                  its training split: 200 x 25 steps; 5 parameters
+  mlpreg-data     MLPRegressor, two hidden layers of 32, on make_friedman1 (8,000 samples,
+                  inputs and targets standardised), a quarter (small) and all (large) of its
+                  training split: 200 x 27 epochs; 5 parameters
+  mlp-batch       MLPClassifier (one hidden layer) on a synthetic task of 4 classes
+                  (make_classification, 6,000 samples), minibatches of 32 (small) and of 128
+                  (large, 4x the batch): 200 x 27 epochs; 5 parameters
+  hgb-noise       the lesson that does not hold: HistGradientBoostingClassifier (8 iterations
+                  a step) on a synthetic task of 2 classes (4,000 samples) with clean labels
+                  (small) and with 40 % of them drawn at random (large): 200 x 25 steps
+
 Run with Debian's interpreter, one process per pair (each trains in one thread):
   /usr/bin/python3 tests/bench/quality/make_transfer_tables.py mlp-width [--limit N] [--out DIR]
 """
@@ -69,7 +85,8 @@ from make_claim_tables import (digits_tensors, lograndint, torch_optimizer, trai
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
                                regressor_epoch, scaled_split, sig, train_gbdt, write_epochs)
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification, make_friedman1  # noqa: E402
-from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # noqa: E402
+from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,  # noqa: E402
+                              RandomForestClassifier)
 from sklearn.linear_model import SGDClassifier  # noqa: E402
 from sklearn.metrics import log_loss  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
@@ -308,9 +325,99 @@ def hgb_class_data(size):
     return build
 
 
+def rf_data(size, steps=25, trees_per_step=4):
+    def build(writer, limit):
+        x, y = make_classification(n_samples=4000, n_features=20, n_informative=8, n_redundant=4,
+                                   n_classes=2, flip_y=0.05, class_sep=0.8, random_state=20261213)
+        x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+        if size == "small":
+            x_train, y_train = quarter(x_train, y_train, 13)
+        rng = np.random.default_rng(20261213)
+        writer.writerow(["max_depth", "min_samples_leaf", "max_features", "criterion", "bootstrap",
+                         "step", "val_loss", "elapsed_seconds"])
+        for i in range(limit):
+            c = {"max_depth": lograndint(rng, 2, 65), "min_samples_leaf": lograndint(rng, 1, 129),
+                 "max_features": sig(rng.uniform(0.05, 1.0)), "criterion": str(rng.choice(["gini", "entropy"])),
+                 "bootstrap": str(rng.choice(["yes", "no"]))}
+            model = RandomForestClassifier(max_depth=c["max_depth"], min_samples_leaf=c["min_samples_leaf"],
+                                           max_features=c["max_features"], criterion=c["criterion"],
+                                           bootstrap=c["bootstrap"] == "yes", warm_start=True, random_state=i)
+            elapsed = 0.0
+            for step in range(1, steps + 1):
+                start = time.perf_counter()
+                model.set_params(n_estimators=step * trees_per_step)
+                model.fit(x_train, y_train)
+                value = log_loss(y_val, np.clip(model.predict_proba(x_val), 1e-12, 1), labels=model.classes_)
+                elapsed += time.perf_counter() - start
+                writer.writerow([*c.values(), step, sig(value), sig(elapsed, 5)])
+            progress(i, limit)
+    return build
+
+
+def mlpreg_data(size):
+    """MLPRegressor (two hidden layers of 32) on make_friedman1, a quarter or all of the
+    training split."""
+    def build(writer, limit):
+        x, y = make_friedman1(n_samples=8000, n_features=10, noise=1.0, random_state=20261214)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 14)
+        mean, spread = y_train.mean(), y_train.std()
+        y_train, y_val = (y_train - mean) / spread, (y_val - mean) / spread
+        if size == "small":
+            x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=0.25, random_state=14)
+        rng = np.random.default_rng(20261214)
+        writer.writerow(["lr", "alpha", "batch_size", "solver", "activation", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+                 "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
+                 "activation": str(rng.choice(["relu", "tanh"]))}
+            model = MLPRegressor(hidden_layer_sizes=(32, 32), alpha=c["alpha"], batch_size=c["batch_size"],
+                                 learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                                 momentum=0.9, random_state=i)
+            write_epochs(writer, c, lambda: regressor_epoch(model, x_train, x_val, y_train, y_val), EPOCHS)
+            progress(i, limit)
+    return build
+
+
+def mlp_batch(batch_size):
+    """MLPClassifier on a synthetic task of 4 classes, every configuration with minibatches
+    of `batch_size`."""
+    def build(writer, limit):
+        x, y = make_classification(n_samples=6000, n_features=20, n_informative=10, n_redundant=4,
+                                   n_classes=4, flip_y=0.03, class_sep=1.0, random_state=20261215)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 15, stratify=y)
+        classes = np.unique(y)
+        rng = np.random.default_rng(20261215)
+        writer.writerow(["lr", "alpha", "hidden", "solver", "activation", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+                 "hidden": lograndint(rng, 8, 257), "solver": str(rng.choice(["adam", "sgd"])),
+                 "activation": str(rng.choice(["relu", "tanh"]))}
+            model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=batch_size,
+                                  learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                                  momentum=0.9, random_state=i)
+            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
+            progress(i, limit)
+    return build
+
+
+def hgb_noise(label_noise):
+    """HistGradientBoostingClassifier on a synthetic task of 2 classes whose labels are drawn
+    at random with probability `label_noise` (make_classification's flip_y), validation
+    labels included: the task itself is noisier."""
+    def build(writer, limit):
+        x, y = make_classification(n_samples=4000, n_features=20, n_informative=8, n_redundant=4,
+                                   n_classes=2, flip_y=label_noise, class_sep=0.8, random_state=20261216)
+        x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+        loss = lambda model, x, y: log_loss(y, np.clip(model.predict_proba(x), 1e-12, 1),  # noqa: E731
+                                            labels=model.classes_)
+        train_hgb(writer, limit, HistGradientBoostingClassifier, loss, (x_train, x_val, y_train, y_val), 20261216)
+    return build
+
+
 TUNING = os.path.join(DATA, "transfer")
 CLAIM = os.path.join(DATA, "transfer-claim")
 CLAIM_2 = os.path.join(DATA, "transfer-claim-2")
+CLAIM_3 = os.path.join(DATA, "transfer-claim-3")
 PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "mlp-data": (TUNING, mlp_data("small"), mlp_data("large")),
          "gbdt-data": (TUNING, gbdt_data("small"), gbdt_data("large")),
@@ -323,7 +430,11 @@ PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "linear-data": (CLAIM_2, linear_data("small"), linear_data("large")),
          "mlpreg-width": (CLAIM_2, mlpreg(16), mlpreg(64)),
          "hgb-class-data": (CLAIM_2, hgb_class_data("small"), hgb_class_data("large")),
-         "mlpreg-target": (CLAIM_2, mlpreg(16), mlpreg(16, target_scale=100.0))}
+         "mlpreg-target": (CLAIM_2, mlpreg(16), mlpreg(16, target_scale=100.0)),
+         "rf-data": (CLAIM_3, rf_data("small"), rf_data("large")),
+         "mlpreg-data": (CLAIM_3, mlpreg_data("small"), mlpreg_data("large")),
+         "mlp-batch": (CLAIM_3, mlp_batch(32), mlp_batch(128)),
+         "hgb-noise": (CLAIM_3, hgb_noise(0.0), hgb_noise(0.4))}
 
 
 def main():

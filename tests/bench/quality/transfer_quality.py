@@ -48,11 +48,13 @@ Printed, per pair and worker count: each method's median virtual time to the lar
 table's targets T1 and T2 (its configurations' 2nd and 10th percentile best values) with
 quartiles, and the prior's paired speed-ups over the others with bootstrap 95 %
 intervals (a seed that never reaches a target counts as infinite). mlp-shift, rff-shift,
-rff-cancer-shift and mlpreg-target are the pairs whose lesson does not hold. The four
-tuning pairs (transfer/) run unless --pairs names others: rff-cancer-shift (transfer/, a
+rff-cancer-shift, mlpreg-target and hgb-noise are the pairs whose lesson does not hold. The
+four tuning pairs (transfer/) run unless --pairs names others: rff-cancer-shift (transfer/, a
 tuning pair recorded after the claim pairs ran), the four claim pairs (transfer-claim/),
-recorded after the prior's setting was fixed, or the four second claim pairs
-(transfer-claim-2/), recorded after the prior's checks became its defaults.
+recorded after the prior's setting was fixed, the four second claim pairs
+(transfer-claim-2/), recorded after the prior's checks became its defaults, or the four
+third claim pairs (transfer-claim-3/), recorded after its first wave began to follow the
+workers.
 
 Then, per worker count, issue #64 item 2's bar in pooled form (pooled_score.py): the
 prior's geometric-mean speed-up over each other method across the cells (pair x {T1, T2})
@@ -96,7 +98,9 @@ LATER_TUNING_PAIRS = ("rff-cancer-shift",)
 CLAIM_PAIRS = ("rff-width", "multigrid-grid", "hgb-data", "rff-shift")  # recorded afterwards: transfer-claim/
 # Recorded after the prior's checks became its defaults: transfer-claim-2/
 SECOND_CLAIM_PAIRS = ("linear-data", "mlpreg-width", "hgb-class-data", "mlpreg-target")
-WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target")
+# Recorded after the prior's first wave began to follow the workers: transfer-claim-3/
+THIRD_CLAIM_PAIRS = ("rf-data", "mlpreg-data", "mlp-batch", "hgb-noise")
+WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target", "hgb-noise")
 NO_PRIOR = "recommended"
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 NO_PRIOR_DRAWS = 4000  # random first waves behind a cell's no-prior bound, as hpo_quality.py draws
@@ -135,7 +139,7 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
 def pair_table(pair, size):
     """The small or large table of a pair, from the tuning or the claim pairs' folder."""
     folder = ("transfer-claim" if pair in CLAIM_PAIRS else "transfer-claim-2" if pair in SECOND_CLAIM_PAIRS
-              else "transfer")
+              else "transfer-claim-3" if pair in THIRD_CLAIM_PAIRS else "transfer")
     return Table(f"{folder}/{pair}-{size}")
 
 
@@ -352,7 +356,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build")
     parser.add_argument("--pairs", nargs="+", default=list(PAIRS),
-                        choices=PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS,
+                        choices=PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS,
                         help="the tuning pairs (default) or the claim pairs (%(choices)s)")
     parser.add_argument("--workers", nargs="+", type=int, default=[8, 32])
     parser.add_argument("--seeds", type=int, default=60)
