@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "cli/options.hpp"
 #include "config/study_file.hpp"
@@ -288,7 +289,7 @@ int run_command(const Args& args) {
   if (vm.count("coordinator-cpus"))
     launch.coordinator_cpus = vm["coordinator-cpus"].as<std::int64_t>();
   run.control.port = port_of(vm["port"].as<int>());
-  runtime::Coordinator coordinator(study, run);
+  runtime::Coordinator coordinator(std::move(study), run);
   return coordinator.run();
 }
 

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/number_text.hpp"
@@ -113,8 +114,8 @@ int turn_timeout_ms(bool more_to_fill, const store::StudyWriter& writer, int tur
 
 }  // namespace
 
-Coordinator::Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams)
-    : spec_(spec),
+Coordinator::Coordinator(core::StudySpec spec, RunOptions options, CoordinatorSeams seams)
+    : spec_(std::move(spec)),
       options_(std::move(options)),
       study_dir_(fs::absolute(options_.output).parent_path().string()),
       trials_dir_(trials_dir_of(options_.output)),

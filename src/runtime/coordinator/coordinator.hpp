@@ -64,7 +64,7 @@ struct CoordinatorSeams {
 
 class Coordinator final : public ControlHandler, private TrialHost {
  public:
-  Coordinator(const core::StudySpec& spec, RunOptions options, CoordinatorSeams seams = {});
+  Coordinator(core::StudySpec spec, RunOptions options, CoordinatorSeams seams = {});
   ~Coordinator() override;
   /// Runs the study to its end, or until a shutdown signal; returns the exit status
   /// (0, kMoreWorkLeft, or cancelled_exit_status(signal)).
