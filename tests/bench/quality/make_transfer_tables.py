@@ -290,6 +290,23 @@ def linear_data(size):
     return build
 
 
+def train_mlpreg(writer, limit, units, seed, data):
+    """MLPRegressor with two hidden layers of `units`: each of `limit` configurations drawn
+    from `seed`, the validation MSE after each epoch."""
+    x_train, x_val, y_train, y_val = data
+    rng = np.random.default_rng(seed)
+    writer.writerow(["lr", "alpha", "batch_size", "solver", "activation", "step", "val_loss", "step_seconds"])
+    for i in range(limit):
+        c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+             "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
+             "activation": str(rng.choice(["relu", "tanh"]))}
+        model = MLPRegressor(hidden_layer_sizes=(units, units), alpha=c["alpha"], batch_size=c["batch_size"],
+                             learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                             momentum=0.9, random_state=i)
+        write_epochs(writer, c, lambda: regressor_epoch(model, x_train, x_val, y_train, y_val), EPOCHS)
+        progress(i, limit)
+
+
 def mlpreg(units, target_scale=1.0):
     """MLPRegressor on make_friedman1, inputs and targets standardised by the training part;
     target_scale: the large table of mlpreg-target, whose targets lost their scaling."""
@@ -298,17 +315,7 @@ def mlpreg(units, target_scale=1.0):
         x_train, x_val, y_train, y_val = scaled_split(x, y, 11)
         mean, spread = y_train.mean(), y_train.std()
         y_train, y_val = (y_train - mean) / spread * target_scale, (y_val - mean) / spread * target_scale
-        rng = np.random.default_rng(20261211)
-        writer.writerow(["lr", "alpha", "batch_size", "solver", "activation", "step", "val_loss", "step_seconds"])
-        for i in range(limit):
-            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
-                 "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
-                 "activation": str(rng.choice(["relu", "tanh"]))}
-            model = MLPRegressor(hidden_layer_sizes=(units, units), alpha=c["alpha"], batch_size=c["batch_size"],
-                                 learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
-                                 momentum=0.9, random_state=i)
-            write_epochs(writer, c, lambda: regressor_epoch(model, x_train, x_val, y_train, y_val), EPOCHS)
-            progress(i, limit)
+        train_mlpreg(writer, limit, units, 20261211, (x_train, x_val, y_train, y_val))
     return build
 
 
@@ -364,17 +371,7 @@ def mlpreg_data(size):
         y_train, y_val = (y_train - mean) / spread, (y_val - mean) / spread
         if size == "small":
             x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=0.25, random_state=14)
-        rng = np.random.default_rng(20261214)
-        writer.writerow(["lr", "alpha", "batch_size", "solver", "activation", "step", "val_loss", "step_seconds"])
-        for i in range(limit):
-            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
-                 "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "solver": str(rng.choice(["adam", "sgd"])),
-                 "activation": str(rng.choice(["relu", "tanh"]))}
-            model = MLPRegressor(hidden_layer_sizes=(32, 32), alpha=c["alpha"], batch_size=c["batch_size"],
-                                 learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
-                                 momentum=0.9, random_state=i)
-            write_epochs(writer, c, lambda: regressor_epoch(model, x_train, x_val, y_train, y_val), EPOCHS)
-            progress(i, limit)
+        train_mlpreg(writer, limit, 32, 20261214, (x_train, x_val, y_train, y_val))
     return build
 
 
