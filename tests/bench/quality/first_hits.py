@@ -15,9 +15,16 @@ own steps, which only a cheaper configuration could shorten).
         [--tables digits-mlp ...] [--workers 8 [32 ...]] [--seeds 20] [--method recommended]
 
 Decisions are free (a seed gives the same run everywhere); the runs are those of
-hpo_quality.py's method of the same name.
+hpo_quality.py's method of the same name. With --pairs, the large tables of
+transfer_quality.py's pairs instead, each seed's earlier study run first on the small table
+and the method one of transfer_quality.py's (a prior's start-ups, the earlier best started
+as they were and the draws from its region, count as "startup"):
+
+    /usr/bin/python3 tests/bench/quality/first_hits.py --pairs mlpreg-data ... --workers 8 32
+        --method "recommended, prior check, eager promotion, trusted 2, trust check"
 """
 import argparse
+import functools
 import multiprocessing
 import os
 import tempfile
@@ -28,6 +35,7 @@ import numpy as np
 
 import hpo_quality
 import quality_runs
+import transfer_quality
 
 ORIGINS = ("startup", "random", "model", "enqueued", "blind")
 
@@ -67,6 +75,10 @@ def first_hit(task):
     binary, table, variant, seed, workers, budget, work = task
     folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
     os.makedirs(folder, exist_ok=True)
+    if callable(variant):  # a transfer pair's method: its earlier study first, on the small table
+        pair = os.path.basename(table.name).removesuffix("-large")
+        _, earlier = transfer_quality.run_earlier((binary, pair, workers, seed, folder))
+        variant = variant(earlier)
     h5, _ = quality_runs.simulate_slurmtune(binary, table, variant, seed, workers, budget, folder, False)
     with h5py.File(h5, "r") as f:
         commit = f["commit"][0]
@@ -98,10 +110,21 @@ def main():
     parser.add_argument("--tables", nargs="+", default=["digits-mlp", "cancer-gbdt", "diabetes-sgd", "digits-deep"])
     parser.add_argument("--workers", nargs="+", type=int, default=[8])
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--method", default="recommended", help="a slurmtune variant of hpo_quality.py")
+    parser.add_argument("--pairs", nargs="+", help="transfer_quality.py's pairs instead of --tables")
+    parser.add_argument("--method", default="recommended",
+                        help="a slurmtune variant of hpo_quality.py (with --pairs, a slurmtune method of "
+                             "transfer_quality.py)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     args = parser.parse_args()
-    variants = {v[0]: v[1:] for v in hpo_quality.SLURMTUNE_VARIANTS}
+    if args.pairs:
+        unknown = [p for p in args.pairs if p not in transfer_quality.ALL_PAIRS]
+        if unknown or args.method not in transfer_quality.METHODS or args.method.startswith("optuna"):
+            raise SystemExit(f"--pairs {' '.join(unknown)} / --method {args.method!r}: not a pair and a "
+                             "slurmtune method of transfer_quality.py")
+        args.tables = [transfer_quality.pair_table(p, "large").name for p in args.pairs]
+        variants = {args.method: functools.partial(transfer_quality.slurmtune_variant, args.method)}
+    else:
+        variants = {v[0]: v[1:] for v in hpo_quality.SLURMTUNE_VARIANTS}
     if args.method not in variants:
         raise SystemExit(f"--method: no slurmtune variant named {args.method!r}")
     print(f"first hits of `{args.method}`, {args.seeds} seeds, decisions free; origin of the trial that "

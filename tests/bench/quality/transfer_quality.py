@@ -100,6 +100,7 @@ CLAIM_PAIRS = ("rff-width", "multigrid-grid", "hgb-data", "rff-shift")  # record
 SECOND_CLAIM_PAIRS = ("linear-data", "mlpreg-width", "hgb-class-data", "mlpreg-target")
 # Recorded after the prior's first wave began to follow the workers: transfer-claim-3/
 THIRD_CLAIM_PAIRS = ("rf-data", "mlpreg-data", "mlp-batch", "hgb-noise")
+ALL_PAIRS = PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS
 WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target", "hgb-noise")
 NO_PRIOR = "recommended"
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
@@ -180,41 +181,48 @@ def run_method(task):
         run = run_optuna(large, "tpe", "sha", seed, workers, budget, charged, sampler=sampler,
                          enqueued=earlier_best(earlier, large.params))
     else:
-        scheduler, sampler, options = RECOMMENDED
-        options = dict(options)
-        if "warm_start" in method:
-            options["warm_start"] = [earlier]
-        if "prior" in method:
-            options["prior"] = [earlier]
-            # check: the prior's share follows its first-rung results (a prior's default since
-            # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
-            options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
-        if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
-            options["prior_share"] = 0.5
-        if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X
-            options["prior_share"] = float(share.group(1))
-        for key, word in (("prior_exact", "exact"), ("prior_startup", "startup")):
-            # exact N: the first N start-ups are the earlier best N, as they were;
-            # startup N: only the first N start-ups drawn by the prior
-            if (count := re.search(word + r" (\d+)", method)):
-                options[key] = int(count.group(1))
-        if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
-            scheduler = dict(scheduler, eager_promotion=True)
-        if "prior" in method:
-            # trusted: the earlier best, started as they were, run to max_t (the default
-            # with a prior since 2026-12-03); the other prior methods keep the meaning they
-            # were recorded with
-            trusted = options.get("prior_exact", 2) if "trusted" in method else 0
-            if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
-                trusted = int(count.group(1))
-            # trust check: the trust ends in the worse half of a rung it passed (a prior's
-            # default since 2026-12-04, set either way as prior_check is)
-            scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
         folder = os.path.join(work, f"{pair}-{workers}-{method.replace(' ', '_').replace(',', '')}-{seed}")
         os.makedirs(folder, exist_ok=True)
-        run = run_slurmtune(binary, large, (scheduler, sampler, options), seed, workers, budget, folder, charged)
+        run = run_slurmtune(binary, large, slurmtune_variant(method, earlier), seed, workers, budget, folder,
+                            charged)
     run.table = None
     return (pair, workers, method), run
+
+
+def slurmtune_variant(method, earlier):
+    """(scheduler, sampler, sampler options) of a slurmtune method (not Optuna's), given the
+    earlier study's results file."""
+    scheduler, sampler, options = RECOMMENDED
+    options = dict(options)
+    if "warm_start" in method:
+        options["warm_start"] = [earlier]
+    if "prior" in method:
+        options["prior"] = [earlier]
+        # check: the prior's share follows its first-rung results (a prior's default since
+        # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
+        options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
+    if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
+        options["prior_share"] = 0.5
+    if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X
+        options["prior_share"] = float(share.group(1))
+    for key, word in (("prior_exact", "exact"), ("prior_startup", "startup")):
+        # exact N: the first N start-ups are the earlier best N, as they were;
+        # startup N: only the first N start-ups drawn by the prior
+        if (count := re.search(word + r" (\d+)", method)):
+            options[key] = int(count.group(1))
+    if "eager promotion" in method:  # the earlier best, started first, runs on while its rung is short
+        scheduler = dict(scheduler, eager_promotion=True)
+    if "prior" in method:
+        # trusted: the earlier best, started as they were, run to max_t (the default
+        # with a prior since 2026-12-03); the other prior methods keep the meaning they
+        # were recorded with
+        trusted = options.get("prior_exact", 2) if "trusted" in method else 0
+        if (count := re.search(r"trusted (\d+)", method)):  # trusted N: the first N, fewer than prior_exact
+            trusted = int(count.group(1))
+        # trust check: the trust ends in the worse half of a rung it passed (a prior's
+        # default since 2026-12-04, set either way as prior_check is)
+        scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
+    return scheduler, sampler, options
 
 
 def lesson(pair):
@@ -294,9 +302,25 @@ def pooled_cells(pairs, workers, runs, mine, other, tables):
         by_method = runs[(pair, workers)]
         seeds = sorted(r.seed for r in by_method[mine])
         for i, floor in enumerate(floors_of(large)):
-            cells.append(dict(table=pair, floor=floor, ours=censored(by_method[mine], i, seeds, budget),
+            cells.append(dict(table=pair, target=i, floor=floor, ours=censored(by_method[mine], i, seeds, budget),
                               theirs=censored(by_method[other], i, seeds, budget)))
     return cells
+
+
+def unreached_cells(pairs, workers, runs, methods, tables):
+    """The cells (pair, target index) that no run of any of `methods` reached: a table whose
+    configurations that meet the target bloom late, which successive halving stops before
+    they do, and whose configurations are all spent long before the budget is."""
+    return {(pair, i) for pair in pairs for i in range(len(tables[pair].targets))
+            if all(r.times[i] is None for m in methods for r in runs[(pair, workers)][m])}
+
+
+def ceiling_of(cells):
+    """The geometric mean over the cells of the other method's median over the floor: the
+    most any method could gain over it there (nan without cells)."""
+    if not cells:
+        return math.nan
+    return math.exp(np.mean([math.log(np.median(c["theirs"]) / c["floor"]) for c in cells]))
 
 
 def report_pooled(pairs, workers, runs, methods, mine, tables):
@@ -307,15 +331,22 @@ def report_pooled(pairs, workers, runs, methods, mine, tables):
     if holds:
         print(f"\n### Pooled at {workers} workers over {', '.join(holds)} (T1 and T2): "
               f"{mine}'s geometric-mean speed-up\n")
-        print("| over | speed-up [95% CI] | ceiling (its medians over the floors) |")
-        print("|---|---|---|")
+        unreached = unreached_cells(holds, workers, runs, methods, tables)
+        print("| over | speed-up [95% CI] | ceiling (its medians over the floors) | "
+              "ceiling over the cells some method reached |")
+        print("|---|---|---|---|")
         for other in methods:
             if other == mine:
                 continue
             cells = pooled_cells(holds, workers, runs, mine, other, tables)
             point, low, high = pooled_speedup(cells, np.random.default_rng(0))
-            ceiling = math.exp(np.mean([math.log(np.median(c["theirs"]) / c["floor"]) for c in cells]))
-            print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] | {ceiling:.3g} |")
+            print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] | {ceiling_of(cells):.3g} | "
+                  f"{ceiling_of([c for c in cells if (c['table'], c['target']) not in unreached]):.3g} |")
+        if unreached:
+            names = ", ".join(f"{pair} T{i + 1}" for pair, i in sorted(unreached))
+            print(f"\nNo method reached {names} on any seed: those cells are ties in every comparison "
+                  f"above, and their ceilings are the whole budget over the floor, not room that a method "
+                  f"run here showed it could use.")
         cells = pooled_cells(holds, workers, runs, mine, mine, tables)
         bounds = [b for pair in holds for b in bounds_of(pair, workers)]
         past = math.exp(np.mean([math.log(b / np.median(c["ours"])) for c, b in zip(cells, bounds)]))
@@ -356,7 +387,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build")
     parser.add_argument("--pairs", nargs="+", default=list(PAIRS),
-                        choices=PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS,
+                        choices=ALL_PAIRS,
                         help="the tuning pairs (default) or the claim pairs (%(choices)s)")
     parser.add_argument("--workers", nargs="+", type=int, default=[8, 32])
     parser.add_argument("--seeds", type=int, default=60)
