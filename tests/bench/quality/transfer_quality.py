@@ -134,7 +134,14 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior exact 8 startup 13 check, eager promotion, trusted 2, trust check",
            "recommended, prior exact 16 startup 21 check, eager promotion, trusted 2, trust check",
            # A prior's defaults since C9 (prior_exact and prior_startup follow the workers)
-           "recommended, prior check, eager promotion, trusted 2, trust check")
+           "recommended, prior check, eager promotion, trusted 2, trust check",
+           # Trusting more of the first wave (search-quality.md, "What the earlier study can
+           # teach"): C10 trusts every exact configuration, C11 half of them (5 and 3 at 8
+           # workers, 16 and 8 at 32, where prior_exact is 5 and 16)
+           "recommended, prior check, eager promotion, trusted 5, trust check",
+           "recommended, prior check, eager promotion, trusted 3, trust check",
+           "recommended, prior check, eager promotion, trusted 16, trust check",
+           "recommended, prior check, eager promotion, trusted 8, trust check")
 
 
 def pair_table(pair, size):
