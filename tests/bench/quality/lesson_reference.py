@@ -17,10 +17,11 @@ each seed's earlier study (transfer_quality.py's, on the small table) ranks its 
 rest in a random order.
 
 A pooled line per worker count over the pairs whose lesson holds gives the geometric mean
-of warm_start's and Optuna's enqueue's medians over the order's time, beside the same over
-the floor (transfer_quality.py's ceiling). Where the first stays under 2, starting the
-earlier best first does not buy item 2's 2x over that method, however the prior is built;
-what remains is what the large table teaches as the study runs.
+of each method's median over each order's time, beside the same over the floor
+(transfer_quality.py's ceiling). Where a method is less than 2x the earlier studies' order,
+starting the earlier best first and training them to the end would not by itself be 2x
+sooner than it; a prior would have to learn more from the large table as the study runs.
+Tables with repeats use each configuration's first recorded run.
 
     /usr/bin/python3 tests/bench/quality/lesson_reference.py --runs SAVED.json.xz ... \
         [--pairs rf-data ...] [--workers 8 32] [--earlier-seeds 20] [--build build] [--prior METHOD]
