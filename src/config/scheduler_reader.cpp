@@ -79,6 +79,13 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
     }
     s.trust_check_named = r.has("trust_check");
     if (const auto check = r.boolean("trust_check")) s.trust_check = *check;
+    if (const auto above = r.number("trust_check_above")) {
+      if (!(*above > 0 && *above < 1))
+        r.fail("trust_check_above",
+               "must be above 0 and below 1 (the share of a rung's other results that must "
+               "rank above a trusted trial to end its trust; 0.5 by default)");
+      s.trust_check_above = *above;
+    }
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {

@@ -115,6 +115,9 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
     t.insert("trusted_trials", trusted);
   // Written where it or its default is on: a study with a prior that set it off keeps it off.
   if (s.trust_check || trust_check_by_default) t.insert("trust_check", s.trust_check);
+  // Written only when not the default: files from before the key resolve as they did.
+  if (s.trust_check_above != core::kDefaultTrustCheckAbove)
+    t.insert("trust_check_above", s.trust_check_above);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));

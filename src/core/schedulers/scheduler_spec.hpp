@@ -26,6 +26,10 @@ std::string_view job_cost_keyword(JobCost cost);
 /// Whose published decision rules a scheduler reproduces.
 enum class Semantics { Ray, Optuna };
 
+/// asha_promotion's trust_check ends a trusted trial's trust in a passed rung's worse half
+/// unless the study file's trust_check_above says otherwise.
+inline constexpr double kDefaultTrustCheckAbove = 0.5;
+
 /// A hyperparameter PBT changes when it explores (an entry of Ray's
 /// hyperparam_mutations): stepped through `values` when given, else resampled from or
 /// scaled within its [search] domain.
@@ -79,6 +83,9 @@ struct SchedulerSpec {
   /// slowly keeps it; one that is bad on this task gives its worker back.
   bool trust_check = false;
   bool trust_check_named = false;  ///< the file gives trust_check (resume keeps a default)
+  /// trust_check: the share of a passed rung's other results that must rank above a
+  /// trusted trial to end its trust; the default, 0.5, ends it in the rung's worse half.
+  double trust_check_above = kDefaultTrustCheckAbove;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

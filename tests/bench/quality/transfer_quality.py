@@ -33,7 +33,8 @@ its own seed, the small table's whole budget), and then on the large table:
                            the same with prior_share = X
   recommended, prior [...], trusted N, trust check
                            the same with [scheduler] trust_check = true: a trusted trial in the
-                           worse half of a rung it passed loses its trust. "recommended, prior
+                           worse half of a rung it passed loses its trust ("trust check above X":
+                           trust_check_above = X, the share of the rung ranked above it). "recommended, prior
                            exact 5 startup 10 check, eager promotion, trusted 2, trust check" was
                            a prior's defaults from the evening of 2026-12-04; "recommended, prior
                            check, eager promotion, trusted 2, trust check" (prior_exact and
@@ -141,7 +142,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 5, trust check",
            "recommended, prior check, eager promotion, trusted 3, trust check",
            "recommended, prior check, eager promotion, trusted 16, trust check",
-           "recommended, prior check, eager promotion, trusted 8, trust check")
+           "recommended, prior check, eager promotion, trusted 8, trust check",
+           # A trust check that waits for a worse rank (C12, C13): trust_check_above
+           "recommended, prior check, eager promotion, trusted 2, trust check above 0.75",
+           "recommended, prior check, eager promotion, trusted 2, trust check above 0.9")
 
 
 def pair_table(pair, size):
@@ -229,6 +233,8 @@ def slurmtune_variant(method, earlier):
         # trust check: the trust ends in the worse half of a rung it passed (a prior's
         # default since 2026-12-04, set either way as prior_check is)
         scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
+        if (share := re.search(r"trust check above ([0-9.]+)", method)):  # the rank that ends a trust
+            scheduler["trust_check_above"] = float(share.group(1))
     return scheduler, sampler, options
 
 

@@ -24,7 +24,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       predict_(spec.predict),
       eager_(spec.eager_promotion),
       trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))),
-      trust_check_(spec.trust_check) {
+      trust_check_(spec.trust_check),
+      trust_check_above_(spec.trust_check_above) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}});
@@ -95,7 +96,8 @@ bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, int r
     const Rung& rung = rungs_[static_cast<std::size_t>(k)];
     const std::size_t others = rung.keys.size() - 1;
     const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(passed_key);
-    if (others >= kTrustCheckPeers && 2 * above > others) {
+    if (others >= kTrustCheckPeers &&
+        static_cast<double>(above) > trust_check_above_ * static_cast<double>(others)) {
       state.distrusted = true;
       state.passed.clear();  // no longer needed: the trust does not come back
       return false;

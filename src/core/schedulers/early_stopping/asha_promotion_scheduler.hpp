@@ -30,7 +30,8 @@
 // not in the worse half of any rung it has passed: at each report that takes it to a new
 // rung, each rung it reached is looked at again, and once that rung holds at least
 // kTrustCheckPeers other results of which more than half rank above it, the trust ends for
-// good and the rungs judge it as any trial. Rungs are looked at again because a first wave
+// good and the rungs judge it as any trial (trust_check_above sets that share: 0.75 ends
+// the trust only in a rung's worst quarter). Rungs are looked at again because a first wave
 // reaches the first rung together: the trust is judged there once the rung has filled.
 // Where an earlier study's lesson holds its best configurations may start slowly but not
 // badly (mid-table at the first rung); where it is wrong they rank low, and a trust kept
@@ -144,10 +145,11 @@ class AshaPromotionScheduler final : public Scheduler {
   bool closed_ = false;
   bool predict_ = false;
   bool eager_ = false;
-  TrialId trusted_ = 0;                   // trials below this id run to max_t without pausing
-  bool trust_check_ = false;              // ... while not in the worse half of a passed rung
-  bool end_game_over_ = false;            // a finisher reached max_t
-  std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
+  TrialId trusted_ = 0;       // trials below this id run to max_t without pausing
+  bool trust_check_ = false;  // ... while not in the worse half of a passed rung
+  double trust_check_above_ = kDefaultTrustCheckAbove;  // ... or the share trust_check_above gives
+  bool end_game_over_ = false;                          // a finisher reached max_t
+  std::optional<TrialId> end_game_pick_;                // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

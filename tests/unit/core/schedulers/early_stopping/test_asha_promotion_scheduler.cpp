@@ -299,6 +299,32 @@ BOOST_AUTO_TEST_CASE(trust_check_ends_the_trust_of_a_trial_in_a_passed_rungs_wor
   BOOST_TEST(plain.report(0, 3, 6.5).decision == SchedulerDecision::Continue);
 }
 
+// trust_check_above (issue #64): the share of a passed rung's others that must rank above
+// a trusted trial to end its trust. With 4 of 7 above it, the worse half (0.5) ends the
+// trust and the worst quarter (0.75) keeps it.
+BOOST_AUTO_TEST_CASE(trust_check_above_sets_the_rank_that_ends_a_trust) {
+  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
+  checking.trusted_trials = 1;
+  checking.trust_check = true;
+  const auto decision_at_rung_1 = [&checking](double above) {
+    checking.trust_check_above = above;
+    AshaPromotionScheduler s(checking, Mode::Max);
+    for (TrialId t = 0; t < 8; ++t)
+      s.add_trial(t, std::nullopt);
+    BOOST_TEST(s.report(0, 1, 4.5).decision == SchedulerDecision::Continue);
+    // Rung 0: {9, 8, 7, 5, 4.5, 4, 3, 2}: 4 of trial 0's 7 others rank above it.
+    const double values[] = {2.0, 3.0, 4.0, 5.0, 7.0, 8.0, 9.0};
+    for (TrialId t = 1; t < 8; ++t)
+      s.report(t, 1, values[t - 1]);
+    return s.report(0, 3, 6.0).decision;
+  };
+  BOOST_TEST((decision_at_rung_1(kDefaultTrustCheckAbove) == SchedulerDecision::Pause));
+  BOOST_TEST((decision_at_rung_1(0.75) == SchedulerDecision::Continue));
+  // 4 > 0.5 * 7 ends it; 4 > 0.57 * 7 (3.99) still does, 4 > 0.58 * 7 (4.06) does not.
+  BOOST_TEST((decision_at_rung_1(0.57) == SchedulerDecision::Pause));
+  BOOST_TEST((decision_at_rung_1(0.58) == SchedulerDecision::Continue));
+}
+
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
   auto promotion = spec(SchedulerType::AshaPromotion, 1, 3, 20);
   BOOST_TEST((promotion_milestones(promotion) == std::vector<double>{1, 3, 9, 20}));
