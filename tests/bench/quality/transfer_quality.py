@@ -145,7 +145,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 8, trust check",
            # A trust check that waits for a worse rank (C12, C13): trust_check_above
            "recommended, prior check, eager promotion, trusted 2, trust check above 0.75",
-           "recommended, prior check, eager promotion, trusted 2, trust check above 0.9")
+           "recommended, prior check, eager promotion, trusted 2, trust check above 0.9",
+           # C14: every exact configuration trusted, with C12's check (5 at 8 workers, 16 at 32)
+           "recommended, prior check, eager promotion, trusted 5, trust check above 0.75",
+           "recommended, prior check, eager promotion, trusted 16, trust check above 0.75")
 
 
 def pair_table(pair, size):
