@@ -15,7 +15,6 @@
 
 #include "config/study_file.hpp"
 #include "core/error.hpp"
-#include "core/search/sampler_spec.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "store/file/hdf5.hpp"
@@ -23,7 +22,6 @@
 #include "store/simulation_recorder.hpp"
 #include "store/study_reader.hpp"
 #include "store/study_writer.hpp"
-#include "store/warm_start.hpp"
 #include "unit/config/study_text.hpp"
 #include "unit/store/simulated_study.hpp"
 #include "unit/store/store_studies.hpp"
