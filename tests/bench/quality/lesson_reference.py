@@ -37,7 +37,7 @@ import numpy as np
 
 import target_floors
 import transfer_quality
-from quality_runs import read_saved
+from quality_stats import times_by_seed
 
 SHOWN = {"recommended": "no prior", "recommended, warm_start": "warm_start",
          "optuna tpe + sha, enqueued": "enqueue"}
@@ -82,16 +82,11 @@ def earlier_order(binary, pair, workers, seed, work, large):
     return good + rest
 
 
-def saved_medians(paths, pair, workers, target_index):
+def saved_medians(by_method, target_index):
     """Each method's median time to the target over its saved seeds (inf where more than
-    half never reached it), from the first file holding the pair at these workers."""
-    for path in paths:
-        saved = read_saved(path).get(f"{pair}@{workers}")
-        if saved:
-            return {m: float(np.median([math.inf if r["times"][target_index] is None
-                                        else r["times"][target_index] for r in runs]))
-                    for m, runs in saved.items()}
-    return {}
+    half never reached it); `by_method`: one (pair, workers) of transfer_quality.load_merged."""
+    return {m: float(np.median(times_by_seed(runs, target_index, sorted(r.seed for r in runs))))
+            for m, runs in by_method.items()}
 
 
 def main():
@@ -106,25 +101,34 @@ def main():
     parser.add_argument("--prior", help="the saved method shown as the prior's (default: the first with a prior)")
     args = parser.parse_args()
     binary = os.path.join(args.build, "src", "slurmtune")
-    work = tempfile.TemporaryDirectory(prefix="slurmtune-lesson-")
+    saved = transfer_quality.load_merged(args.runs)
+    with tempfile.TemporaryDirectory(prefix="slurmtune-lesson-") as work:
+        pooled = report_cells(args, binary, saved, work)
+    report_pooled(pooled)
+
+
+def report_cells(args, binary, saved, work):
+    """Prints each cell's row; returns, per worker count, the cells where the lesson holds:
+    (floor, the small table's order, the methods' medians capped at the budget, the earlier
+    studies' order)."""
     print("| pair | workers | target | floor s | small table's order s | earlier studies' order s | "
           + " | ".join(f"{name} median s (over the order)" for name in SHOWN.values()) + " | the prior's |")
     print("|---|---|---|---|---|---|" + "---|" * (len(SHOWN) + 1))
     pooled = {}
     for pair in args.pairs:
         small, large = transfer_quality.pair_table(pair, "small"), transfer_quality.pair_table(pair, "large")
-        if [c for c in small.configs] != [c for c in large.configs]:
+        if small.configs != large.configs:
             raise SystemExit(f"{pair}: the small and large tables do not list the same configurations in order")
         order = small_table_order(small)
         floors = transfer_quality.floors_of(large)
         for workers in args.workers:
-            orders = [earlier_order(binary, pair, workers, seed, work.name, large)
+            orders = [earlier_order(binary, pair, workers, seed, work, large)
                       for seed in range(args.earlier_seeds)]
             for i, target in enumerate(large.targets):
                 ordered = in_order_time(large, order, target, workers)
                 earlier_time = (float(np.median([in_order_time(large, o, target, workers) for o in orders]))
                                 if orders else math.nan)
-                medians = saved_medians(args.runs, pair, workers, i)
+                medians = saved_medians(saved.get((pair, workers), {}), i)
                 prior = args.prior if args.prior in medians else next((m for m in medians if "prior" in m), None)
                 cells = [medians.get(m) for m in SHOWN] + [medians.get(prior) if prior else None]
                 shown = " | ".join("-" if v is None else f"{v:.3g} ({v / ordered:.3g})" for v in cells)
@@ -134,6 +138,11 @@ def main():
                     budget = large.total_seconds / workers
                     pooled.setdefault(workers, []).append((floors[i], ordered, [min(v, budget) for v in cells],
                                                            earlier_time))
+    return pooled
+
+
+def report_pooled(pooled):
+    """Per worker count, each method's geometric-mean median over each order's time and the floor."""
     for workers, cells in sorted(pooled.items()):
         print(f"\nPooled at {workers} workers over the cells where the lesson holds ({len(cells)}; a median "
               "that is never reached counts as the whole budget, as transfer_quality.py counts it):")
