@@ -86,6 +86,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                "rank above a trusted trial to end its trust; 0.5 by default)");
       s.trust_check_above = *above;
     }
+    if (const auto gain = r.boolean("trust_check_gain")) s.trust_check_gain = *gain;
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {

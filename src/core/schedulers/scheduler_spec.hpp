@@ -86,6 +86,10 @@ struct SchedulerSpec {
   /// trust_check: the share of a passed rung's other results that must rank above a
   /// trusted trial to end its trust; the default, 0.5, ends it in the rung's worse half.
   double trust_check_above = kDefaultTrustCheckAbove;
+  /// trust_check: a low rank ends the trust only if the trial's gain into the next rung
+  /// (into this one while it is the highest) does not beat the median gain of that rung's
+  /// others, so a late bloomer keeps it (asha_promotion_scheduler.hpp).
+  bool trust_check_gain = false;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

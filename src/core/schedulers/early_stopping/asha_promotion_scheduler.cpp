@@ -15,6 +15,13 @@ namespace {
 // fewer, half of them is one or two trials that may be lucky draws.
 constexpr std::size_t kTrustCheckPeers = 3;
 
+// trust_check_gain: a score's change from one rung to the next; a diverged report on
+// either side gains least, so it never waives a verdict.
+double gain_between(double from, double to) {
+  if (!std::isfinite(from) || !std::isfinite(to)) return -std::numeric_limits<double>::infinity();
+  return to - from;
+}
+
 }  // namespace
 
 AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode mode)
@@ -25,10 +32,11 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       eager_(spec.eager_promotion),
       trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))),
       trust_check_(spec.trust_check),
-      trust_check_above_(spec.trust_check_above) {
+      trust_check_above_(spec.trust_check_above),
+      trust_check_gain_(spec.trust_check_gain) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
-    rungs_.push_back(Rung{m, {}, {}});
+    rungs_.push_back(Rung{m, {}, {}, {}});
 }
 
 AshaPromotionScheduler::Key AshaPromotionScheduler::key_of(TrialId trial, double score) {
@@ -61,9 +69,14 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     ++next;
   const int reached = static_cast<int>(next) - 1;
   if (reached == state.rung) return ReportOutcome{};
-  state.rung = reached;
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
+  std::optional<double> gain;
+  if (trust_check_gain_ && state.rung >= 0 && reached == state.rung + 1) {
+    gain = gain_between(state.key.first, key.first);
+    rung.gains.insert({*gain, key.second});
+  }
+  state.rung = reached;
   state.key = key;
   rung.keys.insert(key);
   ReportOutcome outcome{SchedulerDecision::Pause, reached, rung.milestone, {}, false, {}, {}, {}};
@@ -73,7 +86,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
-  if (state.finishing || keeps_trust(trial, state, reached, key)) {
+  if (state.finishing || keeps_trust(trial, state, PassedRung{reached, key, gain})) {
     outcome.decision = SchedulerDecision::Continue;  // the end game, or trusted: on to max_t
     return outcome;
   }
@@ -87,23 +100,49 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   return outcome;
 }
 
-bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, int reached,
-                                         const Key& key) {
+bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, PassedRung entered) {
   if (trial >= trusted_ || state.distrusted) return false;
   if (!trust_check_) return true;
-  state.passed.emplace_back(reached, key);
-  for (const auto& [k, passed_key] : state.passed) {
-    const Rung& rung = rungs_[static_cast<std::size_t>(k)];
-    const std::size_t others = rung.keys.size() - 1;
-    const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(passed_key);
-    if (others >= kTrustCheckPeers &&
-        static_cast<double>(above) > trust_check_above_ * static_cast<double>(others)) {
+  state.passed.push_back(entered);
+  for (std::size_t i = 0; i < state.passed.size(); ++i) {
+    if (ends_trust(state.passed, i)) {
       state.distrusted = true;
       state.passed.clear();  // no longer needed: the trust does not come back
       return false;
     }
   }
   return true;
+}
+
+bool AshaPromotionScheduler::ends_trust(const std::vector<PassedRung>& passed,
+                                        std::size_t i) const {
+  const Rung& rung = rungs_[static_cast<std::size_t>(passed[i].rung)];
+  const std::size_t others = rung.keys.size() - 1;
+  const std::size_t above = rung.keys.size() - rung.keys.count_less_equal(passed[i].key);
+  const bool ranks_low =
+      others >= kTrustCheckPeers &&
+      static_cast<double>(above) > trust_check_above_ * static_cast<double>(others);
+  if (!ranks_low) return false;
+  return !trust_check_gain_ || gain_verdict(passed, i) == GainVerdict::Stands;
+}
+
+AshaPromotionScheduler::GainVerdict AshaPromotionScheduler::gain_verdict(
+    const std::vector<PassedRung>& passed, std::size_t i) const {
+  // The gain into the next rung passed, or into this one while it is the highest.
+  const PassedRung* judged = &passed[i];
+  if (i + 1 < passed.size()) {
+    if (passed[i + 1].rung != passed[i].rung + 1) return GainVerdict::Stands;  // jumped over
+    judged = &passed[i + 1];
+  }
+  if (judged->rung == 0) return GainVerdict::Waits;  // no gain before the second rung
+  if (!judged->gain) return GainVerdict::Stands;     // entered by a jump: no gain to weigh
+  const OrderStatisticTree<Key>& gains = rungs_[static_cast<std::size_t>(judged->rung)].gains;
+  const std::size_t others = gains.size() - 1;
+  if (others < kTrustCheckPeers) return GainVerdict::Waits;
+  // Others whose gain is strictly below this one (the lowest trial tie-break sorts first).
+  const std::size_t below =
+      gains.count_less({*judged->gain, std::numeric_limits<std::int64_t>::min()});
+  return 2 * below > others ? GainVerdict::Waived : GainVerdict::Stands;
 }
 
 bool AshaPromotionScheduler::leads_short_rung(const Rung& rung, const Key& key) const {

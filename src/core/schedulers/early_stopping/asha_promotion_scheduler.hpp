@@ -37,6 +37,16 @@
 // badly (mid-table at the first rung); where it is wrong they rank low, and a trust kept
 // to max_t would hold their workers for the whole study.
 //
+// With trust_check_gain = true as well (issue #64) a rung where a trusted trial ranks in
+// the worse part ends its trust only if its gain there does not beat the median gain of
+// the others: a late bloomer ranks low at first and closes the gap fast, a bad
+// configuration ranks low and gains no faster than its peers. The gain is the change of
+// its score into the next rung it passed (k to k + 1), or into rung k itself while k is
+// the highest it has reached; the others' gains are those of the other trials in that
+// rung, each from its own score a rung before. The verdict waits at the first rung (no
+// gain yet) and while fewer than kTrustCheckPeers others have a gain; like the ranks, the
+// gains are looked at again at each new rung the trial reaches.
+//
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
 // it to max_t without pausing again, until the first such finisher reaches max_t. A
@@ -102,9 +112,22 @@ class AshaPromotionScheduler final : public Scheduler {
     double milestone;
     OrderStatisticTree<Key> keys;
     std::priority_queue<Key> unpromoted;  // lazily cleaned of trials that ended
+    // trust_check_gain: (score here - score a rung before, -trial) of the trials that
+    // entered from the rung below.
+    OrderStatisticTree<Key> gains;
     template <class Archive>
     void serialize(Archive& archive) {
-      archive(milestone, keys, unpromoted);
+      archive(milestone, keys, unpromoted, gains);
+    }
+  };
+  // trust_check, while trusted: a rung it entered, its key there and its gain into it.
+  struct PassedRung {
+    int rung = 0;
+    Key key{};
+    std::optional<double> gain;  // trust_check_gain, entered from the rung below
+    template <class Archive>
+    void serialize(Archive& archive) {
+      archive(rung, key, gain);
     }
   };
   struct TrialState {
@@ -116,16 +139,22 @@ class AshaPromotionScheduler final : public Scheduler {
     std::vector<ReportedPoint> curve;  // predict = true: its finite reports
     std::optional<double> predicted;   // its latest predicted final score
     bool distrusted = false;           // trust_check: a trusted trial that lost its trust
-    std::vector<std::pair<int, Key>> passed;  // trust_check, while trusted: (rung, key there)
+    std::vector<PassedRung> passed;    // trust_check, while trusted
     template <class Archive>
     void serialize(Archive& archive) {
       archive(rung, key, paused, alive, finishing, curve, predicted, distrusted, passed);
     }
   };
   static Key key_of(TrialId trial, double score);
-  /// trusted_trials: whether `trial`, which just entered rung `reached` with `key`, still
-  /// runs on to max_t (trust_check may end its trust here).
-  bool keeps_trust(TrialId trial, TrialState& state, int reached, const Key& key);
+  /// trusted_trials: whether `trial`, which just entered a rung (`entered`: the rung, its
+  /// key there and its gain into it), still runs on to max_t (trust_check may end its
+  /// trust here).
+  bool keeps_trust(TrialId trial, TrialState& state, PassedRung entered);
+  /// trust_check: whether the trust of a trial that passed `passed` ends at its i-th entry.
+  bool ends_trust(const std::vector<PassedRung>& passed, std::size_t i) const;
+  /// trust_check_gain: how a low rank at `passed[i]` is judged by the trial's gain.
+  enum class GainVerdict { Stands, Waived, Waits };
+  GainVerdict gain_verdict(const std::vector<PassedRung>& passed, std::size_t i) const;
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
   void apply_prediction(TrialId trial, TrialState& state, ReportOutcome& outcome);
   /// eager_promotion: `key` (just entered) is the best of a rung that promotes nothing yet.
@@ -148,8 +177,9 @@ class AshaPromotionScheduler final : public Scheduler {
   TrialId trusted_ = 0;       // trials below this id run to max_t without pausing
   bool trust_check_ = false;  // ... while not in the worse half of a passed rung
   double trust_check_above_ = kDefaultTrustCheckAbove;  // ... or the share trust_check_above gives
-  bool end_game_over_ = false;                          // a finisher reached max_t
-  std::optional<TrialId> end_game_pick_;                // promotable_trial's last end-game answer
+  bool trust_check_gain_ = false;         // ... unless it gains faster than the next rung's others
+  bool end_game_over_ = false;            // a finisher reached max_t
+  std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

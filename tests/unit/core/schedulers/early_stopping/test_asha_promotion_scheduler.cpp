@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE core_asha_promotion_scheduler
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <memory>
 
 #include "core/schedulers/early_stopping/asha_promotion_scheduler.hpp"
 #include "core/schedulers/rung_ladder.hpp"
@@ -323,6 +324,54 @@ BOOST_AUTO_TEST_CASE(trust_check_above_sets_the_rank_that_ends_a_trust) {
   // 4 > 0.5 * 7 ends it; 4 > 0.57 * 7 (3.99) still does, 4 > 0.58 * 7 (4.06) does not.
   BOOST_TEST((decision_at_rung_1(0.57) == SchedulerDecision::Pause));
   BOOST_TEST((decision_at_rung_1(0.58) == SchedulerDecision::Continue));
+}
+
+// trust_check_gain (issue #64): a low rank ends a trust only if the trial gains no faster
+// than its peers. Two trusted trials end rung 0 last; trial 0 then gains faster into rung
+// 1 than the trials promoted there and keeps its trust, trial 1 gains least and loses it.
+// Without the key both lose it at rung 0 already.
+BOOST_AUTO_TEST_CASE(trust_check_gain_keeps_the_trust_of_a_trial_that_closes_the_gap) {
+  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
+  checking.trusted_trials = 2;
+  checking.trust_check = true;
+  const auto start = [&checking](bool gain) {
+    checking.trust_check_gain = gain;
+    auto s = std::make_unique<AshaPromotionScheduler>(checking, Mode::Max);
+    for (TrialId t = 0; t < 10; ++t)
+      s->add_trial(t, std::nullopt);
+    for (TrialId t = 2; t < 10; ++t)  // rung 0: {9, 8, ..., 2}
+      s->report(t, 1, static_cast<double>(t));
+    return s;
+  };
+  const auto by_rank = start(false);
+  BOOST_TEST(by_rank->report(0, 1, 1.0).decision == SchedulerDecision::Pause);  // 8 of 8 above
+  auto s = start(true);
+  // At rung 0 the verdict waits for a gain: both run on.
+  BOOST_TEST(s->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s->report(1, 1, 1.5).decision == SchedulerDecision::Continue);
+  // Rung 0's top third (trials 9, 8, 7) is promoted; they gain 0.5, 0.6 and 0.4 into rung 1.
+  const double gains[] = {0.4, 0.6, 0.5};
+  for (int i = 0; i < 3; ++i) {
+    const auto job = s->next_job(false);
+    BOOST_REQUIRE(job.has_value());
+    BOOST_REQUIRE(job->trial >= 7U);
+    s->report(job->trial, 3, static_cast<double>(job->trial) + gains[job->trial - 7]);
+  }
+  // Trial 0 ranks last in rung 0 and in rung 1 ({9.5, 8.6, 7.4, 4}) but gains 3, more than
+  // each of the 3 others: it keeps its trust, and again at rung 2 (rung 1's gains
+  // {3, 0.6, 0.5, 0.4, 0.2} once trial 1 is in; rung 2 has no others yet, so that waits).
+  BOOST_TEST(s->report(0, 3, 4.0).decision == SchedulerDecision::Continue);
+  // Trial 1 gains 0.2, less than all 4 others: its low rank stands and it pauses.
+  BOOST_TEST(s->report(1, 3, 1.7).decision == SchedulerDecision::Pause);
+  BOOST_TEST(s->report(0, 9, 4.5).decision == SchedulerDecision::Continue);
+  // A diverged report gains least: it never keeps a trust.
+  auto diverged = start(true);
+  BOOST_TEST(diverged->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  for (int i = 0; i < 3; ++i) {
+    const auto job = diverged->next_job(false);
+    diverged->report(job->trial, 3, static_cast<double>(job->trial) + gains[job->trial - 7]);
+  }
+  BOOST_TEST(diverged->report(0, 3, std::nan("")).decision == SchedulerDecision::Pause);
 }
 
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
