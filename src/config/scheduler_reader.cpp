@@ -86,7 +86,10 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                "rank above a trusted trial to end its trust; 0.5 by default)");
       s.trust_check_above = *above;
     }
-    if (const auto gain = r.boolean("trust_check_gain")) s.trust_check_gain = *gain;
+    if (const auto waiver = r.keyword("trust_check_waiver", {"none", "gain", "overtake"}))
+      s.trust_check_waiver = *waiver == "gain"       ? core::TrustWaiver::Gain
+                             : *waiver == "overtake" ? core::TrustWaiver::Overtake
+                                                     : core::TrustWaiver::None;
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {

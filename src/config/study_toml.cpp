@@ -118,7 +118,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
   // Written only when not the default: files from before the key resolve as they did.
   if (s.trust_check_above != core::kDefaultTrustCheckAbove)
     t.insert("trust_check_above", s.trust_check_above);
-  if (s.trust_check_gain) t.insert("trust_check_gain", true);
+  if (s.trust_check_waiver != core::TrustWaiver::None)
+    t.insert("trust_check_waiver", std::string(core::trust_waiver_keyword(s.trust_check_waiver)));
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));

@@ -31,6 +31,18 @@ std::string_view job_cost_keyword(JobCost cost) {
   return "?";
 }
 
+std::string_view trust_waiver_keyword(TrustWaiver waiver) {
+  switch (waiver) {
+    case TrustWaiver::None:
+      return "none";
+    case TrustWaiver::Gain:
+      return "gain";
+    case TrustWaiver::Overtake:
+      return "overtake";
+  }
+  return "?";
+}
+
 std::string_view scheduler_keyword(SchedulerType type) {
   for (const auto& [t, word] : kTypes)
     if (t == type) return word;

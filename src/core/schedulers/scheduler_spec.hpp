@@ -23,6 +23,11 @@ std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
 enum class JobCost { None, Resource, Seconds };
 std::string_view job_cost_keyword(JobCost cost);
 
+/// asha_promotion's trust_check_waiver: what keeps the trust of a trusted trial that ranks
+/// low in a passed rung (asha_promotion_scheduler.hpp).
+enum class TrustWaiver { None, Gain, Overtake };
+std::string_view trust_waiver_keyword(TrustWaiver waiver);
+
 /// Whose published decision rules a scheduler reproduces.
 enum class Semantics { Ray, Optuna };
 
@@ -86,10 +91,10 @@ struct SchedulerSpec {
   /// trust_check: the share of a passed rung's other results that must rank above a
   /// trusted trial to end its trust; the default, 0.5, ends it in the rung's worse half.
   double trust_check_above = kDefaultTrustCheckAbove;
-  /// trust_check: a low rank ends the trust only if the trial's gain into the next rung
-  /// (into this one while it is the highest) does not beat the median gain of that rung's
-  /// others, so a late bloomer keeps it (asha_promotion_scheduler.hpp).
-  bool trust_check_gain = false;
+  /// trust_check: what keeps the trust of a trial that ranks low in a passed rung: its gain
+  /// into the next rung beating the median gain of that rung's others, or its having
+  /// overtaken a quarter of them, so a late bloomer keeps it (asha_promotion_scheduler.hpp).
+  TrustWaiver trust_check_waiver = TrustWaiver::None;
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

@@ -39,7 +39,8 @@ its own seed, the small table's whole budget), and then on the large table:
                            a prior's defaults from the evening of 2026-12-04; "recommended, prior
                            check, eager promotion, trusted 2, trust check" (prior_exact and
                            prior_startup not given: they follow the workers) is since, with
-                           eager promotion ("trust check gain": trust_check_gain = true as well)
+                           eager promotion ("trust check gain", "trust check overtake": trust_check_waiver = "gain",
+                           "overtake" as well)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -153,7 +154,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            # configuration trusted (5 at 8 workers, 16 at 32) or today's 2
            "recommended, prior check, eager promotion, trusted 5, trust check gain",
            "recommended, prior check, eager promotion, trusted 16, trust check gain",
-           "recommended, prior check, eager promotion, trusted 2, trust check gain")
+           "recommended, prior check, eager promotion, trusted 2, trust check gain",
+           # C17: who the trial overtook, every exact configuration trusted
+           "recommended, prior check, eager promotion, trusted 5, trust check overtake",
+           "recommended, prior check, eager promotion, trusted 16, trust check overtake")
 
 
 def pair_table(pair, size):
@@ -243,8 +247,8 @@ def slurmtune_variant(method, earlier):
         scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
         if (share := re.search(r"trust check above ([0-9.]+)", method)):  # the rank that ends a trust
             scheduler["trust_check_above"] = float(share.group(1))
-        if "trust check gain" in method:  # a low rank ends a trust only if the trial gains no faster
-            scheduler["trust_check_gain"] = True
+        if (waiver := re.search(r"trust check (gain|overtake)", method)):  # what keeps a low-ranked trust
+            scheduler["trust_check_waiver"] = waiver.group(1)
     return scheduler, sampler, options
 
 

@@ -15,8 +15,8 @@ namespace {
 // fewer, half of them is one or two trials that may be lucky draws.
 constexpr std::size_t kTrustCheckPeers = 3;
 
-// trust_check_gain: a score's change from one rung to the next; a diverged report on
-// either side gains least, so it never waives a verdict.
+// trust_check_waiver = "gain": a score's change from one rung to the next; a diverged
+// report on either side gains least, so it never waives a verdict.
 double gain_between(double from, double to) {
   if (!std::isfinite(from) || !std::isfinite(to)) return -std::numeric_limits<double>::infinity();
   return to - from;
@@ -33,10 +33,10 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))),
       trust_check_(spec.trust_check),
       trust_check_above_(spec.trust_check_above),
-      trust_check_gain_(spec.trust_check_gain) {
+      trust_check_waiver_(spec.trust_check_waiver) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
-    rungs_.push_back(Rung{m, {}, {}, {}});
+    rungs_.push_back(Rung{m, {}, {}, {}, {}, {}});
 }
 
 AshaPromotionScheduler::Key AshaPromotionScheduler::key_of(TrialId trial, double score) {
@@ -71,10 +71,15 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
   if (reached == state.rung) return ReportOutcome{};
   Rung& rung = rungs_[static_cast<std::size_t>(reached)];
   const Key key = key_of(trial, score(value));
-  std::optional<double> gain;
-  if (trust_check_gain_ && state.rung >= 0 && reached == state.rung + 1) {
-    gain = gain_between(state.key.first, key.first);
-    rung.gains.insert({*gain, key.second});
+  std::optional<Key> from;  // its key a rung below, where it entered from there
+  if (trust_check_waiver_ != TrustWaiver::None && state.rung >= 0 && reached == state.rung + 1) {
+    from = state.key;
+    if (trust_check_waiver_ == TrustWaiver::Gain) {
+      rung.gains.insert({gain_between(from->first, key.first), key.second});
+    } else {
+      rung.entered.insert(key);
+      rung.entered_from.insert(*from);
+    }
   }
   state.rung = reached;
   state.key = key;
@@ -86,7 +91,7 @@ ReportOutcome AshaPromotionScheduler::report(TrialId trial, double step, double 
     if (!std::isnan(key.first) && (!incumbent_ || key.first > *incumbent_)) incumbent_ = key.first;
     return outcome;
   }
-  if (state.finishing || keeps_trust(trial, state, PassedRung{reached, key, gain})) {
+  if (state.finishing || keeps_trust(trial, state, PassedRung{reached, key, from})) {
     outcome.decision = SchedulerDecision::Continue;  // the end game, or trusted: on to max_t
     return outcome;
   }
@@ -123,26 +128,42 @@ bool AshaPromotionScheduler::ends_trust(const std::vector<PassedRung>& passed,
       others >= kTrustCheckPeers &&
       static_cast<double>(above) > trust_check_above_ * static_cast<double>(others);
   if (!ranks_low) return false;
-  return !trust_check_gain_ || gain_verdict(passed, i) == GainVerdict::Stands;
+  return trust_check_waiver_ == TrustWaiver::None || waiver_verdict(passed, i) == Verdict::Stands;
 }
 
-AshaPromotionScheduler::GainVerdict AshaPromotionScheduler::gain_verdict(
+AshaPromotionScheduler::Verdict AshaPromotionScheduler::waiver_verdict(
     const std::vector<PassedRung>& passed, std::size_t i) const {
-  // The gain into the next rung passed, or into this one while it is the highest.
+  // The rung entered next, or this one while it is the highest.
   const PassedRung* judged = &passed[i];
   if (i + 1 < passed.size()) {
-    if (passed[i + 1].rung != passed[i].rung + 1) return GainVerdict::Stands;  // jumped over
+    if (passed[i + 1].rung != passed[i].rung + 1) return Verdict::Stands;  // jumped over
     judged = &passed[i + 1];
   }
-  if (judged->rung == 0) return GainVerdict::Waits;  // no gain before the second rung
-  if (!judged->gain) return GainVerdict::Stands;     // entered by a jump: no gain to weigh
-  const OrderStatisticTree<Key>& gains = rungs_[static_cast<std::size_t>(judged->rung)].gains;
-  const std::size_t others = gains.size() - 1;
-  if (others < kTrustCheckPeers) return GainVerdict::Waits;
-  // Others whose gain is strictly below this one (the lowest trial tie-break sorts first).
-  const std::size_t below =
-      gains.count_less({*judged->gain, std::numeric_limits<std::int64_t>::min()});
-  return 2 * below > others ? GainVerdict::Waived : GainVerdict::Stands;
+  if (judged->rung == 0) return Verdict::Waits;  // nothing enters the first rung from below
+  if (!judged->from) return Verdict::Stands;     // entered by a jump: nothing to weigh
+  const Rung& rung = rungs_[static_cast<std::size_t>(judged->rung)];
+  const OrderStatisticTree<Key>& peers =
+      trust_check_waiver_ == TrustWaiver::Gain ? rung.gains : rung.entered;
+  if (peers.size() - 1 < kTrustCheckPeers) return Verdict::Waits;
+  return waiver_holds(rung, *judged) ? Verdict::Waived : Verdict::Stands;
+}
+
+bool AshaPromotionScheduler::waiver_holds(const Rung& rung, const PassedRung& judged) const {
+  if (trust_check_waiver_ == TrustWaiver::Gain) {
+    const std::size_t others = rung.gains.size() - 1;
+    // Peers whose gain is strictly below its own (the lowest trial tie-break sorts first).
+    const double gain = gain_between(judged.from->first, judged.key.first);
+    const std::size_t below =
+        rung.gains.count_less({gain, std::numeric_limits<std::int64_t>::min()});
+    return 2 * below > others;
+  }
+  const auto others = static_cast<double>(rung.entered.size() - 1);
+  // Peers ranked above it in the rung below, and here (its own key is not above itself).
+  const auto above_before = static_cast<double>(rung.entered_from.size() -
+                                                rung.entered_from.count_less_equal(*judged.from));
+  const auto above_now =
+      static_cast<double>(rung.entered.size() - rung.entered.count_less_equal(judged.key));
+  return above_before - above_now >= std::max(1.0, others / 4);
 }
 
 bool AshaPromotionScheduler::leads_short_rung(const Rung& rung, const Key& key) const {

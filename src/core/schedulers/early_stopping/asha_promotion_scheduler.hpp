@@ -37,15 +37,18 @@
 // badly (mid-table at the first rung); where it is wrong they rank low, and a trust kept
 // to max_t would hold their workers for the whole study.
 //
-// With trust_check_gain = true as well (issue #64) a rung where a trusted trial ranks in
-// the worse part ends its trust only if its gain there does not beat the median gain of
-// the others: a late bloomer ranks low at first and closes the gap fast, a bad
-// configuration ranks low and gains no faster than its peers. The gain is the change of
-// its score into the next rung it passed (k to k + 1), or into rung k itself while k is
-// the highest it has reached; the others' gains are those of the other trials in that
-// rung, each from its own score a rung before. The verdict waits at the first rung (no
-// gain yet) and while fewer than kTrustCheckPeers others have a gain; like the ranks, the
-// gains are looked at again at each new rung the trial reaches.
+// With a trust_check_waiver as well (issue #64) a rung k where a trusted trial ranks in the
+// worse part ends its trust only if the waiver does not hold there: a late bloomer ranks
+// low at first and closes the gap fast, a bad configuration ranks low and stays behind.
+// The waiver looks at the rung j the trial entered next (k + 1), or at k itself while k is
+// the highest it has reached, and at its peers there: the other trials that entered j from
+// the rung below. "gain": the trial's change of score into j beats the median change of
+// its peers'. "overtake": of its peers, at least a quarter (and at least one) that ranked
+// above it in the rung below rank below it in j; unlike a gain, which is largest for
+// whoever starts furthest from the plateau, this compares it only with trials measured at
+// the same two rungs. The verdict waits at the first rung (nothing entered it from below)
+// and while fewer than kTrustCheckPeers peers have entered j; like the ranks, the waiver
+// is looked at again at each new rung the trial reaches.
 //
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
@@ -112,22 +115,23 @@ class AshaPromotionScheduler final : public Scheduler {
     double milestone;
     OrderStatisticTree<Key> keys;
     std::priority_queue<Key> unpromoted;  // lazily cleaned of trials that ended
-    // trust_check_gain: (score here - score a rung before, -trial) of the trials that
-    // entered from the rung below.
-    OrderStatisticTree<Key> gains;
+    // trust_check_waiver, of the trials that entered from the rung below: "gain", their
+    // (score here - score there, -trial); "overtake", their keys here and there.
+    OrderStatisticTree<Key> gains, entered, entered_from;
     template <class Archive>
     void serialize(Archive& archive) {
-      archive(milestone, keys, unpromoted, gains);
+      archive(milestone, keys, unpromoted, gains, entered, entered_from);
     }
   };
-  // trust_check, while trusted: a rung it entered, its key there and its gain into it.
+  // trust_check, while trusted: a rung it entered, its key there and (with a
+  // trust_check_waiver, entered from the rung below) its key there.
   struct PassedRung {
     int rung = 0;
     Key key{};
-    std::optional<double> gain;  // trust_check_gain, entered from the rung below
+    std::optional<Key> from;
     template <class Archive>
     void serialize(Archive& archive) {
-      archive(rung, key, gain);
+      archive(rung, key, from);
     }
   };
   struct TrialState {
@@ -152,9 +156,11 @@ class AshaPromotionScheduler final : public Scheduler {
   bool keeps_trust(TrialId trial, TrialState& state, PassedRung entered);
   /// trust_check: whether the trust of a trial that passed `passed` ends at its i-th entry.
   bool ends_trust(const std::vector<PassedRung>& passed, std::size_t i) const;
-  /// trust_check_gain: how a low rank at `passed[i]` is judged by the trial's gain.
-  enum class GainVerdict { Stands, Waived, Waits };
-  GainVerdict gain_verdict(const std::vector<PassedRung>& passed, std::size_t i) const;
+  /// trust_check_waiver: how a low rank at `passed[i]` is judged by what came next.
+  enum class Verdict { Stands, Waived, Waits };
+  Verdict waiver_verdict(const std::vector<PassedRung>& passed, std::size_t i) const;
+  /// The waiver at rung `judged` (entered from the rung below), with enough peers there.
+  bool waiver_holds(const Rung& rung, const PassedRung& judged) const;
   /// predict = true: turns a rung's Pause into Stop or Continue as the prediction says.
   void apply_prediction(TrialId trial, TrialState& state, ReportOutcome& outcome);
   /// eager_promotion: `key` (just entered) is the best of a rung that promotes nothing yet.
@@ -177,9 +183,9 @@ class AshaPromotionScheduler final : public Scheduler {
   TrialId trusted_ = 0;       // trials below this id run to max_t without pausing
   bool trust_check_ = false;  // ... while not in the worse half of a passed rung
   double trust_check_above_ = kDefaultTrustCheckAbove;  // ... or the share trust_check_above gives
-  bool trust_check_gain_ = false;         // ... unless it gains faster than the next rung's others
-  bool end_game_over_ = false;            // a finisher reached max_t
-  std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
+  TrustWaiver trust_check_waiver_ = TrustWaiver::None;  // ... unless it closes the gap
+  bool end_game_over_ = false;                          // a finisher reached max_t
+  std::optional<TrialId> end_game_pick_;                // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

@@ -127,10 +127,12 @@ BOOST_AUTO_TEST_CASE(every_scheduler_decides_as_without_snapshots) {
       "27\n",
       "[scheduler]\ntype = \"asha_promotion\"\ngrace_period = 1\nreduction_factor = 3\nmax_t = "
       "27\npredict = true\neager_promotion = true\n",
-      // Trusted trials judged by rank and gain: the rungs' gains and each trust's passed
-      // rungs are state.
+      // Trusted trials judged by rank and what came next: the rungs' gains, their entries
+      // from below and each trust's passed rungs are state.
       "[scheduler]\ntype = \"asha_promotion\"\ngrace_period = 1\nreduction_factor = 3\nmax_t = "
-      "27\ntrusted_trials = 4\ntrust_check = true\ntrust_check_gain = true\n",
+      "27\ntrusted_trials = 4\ntrust_check = true\ntrust_check_waiver = \"gain\"\n",
+      "[scheduler]\ntype = \"asha_promotion\"\ngrace_period = 1\nreduction_factor = 3\nmax_t = "
+      "27\ntrusted_trials = 4\ntrust_check = true\ntrust_check_waiver = \"overtake\"\n",
       "[scheduler]\ntype = \"hyperband\"\nmax_t = 27\nreduction_factor = 3\n",
       "[scheduler]\ntype = \"hyperband\"\nsemantics = \"optuna\"\nmin_resource = 1\nmax_resource = "
       "27\nreduction_factor = 3\nmax_t = 27\n",

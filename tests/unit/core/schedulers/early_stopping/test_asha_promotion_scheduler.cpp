@@ -326,16 +326,16 @@ BOOST_AUTO_TEST_CASE(trust_check_above_sets_the_rank_that_ends_a_trust) {
   BOOST_TEST((decision_at_rung_1(0.58) == SchedulerDecision::Continue));
 }
 
-// trust_check_gain (issue #64): a low rank ends a trust only if the trial gains no faster
-// than its peers. Two trusted trials end rung 0 last; trial 0 then gains faster into rung
-// 1 than the trials promoted there and keeps its trust, trial 1 gains least and loses it.
-// Without the key both lose it at rung 0 already.
-BOOST_AUTO_TEST_CASE(trust_check_gain_keeps_the_trust_of_a_trial_that_closes_the_gap) {
+// trust_check_waiver = "gain" (issue #64): a low rank ends a trust only if the trial gains no
+// faster than its peers. Two trusted trials end rung 0 last; trial 0 then gains faster into rung 1
+// than the trials promoted there and keeps its trust, trial 1 gains least and loses it. Without the
+// key both lose it at rung 0 already.
+BOOST_AUTO_TEST_CASE(a_gain_waiver_keeps_the_trust_of_a_trial_that_closes_the_gap) {
   auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
   checking.trusted_trials = 2;
   checking.trust_check = true;
   const auto start = [&checking](bool gain) {
-    checking.trust_check_gain = gain;
+    checking.trust_check_waiver = gain ? TrustWaiver::Gain : TrustWaiver::None;
     auto s = std::make_unique<AshaPromotionScheduler>(checking, Mode::Max);
     for (TrialId t = 0; t < 10; ++t)
       s->add_trial(t, std::nullopt);
@@ -372,6 +372,51 @@ BOOST_AUTO_TEST_CASE(trust_check_gain_keeps_the_trust_of_a_trial_that_closes_the
     diverged->report(job->trial, 3, static_cast<double>(job->trial) + gains[job->trial - 7]);
   }
   BOOST_TEST(diverged->report(0, 3, std::nan("")).decision == SchedulerDecision::Pause);
+}
+
+// trust_check_waiver = "overtake" (issue #64): a low rank ends a trust unless the trial
+// overtook at least a quarter (and at least one) of the trials that entered the next rung
+// from the same rung below. Trial 1 gains more than anyone (1.5 to 7) but passes no one, so
+// the gain would keep its trust and overtaking does not; trial 0 passes trial 7.
+BOOST_AUTO_TEST_CASE(an_overtake_waiver_keeps_only_a_trust_that_passed_its_peers) {
+  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
+  checking.trusted_trials = 2;
+  checking.trust_check = true;
+  const auto run = [&checking](TrustWaiver waiver) {
+    checking.trust_check_waiver = waiver;
+    AshaPromotionScheduler s(checking, Mode::Max);
+    for (TrialId t = 0; t < 10; ++t)
+      s.add_trial(t, std::nullopt);
+    for (TrialId t = 2; t < 10; ++t)  // rung 0: {9, 8, ..., 2}
+      s.report(t, 1, static_cast<double>(t));
+    // At rung 0 the waivers' verdict waits; without one both rank last there and pause.
+    const auto start0 = s.report(0, 1, 1.0).decision;
+    const auto start1 = s.report(1, 1, 1.5).decision;
+    if (waiver == TrustWaiver::None) return std::pair{start0, start1};
+    BOOST_TEST(start0 == SchedulerDecision::Continue);
+    BOOST_TEST(start1 == SchedulerDecision::Continue);
+    const double at_rung_1[] = {7.4, 8.6, 9.5};  // trials 7, 8, 9, promoted: no one passed
+    for (int i = 0; i < 3; ++i) {
+      const auto job = s.next_job(false);
+      BOOST_REQUIRE(job.has_value());
+      BOOST_REQUIRE(job->trial >= 7U);
+      s.report(job->trial, 3, at_rung_1[job->trial - 7]);
+    }
+    // Trial 0 passes trial 7 (7.4): 1 of 3 peers, at least max(1, 3 / 4).
+    const auto first = s.report(0, 3, 8.0).decision;
+    // Trial 1 reaches 7.0: of its 4 peers (9, 8, 7, 0), 3 ranked above it in rung 0, all 4 here.
+    const auto second = s.report(1, 3, 7.0).decision;
+    return std::pair{first, second};
+  };
+  const auto overtake = run(TrustWaiver::Overtake);
+  BOOST_TEST((overtake.first == SchedulerDecision::Continue));
+  BOOST_TEST((overtake.second == SchedulerDecision::Pause));
+  const auto gain = run(TrustWaiver::Gain);  // trial 1 gained 5.5, more than 3 of its 4 peers
+  BOOST_TEST((gain.first == SchedulerDecision::Continue));
+  BOOST_TEST((gain.second == SchedulerDecision::Continue));
+  const auto none = run(TrustWaiver::None);  // rung 0's decisions
+  BOOST_TEST((none.first == SchedulerDecision::Pause));
+  BOOST_TEST((none.second == SchedulerDecision::Pause));
 }
 
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
