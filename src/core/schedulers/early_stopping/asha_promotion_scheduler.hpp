@@ -151,8 +151,8 @@ class AshaPromotionScheduler final : public Scheduler {
   };
   static Key key_of(TrialId trial, double score);
   /// trusted_trials: whether `trial`, which just entered a rung (`entered`: the rung, its
-  /// key there and its gain into it), still runs on to max_t (trust_check may end its
-  /// trust here).
+  /// key there and, from the rung below, its key there), still runs on to max_t
+  /// (trust_check may end its trust here).
   bool keeps_trust(TrialId trial, TrialState& state, PassedRung entered);
   /// trust_check: whether the trust of a trial that passed `passed` ends at its i-th entry.
   bool ends_trust(const std::vector<PassedRung>& passed, std::size_t i) const;
