@@ -73,18 +73,23 @@ def hosts_of(hostlist):
     return hosts
 
 
+def lost_worker_trials(log, victim):
+    """The trials the log says the loss of `victim`'s worker took down, which are retried,
+    and apart those already told to pause or stop, whose attempt ends as it was to."""
+    lost = re.search(r"worker step on %s lost \(.*\): its trials \(([\d, ]+|none)\) [^;]*"
+                     r"(?:; \(([\d, ]+)\) were told to pause or stop already)?" % victim, log)
+    expect(lost, "the lost worker was not noticed:\n" + log)
+    ids = lambda text: [] if text in (None, "none") else [int(t) for t in text.split(", ")]
+    return ids(lost.group(1)), ids(lost.group(2))
+
+
 def check_lost_worker(log, trials, victim, killed_at, error):
     """The worker of `victim`, killed at `killed_at`, was noticed; the trials it took down
     (their error says `error`) were retried and none failed; trials started later avoided
     its node. Returns those trials and the later ones."""
-    lost = re.search(r"worker step on %s lost \(.*\): its trials \(([\d, ]+|none)\) [^;]*"
-                     r"(?:; \(([\d, ]+)\) were told to pause or stop already)?" % victim, log)
-    expect(lost, "the lost worker was not noticed:\n" + log)
-    # The log names the trials it took down, which are retried, and apart those already
-    # told to pause or stop, whose attempt ends as it was to. Their error says so unless a
-    # later end of the trial (asha_promotion dropping it while paused) has replaced it.
-    ids = lambda text: [] if text in (None, "none") else [int(t) for t in text.split(", ")]
-    named, ending = ids(lost.group(1)), ids(lost.group(2))
+    # Their error says so unless a later end of the trial (asha_promotion dropping it while
+    # paused) has replaced it.
+    named, ending = lost_worker_trials(log, victim)
     hit = trials.loc[named]
     expect(len(hit) >= 1 and (hit.retries >= 1).all() and (trials.status != "failed").all(),
            "no trial of the lost worker was retried (the log names %s):\n%s"
