@@ -29,7 +29,8 @@ import tempfile
 import h5py
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The shared harness lies one folder up (tests/bench/quality).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import transfer_quality as tq  # noqa: E402
 from quality_runs import simulate_slurmtune  # noqa: E402
 

@@ -23,7 +23,7 @@ starting the earlier best first and training them to the end would not by itself
 sooner than it; a prior would have to learn more from the large table as the study runs.
 Tables with repeats use each configuration's first recorded run.
 
-    /usr/bin/python3 tests/bench/quality/lesson_reference.py --runs SAVED.json.xz ... \
+    /usr/bin/python3 tests/bench/quality/priors/lesson_reference.py --runs SAVED.json.xz ... \
         [--pairs rf-data ...] [--workers 8 32] [--earlier-seeds 20] [--build build] [--prior METHOD]
 """
 import argparse
@@ -33,10 +33,14 @@ import os
 import random
 import tempfile
 
+import sys
+
 import numpy as np
 
-import target_floors
-import transfer_quality
+# The shared harness lies one folder up (tests/bench/quality).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import target_floors  # noqa: E402
+import transfer_quality  # noqa: E402
 from quality_stats import times_by_seed
 
 SHOWN = {"recommended": "no prior", "recommended, warm_start": "warm_start",
