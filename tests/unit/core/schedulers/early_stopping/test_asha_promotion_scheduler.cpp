@@ -14,6 +14,33 @@ namespace {
 AshaPromotionScheduler make() {
   return AshaPromotionScheduler(spec(SchedulerType::AshaPromotion, 1, 3, 9), Mode::Max);
 }
+
+// trust_check_waiver's cases: trials 0 and 1 of 10 trusted and checked; trials 2 to 9
+// fill rung 0 with {2, ..., 9} before the trusted ones report there.
+std::unique_ptr<AshaPromotionScheduler> trusting_with_rung_0_filled(TrustWaiver waiver) {
+  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
+  checking.trusted_trials = 2;
+  checking.trust_check = true;
+  checking.trust_check_waiver = waiver;
+  auto s = std::make_unique<AshaPromotionScheduler>(checking, Mode::Max);
+  for (TrialId t = 0; t < 10; ++t)
+    s->add_trial(t, std::nullopt);
+  for (TrialId t = 2; t < 10; ++t)
+    s->report(t, 1, static_cast<double>(t));
+  return s;
+}
+
+// Promotes rung 0's top third (trials 7, 8, 9) and reports them at rung 1 with 7.4, 8.6
+// and 9.5: gains of 0.4, 0.6 and 0.5, and no one passed.
+void promote_top_third_to_rung_1(AshaPromotionScheduler& s) {
+  const double at_rung_1[] = {7.4, 8.6, 9.5};
+  for (int i = 0; i < 3; ++i) {
+    const auto job = s.next_job(false);
+    BOOST_REQUIRE(job.has_value());
+    BOOST_REQUIRE(job->trial >= 7U);
+    s.report(job->trial, 3, at_rung_1[job->trial - 7]);
+  }
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(starts_new_trials_while_nothing_is_promotable) {
@@ -331,32 +358,13 @@ BOOST_AUTO_TEST_CASE(trust_check_above_sets_the_rank_that_ends_a_trust) {
 // than the trials promoted there and keeps its trust, trial 1 gains least and loses it. Without the
 // key both lose it at rung 0 already.
 BOOST_AUTO_TEST_CASE(a_gain_waiver_keeps_the_trust_of_a_trial_that_closes_the_gap) {
-  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
-  checking.trusted_trials = 2;
-  checking.trust_check = true;
-  const auto start = [&checking](bool gain) {
-    checking.trust_check_waiver = gain ? TrustWaiver::Gain : TrustWaiver::None;
-    auto s = std::make_unique<AshaPromotionScheduler>(checking, Mode::Max);
-    for (TrialId t = 0; t < 10; ++t)
-      s->add_trial(t, std::nullopt);
-    for (TrialId t = 2; t < 10; ++t)  // rung 0: {9, 8, ..., 2}
-      s->report(t, 1, static_cast<double>(t));
-    return s;
-  };
-  const auto by_rank = start(false);
+  const auto by_rank = trusting_with_rung_0_filled(TrustWaiver::None);
   BOOST_TEST(by_rank->report(0, 1, 1.0).decision == SchedulerDecision::Pause);  // 8 of 8 above
-  auto s = start(true);
+  const auto s = trusting_with_rung_0_filled(TrustWaiver::Gain);
   // At rung 0 the verdict waits for a gain: both run on.
   BOOST_TEST(s->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
   BOOST_TEST(s->report(1, 1, 1.5).decision == SchedulerDecision::Continue);
-  // Rung 0's top third (trials 9, 8, 7) is promoted; they gain 0.5, 0.6 and 0.4 into rung 1.
-  const double gains[] = {0.4, 0.6, 0.5};
-  for (int i = 0; i < 3; ++i) {
-    const auto job = s->next_job(false);
-    BOOST_REQUIRE(job.has_value());
-    BOOST_REQUIRE(job->trial >= 7U);
-    s->report(job->trial, 3, static_cast<double>(job->trial) + gains[job->trial - 7]);
-  }
+  promote_top_third_to_rung_1(*s);  // gains of 0.4, 0.6 and 0.5
   // Trial 0 ranks last in rung 0 and in rung 1 ({9.5, 8.6, 7.4, 4}) but gains 3, more than
   // each of the 3 others: it keeps its trust, and again at rung 2 (rung 1's gains
   // {3, 0.6, 0.5, 0.4, 0.2} once trial 1 is in; rung 2 has no others yet, so that waits).
@@ -365,12 +373,9 @@ BOOST_AUTO_TEST_CASE(a_gain_waiver_keeps_the_trust_of_a_trial_that_closes_the_ga
   BOOST_TEST(s->report(1, 3, 1.7).decision == SchedulerDecision::Pause);
   BOOST_TEST(s->report(0, 9, 4.5).decision == SchedulerDecision::Continue);
   // A diverged report gains least: it never keeps a trust.
-  auto diverged = start(true);
+  const auto diverged = trusting_with_rung_0_filled(TrustWaiver::Gain);
   BOOST_TEST(diverged->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
-  for (int i = 0; i < 3; ++i) {
-    const auto job = diverged->next_job(false);
-    diverged->report(job->trial, 3, static_cast<double>(job->trial) + gains[job->trial - 7]);
-  }
+  promote_top_third_to_rung_1(*diverged);
   BOOST_TEST(diverged->report(0, 3, std::nan("")).decision == SchedulerDecision::Pause);
 }
 
@@ -379,33 +384,19 @@ BOOST_AUTO_TEST_CASE(a_gain_waiver_keeps_the_trust_of_a_trial_that_closes_the_ga
 // from the same rung below. Trial 1 gains more than anyone (1.5 to 7) but passes no one, so
 // the gain would keep its trust and overtaking does not; trial 0 passes trial 7.
 BOOST_AUTO_TEST_CASE(an_overtake_waiver_keeps_only_a_trust_that_passed_its_peers) {
-  auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
-  checking.trusted_trials = 2;
-  checking.trust_check = true;
-  const auto run = [&checking](TrustWaiver waiver) {
-    checking.trust_check_waiver = waiver;
-    AshaPromotionScheduler s(checking, Mode::Max);
-    for (TrialId t = 0; t < 10; ++t)
-      s.add_trial(t, std::nullopt);
-    for (TrialId t = 2; t < 10; ++t)  // rung 0: {9, 8, ..., 2}
-      s.report(t, 1, static_cast<double>(t));
+  const auto run = [](TrustWaiver waiver) {
+    const auto s = trusting_with_rung_0_filled(waiver);
     // At rung 0 the waivers' verdict waits; without one both rank last there and pause.
-    const auto start0 = s.report(0, 1, 1.0).decision;
-    const auto start1 = s.report(1, 1, 1.5).decision;
+    const auto start0 = s->report(0, 1, 1.0).decision;
+    const auto start1 = s->report(1, 1, 1.5).decision;
     if (waiver == TrustWaiver::None) return std::pair{start0, start1};
     BOOST_TEST(start0 == SchedulerDecision::Continue);
     BOOST_TEST(start1 == SchedulerDecision::Continue);
-    const double at_rung_1[] = {7.4, 8.6, 9.5};  // trials 7, 8, 9, promoted: no one passed
-    for (int i = 0; i < 3; ++i) {
-      const auto job = s.next_job(false);
-      BOOST_REQUIRE(job.has_value());
-      BOOST_REQUIRE(job->trial >= 7U);
-      s.report(job->trial, 3, at_rung_1[job->trial - 7]);
-    }
+    promote_top_third_to_rung_1(*s);  // 7.4, 8.6 and 9.5: no one passed
     // Trial 0 passes trial 7 (7.4): 1 of 3 peers, at least max(1, 3 / 4).
-    const auto first = s.report(0, 3, 8.0).decision;
+    const auto first = s->report(0, 3, 8.0).decision;
     // Trial 1 reaches 7.0: of its 4 peers (9, 8, 7, 0), 3 ranked above it in rung 0, all 4 here.
-    const auto second = s.report(1, 3, 7.0).decision;
+    const auto second = s->report(1, 3, 7.0).decision;
     return std::pair{first, second};
   };
   const auto overtake = run(TrustWaiver::Overtake);
