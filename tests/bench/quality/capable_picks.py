@@ -50,12 +50,6 @@ class Abilities:
         self.relative_cost = seconds / np.median(seconds)
 
 
-def row_of(table, config):
-    """The table's configuration nearest to `config` (the simulated trial ran a row exactly)."""
-    return quality_runs.nearest_config(table, np.array([quality_runs.unit(table.space[p], config[p])
-                                                        for p in table.params]))
-
-
 def decoded(value):
     return value.decode() if isinstance(value, bytes) else value
 
@@ -77,7 +71,7 @@ def picks(task):
     for trial in trials[np.argsort(trials["start_time"], kind="stable")][:first]:
         config = {p: decoded(labels[p][int(trial["config/" + p])] if labels[p] else trial["config/" + p])
                   for p in table.params}
-        out.append((names[int(trial["origin"])], row_of(table, config)))
+        out.append((names[int(trial["origin"])], quality_runs.config_row(table, config)))
     return out
 
 

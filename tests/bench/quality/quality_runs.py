@@ -121,6 +121,12 @@ def nearest_config(table, point, unused=None):
     return int(np.argmin(distance))
 
 
+def config_row(table, config):
+    """The table's configuration nearest to `config` (a parameter dict): the row a simulated
+    trial of that configuration ran."""
+    return nearest_config(table, np.array([unit(table.space[p], config[p]) for p in table.params]))
+
+
 def optuna_distribution(domain):
     kind, args = domain_kind(domain)
     if kind == "loguniform":

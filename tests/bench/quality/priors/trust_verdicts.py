@@ -32,7 +32,7 @@ import numpy as np
 # The shared harness lies one folder up (tests/bench/quality).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import transfer_quality as tq  # noqa: E402
-from quality_runs import simulate_slurmtune  # noqa: E402
+from quality_runs import config_row, simulate_slurmtune  # noqa: E402
 
 
 def milestones(max_t, grace=1, eta=3):
@@ -48,14 +48,11 @@ def config_indices(large, trials):
     """Each trial id's configuration as an index into the large table."""
     index = {}
     for t in trials:
-        values = []
+        config = {}
         for p in large.params:
-            v = t["config/" + p]
-            enum = h5py.check_enum_dtype(trials.dtype["config/" + p])
-            values.append({c: n for n, c in enum.items()}[int(v)] if enum else v.item())
-        index[int(t["id"])] = next(i for i, c in enumerate(large.configs) if all(
-            c[p] == x if isinstance(x, str) else math.isclose(float(c[p]), float(x), rel_tol=1e-9)
-            for p, x in zip(large.params, values)))
+            enum = h5py.check_enum_dtype(trials.dtype["config/" + p])  # a choice: its labels
+            config[p] = {c: n for n, c in enum.items()}[int(t["config/" + p])] if enum else t["config/" + p].item()
+        index[int(t["id"])] = config_row(large, config)
     return index
 
 
