@@ -4,6 +4,7 @@
 #include "config/section_readers.hpp"
 #include "config/study_file.hpp"
 #include "core/number_text.hpp"
+#include "core/schedulers/rung_ladder.hpp"
 #include "core/text.hpp"
 
 namespace slurmtune::config {
@@ -55,6 +56,33 @@ std::optional<std::int64_t> read_resource(TableReader& r, std::string_view key,
   return n->value<std::int64_t>();
 }
 
+// trust_check_waiver_from_rung: only where a waiver is weighed; its upper bound needs the
+// rungs, so check_waiver_from_rung comes once they are read.
+void read_waiver_from_rung(TableReader& r, core::SchedulerSpec& s) {
+  if (!r.has("trust_check_waiver_from_rung")) return;
+  read_optional_int(r, "trust_check_waiver_from_rung", s.trust_check_waiver_from_rung, 0);
+  if (s.trust_check_waiver == core::TrustWaiver::None)
+    r.fail("trust_check_waiver_from_rung",
+           "needs trust_check_waiver (\"gain\" or \"overtake\"): without a waiver a low rank "
+           "in any rung ends the trust");
+}
+
+// The top rung (max_t) ends a trial, so a waiver is weighed only at the rungs below it.
+void check_waiver_from_rung(TableReader& r, const core::SchedulerSpec& s) {
+  const auto below_top = static_cast<std::int64_t>(core::promotion_milestones(s).size()) - 1;
+  const std::int64_t from = s.trust_check_waiver_from_rung;
+  if (from == 0 || from < below_top) return;
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict) on "(" + std::to_string(...).
+  std::string why = "(";
+  why += std::to_string(from);
+  why += ") leaves no rung where the waiver is weighed: ";
+  if (below_top > 0)
+    why += "the rungs below max_t are 0 to " + std::to_string(below_top - 1);
+  else
+    why += "max_t is the only rung";
+  r.fail("trust_check_waiver_from_rung", why);
+}
+
 void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
   read_positive(r, "grace_period", s.grace_period);
   read_reduction_factor(r, s, false);
@@ -90,6 +118,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
       s.trust_check_waiver = *waiver == "gain"       ? core::TrustWaiver::Gain
                              : *waiver == "overtake" ? core::TrustWaiver::Overtake
                                                      : core::TrustWaiver::None;
+    read_waiver_from_rung(r, s);
   }
   if (s.type == SchedulerType::FreezeThaw) {
     if (const auto mix = r.number("promotion_mix")) {
@@ -198,6 +227,7 @@ void read_scheduler(TableReader r, const core::SearchSpace& space, core::Schedul
     read_optional_int(r, "min_samples_required", s.min_samples_required, 1);
   } else if (s.type != SchedulerType::Fifo) {
     read_ray_family(r, s);
+    if (s.type == SchedulerType::AshaPromotion) check_waiver_from_rung(r, s);
   }
   r.finish();
 }

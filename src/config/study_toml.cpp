@@ -120,6 +120,8 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
     t.insert("trust_check_above", s.trust_check_above);
   if (s.trust_check_waiver != core::TrustWaiver::None)
     t.insert("trust_check_waiver", std::string(core::trust_waiver_keyword(s.trust_check_waiver)));
+  if (s.trust_check_waiver_from_rung != 0)
+    t.insert("trust_check_waiver_from_rung", s.trust_check_waiver_from_rung);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
     t.insert("cost", std::string(core::job_cost_keyword(s.job_cost)));

@@ -40,7 +40,7 @@ its own seed, the small table's whole budget), and then on the large table:
                            check, eager promotion, trusted 2, trust check" (prior_exact and
                            prior_startup not given: they follow the workers) is since, with
                            eager promotion ("trust check gain", "trust check overtake": trust_check_waiver = "gain",
-                           "overtake" as well)
+                           "overtake" as well; "... from rung K": trust_check_waiver_from_rung = K)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -157,7 +157,12 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 2, trust check gain",
            # C17: who the trial overtook, every exact configuration trusted
            "recommended, prior check, eager promotion, trusted 5, trust check overtake",
-           "recommended, prior check, eager promotion, trusted 16, trust check overtake")
+           "recommended, prior check, eager promotion, trusted 16, trust check overtake",
+           # C18 and C19: C15's and C17's waivers weighed only above the first rung
+           "recommended, prior check, eager promotion, trusted 5, trust check gain from rung 1",
+           "recommended, prior check, eager promotion, trusted 16, trust check gain from rung 1",
+           "recommended, prior check, eager promotion, trusted 5, trust check overtake from rung 1",
+           "recommended, prior check, eager promotion, trusted 16, trust check overtake from rung 1")
 
 
 def pair_table(pair, size):
@@ -249,6 +254,8 @@ def slurmtune_variant(method, earlier):
             scheduler["trust_check_above"] = float(share.group(1))
         if (waiver := re.search(r"trust check (gain|overtake)", method)):  # what keeps a low-ranked trust
             scheduler["trust_check_waiver"] = waiver.group(1)
+        if (rung := re.search(r"from rung (\d+)", method)):  # the lowest rung the waiver is weighed at
+            scheduler["trust_check_waiver_from_rung"] = int(rung.group(1))
     return scheduler, sampler, options
 
 

@@ -33,7 +33,8 @@ AshaPromotionScheduler::AshaPromotionScheduler(const SchedulerSpec& spec, Mode m
       trusted_(static_cast<TrialId>(spec.trusted_trials.value_or(0))),
       trust_check_(spec.trust_check),
       trust_check_above_(spec.trust_check_above),
-      trust_check_waiver_(spec.trust_check_waiver) {
+      trust_check_waiver_(spec.trust_check_waiver),
+      waiver_from_rung_(spec.trust_check_waiver_from_rung) {
   if (milestones_.empty()) throw InputError("scheduler: asha_promotion needs at least one rung");
   for (const double m : milestones_)
     rungs_.push_back(Rung{m, {}, {}, {}, {}, {}});
@@ -128,7 +129,8 @@ bool AshaPromotionScheduler::ends_trust(const std::vector<PassedRung>& passed,
       others >= kTrustCheckPeers &&
       static_cast<double>(above) > trust_check_above_ * static_cast<double>(others);
   if (!ranks_low) return false;
-  return trust_check_waiver_ == TrustWaiver::None || waiver_verdict(passed, i) == Verdict::Stands;
+  if (trust_check_waiver_ == TrustWaiver::None || passed[i].rung < waiver_from_rung_) return true;
+  return waiver_verdict(passed, i) == Verdict::Stands;
 }
 
 AshaPromotionScheduler::Verdict AshaPromotionScheduler::waiver_verdict(

@@ -48,7 +48,10 @@
 // whoever starts furthest from the plateau, this compares it only with trials measured at
 // the same two rungs. The verdict waits at the first rung (nothing entered it from below)
 // and while fewer than kTrustCheckPeers peers have entered j; like the ranks, the waiver
-// is looked at again at each new rung the trial reaches.
+// is looked at again at each new rung the trial reaches. trust_check_waiver_from_rung = f
+// leaves a low rank in the rungs below f to end the trust as without a waiver, so the first
+// rung (f = 1) is judged at once instead of holding a worker until the second: where the
+// lesson is wrong, a first wave of trusted trials spends that wait on bad configurations.
 //
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
@@ -184,6 +187,7 @@ class AshaPromotionScheduler final : public Scheduler {
   bool trust_check_ = false;  // ... while not in the worse half of a passed rung
   double trust_check_above_ = kDefaultTrustCheckAbove;  // ... or the share trust_check_above gives
   TrustWaiver trust_check_waiver_ = TrustWaiver::None;  // ... unless it closes the gap
+  std::int64_t waiver_from_rung_ = 0;                   // ... in a rung this high or higher
   bool end_game_over_ = false;                          // a finisher reached max_t
   std::optional<TrialId> end_game_pick_;                // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;

@@ -15,18 +15,30 @@ AshaPromotionScheduler make() {
   return AshaPromotionScheduler(spec(SchedulerType::AshaPromotion, 1, 3, 9), Mode::Max);
 }
 
-// trust_check_waiver's cases: trials 0 and 1 of 10 trusted and checked; trials 2 to 9
-// fill rung 0 with {2, ..., 9} before the trusted ones report there.
-std::unique_ptr<AshaPromotionScheduler> trusting_with_rung_0_filled(TrustWaiver waiver) {
+// trust_check_waiver's cases: trials 0 and 1 of 10 trusted and checked.
+std::unique_ptr<AshaPromotionScheduler> trusting(TrustWaiver waiver, std::int64_t from_rung) {
   auto checking = spec(SchedulerType::AshaPromotion, 1, 3, 27);
   checking.trusted_trials = 2;
   checking.trust_check = true;
   checking.trust_check_waiver = waiver;
+  checking.trust_check_waiver_from_rung = from_rung;
   auto s = std::make_unique<AshaPromotionScheduler>(checking, Mode::Max);
   for (TrialId t = 0; t < 10; ++t)
     s->add_trial(t, std::nullopt);
+  return s;
+}
+
+// Trials 2 to 9 fill rung 0 with {2, ..., 9}.
+void fill_rung_0(AshaPromotionScheduler& s) {
   for (TrialId t = 2; t < 10; ++t)
-    s->report(t, 1, static_cast<double>(t));
+    s.report(t, 1, static_cast<double>(t));
+}
+
+// Rung 0 filled before the trusted trials report there.
+std::unique_ptr<AshaPromotionScheduler> trusting_with_rung_0_filled(TrustWaiver waiver,
+                                                                    std::int64_t from_rung = 0) {
+  auto s = trusting(waiver, from_rung);
+  fill_rung_0(*s);
   return s;
 }
 
@@ -408,6 +420,40 @@ BOOST_AUTO_TEST_CASE(an_overtake_waiver_keeps_only_a_trust_that_passed_its_peers
   const auto none = run(TrustWaiver::None);  // rung 0's decisions
   BOOST_TEST((none.first == SchedulerDecision::Pause));
   BOOST_TEST((none.second == SchedulerDecision::Pause));
+}
+
+// trust_check_waiver_from_rung = 1 (issue #64): a low rank in the first rung ends the trust
+// by itself, at once and when the rung is looked at again; the waiver is weighed from the
+// second rung on.
+BOOST_AUTO_TEST_CASE(a_waiver_from_rung_1_judges_the_first_rung_by_its_rank_alone) {
+  // Trial 0 ranks last in the filled rung 0: from rung 0 the verdict waits, from 1 it stands.
+  BOOST_TEST(trusting_with_rung_0_filled(TrustWaiver::Gain, 0)->report(0, 1, 1.0).decision ==
+             SchedulerDecision::Continue);
+  BOOST_TEST(trusting_with_rung_0_filled(TrustWaiver::Gain, 1)->report(0, 1, 1.0).decision ==
+             SchedulerDecision::Pause);
+  // Trial 0 reports before rung 0 fills, ranks last once it has, and gains 3 into rung 1,
+  // more than its 3 peers: weighed from rung 0 the waiver keeps its trust; from rung 1 the
+  // first rung's rank ends it when rung 0 is looked at again.
+  const auto looked_at_again = [](std::int64_t from_rung) {
+    const auto s = trusting(TrustWaiver::Gain, from_rung);
+    BOOST_TEST(s->report(0, 1, 1.0).decision == SchedulerDecision::Continue);  // alone there
+    fill_rung_0(*s);
+    promote_top_third_to_rung_1(*s);  // gains of 0.4, 0.6 and 0.5
+    return s->report(0, 3, 4.0).decision;
+  };
+  BOOST_TEST((looked_at_again(0) == SchedulerDecision::Continue));
+  BOOST_TEST((looked_at_again(1) == SchedulerDecision::Pause));
+  // Trial 1 ranks in rung 0's better half (5.5: 4 of 8 above) and last in rung 1 (7.0),
+  // which it enters gaining 1.5, more than each of its 3 peers: the waiver keeps its trust
+  // there. Without one its rank at rung 1 ends it.
+  for (const auto waiver : {TrustWaiver::Gain, TrustWaiver::None}) {
+    const auto s = trusting_with_rung_0_filled(waiver, waiver == TrustWaiver::Gain ? 1 : 0);
+    BOOST_TEST(s->report(1, 1, 5.5).decision == SchedulerDecision::Continue);
+    promote_top_third_to_rung_1(*s);
+    BOOST_TEST(
+        s->report(1, 3, 7.0).decision ==
+        (waiver == TrustWaiver::Gain ? SchedulerDecision::Continue : SchedulerDecision::Pause));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
