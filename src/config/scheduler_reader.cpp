@@ -114,10 +114,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                "rank above a trusted trial to end its trust; 0.5 by default)");
       s.trust_check_above = *above;
     }
-    if (const auto waiver = r.keyword("trust_check_waiver", {"none", "gain", "overtake"}))
-      s.trust_check_waiver = *waiver == "gain"       ? core::TrustWaiver::Gain
-                             : *waiver == "overtake" ? core::TrustWaiver::Overtake
-                                                     : core::TrustWaiver::None;
+    if (const auto waiver = r.keyword("trust_check_waiver", core::trust_waiver_keywords()))
+      s.trust_check_waiver = *core::trust_waiver_from_keyword(*waiver);
     read_waiver_from_rung(r, s);
   }
   if (s.type == SchedulerType::FreezeThaw) {
@@ -128,10 +126,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                "chooses; 0.25 by default)");
       s.promotion_mix = *mix;
     }
-    if (const auto cost = r.keyword("cost", {"resource", "seconds", "none"}))
-      s.job_cost = *cost == "resource"  ? core::JobCost::Resource
-                   : *cost == "seconds" ? core::JobCost::Seconds
-                                        : core::JobCost::None;
+    if (const auto cost = r.keyword("cost", core::job_cost_keywords()))
+      s.job_cost = *core::job_cost_from_keyword(*cost);
   }
   if (s.grace_period > s.max_t)
     r.fail("grace_period", "(" + core::format_double(s.grace_period) + ") exceeds max_t (" +
@@ -180,8 +176,7 @@ bool default_trust_check(const core::StudySpec& study) {
 }
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {
-  const auto type = r.keyword(
-      "type", {"fifo", "asha", "asha_promotion", "hyperband", "median", "pbt", "freeze_thaw"});
+  const auto type = r.keyword("type", core::scheduler_keywords());
   s.type = type ? *core::scheduler_type_from_keyword(*type) : SchedulerType::Fifo;
   const bool has_semantics = s.type == SchedulerType::Asha || s.type == SchedulerType::Hyperband;
   if (has_semantics) {

@@ -17,16 +17,21 @@ namespace slurmtune::core {
 enum class SchedulerType { Fifo, Asha, AshaPromotion, Hyperband, Median, Pbt, FreezeThaw };
 std::string_view scheduler_keyword(SchedulerType type);
 std::optional<SchedulerType> scheduler_type_from_keyword(std::string_view word);
+std::vector<std::string_view> scheduler_keywords();  ///< the study file's words, listed in order
 
 /// What freeze_thaw divides a job's expected improvement by: nothing, the resource it
 /// trains, or the seconds that resource is expected to take (the model's step costs).
 enum class JobCost { None, Resource, Seconds };
 std::string_view job_cost_keyword(JobCost cost);
+std::optional<JobCost> job_cost_from_keyword(std::string_view word);
+std::vector<std::string_view> job_cost_keywords();
 
 /// asha_promotion's trust_check_waiver: what keeps the trust of a trusted trial that ranks
 /// low in a passed rung (asha_promotion_scheduler.hpp).
 enum class TrustWaiver { None, Gain, Overtake };
 std::string_view trust_waiver_keyword(TrustWaiver waiver);
+std::optional<TrustWaiver> trust_waiver_from_keyword(std::string_view word);
+std::vector<std::string_view> trust_waiver_keywords();
 
 /// Whose published decision rules a scheduler reproduces.
 enum class Semantics { Ray, Optuna };
