@@ -56,15 +56,12 @@ std::optional<std::int64_t> read_resource(TableReader& r, std::string_view key,
   return n->value<std::int64_t>();
 }
 
-// trust_check_waiver_from_rung: only where a waiver is weighed; its upper bound needs the
-// rungs, so check_waiver_from_rung comes once they are read.
+// trust_check_waiver_from_rung: its upper bound needs the rungs, so check_waiver_from_rung
+// comes once they are read; that it goes with a waiver, once a prior's defaults are known
+// (study_file.cpp).
 void read_waiver_from_rung(TableReader& r, core::SchedulerSpec& s) {
-  if (!r.has("trust_check_waiver_from_rung")) return;
+  s.trust_check_waiver_from_rung_named = r.has("trust_check_waiver_from_rung");
   read_optional_int(r, "trust_check_waiver_from_rung", s.trust_check_waiver_from_rung, 0);
-  if (s.trust_check_waiver == core::TrustWaiver::None)
-    r.fail("trust_check_waiver_from_rung",
-           "needs trust_check_waiver (\"gain\" or \"overtake\"): without a waiver a low rank "
-           "in any rung ends the trust");
 }
 
 // The top rung (max_t) ends a trial, so a waiver is weighed only at the rungs below it.
@@ -114,6 +111,7 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
                "rank above a trusted trial to end its trust; 0.5 by default)");
       s.trust_check_above = *above;
     }
+    s.trust_check_waiver_named = r.has("trust_check_waiver");
     if (const auto waiver = r.keyword("trust_check_waiver", core::trust_waiver_keywords()))
       s.trust_check_waiver = *core::trust_waiver_from_keyword(*waiver);
     read_waiver_from_rung(r, s);
@@ -157,22 +155,16 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 
 }  // namespace
 
-// A prior's earlier best trained to max_t unless the file says otherwise: the best two of
-// its prior_exact (issue #64: 2 of 2 on 2026-12-03, kept at 2 of 5 on 2026-12-04, since
-// each trusted trial holds a worker to the end).
-constexpr std::size_t kPriorTrustedTrials = 2;
-
-std::int64_t default_trusted_trials(const core::StudySpec& study) {
+TrustDefaults trust_defaults(const core::StudySpec& study) {
   const bool prior =
       study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
-  if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return 0;
-  return static_cast<std::int64_t>(
-      std::min(study.sampler.mobster.prior_exact, kPriorTrustedTrials));
-}
-
-bool default_trust_check(const core::StudySpec& study) {
-  return study.scheduler.type == SchedulerType::AshaPromotion &&
-         study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
+  if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return {};
+  // Every earlier best started as it was is trained to max_t, its trust checked at the first
+  // rung by its rank and above it by its gain (C18; before, 2 of them by the rank alone).
+  const auto& s = study.scheduler;
+  const auto waiver = s.trust_check_waiver_named ? s.trust_check_waiver : core::TrustWaiver::Gain;
+  return {static_cast<std::int64_t>(study.sampler.mobster.prior_exact), true, waiver,
+          waiver == core::TrustWaiver::None ? 0 : 1};
 }
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {

@@ -42,14 +42,19 @@ std::string parameter_hint(std::string_view word, const std::vector<core::Parame
 /// PBT's mutations name parameters of `space`.
 void read_scheduler(TableReader reader, const core::SearchSpace& space, core::SchedulerSpec& spec);
 
-/// asha_promotion's `trusted_trials` where the file does not give it: with a MOBSTER prior
-/// the earlier best started as they were (`prior_exact`), as screened on the tuning pairs
-/// (issue #64, search-quality.md); otherwise 0.
-std::int64_t default_trusted_trials(const core::StudySpec& study);
-/// asha_promotion's `trust_check` where the file does not give it: on with a MOBSTER prior,
-/// whose earlier best may be bad where the lesson does not hold (issue #64, adopted on the
-/// tuning pairs on 2026-12-04); otherwise off.
-bool default_trust_check(const core::StudySpec& study);
+/// asha_promotion's trust keys where the file does not give them. With a MOBSTER prior
+/// (issue #64, adopted on the tuning pairs, search-quality.md): the earlier best started as
+/// they were (`prior_exact`; the sampler resolves it for the trials run at once, and
+/// core::resolve_prior_start the trust with it) train to max_t; their trust is checked
+/// (`trust_check`, since 2026-12-04), by the rank alone at the first rung and with the gain's
+/// waiver above it (since C18). Without a prior, none of it.
+struct TrustDefaults {
+  std::int64_t trusted_trials = 0;
+  bool trust_check = false;
+  core::TrustWaiver trust_check_waiver = core::TrustWaiver::None;
+  std::int64_t trust_check_waiver_from_rung = 0;  ///< 1 with a prior's waiver, named or not
+};
+TrustDefaults trust_defaults(const core::StudySpec& study);
 
 /// `[scheduler]` keys of type = "pbt", and its `[scheduler.mutations]` table.
 void read_pbt(TableReader& reader, const core::SearchSpace& space, core::PbtSpec& spec);

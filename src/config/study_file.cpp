@@ -431,6 +431,34 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
 
 // freeze_thaw lets the sampler's model choose the next job: only mobster has one, and
 // it must be read on the coordinator's loop, where suggest_ahead changes it on a thread.
+// A prior's trust keys the file does not give (config::trust_defaults).
+void settle_trust_defaults(core::StudySpec& study) {
+  const TrustDefaults defaults = trust_defaults(study);
+  auto& s = study.scheduler;
+  if (!s.trusted_trials) s.trusted_trials = defaults.trusted_trials;
+  if (!s.trust_check_named) s.trust_check = defaults.trust_check;
+  if (!s.trust_check_waiver_named) s.trust_check_waiver = defaults.trust_check_waiver;
+  if (!s.trust_check_waiver_from_rung_named)
+    s.trust_check_waiver_from_rung = defaults.trust_check_waiver_from_rung;
+}
+
+// trust_check_waiver_from_rung names where a waiver is weighed: none (the default without a
+// prior, or "none" named) leaves it nothing to say.
+void check_trust_waiver(const toml::table& root, const core::StudySpec& study,
+                        const std::string& source) {
+  const auto& s = study.scheduler;
+  if (!s.trust_check_waiver_from_rung_named || s.trust_check_waiver != core::TrustWaiver::None)
+    return;
+  const auto& table = *root.get("scheduler")->as_table();
+  TableReader(table, "scheduler", source)
+      .fail_at(*table.get("trust_check_waiver_from_rung"), "trust_check_waiver_from_rung",
+               std::string("needs trust_check_waiver (\"gain\" or \"overtake\"): ") +
+                   (s.trust_check_waiver_named
+                        ? "with \"none\" a low rank in any rung ends the trust"
+                        : "without a MOBSTER prior it is \"none\", and a low rank in any rung "
+                          "ends the trust"));
+}
+
 void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
                        const std::string& source) {
   if (study.scheduler.type != core::SchedulerType::FreezeThaw) return;
@@ -510,10 +538,9 @@ core::StudySpec parse_study(std::string_view text, const std::string& source) {
                  study);
   read_simulate(TableReader(table_or_empty(root, "simulate", source), "simulate", source), study);
   settle_auto_tpe(study);
-  // The resolved count is what `validate` prints and the file records.
-  if (!study.scheduler.trusted_trials)
-    study.scheduler.trusted_trials = default_trusted_trials(study);
-  if (!study.scheduler.trust_check_named) study.scheduler.trust_check = default_trust_check(study);
+  // The resolved values are what `validate` prints and the file records.
+  settle_trust_defaults(study);
+  check_trust_waiver(root, study, source);
   check_conditional_space(root, study, source);
   check_objectives(root, study, source);
   check_freeze_thaw(root, study, source);

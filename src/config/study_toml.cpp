@@ -51,8 +51,7 @@ void insert_or_auto(toml::table& t, std::string_view key, std::optional<std::int
     t.insert(key, "auto");
 }
 
-toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_by_default,
-                            bool trust_check_by_default) {
+toml::table scheduler_table(const core::SchedulerSpec& s, const TrustDefaults& defaults) {
   toml::table t{{"type", std::string(core::scheduler_keyword(s.type))},
                 {"resource", s.resource},
                 {"max_t", s.max_t}};
@@ -110,17 +109,20 @@ toml::table scheduler_table(const core::SchedulerSpec& s, std::int64_t trusted_b
   if (s.predict) t.insert("predict", true);
   if (s.eager_promotion) t.insert("eager_promotion", true);
   // Written where it or its default is not 0: a study with a prior that set it to 0 keeps 0.
-  if (const auto trusted = s.trusted_trials.value_or(trusted_by_default);
-      trusted > 0 || trusted_by_default > 0)
+  if (const auto trusted = s.trusted_trials.value_or(defaults.trusted_trials);
+      trusted > 0 || defaults.trusted_trials > 0)
     t.insert("trusted_trials", trusted);
   // Written where it or its default is on: a study with a prior that set it off keeps it off.
-  if (s.trust_check || trust_check_by_default) t.insert("trust_check", s.trust_check);
+  if (s.trust_check || defaults.trust_check) t.insert("trust_check", s.trust_check);
   // Written only when not the default: files from before the key resolve as they did.
   if (s.trust_check_above != core::kDefaultTrustCheckAbove)
     t.insert("trust_check_above", s.trust_check_above);
-  if (s.trust_check_waiver != core::TrustWaiver::None)
+  // Written where it or its default is not "none" / 0, as trust_check: a file without them
+  // was written before a waiver (store::StudyReader).
+  if (s.trust_check_waiver != core::TrustWaiver::None ||
+      defaults.trust_check_waiver != core::TrustWaiver::None)
     t.insert("trust_check_waiver", std::string(core::trust_waiver_keyword(s.trust_check_waiver)));
-  if (s.trust_check_waiver_from_rung != 0)
+  if (s.trust_check_waiver_from_rung != 0 || defaults.trust_check_waiver_from_rung != 0)
     t.insert("trust_check_waiver_from_rung", s.trust_check_waiver_from_rung);
   if (s.type == core::SchedulerType::FreezeThaw) {
     t.insert("promotion_mix", s.promotion_mix);
@@ -347,8 +349,7 @@ toml::table resolved_table(const core::StudySpec& study) {
     search.insert(p.name, parameter_table(study.space, p));
   toml::table out{{"study", study_table(study)},
                   {"search", std::move(search)},
-                  {"scheduler", scheduler_table(study.scheduler, default_trusted_trials(study),
-                                                default_trust_check(study))},
+                  {"scheduler", scheduler_table(study.scheduler, trust_defaults(study))},
                   {"trial", trial_table(study)},
                   {"resources", resources_table(study.resources)},
                   {"simulate", simulate_table(study.simulate)}};

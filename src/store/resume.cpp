@@ -164,6 +164,11 @@ core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpe
     now.scheduler.trusted_trials = recorded.scheduler.trusted_trials;
   // Likewise the trust's check (on with a prior since 2026-12-04).
   if (!now.scheduler.trust_check_named) now.scheduler.trust_check = recorded.scheduler.trust_check;
+  // And the waiver with the rung it is weighed from (a prior's since C18, 2026-12-04).
+  if (!now.scheduler.trust_check_waiver_named)
+    now.scheduler.trust_check_waiver = recorded.scheduler.trust_check_waiver;
+  if (!now.scheduler.trust_check_waiver_from_rung_named)
+    now.scheduler.trust_check_waiver_from_rung = recorded.scheduler.trust_check_waiver_from_rung;
   auto& sampler = now.sampler;
   if (sampler.kind == recorded.sampler.kind) {
     // tpe's default semantics was "optuna" before "auto": a study file that names none

@@ -116,6 +116,12 @@ void StudyReader::read_header() {
     // is (since 2026-12-04): a file without them ran without.
     if (!spec_.sampler.prior_check_named) spec_.sampler.mobster.prior_check = false;
     if (!spec_.scheduler.trust_check_named) spec_.scheduler.trust_check = false;
+    // Likewise the waiver and the rung it is weighed from, named wherever they or their
+    // defaults are set (since C18, 2026-12-04): a file without them had none.
+    if (!spec_.scheduler.trust_check_waiver_named)
+      spec_.scheduler.trust_check_waiver = core::TrustWaiver::None;
+    if (!spec_.scheduler.trust_check_waiver_from_rung_named)
+      spec_.scheduler.trust_check_waiver_from_rung = 0;
     spec_.text = attribute("study_file");
     spec_.path = attribute("study_file_path");
   } catch (const InputError& e) {

@@ -92,16 +92,27 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
               << study.sampler.mobster.wave << ")\n";
   if (resumed.scheduler.trusted_trials != study.scheduler.trusted_trials)
     std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no trusted_trials; "
-              << output << " was written before the prior's earlier best were trusted and "
-              << "resumes without (trusted_trials = "
-              << resumed.scheduler.trusted_trials.value_or(0) << "; a new study would get "
-              << study.scheduler.trusted_trials.value_or(0) << ")\n";
+              << output << " was written under an older default and resumes as it recorded "
+              << "(trusted_trials = " << resumed.scheduler.trusted_trials.value_or(0)
+              << "; a new study would get " << study.scheduler.trusted_trials.value_or(0)
+              << ", or the prior_exact it resolves)\n";
   if (resumed.scheduler.trust_check != study.scheduler.trust_check)
     std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no trust_check; "
               << output << " was written before a prior's trusted trials were checked at the "
               << "rungs and resumes as it recorded (trust_check = " << std::boolalpha
               << resumed.scheduler.trust_check << "; a new study would get "
               << study.scheduler.trust_check << ")\n";
+  const auto& then = resumed.scheduler;
+  const auto& now = study.scheduler;
+  if (then.trust_check_waiver != now.trust_check_waiver ||
+      then.trust_check_waiver_from_rung != now.trust_check_waiver_from_rung)
+    std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no "
+              << "trust_check_waiver or trust_check_waiver_from_rung; " << output
+              << " was written before a prior's trust had a waiver and resumes as it recorded "
+              << "(trust_check_waiver = \"" << core::trust_waiver_keyword(then.trust_check_waiver)
+              << "\", trust_check_waiver_from_rung = " << then.trust_check_waiver_from_rung
+              << "; a new study would get \"" << core::trust_waiver_keyword(now.trust_check_waiver)
+              << "\" from rung " << now.trust_check_waiver_from_rung << ")\n";
   const auto& kept = resumed.sampler.mobster;
   if (!resumed.sampler.prior_files.empty() && !prior_start_of_today(study.sampler, kept))
     std::cerr << "slurmtune run: " << output << " was written before the prior's start-up "

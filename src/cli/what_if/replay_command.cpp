@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/replay/replay.hpp"
 #include "core/search/sampler_spec.hpp"
+#include "core/study/prior_start.hpp"
 #include "core/study/scheduler_factory.hpp"
 #include "core/study/suggester_factory.hpp"
 #include "store/warm_start.hpp"
@@ -27,7 +28,7 @@ void resolve_trials_at_once(core::StudySpec& study, const po::variables_map& vm)
                      ", half the trials run at once) as they were, since prior_exact is not "
                      "named: give --trials-at-once N (the replayed run's workers or "
                      "allocation), or name prior_exact as its results file recorded it");
-  core::resolve_prior_start(study.sampler, vm["trials-at-once"].as<std::size_t>());
+  core::resolve_prior_start(study, vm["trials-at-once"].as<std::size_t>());
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "core/simulation/curve_csv.hpp"
 #include "core/simulation/simulation.hpp"
 #include "core/space/param_value.hpp"
+#include "core/study/prior_start.hpp"
 #include "store/recorded_curves.hpp"
 #include "store/simulation_recorder.hpp"
 #include "store/warm_start.hpp"
@@ -325,7 +326,7 @@ int simulate_command(const Args& args) {
     if (!(*study.time_budget_s > 0)) throw InputError("--time-budget must be > 0 seconds");
   }
   // The simulated workers are the trials it runs at once (as an allocation's are for `run`).
-  core::resolve_prior_start(study.sampler, sim.workers);
+  core::resolve_prior_start(study, sim.workers);
   if (vm.count("nearest-draws") && study.sampler.kind != core::SamplerKind::Random)
     throw InputError("--nearest-draws is for the random sampler; [study] sampler is \"" +
                      std::string(core::sampler_keyword(study.sampler.kind)) +

@@ -100,10 +100,12 @@ struct SchedulerSpec {
   /// into the next rung beating the median gain of that rung's others, or its having
   /// overtaken a quarter of them, so a late bloomer keeps it (asha_promotion_scheduler.hpp).
   TrustWaiver trust_check_waiver = TrustWaiver::None;
+  bool trust_check_waiver_named = false;  ///< the file gives it (resume keeps a default)
   /// trust_check_waiver: the lowest rung whose low rank the waiver may excuse; a low rank in
   /// a rung below it ends the trust as without a waiver. 0: every rung, the first rung's
   /// verdict waiting for the second.
   std::int64_t trust_check_waiver_from_rung = 0;
+  bool trust_check_waiver_from_rung_named = false;  ///< the file gives it
   /// freeze_thaw: the share of jobs chosen by asha_promotion's rule instead of the model
   /// (so the race cannot starve), and what a job's expected improvement is divided by
   /// (freeze_thaw_scheduler.hpp).

@@ -17,6 +17,7 @@
 #include "core/number_text.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggestions_ahead.hpp"
+#include "core/study/prior_start.hpp"
 #include "core/text.hpp"
 #include "protocol/wire/secret.hpp"
 #include "runtime/attempts/active_trial.hpp"
@@ -147,7 +148,7 @@ Coordinator::Coordinator(core::StudySpec spec, RunOptions options, CoordinatorSe
         static_cast<std::int64_t>(std::ceil((*limit + options_.kill_grace_s) / 60.0));
   launcher_ = make_launcher(spec_.resources, options_.launch);
   // A prior's first wave follows the trials run at once; the results file records it.
-  core::resolve_prior_start(spec_.sampler, trials_at_once(*launcher_, spec_.resources));
+  core::resolve_prior_start(spec_, trials_at_once(*launcher_, spec_.resources));
   node_local_ = settle_node_local(spec_, *launcher_, folders_, options_.output);
   fs::create_directories(trials_dir_);
   fs::permissions(trials_dir_, fs::perms::owner_all);

@@ -5,8 +5,10 @@ prior_share, prior_exact, prior_startup or prior_check without prior, another me
 naming the key and the file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did, with prior_check too. With asha_promotion the earlier best started as they
-were are trusted (`trusted_trials`, default 2, at most prior_exact): they train to max_t unpaused,
-and replay decides as the study did; `trusted_trials = 0` keeps them judged at each rung.
+were are trusted (`trusted_trials`, default prior_exact as resolved for the trials run at once):
+they train to max_t unless their trust check ends it (by rank at the first rung, by the gain's
+waiver above it), and replay decides as the study did; `trusted_trials = 0` keeps them judged at
+each rung.
 Usage: check_prior.py SLURMTUNE_BINARY
 """
 import os
@@ -68,30 +70,45 @@ def last_steps(path):
 
 
 def check_trusted(d, table, earlier):
-    """asha_promotion with a prior: the earlier best two (of five started as they were)
-    train to max_t (9) unpaused; replay matches; trusted_trials = 0 is kept as given, and
-    the default is never more than prior_exact."""
+    """asha_promotion with a prior: the earlier best five, started as they were, are trusted
+    (prior_exact, resolved for the trials run at once: 16 of 32 workers' first wave); those
+    whose trust holds train to max_t (9) unpaused; replay matches; trusted_trials = 0 is kept
+    as given; a file written before the trust check and its waiver resumes without them."""
     assert "trusted_trials" not in run("validate", os.path.join(d, "now.toml"))  # asha: no such key
     trusting = promoting(write(d, "trusting", sampler="mobster", seed=7, trials=20,
                                sampler_table=table.format("past.h5")))
     report = run("validate", trusting)
-    expect_in(report, "trusted_trials = 2")
+    expect_in(report, "trusted_trials = 5")  # every exact one since C18 (2026-12-04)
     expect_in(report, "trust_check = true")  # the default with a prior since 2026-12-04
+    expect_in(report, "trust_check_waiver = 'gain'")  # since C18 too: weighed from rung 1
+    expect_in(report, "trust_check_waiver_from_rung = 1")
     h5 = os.path.join(d, "trusting.h5")
     run("simulate", trusting, "-o", h5, "-q")
     steps, now = last_steps(h5), configurations(h5)
-    assert [now[0], now[1]] == earlier[:2] and steps[0] == steps[1] == 9.0, (steps, now[0], now[1])
-    paused = sum(1 for t, s in steps.items() if t > 1 and s < 9.0)
+    assert [now[t] for t in range(5)] == earlier[:5], (now, earlier[:5])
+    assert steps[0] == steps[1] == 9.0, steps  # the best two keep their trust to max_t
+    paused = sum(1 for t, s in steps.items() if t > 4 and s < 9.0)
     assert paused > 0, steps  # the others are judged at the rungs as before
     replays_all(trusting, h5, 4)
-    # A file written before trust_check (its resolved study without the key) resumes without.
+    # The trust follows the first wave: 32 workers start (and trust) the earlier best 16.
+    wide = os.path.join(d, "trusting-wide.h5")
+    run("simulate", trusting, "-o", wide, "-q", "--workers", "32")
+    with h5py.File(wide, "r") as f:
+        resolved = f.attrs["resolved_study"]
+        resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
+    expect_in(resolved, "prior_exact = 16\n")
+    expect_in(resolved, "trusted_trials = 16\n")
+    # A file written before trust_check and the waiver (its resolved study without the keys)
+    # resumes without them.
     older = os.path.join(d, "trusting-older.h5")
     run("simulate", trusting, "-o", older, "-q")
     with h5py.File(older, "r+") as f:
         resolved = f.attrs["resolved_study"]
         resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
-        assert "trust_check = true\n" in resolved, resolved
-        f.attrs["resolved_study"] = resolved.replace("trust_check = true\n", "")
+        for line in ("trust_check = true\n", "trust_check_waiver = 'gain'\n", "trust_check_waiver_from_rung = 1\n"):
+            assert line in resolved, (line, resolved)
+            resolved = resolved.replace(line, "")
+        f.attrs["resolved_study"] = resolved
     resume = os.path.join(d, "trusting-resume.toml")
     with open(trusting) as f, open(resume, "w") as out:
         out.write(f.read() + '[trial]\ncommand = ["/bin/true"]\n')
@@ -99,6 +116,10 @@ def check_trusted(d, table, earlier):
     expect_in(text, "gives asha_promotion no trust_check; " + older + " was written before a prior's trusted "
                     "trials were checked at the rungs and resumes as it recorded (trust_check = false; a new "
                     "study would get true)")
+    expect_in(text, "gives asha_promotion no trust_check_waiver or trust_check_waiver_from_rung; " + older +
+                    " was written before a prior's trust had a waiver and resumes as it recorded "
+                    "(trust_check_waiver = \"none\", trust_check_waiver_from_rung = 0; a new study would get "
+                    "\"gain\" from rung 1)")
     judged = promoting(write(d, "judged", sampler="mobster", seed=7, trials=20,
                              sampler_table=table.format("past.h5")), "trusted_trials = 0\n")
     expect_in(run("validate", judged), "trusted_trials = 0")
@@ -260,7 +281,7 @@ def main():
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
           "all 20, with prior_check off too, and refuses to guess the trials at once; with asha_promotion the "
-          "earlier best two ran to max_t, trusted, "
+          "earlier best five were trusted (16 at 32 workers) and the best two ran to max_t, "
           f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
           "the defaults of 2026-12-04 resumes with its own; 12 workers start the earlier best 6, and a resume "
           "keeps them")
