@@ -429,8 +429,6 @@ void check_conditional_space(const toml::table& root, const core::StudySpec& stu
     }
 }
 
-// freeze_thaw lets the sampler's model choose the next job: only mobster has one, and
-// it must be read on the coordinator's loop, where suggest_ahead changes it on a thread.
 // A prior's trust keys the file does not give (config::trust_defaults).
 void settle_trust_defaults(core::StudySpec& study) {
   const TrustDefaults defaults = trust_defaults(study);
@@ -459,6 +457,8 @@ void check_trust_waiver(const toml::table& root, const core::StudySpec& study,
                           "ends the trust"));
 }
 
+// freeze_thaw lets the sampler's model choose the next job: only mobster has one, and
+// it must be read on the coordinator's loop, where suggest_ahead changes it on a thread.
 void check_freeze_thaw(const toml::table& root, const core::StudySpec& study,
                        const std::string& source) {
   if (study.scheduler.type != core::SchedulerType::FreezeThaw) return;
