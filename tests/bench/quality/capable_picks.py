@@ -50,10 +50,6 @@ class Abilities:
         self.relative_cost = seconds / np.median(seconds)
 
 
-def decoded(value):
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def picks(task):
     """[(origin, row)] of the first `first` trials the run started, in order of start."""
     binary, table, variant, seed, workers, first, work = task
@@ -64,15 +60,9 @@ def picks(task):
     with h5py.File(h5, "r") as f:
         trials = f["trials"][: int(f["commit"][0]["trials"])]
         names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
-        # a choice stored as an HDF5 enum: its labels by value
-        labels = {p: {v: k for k, v in (h5py.check_enum_dtype(f["trials"].dtype["config/" + p]) or {}).items()}
-                  for p in table.params}
-    out = []
-    for trial in trials[np.argsort(trials["start_time"], kind="stable")][:first]:
-        config = {p: decoded(labels[p][int(trial["config/" + p])] if labels[p] else trial["config/" + p])
-                  for p in table.params}
-        out.append((names[int(trial["origin"])], quality_runs.config_row(table, config)))
-    return out
+    started = trials[np.argsort(trials["start_time"], kind="stable")][:first]
+    return [(names[int(trial["origin"])], quality_runs.config_row(table, config))
+            for trial, config in zip(started, quality_runs.trial_configs(started, table.params))]
 
 
 def share_interval(per_seed, rng):

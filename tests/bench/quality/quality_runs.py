@@ -121,6 +121,22 @@ def nearest_config(table, point, unused=None):
     return int(np.argmin(distance))
 
 
+def trial_configs(trials, params):
+    """Each row of a results file's `trials` (a structured array) as a parameter dict. A
+    choice of strings is stored as an HDF5 enum: its names are the values."""
+    labels = {}
+    for p in params:
+        enum = h5py.check_enum_dtype(trials.dtype["config/" + p])
+        labels[p] = {code: name for name, code in enum.items()} if enum else None
+
+    def value(p, stored):
+        if labels[p]:
+            return labels[p][int(stored)]
+        stored = stored.item()
+        return stored.decode() if isinstance(stored, bytes) else stored
+    return [{p: value(p, t["config/" + p]) for p in params} for t in trials]
+
+
 def config_row(table, config):
     """The table's configuration nearest to `config` (a parameter dict): the row a simulated
     trial of that configuration ran."""

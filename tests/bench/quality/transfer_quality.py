@@ -92,7 +92,7 @@ import pandas as pd
 
 from hpo_quality import RECOMMENDED, write_saved
 from pooled_score import bound_of_cell, pooled_speedup
-from quality_runs import Run, Table, read_saved, run_optuna, run_slurmtune, simulate_slurmtune
+from quality_runs import Run, Table, read_saved, run_optuna, run_slurmtune, simulate_slurmtune, trial_configs
 from quality_stats import quartiles, speedup_interval, times_by_seed
 from target_floors import no_prior_bound, times_to_target
 
@@ -180,16 +180,10 @@ def earlier_best(h5, params):
     step reached, then the value there), as gp/prior_region.hpp ranks them."""
     with h5py.File(h5, "r") as f:
         trials = f["trials"][:]
-    trials = [t for t in trials if t["reports"] > 0 and math.isfinite(float(t["last_value"]))]
-    trials.sort(key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
-    keep = max(PRIOR_MIN_GOOD, math.ceil(PRIOR_TOP_SHARE * len(trials)))
-    # A choice of strings is an HDF5 enum: its names are the values.
-    names = {}
-    for p in params:
-        enum = h5py.check_enum_dtype(trials[0].dtype["config/" + p]) if trials else None
-        names[p] = {code: name for name, code in enum.items()} if enum else None
-    value = lambda p, v: names[p][int(v)] if names[p] else v.item()  # noqa: E731
-    return [{p: value(p, t["config/" + p]) for p in params} for t in trials[:keep]]
+    good = [t for t in trials if t["reports"] > 0 and math.isfinite(float(t["last_value"]))]
+    good.sort(key=lambda t: (-float(t["last_step"]), float(t["last_value"])))
+    keep = max(PRIOR_MIN_GOOD, math.ceil(PRIOR_TOP_SHARE * len(good)))
+    return trial_configs(np.array(good[:keep], dtype=trials.dtype), params)
 
 
 def run_earlier(task):

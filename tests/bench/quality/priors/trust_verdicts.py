@@ -32,7 +32,7 @@ import numpy as np
 # The shared harness lies one folder up (tests/bench/quality).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import transfer_quality as tq  # noqa: E402
-from quality_runs import config_row, simulate_slurmtune  # noqa: E402
+from quality_runs import config_row, simulate_slurmtune, trial_configs  # noqa: E402
 
 
 def milestones(max_t, grace=1, eta=3):
@@ -46,14 +46,8 @@ def milestones(max_t, grace=1, eta=3):
 
 def config_indices(large, trials):
     """Each trial id's configuration as an index into the large table."""
-    index = {}
-    for t in trials:
-        config = {}
-        for p in large.params:
-            enum = h5py.check_enum_dtype(trials.dtype["config/" + p])  # a choice: its labels
-            config[p] = {c: n for n, c in enum.items()}[int(t["config/" + p])] if enum else t["config/" + p].item()
-        index[int(t["id"])] = config_row(large, config)
-    return index
+    return {int(t["id"]): config_row(large, config)
+            for t, config in zip(trials, trial_configs(trials, large.params))}
 
 
 def verdicts(binary, pair, workers, seed, method, work):
