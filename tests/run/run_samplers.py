@@ -108,9 +108,9 @@ def scenario_prior_resume(runner, args):
     """[sampler] prior (issue #64): MOBSTER starting where an earlier study (a simulated
     one of the same space and metric) did best, on asha_promotion, interrupted and resumed:
     the configurations and decisions of an uninterrupted run, every start-up (STARTUP, fewer
-    than prior_exact's 5) one of the earlier study's best as they were, the first two of them
-    trusted (trusted_trials) so that they train to max_t unpaused while others stop short,
-    and replay suggests and decides as the run did."""
+    than prior_exact's 5) one of the earlier study's best as they were and trusted
+    (trusted_trials follows prior_exact since C18), the first two of them training to max_t
+    unpaused while others stop short, and replay suggests and decides as the run did."""
     earlier = os.path.join(runner.workdir, "earlier.h5")
     out = subprocess.run([args.slurmtune, "simulate", sampler_study(runner, "mobster"), "-o", earlier,
                           "-q", "--max-trials", "30"], capture_output=True, text=True)
