@@ -156,9 +156,8 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 }  // namespace
 
 TrustDefaults trust_defaults(const core::StudySpec& study) {
-  const bool prior =
-      study.sampler.kind == core::SamplerKind::Mobster && !study.sampler.prior_files.empty();
-  if (study.scheduler.type != SchedulerType::AshaPromotion || !prior) return {};
+  if (study.scheduler.type != SchedulerType::AshaPromotion || !core::has_prior(study.sampler))
+    return {};
   // Every earlier best started as it was is trained to max_t, its trust checked at the first
   // rung by its rank and above it by its gain (C18; before, 2 of them by the rank alone).
   const auto& s = study.scheduler;

@@ -182,8 +182,7 @@ core::StudySpec with_recorded_defaults(core::StudySpec now, const core::StudySpe
       sampler.mobster.wave = recorded.sampler.mobster.wave;
     // The prior's start-up defaults changed on 2026-12-04 (prior_exact 2 to 5, prior_startup
     // all start-ups to 10): a file written before keeps what it recorded unless named.
-    if (sampler.kind == core::SamplerKind::Mobster && !sampler.prior_files.empty() &&
-        !recorded.sampler.prior_files.empty()) {
+    if (core::has_prior(sampler) && !recorded.sampler.prior_files.empty()) {
       if (!sampler.prior_exact_named)
         sampler.mobster.prior_exact = recorded.sampler.mobster.prior_exact;
       if (!sampler.prior_startup_named)

@@ -8,14 +8,16 @@ std::size_t default_prior_startup(std::size_t prior_exact) {
   return std::max(kDefaultPriorStartup, prior_exact + kPriorStartupPastExact);
 }
 
+bool has_prior(const SamplerSpec& spec) {
+  return spec.kind == SamplerKind::Mobster && !spec.prior_files.empty();
+}
+
 bool prior_start_follows_trials_at_once(const SamplerSpec& spec) {
-  return spec.kind == SamplerKind::Mobster && !spec.prior_files.empty() &&
-         !spec.prior_start_resolved && !spec.prior_exact_named;
+  return has_prior(spec) && !spec.prior_start_resolved && !spec.prior_exact_named;
 }
 
 void resolve_prior_start(SamplerSpec& spec, std::size_t trials_at_once) {
-  if (spec.kind != SamplerKind::Mobster || spec.prior_files.empty() || spec.prior_start_resolved)
-    return;
+  if (!has_prior(spec) || spec.prior_start_resolved) return;
   if (!spec.prior_exact_named)
     spec.mobster.prior_exact = std::max(kDefaultPriorExact, trials_at_once / 2);
   if (!spec.prior_startup_named)

@@ -75,6 +75,9 @@ struct SamplerSpec {
 /// suggestions a results file replays were made with them.
 void resolve_prior_start(SamplerSpec& spec, std::size_t trials_at_once);
 
+/// Whether the study starts from earlier studies: a MOBSTER sampler with a `prior`.
+bool has_prior(const SamplerSpec& spec);
+
 /// Whether resolve_prior_start would change `spec` with the trials run at once: a prior
 /// whose prior_exact the study file leaves to its default, not yet resolved.
 bool prior_start_follows_trials_at_once(const SamplerSpec& spec);
