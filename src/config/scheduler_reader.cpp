@@ -158,12 +158,16 @@ void read_ray_family(TableReader& r, core::SchedulerSpec& s) {
 TrustDefaults trust_defaults(const core::StudySpec& study) {
   if (study.scheduler.type != SchedulerType::AshaPromotion || !core::has_prior(study.sampler))
     return {};
-  // Every earlier best started as it was is trained to max_t, its trust checked at the first
-  // rung by its rank and above it by its gain (C18; before, 2 of them by the rank alone).
+  // Every earlier best started as it was is trained to max_t, a low rank at any rung waived
+  // while the earlier studies ranked it about as low there (C20; C18 before it: the first
+  // rung by its rank alone, the gain above it; before that, 2 of them by the rank alone).
+  // A waiver that reads the next rung is weighed from rung 1, as C18 adopted it.
   const auto& s = study.scheduler;
-  const auto waiver = s.trust_check_waiver_named ? s.trust_check_waiver : core::TrustWaiver::Gain;
+  const auto waiver = s.trust_check_waiver_named ? s.trust_check_waiver : core::TrustWaiver::Lesson;
+  const bool reads_next_rung =
+      waiver == core::TrustWaiver::Gain || waiver == core::TrustWaiver::Overtake;
   return {static_cast<std::int64_t>(study.sampler.mobster.prior_exact), true, waiver,
-          waiver == core::TrustWaiver::None ? 0 : 1};
+          reads_next_rung ? 1 : 0};
 }
 
 void read_scheduler(TableReader r, const core::SearchSpace& space, core::SchedulerSpec& s) {

@@ -46,13 +46,14 @@ void read_scheduler(TableReader reader, const core::SearchSpace& space, core::Sc
 /// (issue #64, adopted on the tuning pairs, search-quality.md): the earlier best started as
 /// they were (`prior_exact`; the sampler resolves it for the trials run at once, and
 /// core::resolve_prior_start the trust with it) train to max_t; their trust is checked
-/// (`trust_check`, since 2026-12-04), by the rank alone at the first rung and with the gain's
-/// waiver above it (since C18). Without a prior, none of it.
+/// (`trust_check`, since 2026-12-04), a low rank waived while the earlier studies ranked it
+/// about as low at the same resource (the "lesson" waiver from rung 0, since C20, 2026-12-05;
+/// C18's gain from rung 1 before). Without a prior, none of it.
 struct TrustDefaults {
   std::int64_t trusted_trials = 0;
   bool trust_check = false;
   core::TrustWaiver trust_check_waiver = core::TrustWaiver::None;
-  std::int64_t trust_check_waiver_from_rung = 0;  ///< 1 with a prior's waiver, named or not
+  std::int64_t trust_check_waiver_from_rung = 0;  ///< 1 with a prior's gain or overtake
 };
 TrustDefaults trust_defaults(const core::StudySpec& study);
 

@@ -450,7 +450,7 @@ void check_trust_waiver(const toml::table& root, const core::StudySpec& study,
   const auto& table = *root.get("scheduler")->as_table();
   TableReader(table, "scheduler", source)
       .fail_at(*table.get("trust_check_waiver_from_rung"), "trust_check_waiver_from_rung",
-               std::string("needs trust_check_waiver (\"gain\" or \"overtake\"): ") +
+               std::string("needs trust_check_waiver (\"gain\", \"overtake\" or \"lesson\"): ") +
                    (s.trust_check_waiver_named
                         ? "with \"none\" a low rank in any rung ends the trust"
                         : "without a MOBSTER prior it is \"none\", and a low rank in any rung "

@@ -108,7 +108,8 @@ core::StudySpec resumed_study(const core::StudySpec& study, const std::string& o
       then.trust_check_waiver_from_rung != now.trust_check_waiver_from_rung)
     std::cerr << "slurmtune run: " << study.path << " gives asha_promotion no "
               << "trust_check_waiver or trust_check_waiver_from_rung; " << output
-              << " was written before a prior's trust had a waiver and resumes as it recorded "
+              << " was written under an older default of a prior's trust waiver and resumes as "
+              << "it recorded "
               << "(trust_check_waiver = \"" << core::trust_waiver_keyword(then.trust_check_waiver)
               << "\", trust_check_waiver_from_rung = " << then.trust_check_waiver_from_rung
               << "; a new study would get \"" << core::trust_waiver_keyword(now.trust_check_waiver)

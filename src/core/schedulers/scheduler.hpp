@@ -116,6 +116,17 @@ struct Observation {
   double value = 0;
 };
 
+/// What an earlier study saw of one configuration at one rung (asha_promotion's
+/// trust_check_waiver = "lesson"): at `milestone`, the share of the other earlier trials
+/// judged there whose value beat its own.
+struct RungLesson {
+  double milestone = 0;
+  double share_above = 0;
+};
+/// By trial id: the lessons of the trials a prior starts as the earlier best, each over the
+/// rungs the earlier studies judged it at, lowest first (empty: none).
+using TrustLessons = std::vector<std::vector<RungLesson>>;
+
 class Scheduler {
  public:
   explicit Scheduler(Mode mode) : mode_(mode) {}
@@ -173,6 +184,9 @@ class Scheduler {
   /// The model a scheduler may consult to choose the next job (freeze_thaw; the sampler's,
   /// when it has one: connect_model()). Others ignore it.
   virtual void use_model(ContinuationModel* /*model*/) {}
+  /// What the earlier studies saw of the trials a prior starts as their best (the sampler's,
+  /// connect_model()); asha_promotion's trust check weighs them, others ignore them.
+  virtual void use_trust_lessons(const TrustLessons& /*lessons*/) {}
   /// What the scheduler has decided and learnt, for a snapshot (core/state_archive.hpp):
   /// load_state on a scheduler made from the same study puts it where save_state's was.
   virtual void save_state(StateOut& archive) const = 0;

@@ -26,9 +26,10 @@ constexpr Keywords<SchedulerType, 7> kTypes{{
 }};
 constexpr Keywords<JobCost, 3> kJobCosts{
     {{JobCost::Resource, "resource"}, {JobCost::Seconds, "seconds"}, {JobCost::None, "none"}}};
-constexpr Keywords<TrustWaiver, 3> kTrustWaivers{{{TrustWaiver::None, "none"},
+constexpr Keywords<TrustWaiver, 4> kTrustWaivers{{{TrustWaiver::None, "none"},
                                                   {TrustWaiver::Gain, "gain"},
-                                                  {TrustWaiver::Overtake, "overtake"}}};
+                                                  {TrustWaiver::Overtake, "overtake"},
+                                                  {TrustWaiver::Lesson, "lesson"}}};
 
 template <typename Enum, std::size_t N>
 std::string_view word_of(const Keywords<Enum, N>& table, Enum value) {

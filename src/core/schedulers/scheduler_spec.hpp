@@ -28,7 +28,7 @@ std::vector<std::string_view> job_cost_keywords();
 
 /// asha_promotion's trust_check_waiver: what keeps the trust of a trusted trial that ranks
 /// low in a passed rung (asha_promotion_scheduler.hpp).
-enum class TrustWaiver { None, Gain, Overtake };
+enum class TrustWaiver { None, Gain, Overtake, Lesson };
 std::string_view trust_waiver_keyword(TrustWaiver waiver);
 std::optional<TrustWaiver> trust_waiver_from_keyword(std::string_view word);
 std::vector<std::string_view> trust_waiver_keywords();
@@ -97,8 +97,9 @@ struct SchedulerSpec {
   /// trusted trial to end its trust; the default, 0.5, ends it in the rung's worse half.
   double trust_check_above = kDefaultTrustCheckAbove;
   /// trust_check: what keeps the trust of a trial that ranks low in a passed rung: its gain
-  /// into the next rung beating the median gain of that rung's others, or its having
-  /// overtaken a quarter of them, so a late bloomer keeps it (asha_promotion_scheduler.hpp).
+  /// into the next rung beating the median gain of that rung's others, its having
+  /// overtaken a quarter of them, or its having ranked as low in the earlier study at the
+  /// same resource ("lesson"), so a late bloomer keeps it (asha_promotion_scheduler.hpp).
   TrustWaiver trust_check_waiver = TrustWaiver::None;
   bool trust_check_waiver_named = false;  ///< the file gives it (resume keeps a default)
   /// trust_check_waiver: the lowest rung whose low rank the waiver may excuse; a low rank in

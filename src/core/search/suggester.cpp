@@ -130,6 +130,7 @@ class WarmStarted final : public Forwarding {
 
 void connect_model(Scheduler& scheduler, Suggester& suggester) {
   scheduler.use_model(suggester.continuation_model());
+  scheduler.use_trust_lessons(suggester.trust_lessons());
 }
 
 Suggestion Suggester::suggest_fixed(TrialId trial, const PartialConfiguration& /*fixed*/) {

@@ -98,6 +98,9 @@ class Suggester {
   virtual bool ready(TrialId /*trial*/) { return true; }
   /// The model a scheduler may ask which job comes next (mobster's GP), if any.
   virtual ContinuationModel* continuation_model() { return nullptr; }
+  /// By trial id, what the earlier studies saw of the trials this sampler starts as their
+  /// best configurations (mobster's prior_exact), for the scheduler's trust check.
+  virtual TrustLessons trust_lessons() const { return {}; }
   /// What the sampler has learnt and where its random streams are, for a snapshot
   /// (core/state_archive.hpp): load_state on a sampler made from the same study puts it
   /// where save_state's was.
@@ -105,8 +108,9 @@ class Suggester {
   virtual void load_state(StateIn& archive) = 0;
 };
 
-/// Lends `suggester`'s model to `scheduler` (freeze_thaw decides with it): every place that
-/// builds the pair (run, resume, simulate, replay) calls this.
+/// Lends `suggester`'s model to `scheduler` (freeze_thaw decides with it) and gives it the
+/// sampler's trust lessons: every place that builds the pair (run, resume, simulate,
+/// replay) calls this.
 void connect_model(Scheduler& scheduler, Suggester& suggester);
 
 /// Puts `fixed`'s values into `suggestion` and settles which parameters are active; its

@@ -82,6 +82,8 @@ class SuggestionsAhead final : public Suggester {
   /// Only where the calls are made inline: a model read from another thread while the
   /// sampler's thread changes it would race (the study file refuses freeze_thaw with it).
   ContinuationModel* continuation_model() override { return sampler_->continuation_model(); }
+  /// Read from what the sampler was built with, which its thread never changes.
+  TrustLessons trust_lessons() const override { return sampler_->trust_lessons(); }
 
  private:
   /// An event that is not part of the last trial's start: the suggestion due goes first.

@@ -39,11 +39,12 @@ its own seed, the small table's whole budget), and then on the large table:
                            a prior's defaults from the evening of 2026-12-04; "recommended, prior
                            check, eager promotion, trusted 2, trust check" (prior_exact and
                            prior_startup not given: they follow the workers) was until C18
-                           ("trust check gain", "trust check overtake": trust_check_waiver = "gain",
-                           "overtake" as well; "... from rung K": trust_check_waiver_from_rung = K;
+                           ("trust check gain", "trust check overtake", "trust check lesson":
+                           trust_check_waiver = "gain", "overtake", "lesson" as well; "... from rung K": trust_check_waiver_from_rung = K;
                            without one, "none"). "recommended, prior check, eager promotion,
                            trusted P, trust check gain from rung 1", P the resolved prior_exact (5
-                           at 8 workers, 16 at 32), is a prior's defaults since C18 (2026-12-04)
+                           at 8 workers, 16 at 32), was a prior's defaults from C18 (2026-12-04);
+                           "... trusted P, trust check lesson from rung 0" is since C20 (2026-12-05)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -165,7 +166,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 5, trust check gain from rung 1",
            "recommended, prior check, eager promotion, trusted 16, trust check gain from rung 1",
            "recommended, prior check, eager promotion, trusted 5, trust check overtake from rung 1",
-           "recommended, prior check, eager promotion, trusted 16, trust check overtake from rung 1")
+           "recommended, prior check, eager promotion, trusted 16, trust check overtake from rung 1",
+           # C20: the earlier study's rank at the same rung, weighed from the first rung
+           "recommended, prior check, eager promotion, trusted 5, trust check lesson from rung 0",
+           "recommended, prior check, eager promotion, trusted 16, trust check lesson from rung 0")
 
 
 def pair_table(pair, size):
@@ -249,9 +253,10 @@ def slurmtune_variant(method, earlier):
         scheduler = dict(scheduler, trusted_trials=trusted, trust_check="trust check" in method)
         if (share := re.search(r"trust check above ([0-9.]+)", method)):  # the rank that ends a trust
             scheduler["trust_check_above"] = float(share.group(1))
-        # what keeps a low-ranked trust, and from which rung on (a prior's defaults since C18,
-        # 2026-12-04: "gain" from rung 1; set either way, as prior_check is)
-        waiver = re.search(r"trust check (gain|overtake)", method)
+        # what keeps a low-ranked trust, and from which rung on (a prior's defaults: "gain" from
+        # rung 1 since C18, 2026-12-04, "lesson" from rung 0 since C20; set either way, as
+        # prior_check is)
+        waiver = re.search(r"trust check (gain|overtake|lesson)", method)
         scheduler["trust_check_waiver"] = waiver.group(1) if waiver else "none"
         if waiver:
             rung = re.search(r"from rung (\d+)", method)

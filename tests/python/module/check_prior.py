@@ -6,9 +6,9 @@ naming the key and the file, a mobster study with a prior starts with the earlie
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did, with prior_check too. With asha_promotion the earlier best started as they
 were are trusted (`trusted_trials`, default prior_exact as resolved for the trials run at once):
-they train to max_t unless their trust check ends it (by rank at the first rung, by the gain's
-waiver above it), and replay decides as the study did; `trusted_trials = 0` keeps them judged at
-each rung.
+they train to max_t unless their trust check ends it (a low rank at a rung, unless the
+earlier study ranked it about as low there: the "lesson" waiver, the default since C20), and
+replay decides as the study did; `trusted_trials = 0` keeps them judged at each rung.
 Usage: check_prior.py SLURMTUNE_BINARY
 """
 import os
@@ -80,8 +80,8 @@ def check_trusted(d, table, earlier):
     report = run("validate", trusting)
     expect_in(report, "trusted_trials = 5")  # every exact one since C18 (2026-12-04)
     expect_in(report, "trust_check = true")  # the default with a prior since 2026-12-04
-    expect_in(report, "trust_check_waiver = 'gain'")  # since C18 too: weighed from rung 1
-    expect_in(report, "trust_check_waiver_from_rung = 1")
+    expect_in(report, "trust_check_waiver = 'lesson'")  # since C20 (C18: the gain from rung 1)
+    assert "trust_check_waiver_from_rung" not in report, report  # 0, every rung: not written
     h5 = os.path.join(d, "trusting.h5")
     run("simulate", trusting, "-o", h5, "-q")
     steps, now = last_steps(h5), configurations(h5)
@@ -105,7 +105,7 @@ def check_trusted(d, table, earlier):
     with h5py.File(older, "r+") as f:
         resolved = f.attrs["resolved_study"]
         resolved = resolved.decode() if isinstance(resolved, bytes) else resolved
-        for line in ("trust_check = true\n", "trust_check_waiver = 'gain'\n", "trust_check_waiver_from_rung = 1\n"):
+        for line in ("trust_check = true\n", "trust_check_waiver = 'lesson'\n"):
             assert line in resolved, (line, resolved)
             resolved = resolved.replace(line, "")
         f.attrs["resolved_study"] = resolved
@@ -117,9 +117,26 @@ def check_trusted(d, table, earlier):
                     "trials were checked at the rungs and resumes as it recorded (trust_check = false; a new "
                     "study would get true)")
     expect_in(text, "gives asha_promotion no trust_check_waiver or trust_check_waiver_from_rung; " + older +
-                    " was written before a prior's trust had a waiver and resumes as it recorded "
+                    " was written under an older default of a prior's trust waiver and resumes as it recorded "
                     "(trust_check_waiver = \"none\", trust_check_waiver_from_rung = 0; a new study would get "
-                    "\"gain\" from rung 1)")
+                    "\"lesson\" from rung 0)")
+    # A file written under C18's defaults records the gain from rung 1 and resumes with them.
+    c18_keys = 'trust_check_waiver = "gain"\ntrust_check_waiver_from_rung = 1\n'
+    c18_folder = os.path.join(d, "c18")
+    os.makedirs(c18_folder)
+    c18 = promoting(write(c18_folder, "trusting", sampler="mobster", seed=7, trials=20,
+                          sampler_table=table.format(os.path.join(d, "past.h5"))), c18_keys)
+    c18_h5 = os.path.join(c18_folder, "trusting.h5")
+    run("simulate", c18, "-o", c18_h5, "-q")
+    expect_in(resolved_study(c18_h5), "trust_check_waiver = 'gain'\ntrust_check_waiver_from_rung = 1\n")
+    c18_resume = os.path.join(c18_folder, "resume.toml")
+    with open(c18) as f, open(c18_resume, "w") as out:
+        out.write(f.read().replace(c18_keys, "") + '[trial]\ncommand = ["/bin/true"]\n')
+    text = run("run", c18_resume, "-o", c18_h5, "--allow-changes")  # names neither key
+    expect_in(text, " was written under an older default of a prior's trust waiver and resumes as it recorded "
+                    "(trust_check_waiver = \"gain\", trust_check_waiver_from_rung = 1; a new study would get "
+                    "\"lesson\" from rung 0)")
+    expect_in(text, "20/20 started")
     judged = promoting(write(d, "judged", sampler="mobster", seed=7, trials=20,
                              sampler_table=table.format("past.h5")), "trusted_trials = 0\n")
     expect_in(run("validate", judged), "trusted_trials = 0")
@@ -131,6 +148,33 @@ def check_trusted(d, table, earlier):
                           sampler_table=table.format("past.h5") + "prior_exact = 1\n"))
     expect_in(run("validate", one), "trusted_trials = 1")
     return paused
+
+
+def check_lesson(d, table):
+    """trust_check_waiver = "lesson" from rung 0: a trusted earlier best that ranks low at a
+    rung keeps its trust while the earlier study ranked it about as low at the same resource.
+    With an earlier study of 20 random trials (its shares are those of a population like this
+    study's first wave), some earlier best run to max_t that the rank alone would pause;
+    replay, given the same prior, decides as the study did."""
+    small = os.path.join(d, "past-small.h5")
+    run("simulate", write(d, "past-small", trials=20), "-o", small, "-q")
+    last = {}
+    for waiver in ("lesson", "none"):
+        study = promoting(write(d, "lesson-" + waiver, sampler="mobster", seed=1, trials=20,
+                                sampler_table=table.format("past-small.h5")),
+                          f'trust_check_waiver = "{waiver}"\ntrust_check_waiver_from_rung = 0\n'
+                          if waiver == "lesson" else 'trust_check_waiver = "none"\n')
+        h5 = os.path.join(d, f"lesson-{waiver}.h5")
+        run("simulate", study, "-o", h5, "-q")
+        last[waiver] = last_steps(h5)
+        if waiver == "lesson":
+            report = run("validate", study)
+            expect_in(report, "trust_check_waiver = 'lesson'")
+            assert "trust_check_waiver_from_rung" not in report, report  # 0: not written
+            replays_all(study, h5, 4)
+    waived = [t for t in range(5) if last["lesson"][t] == 9.0 > last["none"][t]]
+    assert waived, last
+    return waived
 
 
 def check_older_file_resumes(d, table):
@@ -278,13 +322,15 @@ def main():
         paused = check_trusted(d, table, earlier)
         check_older_file_resumes(d, table)
         check_wide_first_wave(d, table, earlier)
+        waived = check_lesson(d, table)
     print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
           "all 20, with prior_check off too, and refuses to guess the trials at once; with asha_promotion the "
           "earlier best five were trusted (16 at 32 workers) and the best two ran to max_t, "
           f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
           "the defaults of 2026-12-04 resumes with its own; 12 workers start the earlier best 6, and a resume "
-          "keeps them")
+          f"keeps them; the lesson waiver kept the trust of trusted trials {waived} to max_t where the rank "
+          "alone paused them, and replay matches all 20")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,13 @@ namespace {
 // fewer, half of them is one or two trials that may be lucky draws.
 constexpr std::size_t kTrustCheckPeers = 3;
 
+// trust_check_waiver = "lesson": how much more of a rung may rank above a trusted trial
+// than ranked above it in the earlier study at the same resource. A rung here holds other
+// trials than the earlier study's did (a first wave drawn around the earlier best), so
+// the same standing reads a little lower; a lesson that broke reads half a rung lower or
+// more (tests/bench/quality/priors/rung_lessons.py).
+constexpr double kTrustLessonMargin = 0.25;
+
 // trust_check_waiver = "gain": a score's change from one rung to the next; a diverged
 // report on either side gains least, so it never waives a verdict.
 double gain_between(double from, double to) {
@@ -111,7 +118,7 @@ bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, Passe
   if (!trust_check_) return true;
   state.passed.push_back(entered);
   for (std::size_t i = 0; i < state.passed.size(); ++i) {
-    if (ends_trust(state.passed, i)) {
+    if (ends_trust(trial, state.passed, i)) {
       state.distrusted = true;
       state.passed.clear();  // no longer needed: the trust does not come back
       return false;
@@ -120,7 +127,7 @@ bool AshaPromotionScheduler::keeps_trust(TrialId trial, TrialState& state, Passe
   return true;
 }
 
-bool AshaPromotionScheduler::ends_trust(const std::vector<PassedRung>& passed,
+bool AshaPromotionScheduler::ends_trust(TrialId trial, const std::vector<PassedRung>& passed,
                                         std::size_t i) const {
   const Rung& rung = rungs_[static_cast<std::size_t>(passed[i].rung)];
   const std::size_t others = rung.keys.size() - 1;
@@ -130,7 +137,19 @@ bool AshaPromotionScheduler::ends_trust(const std::vector<PassedRung>& passed,
       static_cast<double>(above) > trust_check_above_ * static_cast<double>(others);
   if (!ranks_low) return false;
   if (trust_check_waiver_ == TrustWaiver::None || passed[i].rung < waiver_from_rung_) return true;
+  if (trust_check_waiver_ == TrustWaiver::Lesson)
+    return !lesson_waives(trial, rung.milestone,
+                          static_cast<double>(above) / static_cast<double>(others));
   return waiver_verdict(passed, i) == Verdict::Stands;
+}
+
+bool AshaPromotionScheduler::lesson_waives(TrialId trial, double milestone,
+                                           double share_above) const {
+  if (trial >= lessons_.size()) return false;  // not started as an earlier best
+  for (const RungLesson& lesson : lessons_[trial])
+    if (std::abs(lesson.milestone - milestone) <= 1e-9 * std::max(1.0, milestone))
+      return share_above <= lesson.share_above + kTrustLessonMargin;
+  return false;  // the earlier studies did not judge it at this resource
 }
 
 AshaPromotionScheduler::Verdict AshaPromotionScheduler::waiver_verdict(

@@ -52,6 +52,13 @@
 // leaves a low rank in the rungs below f to end the trust as without a waiver, so the first
 // rung (f = 1) is judged at once instead of holding a worker until the second: where the
 // lesson is wrong, a first wave of trusted trials spends that wait on bad configurations.
+// "lesson" asks the earlier studies instead of the next rung, and at once: the trust of a
+// trial the prior started as an earlier best is kept at a rung while its share of the
+// rung's others ranked above it is at most the share of the earlier trials that beat it at
+// the same resource (use_trust_lessons, from the sampler's prior) plus kTrustLessonMargin.
+// A late bloomer started slowly there too; a lesson that broke ranks low here only. A
+// trial without a lesson at that resource (an [[enqueue]]d one, or one the earlier studies
+// stopped below it) loses its trust as without a waiver.
 //
 // The end game (issue #58): once admissions are closed, a worker that finds nothing the
 // rule promotes resumes the best paused trial of the highest rung holding one and runs
@@ -87,6 +94,7 @@ class AshaPromotionScheduler final : public Scheduler {
   bool reopen(TrialId trial) override;
   bool reopens() const override { return true; }
   void close_admissions() override { closed_ = true; }
+  void use_trust_lessons(const TrustLessons& lessons) override { lessons_ = lessons; }
   void open_admissions() override;
   double max_resource() const override { return milestones_.back(); }
   void save_state(StateOut& archive) const override;
@@ -157,8 +165,11 @@ class AshaPromotionScheduler final : public Scheduler {
   /// key there and, from the rung below, its key there), still runs on to max_t
   /// (trust_check may end its trust here).
   bool keeps_trust(TrialId trial, TrialState& state, PassedRung entered);
-  /// trust_check: whether the trust of a trial that passed `passed` ends at its i-th entry.
-  bool ends_trust(const std::vector<PassedRung>& passed, std::size_t i) const;
+  /// trust_check: whether the trust of `trial`, which passed `passed`, ends at its i-th entry.
+  bool ends_trust(TrialId trial, const std::vector<PassedRung>& passed, std::size_t i) const;
+  /// trust_check_waiver = "lesson": whether the earlier studies ranked `trial` about as low
+  /// at `milestone` as `share_above` (of the rung's others above it) does here.
+  bool lesson_waives(TrialId trial, double milestone, double share_above) const;
   /// trust_check_waiver: how a low rank at `passed[i]` is judged by what came next.
   enum class Verdict { Stands, Waived, Waits };
   Verdict waiver_verdict(const std::vector<PassedRung>& passed, std::size_t i) const;
@@ -188,8 +199,9 @@ class AshaPromotionScheduler final : public Scheduler {
   double trust_check_above_ = kDefaultTrustCheckAbove;  // ... or the share trust_check_above gives
   TrustWaiver trust_check_waiver_ = TrustWaiver::None;  // ... unless it closes the gap
   std::int64_t waiver_from_rung_ = 0;                   // ... in a rung this high or higher
-  bool end_game_over_ = false;                          // a finisher reached max_t
-  std::optional<TrialId> end_game_pick_;                // promotable_trial's last end-game answer
+  TrustLessons lessons_;        // "lesson": what the earlier studies saw, by trial (connect_model)
+  bool end_game_over_ = false;  // a finisher reached max_t
+  std::optional<TrialId> end_game_pick_;  // promotable_trial's last end-game answer
   CurveExtrapolator extrapolator_;
   std::optional<double> incumbent_;                   // best score reported at the top rung
   std::set<std::pair<double, TrialId>> predictions_;  // (latest predicted score, trial)

@@ -46,6 +46,9 @@ class FreezeThawScheduler final : public Scheduler {
   void save_state(StateOut& archive) const override;
   void load_state(StateIn& archive) override;
   void use_model(ContinuationModel* model) override { model_ = model; }
+  void use_trust_lessons(const TrustLessons& lessons) override {
+    rungs_.use_trust_lessons(lessons);
+  }
 
  private:
   struct Choice {

@@ -2,6 +2,7 @@
 // studies' region draws, and how large its share is now (prior_check). Apart from
 // mobster_suggester.cpp, which holds the model's fit, acquisition and state.
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "core/random.hpp"
@@ -26,6 +27,13 @@ Configuration MobsterSuggester::prior_start(TrialId trial) const {
     return prior_->sample(rng);
   return sobol_ ? gp::sobol_configuration(space_, *sobol_, trial)
                 : gp::random_configuration(space_, rng);
+}
+
+TrustLessons MobsterSuggester::trust_lessons() const {
+  if (!prior_) return {};
+  const auto& lessons = prior_->lessons();
+  const std::size_t exact = std::min(options_.prior_exact, lessons.size());
+  return {lessons.begin(), lessons.begin() + static_cast<std::ptrdiff_t>(exact)};
 }
 
 std::optional<bool> MobsterSuggester::check_draw(TrialId trial) const {

@@ -79,6 +79,9 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   void reported(TrialId trial, double step, double value, const ReportOutcome& outcome) override;
   void ended(TrialId trial, TrialEnd how) override;
   ContinuationModel* continuation_model() override { return this; }
+  /// With a prior: what the earlier studies saw of each of the first prior_exact trials,
+  /// the earlier best it starts as they were.
+  TrustLessons trust_lessons() const override;
   void began_at(TrialId trial, double step, double time_s) override {
     costs_.began_at(trial, step, time_s);
     clock_.saw(time_s);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/search/gp/unit_draws.hpp"
@@ -31,7 +34,8 @@ std::optional<Standing> standing_of(const PastTrial& t, bool maximize, std::size
   return best;
 }
 
-std::vector<Configuration> good_configurations(const std::vector<PastTrial>& past, bool maximize) {
+// The good trials' indices into `past`, best first.
+std::vector<std::size_t> good_trials(const std::vector<PastTrial>& past, bool maximize) {
   std::vector<Standing> ranked;
   for (std::size_t i = 0; i < past.size(); ++i)
     if (const auto s = standing_of(past[i], maximize, i)) ranked.push_back(*s);
@@ -43,10 +47,51 @@ std::vector<Configuration> good_configurations(const std::vector<PastTrial>& pas
   const auto top = static_cast<std::size_t>(
       std::ceil(PriorRegion::kTopShare * static_cast<double>(ranked.size())));
   ranked.resize(std::min(ranked.size(), std::max(PriorRegion::kMinGood, top)));
-  std::vector<Configuration> good;
+  std::vector<std::size_t> good;
   for (const auto& s : ranked)
-    good.push_back(past[s.index].config);
+    good.push_back(s.index);
   return good;
+}
+
+// A judged value as a score, larger better; a diverged one (NaN) ranks below every number,
+// as the scheduler's rungs rank it.
+double judged_score(double value, bool maximize) {
+  if (std::isnan(value)) return -std::numeric_limits<double>::infinity();
+  return maximize ? value : -value;
+}
+
+// Each good trial's share of the other earlier trials judged at each of its rungs that beat
+// it there: every earlier trial's first judgement at each resource, sorted once.
+std::vector<std::vector<RungLesson>> rung_lessons(const std::vector<PastTrial>& past,
+                                                  const std::vector<std::size_t>& good,
+                                                  bool maximize) {
+  std::map<double, std::vector<double>> scores_at;  // resource -> its judged scores, sorted
+  for (const auto& t : past) {
+    std::set<double> seen;
+    for (const auto& j : t.judged)
+      if (seen.insert(j.milestone).second)
+        scores_at[j.milestone].push_back(judged_score(j.value, maximize));
+  }
+  for (auto& [milestone, scores] : scores_at)
+    std::sort(scores.begin(), scores.end());
+  std::vector<std::vector<RungLesson>> lessons;
+  for (const std::size_t g : good) {
+    std::vector<RungLesson> rungs;
+    std::set<double> seen;
+    for (const auto& j : past[g].judged) {
+      if (!std::isfinite(j.value) || !seen.insert(j.milestone).second) continue;
+      const auto& scores = scores_at.at(j.milestone);
+      if (scores.size() < 2) continue;  // no other trial was judged there
+      const double own = judged_score(j.value, maximize);
+      const auto above =
+          static_cast<double>(scores.end() - std::upper_bound(scores.begin(), scores.end(), own));
+      rungs.push_back({j.milestone, above / static_cast<double>(scores.size() - 1)});
+    }
+    std::sort(rungs.begin(), rungs.end(),
+              [](const RungLesson& a, const RungLesson& b) { return a.milestone < b.milestone; });
+    lessons.push_back(std::move(rungs));
+  }
+  return lessons;
 }
 
 // Scott's rule in one dimension of the good set's unit coordinates (its active values):
@@ -70,7 +115,11 @@ double bandwidth(const Domain& d, std::size_t p, const std::vector<Configuration
 
 PriorRegion::PriorRegion(const SearchSpace& space, const std::vector<PastTrial>& past,
                          bool maximize)
-    : space_(&space), good_(good_configurations(past, maximize)) {
+    : space_(&space) {
+  const auto good = good_trials(past, maximize);
+  for (const std::size_t g : good)
+    good_.push_back(past[g].config);
+  lessons_ = rung_lessons(past, good, maximize);
   const auto& params = space.parameters();
   bandwidths_.assign(params.size(), 0.0);
   for (std::size_t p = 0; p < params.size(); ++p) {

@@ -15,10 +15,17 @@
 // moved by a normal of its dimension's bandwidth in unit coordinates (Scott's rule over
 // the good set, within [kMinBandwidth, kMaxBandwidth]) and folded back into the domain,
 // and each choice kept with probability 1 - kChoiceRedraw, else redrawn.
+//
+// Each good configuration's lesson (asha_promotion's trust_check_waiver = "lesson"): at each
+// resource an earlier study judged it at, the share of the other earlier trials judged there
+// that beat it. A share, not a value, so that it compares with a rung of this task: a late
+// bloomer ranks low at the first rung here and did there; a lesson that broke ranks low here
+// only.
 #include <cstddef>
 #include <vector>
 
 #include "core/random.hpp"
+#include "core/schedulers/scheduler.hpp"
 #include "core/search/past_trial.hpp"
 #include "core/space/search_space.hpp"
 
@@ -36,6 +43,8 @@ class PriorRegion {
 
   /// The good configurations, best first.
   const std::vector<Configuration>& good() const { return good_; }
+  /// By good configuration: what the earlier studies saw of it at each rung, lowest first.
+  const std::vector<std::vector<RungLesson>>& lessons() const { return lessons_; }
   /// Each sampled number's bandwidth (unit coordinates), by parameter; 0 for the others.
   const std::vector<double>& bandwidths() const { return bandwidths_; }
   /// A draw from the density.
@@ -44,6 +53,7 @@ class PriorRegion {
  private:
   const SearchSpace* space_;
   std::vector<Configuration> good_;
+  std::vector<std::vector<RungLesson>> lessons_;  // by good configuration
   std::vector<double> bandwidths_;
 };
 

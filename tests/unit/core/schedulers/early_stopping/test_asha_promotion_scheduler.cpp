@@ -456,6 +456,40 @@ BOOST_AUTO_TEST_CASE(a_waiver_from_rung_1_judges_the_first_rung_by_its_rank_alon
   }
 }
 
+// trust_check_waiver = "lesson" (issue #64): a low rank is waived, at once, while the share
+// of the rung's others above the trial is at most the earlier studies' share at the same
+// resource plus a quarter; without a lesson there (another resource, a trial that is not
+// the prior's) it ends the trust.
+BOOST_AUTO_TEST_CASE(a_lesson_waiver_keeps_a_trust_the_earlier_study_saw_start_as_slowly) {
+  // Trial 0 ranked below 80 % of the earlier trials at step 1, trial 1 below half of them.
+  const auto with_lessons = [](std::int64_t from_rung, double trial_0_at_3) {
+    auto s = trusting_with_rung_0_filled(TrustWaiver::Lesson, from_rung);
+    s->use_trust_lessons({{{1, 0.8}, {3, trial_0_at_3}}, {{1, 0.5}}});
+    return s;
+  };
+  // Trial 0 ranks last in rung 0 (8 of 8 others above), trial 1 next to last (8 of 9): 1.0
+  // is within 0.8 + 0.25, 0.89 not within 0.5 + 0.25.
+  const auto s = with_lessons(0, 0.0);
+  BOOST_TEST(s->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  BOOST_TEST(s->report(1, 1, 1.5).decision == SchedulerDecision::Pause);
+  // At rung 1 trial 0 ranks last again, where the earlier study saw it lead: the trust ends.
+  promote_top_third_to_rung_1(*s);
+  BOOST_TEST(s->report(0, 3, 4.0).decision == SchedulerDecision::Pause);
+  // Had it ranked as low at step 3 there, it would run on.
+  const auto late = with_lessons(0, 0.9);
+  BOOST_TEST(late->report(0, 1, 1.0).decision == SchedulerDecision::Continue);
+  promote_top_third_to_rung_1(*late);
+  BOOST_TEST(late->report(0, 3, 4.0).decision == SchedulerDecision::Continue);
+  // From rung 1 the first rung's rank ends the trust by itself.
+  BOOST_TEST(with_lessons(1, 0.0)->report(0, 1, 1.0).decision == SchedulerDecision::Pause);
+  // No lesson at step 1 (only at 3), or none at all: the low rank ends the trust.
+  auto elsewhere = trusting_with_rung_0_filled(TrustWaiver::Lesson);
+  elsewhere->use_trust_lessons({{{3, 0.9}}});
+  BOOST_TEST(elsewhere->report(0, 1, 1.0).decision == SchedulerDecision::Pause);
+  BOOST_TEST(trusting_with_rung_0_filled(TrustWaiver::Lesson)->report(0, 1, 1.0).decision ==
+             SchedulerDecision::Pause);
+}
+
 BOOST_AUTO_TEST_CASE(validate_s_rung_summary_names_max_t_as_the_top_rung) {
   auto promotion = spec(SchedulerType::AshaPromotion, 1, 3, 20);
   BOOST_TEST((promotion_milestones(promotion) == std::vector<double>{1, 3, 9, 20}));

@@ -105,6 +105,53 @@ BOOST_AUTO_TEST_CASE(earlier_trials_without_a_value_are_refused) {
   BOOST_CHECK_THROW(PriorRegion(kLine, past, false), slurmtune::InputError);
 }
 
+// trust_check_waiver = "lesson" (issue #64): each good configuration's share, at each rung
+// the earlier study judged it at, of the other earlier trials judged there that beat it. A
+// diverged value ranks below every number and leaves its own trial no lesson there.
+BOOST_AUTO_TEST_CASE(each_good_one_s_lesson_is_its_standing_at_each_earlier_rung) {
+  const auto trial = [](double x, std::vector<PastTrial::Judged> judged) {
+    PastTrial t;
+    t.config = Configuration({ParamValue{x}});
+    t.judged = std::move(judged);
+    t.end = TrialEnd::Stopped;
+    return t;
+  };
+  const double nan = std::nan("");
+  // Minimised. Rung 1: 4, 1, 3, 2, 5 and a diverged one; rung 3: trials 1 and 3.
+  const std::vector<PastTrial> past{trial(0.0, {{1, 4, 1}}), trial(0.1, {{1, 1, 1}, {3, 0.5, 3}}),
+                                    trial(0.2, {{1, 3, 1}}), trial(0.3, {{1, 2, 1}, {3, 0.4, 3}}),
+                                    trial(0.4, {{1, 5, 1}}), trial(0.5, {{1, nan, 1}})};
+  const PriorRegion prior(kLine, past, false);
+  // The good set (at least 5): trials 3 and 1 (judged at rung 3), then 2, 0 and 4.
+  BOOST_REQUIRE(prior.good().size() == 5u);
+  BOOST_TEST(x_of(prior.good()[0]) == 0.3);
+  const auto& lessons = prior.lessons();
+  BOOST_REQUIRE(lessons.size() == 5u);
+  const auto shares = [](const std::vector<RungLesson>& rungs) {
+    std::vector<std::pair<double, double>> out;
+    for (const auto& r : rungs)
+      out.emplace_back(r.milestone, r.share_above);
+    return out;
+  };
+  // Trial 3: one of five others beat it at rung 1 (the diverged one did not), none at rung 3.
+  BOOST_TEST((shares(lessons[0]) == std::vector<std::pair<double, double>>{{1, 0.2}, {3, 0.0}}));
+  // Trial 1: best at rung 1, beaten by trial 3 at rung 3 (its only other there).
+  BOOST_TEST((shares(lessons[1]) == std::vector<std::pair<double, double>>{{1, 0.0}, {3, 1.0}}));
+  BOOST_TEST((shares(lessons[2]) == std::vector<std::pair<double, double>>{{1, 0.4}}));
+  BOOST_TEST((shares(lessons[4]) == std::vector<std::pair<double, double>>{{1, 0.8}}));
+  // MOBSTER gives the scheduler the lessons of the trials it starts as they were.
+  auto spec = mobster_spec(8);
+  spec.prior = past;
+  spec.mobster.prior_exact = 2;
+  spec.prior_exact_named = true;
+  const auto s = make_suggester(kLine, spec, false, 5);
+  const auto given = s->trust_lessons();
+  BOOST_REQUIRE(given.size() == 2u);
+  BOOST_TEST((shares(given[0]) == shares(lessons[0])));
+  BOOST_TEST((shares(given[1]) == shares(lessons[1])));
+  BOOST_TEST(make_suggester(kLine, mobster_spec(8), false, 5)->trust_lessons().empty());
+}
+
 namespace {
 
 // Sequential MOBSTER trials of one parameter, each judged at rung 1 by |x - optimum|;
@@ -169,6 +216,7 @@ BOOST_AUTO_TEST_CASE(a_first_wave_wider_than_prior_startup_is_uniform_past_it) {
     auto spec = mobster_spec(8);
     spec.prior = prior;
     spec.mobster.prior_exact = 2;
+    spec.prior_exact_named = true;
     spec.mobster.prior_share = share;
     spec.mobster.prior_startup = startup;
     const auto s = make_suggester(kLine, spec, false, 5);
@@ -201,6 +249,7 @@ std::vector<double> checked_wave(const std::vector<PastTrial>& prior, double opt
   auto spec = mobster_spec(40);
   spec.prior = prior;
   spec.mobster.prior_exact = 2;
+  spec.prior_exact_named = true;
   spec.mobster.prior_check = check;
   spec.mobster.prior_share = share;
   auto s = make_suggester(kLine, spec, false, 5);
