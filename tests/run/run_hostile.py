@@ -11,7 +11,6 @@ import os
 import resource
 import socket
 import subprocess
-import sys
 import time
 
 from run_harness import (ROOT, Study, as_impostor, check_asha, check_complete, check_impostors, expect,

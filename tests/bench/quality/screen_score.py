@@ -21,7 +21,6 @@ PREFIX and that charge their decisions ("[measured]").
 """
 import argparse
 import itertools
-import json
 import math
 import sys
 

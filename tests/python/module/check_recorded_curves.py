@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
 import numpy as np
 import pandas as pd
 

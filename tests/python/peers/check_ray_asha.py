@@ -15,8 +15,6 @@ import sys
 import tempfile
 import warnings
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from asha_model import RayModel, milestones  # noqa: E402
 
