@@ -169,7 +169,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 16, trust check overtake from rung 1",
            # C20: the earlier study's rank at the same rung, weighed from the first rung
            "recommended, prior check, eager promotion, trusted 5, trust check lesson from rung 0",
-           "recommended, prior check, eager promotion, trusted 16, trust check lesson from rung 0")
+           "recommended, prior check, eager promotion, trusted 16, trust check lesson from rung 0",
+           # C20 with fewer earlier best started as they were at 8 workers (a look, not a rule)
+           "recommended, prior exact 4 check, eager promotion, trusted 4, trust check lesson from rung 0",
+           "recommended, prior exact 2 check, eager promotion, trusted 2, trust check lesson from rung 0")
 
 
 def pair_table(pair, size):
