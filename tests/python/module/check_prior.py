@@ -162,8 +162,7 @@ def check_lesson(d, table):
     for waiver in ("lesson", "none"):
         study = promoting(write(d, "lesson-" + waiver, sampler="mobster", seed=1, trials=20,
                                 sampler_table=table.format("past-small.h5")),
-                          f'trust_check_waiver = "{waiver}"\ntrust_check_waiver_from_rung = 0\n'
-                          if waiver == "lesson" else 'trust_check_waiver = "none"\n')
+                          f'trust_check_waiver = "{waiver}"\n')  # from rung 0 with either
         h5 = os.path.join(d, f"lesson-{waiver}.h5")
         run("simulate", study, "-o", h5, "-q")
         last[waiver] = last_steps(h5)

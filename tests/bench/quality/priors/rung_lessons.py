@@ -16,12 +16,11 @@ import math
 import os
 import sys
 
-import numpy as np
-
 # The shared harness lies one folder up (tests/bench/quality).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import target_floors  # noqa: E402
 import transfer_quality as tq  # noqa: E402
+from lesson_reference import small_table_order  # noqa: E402  (this folder)
 
 RUNG_STEPS = (1, 3, 9)  # asha_promotion's first rungs with grace 1 and reduction factor 3
 
@@ -42,20 +41,10 @@ def ranks_at(table, step):
     return {c: i for i, c in enumerate(order)}
 
 
-def ranks_by_best(table):
-    def best(c):
-        values = np.concatenate([v for _, v, _ in table.curves[c]])
-        finite = values[np.isfinite(values)]
-        return math.inf if finite.size == 0 else score(table, float(finite.min() if table.mode == "min"
-                                                                       else finite.max()))
-    order = sorted(range(len(table.configs)), key=lambda c: (best(c), c))
-    return order, {c: i for i, c in enumerate(order)}
-
-
 def report(pair, top):
     small, large = tq.pair_table(pair, "small"), tq.pair_table(pair, "large")
-    small_order, _ = ranks_by_best(small)
-    _, large_rank = ranks_by_best(large)
+    small_order = small_table_order(small)
+    large_rank = {c: i for i, c in enumerate(small_table_order(large))}  # the same order on the large
     print(f"\n## {pair}: the small table's best {top} (of {len(small.configs)}), ranks from 0\n")
     steps = " | ".join(f"step {s}: small → large" for s in RUNG_STEPS)
     print(f"| configuration | rank by best value, small → large | {steps} | alone to T1 / T2 on the large, s |")
