@@ -222,13 +222,13 @@ def license_corpus(torch, folder="/usr/share/common-licenses"):
 class CharModel:
     """An embedding, a GRU or LSTM of 1 or 2 layers, and a linear read-out."""
 
-    def __init__(self, torch, c, vocabulary):
+    def __init__(self, torch, c, vocabulary, hidden):
         rnn = torch.nn.GRU if c["cell"] == "gru" else torch.nn.LSTM
         self.embedding = torch.nn.Embedding(vocabulary, c["embedding"])
-        self.rnn = rnn(c["embedding"], c["hidden"], num_layers=c["layers"], batch_first=True,
+        self.rnn = rnn(c["embedding"], hidden, num_layers=c["layers"], batch_first=True,
                        dropout=c["dropout"] if c["layers"] > 1 else 0.0)
         self.dropout = torch.nn.Dropout(c["dropout"])
-        self.head = torch.nn.Linear(c["hidden"], vocabulary)
+        self.head = torch.nn.Linear(hidden, vocabulary)
         self.modules = torch.nn.ModuleList([self.embedding, self.rnn, self.dropout, self.head])
 
     def __call__(self, ids):
@@ -236,14 +236,52 @@ class CharModel:
         return self.head(self.dropout(out))
 
 
+def validation_windows(torch, val, length=128, windows=16):
+    """`windows` windows of `length` + 1 characters spread over the held-out text: what one
+    step validates on."""
+    starts = torch.linspace(0, len(val) - length - 1, windows).long()
+    return val[starts.view(-1, 1) + torch.arange(length + 1)]
+
+
+def train_charlm(torch, writer, c, i, corpus, hidden, batches_per_step=BATCHES_PER_STEP):
+    """Trains configuration `c` (the i-th) of a character model `hidden` units wide on
+    `corpus` (train ids, validation windows, vocabulary): `batches_per_step` random windows
+    of the training text a step, then the validation windows' loss; a run whose loss is no
+    longer finite ends there."""
+    train, val_batch, vocabulary = corpus
+    c["weight_decay"] = 0.0
+    torch.manual_seed(i)
+    model = CharModel(torch, c, vocabulary, hidden)
+    optimizer = torch_optimizer(torch, c, model.modules.parameters())
+    del c["weight_decay"]
+    generator = torch.Generator().manual_seed(i)
+    span = torch.arange(c["seq_len"] + 1)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for step in range(1, EPOCHS + 1):
+        start = time.perf_counter()
+        model.modules.train()
+        for _ in range(batches_per_step):
+            offsets = torch.randint(0, len(train) - c["seq_len"] - 1, (c["batch_size"], 1), generator=generator)
+            window = train[offsets + span]
+            optimizer.zero_grad()
+            logits = model(window[:, :-1])
+            loss_fn(logits.reshape(-1, vocabulary), window[:, 1:].reshape(-1)).backward()
+            torch.nn.utils.clip_grad_norm_(model.modules.parameters(), c["grad_clip"])
+            optimizer.step()
+        model.modules.eval()
+        with torch.no_grad():
+            logits = model(val_batch[:, :-1])
+            val_loss = float(loss_fn(logits.reshape(-1, vocabulary), val_batch[:, 1:].reshape(-1)))
+        seconds = time.perf_counter() - start
+        if not write_step(writer, c.values(), step, val_loss, seconds):
+            break
+
+
 def licenses_charlm(writer, limit):
     import torch
     torch.set_num_threads(1)
     train, val, vocabulary = license_corpus(torch)
-    # 16 windows of 129 characters spread over the held-out text: what one step validates on
-    val_length, windows = 128, 16
-    starts = torch.linspace(0, len(val) - val_length - 1, windows).long()
-    val_batch = val[starts.view(-1, 1) + torch.arange(val_length + 1)]
+    corpus = (train, validation_windows(torch, val), vocabulary)
     rng = np.random.default_rng(20261202)
     header = ["cell", "layers", "hidden", "embedding", "optimizer", "lr", "momentum", "seq_len", "batch_size",
               "dropout", "grad_clip"]
@@ -255,32 +293,7 @@ def licenses_charlm(writer, limit):
              "momentum": sig(rng.uniform(0.0, 0.99)), "seq_len": int(rng.choice([16, 32, 64])),
              "batch_size": int(rng.choice([8, 16, 32])), "dropout": sig(rng.uniform(0.0, 0.5)),
              "grad_clip": sig(loguniform(rng, 0.1, 10.0))}
-        c["weight_decay"] = 0.0
-        torch.manual_seed(i)
-        model = CharModel(torch, c, vocabulary)
-        optimizer = torch_optimizer(torch, c, model.modules.parameters())
-        del c["weight_decay"]
-        generator = torch.Generator().manual_seed(i)
-        span = torch.arange(c["seq_len"] + 1)
-        loss_fn = torch.nn.CrossEntropyLoss()
-        for step in range(1, EPOCHS + 1):
-            start = time.perf_counter()
-            model.modules.train()
-            for _ in range(BATCHES_PER_STEP):
-                offsets = torch.randint(0, len(train) - c["seq_len"] - 1, (c["batch_size"], 1), generator=generator)
-                window = train[offsets + span]
-                optimizer.zero_grad()
-                logits = model(window[:, :-1])
-                loss_fn(logits.reshape(-1, vocabulary), window[:, 1:].reshape(-1)).backward()
-                torch.nn.utils.clip_grad_norm_(model.modules.parameters(), c["grad_clip"])
-                optimizer.step()
-            model.modules.eval()
-            with torch.no_grad():
-                logits = model(val_batch[:, :-1])
-                val_loss = float(loss_fn(logits.reshape(-1, vocabulary), val_batch[:, 1:].reshape(-1)))
-            seconds = time.perf_counter() - start
-            if not write_step(writer, c.values(), step, val_loss, seconds):
-                break
+        train_charlm(torch, writer, c, i, corpus, c["hidden"])
         progress(i, limit)
 
 

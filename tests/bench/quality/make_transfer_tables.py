@@ -80,8 +80,8 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
 import numpy as np  # noqa: E402
-from make_claim_tables import (digits_tensors, lograndint, torch_optimizer, train_multigrid,  # noqa: E402
-                               train_rff, train_torch)
+from make_claim_tables import (digits_tensors, license_corpus, lograndint, torch_optimizer,  # noqa: E402
+                               train_charlm, train_multigrid, train_rff, train_torch, validation_windows)
 from make_curve_tables import (DATA, classifier_epoch, loguniform, progress, record,  # noqa: E402
                                regressor_epoch, scaled_split, sig, train_gbdt, write_epochs)
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification, make_friedman1  # noqa: E402
@@ -411,10 +411,123 @@ def hgb_noise(label_noise):
     return build
 
 
+def cnn_configs(limit):
+    rng = np.random.default_rng(20261217)
+    return [{"conv_layers": int(rng.integers(1, 4)), "kernel": int(rng.choice([3, 5])),
+             "batch_size": int(rng.choice([16, 32, 64, 128, 256])), "lr": sig(loguniform(rng, 1e-3, 1.0)),
+             "weight_decay": sig(loguniform(rng, 1e-6, 1e-2)), "momentum": sig(rng.uniform(0.0, 0.99))}
+            for _ in range(limit)]
+
+
+def cnn(channels, share=1.0, input_scale=1.0):
+    """A torch CNN on the UCI digits as 8x8 images: 1 to 3 convolutions of `channels`
+    channels and a linear read-out, trained by SGD with momentum on `share` of the training
+    split (stratified), its inputs `input_scale` times as large as standardised."""
+    def build(writer, limit):
+        import torch
+        torch.set_num_threads(1)
+        x, y = load_digits(return_X_y=True)
+        x_train, x_val, y_train, y_val = scaled_split(x, y, 6, stratify=y)
+        if share < 1.0:
+            x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=share, random_state=6,
+                                                      stratify=y_train)
+        images = lambda a: torch.tensor(a * input_scale, dtype=torch.float32).reshape(-1, 1, 8, 8)  # noqa: E731
+        data = (images(x_train), images(x_val), torch.tensor(y_train), torch.tensor(y_val))
+        configs = cnn_configs(limit)
+        writer.writerow(list(configs[0]) + ["step", "val_loss", "step_seconds"])
+        for i, c in enumerate(configs):
+            torch.manual_seed(i)
+            layers, channels_in = [], 1
+            for _ in range(c["conv_layers"]):
+                layers += [torch.nn.Conv2d(channels_in, channels, c["kernel"], padding=c["kernel"] // 2),
+                           torch.nn.ReLU()]
+                channels_in = channels
+            model = torch.nn.Sequential(*layers, torch.nn.Flatten(), torch.nn.Linear(channels_in * 64, 10))
+            optimizer = torch.optim.SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"],
+                                        weight_decay=c["weight_decay"])
+            train_torch(writer, c, model, optimizer, data, EPOCHS)
+            progress(i, limit)
+    return build
+
+
+def charlm_width(hidden, batches_per_step=4):
+    """A character language model (an embedding, a GRU or LSTM of 1 or 2 layers, a linear
+    read-out) on Debian's license texts, its recurrent layers `hidden` units wide; 10
+    parameters."""
+    def build(writer, limit):
+        import torch
+        torch.set_num_threads(1)
+        train, val, vocabulary = license_corpus(torch)
+        corpus = (train, validation_windows(torch, val), vocabulary)
+        rng = np.random.default_rng(20261218)
+        writer.writerow(["cell", "layers", "embedding", "optimizer", "lr", "momentum", "seq_len", "batch_size",
+                         "dropout", "grad_clip", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"cell": str(rng.choice(["gru", "lstm"])), "layers": int(rng.integers(1, 3)),
+                 "embedding": lograndint(rng, 8, 33), "optimizer": str(rng.choice(["sgd", "adam", "rmsprop"])),
+                 "lr": sig(loguniform(rng, 1e-4, 1.0)), "momentum": sig(rng.uniform(0.0, 0.99)),
+                 "seq_len": int(rng.choice([16, 32])), "batch_size": int(rng.choice([8, 16, 32])),
+                 "dropout": sig(rng.uniform(0.0, 0.5)), "grad_clip": sig(loguniform(rng, 0.1, 10.0))}
+            train_charlm(torch, writer, c, i, corpus, hidden, batches_per_step)
+            progress(i, limit)
+    return build
+
+
+def synthetic_classes(seed):
+    """A synthetic task of 4 classes (6,000 samples), split and standardised."""
+    x, y = make_classification(n_samples=6000, n_features=20, n_informative=10, n_redundant=4,
+                               n_classes=4, flip_y=0.03, class_sep=1.0, random_state=seed)
+    return scaled_split(x, y, seed % 1000, stratify=y)
+
+
+def mlp_depth(layers):
+    """MLPClassifier on a synthetic task of 4 classes with `layers` hidden layers of the
+    configuration's width (one, and three: the net 3x as deep)."""
+    def build(writer, limit):
+        x_train, x_val, y_train, y_val = synthetic_classes(20261219)
+        classes = np.unique(y_train)
+        rng = np.random.default_rng(20261219)
+        writer.writerow(["lr", "alpha", "hidden", "batch_size", "solver", "activation", "step", "val_loss",
+                         "step_seconds"])
+        for i in range(limit):
+            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+                 "hidden": lograndint(rng, 8, 129), "batch_size": int(rng.choice([32, 64, 128, 256])),
+                 "solver": str(rng.choice(["adam", "sgd"])), "activation": str(rng.choice(["relu", "tanh"]))}
+            model = MLPClassifier(hidden_layer_sizes=(c["hidden"],) * layers, alpha=c["alpha"],
+                                  batch_size=c["batch_size"], learning_rate_init=c["lr"], solver=c["solver"],
+                                  activation=c["activation"], momentum=0.9, random_state=i)
+            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
+            progress(i, limit)
+    return build
+
+
+def mlp_big_batch(batch_size):
+    """MLPClassifier (one hidden layer) on a synthetic task of 4 classes, every configuration
+    with minibatches of `batch_size`: 16 (small), and 1,024 (large, 64x the batch, as when a
+    run scales out to many GPUs without retuning: a few updates an epoch, so the good
+    learning rates move up)."""
+    def build(writer, limit):
+        x_train, x_val, y_train, y_val = synthetic_classes(20261220)
+        classes = np.unique(y_train)
+        rng = np.random.default_rng(20261220)
+        writer.writerow(["lr", "alpha", "hidden", "solver", "activation", "step", "val_loss", "step_seconds"])
+        for i in range(limit):
+            c = {"lr": sig(loguniform(rng, 1e-4, 1.0)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+                 "hidden": lograndint(rng, 8, 257), "solver": str(rng.choice(["adam", "sgd"])),
+                 "activation": str(rng.choice(["relu", "tanh"]))}
+            model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=batch_size,
+                                  learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                                  momentum=0.9, random_state=i)
+            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
+            progress(i, limit)
+    return build
+
+
 TUNING = os.path.join(DATA, "transfer")
 CLAIM = os.path.join(DATA, "transfer-claim")
 CLAIM_2 = os.path.join(DATA, "transfer-claim-2")
 CLAIM_3 = os.path.join(DATA, "transfer-claim-3")
+CLAIM_4 = os.path.join(DATA, "transfer-claim-4")
 PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "mlp-data": (TUNING, mlp_data("small"), mlp_data("large")),
          "gbdt-data": (TUNING, gbdt_data("small"), gbdt_data("large")),
@@ -431,7 +544,13 @@ PAIRS = {"mlp-width": (TUNING, mlp_width(32), mlp_width(128)),
          "rf-data": (CLAIM_3, rf_data("small"), rf_data("large")),
          "mlpreg-data": (CLAIM_3, mlpreg_data("small"), mlpreg_data("large")),
          "mlp-batch": (CLAIM_3, mlp_batch(32), mlp_batch(128)),
-         "hgb-noise": (CLAIM_3, hgb_noise(0.0), hgb_noise(0.4))}
+         "hgb-noise": (CLAIM_3, hgb_noise(0.0), hgb_noise(0.4)),
+         "cnn-width": (CLAIM_4, cnn(8), cnn(32)),
+         "charlm-width": (CLAIM_4, charlm_width(16), charlm_width(64)),
+         "mlp-depth": (CLAIM_4, mlp_depth(1), mlp_depth(3)),
+         "mlp-big-batch": (CLAIM_4, mlp_big_batch(16), mlp_big_batch(1024)),
+         "cnn-data": (CLAIM_4, cnn(16, share=0.25), cnn(16)),
+         "cnn-shift": (CLAIM_4, cnn(16), cnn(16, input_scale=30.0))}
 
 
 def main():

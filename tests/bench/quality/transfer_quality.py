@@ -172,7 +172,11 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, eager promotion, trusted 16, trust check lesson from rung 0",
            # C20 with fewer earlier best started as they were at 8 workers (a look, not a rule)
            "recommended, prior exact 4 check, eager promotion, trusted 4, trust check lesson from rung 0",
-           "recommended, prior exact 2 check, eager promotion, trusted 2, trust check lesson from rung 0")
+           "recommended, prior exact 2 check, eager promotion, trusted 2, trust check lesson from rung 0",
+           # C20 with no share of draws from the region past the check's own (a look: how much
+           # a prior share that the lesson cuts at once could gain where the lesson is wrong)
+           "recommended, prior share 0 check, eager promotion, trusted 5, trust check lesson from rung 0",
+           "recommended, prior share 0 check, eager promotion, trusted 16, trust check lesson from rung 0")
 
 
 def pair_table(pair, size):
