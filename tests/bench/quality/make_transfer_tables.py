@@ -68,6 +68,26 @@ prior's first wave began to follow the workers:
                   a step) on a synthetic task of 2 classes (4,000 samples) with clean labels
                   (small) and with 40 % of them drawn at random (large): 200 x 25 steps
 
+The fourth claim pairs (tests/bench/data/transfer-claim-4/), recorded 2026-12-05 after the
+prior's trust began to ask the earlier study (C20):
+
+  cnn-width       a torch CNN (1 to 3 convolutions, SGD with momentum) on the digits as 8x8
+                  images, 8 channels (small) and 32 (large, 4x the width): 200 x 27 epochs;
+                  6 parameters
+  charlm-width    a character language model (embedding, GRU or LSTM, read-out; 4 batches
+                  a step) on Debian's license texts, 16 units wide (small) and 64 (large, 4x
+                  the width): 200 x 27 steps; 10 parameters
+  mlp-depth       MLPClassifier on a synthetic task of 4 classes (6,000 samples), one hidden
+                  layer (small) and three of the same width (large, 3x as deep): 200 x 27
+                  epochs; 6 parameters
+  mlp-big-batch   the lesson that does not hold: MLPClassifier (one hidden layer) on
+                  another synthetic task of 4 classes, minibatches of 16 (small) and of 1,024
+                  (large, 64x the batch, as a run scaled out without retuning)
+  cnn-data, cnn-shift  the reserves of the protocol's reachability check, recorded only
+                  if a pair fails it: cnn-width's CNN with 16 channels on a quarter (small)
+                  and all (large) of the training split; the same with standardised inputs
+                  (small) and inputs 30x as large (large)
+
 Run with Debian's interpreter, one process per pair (each trains in one thread):
   /usr/bin/python3 tests/bench/quality/make_transfer_tables.py mlp-width [--limit N] [--out DIR]
 """

@@ -54,13 +54,17 @@ Printed, per pair and worker count: each method's median virtual time to the lar
 table's targets T1 and T2 (its configurations' 2nd and 10th percentile best values) with
 quartiles, and the prior's paired speed-ups over the others with bootstrap 95 %
 intervals (a seed that never reaches a target counts as infinite). mlp-shift, rff-shift,
-rff-cancer-shift, mlpreg-target and hgb-noise are the pairs whose lesson does not hold. The
+rff-cancer-shift, mlpreg-target, hgb-noise, mlp-big-batch and cnn-shift are the pairs whose
+lesson does not hold. The
 four tuning pairs (transfer/) run unless --pairs names others: rff-cancer-shift (transfer/, a
 tuning pair recorded after the claim pairs ran), the four claim pairs (transfer-claim/),
 recorded after the prior's setting was fixed, the four second claim pairs
-(transfer-claim-2/), recorded after the prior's checks became its defaults, or the four
+(transfer-claim-2/), recorded after the prior's checks became its defaults, the four
 third claim pairs (transfer-claim-3/), recorded after its first wave began to follow the
-workers.
+workers, or the fourth claim pairs (transfer-claim-4/), recorded after its trust began to
+ask the earlier study (cnn-data and cnn-shift, their reserves, only where the reachability
+check of search-quality.md's protocol calls for them). Each method's row says in how many
+seeds it reached each target.
 
 Then, per worker count, issue #64 item 2's bar in pooled form (pooled_score.py): the
 prior's geometric-mean speed-up over each other method across the cells (pair x {T1, T2})
@@ -106,8 +110,12 @@ CLAIM_PAIRS = ("rff-width", "multigrid-grid", "hgb-data", "rff-shift")  # record
 SECOND_CLAIM_PAIRS = ("linear-data", "mlpreg-width", "hgb-class-data", "mlpreg-target")
 # Recorded after the prior's first wave began to follow the workers: transfer-claim-3/
 THIRD_CLAIM_PAIRS = ("rf-data", "mlpreg-data", "mlp-batch", "hgb-noise")
-ALL_PAIRS = PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS
-WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target", "hgb-noise")
+# Recorded after the prior's trust began to ask the earlier study (C20): transfer-claim-4/,
+# the last two the reserves of its reachability check
+FOURTH_CLAIM_PAIRS = ("cnn-width", "charlm-width", "mlp-depth", "mlp-big-batch", "cnn-data", "cnn-shift")
+ALL_PAIRS = PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS + FOURTH_CLAIM_PAIRS
+WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target", "hgb-noise", "mlp-big-batch",
+                 "cnn-shift")
 NO_PRIOR = "recommended"
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 NO_PRIOR_DRAWS = 4000  # random first waves behind a cell's no-prior bound, as hpo_quality.py draws
@@ -182,7 +190,8 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
 def pair_table(pair, size):
     """The small or large table of a pair, from the tuning or the claim pairs' folder."""
     folder = ("transfer-claim" if pair in CLAIM_PAIRS else "transfer-claim-2" if pair in SECOND_CLAIM_PAIRS
-              else "transfer-claim-3" if pair in THIRD_CLAIM_PAIRS else "transfer")
+              else "transfer-claim-3" if pair in THIRD_CLAIM_PAIRS
+              else "transfer-claim-4" if pair in FOURTH_CLAIM_PAIRS else "transfer")
     return Table(f"{folder}/{pair}-{size}")
 
 
@@ -309,14 +318,15 @@ def report(pair, workers, runs, large, methods, mine):
     print(f"\n### {pair} at {workers} workers (large table: T1 = {large.targets[0]:.4g}, "
           f"T2 = {large.targets[1]:.4g}; floors {floors[0]:.3g} s and {floors[1]:.3g} s; "
           f"no-prior bounds {bounds[0]:.3g} s and {bounds[1]:.3g} s)\n")
-    print("| method | T1 median [quartiles] | T2 median [quartiles] |")
-    print("|---|---|---|")
+    print("| method | T1 median [quartiles] | T2 median [quartiles] | seeds reaching T1 / T2 |")
+    print("|---|---|---|---|")
     for method in methods:
         cells = []
         for i in range(2):
             q25, median, q75 = quartiles([r.times[i] for r in runs[method]])
             cells.append(f"{text(median)} [{text(q25)}, {text(q75)}]")
-        print(f"| {method} | {cells[0]} | {cells[1]} |")
+        reached = [sum(r.times[i] is not None for r in runs[method]) for i in range(2)]
+        print(f"| {method} | {cells[0]} | {cells[1]} | {reached[0]} / {reached[1]} of {len(runs[method])} |")
     ours = runs[mine]
     seeds = sorted(r.seed for r in ours)
     print(f"\n| {mine}: speed-up over | T1 [95% CI] | T2 [95% CI] |")
