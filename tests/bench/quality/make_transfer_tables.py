@@ -399,22 +399,27 @@ def mlp_batch(batch_size):
     """MLPClassifier on a synthetic task of 4 classes, every configuration with minibatches
     of `batch_size`."""
     def build(writer, limit):
-        x, y = make_classification(n_samples=6000, n_features=20, n_informative=10, n_redundant=4,
-                                   n_classes=4, flip_y=0.03, class_sep=1.0, random_state=20261215)
-        x_train, x_val, y_train, y_val = scaled_split(x, y, 15, stratify=y)
-        classes = np.unique(y)
-        rng = np.random.default_rng(20261215)
-        writer.writerow(["lr", "alpha", "hidden", "solver", "activation", "step", "val_loss", "step_seconds"])
-        for i in range(limit):
-            c = {"lr": sig(loguniform(rng, 1e-4, 0.3)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
-                 "hidden": lograndint(rng, 8, 257), "solver": str(rng.choice(["adam", "sgd"])),
-                 "activation": str(rng.choice(["relu", "tanh"]))}
-            model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=batch_size,
-                                  learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
-                                  momentum=0.9, random_state=i)
-            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
-            progress(i, limit)
+        train_fixed_batch_mlp(writer, limit, synthetic_classes(20261215, split_seed=15), 20261215, batch_size,
+                              lr_high=0.3)
     return build
+
+
+def train_fixed_batch_mlp(writer, limit, data, seed, batch_size, lr_high):
+    """`limit` MLPClassifiers (one hidden layer) drawn with `seed`, learning rates up to
+    `lr_high`, each trained on `data` with minibatches of `batch_size`."""
+    x_train, x_val, y_train, y_val = data
+    classes = np.unique(y_train)
+    rng = np.random.default_rng(seed)
+    writer.writerow(["lr", "alpha", "hidden", "solver", "activation", "step", "val_loss", "step_seconds"])
+    for i in range(limit):
+        c = {"lr": sig(loguniform(rng, 1e-4, lr_high)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
+             "hidden": lograndint(rng, 8, 257), "solver": str(rng.choice(["adam", "sgd"])),
+             "activation": str(rng.choice(["relu", "tanh"]))}
+        model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=batch_size,
+                              learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
+                              momentum=0.9, random_state=i)
+        write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
+        progress(i, limit)
 
 
 def hgb_noise(label_noise):
@@ -493,11 +498,12 @@ def charlm_width(hidden, batches_per_step=4):
     return build
 
 
-def synthetic_classes(seed):
-    """A synthetic task of 4 classes (6,000 samples), split and standardised."""
+def synthetic_classes(seed, split_seed=None):
+    """A synthetic task of 4 classes (6,000 samples), split (by `split_seed`, or seed's last
+    three digits) and standardised."""
     x, y = make_classification(n_samples=6000, n_features=20, n_informative=10, n_redundant=4,
                                n_classes=4, flip_y=0.03, class_sep=1.0, random_state=seed)
-    return scaled_split(x, y, seed % 1000, stratify=y)
+    return scaled_split(x, y, seed % 1000 if split_seed is None else split_seed, stratify=y)
 
 
 def mlp_depth(layers):
@@ -527,19 +533,7 @@ def mlp_big_batch(batch_size):
     run scales out to many GPUs without retuning: a few updates an epoch, so the good
     learning rates move up)."""
     def build(writer, limit):
-        x_train, x_val, y_train, y_val = synthetic_classes(20261220)
-        classes = np.unique(y_train)
-        rng = np.random.default_rng(20261220)
-        writer.writerow(["lr", "alpha", "hidden", "solver", "activation", "step", "val_loss", "step_seconds"])
-        for i in range(limit):
-            c = {"lr": sig(loguniform(rng, 1e-4, 1.0)), "alpha": sig(loguniform(rng, 1e-6, 10.0)),
-                 "hidden": lograndint(rng, 8, 257), "solver": str(rng.choice(["adam", "sgd"])),
-                 "activation": str(rng.choice(["relu", "tanh"]))}
-            model = MLPClassifier(hidden_layer_sizes=(c["hidden"],), alpha=c["alpha"], batch_size=batch_size,
-                                  learning_rate_init=c["lr"], solver=c["solver"], activation=c["activation"],
-                                  momentum=0.9, random_state=i)
-            write_epochs(writer, c, lambda: classifier_epoch(model, x_train, x_val, y_train, y_val, classes), EPOCHS)
-            progress(i, limit)
+        train_fixed_batch_mlp(writer, limit, synthetic_classes(20261220), 20261220, batch_size, lr_high=1.0)
     return build
 
 
