@@ -4,7 +4,10 @@ report first met each target (T1, T2 as in hpo_quality.py), where its configurat
 from (a start-up draw, the sampler's random share, the model, or a sampler without a
 model: "blind") and how many trials had started before it. When most first hits are
 random draws, no sampler can make that cell much sooner; when the model's suggestions
-make them, the cell measures the model.
+make them, the cell measures the model. "First wave holds one": the share of seeds whose
+first `workers` trials include a configuration whose recorded curve reaches the target
+(had it trained far enough): how much of a cell is the first wave's luck, which no sampler
+without a prior can change and a prior's first wave trades (issue #64).
 
 Where the time to the target went, as shares of it (means over the seeds, so they add up
 to 100 %): before the trial that met it started (proposing it), while it waited paused
@@ -70,8 +73,18 @@ def paused_before(events, kinds, trial, time):
     return paused
 
 
+def curve_best(table, row):
+    """The best value a table's configuration reports over its recorded curves (NaN if none is finite)."""
+    values = np.concatenate([v for _, v, _ in table.curves[row]])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return np.nan
+    return float(values.min() if table.mode == "min" else values.max())
+
+
 def first_hit(task):
-    """(seed, [per target: None or its FirstHit])."""
+    """(seed, [per target: (None or its FirstHit, whether the first wave holds a configuration
+    whose curve reaches it)])."""
     binary, table, variant, seed, workers, budget, work = task
     folder = os.path.join(work, f"{table.name}-{workers}-{seed}")
     os.makedirs(folder, exist_ok=True)
@@ -87,20 +100,24 @@ def first_hit(task):
         names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
         events = f["events"][: int(commit["events"])]
         kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
+    first_wave = [quality_runs.config_row(table, c) for c in
+                  quality_runs.trial_configs(np.sort(trials, order="id")[:workers], table.params)]
     hits = []
     for target in table.targets:
+        holds = any(table.reached(best, target) for best in (curve_best(table, row) for row in first_wave)
+                    if not np.isnan(best))
         reached = [row for row in metrics if not np.isnan(row[table.metric])
                    and table.reached(float(row[table.metric]), target)]
         if not reached:
-            hits.append(None)
+            hits.append((None, holds))
             continue
         row = reached[0]
         trial = trials[trials["id"] == row["trial"]][0]
         before = trials[trials["start_time"] <= row["time"]]
         model_share = float(np.mean([names[o] == "model" for o in before["origin"]]))
-        hits.append(FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
-                             float(row["time"]), float(trial["start_time"]),
-                             paused_before(events, kinds, row["trial"], float(row["time"]))))
+        hits.append((FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
+                              float(row["time"]), float(trial["start_time"]),
+                              paused_before(events, kinds, row["trial"], float(row["time"]))), holds))
     return seed, hits
 
 
@@ -132,8 +149,8 @@ def main():
           "[quartiles], and the model's share of those trials")
     print()
     print("| table | workers | target | reached | startup | random | model | blind | trials started | model's share of them "
-          "| time to it | before it started | paused | training |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| time to it | before it started | paused | training | first wave holds one |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
             table = quality_runs.Table(name)
@@ -143,7 +160,8 @@ def main():
                          for seed in range(args.seeds)]
                 results = sorted(pool.map(first_hit, tasks))
                 for t in range(len(table.targets)):
-                    hits = [h[t] for _, h in results if h[t] is not None]
+                    hits = [h[t][0] for _, h in results if h[t][0] is not None]
+                    holds = np.mean([h[t][1] for _, h in results])
                     shares = {o: sum(h.origin == o for h in hits) / max(len(hits), 1) for o in ORIGINS}
                     started = [h.started for h in hits]
                     q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
@@ -154,7 +172,7 @@ def main():
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
                           f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
-                          f"{shares_of_time} |", flush=True)
+                          f"{shares_of_time} | {holds:.0%} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -184,7 +184,18 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            # C20 with no share of draws from the region past the check's own (a look: how much
            # a prior share that the lesson cuts at once could gain where the lesson is wrong)
            "recommended, prior share 0 check, eager promotion, trusted 5, trust check lesson from rung 0",
-           "recommended, prior share 0 check, eager promotion, trusted 16, trust check lesson from rung 0")
+           "recommended, prior share 0 check, eager promotion, trusted 16, trust check lesson from rung 0",
+           # C20 with a first wave of the whole space past the exact five at 8 workers (a look:
+           # prior_startup 5, so the check's draws are all uniform), with and without the
+           # region's share of the model's candidates
+           "recommended, prior startup 5 check, eager promotion, trusted 5, trust check lesson from rung 0",
+           "recommended, prior share 0 startup 5 check, eager promotion, trusted 5, trust check lesson from rung 0",
+           # C20 without eager promotion (the trust runs the earlier best on as eager promotion did)
+           "recommended, prior check, trusted 5, trust check lesson from rung 0",
+           "recommended, prior check, trusted 16, trust check lesson from rung 0",
+           # C20 with fewer earlier best and the rest of the first wave uniform at 8 workers
+           "recommended, prior exact 2 startup 2 check, eager promotion, trusted 2, trust check lesson from rung 0",
+           "recommended, prior exact 3 startup 3 check, eager promotion, trusted 3, trust check lesson from rung 0")
 
 
 def pair_table(pair, size):
