@@ -192,7 +192,6 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior share 0 startup 5 check, eager promotion, trusted 5, trust check lesson from rung 0",
            # C20 without eager promotion (the trust runs the earlier best on as eager promotion did)
            "recommended, prior check, trusted 5, trust check lesson from rung 0",
-           "recommended, prior check, trusted 16, trust check lesson from rung 0",
            # C20 with fewer earlier best and the rest of the first wave uniform at 8 workers
            "recommended, prior exact 2 startup 2 check, eager promotion, trusted 2, trust check lesson from rung 0",
            "recommended, prior exact 3 startup 3 check, eager promotion, trusted 3, trust check lesson from rung 0")
