@@ -28,6 +28,7 @@ as they were and the draws from its region, count as "startup"):
 """
 import argparse
 import functools
+import math
 import multiprocessing
 import os
 import tempfile
@@ -38,6 +39,7 @@ import numpy as np
 
 import hpo_quality
 import quality_runs
+import target_floors
 import transfer_quality
 
 ORIGINS = ("startup", "random", "model", "enqueued", "blind")
@@ -73,15 +75,6 @@ def paused_before(events, kinds, trial, time):
     return paused
 
 
-def curve_best(table, row):
-    """The best value a table's configuration reports over its recorded curves (NaN if none is finite)."""
-    values = np.concatenate([v for _, v, _ in table.curves[row]])
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return np.nan
-    return float(values.min() if table.mode == "min" else values.max())
-
-
 def first_hit(task):
     """(seed, [per target: (None or its FirstHit, whether the first wave holds a configuration
     whose curve reaches it)])."""
@@ -104,8 +97,8 @@ def first_hit(task):
                   quality_runs.trial_configs(np.sort(trials, order="id")[:workers], table.params)]
     hits = []
     for target in table.targets:
-        holds = any(table.reached(best, target) for best in (curve_best(table, row) for row in first_wave)
-                    if not np.isnan(best))
+        holds = any(target_floors.time_to_target(table, target, values, seconds) < math.inf
+                    for row in first_wave for _, values, seconds in table.curves[row])
         reached = [row for row in metrics if not np.isnan(row[table.metric])
                    and table.reached(float(row[table.metric]), target)]
         if not reached:

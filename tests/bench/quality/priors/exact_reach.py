@@ -48,12 +48,13 @@ def earlier_rows(binary, pair, workers, work, seed):
 def report(pair, workers, seeds, counts, binary, pool, work):
     large = tq.pair_table(pair, "large")
     per_seed = pool.map(functools.partial(earlier_rows, binary, pair, workers, work), range(seeds))
+    times = [alone_times(large, rows) for rows in per_seed]  # [seed][target][earlier best]
     cells = []
     for t, target in enumerate(large.targets):
         floor = target_floors.times_to_target(large, target)
         row = [f"{pair} | T{t + 1} = {target:.4g} | {floor[0]:.3g}" if floor else f"{pair} | T{t + 1} | -"]
         for k in counts:
-            best = [min(alone_times(large, rows[:k])[t], default=math.inf) for rows in per_seed]
+            best = [min(seed_times[t][:k], default=math.inf) for seed_times in times]
             median = float(np.median(best))
             reached = np.mean([b < math.inf for b in best])
             row.append(f"{'-' if math.isinf(median) else f'{median:.3g}'} ({reached:.0%})")
