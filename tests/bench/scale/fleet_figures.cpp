@@ -6,13 +6,17 @@
 #include <map>
 
 namespace slurmtune::fleet {
+namespace {
 
+// The p-quantile q of `values` (reordered in place); 0 when there are none.
 double percentile(std::vector<float>& values, double q) {
   if (values.empty()) return 0;
   const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
   std::nth_element(values.begin(), values.begin() + static_cast<long>(at), values.end());
   return values[at];
 }
+
+}  // namespace
 
 void write_figures(Figures& figures, std::size_t nodes, const std::string& path) {
   std::vector<float> steady;

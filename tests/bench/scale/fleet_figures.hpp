@@ -37,9 +37,6 @@ struct Figures {
   std::vector<Clock::time_point> socket_sent_at;  // when each of those reports left
 };
 
-/// The p-quantile q of `values` (reordered in place); 0 when there are none.
-double percentile(std::vector<float>& values, double q);
-
 /// One JSON line of this part's figures to `path`: round trips overall, in the steady
 /// state, by the kind of decision and by 10 s window, the part outside the fleet, and the
 /// fleet's own lag (fleet.cpp's header names each).

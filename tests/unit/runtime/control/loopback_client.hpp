@@ -20,14 +20,20 @@
 
 namespace slurmtune::testing {
 
-// A connection to the server's port on loopback (replies time out after 2 s).
-inline protocol::UniqueFd connect_to(std::uint16_t port) {
-  protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+// Connects a socket made by the caller (options that must precede the connection set) to
+// the server's port on loopback.
+inline void connect_loopback(int fd, std::uint16_t port) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+}
+
+// A connection to the server's port on loopback (replies time out after 2 s).
+inline protocol::UniqueFd connect_to(std::uint16_t port) {
+  protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
+  connect_loopback(fd.get(), port);
   timeval timeout{2, 0};
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   return fd;

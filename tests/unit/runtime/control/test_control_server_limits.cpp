@@ -1,9 +1,7 @@
 #define BOOST_TEST_MODULE runtime_control_server_limits
 // What bounds each peer of the control server: connections without HELLO, connections
 // in all, a client that never reads, descriptors running out, and the log of refusals.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -17,6 +15,7 @@
 
 using namespace slurmtune;
 using namespace slurmtune::runtime;
+using slurmtune::testing::connect_loopback;
 using slurmtune::testing::connect_to;
 using slurmtune::testing::exchange_on;
 using Fixture = slurmtune::testing::ControlServerFixture;
@@ -58,11 +57,7 @@ BOOST_FIXTURE_TEST_CASE(a_client_that_never_reads_its_replies_is_closed, Fixture
   protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
   const int small = 4096;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(server.port());
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  connect_loopback(fd.get(), server.port());
   pump();
   BOOST_TEST((exchange(fd.get(), hello()).first.at(0).type == protocol::MessageType::Welcome));
   const std::string report =
@@ -199,11 +194,7 @@ struct PatientFixture : Fixture {
   protocol::UniqueFd dial() {
     protocol::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));
     if (!fd) return fd;
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server.port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    connect_loopback(fd.get(), server.port());
     return fd;
   }
 };
