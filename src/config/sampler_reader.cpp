@@ -193,7 +193,7 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
     // How MOBSTER uses a prior: keys that mean nothing without one.
     if (spec.prior_files.empty())
       for (const std::string_view key :
-           {"prior_share", "prior_exact", "prior_startup", "prior_check"})
+           {"prior_share", "prior_exact", "prior_startup", "prior_check", "prior_model"})
         if (reader.has(key)) reader.fail(key, "needs prior (the results files of earlier studies)");
     if (reader.has("prior_share"))
       read_in_range(reader, "prior_share", spec.mobster.prior_share, 0, 1, "in [0, 1]");
@@ -215,6 +215,11 @@ void read_sampler(TableReader reader, const toml::node* present, core::SamplerSp
       read_flag(reader, "prior_check", spec.mobster.prior_check);
     else if (!spec.prior_files.empty())
       spec.mobster.prior_check = true;  // the default with a prior since 2026-12-04 (issue #64)
+    read_flag(reader, "prior_model", spec.mobster.prior_model);
+    if (spec.mobster.prior_model && spec.mobster.surrogate != core::Surrogate::GaussianProcess)
+      reader.fail("prior_model",
+                  "puts the earlier studies' observations into the Gaussian process as another "
+                  "task; it goes with surrogate = \"gp\"");
   }
   reader.finish();
 }

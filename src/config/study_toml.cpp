@@ -193,6 +193,7 @@ toml::table sampler_table(const core::SamplerSpec& s) {
       t.insert("prior_startup", static_cast<std::int64_t>(*s.mobster.prior_startup));
     // Always written since it became the default: absent, it was off (older results files).
     t.insert("prior_check", s.mobster.prior_check);
+    t.insert("prior_model", s.mobster.prior_model);  // absent: off (older results files)
   }
   return t;
 }

@@ -110,12 +110,14 @@ def scenario_prior_resume(runner, args):
     the configurations and decisions of an uninterrupted run, every start-up (STARTUP, fewer
     than prior_exact's 5) one of the earlier study's best as they were and trusted
     (trusted_trials follows prior_exact since C18), the first two of them training to max_t
-    unpaused while others stop short, and replay suggests and decides as the run did."""
+    unpaused while others stop short, and replay suggests and decides as the run did. With
+    prior_model, so that the model's picks after the start-ups, which the earlier study's
+    observations move, are resumed too."""
     earlier = os.path.join(runner.workdir, "earlier.h5")
     out = subprocess.run([args.slurmtune, "simulate", sampler_study(runner, "mobster"), "-o", earlier,
                           "-q", "--max-trials", "30"], capture_output=True, text=True)
     expect(out.returncode == 0, "the earlier study failed:\n" + out.stderr)
-    options = dict(SAMPLER_OPTIONS_OF_MOBSTER, prior=[earlier])
+    options = dict(SAMPLER_OPTIONS_OF_MOBSTER, prior=[earlier], prior_model=True)
     promotion = {"type": "asha_promotion", "grace_period": 1, "reduction_factor": 3}
     resume_scenario(runner, "mobster", options, promotion)
     with h5py.File(earlier, "r") as f:

@@ -65,6 +65,9 @@ void print_model_picks(std::ostream& out, const core::StudySpec& study) {
                 : "");
   if (random_share > 0) out << ", then a share of " << random_share << " drawn at random";
   out << ")\n";
+  if (sampler.mobster.prior_model)
+    out << "# sampler mobster: the model sees the earlier studies' observations as another task "
+           "(prior_model) and learns how far they carry over\n";
   if (picks == 0)
     out << "# warning: with max_trials = " << total
         << " the model never picks: this study is random search; raise max_trials or "

@@ -130,6 +130,14 @@ struct MobsterOptions {
   /// of candidates) is prior_share times how far the prior's half beats the other
   /// (gp/mobster_suggester.hpp, prior_share_now). false: prior_share throughout.
   bool prior_check = false;
+  /// With `[sampler] prior`: the earlier studies' judged observations enter the Gaussian
+  /// process as another task (prior_task.cpp): one more input, 0 for an earlier trial's
+  /// rows and 1 for this study's, whose length scale the fit learns with the others. A
+  /// long one says the earlier landscape carries over and the model's first picks follow
+  /// it; a short one makes the tasks nearly independent, as without the rows. Each task's
+  /// targets are standardised apart (another size has other values everywhere). At most
+  /// max_fit_observations of the earlier rows, chosen as a model's own (observation_choice).
+  bool prior_model = false;
   /// The resource of a full run ([scheduler] max_t, set by the study reader): the
   /// resource enters the model as log(1 + r) / log(1 + max_resource).
   double max_resource = 0;

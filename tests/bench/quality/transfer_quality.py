@@ -21,6 +21,9 @@ its own seed, the small table's whole budget), and then on the large table:
   recommended, prior [...] check, eager promotion
                            the same with prior_check = true: the prior's share follows how its
                            check draws fare at the first rung against uniform ones
+  recommended, prior [...] model, [...]
+                           the same with prior_model = true: the earlier study's observations
+                           enter the GP as another task, whose correlation the fit learns
   recommended, prior, eager promotion, trusted
                            the same with [scheduler] trusted_trials = prior_exact: the earlier
                            best, started as they were, run to max_t without pausing (a prior's
@@ -194,7 +197,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check, trusted 5, trust check lesson from rung 0",
            # C20 with fewer earlier best and the rest of the first wave uniform at 8 workers
            "recommended, prior exact 2 startup 2 check, eager promotion, trusted 2, trust check lesson from rung 0",
-           "recommended, prior exact 3 startup 3 check, eager promotion, trusted 3, trust check lesson from rung 0")
+           "recommended, prior exact 3 startup 3 check, eager promotion, trusted 3, trust check lesson from rung 0",
+           # C20 with the earlier study's observations in the GP as another task (prior_model)
+           "recommended, prior check model, eager promotion, trusted 5, trust check lesson from rung 0",
+           "recommended, prior check model, eager promotion, trusted 16, trust check lesson from rung 0")
 
 
 def pair_table(pair, size):
@@ -256,6 +262,9 @@ def slurmtune_variant(method, earlier):
         # check: the prior's share follows its first-rung results (a prior's default since
         # 2026-12-04; set either way, so that every method keeps the meaning it was run with)
         options["prior_check"] = bool(re.search(r"prior[^,]* check\b", method))
+        # model: the earlier study's observations in the GP as another task (prior_model)
+        if re.search(r"prior[^,]* model\b", method):
+            options["prior_model"] = True
     if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
         options["prior_share"] = 0.5
     if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`[sampler] prior` from the command line's side: validate reports what each earlier
 results file gives, refuses what cannot serve as a prior (another sampler than mobster,
-prior_share, prior_exact, prior_startup or prior_check without prior, another metric, not a results file)
+prior_share, prior_exact, prior_startup, prior_check or prior_model without prior, prior_model with a
+random forest, another metric, not a results file)
 naming the key and the file, a mobster study with a prior starts with the earlier study's best configurations,
 its start-up trials lie near them, and replay, given the same files, suggests what the
 study did, with prior_check too. With asha_promotion the earlier best started as they
@@ -204,6 +205,30 @@ def check_older_file_resumes(d, table):
     expect_in(out, "20/20 started")
 
 
+def check_model(d, table):
+    """prior_model: the earlier study's observations in the model as another task. validate
+    says so and the results file records it; the study's model picks differ from the same
+    study's without it (the earlier rows move the model), and replay, given the same prior,
+    suggests what the study did."""
+    picks = {}
+    for on in (True, False):
+        name = "model-" + ("on" if on else "off")
+        study = write(d, name, sampler="mobster", seed=7, trials=20,
+                      sampler_table=table.format("past.h5") + f"prior_model = {'true' if on else 'false'}\n")
+        h5 = os.path.join(d, name + ".h5")
+        run("simulate", study, "-o", h5, "-q")
+        picks[on] = configurations(h5)
+        if on:
+            report = run("validate", study)
+            expect_in(report, "prior_model = true")
+            expect_in(report, "the model sees the earlier studies' observations as another task (prior_model)")
+            expect_in(resolved_study(h5), "prior_model = true\n")
+            replays_all(study, h5, 4)
+    # The start-ups (n_startup_trials = 8) are the prior's either way; the model's picks are not.
+    assert all(picks[True][t] == picks[False][t] for t in range(8)), picks
+    assert any(picks[True][t] != picks[False][t] for t in range(8, 20)), picks
+
+
 def replays_all(study, h5, trials_at_once):
     """`replay` of the study's exported log decides as the study did, all 20 reports."""
     replayed = subprocess.run([BINARY, "replay", study, "-", "--trials-at-once", str(trials_at_once)],
@@ -280,6 +305,11 @@ def main():
                  "[sampler] prior_startup: needs prior"),
                 ("check", "mobster", "\n[sampler]\nprior_check = true\n",
                  "[sampler] prior_check: needs prior"),
+                ("model", "mobster", "\n[sampler]\nprior_model = true\n",
+                 "[sampler] prior_model: needs prior"),
+                ("model-forest", "mobster", table.format("past.h5") + 'prior_model = true\nsurrogate = "random-forest"\n',
+                 "[sampler] prior_model: puts the earlier studies' observations into the Gaussian process as "
+                 'another task; it goes with surrogate = "gp"'),
                 ("acc", "mobster", table.format("acc.h5"),
                  "[sampler] prior: %s optimizes acc (max), this study loss (min)" % os.path.join(d, "acc.h5")),
                 ("junk", "mobster", table.format("junk.h5"), "[sampler] prior: "),
@@ -322,14 +352,16 @@ def main():
         check_older_file_resumes(d, table)
         check_wide_first_wave(d, table, earlier)
         waived = check_lesson(d, table)
-    print("prior: validate reports the file and refuses 10 kinds of bad input by key and file; a "
+        check_model(d, table)
+    print("prior: validate reports the file and refuses 12 kinds of bad input by key and file; a "
           "mobster study with a prior starts with the earlier best five (two with prior_exact = 2); replay matches "
           "all 20, with prior_check off too, and refuses to guess the trials at once; with asha_promotion the "
           "earlier best five were trusted (16 at 32 workers) and the best two ran to max_t, "
           f"while {paused} later trials stopped short, and replay matches all 20; a file written before "
           "the defaults of 2026-12-04 resumes with its own; 12 workers start the earlier best 6, and a resume "
           f"keeps them; the lesson waiver kept the trust of trusted trials {waived} to max_t where the rank "
-          "alone paused them, and replay matches all 20")
+          "alone paused them, and replay matches all 20; with prior_model the model's picks move and "
+          "replay matches all 20")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ std::size_t MobsterSuggester::ladder_point(std::size_t n, double growth) {
 gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
                                    Standardisation* scale) const {
   gp::Data data;
-  data.dims = encoder_.dims() + 1;
+  data.dims = model_dims();
   // A diverged trial's NaN or infinite metric counts as the worst finite value seen.
   double worst = INFINITY;
   for (const auto i : chosen)
@@ -46,9 +46,7 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
   if (!std::isfinite(worst)) worst = 0;
   for (const auto i : chosen) {
     const auto& o = observations_[i];
-    const auto& features = trials_[o.trial].features;
-    data.inputs.insert(data.inputs.end(), features.begin(), features.end());
-    data.inputs.push_back(resource_feature(o.resource));
+    append_row(trials_[o.trial].features, o.resource, data.inputs);
     data.targets.push_back(std::isfinite(o.score) ? o.score : worst);
   }
   // Values near the largest doubles (a trial may report 1e300) are scaled down first, so
@@ -62,6 +60,12 @@ gp::Data MobsterSuggester::data_of(const std::vector<std::size_t>& chosen,
   gp::ScaledTargets scaled = gp::scale_targets(options_.target_transform, data.targets);
   data.targets = std::move(scaled.values);
   if (scale) *scale = Standardisation{std::move(scaled.scale), unit};
+  // prior_model: the earlier task's rows after this study's (whose indices callers use).
+  if (prior_task_) {
+    data.inputs.insert(data.inputs.end(), prior_task_->inputs.begin(), prior_task_->inputs.end());
+    data.targets.insert(data.targets.end(), prior_task_->targets.begin(),
+                        prior_task_->targets.end());
+  }
   return data;
 }
 
@@ -175,7 +179,6 @@ MobsterSuggester::ModelView MobsterSuggester::model_view(const std::vector<std::
                                                          TrialId trial) {
   Standardisation scale;
   gp::Data data = data_of(chosen, &scale);
-  const double first_feature = resource_feature(first);
 
   // The incumbent at each resource (the best standardised score there), and the best
   // trials at the first one (perturbation centres).
@@ -187,7 +190,9 @@ MobsterSuggester::ModelView MobsterSuggester::model_view(const std::vector<std::
     if (!fresh) it->second = std::max(it->second, data.targets[k]);
     if (o.resource == first) at_first.emplace_back(data.targets[k], o.trial);
   }
-  v.best_anywhere = *std::max_element(data.targets.begin(), data.targets.end());
+  // This study's rows only (prior_model's earlier ones follow them).
+  const auto own_end = data.targets.begin() + static_cast<std::ptrdiff_t>(chosen.size());
+  v.best_anywhere = *std::max_element(data.targets.begin(), own_end);
   std::stable_sort(at_first.begin(), at_first.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t k = 0; k < at_first.size() && k < kLocalCentres; ++k)
@@ -198,16 +203,13 @@ MobsterSuggester::ModelView MobsterSuggester::model_view(const std::vector<std::
   // under it they land on the observations' mean instead (Ginsbourger et al.'s constant
   // liar), below the model's belief around a promising pending trial.
   std::vector<double> pending;
-  for (const TrialId t : fantasies) {
-    const auto& features = trials_[t].features;
-    pending.insert(pending.end(), features.begin(), features.end());
-    pending.push_back(first_feature);
-  }
+  for (const TrialId t : fantasies)
+    append_row(trials_[t].features, first, pending);
   // Thompson draws spread a wave of free workers by their randomness alone.
   if (!pending.empty() && options_.acquisition != Acquisition::Thompson) {
     if (options_.acquisition == Acquisition::Mean) {
-      const double lie = std::accumulate(data.targets.begin(), data.targets.end(), 0.0) /
-                         static_cast<double>(data.targets.size());
+      const double lie =
+          std::accumulate(data.targets.begin(), own_end, 0.0) / static_cast<double>(chosen.size());
       data.targets.resize(data.targets.size() + pending.size() / data.dims, lie);
     } else {
       for (const auto& p : v.posterior->predict(pending))

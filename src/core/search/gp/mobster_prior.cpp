@@ -1,12 +1,18 @@
 // MobsterSuggester's use of `[sampler] prior` (issue #64): which start-ups the earlier
-// studies' region draws, and how large its share is now (prior_check). Apart from
-// mobster_suggester.cpp, which holds the model's fit, acquisition and state.
+// studies' region draws, how large its share is now (prior_check), and the earlier
+// studies' rows in the model (prior_model). Apart from mobster_suggester.cpp, which holds
+// the model's fit, acquisition and state.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "core/random.hpp"
 #include "core/search/gp/mobster_suggester.hpp"
+#include "core/search/gp/observation_choice.hpp"
+#include "core/search/gp/target_transform.hpp"
 #include "core/search/gp/unit_draws.hpp"
 
 namespace slurmtune::core {
@@ -57,6 +63,59 @@ double MobsterSuggester::prior_share_now() const {
       wins += p > u ? 1.0 : p == u ? 0.5 : 0.0;
   const double a = wins / static_cast<double>(from_prior.size() * from_space.size());
   return options_.prior_share * std::clamp((a - 0.5) / (kPriorCheckTrusted - 0.5), 0.0, 1.0);
+}
+
+gp::Data MobsterSuggester::prior_task_rows(const std::vector<PastTrial>& prior) const {
+  // Every earlier observation as this study would have made it: each rung a trial was judged
+  // at, and a completed trial's last report past its last rung (MobsterSuggester::ended).
+  struct Row {
+    const std::vector<double>* features;
+    double resource, score;
+  };
+  std::vector<std::vector<double>> features(prior.size());
+  std::vector<Row> rows;
+  std::vector<gp::RankedScore> ranked;
+  const auto add = [&](std::size_t t, double resource, double value) {
+    const double score =
+        std::isnan(value) ? -std::numeric_limits<double>::infinity() : (maximize_ ? value : -value);
+    rows.push_back({&features[t], resource, score});
+    ranked.push_back({resource, score});
+  };
+  for (std::size_t t = 0; t < prior.size(); ++t) {
+    encoder_.encode(prior[t].config, features[t]);
+    std::optional<double> judged_at;
+    for (const auto& j : prior[t].judged) {
+      add(t, j.milestone, j.value);
+      judged_at = j.milestone;
+    }
+    if (prior[t].end == TrialEnd::Completed && prior[t].last && judged_at != prior[t].last->first)
+      add(t, prior[t].last->first, prior[t].last->second);
+  }
+  // As many as a fit of this study's own may take, chosen as its own are: a bounded model
+  // however large the earlier studies were.
+  gp::Data data;
+  data.dims = model_dims();
+  double worst = std::numeric_limits<double>::infinity();
+  for (const auto& r : rows)
+    if (std::isfinite(r.score)) worst = std::min(worst, r.score);
+  if (!std::isfinite(worst)) worst = 0;
+  for (const std::size_t i :
+       gp::choose_observations(ranked, ranked.size(), options_.max_fit_observations)) {
+    data.inputs.insert(data.inputs.end(), rows[i].features->begin(), rows[i].features->end());
+    data.inputs.push_back(resource_feature(rows[i].resource));
+    data.inputs.push_back(0.0);  // the earlier task
+    data.targets.push_back(std::isfinite(rows[i].score) ? rows[i].score : worst);
+  }
+  // Standardised apart from this study's: another size has other values everywhere (and,
+  // as data_of does, values near the largest doubles scaled down first).
+  double magnitude = 0;
+  for (const double y : data.targets)
+    magnitude = std::max(magnitude, std::fabs(y));
+  if (magnitude > 1e100)
+    for (double& y : data.targets)
+      y /= magnitude;
+  data.targets = gp::scale_targets(options_.target_transform, data.targets).values;
+  return data;
 }
 
 }  // namespace slurmtune::core

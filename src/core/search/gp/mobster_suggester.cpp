@@ -99,6 +99,7 @@ MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOption
   if (options_.startup_design == StartupDesign::Sobol)
     sobol_.emplace(sampled_parameters(space_), seed_);
   if (!prior.empty()) prior_.emplace(space_, prior, maximize_);
+  if (!prior.empty() && options_.prior_model) prior_task_ = prior_task_rows(prior);
 }
 
 MobsterSuggester::TrialState& MobsterSuggester::state(TrialId trial) {
@@ -215,13 +216,22 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
   return out;
 }
 
+void MobsterSuggester::append_row(std::span<const double> features, double resource,
+                                  std::vector<double>& out) const {
+  out.insert(out.end(), features.begin(), features.end());
+  out.push_back(resource_feature(resource));
+  if (prior_task_) out.push_back(1.0);
+}
+
 void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double resource,
                                  std::vector<double>& points) const {
   points.clear();
-  points.reserve(pool.size() * (encoder_.dims() + 1));
+  points.reserve(pool.size() * model_dims());
+  std::vector<double> features;
   for (const auto& config : pool) {
-    encoder_.encode(config, points);
-    points.push_back(resource_feature(resource));
+    features.clear();
+    encoder_.encode(config, features);
+    append_row(features, resource, points);
   }
 }
 
@@ -308,17 +318,15 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
   const auto best =
       static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
-  std::vector<double> points;
-  encoder_.encode(pool[best], points);
-  points.push_back(resource_feature(first_resource));
+  std::vector<double> points, start;
+  encoder_.encode(pool[best], start);
+  append_row(start, first_resource, points);
   // A resumption: its own configuration one rung up, over that rung's incumbent.
   for (const auto& q : paused) {
     if (q.trial >= trials_.size() || !trials_[q.trial].started)
       throw UsageError("mobster: freeze_thaw asked about trial " + std::to_string(q.trial) +
                        ", which the sampler never saw start");
-    const auto& features = trials_[q.trial].features;
-    points.insert(points.end(), features.begin(), features.end());
-    points.push_back(resource_feature(q.resource));
+    append_row(trials_[q.trial].features, q.resource, points);
   }
   const auto predictions = v.posterior->predict(points);
   const auto expectation = [&](std::size_t k, double resource) {
@@ -332,12 +340,13 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
     out.resumes.push_back(expectation(k + 1, paused[k].resource));
   // What a step of each would cost: a paused trial's as measured, else as predicted from
   // the configuration (all or none: the scheduler compares like with like).
-  const std::size_t row = encoder_.dims() + 1;
+  const std::size_t row = model_dims();
+  const auto features = static_cast<std::ptrdiff_t>(encoder_.dims());
   std::vector<double> configurations;
-  for (std::size_t k = 0; k < predictions.size(); ++k)
-    configurations.insert(configurations.end(),
-                          points.begin() + static_cast<std::ptrdiff_t>(k * row),
-                          points.begin() + static_cast<std::ptrdiff_t>(k * row + row - 1));
+  for (std::size_t k = 0; k < predictions.size(); ++k) {
+    const auto at = points.begin() + static_cast<std::ptrdiff_t>(k * row);
+    configurations.insert(configurations.end(), at, at + features);
+  }
   if (const auto seconds = costs_.predicted(configurations)) {
     out.start.seconds = (*seconds)[0];
     for (std::size_t k = 0; k < paused.size(); ++k)

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "core/schedulers/continuation_model.hpp"
@@ -136,6 +137,14 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   };
 
   TrialState& state(TrialId trial);
+  /// The model's inputs a row: the configuration's, the resource's, and with prior_model
+  /// the task's (1 for this study; prior_task.cpp).
+  std::size_t model_dims() const { return encoder_.dims() + (prior_task_ ? 2 : 1); }
+  /// Appends a row of this study's: `features`, `resource`'s input, and the task's.
+  void append_row(std::span<const double> features, double resource,
+                  std::vector<double>& out) const;
+  /// prior_model: the earlier studies' rows (task input 0, targets standardised apart).
+  gp::Data prior_task_rows(const std::vector<PastTrial>& prior) const;
   void observe(TrialId trial, double resource, double value);
   double resource_feature(double resource) const;
   /// Rows (features + resource) and standardised targets of the chosen observations.
@@ -220,6 +229,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::optional<gp::PriorRegion> prior_;             // [sampler] prior
+  std::optional<gp::Data> prior_task_;               // prior_model: the earlier rows
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<MobsterObservation> observations_;     // in arrival order
   gp::ObservationChoice chosen_;                     // of observations_, max_observations
