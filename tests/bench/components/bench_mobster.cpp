@@ -6,8 +6,9 @@
 // ninth at 9), 8 trials pending. `suggest` is timed with the refit of its ladder point
 // already made (most suggestions), with MOBSTER's first-rung acquisition and with
 // Hyper-Tune's rung weighting (each suggestion scoring its own candidates, and in a
-// launch wave, MobsterOptions::wave); `refit` is the fit a suggestion pays when the
-// observations cross the next ladder point.
+// launch wave, MobsterOptions::wave, and with an earlier study's rows in the model,
+// `[sampler] prior_model`); `refit` is the fit a suggestion pays when the observations
+// cross the next ladder point.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -82,14 +83,34 @@ TrialId fill(MobsterSuggester& s, const SearchSpace& space, std::size_t observat
   return t;
 }
 
-// `wave`: MobsterOptions::wave (0: every suggestion scores candidates of its own).
-void suggest_with(benchmark::State& state, RungWeighting weighting, std::size_t wave = 0) {
+// `count` trials of an earlier study of the same space (`[sampler] prior`), judged as
+// fill() judges this study's, on a loss shifted by 1 (another size of the task).
+std::vector<PastTrial> earlier_study(const SearchSpace& space, std::size_t count) {
+  Xoshiro256 rng(11);
+  std::vector<PastTrial> past(count);
+  for (std::size_t t = 0; t < count; ++t) {
+    for (const auto& p : space.parameters())
+      past[t].config.values.push_back(p.domain.from_unit(rng.uniform01()));
+    for (const double r : {1.0, 3.0, 9.0}) {
+      if ((r == 3 && t % 3) || (r == 9 && t % 9)) break;
+      past[t].judged.push_back({r, loss(space, past[t].config, r) + 1, r});
+    }
+    past[t].end = TrialEnd::Stopped;
+  }
+  return past;
+}
+
+// `wave`: MobsterOptions::wave (0: every suggestion scores candidates of its own);
+// `prior`: an earlier study's trials, with prior_model.
+void suggest_with(benchmark::State& state, RungWeighting weighting, std::size_t wave = 0,
+                  const std::vector<PastTrial>& prior = {}) {
   const auto space = six_parameters();
   MobsterOptions options;
   options.max_resource = 27;
   options.rung_weighting = weighting;
   options.wave = wave;
-  MobsterSuggester s(space, options, false, 1);
+  options.prior_model = !prior.empty();
+  MobsterSuggester s(space, options, false, 1, prior);
   TrialId t = fill(s, space, static_cast<std::size_t>(state.range(0)),
                    static_cast<std::size_t>(state.range(1)));
   for (auto _ : state) {
@@ -113,6 +134,24 @@ void suggest_hyper_tune(benchmark::State& state) {
 // the blocks the benchmark runs through.
 void suggest_hyper_tune_wave(benchmark::State& state) {
   suggest_with(state, RungWeighting::HyperTune, MobsterOptions{}.wave);
+}
+
+// The same with `[sampler] prior` and prior_model: an earlier study of 10,000 trials (about
+// 15,000 judged rungs), of which the model takes max_fit_observations rows.
+void suggest_hyper_tune_prior_model(benchmark::State& state) {
+  static const auto past = earlier_study(six_parameters(), 10000);
+  suggest_with(state, RungWeighting::HyperTune, 0, past);
+}
+
+// What reading the earlier studies into the model costs, once, when the suggester is made.
+void prior_model_rows(benchmark::State& state) {
+  const auto space = six_parameters();
+  const auto past = earlier_study(space, static_cast<std::size_t>(state.range(0)));
+  MobsterOptions options;
+  options.max_resource = 27;
+  options.prior_model = true;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(MobsterSuggester(space, options, false, 1, past));
 }
 
 void refit(benchmark::State& state) {
@@ -151,5 +190,10 @@ BENCHMARK(suggest_hyper_tune_wave)
     ->ArgsProduct({{1000, 100000}, {512, 16384}})
     ->ArgNames({"observations", "pending"})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(suggest_hyper_tune_prior_model)
+    ->ArgsProduct({{1000, 100000}, {8, 512}})
+    ->ArgNames({"observations", "pending"})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(prior_model_rows)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 BENCHMARK(refit)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -200,7 +200,10 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior exact 3 startup 3 check, eager promotion, trusted 3, trust check lesson from rung 0",
            # C20 with the earlier study's observations in the GP as another task (prior_model)
            "recommended, prior check model, eager promotion, trusted 5, trust check lesson from rung 0",
-           "recommended, prior check model, eager promotion, trusted 16, trust check lesson from rung 0")
+           "recommended, prior check model, eager promotion, trusted 16, trust check lesson from rung 0",
+           # the earlier study's observations in the model alone: no start-up and no candidate
+           # from its region, none as they were, no trust
+           "recommended, prior share 0 exact 0 startup 0 model, trusted 0")
 
 
 def pair_table(pair, size):
