@@ -203,7 +203,11 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            "recommended, prior check model, eager promotion, trusted 16, trust check lesson from rung 0",
            # the earlier study's observations in the model alone: no start-up and no candidate
            # from its region, none as they were, no trust
-           "recommended, prior share 0 exact 0 startup 0 model, trusted 0")
+           "recommended, prior share 0 exact 0 startup 0 model, trusted 0",
+           # C20 with fewer of its earlier best trusted, or none (a look: how much of a target
+           # beyond the earlier best the trusted trials' workers cost at 8 workers)
+           "recommended, prior check, eager promotion, trusted 2, trust check lesson from rung 0",
+           "recommended, prior check, eager promotion, trusted 0")
 
 
 def pair_table(pair, size):
