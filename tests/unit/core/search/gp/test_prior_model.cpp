@@ -12,6 +12,7 @@
 #include "core/search/gp/gaussian_process.hpp"
 #include "core/search/gp/mobster_suggester.hpp"
 #include "core/state_archive_io.hpp"
+#include "unit/core/search/gp/earlier_on_line.hpp"
 #include "unit/core/search/suggester_testing.hpp"
 
 using namespace slurmtune::core;
@@ -19,21 +20,10 @@ using namespace slurmtune::testing;
 
 namespace {
 
-const SearchSpace kLine({{"x", ranged(DomainKind::Uniform, 0, 1)}});
-
-// `n` earlier trials evenly over [0, 1), each judged at rung 1 by |x - centre| + 1 (another
-// size: every value higher than this study's).
+// The earlier study of these tests: its best at `centre`, each of its values 1 higher than
+// this study's (another size of the task), judged at rung 1 only.
 std::vector<PastTrial> earlier(double centre, std::size_t n = 40) {
-  std::vector<PastTrial> past;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-    PastTrial t;
-    t.config = Configuration({ParamValue{x}});
-    t.judged.push_back({1, std::fabs(x - centre) + 1, 1});
-    t.end = TrialEnd::Stopped;
-    past.push_back(std::move(t));
-  }
-  return past;
+  return earlier_on_line(centre, n, 1.0, false);
 }
 
 // A prior that only the model uses: no start-up from its region, none as they were, no
@@ -45,10 +35,6 @@ MobsterOptions model_only(bool prior_model) {
   o.prior_exact = 0;
   o.prior_model = prior_model;
   return o;
-}
-
-double x_of(const Configuration& c) {
-  return as_number(c.values[0]);
 }
 
 // Sequential trials judged at rung 1 by |x - optimum|; each trial's x.

@@ -16,6 +16,7 @@
 #include "core/search/sampler_spec.hpp"
 #include "core/state_archive_io.hpp"
 #include "core/study/suggester_factory.hpp"
+#include "unit/core/search/gp/earlier_on_line.hpp"
 #include "unit/core/search/suggester_testing.hpp"
 
 using namespace slurmtune::core;
@@ -24,26 +25,9 @@ using slurmtune::core::gp::PriorRegion;
 
 namespace {
 
-const SearchSpace kLine({{"x", ranged(DomainKind::Uniform, 0, 1)}});
-
-// `n` earlier trials evenly over [0, 1), each judged at rung 1 by |x - centre|; those
-// within 0.1 of it also at rung 3, where they did a little better.
+// The earlier study of these tests: its best at `centre`, a little better at rung 3 there.
 std::vector<PastTrial> earlier(double centre, std::size_t n = 40) {
-  std::vector<PastTrial> past;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-    PastTrial t;
-    t.config = Configuration({ParamValue{x}});
-    t.judged.push_back({1, std::fabs(x - centre), 1});
-    if (std::fabs(x - centre) < 0.1) t.judged.push_back({3, std::fabs(x - centre) / 2, 3});
-    t.end = TrialEnd::Stopped;
-    past.push_back(std::move(t));
-  }
-  return past;
-}
-
-double x_of(const Configuration& c) {
-  return as_number(c.values[0]);
+  return earlier_on_line(centre, n);
 }
 
 }  // namespace
