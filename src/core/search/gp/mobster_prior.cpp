@@ -69,20 +69,18 @@ gp::Data MobsterSuggester::prior_task_rows(const std::vector<PastTrial>& prior) 
   // Every earlier observation as this study would have made it: each rung a trial was judged
   // at, and a completed trial's last report past its last rung (MobsterSuggester::ended).
   struct Row {
-    const std::vector<double>* features;
+    std::size_t trial;
     double resource, score;
   };
-  std::vector<std::vector<double>> features(prior.size());
   std::vector<Row> rows;
   std::vector<gp::RankedScore> ranked;
   const auto add = [&](std::size_t t, double resource, double value) {
     const double score =
         std::isnan(value) ? -std::numeric_limits<double>::infinity() : (maximize_ ? value : -value);
-    rows.push_back({&features[t], resource, score});
+    rows.push_back({t, resource, score});
     ranked.push_back({resource, score});
   };
   for (std::size_t t = 0; t < prior.size(); ++t) {
-    encoder_.encode(prior[t].config, features[t]);
     std::optional<double> judged_at;
     for (const auto& j : prior[t].judged) {
       add(t, j.milestone, j.value);
@@ -101,7 +99,7 @@ gp::Data MobsterSuggester::prior_task_rows(const std::vector<PastTrial>& prior) 
   if (!std::isfinite(worst)) worst = 0;
   for (const std::size_t i :
        gp::choose_observations(ranked, ranked.size(), options_.max_fit_observations)) {
-    data.inputs.insert(data.inputs.end(), rows[i].features->begin(), rows[i].features->end());
+    encoder_.encode(prior[rows[i].trial].config, data.inputs);  // the chosen ones only
     data.inputs.push_back(resource_feature(rows[i].resource));
     data.inputs.push_back(0.0);  // the earlier task
     data.targets.push_back(std::isfinite(rows[i].score) ? rows[i].score : worst);
