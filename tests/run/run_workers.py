@@ -27,8 +27,8 @@ import re
 import signal
 import time
 
-from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, read,
-                         reports_so_far, study_toml, wait_for)
+from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, fail,
+                         read, reports_so_far, study_toml, wait_for)
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 RANKS_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "ranks_trial.py")
@@ -52,10 +52,47 @@ def worker_pids(node):
     return pids
 
 
-def kill_worker_after(handle, node, reports):
-    """Kills the worker of `node` (SIGKILL) once the study has `reports` reports; when."""
+def process_age(pid):
+    """Seconds since process `pid` started (an exec keeps its start), None if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return uptime - started / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for_fresh_trial(node, marker, younger_than, timeout):
+    """Waits (polling every 10 ms, at most `timeout` s) until a trial process on `node`
+    (its argv holds `marker`) is younger than `younger_than` s: one that has not reported
+    yet, so no scheduler decision can have told it to stop."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if marker not in f.read():
+                        continue
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    env = f.read().split(b"\0")
+            except OSError:
+                continue
+            age = process_age(int(pid))
+            if b"SLURMD_NODENAME=" + node.encode() in env and age is not None and age < younger_than:
+                return
+        time.sleep(0.01)
+    fail("timed out waiting for a trial to start on " + node)
+
+
+def kill_worker_after(handle, node, reports, fresh_trial=None):
+    """Kills the worker of `node` (SIGKILL) once the study has `reports` reports, and with
+    `fresh_trial` (argv marker, age) once a trial there has just started; when."""
     wait_for(lambda: reports_so_far(handle[2]) >= reports, 120, "a few reports")
     wait_for(lambda: worker_pids(node), 30, "the worker of " + node)
+    if fresh_trial:
+        wait_for_fresh_trial(node, *fresh_trial, timeout=120)
     for pid in worker_pids(node):
         os.kill(pid, signal.SIGKILL)
     return time.time()
@@ -150,7 +187,10 @@ def scenario_workers(runner, args, kill=False, relays=False):
                           sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
-        killed_at = kill_worker_after(handle, victim, 10)
+        # Killed as a trial there has just started: under ASHA every trial there may
+        # already have been told to stop at rung 1 at any other moment, and its loss would
+        # retry nothing.
+        killed_at = kill_worker_after(handle, victim, 10, fresh_trial=(b"impostor.py", 0.25))
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
     expect("4 worker(s), one per node, in 1 srun step(s)" in log and
