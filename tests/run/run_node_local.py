@@ -69,7 +69,9 @@ def run_on_node_disks(runner, args, disks, kill):
     handle = runner.start(study, path, sbatch_args=["-N", "4", "--ntasks-per-node", "2"])
     victim = "n3"
     if kill:
-        killed_at = kill_worker_after(handle, victim, 16)
+        # As a trial there has just started, so that one is running, not told to pause
+        # (run_workers.py's workers-kill says why).
+        killed_at = kill_worker_after(handle, victim, 16, fresh_trial=(b"fault_trial.py", 0.25))
     rc, log = runner.wait(handle, 400)
     expect(rc == 0, "run failed:\n" + log)
     trials = check_complete(path, trials_wanted).set_index("id")
