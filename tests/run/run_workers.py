@@ -34,22 +34,28 @@ ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 RANKS_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "ranks_trial.py")
 
 
-def worker_pids(node):
-    """PIDs of `slurmtune worker` processes serving `node` (the test cluster's nodes
-    are names of this one host)."""
+def processes_on(node, wanted):
+    """PIDs of processes serving `node` (SLURMD_NODENAME: the test cluster's nodes are
+    names of this one host) whose argv (a list of bytes) `wanted` accepts."""
     pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if not wanted(f.read().split(b"\0")):
+                    continue
             with open("/proc/%s/environ" % pid, "rb") as f:
                 env = f.read().split(b"\0")
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                cmdline = f.read().split(b"\0")
         except OSError:
             continue
-        if (b"SLURMD_NODENAME=" + node.encode() in env and len(cmdline) >= 2
-                and cmdline[0].endswith(b"slurmtune") and cmdline[1] == b"worker"):  # not its srun
+        if b"SLURMD_NODENAME=" + node.encode() in env:
             pids.append(int(pid))
     return pids
+
+
+def worker_pids(node):
+    """PIDs of `slurmtune worker` processes serving `node` (not their srun)."""
+    return processes_on(node, lambda argv: len(argv) >= 2 and argv[0].endswith(b"slurmtune")
+                        and argv[1] == b"worker")
 
 
 def process_age(pid):
@@ -70,17 +76,9 @@ def wait_for_fresh_trial(node, marker, younger_than, timeout):
     yet, so no scheduler decision can have told it to stop."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as f:
-                    if marker not in f.read():
-                        continue
-                with open("/proc/%s/environ" % pid, "rb") as f:
-                    env = f.read().split(b"\0")
-            except OSError:
-                continue
-            age = process_age(int(pid))
-            if b"SLURMD_NODENAME=" + node.encode() in env and age is not None and age < younger_than:
+        for pid in processes_on(node, lambda argv: any(marker in arg for arg in argv)):
+            age = process_age(pid)
+            if age is not None and age < younger_than:
                 return
         time.sleep(0.01)
     fail("timed out waiting for a trial to start on " + node)
