@@ -287,13 +287,13 @@ def check_impostors(runner, at_least):
     return len(files)
 
 
-def wait_for(predicate, timeout, what):
+def wait_for(predicate, timeout, what, interval=0.1):
     deadline = time.time() + timeout
     while time.time() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.1)
+        time.sleep(interval)
     fail("timed out waiting for " + what)
 
 

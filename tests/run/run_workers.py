@@ -27,8 +27,8 @@ import re
 import signal
 import time
 
-from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, fail,
-                         read, reports_so_far, study_toml, wait_for)
+from run_harness import (ROOT, as_impostor, check_asha, check_complete, check_impostors, expect, read,
+                         reports_so_far, study_toml, wait_for)
 
 ENV_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "env_trial.py")
 RANKS_TRIAL = os.path.join(ROOT, "tests", "run", "trials", "ranks_trial.py")
@@ -70,18 +70,12 @@ def process_age(pid):
     return uptime - started / os.sysconf("SC_CLK_TCK")
 
 
-def wait_for_fresh_trial(node, marker, younger_than, timeout):
-    """Waits (polling every 10 ms, at most `timeout` s) until a trial process on `node`
-    (its argv holds `marker`) is younger than `younger_than` s: one that has not reported
-    yet, so no scheduler decision can have told it to stop."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for pid in processes_on(node, lambda argv: any(marker in arg for arg in argv)):
-            age = process_age(pid)
-            if age is not None and age < younger_than:
-                return
-        time.sleep(0.01)
-    fail("timed out waiting for a trial to start on " + node)
+def fresh_trial_on(node, marker, younger_than):
+    """Whether a trial process on `node` (its argv holds `marker`) is younger than
+    `younger_than` s: one that has not reported yet, so no scheduler decision can have
+    told it to stop."""
+    return any(age is not None and age < younger_than for age in map(
+        process_age, processes_on(node, lambda argv: any(marker in arg for arg in argv))))
 
 
 def kill_worker_after(handle, node, reports, fresh_trial=None):
@@ -90,7 +84,9 @@ def kill_worker_after(handle, node, reports, fresh_trial=None):
     wait_for(lambda: reports_so_far(handle[2]) >= reports, 120, "a few reports")
     wait_for(lambda: worker_pids(node), 30, "the worker of " + node)
     if fresh_trial:
-        wait_for_fresh_trial(node, *fresh_trial, timeout=120)
+        # Polled every 10 ms: the window before a trial's first report is a few tenths of a second.
+        wait_for(lambda: fresh_trial_on(node, *fresh_trial), 120, "a trial to start on " + node,
+                 interval=0.01)
     for pid in worker_pids(node):
         os.kill(pid, signal.SIGKILL)
     return time.time()
