@@ -48,6 +48,11 @@ its own seed, the small table's whole budget), and then on the large table:
                            trusted P, trust check gain from rung 1", P the resolved prior_exact (5
                            at 8 workers, 16 at 32), was a prior's defaults from C18 (2026-12-04);
                            "... trusted P, trust check lesson from rung 0" is since C20 (2026-12-05)
+  recommended, [...], copula targets
+                           the same with target_transform = "copula": the losses meet the GP as
+                           the normal quantiles of their ranks, the earlier study's (prior_model)
+                           among its own, so that the two tasks share a scale (quantile-based
+                           transfer)
   optuna tpe + sha, enqueued
                            Optuna's TPE with successive halving, the earlier study's best
                            configurations enqueued first (its top 15 %, at least 5: the
@@ -207,7 +212,14 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
            # C20 with fewer of its earlier best trusted, or none (a look: how much of a target
            # beyond the earlier best the trusted trials' workers cost at 8 workers)
            "recommended, prior check, eager promotion, trusted 2, trust check lesson from rung 0",
-           "recommended, prior check, eager promotion, trusted 0")
+           "recommended, prior check, eager promotion, trusted 0",
+           # quantile-based transfer (Salinas et al. 2020): each study's losses through its own
+           # Gaussian copula before they meet the GP, the earlier study's as another task; the
+           # model alone, with C20, and without a prior for the copula's own effect
+           "recommended, copula targets",
+           "recommended, prior share 0 exact 0 startup 0 model, trusted 0, copula targets",
+           "recommended, prior check model, eager promotion, trusted 5, trust check lesson from rung 0, copula targets",
+           "recommended, prior check model, eager promotion, trusted 16, trust check lesson from rung 0, copula targets")
 
 
 def pair_table(pair, size):
@@ -272,6 +284,8 @@ def slurmtune_variant(method, earlier):
         # model: the earlier study's observations in the GP as another task (prior_model)
         if re.search(r"prior[^,]* model\b", method):
             options["prior_model"] = True
+    if "copula targets" in method:  # each study's losses through its own Gaussian copula
+        options["target_transform"] = "copula"
     if "prior 0.5" in method:  # half the start-up draws and candidates from the prior
         options["prior_share"] = 0.5
     if (share := re.search(r"share ([0-9.]+)", method)):  # share X: prior_share = X
