@@ -493,7 +493,7 @@ def main():
                              f"top-{args.top_k} after one step", best] + \
                         [n for n in results if "gp +" in n and "sha" in n]
                     suffix = f"-{workers}" if len(args.workers) > 1 else ""  # PREFIX-TABLE[-W].png
-                    plot_regret(f"{args.plot}-{name}{suffix}.png", table, budget, results,
+                    plot_regret(f"{args.plot}-{os.path.basename(name)}{suffix}.png", table, budget, results,
                                 list(dict.fromkeys(n for n in names if n in results)))
     if cells:
         print_claim_cells(cells)
