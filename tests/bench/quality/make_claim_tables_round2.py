@@ -25,7 +25,6 @@ files. Run with Debian's interpreter, one process per table (each uses one threa
 
 The tables are written to tests/bench/data/claim-tables-2/ beside their study files.
 """
-import argparse
 import math
 import os
 import sysconfig
@@ -36,7 +35,7 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 from make_claim_tables import EPOCHS, digits_tensors, lograndint, write_step  # noqa: E402
-from make_curve_tables import DATA, loguniform, progress, record, sig  # noqa: E402
+from make_curve_tables import DATA, loguniform, progress, record_from_command_line, sig  # noqa: E402
 
 # Modules of the standard library that every CPython 3 ships: the corpus is their source.
 CORPUS_MODULES = ("argparse.py", "textwrap.py", "shlex.py", "difflib.py", "fractions.py", "heapq.py",
@@ -356,14 +355,7 @@ TABLES = {"python-charformer": (python_charformer, 200), "digits-plain": (digits
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("tables", nargs="*", default=list(TABLES), choices=list(TABLES))
-    parser.add_argument("--limit", type=int, help="configurations per table (default: the full table)")
-    parser.add_argument("--out", default=os.path.join(DATA, "claim-tables-2"))
-    args = parser.parse_args()
-    for name in args.tables:
-        build, size = TABLES[name]
-        record(args.out, name, build, args.limit or size)
+    record_from_command_line(__doc__, TABLES, os.path.join(DATA, "claim-tables-2"), choices=list(TABLES))
 
 
 if __name__ == "__main__":

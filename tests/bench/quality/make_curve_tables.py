@@ -231,15 +231,20 @@ TABLES = {"digits-mlp": (digits_mlp, 500), "cancer-gbdt": (cancer_gbdt, 250),
           "digits-deep": (digits_deep, 240), "diabetes-sgd": (diabetes_sgd, 400)}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("tables", nargs="*", default=list(TABLES))
+def record_from_command_line(description, tables, out, choices=None):
+    """The recorders' command line: TABLES (name: (build, size)) to record, --limit, --out."""
+    parser = argparse.ArgumentParser(description=description.split("\n")[0])
+    parser.add_argument("tables", nargs="*", default=list(tables), choices=choices)
     parser.add_argument("--limit", type=int, help="configurations per table (default: the full table)")
-    parser.add_argument("--out", default=DATA)
+    parser.add_argument("--out", default=out)
     args = parser.parse_args()
     for name in args.tables:
-        build, size = TABLES[name]
+        build, size = tables[name]
         record(args.out, name, build, args.limit or size)
+
+
+def main():
+    record_from_command_line(__doc__, TABLES, DATA)
 
 
 if __name__ == "__main__":
