@@ -377,19 +377,26 @@ def wide_schedule(torch, c, optimizer):
 
 
 def digits_wide24(writer, limit):
-    """Torch MLPs on the digits with 24 parameters: each of three layers' width, dropout and
-    activation (a layer past `layers` is not built, so its three do nothing), and the
-    optimizer's, the schedule's and the regularisers' fifteen."""
+    """Torch MLPs on the digits with 24 parameters (train_wide24)."""
+    train_wide24(writer, limit, digits_tensors(6), 20261204)
+
+
+def train_wide24(writer, limit, data, config_seed):
+    """Torch MLPs with 24 parameters on `data` (torch tensors: inputs to train and validate,
+    class labels), `limit` configurations drawn with `config_seed`: each of three layers'
+    width, dropout and activation (a layer past `layers` is not built, so its three do
+    nothing), and the optimizer's, the schedule's and the regularisers' fifteen."""
     import torch
     torch.set_num_threads(1)
-    x_train, x_val, y_train, y_val = digits_tensors(6)
+    x_train, x_val, y_train, y_val = data
+    inputs, classes = x_train.shape[1], int(max(y_train.max(), y_val.max())) + 1
     activations = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "gelu": torch.nn.GELU, "silu": torch.nn.SiLU}
-    rng = np.random.default_rng(20261204)
+    rng = np.random.default_rng(config_seed)
     writer.writerow(list(wide_config(np.random.default_rng(0))) + ["step", "val_loss", "step_seconds"])
     for i in range(limit):
         c = wide_config(rng)
         torch.manual_seed(i)
-        layers, width_in = [], 64
+        layers, width_in = [], inputs
         for layer in range(1, c["layers"] + 1):
             width = c[f"width{layer}"]
             layers.append(torch.nn.Linear(width_in, width))
@@ -397,7 +404,7 @@ def digits_wide24(writer, limit):
                 layers.append(torch.nn.BatchNorm1d(width))
             layers += [activations[c[f"activation{layer}"]](), torch.nn.Dropout(c[f"dropout{layer}"])]
             width_in = width
-        model = torch.nn.Sequential(*layers, torch.nn.Linear(width_in, 10))
+        model = torch.nn.Sequential(*layers, torch.nn.Linear(width_in, classes))
         with torch.no_grad():
             for parameter in model.parameters():
                 parameter.mul_(c["init_scale"])
@@ -411,7 +418,7 @@ def digits_wide24(writer, limit):
             for batch in torch.randperm(len(x_train), generator=generator).split(c["batch_size"]):
                 if len(batch) < 2:  # batch norm needs two samples
                     continue
-                noisy = x_train[batch] + c["input_noise"] * torch.randn(len(batch), 64, generator=generator)
+                noisy = x_train[batch] + c["input_noise"] * torch.randn(len(batch), inputs, generator=generator)
                 optimizer.zero_grad()
                 loss_fn(model(noisy), y_train[batch]).backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), c["grad_clip"])

@@ -139,25 +139,32 @@ def plain_config(rng):
 
 
 def digits_plain(writer, limit):
-    """Plain deep MLPs on the digits: every layer's weights drawn with standard deviation
-    init_scale / sqrt(fan-in), no normalisation, no skip connections, SGD with momentum. A
-    deep plain net trains only near the weight scale where signals neither vanish nor
-    explode, and only in a band of step sizes below divergence."""
+    """Plain deep MLPs on the digits (train_plain)."""
+    train_plain(writer, limit, digits_tensors(7), 20261207)
+
+
+def train_plain(writer, limit, data, config_seed):
+    """Plain deep MLPs on `data` (torch tensors: inputs to train and validate, class labels),
+    `limit` configurations drawn with `config_seed`: every layer's weights drawn with standard
+    deviation init_scale / sqrt(fan-in), no normalisation, no skip connections, SGD with
+    momentum. A deep plain net trains only near the weight scale where signals neither
+    vanish nor explode, and only in a band of step sizes below divergence."""
     import torch
     torch.set_num_threads(1)
-    x_train, x_val, y_train, y_val = digits_tensors(7)
+    x_train, x_val, y_train, y_val = data
+    inputs, classes = x_train.shape[1], int(max(y_train.max(), y_val.max())) + 1
     activations = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
-    rng = np.random.default_rng(20261207)
+    rng = np.random.default_rng(config_seed)
     writer.writerow(list(plain_config(np.random.default_rng(0))) + ["step", "val_loss", "step_seconds"])
     loss_fn = torch.nn.CrossEntropyLoss()
     for i in range(limit):
         c = plain_config(rng)
         torch.manual_seed(i)
-        layers, width_in = [], 64
+        layers, width_in = [], inputs
         for _ in range(c["depth"]):
             layers += [torch.nn.Linear(width_in, c["width"]), activations[c["activation"]]()]
             width_in = c["width"]
-        model = torch.nn.Sequential(*layers, torch.nn.Linear(width_in, 10))
+        model = torch.nn.Sequential(*layers, torch.nn.Linear(width_in, classes))
         with torch.no_grad():
             for module in model:
                 if isinstance(module, torch.nn.Linear):
@@ -195,31 +202,49 @@ def xgb22_config(rng):
             "normalize_type": str(rng.choice(["tree", "forest"])), "one_drop": int(rng.integers(0, 2))}
 
 
-def cancer_xgb22(writer, limit, rounds_per_step=4):
-    """Boosting on the breast-cancer data (569 samples, 30 features; 30 % held out), a step
-    being `rounds_per_step` more rounds of the same booster; its validation log loss."""
-    import xgboost
+def cancer_xgb22(writer, limit):
+    """Boosting on the breast-cancer data (569 samples, 30 features; 30 % held out) with
+    22 parameters (train_xgb22)."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
     x, y = load_breast_cancer(return_X_y=True)
-    x_train, x_val, y_train, y_val = train_test_split(x, y, test_size=0.3, random_state=8, stratify=y)
+    train_xgb22(writer, limit, train_test_split(x, y, test_size=0.3, random_state=8, stratify=y), 20261208)
+
+
+def train_xgb22(writer, limit, data, config_seed, rounds_per_step=4):
+    """xgboost with 22 parameters on `data` (inputs to train and validate, class labels),
+    `limit` configurations drawn with `config_seed`, a step being `rounds_per_step` more
+    rounds of the same booster; its validation log loss (binary, or multi-class where the
+    labels hold more than two classes)."""
+    import xgboost
+    x_train, x_val, y_train, y_val = data
+    classes = int(max(y_train.max(), y_val.max())) + 1
     train, val = xgboost.DMatrix(x_train, label=y_train), xgboost.DMatrix(x_val, label=y_val)
-    rng = np.random.default_rng(20261208)
+    task = ({"objective": "binary:logistic", "eval_metric": "logloss"} if classes == 2 else
+            {"objective": "multi:softprob", "eval_metric": "mlogloss", "num_class": classes})
+    rng = np.random.default_rng(config_seed)
     writer.writerow(list(xgb22_config(np.random.default_rng(0))) + ["step", "val_logloss", "step_seconds"])
     for i in range(limit):
         c = xgb22_config(rng)
-        params = {**c, "objective": "binary:logistic", "eval_metric": "logloss", "nthread": 1, "seed": i,
-                  "verbosity": 0}
+        params = {**c, **task, "nthread": 1, "seed": i, "verbosity": 0}
         booster = None
         for step in range(1, EPOCHS + 1):
             start = time.perf_counter()
             booster = xgboost.train(params, train, rounds_per_step, xgb_model=booster)
             # DART drops trees while training only; prediction uses every tree, scaled.
-            p = np.clip(booster.predict(val), 1e-15, 1 - 1e-15)
-            value = float(-np.mean(y_val * np.log(p) + (1 - y_val) * np.log(1 - p)))
+            value = validation_log_loss(booster.predict(val), y_val)
             if not write_step(writer, c.values(), step, value, time.perf_counter() - start):
                 break
         progress(i, limit)
+
+
+def validation_log_loss(p, y):
+    """The mean log loss of predicted probabilities `p` (a vector for two classes, a row per
+    sample otherwise) against labels `y`."""
+    p = np.clip(p, 1e-15, 1 - 1e-15)
+    if p.ndim == 1:
+        return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return float(-np.mean(np.log(p[np.arange(len(y)), y.astype(int)])))
 
 
 class CartPoles:

@@ -62,8 +62,8 @@ Printed, per pair and worker count: each method's median virtual time to the lar
 table's targets T1 and T2 (its configurations' 2nd and 10th percentile best values) with
 quartiles, and the prior's paired speed-ups over the others with bootstrap 95 %
 intervals (a seed that never reaches a target counts as infinite). mlp-shift, rff-shift,
-rff-cancer-shift, mlpreg-target, hgb-noise, mlp-big-batch and cnn-shift are the pairs whose
-lesson does not hold. The
+rff-cancer-shift, mlpreg-target, hgb-noise, mlp-big-batch, cnn-shift, plain-shift and
+xgb22-noise are the pairs whose lesson does not hold. The
 four tuning pairs (transfer/) run unless --pairs names others: rff-cancer-shift (transfer/, a
 tuning pair recorded after the claim pairs ran), the four claim pairs (transfer-claim/),
 recorded after the prior's setting was fixed, the four second claim pairs
@@ -71,7 +71,10 @@ recorded after the prior's setting was fixed, the four second claim pairs
 third claim pairs (transfer-claim-3/), recorded after its first wave began to follow the
 workers, or the fourth claim pairs (transfer-claim-4/), recorded after its trust began to
 ask the earlier study (cnn-data and cnn-shift, their reserves, only where the reachability
-check of search-quality.md's protocol calls for them). Each method's row says in how many
+check of search-quality.md's protocol calls for them), or the fifth claim pairs
+(transfer-claim-5/), recorded for families whose single tables left room at 32 workers
+(xgb22-digits-data and xgb22-noise, their reserves, only where the protocol's checks call
+for them). Each method's row says in how many
 seeds it reached each target.
 
 Then, per worker count, issue #64 item 2's bar in pooled form (pooled_score.py): the
@@ -121,9 +124,15 @@ THIRD_CLAIM_PAIRS = ("rf-data", "mlpreg-data", "mlp-batch", "hgb-noise")
 # Recorded after the prior's trust began to ask the earlier study (C20): transfer-claim-4/,
 # the last two the reserves of its reachability check
 FOURTH_CLAIM_PAIRS = ("cnn-width", "charlm-width", "mlp-depth", "mlp-big-batch", "cnn-data", "cnn-shift")
-ALL_PAIRS = PAIRS + LATER_TUNING_PAIRS + CLAIM_PAIRS + SECOND_CLAIM_PAIRS + THIRD_CLAIM_PAIRS + FOURTH_CLAIM_PAIRS
+# Recorded for families whose single tables left room at 32 workers (priors/make_fifth_pairs.py):
+# transfer-claim-5/, the last two the reserves of its checks
+FIFTH_CLAIM_PAIRS = ("plain-data", "xgb22-data", "wide24-data", "plain-shift", "xgb22-digits-data", "xgb22-noise")
+FOLDERS = {"transfer": PAIRS + LATER_TUNING_PAIRS, "transfer-claim": CLAIM_PAIRS,
+           "transfer-claim-2": SECOND_CLAIM_PAIRS, "transfer-claim-3": THIRD_CLAIM_PAIRS,
+           "transfer-claim-4": FOURTH_CLAIM_PAIRS, "transfer-claim-5": FIFTH_CLAIM_PAIRS}
+ALL_PAIRS = tuple(pair for pairs in FOLDERS.values() for pair in pairs)
 WRONG_LESSONS = ("mlp-shift", "rff-shift", "rff-cancer-shift", "mlpreg-target", "hgb-noise", "mlp-big-batch",
-                 "cnn-shift")
+                 "cnn-shift", "plain-shift", "xgb22-noise")
 NO_PRIOR = "recommended"
 PRIOR_TOP_SHARE, PRIOR_MIN_GOOD = 0.15, 5  # gp/prior_region.hpp's good set
 NO_PRIOR_DRAWS = 4000  # random first waves behind a cell's no-prior bound, as hpo_quality.py draws
@@ -224,9 +233,7 @@ METHODS = ("recommended", "recommended, warm_start", "recommended, prior", "optu
 
 def pair_table(pair, size):
     """The small or large table of a pair, from the tuning or the claim pairs' folder."""
-    folder = ("transfer-claim" if pair in CLAIM_PAIRS else "transfer-claim-2" if pair in SECOND_CLAIM_PAIRS
-              else "transfer-claim-3" if pair in THIRD_CLAIM_PAIRS
-              else "transfer-claim-4" if pair in FOURTH_CLAIM_PAIRS else "transfer")
+    folder = next(folder for folder, pairs in FOLDERS.items() if pair in pairs)
     return Table(f"{folder}/{pair}-{size}")
 
 
