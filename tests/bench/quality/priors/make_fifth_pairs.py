@@ -67,12 +67,18 @@ def sized(split, size, seed):
     return x_train, x_val, y_train, y_val
 
 
+def synthetic_tensors(size, split_seed, **task):
+    """make_classification(**task), standardised and split by `split_seed`, the training
+    part cut to a quarter for the small size, as torch tensors."""
+    x, y = make_classification(**task)
+    return as_tensors(sized(scaled_split(x, y, split_seed, stratify=y), size, split_seed))
+
+
 def plain_data(size):
     def build(writer, limit):
-        x, y = make_classification(n_samples=4000, n_features=32, n_informative=16, n_redundant=4, n_classes=6,
-                                   flip_y=0.02, class_sep=1.0, random_state=20261230)
-        split = sized(scaled_split(x, y, 30, stratify=y), size, 30)
-        train_plain(writer, limit, as_tensors(split), 20261230)
+        data = synthetic_tensors(size, 30, n_samples=4000, n_features=32, n_informative=16, n_redundant=4,
+                                 n_classes=6, flip_y=0.02, class_sep=1.0, random_state=20261230)
+        train_plain(writer, limit, data, 20261230)
     return build
 
 
@@ -87,10 +93,9 @@ def xgb22_data(size):
 
 def wide24_data(size):
     def build(writer, limit):
-        x, y = make_classification(n_samples=5000, n_features=64, n_informative=24, n_redundant=8, n_classes=10,
-                                   flip_y=0.02, class_sep=1.2, random_state=20261232)
-        split = sized(scaled_split(x, y, 32, stratify=y), size, 32)
-        train_wide24(writer, limit, as_tensors(split), 20261232)
+        data = synthetic_tensors(size, 32, n_samples=5000, n_features=64, n_informative=24, n_redundant=8,
+                                 n_classes=10, flip_y=0.02, class_sep=1.2, random_state=20261232)
+        train_wide24(writer, limit, data, 20261232)
     return build
 
 
