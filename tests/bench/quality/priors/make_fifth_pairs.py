@@ -74,12 +74,16 @@ def synthetic_tensors(size, split_seed, **task):
     return as_tensors(sized(scaled_split(x, y, split_seed, stratify=y), size, split_seed))
 
 
-def plain_data(size):
+def synthetic_trainer(train, size, split_seed, config_seed, **task):
+    """A table's build: `train` (train_plain or train_wide24) on synthetic_tensors."""
     def build(writer, limit):
-        data = synthetic_tensors(size, 30, n_samples=4000, n_features=32, n_informative=16, n_redundant=4,
-                                 n_classes=6, flip_y=0.02, class_sep=1.0, random_state=20261230)
-        train_plain(writer, limit, data, 20261230)
+        train(writer, limit, synthetic_tensors(size, split_seed, **task), config_seed)
     return build
+
+
+def plain_data(size):
+    return synthetic_trainer(train_plain, size, 30, 20261230, n_samples=4000, n_features=32, n_informative=16,
+                             n_redundant=4, n_classes=6, flip_y=0.02, class_sep=1.0, random_state=20261230)
 
 
 def xgb22_data(size):
@@ -92,11 +96,8 @@ def xgb22_data(size):
 
 
 def wide24_data(size):
-    def build(writer, limit):
-        data = synthetic_tensors(size, 32, n_samples=5000, n_features=64, n_informative=24, n_redundant=8,
-                                 n_classes=10, flip_y=0.02, class_sep=1.2, random_state=20261232)
-        train_wide24(writer, limit, data, 20261232)
-    return build
+    return synthetic_trainer(train_wide24, size, 32, 20261232, n_samples=5000, n_features=64, n_informative=24,
+                             n_redundant=8, n_classes=10, flip_y=0.02, class_sep=1.2, random_state=20261232)
 
 
 def plain_shift(input_scale):
