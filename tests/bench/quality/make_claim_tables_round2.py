@@ -241,7 +241,12 @@ def train_xgb22(writer, limit, data, config_seed, rounds_per_step=4):
 def validation_log_loss(p, y):
     """The mean log loss of predicted probabilities `p` (a vector for two classes, a row per
     sample otherwise) against labels `y`."""
-    p = np.clip(p, 1e-15, 1 - 1e-15)
+    # The upper clip in p's own type: in float32 (xgboost's) 1 - 1e-15 rounds to 1.0, and a
+    # sample predicted at exactly 1.0 would make the loss NaN instead of large. Computing in
+    # p's type keeps every other loss as the recorded tables have it.
+    p = np.asarray(p)
+    below_one = min(p.dtype.type(1 - 1e-15), np.nextafter(p.dtype.type(1), p.dtype.type(0)))
+    p = np.clip(p, 1e-15, below_one)
     if p.ndim == 1:
         return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
     return float(-np.mean(np.log(p[np.arange(len(y)), y.astype(int)])))
