@@ -106,6 +106,7 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
             : core::gp::LengthScalePrior::Fixed;
   read_flag(r, "input_warping", o.input_warping);
   read_flag(r, "exchangeable_choices", o.exchangeable_choices);
+  read_flag(r, "trust_region", o.trust_region);
   if (r.has("target_transform"))
     o.target_transform = r.keyword("target_transform", {"standardise", "copula"}) == "copula"
                              ? core::gp::TargetTransform::Copula

@@ -256,7 +256,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
                                                                        : "ei"},
         {"surrogate", o.surrogate == core::Surrogate::RandomForest ? "random-forest" : "gp"},
         {"cost_exponent", o.cost_exponent},
-        {"cost_cooling_s", o.cost_cooling_s}};
+        {"cost_cooling_s", o.cost_cooling_s},
+        {"trust_region", o.trust_region}};
     if (o.surrogate == core::Surrogate::RandomForest)
       for (const auto key : kKernelKeys)
         t.erase(key);

@@ -109,6 +109,11 @@ struct MobsterOptions {
   /// recorded clock, from its first trial's start (0: no cooling). Cheap configurations
   /// first, while the model knows little; expected improvement alone later.
   double cost_cooling_s = 0;
+  /// A trust region around the incumbent (TuRBO-1, gp/trust_region.hpp): a model trial's
+  /// candidates all come from a box around the best first-rung trial, whose side grows
+  /// after a run of successes and shrinks after a run of failures. Start-up trials and the
+  /// random share still draw from the whole space.
+  bool trust_region = false;
   /// With `[sampler] prior`: the share of start-up trials (after the best earlier ones)
   /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
   /// the whole space.

@@ -164,6 +164,10 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, cost cooling", {"cost_exponent": 1, "cost_cooling_s": "budget"}),
                              ("recommended, random forest", {"surrogate": "random-forest"}))
       for suffix in ("", " [measured]")],
+    # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
+    # region around the incumbent"): TuRBO-1's box around the best first-rung trial.
+    *[("recommended, trust region" + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "trust_region": True})
+      for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",
      {**RECOMMENDED[2], "max_observations": 100000}),

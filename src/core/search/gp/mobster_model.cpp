@@ -237,11 +237,14 @@ bool MobsterSuggester::in_wave() const {
 Configuration MobsterSuggester::wave_pick(TrialId trial) {
   // Every input of the scoring is a function of the events seen so far: the block (the
   // trial's id), the refit ladder's point at the observations' count (their first so
-  // many in arrival order), the prior's share. A resumed study rebuilds the same one.
+  // many in arrival order), the prior's share, the trust region's side. A resumed study
+  // rebuilds the same one.
   const std::size_t block = trial / options_.wave;
   const std::size_t observed = ladder_point(observations_.size(), options_.refit_growth);
   const double share = prior_share_now();
-  if (!wave_ || wave_->block != block || wave_->observed != observed || wave_->share != share)
+  const double side = trust_region_ ? trust_region_->side() : 0;
+  if (!wave_ || wave_->block != block || wave_->observed != observed || wave_->share != share ||
+      wave_->side != side)
     wave_ = score_wave(block, observed, share);
   std::vector<double> scores = wave_->scores;
   if (cost_exponent_now() > 0) divide_by_step_cost(wave_->pool, scores);
@@ -266,8 +269,12 @@ MobsterSuggester::WaveScoring MobsterSuggester::score_wave(std::size_t block, st
     first = std::min(first, o.resource);
   // No fantasies: the wave's picks spread by taking the best that its earlier trials left.
   const ModelView v = model_view(chosen, first, observed, {}, block * options_.wave);
-  WaveScoring out{
-      block, observed, share, candidates(derive_seed(seed_, kWaveStream, block), v.centres), {}};
+  WaveScoring out{block,
+                  observed,
+                  share,
+                  trust_region_ ? trust_region_->side() : 0,
+                  candidates(derive_seed(seed_, kWaveStream, block), v.centres, observed),
+                  {}};
   out.scores = acquisition(v, v.weights, out.pool);
   return out;
 }

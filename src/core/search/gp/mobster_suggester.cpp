@@ -99,6 +99,7 @@ MobsterSuggester::MobsterSuggester(const SearchSpace& space, const MobsterOption
   if (options_.startup_design == StartupDesign::Sobol)
     sobol_.emplace(sampled_parameters(space_), seed_);
   if (!prior.empty()) prior_.emplace(space_, prior, maximize_);
+  if (options_.trust_region) trust_region_.emplace(sampled_parameters(space_));
   if (!prior.empty() && options_.prior_model) prior_task_ = prior_task_rows(prior);
 }
 
@@ -115,9 +116,7 @@ double MobsterSuggester::resource_feature(double resource) const {
 
 Suggestion MobsterSuggester::suggest(TrialId trial) {
   const bool startup = trial < options_.n_startup_trials || observations_.size() < kFirstFit;
-  // Its own stream (not the candidates'): whether this trial explores at random.
-  Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
-  const bool explore = !startup && coin.uniform01() < options_.random_fraction;
+  const bool explore = !startup && explores(trial);
   Suggestion s;
   if (startup && prior_) {
     s.config = prior_start(trial);
@@ -137,6 +136,20 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
   return s;
 }
 
+bool MobsterSuggester::explores(TrialId trial) const {
+  // Its own stream (not the candidates'): whether this trial explores at random.
+  Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
+  return coin.uniform01() < options_.random_fraction;
+}
+
+void MobsterSuggester::judge_box(TrialId trial, double resource, double score, bool first) {
+  // A trial the box proposed: past the start-up and not a random draw. (One suggested
+  // before the model's first fit was a start-up draw too, and counts: the events do not
+  // say which it was, and only the first few trials can be.)
+  const bool proposed = trial >= options_.n_startup_trials && !explores(trial);
+  trust_region_->observed(resource, score, first && proposed);
+}
+
 void MobsterSuggester::started(TrialId trial, const Configuration& config) {
   ++version_;
   auto& t = state(trial);
@@ -151,6 +164,8 @@ void MobsterSuggester::started(TrialId trial, const Configuration& config) {
 void MobsterSuggester::observe(TrialId trial, double resource, double value) {
   ++version_;
   observations_.push_back({trial, resource, maximize_ ? value : -value});
+  if (trust_region_)
+    judge_box(trial, resource, observations_.back().score, !trials_[trial].observed_at);
   if (prior_ && !trials_[trial].observed_at)
     if (const auto check = check_draw(trial))
       check_results_.push_back({*check, resource, observations_.back().score});
@@ -182,7 +197,8 @@ void MobsterSuggester::ended(TrialId trial, TrialEnd how) {
 }
 
 std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
-                                                        const std::vector<TrialId>& best) const {
+                                                        const std::vector<TrialId>& best,
+                                                        std::size_t observed) const {
   Xoshiro256 rng(stream);
   const auto& params = space_.parameters();
   std::vector<Configuration> out;
@@ -193,6 +209,16 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
       prior_ ? static_cast<std::size_t>(prior_share_now() *
                                         static_cast<double>(options_.num_candidates))
              : 0;
+  if (trust_region_ && !best.empty()) {
+    const std::size_t all = options_.num_candidates + options_.local_candidates;
+    const auto weights = box_weights(observed);
+    for (std::size_t c = 0; c < all; ++c)
+      out.push_back(c < from_prior ? prior_->sample(rng)
+                                   : gp::draw_in_box(space_, trials_[best.front()].config,
+                                                     weights, trust_region_->side(),
+                                                     kChoiceResample, rng));
+    return out;
+  }
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
     out.push_back(c < from_prior ? prior_->sample(rng) : random_configuration(space_, rng));
   for (std::size_t c = 0; c < options_.local_candidates && !best.empty(); ++c) {
@@ -233,6 +259,14 @@ void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double 
     encoder_.encode(config, features);
     append_row(features, resource, points);
   }
+}
+
+std::vector<double> MobsterSuggester::box_weights(std::size_t observed) const {
+  // The GP's length scales at the fit `observed` observations use; the forest has none.
+  const auto fit = fits_.find(ladder_point(observed, options_.refit_growth));
+  const bool scaled = options_.surrogate == Surrogate::GaussianProcess && fit != fits_.end();
+  return gp::box_weights(space_, scaled ? fit->second.length_scales : std::vector<double>{},
+                         encoder_.number_dims());
 }
 
 std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
@@ -296,7 +330,7 @@ Configuration MobsterSuggester::propose(TrialId trial) {
   // predicted second a step raised to cost_exponent (cooled) where that is set.
   const ModelView& v = view(trial);
   const std::vector<Configuration> pool =
-      candidates(derive_seed(seed_, kCandidateStream, trial), v.centres);
+      candidates(derive_seed(seed_, kCandidateStream, trial), v.centres, observations_.size());
   std::vector<double> scores = options_.acquisition == Acquisition::Thompson
                                    ? thompson_draw(trial, v, v.weights, pool)
                                    : acquisition(v, v.weights, pool);
@@ -313,8 +347,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const ModelView& v = view(next_trial);
   // A start: the configuration propose() would choose by expected improvement at the
   // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
-  const std::vector<Configuration> pool =
-      candidates(derive_seed(seed_, kCandidateStream, next_trial), v.centres);
+  const std::vector<Configuration> pool = candidates(
+      derive_seed(seed_, kCandidateStream, next_trial), v.centres, observations_.size());
   const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
   const auto best =
       static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
@@ -379,6 +413,16 @@ void MobsterSuggester::load_state(StateIn& archive) {
           clock_, check_results_);
   view_.reset();
   wave_.reset();
+  // The box is a function of the observations in arrival order: fed them again.
+  if (options_.trust_region) {
+    trust_region_.emplace(sampled_parameters(space_));
+    std::vector<bool> seen;
+    for (const auto& o : observations_) {
+      if (o.trial >= seen.size()) seen.resize(o.trial + 1, false);
+      judge_box(o.trial, o.resource, o.score, !seen[o.trial]);
+      seen[o.trial] = true;
+    }
+  }
 }
 
 }  // namespace slurmtune::core

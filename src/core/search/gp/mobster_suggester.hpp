@@ -34,6 +34,7 @@
 #include "core/search/gp/step_cost_model.hpp"
 #include "core/search/gp/surrogate.hpp"
 #include "core/search/gp/target_transform.hpp"
+#include "core/search/gp/trust_region.hpp"
 #include "core/search/sampler_spec.hpp"
 #include "core/search/suggester.hpp"
 
@@ -198,9 +199,18 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// cost_exponent: each candidate's score over its predicted seconds a step to that power.
   void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
   /// The candidates a scoring weighs: num_candidates drawn from the space (a share from
-  /// the prior's region) and local_candidates perturbed from `best`, from `stream`.
-  std::vector<Configuration> candidates(std::uint64_t stream,
-                                        const std::vector<TrialId>& best) const;
+  /// the prior's region) and local_candidates perturbed from `best`, from `stream`; with
+  /// trust_region, all but the prior's share from the box around best[0], weighted by the
+  /// length scales fitted at `observed` observations.
+  std::vector<Configuration> candidates(std::uint64_t stream, const std::vector<TrialId>& best,
+                                        std::size_t observed) const;
+  /// trust_region: each parameter's share of the box's side (gp::box_weights), from the
+  /// length scales fitted at `observed` observations.
+  std::vector<double> box_weights(std::size_t observed) const;
+  /// Whether `trial`, past the start-up, is drawn at random (random_fraction), by its own coin.
+  bool explores(TrialId trial) const;
+  /// trust_region: feeds an observation to the box, as the first of its trial or not.
+  void judge_box(TrialId trial, double resource, double score, bool first);
 
   /// A launch wave (MobsterOptions::wave): whether the next model trial takes its pick
   /// from its block's shared scoring.
@@ -213,7 +223,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   // (observed a point of the refit ladder), the prior's share when it was made.
   struct WaveScoring {
     std::size_t block = 0, observed = 0;
-    double share = 0;
+    double share = 0, side = 0;  // side: the trust region's, where there is one
     std::vector<Configuration> pool;
     std::vector<double> scores;
   };
@@ -229,6 +239,7 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   StepCostModel costs_;
   std::optional<gp::SobolDesign> sobol_;             // startup_design = "sobol"
   std::optional<gp::PriorRegion> prior_;             // [sampler] prior
+  std::optional<gp::TrustRegion> trust_region_;      // trust_region (not archived: rebuilt)
   std::optional<gp::Data> prior_task_;               // prior_model: the earlier rows
   std::vector<TrialState> trials_;                   // by trial id
   std::vector<MobsterObservation> observations_;     // in arrival order
