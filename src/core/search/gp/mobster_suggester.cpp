@@ -214,9 +214,8 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
     const auto weights = box_weights(observed);
     for (std::size_t c = 0; c < all; ++c)
       out.push_back(c < from_prior ? prior_->sample(rng)
-                                   : gp::draw_in_box(space_, trials_[best.front()].config,
-                                                     weights, trust_region_->side(),
-                                                     kChoiceResample, rng));
+                                   : gp::draw_in_box(space_, trials_[best.front()].config, weights,
+                                                     trust_region_->side(), kChoiceResample, rng));
     return out;
   }
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
@@ -347,8 +346,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   const ModelView& v = view(next_trial);
   // A start: the configuration propose() would choose by expected improvement at the
   // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
-  const std::vector<Configuration> pool = candidates(
-      derive_seed(seed_, kCandidateStream, next_trial), v.centres, observations_.size());
+  const std::vector<Configuration> pool =
+      candidates(derive_seed(seed_, kCandidateStream, next_trial), v.centres, observations_.size());
   const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
   const auto best =
       static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());

@@ -75,8 +75,8 @@ Configuration draw_in_box(const SearchSpace& space, const Configuration& centre,
     for (const auto j : sampled)
       any |= (moves[j] = rng.uniform01() < chance);
     if (!any) {
-      const auto pick = std::min(static_cast<std::size_t>(rng.uniform01() * sampled.size()),
-                                 sampled.size() - 1);
+      const auto pick =
+          std::min(static_cast<std::size_t>(rng.uniform01() * sampled.size()), sampled.size() - 1);
       moves[sampled[pick]] = true;
     }
   }

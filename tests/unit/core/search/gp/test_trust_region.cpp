@@ -79,10 +79,11 @@ BOOST_AUTO_TEST_CASE(a_side_below_the_floor_starts_again_at_the_first_one) {
 }
 
 BOOST_AUTO_TEST_CASE(box_weights_are_length_scales_over_their_geometric_mean) {
-  const SearchSpace space({{"a", ranged(DomainKind::Uniform, 0, 1)},
-                           {"opt", listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"},
-                                                           ParamValue{"lamb"}})},
-                           {"b", ranged(DomainKind::LogUniform, 1e-4, 1)}});
+  const SearchSpace space(
+      {{"a", ranged(DomainKind::Uniform, 0, 1)},
+       {"opt",
+        listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}, ParamValue{"lamb"}})},
+       {"b", ranged(DomainKind::LogUniform, 1e-4, 1)}});
   // Inputs: a (0), the choice's three (1-3), b (4), the resource (5).
   const std::vector<double> scales{0.2, 1.0, 1.0, 1.0, 0.8, 3.0};
   const std::vector<std::size_t> numbers{0, 4};
@@ -97,8 +98,8 @@ BOOST_AUTO_TEST_CASE(box_weights_are_length_scales_over_their_geometric_mean) {
 }
 
 BOOST_AUTO_TEST_CASE(draws_stay_in_the_box_and_fill_it) {
-  const SearchSpace space({{"a", ranged(DomainKind::Uniform, 0, 10)},
-                           {"b", ranged(DomainKind::LogUniform, 1e-4, 1)}});
+  const SearchSpace space(
+      {{"a", ranged(DomainKind::Uniform, 0, 10)}, {"b", ranged(DomainKind::LogUniform, 1e-4, 1)}});
   const Configuration centre{{ParamValue{9.5}, ParamValue{1e-2}}};
   const std::vector<double> weights{0.5, 2.0};
   Xoshiro256 rng(3);
@@ -150,13 +151,14 @@ namespace {
 // A narrow good region: loss 1 away from a well of width 0.02 around (0.31, 0.62).
 double narrow_well(const Configuration& c) {
   const double dx = as_number(c.values[0]) - 0.31, dy = as_number(c.values[1]) - 0.62;
-  return 1.0 - std::exp(-(dx * dx + dy * dy) / (2 * 0.02 * 0.02)) + 0.1 * std::sqrt(dx * dx + dy * dy);
+  return 1.0 - std::exp(-(dx * dx + dy * dy) / (2 * 0.02 * 0.02)) +
+         0.1 * std::sqrt(dx * dx + dy * dy);
 }
 
 // The model trials' mean distance to the well over trials 40 to 79, with or without the box.
 double distance_of_model_trials(bool trust_region) {
-  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)},
-                           {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
   auto spec = mobster_spec(10);
   spec.mobster.trust_region = trust_region;
   const auto s = make_suggester(space, spec, false, 8);
