@@ -107,6 +107,13 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
   read_flag(r, "input_warping", o.input_warping);
   read_flag(r, "exchangeable_choices", o.exchangeable_choices);
   read_flag(r, "trust_region", o.trust_region);
+  if (r.has("trust_region_share")) {
+    read_in_range(r, "trust_region_share", o.trust_region_share, 0, 1, "in [0, 1]");
+    if (!o.trust_region)
+      r.fail("trust_region_share",
+             "is the share of candidates drawn from the trust region, which is off; set "
+             "trust_region = true as well");
+  }
   if (r.has("target_transform"))
     o.target_transform = r.keyword("target_transform", {"standardise", "copula"}) == "copula"
                              ? core::gp::TargetTransform::Copula

@@ -257,7 +257,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"surrogate", o.surrogate == core::Surrogate::RandomForest ? "random-forest" : "gp"},
         {"cost_exponent", o.cost_exponent},
         {"cost_cooling_s", o.cost_cooling_s},
-        {"trust_region", o.trust_region}};
+        {"trust_region", o.trust_region},
+        {"trust_region_share", o.trust_region_share}};
     if (o.surrogate == core::Surrogate::RandomForest)
       for (const auto key : kKernelKeys)
         t.erase(key);

@@ -114,6 +114,9 @@ struct MobsterOptions {
   /// after a run of successes and shrinks after a run of failures. Start-up trials and the
   /// random share still draw from the whole space.
   bool trust_region = false;
+  /// With trust_region: the share of the candidates (after a prior's) drawn from the box;
+  /// the rest from the whole space.
+  double trust_region_share = 1.0;
   /// With `[sampler] prior`: the share of start-up trials (after the best earlier ones)
   /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
   /// the whole space.

@@ -166,7 +166,10 @@ SLURMTUNE_VARIANTS = [
       for suffix in ("", " [measured]")],
     # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
     # region around the incumbent"): TuRBO-1's box around the best first-rung trial.
-    *[("recommended, trust region" + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "trust_region": True})
+    # Then half the candidates from the box, half from the whole space.
+    *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "trust_region": True, **options})
+      for label, options in (("recommended, trust region", {}),
+                             ("recommended, trust region share 0.5", {"trust_region_share": 0.5}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

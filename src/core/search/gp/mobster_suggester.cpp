@@ -209,15 +209,8 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
       prior_ ? static_cast<std::size_t>(prior_share_now() *
                                         static_cast<double>(options_.num_candidates))
              : 0;
-  if (trust_region_ && !best.empty()) {
-    const std::size_t all = options_.num_candidates + options_.local_candidates;
-    const auto weights = box_weights(observed);
-    for (std::size_t c = 0; c < all; ++c)
-      out.push_back(c < from_prior ? prior_->sample(rng)
-                                   : gp::draw_in_box(space_, trials_[best.front()].config, weights,
-                                                     trust_region_->side(), kChoiceResample, rng));
-    return out;
-  }
+  if (trust_region_ && !best.empty())
+    return box_candidates(rng, trials_[best.front()].config, from_prior, observed);
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
     out.push_back(c < from_prior ? prior_->sample(rng) : random_configuration(space_, rng));
   for (std::size_t c = 0; c < options_.local_candidates && !best.empty(); ++c) {
@@ -258,6 +251,30 @@ void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double 
     encoder_.encode(config, features);
     append_row(features, resource, points);
   }
+}
+
+std::vector<Configuration> MobsterSuggester::box_candidates(Xoshiro256& rng,
+                                                            const Configuration& centre,
+                                                            std::size_t from_prior,
+                                                            std::size_t observed) const {
+  // After the prior's share, trust_region_share of the rest from the box, the others from
+  // the whole space; no fixed-spread perturbations (the box is the local search).
+  const std::size_t all = options_.num_candidates + options_.local_candidates;
+  const auto from_box = static_cast<std::size_t>(
+      std::lround(options_.trust_region_share * static_cast<double>(all - from_prior)));
+  const auto weights = box_weights(observed);
+  std::vector<Configuration> out;
+  out.reserve(all);
+  for (std::size_t c = 0; c < all; ++c) {
+    if (c < from_prior)
+      out.push_back(prior_->sample(rng));
+    else if (c < from_prior + from_box)
+      out.push_back(
+          gp::draw_in_box(space_, centre, weights, trust_region_->side(), kChoiceResample, rng));
+    else
+      out.push_back(random_configuration(space_, rng));
+  }
+  return out;
 }
 
 std::vector<double> MobsterSuggester::box_weights(std::size_t observed) const {

@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "core/random.hpp"
 #include "core/schedulers/continuation_model.hpp"
 #include "core/search/gp/gaussian_process.hpp"
 #include "core/search/gp/observation_choice.hpp"
@@ -200,10 +201,14 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   void divide_by_step_cost(const std::vector<Configuration>& pool, std::vector<double>& scores);
   /// The candidates a scoring weighs: num_candidates drawn from the space (a share from
   /// the prior's region) and local_candidates perturbed from `best`, from `stream`; with
-  /// trust_region, all but the prior's share from the box around best[0], weighted by the
-  /// length scales fitted at `observed` observations.
+  /// trust_region, box_candidates around best[0], weighted by the length scales fitted at
+  /// `observed` observations.
   std::vector<Configuration> candidates(std::uint64_t stream, const std::vector<TrialId>& best,
                                         std::size_t observed) const;
+  /// trust_region: the candidates around `centre` (the best first-rung trial), from `rng`:
+  /// `from_prior` from the prior's region, trust_region_share of the rest from the box.
+  std::vector<Configuration> box_candidates(Xoshiro256& rng, const Configuration& centre,
+                                            std::size_t from_prior, std::size_t observed) const;
   /// trust_region: each parameter's share of the box's side (gp::box_weights), from the
   /// length scales fitted at `observed` observations.
   std::vector<double> box_weights(std::size_t observed) const;

@@ -176,6 +176,7 @@ BOOST_AUTO_TEST_CASE(every_sampler_learns_as_without_snapshots) {
       {"sampler = \"mobster\"\n", "[sampler]\ncost_exponent = 1\ncost_cooling_s = 20\n"},
       // The trust region's side is rebuilt from the observations the snapshot keeps.
       {"sampler = \"mobster\"\n", "[sampler]\ntrust_region = true\n"},
+      {"sampler = \"mobster\"\n", "[sampler]\ntrust_region = true\ntrust_region_share = 0.5\n"},
   };
   for (const auto& [line, table] : samplers) {
     BOOST_TEST_CONTEXT(line << table) {

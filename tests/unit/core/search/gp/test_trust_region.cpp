@@ -155,12 +155,14 @@ double narrow_well(const Configuration& c) {
          0.1 * std::sqrt(dx * dx + dy * dy);
 }
 
-// The model trials' mean distance to the well over trials 40 to 79, with or without the box.
-double distance_of_model_trials(bool trust_region) {
+// The model trials' mean distance to the well over trials 40 to 79, with or without the box
+// (`share`: of the candidates drawn from it).
+double distance_of_model_trials(bool trust_region, double share = 1.0) {
   const SearchSpace space(
       {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
   auto spec = mobster_spec(10);
   spec.mobster.trust_region = trust_region;
+  spec.mobster.trust_region_share = share;
   const auto s = make_suggester(space, spec, false, 8);
   double sum = 0;
   std::size_t model = 0;
@@ -187,4 +189,10 @@ BOOST_AUTO_TEST_CASE(mobster_model_trials_close_in_on_a_narrow_well_inside_the_b
   const double boxed = distance_of_model_trials(true), whole = distance_of_model_trials(false);
   BOOST_TEST_MESSAGE("mean distance of model trials: " << boxed << " boxed, " << whole << " not");
   BOOST_TEST(boxed < whole / 2);
+  // Half the candidates from the box, half from the whole space: expected improvement,
+  // high far from the observations, takes mostly the whole space's (here as far out as
+  // without the box): the box acts by confining the choice, not by adding candidates.
+  const double half = distance_of_model_trials(true, 0.5);
+  BOOST_TEST_MESSAGE("half the candidates from the box: " << half);
+  BOOST_TEST(half > 2 * boxed);
 }
