@@ -262,6 +262,8 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
     if (o.surrogate == core::Surrogate::RandomForest)
       for (const auto key : kKernelKeys)
         t.erase(key);
+    // The reader refuses a share without the box it is a share of.
+    if (!o.trust_region) t.erase("trust_region_share");
     return t;
   }
   if (s.kind == core::SamplerKind::Nsga2) {
