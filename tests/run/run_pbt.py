@@ -93,14 +93,18 @@ def cut_short_keeps(path, kept_dirs):
     """Removes the kept copy of each trial's latest committed checkpoint, as if the session
     just killed had died after the row that says it was saved and before its copy ended
     (a window of the copy's length, which gigabytes make wide). `kept_dirs(trial)`: the
-    trial's pbt-kept/step-S folders. Returns the (trial, step) cut."""
+    trial's pbt-kept/step-S folders, and any step-S.partial that the kill left. Returns the
+    (trial, step) cut."""
     with h5py.File(path, "r", swmr=True) as f:  # its writer was killed
         rows = f["checkpoints"][: int(f["commit"][0]["checkpoints"])]
     latest = {int(c["trial"]): float(c["step"]) for c in rows}  # the last row wins
     cut = []
     for trial, step in sorted(latest.items()):
         for kept in kept_dirs(trial):
-            if float(os.path.basename(kept)[len("step-"):]) == step:
+            name = os.path.basename(kept)
+            if name.endswith(".partial"):  # a copy the kill cut short; the next copy removes it
+                continue
+            if float(name[len("step-"):]) == step:
                 shutil.rmtree(kept)
                 cut.append((trial, step))
     return cut
