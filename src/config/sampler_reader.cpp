@@ -114,6 +114,15 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
              "is the share of candidates drawn from the trust region, which is off; set "
              "trust_region = true as well");
   }
+  if (r.has("trust_region_inputs")) {
+    o.trust_region_inputs = r.keyword("trust_region_inputs", {"all", "short"}) == "short"
+                                ? core::TrustRegionInputs::Short
+                                : core::TrustRegionInputs::All;
+    if (!o.trust_region)
+      r.fail("trust_region_inputs",
+             "says which inputs the trust region confines, which is off; set trust_region = "
+             "true as well");
+  }
   if (r.has("target_transform"))
     o.target_transform = r.keyword("target_transform", {"standardise", "copula"}) == "copula"
                              ? core::gp::TargetTransform::Copula

@@ -258,12 +258,17 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"cost_exponent", o.cost_exponent},
         {"cost_cooling_s", o.cost_cooling_s},
         {"trust_region", o.trust_region},
-        {"trust_region_share", o.trust_region_share}};
+        {"trust_region_share", o.trust_region_share},
+        {"trust_region_inputs",
+         o.trust_region_inputs == core::TrustRegionInputs::Short ? "short" : "all"}};
     if (o.surrogate == core::Surrogate::RandomForest)
       for (const auto key : kKernelKeys)
         t.erase(key);
-    // The reader refuses a share without the box it is a share of.
-    if (!o.trust_region) t.erase("trust_region_share");
+    // The reader refuses a share, or inputs, without the box they describe.
+    if (!o.trust_region) {
+      t.erase("trust_region_share");
+      t.erase("trust_region_inputs");
+    }
     return t;
   }
   if (s.kind == core::SamplerKind::Nsga2) {

@@ -55,6 +55,11 @@ enum class Acquisition { ExpectedImprovement, Mean, Thompson };
 /// random forest in SMAC's style (forest/random_forest.hpp).
 enum class Surrogate { GaussianProcess, RandomForest };
 
+/// Which numbers the trust region confines (gp/trust_region.hpp): all of them, or only the
+/// short ones (a fitted length scale under half the numbers' geometric mean), every other
+/// parameter drawn from its whole domain.
+enum class TrustRegionInputs { All, Short };
+
 /// The prior's start-up draws when `prior_startup` is not given: at least this many (at 8
 /// workers the whole start-up of n_startup_trials, 10), and kPriorStartupPastExact past the
 /// exact ones, so that a wrong lesson costs less of a wide first wave (issue #64, 2026-12-04).
@@ -117,6 +122,9 @@ struct MobsterOptions {
   /// With trust_region: the share of the candidates (after a prior's) drawn from the box;
   /// the rest from the whole space.
   double trust_region_share = 1.0;
+  /// With trust_region: Short confines only the short numbers, and where none is short a
+  /// model trial's candidates are those without the box (issue #64, item 4).
+  TrustRegionInputs trust_region_inputs = TrustRegionInputs::All;
   /// With `[sampler] prior`: the share of start-up trials (after the best earlier ones)
   /// and of candidates drawn from the prior region (gp/prior_region.hpp); the rest from
   /// the whole space.

@@ -166,10 +166,12 @@ SLURMTUNE_VARIANTS = [
       for suffix in ("", " [measured]")],
     # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
     # region around the incumbent"): TuRBO-1's box around the best first-rung trial.
-    # Then half the candidates from the box, half from the whole space.
+    # Then half the candidates from the box, half from the whole space; then a box along
+    # the short inputs only ("A trust region along the short inputs only").
     *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], "trust_region": True, **options})
       for label, options in (("recommended, trust region", {}),
-                             ("recommended, trust region share 0.5", {"trust_region_share": 0.5}))
+                             ("recommended, trust region share 0.5", {"trust_region_share": 0.5}),
+                             ("recommended, trust region short inputs", {"trust_region_inputs": "short"}))
       for suffix in ("", " [measured]")],
     # What conditioning on at most max_observations (200) costs in quality: no subsampling.
     ("recommended, every observation", ASHA_PROMOTION, "mobster",

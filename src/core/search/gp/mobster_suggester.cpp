@@ -209,8 +209,12 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
       prior_ ? static_cast<std::size_t>(prior_share_now() *
                                         static_cast<double>(options_.num_candidates))
              : 0;
-  if (trust_region_ && !best.empty())
-    return box_candidates(rng, trials_[best.front()].config, from_prior, observed);
+  if (trust_region_ && !best.empty()) {
+    auto weights = box_weights(observed);
+    // Along the short inputs only: where the model has found none, no box.
+    if (options_.trust_region_inputs == TrustRegionInputs::All || gp::any_short(weights))
+      return box_candidates(rng, trials_[best.front()].config, from_prior, weights);
+  }
   for (std::size_t c = 0; c < options_.num_candidates; ++c)
     out.push_back(c < from_prior ? prior_->sample(rng) : random_configuration(space_, rng));
   for (std::size_t c = 0; c < options_.local_candidates && !best.empty(); ++c) {
@@ -253,24 +257,25 @@ void MobsterSuggester::encode_at(const std::vector<Configuration>& pool, double 
   }
 }
 
-std::vector<Configuration> MobsterSuggester::box_candidates(Xoshiro256& rng,
-                                                            const Configuration& centre,
-                                                            std::size_t from_prior,
-                                                            std::size_t observed) const {
+std::vector<Configuration> MobsterSuggester::box_candidates(
+    Xoshiro256& rng, const Configuration& centre, std::size_t from_prior,
+    const std::vector<double>& weights) const {
   // After the prior's share, trust_region_share of the rest from the box, the others from
   // the whole space; no fixed-spread perturbations (the box is the local search).
   const std::size_t all = options_.num_candidates + options_.local_candidates;
   const auto from_box = static_cast<std::size_t>(
       std::lround(options_.trust_region_share * static_cast<double>(all - from_prior)));
-  const auto weights = box_weights(observed);
+  const double side = trust_region_->side();
+  const bool short_only = options_.trust_region_inputs == TrustRegionInputs::Short;
   std::vector<Configuration> out;
   out.reserve(all);
   for (std::size_t c = 0; c < all; ++c) {
     if (c < from_prior)
       out.push_back(prior_->sample(rng));
     else if (c < from_prior + from_box)
-      out.push_back(
-          gp::draw_in_box(space_, centre, weights, trust_region_->side(), kChoiceResample, rng));
+      out.push_back(short_only
+                        ? gp::draw_along_short(space_, centre, weights, side, rng)
+                        : gp::draw_in_box(space_, centre, weights, side, kChoiceResample, rng));
     else
       out.push_back(random_configuration(space_, rng));
   }

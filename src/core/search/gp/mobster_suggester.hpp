@@ -202,13 +202,15 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// The candidates a scoring weighs: num_candidates drawn from the space (a share from
   /// the prior's region) and local_candidates perturbed from `best`, from `stream`; with
   /// trust_region, box_candidates around best[0], weighted by the length scales fitted at
-  /// `observed` observations.
+  /// `observed` observations (with trust_region_inputs Short, only where one is short).
   std::vector<Configuration> candidates(std::uint64_t stream, const std::vector<TrialId>& best,
                                         std::size_t observed) const;
   /// trust_region: the candidates around `centre` (the best first-rung trial), from `rng`:
-  /// `from_prior` from the prior's region, trust_region_share of the rest from the box.
+  /// `from_prior` from the prior's region, trust_region_share of the rest from the box,
+  /// `weights` its sides' shares (box_weights).
   std::vector<Configuration> box_candidates(Xoshiro256& rng, const Configuration& centre,
-                                            std::size_t from_prior, std::size_t observed) const;
+                                            std::size_t from_prior,
+                                            const std::vector<double>& weights) const;
   /// trust_region: each parameter's share of the box's side (gp::box_weights), from the
   /// length scales fitted at `observed` observations.
   std::vector<double> box_weights(std::size_t observed) const;

@@ -61,6 +61,30 @@ std::vector<double> box_weights(const SearchSpace& space, std::span<const double
   return weights;
 }
 
+bool any_short(std::span<const double> weights) {
+  return std::any_of(weights.begin(), weights.end(), [](double w) { return w < kShortWeight; });
+}
+
+Configuration draw_along_short(const SearchSpace& space, const Configuration& centre,
+                               std::span<const double> weights, double side, Xoshiro256& rng) {
+  const auto& params = space.parameters();
+  Configuration config = centre;
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    const Domain& d = params[j].domain;
+    if (!d.is_sampled()) continue;
+    // Choices weigh 1, never short: only a number active in the centre is boxed.
+    if (weights[j] < kShortWeight && config.is_active(j)) {
+      const double c = d.to_unit(config.values[j]), half = side * weights[j] / 2;
+      const double low = std::max(0.0, c - half), high = std::min(1.0, c + half);
+      config.values[j] = value_at(d, low + (high - low) * rng.uniform01());
+    } else {
+      config.values[j] = value_at(d, rng.uniform01());
+    }
+  }
+  space.resolve_activity(config);
+  return config;
+}
+
 Configuration draw_in_box(const SearchSpace& space, const Configuration& centre,
                           std::span<const double> weights, double side, double choice_resample,
                           Xoshiro256& rng) {

@@ -51,6 +51,20 @@ class TrustRegion {
 std::vector<double> box_weights(const SearchSpace& space, std::span<const double> length_scales,
                                 std::span<const std::size_t> number_inputs);
 
+/// A number is short, for `[sampler] trust_region_inputs = "short"`, where its weight (its
+/// length scale over the numbers' geometric mean) is under this: the model has found it
+/// matters more sharply than the others.
+inline constexpr double kShortWeight = 0.5;
+
+/// Whether any parameter's weight (box_weights) marks a short number.
+bool any_short(std::span<const double> weights);
+
+/// A configuration drawn uniformly along the short numbers only: each short number from
+/// the box of `side` x `weights[j]` around `centre` (clipped to its range), every other
+/// parameter (long numbers, choices, one absent in the centre) from its whole domain.
+Configuration draw_along_short(const SearchSpace& space, const Configuration& centre,
+                               std::span<const double> weights, double side, Xoshiro256& rng);
+
 /// A configuration drawn uniformly from the box of `side` x `weights[j]` around `centre`
 /// (clipped to each range). With more than 20 sampled parameters each one moves with
 /// probability 20/d, at least one (TuRBO's perturbation mask); a moved choice is redrawn

@@ -177,6 +177,8 @@ BOOST_AUTO_TEST_CASE(every_sampler_learns_as_without_snapshots) {
       // The trust region's side is rebuilt from the observations the snapshot keeps.
       {"sampler = \"mobster\"\n", "[sampler]\ntrust_region = true\n"},
       {"sampler = \"mobster\"\n", "[sampler]\ntrust_region = true\ntrust_region_share = 0.5\n"},
+      {"sampler = \"mobster\"\n",
+       "[sampler]\ntrust_region = true\ntrust_region_inputs = \"short\"\n"},
   };
   for (const auto& [line, table] : samplers) {
     BOOST_TEST_CONTEXT(line << table) {

@@ -196,3 +196,97 @@ BOOST_AUTO_TEST_CASE(mobster_model_trials_close_in_on_a_narrow_well_inside_the_b
   BOOST_TEST_MESSAGE("half the candidates from the box: " << half);
   BOOST_TEST(half > 2 * boxed);
 }
+
+BOOST_AUTO_TEST_CASE(along_the_short_inputs_only_the_short_numbers_are_boxed) {
+  const SearchSpace space(
+      {{"a", ranged(DomainKind::Uniform, 0, 1)},
+       {"opt", listed(DomainKind::Choice, {ParamValue{"sgd"}, ParamValue{"adam"}})},
+       {"b", ranged(DomainKind::Uniform, 0, 1)}});
+  const Configuration centre{{ParamValue{0.3}, ParamValue{"sgd"}, ParamValue{0.7}}};
+  const std::vector<double> weights{0.25, 1.0, 4.0};  // a short; the choice and b are not
+  BOOST_TEST(gp::any_short(weights));
+  BOOST_TEST(!gp::any_short(std::vector<double>{0.5, 1.0, 2.0}));  // half is not under half
+  Xoshiro256 rng(7);
+  double a_low = 1, a_high = 0, b_low = 1, b_high = 0;
+  int adam = 0;
+  for (int k = 0; k < 2000; ++k) {
+    const auto c = gp::draw_along_short(space, centre, weights, 0.8, rng);
+    const double a = as_number(c.values[0]), b = as_number(c.values[2]);
+    a_low = std::min(a_low, a), a_high = std::max(a_high, a);
+    b_low = std::min(b_low, b), b_high = std::max(b_high, b);
+    adam += std::get<std::string>(c.values[1]) == "adam";
+  }
+  // a: 0.3 +- 0.8 x 0.25 / 2; b and the choice over their whole domains.
+  BOOST_TEST(a_low >= 0.2);
+  BOOST_TEST(a_low < 0.21);
+  BOOST_TEST(a_high <= 0.4);
+  BOOST_TEST(a_high > 0.39);
+  BOOST_TEST(b_low < 0.01);
+  BOOST_TEST(b_high > 0.99);
+  BOOST_TEST(std::abs(adam - 1000) < 100);  // half of them, to within 10 %
+}
+
+namespace {
+
+// A good region narrow along x alone: y and z do not matter.
+double narrow_in_x(const Configuration& c) {
+  const double dx = as_number(c.values[0]) - 0.31;
+  return 1.0 - std::exp(-dx * dx / (2 * 0.02 * 0.02)) + 0.1 * std::fabs(dx);
+}
+
+struct ModelTrials {
+  double x_distance = 0;           ///< mean |x - 0.31| of model trials 40 to 79
+  double y_spread = 0;             ///< the standard deviation of their y
+  std::vector<Configuration> all;  ///< every suggestion
+};
+
+ModelTrials model_trials_in_x(bool trust_region, TrustRegionInputs inputs,
+                              Surrogate surrogate = Surrogate::GaussianProcess) {
+  const SearchSpace space({{"x", ranged(DomainKind::Uniform, 0, 1)},
+                           {"y", ranged(DomainKind::Uniform, 0, 1)},
+                           {"z", ranged(DomainKind::Uniform, 0, 1)}});
+  auto spec = mobster_spec(10);
+  spec.mobster.trust_region = trust_region;
+  spec.mobster.trust_region_inputs = inputs;
+  spec.mobster.surrogate = surrogate;
+  const auto s = make_suggester(space, spec, false, 8);
+  ModelTrials out;
+  double y_sum = 0, y_squares = 0, model = 0;
+  for (TrialId t = 0; t < 80; ++t) {
+    const auto sug = s->suggest(t);
+    out.all.push_back(sug.config);
+    if (t >= 40 && sug.info.origin == SuggestionOrigin::Model) {
+      const double y = as_number(sug.config.values[1]);
+      out.x_distance += std::fabs(as_number(sug.config.values[0]) - 0.31);
+      y_sum += y, y_squares += y * y, ++model;
+    }
+    s->reported(t, 1, narrow_in_x(sug.config), at_rung(1, SchedulerDecision::Stop));
+    s->ended(t, TrialEnd::Stopped);
+  }
+  out.x_distance /= model;
+  out.y_spread = std::sqrt(y_squares / model - (y_sum / model) * (y_sum / model));
+  return out;
+}
+
+}  // namespace
+
+// The model finds x short (its length scale far under y's and z's): the box closes in
+// along x, and y is still drawn over its whole range.
+BOOST_AUTO_TEST_CASE(mobster_boxes_the_short_input_and_leaves_the_others_free) {
+  const auto boxed = model_trials_in_x(true, TrustRegionInputs::Short);
+  const auto whole = model_trials_in_x(false, TrustRegionInputs::All);
+  BOOST_TEST_MESSAGE("model trials' mean |x - 0.31|: " << boxed.x_distance << " along the short "
+                                                       << "inputs, " << whole.x_distance
+                                                       << " without a box; y's spread "
+                                                       << boxed.y_spread);
+  BOOST_TEST(boxed.x_distance < whole.x_distance / 2);
+  BOOST_TEST(boxed.y_spread > 0.2);  // a uniform draw's is 0.29
+}
+
+// No input short (the random forest has no length scales): the candidates are those
+// without a box, so every suggestion is the same.
+BOOST_AUTO_TEST_CASE(where_no_input_is_short_the_candidates_are_those_without_a_box) {
+  const auto boxed = model_trials_in_x(true, TrustRegionInputs::Short, Surrogate::RandomForest);
+  const auto whole = model_trials_in_x(false, TrustRegionInputs::All, Surrogate::RandomForest);
+  BOOST_TEST((boxed.all == whole.all));
+}
