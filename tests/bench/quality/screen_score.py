@@ -126,13 +126,20 @@ def main():
         saved = only_workers(load(args.runs, [args.base, args.candidate]), args.workers)
         cells = cells_of(saved, args.base, args.candidate)
         print("| table | target | speed-up [95% CI] |\n|---|---|---|")
+        measured = []
         for c in cells:
             point, low, high = speedup_interval(c["candidate"], c["base"], rng)
             c["point"] = point
+            if math.isnan(point):  # neither reaches the target in half the seeds: no speed-up to measure
+                print(f"| {c['table']} | T{c['target'] + 1} | neither reaches it in half the seeds: left out |")
+                continue
+            measured.append(c)
             print(f"| {c['table']} | T{c['target'] + 1} | {point:.3g} [{low:.3g}, {high:.3g}] |")
-        point, low, high = score(cells, rng)
-        lowest = min(c["point"] for c in cells)
-        print(f"\nscore (geometric mean of {len(cells)} cells): {point:.3f} [{low:.3f}, {high:.3f}]; lowest cell {lowest:.3g}")
+        point, low, high = score(measured, rng)
+        lowest = min(c["point"] for c in measured)
+        left_out = f" ({len(cells) - len(measured)} left out)" if len(measured) < len(cells) else ""
+        print(f"\nscore (geometric mean of {len(measured)} cells{left_out}): {point:.3f} [{low:.3f}, {high:.3f}]; "
+              f"lowest cell {lowest:.3g}")
         return
     saved = only_workers(load(args.runs, [args.base]), args.workers)
     seeds = sorted(set.intersection(*({r.seed for r in m[args.base]} for m in saved.values())))
