@@ -80,6 +80,15 @@ def cells_of(saved, base, candidate, base_seeds=None, candidate_seeds=None):
     return cells
 
 
+def measured_cells(cells, rng):
+    """Sets each cell's point speed-up and interval ("point", "low", "high"); returns the
+    cells that have one. A cell where neither method reaches the target in half the seeds
+    (both medians infinite) has no speed-up to measure and is left out."""
+    for c in cells:
+        c["point"], c["low"], c["high"] = speedup_interval(c["candidate"], c["base"], rng)
+    return [c for c in cells if not math.isnan(c["point"])]
+
+
 def rival_selection(saved, prefix, rng, splits=400):
     """Per (table, target): the geometric mean over random halves of the out-of-half pick's
     median over the in-half best's (1.0: picking on the same seeds flatters nobody)."""
@@ -126,15 +135,11 @@ def main():
         saved = only_workers(load(args.runs, [args.base, args.candidate]), args.workers)
         cells = cells_of(saved, args.base, args.candidate)
         print("| table | target | speed-up [95% CI] |\n|---|---|---|")
-        measured = []
+        measured = measured_cells(cells, rng)
         for c in cells:
-            point, low, high = speedup_interval(c["candidate"], c["base"], rng)
-            c["point"] = point
-            if math.isnan(point):  # neither reaches the target in half the seeds: no speed-up to measure
-                print(f"| {c['table']} | T{c['target'] + 1} | neither reaches it in half the seeds: left out |")
-                continue
-            measured.append(c)
-            print(f"| {c['table']} | T{c['target'] + 1} | {point:.3g} [{low:.3g}, {high:.3g}] |")
+            print(f"| {c['table']} | T{c['target'] + 1} | " +
+                  ("neither reaches it in half the seeds: left out |" if math.isnan(c["point"])
+                   else f"{c['point']:.3g} [{c['low']:.3g}, {c['high']:.3g}] |"))
         point, low, high = score(measured, rng)
         lowest = min(c["point"] for c in measured)
         left_out = f" ({len(cells) - len(measured)} left out)" if len(measured) < len(cells) else ""
