@@ -210,7 +210,7 @@ std::vector<Configuration> MobsterSuggester::candidates(std::uint64_t stream,
                                         static_cast<double>(options_.num_candidates))
              : 0;
   if (trust_region_ && !best.empty()) {
-    auto weights = box_weights(observed);
+    const auto weights = box_weights(observed);
     // Along the short inputs only: where the model has found none, no box.
     if (options_.trust_region_inputs == TrustRegionInputs::All || gp::any_short(weights))
       return box_candidates(rng, trials_[best.front()].config, from_prior, weights);
