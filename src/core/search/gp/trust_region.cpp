@@ -10,6 +10,14 @@ namespace {
 
 constexpr std::size_t kMaskedFrom = 20;  // TuRBO perturbs every input of at most 20
 
+// A value of `d` drawn uniformly within `half` of `centre` in unit coordinates, clipped to
+// the range.
+ParamValue draw_near(const Domain& d, const ParamValue& centre, double half, Xoshiro256& rng) {
+  const double c = d.to_unit(centre);
+  const double low = std::max(0.0, c - half), high = std::min(1.0, c + half);
+  return value_at(d, low + (high - low) * rng.uniform01());
+}
+
 }  // namespace
 
 TrustRegion::TrustRegion(std::size_t parameters)
@@ -74,9 +82,7 @@ Configuration draw_along_short(const SearchSpace& space, const Configuration& ce
     if (!d.is_sampled()) continue;
     // Choices weigh 1, never short: only a number active in the centre is boxed.
     if (weights[j] < kShortWeight && config.is_active(j)) {
-      const double c = d.to_unit(config.values[j]), half = side * weights[j] / 2;
-      const double low = std::max(0.0, c - half), high = std::min(1.0, c + half);
-      config.values[j] = value_at(d, low + (high - low) * rng.uniform01());
+      config.values[j] = draw_near(d, config.values[j], side * weights[j] / 2, rng);
     } else {
       config.values[j] = value_at(d, rng.uniform01());
     }
@@ -116,9 +122,7 @@ Configuration draw_in_box(const SearchSpace& space, const Configuration& centre,
     } else if (d.kind == DomainKind::Choice) {
       if (rng.uniform01() < choice_resample) config.values[j] = value_at(d, rng.uniform01());
     } else {
-      const double c = d.to_unit(config.values[j]), half = side * weights[j] / 2;
-      const double low = std::max(0.0, c - half), high = std::min(1.0, c + half);
-      config.values[j] = value_at(d, low + (high - low) * rng.uniform01());
+      config.values[j] = draw_near(d, config.values[j], side * weights[j] / 2, rng);
     }
   }
   space.resolve_activity(config);
