@@ -2,9 +2,12 @@
 """Who reaches the target first: for a slurmtune setting on recorded tables, the trial whose
 report first met each target (T1, T2 as in hpo_quality.py), where its configuration came
 from (a start-up draw, the sampler's random share, the model, or a sampler without a
-model: "blind") and how many trials had started before it. When most first hits are
-random draws, no sampler can make that cell much sooner; when the model's suggestions
-make them, the cell measures the model. "First wave holds one": the share of seeds whose
+model: "blind") and how many trials had started before it, and how many of those were
+"able": their configuration's recorded curve meets the target, had it trained far enough
+(the hit's own trial among them; a mean over the seeds). When about one able trial has
+started by the hit, the scheduler lost none and the time went to finding one. When most
+first hits are random draws, no sampler can make that cell much sooner; when the model's
+suggestions make them, the cell measures the model. "First wave holds one": the share of seeds whose
 first `workers` trials include a configuration whose recorded curve reaches the target
 (had it trained far enough): how much of a cell is the first wave's luck, which no sampler
 without a prior can change and a prior's first wave trades (issue #64).
@@ -54,6 +57,7 @@ class FirstHit(NamedTuple):
     time: float          # of the hit
     start: float         # the trial's start
     paused: float        # seconds the trial spent paused at rungs before the hit
+    capable: int         # trials started by then whose configuration's recorded curve meets the target
 
     def time_shares(self):
         """(before the trial started, paused, training) as shares of the time to the hit."""
@@ -93,12 +97,13 @@ def first_hit(task):
         names = {v: k for k, v in h5py.check_enum_dtype(f["trials"].dtype["origin"]).items()}
         events = f["events"][: int(commit["events"])]
         kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
-    first_wave = [quality_runs.config_row(table, c) for c in
-                  quality_runs.trial_configs(np.sort(trials, order="id")[:workers], table.params)]
+    trials = np.sort(trials, order="id")
+    rows = [quality_runs.config_row(table, c) for c in quality_runs.trial_configs(trials, table.params)]
     hits = []
     for target in table.targets:
-        holds = any(target_floors.time_to_target(table, target, values, seconds) < math.inf
-                    for row in first_wave for _, values, seconds in table.curves[row])
+        meets = [any(target_floors.time_to_target(table, target, values, seconds) < math.inf
+                     for _, values, seconds in table.curves[row]) for row in rows]
+        holds = any(meets[:workers])
         reached = [row for row in metrics if not np.isnan(row[table.metric])
                    and table.reached(float(row[table.metric]), target)]
         if not reached:
@@ -106,11 +111,13 @@ def first_hit(task):
             continue
         row = reached[0]
         trial = trials[trials["id"] == row["trial"]][0]
-        before = trials[trials["start_time"] <= row["time"]]
+        started = trials["start_time"] <= row["time"]
+        before = trials[started]
         model_share = float(np.mean([names[o] == "model" for o in before["origin"]]))
         hits.append((FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
                               float(row["time"]), float(trial["start_time"]),
-                              paused_before(events, kinds, row["trial"], float(row["time"]))), holds))
+                              paused_before(events, kinds, row["trial"], float(row["time"])),
+                              int(np.sum(np.array(meets)[started]))), holds))
     return seed, hits
 
 
@@ -142,8 +149,8 @@ def main():
           "[quartiles], and the model's share of those trials")
     print()
     print("| table | workers | target | reached | startup | random | model | blind | trials started | model's share of them "
-          "| time to it | before it started | paused | training | first wave holds one |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| able ones among them | time to it | before it started | paused | training | first wave holds one |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
             table = quality_runs.Table(name)
@@ -159,12 +166,14 @@ def main():
                     started = [h.started for h in hits]
                     q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
                     model = np.median([h.model_share for h in hits]) if hits else np.nan
+                    capable = np.mean([h.capable for h in hits]) if hits else np.nan
                     time = np.median([h.time for h in hits]) if hits else np.nan
                     split = [h.time_shares() for h in hits if h.time > 0]  # (before, paused, training)
                     shares_of_time = " | ".join(f"{np.mean(v):.0%}" for v in zip(*split)) if split else "- | - | -"
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
-                          f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {time:.3g} s | "
+                          f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {capable:.2f} | "
+                          f"{time:.3g} s | "
                           f"{shares_of_time} | {holds:.0%} |", flush=True)
 
 
