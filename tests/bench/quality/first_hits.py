@@ -7,9 +7,9 @@ model: "blind") and how many trials had started before it, and how many of those
 (the hit's own trial among them; a mean over the seeds). When about one able trial has
 started by the hit, the scheduler lost none and the time went to finding one. When most
 first hits are random draws, no sampler can make that cell much sooner; when the model's
-suggestions make them, the cell measures the model. "First wave holds one": the share of seeds whose
-first `workers` trials include a configuration whose recorded curve reaches the target
-(had it trained far enough): how much of a cell is the first wave's luck, which no sampler
+suggestions make them, the cell measures the model. "First wave holds one": the share of
+seeds whose first `workers` trials include a configuration whose recorded curve reaches
+the target (had it trained far enough): how much of a cell is the first wave's luck, which no sampler
 without a prior can change and a prior's first wave trades (issue #64).
 
 Where the time to the target went, as shares of it (means over the seeds, so they add up
@@ -57,7 +57,7 @@ class FirstHit(NamedTuple):
     time: float          # of the hit
     start: float         # the trial's start
     paused: float        # seconds the trial spent paused at rungs before the hit
-    capable: int         # trials started by then whose configuration's recorded curve meets the target
+    able: int            # trials started by then whose configuration's recorded curve meets the target
 
     def time_shares(self):
         """(before the trial started, paused, training) as shares of the time to the hit."""
@@ -166,13 +166,13 @@ def main():
                     started = [h.started for h in hits]
                     q = np.percentile(started, [25, 50, 75]) if started else [np.nan] * 3
                     model = np.median([h.model_share for h in hits]) if hits else np.nan
-                    capable = np.mean([h.capable for h in hits]) if hits else np.nan
+                    able = np.mean([h.able for h in hits]) if hits else np.nan
                     time = np.median([h.time for h in hits]) if hits else np.nan
                     split = [h.time_shares() for h in hits if h.time > 0]  # (before, paused, training)
                     shares_of_time = " | ".join(f"{np.mean(v):.0%}" for v in zip(*split)) if split else "- | - | -"
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
-                          f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {capable:.2f} | "
+                          f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {able:.2f} | "
                           f"{time:.3g} s | "
                           f"{shares_of_time} | {holds:.0%} |", flush=True)
 
