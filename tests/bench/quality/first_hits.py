@@ -5,7 +5,10 @@ from (a start-up draw, the sampler's random share, the model, or a sampler witho
 model: "blind") and how many trials had started before it, and how many of those were
 "able": their configuration's recorded curve meets the target, had it trained far enough
 (the hit's own trial among them; a mean over the seeds). When about one able trial has
-started by the hit, the scheduler lost none and the time went to finding one. When most
+started by the hit, the scheduler lost none and the time went to finding one. "Straight
+on": the median time at which the first of the trials started by the hit would have met
+the target had each trained straight on from its start, never paused or stopped (and
+displacing nothing): the most a scheduler that kept the same trials could win. When most
 first hits are random draws, no sampler can make that cell much sooner; when the model's
 suggestions make them, the cell measures the model. "First wave holds one": the share of
 seeds whose first `workers` trials include a configuration whose recorded curve reaches
@@ -58,6 +61,7 @@ class FirstHit(NamedTuple):
     start: float         # the trial's start
     paused: float        # seconds the trial spent paused at rungs before the hit
     able: int            # trials started by then whose configuration's recorded curve meets the target
+    straight: float      # when the first of those would have met it, had each trained straight on
 
     def time_shares(self):
         """(before the trial started, paused, training) as shares of the time to the hit."""
@@ -101,8 +105,10 @@ def first_hit(task):
     rows = [quality_runs.config_row(table, c) for c in quality_runs.trial_configs(trials, table.params)]
     hits = []
     for target in table.targets:
-        meets = [any(target_floors.time_to_target(table, target, values, seconds) < math.inf
-                     for _, values, seconds in table.curves[row]) for row in rows]
+        # Per trial: its configuration's own time to the target, trained straight on.
+        own = [min(target_floors.time_to_target(table, target, values, seconds)
+                   for _, values, seconds in table.curves[row]) for row in rows]
+        meets = [t < math.inf for t in own]
         holds = any(meets[:workers])
         reached = [row for row in metrics if not np.isnan(row[table.metric])
                    and table.reached(float(row[table.metric]), target)]
@@ -117,7 +123,8 @@ def first_hit(task):
         hits.append((FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
                               float(row["time"]), float(trial["start_time"]),
                               paused_before(events, kinds, row["trial"], float(row["time"])),
-                              int(np.sum(np.array(meets)[started]))), holds))
+                              int(np.sum(np.array(meets)[started])),
+                              float(np.min((trials["start_time"] + np.array(own))[started]))), holds))
     return seed, hits
 
 
@@ -149,8 +156,8 @@ def main():
           "[quartiles], and the model's share of those trials")
     print()
     print("| table | workers | target | reached | startup | random | model | blind | trials started | model's share of them "
-          "| able ones among them | time to it | before it started | paused | training | first wave holds one |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| able ones among them | time to it | straight on | before it started | paused | training | first wave holds one |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work, multiprocessing.Pool(args.jobs) as pool:
         for name in args.tables:
             table = quality_runs.Table(name)
@@ -168,12 +175,13 @@ def main():
                     model = np.median([h.model_share for h in hits]) if hits else np.nan
                     able = np.mean([h.able for h in hits]) if hits else np.nan
                     time = np.median([h.time for h in hits]) if hits else np.nan
+                    straight = np.median([h.straight for h in hits]) if hits else np.nan
                     split = [h.time_shares() for h in hits if h.time > 0]  # (before, paused, training)
                     shares_of_time = " | ".join(f"{np.mean(v):.0%}" for v in zip(*split)) if split else "- | - | -"
                     print(f"| {name} | {workers} | T{t + 1} | {len(hits)}/{args.seeds} | {shares['startup']:.0%} | "
                           f"{shares['random']:.0%} | "
                           f"{shares['model']:.0%} | {shares['blind']:.0%} | {q[1]:.0f} [{q[0]:.0f}, {q[2]:.0f}] | {model:.0%} | {able:.2f} | "
-                          f"{time:.3g} s | "
+                          f"{time:.3g} s | {straight:.3g} s | "
                           f"{shares_of_time} | {holds:.0%} |", flush=True)
 
 
