@@ -12,8 +12,8 @@ displacing nothing): the most a scheduler that kept the same trials could win. W
 first hits are random draws, no sampler can make that cell much sooner; when the model's
 suggestions make them, the cell measures the model. "First wave holds one": the share of
 seeds whose first `workers` trials include a configuration whose recorded curve reaches
-the target (had it trained far enough): how much of a cell is the first wave's luck, which no sampler
-without a prior can change and a prior's first wave trades (issue #64).
+the target (had it trained far enough): how much of a cell is the first wave's luck, which
+no sampler without a prior can change and a prior's first wave trades (issue #64).
 
 Where the time to the target went, as shares of it (means over the seeds, so they add up
 to 100 %): before the trial that met it started (proposing it), while it waited paused
@@ -106,10 +106,10 @@ def first_hit(task):
     hits = []
     for target in table.targets:
         # Per trial: its configuration's own time to the target, trained straight on.
-        own = [min(target_floors.time_to_target(table, target, values, seconds)
-                   for _, values, seconds in table.curves[row]) for row in rows]
-        meets = [t < math.inf for t in own]
-        holds = any(meets[:workers])
+        own = np.array([min(target_floors.time_to_target(table, target, values, seconds)
+                            for _, values, seconds in table.curves[row]) for row in rows])
+        meets = own < math.inf
+        holds = bool(meets[:workers].any())
         reached = [row for row in metrics if not np.isnan(row[table.metric])
                    and table.reached(float(row[table.metric]), target)]
         if not reached:
@@ -123,8 +123,8 @@ def first_hit(task):
         hits.append((FirstHit(names[int(trial["origin"])], int(row["trial"]), len(before), model_share,
                               float(row["time"]), float(trial["start_time"]),
                               paused_before(events, kinds, row["trial"], float(row["time"])),
-                              int(np.sum(np.array(meets)[started])),
-                              float(np.min((trials["start_time"] + np.array(own))[started]))), holds))
+                              int(meets[started].sum()),
+                              float((trials["start_time"] + own)[started].min())), holds))
     return seed, hits
 
 
