@@ -162,7 +162,11 @@ SLURMTUNE_VARIANTS = [
     *[(label + suffix, ASHA_PROMOTION, "mobster", {**RECOMMENDED[2], **options})
       for label, options in (("recommended, Thompson draws", {"acquisition": "thompson"}),
                              ("recommended, cost cooling", {"cost_exponent": 1, "cost_cooling_s": "budget"}),
-                             ("recommended, random forest", {"surrogate": "random-forest"}))
+                             ("recommended, random forest", {"surrogate": "random-forest"}),
+                             # Issue #64, item 4 ("Greedy picks on copula targets"): the two
+                             # screened apart (0.960 and 1.029), never together.
+                             ("recommended, copula targets, greedy mean",
+                              {"target_transform": "copula", "acquisition": "mean"}))
       for suffix in ("", " [measured]")],
     # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
     # region around the incumbent"): TuRBO-1's box around the best first-rung trial.
