@@ -137,6 +137,13 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
                     : acquisition == "thompson" ? core::Acquisition::Thompson
                                                 : core::Acquisition::ExpectedImprovement;
   }
+  if (r.has("greedy_share")) {
+    read_in_range(r, "greedy_share", o.greedy_share, 0, 1, "in [0, 1]");
+    if (o.greedy_share > 0 && o.acquisition != core::Acquisition::ExpectedImprovement)
+      r.fail("greedy_share",
+             "is the share of model trials that take the posterior mean instead of expected "
+             "improvement, and goes with acquisition = \"ei\"");
+  }
   if (r.has("surrogate"))
     o.surrogate = r.keyword("surrogate", {"gp", "random-forest"}) == "random-forest"
                       ? core::Surrogate::RandomForest

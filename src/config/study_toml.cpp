@@ -254,6 +254,7 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"acquisition", o.acquisition == core::Acquisition::Mean       ? "mean"
                         : o.acquisition == core::Acquisition::Thompson ? "thompson"
                                                                        : "ei"},
+        {"greedy_share", o.greedy_share},
         {"surrogate", o.surrogate == core::Surrogate::RandomForest ? "random-forest" : "gp"},
         {"cost_exponent", o.cost_exponent},
         {"cost_cooling_s", o.cost_cooling_s},

@@ -103,6 +103,13 @@ struct MobsterOptions {
   gp::TargetTransform target_transform = gp::TargetTransform::Standardise;
   StartupDesign startup_design = StartupDesign::Random;
   Acquisition acquisition = Acquisition::ExpectedImprovement;
+  /// With acquisition = ExpectedImprovement: the share of model trials that take the best
+  /// posterior mean instead, each trial's kind drawn by a coin of its own stream (as the
+  /// random share is), so that replay and resume draw the same. A hedge between exploring
+  /// and refining that needs no knowledge of the table (issue #64, item 4). A greedy trial's
+  /// pending trials are fantasised as acquisition = Mean's are, and no cost divides its mean;
+  /// a launch wave's shared scoring stays expected improvement.
+  double greedy_share = 0;
   Surrogate surrogate = Surrogate::GaussianProcess;
   /// A model trial's expected improvement is divided by its predicted seconds a step to
   /// this power (0: step costs play no part). The prediction is the step-cost model's

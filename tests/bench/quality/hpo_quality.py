@@ -166,7 +166,13 @@ SLURMTUNE_VARIANTS = [
                              # Issue #64, item 4 ("Greedy picks on copula targets"): the two
                              # screened apart (0.960 and 1.029), never together.
                              ("recommended, copula targets, greedy mean",
-                              {"target_transform": "copula", "acquisition": "mean"}))
+                              {"target_transform": "copula", "acquisition": "mean"}),
+                             # ("Half the model trials greedy, on copula targets"): a hedge
+                             # between the two acquisitions; at a share of 1 it is the row above.
+                             ("recommended, copula targets, greedy half",
+                              {"target_transform": "copula", "greedy_share": 0.5}),
+                             ("recommended, copula targets, greedy share 1",
+                              {"target_transform": "copula", "greedy_share": 1}))
       for suffix in ("", " [measured]")],
     # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
     # region around the incumbent"): TuRBO-1's box around the best first-rung trial.

@@ -206,8 +206,9 @@ MobsterSuggester::ModelView MobsterSuggester::model_view(const std::vector<std::
   for (const TrialId t : fantasies)
     append_row(trials_[t].features, first, pending);
   // Thompson draws spread a wave of free workers by their randomness alone.
-  if (!pending.empty() && options_.acquisition != Acquisition::Thompson) {
-    if (options_.acquisition == Acquisition::Mean) {
+  const Acquisition kind = acquisition_of(trial);
+  if (!pending.empty() && kind != Acquisition::Thompson) {
+    if (kind == Acquisition::Mean) {
       const double lie =
           std::accumulate(data.targets.begin(), own_end, 0.0) / static_cast<double>(chosen.size());
       data.targets.resize(data.targets.size() + pending.size() / data.dims, lie);
@@ -275,7 +276,7 @@ MobsterSuggester::WaveScoring MobsterSuggester::score_wave(std::size_t block, st
                   trust_region_ ? trust_region_->side() : 0,
                   candidates(derive_seed(seed_, kWaveStream, block), v.centres, observed),
                   {}};
-  out.scores = acquisition(v, v.weights, out.pool);
+  out.scores = acquisition(v, v.weights, out.pool, options_.acquisition);
   return out;
 }
 

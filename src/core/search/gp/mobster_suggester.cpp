@@ -25,6 +25,7 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
+constexpr std::uint64_t kGreedyStream = 0x677265656479ULL;          // "greedy"
 constexpr double kLocalSpread = 0.1;  // the perturbation of local candidates, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
 constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
@@ -140,6 +141,13 @@ bool MobsterSuggester::explores(TrialId trial) const {
   // Its own stream (not the candidates'): whether this trial explores at random.
   Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
   return coin.uniform01() < options_.random_fraction;
+}
+
+Acquisition MobsterSuggester::acquisition_of(TrialId trial) const {
+  if (options_.greedy_share <= 0) return options_.acquisition;
+  // Its own stream, as the random share's: adding the option moves no other draw.
+  Xoshiro256 coin(derive_seed(seed_, kGreedyStream, trial));
+  return coin.uniform01() < options_.greedy_share ? Acquisition::Mean : options_.acquisition;
 }
 
 void MobsterSuggester::judge_box(TrialId trial, double resource, double score, bool first) {
@@ -292,14 +300,15 @@ std::vector<double> MobsterSuggester::box_weights(std::size_t observed) const {
 
 std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
                                                   const std::map<double, double>& weights,
-                                                  const std::vector<Configuration>& pool) const {
+                                                  const std::vector<Configuration>& pool,
+                                                  Acquisition kind) const {
   std::vector<double> acquisition(pool.size(), 0.0), points;
   for (const auto& [resource, weight] : weights) {
     encode_at(pool, resource, points);
     const double incumbent = v.incumbent_at(resource);
     const auto predictions = v.posterior->predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
-      acquisition[c] += weight * (options_.acquisition == Acquisition::Mean
+      acquisition[c] += weight * (kind == Acquisition::Mean
                                       ? predictions[c].mean
                                       : expected_improvement(predictions[c], incumbent));
   }
@@ -352,10 +361,13 @@ Configuration MobsterSuggester::propose(TrialId trial) {
   const ModelView& v = view(trial);
   const std::vector<Configuration> pool =
       candidates(derive_seed(seed_, kCandidateStream, trial), v.centres, observations_.size());
-  std::vector<double> scores = options_.acquisition == Acquisition::Thompson
+  const Acquisition kind = acquisition_of(trial);
+  std::vector<double> scores = kind == Acquisition::Thompson
                                    ? thompson_draw(trial, v, v.weights, pool)
-                                   : acquisition(v, v.weights, pool);
-  if (cost_exponent_now() > 0) divide_by_step_cost(pool, scores);
+                                   : acquisition(v, v.weights, pool, kind);
+  // A posterior mean may be negative: a cost divides expected improvement only.
+  if (kind == Acquisition::ExpectedImprovement && cost_exponent_now() > 0)
+    divide_by_step_cost(pool, scores);
   return pool[static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
                                        scores.begin())];
 }
@@ -370,7 +382,8 @@ std::optional<ContinuationScores> MobsterSuggester::score_jobs(
   // first rung (DyHPO's one step ahead), from the next trial's candidate stream.
   const std::vector<Configuration> pool =
       candidates(derive_seed(seed_, kCandidateStream, next_trial), v.centres, observations_.size());
-  const std::vector<double> scores = acquisition(v, {{first_resource, 1.0}}, pool);
+  const std::vector<double> scores =
+      acquisition(v, {{first_resource, 1.0}}, pool, acquisition_of(next_trial));
   const auto best =
       static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
   std::vector<double> points, start;

@@ -174,9 +174,13 @@ class MobsterSuggester final : public Suggester, public ContinuationModel {
   /// `points`: each of `pool` encoded, with `resource`'s input after it (the model's rows).
   void encode_at(const std::vector<Configuration>& pool, double resource,
                  std::vector<double>& points) const;
-  /// Each candidate's expected improvement, summed over `weights`' rungs.
+  /// How a model trial for `trial` picks: the acquisition, or with greedy_share the
+  /// posterior mean where the trial's own coin falls under the share.
+  Acquisition acquisition_of(TrialId trial) const;
+  /// Each candidate's expected improvement (or posterior mean, `kind` = Mean), summed over
+  /// `weights`' rungs.
   std::vector<double> acquisition(const ModelView& v, const std::map<double, double>& weights,
-                                  const std::vector<Configuration>& pool) const;
+                                  const std::vector<Configuration>& pool, Acquisition kind) const;
   /// acquisition = "thompson": one joint draw of the posterior over `pool` at each rung,
   /// summed over `weights`, from the trial's own stream of normals.
   std::vector<double> thompson_draw(TrialId trial, const ModelView& v,

@@ -171,6 +171,7 @@ BOOST_AUTO_TEST_CASE(every_sampler_learns_as_without_snapshots) {
       {"sampler = \"mobster\"\n", ""},
       {"sampler = \"mobster\"\n", "[sampler]\nsuggest_ahead = true\nstartup_design = \"sobol\"\n"},
       {"sampler = \"mobster\"\n", "[sampler]\nacquisition = \"thompson\"\n"},
+      {"sampler = \"mobster\"\n", "[sampler]\ngreedy_share = 0.5\n"},
       {"sampler = \"mobster\"\n", "[sampler]\nsurrogate = \"random-forest\"\n"},
       // The cooling reads the clock the snapshot keeps.
       {"sampler = \"mobster\"\n", "[sampler]\ncost_exponent = 1\ncost_cooling_s = 20\n"},

@@ -12,7 +12,7 @@
 
 // MOBSTER's suggester (src/core/search/gp/mobster_suggester.cpp) through the Suggester
 // interface: start-up, model, Hyper-Tune weighting, copula targets, Sobol start-up, the
-// random share, pending trials, the mean acquisition and step costs.
+// random share, pending trials, the mean acquisition, the greedy share and step costs.
 using namespace slurmtune::core;
 using namespace slurmtune::testing;
 using slurmtune::core::gp::TargetTransform;
@@ -279,6 +279,49 @@ BOOST_AUTO_TEST_CASE(mobster_mean_acquisition_exploits_and_spreads_over_pending_
   // the pending trials' fantasies).
   BOOST_TEST(mean_distance[1] < mean_distance[0]);
   BOOST_TEST(closest_pair > 0.05);
+}
+
+// greedy_share (issue #64, item 4): each model trial's own coin says whether it takes the
+// posterior mean or expected improvement. Suggesters that saw the same history (ended
+// trials and pending ones) are asked about the same trial: the shared one's pick is, trial
+// by trial, the greedy one's (pending trials fantasised as a constant liar) or expected
+// improvement's (fantasised at the model's mean), and over 24 trials it is each about half
+// the time. With a share of 1 every pick is the greedy one's.
+BOOST_AUTO_TEST_CASE(mobster_greedy_share_takes_the_mean_on_a_share_of_model_trials) {
+  const SearchSpace space(
+      {{"x", ranged(DomainKind::Uniform, 0, 1)}, {"y", ranged(DomainKind::Uniform, 0, 1)}});
+  const auto after_history = [&](Acquisition acquisition, double share) {
+    auto spec = mobster_spec(5);
+    spec.mobster.acquisition = acquisition;
+    spec.mobster.greedy_share = share;
+    auto s = make_suggester(space, spec, false, 21);
+    Xoshiro256 rng(5);
+    for (TrialId t = 0; t < 24; ++t) {
+      const Configuration c{{ParamValue{rng.uniform01()}, ParamValue{rng.uniform01()}}};
+      s->started(t, c);
+      if (t >= 20) continue;  // the last four pending
+      const double x = as_number(c.values[0]), y = as_number(c.values[1]);
+      s->reported(t, 1, std::hypot(x - 0.3, y - 0.7), at_rung(1, SchedulerDecision::Stop));
+      s->ended(t, TrialEnd::Stopped);
+    }
+    return s;
+  };
+  std::size_t greedy = 0, improvement = 0;
+  for (TrialId t = 24; t < 48; ++t) {
+    BOOST_TEST_CONTEXT("trial " << t) {
+      const auto mean = after_history(Acquisition::Mean, 0)->suggest(t).config;
+      const auto ei = after_history(Acquisition::ExpectedImprovement, 0)->suggest(t).config;
+      BOOST_REQUIRE(!(mean == ei));
+      const auto half = after_history(Acquisition::ExpectedImprovement, 0.5)->suggest(t);
+      BOOST_TEST((half.info.origin == SuggestionOrigin::Model));
+      greedy += half.config == mean;
+      improvement += half.config == ei;
+      BOOST_TEST((after_history(Acquisition::ExpectedImprovement, 1)->suggest(t).config == mean));
+    }
+  }
+  BOOST_TEST(greedy + improvement == 24u);
+  BOOST_TEST(greedy >= 6u);
+  BOOST_TEST(improvement >= 6u);
 }
 
 // cost_exponent (issue #43): the loss depends on x alone, a step's seconds on w alone (1 s
