@@ -25,7 +25,7 @@ using gp::value_at;
 constexpr std::uint64_t kCandidateStream = 0x6d6f6273746572ULL;    // "mobster"
 constexpr std::uint64_t kExplorationStream = 0x6578706c6f7265ULL;  // "explore"
 constexpr std::uint64_t kThompsonStream = 0x74686f6d70736f6eULL;   // "thompson"
-constexpr std::uint64_t kGreedyStream = 0x677265656479ULL;          // "greedy"
+constexpr std::uint64_t kGreedyStream = 0x677265656479ULL;         // "greedy"
 constexpr double kLocalSpread = 0.1;  // the perturbation of local candidates, in unit coordinates
 constexpr double kChoiceResample = 0.25;  // a perturbed choice is redrawn this often
 constexpr double kAbsentInput = -1.0;     // the model's input for an absent number
@@ -308,9 +308,9 @@ std::vector<double> MobsterSuggester::acquisition(const ModelView& v,
     const double incumbent = v.incumbent_at(resource);
     const auto predictions = v.posterior->predict(points);
     for (std::size_t c = 0; c < predictions.size(); ++c)
-      acquisition[c] += weight * (kind == Acquisition::Mean
-                                      ? predictions[c].mean
-                                      : expected_improvement(predictions[c], incumbent));
+      acquisition[c] +=
+          weight * (kind == Acquisition::Mean ? predictions[c].mean
+                                              : expected_improvement(predictions[c], incumbent));
   }
   return acquisition;
 }
