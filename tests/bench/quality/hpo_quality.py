@@ -167,8 +167,9 @@ SLURMTUNE_VARIANTS = [
                              # screened apart (0.960 and 1.029), never together.
                              ("recommended, copula targets, greedy mean",
                               {"target_transform": "copula", "acquisition": "mean"}),
-                             # ("Half the model trials greedy, on copula targets"): a hedge
-                             # between the two acquisitions; at a share of 1 it is the row above.
+                             # Issue #64, item 4 ("Half the model trials greedy, on copula
+                             # targets"): a hedge between the two acquisitions; at a share of 1
+                             # it is the row above (the build check of its rule).
                              ("recommended, copula targets, greedy half",
                               {"target_transform": "copula", "greedy_share": 0.5}),
                              ("recommended, copula targets, greedy share 1",
