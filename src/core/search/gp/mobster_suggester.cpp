@@ -36,6 +36,13 @@ double expected_improvement(const gp::Prediction& p, double incumbent) {
   return sd * (z * gp::normal_cdf(z) + gp::normal_pdf(z));
 }
 
+// A trial's own coin on its own stream, under `share`: which trials explore at random, and
+// which pick greedily. Each kind of draw has a stream, so adding one moves no other.
+bool coin_under(std::uint64_t seed, std::uint64_t stream, TrialId trial, double share) {
+  Xoshiro256 coin(derive_seed(seed, stream, trial));
+  return coin.uniform01() < share;
+}
+
 std::size_t sampled_parameters(const SearchSpace& space) {
   return static_cast<std::size_t>(
       std::count_if(space.parameters().begin(), space.parameters().end(),
@@ -138,16 +145,13 @@ Suggestion MobsterSuggester::suggest(TrialId trial) {
 }
 
 bool MobsterSuggester::explores(TrialId trial) const {
-  // Its own stream (not the candidates'): whether this trial explores at random.
-  Xoshiro256 coin(derive_seed(seed_, kExplorationStream, trial));
-  return coin.uniform01() < options_.random_fraction;
+  return coin_under(seed_, kExplorationStream, trial, options_.random_fraction);
 }
 
 Acquisition MobsterSuggester::acquisition_of(TrialId trial) const {
-  if (options_.greedy_share <= 0) return options_.acquisition;
-  // Its own stream, as the random share's: adding the option moves no other draw.
-  Xoshiro256 coin(derive_seed(seed_, kGreedyStream, trial));
-  return coin.uniform01() < options_.greedy_share ? Acquisition::Mean : options_.acquisition;
+  return options_.greedy_share > 0 && coin_under(seed_, kGreedyStream, trial, options_.greedy_share)
+             ? Acquisition::Mean
+             : options_.acquisition;
 }
 
 void MobsterSuggester::judge_box(TrialId trial, double resource, double score, bool first) {
