@@ -99,11 +99,12 @@ void read_mobster(TableReader& r, core::MobsterOptions& o) {
     o.rung_weighting = r.keyword("rung_weighting", {"first-rung", "hyper-tune"}) == "hyper-tune"
                            ? core::RungWeighting::HyperTune
                            : core::RungWeighting::FirstRung;
-  if (r.has("length_scale_prior"))
-    o.length_scale_prior =
-        r.keyword("length_scale_prior", {"fixed", "dimension-scaled"}) == "dimension-scaled"
-            ? core::gp::LengthScalePrior::DimensionScaled
-            : core::gp::LengthScalePrior::Fixed;
+  if (r.has("length_scale_prior")) {
+    const auto prior = r.keyword("length_scale_prior", {"fixed", "dimension-scaled", "sparse"});
+    o.length_scale_prior = prior == "dimension-scaled" ? core::gp::LengthScalePrior::DimensionScaled
+                           : prior == "sparse"         ? core::gp::LengthScalePrior::Sparse
+                                                       : core::gp::LengthScalePrior::Fixed;
+  }
   read_flag(r, "input_warping", o.input_warping);
   read_flag(r, "exchangeable_choices", o.exchangeable_choices);
   read_flag(r, "trust_region", o.trust_region);

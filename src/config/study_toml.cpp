@@ -11,6 +11,18 @@
 namespace slurmtune::config {
 namespace {
 
+const char* length_scale_prior_name(core::gp::LengthScalePrior prior) {
+  switch (prior) {
+    case core::gp::LengthScalePrior::DimensionScaled:
+      return "dimension-scaled";
+    case core::gp::LengthScalePrior::Sparse:
+      return "sparse";
+    case core::gp::LengthScalePrior::Fixed:
+      break;
+  }
+  return "fixed";
+}
+
 void insert_value(toml::array& array, const core::ParamValue& v) {
   std::visit([&array](const auto& x) { array.push_back(x); }, v);
 }
@@ -243,9 +255,7 @@ toml::table sampler_options_table(const core::SamplerSpec& s) {
         {"fit_iterations", static_cast<std::int64_t>(o.fit_iterations)},
         {"rung_weighting",
          o.rung_weighting == core::RungWeighting::HyperTune ? "hyper-tune" : "first-rung"},
-        {"length_scale_prior", o.length_scale_prior == core::gp::LengthScalePrior::DimensionScaled
-                                   ? "dimension-scaled"
-                                   : "fixed"},
+        {"length_scale_prior", length_scale_prior_name(o.length_scale_prior)},
         {"input_warping", o.input_warping},
         {"exchangeable_choices", o.exchangeable_choices},
         {"target_transform",

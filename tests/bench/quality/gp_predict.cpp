@@ -2,7 +2,7 @@
 // its default number of iRprop- steps, from the priors' medians: MOBSTER's later refits
 // start from its previous fit instead) and prints the posterior at other rows: the probe
 // behind tests/bench/quality/model_predictiveness.py.
-//   stdin:  "DIMS N M [dimension-scaled]", then N lines "x_1 .. x_DIMS y",
+//   stdin:  "DIMS N M [dimension-scaled|sparse]", then N lines "x_1 .. x_DIMS y",
 //           then M lines "x_1 .. x_DIMS"
 //   stdout: M lines "mean sd" of the latent function, in the targets' units
 #include <cmath>
@@ -24,14 +24,15 @@ int main() {
   std::istringstream fields(header);
   std::string prior_name;
   if (!(fields >> dims >> n >> m) || dims == 0 || n < 2) {
-    std::cerr << "gp_predict: the first line must be \"DIMS N M [dimension-scaled]\" with "
+    std::cerr << "gp_predict: the first line must be \"DIMS N M [dimension-scaled|sparse]\" with "
                  "DIMS >= 1, N >= 2\n";
     return 2;
   }
   fields >> prior_name;
   const gp::LengthScalePrior prior = prior_name == "dimension-scaled"
                                          ? gp::LengthScalePrior::DimensionScaled
-                                         : gp::LengthScalePrior::Fixed;
+                                     : prior_name == "sparse" ? gp::LengthScalePrior::Sparse
+                                                              : gp::LengthScalePrior::Fixed;
   gp::Data data;
   data.dims = dims;
   data.inputs.resize(n * dims);

@@ -173,7 +173,10 @@ SLURMTUNE_VARIANTS = [
                              ("recommended, copula targets, greedy half",
                               {"target_transform": "copula", "greedy_share": 0.5}),
                              ("recommended, copula targets, greedy share 1",
-                              {"target_transform": "copula", "greedy_share": 1}))
+                              {"target_transform": "copula", "greedy_share": 1}),
+                             # Issue #64, item 4 ("A sparse length-scale prior"): SAAS's
+                             # shrinkage of the inverse squared length scales, at its mode.
+                             ("recommended, sparse prior", {"length_scale_prior": "sparse"}))
       for suffix in ("", " [measured]")],
     # A candidate of issue #64, item 4 (rule in doc/performance/search-screening.md, "A trust
     # region around the incumbent"): TuRBO-1's box around the best first-rung trial.

@@ -7,6 +7,7 @@ then asked about every other configuration of the table.
 
     /usr/bin/python3 tests/bench/quality/model_predictiveness.py build/tests/bench/gp_predict
         [--tables digits-mlp ...] [--sizes 10 16 24] [--repeats 60] [--others]
+        [--length-prior fixed|dimension-scaled|sparse]
 
 Printed per table and n (the mean over repeats):
   - rho: the rank correlation of the GP's mean with the held-out configurations' first-step
@@ -54,8 +55,8 @@ def first_and_best(table):
     return first, best
 
 
-def gp_predict(binary, x, y, points):
-    rows = [f"{x.shape[1]} {len(x)} {len(points)}"]
+def gp_predict(binary, x, y, points, length_prior):
+    rows = [f"{x.shape[1]} {len(x)} {len(points)} {length_prior}"]
     rows += [" ".join(map(repr, [*row, target])) for row, target in zip(x.tolist(), y.tolist())]
     rows += [" ".join(map(repr, row)) for row in points.tolist()]
     out = subprocess.run([binary], input="\n".join(rows) + "\n", capture_output=True, text=True, check=True)
@@ -94,6 +95,8 @@ def main():
     parser.add_argument("--sizes", nargs="+", type=int, default=[10, 16, 24])
     parser.add_argument("--repeats", type=int, default=60)
     parser.add_argument("--others", action="store_true", help="also the rho of scikit-learn models")
+    parser.add_argument("--length-prior", default="fixed", choices=["fixed", "dimension-scaled", "sparse"],
+                        help="the GP's length-scale prior ([sampler] length_scale_prior)")
     args = parser.parse_args()
     others = other_models() if args.others else {}
     print("| table | n | rho | mean: percentile / in best 10 % | EI | LCB |" + "".join(f" {o} rho |" for o in others))
@@ -110,7 +113,7 @@ def main():
             for _ in range(args.repeats):
                 order = rng.permutation(len(x))
                 seen, unseen = order[:n], order[n:]
-                mean, sd = gp_predict(args.gp_predict, x[seen], first[seen], x[unseen])
+                mean, sd = gp_predict(args.gp_predict, x[seen], first[seen], x[unseen], args.length_prior)
                 rho.append(spearmanr(mean, first[unseen]).correlation)
                 for acquisition, k in picks(mean, sd, first[seen].min()).items():
                     picked[acquisition].append(percentile[unseen[k]])

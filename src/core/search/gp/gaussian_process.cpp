@@ -123,6 +123,21 @@ double log_prior(double log_value, const LogPrior& p, double& gradient) {
   return -0.5 * d * d;
 }
 
+// The sparse prior's scale of the inverse squared length scales (SAAS's 0.1).
+constexpr double kSparseScale = 0.1;
+
+// log p(log l), up to a constant, where rho = 1 / l^2 is half-Cauchy(0, kSparseScale):
+// log(2 rho) (the change of variables, |d rho / d log l| = 2 rho) - log(1 + (rho / tau)^2).
+// It peaks at rho = tau (l = 1 / sqrt(tau), about three input ranges) and falls by about 2
+// per unit of log l on either side: every input starts irrelevant and pays for each e-fold
+// it shortens, linearly rather than quadratically, so the few inputs the data need get short
+// length scales and the rest stay long.
+double sparse_log_prior(double log_length, double& gradient) {
+  const double u = std::exp(-2.0 * log_length) / kSparseScale;
+  gradient = -2.0 + 4.0 * u * u / (1.0 + u * u);
+  return -2.0 * log_length - std::log1p(u * u);
+}
+
 // The log parameters in one vector: signal, each length scale, each warped input's a and
 // b, noise.
 std::vector<double> to_log(const Hyperparameters& h) {
@@ -155,6 +170,10 @@ Hyperparameters from_log(const std::vector<double>& theta, const Hyperparameters
 
 LogPrior length_prior(std::size_t dims, LengthScalePrior prior) {
   if (prior == LengthScalePrior::Fixed) return kLengthPrior;
+  // Only the box and the starting point (the mode) of the sparse prior: its density is
+  // sparse_log_prior's.
+  if (prior == LengthScalePrior::Sparse)
+    return {-0.5 * std::log(kSparseScale), 0.0, kLengthPrior.low, kLengthPrior.high};
   const double median =
       std::sqrt(2.0) + 0.5 * std::log(static_cast<double>(std::max<std::size_t>(dims, 1)));
   return {std::clamp(median, kLengthPrior.low, kLengthPrior.high), std::sqrt(3.0), kLengthPrior.low,
@@ -172,12 +191,19 @@ class Priors {
   Priors(std::size_t dims, std::size_t warped, LengthScalePrior prior)
       : dims_(dims),
         count_(dims + 2 * warped + 2),
-        signal_(prior == LengthScalePrior::Fixed ? kSignalPrior : kUnitSignal),
-        length_(length_prior(dims, prior)) {}
+        signal_(prior == LengthScalePrior::DimensionScaled ? kUnitSignal : kSignalPrior),
+        length_(length_prior(dims, prior)),
+        sparse_(prior == LengthScalePrior::Sparse) {}
   const LogPrior& of(std::size_t index) const {
     if (index == 0) return signal_;
     if (index + 1 == count_) return kNoisePrior;
     return index <= dims_ ? length_ : kWarpPrior;
+  }
+  /// log p of parameter `index` at `log_value`, and its derivative in `gradient`.
+  double log_density(std::size_t index, double log_value, double& gradient) const {
+    const bool length = index > 0 && index <= dims_;
+    return length && sparse_ ? sparse_log_prior(log_value, gradient)
+                             : log_prior(log_value, of(index), gradient);
   }
 
  private:
@@ -185,6 +211,7 @@ class Priors {
   std::size_t count_;
   LogPrior signal_;
   LogPrior length_;
+  bool sparse_;
 };
 
 }  // namespace
@@ -348,7 +375,7 @@ Objective fit_objective(const Data& data, const Hyperparameters& h, LengthScaleP
   const Priors priors(dims, warped, prior);
   for (std::size_t j = 0; j < theta.size(); ++j) {
     double g = 0;
-    out.value += log_prior(theta[j], priors.of(j), g);
+    out.value += priors.log_density(j, theta[j], g);
     out.gradient[j] += g;
   }
   return out;

@@ -144,6 +144,66 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
               scaled_fit));
 }
 
+// The sparse prior (SAAS's half-Cauchy on 1 / l^2, at its mode): 20 inputs, of which
+// only x0 and x1 move the target, seen at 30 points. Every input starts at the prior's
+// mode, l = 1 / sqrt(0.1); the 18 irrelevant ones stay there or longer, the two that
+// matter are fitted well below it, and the objective's gradient includes the prior's.
+BOOST_AUTO_TEST_CASE(the_sparse_prior_shortens_only_the_inputs_that_matter) {
+  constexpr std::size_t kDims = 20;
+  const auto sparse = gp::LengthScalePrior::Sparse;
+  const double mode = 1 / std::sqrt(0.1);
+  BOOST_TEST(gp::default_hyperparameters(kDims, sparse).length_scales[7] == mode,
+             boost::test_tools::tolerance(1e-12));
+  Xoshiro256 rng(11);
+  gp::Data data;
+  data.dims = kDims;
+  for (std::size_t i = 0; i < 30; ++i) {
+    for (std::size_t k = 0; k < kDims; ++k)
+      data.inputs.push_back(rng.uniform01());
+    const auto x = data.row(i);
+    data.targets.push_back(std::sin(5 * x[0]) + 2 * (x[1] - 0.3) * (x[1] - 0.3));
+  }
+  const auto fitted =
+      gp::fit(data, gp::default_hyperparameters(kDims, sparse), {40, sparse, {}, {}});
+  double irrelevant = 0;
+  for (std::size_t k = 2; k < kDims; ++k)
+    irrelevant += std::log(fitted.length_scales[k]) / (kDims - 2);
+  BOOST_TEST(irrelevant > std::log(mode) - 0.1);
+  BOOST_TEST(fitted.length_scales[0] < mode / 2);
+  BOOST_TEST(fitted.length_scales[1] < mode / 2);
+  BOOST_TEST(gp::fit_objective(data, fitted, sparse).value >
+             gp::fit_objective(data, gp::default_hyperparameters(kDims, sparse), sparse).value);
+  const auto objective = gp::fit_objective(data, fitted, sparse);
+  constexpr double kStep = 1e-5;
+  for (const std::size_t k : {0u, 1u, 9u}) {
+    const auto shifted = [&](double by) {
+      gp::Hyperparameters g = fitted;
+      g.length_scales[k] *= std::exp(by);
+      return gp::fit_objective(data, g, sparse).value;
+    };
+    const double numeric = (shifted(kStep) - shifted(-kStep)) / (2 * kStep);
+    BOOST_TEST(objective.gradient[k + 1] == numeric, boost::test_tools::tolerance(1e-4));
+  }
+  // The prior alone: moving one length scale from the mode to a tenth of it costs
+  // log(2 rho) - log(1 + (rho / tau)^2) there against at the mode, whatever the data.
+  const auto at = [&](double length) {
+    gp::Hyperparameters h = fitted;
+    h.length_scales[5] = length;
+    return gp::fit_objective(data, h, sparse).value - gp::fit_objective(data, h).value;
+  };
+  const auto log_density = [](double length) {
+    const double rho = 1 / (length * length);
+    return std::log(2 * rho) - std::log1p(rho * rho / 0.01);
+  };
+  const auto log_normal = [](double length) {
+    const double z = (std::log(length) - std::log(0.5)) / 1.5;
+    return -0.5 * z * z;
+  };
+  BOOST_TEST(at(mode / 10) - at(mode) == log_density(mode / 10) - log_density(mode) -
+                                             log_normal(mode / 10) + log_normal(mode),
+             boost::test_tools::tolerance(1e-9));
+}
+
 // Input warping: the objective's gradient in a warped input's log a and log b (and in
 // the rest) against central differences of the objective.
 BOOST_AUTO_TEST_CASE(the_gradient_in_the_warping_matches_finite_differences) {
