@@ -2,7 +2,7 @@
 // its default number of iRprop- steps, from the priors' medians: MOBSTER's later refits
 // start from its previous fit instead) and prints the posterior at other rows: the probe
 // behind tests/bench/quality/model_predictiveness.py.
-//   stdin:  "DIMS N M [dimension-scaled|sparse]", then N lines "x_1 .. x_DIMS y",
+//   stdin:  "DIMS N M [fixed|dimension-scaled|sparse]", then N lines "x_1 .. x_DIMS y",
 //           then M lines "x_1 .. x_DIMS"
 //   stdout: M lines "mean sd" of the latent function, in the targets' units
 #include <cmath>
@@ -24,11 +24,18 @@ int main() {
   std::istringstream fields(header);
   std::string prior_name;
   if (!(fields >> dims >> n >> m) || dims == 0 || n < 2) {
-    std::cerr << "gp_predict: the first line must be \"DIMS N M [dimension-scaled|sparse]\" with "
-                 "DIMS >= 1, N >= 2\n";
+    std::cerr
+        << "gp_predict: the first line must be \"DIMS N M [fixed|dimension-scaled|sparse]\" with "
+           "DIMS >= 1, N >= 2\n";
     return 2;
   }
   fields >> prior_name;
+  if (!prior_name.empty() && prior_name != "fixed" && prior_name != "dimension-scaled" &&
+      prior_name != "sparse") {
+    std::cerr << "gp_predict: the length-scale prior \"" << prior_name
+              << "\" is not one of fixed (the default), dimension-scaled, sparse\n";
+    return 2;
+  }
   const gp::LengthScalePrior prior = prior_name == "dimension-scaled"
                                          ? gp::LengthScalePrior::DimensionScaled
                                      : prior_name == "sparse" ? gp::LengthScalePrior::Sparse

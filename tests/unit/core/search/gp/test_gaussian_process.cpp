@@ -146,8 +146,8 @@ BOOST_AUTO_TEST_CASE(the_dimension_scaled_prior_expects_longer_length_scales_in_
 
 // The sparse prior (SAAS's half-Cauchy on 1 / l^2, at its mode): 20 inputs, of which
 // only x0 and x1 move the target, seen at 30 points. Every input starts at the prior's
-// mode, l = 1 / sqrt(0.1); the 18 irrelevant ones stay there or longer, the two that
-// matter are fitted well below it, and the objective's gradient includes the prior's.
+// mode, l = 1 / sqrt(0.1); the 18 irrelevant ones stay at about the mode or longer, the
+// two that matter are fitted well below it, and the objective's gradient includes the prior's.
 BOOST_AUTO_TEST_CASE(the_sparse_prior_shortens_only_the_inputs_that_matter) {
   constexpr std::size_t kDims = 20;
   const auto sparse = gp::LengthScalePrior::Sparse;
@@ -184,8 +184,10 @@ BOOST_AUTO_TEST_CASE(the_sparse_prior_shortens_only_the_inputs_that_matter) {
     const double numeric = (shifted(kStep) - shifted(-kStep)) / (2 * kStep);
     BOOST_TEST(objective.gradient[k + 1] == numeric, boost::test_tools::tolerance(1e-4));
   }
-  // The prior alone: moving one length scale from the mode to a tenth of it costs
-  // log(2 rho) - log(1 + (rho / tau)^2) there against at the mode, whatever the data.
+  // The prior alone: the sparse and the fixed objectives differ only in the length scales'
+  // priors, so moving one length scale from the mode to a tenth of it changes their
+  // difference by the change of log(2 rho) - log(1 + (rho / tau)^2) less the log-normal's,
+  // whatever the data.
   const auto at = [&](double length) {
     gp::Hyperparameters h = fitted;
     h.length_scales[5] = length;
