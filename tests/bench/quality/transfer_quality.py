@@ -81,7 +81,8 @@ Then, per worker count, issue #64 item 2's bar in pooled form (pooled_score.py):
 prior's geometric-mean speed-up over each other method across the cells (pair x {T1, T2})
 of the pairs whose lesson holds, with its paired-bootstrap interval, beside the ceiling
 (the geometric mean of that method's median over each cell's floor: the most any method
-could gain over it there); and over no prior on mlp-shift. In these pooled figures a seed
+could gain over it there) and the share of that ceiling closed (item 4's pooled score S
+with the method as the rival and the floors as the bounds); and over no prior on mlp-shift. In these pooled figures a seed
 that never reaches a target counts as the study's whole budget, so a cell that neither
 side reaches is a tie.
 
@@ -107,7 +108,7 @@ import optuna
 import pandas as pd
 
 from hpo_quality import RECOMMENDED, write_saved
-from pooled_score import bound_of_cell, pooled_speedup
+from pooled_score import bound_of_cell, pooled_score, pooled_speedup
 from quality_runs import Run, Table, read_saved, run_optuna, run_slurmtune, simulate_slurmtune, trial_configs
 from quality_stats import quartiles, speedup_interval, times_by_seed
 from target_floors import no_prior_bound, times_to_target
@@ -426,6 +427,16 @@ def ceiling_of(cells):
     return math.exp(np.mean([math.log(np.median(c["theirs"]) / c["floor"]) for c in cells]))
 
 
+def ceiling_share(cells):
+    """The share of the ceiling closed, in logs, with its paired-bootstrap interval: item 4's
+    pooled score S (pooled_score.py) with the other method as the rival and each cell's floor
+    as its bound, sum ln(theirs / mine) / sum ln(theirs / floor). 1: at the floors in every
+    cell; 0: no sooner than the other method. Unlike the speed-up it can be read across sets
+    of pairs whose ceilings differ."""
+    return pooled_score([dict(table=c["table"], rival=c["theirs"], ours=c["ours"], bound=c["floor"])
+                         for c in cells], np.random.default_rng(0))
+
+
 def report_pooled(pairs, workers, runs, methods, mine, tables):
     """Issue #64 item 2's bar, pooled (pooled_score.py): over the pairs whose lesson holds,
     mine against every other method, beside the ceiling the floors leave; on the pair whose
@@ -436,15 +447,17 @@ def report_pooled(pairs, workers, runs, methods, mine, tables):
               f"{mine}'s geometric-mean speed-up\n")
         unreached = unreached_cells(holds, workers, runs, methods, tables)
         print("| over | speed-up [95% CI] | ceiling (its medians over the floors) | "
-              "ceiling over the cells some method reached |")
-        print("|---|---|---|---|")
+              "ceiling over the cells some method reached | share of the ceiling closed [95% CI] |")
+        print("|---|---|---|---|---|")
         for other in methods:
             if other == mine:
                 continue
             cells = pooled_cells(holds, workers, runs, mine, other, tables)
             point, low, high = pooled_speedup(cells, np.random.default_rng(0))
+            share, share_low, share_high = ceiling_share(cells)
             print(f"| {other} | {point:.3g} [{low:.3g}, {high:.3g}] | {ceiling_of(cells):.3g} | "
-                  f"{ceiling_of([c for c in cells if (c['table'], c['target']) not in unreached]):.3g} |")
+                  f"{ceiling_of([c for c in cells if (c['table'], c['target']) not in unreached]):.3g} | "
+                  f"{share:.2f} [{share_low:.2f}, {share_high:.2f}] |")
         if unreached:
             names = ", ".join(f"{pair} T{i + 1}" for pair, i in sorted(unreached))
             print(f"\nNo method reached {names} on any seed: those cells are ties in every comparison "
