@@ -82,9 +82,9 @@ prior's geometric-mean speed-up over each other method across the cells (pair x 
 of the pairs whose lesson holds, with its paired-bootstrap interval, beside the ceiling
 (the geometric mean of that method's median over each cell's floor: the most any method
 could gain over it there) and the share of that ceiling closed (item 4's pooled score S
-with the method as the rival and the floors as the bounds); and over no prior on mlp-shift. In these pooled figures a seed
-that never reaches a target counts as the study's whole budget, so a cell that neither
-side reaches is a tie.
+with the method as the rival and the floors as the bounds); and over no prior on
+mlp-shift. In these pooled figures a seed that never reaches a target counts as the
+study's whole budget, so a cell that neither side reaches is a tie.
 
   /usr/bin/python3 tests/bench/quality/transfer_quality.py BUILD [--pairs ...] [--workers 8 32]
       [--seeds 60] [--first-seed 0] [--jobs 2] [--methods ...] [--mine METHOD] [--charged]
